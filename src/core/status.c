@@ -1,0 +1,17 @@
+/* status.c — the thread-local error slot behind tn_error(). */
+#include "core/status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char tn_error_buf[1024];
+
+tn_status tn_error(tn_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tn_error_buf, sizeof tn_error_buf, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *tn_error_message(void) { return tn_error_buf; }

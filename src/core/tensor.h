@@ -1,0 +1,125 @@
+/* tensor.h — storage and tensor: the data model of the whole core.
+ *
+ * A storage is a refcounted byte buffer (owned, borrowed from another owner such as an
+ * mmap'd file or a numpy array, or absent for `meta` tensors). A tensor is a strided
+ * view of one storage: (storage, element offset, sizes, strides, dtype, device), plus a
+ * slot for its autograd record and a back-pointer for the binding's Python object.
+ *
+ * Ownership: tn_tensor_* constructors return a tensor holding one reference; the caller
+ * releases it with tn_tensor_release(). A tensor holds one reference on its storage.
+ * Views retain the same storage, so the storage outlives every view of it.
+ * Refcounts are atomic: kernels on pool threads may retain/release.
+ *
+ * Plain C11; no Python. */
+#ifndef TN_TENSOR_H
+#define TN_TENSOR_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/dtype.h"
+#include "core/status.h"
+
+#define TN_MAX_DIMS 16
+
+/* Numbered as c10::DeviceType. */
+typedef enum tn_device_type {
+    TN_DEVICE_CPU = 0,
+    TN_DEVICE_CUDA = 1,
+    TN_DEVICE_META = 14,
+} tn_device_type;
+
+typedef struct tn_device {
+    int16_t type;  /* tn_device_type */
+    int16_t index; /* -1 = none */
+} tn_device;
+
+static inline tn_device tn_device_cpu(void) { return (tn_device){TN_DEVICE_CPU, -1}; }
+static inline bool tn_device_is_meta(tn_device d) { return d.type == TN_DEVICE_META; }
+
+typedef struct tn_storage tn_storage;
+typedef void (*tn_release_fn)(void *ctx, void *data);
+
+struct tn_storage {
+    atomic_long refcount;
+    void *data;          /* NULL for meta storages and zero-byte storages */
+    int64_t nbytes;
+    tn_device device;
+    bool resizable;      /* owned, malloc'd memory we may realloc */
+    tn_release_fn release; /* frees `data`; NULL if the memory is not ours */
+    void *release_ctx;
+    atomic_long version; /* in-place modification counter shared by all views (`_version`) */
+    void *pyobj;         /* binding's UntypedStorage object, borrowed; binding clears it */
+};
+
+typedef struct tn_tensor {
+    atomic_long refcount;
+    tn_storage *storage;
+    int64_t offset;      /* in elements of dtype */
+    int32_t ndim;
+    tn_dtype dtype;
+    int64_t sizes[TN_MAX_DIMS];
+    int64_t strides[TN_MAX_DIMS]; /* in elements */
+    void *autograd;      /* reserved for the autograd record (wave 2); NULL for now */
+    void *pyobj;         /* binding's Tensor object, borrowed; binding clears it */
+    uint32_t flags;      /* TN_TENSOR_* */
+} tn_tensor;
+
+enum {
+    TN_TENSOR_REQUIRES_GRAD = 1u << 0,
+    TN_TENSOR_IS_LEAF_NONLEAF = 1u << 1, /* set when produced by a recorded op */
+};
+
+/* --- storage ----------------------------------------------------------------------- */
+
+/* New owned storage of nbytes (zeroed when `zero`); meta storages own no memory. */
+tn_status tn_storage_new(int64_t nbytes, tn_device device, bool zero, tn_storage **out);
+/* New storage over memory owned elsewhere; `release(ctx, data)` runs when the last
+ * reference goes (pass NULL to never free). */
+tn_storage *tn_storage_borrow(void *data, int64_t nbytes, tn_device device,
+                              tn_release_fn release, void *release_ctx);
+void tn_storage_retain(tn_storage *s);
+void tn_storage_release(tn_storage *s);
+/* Grows an owned storage (resize_ semantics); fails for borrowed memory. */
+tn_status tn_storage_resize(tn_storage *s, int64_t nbytes);
+
+/* --- tensor ------------------------------------------------------------------------ */
+
+/* Uninitialised contiguous tensor. */
+tn_status tn_tensor_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device device,
+                          tn_tensor **out);
+/* Zero-filled contiguous tensor. */
+tn_status tn_tensor_zeros(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device device,
+                          tn_tensor **out);
+/* Tensor viewing `storage` (retained) with the given geometry; no bounds check. */
+tn_tensor *tn_tensor_new_view(tn_storage *storage, int64_t offset, int ndim,
+                              const int64_t *sizes, const int64_t *strides, tn_dtype dtype);
+/* A view of t sharing its storage (a fresh tensor object with the same geometry). */
+tn_tensor *tn_tensor_alias(const tn_tensor *t);
+void tn_tensor_retain(tn_tensor *t);
+void tn_tensor_release(tn_tensor *t);
+
+int64_t tn_tensor_numel(const tn_tensor *t);
+bool tn_tensor_is_contiguous(const tn_tensor *t);
+static inline tn_device tn_tensor_device(const tn_tensor *t) { return t->storage->device; }
+static inline bool tn_tensor_is_meta(const tn_tensor *t) { return t->storage->device.type == TN_DEVICE_META; }
+/* Address of element 0 (storage data + offset); NULL for meta tensors. */
+static inline void *tn_tensor_data(const tn_tensor *t) {
+    return t->storage->data ? (char *)t->storage->data + t->offset * tn_dtype_itemsize(t->dtype) : NULL;
+}
+/* resize_ semantics: new sizes, contiguous strides, storage grown if needed (never shrunk). */
+tn_status tn_tensor_resize(tn_tensor *t, int ndim, const int64_t *sizes);
+/* Upstream's canCast: no complex->real, float->integral or non-bool->bool. */
+bool tn_dtype_can_cast(tn_dtype from, tn_dtype to);
+/* Writes "[2, 3]" into buf (for error messages); returns buf. */
+const char *tn_format_sizes(int ndim, const int64_t *sizes, char *buf, int buflen);
+/* Fills contiguous strides for sizes. */
+void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* Checks that [offset, offset + extent of sizes/strides) fits storage of nbytes. */
+tn_status tn_check_storage_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
+                                  int64_t offset, int itemsize, int64_t storage_nbytes);
+/* Wraps a negative dimension and checks range; `ndim` 0 behaves as 1 (upstream rule). */
+tn_status tn_wrap_dim(int64_t dim, int ndim, int *out);
+
+#endif

@@ -1,0 +1,113 @@
+/* dispatch.c — the door: kernel lookup, derived in-place / out= variants, refusal by name. */
+#include "ops/dispatch.h"
+
+#include <string.h>
+
+#define TN_MAX_RETS 8
+
+static bool same_shape(const tn_tensor *a, const tn_tensor *b) {
+    return a->ndim == b->ndim && memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) == 0;
+}
+
+/* Copies `src` into `dst` through aten::copy_ (dtype conversion included). */
+static tn_status copy_into(tn_tensor *dst, tn_tensor *src) {
+    tn_value a[3] = {tn_value_tensor(dst), tn_value_tensor(src), tn_value_bool(false)};
+    tn_value r[1];
+    tn_op_fn copy = tn_op_impl(TN_OP_copy_);
+    if (!copy) return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::copy_.default is not implemented by torchnative");
+    TN_TRY(copy(a, r));
+    tn_tensor_release(r[0].u.t);
+    return TN_OK;
+}
+
+static void release_rets(tn_value *r, int n) {
+    for (int i = 0; i < n; i++)
+        if (r[i].tag == TN_V_TENSOR) tn_tensor_release(r[i].u.t);
+}
+
+static tn_status refuse(tn_op_id op) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s%s%s is not implemented by torchnative", s->name,
+                    ".", s->overload[0] ? s->overload : "default");
+}
+
+/* In-place and out= through the functional sibling: compute, check, copy back. */
+static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
+                             tn_value *rets) {
+    tn_value tmp[TN_MAX_RETS];
+    char b1[160], b2[160];
+    TN_TRY(fn(args, tmp));
+    tn_status st = TN_OK;
+    if (s->kind == TN_OP_KIND_INPLACE) {
+        tn_tensor *self = args[0].u.t, *res = tmp[0].u.t;
+        if (!same_shape(self, res)) {
+            st = tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                          tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1),
+                          tn_format_sizes(res->ndim, res->sizes, b2, sizeof b2));
+        } else if (!tn_dtype_can_cast(res->dtype, self->dtype)) {
+            st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                          tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[self->dtype].c10_name);
+        } else {
+            st = copy_into(self, res);
+        }
+        if (st == TN_OK) { tn_tensor_retain(self); rets[0] = tn_value_tensor(self); }
+        release_rets(tmp, s->nrets);
+        return st;
+    }
+    /* out=: the trailing nout arguments receive the results in order. */
+    int first_out = s->nargs - s->nout;
+    for (int k = 0; k < s->nout && st == TN_OK; k++) {
+        tn_tensor *out = args[first_out + k].u.t, *res = tmp[k].u.t;
+        if (tmp[k].tag != TN_V_TENSOR) { st = refuse(op); break; }
+        if (!tn_dtype_can_cast(res->dtype, out->dtype)) {
+            st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                          tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[out->dtype].c10_name);
+            break;
+        }
+        if (!same_shape(out, res)) st = tn_tensor_resize(out, res->ndim, res->sizes);
+        if (st == TN_OK) st = copy_into(out, res);
+    }
+    if (st == TN_OK)
+        for (int k = 0; k < s->nout; k++) {
+            tn_tensor *out = args[first_out + k].u.t;
+            tn_tensor_retain(out);
+            rets[k] = tn_value_tensor(out);
+        }
+    release_rets(tmp, s->nrets);
+    return st;
+}
+
+/* Every successful write through an in-place or out= overload bumps `_version`. */
+static void bump_versions(const tn_op_schema *s, const tn_value *args) {
+    if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR)
+        atomic_fetch_add(&args[0].u.t->storage->version, 1);
+    for (int k = s->nargs - s->nout; s->kind == TN_OP_KIND_OUT && k < s->nargs; k++)
+        if (args[k].tag == TN_V_TENSOR) atomic_fetch_add(&args[k].u.t->storage->version, 1);
+}
+
+tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    tn_op_fn fn = tn_op_impl(op);
+    if (fn) {
+        tn_status st = fn(args, rets);
+        if (st == TN_OK && s->kind != TN_OP_KIND_FUNCTIONAL) bump_versions(s, args);
+        return st;
+    }
+    if (s->functional >= 0 && s->functional != (int)op && s->nrets <= TN_MAX_RETS &&
+        (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT)) {
+        tn_op_fn f = tn_op_impl((tn_op_id)s->functional);
+        if (f) {
+            tn_status st = run_derived(op, s, f, args, rets);
+            if (st == TN_OK) bump_versions(s, args);
+            return st;
+        }
+    }
+    return refuse(op);
+}
+
+bool tn_op_has_kernel(tn_op_id op) {
+    if (tn_op_impl(op)) return true;
+    const tn_op_schema *s = &tn_op_schemas[op];
+    return s->functional >= 0 && (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) &&
+           tn_op_impl((tn_op_id)s->functional) != NULL;
+}

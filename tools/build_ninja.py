@@ -1,0 +1,104 @@
+"""Build torch._C (our C extension) with ninja: one description shared by the dev build
+(scripts/build.py) and the setuptools backend (setup.py).
+
+Incremental (depfiles), parallel, and it regenerates the operator tables when the
+generator or upstream's native_functions.yaml changes.
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# TN_BUILD_DIR lets parallel work use separate build trees (ninja state is per directory).
+BUILD = os.path.abspath(os.environ.get("TN_BUILD_DIR", os.path.join(ROOT, "build")))
+GEN = os.path.join(BUILD, "gen")
+EXT_NAME = "_C.abi3.so"
+
+CFLAGS = [
+    "-std=c11", "-O2", "-g", "-fPIC", "-fvisibility=hidden", "-fno-strict-aliasing",
+    "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers",
+    "-Werror=implicit-function-declaration", "-Werror=incompatible-pointer-types",
+    "-Werror=int-conversion", "-Werror=return-type",
+    "-D_GNU_SOURCE", "-DPy_LIMITED_API=0x030B0000",
+]
+LDFLAGS = ["-shared", "-lm", "-lpthread", "-ldl"]
+
+
+def _sources():
+    return sorted(glob.glob(os.path.join(ROOT, "src", "**", "*.c"), recursive=True))
+
+
+def _native_functions_yaml(python):
+    out = subprocess.run([python, "-c", "import torchgen, os; print(os.path.dirname(torchgen.__file__))"],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    return os.path.join(out, "packaged", "ATen", "native", "native_functions.yaml")
+
+
+def write_ninja(python):
+    os.makedirs(BUILD, exist_ok=True)
+    inc = sysconfig.get_paths()["include"]
+    yaml = _native_functions_yaml(python)
+    gen_script = os.path.join(ROOT, "tools", "codegen", "gen_ops.py")
+    gen_out = [os.path.join(GEN, n) for n in ("ops_generated.h", "ops_generated.c")]
+    lines = [
+        "ninja_required_version = 1.5",
+        f"cflags = {' '.join(CFLAGS)} -I{ROOT}/src -I{ROOT}/tests/c -I{GEN} -I{inc}",
+        f"ldflags = {' '.join(LDFLAGS)}",
+        "rule cc",
+        "  command = ${cc} -MMD -MF $out.d $cflags -c $in -o $out",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = CC $in",
+        "rule link",
+        "  command = ${cc} -o $out $in $ldflags",
+        "  description = LINK $out",
+        "rule ar",
+        "  command = rm -f $out && ar rcs $out $in",
+        "  description = AR $out",
+        "rule ctest_link",
+        "  command = ${cc} -o $out $in -lm -lpthread -ldl",
+        "  description = LINK $out",
+        "rule gen",
+        f"  command = {python} {gen_script} --yaml {yaml} --out {GEN}",
+        "  description = GEN operator tables",
+        "  restat = 1",
+        f"cc = {os.environ.get('CC', 'cc')}",
+        f"build {' '.join(gen_out)}: gen {gen_script} {yaml} | "
+        + " ".join(sorted(glob.glob(os.path.join(ROOT, 'tools', 'codegen', '*.py')))),
+    ]
+    objs = []
+    srcs = _sources() + [gen_out[1]]
+    for src in srcs:
+        rel = os.path.relpath(src, ROOT).replace(os.sep, "_")
+        obj = os.path.join(BUILD, "obj", rel[:-2] + ".o")
+        objs.append(obj)
+        lines.append(f"build {obj}: cc {src} || {' '.join(gen_out)}")
+    lines.append(f"build {BUILD}/{EXT_NAME}: link {' '.join(objs)}")
+    # Everything below the binding, as a static library the C unit tests link against.
+    core_objs = [o for o, s in zip(objs, srcs) if os.sep + "python" + os.sep not in os.path.relpath(s, ROOT)]
+    lines.append(f"build {BUILD}/libtncore.a: ar {' '.join(core_objs)}")
+    tests = []
+    for src in sorted(glob.glob(os.path.join(ROOT, "tests", "c", "test_*.c"))):
+        name = os.path.basename(src)[:-2]
+        obj = os.path.join(BUILD, "obj", "tests_" + name + ".o")
+        exe = os.path.join(BUILD, "tests", name)
+        lines.append(f"build {obj}: cc {src} || {' '.join(gen_out)}")
+        lines.append(f"build {exe}: ctest_link {obj} {BUILD}/libtncore.a")
+        tests.append(exe)
+    lines.append(f"default {BUILD}/{EXT_NAME} {' '.join(tests)}")
+    with open(os.path.join(BUILD, "build.ninja"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def build(python=sys.executable, jobs=None):
+    """Build build/_C.abi3.so; returns its path."""
+    write_ninja(python)
+    ninja = shutil.which("ninja", path=os.path.dirname(python) + os.pathsep + os.environ.get("PATH", ""))
+    cmd = [ninja, "-C", BUILD]
+    if jobs:
+        cmd += ["-j", str(jobs)]
+    subprocess.run(cmd, check=True)
+    return os.path.join(BUILD, EXT_NAME)
