@@ -56,9 +56,34 @@ PyObject *tn_py_module(void);
 /* torch.Tensor once _initExtension ran, else TensorBase (borrowed). */
 PyObject *tn_py_tensor_class(void);
 
+/* ---- torch.Size ----------------------------------------------------------------- */
+PyObject *tn_py_size_new(int ndim, const int64_t *sizes); /* new reference */
+
 /* ---- per-file init hooks, called by PyInit__C in order ---------------------------- */
 int tn_py_init_dtype(PyObject *m);
 int tn_py_init_device(PyObject *m);
+int tn_py_init_size(PyObject *m);
 int tn_py_init_tensor(PyObject *m);
+int tn_py_init_state(PyObject *m);
+int tn_py_init_tensor_new(PyObject *m);
+int tn_py_init_generator(PyObject *m);
+int tn_py_init_storage(PyObject *m);
+/* Storages (storage.c) */
+int tn_py_is_storage(PyObject *o);
+tn_storage *tn_py_storage_get(PyObject *o);
+PyObject *tn_py_storage_wrap(tn_storage *s); /* steals s */
+PyObject *tn_py_tensor_untyped_storage(PyObject *self, PyObject *u);
+PyObject *tn_py_tensor_set_(PyObject *self, PyObject *args, PyObject *kw);
+/* torch.tensor / as_tensor / from_numpy / frombuffer onto `target`. */
+int tn_py_add_manual_functions(PyObject *target);
+/* Tensor.__getitem__ / __setitem__ (indexing.c) */
+PyObject *tn_py_tensor_getitem(PyObject *self, PyObject *index);
+int tn_py_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
+/* Tensor.numpy() */
+PyObject *tn_py_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw);
+/* Whether grad mode is on in this thread (torch.is_grad_enabled()). */
+int tn_py_grad_enabled(void);
+/* _initExtension: publishes dtype/layout/memory_format/qscheme objects into torch. */
+int tn_py_publish_enums(PyObject *torch_module);
 
 #endif

@@ -32,6 +32,10 @@ PyMODINIT_FUNC PyInit__C(void) {
     PyObject *m = PyModule_Create(&tn_module_def);
     if (!m) return NULL;
     tn_module = m;
+    if (tn_py_init_dtype(m) < 0 || tn_py_init_device(m) < 0 || tn_py_init_size(m) < 0 ||
+        tn_py_init_tensor(m) < 0 || tn_py_init_state(m) < 0 || tn_py_init_tensor_new(m) < 0 ||
+        tn_py_init_generator(m) < 0 || tn_py_init_storage(m) < 0)
+        goto error;
     PyObject *boot = PyImport_ImportModule("torchnative._C_bootstrap");
     if (!boot) goto error;
     PyObject *r = PyObject_CallMethod(boot, "install", "O", m);

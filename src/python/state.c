@@ -1,0 +1,116 @@
+/* state.c — process and thread state exposed on torch._C: _initExtension, grad mode,
+ * inference mode, the default dtype. */
+#include "binding.h"
+
+int tn_py_set_tensor_class(PyObject *cls);
+
+/* Grad mode is per thread, as upstream's GradMode. */
+static _Thread_local int tn_grad_disabled;
+static _Thread_local int tn_inference_mode;
+
+int tn_py_grad_enabled(void) { return !tn_grad_disabled; }
+
+static PyObject *f_is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(!tn_grad_disabled); }
+
+static PyObject *f_set_grad_enabled(PyObject *m, PyObject *arg) {
+    if (!PyBool_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "enabled must be a bool (got object)");
+        return NULL;
+    }
+    tn_grad_disabled = arg != Py_True;
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_is_inference_mode_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(tn_inference_mode); }
+
+static PyObject *f_get_default_dtype(PyObject *m, PyObject *u) {
+    PyObject *d = tn_py_dtype_object(tn_default_dtype());
+    Py_INCREF(d);
+    return d;
+}
+
+static PyObject *f_set_default_dtype(PyObject *m, PyObject *arg) {
+    if (!tn_py_is_dtype(arg)) {
+        PyErr_SetString(PyExc_TypeError, "_set_default_dtype(): argument 'd' must be torch.dtype");
+        return NULL;
+    }
+    tn_dtype d = tn_py_dtype_get(arg);
+    if (d != TN_DTYPE_FLOAT32 && d != TN_DTYPE_FLOAT64 && d != TN_DTYPE_FLOAT16 && d != TN_DTYPE_BFLOAT16) {
+        PyErr_SetString(PyExc_TypeError, "only floating-point types are supported as the default type");
+        return NULL;
+    }
+    tn_set_default_dtype(d);
+    Py_RETURN_NONE;
+}
+
+/* _initExtension(shm_manager_path): publish dtypes/layouts into torch, and remember
+ * torch.Tensor so operator results are torch.Tensor instances. */
+static PyObject *f_init_extension(PyObject *m, PyObject *arg) {
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
+    int rc = tn_py_publish_enums(torch);
+    Py_DECREF(torch);
+    if (rc < 0) return NULL;
+    PyObject *mod = PyImport_ImportModule("torch._tensor");
+    if (!mod) return NULL;
+    PyObject *cls = PyObject_GetAttrString(mod, "Tensor");
+    Py_DECREF(mod);
+    if (!cls) return NULL;
+    tn_py_set_tensor_class(cls);
+    Py_DECREF(cls);
+    Py_RETURN_NONE;
+}
+
+/* Context object behind torch.inference_mode: _InferenceMode(enabled) sets the mode for
+ * its lifetime (upstream's RAII guard); grad is disabled while inference mode is on. */
+typedef struct {
+    PyObject_HEAD
+    int prev_inference, prev_grad_disabled;
+} TNInferenceModeObject;
+
+static PyObject *inference_new(PyTypeObject *t, PyObject *args, PyObject *kw) {
+    int enabled = 1;
+    if (!PyArg_ParseTuple(args, "|p:_InferenceMode", &enabled)) return NULL;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(t, Py_tp_alloc);
+    TNInferenceModeObject *o = (TNInferenceModeObject *)alloc(t, 0);
+    if (!o) return NULL;
+    o->prev_inference = tn_inference_mode;
+    o->prev_grad_disabled = tn_grad_disabled;
+    tn_inference_mode = enabled;
+    if (enabled) tn_grad_disabled = 1;
+    return (PyObject *)o;
+}
+
+static void inference_dealloc(PyObject *self) {
+    TNInferenceModeObject *o = (TNInferenceModeObject *)self;
+    tn_inference_mode = o->prev_inference;
+    tn_grad_disabled = o->prev_grad_disabled;
+    PyTypeObject *tp = Py_TYPE(self);
+    ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot inference_slots[] = {
+    {Py_tp_new, inference_new}, {Py_tp_dealloc, inference_dealloc}, {0, NULL},
+};
+
+static PyMethodDef state_functions[] = {
+    {"is_grad_enabled", f_is_grad_enabled, METH_NOARGS, NULL},
+    {"_set_grad_enabled", f_set_grad_enabled, METH_O, NULL},
+    {"is_inference_mode_enabled", f_is_inference_mode_enabled, METH_NOARGS, NULL},
+    {"_get_default_dtype", f_get_default_dtype, METH_NOARGS, NULL},
+    {"_set_default_dtype", f_set_default_dtype, METH_O, NULL},
+    {"_initExtension", f_init_extension, METH_O, NULL},
+    {NULL},
+};
+
+int tn_py_init_state(PyObject *m) {
+    if (PyModule_AddFunctions(m, state_functions) < 0) return -1;
+    PyType_Spec spec = {"torch._C._InferenceMode", sizeof(TNInferenceModeObject), 0, Py_TPFLAGS_DEFAULT,
+                        inference_slots};
+    PyObject *t = PyType_FromSpec(&spec);
+    if (!t) return -1;
+    int rc = PyModule_AddObjectRef(m, "_InferenceMode", t);
+    Py_DECREF(t);
+    return rc;
+}

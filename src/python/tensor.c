@@ -1,0 +1,428 @@
+/* tensor.c — the TensorBase type: Python object <-> tn_tensor, the getset members and the
+ * hand-written methods upstream also writes by hand (size, stride, item, tolist, to, ...).
+ * Generated operator methods are added by functions*.c. */
+#include "binding.h"
+
+#include <string.h>
+
+#include "core/scalar.h"
+#include "ops/dispatch.h"
+
+static PyTypeObject *tn_tensor_impl_type; /* C type carrying the layout */
+static PyObject *tn_tensor_base;          /* torch._C.TensorBase (_TensorMeta instance) */
+static PyObject *tn_tensor_class;         /* torch.Tensor after _initExtension */
+
+PyObject *tn_py_tensor_class(void) { return tn_tensor_class ? tn_tensor_class : tn_tensor_base; }
+
+int tn_py_is_tensor(PyObject *o) { return PyObject_TypeCheck(o, tn_tensor_impl_type); }
+tn_tensor *tn_py_tensor_get(PyObject *o) { return ((TNTensorObject *)o)->t; }
+
+/* Instance of `cls` (a TensorBase subclass) owning t (reference stolen). */
+static PyObject *tensor_alloc(PyTypeObject *cls, tn_tensor *t) {
+    allocfunc alloc = (allocfunc)PyType_GetSlot(cls, Py_tp_alloc);
+    PyObject *o = alloc(cls, 0);
+    if (!o) { tn_tensor_release(t); return NULL; }
+    ((TNTensorObject *)o)->t = t;
+    t->pyobj = o;
+    return o;
+}
+
+PyObject *tn_py_tensor_wrap(tn_tensor *t) {
+    if (!t) return tn_py_raise(TN_ERR_RUNTIME);
+    if (t->pyobj) {
+        PyObject *o = t->pyobj;
+        Py_INCREF(o);
+        tn_tensor_release(t);
+        return o;
+    }
+    return tensor_alloc((PyTypeObject *)tn_py_tensor_class(), t);
+}
+
+static void tensor_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    tn_tensor *t = ((TNTensorObject *)self)->t;
+    if (t) {
+        if (t->pyobj == self) t->pyobj = NULL;
+        tn_tensor_release(t);
+    }
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+#define T(self) (((TNTensorObject *)(self))->t)
+
+/* ---- getset members ------------------------------------------------------------------ */
+
+static PyObject *get_shape(PyObject *self, void *c) { return tn_py_size_new(T(self)->ndim, T(self)->sizes); }
+static PyObject *get_dtype(PyObject *self, void *c) {
+    PyObject *d = tn_py_dtype_object(T(self)->dtype);
+    Py_INCREF(d);
+    return d;
+}
+static PyObject *get_device(PyObject *self, void *c) { return tn_py_device_new(tn_tensor_device(T(self))); }
+static PyObject *get_ndim(PyObject *self, void *c) { return PyLong_FromLong(T(self)->ndim); }
+static PyObject *get_layout(PyObject *self, void *c) {
+    PyObject *l = tn_py_layout_object(0);
+    Py_INCREF(l);
+    return l;
+}
+static PyObject *get_requires_grad(PyObject *self, void *c) {
+    return PyBool_FromLong((T(self)->flags & TN_TENSOR_REQUIRES_GRAD) != 0);
+}
+static int set_requires_grad(PyObject *self, PyObject *v, void *c) {
+    if (!v) { PyErr_SetString(PyExc_TypeError, "cannot delete requires_grad"); return -1; }
+    int b = PyObject_IsTrue(v);
+    if (b < 0) return -1;
+    tn_tensor *t = T(self);
+    if (b && !(tn_dtype_is_floating(t->dtype) || tn_dtype_is_complex(t->dtype))) {
+        PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can require gradients");
+        return -1;
+    }
+    if (b) t->flags |= TN_TENSOR_REQUIRES_GRAD;
+    else t->flags &= ~TN_TENSOR_REQUIRES_GRAD;
+    return 0;
+}
+static PyObject *get_true(PyObject *self, void *c) { Py_RETURN_TRUE; }
+static PyObject *get_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *get_none(PyObject *self, void *c) { Py_RETURN_NONE; }
+static PyObject *get_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(tn_tensor_device(T(self)).type == TN_DEVICE_CPU); }
+static PyObject *get_is_meta(PyObject *self, void *c) { return PyBool_FromLong(tn_tensor_is_meta(T(self))); }
+static PyObject *get_version(PyObject *self, void *c) { return PyLong_FromLong(atomic_load(&T(self)->storage->version)); }
+static PyObject *get_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
+static PyObject *get_nbytes(PyObject *self, void *c) {
+    return PyLong_FromLongLong(tn_tensor_numel(T(self)) * tn_dtype_itemsize(T(self)->dtype));
+}
+static PyObject *get_output_nr(PyObject *self, void *c) { return PyLong_FromLong(0); }
+static PyObject *get_data(PyObject *self, void *c) {
+    /* .data: a new tensor sharing storage, detached from autograd. */
+    tn_tensor *a = tn_tensor_alias(T(self));
+    if (!a) return PyErr_NoMemory();
+    return tn_py_tensor_wrap(a);
+}
+static int set_data(PyObject *self, PyObject *v, void *c) {
+    if (!v || !tn_py_is_tensor(v)) {
+        PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor, but got object");
+        return -1;
+    }
+    tn_tensor *dst = T(self), *src = tn_py_tensor_get(v);
+    tn_storage_retain(src->storage);
+    tn_storage_release(dst->storage);
+    dst->storage = src->storage;
+    dst->offset = src->offset;
+    dst->ndim = src->ndim;
+    dst->dtype = src->dtype;
+    memcpy(dst->sizes, src->sizes, sizeof dst->sizes);
+    memcpy(dst->strides, src->strides, sizeof dst->strides);
+    return 0;
+}
+static PyObject *get_grad(PyObject *self, void *c) {
+    /* Gradients live in the instance dict until autograd lands (wave 2). */
+    Py_RETURN_NONE;
+}
+static PyObject *get_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(T(self)); }
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, NULL, NULL, NULL},
+    {"dtype", get_dtype, NULL, NULL, NULL},
+    {"device", get_device, NULL, NULL, NULL},
+    {"ndim", get_ndim, NULL, NULL, NULL},
+    {"layout", get_layout, NULL, NULL, NULL},
+    {"requires_grad", get_requires_grad, set_requires_grad, NULL, NULL},
+    {"is_leaf", get_true, NULL, NULL, NULL},
+    {"grad_fn", get_none, NULL, NULL, NULL},
+    {"_backward_hooks", get_none, NULL, NULL, NULL},
+    {"_base", get_none, NULL, NULL, NULL},
+    {"_version", get_version, NULL, NULL, NULL},
+    {"output_nr", get_output_nr, NULL, NULL, NULL},
+    {"data", get_data, set_data, NULL, NULL},
+    {"itemsize", get_itemsize, NULL, NULL, NULL},
+    {"nbytes", get_nbytes, NULL, NULL, NULL},
+    {"is_cpu", get_is_cpu, NULL, NULL, NULL},
+    {"is_meta", get_is_meta, NULL, NULL, NULL},
+    {"is_cuda", get_false, NULL, NULL, NULL},
+    {"is_xpu", get_false, NULL, NULL, NULL},
+    {"is_mps", get_false, NULL, NULL, NULL},
+    {"is_mtia", get_false, NULL, NULL, NULL},
+    {"is_ipu", get_false, NULL, NULL, NULL},
+    {"is_xla", get_false, NULL, NULL, NULL},
+    {"is_maia", get_false, NULL, NULL, NULL},
+    {"is_vulkan", get_false, NULL, NULL, NULL},
+    {"is_sparse", get_false, NULL, NULL, NULL},
+    {"is_sparse_csr", get_false, NULL, NULL, NULL},
+    {"is_mkldnn", get_false, NULL, NULL, NULL},
+    {"is_quantized", get_false, NULL, NULL, NULL},
+    {"is_nested", get_false, NULL, NULL, NULL},
+    {"is_hpu", get_false, NULL, NULL, NULL},
+    {"_cdata", get_cdata, NULL, NULL, NULL},
+    {NULL},
+};
+
+/* ---- hand-written methods ------------------------------------------------------------ */
+
+static int parse_dim(PyObject *o, int ndim, int *dim) {
+    long long d = PyLong_AsLongLong(o);
+    if (d == -1 && PyErr_Occurred()) return -1;
+    tn_status st = tn_wrap_dim(d, ndim, dim);
+    if (st != TN_OK) { tn_py_raise(st); return -1; }
+    return 0;
+}
+
+static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"dim", NULL};
+    PyObject *dim = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:size", kwlist, &dim)) return NULL;
+    tn_tensor *t = T(self);
+    if (dim == Py_None) return tn_py_size_new(t->ndim, t->sizes);
+    int d;
+    if (parse_dim(dim, t->ndim, &d) < 0) return NULL;
+    return PyLong_FromLongLong(t->ndim ? t->sizes[d] : 1);
+}
+
+static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"dim", NULL};
+    PyObject *dim = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:stride", kwlist, &dim)) return NULL;
+    tn_tensor *t = T(self);
+    if (dim == Py_None) {
+        PyObject *r = PyTuple_New(t->ndim);
+        for (int i = 0; r && i < t->ndim; i++) PyTuple_SetItem(r, i, PyLong_FromLongLong(t->strides[i]));
+        return r;
+    }
+    int d;
+    if (parse_dim(dim, t->ndim, &d) < 0) return NULL;
+    return PyLong_FromLongLong(t->ndim ? t->strides[d] : 1);
+}
+
+static PyObject *m_dim(PyObject *self, PyObject *u) { return PyLong_FromLong(T(self)->ndim); }
+static PyObject *m_numel(PyObject *self, PyObject *u) { return PyLong_FromLongLong(tn_tensor_numel(T(self))); }
+static PyObject *m_storage_offset(PyObject *self, PyObject *u) { return PyLong_FromLongLong(T(self)->offset); }
+static PyObject *m_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
+static PyObject *m_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoidPtr(tn_tensor_data(T(self))); }
+static PyObject *m_get_device(PyObject *self, PyObject *u) {
+    tn_device d = tn_tensor_device(T(self));
+    return PyLong_FromLong(d.type == TN_DEVICE_CPU ? -1 : d.index);
+}
+
+static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"memory_format", NULL};
+    PyObject *mf = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:is_contiguous", kwlist, &mf)) return NULL;
+    if (mf && tn_py_is_memory_format(mf) && tn_py_memory_format_get(mf) >= 2) {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "is_contiguous(memory_format=channels_last) is not implemented by torchnative");
+        return NULL;
+    }
+    return PyBool_FromLong(tn_tensor_is_contiguous(T(self)));
+}
+
+static PyObject *value_to_py(const tn_value *v) {
+    switch (v->tag) {
+    case TN_V_INT: return PyLong_FromLongLong(v->u.i);
+    case TN_V_DOUBLE: return PyFloat_FromDouble(v->u.d);
+    case TN_V_BOOL: return PyBool_FromLong(v->u.b);
+    case TN_V_COMPLEX: return PyComplex_FromDoubles(v->u.c.re, v->u.c.im);
+    default: PyErr_SetString(PyExc_SystemError, "unexpected scalar"); return NULL;
+    }
+}
+
+static PyObject *element_at(tn_tensor *t, int64_t offset_elems) {
+    tn_value v;
+    tn_status st = tn_scalar_load(t->dtype, (char *)tn_tensor_data(t) + offset_elems * tn_dtype_itemsize(t->dtype), &v);
+    if (st != TN_OK) return tn_py_raise(st);
+    return value_to_py(&v);
+}
+
+static PyObject *m_item(PyObject *self, PyObject *u) {
+    tn_tensor *t = T(self);
+    int64_t n = tn_tensor_numel(t);
+    if (n != 1) {
+        PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar", (long long)n);
+        return NULL;
+    }
+    if (tn_tensor_is_meta(t)) {
+        PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
+        return NULL;
+    }
+    return element_at(t, 0);
+}
+
+static PyObject *tolist_rec(tn_tensor *t, int dim, int64_t off) {
+    if (dim == t->ndim) return element_at(t, off);
+    PyObject *l = PyList_New(t->sizes[dim]);
+    for (int64_t i = 0; l && i < t->sizes[dim]; i++) {
+        PyObject *e = tolist_rec(t, dim + 1, off + i * t->strides[dim]);
+        if (!e) { Py_DECREF(l); return NULL; }
+        PyList_SetItem(l, i, e);
+    }
+    return l;
+}
+
+static PyObject *m_tolist(PyObject *self, PyObject *u) {
+    if (tn_tensor_is_meta(T(self))) {
+        PyErr_SetString(PyExc_RuntimeError, "Tensor.tolist() is not supported for meta tensors");
+        return NULL;
+    }
+    return tolist_rec(T(self), 0, 0);
+}
+
+static PyObject *scalar_conv(PyObject *self, PyObject *(*conv)(PyObject *), const char *what) {
+    tn_tensor *t = T(self);
+    if (tn_tensor_numel(t) != 1) {
+        PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar",
+                     (long long)tn_tensor_numel(t));
+        return NULL;
+    }
+    PyObject *v = m_item(self, NULL);
+    if (!v || !conv) return v;
+    PyObject *r = conv(v);
+    Py_DECREF(v);
+    return r;
+}
+static PyObject *m_float(PyObject *self) { return scalar_conv(self, PyNumber_Float, "float"); }
+static PyObject *m_int(PyObject *self) {
+    PyObject *v = scalar_conv(self, NULL, "int");
+    if (!v) return NULL;
+    PyObject *r = PyNumber_Long(v);
+    Py_DECREF(v);
+    return r;
+}
+static PyObject *m_index(PyObject *self) {
+    tn_tensor *t = T(self);
+    if (!tn_dtype_is_integral(t->dtype, true) || tn_tensor_numel(t) != 1) {
+        PyErr_SetString(PyExc_TypeError, "only integer tensors of a single element can be converted to an index");
+        return NULL;
+    }
+    return m_int(self);
+}
+static int m_bool(PyObject *self) {
+    tn_tensor *t = T(self);
+    int64_t n = tn_tensor_numel(t);
+    if (n != 1) {
+        PyErr_Format(PyExc_RuntimeError, "Boolean value of Tensor with %s values is ambiguous",
+                     n == 0 ? "no" : "more than one");
+        return -1;
+    }
+    PyObject *v = m_item(self, NULL);
+    if (!v) return -1;
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"requires_grad", NULL};
+    PyObject *flag = Py_True;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:requires_grad_", kwlist, &flag)) return NULL;
+    if (set_requires_grad(self, flag, NULL) < 0) return NULL;
+    Py_INCREF(self);
+    return self;
+}
+
+/* _make_subclass(cls, data, require_grad=False, ...): an instance of cls sharing data's
+ * storage and geometry (upstream's spelling of the keyword is `require_grad`). */
+static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cls", "data", "require_grad", "dispatch_sizes_strides_policy",
+                             "dispatch_device", "dispatch_layout", "_extra_dispatch_keys",
+                             "storage_size", NULL};
+    PyObject *cls, *data, *rg = Py_False, *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOO:_make_subclass", kwlist, &cls, &data, &rg, &a, &b,
+                                     &c, &d, &e))
+        return NULL;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, tn_tensor_impl_type)) {
+        PyErr_SetString(PyExc_TypeError, "cls must be a type (got object)");
+        return NULL;
+    }
+    if (!tn_py_is_tensor(data)) {
+        PyErr_SetString(PyExc_TypeError, "_make_subclass(): argument 'data' must be Tensor");
+        return NULL;
+    }
+    tn_tensor *alias = tn_tensor_alias(tn_py_tensor_get(data));
+    if (!alias) return PyErr_NoMemory();
+    PyObject *o = tensor_alloc((PyTypeObject *)cls, alias);
+    if (!o) return NULL;
+    if (PyObject_IsTrue(rg) && set_requires_grad(o, Py_True, NULL) < 0) { Py_DECREF(o); return NULL; }
+    return o;
+}
+
+static PyObject *m_is_view(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
+
+static PyMethodDef tensor_methods[] = {
+    {"size", (PyCFunction)(void (*)(void))m_size, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"stride", (PyCFunction)(void (*)(void))m_stride, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"dim", m_dim, METH_NOARGS, NULL},
+    {"ndimension", m_dim, METH_NOARGS, NULL},
+    {"nelement", m_numel, METH_NOARGS, NULL},
+    {"numel", m_numel, METH_NOARGS, NULL},
+    {"storage_offset", m_storage_offset, METH_NOARGS, NULL},
+    {"element_size", m_element_size, METH_NOARGS, NULL},
+    {"data_ptr", m_data_ptr, METH_NOARGS, NULL},
+    {"get_device", m_get_device, METH_NOARGS, NULL},
+    {"is_contiguous", (PyCFunction)(void (*)(void))m_is_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"item", m_item, METH_NOARGS, NULL},
+    {"tolist", m_tolist, METH_NOARGS, NULL},
+    {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    {"_is_view", m_is_view, METH_NOARGS, NULL},
+    {"untyped_storage", tn_py_tensor_untyped_storage, METH_NOARGS, NULL},
+    {"set_", (PyCFunction)(void (*)(void))tn_py_tensor_set_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"numpy", (PyCFunction)(void (*)(void))tn_py_tensor_numpy, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL},
+};
+
+static PyObject *tensor_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
+    /* torch.Tensor(*sizes) / torch.Tensor() : the legacy constructor, float by default. */
+    Py_ssize_t n = PyTuple_Size(args);
+    int64_t sizes[TN_MAX_DIMS];
+    if (n == 1 && !PyLong_Check(PyTuple_GetItem(args, 0))) {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "torch.Tensor(data) is not implemented by torchnative; use torch.tensor(data)");
+        return NULL;
+    }
+    if (n > TN_MAX_DIMS) return tn_py_raise(tn_error(TN_ERR_NOT_IMPLEMENTED, "too many dimensions"));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sizes[i] = PyLong_AsLongLong(PyTuple_GetItem(args, i));
+        if (sizes[i] == -1 && PyErr_Occurred()) return NULL;
+    }
+    tn_tensor *t;
+    tn_status st = tn_tensor_empty((int)n, sizes, tn_default_dtype(), tn_device_cpu(), &t);
+    if (st != TN_OK) return tn_py_raise(st);
+    if (n == 0) {
+        int64_t zero = 0;
+        tn_tensor_resize(t, 1, &zero);
+    }
+    return tensor_alloc(cls, t);
+}
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_dealloc, tensor_dealloc}, {Py_tp_new, tensor_new}, {Py_tp_getset, tensor_getset},
+    {Py_tp_methods, tensor_methods}, {Py_nb_float, m_float}, {Py_nb_int, m_int},
+    {Py_nb_index, m_index}, {Py_nb_bool, m_bool},
+    {Py_mp_subscript, tn_py_tensor_getitem}, {Py_mp_ass_subscript, tn_py_tensor_setitem}, {0, NULL},
+};
+
+/* Called by _initExtension once torch.Tensor exists: results are wrapped in it. */
+int tn_py_set_tensor_class(PyObject *cls) {
+    PyObject *old = tn_tensor_class;
+    Py_XINCREF(cls);
+    tn_tensor_class = cls;
+    Py_XDECREF(old);
+    return 0;
+}
+
+int tn_py_init_tensor(PyObject *m) {
+    PyType_Spec spec = {"torch._C._TensorBaseImpl", sizeof(TNTensorObject), 0,
+                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, tensor_slots};
+    tn_tensor_impl_type = (PyTypeObject *)PyType_FromSpec(&spec);
+    if (!tn_tensor_impl_type) return -1;
+    /* TensorBase's metaclass must be torch._C._TensorMeta (nn.Parameter's metaclass derives
+     * from it); with no PyType_FromMetaclass in the 3.11 limited API, the metaclass itself
+     * builds TensorBase over our C type. */
+    PyObject *boot = PyImport_ImportModule("torchnative._C_bootstrap");
+    if (!boot) return -1;
+    tn_tensor_base = PyObject_CallMethod(boot, "make_tensor_base", "O", (PyObject *)tn_tensor_impl_type);
+    Py_DECREF(boot);
+    if (!tn_tensor_base) return -1;
+    if (PyModule_AddObjectRef(m, "_TensorBaseImpl", (PyObject *)tn_tensor_impl_type) < 0) return -1;
+    return PyModule_AddObjectRef(m, "TensorBase", tn_tensor_base);
+}
