@@ -6,6 +6,10 @@ import sys
 
 import pytest
 
+# The suite runs in .venv: import the real torch (on our _C) first, so no test can leave a
+# stand-in torch._C module behind for the others.
+import torch  # noqa: F401
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF_PYTHON = os.path.join(ROOT, ".venv-ref", "bin", "python")
 BUILD = os.path.abspath(os.environ.get("TN_BUILD_DIR", os.path.join(ROOT, "build")))

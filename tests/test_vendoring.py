@@ -63,7 +63,7 @@ def test_no_upstream_shared_library_in_venv():
     bad = []
     for dirpath, _, filenames in os.walk(venv):
         for f in filenames:
-            if f.startswith(("libtorch", "libc10", "libshm", "libgomp")) or (f.startswith("_C.") and f.endswith(".so") and "cpython" in f):
+            if f.startswith(("libtorch", "libc10", "libshm", "libcaffe2")) or (f.startswith("_C.") and f.endswith(".so") and "cpython" in f):
                 full = os.path.join(dirpath, f)
                 if os.path.relpath(full, SITE) not in OURS:
                     bad.append(full)

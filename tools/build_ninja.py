@@ -42,7 +42,8 @@ def write_ninja(python):
     inc = sysconfig.get_paths()["include"]
     yaml = _native_functions_yaml(python)
     gen_script = os.path.join(ROOT, "tools", "codegen", "gen_ops.py")
-    gen_out = [os.path.join(GEN, n) for n in ("ops_generated.h", "ops_generated.c")]
+    gen_out = [os.path.join(GEN, n) for n in ("ops_generated.h", "ops_generated.c", "pysig_generated.h",
+                                              "pysig_generated.c", "pysig_generated.def")]
     lines = [
         "ninja_required_version = 1.5",
         f"cflags = {' '.join(CFLAGS)} -I{ROOT}/src -I{ROOT}/tests/c -I{GEN} -I{inc}",
@@ -70,7 +71,7 @@ def write_ninja(python):
         + " ".join(sorted(glob.glob(os.path.join(ROOT, 'tools', 'codegen', '*.py')))),
     ]
     objs = []
-    srcs = _sources() + [gen_out[1]]
+    srcs = _sources() + [g for g in gen_out if g.endswith(".c")]
     for src in srcs:
         rel = os.path.relpath(src, ROOT).replace(os.sep, "_")
         obj = os.path.join(BUILD, "obj", rel[:-2] + ".o")

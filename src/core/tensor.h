@@ -69,7 +69,17 @@ typedef struct tn_tensor {
 enum {
     TN_TENSOR_REQUIRES_GRAD = 1u << 0,
     TN_TENSOR_IS_LEAF_NONLEAF = 1u << 1, /* set when produced by a recorded op */
+    /* A 0-dim tensor made from a Python number (upstream's is_wrapped_number): type
+     * promotion treats it as a scalar of its category only. */
+    TN_TENSOR_WRAPPED_NUMBER = 1u << 2,
 };
+
+/* --- process defaults (src/core/defaults.c) ------------------------------------------ */
+
+/* torch.get_default_dtype(): float32 unless set; read by promotion of Python floats. */
+tn_dtype tn_default_dtype(void);
+/* torch.set_default_dtype(); the caller has checked d is a floating dtype. */
+void tn_set_default_dtype(tn_dtype d);
 
 /* --- storage ----------------------------------------------------------------------- */
 

@@ -96,7 +96,10 @@ tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     if (s->functional >= 0 && s->functional != (int)op && s->nrets <= TN_MAX_RETS &&
         (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT)) {
         tn_op_fn f = tn_op_impl((tn_op_id)s->functional);
-        if (f) {
+        /* Derivable only when the functional sibling takes exactly the leading arguments
+         * (factories drop dtype/layout/device from their out= form, so they are not). */
+        int lead = s->kind == TN_OP_KIND_OUT ? s->nargs - s->nout : s->nargs;
+        if (f && lead == tn_op_schemas[s->functional].nargs) {
             tn_status st = run_derived(op, s, f, args, rets);
             if (st == TN_OK) bump_versions(s, args);
             return st;
@@ -108,6 +111,7 @@ tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
 bool tn_op_has_kernel(tn_op_id op) {
     if (tn_op_impl(op)) return true;
     const tn_op_schema *s = &tn_op_schemas[op];
+    int lead = s->kind == TN_OP_KIND_OUT ? s->nargs - s->nout : s->nargs;
     return s->functional >= 0 && (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) &&
-           tn_op_impl((tn_op_id)s->functional) != NULL;
+           tn_op_impl((tn_op_id)s->functional) != NULL && lead == tn_op_schemas[s->functional].nargs;
 }

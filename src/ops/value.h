@@ -64,4 +64,8 @@ static inline tn_value tn_value_double(double d) { tn_value v = {.tag = TN_V_DOU
 static inline tn_value tn_value_bool(bool b) { tn_value v = {.tag = TN_V_BOOL}; v.u.b = b; return v; }
 static inline bool tn_value_is_none(const tn_value *v) { return v->tag == TN_V_NONE; }
 
+/* Releases what a result value owns: a tensor's reference, or for a TN_V_TENSORLIST
+ * result (e.g. split, unbind) each tensor's reference and the malloc'd array itself. */
+void tn_value_release(tn_value *v);
+
 #endif

@@ -456,11 +456,11 @@ static int parse_option(const char *opt, opt_arg *out, int max) {
         if (next) *next = 0;
         char *sp = strrchr(tok, ' ');
         if (sp) {
-            snprintf(out[n].type, sizeof out[n].type, "%.*s", (int)(sp - tok), tok);
-            snprintf(out[n].name, sizeof out[n].name, "%s", sp + 1);
+            snprintf(out[n].type, sizeof out[n].type, "%.*s", (int)(sp - tok) > 63 ? 63 : (int)(sp - tok), tok);
+            snprintf(out[n].name, sizeof out[n].name, "%.63s", sp + 1);
         } else {
             out[n].type[0] = 0;
-            snprintf(out[n].name, sizeof out[n].name, "%s", tok);
+            snprintf(out[n].name, sizeof out[n].name, "%.63s", tok);
         }
         n++;
         tok = next ? next + 2 : NULL;

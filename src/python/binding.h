@@ -16,7 +16,8 @@
 /* Python object layout of TensorBase instances (subclasses add __dict__/__weakref__). */
 typedef struct {
     PyObject_HEAD
-    tn_tensor *t; /* owned reference */
+    tn_tensor *t;    /* owned reference */
+    PyObject *grad;  /* .grad until autograd keeps it (wave 2); owned, may be NULL */
 } TNTensorObject;
 
 int tn_py_is_tensor(PyObject *o);           /* instance of TensorBase (incl. subclasses) */
@@ -79,6 +80,8 @@ int tn_py_add_manual_functions(PyObject *target);
 /* Tensor.__getitem__ / __setitem__ (indexing.c) */
 PyObject *tn_py_tensor_getitem(PyObject *self, PyObject *index);
 int tn_py_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
+/* Hand-written Tensor methods of tensor_methods.c (to, type, float, contiguous, ...). */
+PyMethodDef *tn_py_tensor_manual_method_defs(void);
 /* Tensor.numpy() */
 PyObject *tn_py_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw);
 /* Whether grad mode is on in this thread (torch.is_grad_enabled()). */

@@ -43,6 +43,19 @@ static const struct { tn_dtype d; const char *name, *alias; } tn_dtype_names[] =
 };
 _Static_assert(sizeof tn_dtype_names / sizeof tn_dtype_names[0] == TN_DTYPE_COUNT, "every dtype has a name");
 
+/* Short names (dtype.abbr); dtypes absent here use their primary name, as upstream. */
+static const struct { tn_dtype d; const char *abbr; } tn_dtype_abbrs[] = {
+    {TN_DTYPE_UINT8, "u8"}, {TN_DTYPE_INT8, "i8"}, {TN_DTYPE_INT16, "i16"}, {TN_DTYPE_INT32, "i32"},
+    {TN_DTYPE_INT64, "i64"}, {TN_DTYPE_FLOAT16, "f16"}, {TN_DTYPE_FLOAT32, "f32"}, {TN_DTYPE_FLOAT64, "f64"},
+    {TN_DTYPE_COMPLEX32, "c32"}, {TN_DTYPE_COMPLEX64, "c64"}, {TN_DTYPE_COMPLEX128, "c128"}, {TN_DTYPE_BOOL, "b8"},
+    {TN_DTYPE_BFLOAT16, "bf16"}, {TN_DTYPE_BITS1X8, "b1x8"}, {TN_DTYPE_BITS2X4, "b2x4"}, {TN_DTYPE_BITS4X2, "b4x2"},
+    {TN_DTYPE_BITS8, "b8x1"}, {TN_DTYPE_BITS16, "b16x1"}, {TN_DTYPE_FLOAT8_E5M2, "f8e5m2"},
+    {TN_DTYPE_FLOAT8_E4M3FN, "f8e4m3fn"}, {TN_DTYPE_FLOAT8_E5M2FNUZ, "f8e5m2fnuz"},
+    {TN_DTYPE_FLOAT8_E4M3FNUZ, "f8e4m3fnuz"}, {TN_DTYPE_UINT16, "u16"}, {TN_DTYPE_UINT32, "u32"},
+    {TN_DTYPE_UINT64, "u64"}, {TN_DTYPE_FLOAT8_E8M0FNU, "f8e8m0fnu"}, {TN_DTYPE_FLOAT4_E2M1FN_X2, "f4e2m1fnx2"},
+};
+#define TN_ABBR_COUNT ((int)(sizeof tn_dtype_abbrs / sizeof tn_dtype_abbrs[0]))
+
 static PyTypeObject *tn_dtype_type, *tn_layout_type, *tn_memfmt_type, *tn_qscheme_type;
 static PyObject *tn_dtype_objs[TN_DTYPE_COUNT];
 
@@ -94,6 +107,29 @@ static PyObject *dtype_itemsize(PyObject *self, void *c) {
     return PyLong_FromLong(tn_dtype_itemsize(dtype_of(self)));
 }
 
+static PyObject *dtype_abbr(PyObject *self, void *c) {
+    tn_dtype d = dtype_of(self);
+    for (int i = 0; i < TN_ABBR_COUNT; i++)
+        if (tn_dtype_abbrs[i].d == d) return PyUnicode_FromString(tn_dtype_abbrs[i].abbr);
+    return PyUnicode_FromString(((TNEnumObject *)self)->name);
+}
+
+/* _get_all_dtypes(): the dtypes that have an abbreviation, in enum order (upstream's list). */
+static PyObject *f_get_all_dtypes(PyObject *m, PyObject *u) {
+    PyObject *l = PyList_New(TN_ABBR_COUNT);
+    for (int i = 0; l && i < TN_ABBR_COUNT; i++) {
+        PyObject *o = tn_dtype_objs[tn_dtype_abbrs[i].d];
+        Py_INCREF(o);
+        PyList_SetItem(l, i, o);
+    }
+    return l;
+}
+
+static PyMethodDef dtype_functions[] = {
+    {"_get_all_dtypes", f_get_all_dtypes, METH_NOARGS, NULL},
+    {NULL},
+};
+
 static PyObject *dtype_to_real(PyObject *self, PyObject *unused) {
     tn_dtype d = dtype_of(self);
     tn_dtype r = d == TN_DTYPE_COMPLEX32 ? TN_DTYPE_FLOAT16
@@ -132,6 +168,7 @@ static PyGetSetDef dtype_getset[] = {
     {"is_complex", dtype_is_complex, NULL, NULL, NULL},
     {"is_signed", dtype_is_signed, NULL, NULL, NULL},
     {"itemsize", dtype_itemsize, NULL, NULL, NULL},
+    {"abbr", dtype_abbr, NULL, NULL, NULL},
     {NULL},
 };
 
@@ -216,7 +253,8 @@ int tn_py_init_dtype(PyObject *m) {
     if (PyModule_AddObjectRef(m, "dtype", (PyObject *)tn_dtype_type) < 0 ||
         PyModule_AddObjectRef(m, "layout", (PyObject *)tn_layout_type) < 0 ||
         PyModule_AddObjectRef(m, "memory_format", (PyObject *)tn_memfmt_type) < 0 ||
-        PyModule_AddObjectRef(m, "qscheme", (PyObject *)tn_qscheme_type) < 0)
+        PyModule_AddObjectRef(m, "qscheme", (PyObject *)tn_qscheme_type) < 0 ||
+        PyModule_AddFunctions(m, dtype_functions) < 0)
         return -1;
     return 0;
 }

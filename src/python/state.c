@@ -2,6 +2,9 @@
  * inference mode, the default dtype. */
 #include "binding.h"
 
+#include "core/threadpool.h"
+#include "kernels/blas.h"
+
 int tn_py_set_tensor_class(PyObject *cls);
 
 /* Grad mode is per thread, as upstream's GradMode. */
@@ -49,6 +52,13 @@ static PyObject *f_init_extension(PyObject *m, PyObject *arg) {
     PyObject *torch = PyImport_ImportModule("torch");
     if (!torch) return NULL;
     int rc = tn_py_publish_enums(torch);
+    if (rc == 0) {
+        PyObject *extras = PyImport_ImportModule("torchnative._torch_extras");
+        PyObject *r = extras ? PyObject_CallMethod(extras, "install", "O", torch) : NULL;
+        Py_XDECREF(extras);
+        if (!r) rc = -1;
+        Py_XDECREF(r);
+    }
     Py_DECREF(torch);
     if (rc < 0) return NULL;
     PyObject *mod = PyImport_ImportModule("torch._tensor");
@@ -94,11 +104,41 @@ static PyType_Slot inference_slots[] = {
     {Py_tp_new, inference_new}, {Py_tp_dealloc, inference_dealloc}, {0, NULL},
 };
 
+static PyObject *f_get_num_threads(PyObject *m, PyObject *u) { return PyLong_FromLong(tn_get_num_threads()); }
+
+/* set_num_threads(n): our pool and the BLAS use the same count. */
+static PyObject *f_set_num_threads(PyObject *m, PyObject *arg) {
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n <= 0) {
+        PyErr_SetString(PyExc_RuntimeError, "set_num_threads expects a positive integer");
+        return NULL;
+    }
+    tn_set_num_threads((int)n);
+    tn_blas_set_num_threads((int)n);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_init_num_threads(PyObject *m, PyObject *u) { Py_RETURN_NONE; }
+
+/* _tn_blas_load(path): loads OpenBLAS for float32/float64 GEMM; returns whether it loaded. */
+static PyObject *f_blas_load(PyObject *m, PyObject *arg) {
+    const char *path = PyUnicode_AsUTF8AndSize(arg, NULL);
+    if (!path) return NULL;
+    int ok = tn_blas_load(path) == TN_OK;
+    if (ok) tn_blas_set_num_threads(tn_get_num_threads());
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef state_functions[] = {
+    {"get_num_threads", f_get_num_threads, METH_NOARGS, NULL},
+    {"set_num_threads", f_set_num_threads, METH_O, NULL},
+    {"init_num_threads", f_init_num_threads, METH_NOARGS, NULL},
+    {"_tn_blas_load", f_blas_load, METH_O, NULL},
     {"is_grad_enabled", f_is_grad_enabled, METH_NOARGS, NULL},
     {"_set_grad_enabled", f_set_grad_enabled, METH_O, NULL},
     {"is_inference_mode_enabled", f_is_inference_mode_enabled, METH_NOARGS, NULL},
-    {"_get_default_dtype", f_get_default_dtype, METH_NOARGS, NULL},
+    {"get_default_dtype", f_get_default_dtype, METH_NOARGS, NULL},
     {"_set_default_dtype", f_set_default_dtype, METH_O, NULL},
     {"_initExtension", f_init_extension, METH_O, NULL},
     {NULL},

@@ -3,9 +3,11 @@
  * Generated operator methods are added by functions*.c. */
 #include "binding.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/scalar.h"
+#include "functions.h"
 #include "ops/dispatch.h"
 
 static PyTypeObject *tn_tensor_impl_type; /* C type carrying the layout */
@@ -41,6 +43,7 @@ PyObject *tn_py_tensor_wrap(tn_tensor *t) {
 static void tensor_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
     tn_tensor *t = ((TNTensorObject *)self)->t;
+    Py_CLEAR(((TNTensorObject *)self)->grad);
     if (t) {
         if (t->pyobj == self) t->pyobj = NULL;
         tn_tensor_release(t);
@@ -51,6 +54,7 @@ static void tensor_dealloc(PyObject *self) {
 }
 
 #define T(self) (((TNTensorObject *)(self))->t)
+#define Py_XSETREF_COMPAT(dst, src) do { PyObject *old_ = (dst); (dst) = (src); Py_XDECREF(old_); } while (0)
 
 /* ---- getset members ------------------------------------------------------------------ */
 
@@ -117,8 +121,64 @@ static int set_data(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 static PyObject *get_grad(PyObject *self, void *c) {
-    /* Gradients live in the instance dict until autograd lands (wave 2). */
-    Py_RETURN_NONE;
+    PyObject *g = ((TNTensorObject *)self)->grad;
+    if (!g) Py_RETURN_NONE;
+    Py_INCREF(g);
+    return g;
+}
+static int set_grad(PyObject *self, PyObject *v, void *c) {
+    if (v == Py_None) v = NULL;
+    if (v && !tn_py_is_tensor(v)) {
+        PyErr_SetString(PyExc_TypeError, "assigned grad expected to be a Tensor or None but got grad of type object");
+        return -1;
+    }
+    if (v) {
+        tn_tensor *g = tn_py_tensor_get(v), *t = T(self);
+        if (g->dtype != t->dtype) {
+            PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different type");
+            return -1;
+        }
+        if (g->ndim != t->ndim || memcmp(g->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim)) {
+            PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different size");
+            return -1;
+        }
+    }
+    Py_XINCREF(v);
+    Py_XSETREF_COMPAT(((TNTensorObject *)self)->grad, v);
+    return 0;
+}
+
+static PyObject *op_getter(PyObject *self, tn_op_id op) {
+    tn_value a[1] = {tn_value_tensor(T(self))}, r;
+    tn_status st = tn_dispatch(op, a, &r);
+    if (st != TN_OK) return tn_py_raise(st);
+    return tn_py_tensor_wrap(r.u.t);
+}
+static PyObject *get_T(PyObject *self, void *c) { return op_getter(self, TN_OP_numpy_T); }
+static PyObject *get_mT(PyObject *self, void *c) { return op_getter(self, TN_OP_mT); }
+static PyObject *get_mH(PyObject *self, void *c) { return op_getter(self, TN_OP_mH); }
+static PyObject *get_H(PyObject *self, void *c) {
+    if (T(self)->ndim != 2 && T(self)->ndim != 0) {
+        PyErr_Format(PyExc_RuntimeError, "tensor.H is only supported on matrices (2-D tensors). Got %d-D tensor.", T(self)->ndim);
+        return NULL;
+    }
+    return op_getter(self, TN_OP_adjoint);
+}
+static PyObject *get_real(PyObject *self, void *c) {
+    if (tn_dtype_is_complex(T(self)->dtype)) {
+        PyErr_SetString(PyExc_NotImplementedError, "Tensor.real of complex tensors is not implemented by torchnative");
+        return NULL;
+    }
+    Py_INCREF(self);
+    return self;
+}
+static PyObject *get_imag(PyObject *self, void *c) {
+    if (!tn_dtype_is_complex(T(self)->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "imag is not implemented for tensors with non-complex dtypes.");
+        return NULL;
+    }
+    PyErr_SetString(PyExc_NotImplementedError, "Tensor.imag is not implemented by torchnative");
+    return NULL;
 }
 static PyObject *get_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(T(self)); }
 
@@ -131,6 +191,22 @@ static PyGetSetDef tensor_getset[] = {
     {"requires_grad", get_requires_grad, set_requires_grad, NULL, NULL},
     {"is_leaf", get_true, NULL, NULL, NULL},
     {"grad_fn", get_none, NULL, NULL, NULL},
+    {"_grad_fn", get_none, NULL, NULL, NULL},
+    {"grad", get_grad, set_grad, NULL, NULL},
+    {"_grad", get_grad, set_grad, NULL, NULL},
+    {"retains_grad", get_false, NULL, NULL, NULL},
+    {"grad_dtype", get_none, NULL, NULL, NULL},
+    {"_post_accumulate_grad_hooks", get_none, NULL, NULL, NULL},
+    {"_has_symbolic_sizes_strides", get_false, NULL, NULL, NULL},
+    {"_python_dispatch", get_false, NULL, NULL, NULL},
+    {"name", get_none, NULL, NULL, NULL},
+    {"volatile", get_false, NULL, NULL, NULL},
+    {"T", get_T, NULL, NULL, NULL},
+    {"mT", get_mT, NULL, NULL, NULL},
+    {"H", get_H, NULL, NULL, NULL},
+    {"mH", get_mH, NULL, NULL, NULL},
+    {"real", get_real, NULL, NULL, NULL},
+    {"imag", get_imag, NULL, NULL, NULL},
     {"_backward_hooks", get_none, NULL, NULL, NULL},
     {"_base", get_none, NULL, NULL, NULL},
     {"_version", get_version, NULL, NULL, NULL},
@@ -153,7 +229,6 @@ static PyGetSetDef tensor_getset[] = {
     {"is_mkldnn", get_false, NULL, NULL, NULL},
     {"is_quantized", get_false, NULL, NULL, NULL},
     {"is_nested", get_false, NULL, NULL, NULL},
-    {"is_hpu", get_false, NULL, NULL, NULL},
     {"_cdata", get_cdata, NULL, NULL, NULL},
     {NULL},
 };
@@ -347,6 +422,51 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
 
 static PyObject *m_is_view(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
 
+static PyObject *m_complex(PyObject *self, PyObject *u) {
+    PyObject *v = scalar_conv(self, NULL, "complex");
+    if (!v) return NULL;
+    PyObject *r = PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, v, NULL);
+    Py_DECREF(v);
+    return r;
+}
+static PyObject *m_long(PyObject *self, PyObject *u) { return m_int(self); }
+static PyObject *m_nonzero_bool(PyObject *self, PyObject *u) {
+    int b = m_bool(self);
+    return b < 0 ? NULL : PyBool_FromLong(b);
+}
+static Py_ssize_t m_len(PyObject *self) {
+    if (T(self)->ndim == 0) {
+        PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+        return -1;
+    }
+    return (Py_ssize_t)T(self)->sizes[0];
+}
+static PyObject *m_len_method(PyObject *self, PyObject *u) {
+    Py_ssize_t n = m_len(self);
+    return n < 0 ? NULL : PyLong_FromSsize_t(n);
+}
+static PyObject *m_fix_weakref(PyObject *self, PyObject *u) { Py_RETURN_NONE; }
+static PyObject *m_use_count(PyObject *self, PyObject *u) { return PyLong_FromLong(atomic_load(&T(self)->refcount)); }
+static PyObject *m_refuse(PyObject *self, PyObject *args, PyObject *kw, const char *name) {
+    PyErr_Format(PyExc_NotImplementedError, "torch._C.TensorBase.%s is not implemented by torchnative", name);
+    return NULL;
+}
+#define REFUSING(fname, pyname) \
+    static PyObject *fname(PyObject *self, PyObject *args, PyObject *kw) { return m_refuse(self, args, kw, pyname); }
+REFUSING(m_apply_, "apply_")
+REFUSING(m_map_, "map_")
+REFUSING(m_map2_, "map2_")
+REFUSING(m_make_wrapper_subclass, "_make_wrapper_subclass")
+REFUSING(m_dtensor_new, "_dtensor__new__")
+REFUSING(m_view_func, "_view_func")
+REFUSING(m_view_func_unsafe, "_view_func_unsafe")
+REFUSING(m_rev_view_func_unsafe, "_rev_view_func_unsafe")
+REFUSING(m_new, "new")
+static PyObject *m_no_device(PyObject *self, PyObject *args, PyObject *kw) {
+    PyErr_SetString(PyExc_RuntimeError, "torchnative has no such device (only cpu and meta)");
+    return NULL;
+}
+
 static PyMethodDef tensor_methods[] = {
     {"size", (PyCFunction)(void (*)(void))m_size, METH_VARARGS | METH_KEYWORDS, NULL},
     {"stride", (PyCFunction)(void (*)(void))m_stride, METH_VARARGS | METH_KEYWORDS, NULL},
@@ -366,6 +486,25 @@ static PyMethodDef tensor_methods[] = {
     {"_is_view", m_is_view, METH_NOARGS, NULL},
     {"untyped_storage", tn_py_tensor_untyped_storage, METH_NOARGS, NULL},
     {"set_", (PyCFunction)(void (*)(void))tn_py_tensor_set_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"__complex__", m_complex, METH_NOARGS, NULL},
+    {"__long__", m_long, METH_NOARGS, NULL},
+    {"__nonzero__", m_nonzero_bool, METH_NOARGS, NULL},
+    {"__len__", m_len_method, METH_NOARGS, NULL},
+    {"_fix_weakref", m_fix_weakref, METH_NOARGS, NULL},
+    {"_use_count", m_use_count, METH_NOARGS, NULL},
+    {"const_data_ptr", m_data_ptr, METH_NOARGS, NULL},
+    {"apply_", (PyCFunction)(void (*)(void))m_apply_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"map_", (PyCFunction)(void (*)(void))m_map_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"map2_", (PyCFunction)(void (*)(void))m_map2_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_make_wrapper_subclass", (PyCFunction)(void (*)(void))m_make_wrapper_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    {"_dtensor__new__", (PyCFunction)(void (*)(void))m_dtensor_new, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    {"_view_func", (PyCFunction)(void (*)(void))m_view_func, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_view_func_unsafe", (PyCFunction)(void (*)(void))m_view_func_unsafe, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_rev_view_func_unsafe", (PyCFunction)(void (*)(void))m_rev_view_func_unsafe, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"new", (PyCFunction)(void (*)(void))m_new, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"xpu", (PyCFunction)(void (*)(void))m_no_device, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"ipu", (PyCFunction)(void (*)(void))m_no_device, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"mtia", (PyCFunction)(void (*)(void))m_no_device, METH_VARARGS | METH_KEYWORDS, NULL},
     {"numpy", (PyCFunction)(void (*)(void))tn_py_tensor_numpy, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL},
 };
@@ -398,7 +537,7 @@ static PyType_Slot tensor_slots[] = {
     {Py_tp_dealloc, tensor_dealloc}, {Py_tp_new, tensor_new}, {Py_tp_getset, tensor_getset},
     {Py_tp_methods, tensor_methods}, {Py_nb_float, m_float}, {Py_nb_int, m_int},
     {Py_nb_index, m_index}, {Py_nb_bool, m_bool},
-    {Py_mp_subscript, tn_py_tensor_getitem}, {Py_mp_ass_subscript, tn_py_tensor_setitem}, {0, NULL},
+    {Py_mp_subscript, tn_py_tensor_getitem}, {Py_mp_length, m_len}, {Py_mp_ass_subscript, tn_py_tensor_setitem}, {0, NULL},
 };
 
 /* Called by _initExtension once torch.Tensor exists: results are wrapped in it. */
@@ -410,7 +549,27 @@ int tn_py_set_tensor_class(PyObject *cls) {
     return 0;
 }
 
+/* Hand-written methods first (CPython keeps the first definition of a name), then the
+ * manual methods of tensor_methods.c, then the generated operator methods. */
+static PyMethodDef *merged_methods(void) {
+    PyMethodDef *gen = tn_py_tensor_method_defs(), *man = tn_py_tensor_manual_method_defs();
+    size_t a = 0, b = 0, c = 0;
+    while (tensor_methods[a].ml_name) a++;
+    while (man[b].ml_name) b++;
+    while (gen[c].ml_name) c++;
+    PyMethodDef *all = calloc(a + b + c + 1, sizeof *all);
+    if (!all) return NULL;
+    memcpy(all, tensor_methods, a * sizeof *all);
+    memcpy(all + a, man, b * sizeof *all);
+    memcpy(all + a + b, gen, c * sizeof *all);
+    return all; /* lives as long as the type: never freed */
+}
+
 int tn_py_init_tensor(PyObject *m) {
+    PyMethodDef *methods = merged_methods();
+    if (!methods) { PyErr_NoMemory(); return -1; }
+    for (PyType_Slot *sl = tensor_slots; sl->slot; sl++)
+        if (sl->slot == Py_tp_methods) sl->pfunc = methods;
     PyType_Spec spec = {"torch._C._TensorBaseImpl", sizeof(TNTensorObject), 0,
                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, tensor_slots};
     tn_tensor_impl_type = (PyTypeObject *)PyType_FromSpec(&spec);

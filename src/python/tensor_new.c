@@ -535,7 +535,146 @@ static PyObject *f_frombuffer(PyObject *m, PyObject *args, PyObject *kw) {
     return r;
 }
 
+/* asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False): shares memory
+ * with tensors, ndarrays and buffer objects when no conversion is needed (copy=None) and
+ * never when copy=True; copy=False refuses a needed copy, as upstream. */
+static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"obj", "dtype", "device", "copy", "requires_grad", NULL};
+    PyObject *obj, *dtype = Py_None, *device = Py_None, *copy = Py_None;
+    int rg = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOp:asarray", kwlist, &obj, &dtype, &device, &copy, &rg))
+        return NULL;
+    if (dtype != Py_None && !tn_py_is_dtype(dtype)) {
+        PyErr_SetString(PyExc_TypeError, "asarray(): argument 'dtype' must be torch.dtype");
+        return NULL;
+    }
+    tn_device dev;
+    if (parse_device_arg(device, &dev) < 0) return NULL;
+    int force_copy = copy == Py_True, forbid_copy = copy == Py_False;
+    PyObject *t = NULL;
+    if (tn_py_is_tensor(obj)) { Py_INCREF(obj); t = obj; }
+    else if (is_ndarray(obj)) t = tensor_from_ndarray(obj);
+    else if (PyObject_CheckBuffer(obj) && !PyUnicode_Check(obj)) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0) return NULL;
+        Py_ssize_t len = view.len;
+        PyBuffer_Release(&view);
+        tn_dtype d = dtype != Py_None ? tn_py_dtype_get(dtype) : TN_DTYPE_UINT8;
+        if (len % tn_dtype_itemsize(d)) {
+            PyErr_SetString(PyExc_ValueError, "buffer length must be a multiple of the element size");
+            return NULL;
+        }
+        PyObject *fa = Py_BuildValue("(O)", obj);
+        PyObject *fk = Py_BuildValue("{s:O}", "dtype", tn_py_dtype_object(d));
+        t = fa && fk ? f_frombuffer(m, fa, fk) : NULL;
+        Py_XDECREF(fa);
+        Py_XDECREF(fk);
+        if (!t) return NULL;
+        dtype = Py_None;
+    }
+    if (PyErr_Occurred()) { Py_XDECREF(t); return NULL; }
+    PyObject *r;
+    if (t) {
+        tn_tensor *tt = tn_py_tensor_get(t);
+        int same = (dtype == Py_None || tn_py_dtype_get(dtype) == tt->dtype) &&
+                   (device == Py_None || dev.type == tn_tensor_device(tt).type);
+        if (same && !force_copy) {
+            r = t;
+        } else if (forbid_copy) {
+            Py_DECREF(t);
+            PyErr_SetString(PyExc_ValueError, "can't alias tensor from numpy array or buffer: a copy is needed");
+            return NULL;
+        } else {
+            r = PyObject_CallMethod(t, "to", "OOOO", device == Py_None ? Py_None : device,
+                                    dtype == Py_None ? (PyObject *)tn_py_dtype_object(tt->dtype) : dtype, Py_False, Py_True);
+            Py_DECREF(t);
+        }
+    } else {
+        r = tensor_from_data(obj, dtype, dev);
+    }
+    if (r && rg) {
+        PyObject *ok = PyObject_CallMethod(r, "requires_grad_", NULL);
+        if (!ok) { Py_DECREF(r); return NULL; }
+        Py_DECREF(ok);
+    }
+    return r;
+}
+
+/* torch.nonzero / numel / get_device: the hand-bound torch.* spellings of Tensor methods. */
+static PyObject *call_method_of_first(const char *method, PyObject *args, PyObject *kw) {
+    if (PyTuple_Size(args) < 1 || !tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument 'input' (position 1) must be Tensor", method);
+        return NULL;
+    }
+    PyObject *self = PyTuple_GetItem(args, 0);
+    PyObject *rest = PyTuple_GetSlice(args, 1, PyTuple_Size(args));
+    PyObject *fn = PyObject_GetAttrString(self, method);
+    PyObject *r = fn && rest ? PyObject_Call(fn, rest, kw) : NULL;
+    Py_XDECREF(fn);
+    Py_XDECREF(rest);
+    return r;
+}
+static PyObject *f_nonzero(PyObject *m, PyObject *a, PyObject *k) { return call_method_of_first("nonzero", a, k); }
+static PyObject *f_numel(PyObject *m, PyObject *a, PyObject *k) { return call_method_of_first("numel", a, k); }
+static PyObject *f_get_device(PyObject *m, PyObject *a, PyObject *k) { return call_method_of_first("get_device", a, k); }
+
+/* torch.range(start, end, step=1, *, dtype=None, device=None, requires_grad=False): the
+ * deprecated inclusive range, through aten::range.step. */
+static PyObject *f_range(PyObject *m, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"start", "end", "step", "dtype", "layout", "device", "pin_memory", "requires_grad", "out", NULL};
+    PyObject *start, *end, *step = NULL, *dtype = Py_None, *layout = Py_None, *device = Py_None, *pin = Py_None,
+             *rg = Py_False, *out = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O$OOOOOO:range", kwlist, &start, &end, &step, &dtype, &layout,
+                                     &device, &pin, &rg, &out))
+        return NULL;
+    if (PyErr_WarnEx(PyExc_UserWarning,
+                     "torch.range is deprecated and will be removed in a future release because its behavior is "
+                     "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                     "[start, end).", 1) < 0)
+        return NULL;
+    tn_value a[7];
+    PyObject *vals[3] = {start, end, step ? step : Py_None};
+    for (int i = 0; i < 3; i++) {
+        PyObject *o = vals[i];
+        if (o == Py_None) { a[i] = tn_value_int(1); continue; }
+        if (py_to_value(o, &a[i]) < 0) return NULL;
+    }
+    a[3].tag = TN_V_NONE;
+    if (dtype != Py_None) { a[3].tag = TN_V_DTYPE; a[3].u.dtype = tn_py_dtype_get(dtype); }
+    a[4].tag = TN_V_NONE;
+    a[5].tag = TN_V_NONE;
+    tn_device dev;
+    if (parse_device_arg(device, &dev) < 0) return NULL;
+    if (device != Py_None) { a[5].tag = TN_V_DEVICE; a[5].u.device = dev; }
+    a[6].tag = TN_V_NONE;
+    tn_value r;
+    tn_status st = tn_dispatch(TN_OP_range_step, a, &r);
+    if (st != TN_OK) return tn_py_raise(st);
+    return tn_py_tensor_wrap(r.u.t);
+}
+
+static PyObject *f_refuse_sparse(PyObject *m, PyObject *a, PyObject *k) {
+    PyErr_SetString(PyExc_NotImplementedError, "sparse tensors are not implemented by torchnative");
+    return NULL;
+}
+
 static PyMethodDef manual_functions[] = {
+    {"nonzero", (PyCFunction)(void (*)(void))f_nonzero, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"numel", (PyCFunction)(void (*)(void))f_numel, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"get_device", (PyCFunction)(void (*)(void))f_get_device, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"range", (PyCFunction)(void (*)(void))f_range, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"sparse_coo_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"sparse_csr_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"sparse_csc_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"sparse_bsr_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"sparse_bsc_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"sparse_compressed_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"spmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"dsmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"hsmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"saddmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_from_blob", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"asarray", (PyCFunction)(void (*)(void))f_asarray, METH_VARARGS | METH_KEYWORDS, NULL},
     {"tensor", (PyCFunction)(void (*)(void))f_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
     {"as_tensor", (PyCFunction)(void (*)(void))f_as_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
     {"from_numpy", f_from_numpy, METH_O, NULL},

@@ -9,6 +9,7 @@
 #include "kernels/blas.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm.h"
+#include "ops/dispatch.h"
 #include "tn_test.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -186,6 +187,164 @@ static void check_bf16_rounding(const char *tag) {
     free(s);
 }
 
+
+/* ---- the operators (through the door) ------------------------------------------------ */
+
+static tn_tensor *rand_tensor(tn_dtype d, int ndim, const int64_t *sizes) {
+    tn_tensor *t;
+    if (tn_tensor_empty(ndim, sizes, d, tn_device_cpu(), &t) != TN_OK) return NULL;
+    int64_t n = tn_tensor_numel(t);
+    for (int64_t i = 0; i < n; i++) store(d, tn_tensor_data(t), i, urand());
+    return t;
+}
+
+/* Element at multi-index idx (broadcast: size-1 dims read index 0, missing dims ignored). */
+static double at(const tn_tensor *t, int nidx, const int64_t *idx) {
+    int64_t off = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        int64_t j = idx[nidx - t->ndim + i];
+        off += (t->sizes[i] == 1 ? 0 : j) * t->strides[i];
+    }
+    return load(t->dtype, tn_tensor_data(t), off);
+}
+
+static tn_tensor *transpose_view(tn_tensor *t) {
+    int64_t s[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    int n = t->ndim;
+    memcpy(s, t->sizes, sizeof s), memcpy(st, t->strides, sizeof st);
+    int64_t x = s[n - 1]; s[n - 1] = s[n - 2]; s[n - 2] = x;
+    x = st[n - 1]; st[n - 1] = st[n - 2]; st[n - 2] = x;
+    return tn_tensor_new_view(t->storage, t->offset, n, s, st, t->dtype);
+}
+
+/* matmul of x (shape xs) and y (shape ys) against a naive broadcast loop. */
+static void check_matmul(tn_dtype d, int nx, const int64_t *xs, int ny, const int64_t *ys, int transpose_y,
+                         int nexp, const int64_t *exp_sizes) {
+    tn_tensor *x = rand_tensor(d, nx, xs), *y0 = rand_tensor(d, ny, ys);
+    tn_tensor *y = transpose_y ? transpose_view(y0) : y0;
+    tn_value a[2] = {tn_value_tensor(x), tn_value_tensor(y)}, r[1];
+    tn_status st = tn_dispatch(TN_OP_matmul, a, r);
+    char b1[128], b2[128];
+    TN_CHECK(st == TN_OK, "matmul %s @ %s: %s", tn_format_sizes(nx, xs, b1, sizeof b1),
+             tn_format_sizes(y->ndim, y->sizes, b2, sizeof b2), tn_error_message());
+    if (st != TN_OK) goto done;
+    tn_tensor *o = r[0].u.t;
+    int shape_ok = o->ndim == nexp && !memcmp(o->sizes, exp_sizes, sizeof(int64_t) * (size_t)nexp) &&
+                   tn_tensor_is_contiguous(o);
+    TN_CHECK(shape_ok, "matmul result shape %s", tn_format_sizes(o->ndim, o->sizes, b1, sizeof b1));
+    if (shape_ok) {
+        /* Treat 1-D operands as upstream does: x as a row, y as a column. */
+        int64_t k = xs[nx - 1], numel = tn_tensor_numel(o), idx[TN_MAX_DIMS + 2];
+        int bad = 0;
+        for (int64_t e = 0; e < numel; e++) {
+            int64_t rem = e;
+            for (int i = o->ndim - 1; i >= 0; i--) idx[i] = rem % o->sizes[i], rem /= o->sizes[i];
+            int nbatch = o->ndim - (nx > 1) - (y->ndim > 1);
+            int64_t row = nx > 1 ? idx[nbatch] : 0, col = y->ndim > 1 ? idx[o->ndim - 1] : 0;
+            double want = 0, sabs = 0;
+            for (int64_t p = 0; p < k; p++) {
+                int64_t ix[TN_MAX_DIMS + 2], iy[TN_MAX_DIMS + 2];
+                memcpy(ix, idx, sizeof(int64_t) * (size_t)nbatch), memcpy(iy, idx, sizeof(int64_t) * (size_t)nbatch);
+                int jx = nbatch, jy = nbatch;
+                if (nx > 1) ix[jx++] = row;
+                ix[jx++] = p;
+                iy[jy++] = p;
+                if (y->ndim > 1) iy[jy++] = col;
+                double u = at(x, jx, ix), v = at(y, jy, iy);
+                want += u * v, sabs += fabs(u * v);
+            }
+            double got = load(d, tn_tensor_data(o), e);
+            if (!(fabs(got - want) <= 2 * k * 0x1p-24 * sabs + 2 * unit_roundoff(d) * fabs(want) + 1e-6)) bad++;
+        }
+        TN_CHECK(bad == 0, "matmul %s @ %s (%s): %d wrong values", tn_format_sizes(nx, xs, b1, sizeof b1),
+                 tn_format_sizes(y->ndim, y->sizes, b2, sizeof b2), tn_dtype_infos[d].c10_name, bad);
+    }
+    tn_tensor_release(o);
+done:
+    tn_tensor_release(x);
+    if (y != y0) tn_tensor_release(y);
+    tn_tensor_release(y0);
+}
+
+static void expect_error(tn_op_id op, tn_tensor *x, tn_tensor *y, const char *msg) {
+    tn_value a[5] = {tn_value_tensor(x), tn_value_tensor(y), tn_value_int(1), tn_value_int(1), tn_value_int(1)}, r[1];
+    tn_status st = tn_dispatch(op, a, r);
+    if (st == TN_OK) tn_tensor_release(r[0].u.t);
+    TN_CHECK(st != TN_OK && !strcmp(tn_error_message(), msg), "%s: expected \"%s\", got \"%s\"",
+             tn_op_schemas[op].name, msg, st == TN_OK ? "(success)" : tn_error_message());
+}
+
+static void test_ops(void) {
+#define S(...) (const int64_t[]){__VA_ARGS__}
+    static const tn_dtype dts[] = {TN_DTYPE_FLOAT32, TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT64, TN_DTYPE_FLOAT16};
+    for (int di = 0; di < 4; di++) {
+        tn_dtype d = dts[di];
+        check_matmul(d, 1, S(33), 1, S(33), 0, 0, NULL);                         /* dot */
+        check_matmul(d, 2, S(7, 33), 1, S(33), 0, 1, S(7));                      /* mv */
+        check_matmul(d, 1, S(33), 2, S(33, 5), 0, 1, S(5));                      /* vector·matrix */
+        check_matmul(d, 2, S(65, 31), 2, S(31, 127), 0, 2, S(65, 127));          /* mm */
+        check_matmul(d, 2, S(65, 31), 2, S(127, 31), 1, 2, S(65, 127));          /* mm, transposed */
+        check_matmul(d, 3, S(4, 7, 33), 2, S(33, 5), 0, 3, S(4, 7, 5));          /* fold into mm */
+        check_matmul(d, 3, S(4, 7, 33), 1, S(33), 0, 2, S(4, 7));                /* fold into mv */
+        check_matmul(d, 1, S(7), 3, S(4, 7, 5), 0, 2, S(4, 5));                  /* fold, transposed */
+        check_matmul(d, 2, S(7, 33), 3, S(4, 33, 5), 0, 3, S(4, 7, 5));          /* broadcast batch */
+        check_matmul(d, 4, S(2, 1, 7, 33), 3, S(3, 33, 5), 0, 4, S(2, 3, 7, 5)); /* 4-D broadcast */
+        check_matmul(d, 3, S(3, 7, 33), 3, S(3, 5, 33), 1, 3, S(3, 7, 5));       /* bmm, transposed */
+        check_matmul(d, 3, S(2, 7, 0), 2, S(0, 5), 0, 3, S(2, 7, 5));            /* empty k */
+    }
+    check_matmul(TN_DTYPE_INT32, 3, S(2, 7, 33), 2, S(33, 5), 0, 3, S(2, 7, 5));
+
+    tn_tensor *a23 = rand_tensor(TN_DTYPE_FLOAT32, 2, S(2, 3)), *a45 = rand_tensor(TN_DTYPE_FLOAT32, 2, S(4, 5));
+    tn_tensor *d35 = rand_tensor(TN_DTYPE_FLOAT64, 2, S(3, 5)), *v3 = rand_tensor(TN_DTYPE_FLOAT32, 1, S(3));
+    tn_tensor *v4 = rand_tensor(TN_DTYPE_FLOAT32, 1, S(4)), *e0 = rand_tensor(TN_DTYPE_FLOAT32, 0, NULL);
+    tn_tensor *b234 = rand_tensor(TN_DTYPE_FLOAT32, 3, S(2, 3, 4)), *b345 = rand_tensor(TN_DTYPE_FLOAT32, 3, S(3, 4, 5));
+    expect_error(TN_OP_mm, a23, a45, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+    expect_error(TN_OP_mm, a23, d35, "expected m1 and m2 to have the same dtype, but got: float != double");
+    expect_error(TN_OP_mm, b234, d35, "self must be a matrix");
+    expect_error(TN_OP_mm, a23, v3, "mat2 must be a matrix");
+    expect_error(TN_OP_bmm, b234, b345, "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4].");
+    expect_error(TN_OP_bmm, a23, b345, "batch1 must be a 3D tensor");
+    expect_error(TN_OP_mv, a23, v4, "size mismatch, got input (2), mat (2x3), vec (4)");
+    expect_error(TN_OP_mv, v3, v3, "vector + matrix @ vector expected, got 1, 1, 1");
+    expect_error(TN_OP_dot, v3, v4, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively");
+    expect_error(TN_OP_dot, v3, a23, "1D tensors expected, but got 1D and 2D tensors");
+    expect_error(TN_OP_matmul, e0, v4, "both arguments to matmul need to be at least 1D, but they are 0D and 1D");
+    expect_error(TN_OP_matmul, a23, v4, "size mismatch, got input (2), mat (2x3), vec (4)");
+
+    /* addmm: beta == 0 ignores NaN in self; alpha/beta scale; linear with bias. */
+    tn_tensor *nan = rand_tensor(TN_DTYPE_FLOAT32, 2, S(2, 5)), *m35 = rand_tensor(TN_DTYPE_FLOAT32, 2, S(3, 5));
+    for (int i = 0; i < 10; i++) ((float *)tn_tensor_data(nan))[i] = NAN;
+    tn_value a[5] = {tn_value_tensor(nan), tn_value_tensor(a23), tn_value_tensor(m35), tn_value_int(0), tn_value_double(2.0)}, r[1];
+    TN_CHECK(tn_dispatch(TN_OP_addmm, a, r) == TN_OK, "addmm: %s", tn_error_message());
+    int ok = 1;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 5; j++) {
+            double want = 0;
+            for (int p = 0; p < 3; p++)
+                want += 2.0 * ((float *)tn_tensor_data(a23))[i * 3 + p] * ((float *)tn_tensor_data(m35))[p * 5 + j];
+            ok &= fabs(((float *)tn_tensor_data(r[0].u.t))[i * 5 + j] - want) < 1e-5;
+        }
+    TN_CHECK(ok, "addmm beta=0 over NaN self");
+    tn_tensor_release(r[0].u.t);
+    tn_tensor *w = rand_tensor(TN_DTYPE_FLOAT32, 2, S(5, 3)), *bias = rand_tensor(TN_DTYPE_FLOAT32, 1, S(5));
+    tn_tensor *x3 = rand_tensor(TN_DTYPE_FLOAT32, 3, S(2, 4, 3));
+    tn_value la[3] = {tn_value_tensor(x3), tn_value_tensor(w), tn_value_tensor(bias)};
+    TN_CHECK(tn_dispatch(TN_OP_linear, la, r) == TN_OK, "linear: %s", tn_error_message());
+    ok = r[0].u.t->ndim == 3 && r[0].u.t->sizes[2] == 5;
+    for (int i = 0; ok && i < 8; i++)
+        for (int j = 0; j < 5; j++) {
+            double want = ((float *)tn_tensor_data(bias))[j];
+            for (int p = 0; p < 3; p++)
+                want += ((float *)tn_tensor_data(x3))[i * 3 + p] * ((float *)tn_tensor_data(w))[j * 3 + p];
+            ok &= fabs(((float *)tn_tensor_data(r[0].u.t))[i * 5 + j] - want) < 1e-5;
+        }
+    TN_CHECK(ok, "linear 3-D input with bias");
+    tn_tensor_release(r[0].u.t);
+    tn_tensor *all[] = {a23, a45, d35, v3, v4, e0, b234, b345, nan, m35, w, bias, x3};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tn_tensor_release(all[i]);
+#undef S
+}
+
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -231,6 +390,7 @@ static void run_bench(void) {
                     tn_dtype d = dts[di];
                     tn_blas_enable(blas);
                     tn_cpu_isa_set((tn_isa)isa);
+                    if (blas && !tn_blas_get()) continue; /* no BLAS loaded: one pass is enough */
                     int uses_blas = !strcmp(tn_gemm_variant(d), "openblas");
                     if (blas && !uses_blas && tn_blas_get()) continue; /* printed in the blas=0 pass */
                     if (uses_blas && isa != (int)host) continue;      /* ISA does not apply to BLAS */
@@ -239,6 +399,7 @@ static void run_bench(void) {
                     if (!strcmp(tn_gemm_variant(d), "ref") && shapes[s][0] * shapes[s][1] * shapes[s][2] > (1 << 28))
                         continue;
                     const char *engine_name = tn_gemm_variant(d);
+                    if (!uses_blas && (shapes[s][0] <= 4 || shapes[s][1] <= 4)) engine_name = "dot (GEMV path)";
                     printf("%-9s m=%-5lld n=%-5lld k=%-5lld %-8s isa=%-10s %-32s %8.2f GFLOP/s\n",
                            tn_dtype_infos[d].c10_name, (long long)shapes[s][0], (long long)shapes[s][1],
                            (long long)shapes[s][2], uses_blas ? "blas" : "own", tn_isa_name((tn_isa)isa), engine_name,
@@ -276,5 +437,6 @@ int main(int argc, char **argv) {
         sweep(TN_DTYPE_FLOAT32, "openblas");
         sweep(TN_DTYPE_FLOAT64, "openblas");
     }
+    test_ops();
     return tn_test_summary();
 }

@@ -8,6 +8,7 @@ build/gen/ops_generated.{h,c}: the op enum and one info record per aten overload
 """
 import argparse
 import os
+import re
 import sys
 
 from torchgen.gen import parse_native_yaml
@@ -20,6 +21,66 @@ def c_ident(func_name) -> str:
     base = str(func_name.name)
     ov = func_name.overload_name
     return f"{base}_{ov}" if ov else base
+
+
+# Enum-valued defaults print as their integer value in upstream's schema printer.
+_ENUM_DEFAULTS = {"long": "4", "contiguous_format": "0", "Mean": "1", "Sum": "2"}
+
+
+def _fmt_default(arg) -> str:
+    """A default as c10's FunctionSchema printer writes it: doubles with 17 significant
+    digits and a trailing '.' when integral, int lists in full ([1, 1]), strings in double
+    quotes with \\ \" \' escaped, enum constants as their values."""
+    d, t = arg.default, str(arg.type).replace("?", "")
+    if d in _ENUM_DEFAULTS:
+        return _ENUM_DEFAULTS[d]
+    if d in ("None", "True", "False"):
+        return d
+    numeric = re.fullmatch(r"-?[0-9.]+(e-?[0-9]+)?", d)
+    if numeric and (t == "float" or (t == "Scalar" and not re.fullmatch(r"-?[0-9]+", d))):
+        r = "%.17g" % float(d)
+        return r if any(c in r for c in ".eni") else r + "."
+    m = re.fullmatch(r"(?:Sym)?[Ii]nt\[(\d*)\]", t)
+    if m:
+        if not d.startswith("[") and t.startswith("int[") and int(m.group(1)) > 1:
+            return d  # measured: c10 prints a broadcast default of int[N>1] as written
+        if d.startswith("["):
+            vals = [v.strip() for v in d[1:-1].split(",") if v.strip()]
+        else:
+            vals = [d] * int(m.group(1))
+        return "[" + ", ".join(vals) + "]"
+    if t == "str" and d[:1] in "'\"":
+        body = d[1:-1]
+        out, i = [], 0
+        while i < len(body):
+            c = body[i]
+            if c == "\\":
+                out.append(body[i + 1])
+                i += 2
+                continue
+            out.append(c)
+            i += 1
+        return '"' + "".join("\\" + c if c in "\\\"'" else c for c in out) + '"'
+    return d
+
+
+def schema_str(func) -> str:
+    """The schema exactly as upstream's str(torch.ops.aten.X.Y._schema) prints it (torchgen
+    keeps the yaml's spelling of defaults and DeviceIndex, c10 normalises them)."""
+    def arg_str(a):
+        s = str(a)
+        if a.default is not None:
+            assert s.endswith("=" + a.default), s
+            s = s[: len(s) - len(a.default)] + _fmt_default(a)
+        return re.sub(r"^DeviceIndex", "int", s)
+    args = func.arguments
+    parts = [arg_str(a) for a in args.flat_positional]
+    if args.flat_kwarg_only or args.out:
+        parts.append("*")
+    parts += [arg_str(a) for a in list(args.flat_kwarg_only) + list(args.out)]
+    rets = [str(r) for r in func.returns]
+    ret = rets[0] if len(rets) == 1 else "(" + ", ".join(rets) + ")"
+    return f"aten::{func.name}({', '.join(parts)}) -> {ret}"
 
 
 def c_str(s: str) -> str:
@@ -70,7 +131,7 @@ def emit(fns, out_dir: str) -> None:
         nargs = len(a.flat_positional) + len(a.flat_kwarg_only) + len(a.out)
         sib = functional_of.get(f.func.signature())
         c.append(f"    [TN_OP_{i}] = {{{c_str(str(f.func.name.name))}, "
-                 f"{c_str(f.func.name.overload_name)}, {c_str('aten::' + str(f.func))}, "
+                 f"{c_str(f.func.name.overload_name)}, {c_str(schema_str(f.func))}, "
                  f"{nargs}, {len(f.func.returns)}, {len(a.out)}, {kinds[f.func.kind().name]}, "
                  f"{'TN_OP_' + sib if sib else -1}}},")
     c += ["};", ""]
@@ -86,8 +147,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--yaml", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
-    emit(load(a.yaml), a.out)
+    fns = load(a.yaml)
+    emit(fns, a.out)
+    # The Python-binding tables (argument descriptors, Python spellings) come from the
+    # same parsed functions; see gen_python.py.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen_python
+    gen_python.emit(fns, [c_ident(f.func.name) for f in fns], a.out,
+                    gen_python.deprecated_yaml_path(a.yaml), gen_python.pyi_dir(),
+                    verbose=not a.quiet)
 
 
 if __name__ == "__main__":

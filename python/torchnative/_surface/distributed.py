@@ -1,0 +1,818 @@
+"""torch._C._distributed_c10d and the top-level c10d names: enough for torch.distributed to
+be available (`_c10d_init` present) so that inference imports work (transformers reaches
+`class FakeStore(dist.Store)` through torch._dynamo), with real in-process stores.
+
+Real: Store (subclassable base), HashStore, PrefixStore, the enums (ReduceOp.RedOpType,
+ProcessGroup.BackendType, DebugLevel, OpType ...), option classes, _DistError family,
+process-group registry. Refused for now: TCPStore/FileStore (need a transport; wave 2),
+collectives on ProcessGroup, Reducer/Logger (DDP). ProcessGroupGloo/NCCL/UCC/MPI stay
+absent: upstream imports each in its own try/except and presence means "available".
+"""
+
+import datetime
+import threading
+import time
+
+from torchnative._surface import (C, add, constants, enum_, make_enum, real, refuse,
+                                  refusing_type, returning, submodule)
+
+D = "torch._C._distributed_c10d"
+submodule(D)
+submodule("torch._C._distributed")
+submodule("torch._C._distributed_autograd")
+
+# ---- errors (top-level torch._C) ---------------------------------------------------
+_DistError = type("_DistError", (RuntimeError,), {"__module__": C})
+_DistBackendError = type("_DistBackendError", (_DistError,), {"__module__": C})
+_DistNetworkError = type("_DistNetworkError", (_DistError,), {"__module__": C})
+_DistStoreError = type("_DistStoreError", (_DistError,), {"__module__": C})
+_DistQueueEmptyError = type("_DistQueueEmptyError", (_DistStoreError,), {"__module__": C})
+for _e in (_DistError, _DistBackendError, _DistNetworkError, _DistStoreError, _DistQueueEmptyError):
+    add(C, _e.__name__, _e, "real", "exception class")
+
+
+@real(reason="torch.distributed is available; returns True as upstream")
+def _c10d_init():
+    return True
+
+
+constants(D, {"_DEFAULT_FIRST_BUCKET_BYTES": 1048576,
+              "_DEFAULT_NO_TIMEOUT": datetime.timedelta(0),
+              "_DEFAULT_PG_TIMEOUT": datetime.timedelta(seconds=1800)},
+          "upstream's constants", status="real")
+
+
+# ---- stores ------------------------------------------------------------------------
+class Store:
+    """Base class of key-value stores (subclassable from Python, as upstream)."""
+
+    def __init__(self, *args, **kwargs):
+        self._timeout = datetime.timedelta(seconds=300)
+
+    def set_timeout(self, timeout):
+        self._timeout = timeout
+
+    @property
+    def timeout(self):
+        return getattr(self, "_timeout", datetime.timedelta(seconds=300))
+
+    def has_extended_api(self):
+        return False
+
+    def _abstract(self, name):
+        raise NotImplementedError(f"torch._C._distributed_c10d.Store.{name} is not implemented by {type(self).__name__}")
+
+    def set(self, key, value):
+        self._abstract("set")
+
+    def get(self, key):
+        self._abstract("get")
+
+    def add(self, key, value):
+        self._abstract("add")
+
+    def compare_set(self, key, expected, desired):
+        self._abstract("compare_set")
+
+    def delete_key(self, key):
+        self._abstract("delete_key")
+
+    def num_keys(self):
+        self._abstract("num_keys")
+
+    def check(self, keys):
+        self._abstract("check")
+
+    def wait(self, keys, timeout=None):
+        self._abstract("wait")
+
+    def append(self, key, value):
+        self._abstract("append")
+
+    def multi_get(self, keys):
+        return [self.get(k) for k in keys]
+
+    def multi_set(self, keys, values):
+        for k, v in zip(keys, values):
+            self.set(k, v)
+
+    def list_keys(self):
+        self._abstract("list_keys")
+
+    def queue_push(self, key, value):
+        self._abstract("queue_push")
+
+    def queue_pop(self, key, block=True):
+        self._abstract("queue_pop")
+
+    def queue_len(self, key):
+        self._abstract("queue_len")
+
+    def barrier(self):
+        self._abstract("barrier")
+
+    def clone(self):
+        self._abstract("clone")
+
+
+def _b(v):
+    if isinstance(v, str):
+        return v.encode()
+    return bytes(v)
+
+
+class HashStore(Store):
+    """Thread-safe in-process store (upstream: c10d::HashStore)."""
+
+    def __init__(self):
+        super().__init__()
+        self._data = {}
+        self._queues = {}
+        self._cv = threading.Condition()
+
+    def has_extended_api(self):
+        return True
+
+    def set(self, key, value):
+        with self._cv:
+            self._data[key] = _b(value)
+            self._cv.notify_all()
+
+    def _wait_keys(self, keys, timeout):
+        t = (timeout if timeout is not None else self.timeout)
+        secs = t.total_seconds() if isinstance(t, datetime.timedelta) else float(t)
+        deadline = time.monotonic() + secs if secs > 0 else None
+        while not all(k in self._data for k in keys):
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise _DistStoreError(f"Wait timeout for keys {list(keys)}")
+            self._cv.wait(left)
+
+    def get(self, key):
+        with self._cv:
+            self._wait_keys([key], None)
+            return self._data[key]
+
+    def add(self, key, value):
+        with self._cv:
+            cur = int(self._data.get(key, b"0").decode() or 0) + int(value)
+            self._data[key] = str(cur).encode()
+            self._cv.notify_all()
+            return cur
+
+    def compare_set(self, key, expected, desired):
+        with self._cv:
+            cur = self._data.get(key)
+            exp = _b(expected)
+            if (cur is None and exp == b"") or cur == exp:
+                self._data[key] = _b(desired)
+                self._cv.notify_all()
+                return _b(desired)
+            return cur if cur is not None else exp
+
+    def delete_key(self, key):
+        with self._cv:
+            return self._data.pop(key, None) is not None
+
+    def num_keys(self):
+        with self._cv:
+            return len(self._data)
+
+    def check(self, keys):
+        with self._cv:
+            return all(k in self._data for k in keys)
+
+    def wait(self, keys, timeout=None):
+        with self._cv:
+            self._wait_keys(list(keys), timeout)
+
+    def append(self, key, value):
+        with self._cv:
+            self._data[key] = self._data.get(key, b"") + _b(value)
+            self._cv.notify_all()
+
+    def list_keys(self):
+        with self._cv:
+            return list(self._data)
+
+    def queue_push(self, key, value):
+        with self._cv:
+            self._queues.setdefault(key, []).append(_b(value))
+            self._cv.notify_all()
+
+    def queue_pop(self, key, block=True):
+        with self._cv:
+            q = self._queues.setdefault(key, [])
+            if not q and not block:
+                raise _DistQueueEmptyError(f"queue {key} is empty")
+            while not q:
+                if not self._cv.wait(self.timeout.total_seconds()):
+                    raise _DistStoreError(f"Wait timeout for queue {key}")
+            return q.pop(0)
+
+    def queue_len(self, key):
+        with self._cv:
+            return len(self._queues.get(key, []))
+
+    def barrier(self):
+        return None
+
+    def clone(self):
+        return self
+
+
+class PrefixStore(Store):
+    """Prefixes every key with `prefix/` and forwards to an underlying store."""
+
+    def __init__(self, prefix, store):
+        super().__init__()
+        self._prefix = prefix
+        self.underlying_store = store
+
+    def _k(self, key):
+        return f"{self._prefix}/{key}"
+
+    def set(self, key, value):
+        self.underlying_store.set(self._k(key), value)
+
+    def get(self, key):
+        return self.underlying_store.get(self._k(key))
+
+    def add(self, key, value):
+        return self.underlying_store.add(self._k(key), value)
+
+    def compare_set(self, key, expected, desired):
+        return self.underlying_store.compare_set(self._k(key), expected, desired)
+
+    def delete_key(self, key):
+        return self.underlying_store.delete_key(self._k(key))
+
+    def num_keys(self):
+        return self.underlying_store.num_keys()
+
+    def check(self, keys):
+        return self.underlying_store.check([self._k(k) for k in keys])
+
+    def wait(self, keys, timeout=None):
+        if timeout is None:
+            return self.underlying_store.wait([self._k(k) for k in keys])
+        return self.underlying_store.wait([self._k(k) for k in keys], timeout)
+
+    def append(self, key, value):
+        return self.underlying_store.append(self._k(key), value)
+
+    def has_extended_api(self):
+        return self.underlying_store.has_extended_api()
+
+    def queue_push(self, key, value):
+        return self.underlying_store.queue_push(self._k(key), value)
+
+    def queue_pop(self, key, block=True):
+        return self.underlying_store.queue_pop(self._k(key), block)
+
+    def queue_len(self, key):
+        return self.underlying_store.queue_len(self._k(key))
+
+    def clone(self):
+        return PrefixStore(self._prefix, self.underlying_store.clone())
+
+
+class TCPStore(Store):
+    """Refuses to construct until the C transport exists (wave 2)."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("torch._C._distributed_c10d.TCPStore is not implemented by torchnative")
+
+
+class FileStore(Store):
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("torch._C._distributed_c10d.FileStore is not implemented by torchnative")
+
+
+add(D, "Store", Store, "real", "subclassable base")
+add(D, "HashStore", HashStore, "real", "in-process, thread-safe")
+add(D, "PrefixStore", PrefixStore, "real", "forwards to the wrapped store")
+add(D, "TCPStore", TCPStore, "refuse", "needs the C transport (wave 2)")
+add(D, "FileStore", FileStore, "refuse", "not yet written")
+
+# ---- enums ---------------------------------------------------------------------------
+DebugLevel = enum_(D, "DebugLevel", "OFF INFO DETAIL")
+_debug = {"level": DebugLevel.OFF}
+
+
+@real(D)
+def get_debug_level():
+    return _debug["level"]
+
+
+@real(D)
+def set_debug_level(level):
+    _debug["level"] = level
+
+
+@real(D)
+def set_debug_level_from_env():
+    import os
+    v = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
+    if v not in DebugLevel.__members__:
+        raise ValueError(f"The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL, got {v}")
+    _debug["level"] = DebugLevel[v]
+
+
+enum_(D, "OpType", {"BROADCAST": 0, "ALLREDUCE": 1, "ALLREDUCE_COALESCED": 2, "REDUCE": 3,
+                    "ALLGATHER": 4, "_ALLGATHER_BASE": 5, "ALLGATHER_COALESCED": 6, "GATHER": 7,
+                    "SCATTER": 8, "REDUCE_SCATTER": 9, "ALLTOALL_BASE": 10, "ALLTOALL": 11,
+                    "SEND": 12, "RECV": 13, "RECVANYSOURCE": 14, "BARRIER": 15,
+                    "_REDUCE_SCATTER_BASE": 16, "COALESCED": 17, "_ALLREDUCE_SPARSE": 18,
+                    "REDUCE_SCATTER_TENSOR_COALESCED": 19, "UNKNOWN": 100})
+enum_(D, "BuiltinCommHookType", {"ALLREDUCE": 1, "FP16_COMPRESS": 2})
+enum_(D, "ErrorType", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "REMOTE_ERROR": 3})
+enum_(D, "WorkResult", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "UNKNOWN": 100})
+
+RedOpType = make_enum(D, "RedOpType", "SUM AVG PRODUCT MIN MAX BAND BOR BXOR PREMUL_SUM",
+                      qualname="ReduceOp.RedOpType")
+
+
+class ReduceOp:
+    """A reduction operation: wraps a RedOpType (and a factor for PREMUL_SUM)."""
+    RedOpType = RedOpType
+
+    def __init__(self, op=RedOpType.SUM):
+        if isinstance(op, ReduceOp):
+            op = op.op
+        if not isinstance(op, RedOpType):
+            raise TypeError("ReduceOp(): expected a ReduceOp.RedOpType")
+        self.op = op
+        self.factor = None
+
+    def __eq__(self, other):
+        if isinstance(other, ReduceOp):
+            return self.op == other.op
+        if isinstance(other, RedOpType):
+            return self.op == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.op)
+
+    def __int__(self):
+        return int(self.op)
+
+    def __repr__(self):
+        return f"<{self.op}>"
+
+    def __getstate__(self):
+        return (int(self.op), self.factor)
+
+    def __setstate__(self, st):
+        self.op, self.factor = RedOpType(st[0]), st[1]
+
+
+for _m in RedOpType:
+    setattr(ReduceOp, _m.name, _m)
+add(D, "ReduceOp", ReduceOp, "real", "with nested RedOpType enum")
+
+
+@real(D)
+def _make_nccl_premul_sum(factor):
+    r = ReduceOp(RedOpType.PREMUL_SUM)
+    r.factor = factor
+    return r
+
+
+# ---- option classes -------------------------------------------------------------------
+def _options(name, fields):
+    def __init__(self):
+        for k, v in fields.items():
+            setattr(self, k, v() if callable(v) else v)
+    cls = type(name, (), {"__init__": __init__, "__module__": D})
+    add(D, name, cls, "real", "plain option record")
+    return cls
+
+
+_T = lambda: datetime.timedelta(milliseconds=-1)  # noqa: E731  (kUnsetTimeout)
+_options("AllreduceOptions", {"reduceOp": lambda: ReduceOp(), "timeout": _T, "asyncOp": True})
+_options("AllreduceCoalescedOptions", {"reduceOp": lambda: ReduceOp(), "timeout": _T, "asyncOp": True})
+_options("ReduceOptions", {"reduceOp": lambda: ReduceOp(), "rootRank": 0, "rootTensor": 0,
+                           "timeout": _T, "asyncOp": True})
+_options("BroadcastOptions", {"rootRank": 0, "rootTensor": 0, "timeout": _T, "asyncOp": True})
+_options("AllgatherOptions", {"timeout": _T, "asyncOp": True})
+_options("GatherOptions", {"rootRank": 0, "timeout": _T, "asyncOp": True})
+_options("ScatterOptions", {"rootRank": 0, "timeout": _T, "asyncOp": True})
+_options("ReduceScatterOptions", {"reduceOp": lambda: ReduceOp(), "timeout": _T, "asyncOp": True})
+_options("BarrierOptions", {"device_ids": list, "timeout": _T, "device": None, "asyncOp": True})
+_options("AllToAllOptions", {"timeout": _T, "asyncOp": True})
+_options("_DistributedBackendOptions", {"store": None, "group_rank": 0, "group_size": 1,
+                                        "timeout": lambda: datetime.timedelta(seconds=1800),
+                                        "group_id": "", "global_ranks_in_group": list})
+
+
+# ---- work / process group -------------------------------------------------------------
+class Work:
+    """Handle on an asynchronous collective. Python subclasses (upstream's test helpers)
+    override wait/result; the base refuses."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def is_completed(self):
+        return True
+
+    def is_success(self):
+        return True
+
+    def exception(self):
+        return None
+
+    def source_rank(self):
+        return -1
+
+    def _source_rank(self):
+        return -1
+
+    def result(self):
+        return []
+
+    def synchronize(self):
+        return None
+
+    def wait(self, timeout=None):
+        return True
+
+    def get_future(self):
+        raise NotImplementedError("torch._C._distributed_c10d.Work.get_future is not implemented by torchnative")
+
+    def get_future_result(self):
+        raise NotImplementedError("torch._C._distributed_c10d.Work.get_future_result is not implemented by torchnative")
+
+    def block_current_stream(self):
+        return None
+
+    def _get_op_type(self):
+        return None
+
+    def _get_duration(self):
+        return 0.0
+
+    def boxed(self):
+        return self
+
+    @staticmethod
+    def unbox(obj):
+        return obj
+
+
+add(D, "Work", Work, "real", "completed-work handle; subclassable")
+add(D, "FakeWork", type("FakeWork", (Work,), {"__module__": D}), "real", "always-complete work")
+
+BackendType = make_enum(D, "BackendType", {"UNDEFINED": 0, "GLOO": 1, "NCCL": 2, "UCC": 3,
+                                           "MPI": 4, "XCCL": 5, "CUSTOM": 6},
+                        qualname="ProcessGroup.BackendType")
+
+_COLLECTIVES = """allgather allgather_coalesced allgather_into_tensor_coalesced allreduce
+allreduce_coalesced alltoall alltoall_base barrier broadcast gather recv recv_anysource reduce
+reduce_scatter scatter send monitored_barrier _allgather_base _reduce_scatter_base
+all_gather_single all_gather_single_coalesced all_to_all_single reduce_scatter_single
+reduce_scatter_single_coalesced reduce_scatter_tensor_coalesced merge_remote_group split_group""".split()
+
+
+class Backend:
+    """A communication backend of a ProcessGroup. Python subclasses implement the
+    collectives (torch.testing's fake backends do); the base refuses them."""
+
+    class Options:
+        def __init__(self, backend="", timeout=datetime.timedelta(seconds=1800)):
+            self.backend, self._timeout = backend, timeout
+
+    def __init__(self, rank=0, size=1):
+        self._rank, self._size = rank, size
+
+    def rank(self):
+        return self._rank
+
+    def size(self):
+        return self._size
+
+    @property
+    def supports_splitting(self):
+        return False
+
+    @property
+    def supports_coalescing(self):
+        return False
+
+    @property
+    def supports_time_estimate(self):
+        return False
+
+    def _set_sequence_number_for_group(self):
+        return None
+
+    def _get_sequence_number_for_group(self):
+        return 0
+
+    def name(self):
+        return type(self).__name__
+
+    def abort(self):
+        return None
+
+    def shutdown(self):
+        return None
+
+    def eager_connect_single_device(self, device):
+        return None
+
+
+class ProcessGroup:
+    """A group of ranks. Backends register per device type; collectives need a backend
+    written in Python (the base refuses them until torchnative's transport exists)."""
+    BackendType = BackendType
+
+    def __init__(self, *args, **kwargs):
+        # upstream signatures: (store, rank, size) or (rank, size)
+        if len(args) >= 3:
+            self._store, self._rank, self._size = args[0], args[1], args[2]
+        elif len(args) == 2:
+            self._store, self._rank, self._size = None, args[0], args[1]
+        else:
+            self._store = kwargs.get("store")
+            self._rank, self._size = kwargs.get("rank", 0), kwargs.get("size", 1)
+        self._backends = {}
+        self._default_backend = BackendType.UNDEFINED
+        self._group_name = ""
+        self._group_desc = ""
+        self._bound_device_id = None
+        self._seq = 0
+
+    def rank(self):
+        return self._rank
+
+    def size(self):
+        return self._size
+
+    def name(self):
+        b = self._backends.get(self._default_backend)
+        return b.name() if b is not None else "undefined"
+
+    def _id(self):
+        return id(self)
+
+    def _backend_id(self, backend_type):
+        return id(self._backends.get(backend_type))
+
+    @property
+    def _device_types(self):
+        return [k for k in self._backends if isinstance(k, str)]
+
+    def _register_backend(self, device, backend_type, backend):
+        self._backends[str(getattr(device, "type", device))] = backend
+        self._backends[backend_type] = backend
+
+    def _set_default_backend(self, backend_type):
+        self._default_backend = backend_type
+
+    def _get_backend(self, device):
+        key = str(getattr(device, "type", device))
+        if key in self._backends:
+            return self._backends[key]
+        raise RuntimeError(f"No backend type associated with device type {key}")
+
+    def _get_backend_name(self):
+        return self.name()
+
+    def _set_group_name(self, name):
+        self._group_name = name
+
+    def _set_group_desc(self, desc):
+        self._group_desc = desc
+
+    @property
+    def group_name(self):
+        return self._group_name
+
+    @property
+    def group_desc(self):
+        return self._group_desc
+
+    @property
+    def bound_device_id(self):
+        return self._bound_device_id
+
+    @bound_device_id.setter
+    def bound_device_id(self, v):
+        self._bound_device_id = v
+
+    def get_group_store(self):
+        return self._store
+
+    def _set_sequence_number_for_group(self):
+        return None
+
+    def _get_sequence_number_for_group(self):
+        return self._seq
+
+    def _has_hooks(self):
+        return False
+
+    def _wait_for_pending_works(self):
+        return None
+
+    def _enable_collectives_timing(self):
+        return None
+
+    def _register_on_completion_hook(self, hook):
+        return None
+
+    def _start_coalescing(self, device):
+        return None
+
+    def _end_coalescing(self, device):
+        return Work()
+
+    def abort(self):
+        return None
+
+    def shutdown(self):
+        return None
+
+    def set_timeout(self, timeout):
+        return None
+
+    def boxed(self):
+        return self
+
+    @staticmethod
+    def unbox(obj):
+        return obj
+
+    @property
+    def use_pg_for_symm_mem_rendezvous(self):
+        return False
+
+
+def _forward(name):
+    def method(self, *args, **kwargs):
+        b = self._backends.get(self._default_backend)
+        if b is None or not hasattr(b, name) or getattr(type(b), name, None) is getattr(Backend, name, None):
+            raise NotImplementedError(f"torch._C._distributed_c10d.ProcessGroup.{name} is not implemented by torchnative")
+        return getattr(b, name)(*args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _n in _COLLECTIVES:
+    setattr(ProcessGroup, _n, _forward(_n))
+    setattr(Backend, _n, (lambda n: lambda self, *a, **k: (_ for _ in ()).throw(NotImplementedError(
+        f"torch._C._distributed_c10d.Backend.{n} is not implemented by torchnative")))(_n))
+for _m in BackendType:
+    setattr(ProcessGroup, _m.name, _m)
+add(D, "Backend", Backend, "real", "subclassable backend base; collectives refuse")
+add(D, "ProcessGroup", ProcessGroup, "real", "group bookkeeping real; collectives forward to a Python backend or refuse")
+add(D, "FakeProcessGroup", refusing_type(D, "FakeProcessGroup", (ProcessGroup,)), "refuse")
+
+# ---- process-group registry -------------------------------------------------------------
+_groups = {}
+_state = {"current": None, "inflight": False, "comm_names": {}}
+
+
+@real(D)
+def _register_process_group(group_name, pg):
+    _groups[group_name] = pg
+
+
+@real(D)
+def _resolve_process_group(group_name):
+    if group_name not in _groups:
+        raise ValueError(f"Could not resolve the process group registered under the name {group_name}")
+    return _groups[group_name]
+
+
+@real(D)
+def _unregister_process_group(group_name):
+    _groups.pop(group_name, None)
+
+
+@real(D)
+def _unregister_all_process_groups():
+    _groups.clear()
+
+
+@real(D)
+def _current_process_group():
+    return _state["current"]
+
+
+@real(D)
+def _set_process_group(pg):
+    _state["current"] = pg
+
+
+@real(D)
+def _allow_inflight_collective_as_graph_input():
+    return _state["inflight"]
+
+
+@real(D)
+def _set_allow_inflight_collective_as_graph_input(v):
+    _state["inflight"] = bool(v)
+
+
+@real(D)
+def _get_comm_profiling_name(pg):
+    return _state["comm_names"].get(id(pg), "")
+
+
+@real(D)
+def _set_comm_profiling_name(pg, name):
+    _state["comm_names"][id(pg)] = name
+
+
+returning(D, "_set_global_rank _set_thread_isolation_mode _register_work", None,
+          "bookkeeping for backends torchnative does not have")
+returning(D, "_get_work_registry_size", 0, "no work is registered", status="real")
+returning(D, "_get_handler_names", [], "no debug handlers", status="real")
+
+refuse(D, """_broadcast_coalesced _compute_bucket_assignment_by_size _register_builtin_comm_hook
+_register_comm_hook _test_python_store _verify_params_across_processes _create_work_from_future
+_detect_dma_connectivity _dump_fr_trace _dump_fr_trace_json _get_handler _register_handler""")
+refuse(D, """GradBucket Logger Reducer DDPLoggingData _ControlCollectives _StoreCollectives
+_SymmetricMemory _WorkerServer _ProcessGroupWrapper PythonCallbackWork WorkInfo _DMAConnectivity
+_Request _Response""", kind="type")
+
+# torch._C._distributed: DTensor placements (C++ types upstream; Python dataclass-like here).
+_DT = "torch._C._distributed"
+
+
+class Placement:
+    def is_shard(self, dim=None):
+        return False
+
+    def is_replicate(self):
+        return False
+
+    def is_partial(self, reduce_op=None):
+        return False
+
+
+class Shard(Placement):
+    def __init__(self, dim):
+        self.dim = dim
+
+    def is_shard(self, dim=None):
+        return dim is None or dim == self.dim
+
+    def __eq__(self, o):
+        return type(o) is type(self) and o.dim == self.dim
+
+    def __hash__(self):
+        return hash((type(self), self.dim))
+
+    def __repr__(self):
+        return f"Shard(dim={self.dim})"
+
+
+class StridedShard(Shard):
+    def __init__(self, dim, split_factor=1):
+        super().__init__(dim)
+        self.split_factor = split_factor
+
+
+class Replicate(Placement):
+    def is_replicate(self):
+        return True
+
+    def __eq__(self, o):
+        return type(o) is type(self)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __repr__(self):
+        return "Replicate()"
+
+
+class Partial(Placement):
+    def __init__(self, reduce_op="sum"):
+        self.reduce_op = reduce_op
+
+    def is_partial(self, reduce_op=None):
+        return reduce_op is None or reduce_op == self.reduce_op
+
+    def __eq__(self, o):
+        return type(o) is type(self) and o.reduce_op == self.reduce_op
+
+    def __hash__(self):
+        return hash((type(self), self.reduce_op))
+
+    def __repr__(self):
+        return f"Partial({self.reduce_op})"
+
+
+for _c in (Placement, Shard, StridedShard, Replicate, Partial):
+    add(_DT, _c.__name__, _c, "real", "DTensor placement record")
+
+# torch._C._distributed_autograd / rpc: absent entry points, so rpc reports unavailable.
+refuse("torch._C._distributed_autograd", """_current_context _get_debug_info _get_max_id _init
+_is_valid_context _new_context _release_context _retrieve_context backward get_gradients""")
+refuse("torch._C._distributed_autograd", "DistAutogradContext", kind="type")

@@ -1,0 +1,24 @@
+/* threadpool.h — the one persistent thread pool every kernel shares (pthreads).
+ * torch.set_num_threads / get_num_threads govern it (and the BLAS, through the binding).
+ *
+ * tn_parallel_for splits [0, n) into at most num_threads contiguous chunks of at least
+ * `grain` iterations and runs fn on them, the calling thread taking the first chunk.
+ * Calls from inside a parallel region run serially (no nested parallelism), as upstream's
+ * at::parallel_for does. Plain C11; no Python. */
+#ifndef TN_THREADPOOL_H
+#define TN_THREADPOOL_H
+
+#include <stdint.h>
+
+typedef void (*tn_parallel_fn)(void *ctx, int64_t begin, int64_t end);
+
+/* Threads used by tn_parallel_for (>= 1). Default: the CPUs this process may run on. */
+int tn_get_num_threads(void);
+/* Sets the thread count (>= 1); takes effect at the next parallel region. */
+void tn_set_num_threads(int n);
+/* Whether the caller is running inside a parallel region. */
+int tn_in_parallel_region(void);
+/* Runs fn over [0, n) as described above; returns when every chunk is done. */
+void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx);
+
+#endif

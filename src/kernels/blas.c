@@ -1,0 +1,75 @@
+/* blas.c — run-time loading of OpenBLAS (scipy-openblas32) through dlopen. */
+#include "kernels/blas.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static tn_blas g_blas;
+static atomic_bool g_loaded;
+static atomic_bool g_enabled = true;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Finds `name` under the scipy_ prefix first, then bare. */
+static void *sym(void *h, const char *name) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "scipy_%s", name);
+    void *p = dlsym(h, buf);
+    return p ? p : dlsym(h, name);
+}
+
+tn_status tn_blas_load(const char *path) {
+    if (atomic_load(&g_loaded)) return TN_OK;
+    if (!path) path = getenv("TN_BLAS_PATH");
+    if (!path || !*path) return tn_error(TN_ERR_RUNTIME, "tn_blas_load: no BLAS library path given");
+    pthread_mutex_lock(&g_lock);
+    tn_status st = TN_OK;
+    if (!atomic_load(&g_loaded)) {
+        /* RTLD_LOCAL: the BLAS's symbols must not interpose on anything else in the process
+         * (numpy ships its own, differently prefixed OpenBLAS). */
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            st = tn_error(TN_ERR_RUNTIME, "tn_blas_load: %s", dlerror());
+        } else {
+            tn_blas b = {0};
+            b.sgemm = (tn_cblas_sgemm_fn)sym(h, "cblas_sgemm");
+            b.dgemm = (tn_cblas_dgemm_fn)sym(h, "cblas_dgemm");
+            b.cgemm = (tn_cblas_cgemm_fn)sym(h, "cblas_cgemm");
+            b.zgemm = (tn_cblas_cgemm_fn)sym(h, "cblas_zgemm");
+            b.set_num_threads = (void (*)(int))sym(h, "openblas_set_num_threads");
+            b.get_num_threads = (int (*)(void))sym(h, "openblas_get_num_threads");
+            b.get_config = (const char *(*)(void))sym(h, "openblas_get_config");
+            if (!b.sgemm || !b.dgemm) {
+                dlclose(h);
+                st = tn_error(TN_ERR_RUNTIME, "tn_blas_load: %s has no cblas_sgemm/cblas_dgemm", path);
+            } else {
+                g_blas = b;
+                atomic_store(&g_loaded, true);
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return st;
+}
+
+const tn_blas *tn_blas_get(void) {
+    static int no_blas = -1;
+    if (!atomic_load_explicit(&g_loaded, memory_order_acquire) || !atomic_load(&g_enabled)) return NULL;
+    if (no_blas < 0) {
+        const char *e = getenv("TN_NO_BLAS");
+        no_blas = e && *e && *e != '0';
+    }
+    return no_blas ? NULL : &g_blas;
+}
+
+void tn_blas_enable(bool on) { atomic_store(&g_enabled, on); }
+
+void tn_blas_set_num_threads(int n) {
+    if (atomic_load(&g_loaded) && g_blas.set_num_threads && n > 0) g_blas.set_num_threads(n);
+}
+
+const char *tn_blas_config(void) {
+    return atomic_load(&g_loaded) && g_blas.get_config ? g_blas.get_config() : NULL;
+}

@@ -1,0 +1,103 @@
+/* cpu_features.c — cpuid/xgetbv detection of the x86-64 features our kernels use, and the
+ * TN_FORCE_ISA override. Other architectures report the scalar tier. */
+#include "kernels/cpu_features.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static uint64_t xgetbv0(void) {
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static void detect(tn_cpu_features *f) {
+    unsigned a, b, c, d;
+    memset(f, 0, sizeof *f);
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+    bool osxsave = (c >> 27) & 1, fma = (c >> 12) & 1, f16c = (c >> 29) & 1, avx = (c >> 28) & 1;
+    if (!osxsave || !avx) return;
+    uint64_t xcr0 = xgetbv0();
+    /* The OS must save YMM (bits 1,2) for AVX and opmask/ZMM state (bits 5,6,7) for AVX-512. */
+    bool ymm_ok = (xcr0 & 0x6) == 0x6, zmm_ok = (xcr0 & 0xE6) == 0xE6;
+    if (!ymm_ok) return;
+    unsigned maxleaf = __get_cpuid_max(0, NULL);
+    if (maxleaf < 7) return;
+    __cpuid_count(7, 0, a, b, c, d);
+    f->avx2 = (b >> 5) & 1;
+    f->fma = fma;
+    f->f16c = f16c;
+    if (zmm_ok) {
+        f->avx512f = (b >> 16) & 1;
+        f->avx512bw = (b >> 30) & 1;
+        f->avx512vl = (b >> 31) & 1;
+        f->avx512_vnni = (c >> 11) & 1;
+        f->avx512_fp16 = (d >> 23) & 1;
+        unsigned a1, b1, c1, d1;
+        __cpuid_count(7, 1, a1, b1, c1, d1);
+        f->avx512_bf16 = (a1 >> 5) & 1;
+    }
+}
+#else
+static void detect(tn_cpu_features *f) { memset(f, 0, sizeof *f); }
+#endif
+
+static tn_cpu_features g_features;
+static atomic_int g_state; /* 0 unknown, 1 detecting, 2 ready */
+static atomic_int g_isa = -1;
+
+const tn_cpu_features *tn_cpu_features_get(void) {
+    if (atomic_load_explicit(&g_state, memory_order_acquire) == 2) return &g_features;
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&g_state, &expect, 1)) {
+        detect(&g_features);
+        atomic_store_explicit(&g_state, 2, memory_order_release);
+    } else {
+        while (atomic_load_explicit(&g_state, memory_order_acquire) != 2) {
+        }
+    }
+    return &g_features;
+}
+
+static tn_isa host_isa(void) {
+    const tn_cpu_features *f = tn_cpu_features_get();
+    if (f->avx512f && f->avx512bw && f->avx512vl && f->avx2 && f->fma && f->f16c)
+        return f->avx512_bf16 ? TN_ISA_AVX512_BF16 : TN_ISA_AVX512;
+    if (f->avx2 && f->fma && f->f16c) return TN_ISA_AVX2;
+    return TN_ISA_SCALAR;
+}
+
+tn_isa tn_cpu_isa_set(tn_isa isa) {
+    tn_isa host = host_isa();
+    if (isa > host) isa = host;
+    atomic_store(&g_isa, (int)isa);
+    return isa;
+}
+
+tn_isa tn_cpu_isa(void) {
+    int v = atomic_load_explicit(&g_isa, memory_order_relaxed);
+    if (v >= 0) return (tn_isa)v;
+    tn_isa isa = host_isa();
+    const char *force = getenv("TN_FORCE_ISA");
+    if (force) {
+        if (!strcmp(force, "scalar")) isa = TN_ISA_SCALAR;
+        else if (!strcmp(force, "avx2") && isa > TN_ISA_AVX2) isa = TN_ISA_AVX2;
+        else if (!strcmp(force, "avx512") && isa > TN_ISA_AVX512) isa = TN_ISA_AVX512;
+        /* "avx512bf16" or anything unknown leaves the host tier: the variable only lowers. */
+    }
+    return tn_cpu_isa_set(isa);
+}
+
+const char *tn_isa_name(tn_isa isa) {
+    switch (isa) {
+    case TN_ISA_AVX2: return "avx2";
+    case TN_ISA_AVX512: return "avx512";
+    case TN_ISA_AVX512_BF16: return "avx512bf16";
+    default: return "scalar";
+    }
+}

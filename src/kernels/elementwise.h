@@ -1,0 +1,79 @@
+/* elementwise.h — the loop contract shared by every elementwise kernel, and the kernel
+ * tables the elementwise ops choose from.
+ *
+ * A loop processes n elements of a 1-D slice: data[0..nout-1] are outputs, then the
+ * inputs, each advanced by its own byte stride (0 = broadcast). ctx carries op constants
+ * (alpha, scalar operands, ...). Loops never allocate and never see a tensor; the
+ * iterator (src/ops/iter.h) hands them coalesced slices. Plain C11. */
+#ifndef TN_KERNELS_ELEMENTWISE_H
+#define TN_KERNELS_ELEMENTWISE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/dtype.h"
+
+typedef void (*tn_loop_fn)(char **data, const int64_t *strides, int64_t n, void *ctx);
+
+/* Constants handed to a loop through ctx. Scalars are stored at the widest precision
+ * the op's math type needs: integers as int64, reals as double, complexes as (re, im). */
+typedef struct tn_loop_ctx {
+    int64_t i[4];
+    double d[4];
+    double c[4][2];
+    bool has_min, has_max; /* clamp's optional bounds */
+    int mode;              /* op-specific variant (rounding mode, approximate, ...) */
+    int status;            /* set by a loop that hit an error (TN_EW_STATUS_*); checked after */
+    unsigned char bytes[16]; /* a fill value already converted to the output dtype */
+} tn_loop_ctx;
+
+enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
+
+/* Every elementwise kernel slot. Each is a per-dtype table filled with the scalar
+ * reference loops first; SIMD variants may overwrite entries at init. */
+#define TN_EW_OPS(X)                                                                        \
+    /* unary, floating (integers are promoted by the op) */                                \
+    X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sqrt) X(rsqrt) X(sin) X(cos) \
+    X(tan) X(tanh) X(sinh) X(cosh) X(asin) X(acos) X(atan) X(asinh) X(acosh) X(atanh)       \
+    X(sigmoid) X(erf) X(erfc) X(reciprocal) X(silu) X(gelu) X(gelu_tanh) X(frac)  \
+    X(logit) X(mish) X(softplus) X(elu) X(hardsigmoid) X(hardswish) X(softshrink)           \
+    X(leaky_relu) X(round_decimals) X(pow_scalar) X(mul_scalar) X(div_scalar) X(lerp_scalar) \
+    /* unary, numeric */                                                                   \
+    X(abs) X(neg) X(floor) X(ceil) X(round) X(trunc) X(sign) X(relu) X(square) X(clamp)     \
+    X(bitwise_not) X(nan_to_num) X(pow_int_scalar)                                          \
+    /* unary, Bool result */                                                               \
+    X(isnan) X(isinf) X(isfinite) X(isposinf) X(isneginf) X(logical_not)                    \
+    /* binary */                                                                           \
+    X(add) X(mul) X(div) X(div_trunc) X(div_floor) X(remainder) X(fmod) X(maximum)          \
+    X(minimum) X(fmax) X(fmin) X(pow) X(atan2) X(hypot) X(copysign) X(xlogy)                \
+    X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(lshift) X(rshift)                         \
+    /* binary, Bool result */                                                              \
+    X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor)         \
+    /* ternary */                                                                          \
+    X(lerp) X(addcmul) X(addcdiv) X(clamp_tensor)
+
+typedef enum tn_ew_op {
+#define TN_X(op) TN_EW_##op,
+    TN_EW_OPS(TN_X)
+#undef TN_X
+    TN_EW_COUNT
+} tn_ew_op;
+
+/* The loop for (op, dtype), or NULL when upstream refuses that dtype. For Bool-result
+ * ops `dtype` is the input (computation) dtype. */
+tn_loop_fn tn_ew_loop(tn_ew_op op, tn_dtype dtype);
+/* The op's name as a string ("exp"). */
+const char *tn_ew_name(tn_ew_op op);
+
+/* Dtype-agnostic byte loops: where (data: out, cond(bool), a, b), masked fill (out, self,
+ * mask(bool); value bytes in ctx->bytes) and fill (out; ctx->bytes), by element size
+ * 1, 2, 4, 8 or 16; NULL for other sizes. */
+tn_loop_fn tn_ew_where_loop(int itemsize);
+tn_loop_fn tn_ew_masked_fill_loop(int itemsize);
+tn_loop_fn tn_ew_fill_loop(int itemsize);
+
+/* Filled by each kernel file for its ops (called once, in order, by tn_ew_loop). */
+void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]);
+void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]);
+
+#endif

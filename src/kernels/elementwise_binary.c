@@ -1,0 +1,197 @@
+/* elementwise_binary.c — scalar reference loops of the two- and three-input elementwise
+ * ops (arithmetic, comparisons, bitwise, lerp/addcmul/addcdiv/clamp) with upstream's CPU
+ * formulas, including its integer division rules (ZeroDivisionError via ctx->status,
+ * floor semantics) and c10::complex multiplication/division algorithms. */
+#include <tgmath.h>
+
+#include "kernels/elementwise_access.h"
+
+/* Generic integer formulas compare unsigned values with 0 on purpose. */
+#pragma GCC diagnostic ignored "-Wtype-limits"
+
+#define TN_MAXS(a, b) ((a) < (b) ? (b) : (a))
+#define TN_MINS(a, b) ((b) < (a) ? (b) : (a))
+#define TN_WRAP(expr) ((T)(uint64_t)(expr))
+/* y is -1 of a signed type: the one divisor whose quotient can overflow. */
+#define TN_IS_NEG1(y) ((T)-1 < (T)0 && (y) == (T)-1)
+#define TN_ZERO_DIV(y) ((y) == 0 ? (ctx->status = TN_EW_STATUS_ZERO_DIVISION, 1) : 0)
+
+/* ---- floating helpers (c10::div_floor_floating and remainder) ----------------------- */
+#define TN_DEF_FLOOR_DIV(name, T)                                                   \
+    static inline T name(T a, T b) {                                                \
+        if (b == 0) return a / b;                                                   \
+        T mod = fmod(a, b);                                                         \
+        T div = (a - mod) / b;                                                      \
+        if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                           \
+        if (div == 0) return copysign((T)0, a / b);                                 \
+        T fl = floor(div);                                                          \
+        if (div - fl > (T)0.5) fl += 1;                                             \
+        return fl;                                                                  \
+    }
+TN_DEF_FLOOR_DIV(floor_div_f, float)
+TN_DEF_FLOOR_DIV(floor_div_d, double)
+#define TN_DEF_REM(name, T)                                                         \
+    static inline T name(T a, T b) {                                                \
+        T mod = fmod(a, b);                                                         \
+        if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;                           \
+        return mod;                                                                 \
+    }
+TN_DEF_REM(rem_f, float)
+TN_DEF_REM(rem_d, double)
+#define TN_FLOOR_DIV(x, y) _Generic((x), float: floor_div_f, double: floor_div_d)(x, y)
+#define TN_REM(x, y) _Generic((x), float: rem_f, double: rem_d)(x, y)
+#define TN_LERP(x, y, w) (fabs(w) < (T)0.5 ? (x) + (w) * ((y) - (x)) : (y) - ((y) - (x)) * ((T)1 - (w)))
+
+/* ---- integer helpers: floor division / remainder on int64 ------------------------- */
+static inline int64_t floor_div_i64(int64_t a, int64_t b) {
+    if (b == -1) return (int64_t)(0 - (uint64_t)a);
+    int64_t q = a / b, r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) q--;
+    return q;
+}
+static inline int64_t rem_i64(int64_t a, int64_t b) {
+    if (b == -1) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+static inline uint64_t powi_u64(uint64_t b, uint64_t e) {
+    uint64_t r = 1;
+    while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }
+    return r;
+}
+/* Negative integer exponents: upstream's powi_impl (only +-1 survive). */
+#define TN_POWI(x, y) ((y) < 0 ? ((x) == 1 ? (T)1 : TN_IS_NEG1(x) ? (((0 - (int64_t)(y)) & 1) ? (T)-1 : (T)1) : (T)0) \
+                               : (T)powi_u64((uint64_t)(x), (uint64_t)(y)))
+
+/* ---- complex arithmetic as c10::complex does it ------------------------------------ */
+#define TN_DEF_CPLX(sfx, C, R, MK)                                                       \
+    static inline C cmul_##sfx(C x, C y) {                                               \
+        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
+        return MK(a * c - b * d, a * d + b * c);                                         \
+    }                                                                                    \
+    static inline C cdiv_##sfx(C x, C y) {                                               \
+        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
+        R ac = fabs(c), ad = fabs(d);                                                    \
+        if (ac >= ad) {                                                                  \
+            if (ac == 0 && ad == 0) return MK(a / ac, b / ad);                           \
+            R rat = d / c, scl = (R)1 / (c + d * rat);                                   \
+            return MK((a + b * rat) * scl, (b - a * rat) * scl);                         \
+        }                                                                                \
+        R rat = c / d, scl = (R)1 / (d + c * rat);                                       \
+        return MK((a * rat + b) * scl, (b * rat - a) * scl);                             \
+    }
+TN_DEF_CPLX(c64, float _Complex, float, CMPLXF)
+TN_DEF_CPLX(c128, double _Complex, double, CMPLX)
+#define TN_CMUL(x, y) _Generic((x), float _Complex: cmul_c64, double _Complex: cmul_c128)(x, y)
+#define TN_CDIV(x, y) _Generic((x), float _Complex: cdiv_c64, double _Complex: cdiv_c128)(x, y)
+#define TN_CALPHA (_Generic((T)0, float _Complex: CMPLXF((float)ctx->c[0][0], (float)ctx->c[0][1]), \
+                                  double _Complex: CMPLX(ctx->c[0][0], ctx->c[0][1])))
+
+/* ---- floating ---------------------------------------------------------------------- */
+#define TN_FB(op, ...) TN_EW_FLOATS(TN_EW_B_SAME, op, __VA_ARGS__)
+/* mode 1: alpha != 1, fused as upstream's vectorised fmadd(other, alpha, self). */
+TN_FB(add, ctx->mode ? fma(y, (T)ctx->d[0], x) : x + y)
+TN_FB(mul, x * y)
+TN_FB(div, x / y)
+TN_FB(div_trunc, trunc(x / y))
+TN_FB(div_floor, TN_FLOOR_DIV(x, y))
+TN_FB(remainder, TN_REM(x, y))
+TN_FB(fmod, fmod(x, y))
+TN_FB(maximum, (x != x || y != y) ? x + y : (x > y ? x : y))
+TN_FB(minimum, (x != x || y != y) ? x + y : (x < y ? x : y))
+TN_FB(fmax, fmax(x, y))
+TN_FB(fmin, fmin(x, y))
+TN_FB(pow, pow(x, y))
+TN_FB(atan2, atan2(x, y))
+TN_FB(hypot, hypot(x, y))
+TN_FB(copysign, copysign(x, y))
+TN_FB(xlogy, y != y ? y : (x == 0 ? (T)0 : x * log(y)))
+TN_FB(lerp_scalar, TN_LERP(x, y, (T)ctx->d[0]))
+#define TN_FBB(op, ...) TN_EW_FLOATS(TN_EW_B_BOOL, op, __VA_ARGS__)
+TN_FBB(eq, x == y) TN_FBB(ne, x != y) TN_FBB(lt, x < y) TN_FBB(le, x <= y) TN_FBB(gt, x > y) TN_FBB(ge, x >= y)
+TN_FBB(logical_and, x != 0 && y != 0) TN_FBB(logical_or, x != 0 || y != 0) TN_FBB(logical_xor, (x != 0) != (y != 0))
+#define TN_FT(op, ...) TN_EW_FLOATS(TN_EW_T_SAME, op, __VA_ARGS__)
+TN_FT(addcmul, x + (T)ctx->d[0] * y * z)
+TN_FT(addcdiv, x + (T)ctx->d[0] * y / z)
+TN_FT(lerp, TN_LERP(x, y, z))
+TN_FT(clamp_tensor, (y != y || z != z) ? y + z : TN_MINS(TN_MAXS(x, y), z))
+
+/* ---- complex ----------------------------------------------------------------------- */
+#define TN_CB(op, ...) TN_EW_COMPLEX(TN_EW_B_SAME, op, __VA_ARGS__)
+TN_CB(add, ctx->mode ? x + TN_CMUL(TN_CALPHA, y) : x + y)
+TN_CB(mul, TN_CMUL(x, y))
+TN_CB(div, TN_CDIV(x, y))
+#define TN_CBB(op, ...) TN_EW_COMPLEX(TN_EW_B_BOOL, op, __VA_ARGS__)
+TN_CBB(eq, x == y) TN_CBB(ne, x != y)
+TN_CBB(logical_and, x != 0 && y != 0) TN_CBB(logical_or, x != 0 || y != 0) TN_CBB(logical_xor, (x != 0) != (y != 0))
+
+/* ---- integers (uint8, int8..int64) ------------------------------------------------- */
+#define TN_IB(op, ...) TN_EW_INTS(TN_EW_B_SAME, op, __VA_ARGS__)
+TN_IB(add, TN_WRAP((uint64_t)x + (uint64_t)(T)ctx->i[0] * (uint64_t)y))
+TN_IB(mul, TN_WRAP((uint64_t)x * (uint64_t)y))
+TN_IB(div_trunc, TN_ZERO_DIV(y) ? (T)0 : TN_IS_NEG1(y) ? TN_WRAP(0 - (uint64_t)x) : (T)(x / y))
+TN_IB(div_floor, TN_ZERO_DIV(y) ? (T)0 : (T)floor_div_i64((int64_t)x, (int64_t)y))
+TN_IB(remainder, TN_ZERO_DIV(y) ? (T)0 : (T)rem_i64((int64_t)x, (int64_t)y))
+TN_IB(fmod, TN_ZERO_DIV(y) ? (T)0 : TN_IS_NEG1(y) ? (T)0 : (T)(x % y))
+TN_IB(maximum, x > y ? x : y)
+TN_IB(minimum, x < y ? x : y)
+TN_IB(fmax, x > y ? x : y)
+TN_IB(fmin, x < y ? x : y)
+TN_IB(pow, TN_POWI(x, y))
+TN_IB(bitwise_and, (T)(x & y))
+TN_IB(bitwise_or, (T)(x | y))
+TN_IB(bitwise_xor, (T)(x ^ y))
+TN_IB(lshift, ((int64_t)y < 0 || (int64_t)y >= (int64_t)(8 * sizeof(T))) ? (T)0 : TN_WRAP((uint64_t)x << y))
+TN_IB(rshift, ((int64_t)y < 0 || (int64_t)y >= (int64_t)(8 * sizeof(T) - ((T)-1 < 0)))
+                  ? (T)(x >> (8 * sizeof(T) - ((T)-1 < 0))) : (T)(x >> y))
+#define TN_IBB(op, ...) TN_EW_INTS(TN_EW_B_BOOL, op, __VA_ARGS__)
+TN_IBB(eq, x == y) TN_IBB(ne, x != y) TN_IBB(lt, x < y) TN_IBB(le, x <= y) TN_IBB(gt, x > y) TN_IBB(ge, x >= y)
+TN_IBB(logical_and, x != 0 && y != 0) TN_IBB(logical_or, x != 0 || y != 0) TN_IBB(logical_xor, (x != 0) != (y != 0))
+#define TN_IT(op, ...) TN_EW_INTS(TN_EW_T_SAME, op, __VA_ARGS__)
+TN_IT(addcmul, TN_WRAP((uint64_t)x + (uint64_t)(T)ctx->i[0] * (uint64_t)y * (uint64_t)z))
+TN_IT(clamp_tensor, TN_MINS(TN_MAXS(x, y), z))
+
+/* ---- uint16/32/64: the few ops upstream dispatches for them ------------------------- */
+TN_EW_UINTS_EXT(TN_EW_B_SAME, mul, TN_WRAP((uint64_t)x * (uint64_t)y))
+TN_EW_UINTS_EXT(TN_EW_B_SAME, bitwise_and, (T)(x & y))
+TN_EW_UINTS_EXT(TN_EW_B_SAME, bitwise_or, (T)(x | y))
+TN_EW_UINTS_EXT(TN_EW_B_SAME, bitwise_xor, (T)(x ^ y))
+TN_EW_UINTS_EXT(TN_EW_B_BOOL, eq, x == y)
+TN_EW_UINTS_EXT(TN_EW_B_BOOL, ne, x != y)
+
+/* ---- bool --------------------------------------------------------------------------- */
+#define TN_BB(op, ...) TN_EW_BOOL(TN_EW_B_SAME, op, __VA_ARGS__)
+TN_BB(add, x || (ctx->i[0] != 0 && y))
+TN_BB(mul, x && y)
+TN_BB(maximum, x || y) TN_BB(minimum, x && y) TN_BB(fmax, x || y) TN_BB(fmin, x && y)
+TN_BB(bitwise_and, x && y) TN_BB(bitwise_or, x || y) TN_BB(bitwise_xor, x != y)
+#define TN_BBB(op, ...) TN_EW_BOOL(TN_EW_B_BOOL, op, __VA_ARGS__)
+TN_BBB(eq, x == y) TN_BBB(ne, x != y) TN_BBB(lt, x < y) TN_BBB(le, x <= y) TN_BBB(gt, x > y) TN_BBB(ge, x >= y)
+TN_BBB(logical_and, x && y) TN_BBB(logical_or, x || y) TN_BBB(logical_xor, x != y)
+
+void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
+#define TN_REG_F(op) TN_EW_FLOATS(TN_EW_REG, op)
+    TN_REG_F(add) TN_REG_F(mul) TN_REG_F(div) TN_REG_F(div_trunc) TN_REG_F(div_floor) TN_REG_F(remainder)
+    TN_REG_F(fmod) TN_REG_F(maximum) TN_REG_F(minimum) TN_REG_F(fmax) TN_REG_F(fmin) TN_REG_F(pow)
+    TN_REG_F(atan2) TN_REG_F(hypot) TN_REG_F(copysign) TN_REG_F(xlogy) TN_REG_F(lerp_scalar)
+    TN_REG_F(eq) TN_REG_F(ne) TN_REG_F(lt) TN_REG_F(le) TN_REG_F(gt) TN_REG_F(ge)
+    TN_REG_F(logical_and) TN_REG_F(logical_or) TN_REG_F(logical_xor)
+    TN_REG_F(addcmul) TN_REG_F(addcdiv) TN_REG_F(lerp) TN_REG_F(clamp_tensor)
+#define TN_REG_C(op) TN_EW_COMPLEX(TN_EW_REG, op)
+    TN_REG_C(add) TN_REG_C(mul) TN_REG_C(div) TN_REG_C(eq) TN_REG_C(ne)
+    TN_REG_C(logical_and) TN_REG_C(logical_or) TN_REG_C(logical_xor)
+#define TN_REG_I(op) TN_EW_INTS(TN_EW_REG, op)
+    TN_REG_I(add) TN_REG_I(mul) TN_REG_I(div_trunc) TN_REG_I(div_floor) TN_REG_I(remainder) TN_REG_I(fmod)
+    TN_REG_I(maximum) TN_REG_I(minimum) TN_REG_I(fmax) TN_REG_I(fmin) TN_REG_I(pow)
+    TN_REG_I(bitwise_and) TN_REG_I(bitwise_or) TN_REG_I(bitwise_xor) TN_REG_I(lshift) TN_REG_I(rshift)
+    TN_REG_I(eq) TN_REG_I(ne) TN_REG_I(lt) TN_REG_I(le) TN_REG_I(gt) TN_REG_I(ge)
+    TN_REG_I(logical_and) TN_REG_I(logical_or) TN_REG_I(logical_xor) TN_REG_I(addcmul) TN_REG_I(clamp_tensor)
+#define TN_REG_U(op) TN_EW_UINTS_EXT(TN_EW_REG, op)
+    TN_REG_U(mul) TN_REG_U(bitwise_and) TN_REG_U(bitwise_or) TN_REG_U(bitwise_xor) TN_REG_U(eq) TN_REG_U(ne)
+#define TN_REG_B(op) TN_EW_BOOL(TN_EW_REG, op)
+    TN_REG_B(add) TN_REG_B(mul) TN_REG_B(maximum) TN_REG_B(minimum) TN_REG_B(fmax) TN_REG_B(fmin)
+    TN_REG_B(bitwise_and) TN_REG_B(bitwise_or) TN_REG_B(bitwise_xor)
+    TN_REG_B(eq) TN_REG_B(ne) TN_REG_B(lt) TN_REG_B(le) TN_REG_B(gt) TN_REG_B(ge)
+    TN_REG_B(logical_and) TN_REG_B(logical_or) TN_REG_B(logical_xor)
+}

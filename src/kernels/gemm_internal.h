@@ -1,0 +1,61 @@
+/* gemm_internal.h — what the GEMM driver (gemm.c) and its ISA-specific micro-kernel files
+ * share: tile geometry and the micro-kernel / dot signatures. Not a public header. */
+#ifndef TN_GEMM_INTERNAL_H
+#define TN_GEMM_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* Blocking of the packed engine. MC is a multiple of every MR, NC of every NR, KC even
+ * (the bf16 pair kernels consume k two at a time). */
+#define TN_GEMM_MC 96
+#define TN_GEMM_KC 256
+#define TN_GEMM_NC 256
+
+/* Float32 micro-kernel: c[r*ldc + j] (+)= sum_p ap[p*MR + r] * bp[p*NR + j] for the full
+ * MR×NR tile; `acc` 0 overwrites c, 1 adds to it. ap/bp are packed panels (zero-padded). */
+typedef void (*tn_gemm_f32_ukernel)(int64_t kc, const float *ap, const float *bp, float *c,
+                                    int64_t ldc, int acc);
+/* BFloat16 pair micro-kernel (AVX512-BF16): panels hold k in pairs, ap[(q*MR + r)*2 + t],
+ * bp[(q*NR + j)*2 + t] for pair q, element t; kq = number of pairs. Same c contract. */
+typedef void (*tn_gemm_bf16dp_ukernel)(int64_t kq, const uint16_t *ap, const uint16_t *bp,
+                                       float *c, int64_t ldc, int acc);
+/* Dot product of n contiguous elements, summed in float32. */
+typedef float (*tn_gemm_dot_fn)(const void *x, const void *y, int64_t n);
+
+void f32_gemm_4x8__scalar(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
+void f32_gemm_6x16__avx2(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
+void f32_gemm_12x32__avx512(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
+void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, const uint16_t *bp, float *c,
+                                    int64_t ldc, int acc);
+
+float f32_dot__scalar(const void *x, const void *y, int64_t n);
+float bf16_dot__scalar(const void *x, const void *y, int64_t n);
+float f16_dot__scalar(const void *x, const void *y, int64_t n);
+float f32_dot__avx2(const void *x, const void *y, int64_t n);
+float bf16_dot__avx2(const void *x, const void *y, int64_t n);
+float f16_dot__avx2(const void *x, const void *y, int64_t n);
+float f32_dot__avx512(const void *x, const void *y, int64_t n);
+float bf16_dot__avx512(const void *x, const void *y, int64_t n);
+float f16_dot__avx512(const void *x, const void *y, int64_t n);
+float bf16_dot__avx512bf16(const void *x, const void *y, int64_t n);
+
+/* float16 -> float32, exact, branch-light so loops over it vectorise. */
+static inline float tn_gemm_h2f(uint16_t h) {
+    uint32_t em = (uint32_t)(h & 0x7FFF) << 13, sign = (uint32_t)(h & 0x8000) << 16, u;
+    float f;
+    if (em >= (0x7C00u << 13)) {
+        u = em | 0x7F800000u; /* inf / NaN keep their payload */
+    } else {
+        /* Reinterpreting the shifted bits as a float32 and scaling by 2^112 rebiases the
+         * exponent (15 -> 127) and normalises subnormals exactly. */
+        memcpy(&f, &em, 4);
+        f *= 0x1p112f;
+        memcpy(&u, &f, 4);
+    }
+    u |= sign;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+#endif

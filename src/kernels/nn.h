@@ -1,0 +1,68 @@
+/* nn.h — neural-network microkernels: normalisation, attention, im2col, pooling, padding,
+ * upsampling and losses. Each kernel exists for float (f32_*, also the opmath of Half and
+ * BFloat16) and double (f64_*), works on contiguous buffers handed in by the op layer
+ * (src/ops/nn_*.c), never sees a tensor and never allocates: scratch comes from the caller.
+ *
+ * Shapes are given in the first comment of each kernel group; outputs come first, then
+ * inputs, then dimensions (llm.c's order). Plain C11. */
+#ifndef TN_KERNELS_NN_H
+#define TN_KERNELS_NN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Every kernel as X(name, (argument list)), the list spelled with `T` for the element type;
+ * expanded below into the f32 and f64 declarations and, in nn_ref.inc, the definitions. */
+#define TN_NN_KERNELS(X)                                                                         \
+    /* layer norm: x, y [M, N]; gamma, beta [N] or NULL; mean, rstd [M] (population var). */     \
+    X(layer_norm, (T * y, T * mean, T * rstd, const T *x, const T *gamma, const T *beta,          \
+                   int64_t M, int64_t N, double eps))                                            \
+    /* rms norm: y = x * rsqrt(mean(x^2) + eps) * w; rstd [M]. */                                \
+    X(rms_norm, (T * y, T * rstd, const T *x, const T *w, int64_t M, int64_t N, double eps))      \
+    /* group norm: x, y [N, C, HxW]; gamma, beta [C] or NULL; mean, rstd [N, G]. */              \
+    X(group_norm, (T * y, T * mean, T * rstd, const T *x, const T *gamma, const T *beta,          \
+                   int64_t N, int64_t C, int64_t HxW, int64_t G, double eps))                    \
+    /* batch statistics over [N, C, S] per channel: mean [C], biased var [C]. */                 \
+    X(batch_stats, (T * mean, T * var, const T *x, int64_t N, int64_t C, int64_t S))              \
+    /* y = x * alpha[c] + beta[c] over [N, C, S]. */                                             \
+    X(channel_affine, (T * y, const T *x, const T *alpha, const T *beta, int64_t N, int64_t C,    \
+                       int64_t S))                                                               \
+    /* attention: q [B, Hq, L, E], k [B, Hk, S, E], v [B, Hk, S, Ev], out [B, Hq, L, Ev],        \
+     * lse [B, Hq, L]; mask additive with element strides ms[4] over (b, h, l, s) or NULL;       \
+     * Hq a multiple of Hk (query head h reads key head h / (Hq / Hk)); scratch S values. */      \
+    X(attention, (T * out, T * lse, const T *q, const T *k, const T *v, const T *mask,            \
+                  const int64_t *ms, int64_t B, int64_t Hq, int64_t Hk, int64_t L, int64_t S,     \
+                  int64_t E, int64_t Ev, double scale, bool causal, T *scratch))                 \
+    /* im2col of one image x [C, H, W] into col [C*kh*kw, oh*ow]. */                             \
+    X(im2col, (T * col, const T *x, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw,       \
+               int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,  \
+               int64_t dw))                                                                      \
+    /* max pool over planes x [P, H, W] -> y, idx [P, oh, ow] (index h*W + w in the plane). */   \
+    X(max_pool2d, (T * y, int64_t *idx, const T *x, int64_t P, int64_t H, int64_t W, int64_t oh,   \
+                   int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,          \
+                   int64_t pw, int64_t dh, int64_t dw))                                          \
+    /* avg pool over planes; divisor 0 = none. */                                                \
+    X(avg_pool2d, (T * y, const T *x, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,     \
+                   int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,          \
+                   bool count_include_pad, int64_t divisor))                                     \
+    /* adaptive average pool over planes. */                                                     \
+    X(adaptive_avg_pool2d, (T * y, const T *x, int64_t P, int64_t H, int64_t W, int64_t oh,        \
+                            int64_t ow))                                                         \
+    /* reflection (reflect = true) or replication padding of planes [P, H, W] (H = 1 for 1d). */ \
+    X(pad2d, (T * y, const T *x, int64_t P, int64_t H, int64_t W, int64_t pt, int64_t pb,          \
+              int64_t pl, int64_t pr, bool reflect))                                             \
+    /* nearest (mode 0) or bilinear (mode 1) upsampling of planes; rh, rw are upstream's        \
+     * source-index scales already resolved by the op layer. */                                  \
+    X(upsample2d, (T * y, const T *x, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,     \
+                   double rh, double rw, int mode, bool align_corners))
+
+#define T float
+#define TN_NN_DECL_F32(name, args) void f32_##name##__scalar args;
+TN_NN_KERNELS(TN_NN_DECL_F32)
+#undef T
+#define T double
+#define TN_NN_DECL_F64(name, args) void f64_##name##__scalar args;
+TN_NN_KERNELS(TN_NN_DECL_F64)
+#undef T
+
+#endif

@@ -1,0 +1,8 @@
+/* nn_ref_f32.c — the float instances of the reference nn kernels (bodies in nn_ref.inc). */
+#include <math.h>
+
+#include "kernels/nn.h"
+
+#define T float
+#define FN(name) f32_##name##__scalar
+#include "kernels/nn_ref.inc"

@@ -1,0 +1,8 @@
+/* nn_ref_f64.c — the double instances of the reference nn kernels (bodies in nn_ref.inc). */
+#include <math.h>
+
+#include "kernels/nn.h"
+
+#define T double
+#define FN(name) f64_##name##__scalar
+#include "kernels/nn_ref.inc"

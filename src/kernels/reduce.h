@@ -1,0 +1,39 @@
+/* reduce.h — reduction microkernels (sum cascade, softmax rows). They see raw pointers,
+ * byte strides and sizes, never a tensor; they never allocate.
+ *
+ * The sum kernels reproduce upstream's cascade summation (ATen cpu/SumKernel.cpp): the
+ * same chunking into 4 levels, the same 4-way interleave and the same vector-lane
+ * partial sums, so float32 results agree with upstream bit for bit on the same lane
+ * width. `lanes` is the width of upstream's Vectorized<acc_t> (16 floats under AVX-512,
+ * 8 under AVX2/default); pass tn_reduce_vec_bytes(false) / sizeof(acc). */
+#ifndef TN_KERNELS_REDUCE_H
+#define TN_KERNELS_REDUCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Vector width (bytes) of the upstream kernel that would run on this machine. Upstream
+ * registers most kernels (sum, norm) only up to AVX2, so they use 32-byte vectors even on
+ * AVX-512 hosts; a few (softmax last-dim) also have AVX-512 builds: pass avx512_kernel.
+ * 64 needs avx512 f/bw/dq/vl; TN_CPU_CAPABILITY=default|avx2 forces 32. */
+int tn_reduce_vec_bytes(bool avx512_kernel);
+
+/* One 2-D step of upstream's sum loop: out[j*os1] += sum over i of in[i*is0 + j*is1]
+ * with out strides (os0, os1); byte strides in st = {os0, is0, os1, is1}. The output
+ * element type is the input type; accumulation is float for f16/bf16. ignore_nan turns
+ * it into nansum. */
+void f32_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan);
+void f64_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan);
+void bf16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                             int64_t size1, int lanes, bool ignore_nan);
+void f16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan);
+
+/* Softmax / log-softmax of `rows` contiguous rows of n floats (row stride n): max, then
+ * exp(x - max) and its sum, then scale (softmax) or subtract log-sum (log_softmax). */
+void f32_softmax_lastdim__scalar(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
+void f64_softmax_lastdim__scalar(double *out, const double *in, int64_t rows, int64_t n, bool is_log);
+
+#endif

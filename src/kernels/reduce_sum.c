@@ -1,0 +1,307 @@
+/* reduce_sum.c — upstream-faithful cascade summation (float, double, bfloat16, half).
+ *
+ * Upstream (ATen cpu/SumKernel.cpp) sums in a fixed pattern: rows are cut into chunks
+ * summed into 4 accumulator levels, the row is read as 4 interleaved streams, and the
+ * contiguous cases run over vector lanes whose partials are added at the end. Floating
+ * point addition is not associative, so agreeing with upstream to the bit means adding
+ * in the same order; this file reproduces that order with plain arrays standing in for
+ * vector registers (the compiler vectorises the lane loops). */
+#include "kernels/reduce.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dtype.h"
+
+#define NLEVELS 4
+#define NROWS 4
+#define MAXW 16 /* widest vector in accumulator elements (AVX-512 floats) */
+
+int tn_reduce_vec_bytes(bool avx512_kernel) {
+    static int cached[2];
+    if (cached[avx512_kernel]) return cached[avx512_kernel];
+    int bytes = 32;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (avx512_kernel && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        bytes = 64;
+#endif
+    const char *force = getenv("TN_CPU_CAPABILITY");
+    if (force && (!strcmp(force, "default") || !strcmp(force, "avx2") || !strcmp(force, "scalar"))) bytes = 32;
+    cached[avx512_kernel] = bytes;
+    return bytes;
+}
+
+/* upstream's utils::CeilLog2 */
+static int64_t ceil_log2(int64_t x) {
+    if (x <= 2) return 1;
+    return 64 - __builtin_clzll((unsigned long long)(x - 1));
+}
+
+/* A loader reads one "unit" (w accumulator values) at p: w == 1 is a scalar element,
+ * w == lanes a vector (inner: neighbouring elements folded to fit, outer: converted). */
+typedef void (*load_f)(float *dst, const char *p, int w, bool nan);
+typedef void (*load_d)(double *dst, const char *p, int w, bool nan);
+
+#define DEFINE_CASCADE(acc_t, SFX, LOADT)                                                      \
+    /* sums `size` units per row for nrows rows at once (upstream multi_row_sum) */           \
+    static void multi_row_sum_##SFX(acc_t *ret, const char *in, int64_t row_stride,           \
+                                    int64_t col_stride, int64_t size, int nrows, int w,       \
+                                    LOADT load, bool nan) {                                   \
+        const int64_t level_power = ceil_log2(size) / NLEVELS > 4 ? ceil_log2(size) / NLEVELS : 4; \
+        const int64_t level_step = (int64_t)1 << level_power;                                 \
+        const int64_t level_mask = level_step - 1;                                            \
+        const int n = nrows * w;                                                              \
+        acc_t acc[NLEVELS][NROWS * MAXW];                                                     \
+        acc_t tmp[MAXW];                                                                      \
+        for (int l = 0; l < NLEVELS; l++)                                                     \
+            for (int k = 0; k < n; k++) acc[l][k] = 0;                                        \
+        int64_t i = 0;                                                                        \
+        for (; i + level_step <= size;) {                                                     \
+            for (int64_t j = 0; j < level_step; ++j, ++i) {                                   \
+                const char *base = in + i * row_stride;                                       \
+                for (int r = 0; r < nrows; r++) {                                             \
+                    load(tmp, base + r * col_stride, w, nan);                                 \
+                    for (int k = 0; k < w; k++) acc[0][r * w + k] += tmp[k];                  \
+                }                                                                             \
+            }                                                                                 \
+            for (int j = 1; j < NLEVELS; ++j) {                                               \
+                for (int k = 0; k < n; k++) {                                                 \
+                    acc[j][k] += acc[j - 1][k];                                               \
+                    acc[j - 1][k] = 0;                                                        \
+                }                                                                             \
+                const int64_t mask = level_mask << (j * level_power);                         \
+                if ((i & mask) != 0) break;                                                   \
+            }                                                                                 \
+        }                                                                                     \
+        for (; i < size; ++i) {                                                               \
+            const char *base = in + i * row_stride;                                           \
+            for (int r = 0; r < nrows; r++) {                                                 \
+                load(tmp, base + r * col_stride, w, nan);                                     \
+                for (int k = 0; k < w; k++) acc[0][r * w + k] += tmp[k];                      \
+            }                                                                                 \
+        }                                                                                     \
+        for (int j = 1; j < NLEVELS; ++j)                                                     \
+            for (int k = 0; k < n; k++) acc[0][k] += acc[j][k];                               \
+        for (int k = 0; k < n; k++) ret[k] = acc[0][k];                                       \
+    }                                                                                         \
+    /* one row of `size` units read as 4 interleaved streams (upstream row_sum) */            \
+    static void row_sum_##SFX(acc_t *ret, const char *in, int64_t in_stride, int64_t size,    \
+                              int w, LOADT load, bool nan) {                                  \
+        const int64_t size_ilp = size / 4;                                                    \
+        acc_t part[NROWS * MAXW], tmp[MAXW];                                                  \
+        multi_row_sum_##SFX(part, in, in_stride * 4, in_stride, size_ilp, 4, w, load, nan);   \
+        for (int64_t i = size_ilp * 4; i < size; ++i) {                                       \
+            load(tmp, in + i * in_stride, w, nan);                                            \
+            for (int k = 0; k < w; k++) part[k] += tmp[k];                                    \
+        }                                                                                     \
+        for (int r = 1; r < 4; ++r)                                                           \
+            for (int k = 0; k < w; k++) part[k] += part[r * w + k];                           \
+        for (int k = 0; k < w; k++) ret[k] = part[k];                                         \
+    }
+
+DEFINE_CASCADE(float, f, load_f)
+DEFINE_CASCADE(double, d, load_d)
+
+/* ---- loaders ------------------------------------------------------------------------ */
+
+static inline float half_at(const char *p, int64_t i) { tn_half h; memcpy(&h, p + 2 * i, 2); return tn_half_to_f32(h); }
+static inline float bf16_at(const char *p, int64_t i) { tn_bfloat16 h; memcpy(&h, p + 2 * i, 2); return tn_bf16_to_f32(h); }
+static inline float f32_at(const char *p, int64_t i) { float v; memcpy(&v, p + 4 * i, 4); return v; }
+static inline double f64_at(const char *p, int64_t i) { double v; memcpy(&v, p + 8 * i, 8); return v; }
+
+static void ld_f32(float *d, const char *p, int w, bool nan) {
+    for (int k = 0; k < w; k++) { float v = f32_at(p, k); d[k] = nan && isnan(v) ? 0.0f : v; }
+}
+static void ld_f64(double *d, const char *p, int w, bool nan) {
+    for (int k = 0; k < w; k++) { double v = f64_at(p, k); d[k] = nan && isnan(v) ? 0.0 : v; }
+}
+/* scalar and outer loads of reduced floats: one element per lane, converted */
+static void ld_bf16(float *d, const char *p, int w, bool nan) {
+    for (int k = 0; k < w; k++) { float v = bf16_at(p, k); d[k] = nan && isnan(v) ? 0.0f : v; }
+}
+static void ld_f16(float *d, const char *p, int w, bool nan) {
+    for (int k = 0; k < w; k++) { float v = half_at(p, k); d[k] = nan && isnan(v) ? 0.0f : v; }
+}
+/* inner loads read a full vector of 2w reduced floats and fold it to w lanes. Upstream's
+ * bf16 sum splits the vector in halves (lane k = x[k] + x[w+k]); its generic fold (half,
+ * and bf16 nansum) adds neighbours (lane k = (0 + x[2k]) + x[2k+1]). */
+static void ld_bf16_inner(float *d, const char *p, int w, bool nan) {
+    if (!nan) {
+        for (int k = 0; k < w; k++) d[k] = bf16_at(p, k) + bf16_at(p, w + k);
+        return;
+    }
+    for (int k = 0; k < w; k++) {
+        float a = 0.0f, x0 = bf16_at(p, 2 * k), x1 = bf16_at(p, 2 * k + 1);
+        if (!isnan(x0)) a += x0;
+        if (!isnan(x1)) a += x1;
+        d[k] = a;
+    }
+}
+static void ld_f16_inner(float *d, const char *p, int w, bool nan) {
+    for (int k = 0; k < w; k++) {
+        float a = 0.0f, x0 = half_at(p, 2 * k), x1 = half_at(p, 2 * k + 1);
+        if (!(nan && isnan(x0))) a += x0;
+        if (!(nan && isnan(x1))) a += x1;
+        d[k] = a;
+    }
+}
+
+/* ---- the 2-D loop (upstream cascade_sum's lambda), shared by every element type ------- */
+
+typedef struct sum_kind {
+    int esize;       /* element bytes */
+    int inner_fold;  /* elements per accumulator lane in an inner vector load (1 or 2) */
+    load_f sload_f, vin_f, vout_f; /* float accumulation */
+    load_d sload_d;  /* double accumulation (f64 only) */
+    /* out[0] = out[0] + v in the element type; out_add2 combines two elements (no-reduce path) */
+    void (*out_add)(char *out, double v);
+    void (*elem_add)(char *out, const char *in, bool nan);
+} sum_kind;
+
+static void add_f32(char *o, double v) { float a; memcpy(&a, o, 4); a += (float)v; memcpy(o, &a, 4); }
+static void add_f64(char *o, double v) { double a; memcpy(&a, o, 8); a += v; memcpy(o, &a, 8); }
+/* c10's BFloat16 += converts the float addend to bf16 first, then adds in float and
+ * rounds again; reproduce both roundings. */
+static void add_bf16(char *o, double v) {
+    tn_bfloat16 a; memcpy(&a, o, 2);
+    float b = tn_bf16_to_f32(tn_f32_to_bf16((float)v));
+    a = tn_f32_to_bf16(tn_bf16_to_f32(a) + b); memcpy(o, &a, 2);
+}
+static void add_f16(char *o, double v) {
+    tn_half a; memcpy(&a, o, 2);
+    float b = tn_half_to_f32(tn_f32_to_half((float)v));
+    a = tn_f32_to_half(tn_half_to_f32(a) + b); memcpy(o, &a, 2);
+}
+static void eadd_f32(char *o, const char *i, bool nan) {
+    float a = f32_at(o, 0), b = f32_at(i, 0);
+    if (nan) { if (isnan(a)) a = 0; if (isnan(b)) b = 0; }
+    a = a + b; memcpy(o, &a, 4);
+}
+static void eadd_f64(char *o, const char *i, bool nan) {
+    double a = f64_at(o, 0), b = f64_at(i, 0);
+    if (nan) { if (isnan(a)) a = 0; if (isnan(b)) b = 0; }
+    a = a + b; memcpy(o, &a, 8);
+}
+static void eadd_bf16(char *o, const char *i, bool nan) {
+    float a = bf16_at(o, 0), b = bf16_at(i, 0);
+    if (nan) { if (isnan(a)) a = 0; if (isnan(b)) b = 0; }
+    tn_bfloat16 r = tn_f32_to_bf16(a + b); memcpy(o, &r, 2);
+}
+static void eadd_f16(char *o, const char *i, bool nan) {
+    float a = half_at(o, 0), b = half_at(i, 0);
+    if (nan) { if (isnan(a)) a = 0; if (isnan(b)) b = 0; }
+    tn_half r = tn_f32_to_half(a + b); memcpy(o, &r, 2);
+}
+
+static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64_t st[4],
+                       int64_t size0, int64_t size1, int lanes, bool nan) {
+    int64_t in_s[2] = {st[1], st[3]}, out_s[2] = {st[0], st[2]};
+    if (out_s[0] != 0 && out_s[1] == 0) { /* move the reduction to the first dim */
+        int64_t t = in_s[0]; in_s[0] = in_s[1]; in_s[1] = t;
+        t = out_s[0]; out_s[0] = out_s[1]; out_s[1] = t;
+        t = size0; size0 = size1; size1 = t;
+    }
+    if (out_s[0] != 0 && out_s[1] != 0) { /* not a reduction: out = out + in */
+        for (int64_t j = 0; j < size1; j++)
+            for (int64_t i = 0; i < size0; i++)
+                K->elem_add(out + j * st[2] + i * st[0], in + j * st[3] + i * st[1], nan);
+        return;
+    }
+    const int64_t os = out_s[1];
+    const int64_t es = K->esize;
+    const bool dbl = K->sload_d != NULL;
+    const int vec_t_size = lanes * K->inner_fold; /* upstream Vectorized<scalar_t>::size() */
+    double a_d[NROWS * MAXW];
+    float a_f[NROWS * MAXW];
+#define ACC(k) (dbl ? a_d[k] : (double)a_f[k])
+    if (in_s[0] == es && size0 >= vec_t_size) {
+        /* contiguous inner reduction: vector row sums, scalar tail, then lane partials */
+        const int64_t vec_numel = vec_t_size, vec_stride = es * vec_numel;
+        const int64_t vec_size = size0 / vec_numel;
+        for (int64_t j = 0; j < size1; j++) {
+            const char *row = in + j * in_s[1];
+            if (dbl) {
+                row_sum_d(a_d, row, vec_stride, vec_size, lanes, K->sload_d, nan);
+                double fin = 0, t;
+                for (int64_t k = vec_size * vec_numel; k < size0; k++) { K->sload_d(&t, row + k * es, 1, nan); fin += t; }
+                for (int k = 0; k < lanes; k++) fin += a_d[k];
+                K->out_add(out + j * os, fin);
+            } else {
+                row_sum_f(a_f, row, vec_stride, vec_size, lanes, K->vin_f, nan);
+                float fin = 0, t;
+                for (int64_t k = vec_size * vec_numel; k < size0; k++) { K->sload_f(&t, row + k * es, 1, nan); fin += t; }
+                for (int k = 0; k < lanes; k++) fin += a_f[k];
+                K->out_add(out + j * os, fin);
+            }
+        }
+    } else if (in_s[1] == es && size1 >= vec_t_size) {
+        /* contiguous outer reduction: columns in groups of 4 vectors, then vectors, then scalars */
+        const int64_t vec_stride = es * lanes;
+        int64_t j = 0;
+        for (; j + NROWS * lanes <= size1; j += NROWS * lanes) {
+            const char *row = in + j * es;
+            if (dbl) multi_row_sum_d(a_d, row, in_s[0], vec_stride, size0, NROWS, lanes, K->sload_d, nan);
+            else multi_row_sum_f(a_f, row, in_s[0], vec_stride, size0, NROWS, lanes, K->vout_f, nan);
+            for (int k = 0; k < NROWS * lanes; k++) K->out_add(out + (j + k) * os, ACC(k));
+        }
+        for (; j + lanes <= size1; j += lanes) {
+            const char *row = in + j * es;
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, lanes, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, lanes, K->vout_f, nan);
+            for (int k = 0; k < lanes; k++) K->out_add(out + (j + k) * os, ACC(k));
+        }
+        for (; j < size1; j++) {
+            const char *row = in + j * es;
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, 1, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, 1, K->sload_f, nan);
+            K->out_add(out + j * os, ACC(0));
+        }
+    } else if (in_s[0] < in_s[1]) {
+        for (int64_t j = 0; j < size1; j++) {
+            const char *row = in + j * in_s[1];
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, 1, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, 1, K->sload_f, nan);
+            K->out_add(out + j * os, ACC(0));
+        }
+    } else {
+        int64_t j = 0;
+        for (; j + (NROWS - 1) < size1; j += NROWS) {
+            const char *row = in + j * in_s[1];
+            if (dbl) multi_row_sum_d(a_d, row, in_s[0], in_s[1], size0, NROWS, 1, K->sload_d, nan);
+            else multi_row_sum_f(a_f, row, in_s[0], in_s[1], size0, NROWS, 1, K->sload_f, nan);
+            for (int k = 0; k < NROWS; k++) K->out_add(out + (j + k) * os, ACC(k));
+        }
+        for (; j < size1; j++) {
+            const char *row = in + j * in_s[1];
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, 1, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, 1, K->sload_f, nan);
+            K->out_add(out + j * os, ACC(0));
+        }
+    }
+#undef ACC
+}
+
+static const sum_kind K_F32 = {4, 1, ld_f32, ld_f32, ld_f32, NULL, add_f32, eadd_f32};
+static const sum_kind K_F64 = {8, 1, NULL, NULL, NULL, ld_f64, add_f64, eadd_f64};
+static const sum_kind K_BF16 = {2, 2, ld_bf16, ld_bf16_inner, ld_bf16, NULL, add_bf16, eadd_bf16};
+static const sum_kind K_F16 = {2, 2, ld_f16, ld_f16_inner, ld_f16, NULL, add_f16, eadd_f16};
+
+void f32_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan) {
+    sum_loop2d(&K_F32, out, in, st, size0, size1, lanes, ignore_nan);
+}
+void f64_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan) {
+    sum_loop2d(&K_F64, out, in, st, size0, size1, lanes, ignore_nan);
+}
+void bf16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                             int64_t size1, int lanes, bool ignore_nan) {
+    sum_loop2d(&K_BF16, out, in, st, size0, size1, lanes, ignore_nan);
+}
+void f16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan) {
+    sum_loop2d(&K_F16, out, in, st, size0, size1, lanes, ignore_nan);
+}

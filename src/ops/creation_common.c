@@ -1,0 +1,273 @@
+/* creation_common.c — the option block, size lists, checked Scalar conversion, memory
+ * formats and out= handling shared by every factory operator. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernels/cast.h"
+#include "ops/creation_internal.h"
+#include "ops/iter.h"
+#include "ops/shape.h"
+
+static const char *const layout_names[] = {"strided", "sparse_coo", "sparse_csr", "sparse_csc",
+                                           "sparse_bsr", "sparse_bsc", "_mkldnn", "jagged"};
+
+tn_status tn_factory_opts_read(const tn_value *opts, tn_device dflt_device, tn_factory_opts *out) {
+    out->dtype = opts[0].tag == TN_V_DTYPE ? opts[0].u.dtype : TN_DTYPE_UNDEFINED;
+    if (opts[1].tag == TN_V_LAYOUT && opts[1].u.layout != 0) {
+        int l = opts[1].u.layout;
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "layout torch.%s is not implemented by torchnative (only torch.strided)",
+                        l >= 0 && l < 8 ? layout_names[l] : "?");
+    }
+    out->device = opts[2].tag == TN_V_DEVICE ? opts[2].u.device : dflt_device;
+    if (out->device.type != TN_DEVICE_CPU && out->device.type != TN_DEVICE_META)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "device type %d is not implemented by torchnative (cpu and meta are)",
+                        out->device.type);
+    if (opts[3].tag == TN_V_BOOL && opts[3].u.b)
+        return tn_error(TN_ERR_RUNTIME, "pin_memory=True requires a CUDA or other accelerator backend; no pinned "
+                                        "memory allocator is available on this system.");
+    return TN_OK;
+}
+
+int tn_factory_memfmt(const tn_value *v) { return v->tag == TN_V_MEMFMT ? v->u.memfmt : TN_MEMFMT_NONE; }
+
+tn_status tn_factory_sizes(const tn_value *v, int *ndim, int64_t *sizes) {
+    int64_t n = v->tag == TN_V_INTLIST ? v->u.ilist.n : 0;
+    if (n > TN_MAX_DIMS)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %lld", TN_MAX_DIMS,
+                        (long long)n);
+    for (int64_t i = 0; i < n; i++) sizes[i] = v->u.ilist.data[i];
+    *ndim = (int)n;
+    for (int64_t i = 0; i < n; i++)
+        if (sizes[i] < 0) {
+            char buf[400];
+            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)sizes[i], tn_format_sizes((int)n, sizes, buf, sizeof buf));
+        }
+    return TN_OK;
+}
+
+/* ---- Scalar conversion ------------------------------------------------------------------ */
+
+static tn_status overflow(const char *name) {
+    return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type %s without overflow", name);
+}
+
+/* c10's overflows<T, double>: NaN and inf overflow integers; the range is
+ * [lowest, 2^digits) so values that truncate into range pass. */
+static bool int_overflows_double(double f, tn_dtype d) {
+    if (isnan(f) || isinf(f)) return true;
+    switch (d) {
+    case TN_DTYPE_UINT8: return f < 0 || f >= 0x1p8;
+    case TN_DTYPE_INT8: return f < -0x1p7 || f >= 0x1p7;
+    case TN_DTYPE_INT16: return f < -0x1p15 || f >= 0x1p15;
+    case TN_DTYPE_INT32: return f < -0x1p31 || f >= 0x1p31;
+    case TN_DTYPE_INT64: return f < -0x1p63 || f >= 0x1p63;
+    case TN_DTYPE_UINT16: return f < 0 || f >= 0x1p16;
+    case TN_DTYPE_UINT32: return f < 0 || f >= 0x1p32;
+    case TN_DTYPE_UINT64: return f < 0 || f >= 0x1p64;
+    default: return false;
+    }
+}
+
+/* c10's overflows<T, int64_t>: unsigned targets accept negatives down to -max (two's
+ * complement wrap, so uint8 takes -255 but not -256). */
+static bool int_overflows_int(int64_t f, tn_dtype d) {
+    int64_t lo, hi;
+    switch (d) {
+    case TN_DTYPE_UINT8: return f > 255 || f < -255;
+    case TN_DTYPE_UINT16: return f > 65535 || f < -65535;
+    case TN_DTYPE_UINT32: return f > 4294967295LL || f < -4294967295LL;
+    case TN_DTYPE_UINT64: return false;
+    case TN_DTYPE_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
+    case TN_DTYPE_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case TN_DTYPE_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+    default: return false;
+    }
+    return f < lo || f > hi;
+}
+
+static const char *int_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_UINT8: return "uint8_t";
+    case TN_DTYPE_INT8: return "int8_t";
+    case TN_DTYPE_INT16: return "int16_t";
+    case TN_DTYPE_INT32: return "int";
+    case TN_DTYPE_INT64: return "int64_t";
+    case TN_DTYPE_UINT16: return "uint16_t";
+    case TN_DTYPE_UINT32: return "uint32_t";
+    case TN_DTYPE_UINT64: return "uint64_t";
+    default: return "?";
+    }
+}
+
+/* float's overflows<float, double>: inf and NaN pass, finite values beyond FLT_MAX fail. */
+static bool f32_overflows(double f) { return !isinf(f) && !isnan(f) && (f < -FLT_MAX || f > FLT_MAX); }
+
+tn_status tn_factory_scalar_bytes(const tn_value *v, tn_dtype dtype, void *out) {
+    bool is_int = false, is_cplx = false;
+    int64_t iv = 0;
+    double re = 0, im = 0;
+    switch (v->tag) {
+    case TN_V_INT: iv = v->u.i; re = (double)iv; is_int = true; break;
+    case TN_V_BOOL: iv = v->u.b; re = (double)iv; is_int = true; break;
+    case TN_V_DOUBLE: re = v->u.d; break;
+    case TN_V_COMPLEX: re = v->u.c.re; im = v->u.c.im; is_cplx = true; break;
+    default: return tn_error(TN_ERR_TYPE, "expected a Scalar (bool, int, float or complex)");
+    }
+    if (dtype == TN_DTYPE_BOOL) { /* Scalar::toBool never overflows */
+        *(uint8_t *)out = is_int ? iv != 0 : (re != 0 || im != 0);
+        return TN_OK;
+    }
+    if (tn_dtype_is_integral(dtype, false)) {
+        if (is_cplx && im != 0) return overflow(int_name(dtype));
+        if (is_int) {
+            if (v->tag == TN_V_INT && int_overflows_int(iv, dtype)) return overflow(int_name(dtype));
+            tn_cast_store_scalar(out, dtype, 'i', iv, 0, 0);
+        } else {
+            if (int_overflows_double(re, dtype)) return overflow(int_name(dtype));
+            tn_cast_store_scalar(out, dtype, 'f', 0, re, 0);
+        }
+        return TN_OK;
+    }
+    switch (dtype) {
+    case TN_DTYPE_FLOAT16:
+    case TN_DTYPE_BFLOAT16: /* upstream goes through toDouble(), then an unchecked cast */
+        if (is_cplx && im != 0) return overflow("double");
+        tn_cast_store_scalar(out, dtype, 'f', 0, re, 0);
+        return TN_OK;
+    case TN_DTYPE_FLOAT32:
+        if ((is_cplx && im != 0) || (!is_int && f32_overflows(re))) return overflow("float");
+        if (is_int) tn_cast_store_scalar(out, dtype, 'i', iv, 0, 0);
+        else *(float *)out = (float)re;
+        return TN_OK;
+    case TN_DTYPE_FLOAT64:
+        if (is_cplx && im != 0) return overflow("double");
+        if (is_int) tn_cast_store_scalar(out, dtype, 'i', iv, 0, 0);
+        else *(double *)out = re;
+        return TN_OK;
+    case TN_DTYPE_COMPLEX64:
+        if (!is_int && (f32_overflows(re) || f32_overflows(im))) return overflow("c10::complex<float>");
+        ((float *)out)[0] = is_int ? (float)iv : (float)re;
+        ((float *)out)[1] = (float)im;
+        return TN_OK;
+    case TN_DTYPE_COMPLEX128:
+        ((double *)out)[0] = re;
+        ((double *)out)[1] = im;
+        return TN_OK;
+    default:
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "filling a %s tensor with a Scalar is not implemented by torchnative",
+                        tn_dtype_infos[dtype].c10_name);
+    }
+}
+
+tn_dtype tn_factory_default_complex(void) {
+    return tn_default_dtype() == TN_DTYPE_FLOAT64 ? TN_DTYPE_COMPLEX128 : TN_DTYPE_COMPLEX64;
+}
+
+tn_dtype tn_factory_scalar_dtype(const tn_value *v) {
+    switch (v->tag) {
+    case TN_V_BOOL: return TN_DTYPE_BOOL;
+    case TN_V_INT: return TN_DTYPE_INT64;
+    case TN_V_COMPLEX: return tn_factory_default_complex();
+    default: return tn_default_dtype();
+    }
+}
+
+/* ---- allocation --------------------------------------------------------------------------- */
+
+/* c10's get_channels_last_strides_2d / _3d (no max(size, 1) clamping, as upstream). */
+static void channels_last_strides(int ndim, const int64_t *s, int64_t *st) {
+    if (ndim == 4) {
+        st[1] = 1; st[3] = s[1]; st[2] = st[3] * s[3]; st[0] = st[2] * s[2];
+    } else {
+        st[1] = 1; st[4] = s[1]; st[3] = st[4] * s[4]; st[2] = st[3] * s[3]; st[0] = st[2] * s[2];
+    }
+}
+
+tn_status tn_factory_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device device, int memfmt,
+                           bool zero, tn_tensor **out) {
+    if (memfmt == TN_MEMFMT_PRESERVE) return tn_error(TN_ERR_RUNTIME, "unsupported memory format Preserve");
+    if (memfmt == TN_MEMFMT_CHANNELS_LAST && ndim != 4)
+        return tn_error(TN_ERR_RUNTIME, "required rank 4 tensor to use channels_last format");
+    if (memfmt == TN_MEMFMT_CHANNELS_LAST_3D && ndim != 5)
+        return tn_error(TN_ERR_RUNTIME, "required rank 5 tensor to use channels_last_3d format");
+    if (memfmt != TN_MEMFMT_CHANNELS_LAST && memfmt != TN_MEMFMT_CHANNELS_LAST_3D)
+        return zero ? tn_tensor_zeros(ndim, sizes, dtype, device, out) : tn_tensor_empty(ndim, sizes, dtype, device, out);
+    /* Same element count as contiguous: allocate flat, then view with the permuted strides. */
+    int64_t st[TN_MAX_DIMS], numel = 1;
+    for (int i = 0; i < ndim; i++) numel *= sizes[i];
+    channels_last_strides(ndim, sizes, st);
+    tn_tensor *flat;
+    TN_TRY(zero ? tn_tensor_zeros(1, &numel, dtype, device, &flat) : tn_tensor_empty(1, &numel, dtype, device, &flat));
+    *out = tn_tensor_new_view(flat->storage, 0, ndim, sizes, st, dtype);
+    tn_tensor_release(flat);
+    return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+}
+
+/* c10's is_channels_last_strides_2d_s4 / _3d_s5: strides ordered C fastest, then W, H, (D),
+ * N, with ambiguous size-1 cases falling back to contiguous. */
+static bool strides_like_channels_last(const tn_tensor *t) {
+    static const int order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
+    const int *order;
+    int n;
+    if (t->ndim == 4) { order = order4; n = 4; }
+    else if (t->ndim == 5) { order = order5; n = 5; }
+    else return false;
+    if (t->strides[1] == 0) return false;
+    int64_t min = 0;
+    for (int k = 0; k < n; k++) {
+        int d = order[k];
+        if (t->sizes[d] == 0 || t->strides[d] < min) return false;
+        if (d == 0 && min == t->strides[1]) return false;
+        min = t->strides[d];
+        if (t->sizes[d] > 1) min *= t->sizes[d];
+    }
+    return true;
+}
+
+int tn_factory_suggest_memfmt(const tn_tensor *t) {
+    if (!strides_like_channels_last(t)) return TN_MEMFMT_CONTIGUOUS;
+    return t->ndim == 4 ? TN_MEMFMT_CHANNELS_LAST : TN_MEMFMT_CHANNELS_LAST_3D;
+}
+
+tn_status tn_factory_empty_like(const tn_tensor *self, tn_dtype dtype, tn_device device, int memfmt,
+                                tn_tensor **out) {
+    if (memfmt == TN_MEMFMT_NONE || memfmt == TN_MEMFMT_PRESERVE) {
+        if (tn_tensor_is_non_overlapping_and_dense(self))
+            return tn_tensor_empty_strided(self->ndim, self->sizes, self->strides, dtype, device, out);
+        memfmt = tn_factory_suggest_memfmt(self);
+    }
+    return tn_factory_empty(self->ndim, self->sizes, dtype, device, memfmt, false, out);
+}
+
+tn_status tn_factory_fill(tn_tensor *t, const tn_value *v) {
+    unsigned char elem[16];
+    TN_TRY(tn_factory_scalar_bytes(v, t->dtype, elem));
+    tn_shape_fill_bytes(t, elem);
+    return TN_OK;
+}
+
+tn_status tn_factory_into_out(tn_tensor *res, tn_tensor *out, tn_value *rets) {
+    tn_status st = TN_OK;
+    bool same = out->ndim == res->ndim && memcmp(out->sizes, res->sizes, sizeof(int64_t) * (size_t)res->ndim) == 0;
+    if (!same) st = tn_tensor_resize(out, res->ndim, res->sizes);
+    if (st == TN_OK && !tn_tensor_is_meta(out) && !tn_tensor_is_meta(res)) st = tn_shape_copy(out, res);
+    tn_tensor_release(res);
+    if (st != TN_OK) return st;
+    tn_tensor_retain(out);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+tn_value tn_factory_dtype_value(tn_dtype d) {
+    tn_value v = {.tag = TN_V_DTYPE};
+    v.u.dtype = d;
+    return v;
+}
+
+tn_value tn_factory_device_value(tn_device d) {
+    tn_value v = {.tag = TN_V_DEVICE};
+    v.u.device = d;
+    return v;
+}

@@ -1,0 +1,576 @@
+/* elementwise_math.c — the arithmetic, transcendental, activation, comparison, logical
+ * and bitwise ops: argument checks and dtype rules as upstream's BinaryOps.cpp /
+ * UnaryOps.cpp / Activation.cpp, then one elementwise run (elementwise_common.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cast.h"
+#include "ops/elementwise_common.h"
+#include "ops/promote.h"
+
+static const char *dname(tn_dtype d) { return tn_dtype_infos[d].c10_name; }
+
+static tn_status run1(tn_ew_op op, const char *kname, bool int_to_float, bool bool_out, tn_tensor *a,
+                      tn_loop_ctx *ctx, tn_value *rets) {
+    tn_ew_run r = {op, kname, int_to_float, bool_out, TN_DTYPE_UNDEFINED};
+    return tn_ew_execute(&r, 1, &a, ctx, rets);
+}
+
+/* Binary run where either operand may be a Python scalar (wrapped as upstream does). */
+static tn_status run2v(tn_ew_op op, const char *kname, bool int_to_float, bool bool_out, const tn_value *a,
+                       const tn_value *b, tn_loop_ctx *ctx, tn_value *rets) {
+    tn_tensor *ins[2] = {NULL, NULL};
+    tn_status st = tn_ew_scalar_tensor(a, &ins[0]);
+    if (st == TN_OK) st = tn_ew_scalar_tensor(b, &ins[1]);
+    if (st == TN_OK) {
+        tn_ew_run r = {op, kname, int_to_float, bool_out, TN_DTYPE_UNDEFINED};
+        st = tn_ew_execute(&r, 2, ins, ctx, rets);
+    }
+    tn_tensor_release(ins[0]);
+    tn_tensor_release(ins[1]);
+    return st;
+}
+
+/* The common dtype of two operands (tensors or scalars). */
+static tn_status common2(const tn_value *a, const tn_value *b, tn_dtype *out) {
+    tn_value v[2] = {*a, *b};
+    return tn_result_type(2, v, out);
+}
+
+/* ---- unary ops: floating results (integers promote to the default dtype) ---------- */
+#define TN_UNARY_FLOAT(ident, ewop, kname)                                                \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                      \
+        return run1(TN_EW_##ewop, kname, true, false, args[0].u.t, NULL, rets);          \
+    }
+TN_UNARY_FLOAT(exp, exp, "exp_vml_cpu")
+TN_UNARY_FLOAT(exp2, exp2, "exp2_vml_cpu")
+TN_UNARY_FLOAT(expm1, expm1, "expm1_vml_cpu")
+TN_UNARY_FLOAT(log, log, "log_vml_cpu")
+TN_UNARY_FLOAT(log2, log2, "log2_vml_cpu")
+TN_UNARY_FLOAT(log10, log10, "log10_vml_cpu")
+TN_UNARY_FLOAT(log1p, log1p, "log1p_vml_cpu")
+TN_UNARY_FLOAT(sqrt, sqrt, "sqrt_vml_cpu")
+TN_UNARY_FLOAT(rsqrt, rsqrt, "rsqrt_cpu")
+TN_UNARY_FLOAT(sin, sin, "sin_vml_cpu")
+TN_UNARY_FLOAT(cos, cos, "cos_vml_cpu")
+TN_UNARY_FLOAT(tan, tan, "tan_vml_cpu")
+TN_UNARY_FLOAT(tanh, tanh, "tanh_vml_cpu")
+TN_UNARY_FLOAT(sinh, sinh, "sinh_cpu")
+TN_UNARY_FLOAT(cosh, cosh, "cosh_cpu")
+TN_UNARY_FLOAT(asin, asin, "asin_vml_cpu")
+TN_UNARY_FLOAT(acos, acos, "acos_vml_cpu")
+TN_UNARY_FLOAT(atan, atan, "atan_vml_cpu")
+TN_UNARY_FLOAT(asinh, asinh, "asinh_cpu")
+TN_UNARY_FLOAT(acosh, acosh, "acosh_cpu")
+TN_UNARY_FLOAT(atanh, atanh, "atanh_cpu")
+TN_UNARY_FLOAT(sigmoid, sigmoid, "sigmoid_cpu")
+TN_UNARY_FLOAT(erf, erf, "erf_vml_cpu")
+TN_UNARY_FLOAT(erfc, erfc, "erfc_vml_cpu")
+TN_UNARY_FLOAT(reciprocal, reciprocal, "reciprocal_cpu")
+
+/* Activations keep the input dtype and refuse integers (no promotion). */
+#define TN_UNARY_SAME(ident, ewop, kname)                                                 \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                      \
+        return run1(TN_EW_##ewop, kname, false, false, args[0].u.t, NULL, rets);         \
+    }
+TN_UNARY_SAME(silu, silu, "silu_cpu")
+TN_UNARY_SAME(mish, mish, "mish_cpu")
+TN_UNARY_SAME(hardsigmoid, hardsigmoid, "hardsigmoid_cpu")
+TN_UNARY_SAME(hardswish, hardswish, "hardswish_cpu")
+TN_UNARY_SAME(frac, frac, "frac_cpu")
+TN_UNARY_SAME(floor, floor, "floor_cpu")
+TN_UNARY_SAME(ceil, ceil, "ceil_cpu")
+TN_UNARY_SAME(round, round, "round_cpu")
+TN_UNARY_SAME(trunc, trunc, "trunc_cpu")
+TN_UNARY_SAME(bitwise_not, bitwise_not, "bitwise_not_cpu")
+
+static double sv(const tn_value *v) {
+    switch (v->tag) {
+    case TN_V_INT: return (double)v->u.i;
+    case TN_V_BOOL: return v->u.b;
+    case TN_V_COMPLEX: return v->u.c.re;
+    default: return v->u.d;
+    }
+}
+
+/* aten::abs: Bool refused; complex abs (a real result) is not implemented yet. */
+tn_status tn_op_abs(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t;
+    if (tn_dtype_is_complex(a->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::abs on complex tensors is not implemented by torchnative");
+    return run1(TN_EW_abs, "abs_cpu", false, false, a, NULL, rets);
+}
+
+/* aten::neg */
+tn_status tn_op_neg(const tn_value *args, tn_value *rets) {
+    if (args[0].u.t->dtype == TN_DTYPE_BOOL)
+        return tn_error(TN_ERR_RUNTIME,
+                        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+                        "mask, use the `~` or `logical_not()` operator instead.");
+    return run1(TN_EW_neg, "neg_cpu", false, false, args[0].u.t, NULL, rets);
+}
+
+/* aten::sign / aten::sgn (real inputs; complex sgn not implemented yet) */
+tn_status tn_op_sign(const tn_value *args, tn_value *rets) {
+    if (tn_dtype_is_complex(args[0].u.t->dtype))
+        return tn_error(TN_ERR_RUNTIME, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+    return run1(TN_EW_sign, "sign_cpu", false, false, args[0].u.t, NULL, rets);
+}
+tn_status tn_op_sgn(const tn_value *args, tn_value *rets) {
+    if (tn_dtype_is_complex(args[0].u.t->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::sgn on complex tensors is not implemented by torchnative");
+    return run1(TN_EW_sign, "sign_cpu", false, false, args[0].u.t, NULL, rets);
+}
+
+/* aten::relu */
+tn_status tn_op_relu(const tn_value *args, tn_value *rets) {
+    if (args[0].u.t->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "Boolean inputs not supported for relu");
+    return run1(TN_EW_relu, "clamp_min_scalar_cpu", false, false, args[0].u.t, NULL, rets);
+}
+
+/* aten::gelu(Tensor self, *, str approximate='none') */
+tn_status tn_op_gelu(const tn_value *args, tn_value *rets) {
+    const char *approx = args[1].tag == TN_V_STRING ? args[1].u.s.data : "none";
+    bool tanh_mode;
+    if (strcmp(approx, "none") == 0) tanh_mode = false;
+    else if (strcmp(approx, "tanh") == 0) tanh_mode = true;
+    else return tn_error(TN_ERR_RUNTIME, "approximate argument must be either none or tanh.");
+    return run1(tanh_mode ? TN_EW_gelu_tanh : TN_EW_gelu, "GeluKernelImpl", false, false, args[0].u.t, NULL, rets);
+}
+
+/* aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) */
+tn_status tn_op_leaky_relu(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = sv(&args[1]);
+    return run1(TN_EW_leaky_relu, "leaky_relu_cpu", false, false, args[0].u.t, &ctx, rets);
+}
+
+/* aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) */
+tn_status tn_op_elu(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = sv(&args[1]);
+    ctx.d[1] = sv(&args[2]);
+    ctx.d[2] = sv(&args[3]);
+    return run1(TN_EW_elu, "elu_cpu", false, false, args[0].u.t, &ctx, rets);
+}
+
+/* aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) */
+tn_status tn_op_softplus(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = sv(&args[1]);
+    ctx.d[1] = sv(&args[2]);
+    return run1(TN_EW_softplus, "softplus_cpu", false, false, args[0].u.t, &ctx, rets);
+}
+
+/* aten::softshrink(Tensor self, Scalar lambd=0.5) */
+tn_status tn_op_softshrink(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = sv(&args[1]);
+    if (ctx.d[0] < 0)
+        return tn_error(TN_ERR_RUNTIME, "lambda must be greater or equal to 0, but found to be %g.", ctx.d[0]);
+    return run1(TN_EW_softshrink, "softshrink_cpu", false, false, args[0].u.t, &ctx, rets);
+}
+
+/* aten::logit(Tensor self, float? eps=None) */
+tn_status tn_op_logit(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    if (args[1].tag != TN_V_NONE) { ctx.mode = 1; ctx.d[0] = sv(&args[1]); }
+    return run1(TN_EW_logit, "logit_cpu", true, false, args[0].u.t, &ctx, rets);
+}
+
+/* aten::round.decimals(Tensor self, *, int decimals) */
+tn_status tn_op_round_decimals(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    ctx.i[0] = args[1].u.i;
+    ctx.d[0] = pow(10.0, (double)llabs(ctx.i[0]));
+    if (ctx.i[0] == 0) return tn_op_round(args, rets);
+    return run1(TN_EW_round_decimals, "round_cpu", false, false, args[0].u.t, &ctx, rets);
+}
+
+/* Bool tensor of t's shape (layout preserved) filled with `value`. */
+static tn_status const_bool(tn_tensor *t, bool value, tn_value *rets) {
+    tn_tensor *out;
+    TN_TRY(tn_tensor_empty_like(t, TN_DTYPE_BOOL, &out));
+    if (!tn_tensor_is_meta(out) && out->storage->data) memset(out->storage->data, value ? 1 : 0, (size_t)out->storage->nbytes);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* isnan / isinf / isfinite / isposinf / isneginf: integers answer without looking. */
+#define TN_CLASSIFY(ident, int_answer, complex_ok)                                               \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                             \
+        tn_tensor *a = args[0].u.t;                                                              \
+        if (tn_dtype_is_integral(a->dtype, true)) return const_bool(a, int_answer, rets);       \
+        if (!(complex_ok) && tn_dtype_is_complex(a->dtype))                                      \
+            return tn_error(TN_ERR_RUNTIME, #ident " does not support complex inputs.");         \
+        tn_ew_run r = {TN_EW_##ident, #ident "_cpu", false, true, TN_DTYPE_UNDEFINED};           \
+        return tn_ew_execute(&r, 1, &a, NULL, rets);                                             \
+    }
+TN_CLASSIFY(isnan, false, true)
+TN_CLASSIFY(isinf, false, false)
+TN_CLASSIFY(isfinite, true, false)
+TN_CLASSIFY(isposinf, false, false)
+TN_CLASSIFY(isneginf, false, false)
+
+/* aten::logical_not */
+tn_status tn_op_logical_not(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t;
+    tn_ew_run r = {TN_EW_logical_not, "logical_not_cpu", false, true, TN_DTYPE_UNDEFINED};
+    return tn_ew_execute(&r, 1, &a, NULL, rets);
+}
+
+/* aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) */
+tn_status tn_op_nan_to_num(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t;
+    if (tn_dtype_is_integral(a->dtype, true)) {
+        tn_value v[2] = {args[0], {.tag = TN_V_NONE}};
+        extern tn_status tn_op_clone(const tn_value *, tn_value *);
+        return tn_op_clone(v, rets);
+    }
+    if (tn_dtype_is_complex(a->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::nan_to_num on complex tensors is not implemented by torchnative");
+    double hi, lo;
+    switch (a->dtype) {
+    case TN_DTYPE_FLOAT16: hi = 65504.0; break;
+    case TN_DTYPE_BFLOAT16: hi = 3.3895313892515355e38; break;
+    case TN_DTYPE_FLOAT32: hi = 3.4028234663852886e38; break;
+    default: hi = 1.7976931348623157e308; break;
+    }
+    lo = -hi;
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = args[1].tag == TN_V_NONE ? 0.0 : sv(&args[1]);
+    ctx.d[1] = args[2].tag == TN_V_NONE ? hi : sv(&args[2]);
+    ctx.d[2] = args[3].tag == TN_V_NONE ? lo : sv(&args[3]);
+    return run1(TN_EW_nan_to_num, "nan_to_num", false, false, a, &ctx, rets);
+}
+
+/* ---- clamp family ------------------------------------------------------------------ */
+
+/* clamp(self, min?, max?) with scalar bounds: result dtype promotes with the bounds. */
+static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_value *mx, const char *kname, tn_value *rets) {
+    if (mn->tag == TN_V_NONE && mx->tag == TN_V_NONE)
+        return tn_error(TN_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    if (tn_dtype_is_complex(self->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
+    tn_value ops[3] = {tn_value_tensor(self), *mn, *mx};
+    tn_dtype common;
+    TN_TRY(tn_result_type(3, ops, &common));
+    tn_loop_ctx ctx = {0};
+    ctx.has_min = mn->tag != TN_V_NONE;
+    ctx.has_max = mx->tag != TN_V_NONE;
+    if (ctx.has_min) tn_ew_scalar_in_dtype(mn, common, &ctx.d[0], &ctx.i[0]);
+    if (ctx.has_max) tn_ew_scalar_in_dtype(mx, common, &ctx.d[1], &ctx.i[1]);
+    tn_ew_run r = {TN_EW_clamp, kname, false, false, common};
+    return tn_ew_execute(&r, 1, &self, &ctx, rets);
+}
+
+/* aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) */
+tn_status tn_op_clamp(const tn_value *args, tn_value *rets) { return clamp_scalars(args[0].u.t, &args[1], &args[2], "clamp_scalar_cpu", rets); }
+/* aten::clamp_min(Tensor self, Scalar min) */
+tn_status tn_op_clamp_min(const tn_value *args, tn_value *rets) {
+    tn_value none = {.tag = TN_V_NONE};
+    return clamp_scalars(args[0].u.t, &args[1], &none, "clamp_min_scalar_cpu", rets);
+}
+/* aten::clamp_max(Tensor self, Scalar max) */
+tn_status tn_op_clamp_max(const tn_value *args, tn_value *rets) {
+    tn_value none = {.tag = TN_V_NONE};
+    return clamp_scalars(args[0].u.t, &none, &args[1], "clamp_max_scalar_cpu", rets);
+}
+/* aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) */
+tn_status tn_op_hardtanh(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t;
+    if (a->dtype == TN_DTYPE_BOOL || a->dtype == TN_DTYPE_UINT8) return tn_ew_refuse_dtype("hardtanh_cpu", a->dtype);
+    return clamp_scalars(a, &args[1], &args[2], "hardtanh_cpu", rets);
+}
+
+/* ---- binary arithmetic ------------------------------------------------------------- */
+
+static tn_status check_alpha(tn_dtype common, const tn_value *alpha) {
+    if (alpha->tag == TN_V_BOOL && common != TN_DTYPE_BOOL)
+        return tn_error(TN_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if ((alpha->tag == TN_V_DOUBLE || alpha->tag == TN_V_COMPLEX) && tn_dtype_is_integral(common, true))
+        return tn_error(TN_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a floating point number.");
+    if (alpha->tag == TN_V_COMPLEX && !tn_dtype_is_complex(common))
+        return tn_error(TN_ERR_RUNTIME, "For non-complex input tensors, argument alpha must not be a complex number.");
+    return TN_OK;
+}
+
+/* self + alpha * other, with alpha negated for sub. */
+static tn_status add_impl(const tn_value *self, const tn_value *other, const tn_value *alpha, bool negate, tn_value *rets) {
+    tn_dtype common;
+    TN_TRY(common2(self, other, &common));
+    if (negate && (common == TN_DTYPE_BOOL || (self->tag == TN_V_TENSOR && self->u.t->dtype == TN_DTYPE_BOOL) ||
+                   (other->tag == TN_V_TENSOR && other->u.t->dtype == TN_DTYPE_BOOL))) {
+        bool both = self->tag == TN_V_TENSOR && other->tag == TN_V_TENSOR && self->u.t->dtype == TN_DTYPE_BOOL &&
+                    other->u.t->dtype == TN_DTYPE_BOOL;
+        if (both)
+            return tn_error(TN_ERR_RUNTIME, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                            "Use the `^` or `logical_xor()` operator instead.");
+        return tn_error(TN_ERR_RUNTIME, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                                        "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    }
+    TN_TRY(check_alpha(common, alpha));
+    tn_loop_ctx ctx = {0};
+    double re = 1, im = 0;
+    int64_t ai = 1;
+    if (alpha->tag == TN_V_COMPLEX) { re = alpha->u.c.re; im = alpha->u.c.im; }
+    else if (alpha->tag == TN_V_DOUBLE) re = alpha->u.d;
+    else { ai = alpha->tag == TN_V_BOOL ? alpha->u.b : alpha->u.i; re = (double)ai; }
+    if (negate) { re = -re; im = -im; ai = (int64_t)(0 - (uint64_t)ai); }
+    /* alpha is converted to the compute dtype first (upstream's alpha.to<scalar_t>()). */
+    tn_value av = alpha->tag == TN_V_INT || alpha->tag == TN_V_BOOL ? tn_value_int(ai) : tn_value_double(re);
+    if (tn_cast_supported(common) && !tn_dtype_is_complex(common)) tn_ew_scalar_in_dtype(&av, common, &re, NULL);
+    ctx.i[0] = ai;
+    ctx.d[0] = re;
+    ctx.c[0][0] = re;
+    ctx.c[0][1] = im;
+    ctx.mode = !(re == 1 && im == 0);
+    return run2v(TN_EW_add, "add_stub", false, false, self, other, &ctx, rets);
+}
+
+/* aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) */
+tn_status tn_op_add_Tensor(const tn_value *args, tn_value *rets) { return add_impl(&args[0], &args[1], &args[2], false, rets); }
+/* aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) */
+tn_status tn_op_add_Scalar(const tn_value *args, tn_value *rets) { return add_impl(&args[0], &args[1], &args[2], false, rets); }
+/* aten::sub.Tensor / sub.Scalar */
+tn_status tn_op_sub_Tensor(const tn_value *args, tn_value *rets) { return add_impl(&args[0], &args[1], &args[2], true, rets); }
+tn_status tn_op_sub_Scalar(const tn_value *args, tn_value *rets) { return add_impl(&args[0], &args[1], &args[2], true, rets); }
+/* aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) = other - alpha * self */
+tn_status tn_op_rsub_Tensor(const tn_value *args, tn_value *rets) { return add_impl(&args[1], &args[0], &args[2], true, rets); }
+tn_status tn_op_rsub_Scalar(const tn_value *args, tn_value *rets) { return add_impl(&args[1], &args[0], &args[2], true, rets); }
+
+/* Reduced-float tensor times/over a Python scalar: the scalar stays in float (upstream
+ * reads the original scalar value instead of its bfloat16/half conversion). */
+static bool reduced_with_scalar(const tn_value *a, const tn_value *b, tn_dtype common) {
+    if (common != TN_DTYPE_BFLOAT16 && common != TN_DTYPE_FLOAT16) return false;
+    if (a->tag != TN_V_TENSOR || a->u.t->dtype != common || a->u.t->ndim == 0) return false;
+    if (b->tag == TN_V_TENSOR) return (b->u.t->flags & TN_TENSOR_WRAPPED_NUMBER) && b->u.t->ndim == 0;
+    return b->tag == TN_V_INT || b->tag == TN_V_DOUBLE || b->tag == TN_V_BOOL;
+}
+
+static double scalar_of(const tn_value *b) {
+    if (b->tag != TN_V_TENSOR) return sv(b);
+    return tn_cast_load_double(tn_tensor_data(b->u.t), b->u.t->dtype);
+}
+
+static tn_status mul_impl(const tn_value *a, const tn_value *b, tn_value *rets) {
+    tn_dtype common;
+    TN_TRY(common2(a, b, &common));
+    if (reduced_with_scalar(a, b, common) && !tn_tensor_is_meta(a->u.t)) {
+        tn_loop_ctx ctx = {0};
+        ctx.d[0] = (float)scalar_of(b);
+        return run1(TN_EW_mul_scalar, "mul_cpu_reduced_float", false, false, a->u.t, &ctx, rets);
+    }
+    return run2v(TN_EW_mul, "mul_cpu", false, false, a, b, NULL, rets);
+}
+/* aten::mul.Tensor / mul.Scalar */
+tn_status tn_op_mul_Tensor(const tn_value *args, tn_value *rets) { return mul_impl(&args[0], &args[1], rets); }
+tn_status tn_op_mul_Scalar(const tn_value *args, tn_value *rets) { return mul_impl(&args[0], &args[1], rets); }
+
+/* div with rounding_mode: NULL (true division), "trunc" or "floor". */
+static tn_status div_impl(const tn_value *a, const tn_value *b, const tn_value *mode, tn_value *rets) {
+    const char *m = mode && mode->tag == TN_V_STRING ? mode->u.s.data : NULL;
+    if (!m) {
+        tn_dtype common;
+        TN_TRY(common2(a, b, &common));
+        if (reduced_with_scalar(a, b, common) && !tn_tensor_is_meta(a->u.t)) {
+            tn_loop_ctx ctx = {0};
+            ctx.d[0] = (float)scalar_of(b);
+            return run1(TN_EW_div_scalar, "div_cpu_reduced_float", false, false, a->u.t, &ctx, rets);
+        }
+        return run2v(TN_EW_div, "div_true_cpu", true, false, a, b, NULL, rets);
+    }
+    if (strcmp(m, "trunc") == 0) return run2v(TN_EW_div_trunc, "div_trunc_cpu", false, false, a, b, NULL, rets);
+    if (strcmp(m, "floor") == 0) return run2v(TN_EW_div_floor, "div_floor_cpu", false, false, a, b, NULL, rets);
+    return tn_error(TN_ERR_RUNTIME, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", m);
+}
+/* aten::div.Tensor / div.Scalar / div.Tensor_mode / div.Scalar_mode / true_divide */
+tn_status tn_op_div_Tensor(const tn_value *args, tn_value *rets) { return div_impl(&args[0], &args[1], NULL, rets); }
+tn_status tn_op_div_Scalar(const tn_value *args, tn_value *rets) { return div_impl(&args[0], &args[1], NULL, rets); }
+tn_status tn_op_div_Tensor_mode(const tn_value *args, tn_value *rets) { return div_impl(&args[0], &args[1], &args[2], rets); }
+tn_status tn_op_div_Scalar_mode(const tn_value *args, tn_value *rets) { return div_impl(&args[0], &args[1], &args[2], rets); }
+tn_status tn_op_true_divide_Tensor(const tn_value *args, tn_value *rets) { return div_impl(&args[0], &args[1], NULL, rets); }
+
+/* Plain binary ops over (tensor|scalar, tensor|scalar). */
+#define TN_BINARY(ident, ewop, kname, int_to_float)                                             \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                            \
+        return run2v(TN_EW_##ewop, kname, int_to_float, false, &args[0], &args[1], NULL, rets);\
+    }
+TN_BINARY(floor_divide, div_floor, "div_floor_cpu", false)
+TN_BINARY(floor_divide_Scalar, div_floor, "div_floor_cpu", false)
+TN_BINARY(remainder_Tensor, remainder, "remainder_cpu", false)
+TN_BINARY(remainder_Scalar, remainder, "remainder_cpu", false)
+TN_BINARY(remainder_Scalar_Tensor, remainder, "remainder_cpu", false)
+TN_BINARY(fmod_Tensor, fmod, "fmod_cpu", false)
+TN_BINARY(fmod_Scalar, fmod, "fmod_cpu", false)
+TN_BINARY(fmax, fmax, "fmax_cpu", false)
+TN_BINARY(fmin, fmin, "fmin_cpu", false)
+TN_BINARY(atan2, atan2, "atan2_cpu", true)
+TN_BINARY(hypot, hypot, "hypot_cpu", false)
+TN_BINARY(copysign_Tensor, copysign, "copysign_cpu", true)
+TN_BINARY(copysign_Scalar, copysign, "copysign_cpu", true)
+TN_BINARY(xlogy_Tensor, xlogy, "xlogy_cpu", true)
+TN_BINARY(xlogy_Scalar_Self, xlogy, "xlogy_cpu", true)
+TN_BINARY(xlogy_Scalar_Other, xlogy, "xlogy_cpu", true)
+TN_BINARY(bitwise_and_Tensor, bitwise_and, "bitwise_and_cpu", false)
+TN_BINARY(bitwise_and_Scalar, bitwise_and, "bitwise_and_cpu", false)
+TN_BINARY(bitwise_or_Tensor, bitwise_or, "bitwise_or_cpu", false)
+TN_BINARY(bitwise_or_Scalar, bitwise_or, "bitwise_or_cpu", false)
+TN_BINARY(bitwise_xor_Tensor, bitwise_xor, "bitwise_xor_cpu", false)
+TN_BINARY(bitwise_xor_Scalar, bitwise_xor, "bitwise_xor_cpu", false)
+TN_BINARY(__and___Tensor, bitwise_and, "bitwise_and_cpu", false)
+TN_BINARY(__and___Scalar, bitwise_and, "bitwise_and_cpu", false)
+TN_BINARY(__or___Tensor, bitwise_or, "bitwise_or_cpu", false)
+TN_BINARY(__or___Scalar, bitwise_or, "bitwise_or_cpu", false)
+TN_BINARY(__xor___Tensor, bitwise_xor, "bitwise_xor_cpu", false)
+TN_BINARY(__xor___Scalar, bitwise_xor, "bitwise_xor_cpu", false)
+TN_BINARY(__lshift___Tensor, lshift, "lshift_cpu", false)
+TN_BINARY(__lshift___Scalar, lshift, "lshift_cpu", false)
+TN_BINARY(__rshift___Tensor, rshift, "rshift_cpu", false)
+TN_BINARY(__rshift___Scalar, rshift, "rshift_cpu", false)
+TN_BINARY(bitwise_left_shift_Tensor, lshift, "lshift_cpu", false)
+TN_BINARY(bitwise_left_shift_Tensor_Scalar, lshift, "lshift_cpu", false)
+TN_BINARY(bitwise_right_shift_Tensor, rshift, "rshift_cpu", false)
+TN_BINARY(bitwise_right_shift_Tensor_Scalar, rshift, "rshift_cpu", false)
+
+/* maximum / minimum refuse complex with upstream's RuntimeError. */
+static tn_status minmax(tn_ew_op op, const char *name, const tn_value *args, tn_value *rets) {
+    if (tn_dtype_is_complex(args[0].u.t->dtype) || tn_dtype_is_complex(args[1].u.t->dtype))
+        return tn_error(TN_ERR_RUNTIME, "%s not implemented for complex tensors.", name);
+    return run2v(op, name, false, false, &args[0], &args[1], NULL, rets);
+}
+/* aten::maximum / aten::minimum */
+tn_status tn_op_maximum(const tn_value *args, tn_value *rets) { return minmax(TN_EW_maximum, "maximum", args, rets); }
+tn_status tn_op_minimum(const tn_value *args, tn_value *rets) { return minmax(TN_EW_minimum, "minimum", args, rets); }
+
+/* Comparisons and logical ops: Bool results computed in the common dtype. */
+#define TN_COMPARE(ident, ewop, kname)                                                          \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                            \
+        return run2v(TN_EW_##ewop, kname, false, true, &args[0], &args[1], NULL, rets);        \
+    }
+TN_COMPARE(eq_Tensor, eq, "eq_cpu") TN_COMPARE(eq_Scalar, eq, "eq_cpu")
+TN_COMPARE(ne_Tensor, ne, "ne_cpu") TN_COMPARE(ne_Scalar, ne, "ne_cpu")
+TN_COMPARE(lt_Tensor, lt, "lt_cpu") TN_COMPARE(lt_Scalar, lt, "lt_cpu")
+TN_COMPARE(le_Tensor, le, "le_cpu") TN_COMPARE(le_Scalar, le, "le_cpu")
+TN_COMPARE(gt_Tensor, gt, "gt_cpu") TN_COMPARE(gt_Scalar, gt, "gt_cpu")
+TN_COMPARE(ge_Tensor, ge, "ge_cpu") TN_COMPARE(ge_Scalar, ge, "ge_cpu")
+TN_COMPARE(logical_and, logical_and, "logical_and_cpu")
+TN_COMPARE(logical_or, logical_or, "logical_or_cpu")
+TN_COMPARE(logical_xor, logical_xor, "logical_xor_cpu")
+
+/* ---- pow --------------------------------------------------------------------------- */
+
+/* aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) */
+tn_status tn_op_pow_Tensor_Scalar(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    const tn_value *e = &args[1];
+    tn_dtype common;
+    TN_TRY(common2(&args[0], e, &common));
+    if (tn_dtype_is_integral(common, true)) {
+        int64_t ei = e->tag == TN_V_BOOL ? e->u.b : e->u.i;
+        if (ei < 0) return tn_error(TN_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+        tn_loop_ctx ctx = {0};
+        ctx.i[0] = ei;
+        tn_ew_run r = {TN_EW_pow_int_scalar, "pow", false, false, common == TN_DTYPE_BOOL ? TN_DTYPE_INT64 : common};
+        return tn_ew_execute(&r, 1, &self, &ctx, rets);
+    }
+    if (tn_dtype_is_complex(common) || e->tag == TN_V_COMPLEX)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::pow.Tensor_Scalar for complex is not implemented by torchnative");
+    double x = sv(e);
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = x;
+    ctx.mode = x == 0.5 ? 1 : x == 2 ? 2 : x == 3 ? 3 : x == -0.5 ? 4 : x == -1 ? 5 : x == -2 ? 6 : 0;
+    tn_ew_run r = {TN_EW_pow_scalar, "pow", false, false, common};
+    return tn_ew_execute(&r, 1, &self, &ctx, rets);
+}
+
+/* aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) */
+tn_status tn_op_pow_Tensor_Tensor(const tn_value *args, tn_value *rets) {
+    return run2v(TN_EW_pow, "pow", false, false, &args[0], &args[1], NULL, rets);
+}
+
+/* aten::pow.Scalar(Scalar self, Tensor exponent) */
+tn_status tn_op_pow_Scalar(const tn_value *args, tn_value *rets) {
+    return run2v(TN_EW_pow, "pow", false, false, &args[0], &args[1], NULL, rets);
+}
+
+/* aten::square(Tensor self) = pow(self, 2): Bool squares as Long. */
+tn_status tn_op_square(const tn_value *args, tn_value *rets) {
+    tn_value a[2] = {args[0], tn_value_int(2)};
+    return tn_op_pow_Tensor_Scalar(a, rets);
+}
+
+/* ---- ternary ----------------------------------------------------------------------- */
+
+static tn_status run3(tn_ew_op op, const char *kname, tn_tensor *a, tn_tensor *b, tn_tensor *c, tn_loop_ctx *ctx,
+                      tn_value *rets) {
+    tn_tensor *ins[3] = {a, b, c};
+    tn_ew_run r = {op, kname, false, false, TN_DTYPE_UNDEFINED};
+    return tn_ew_execute(&r, 3, ins, ctx, rets);
+}
+
+/* aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) */
+tn_status tn_op_addcmul(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = sv(&args[3]);
+    ctx.i[0] = args[3].tag == TN_V_INT ? args[3].u.i : (int64_t)ctx.d[0];
+    return run3(TN_EW_addcmul, "addcmul_cpu_out", args[0].u.t, args[1].u.t, args[2].u.t, &ctx, rets);
+}
+
+/* aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) */
+tn_status tn_op_addcdiv(const tn_value *args, tn_value *rets) {
+    if (tn_dtype_is_integral(args[1].u.t->dtype, true) && tn_dtype_is_integral(args[2].u.t->dtype, true))
+        return tn_error(TN_ERR_RUNTIME,
+                        "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
+                        "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                        "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+                        "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                        "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = sv(&args[3]);
+    return run3(TN_EW_addcdiv, "addcdiv_cpu_out", args[0].u.t, args[1].u.t, args[2].u.t, &ctx, rets);
+}
+
+/* aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) */
+tn_status tn_op_lerp_Scalar(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t, *b = args[1].u.t;
+    if (a->dtype != b->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s", dname(a->dtype), dname(b->dtype));
+    tn_loop_ctx ctx = {0};
+    ctx.d[0] = sv(&args[2]);
+    tn_tensor *ins[2] = {a, b};
+    tn_ew_run r = {TN_EW_lerp_scalar, "lerp_kernel_scalar", false, false, TN_DTYPE_UNDEFINED};
+    return tn_ew_execute(&r, 2, ins, &ctx, rets);
+}
+
+/* aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) */
+tn_status tn_op_lerp_Tensor(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t, *b = args[1].u.t, *w = args[2].u.t;
+    if (a->dtype != b->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s", dname(a->dtype), dname(b->dtype));
+    if (a->dtype != w->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `weight` but got dtype %s", dname(a->dtype), dname(w->dtype));
+    return run3(TN_EW_lerp, "lerp_kernel_tensor", a, b, w, NULL, rets);
+}
+
+/* aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) */
+tn_status tn_op_clamp_Tensor(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    bool has_min = args[1].tag == TN_V_TENSOR, has_max = args[2].tag == TN_V_TENSOR;
+    if (!has_min && !has_max)
+        return tn_error(TN_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    if (tn_dtype_is_complex(self->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
+    if (has_min && has_max) return run3(TN_EW_clamp_tensor, "clamp_cpu", self, args[1].u.t, args[2].u.t, NULL, rets);
+    tn_value a[2] = {args[0], has_min ? args[1] : args[2]};
+    return run2v(has_min ? TN_EW_maximum : TN_EW_minimum, has_min ? "clamp_min_cpu" : "clamp_max_cpu", false, false,
+                 &a[0], &a[1], NULL, rets);
+}
+/* aten::clamp_min.Tensor / clamp_max.Tensor */
+tn_status tn_op_clamp_min_Tensor(const tn_value *args, tn_value *rets) {
+    return run2v(TN_EW_maximum, "clamp_min_cpu", false, false, &args[0], &args[1], NULL, rets);
+}
+tn_status tn_op_clamp_max_Tensor(const tn_value *args, tn_value *rets) {
+    return run2v(TN_EW_minimum, "clamp_max_cpu", false, false, &args[0], &args[1], NULL, rets);
+}

@@ -1,0 +1,440 @@
+/* iter.c — the elementwise engine: broadcasting, promotion, output layout (upstream's
+ * TensorIterator rules: fast paths for same-shape contiguous / same-strides dense
+ * operands, otherwise dimensions sorted by the inputs' strides), coalescing, and the
+ * strided 1-D loop driver. */
+#include "ops/iter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cast.h"
+#include "ops/promote.h"
+
+tn_iter_config tn_iter_config_init(int noutputs, int ninputs) {
+    tn_iter_config c;
+    memset(&c, 0, sizeof c);
+    c.noutputs = noutputs;
+    c.ninputs = ninputs;
+    c.check_all_same_dtype = true;
+    c.check_mem_overlap = true;
+    c.static_dtype = TN_DTYPE_UNDEFINED;
+    c.output_dtype = TN_DTYPE_UNDEFINED;
+    return c;
+}
+
+tn_status tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out) {
+    int n = na > nb ? na : nb;
+    int64_t res[TN_MAX_DIMS];
+    for (int i = n - 1; i >= 0; i--) {
+        int off = n - 1 - i, da = na - 1 - off, db = nb - 1 - off;
+        int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return tn_error(TN_ERR_RUNTIME,
+                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                            (long long)sa, (long long)sb, i);
+        res[i] = sa == 1 ? sb : sa;
+    }
+    memcpy(out, res, sizeof(int64_t) * (size_t)n);
+    *nout = n;
+    return TN_OK;
+}
+
+bool tn_tensor_is_non_overlapping_and_dense(const tn_tensor *t) {
+    int n = t->ndim;
+    if (n == 0) return true;
+    if (n == 1) return t->sizes[0] < 2 || t->strides[0] == 1;
+    /* Sort dimensions by stride (size-1 dims last, they never matter), then require
+     * each stride to be the product of the sizes before it. */
+    int perm[TN_MAX_DIMS];
+    for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            int a = perm[j - 1], b = perm[j];
+            if (t->sizes[a] < 2) { perm[j - 1] = b; perm[j] = a; continue; }
+            if (t->sizes[b] < 2) break;
+            if (t->strides[a] > t->strides[b]) { perm[j - 1] = b; perm[j] = a; } else break;
+        }
+    int64_t expected = 1;
+    for (int i = 0; i < n; i++) {
+        int d = perm[i];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
+tn_status tn_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype,
+                                  tn_device device, tn_tensor **out) {
+    int64_t extent = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 0) { extent = 0; break; }
+        extent += (sizes[i] - 1) * strides[i];
+    }
+    tn_storage *s;
+    TN_TRY(tn_storage_new(extent * tn_dtype_itemsize(dtype), device, false, &s));
+    tn_tensor *t = tn_tensor_new_view(s, 0, ndim, sizes, strides, dtype);
+    tn_storage_release(s);
+    if (!t) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    *out = t;
+    return TN_OK;
+}
+
+tn_status tn_tensor_empty_like(const tn_tensor *t, tn_dtype dtype, tn_tensor **out) {
+    if (tn_tensor_is_non_overlapping_and_dense(t))
+        return tn_tensor_empty_strided(t->ndim, t->sizes, t->strides, dtype, tn_tensor_device(t), out);
+    return tn_tensor_empty(t->ndim, t->sizes, dtype, tn_tensor_device(t), out);
+}
+
+void tn_iter_release(tn_iter *it) {
+    for (int k = 0; k < it->noperands; k++) {
+        tn_tensor_release(it->ops[k].tensor);
+        tn_tensor_release(it->ops[k].original);
+        it->ops[k].tensor = it->ops[k].original = NULL;
+    }
+    it->noperands = 0;
+}
+
+tn_tensor *tn_iter_take_output(const tn_iter *it, int i) {
+    tn_tensor *t = it->ops[i].tensor;
+    tn_tensor_retain(t);
+    return t;
+}
+
+const tn_tensor *tn_iter_original_input(const tn_iter *it, int i) {
+    const tn_iter_operand *op = &it->ops[it->noutputs + i];
+    return op->original ? op->original : op->tensor;
+}
+
+/* [lo, hi) byte range a non-overlapping-dense tensor covers. */
+static void byte_range(const tn_tensor *t, uintptr_t *lo, uintptr_t *hi) {
+    int64_t extent = 1;
+    for (int i = 0; i < t->ndim; i++) extent += (t->sizes[i] - 1) * t->strides[i];
+    *lo = (uintptr_t)tn_tensor_data(t);
+    *hi = *lo + (uintptr_t)(extent * tn_dtype_itemsize(t->dtype));
+}
+
+/* Upstream's assert_no_internal_overlap / assert_no_partial_overlap (full overlap, i.e.
+ * in-place on the same geometry, is allowed; undecidable layouts are let through). */
+static tn_status check_overlap(const tn_tensor *out, const tn_tensor *in) {
+    if (tn_tensor_numel(out) == 0 || !out->storage->data) return TN_OK;
+    if (!in) {
+        if (tn_tensor_is_non_overlapping_and_dense(out)) return TN_OK;
+        for (int i = 0; i < out->ndim; i++)
+            if (out->sizes[i] > 1 && out->strides[i] == 0)
+                return tn_error(TN_ERR_RUNTIME,
+                                "unsupported operation: more than one element of the written-to tensor refers to a "
+                                "single memory location. Please clone() the tensor before performing the operation.");
+        return TN_OK;
+    }
+    if (in->storage != out->storage || tn_tensor_numel(in) == 0) return TN_OK;
+    if (!tn_tensor_is_non_overlapping_and_dense(out) || !tn_tensor_is_non_overlapping_and_dense(in)) return TN_OK;
+    uintptr_t a0, a1, b0, b1;
+    byte_range(out, &a0, &a1);
+    byte_range(in, &b0, &b1);
+    bool same = a0 == b0 && a1 == b1 && out->ndim == in->ndim && out->dtype == in->dtype &&
+                memcmp(out->strides, in->strides, sizeof(int64_t) * (size_t)out->ndim) == 0;
+    if (!same && a0 < b1 && b0 < a1)
+        return tn_error(TN_ERR_RUNTIME,
+                        "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+                        "a single memory location. Please clone() the tensor before performing the operation.");
+    return TN_OK;
+}
+
+/* Converted copy of `src` in `dtype`, layout preserved as Tensor.to() does. */
+static tn_status convert_input(tn_tensor *src, tn_dtype dtype, tn_tensor **out) {
+    tn_tensor *dst;
+    TN_TRY(tn_tensor_empty_like(src, dtype, &dst));
+    if (tn_tensor_is_meta(src)) { *out = dst; return TN_OK; }
+    tn_iter_config c = tn_iter_config_init(1, 1);
+    c.outputs[0] = dst;
+    c.inputs[0] = src;
+    c.check_all_same_dtype = false;
+    c.check_mem_overlap = false;
+    tn_iter sub;
+    tn_status st = tn_iter_build(&sub, &c);
+    if (st != TN_OK) { tn_tensor_release(dst); return st; }
+    tn_loop_fn loop = tn_cast_loop(src->dtype, dtype);
+    if (!loop) {
+        tn_iter_release(&sub);
+        tn_tensor_release(dst);
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "conversion from %s to %s is not implemented by torchnative",
+                        tn_dtype_infos[src->dtype].c10_name, tn_dtype_infos[dtype].c10_name);
+    }
+    tn_iter_for_each(&sub, loop, NULL);
+    tn_iter_release(&sub);
+    *out = dst;
+    return TN_OK;
+}
+
+static tn_status compute_shape(tn_iter *it) {
+    bool first = true;
+    for (int k = 0; k < it->noperands; k++) {
+        const tn_tensor *t = it->ops[k].tensor;
+        if (!t) continue; /* outputs still to allocate do not take part */
+        if (first) {
+            it->shape_ndim = t->ndim;
+            memcpy(it->shape, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+            first = false;
+        } else {
+            TN_TRY(tn_broadcast_shapes(it->shape_ndim, it->shape, t->ndim, t->sizes, &it->shape_ndim, it->shape));
+        }
+    }
+    char b1[200], b2[200];
+    for (int k = 0; k < it->noutputs; k++) {
+        const tn_tensor *t = it->ops[k].tensor;
+        if (t && (t->ndim != it->shape_ndim ||
+                  memcmp(t->sizes, it->shape, sizeof(int64_t) * (size_t)t->ndim) != 0))
+            return tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                            tn_format_sizes(t->ndim, t->sizes, b1, sizeof b1),
+                            tn_format_sizes(it->shape_ndim, it->shape, b2, sizeof b2));
+    }
+    return TN_OK;
+}
+
+static tn_status compute_types(tn_iter *it, const tn_iter_config *cfg) {
+    int nin = cfg->ninputs;
+    tn_dtype common = cfg->static_dtype;
+    if (common == TN_DTYPE_UNDEFINED) {
+        if (cfg->promote_inputs_to_common_dtype) {
+            tn_result_type_state st = tn_result_type_state_init();
+            for (int i = 0; i < nin; i++) TN_TRY(tn_result_type_update_tensor(&st, cfg->inputs[i]));
+            TN_TRY(tn_result_type_finish(&st, &common));
+        } else {
+            common = nin > 0 ? cfg->inputs[0]->dtype : cfg->outputs[0] ? cfg->outputs[0]->dtype : TN_DTYPE_FLOAT32;
+        }
+        if (cfg->promote_integer_inputs_to_float && tn_dtype_is_integral(common, true)) common = tn_default_dtype();
+    }
+    it->common_dtype = common;
+    if (cfg->check_all_same_dtype && !cfg->promote_inputs_to_common_dtype) {
+        for (int k = 0; k < it->noperands; k++) {
+            const tn_tensor *t = it->ops[k].tensor;
+            if (!t) continue;
+            if (t->dtype != common)
+                return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_dtype_infos[t->dtype].c10_name,
+                                tn_dtype_infos[common].c10_name);
+        }
+    }
+    if (cfg->promote_inputs_to_common_dtype) {
+        for (int k = it->noutputs; k < it->noperands; k++) {
+            tn_iter_operand *op = &it->ops[k];
+            if (op->tensor->dtype == common) continue;
+            tn_tensor *conv;
+            TN_TRY(convert_input(op->tensor, common, &conv));
+            op->original = op->tensor;
+            op->tensor = conv;
+        }
+    }
+    return TN_OK;
+}
+
+/* Upstream's reorder_dimensions comparator over iteration dims (0 = fastest). */
+static int should_swap(const tn_iter *it, const bool *has_strides, int d0, int d1) {
+    for (int k = 0; k < it->noperands; k++) {
+        if (!has_strides[k]) continue;
+        int64_t s0 = it->strides[k][d0], s1 = it->strides[k][d1];
+        if (s0 == 0 || s1 == 0) continue;
+        if (s0 < s1) return -1;
+        if (s0 > s1) return 1;
+        if (it->it_shape[d0] > it->it_shape[d1]) return 1;
+    }
+    return 0;
+}
+
+static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_device device) {
+    int n = it->shape_ndim;
+    bool all_same_shape = true, all_contig = true, all_dense_same = true;
+    const tn_tensor *first = NULL;
+    for (int k = 0; k < it->noperands; k++) {
+        const tn_tensor *t = it->ops[k].tensor;
+        if (!t) continue;
+        if (t->ndim != n || memcmp(t->sizes, it->shape, sizeof(int64_t) * (size_t)n) != 0) all_same_shape = false;
+        if (!tn_tensor_is_contiguous(t)) all_contig = false;
+        if (!first) first = t;
+        if (!tn_tensor_is_non_overlapping_and_dense(t) ||
+            (first != t && memcmp(first->strides, t->strides, sizeof(int64_t) * (size_t)n) != 0))
+            all_dense_same = false;
+    }
+
+    /* Byte strides in iteration order (dim 0 fastest) for every known operand. */
+    bool has_strides[TN_ITER_MAX_OPERANDS];
+    for (int d = 0; d < n; d++) it->it_shape[d] = it->shape[n - 1 - d];
+    for (int k = 0; k < it->noperands; k++) {
+        const tn_tensor *t = it->ops[k].tensor;
+        has_strides[k] = t != NULL;
+        if (!t) continue;
+        int64_t isz = tn_dtype_itemsize(t->dtype);
+        for (int d = 0; d < n; d++) {
+            int td = t->ndim - 1 - d; /* tensor dim aligned right */
+            it->strides[k][d] = (td < 0 || (t->sizes[td] == 1 && it->it_shape[d] != 1)) ? 0 : t->strides[td] * isz;
+        }
+    }
+
+    int perm[TN_MAX_DIMS]; /* perm[iteration dim] = original iteration dim */
+    for (int d = 0; d < n; d++) perm[d] = d;
+    /* Same-shape operands that are all contiguous, or all dense with equal strides, give
+     * their layout to the outputs (upstream's fast setup); otherwise the sorted order
+     * decides. The sort runs either way: it makes coalescing find long inner runs. */
+    bool fast = all_same_shape && (all_contig || all_dense_same);
+    {
+        /* Insertion sort tolerant of ambiguous comparisons, as upstream. */
+        for (int i = 1; i < n; i++) {
+            int d1 = i;
+            for (int d0 = i - 1; d0 >= 0; d0--) {
+                int c = should_swap(it, has_strides, perm[d0], perm[d1]);
+                if (c > 0) { int tmp = perm[d0]; perm[d0] = perm[d1]; perm[d1] = tmp; d1 = d0; }
+                else if (c < 0) break;
+            }
+        }
+        int64_t shape2[TN_MAX_DIMS], str2[TN_MAX_DIMS];
+        for (int d = 0; d < n; d++) shape2[d] = it->it_shape[perm[d]];
+        memcpy(it->it_shape, shape2, sizeof(int64_t) * (size_t)n);
+        for (int k = 0; k < it->noperands; k++) {
+            if (!has_strides[k]) continue;
+            for (int d = 0; d < n; d++) str2[d] = it->strides[k][perm[d]];
+            memcpy(it->strides[k], str2, sizeof(int64_t) * (size_t)n);
+        }
+    }
+
+    for (int k = 0; k < it->noutputs; k++) {
+        if (it->ops[k].tensor) continue;
+        tn_dtype dt = cfg->output_dtype != TN_DTYPE_UNDEFINED ? cfg->output_dtype : it->common_dtype;
+        int64_t isz = tn_dtype_itemsize(dt);
+        int64_t strides[TN_MAX_DIMS];
+        bool inverted = true; /* sorted order is plain C order */
+        for (int d = 0; d < n; d++) inverted &= perm[d] == d;
+        if (fast && !all_contig) {
+            memcpy(strides, first->strides, sizeof(int64_t) * (size_t)n);
+        } else if (fast || inverted) {
+            tn_contiguous_strides(n, it->shape, strides);
+        } else {
+            /* Strides compatible with the sorted iteration order, mapped back to tensor
+             * dims (iteration dim d was tensor dim n-1-perm[d]). */
+            int64_t next = 1;
+            for (int d = 0; d < n; d++) {
+                strides[n - 1 - perm[d]] = next;
+                next *= it->it_shape[d];
+            }
+        }
+        tn_tensor *t;
+        TN_TRY(tn_tensor_empty_strided(n, it->shape, strides, dt, device, &t));
+        it->ops[k].tensor = t;
+        for (int d = 0; d < n; d++) {
+            int td = n - 1 - perm[d];
+            it->strides[k][d] = strides[td] * isz;
+        }
+    }
+    return TN_OK;
+}
+
+static void coalesce(tn_iter *it) {
+    int n = it->shape_ndim;
+    if (n <= 1) { it->ndim = n; return; }
+    int prev = 0;
+    for (int d = 1; d < n; d++) {
+        bool ok = it->it_shape[prev] == 1 || it->it_shape[d] == 1;
+        if (!ok) {
+            ok = true;
+            for (int k = 0; k < it->noperands; k++)
+                if (it->it_shape[prev] * it->strides[k][prev] != it->strides[k][d]) { ok = false; break; }
+        }
+        if (ok) {
+            if (it->it_shape[prev] == 1)
+                for (int k = 0; k < it->noperands; k++) it->strides[k][prev] = it->strides[k][d];
+            it->it_shape[prev] *= it->it_shape[d];
+        } else {
+            prev++;
+            if (prev != d) {
+                for (int k = 0; k < it->noperands; k++) it->strides[k][prev] = it->strides[k][d];
+                it->it_shape[prev] = it->it_shape[d];
+            }
+        }
+    }
+    it->ndim = prev + 1;
+}
+
+tn_status tn_iter_build(tn_iter *it, const tn_iter_config *cfg) {
+    memset(it, 0, sizeof *it);
+    if (cfg->noutputs + cfg->ninputs > TN_ITER_MAX_OPERANDS || cfg->noutputs < 0 || cfg->ninputs < 0)
+        return tn_error(TN_ERR_RUNTIME, "tn_iter: too many operands");
+    it->noutputs = cfg->noutputs;
+    it->noperands = cfg->noutputs + cfg->ninputs;
+    tn_device device = tn_device_cpu();
+    bool has_cpu_dims = false, has_meta = false;
+    for (int k = 0; k < it->noperands; k++) {
+        tn_tensor *t = k < cfg->noutputs ? cfg->outputs[k] : cfg->inputs[k - cfg->noutputs];
+        it->ops[k].is_output = k < cfg->noutputs;
+        if (!t) {
+            if (!it->ops[k].is_output) { tn_iter_release(it); return tn_error(TN_ERR_RUNTIME, "tn_iter: undefined input tensor"); }
+            continue;
+        }
+        tn_tensor_retain(t);
+        it->ops[k].tensor = t;
+        if (tn_tensor_is_meta(t)) has_meta = true;
+        else if (t->ndim > 0 || it->ops[k].is_output) has_cpu_dims = true;
+    }
+    if (has_meta && has_cpu_dims) {
+        tn_iter_release(it);
+        return tn_error(TN_ERR_RUNTIME,
+                        "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!");
+    }
+    if (has_meta) device = (tn_device){TN_DEVICE_META, -1};
+    it->is_meta = has_meta;
+
+    tn_status st = compute_shape(it);
+    if (st == TN_OK && cfg->check_mem_overlap) {
+        for (int k = 0; k < it->noutputs && st == TN_OK; k++) {
+            if (!it->ops[k].tensor) continue;
+            st = check_overlap(it->ops[k].tensor, NULL);
+            for (int j = it->noutputs; j < it->noperands && st == TN_OK; j++)
+                st = check_overlap(it->ops[k].tensor, it->ops[j].tensor);
+        }
+    }
+    if (st == TN_OK) st = compute_types(it, cfg);
+    if (st == TN_OK) st = allocate_outputs(it, cfg, device);
+    if (st != TN_OK) { tn_iter_release(it); return st; }
+    it->numel = 1;
+    for (int d = 0; d < it->shape_ndim; d++) it->numel *= it->shape[d];
+    coalesce(it);
+    return TN_OK;
+}
+
+void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn loop, void *ctx) {
+    if (it->is_meta || begin >= end) return;
+    int nops = it->noperands;
+    char *base[TN_ITER_MAX_OPERANDS], *ptrs[TN_ITER_MAX_OPERANDS];
+    int64_t inner[TN_ITER_MAX_OPERANDS];
+    for (int k = 0; k < nops; k++) base[k] = (char *)tn_tensor_data(it->ops[k].tensor);
+    if (it->ndim == 0) {
+        for (int k = 0; k < nops; k++) inner[k] = 0;
+        loop(base, inner, 1, ctx);
+        return;
+    }
+    for (int k = 0; k < nops; k++) inner[k] = it->strides[k][0];
+    int64_t counter[TN_MAX_DIMS], idx = begin;
+    for (int d = 0; d < it->ndim; d++) {
+        counter[d] = idx % it->it_shape[d];
+        idx /= it->it_shape[d];
+    }
+    int64_t pos = begin;
+    while (pos < end) {
+        int64_t n = it->it_shape[0] - counter[0];
+        if (n > end - pos) n = end - pos;
+        for (int k = 0; k < nops; k++) {
+            char *p = base[k];
+            for (int d = 0; d < it->ndim; d++) p += counter[d] * it->strides[k][d];
+            ptrs[k] = p;
+        }
+        loop(ptrs, inner, n, ctx);
+        pos += n;
+        counter[0] += n;
+        for (int d = 0; d < it->ndim - 1 && counter[d] >= it->it_shape[d]; d++) {
+            counter[d] = 0;
+            counter[d + 1]++;
+        }
+    }
+}
+
+void tn_iter_for_each(const tn_iter *it, tn_loop_fn loop, void *ctx) {
+    if (it->numel > 0) tn_iter_run_range(it, 0, it->numel, loop, ctx);
+}

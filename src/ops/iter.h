@@ -1,0 +1,101 @@
+/* iter.h — the elementwise engine (upstream's TensorIterator, reduced to what CPU eager
+ * needs): N outputs + inputs, broadcasting, type promotion to a common dtype with input
+ * conversion, output allocation that follows the inputs' memory layout, dimension
+ * coalescing, and 1-D inner loops over [begin, end) ranges of the linear index.
+ *
+ * Usage:
+ *   tn_iter_config cfg = tn_iter_config_init(1, 2);  // 1 output, 2 inputs
+ *   cfg.inputs[0] = a; cfg.inputs[1] = b;            // outputs[0] NULL: allocate
+ *   cfg.promote_inputs_to_common_dtype = true;
+ *   tn_iter it;
+ *   TN_TRY(tn_iter_build(&it, &cfg));
+ *   tn_iter_for_each(&it, loop_for(it.common_dtype), &ctx);
+ *   *out = tn_iter_take_output(&it, 0);
+ *   tn_iter_release(&it);
+ *
+ * Operand order inside the iterator: outputs first, then inputs (as upstream), which is
+ * also the order of `data`/`strides` handed to loops. Meta operands compute shapes and
+ * allocate meta outputs; for_each then does nothing. Plain C11; no Python. */
+#ifndef TN_ITER_H
+#define TN_ITER_H
+
+#include "core/tensor.h"
+#include "kernels/elementwise.h"
+
+#define TN_ITER_MAX_OPERANDS 8
+
+typedef struct tn_iter_config {
+    int noutputs, ninputs;
+    tn_tensor *outputs[TN_ITER_MAX_OPERANDS]; /* NULL = allocate; given ones are never resized */
+    tn_tensor *inputs[TN_ITER_MAX_OPERANDS];  /* borrowed; must be non-NULL */
+    /* Convert inputs whose dtype differs from the common dtype (upstream does this
+     * eagerly on CPU, and so do we). */
+    bool promote_inputs_to_common_dtype;
+    /* An integral/bool common dtype becomes the default float dtype (true division,
+     * sqrt of ints, ...). */
+    bool promote_integer_inputs_to_float;
+    /* Without promotion: refuse operands whose dtypes differ ("Found dtype ..."). */
+    bool check_all_same_dtype;
+    /* Refuse an output overlapping itself (expanded) or partially overlapping an input. */
+    bool check_mem_overlap;
+    /* Compute in this dtype instead of the promoted one (Undefined = promote). */
+    tn_dtype static_dtype;
+    /* Dtype of allocated outputs (Undefined = the common dtype), e.g. Bool for eq. */
+    tn_dtype output_dtype;
+} tn_iter_config;
+
+/* Defaults as upstream's TensorIteratorConfig: same-dtype check and overlap check on. */
+tn_iter_config tn_iter_config_init(int noutputs, int ninputs);
+
+typedef struct tn_iter_operand {
+    tn_tensor *tensor;   /* what loops touch (owned reference) */
+    tn_tensor *original; /* the caller's input when `tensor` is a converted copy (owned), else NULL */
+    bool is_output;
+} tn_iter_operand;
+
+typedef struct tn_iter {
+    int noperands, noutputs;
+    tn_iter_operand ops[TN_ITER_MAX_OPERANDS];
+    tn_dtype common_dtype;
+    bool is_meta;
+    int64_t numel;
+    /* Broadcast shape, in tensor dimension order. */
+    int shape_ndim;
+    int64_t shape[TN_MAX_DIMS];
+    /* Iteration space after reordering and coalescing: dimension 0 moves fastest. */
+    int ndim;
+    int64_t it_shape[TN_MAX_DIMS];
+    int64_t strides[TN_ITER_MAX_OPERANDS][TN_MAX_DIMS]; /* bytes */
+} tn_iter;
+
+/* Builds the iterator (checks, broadcasting, promotion, conversion, allocation). On
+ * failure nothing is leaked and `it` needs no release. */
+tn_status tn_iter_build(tn_iter *it, const tn_iter_config *cfg);
+/* Runs `loop` over the whole iteration space (no-op for meta or empty iterators). */
+void tn_iter_for_each(const tn_iter *it, tn_loop_fn loop, void *ctx);
+/* Runs `loop` over linear indices [begin, end) of the iteration space: the unit a
+ * thread pool hands to one worker. */
+void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn loop, void *ctx);
+/* Output i with a new reference for the caller. */
+tn_tensor *tn_iter_take_output(const tn_iter *it, int i);
+/* The caller's tensor behind input i (before any dtype conversion), borrowed. */
+const tn_tensor *tn_iter_original_input(const tn_iter *it, int i);
+/* Releases the iterator's references. */
+void tn_iter_release(tn_iter *it);
+
+/* Broadcasts two shapes with upstream's infer_size error text. */
+tn_status tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);
+
+/* Upstream's is_non_overlapping_and_dense: the elements fill a contiguous range exactly
+ * once in some dimension order. */
+bool tn_tensor_is_non_overlapping_and_dense(const tn_tensor *t);
+
+/* Uninitialised tensor with explicit strides (empty_strided); storage sized to fit. */
+tn_status tn_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype,
+                                  tn_device device, tn_tensor **out);
+
+/* A tensor like `t` (same shape, dtype `dtype`) with preserve_format layout: t's strides
+ * when t is non-overlapping and dense, contiguous otherwise. */
+tn_status tn_tensor_empty_like(const tn_tensor *t, tn_dtype dtype, tn_tensor **out);
+
+#endif

@@ -1,0 +1,98 @@
+/* meta_ops.c — operators about tensors rather than on their values: predicates
+ * (is_floating_point, is_conj, _is_zerotensor ...), the conjugate/negative view bits (which
+ * torchnative does not have: conj of a real tensor is itself), dtype queries
+ * (result_type, can_cast, promote_types) and _local_scalar_dense. */
+#include <string.h>
+
+#include "core/scalar.h"
+#include "ops/dispatch.h"
+#include "ops/promote.h"
+
+#define SELF (args[0].u.t)
+
+static tn_status ret_bool(tn_value *rets, bool b) { rets[0] = tn_value_bool(b); return TN_OK; }
+
+tn_status tn_op_is_floating_point(const tn_value *args, tn_value *rets) { return ret_bool(rets, tn_dtype_is_floating(SELF->dtype)); }
+tn_status tn_op_is_complex(const tn_value *args, tn_value *rets) { return ret_bool(rets, tn_dtype_is_complex(SELF->dtype)); }
+tn_status tn_op_is_signed(const tn_value *args, tn_value *rets) {
+    char k = tn_dtype_infos[SELF->dtype].kind;
+    return ret_bool(rets, k == 'i' || k == 'f' || k == 'c');
+}
+/* No conjugate / negative / zero-tensor bits exist in torchnative tensors. */
+tn_status tn_op_is_conj(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
+tn_status tn_op_is_neg(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
+tn_status tn_op__is_zerotensor(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
+tn_status tn_op_is_inference(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
+tn_status tn_op_is_distributed(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
+tn_status tn_op_is_pinned(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
+tn_status tn_op_is_same_size(const tn_value *args, tn_value *rets) {
+    const tn_tensor *a = SELF, *b = args[1].u.t;
+    return ret_bool(rets, a->ndim == b->ndim && !memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim));
+}
+tn_status tn_op_is_set_to(const tn_value *args, tn_value *rets) {
+    const tn_tensor *a = SELF, *b = args[1].u.t;
+    bool same = a->storage == b->storage && a->offset == b->offset && a->ndim == b->ndim &&
+                !memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) &&
+                !memcmp(a->strides, b->strides, sizeof(int64_t) * (size_t)a->ndim);
+    return ret_bool(rets, same);
+}
+tn_status tn_op__has_compatible_shallow_copy_type(const tn_value *args, tn_value *rets) {
+    return ret_bool(rets, tn_tensor_device(SELF).type == tn_tensor_device(args[1].u.t).type);
+}
+
+tn_status tn_op__local_scalar_dense(const tn_value *args, tn_value *rets) {
+    if (tn_tensor_numel(SELF) != 1)
+        return tn_error(TN_ERR_RUNTIME, "a Tensor with %lld elements cannot be converted to Scalar",
+                        (long long)tn_tensor_numel(SELF));
+    if (tn_tensor_is_meta(SELF))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "Tensor.item() cannot be called on meta tensors");
+    return tn_scalar_load(SELF->dtype, tn_tensor_data(SELF), &rets[0]);
+}
+
+tn_status tn_op_is_nonzero(const tn_value *args, tn_value *rets) {
+    int64_t n = tn_tensor_numel(SELF);
+    if (n == 0) return tn_error(TN_ERR_RUNTIME, "Boolean value of Tensor with no values is ambiguous");
+    if (n > 1) return tn_error(TN_ERR_RUNTIME, "Boolean value of Tensor with more than one value is ambiguous");
+    tn_value v;
+    TN_TRY(tn_op__local_scalar_dense(args, &v));
+    bool b = v.tag == TN_V_BOOL ? v.u.b : v.tag == TN_V_INT ? v.u.i != 0
+           : v.tag == TN_V_DOUBLE ? v.u.d != 0 : (v.u.c.re != 0 || v.u.c.im != 0);
+    return ret_bool(rets, b);
+}
+
+/* conj / resolve_conj / resolve_neg / _conj / _neg_view on real tensors: the tensor itself
+ * (an alias, as upstream returns self); complex conjugation views refuse by name. */
+static tn_status alias_real(const tn_value *args, tn_value *rets, const char *name) {
+    if (tn_dtype_is_complex(SELF->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s of complex tensors is not implemented by torchnative", name);
+    tn_tensor_retain(SELF);
+    rets[0] = tn_value_tensor(SELF);
+    return TN_OK;
+}
+tn_status tn_op_conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "conj"); }
+tn_status tn_op__conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "_conj"); }
+tn_status tn_op_resolve_conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "resolve_conj"); }
+tn_status tn_op_resolve_neg(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "resolve_neg"); }
+
+static tn_status ret_dtype(tn_value *rets, tn_dtype d) {
+    rets[0].tag = TN_V_DTYPE;
+    rets[0].u.dtype = d;
+    return TN_OK;
+}
+static tn_status result_type2(const tn_value *args, tn_value *rets) {
+    tn_dtype d;
+    TN_TRY(tn_result_type(2, args, &d));
+    return ret_dtype(rets, d);
+}
+tn_status tn_op_result_type_Tensor(const tn_value *args, tn_value *rets) { return result_type2(args, rets); }
+tn_status tn_op_result_type_Scalar(const tn_value *args, tn_value *rets) { return result_type2(args, rets); }
+tn_status tn_op_result_type_Scalar_Tensor(const tn_value *args, tn_value *rets) { return result_type2(args, rets); }
+tn_status tn_op_result_type_Scalar_Scalar(const tn_value *args, tn_value *rets) { return result_type2(args, rets); }
+tn_status tn_op_can_cast(const tn_value *args, tn_value *rets) {
+    return ret_bool(rets, tn_dtype_can_cast(args[0].u.dtype, args[1].u.dtype));
+}
+tn_status tn_op_promote_types(const tn_value *args, tn_value *rets) {
+    tn_dtype d;
+    TN_TRY(tn_promote_types(args[0].u.dtype, args[1].u.dtype, &d));
+    return ret_dtype(rets, d);
+}

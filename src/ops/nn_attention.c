@@ -1,0 +1,190 @@
+/* nn_attention.c — scaled_dot_product_attention and the op it reaches on CPU,
+ * _scaled_dot_product_flash_attention_for_cpu. Both run one exact-softmax kernel in the
+ * opmath type (float for Half/BFloat16/Float, double for Double): upstream's flash kernel
+ * and its math fallback agree with it to rounding, fully masked rows included (zeros). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/nn.h"
+#include "ops/nn_internal.h"
+
+#define NN_KERNEL(acc, name, ...) \
+    ((acc) == TN_DTYPE_FLOAT32 ? f32_##name##__scalar(__VA_ARGS__) : f64_##name##__scalar(__VA_ARGS__))
+
+/* Upstream prints dtypes here with caffe2's TypeMeta names. */
+static const char *meta_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: return "float";
+    case TN_DTYPE_FLOAT64: return "double";
+    case TN_DTYPE_FLOAT16: return "c10::Half";
+    case TN_DTYPE_BFLOAT16: return "c10::BFloat16";
+    case TN_DTYPE_BOOL: return "bool";
+    case TN_DTYPE_INT64: return "long int";
+    case TN_DTYPE_INT32: return "int";
+    default: return tn_dtype_infos[d].c10_name;
+    }
+}
+
+typedef struct attn_args {
+    tn_tensor *q, *k, *v, *mask;
+    double dropout_p;
+    bool causal, gqa;
+    double scale; /* NAN = default 1/sqrt(E) */
+} attn_args;
+
+static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor **lse_o) {
+    tn_tensor *q = a->q, *k = a->k, *v = a->v, *mask = a->mask;
+    char b1[256], b2[256], b3[256];
+    if (q->dtype != k->dtype || q->dtype != v->dtype)
+        return tn_error(TN_ERR_RUNTIME, "Expected query, key, and value to have the same dtype, but got query.dtype: %s "
+                                        "key.dtype: %s and value.dtype: %s instead.",
+                        meta_name(q->dtype), meta_name(k->dtype), meta_name(v->dtype));
+    if (q->ndim < 2 || k->ndim < 2 || v->ndim < 2)
+        return tn_error(TN_ERR_RUNTIME, "Expected query, key, and value to all be  at least 2 dimensional, but got "
+                                        "query.dim: %d key.dim: %d and value.dim: %d instead.", q->ndim, k->ndim, v->ndim);
+    if (mask && mask->dtype != TN_DTYPE_BOOL && mask->dtype != q->dtype && !tn_nn_is_float(mask->dtype))
+        return tn_error(TN_ERR_RUNTIME, "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                                        "attn_mask.dtype: %s and  query.dtype: %s instead.",
+                        meta_name(mask->dtype), meta_name(q->dtype));
+    TN_TRY(tn_nn_check_float(q, "scaled_dot_product_attention"));
+    if (a->dropout_p > 0)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::scaled_dot_product_attention with dropout_p > 0 is not "
+                                                "implemented by torchnative");
+    if (q->ndim > 4 || q->ndim != k->ndim || q->ndim != v->ndim)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::scaled_dot_product_attention for query %s, key %s, value %s is "
+                                                "not implemented by torchnative",
+                        TN_NN_FMT(q, b1), TN_NN_FMT(k, b2), TN_NN_FMT(v, b3));
+    int nd = q->ndim;
+    int64_t L = q->sizes[nd - 2], E = q->sizes[nd - 1], S = k->sizes[nd - 2], Ev = v->sizes[nd - 1];
+    int64_t B = nd >= 4 ? q->sizes[0] : nd == 3 ? q->sizes[0] : 1;
+    int64_t Hq = nd >= 4 ? q->sizes[1] : 1, Hk = nd >= 4 ? k->sizes[1] : 1;
+    if (k->sizes[nd - 1] != E || v->sizes[nd - 2] != S)
+        return tn_error(TN_ERR_RUNTIME, "Expected key of shape %s and value of shape %s to match query %s",
+                        TN_NN_FMT(k, b2), TN_NN_FMT(v, b3), TN_NN_FMT(q, b1));
+    for (int d = 0; d < nd - 2; d++) {
+        bool head = nd >= 4 && d == 1;
+        if (head) continue;
+        if (k->sizes[d] != q->sizes[d] || v->sizes[d] != q->sizes[d])
+            return tn_error(TN_ERR_RUNTIME, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                                            "non-singleton dimension %d",
+                            (long long)q->sizes[d], (long long)k->sizes[d], d);
+    }
+    if (nd >= 4) {
+        if (v->sizes[1] != Hk)
+            return tn_error(TN_ERR_RUNTIME, "Expected key and value to have the same number of heads");
+        if (Hq != Hk) {
+            if (!a->gqa)
+                return tn_error(TN_ERR_RUNTIME, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                                                "non-singleton dimension 1", (long long)Hq, (long long)Hk);
+            if (Hk == 0 || Hq % Hk != 0)
+                return tn_error(TN_ERR_RUNTIME, "Number of heads in key and value must divide the number of heads in "
+                                                "query");
+        }
+    }
+    /* Mask strides over (b, h, l, s), right-aligned and broadcast. */
+    int64_t ms[4] = {0, 0, 0, 0};
+    int64_t target[4] = {B, Hq, L, S};
+    if (nd == 3) { target[0] = B; target[1] = 1; }
+    if (mask) {
+        if (mask->ndim > 4 || mask->ndim > (nd < 2 ? 2 : (nd == 3 ? 3 : 4)))
+            return tn_error(TN_ERR_RUNTIME, "attn_mask of shape %s does not broadcast to the attention scores",
+                            TN_NN_FMT(mask, b1));
+        int64_t cstr[TN_MAX_DIMS];
+        tn_contiguous_strides(mask->ndim, mask->sizes, cstr);
+        /* map target dims: 4D view [B, H, L, S]; 3D query uses [B, 1, L, S] so a 3-D mask
+         * lines up with (B, L, S). */
+        for (int i = 0; i < mask->ndim; i++) {
+            int md = mask->ndim - 1 - i; /* mask dim from the right */
+            int td;
+            if (nd == 3) td = i == 0 ? 3 : i == 1 ? 2 : 0;
+            else td = 3 - i;
+            int64_t ts = target[td];
+            if (mask->sizes[md] != ts && mask->sizes[md] != 1)
+                return tn_error(TN_ERR_RUNTIME, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                                                "non-singleton dimension %d",
+                                (long long)mask->sizes[md], (long long)ts, md);
+            ms[td] = mask->sizes[md] == 1 ? 0 : cstr[md];
+        }
+    }
+    tn_dtype acc = tn_nn_acc(q->dtype);
+    double scale = isnan(a->scale) ? 1.0 / sqrt((double)E) : a->scale;
+    int64_t osz[TN_MAX_DIMS], lsz[TN_MAX_DIMS];
+    memcpy(osz, q->sizes, sizeof(int64_t) * (size_t)nd);
+    osz[nd - 1] = Ev;
+    memcpy(lsz, q->sizes, sizeof(int64_t) * (size_t)(nd - 1));
+    tn_tensor *out = NULL, *lse = NULL;
+    tn_nn_buf bq = {0}, bk = {0}, bv = {0}, bm = {0}, bo = {0}, bl = {0};
+    void *scratch = NULL;
+    tn_status st = tn_nn_empty(nd, osz, q->dtype, q, &out);
+    if (st == TN_OK) st = tn_nn_empty(nd - 1, lsz, acc, q, &lse);
+    if (st != TN_OK || tn_tensor_is_meta(q)) goto done;
+    if ((st = tn_nn_load(q, acc, &bq)) != TN_OK) goto done;
+    if ((st = tn_nn_load(k, acc, &bk)) != TN_OK) goto done;
+    if ((st = tn_nn_load(v, acc, &bv)) != TN_OK) goto done;
+    if (mask) {
+        if (mask->dtype == TN_DTYPE_BOOL) {
+            /* A boolean mask keeps True positions: additive 0 / -inf. */
+            tn_nn_buf mi;
+            if ((st = tn_nn_load_index(mask, &mi)) != TN_OK) goto done;
+            int64_t n = tn_tensor_numel(mask);
+            bm.data = malloc((size_t)(n > 0 ? n : 1) * (size_t)tn_dtype_itemsize(acc));
+            bm.owned = true;
+            if (!bm.data) { tn_nn_buf_free(&mi); st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto done; }
+            for (int64_t i = 0; i < n; i++) {
+                double m = ((int64_t *)mi.data)[i] ? 0.0 : -INFINITY;
+                if (acc == TN_DTYPE_FLOAT32) ((float *)bm.data)[i] = (float)m;
+                else ((double *)bm.data)[i] = m;
+            }
+            tn_nn_buf_free(&mi);
+        } else if ((st = tn_nn_load(mask, acc, &bm)) != TN_OK) {
+            goto done;
+        }
+    }
+    if ((st = tn_nn_out_begin(out, acc, &bo)) != TN_OK) goto done;
+    if ((st = tn_nn_out_begin(lse, acc, &bl)) != TN_OK) goto done;
+    scratch = malloc((size_t)(S > 0 ? S : 1) * (size_t)tn_dtype_itemsize(acc));
+    if (!scratch) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto done; }
+    NN_KERNEL(acc, attention, bo.data, bl.data, bq.data, bk.data, bv.data, bm.data, ms, B, Hq, Hk, L, S, E, Ev,
+              scale, a->causal, scratch);
+    tn_nn_out_finish(out, acc, &bo);
+done:
+    free(scratch);
+    tn_nn_buf_free(&bq); tn_nn_buf_free(&bk); tn_nn_buf_free(&bv); tn_nn_buf_free(&bm);
+    tn_nn_buf_free(&bo); tn_nn_buf_free(&bl);
+    if (st != TN_OK) {
+        if (out) tn_tensor_release(out);
+        if (lse) tn_tensor_release(lse);
+        return st;
+    }
+    *out_o = out;
+    if (lse_o) *lse_o = lse; else tn_tensor_release(lse);
+    return TN_OK;
+}
+
+/* aten::scaled_dot_product_attention(query, key, value, attn_mask?, dropout_p, is_causal,
+ * *, scale?, enable_gqa) -> Tensor */
+tn_status tn_op_scaled_dot_product_attention(const tn_value *args, tn_value *rets) {
+    attn_args a = {args[0].u.t, args[1].u.t, args[2].u.t, tn_nn_opt_tensor(&args[3]), args[4].u.d, args[5].u.b,
+                   args[7].tag == TN_V_BOOL && args[7].u.b, tn_nn_opt_double(&args[6], NAN)};
+    tn_tensor *out;
+    TN_TRY(attention_run(&a, &out, NULL));
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::_scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p,
+ * is_causal, *, attn_mask?, scale?) -> (output, logsumexp) */
+tn_status tn_op__scaled_dot_product_flash_attention_for_cpu(const tn_value *args, tn_value *rets) {
+    tn_tensor *q = args[0].u.t, *k = args[1].u.t, *v = args[2].u.t;
+    if (q->ndim != 4 || k->ndim != 4 || v->ndim != 4)
+        return tn_error(TN_ERR_RUNTIME, "scaled_dot_product_attention_flash_attention: Accept only 4 dims inputs "
+                                        "shape of {B, H, T, K}");
+    attn_args a = {q, k, v, tn_nn_opt_tensor(&args[5]), args[3].u.d, args[4].u.b, true,
+                   tn_nn_opt_double(&args[6], NAN)};
+    tn_tensor *out, *lse;
+    TN_TRY(attention_run(&a, &out, &lse));
+    rets[0] = tn_value_tensor(out);
+    rets[1] = tn_value_tensor(lse);
+    return TN_OK;
+}

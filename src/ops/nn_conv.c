@@ -1,0 +1,226 @@
+/* nn_conv.c — convolution (1-d and 2-d, groups, stride, padding incl. 'same'/'valid',
+ * dilation, bias) as im2col + aten::mm through the door, in the opmath dtype. Transposed
+ * convolution is refused by name. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/nn.h"
+#include "ops/nn_internal.h"
+
+#define NN_KERNEL(acc, name, ...) \
+    ((acc) == TN_DTYPE_FLOAT32 ? f32_##name##__scalar(__VA_ARGS__) : f64_##name##__scalar(__VA_ARGS__))
+
+typedef struct conv_params {
+    int nsp;                       /* spatial dims: 1 or 2 */
+    int64_t stride[2], pad[2], pad_extra[2], dil[2], groups;
+} conv_params;
+
+/* Runs a batched convolution: input [N, C, (H,) W], weight [O, C/G, (kh,) kw]. */
+static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, const conv_params *p, tn_tensor **out) {
+    char b1[256], b2[256];
+    int nsp = p->nsp, nd = nsp + 2;
+    if (weight->ndim != nd || input->ndim != nd)
+        return tn_error(TN_ERR_RUNTIME, "Expected %d-dimensional input for %d-dimensional weight %s, but got "
+                                        "%d-dimensional input of size %s instead",
+                        weight->ndim, weight->ndim, TN_NN_FMT(weight, b1), input->ndim, TN_NN_FMT(input, b2));
+    for (int i = 0; i < nsp; i++) {
+        if (p->stride[i] <= 0) return tn_error(TN_ERR_RUNTIME, "non-positive stride is not supported");
+        if (p->pad[i] < 0) return tn_error(TN_ERR_RUNTIME, "negative padding is not supported");
+        if (p->dil[i] <= 0) return tn_error(TN_ERR_RUNTIME, "dilation should be greater than zero");
+    }
+    int64_t G = p->groups;
+    if (G <= 0) return tn_error(TN_ERR_RUNTIME, "non-positive groups is not supported");
+    int64_t N = input->sizes[0], C = input->sizes[1], O = weight->sizes[0], Cg = weight->sizes[1];
+    if (O % G != 0)
+        return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but "
+                                        "got weight of size %s instead", (long long)G, (long long)G, TN_NN_FMT(weight, b1));
+    if (C != Cg * G)
+        return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, weight of size %s, expected input%s to have %lld channels, "
+                                        "but got %lld channels instead",
+                        (long long)G, TN_NN_FMT(weight, b1), TN_NN_FMT(input, b2), (long long)(Cg * G), (long long)C);
+    if (bias && (bias->ndim != 1 || bias->sizes[0] != O))
+        return tn_error(TN_ERR_RUNTIME, "Given weight of size %s, expected bias to be 1-dimensional with %lld elements, "
+                                        "but got bias of size %s instead",
+                        TN_NN_FMT(weight, b1), (long long)O, TN_NN_FMT(bias, b2));
+    if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype))
+        return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
+                        tn_dtype_infos[input->dtype].c10_name, tn_dtype_infos[weight->dtype].c10_name);
+    TN_TRY(tn_nn_check_float(input, "conv"));
+    /* Spatial sizes as 2-d: a 1-d convolution is a 2-d one of height 1. */
+    int64_t H = nsp == 2 ? input->sizes[2] : 1, W = input->sizes[nd - 1];
+    int64_t kh = nsp == 2 ? weight->sizes[2] : 1, kw = weight->sizes[nd - 1];
+    int64_t sh = nsp == 2 ? p->stride[0] : 1, sw = p->stride[nsp - 1];
+    int64_t ph = nsp == 2 ? p->pad[0] : 0, pw = p->pad[nsp - 1];
+    int64_t eh = nsp == 2 ? p->pad_extra[0] : 0, ew = p->pad_extra[nsp - 1];
+    int64_t dh = nsp == 2 ? p->dil[0] : 1, dw = p->dil[nsp - 1];
+    int64_t ih = H + 2 * ph + eh, iw = W + 2 * pw + ew, keh = dh * (kh - 1) + 1, kew = dw * (kw - 1) + 1;
+    if (ih < keh || iw < kew) {
+        if (nsp == 2)
+            return tn_error(TN_ERR_RUNTIME, "Calculated padded input size per channel: (%lld x %lld). Kernel size: "
+                                            "(%lld x %lld). Kernel size can't be greater than actual input size",
+                            (long long)ih, (long long)iw, (long long)keh, (long long)kew);
+        return tn_error(TN_ERR_RUNTIME, "Calculated padded input size per channel: (%lld). Kernel size: (%lld). Kernel "
+                                        "size can't be greater than actual input size", (long long)iw, (long long)kew);
+    }
+    int64_t oh = (ih - keh) / sh + 1, ow = (iw - kew) / sw + 1;
+    int64_t osz[4] = {N, O, oh, ow};
+    if (nsp == 1) osz[2] = ow;
+    tn_tensor *y;
+    TN_TRY(tn_nn_empty(nd, osz, input->dtype, input, &y));
+    if (tn_tensor_is_meta(input) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
+
+    tn_dtype acc = tn_nn_acc(input->dtype);
+    int64_t Og = O / G, K = Cg * kh * kw, P = oh * ow;
+    tn_nn_buf bx = {0}, bb = {0}, by = {0};
+    tn_tensor *wt = NULL, *col = NULL;
+    int64_t wsz[2] = {O, K}, csz[2] = {K, P};
+    tn_status st = tn_nn_load(input, acc, &bx);
+    if (st == TN_OK && bias) st = tn_nn_load(bias, acc, &bb);
+    if (st == TN_OK) st = tn_tensor_empty(2, wsz, acc, tn_device_cpu(), &wt);
+    if (st == TN_OK) st = tn_tensor_empty(2, csz, acc, tn_device_cpu(), &col);
+    if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);
+    if (st != TN_OK) goto done;
+    {
+        tn_nn_buf bw;
+        if ((st = tn_nn_load(weight, acc, &bw)) != TN_OK) goto done;
+        memcpy(tn_tensor_data(wt), bw.data, (size_t)(O * K) * (size_t)tn_dtype_itemsize(acc));
+        tn_nn_buf_free(&bw);
+    }
+    size_t isz = (size_t)tn_dtype_itemsize(acc);
+    for (int64_t n = 0; n < N && st == TN_OK; n++)
+        for (int64_t g = 0; g < G && st == TN_OK; g++) {
+            const char *xg = (const char *)bx.data + (size_t)((n * C + g * Cg) * H * W) * isz;
+            NN_KERNEL(acc, im2col, tn_tensor_data(col), (const void *)xg, Cg, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);
+            int64_t vs[2] = {Og, K}, vst[2] = {K, 1};
+            tn_tensor *wv = tn_tensor_new_view(wt->storage, g * Og * K, 2, vs, vst, acc);
+            tn_value a[2] = {tn_value_tensor(wv), tn_value_tensor(col)};
+            tn_tensor *r = NULL;
+            st = tn_nn_call1(TN_OP_mm, a, &r);
+            tn_tensor_release(wv);
+            if (st != TN_OK) break;
+            tn_nn_buf br;
+            st = tn_nn_load(r, acc, &br);
+            if (st == TN_OK) {
+                char *dst = (char *)by.data + (size_t)((n * O + g * Og) * P) * isz;
+                memcpy(dst, br.data, (size_t)(Og * P) * isz);
+                if (bias)
+                    for (int64_t o = 0; o < Og; o++) {
+                        if (acc == TN_DTYPE_FLOAT32) {
+                            float bv = ((const float *)bb.data)[g * Og + o], *d = (float *)dst + o * P;
+                            for (int64_t j = 0; j < P; j++) d[j] += bv;
+                        } else {
+                            double bv = ((const double *)bb.data)[g * Og + o], *d = (double *)dst + o * P;
+                            for (int64_t j = 0; j < P; j++) d[j] += bv;
+                        }
+                    }
+                tn_nn_buf_free(&br);
+            }
+            tn_tensor_release(r);
+        }
+    if (st == TN_OK) tn_nn_out_finish(y, acc, &by);
+done:
+    tn_nn_buf_free(&bx); tn_nn_buf_free(&bb); tn_nn_buf_free(&by);
+    if (wt) tn_tensor_release(wt);
+    if (col) tn_tensor_release(col);
+    if (st != TN_OK) { tn_tensor_release(y); return st; }
+    *out = y;
+    return TN_OK;
+}
+
+/* Reads an int[] argument of nsp entries (one value broadcasts). */
+static tn_status spatial_arg(const tn_value *v, int nsp, const char *what, int64_t *out) {
+    if (!tn_nn_int_list(v, nsp, out))
+        return tn_error(TN_ERR_RUNTIME, "expected %s to be a single integer value or a list of %d values to match "
+                                        "the convolution dimensions, but got %s=[%lld...]",
+                        what, nsp, what, v->tag == TN_V_INTLIST && v->u.ilist.n ? (long long)v->u.ilist.data[0] : 0LL);
+    return TN_OK;
+}
+
+/* Convolution with unbatched-input support (conv1d/conv2d accept [C, ...] inputs). */
+static tn_status conv_entry(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, conv_params *p, bool allow_unbatched,
+                            tn_value *rets) {
+    int nd = p->nsp + 2;
+    tn_tensor *in = input, *tmp = NULL;
+    bool unbatched = allow_unbatched && input->ndim == nd - 1 && weight->ndim == nd;
+    if (unbatched) {
+        int64_t sz[TN_MAX_DIMS], str[TN_MAX_DIMS];
+        sz[0] = 1;
+        str[0] = input->ndim ? input->sizes[0] * input->strides[0] : 1;
+        for (int i = 0; i < input->ndim; i++) { sz[i + 1] = input->sizes[i]; str[i + 1] = input->strides[i]; }
+        tmp = in = tn_tensor_new_view(input->storage, input->offset, nd, sz, str, input->dtype);
+    } else if (allow_unbatched && input->ndim != nd) {
+        char b1[256];
+        return tn_error(TN_ERR_RUNTIME, "Expected %dD (unbatched) or %dD (batched) input to conv%dd, but got input of size: %s",
+                        nd - 1, nd, p->nsp, TN_NN_FMT(input, b1));
+    }
+    tn_tensor *y = NULL;
+    tn_status st = conv_run(in, weight, bias, p, &y);
+    if (tmp) tn_tensor_release(tmp);
+    if (st != TN_OK) return st;
+    if (unbatched) {
+        tn_tensor *v = tn_tensor_new_view(y->storage, y->offset, y->ndim - 1, y->sizes + 1, y->strides + 1, y->dtype);
+        tn_tensor_release(y);
+        y = v;
+    }
+    rets[0] = tn_value_tensor(y);
+    return TN_OK;
+}
+
+/* aten::convolution(input, weight, bias?, stride, padding, dilation, transposed,
+ * output_padding, groups) -> Tensor */
+tn_status tn_op_convolution(const tn_value *args, tn_value *rets) {
+    tn_tensor *input = args[0].u.t, *weight = args[1].u.t;
+    if (args[6].u.b)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution with transposed=True is not implemented by torchnative");
+    int nsp = weight->ndim - 2;
+    if (nsp != 1 && nsp != 2)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution with %d spatial dimensions is not implemented by "
+                                                "torchnative", nsp < 0 ? 0 : nsp);
+    conv_params p = {.nsp = nsp, .groups = args[8].u.i};
+    TN_TRY(spatial_arg(&args[3], nsp, "stride", p.stride));
+    TN_TRY(spatial_arg(&args[4], nsp, "padding", p.pad));
+    TN_TRY(spatial_arg(&args[5], nsp, "dilation", p.dil));
+    return conv_entry(input, weight, tn_nn_opt_tensor(&args[2]), &p, false, rets);
+}
+
+/* aten::_convolution(..., benchmark, deterministic, cudnn_enabled, allow_tf32) */
+tn_status tn_op__convolution(const tn_value *args, tn_value *rets) { return tn_op_convolution(args, rets); }
+
+static tn_status conv_nd(const tn_value *args, tn_value *rets, int nsp, bool padding_str) {
+    tn_tensor *input = args[0].u.t, *weight = args[1].u.t;
+    conv_params p = {.nsp = nsp, .groups = args[6].u.i};
+    TN_TRY(spatial_arg(&args[3], nsp, "stride", p.stride));
+    TN_TRY(spatial_arg(&args[5], nsp, "dilation", p.dil));
+    if (!padding_str) {
+        TN_TRY(spatial_arg(&args[4], nsp, "padding", p.pad));
+    } else {
+        const char *s = args[4].u.s.data;
+        if (strcmp(s, "valid") == 0) {
+            /* no padding */
+        } else if (strcmp(s, "same") == 0) {
+            for (int i = 0; i < nsp; i++)
+                if (p.stride[i] != 1)
+                    return tn_error(TN_ERR_RUNTIME, "padding='same' is not supported for strided convolutions");
+            if (weight->ndim == nsp + 2)
+                for (int i = 0; i < nsp; i++) {
+                    /* Total padding d*(k-1); an odd total puts the extra element on the right. */
+                    int64_t total = p.dil[i] * (weight->sizes[2 + i] - 1);
+                    p.pad[i] = total / 2;
+                    p.pad_extra[i] = total - 2 * (total / 2);
+                }
+        } else {
+            return tn_error(TN_ERR_RUNTIME, "Invalid padding string: '%s'", s);
+        }
+    }
+    return conv_entry(input, weight, tn_nn_opt_tensor(&args[2]), &p, true, rets);
+}
+
+/* aten::conv1d(input, weight, bias?, stride, padding, dilation, groups) */
+tn_status tn_op_conv1d(const tn_value *args, tn_value *rets) { return conv_nd(args, rets, 1, false); }
+/* aten::conv2d(input, weight, bias?, stride, padding, dilation, groups) */
+tn_status tn_op_conv2d(const tn_value *args, tn_value *rets) { return conv_nd(args, rets, 2, false); }
+/* aten::conv1d.padding(input, weight, bias?, stride, str padding, dilation, groups) */
+tn_status tn_op_conv1d_padding(const tn_value *args, tn_value *rets) { return conv_nd(args, rets, 1, true); }
+/* aten::conv2d.padding(input, weight, bias?, stride, str padding, dilation, groups) */
+tn_status tn_op_conv2d_padding(const tn_value *args, tn_value *rets) { return conv_nd(args, rets, 2, true); }

@@ -1,0 +1,66 @@
+/* nn_internal.h — helpers shared by the neural-network op files (src/ops/nn_*.c): dtype
+ * checks, gathering any-strided tensors into contiguous float/double working buffers and
+ * writing results back, argument readers. Not used outside the nn family.
+ *
+ * The nn ops compute in an accumulation dtype ("acc"): Double for Double inputs, Float
+ * for Float, Half and BFloat16 (upstream's opmath type). Inputs are gathered into acc
+ * buffers, kernels (src/kernels/nn.h) run on those, outputs are rounded once at the end.
+ * Plain C11; no Python. */
+#ifndef TN_OPS_NN_INTERNAL_H
+#define TN_OPS_NN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/tensor.h"
+#include "ops/dispatch.h"
+#include "ops/value.h"
+
+/* Half, BFloat16, Float or Double: the dtypes the nn kernels compute. */
+bool tn_nn_is_float(tn_dtype d);
+/* Upstream's opmath type for a float dtype: Double stays Double, the rest use Float. */
+static inline tn_dtype tn_nn_acc(tn_dtype d) { return d == TN_DTYPE_FLOAT64 ? TN_DTYPE_FLOAT64 : TN_DTYPE_FLOAT32; }
+/* RuntimeError "\"<kernel>\" not implemented for '<dtype>'" unless t is a float dtype. */
+tn_status tn_nn_check_float(const tn_tensor *t, const char *kernel);
+
+/* A contiguous working copy of a tensor in an acc dtype. `data` may point straight into
+ * the tensor's storage (owned == false) when no conversion or gather is needed. */
+typedef struct tn_nn_buf {
+    void *data;
+    bool owned;
+} tn_nn_buf;
+
+/* Gathers t (any strides; Half/BFloat16/Float/Double) into acc (Float or Double). */
+tn_status tn_nn_load(const tn_tensor *t, tn_dtype acc, tn_nn_buf *out);
+/* Gathers an integral tensor (Byte/Char/Short/Int/Long/Bool) into contiguous int64. */
+tn_status tn_nn_load_index(const tn_tensor *t, tn_nn_buf *out);
+void tn_nn_buf_free(tn_nn_buf *b);
+
+/* A buffer a kernel can write acc results into for `out` (a contiguous tensor): the
+ * tensor's own memory when its dtype is acc, else fresh scratch. tn_nn_out_finish
+ * converts scratch into the tensor and frees it. */
+tn_status tn_nn_out_begin(tn_tensor *out, tn_dtype acc, tn_nn_buf *buf);
+void tn_nn_out_finish(tn_tensor *out, tn_dtype acc, tn_nn_buf *buf);
+
+/* Contiguous uninitialised tensor on the device of `like` (meta stays meta). */
+tn_status tn_nn_empty(int ndim, const int64_t *sizes, tn_dtype dtype, const tn_tensor *like, tn_tensor **out);
+/* Element of a float tensor at linear (contiguous-order) index i as double (any strides). */
+double tn_nn_read(const tn_tensor *t, int64_t i);
+
+/* Optional tensor argument: NULL for None. */
+static inline tn_tensor *tn_nn_opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? v->u.t : NULL; }
+/* Optional float argument: `dflt` for None. */
+static inline double tn_nn_opt_double(const tn_value *v, double dflt) {
+    return v->tag == TN_V_DOUBLE ? v->u.d : v->tag == TN_V_INT ? (double)v->u.i : dflt;
+}
+/* Reads an int[N] argument that may be given as one int (broadcast to n) or a list of
+ * n; writes n entries. Returns false if the list has a different length. */
+bool tn_nn_int_list(const tn_value *v, int n, int64_t *out);
+
+/* Formats sizes "[2, 3]" into a caller's buffer (tn_format_sizes wrapper). */
+#define TN_NN_FMT(t, buf) tn_format_sizes((t)->ndim, (t)->sizes, buf, (int)sizeof buf)
+
+/* Runs an op at the door and returns its single tensor result in *out. */
+tn_status tn_nn_call1(tn_op_id op, const tn_value *args, tn_tensor **out);
+
+#endif

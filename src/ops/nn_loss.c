@@ -1,0 +1,400 @@
+/* nn_loss.c — losses: nll_loss (forward, 2d, nd), cross_entropy_loss, mse_loss,
+ * l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits). Elementwise
+ * losses round each term to the input dtype before reducing (upstream materialises them). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/nn_internal.h"
+#include "ops/shape.h"
+
+enum { RED_NONE = 0, RED_MEAN = 1, RED_SUM = 2 };
+
+static double round_to(tn_dtype d, double v) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: return (float)v;
+    case TN_DTYPE_FLOAT16: return tn_half_to_f32(tn_f32_to_half((float)v));
+    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
+    default: return v;
+    }
+}
+
+static void store_at(tn_tensor *t, int64_t i, double v) {
+    void *p = tn_tensor_data(t);
+    switch (t->dtype) {
+    case TN_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case TN_DTYPE_FLOAT64: ((double *)p)[i] = v; break;
+    case TN_DTYPE_FLOAT16: ((tn_half *)p)[i] = tn_f32_to_half((float)v); break;
+    case TN_DTYPE_BFLOAT16: ((tn_bfloat16 *)p)[i] = tn_f32_to_bf16((float)v); break;
+    default: break;
+    }
+}
+
+static tn_status check_reduction(int64_t r) {
+    if (r < 0 || r > 2) return tn_error(TN_ERR_VALUE, "%lld is not a valid value for reduction", (long long)r);
+    return TN_OK;
+}
+
+/* ---- nll ------------------------------------------------------------------------------ */
+
+/* NLL over self laid out as [N, C, inner] (N = 1 and no batch dim when `unbatched`);
+ * target [N, inner]. Output: `out_ndim`/`out_sizes` for reduction none, else a scalar. */
+static tn_status nll_generic(tn_tensor *self, tn_tensor *target, tn_tensor *weight, int64_t reduction, int64_t ignore,
+                             int64_t N, int64_t C, int64_t inner, int out_ndim, const int64_t *out_sizes,
+                             tn_tensor **out_o, tn_tensor **tw_o) {
+    char b1[256];
+    TN_TRY(check_reduction(reduction));
+    TN_TRY(tn_nn_check_float(self, "nll_loss_forward_reduce_cuda_kernel_2d_index"));
+    if (target->dtype != TN_DTYPE_INT64 && target->dtype != TN_DTYPE_UINT8)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type Long but found %s", tn_dtype_infos[target->dtype].c10_name);
+    if (weight && tn_tensor_numel(weight) != C)
+        return tn_error(TN_ERR_RUNTIME, "weight tensor should be defined either for all %lld classes or no classes but "
+                                        "got weight tensor of shape: %s", (long long)C, TN_NN_FMT(weight, b1));
+    tn_tensor *out = NULL, *tw = NULL;
+    TN_TRY(tn_nn_empty(reduction == RED_NONE ? out_ndim : 0, out_sizes, self->dtype, self, &out));
+    tn_status st = tn_nn_empty(0, NULL, self->dtype, self, &tw);
+    if (st != TN_OK) { tn_tensor_release(out); return st; }
+    if (tn_tensor_is_meta(self)) { *out_o = out; *tw_o = tw; return TN_OK; }
+    tn_dtype acc = tn_nn_acc(self->dtype);
+    tn_nn_buf bx = {0}, bt = {0}, bw = {0};
+    st = tn_nn_load(self, TN_DTYPE_FLOAT64, &bx);
+    if (st == TN_OK) st = tn_nn_load_index(target, &bt);
+    if (st == TN_OK && weight) st = tn_nn_load(weight, TN_DTYPE_FLOAT64, &bw);
+    if (st == TN_OK) {
+        const double *x = bx.data, *w = bw.data;
+        const int64_t *t = bt.data;
+        double sum = 0, wsum = 0;
+        for (int64_t n = 0; n < N && st == TN_OK; n++)
+            for (int64_t j = 0; j < inner; j++) {
+                int64_t cls = t[n * inner + j];
+                double v = 0;
+                if (cls != ignore) {
+                    if (cls < 0 || cls >= C) { st = tn_error(TN_ERR_INDEX, "Target %lld is out of bounds.", (long long)cls); break; }
+                    double wc = w ? w[cls] : 1.0;
+                    if (acc == TN_DTYPE_FLOAT32) wc = (float)wc;
+                    v = -x[(n * C + cls) * inner + j] * wc;
+                    if (acc == TN_DTYPE_FLOAT32) v = (float)v;
+                    wsum += wc;
+                }
+                if (reduction == RED_NONE) store_at(out, n * inner + j, v);
+                else sum += v;
+            }
+        if (st == TN_OK) {
+            if (reduction == RED_MEAN) store_at(out, 0, sum / wsum); /* 0/0 -> NaN, as upstream */
+            else if (reduction == RED_SUM) store_at(out, 0, sum);
+            store_at(tw, 0, reduction == RED_NONE ? 0.0 : wsum);
+        }
+    }
+    tn_nn_buf_free(&bx); tn_nn_buf_free(&bt); tn_nn_buf_free(&bw);
+    if (st != TN_OK) { tn_tensor_release(out); tn_tensor_release(tw); return st; }
+    *out_o = out;
+    *tw_o = tw;
+    return TN_OK;
+}
+
+/* aten::nll_loss_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
+tn_status tn_op_nll_loss_forward(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *target = args[1].u.t;
+    char b1[256], b2[256];
+    if (self->ndim < 1 || self->ndim > 2) return tn_error(TN_ERR_RUNTIME, "input tensor should be 1D or 2D");
+    if (target->ndim > 1) return tn_error(TN_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
+    bool no_batch = self->ndim == 1 && target->ndim == 0;
+    if (!(no_batch || self->sizes[0] == (target->ndim ? target->sizes[0] : 1)) || (self->ndim == 1 && !no_batch))
+        return tn_error(TN_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)", TN_NN_FMT(self, b1), TN_NN_FMT(target, b2));
+    int64_t N = self->ndim == 2 ? self->sizes[0] : 1, C = self->sizes[self->ndim - 1];
+    tn_tensor *o, *tw;
+    TN_TRY(nll_generic(self, target, tn_nn_opt_tensor(&args[2]), args[3].u.i, args[4].u.i, N, C, 1,
+                       self->ndim == 2 ? 1 : 0, &N, &o, &tw));
+    rets[0] = tn_value_tensor(o);
+    rets[1] = tn_value_tensor(tw);
+    return TN_OK;
+}
+
+/* aten::nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
+tn_status tn_op_nll_loss2d_forward(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *target = args[1].u.t;
+    char b1[256], b2[256];
+    if (target->ndim != 3)
+        return tn_error(TN_ERR_RUNTIME, "only batches of spatial targets supported (3D tensors) but got targets of size: : %s",
+                        TN_NN_FMT(target, b1));
+    if (self->ndim != 4)
+        return tn_error(TN_ERR_RUNTIME, "only batches of spatial inputs supported (4D tensors), but got input of size: %s",
+                        TN_NN_FMT(self, b1));
+    if (self->sizes[0] != target->sizes[0] || self->sizes[2] != target->sizes[1] || self->sizes[3] != target->sizes[2])
+        return tn_error(TN_ERR_RUNTIME, "size mismatch (got input: %s , target: %s", TN_NN_FMT(self, b1), TN_NN_FMT(target, b2));
+    tn_tensor *o, *tw;
+    TN_TRY(nll_generic(self, target, tn_nn_opt_tensor(&args[2]), args[3].u.i, args[4].u.i, self->sizes[0],
+                       self->sizes[1], self->sizes[2] * self->sizes[3], 3, target->sizes, &o, &tw));
+    rets[0] = tn_value_tensor(o);
+    rets[1] = tn_value_tensor(tw);
+    return TN_OK;
+}
+
+/* nll_loss_nd semantics for any self of >= 1 dims: class dim 1 (or 0 without batch). */
+static tn_status nll_nd(tn_tensor *self, tn_tensor *target, tn_tensor *weight, int64_t reduction, int64_t ignore,
+                        tn_tensor **out) {
+    if (self->ndim < 1) return tn_error(TN_ERR_VALUE, "Expected 1 or more dimensions (got %d)", self->ndim);
+    if (self->ndim != 1 && (target->ndim < 1 || self->sizes[0] != target->sizes[0]))
+        return tn_error(TN_ERR_VALUE, "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                        (long long)self->sizes[0], (long long)(target->ndim ? target->sizes[0] : 0));
+    tn_value a[5] = {tn_value_tensor(self), tn_value_tensor(target), weight ? tn_value_tensor(weight) : (tn_value){0},
+                     tn_value_int(reduction), tn_value_int(ignore)};
+    tn_value r[2];
+    if (self->ndim <= 2) {
+        TN_TRY(tn_op_nll_loss_forward(a, r));
+    } else {
+        char b1[256], b2[256];
+        int64_t N = self->sizes[0], C = self->sizes[1], inner = 1;
+        for (int i = 2; i < self->ndim; i++) inner *= self->sizes[i];
+        bool ok = target->ndim == self->ndim - 1;
+        for (int i = 1; ok && i < target->ndim; i++) ok = target->sizes[i] == self->sizes[i + 1];
+        if (!ok)
+            return tn_error(TN_ERR_RUNTIME, "size mismatch (got input: %s , target: %s", TN_NN_FMT(self, b1), TN_NN_FMT(target, b2));
+        TN_TRY(nll_generic(self, target, weight, reduction, ignore, N, C, inner, target->ndim, target->sizes,
+                           &r[0].u.t, &r[1].u.t));
+    }
+    tn_tensor_release(r[1].u.t);
+    *out = r[0].u.t;
+    return TN_OK;
+}
+
+/* aten::nll_loss_nd / nll_loss / nll_loss2d(self, target, weight?, reduction, ignore_index) */
+tn_status tn_op_nll_loss_nd(const tn_value *args, tn_value *rets) {
+    tn_tensor *o;
+    TN_TRY(nll_nd(args[0].u.t, args[1].u.t, tn_nn_opt_tensor(&args[2]), args[3].u.i, args[4].u.i, &o));
+    rets[0] = tn_value_tensor(o);
+    return TN_OK;
+}
+tn_status tn_op_nll_loss(const tn_value *args, tn_value *rets) { return tn_op_nll_loss_nd(args, rets); }
+tn_status tn_op_nll_loss2d(const tn_value *args, tn_value *rets) {
+    tn_value r[2];
+    TN_TRY(tn_op_nll_loss2d_forward(args, r));
+    tn_tensor_release(r[1].u.t);
+    rets[0] = r[0];
+    return TN_OK;
+}
+
+/* aten::cross_entropy_loss(self, target, weight?, reduction, ignore_index, label_smoothing)
+ * = nll_loss_nd(log_softmax(self, class_dim), ...) for class targets; probability targets
+ * (a float target shaped like self) take -sum(w * target * logp) over the class dim. */
+tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *target = args[1].u.t, *weight = tn_nn_opt_tensor(&args[2]);
+    int64_t reduction = args[3].u.i, ignore = args[4].u.i;
+    double ls = args[5].u.d;
+    TN_TRY(check_reduction(reduction));
+    int cdim = self->ndim >= 2 ? 1 : 0;
+    bool probs = tn_nn_is_float(target->dtype);
+    if (ls < 0 || ls > 1) return tn_error(TN_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g", ls);
+    if (!probs && ls > 0)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::cross_entropy_loss with label_smoothing > 0 and class-index targets "
+                                                "is not implemented by torchnative");
+    tn_value la[3] = {tn_value_tensor(self), tn_value_int(cdim), tn_value_bool(false)};
+    tn_tensor *logp;
+    TN_TRY(tn_nn_call1(TN_OP__log_softmax, la, &logp));
+    tn_status st;
+    tn_tensor *out = NULL;
+    if (!probs) {
+        st = nll_nd(logp, target, weight, reduction, ignore, &out);
+    } else {
+        char b1[256], b2[256];
+        bool same = self->ndim == target->ndim;
+        for (int i = 0; same && i < self->ndim; i++) same = self->sizes[i] == target->sizes[i];
+        if (!same) {
+            tn_tensor_release(logp);
+            return tn_error(TN_ERR_RUNTIME, "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                            (long long)(self->ndim ? self->sizes[0] : 1), (long long)(target->ndim ? target->sizes[0] : 1));
+        }
+        (void)b1; (void)b2;
+        int64_t C = self->ndim ? self->sizes[cdim] : 1, outer = 1, inner = 1;
+        for (int i = 0; i < cdim; i++) outer *= self->sizes[i];
+        for (int i = cdim + 1; i < self->ndim; i++) inner *= self->sizes[i];
+        int64_t osz[TN_MAX_DIMS];
+        int ond = 0;
+        for (int i = 0; i < self->ndim; i++) if (i != cdim) osz[ond++] = self->sizes[i];
+        st = tn_nn_empty(reduction == RED_NONE ? ond : 0, osz, self->dtype, self, &out);
+        tn_nn_buf bl = {0}, bt = {0}, bw = {0};
+        if (st == TN_OK && !tn_tensor_is_meta(self)) {
+            st = tn_nn_load(logp, TN_DTYPE_FLOAT64, &bl);
+            if (st == TN_OK) st = tn_nn_load(target, TN_DTYPE_FLOAT64, &bt);
+            if (st == TN_OK && weight) st = tn_nn_load(weight, TN_DTYPE_FLOAT64, &bw);
+            if (st == TN_OK) {
+                const double *lp = bl.data, *tg = bt.data, *w = bw.data;
+                double total = 0;
+                for (int64_t o = 0; o < outer; o++)
+                    for (int64_t j = 0; j < inner; j++) {
+                        double s = 0;
+                        for (int64_t c = 0; c < C; c++) {
+                            int64_t at = (o * C + c) * inner + j;
+                            double t = ls > 0 ? tg[at] * (1 - ls) + ls / (double)C : tg[at];
+                            s += lp[at] * t * (w ? w[c] : 1.0);
+                        }
+                        s = round_to(self->dtype, -s);
+                        if (reduction == RED_NONE) store_at(out, o * inner + j, s);
+                        else total += s;
+                    }
+                /* mean divides by the number of samples (numel / C), weights or not. */
+                if (reduction == RED_MEAN) store_at(out, 0, total / (double)(outer * inner));
+                else if (reduction == RED_SUM) store_at(out, 0, total);
+            }
+        }
+        tn_nn_buf_free(&bl); tn_nn_buf_free(&bt); tn_nn_buf_free(&bw);
+        if (st != TN_OK && out) { tn_tensor_release(out); out = NULL; }
+    }
+    tn_tensor_release(logp);
+    if (st != TN_OK) return st;
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* ---- pointwise losses ------------------------------------------------------------------ */
+
+typedef double (*loss_fn)(double x, double y, double p);
+
+static double f_mse(double x, double y, double p) { (void)p; double d = x - y; return d * d; }
+static double f_l1(double x, double y, double p) { (void)p; return fabs(x - y); }
+static double f_smooth_l1(double x, double y, double beta) {
+    double d = fabs(x - y);
+    if (beta == 0) return d;
+    return d < beta ? 0.5 * d * d / beta : d - 0.5 * beta;
+}
+static double f_huber(double x, double y, double delta) {
+    double d = fabs(x - y);
+    return d < delta ? 0.5 * d * d : delta * (d - 0.5 * delta);
+}
+
+/* Broadcasts a and b, applies fn per element (rounded to the result dtype), reduces. */
+static tn_status pointwise_loss(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
+                                const char *name, bool (*check)(double x, double y), const char *check_msg,
+                                tn_value *rets) {
+    TN_TRY(check_reduction(reduction));
+    TN_TRY(tn_nn_check_float(a, name));
+    if (!tn_nn_is_float(b->dtype)) return tn_nn_check_float(b, name);
+    int nd;
+    int64_t sz[TN_MAX_DIMS];
+    TN_TRY(tn_shape_broadcast(a->ndim, a->sizes, b->ndim, b->sizes, &nd, sz));
+    if (w) TN_TRY(tn_shape_broadcast(nd, sz, w->ndim, w->sizes, &nd, sz));
+    tn_dtype dt = a->dtype;
+    tn_tensor *ea = NULL, *eb = NULL, *ew = NULL, *out = NULL;
+    tn_nn_buf ba = {0}, bb = {0}, bw = {0};
+    tn_status st = tn_shape_expand_view(a, nd, sz, &ea);
+    if (st == TN_OK) st = tn_shape_expand_view(b, nd, sz, &eb);
+    if (st == TN_OK && w) st = tn_shape_expand_view(w, nd, sz, &ew);
+    if (st == TN_OK) st = tn_nn_empty(reduction == RED_NONE ? nd : 0, sz, dt, a, &out);
+    if (st != TN_OK || tn_tensor_is_meta(a)) goto done;
+    if ((st = tn_nn_load(ea, TN_DTYPE_FLOAT64, &ba)) != TN_OK) goto done;
+    if ((st = tn_nn_load(eb, TN_DTYPE_FLOAT64, &bb)) != TN_OK) goto done;
+    if (ew && (st = tn_nn_load(ew, TN_DTYPE_FLOAT64, &bw)) != TN_OK) goto done;
+    {
+        int64_t n = 1;
+        for (int i = 0; i < nd; i++) n *= sz[i];
+        const double *x = ba.data, *y = bb.data, *ww = bw.data;
+        double sum = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (check && !check(x[i], y[i])) { st = tn_error(TN_ERR_RUNTIME, "%s", check_msg); goto done; }
+            double v = round_to(dt, fn(x[i], y[i], p));
+            if (ww) v = round_to(dt, v * ww[i]);
+            if (reduction == RED_NONE) store_at(out, i, v);
+            else sum += v;
+        }
+        if (reduction == RED_MEAN) store_at(out, 0, sum / (double)n);
+        else if (reduction == RED_SUM) store_at(out, 0, sum);
+    }
+done:
+    tn_nn_buf_free(&ba); tn_nn_buf_free(&bb); tn_nn_buf_free(&bw);
+    if (ea) tn_tensor_release(ea);
+    if (eb) tn_tensor_release(eb);
+    if (ew) tn_tensor_release(ew);
+    if (st != TN_OK) { if (out) tn_tensor_release(out); return st; }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::mse_loss(self, target, reduction) */
+tn_status tn_op_mse_loss(const tn_value *args, tn_value *rets) {
+    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, NULL, rets);
+}
+/* aten::l1_loss(self, target, reduction) */
+tn_status tn_op_l1_loss(const tn_value *args, tn_value *rets) {
+    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, NULL, rets);
+}
+/* aten::smooth_l1_loss(self, target, reduction, beta) */
+tn_status tn_op_smooth_l1_loss(const tn_value *args, tn_value *rets) {
+    double beta = args[3].u.d;
+    if (beta < 0) return tn_error(TN_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
+    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_smooth_l1, beta, "smooth_l1_cpu", NULL, NULL, rets);
+}
+/* aten::huber_loss(self, target, reduction, delta) */
+tn_status tn_op_huber_loss(const tn_value *args, tn_value *rets) {
+    double delta = args[3].u.d;
+    if (delta <= 0) return tn_error(TN_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
+    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_huber, delta, "huber_cpu", NULL, NULL, rets);
+}
+
+/* Upstream clamps each log at -100 so that x = 0 or 1 gives a finite loss. */
+static double f_bce(double x, double t, double p) {
+    (void)p;
+    double lx = log(x), l1x = log1p(-x);
+    if (lx < -100) lx = -100;
+    if (l1x < -100) l1x = -100;
+    return (t - 1) * l1x - t * lx;
+}
+static bool in_unit(double x, double t) { (void)t; return x >= 0 && x <= 1; }
+
+/* aten::binary_cross_entropy(self, target, weight?, reduction) */
+tn_status tn_op_binary_cross_entropy(const tn_value *args, tn_value *rets) {
+    return pointwise_loss(args[0].u.t, args[1].u.t, tn_nn_opt_tensor(&args[2]), args[3].u.i, f_bce, 0,
+                          "binary_cross_entropy", in_unit, "all elements of input should be between 0 and 1", rets);
+}
+
+static double f_bce_logits(double x, double t, double p) {
+    (void)p;
+    double mx = x < 0 ? -x : 0;
+    return (1 - t) * x + mx + log1p(exp(-fabs(x)));
+}
+
+/* aten::binary_cross_entropy_with_logits(self, target, weight?, pos_weight?, reduction):
+ * (1 - t) * x + lw * (log1p(exp(-|x|)) + max(-x, 0)) with lw = (pos_weight - 1) * t + 1. */
+tn_status tn_op_binary_cross_entropy_with_logits(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *target = args[1].u.t, *weight = tn_nn_opt_tensor(&args[2]),
+              *pos = tn_nn_opt_tensor(&args[3]);
+    if (!pos) return pointwise_loss(self, target, weight, args[4].u.i, f_bce_logits, 0, "bce_with_logits", NULL, NULL, rets);
+    /* With pos_weight: fold lw into a per-element computation over the broadcast of all. */
+    int64_t reduction = args[4].u.i;
+    TN_TRY(check_reduction(reduction));
+    TN_TRY(tn_nn_check_float(self, "bce_with_logits"));
+    int nd;
+    int64_t sz[TN_MAX_DIMS];
+    TN_TRY(tn_shape_broadcast(self->ndim, self->sizes, target->ndim, target->sizes, &nd, sz));
+    TN_TRY(tn_shape_broadcast(nd, sz, pos->ndim, pos->sizes, &nd, sz));
+    if (weight) TN_TRY(tn_shape_broadcast(nd, sz, weight->ndim, weight->sizes, &nd, sz));
+    tn_tensor *ex[4] = {0}, *src[4] = {self, target, pos, weight}, *out = NULL;
+    tn_nn_buf bf[4] = {{0}};
+    tn_status st = TN_OK;
+    for (int i = 0; i < 4 && st == TN_OK; i++)
+        if (src[i]) st = tn_shape_expand_view(src[i], nd, sz, &ex[i]);
+    if (st == TN_OK) st = tn_nn_empty(reduction == RED_NONE ? nd : 0, sz, self->dtype, self, &out);
+    if (st == TN_OK && !tn_tensor_is_meta(self)) {
+        for (int i = 0; i < 4 && st == TN_OK; i++)
+            if (ex[i]) st = tn_nn_load(ex[i], TN_DTYPE_FLOAT64, &bf[i]);
+        if (st == TN_OK) {
+            int64_t n = 1;
+            for (int i = 0; i < nd; i++) n *= sz[i];
+            const double *x = bf[0].data, *t = bf[1].data, *pw = bf[2].data, *w = bf[3].data;
+            double sum = 0;
+            for (int64_t i = 0; i < n; i++) {
+                double lw = (pw[i] - 1) * t[i] + 1;
+                double v = (1 - t[i]) * x[i] + lw * (log1p(exp(-fabs(x[i]))) + (x[i] < 0 ? -x[i] : 0));
+                v = round_to(self->dtype, v);
+                if (w) v = round_to(self->dtype, v * w[i]);
+                if (reduction == RED_NONE) store_at(out, i, v);
+                else sum += v;
+            }
+            if (reduction == RED_MEAN) store_at(out, 0, sum / (double)n);
+            else if (reduction == RED_SUM) store_at(out, 0, sum);
+        }
+    }
+    for (int i = 0; i < 4; i++) { tn_nn_buf_free(&bf[i]); if (ex[i]) tn_tensor_release(ex[i]); }
+    if (st != TN_OK) { if (out) tn_tensor_release(out); return st; }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}

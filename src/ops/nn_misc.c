@@ -1,0 +1,232 @@
+/* nn_misc.c — embedding, dropout / native_dropout (train-mode draws bit-identical to
+ * upstream CPU through the shared bernoulli_ sampler) and glu. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/generator.h"
+#include "kernels/random.h"
+#include "ops/nn_internal.h"
+
+/* aten::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) -> Tensor:
+ * rows of weight gathered by indices (padding_idx only matters for the backward). */
+tn_status tn_op_embedding(const tn_value *args, tn_value *rets) {
+    tn_tensor *weight = args[0].u.t, *indices = args[1].u.t;
+    if (weight->ndim != 2) return tn_error(TN_ERR_RUNTIME, "'weight' must be 2-D");
+    if (indices->dtype != TN_DTYPE_INT64 && indices->dtype != TN_DTYPE_INT32)
+        return tn_error(TN_ERR_RUNTIME,
+                        "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+                        "Int; but got CPU%sType instead (while checking arguments for embedding)",
+                        tn_dtype_infos[indices->dtype].c10_name);
+    int64_t sizes[TN_MAX_DIMS + 1];
+    if (indices->ndim + 1 > TN_MAX_DIMS) return tn_error(TN_ERR_RUNTIME, "embedding: too many dimensions");
+    for (int i = 0; i < indices->ndim; i++) sizes[i] = indices->sizes[i];
+    sizes[indices->ndim] = weight->sizes[1];
+    tn_tensor *out;
+    TN_TRY(tn_nn_empty(indices->ndim + 1, sizes, weight->dtype, weight, &out));
+    if (tn_tensor_is_meta(weight) || tn_tensor_is_meta(indices)) {
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
+    tn_nn_buf bi;
+    tn_status st = tn_nn_load_index(indices, &bi);
+    if (st != TN_OK) { tn_tensor_release(out); return st; }
+    const int64_t *idx = bi.data;
+    int64_t n = tn_tensor_numel(indices), V = weight->sizes[0], D = weight->sizes[1];
+    int isz = tn_dtype_itemsize(weight->dtype);
+    const char *w = tn_tensor_data(weight);
+    char *o = tn_tensor_data(out);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = idx[i];
+        if (r < 0 || r >= V) {
+            st = tn_error(TN_ERR_INDEX, "index out of range in self");
+            break;
+        }
+        const char *src = w + r * weight->strides[0] * isz;
+        char *dst = o + i * D * isz;
+        if (weight->strides[1] == 1) memcpy(dst, src, (size_t)(D * isz));
+        else
+            for (int64_t j = 0; j < D; j++) memcpy(dst + j * isz, src + j * weight->strides[1] * isz, (size_t)isz);
+    }
+    tn_nn_buf_free(&bi);
+    if (st != TN_OK) { tn_tensor_release(out); return st; }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* Reads element i of a contiguous float buffer of dtype d as float/double. */
+static double load_at(const void *p, tn_dtype d, int64_t i) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: return ((const float *)p)[i];
+    case TN_DTYPE_FLOAT64: return ((const double *)p)[i];
+    case TN_DTYPE_FLOAT16: return tn_half_to_f32(((const tn_half *)p)[i]);
+    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(((const tn_bfloat16 *)p)[i]);
+    default: return 0;
+    }
+}
+
+/* Stores v rounded to dtype d (float ops round to float first, as the kernels did). */
+static void store_at(void *p, tn_dtype d, int64_t i, double v) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case TN_DTYPE_FLOAT64: ((double *)p)[i] = v; break;
+    case TN_DTYPE_FLOAT16: ((tn_half *)p)[i] = tn_f32_to_half((float)v); break;
+    case TN_DTYPE_BFLOAT16: ((tn_bfloat16 *)p)[i] = tn_f32_to_bf16((float)v); break;
+    default: break;
+    }
+}
+
+/* v rounded to dtype d and widened back. */
+static double round_to(tn_dtype d, double v) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: return (float)v;
+    case TN_DTYPE_FLOAT16: return tn_half_to_f32(tn_f32_to_half((float)v));
+    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
+    default: return v;
+    }
+}
+
+/* One float-typed multiply in the opmath of dtype d: double for Double, float otherwise. */
+static double opmul(tn_dtype d, double a, double b) {
+    return d == TN_DTYPE_FLOAT64 ? a * b : (double)((float)a * (float)b);
+}
+
+/* Fills a fresh contiguous tensor with bernoulli_(p) draws from the default generator. */
+static tn_status bernoulli_fill(tn_tensor *t, double p) {
+    tn_strided s = {tn_tensor_data(t), t->ndim, t->sizes, t->strides, t->dtype};
+    return tn_random_bernoulli_scalar(tn_generator_default(), &s, p);
+}
+
+/* aten::dropout(input, p, train) -> Tensor. Upstream CPU: noise = empty_like(input)
+ * .bernoulli_(1 - p).div_(1 - p); return input * noise. Eval (or p == 0) returns input. */
+tn_status tn_op_dropout(const tn_value *args, tn_value *rets) {
+    tn_tensor *input = args[0].u.t;
+    double p = args[1].u.d;
+    bool train = args[2].u.b;
+    if (!(p >= 0 && p <= 1)) return tn_error(TN_ERR_RUNTIME, "dropout probability has to be between 0 and 1, but got %g", p);
+    if (p == 0 || !train || tn_tensor_numel(input) == 0) {
+        tn_tensor_retain(input);
+        rets[0] = tn_value_tensor(input);
+        return TN_OK;
+    }
+    if (!tn_nn_is_float(input->dtype))
+        return tn_error(TN_ERR_RUNTIME, "result type Float can't be cast to the desired output type %s",
+                        tn_dtype_infos[input->dtype].c10_name);
+    tn_dtype dt = input->dtype;
+    tn_tensor *out, *noise = NULL;
+    TN_TRY(tn_nn_empty(input->ndim, input->sizes, dt, input, &out));
+    if (tn_tensor_is_meta(input)) { rets[0] = tn_value_tensor(out); return TN_OK; }
+    int64_t n = tn_tensor_numel(input);
+    tn_status st = TN_OK;
+    if (p == 1) {
+        /* input * zeros({}): 0, or NaN for infinite and NaN inputs. */
+        for (int64_t i = 0; i < n; i++) store_at(tn_tensor_data(out), dt, i, opmul(dt, tn_nn_read(input, i), 0.0));
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
+    st = tn_nn_empty(input->ndim, input->sizes, dt, input, &noise);
+    if (st == TN_OK) st = bernoulli_fill(noise, 1 - p);
+    if (st == TN_OK) {
+        void *nz = tn_tensor_data(noise), *o = tn_tensor_data(out);
+        /* div_(1 - p): a division by the scalar in opmath, rounded to the noise dtype. */
+        double q = dt == TN_DTYPE_FLOAT64 ? 1 - p : (double)(float)(1 - p);
+        for (int64_t i = 0; i < n; i++) {
+            double a = load_at(nz, dt, i);
+            double v = dt == TN_DTYPE_FLOAT64 ? a / q : (double)((float)a / (float)q);
+            store_at(nz, dt, i, v);
+        }
+        for (int64_t i = 0; i < n; i++) store_at(o, dt, i, opmul(dt, tn_nn_read(input, i), load_at(nz, dt, i)));
+    }
+    if (noise) tn_tensor_release(noise);
+    if (st != TN_OK) { tn_tensor_release(out); return st; }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::native_dropout(input, p, train?) -> (out, mask). Upstream CPU: mask (bool) =
+ * bernoulli_(1 - p); out = input.mul(mask).mul_(1 / (1 - p)) (scale 0 when p == 1). */
+tn_status tn_op_native_dropout(const tn_value *args, tn_value *rets) {
+    tn_tensor *input = args[0].u.t;
+    double p = args[1].u.d;
+    bool train = args[2].tag != TN_V_BOOL || args[2].u.b;
+    tn_dtype dt = input->dtype;
+    int64_t n = tn_tensor_numel(input);
+    tn_tensor *out = NULL, *mask = NULL;
+    if (n == 0) {
+        TN_TRY(tn_nn_empty(input->ndim, input->sizes, dt, input, &mask));
+        tn_tensor_retain(input);
+        rets[0] = tn_value_tensor(input);
+        rets[1] = tn_value_tensor(mask);
+        return TN_OK;
+    }
+    TN_TRY(tn_nn_check_float(input, "native_dropout"));
+    TN_TRY(tn_nn_empty(input->ndim, input->sizes, dt, input, &out));
+    tn_status st = tn_nn_empty(input->ndim, input->sizes, TN_DTYPE_BOOL, input, &mask);
+    if (st != TN_OK || tn_tensor_is_meta(input)) goto done;
+    uint8_t *m = tn_tensor_data(mask);
+    void *o = tn_tensor_data(out);
+    if (train) {
+        double p1m = 1. - p, scale = p1m == 0 ? 0. : 1. / p1m;
+        if ((st = bernoulli_fill(mask, p1m)) != TN_OK) goto done;
+        for (int64_t i = 0; i < n; i++) {
+            double v = opmul(dt, tn_nn_read(input, i), m[i] ? 1.0 : 0.0);
+            v = round_to(dt, v); /* input.mul(mask) is materialised in the input dtype */
+            store_at(o, dt, i, opmul(dt, v, scale));
+        }
+    } else {
+        memset(m, 1, (size_t)n);
+        for (int64_t i = 0; i < n; i++) store_at(o, dt, i, tn_nn_read(input, i));
+    }
+done:
+    if (st != TN_OK) {
+        if (out) tn_tensor_release(out);
+        if (mask) tn_tensor_release(mask);
+        return st;
+    }
+    rets[0] = tn_value_tensor(out);
+    rets[1] = tn_value_tensor(mask);
+    return TN_OK;
+}
+
+/* aten::glu(self, dim) -> Tensor: first half * sigmoid(second half) along dim. */
+tn_status tn_op_glu(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    if (self->ndim == 0) return tn_error(TN_ERR_RUNTIME, "glu does not support scalars because halving size must be even");
+    int dim;
+    TN_TRY(tn_wrap_dim(args[1].u.i, self->ndim, &dim));
+    int64_t size = self->sizes[dim];
+    if (size % 2 != 0)
+        return tn_error(TN_ERR_RUNTIME, "Halving dimension must be even, but dimension %d is size %lld", dim, (long long)size);
+    TN_TRY(tn_nn_check_float(self, "glu_cpu"));
+    int64_t sizes[TN_MAX_DIMS];
+    memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+    sizes[dim] = size / 2;
+    tn_tensor *out;
+    TN_TRY(tn_nn_empty(self->ndim, sizes, self->dtype, self, &out));
+    if (tn_tensor_is_meta(self)) { rets[0] = tn_value_tensor(out); return TN_OK; }
+    tn_dtype acc = tn_nn_acc(self->dtype);
+    tn_nn_buf bx, by;
+    tn_status st = tn_nn_load(self, acc, &bx);
+    if (st == TN_OK) st = tn_nn_out_begin(out, acc, &by);
+    if (st != TN_OK) { tn_nn_buf_free(&bx); tn_tensor_release(out); return st; }
+    int64_t outer = 1, inner = 1, h = size / 2;
+    for (int i = 0; i < dim; i++) outer *= self->sizes[i];
+    for (int i = dim + 1; i < self->ndim; i++) inner *= self->sizes[i];
+    for (int64_t a = 0; a < outer; a++)
+        for (int64_t j = 0; j < h * inner; j++) {
+            int64_t src = a * size * inner + j, dst = a * h * inner + j;
+            if (acc == TN_DTYPE_FLOAT32) {
+                const float *x = bx.data;
+                float b = x[src + h * inner];
+                ((float *)by.data)[dst] = x[src] * (1.0f / (1.0f + expf(-b)));
+            } else {
+                const double *x = bx.data;
+                double b = x[src + h * inner];
+                ((double *)by.data)[dst] = x[src] * (1.0 / (1.0 + exp(-b)));
+            }
+        }
+    tn_nn_out_finish(out, acc, &by);
+    tn_nn_buf_free(&bx);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}

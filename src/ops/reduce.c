@@ -1,0 +1,911 @@
+/* reduce.c — full and dim reductions: sum, nansum, mean, prod, amax/amin, max/min,
+ * argmax/argmin, aminmax, any/all, count_nonzero, var/std (+ _mean), norms, logsumexp.
+ * Shape, dtype and error rules follow upstream ATen ReduceOps.cpp; loops follow the
+ * order upstream's TensorIterator would run so float results agree. */
+#include "ops/reduce.h"
+
+#include <float.h>
+#include <stdlib.h>
+
+#include "kernels/reduce.h"
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static bool arg_bool(const tn_value *v, bool dflt) { return v->tag == TN_V_BOOL ? v->u.b : (v->tag == TN_V_INT ? v->u.i != 0 : dflt); }
+static bool is_float(tn_dtype d) { return tn_dtype_is_floating(d); }
+/* v rounded to dtype dt (float family), as storing and reloading would. */
+static double round_to(double v, tn_dtype dt) { char b[8] = {0}; tn_rd_set(b, dt, v); return tn_rd_get(b, dt); }
+
+static tn_status new_out(const tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype dt, bool zero, tn_tensor **out) {
+    int64_t sizes[TN_MAX_DIMS];
+    int nd = tn_reduce_out_sizes(self, m, keepdim, sizes);
+    return zero ? tn_tensor_zeros(nd, sizes, dt, tn_tensor_device(self), out)
+                : tn_tensor_empty(nd, sizes, dt, tn_tensor_device(self), out);
+}
+
+static int64_t reduced_count(const tn_tensor *t, tn_dim_mask m) {
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++) if (m & (1u << d)) n *= t->sizes[d];
+    return n;
+}
+
+/* Upstream refuses to reduce an empty dim for ops without an identity. */
+static tn_status check_nonempty(const char *name, const tn_tensor *t, tn_dim_mask m, bool all_dims) {
+    if (tn_tensor_numel(t) != 0) return TN_OK;
+    if (all_dims)
+        return tn_error(TN_ERR_RUNTIME, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
+                        "Specify the reduction dim with the 'dim' argument.", name);
+    for (int d = 0; d < t->ndim; d++)
+        if ((m & (1u << d)) && t->sizes[d] == 0)
+            return tn_error(TN_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+    return TN_OK;
+}
+
+static tn_dtype sum_result_dtype(tn_dtype in, const tn_value *dtype) {
+    if (dtype && dtype->tag == TN_V_DTYPE) return dtype->u.dtype;
+    return tn_dtype_is_integral(in, true) ? TN_DTYPE_INT64 : in;
+}
+
+/* ---- sum (cascade) --------------------------------------------------------------------- */
+
+typedef struct sum_ctx {
+    void (*kern)(char *, const char *, const int64_t *, int64_t, int64_t, int, bool);
+    int lanes;
+    bool nan;
+    tn_dtype dt;
+} sum_ctx;
+
+static void sum_float_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
+    sum_ctx *k = c;
+    k->kern(out, in, st, s0, s1, k->lanes, k->nan);
+}
+
+static void sum_int_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
+    sum_ctx *k = c;
+    for (int64_t j = 0; j < s1; j++)
+        for (int64_t i = 0; i < s0; i++) {
+            char *o = out + j * st[2] + i * st[0];
+            uint64_t a = (uint64_t)tn_rd_get_i(o, k->dt) + (uint64_t)tn_rd_get_i(in + j * st[3] + i * st[1], k->dt);
+            tn_rd_set_i(o, k->dt, (int64_t)a);
+        }
+}
+
+/* Sums self over mask into a new tensor of dtype odt (upstream sum_out / nansum_out). */
+static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype odt, bool nan, tn_tensor **res) {
+    TN_TRY(tn_reduce_check_dtype(nan ? "nansum" : "sum", self->dtype));
+    TN_TRY(tn_reduce_check_dtype(nan ? "nansum" : "sum", odt));
+    tn_tensor *out;
+    TN_TRY(new_out(self, m, keepdim, odt, true, &out));
+    if (tn_tensor_is_meta(self) || tn_tensor_numel(self) == 0) { *res = out; return TN_OK; }
+    tn_tensor *in;
+    tn_status st = tn_reduce_to_dtype(self, odt, &in);
+    if (st != TN_OK) { tn_tensor_release(out); return st; }
+    tn_reduce_geom g;
+    tn_reduce_geom_build(out, in, m, keepdim, &g);
+    sum_ctx k = {NULL, tn_reduce_vec_bytes(false) / (odt == TN_DTYPE_FLOAT64 ? 8 : 4), nan, odt};
+    switch (odt) {
+    case TN_DTYPE_FLOAT32: k.kern = f32_sum_loop2d__scalar; break;
+    case TN_DTYPE_FLOAT64: k.kern = f64_sum_loop2d__scalar; break;
+    case TN_DTYPE_BFLOAT16: k.kern = bf16_sum_loop2d__scalar; break;
+    case TN_DTYPE_FLOAT16: k.kern = f16_sum_loop2d__scalar; break;
+    default: break;
+    }
+    tn_reduce_for_each(&g, tn_tensor_data(out), tn_tensor_data(in), k.kern ? sum_float_loop : sum_int_loop, &k);
+    tn_tensor_release(in);
+    *res = out;
+    return TN_OK;
+}
+
+/* aten::sum(Tensor self, *, ScalarType? dtype=None) */
+tn_status tn_op_sum(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(sum_core(self, 0xFFFFFFFFu >> (32 - (self->ndim ? self->ndim : 1)), false, sum_result_dtype(self->dtype, &a[1]), false, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_sum_dim(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    TN_TRY(sum_core(self, m, arg_bool(&a[2], false), sum_result_dtype(self->dtype, &a[3]), false, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_nansum(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    if (tn_dtype_is_complex(self->dtype)) return tn_error(TN_ERR_RUNTIME, "nansum on CPU does not support complex inputs");
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    tn_dtype odt = sum_result_dtype(self->dtype, &a[3]);
+    TN_TRY(sum_core(self, m, arg_bool(&a[2], false), odt, is_float(odt), &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* ---- mean ------------------------------------------------------------------------------ */
+
+static tn_status mean_core(tn_tensor *self, tn_dim_mask m, bool keepdim, const tn_value *dtype, tn_tensor **res) {
+    tn_dtype dt = self->dtype;
+    if (dtype && dtype->tag == TN_V_DTYPE) {
+        dt = dtype->u.dtype;
+        if (!is_float(dt) && !tn_dtype_is_complex(dt))
+            return tn_error(TN_ERR_RUNTIME, "mean(): could not infer output dtype. Optional dtype must be either a "
+                            "floating point or complex dtype. Got: %s", tn_dtype_infos[dt].c10_name);
+    } else if (!is_float(dt) && !tn_dtype_is_complex(dt)) {
+        return tn_error(TN_ERR_RUNTIME, "mean(): could not infer output dtype. Input dtype must be either a "
+                        "floating point or complex dtype. Got: %s", tn_dtype_infos[dt].c10_name);
+    }
+    /* upstream: reduced floats sum in float32, divide, then round once */
+    bool half = dt == TN_DTYPE_FLOAT16 || dt == TN_DTYPE_BFLOAT16;
+    tn_tensor *s;
+    TN_TRY(sum_core(self, m, keepdim, half ? TN_DTYPE_FLOAT32 : dt, false, &s));
+    int64_t n = reduced_count(self, m);
+    if (self->ndim == 0) n = 1;
+    int64_t cnt = tn_tensor_numel(s);
+    if (!tn_tensor_is_meta(s)) {
+        if (s->dtype == TN_DTYPE_FLOAT32) {
+            float *p = tn_tensor_data(s), dn = (float)n;
+            for (int64_t i = 0; i < cnt; i++) p[i] = p[i] / dn;
+        } else {
+            double *p = tn_tensor_data(s), dn = (double)n;
+            for (int64_t i = 0; i < cnt; i++) p[i] = p[i] / dn;
+        }
+    }
+    if (half) {
+        tn_tensor *h;
+        tn_status st = tn_reduce_to_dtype(s, dt, &h);
+        tn_tensor_release(s);
+        TN_TRY(st);
+        s = h;
+    }
+    *res = s;
+    return TN_OK;
+}
+
+/* aten::mean(Tensor self, *, ScalarType? dtype=None) */
+tn_status tn_op_mean(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(mean_core(self, 0xFFFFFFFFu, false, &a[1], &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_mean_dim(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    TN_TRY(mean_core(self, m, arg_bool(&a[2], false), &a[3], &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* ---- generic accumulating reductions (prod, amax, amin, any, all, count_nonzero) ------ */
+
+enum { ACC_PROD, ACC_MAX, ACC_MIN, ACC_ANY, ACC_ALL, ACC_COUNT };
+
+typedef struct acc_ctx { int op; tn_dtype odt, idt; } acc_ctx;
+
+static void acc_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
+    const acc_ctx *k = c;
+    const bool fl = is_float(k->odt);
+    for (int64_t j = 0; j < s1; j++)
+        for (int64_t i = 0; i < s0; i++) {
+            char *o = out + j * st[2] + i * st[0];
+            const char *x = in + j * st[3] + i * st[1];
+            switch (k->op) {
+            case ACC_PROD:
+                if (fl) tn_rd_set(o, k->odt, tn_rd_get(o, k->odt) * tn_rd_get(x, k->idt));
+                else tn_rd_set_i(o, k->odt, (int64_t)((uint64_t)tn_rd_get_i(o, k->odt) * (uint64_t)tn_rd_get_i(x, k->idt)));
+                break;
+            case ACC_MAX: case ACC_MIN:
+                if (fl) {
+                    double cur = tn_rd_get(o, k->odt), v = tn_rd_get(x, k->idt);
+                    if (isnan(cur)) break;
+                    if (isnan(v) || (k->op == ACC_MAX ? v > cur : v < cur)) tn_rd_set(o, k->odt, v);
+                } else {
+                    int64_t cur = tn_rd_get_i(o, k->odt), v = tn_rd_get_i(x, k->idt);
+                    if (k->odt == TN_DTYPE_UINT64 ? (k->op == ACC_MAX ? (uint64_t)v > (uint64_t)cur : (uint64_t)v < (uint64_t)cur)
+                                                  : (k->op == ACC_MAX ? v > cur : v < cur))
+                        tn_rd_set_i(o, k->odt, v);
+                }
+                break;
+            case ACC_ANY: if (tn_rd_get(x, k->idt) != 0 || isnan(tn_rd_get(x, k->idt))) tn_rd_set_i(o, k->odt, 1); break;
+            case ACC_ALL: if (tn_rd_get(x, k->idt) == 0) tn_rd_set_i(o, k->odt, 0); break;
+            case ACC_COUNT: if (tn_rd_get(x, k->idt) != 0 || isnan(tn_rd_get(x, k->idt))) tn_rd_set_i(o, k->odt, tn_rd_get_i(o, k->odt) + 1); break;
+            }
+        }
+}
+
+/* Fills t with the identity of op for its dtype. */
+static void fill_identity(tn_tensor *t, int op) {
+    int64_t n = tn_tensor_numel(t);
+    char *p = tn_tensor_data(t);
+    int es = tn_dtype_itemsize(t->dtype);
+    tn_dtype dt = t->dtype;
+    for (int64_t i = 0; i < n; i++, p += es) {
+        switch (op) {
+        case ACC_PROD: case ACC_ALL: tn_rd_set_i(p, dt, 1); break;
+        case ACC_ANY: case ACC_COUNT: tn_rd_set_i(p, dt, 0); break;
+        case ACC_MAX: case ACC_MIN: {
+            bool mx = op == ACC_MAX;
+            if (is_float(dt)) { tn_rd_set(p, dt, mx ? -INFINITY : INFINITY); break; }
+            if (dt == TN_DTYPE_UINT64) { tn_rd_set_i(p, dt, mx ? 0 : -1); break; }
+            if (dt == TN_DTYPE_BOOL) { tn_rd_set_i(p, dt, mx ? 0 : 1); break; }
+            int bits = 8 * es;
+            bool uns = tn_dtype_infos[dt].kind == 'u';
+            int64_t lo = uns ? 0 : (bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)));
+            int64_t hi = uns ? (int64_t)(((uint64_t)1 << bits) - 1) : (bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1);
+            tn_rd_set_i(p, dt, mx ? lo : hi);
+            break;
+        }
+        }
+    }
+}
+
+/* Reduces self over m with op into a new tensor of dtype odt (input converted when the
+ * op computes in odt, as upstream casts the input to the result dtype). */
+static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype odt, int op, tn_tensor **res) {
+    tn_tensor *out;
+    TN_TRY(new_out(self, m, keepdim, odt, false, &out));
+    if (tn_tensor_is_meta(self)) { *res = out; return TN_OK; }
+    fill_identity(out, op);
+    tn_tensor *in = self;
+    tn_tensor_retain(in);
+    if (op == ACC_PROD && self->dtype != odt) {
+        tn_tensor_release(in);
+        tn_status st = tn_reduce_to_dtype(self, odt, &in);
+        if (st != TN_OK) { tn_tensor_release(out); return st; }
+    }
+    if (tn_tensor_numel(in) > 0) {
+        tn_reduce_geom g;
+        tn_reduce_geom_build(out, in, m, keepdim, &g);
+        acc_ctx k = {op, odt, in->dtype};
+        tn_reduce_for_each(&g, tn_tensor_data(out), tn_tensor_data(in), acc_loop, &k);
+    }
+    tn_tensor_release(in);
+    *res = out;
+    return TN_OK;
+}
+
+static tn_dim_mask all_mask(const tn_tensor *t) { return t->ndim ? (0xFFFFFFFFu >> (32 - t->ndim)) : 0xFFFFFFFFu; }
+
+/* aten::prod(Tensor self, *, ScalarType? dtype=None) */
+tn_status tn_op_prod(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
+    TN_TRY(acc_core(self, all_mask(self), false, sum_result_dtype(self->dtype, &a[1]), ACC_PROD, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_prod_dim(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    TN_TRY(acc_core(self, m, arg_bool(&a[2], false), sum_result_dtype(self->dtype, &a[3]), ACC_PROD, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+static tn_status minmax_all(const tn_value *a, tn_value *r, const char *name, int op) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(tn_reduce_check_dtype(name, self->dtype));
+    TN_TRY(check_nonempty(name, self, 0, true));
+    TN_TRY(acc_core(self, all_mask(self), false, self->dtype, op, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+/* aten::max(Tensor self) */
+tn_status tn_op_max(const tn_value *a, tn_value *r) { return minmax_all(a, r, "max", ACC_MAX); }
+/* aten::min(Tensor self) */
+tn_status tn_op_min(const tn_value *a, tn_value *r) { return minmax_all(a, r, "min", ACC_MIN); }
+
+static tn_status amaxmin(const tn_value *a, tn_value *r, const char *name, int op) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(tn_reduce_check_dtype(name, self->dtype));
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    bool all = a[1].tag == TN_V_NONE || (a[1].tag == TN_V_INTLIST && a[1].u.ilist.n == 0);
+    TN_TRY(check_nonempty(name, self, m, all));
+    TN_TRY(acc_core(self, m, arg_bool(&a[2], false), self->dtype, op, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+/* aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) */
+tn_status tn_op_amax(const tn_value *a, tn_value *r) { return amaxmin(a, r, "amax", ACC_MAX); }
+/* aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) */
+tn_status tn_op_amin(const tn_value *a, tn_value *r) { return amaxmin(a, r, "amin", ACC_MIN); }
+
+/* any/all: bool result, except uint8 input keeps uint8 (upstream rule). */
+static tn_status anyall(tn_tensor *self, const tn_value *dim, bool keepdim, int op, tn_value *r) {
+    TN_TRY(tn_reduce_check_dtype(op == ACC_ANY ? "any" : "all", self->dtype));
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(dim, self->ndim, false, &m));
+    tn_tensor *out;
+    TN_TRY(acc_core(self, m, keepdim, self->dtype == TN_DTYPE_UINT8 ? TN_DTYPE_UINT8 : TN_DTYPE_BOOL, op, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+/* aten::any(Tensor self) */
+tn_status tn_op_any(const tn_value *a, tn_value *r) { tn_value none = {0}; return anyall(a[0].u.t, &none, false, ACC_ANY, r); }
+/* aten::all(Tensor self) */
+tn_status tn_op_all(const tn_value *a, tn_value *r) { tn_value none = {0}; return anyall(a[0].u.t, &none, false, ACC_ALL, r); }
+/* aten::any.dim / any.dims (int dim or int[]? dim, bool keepdim) */
+tn_status tn_op_any_dim(const tn_value *a, tn_value *r) { return anyall(a[0].u.t, &a[1], arg_bool(&a[2], false), ACC_ANY, r); }
+/* aten::all.dim / all.dims */
+tn_status tn_op_all_dim(const tn_value *a, tn_value *r) { return anyall(a[0].u.t, &a[1], arg_bool(&a[2], false), ACC_ALL, r); }
+
+/* aten::count_nonzero(Tensor self, int? dim=None) and count_nonzero.dim_IntList(Tensor self, int[] dim) */
+tn_status tn_op_count_nonzero(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(tn_reduce_check_dtype("count_nonzero", self->dtype));
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    TN_TRY(acc_core(self, m, false, TN_DTYPE_INT64, ACC_COUNT, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* ---- one-dim reductions with indices (max.dim, min.dim, argmax, argmin) ---------------- */
+
+/* Byte offset of lane k (row-major over every dim but `dim`) in t. */
+static int64_t lane_offset(const tn_tensor *t, int dim, int64_t k) {
+    int64_t off = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (d == dim) continue;
+        off += (k % t->sizes[d]) * t->strides[d];
+        k /= t->sizes[d];
+    }
+    return off * tn_dtype_itemsize(t->dtype);
+}
+
+/* Finds the max (or min) along a lane: first occurrence wins, the first NaN wins over
+ * everything (upstream's compare loop). */
+static void lane_argext(const char *p, int64_t stride, int64_t n, tn_dtype dt, bool mx, int64_t *idx) {
+    int64_t best = 0;
+    if (is_float(dt)) {
+        double bv = tn_rd_get(p, dt);
+        if (!isnan(bv))
+            for (int64_t i = 1; i < n; i++) {
+                double v = tn_rd_get(p + i * stride, dt);
+                if (isnan(v)) { best = i; break; }
+                if (mx ? v > bv : v < bv) { bv = v; best = i; }
+            }
+    } else {
+        int64_t bv = tn_rd_get_i(p, dt);
+        bool u64 = dt == TN_DTYPE_UINT64;
+        for (int64_t i = 1; i < n; i++) {
+            int64_t v = tn_rd_get_i(p + i * stride, dt);
+            bool better = u64 ? (mx ? (uint64_t)v > (uint64_t)bv : (uint64_t)v < (uint64_t)bv) : (mx ? v > bv : v < bv);
+            if (better) { bv = v; best = i; }
+        }
+    }
+    *idx = best;
+}
+
+/* Removes dim `d` from a contiguous keepdim result (a size-1 dim: strides stay valid). */
+static void squeeze_dim(tn_tensor *t, int d) {
+    if (t->ndim == 0) return;
+    for (int i = d; i < t->ndim - 1; i++) { t->sizes[i] = t->sizes[i + 1]; t->strides[i] = t->strides[i + 1]; }
+    t->ndim--;
+}
+
+/* Values and/or indices of the max/min of self along dim (wrapped, ndim>0 or 0-d). */
+static tn_status ext_dim(tn_tensor *self, int dim, bool keepdim, bool mx, tn_tensor **vals, tn_tensor **idxs) {
+    tn_dim_mask m = self->ndim ? 1u << dim : 0xFFFFFFFFu;
+    tn_tensor *v = NULL, *ix = NULL;
+    tn_status st = TN_OK;
+    if (vals) TN_TRY(new_out(self, m, true, self->dtype, false, &v));
+    if ((st = new_out(self, m, true, TN_DTYPE_INT64, false, &ix)) != TN_OK) { tn_tensor_release(v); return st; }
+    if (!tn_tensor_is_meta(self)) {
+        int64_t n = self->ndim ? self->sizes[dim] : 1;
+        int64_t stride = (self->ndim ? self->strides[dim] : 0) * tn_dtype_itemsize(self->dtype);
+        int64_t lanes = tn_tensor_numel(ix);
+        const char *base = tn_tensor_data(self);
+        int es = tn_dtype_itemsize(self->dtype);
+        for (int64_t k = 0; k < lanes; k++) {
+            const char *p = base + (self->ndim ? lane_offset(self, dim, k) : 0);
+            int64_t best;
+            lane_argext(p, stride, n, self->dtype, mx, &best);
+            ((int64_t *)tn_tensor_data(ix))[k] = best;
+            if (v) memcpy((char *)tn_tensor_data(v) + k * es, p + best * stride, (size_t)es);
+        }
+    }
+    if (!keepdim) { if (v) squeeze_dim(v, dim); squeeze_dim(ix, dim); }
+    if (vals) *vals = v;
+    *idxs = ix;
+    return TN_OK;
+}
+
+static tn_status maxmin_dim(const tn_value *a, tn_value *r, const char *name, bool mx) {
+    tn_tensor *self = a[0].u.t, *v, *ix;
+    TN_TRY(tn_reduce_check_dtype(name, self->dtype));
+    int d;
+    TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &d));
+    if (self->ndim && self->sizes[d] == 0)
+        return tn_error(TN_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+    TN_TRY(ext_dim(self, d, arg_bool(&a[2], false), mx, &v, &ix));
+    r[0] = tn_value_tensor(v);
+    r[1] = tn_value_tensor(ix);
+    return TN_OK;
+}
+/* aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (values, indices) */
+tn_status tn_op_max_dim(const tn_value *a, tn_value *r) { return maxmin_dim(a, r, "max", true); }
+/* aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (values, indices) */
+tn_status tn_op_min_dim(const tn_value *a, tn_value *r) { return maxmin_dim(a, r, "min", false); }
+
+/* A contiguous copy of t (retained t when already contiguous). */
+static tn_status contiguous(tn_tensor *t, tn_tensor **out) {
+    if (tn_tensor_is_contiguous(t)) { tn_tensor_retain(t); *out = t; return TN_OK; }
+    tn_tensor *c;
+    TN_TRY(tn_tensor_empty(t->ndim, t->sizes, t->dtype, tn_tensor_device(t), &c));
+    if (!tn_tensor_is_meta(t)) {
+        int64_t n = tn_tensor_numel(t);
+        int es = tn_dtype_itemsize(t->dtype);
+        for (int64_t i = 0; i < n; i++) memcpy((char *)tn_tensor_data(c) + i * es, tn_rd_addr(t, i), (size_t)es);
+    }
+    *out = c;
+    return TN_OK;
+}
+
+static tn_status argext(const tn_value *a, tn_value *r, const char *name, bool mx) {
+    tn_tensor *self = a[0].u.t, *ix;
+    TN_TRY(tn_reduce_check_dtype(name, self->dtype));
+    bool keepdim = arg_bool(&a[2], false);
+    if (a[1].tag == TN_V_NONE) {
+        if (tn_tensor_numel(self) == 0)
+            return tn_error(TN_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
+        tn_tensor *c;
+        TN_TRY(contiguous(self, &c));
+        int64_t n = tn_tensor_numel(c);
+        tn_tensor *flat = tn_tensor_new_view(c->storage, c->offset, 1, &n, (int64_t[]){1}, c->dtype);
+        tn_tensor_release(c);
+        tn_status st = ext_dim(flat, 0, false, mx, NULL, &ix);
+        tn_tensor_release(flat);
+        TN_TRY(st);
+        if (keepdim) { /* every dim kept as 1 */
+            ix->ndim = self->ndim;
+            for (int d = 0; d < self->ndim; d++) { ix->sizes[d] = 1; ix->strides[d] = 1; }
+        }
+    } else {
+        int d;
+        TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &d));
+        if (self->ndim && self->sizes[d] == 0)
+            return tn_error(TN_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+        TN_TRY(ext_dim(self, d, keepdim, mx, NULL, &ix));
+    }
+    r[0] = tn_value_tensor(ix);
+    return TN_OK;
+}
+/* aten::argmax(Tensor self, int? dim=None, bool keepdim=False) */
+tn_status tn_op_argmax(const tn_value *a, tn_value *r) { return argext(a, r, "argmax", true); }
+/* aten::argmin(Tensor self, int? dim=None, bool keepdim=False) */
+tn_status tn_op_argmin(const tn_value *a, tn_value *r) { return argext(a, r, "argmin", false); }
+
+/* aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (min, max) */
+tn_status tn_op_aminmax(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *mn, *mx;
+    TN_TRY(tn_reduce_check_dtype("aminmax", self->dtype));
+    bool keepdim = arg_bool(&a[2], false);
+    tn_dim_mask m;
+    if (a[1].tag == TN_V_NONE) {
+        if (tn_tensor_numel(self) == 0)
+            return tn_error(TN_ERR_RUNTIME, "aminmax(): cannot compute aminmax over an empty dimension as the "
+                            "operation has no identity.");
+        m = all_mask(self);
+    } else {
+        int d;
+        TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &d));
+        if (self->ndim && self->sizes[d] == 0)
+            return tn_error(TN_ERR_INDEX, "aminmax: Expected reduction dim %d to have non-zero size.", d);
+        m = self->ndim ? 1u << d : 0xFFFFFFFFu;
+    }
+    TN_TRY(acc_core(self, m, keepdim, self->dtype, ACC_MIN, &mn));
+    tn_status st = acc_core(self, m, keepdim, self->dtype, ACC_MAX, &mx);
+    if (st != TN_OK) { tn_tensor_release(mn); return st; }
+    r[0] = tn_value_tensor(mn);
+    r[1] = tn_value_tensor(mx);
+    return TN_OK;
+}
+
+/* ---- var / std ---------------------------------------------------------------------- */
+
+typedef struct welford_ctx {
+    const char *obase;
+    double *mean, *m2;
+    int64_t *n;
+    tn_dtype idt;
+} welford_ctx;
+
+static void welford_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
+    welford_ctx *w = c;
+    for (int64_t j = 0; j < s1; j++)
+        for (int64_t i = 0; i < s0; i++) {
+            int64_t k = (out + j * st[2] + i * st[0] - w->obase) / 8;
+            double x = tn_rd_get(in + j * st[3] + i * st[1], w->idt);
+            /* upstream WelfordOps::reduce with a double accumulator */
+            double delta = x - w->mean[k];
+            int64_t nn = ++w->n[k];
+            w->mean[k] += delta / (double)nn;
+            w->m2[k] += delta * (x - w->mean[k]);
+        }
+}
+
+/* Computes var/std (and the mean when mean_out) of self over m. */
+static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
+                          const char *name, tn_tensor **var_out, tn_tensor **mean_out) {
+    tn_dtype dt = self->dtype;
+    if (!is_float(dt) && !tn_dtype_is_complex(dt))
+        return tn_error(TN_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
+    TN_TRY(tn_reduce_check_dtype(name, dt));
+    tn_tensor *v, *mu = NULL;
+    TN_TRY(new_out(self, m, keepdim, dt, false, &v));
+    if (mean_out) {
+        tn_status st = new_out(self, m, keepdim, dt, false, &mu);
+        if (st != TN_OK) { tn_tensor_release(v); return st; }
+    }
+    int64_t nout = tn_tensor_numel(v);
+    if (tn_tensor_is_meta(self)) goto done;
+    if (tn_tensor_numel(self) == 0) {
+        for (int64_t i = 0; i < nout; i++) {
+            tn_rd_set((char *)tn_tensor_data(v) + i * tn_dtype_itemsize(dt), dt, NAN);
+            if (mu) tn_rd_set((char *)tn_tensor_data(mu) + i * tn_dtype_itemsize(dt), dt, NAN);
+        }
+        goto done;
+    }
+    int64_t nred = reduced_count(self, m);
+    if (!mean_out && nout == 1 && (dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64)) {
+        /* upstream std_var_all_cpu: two passes, the mean from mean(), squares summed in double */
+        tn_tensor *mt;
+        tn_status st = mean_core(self, all_mask(self), false, NULL, &mt);
+        if (st != TN_OK) { tn_tensor_release(v); return st; }
+        double mean = tn_rd_get(tn_tensor_data(mt), dt);
+        tn_tensor_release(mt);
+        tn_reduce_geom g;
+        tn_tensor *fake;
+        int64_t one = 1;
+        fake = tn_tensor_new_view(v->storage, 0, 0, &one, &one, dt);
+        tn_reduce_geom_build(fake, self, 0, false, &g); /* no reduction: pure memory order */
+        tn_tensor_release(fake);
+        double sum = 0;
+        int64_t idx[TN_MAX_DIMS] = {0};
+        const char *p = tn_tensor_data(self);
+        int64_t total = tn_tensor_numel(self);
+        for (int64_t k = 0; k < total; k++) {
+            double dx = tn_rd_get(p, dt) - mean;
+            sum += dx * dx;
+            for (int d = 0; d < g.ndim; d++) {
+                p += g.st[1][d];
+                if (++idx[d] < g.sizes[d]) break;
+                p -= g.st[1][d] * g.sizes[d];
+                idx[d] = 0;
+            }
+        }
+        double den = (double)nred - correction;
+        double var = sum / (den > 0 ? den : 0.0);
+        tn_rd_set(tn_tensor_data(v), dt, take_sqrt ? sqrt(var) : var);
+        goto done;
+    }
+    {
+        double *mean = calloc((size_t)nout * 2, sizeof(double));
+        int64_t *cnt = calloc((size_t)nout, sizeof(int64_t));
+        if (!mean || !cnt) { free(mean); free(cnt); tn_tensor_release(v); tn_tensor_release(mu); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+        /* iterate with an int64 index tensor standing in for the output */
+        tn_tensor *ixt;
+        tn_status st = new_out(self, m, keepdim, TN_DTYPE_INT64, false, &ixt);
+        if (st != TN_OK) { free(mean); free(cnt); tn_tensor_release(v); tn_tensor_release(mu); return st; }
+        tn_reduce_geom g;
+        tn_reduce_geom_build(ixt, self, m, keepdim, &g);
+        welford_ctx w = {tn_tensor_data(ixt), mean, mean + nout, cnt, dt};
+        tn_reduce_for_each(&g, tn_tensor_data(ixt), tn_tensor_data(self), welford_loop, &w);
+        tn_tensor_release(ixt);
+        int es = tn_dtype_itemsize(dt);
+        for (int64_t k = 0; k < nout; k++) {
+            double nf = (double)cnt[k];
+            double div = nf > correction ? nf - correction : 0.0;
+            double var = mean[nout + k] / div;
+            tn_rd_set((char *)tn_tensor_data(v) + k * es, dt, take_sqrt ? sqrt(var) : var);
+            if (mu) tn_rd_set((char *)tn_tensor_data(mu) + k * es, dt, mean[k]);
+        }
+        free(mean);
+        free(cnt);
+    }
+done:
+    *var_out = v;
+    if (mean_out) *mean_out = mu;
+    return TN_OK;
+}
+
+/* Shared argument reading of the var/std overload families:
+ * kind 0: (self, bool unbiased); 1: (self, dim, bool unbiased, keepdim); 2: (self, dim, *, correction, keepdim). */
+static tn_status var_args(const tn_value *a, int kind, tn_dim_mask *m, bool *keepdim, double *corr) {
+    tn_tensor *self = a[0].u.t;
+    if (kind == 0) { *m = all_mask(self); *keepdim = false; *corr = arg_bool(&a[1], true) ? 1.0 : 0.0; return TN_OK; }
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, m));
+    *keepdim = arg_bool(&a[3], false);
+    if (kind == 1) *corr = arg_bool(&a[2], true) ? 1.0 : 0.0;
+    else *corr = a[2].tag == TN_V_NONE ? 1.0 : (a[2].tag == TN_V_INT ? (double)a[2].u.i : (a[2].tag == TN_V_BOOL ? a[2].u.b : a[2].u.d));
+    return TN_OK;
+}
+
+static tn_status var_family(const tn_value *a, tn_value *r, int kind, bool take_sqrt, bool with_mean) {
+    tn_dim_mask m;
+    bool keepdim;
+    double corr;
+    TN_TRY(var_args(a, kind, &m, &keepdim, &corr));
+    tn_tensor *v = NULL, *mu = NULL;
+    const char *name = with_mean ? (take_sqrt ? "std_mean" : "var_mean") : (take_sqrt ? "std" : "var");
+    TN_TRY(var_core(a[0].u.t, m, keepdim, corr, take_sqrt, name, &v, with_mean ? &mu : NULL));
+    r[0] = tn_value_tensor(v);
+    if (with_mean) r[1] = tn_value_tensor(mu);
+    return TN_OK;
+}
+
+/* aten::var / var.dim / var.correction and the std, var_mean, std_mean siblings */
+tn_status tn_op_var(const tn_value *a, tn_value *r) { return var_family(a, r, 0, false, false); }
+tn_status tn_op_var_dim(const tn_value *a, tn_value *r) { return var_family(a, r, 1, false, false); }
+tn_status tn_op_var_correction(const tn_value *a, tn_value *r) { return var_family(a, r, 2, false, false); }
+tn_status tn_op_std(const tn_value *a, tn_value *r) { return var_family(a, r, 0, true, false); }
+tn_status tn_op_std_dim(const tn_value *a, tn_value *r) { return var_family(a, r, 1, true, false); }
+tn_status tn_op_std_correction(const tn_value *a, tn_value *r) { return var_family(a, r, 2, true, false); }
+tn_status tn_op_var_mean(const tn_value *a, tn_value *r) { return var_family(a, r, 0, false, true); }
+tn_status tn_op_var_mean_dim(const tn_value *a, tn_value *r) { return var_family(a, r, 1, false, true); }
+tn_status tn_op_var_mean_correction(const tn_value *a, tn_value *r) { return var_family(a, r, 2, false, true); }
+tn_status tn_op_std_mean(const tn_value *a, tn_value *r) { return var_family(a, r, 0, true, true); }
+tn_status tn_op_std_mean_dim(const tn_value *a, tn_value *r) { return var_family(a, r, 1, true, true); }
+tn_status tn_op_std_mean_correction(const tn_value *a, tn_value *r) { return var_family(a, r, 2, true, true); }
+
+/* ---- norms ---------------------------------------------------------------------------- */
+
+typedef struct norm_ctx {
+    const char *obase;
+    double *acc;
+    double p;
+    tn_dtype idt;
+    bool f32; /* accumulate in float (opmath of float, bf16, half) */
+} norm_ctx;
+
+static void norm_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
+    norm_ctx *w = c;
+    for (int64_t j = 0; j < s1; j++)
+        for (int64_t i = 0; i < s0; i++) {
+            int64_t k = (out + j * st[2] + i * st[0] - w->obase) / 8;
+            double x = fabs(tn_rd_get(in + j * st[3] + i * st[1], w->idt)), a = w->acc[k], r;
+            if (w->p == 2) r = w->f32 ? (double)((float)a + (float)x * (float)x) : a + x * x;
+            else if (w->p == 1) r = w->f32 ? (double)((float)a + (float)x) : a + x;
+            else if (w->p == 0) r = a + (x != 0);
+            else if (isinf(w->p) && w->p > 0) r = (isnan(x) || x > a || isnan(a)) ? (isnan(a) ? a : x) : a;
+            else if (isinf(w->p)) r = (isnan(x) || x < a || isnan(a)) ? (isnan(a) ? a : x) : a;
+            else r = w->f32 ? (double)((float)a + powf((float)x, (float)w->p)) : a + pow(x, w->p);
+            w->acc[k] = r;
+        }
+}
+
+/* linalg_vector_norm(self, ord, dim mask, keepdim, dtype) */
+static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all, bool keepdim, const tn_value *dtype, tn_tensor **res) {
+    if (!is_float(self->dtype) && !tn_dtype_is_complex(self->dtype))
+        return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
+                        tn_dtype_infos[self->dtype].c10_name);
+    TN_TRY(tn_reduce_check_dtype("linalg.vector_norm", self->dtype));
+    tn_dtype odt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : self->dtype;
+    if (p < 0 || isinf(p)) {
+        if (tn_tensor_numel(self) == 0) {
+            if (all) return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %s norm on an empty tensor "
+                                     "because the operation does not have an identity", p > 0 ? "inf" : (isinf(p) ? "-inf" : "negative"));
+            for (int d = 0; d < self->ndim; d++)
+                if ((m & (1u << d)) && self->sizes[d] == 0)
+                    return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %s norm on the dimension %d"
+                                    "because this dimension is empty and the operation does not have an identity",
+                                    isinf(p) ? (p > 0 ? "inf" : "-inf") : "negative", d);
+        }
+    }
+    tn_tensor *in;
+    TN_TRY(tn_reduce_to_dtype(self, odt, &in));
+    tn_tensor *out;
+    tn_status st = new_out(in, m, keepdim, odt, false, &out);
+    if (st != TN_OK) { tn_tensor_release(in); return st; }
+    int64_t nout = tn_tensor_numel(out);
+    if (!tn_tensor_is_meta(in)) {
+        double *acc = calloc((size_t)(nout ? nout : 1), sizeof(double));
+        tn_tensor *ixt = NULL;
+        if (!acc || new_out(in, m, keepdim, TN_DTYPE_INT64, false, &ixt) != TN_OK) {
+            free(acc); tn_tensor_release(in); tn_tensor_release(out);
+            return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+        }
+        double init = isinf(p) && p > 0 ? 0.0 : (isinf(p) ? INFINITY : 0.0);
+        for (int64_t k = 0; k < nout; k++) acc[k] = init;
+        bool f32 = odt != TN_DTYPE_FLOAT64;
+        tn_reduce_geom g;
+        tn_reduce_geom_build(ixt, in, m, keepdim, &g);
+        int es = tn_dtype_itemsize(odt);
+        int lanes = tn_reduce_vec_bytes(false) / es;
+        if (p == 2 && g.nred == 1 && g.st[1][0] == es && (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_FLOAT64) &&
+            tn_tensor_numel(in) > 0) {
+            /* upstream's vectorised last-dim path: lane accumulators, lanes folded in order, then the tail */
+            int64_t n = g.sizes[0];
+            /* walk lanes by the geometry's kept dims (output offsets give the index) */
+            int64_t idx[TN_MAX_DIMS] = {0};
+            const char *base = tn_tensor_data(in);
+            for (int64_t c = 0; c < nout; c++) {
+                int64_t ioff = 0, ooff = 0;
+                for (int d = 1; d < g.ndim; d++) { ioff += idx[d] * g.st[1][d]; ooff += idx[d] * g.st[0][d]; }
+                const char *row = base + ioff;
+                double a;
+                if (odt == TN_DTYPE_FLOAT32) {
+                    float lane[16] = {0}, b0;
+                    int64_t d = 0;
+                    for (; d < n - (n % lanes); d += lanes)
+                        for (int l = 0; l < lanes; l++) { float x; memcpy(&x, row + (d + l) * 4, 4); lane[l] += x * x; }
+                    b0 = lane[0];
+                    for (int l = 1; l < lanes; l++) b0 = b0 + lane[l];
+                    for (; d < n; d++) { float x; memcpy(&x, row + d * 4, 4); b0 += x * x; }
+                    a = b0;
+                } else {
+                    double lane[8] = {0}, b0;
+                    int64_t d = 0;
+                    for (; d < n - (n % lanes); d += lanes)
+                        for (int l = 0; l < lanes; l++) { double x; memcpy(&x, row + (d + l) * 8, 8); lane[l] += x * x; }
+                    b0 = lane[0];
+                    for (int l = 1; l < lanes; l++) b0 = b0 + lane[l];
+                    for (; d < n; d++) { double x; memcpy(&x, row + d * 8, 8); b0 += x * x; }
+                    a = b0;
+                }
+                acc[ooff / 8] = a;
+                for (int d = 1; d < g.ndim; d++) { if (++idx[d] < g.sizes[d]) break; idx[d] = 0; }
+            }
+        } else if (tn_tensor_numel(in) > 0) {
+            norm_ctx w = {tn_tensor_data(ixt), acc, p, odt, f32};
+            tn_reduce_for_each(&g, tn_tensor_data(ixt), tn_tensor_data(in), norm_loop, &w);
+        }
+        tn_tensor_release(ixt);
+        for (int64_t k = 0; k < nout; k++) {
+            double a = acc[k], r;
+            if (p == 2) r = f32 ? sqrtf((float)a) : sqrt(a);
+            else if (p == 1 || p == 0 || isinf(p)) r = a;
+            else r = f32 ? powf((float)a, 1.0f / (float)p) : pow(a, 1.0 / p);
+            tn_rd_set((char *)tn_tensor_data(out) + k * es, odt, r);
+        }
+        free(acc);
+    }
+    tn_tensor_release(in);
+    *res = out;
+    return TN_OK;
+}
+
+static double scalar_of(const tn_value *v, double dflt) {
+    switch (v->tag) {
+    case TN_V_INT: return (double)v->u.i;
+    case TN_V_DOUBLE: return v->u.d;
+    case TN_V_BOOL: return v->u.b;
+    default: return dflt;
+    }
+}
+
+static bool dims_all(const tn_value *d) { return d->tag == TN_V_NONE || (d->tag == TN_V_INTLIST && d->u.ilist.n == 0); }
+
+/* aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_linalg_vector_norm(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[2], self->ndim, true, &m));
+    TN_TRY(vector_norm(self, scalar_of(&a[1], 2), m, dims_all(&a[2]), arg_bool(&a[3], false), &a[4], &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::norm.Scalar(Tensor self, Scalar p=2) */
+tn_status tn_op_norm_scalar(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(vector_norm(self, scalar_of(&a[1], 2), all_mask(self), true, false, NULL, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) */
+tn_status tn_op_norm_scalaropt_dtype(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(vector_norm(self, scalar_of(&a[1], 2), all_mask(self), true, false, &a[2], &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) and
+ * norm.ScalarOpt_dim_dtype(..., bool keepdim, *, ScalarType dtype) */
+tn_status tn_op_norm_scalaropt_dim(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[2], self->ndim, true, &m));
+    TN_TRY(vector_norm(self, scalar_of(&a[1], 2), m, dims_all(&a[2]), arg_bool(&a[3], false), NULL, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+tn_status tn_op_norm_scalaropt_dim_dtype(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out;
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[2], self->ndim, true, &m));
+    TN_TRY(vector_norm(self, scalar_of(&a[1], 2), m, dims_all(&a[2]), arg_bool(&a[3], false), &a[4], &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* ---- logsumexp -------------------------------------------------------------------------- */
+
+/* aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) */
+tn_status tn_op_logsumexp(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t;
+    TN_TRY(tn_reduce_check_dtype("logsumexp", self->dtype));
+    bool keepdim = arg_bool(&a[2], false);
+    tn_dim_mask m;
+    TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    tn_tensor *x;
+    /* integral inputs are promoted to the default float dtype */
+    TN_TRY(tn_reduce_to_dtype(self, is_float(self->dtype) ? self->dtype : TN_DTYPE_FLOAT32, &x));
+    tn_dtype dt = x->dtype;
+    tn_tensor *mx = NULL, *ex = NULL, *s = NULL;
+    tn_status st = TN_OK;
+    bool empty = tn_tensor_numel(x) == 0;
+    if (!empty && !tn_tensor_is_meta(x)) {
+        st = acc_core(x, m, true, dt, ACC_MAX, &mx);
+        if (st != TN_OK) goto fail;
+    }
+    /* exp(self - max) with |max| == inf replaced by 0, in the input dtype */
+    st = tn_tensor_empty(x->ndim, x->sizes, dt, tn_tensor_device(x), &ex);
+    if (st != TN_OK) goto fail;
+    if (!tn_tensor_is_meta(x)) {
+        int64_t n = tn_tensor_numel(x);
+        int es = tn_dtype_itemsize(dt);
+        for (int64_t i = 0; i < n; i++) {
+            double mv = 0;
+            if (mx) {
+                int64_t rem = i, moff = 0;
+                for (int d = x->ndim - 1; d >= 0; d--) {
+                    int64_t c = rem % x->sizes[d];
+                    rem /= x->sizes[d];
+                    if (!(m & (1u << d))) moff += c * mx->strides[d];
+                }
+                mv = tn_rd_get((char *)tn_tensor_data(mx) + moff * es, dt);
+                if (isinf(mv)) mv = 0;
+            }
+            double v = tn_rd_get(tn_rd_addr(x, i), dt);
+            double e = dt == TN_DTYPE_FLOAT64 ? exp(v - mv) : (double)expf((float)round_to(v - mv, dt));
+            tn_rd_set((char *)tn_tensor_data(ex) + i * es, dt, e);
+        }
+    }
+    st = sum_core(ex, m, keepdim, dt, false, &s);
+    if (st != TN_OK) goto fail;
+    if (!tn_tensor_is_meta(s)) {
+        int64_t n = tn_tensor_numel(s);
+        int es = tn_dtype_itemsize(dt);
+        for (int64_t k = 0; k < n; k++) {
+            char *p = (char *)tn_tensor_data(s) + k * es;
+            double v = tn_rd_get(p, dt), mv = 0;
+            if (mx) {
+                /* the k-th output element corresponds to the k-th element of the keepdim max */
+                mv = tn_rd_get((char *)tn_tensor_data(mx) + k * es, dt);
+                if (isinf(mv)) mv = 0;
+            }
+            if (dt == TN_DTYPE_FLOAT64) tn_rd_set(p, dt, log(v) + mv);
+            else {
+                tn_rd_set(p, dt, logf((float)v));
+                tn_rd_set(p, dt, (double)((float)tn_rd_get(p, dt) + (float)mv));
+            }
+        }
+    }
+    tn_tensor_release(mx);
+    tn_tensor_release(ex);
+    tn_tensor_release(x);
+    r[0] = tn_value_tensor(s);
+    return TN_OK;
+fail:
+    tn_tensor_release(mx);
+    tn_tensor_release(ex);
+    tn_tensor_release(x);
+    return st;
+}

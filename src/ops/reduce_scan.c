@@ -1,0 +1,156 @@
+/* reduce_scan.c — scans and normalisations along one dim: cumsum, cumprod, softmax,
+ * log_softmax (and the _softmax / _log_softmax primitives). Upstream scans accumulate in
+ * double for floats (acc_type on CPU) and store rounded; softmax follows the vectorised
+ * max / exp-sum / scale pattern of ATen cpu/SoftMaxKernel.cpp. */
+#include "ops/reduce.h"
+
+#include <stdlib.h>
+
+#include "kernels/reduce.h"
+
+/* Byte offset of lane k (row-major over every dim but `dim`) in t. */
+static int64_t lane_off(const tn_tensor *t, int dim, int64_t k) {
+    int64_t off = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (d == dim) continue;
+        off += (k % t->sizes[d]) * t->strides[d];
+        k /= t->sizes[d];
+    }
+    return off * tn_dtype_itemsize(t->dtype);
+}
+
+/* ---- cumsum / cumprod --------------------------------------------------------------- */
+
+static tn_status cum_op(const tn_value *a, tn_value *r, bool prod) {
+    tn_tensor *self = a[0].u.t;
+    TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", self->dtype));
+    int dim;
+    TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
+    tn_dtype odt = a[2].tag == TN_V_DTYPE ? a[2].u.dtype
+                 : (tn_dtype_is_integral(self->dtype, true) ? TN_DTYPE_INT64 : self->dtype);
+    TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", odt));
+    tn_tensor *in, *out;
+    TN_TRY(tn_reduce_to_dtype(self, odt, &in));
+    tn_status st = tn_tensor_empty(self->ndim, self->sizes, odt, tn_tensor_device(self), &out);
+    if (st != TN_OK) { tn_tensor_release(in); return st; }
+    int64_t numel = tn_tensor_numel(in);
+    if (!tn_tensor_is_meta(in) && numel > 0) {
+        int64_t n = in->ndim ? in->sizes[dim] : 1;
+        int64_t lanes = numel / n;
+        int es = tn_dtype_itemsize(odt);
+        int64_t is = (in->ndim ? in->strides[dim] : 0) * es, os = (out->ndim ? out->strides[dim] : 0) * es;
+        bool fl = tn_dtype_is_floating(odt);
+        for (int64_t k = 0; k < lanes; k++) {
+            const char *p = (const char *)tn_tensor_data(in) + (in->ndim ? lane_off(in, dim, k) : 0);
+            char *q = (char *)tn_tensor_data(out) + (out->ndim ? lane_off(out, dim, k) : 0);
+            if (fl) {
+                double acc = prod ? 1.0 : 0.0;
+                for (int64_t i = 0; i < n; i++) {
+                    double x = tn_rd_get(p + i * is, odt);
+                    acc = prod ? acc * x : acc + x;
+                    tn_rd_set(q + i * os, odt, acc);
+                }
+            } else {
+                uint64_t acc = prod ? 1 : 0;
+                for (int64_t i = 0; i < n; i++) {
+                    uint64_t x = (uint64_t)tn_rd_get_i(p + i * is, odt);
+                    acc = prod ? acc * x : acc + x;
+                    tn_rd_set_i(q + i * os, odt, (int64_t)acc);
+                }
+            }
+        }
+    }
+    tn_tensor_release(in);
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) */
+tn_status tn_op_cumsum(const tn_value *a, tn_value *r) { return cum_op(a, r, false); }
+/* aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) */
+tn_status tn_op_cumprod(const tn_value *a, tn_value *r) { return cum_op(a, r, true); }
+
+/* ---- softmax ------------------------------------------------------------------------- */
+
+/* Softmax of self along dim into a new tensor of self's dtype. */
+static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_tensor **res) {
+    int dim;
+    TN_TRY(tn_wrap_dim(dim_arg, self->ndim, &dim));
+    tn_dtype dt = self->dtype;
+    bool last = self->ndim == 0 || dim == self->ndim - 1;
+    if (!tn_dtype_is_floating(dt) || tn_reduce_check_dtype("softmax", dt) != TN_OK)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s%s_kernel_impl\" not implemented for '%s'", is_log ? "log_softmax" : "softmax",
+                        last ? "_lastdim" : "", tn_dtype_infos[dt].c10_name);
+    tn_tensor *out;
+    TN_TRY(tn_tensor_empty(self->ndim, self->sizes, dt, tn_tensor_device(self), &out));
+    int64_t numel = tn_tensor_numel(self);
+    if (tn_tensor_is_meta(self) || numel == 0) { *res = out; return TN_OK; }
+    int64_t n = self->ndim ? self->sizes[dim] : 1;
+    int64_t lanes = numel / n;
+    int es = tn_dtype_itemsize(dt);
+    int64_t is = (self->ndim ? self->strides[dim] : 0) * es, os = (self->ndim ? out->strides[dim] : 0) * es;
+    bool dbl = dt == TN_DTYPE_FLOAT64;
+    void *buf_in = malloc((size_t)n * 16), *buf_out = (char *)buf_in + n * 8;
+    if (!buf_in) { tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+    for (int64_t k = 0; k < lanes; k++) {
+        const char *p = (const char *)tn_tensor_data(self) + (self->ndim ? lane_off(self, dim, k) : 0);
+        char *q = (char *)tn_tensor_data(out) + (out->ndim ? lane_off(out, dim, k) : 0);
+        if (dbl) {
+            double *x = buf_in, *y = buf_out;
+            for (int64_t i = 0; i < n; i++) x[i] = tn_rd_get(p + i * is, dt);
+            if (last) f64_softmax_lastdim__scalar(y, x, 1, n, is_log);
+            else {
+                /* upstream's non-last-dim loop: running max, then exp and a sequential sum */
+                double mx = x[0], sum = 0;
+                for (int64_t i = 1; i < n; i++) mx = (isnan(x[i]) || x[i] > mx) && !isnan(mx) ? x[i] : mx;
+                for (int64_t i = 0; i < n; i++) { y[i] = is_log ? x[i] - mx : exp(x[i] - mx); sum += is_log ? exp(y[i]) : y[i]; }
+                if (is_log) { double ls = log(sum); for (int64_t i = 0; i < n; i++) y[i] = y[i] - ls; }
+                else for (int64_t i = 0; i < n; i++) y[i] = y[i] / sum;
+            }
+            for (int64_t i = 0; i < n; i++) tn_rd_set(q + i * os, dt, y[i]);
+        } else {
+            float *x = buf_in, *y = buf_out;
+            for (int64_t i = 0; i < n; i++) x[i] = (float)tn_rd_get(p + i * is, dt);
+            if (last) f32_softmax_lastdim__scalar(y, x, 1, n, is_log);
+            else {
+                float mx = x[0], sum = 0;
+                for (int64_t i = 1; i < n; i++) mx = (isnan(x[i]) || x[i] > mx) && !isnan(mx) ? x[i] : mx;
+                for (int64_t i = 0; i < n; i++) { y[i] = is_log ? x[i] - mx : expf(x[i] - mx); sum += is_log ? expf(y[i]) : y[i]; }
+                if (is_log) { float ls = logf(sum); for (int64_t i = 0; i < n; i++) y[i] = y[i] - ls; }
+                else for (int64_t i = 0; i < n; i++) y[i] = y[i] / sum;
+            }
+            for (int64_t i = 0; i < n; i++) tn_rd_set(q + i * os, dt, y[i]);
+        }
+    }
+    free(buf_in);
+    *res = out;
+    return TN_OK;
+}
+
+static tn_status softmax_int(const tn_value *a, tn_value *r, bool log) {
+    tn_tensor *self = a[0].u.t, *in, *out;
+    TN_TRY(tn_reduce_to_dtype(self, a[2].tag == TN_V_DTYPE ? a[2].u.dtype : self->dtype, &in));
+    tn_status st = softmax_core(in, a[1].u.i, log, &out);
+    tn_tensor_release(in);
+    TN_TRY(st);
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+static tn_status softmax_prim(const tn_value *a, tn_value *r, bool log) {
+    if (a[2].tag == TN_V_BOOL && a[2].u.b)
+        return tn_error(TN_ERR_RUNTIME, "%s with half to float conversion is not supported on CPU", log ? "log_softmax" : "softmax");
+    tn_tensor *out;
+    TN_TRY(softmax_core(a[0].u.t, a[1].u.i, log, &out));
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) */
+tn_status tn_op_softmax_int(const tn_value *a, tn_value *r) { return softmax_int(a, r, false); }
+/* aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) */
+tn_status tn_op_log_softmax_int(const tn_value *a, tn_value *r) { return softmax_int(a, r, true); }
+/* aten::_softmax(Tensor self, int dim, bool half_to_float) */
+tn_status tn_op__softmax(const tn_value *a, tn_value *r) { return softmax_prim(a, r, false); }
+/* aten::_log_softmax(Tensor self, int dim, bool half_to_float) */
+tn_status tn_op__log_softmax(const tn_value *a, tn_value *r) { return softmax_prim(a, r, true); }

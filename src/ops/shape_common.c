@@ -1,0 +1,309 @@
+/* shape_common.c — the shape family's shared geometry: view-size inference, the view
+ * stride rule, broadcasting, the same-dtype strided copy, contiguous() and list results. */
+#include "ops/shape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/dispatch.h"
+
+tn_status tn_view_sizes(int64_t numel, int n, const int64_t *shape, int64_t *out) {
+    char buf[512];
+    int infer = -1;
+    int64_t known = 1;
+    if (n > TN_MAX_DIMS)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %d",
+                        TN_MAX_DIMS, n);
+    for (int i = 0; i < n; i++) {
+        if (shape[i] == -1) {
+            if (infer >= 0) return tn_error(TN_ERR_RUNTIME, "only one dimension can be inferred");
+            infer = i;
+        } else if (shape[i] >= 0) {
+            known *= shape[i];
+        } else {
+            return tn_error(TN_ERR_RUNTIME, "invalid shape dimension %lld at index %d of shape %s",
+                            (long long)shape[i], i, tn_format_sizes(n, shape, buf, sizeof buf));
+        }
+        out[i] = shape[i];
+    }
+    if (numel == known || (infer >= 0 && known > 0 && numel % known == 0)) {
+        if (infer < 0) return TN_OK;
+        if (known == 0)
+            /* 0 elements: any value of the -1 dimension fits, so upstream refuses to guess. */
+            return tn_error(TN_ERR_RUNTIME,
+                            "cannot reshape tensor of 0 elements into shape %s because the unspecified "
+                            "dimension size -1 can be any value and is ambiguous",
+                            tn_format_sizes(n, shape, buf, sizeof buf));
+        out[infer] = numel / known;
+        return TN_OK;
+    }
+    return tn_error(TN_ERR_RUNTIME, "shape '%s' is invalid for input of size %lld",
+                    tn_format_sizes(n, shape, buf, sizeof buf), (long long)numel);
+}
+
+bool tn_view_strides(int old_ndim, const int64_t *old_sizes, const int64_t *old_strides,
+                     int new_ndim, const int64_t *new_sizes, int64_t *new_strides) {
+    if (old_ndim == 0) {
+        for (int i = 0; i < new_ndim; i++) new_strides[i] = 1;
+        return true;
+    }
+    int64_t numel = 1;
+    for (int i = 0; i < old_ndim; i++) numel *= old_sizes[i];
+    if (numel == 0) {
+        /* Strides of an empty tensor are arbitrary: keep them when the shape is unchanged
+         * (NumPy does), otherwise use the strides resize_ would give. */
+        bool same = old_ndim == new_ndim && memcmp(old_sizes, new_sizes, sizeof(int64_t) * (size_t)old_ndim) == 0;
+        if (same) memcpy(new_strides, old_strides, sizeof(int64_t) * (size_t)old_ndim);
+        else tn_contiguous_strides(new_ndim, new_sizes, new_strides);
+        return true;
+    }
+    /* Walk the old dims from the innermost, cutting them into chunks that are each
+     * contiguous in memory; the new dims must split into chunks of the same numels. */
+    int view_d = new_ndim - 1;
+    int64_t chunk_base_stride = old_strides[old_ndim - 1];
+    int64_t tensor_numel = 1, view_numel = 1;
+    for (int tensor_d = old_ndim - 1; tensor_d >= 0; tensor_d--) {
+        tensor_numel *= old_sizes[tensor_d];
+        bool chunk_end = tensor_d == 0 || (old_sizes[tensor_d - 1] != 1 &&
+                                           old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+        if (!chunk_end) continue;
+        while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+            new_strides[view_d] = view_numel * chunk_base_stride;
+            view_numel *= new_sizes[view_d];
+            view_d--;
+        }
+        if (view_numel != tensor_numel) return false;
+        if (tensor_d > 0) {
+            chunk_base_stride = old_strides[tensor_d - 1];
+            tensor_numel = 1;
+            view_numel = 1;
+        }
+    }
+    return view_d == -1;
+}
+
+tn_status tn_shape_broadcast(int na, const int64_t *a, int nb, const int64_t *b, int *nout,
+                             int64_t *out) {
+    int n = na > nb ? na : nb;
+    for (int i = n - 1; i >= 0; i--) {
+        int ia = i - (n - na), ib = i - (n - nb);
+        int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return tn_error(TN_ERR_RUNTIME,
+                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                            "non-singleton dimension %d", (long long)sa, (long long)sb, i);
+        out[i] = sa == 1 ? sb : sa;
+    }
+    *nout = n;
+    return TN_OK;
+}
+
+tn_status tn_shape_expand_view(tn_tensor *t, int ndim, const int64_t *sizes, tn_tensor **out) {
+    int64_t strides[TN_MAX_DIMS];
+    char b1[256], b2[256];
+    if (ndim < t->ndim) goto bad;
+    for (int i = ndim - 1; i >= 0; i--) {
+        int j = i - (ndim - t->ndim);
+        if (j < 0) { strides[i] = 0; continue; }
+        if (t->sizes[j] == sizes[i]) strides[i] = t->strides[j];
+        else if (t->sizes[j] == 1) strides[i] = 0;
+        else goto bad;
+    }
+    *out = tn_tensor_new_view(t->storage, t->offset, ndim, sizes, strides, t->dtype);
+    return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+bad:
+    return tn_error(TN_ERR_RUNTIME, "The expanded size of the tensor must match: cannot broadcast %s to %s",
+                    tn_format_sizes(t->ndim, t->sizes, b1, sizeof b1), tn_format_sizes(ndim, sizes, b2, sizeof b2));
+}
+
+/* Per-element moves by width: a plain load/store for the common widths. */
+static inline void move_elem(char *d, const char *s, int w) {
+    switch (w) {
+    case 1: *d = *s; break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    default: memcpy(d, s, (size_t)w); break;
+    }
+}
+
+void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, const int64_t *src_strides,
+                           int ndim, const int64_t *sizes, int w) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= sizes[i];
+    if (!d || !s || n == 0) return;
+    /* Coalesce: drop size-1 dims and merge neighbours that are contiguous in both
+     * tensors, so most copies become a few long rows. */
+    int64_t sz[TN_STRIDED_MAX_DIMS], ds[TN_STRIDED_MAX_DIMS], ss[TN_STRIDED_MAX_DIMS];
+    int nd = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 1) continue;
+        if (nd > 0 && ds[nd - 1] == dst_strides[i] * sizes[i] && ss[nd - 1] == src_strides[i] * sizes[i]) {
+            sz[nd - 1] *= sizes[i];
+            ds[nd - 1] = dst_strides[i];
+            ss[nd - 1] = src_strides[i];
+            continue;
+        }
+        sz[nd] = sizes[i]; ds[nd] = dst_strides[i]; ss[nd] = src_strides[i];
+        nd++;
+    }
+    if (nd == 0) { move_elem(d, s, w); return; }
+    int64_t inner = sz[nd - 1], dsi = ds[nd - 1] * w, ssi = ss[nd - 1] * w;
+    bool rows = ds[nd - 1] == 1 && ss[nd - 1] == 1;
+    int64_t idx[TN_STRIDED_MAX_DIMS] = {0};
+    int64_t outer = n / inner;
+    char *dp = d;
+    const char *sp = s;
+    for (int64_t o = 0; o < outer; o++) {
+        if (rows) {
+            memcpy(dp, sp, (size_t)(inner * w));
+        } else {
+            char *dq = dp;
+            const char *sq = sp;
+            for (int64_t k = 0; k < inner; k++, dq += dsi, sq += ssi) move_elem(dq, sq, w);
+        }
+        /* Advance the outer multi-index (dims 0..nd-2) like an odometer. */
+        for (int k = nd - 2; k >= 0; k--) {
+            if (++idx[k] < sz[k]) { dp += ds[k] * w; sp += ss[k] * w; break; }
+            dp -= ds[k] * w * (sz[k] - 1);
+            sp -= ss[k] * w * (sz[k] - 1);
+            idx[k] = 0;
+        }
+    }
+}
+
+void tn_shape_copy_same_dtype(tn_tensor *dst, const tn_tensor *src) {
+    tn_strided_copy_bytes(tn_tensor_data(dst), dst->strides, tn_tensor_data(src), src->strides, dst->ndim,
+                          dst->sizes, tn_dtype_itemsize(dst->dtype));
+}
+
+tn_status tn_shape_copy(tn_tensor *dst, tn_tensor *src) {
+    if (tn_tensor_is_meta(dst)) return TN_OK;
+    if (dst->dtype == src->dtype) {
+        tn_shape_copy_same_dtype(dst, src);
+        return TN_OK;
+    }
+    tn_value a[3] = {tn_value_tensor(dst), tn_value_tensor(src), tn_value_bool(false)};
+    tn_value r[1];
+    TN_TRY(tn_dispatch(TN_OP_copy_, a, r));
+    tn_tensor_release(r[0].u.t);
+    return TN_OK;
+}
+
+tn_status tn_tensor_contiguous(tn_tensor *t, tn_tensor **out) {
+    if (tn_tensor_is_contiguous(t)) {
+        tn_tensor_retain(t);
+        *out = t;
+        return TN_OK;
+    }
+    TN_TRY(tn_tensor_empty(t->ndim, t->sizes, t->dtype, tn_tensor_device(t), out));
+    tn_shape_copy_same_dtype(*out, t);
+    return TN_OK;
+}
+
+tn_status tn_value_tensorlist_result(tn_tensor **tensors, int64_t n, tn_value *ret) {
+    tn_tensor **arr = malloc(sizeof(tn_tensor *) * (size_t)(n > 0 ? n : 1));
+    if (!arr) {
+        for (int64_t i = 0; i < n; i++) tn_tensor_release(tensors[i]);
+        return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    }
+    if (n) memcpy(arr, tensors, sizeof(tn_tensor *) * (size_t)n);
+    ret->tag = TN_V_TENSORLIST;
+    ret->u.tlist.data = arr;
+    ret->u.tlist.n = n;
+    return TN_OK;
+}
+
+void tn_value_release(tn_value *v) {
+    if (v->tag == TN_V_TENSOR) {
+        tn_tensor_release(v->u.t);
+    } else if (v->tag == TN_V_TENSORLIST) {
+        for (int64_t i = 0; i < v->u.tlist.n; i++) tn_tensor_release(v->u.tlist.data[i]);
+        free((void *)v->u.tlist.data);
+    }
+    v->tag = TN_V_NONE;
+}
+
+tn_status tn_shape_empty_like(const tn_tensor *t, tn_tensor **out) {
+    /* Dense and non-overlapping: the dims sorted by stride tile memory exactly. */
+    int order[TN_MAX_DIMS], n = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->sizes[i] != 1) order[n++] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t->strides[order[j - 1]] > t->strides[order[j]]; j--) {
+            int tmp = order[j]; order[j] = order[j - 1]; order[j - 1] = tmp;
+        }
+    bool dense = true;
+    int64_t expected = 1;
+    for (int i = 0; i < n; i++) {
+        if (t->strides[order[i]] != expected) { dense = false; break; }
+        expected *= t->sizes[order[i]];
+    }
+    if (!dense || tn_tensor_numel(t) == 0 || tn_tensor_is_contiguous(t))
+        return tn_tensor_empty(t->ndim, t->sizes, t->dtype, tn_tensor_device(t), out);
+    int64_t numel = tn_tensor_numel(t);
+    tn_tensor *flat;
+    TN_TRY(tn_tensor_empty(1, &numel, t->dtype, tn_tensor_device(t), &flat));
+    *out = tn_tensor_new_view(flat->storage, 0, t->ndim, t->sizes, t->strides, t->dtype);
+    tn_tensor_release(flat);
+    return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+}
+
+/* Integral conversion with upstream's checked_convert overflow message. */
+static tn_status int_from(double dv, int64_t iv, bool is_int, int64_t lo, int64_t hi, const char *name, int64_t *out) {
+    if (is_int) {
+        if (iv < lo || iv > hi) goto overflow;
+        *out = iv;
+        return TN_OK;
+    }
+    if (!(dv > (double)lo - 1.0 && dv < (double)hi + 1.0)) goto overflow;
+    *out = (int64_t)dv;
+    return TN_OK;
+overflow:
+    return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type %s without overflow", name);
+}
+
+tn_status tn_scalar_to_bytes(const tn_value *v, tn_dtype dtype, void *out) {
+    double re = 0, im = 0;
+    int64_t iv = 0;
+    bool is_int = false;
+    switch (v->tag) {
+    case TN_V_INT: iv = v->u.i; re = (double)iv; is_int = true; break;
+    case TN_V_BOOL: iv = v->u.b; re = iv; is_int = true; break;
+    case TN_V_DOUBLE: re = v->u.d; break;
+    case TN_V_COMPLEX: re = v->u.c.re; im = v->u.c.im; break;
+    default: return tn_error(TN_ERR_TYPE, "expected a number");
+    }
+    int64_t k = 0;
+    switch (dtype) {
+    case TN_DTYPE_BOOL: *(uint8_t *)out = is_int ? iv != 0 : (re != 0 || im != 0); return TN_OK;
+    case TN_DTYPE_UINT8: TN_TRY(int_from(re, iv, is_int, 0, 255, "uint8_t", &k)); *(uint8_t *)out = (uint8_t)k; return TN_OK;
+    case TN_DTYPE_INT8: TN_TRY(int_from(re, iv, is_int, -128, 127, "int8_t", &k)); *(int8_t *)out = (int8_t)k; return TN_OK;
+    case TN_DTYPE_INT16: TN_TRY(int_from(re, iv, is_int, INT16_MIN, INT16_MAX, "int16_t", &k)); *(int16_t *)out = (int16_t)k; return TN_OK;
+    case TN_DTYPE_INT32: TN_TRY(int_from(re, iv, is_int, INT32_MIN, INT32_MAX, "int32_t", &k)); *(int32_t *)out = (int32_t)k; return TN_OK;
+    case TN_DTYPE_INT64:
+        if (!is_int && !(re >= -0x1p63 && re < 0x1p63))
+            return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type int64_t without overflow");
+        *(int64_t *)out = is_int ? iv : (int64_t)re;
+        return TN_OK;
+    case TN_DTYPE_FLOAT32: *(float *)out = (float)re; return TN_OK;
+    case TN_DTYPE_FLOAT64: *(double *)out = re; return TN_OK;
+    case TN_DTYPE_FLOAT16: *(tn_half *)out = tn_f32_to_half((float)re); return TN_OK;
+    case TN_DTYPE_BFLOAT16: *(tn_bfloat16 *)out = tn_f32_to_bf16((float)re); return TN_OK;
+    case TN_DTYPE_COMPLEX64: ((float *)out)[0] = (float)re; ((float *)out)[1] = (float)im; return TN_OK;
+    case TN_DTYPE_COMPLEX128: ((double *)out)[0] = re; ((double *)out)[1] = im; return TN_OK;
+    default:
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "filling a %s tensor with a Scalar is not implemented by torchnative",
+                        tn_dtype_infos[dtype].c10_name);
+    }
+}
+
+void tn_shape_fill_bytes(tn_tensor *t, const void *elem) {
+    char *d = tn_tensor_data(t);
+    int64_t n = tn_tensor_numel(t);
+    if (!d || n == 0) return;
+    int w = tn_dtype_itemsize(t->dtype);
+    /* Fill one element, then copy it over the rest with stride 0 as the source. */
+    int64_t zero[TN_MAX_DIMS] = {0};
+    tn_strided_copy_bytes(d, t->strides, elem, zero, t->ndim, t->sizes, w);
+}

@@ -1,0 +1,472 @@
+/* shape_copy.c — shape operators that assemble new memory: cat/stack (and h/v/dstack),
+ * tril/triu, repeat/tile, flip, roll, constant padding. Data moves by bytes through the
+ * strided copy in shape_common.c (same dtype); a dtype change goes through aten::copy_. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/dispatch.h"
+#include "ops/promote.h"
+#include "ops/shape.h"
+
+#define SIZES_BUF 512
+
+static tn_tensor *narrow_view(tn_tensor *t, int d, int64_t start, int64_t len) {
+    int64_t sizes[TN_MAX_DIMS];
+    memcpy(sizes, t->sizes, sizeof sizes);
+    sizes[d] = len;
+    return tn_tensor_new_view(t->storage, t->offset + start * t->strides[d], t->ndim, sizes, t->strides, t->dtype);
+}
+
+/* Copies src into the [start, start+len) slab of dst along d. */
+static tn_status copy_into_slab(tn_tensor *dst, int d, int64_t start, int64_t len, tn_tensor *src) {
+    tn_tensor *slab = narrow_view(dst, d, start, len);
+    if (!slab) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    tn_status st = tn_shape_copy(slab, src);
+    tn_tensor_release(slab);
+    return st;
+}
+
+/* ---- cat / stack -------------------------------------------------------------------- */
+
+/* at::result_type over a tensor list (all dimensioned here, so plain promotion). */
+static tn_status result_dtype(tn_tensor *const *ts, int64_t n, tn_dtype *out) {
+    tn_result_type_state rs = tn_result_type_state_init();
+    for (int64_t i = 0; i < n; i++) TN_TRY(tn_result_type_update_tensor(&rs, ts[i]));
+    return tn_result_type_finish(&rs, out);
+}
+
+/* Legacy rule: 1-D tensors of shape (0,) are ignored by cat's shape checks. */
+static bool cat_skip(const tn_tensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
+
+static tn_status cat_impl(tn_tensor *const *ts, int64_t n, int64_t dim, tn_value *rets) {
+    char b1[SIZES_BUF];
+    if (n == 0) return tn_error(TN_ERR_VALUE, "torch.cat(): expected a non-empty list of Tensors");
+    for (int64_t i = 0; i < n; i++)
+        if (ts[i]->ndim == 0)
+            return tn_error(TN_ERR_RUNTIME, "zero-dimensional tensor (at position %lld) cannot be concatenated", (long long)i);
+    int64_t valid = -1;
+    for (int64_t i = 0; i < n && valid < 0; i++)
+        if (!cat_skip(ts[i])) valid = i;
+    for (int64_t i = 1; i < n; i++)
+        if (tn_tensor_device(ts[i]).type != tn_tensor_device(ts[0]).type)
+            return tn_error(TN_ERR_RUNTIME, "Tensor on device %s is not on the expected device %s!",
+                            tn_tensor_is_meta(ts[i]) ? "meta" : "cpu", tn_tensor_is_meta(ts[0]) ? "meta" : "cpu");
+    /* The result dtype promotes over every input (skipped (0,) ones included, as upstream). */
+    tn_dtype dt;
+    TN_TRY(result_dtype(ts, n, &dt));
+    if (valid < 0) {
+        /* Every input is (0,): the result is (0,) too. */
+        tn_tensor *out;
+        int64_t zero = 0;
+        int d;
+        TN_TRY(tn_wrap_dim(dim, 1, &d));
+        TN_TRY(tn_tensor_empty(1, &zero, dt, tn_tensor_device(ts[0]), &out));
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
+    const tn_tensor *ref = ts[valid];
+    int d;
+    TN_TRY(tn_wrap_dim(dim, ref->ndim, &d));
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const tn_tensor *t = ts[i];
+        if (cat_skip(t)) continue;
+        if (t->ndim != ref->ndim)
+            return tn_error(TN_ERR_RUNTIME, "Tensors must have same number of dimensions: got %d and %d", ref->ndim, t->ndim);
+        for (int k = 0; k < ref->ndim; k++)
+            if (k != d && t->sizes[k] != ref->sizes[k])
+                return tn_error(TN_ERR_RUNTIME,
+                                "Sizes of tensors must match except in dimension %d. Expected size %lld but got size "
+                                "%lld for tensor number %lld in the list.",
+                                d, (long long)ref->sizes[k], (long long)t->sizes[k], (long long)i);
+        total += t->sizes[d];
+    }
+    (void)b1;
+    int64_t sizes[TN_MAX_DIMS];
+    memcpy(sizes, ref->sizes, sizeof sizes);
+    sizes[d] = total;
+    tn_tensor *out;
+    TN_TRY(tn_tensor_empty(ref->ndim, sizes, dt, tn_tensor_device(ref), &out));
+    int64_t pos = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (cat_skip(ts[i])) continue;
+        tn_status st = copy_into_slab(out, d, pos, ts[i]->sizes[d], ts[i]);
+        if (st != TN_OK) { tn_tensor_release(out); return st; }
+        pos += ts[i]->sizes[d];
+    }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::cat(Tensor[] tensors, int dim=0) -> Tensor */
+tn_status tn_op_cat(const tn_value *args, tn_value *rets) {
+    return cat_impl(args[0].u.tlist.data, args[0].u.tlist.n, args[1].u.i, rets);
+}
+
+/* aten::stack(Tensor[] tensors, int dim=0) -> Tensor: cat of unsqueezed equal shapes. */
+tn_status tn_op_stack(const tn_value *args, tn_value *rets) {
+    tn_tensor *const *ts = args[0].u.tlist.data;
+    int64_t n = args[0].u.tlist.n;
+    char b1[SIZES_BUF], b2[SIZES_BUF];
+    if (n == 0) return tn_error(TN_ERR_RUNTIME, "stack expects a non-empty TensorList");
+    const tn_tensor *ref = ts[0];
+    int d;
+    TN_TRY(tn_wrap_dim(args[1].u.i, ref->ndim + 1, &d));
+    for (int64_t i = 1; i < n; i++)
+        if (ts[i]->ndim != ref->ndim || memcmp(ts[i]->sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim))
+            return tn_error(TN_ERR_RUNTIME, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %lld",
+                            tn_format_sizes(ref->ndim, ref->sizes, b1, sizeof b1),
+                            tn_format_sizes(ts[i]->ndim, ts[i]->sizes, b2, sizeof b2), (long long)i);
+    if (ref->ndim + 1 > TN_MAX_DIMS)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions", TN_MAX_DIMS);
+    tn_dtype dt;
+    TN_TRY(result_dtype(ts, n, &dt));
+    int64_t sizes[TN_MAX_DIMS];
+    for (int i = 0, j = 0; i <= ref->ndim; i++) sizes[i] = i == d ? n : ref->sizes[j++];
+    tn_tensor *out;
+    TN_TRY(tn_tensor_empty(ref->ndim + 1, sizes, dt, tn_tensor_device(ref), &out));
+    /* Each input lands in out.select(d, i): a view with dim d removed. */
+    int64_t vs[TN_MAX_DIMS], vst[TN_MAX_DIMS];
+    for (int i = 0, j = 0; i <= ref->ndim; i++)
+        if (i != d) { vs[j] = out->sizes[i]; vst[j] = out->strides[i]; j++; }
+    for (int64_t i = 0; i < n; i++) {
+        tn_tensor *slot = tn_tensor_new_view(out->storage, i * out->strides[d], ref->ndim, vs, vst, out->dtype);
+        if (!slot) { tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+        tn_status st = tn_shape_copy(slot, ts[i]);
+        tn_tensor_release(slot);
+        if (st != TN_OK) { tn_tensor_release(out); return st; }
+    }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* atleast_{1,2,3}d as views (NumPy's rules), for h/v/dstack. */
+static tn_tensor *atleast(tn_tensor *t, int k) {
+    int64_t sizes[3], strides[3] = {0, 0, 0};
+    if (t->ndim >= k) return tn_tensor_alias(t);
+    if (t->ndim == 0) {
+        for (int i = 0; i < k; i++) { sizes[i] = 1; strides[i] = 1; }
+    } else if (t->ndim == 1) {
+        /* [n] -> [1, n] (2-D) or [1, n, 1] (3-D) */
+        sizes[0] = 1; strides[0] = t->sizes[0] * t->strides[0];
+        sizes[1] = t->sizes[0]; strides[1] = t->strides[0];
+        sizes[2] = 1; strides[2] = 1;
+    } else {
+        /* [a, b] -> [a, b, 1] */
+        sizes[0] = t->sizes[0]; strides[0] = t->strides[0];
+        sizes[1] = t->sizes[1]; strides[1] = t->strides[1];
+        sizes[2] = 1; strides[2] = 1;
+    }
+    return tn_tensor_new_view(t->storage, t->offset, k, sizes, strides, t->dtype);
+}
+
+static tn_status stack_family(const tn_value *args, const char *name, int k, int dim_of_first(int), tn_value *rets) {
+    tn_tensor *const *ts = args[0].u.tlist.data;
+    int64_t n = args[0].u.tlist.n;
+    if (n == 0) return tn_error(TN_ERR_RUNTIME, "%s expects a non-empty TensorList", name);
+    tn_tensor **views = malloc(sizeof(tn_tensor *) * (size_t)n);
+    if (!views) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    tn_status st = TN_OK;
+    int64_t made = 0;
+    for (; made < n; made++) {
+        views[made] = atleast(ts[made], k);
+        if (!views[made]) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); break; }
+    }
+    if (st == TN_OK) st = cat_impl(views, n, dim_of_first(views[0]->ndim), rets);
+    for (int64_t i = 0; i < made; i++) tn_tensor_release(views[i]);
+    free(views);
+    return st;
+}
+
+static int hstack_dim(int ndim) { return ndim == 1 ? 0 : 1; }
+static int vstack_dim(int ndim) { (void)ndim; return 0; }
+static int dstack_dim(int ndim) { (void)ndim; return 2; }
+
+/* aten::hstack(Tensor[] tensors) -> Tensor */
+tn_status tn_op_hstack(const tn_value *args, tn_value *rets) { return stack_family(args, "hstack", 1, hstack_dim, rets); }
+/* aten::vstack(Tensor[] tensors) -> Tensor */
+tn_status tn_op_vstack(const tn_value *args, tn_value *rets) { return stack_family(args, "vstack", 2, vstack_dim, rets); }
+/* aten::dstack(Tensor[] tensors) -> Tensor */
+tn_status tn_op_dstack(const tn_value *args, tn_value *rets) { return stack_family(args, "dstack", 3, dstack_dim, rets); }
+
+/* ---- tril / triu -------------------------------------------------------------------- */
+
+/* Zeroes the elements of each trailing matrix with (col - row) above k (lower=true) or
+ * below k; `out` is contiguous. All-zero bytes are zero in every dtype. */
+static void zero_triangle(tn_tensor *out, int64_t k, bool lower) {
+    char *d = tn_tensor_data(out);
+    if (!d) return;
+    int w = tn_dtype_itemsize(out->dtype);
+    int64_t rows = out->sizes[out->ndim - 2], cols = out->sizes[out->ndim - 1];
+    int64_t mats = (rows * cols != 0) ? tn_tensor_numel(out) / (rows * cols) : 0;
+    for (int64_t m = 0; m < mats; m++)
+        for (int64_t i = 0; i < rows; i++) {
+            char *row = d + (m * rows + i) * cols * w;
+            int64_t lo, hi; /* zero columns [lo, hi) */
+            if (lower) { lo = i + k + 1; hi = cols; }
+            else { lo = 0; hi = i + k; }
+            if (lo < 0) lo = 0;
+            if (hi > cols) hi = cols;
+            if (lo < hi) memset(row + lo * w, 0, (size_t)((hi - lo) * w));
+        }
+}
+
+static tn_status tri(const tn_value *args, bool lower, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *out;
+    if (self->ndim < 2)
+        return tn_error(TN_ERR_RUNTIME, "%s: input tensor must have at least 2 dimensions", lower ? "tril" : "triu");
+    TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+    tn_shape_copy_same_dtype(out, self);
+    zero_triangle(out, args[1].u.i, lower);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::tril(Tensor self, SymInt diagonal=0) -> Tensor */
+tn_status tn_op_tril(const tn_value *args, tn_value *rets) { return tri(args, true, rets); }
+/* aten::triu(Tensor self, SymInt diagonal=0) -> Tensor */
+tn_status tn_op_triu(const tn_value *args, tn_value *rets) { return tri(args, false, rets); }
+
+/* ---- repeat / tile ------------------------------------------------------------------ */
+
+static tn_status repeat_of(tn_tensor *self, const int64_t *reps, int64_t nr, tn_value *rets) {
+    if (nr < self->ndim)
+        return tn_error(TN_ERR_RUNTIME,
+                        "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+    if (nr > TN_MAX_DIMS)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %lld", TN_MAX_DIMS, (long long)nr);
+    int n = (int)nr, lead = n - self->ndim;
+    int64_t src_sizes[TN_MAX_DIMS], src_strides[TN_MAX_DIMS], sizes[TN_MAX_DIMS] = {0};
+    for (int i = 0; i < n; i++) {
+        src_sizes[i] = i < lead ? 1 : self->sizes[i - lead];
+        src_strides[i] = i < lead ? 0 : self->strides[i - lead];
+        sizes[i] = src_sizes[i] * reps[i];
+    }
+    tn_tensor *out;
+    TN_TRY(tn_tensor_empty(n, sizes, self->dtype, tn_tensor_device(self), &out));
+    /* Out viewed as [r0, s0, r1, s1, ...]; the source is the same shape with stride 0
+     * over each repeat dim, so one strided copy fills everything. */
+    int64_t bs[TN_STRIDED_MAX_DIMS], ds[TN_STRIDED_MAX_DIMS], ss[TN_STRIDED_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        bs[2 * i] = reps[i]; ds[2 * i] = src_sizes[i] * out->strides[i]; ss[2 * i] = 0;
+        bs[2 * i + 1] = src_sizes[i]; ds[2 * i + 1] = out->strides[i]; ss[2 * i + 1] = src_strides[i];
+    }
+    tn_strided_copy_bytes(tn_tensor_data(out), ds, tn_tensor_data(self), ss, 2 * n, bs, tn_dtype_itemsize(self->dtype));
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::repeat(Tensor self, SymInt[] repeats) -> Tensor */
+tn_status tn_op_repeat(const tn_value *args, tn_value *rets) {
+    return repeat_of(args[0].u.t, args[1].u.ilist.data, args[1].u.ilist.n, rets);
+}
+
+/* aten::tile(Tensor self, SymInt[] dims) -> Tensor: repeat with dims padded by leading 1s. */
+tn_status tn_op_tile(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    const int64_t *dims = args[1].u.ilist.data;
+    int64_t nd = args[1].u.ilist.n;
+    if (nd >= self->ndim) return repeat_of(self, dims, nd, rets);
+    int64_t reps[TN_MAX_DIMS];
+    int pad = self->ndim - (int)nd;
+    for (int i = 0; i < self->ndim; i++) reps[i] = i < pad ? 1 : dims[i - pad];
+    return repeat_of(self, reps, self->ndim, rets);
+}
+
+/* ---- flip / roll -------------------------------------------------------------------- */
+
+/* aten::flip(Tensor self, int[] dims) -> Tensor */
+tn_status tn_op_flip(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    const int64_t *dims = args[1].u.ilist.data;
+    int64_t nd = args[1].u.ilist.n;
+    bool mask[TN_MAX_DIMS] = {false};
+    for (int64_t i = 0; i < nd; i++) {
+        int d;
+        TN_TRY(tn_wrap_dim(dims[i], self->ndim, &d));
+        if (mask[d]) return tn_error(TN_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d);
+        mask[d] = true;
+    }
+    tn_tensor *out;
+    TN_TRY(tn_shape_empty_like(self, &out));
+    /* The source read backwards along each flipped dim: negative strides. */
+    int64_t strides[TN_MAX_DIMS];
+    int64_t off = self->offset;
+    for (int i = 0; i < self->ndim; i++) {
+        strides[i] = mask[i] ? -self->strides[i] : self->strides[i];
+        if (mask[i] && self->sizes[i] > 0) off += (self->sizes[i] - 1) * self->strides[i];
+    }
+    int w = tn_dtype_itemsize(self->dtype);
+    char *src = self->storage->data ? (char *)self->storage->data + off * w : NULL;
+    tn_strided_copy_bytes(tn_tensor_data(out), out->strides, src, strides, self->ndim, self->sizes, w);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* out = self rolled by `shift` along d (both contiguous-or-strided, same shape). */
+static tn_status roll_one(tn_tensor *out, tn_tensor *self, int d, int64_t shift) {
+    int64_t size = self->sizes[d];
+    if (size == 0) return TN_OK;
+    int64_t s = ((shift % size) + size) % size;
+    tn_tensor *a = narrow_view(self, d, size - s, s), *b = narrow_view(self, d, 0, size - s);
+    tn_status st = (a && b) ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    if (st == TN_OK) st = copy_into_slab(out, d, 0, s, a);
+    if (st == TN_OK) st = copy_into_slab(out, d, s, size - s, b);
+    tn_tensor_release(a);
+    tn_tensor_release(b);
+    return st;
+}
+
+/* aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor */
+tn_status tn_op_roll(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    const int64_t *shifts, *dims;
+    int64_t ns, nd;
+    if (args[1].tag == TN_V_INT) { shifts = &args[1].u.i; ns = 1; } else { shifts = args[1].u.ilist.data; ns = args[1].u.ilist.n; }
+    if (args[2].tag == TN_V_INT) { dims = &args[2].u.i; nd = 1; } else { dims = args[2].u.ilist.data; nd = args[2].u.ilist.n; }
+    if (ns != nd && !(nd == 0 && ns == 1))
+        return tn_error(TN_ERR_RUNTIME, "shifts and dimensions must align. shifts: %lld, dims:%lld", (long long)ns, (long long)nd);
+    tn_tensor *out;
+    if (nd == 0) {
+        /* Roll the flattened tensor, then give it self's shape back. */
+        int64_t numel = tn_tensor_numel(self);
+        tn_tensor *flat_src, *contig;
+        TN_TRY(tn_tensor_contiguous(self, &contig));
+        flat_src = tn_tensor_new_view(contig->storage, contig->offset, 1, &numel, (int64_t[]){1}, self->dtype);
+        tn_tensor_release(contig);
+        if (!flat_src) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+        tn_status st = tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out);
+        if (st == TN_OK) {
+            tn_tensor *flat_out = tn_tensor_new_view(out->storage, 0, 1, &numel, (int64_t[]){1}, self->dtype);
+            st = flat_out ? roll_one(flat_out, flat_src, 0, shifts[0]) : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+            tn_tensor_release(flat_out);
+            if (st != TN_OK) tn_tensor_release(out);
+        }
+        tn_tensor_release(flat_src);
+        if (st == TN_OK) rets[0] = tn_value_tensor(out);
+        return st;
+    }
+    int wrapped[TN_MAX_DIMS];
+    if (nd > TN_MAX_DIMS) return tn_error(TN_ERR_INDEX, "roll: too many dims");
+    for (int64_t i = 0; i < nd; i++) TN_TRY(tn_wrap_dim(dims[i], self->ndim, &wrapped[i]));
+    TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+    tn_status st = roll_one(out, self, wrapped[0], shifts[0]);
+    /* Further dims roll the previous result (upstream rolls one dim at a time too). */
+    for (int64_t i = 1; i < nd && st == TN_OK; i++) {
+        tn_tensor *next;
+        st = tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &next);
+        if (st != TN_OK) break;
+        st = roll_one(next, out, wrapped[i], shifts[i]);
+        tn_tensor_release(out);
+        out = next;
+    }
+    if (st != TN_OK) { tn_tensor_release(out); return st; }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* ---- padding ------------------------------------------------------------------------ */
+
+static tn_status constant_pad(tn_tensor *self, const int64_t *pad, int64_t np, const tn_value *value, tn_value *rets) {
+    if (np % 2)
+        return tn_error(TN_ERR_RUNTIME, "Length of pad must be even but instead it equals %lld", (long long)np);
+    int64_t l_pad = np / 2;
+    if (l_pad > self->ndim)
+        return tn_error(TN_ERR_RUNTIME,
+                        "Length of pad should be no more than twice the number of dimensions of the input. Pad length "
+                        "is %lldwhile the input has %ddimensions.", (long long)np, self->ndim);
+    int n = self->ndim, l_diff = n - (int)l_pad;
+    /* Negative pads crop: narrow the input first, as upstream does. */
+    int64_t off = self->offset, csizes[TN_MAX_DIMS];
+    memcpy(csizes, self->sizes, sizeof csizes);
+    bool all_non_positive = true;
+    for (int i = l_diff; i < n; i++) {
+        int64_t lo = pad[2 * (n - i - 1)], hi = pad[2 * (n - i - 1) + 1];
+        if (lo < 0) {
+            if (csizes[i] + lo < 0) return tn_error(TN_ERR_RUNTIME, "narrow(): length must be non-negative.");
+            off += -lo * self->strides[i];
+            csizes[i] += lo;
+        } else if (lo != 0) {
+            all_non_positive = false;
+        }
+        if (hi < 0) {
+            if (csizes[i] + hi < 0) return tn_error(TN_ERR_RUNTIME, "narrow(): length must be non-negative.");
+            csizes[i] += hi;
+        } else if (hi != 0) {
+            all_non_positive = false;
+        }
+    }
+    tn_tensor *crop = tn_tensor_new_view(self->storage, off, n, csizes, self->strides, self->dtype), *out;
+    if (!crop) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    unsigned char elem[16];
+    tn_status st = tn_scalar_to_bytes(value, self->dtype, elem);
+    if (st != TN_OK) { tn_tensor_release(crop); return st; }
+    if (all_non_positive) {
+        st = tn_shape_empty_like(crop, &out);
+        if (st == TN_OK) tn_shape_copy_same_dtype(out, crop);
+    } else {
+        int64_t sizes[TN_MAX_DIMS];
+        for (int i = 0; i < n; i++) {
+            sizes[i] = self->sizes[i];
+            if (i >= l_diff) sizes[i] += pad[2 * (n - i - 1)] + pad[2 * (n - i - 1) + 1];
+            if (sizes[i] < 0) {
+                st = tn_error(TN_ERR_RUNTIME,
+                              "The input size %lld, plus negative padding %lld and %lld resulted in a negative output "
+                              "size, which is invalid. Check dimension %d of your input.",
+                              (long long)self->sizes[i], (long long)pad[2 * (n - i - 1)],
+                              (long long)pad[2 * (n - i - 1) + 1], i);
+                break;
+            }
+        }
+        if (st == TN_OK) st = tn_tensor_empty(n, sizes, self->dtype, tn_tensor_device(self), &out);
+        if (st == TN_OK) {
+            tn_shape_fill_bytes(out, elem);
+            /* The cropped input lands at offset max(pad_lo, 0) in each padded dim. */
+            int64_t ioff = 0;
+            for (int i = l_diff; i < n; i++) {
+                int64_t lo = pad[2 * (n - i - 1)];
+                if (lo > 0) ioff += lo * out->strides[i];
+            }
+            tn_tensor *inner = tn_tensor_new_view(out->storage, ioff, n, csizes, out->strides, out->dtype);
+            if (inner) { tn_shape_copy_same_dtype(inner, crop); tn_tensor_release(inner); }
+            else { tn_tensor_release(out); st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+        }
+    }
+    tn_tensor_release(crop);
+    if (st == TN_OK) rets[0] = tn_value_tensor(out);
+    return st;
+}
+
+/* aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor */
+tn_status tn_op_constant_pad_nd(const tn_value *args, tn_value *rets) {
+    return constant_pad(args[0].u.t, args[1].u.ilist.data, args[1].u.ilist.n, &args[2], rets);
+}
+
+/* Padding modes other than constant (reflect, replicate, circular) are not built yet. */
+static tn_status pad_mode(const tn_value *args, int mode, const char *op, tn_value *rets) {
+    static const char *names[] = {"constant", "reflect", "replicate", "circular"};
+    if (mode != 0)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s with mode '%s' is not implemented by torchnative", op,
+                        mode > 0 && mode < 4 ? names[mode] : "?");
+    tn_value zero = tn_value_int(0);
+    return constant_pad(args[0].u.t, args[1].u.ilist.data, args[1].u.ilist.n,
+                        tn_value_is_none(&args[3]) ? &zero : &args[3], rets);
+}
+
+/* aten::_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor */
+tn_status tn_op_pad_enum(const tn_value *args, tn_value *rets) {
+    return pad_mode(args, (int)args[2].u.i, "_pad_enum.default", rets);
+}
+
+/* aten::pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor */
+tn_status tn_op_pad(const tn_value *args, tn_value *rets) {
+    const char *m = args[2].tag == TN_V_STRING ? args[2].u.s.data : "constant";
+    int64_t ml = args[2].tag == TN_V_STRING ? args[2].u.s.n : 8;
+    int mode = -1;
+    static const char *names[] = {"constant", "reflect", "replicate", "circular"};
+    for (int i = 0; i < 4; i++)
+        if ((int64_t)strlen(names[i]) == ml && !strncmp(m, names[i], (size_t)ml)) mode = i;
+    if (mode < 0)
+        return tn_error(TN_ERR_RUNTIME, "Unrecognised padding mode %.*s", (int)ml, m);
+    return pad_mode(args, mode, "pad.default", rets);
+}

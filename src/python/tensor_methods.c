@@ -1,0 +1,324 @@
+/* tensor_methods.c — Tensor methods upstream binds by hand rather than from the schema:
+ * to, type conversions (float(), long(), ...), cpu, copy_, contiguous, nonzero, new_tensor,
+ * as_subclass, detach. Each ends in one or more door calls. */
+#include "binding.h"
+
+#include <string.h>
+
+#include "ops/dispatch.h"
+
+static PyObject *run1(tn_op_id op, const tn_value *args) {
+    tn_value r;
+    tn_status st = tn_dispatch(op, args, &r);
+    if (st != TN_OK) return tn_py_raise(st);
+    return tn_py_tensor_wrap(r.u.t);
+}
+
+static tn_value vnone(void) { tn_value v = {.tag = TN_V_NONE}; return v; }
+
+/* A converted copy (or self when nothing changes and copy is false). */
+static PyObject *convert(PyObject *self, int has_dtype, tn_dtype dtype, int has_device, tn_device device,
+                         int copy, int memfmt) {
+    tn_tensor *t = tn_py_tensor_get(self);
+    tn_dtype to_dtype = has_dtype ? dtype : t->dtype;
+    tn_device cur = tn_tensor_device(t);
+    tn_device to_dev = has_device ? device : cur;
+    if (to_dev.type != TN_DEVICE_CPU && to_dev.type != TN_DEVICE_META) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative has no %s device",
+                     to_dev.type == TN_DEVICE_CUDA ? "cuda" : "such");
+        return NULL;
+    }
+    int fmt_ok = memfmt < 0 || memfmt == 1 || (memfmt == 0 && tn_tensor_is_contiguous(t));
+    if (!copy && to_dtype == t->dtype && to_dev.type == cur.type && fmt_ok) {
+        Py_INCREF(self);
+        return self;
+    }
+    if (cur.type == TN_DEVICE_META && to_dev.type != TN_DEVICE_META) {
+        PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
+        return NULL;
+    }
+    if (to_dev.type == TN_DEVICE_META && cur.type != TN_DEVICE_META) {
+        tn_tensor *m;
+        tn_status st = tn_tensor_empty(t->ndim, t->sizes, to_dtype, to_dev, &m);
+        if (st != TN_OK) return tn_py_raise(st);
+        return tn_py_tensor_wrap(m);
+    }
+    tn_value a[7] = {tn_value_tensor(t), vnone(), vnone(), vnone(), vnone(), tn_value_bool(false), vnone()};
+    if (has_dtype) { a[1].tag = TN_V_DTYPE; a[1].u.dtype = to_dtype; }
+    if (memfmt >= 0) { a[6].tag = TN_V_MEMFMT; a[6].u.memfmt = memfmt; }
+    return run1(TN_OP__to_copy, a);
+}
+
+static int parse_dtype_arg(PyObject *o, int *has, tn_dtype *d) {
+    if (!o || o == Py_None) return 0;
+    if (!tn_py_is_dtype(o)) {
+        PyErr_SetString(PyExc_TypeError, "to() received an invalid combination of arguments - expected dtype");
+        return -1;
+    }
+    *has = 1;
+    *d = tn_py_dtype_get(o);
+    return 0;
+}
+
+/* to(dtype, non_blocking=False, copy=False, *, memory_format=None)
+ * to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None)
+ * to(other, non_blocking=False, copy=False, *, memory_format=None) */
+static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
+    Py_ssize_t n = PyTuple_Size(args);
+    PyObject *first = n > 0 ? PyTuple_GetItem(args, 0) : NULL;
+    PyObject *device = NULL, *dtype = NULL, *other = NULL, *nb = NULL, *cp = NULL, *mf = NULL;
+    PyObject *rest = NULL;
+    if (kw) {
+        device = PyDict_GetItemString(kw, "device");
+        dtype = PyDict_GetItemString(kw, "dtype");
+        other = PyDict_GetItemString(kw, "other");
+        nb = PyDict_GetItemString(kw, "non_blocking");
+        cp = PyDict_GetItemString(kw, "copy");
+        mf = PyDict_GetItemString(kw, "memory_format");
+    }
+    Py_ssize_t i = 0;
+    if (first && tn_py_is_dtype(first)) { dtype = first; i = 1; }
+    else if (first && tn_py_is_tensor(first)) { other = first; i = 1; }
+    else if (first && (first == Py_None || PyUnicode_Check(first) || tn_py_is_device(first) || PyLong_Check(first))) {
+        device = first;
+        i = 1;
+        if (n > 1 && tn_py_is_dtype(PyTuple_GetItem(args, 1))) { dtype = PyTuple_GetItem(args, 1); i = 2; }
+        else if (n > 1 && PyTuple_GetItem(args, 1) == Py_None) { i = 2; }
+    } else if (first) {
+        PyErr_Format(PyExc_TypeError, "to() received an invalid combination of arguments - got (%R)", first);
+        return NULL;
+    }
+    if (i < n) nb = PyTuple_GetItem(args, i++);
+    if (i < n) cp = PyTuple_GetItem(args, i++);
+    if (i < n) { PyErr_SetString(PyExc_TypeError, "to() received too many positional arguments"); return NULL; }
+    (void)rest;
+    int has_dtype = 0, has_device = 0, copy = cp ? PyObject_IsTrue(cp) : 0, memfmt = -1;
+    tn_dtype d = TN_DTYPE_FLOAT32;
+    tn_device dev = tn_device_cpu();
+    if (other) {
+        tn_tensor *o = tn_py_tensor_get(other);
+        has_dtype = 1; d = o->dtype;
+        has_device = 1; dev = tn_tensor_device(o);
+    }
+    if (parse_dtype_arg(dtype, &has_dtype, &d) < 0) return NULL;
+    if (device && device != Py_None) {
+        if (tn_py_parse_device(device, &dev) < 0) return NULL;
+        has_device = 1;
+    }
+    if (mf && mf != Py_None) {
+        if (!tn_py_is_memory_format(mf)) { PyErr_SetString(PyExc_TypeError, "memory_format must be torch.memory_format"); return NULL; }
+        memfmt = tn_py_memory_format_get(mf);
+    }
+    (void)nb;
+    return convert(self, has_dtype, d, has_device, dev, copy, memfmt);
+}
+
+#define CONVERTER(fname, DT)                                                          \
+    static PyObject *fname(PyObject *self, PyObject *args, PyObject *kw) {            \
+        static char *kwlist[] = {"memory_format", NULL};                              \
+        PyObject *mf = NULL;                                                          \
+        if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O", kwlist, &mf)) return NULL;  \
+        int memfmt = mf && mf != Py_None ? tn_py_memory_format_get(mf) : -1;         \
+        return convert(self, 1, DT, 0, tn_device_cpu(), 0, memfmt);                   \
+    }
+CONVERTER(m_float, TN_DTYPE_FLOAT32)
+CONVERTER(m_double, TN_DTYPE_FLOAT64)
+CONVERTER(m_half, TN_DTYPE_FLOAT16)
+CONVERTER(m_bfloat16, TN_DTYPE_BFLOAT16)
+CONVERTER(m_int, TN_DTYPE_INT32)
+CONVERTER(m_long, TN_DTYPE_INT64)
+CONVERTER(m_short, TN_DTYPE_INT16)
+CONVERTER(m_char, TN_DTYPE_INT8)
+CONVERTER(m_byte, TN_DTYPE_UINT8)
+CONVERTER(m_bool, TN_DTYPE_BOOL)
+CONVERTER(m_cfloat, TN_DTYPE_COMPLEX64)
+CONVERTER(m_cdouble, TN_DTYPE_COMPLEX128)
+
+static PyObject *m_cpu(PyObject *self, PyObject *args, PyObject *kw) {
+    return convert(self, 0, TN_DTYPE_FLOAT32, 1, tn_device_cpu(), 0, -1);
+}
+
+static PyObject *m_cuda(PyObject *self, PyObject *args, PyObject *kw) {
+    PyErr_SetString(PyExc_AssertionError, "Torch not compiled with CUDA enabled");
+    return NULL;
+}
+
+/* Legacy tensor type names, as Tensor.type() prints them. */
+static const char *legacy_type_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: return "torch.FloatTensor";
+    case TN_DTYPE_FLOAT64: return "torch.DoubleTensor";
+    case TN_DTYPE_FLOAT16: return "torch.HalfTensor";
+    case TN_DTYPE_BFLOAT16: return "torch.BFloat16Tensor";
+    case TN_DTYPE_INT64: return "torch.LongTensor";
+    case TN_DTYPE_INT32: return "torch.IntTensor";
+    case TN_DTYPE_INT16: return "torch.ShortTensor";
+    case TN_DTYPE_INT8: return "torch.CharTensor";
+    case TN_DTYPE_UINT8: return "torch.ByteTensor";
+    case TN_DTYPE_BOOL: return "torch.BoolTensor";
+    case TN_DTYPE_COMPLEX64: return "torch.ComplexFloatTensor";
+    case TN_DTYPE_COMPLEX128: return "torch.ComplexDoubleTensor";
+    default: return NULL;
+    }
+}
+
+static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"dtype", "non_blocking", NULL};
+    PyObject *dtype = Py_None, *nb = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:type", kwlist, &dtype, &nb)) return NULL;
+    tn_tensor *t = tn_py_tensor_get(self);
+    if (dtype == Py_None) {
+        const char *n = legacy_type_name(t->dtype);
+        if (!n) { PyErr_SetString(PyExc_NotImplementedError, "Tensor.type() name for this dtype"); return NULL; }
+        if (tn_tensor_is_meta(t)) return PyUnicode_FromFormat("torch.meta.%s", n + 6);
+        return PyUnicode_FromString(n);
+    }
+    if (tn_py_is_dtype(dtype)) return convert(self, 1, tn_py_dtype_get(dtype), 0, tn_device_cpu(), 0, -1);
+    PyObject *name = PyUnicode_Check(dtype) ? (Py_INCREF(dtype), dtype) : PyObject_GetAttrString(dtype, "__name__");
+    if (!name) return NULL;
+    const char *s = PyUnicode_AsUTF8AndSize(name, NULL);
+    const char *base = s ? strrchr(s, '.') : NULL;
+    base = base ? base + 1 : s;
+    for (int d = 0; d < TN_DTYPE_COUNT; d++) {
+        const char *ln = legacy_type_name((tn_dtype)d);
+        if (ln && base && !strcmp(ln + 6, base)) {
+            Py_DECREF(name);
+            return convert(self, 1, (tn_dtype)d, 0, tn_device_cpu(), 0, -1);
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "invalid type: '%U'", name);
+    Py_DECREF(name);
+    return NULL;
+}
+
+static PyObject *m_copy_(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"src", "non_blocking", NULL};
+    PyObject *src;
+    int nb = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p:copy_", kwlist, &src, &nb)) return NULL;
+    if (!tn_py_is_tensor(src)) {
+        PyErr_Format(PyExc_TypeError, "copy_(): argument 'src' (position 1) must be Tensor, not %s", "object");
+        return NULL;
+    }
+    tn_value a[3] = {tn_value_tensor(tn_py_tensor_get(self)), tn_value_tensor(tn_py_tensor_get(src)), tn_value_bool(nb)};
+    return run1(TN_OP_copy_, a);
+}
+
+static PyObject *m_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"memory_format", NULL};
+    PyObject *mf = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:contiguous", kwlist, &mf)) return NULL;
+    int memfmt = mf && mf != Py_None ? tn_py_memory_format_get(mf) : 0;
+    tn_tensor *t = tn_py_tensor_get(self);
+    if (memfmt == 0 && tn_tensor_is_contiguous(t)) { Py_INCREF(self); return self; }
+    tn_value a[2] = {tn_value_tensor(t), {.tag = TN_V_MEMFMT}};
+    a[1].u.memfmt = memfmt;
+    return run1(TN_OP_clone, a);
+}
+
+static PyObject *m_nonzero(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"as_tuple", NULL};
+    int as_tuple = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:nonzero", kwlist, &as_tuple)) return NULL;
+    tn_value a[1] = {tn_value_tensor(tn_py_tensor_get(self))};
+    PyObject *nz = run1(TN_OP_nonzero, a);
+    if (!nz || !as_tuple) return nz;
+    tn_tensor *z = tn_py_tensor_get(nz);
+    int nd = tn_py_tensor_get(self)->ndim;
+    int cols = nd ? nd : 1;
+    PyObject *tup = PyTuple_New(cols);
+    for (int i = 0; tup && i < cols; i++) {
+        tn_value s[3] = {tn_value_tensor(z), tn_value_int(1), tn_value_int(i)};
+        PyObject *c = nd ? run1(TN_OP_select_int, s) : NULL;
+        if (!nd) {
+            tn_value r[1] = {tn_value_tensor(z)};
+            c = run1(TN_OP_clone, (tn_value[]){tn_value_tensor(z), vnone()});
+            (void)r;
+        }
+        if (!c) { Py_DECREF(tup); tup = NULL; break; }
+        PyTuple_SetItem(tup, i, c);
+    }
+    Py_DECREF(nz);
+    return tup;
+}
+
+static PyObject *m_new_tensor(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"data", "dtype", "device", "requires_grad", "layout", "pin_memory", NULL};
+    PyObject *data, *dtype = Py_None, *device = Py_None, *rg = Py_False, *layout = Py_None, *pin = Py_False;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOOO:new_tensor", kwlist, &data, &dtype, &device, &rg, &layout, &pin))
+        return NULL;
+    tn_tensor *t = tn_py_tensor_get(self);
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
+    PyObject *fn = PyObject_GetAttrString(torch, "tensor");
+    Py_DECREF(torch);
+    if (!fn) return NULL;
+    PyObject *kwargs = Py_BuildValue("{s:O,s:O,s:O}", "dtype", dtype == Py_None ? tn_py_dtype_object(t->dtype) : dtype,
+                                     "device", device, "requires_grad", rg);
+    PyObject *a = PyTuple_Pack(1, data);
+    PyObject *r = a && kwargs ? PyObject_Call(fn, a, kwargs) : NULL;
+    Py_XDECREF(a);
+    Py_XDECREF(kwargs);
+    Py_DECREF(fn);
+    return r;
+}
+
+static PyObject *m_as_subclass(PyObject *self, PyObject *cls) {
+    PyObject *tensor_base = PyObject_GetAttrString(tn_py_module(), "TensorBase");
+    int ok = tensor_base && PyType_Check(cls) && PyObject_IsSubclass(cls, tensor_base) == 1;
+    Py_XDECREF(tensor_base);
+    if (!ok) {
+        PyErr_SetString(PyExc_TypeError, "as_subclass(): argument 'cls' must be a subclass of torch.Tensor");
+        return NULL;
+    }
+    tn_tensor *a = tn_tensor_alias(tn_py_tensor_get(self));
+    if (!a) return PyErr_NoMemory();
+    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)cls, Py_tp_alloc);
+    PyObject *o = alloc((PyTypeObject *)cls, 0);
+    if (!o) { tn_tensor_release(a); return NULL; }
+    ((TNTensorObject *)o)->t = a;
+    a->pyobj = o;
+    return o;
+}
+
+static PyObject *m_detach(PyObject *self, PyObject *u) {
+    tn_tensor *a = tn_tensor_alias(tn_py_tensor_get(self));
+    if (!a) return PyErr_NoMemory();
+    return tn_py_tensor_wrap(a);
+}
+
+static PyObject *m_detach_(PyObject *self, PyObject *u) {
+    tn_py_tensor_get(self)->flags &= ~TN_TENSOR_REQUIRES_GRAD;
+    Py_INCREF(self);
+    return self;
+}
+
+#define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+static PyMethodDef manual_methods[] = {
+    {"to", KW(m_to), NULL},
+    {"type", KW(m_type), NULL},
+    {"float", KW(m_float), NULL},
+    {"double", KW(m_double), NULL},
+    {"half", KW(m_half), NULL},
+    {"bfloat16", KW(m_bfloat16), NULL},
+    {"int", KW(m_int), NULL},
+    {"long", KW(m_long), NULL},
+    {"short", KW(m_short), NULL},
+    {"char", KW(m_char), NULL},
+    {"byte", KW(m_byte), NULL},
+    {"bool", KW(m_bool), NULL},
+    {"cfloat", KW(m_cfloat), NULL},
+    {"cdouble", KW(m_cdouble), NULL},
+    {"cpu", KW(m_cpu), NULL},
+    {"cuda", KW(m_cuda), NULL},
+    {"copy_", KW(m_copy_), NULL},
+    {"contiguous", KW(m_contiguous), NULL},
+    {"nonzero", KW(m_nonzero), NULL},
+    {"new_tensor", KW(m_new_tensor), NULL},
+    {"as_subclass", m_as_subclass, METH_O, NULL},
+    {"detach", m_detach, METH_NOARGS, NULL},
+    {"detach_", m_detach_, METH_NOARGS, NULL},
+    {NULL},
+};
+
+PyMethodDef *tn_py_tensor_manual_method_defs(void) { return manual_methods; }

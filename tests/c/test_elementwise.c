@@ -1,0 +1,363 @@
+/* test_elementwise.c — the elementwise engine and ops: promotion spot checks against
+ * values dumped from upstream torch 2.13.0, broadcasting and its error text, output
+ * layout rules, casts, integer/float op semantics, copy_/fill_/where/masked_fill, and
+ * sizes crossing vector widths (1, 7, 31, 33, 1000+) on contiguous and strided inputs. */
+#include <string.h>
+
+#include "kernels/cast.h"
+#include "ops/dispatch.h"
+#include "ops/iter.h"
+#include "ops/promote.h"
+#include "tn_test.h"
+
+#define CPU tn_device_cpu()
+
+static tn_tensor *vec_f32(int n, const float *vals) {
+    int64_t s = n;
+    tn_tensor *t;
+    tn_tensor_empty(1, &s, TN_DTYPE_FLOAT32, CPU, &t);
+    memcpy(tn_tensor_data(t), vals, sizeof(float) * (size_t)n);
+    return t;
+}
+
+static tn_tensor *mat(tn_dtype d, int64_t r, int64_t c) {
+    int64_t s[2] = {r, c};
+    tn_tensor *t;
+    tn_tensor_empty(2, s, d, CPU, &t);
+    return t;
+}
+
+static tn_tensor *transposed(tn_tensor *t) {
+    int64_t s[2] = {t->sizes[1], t->sizes[0]}, st[2] = {t->strides[1], t->strides[0]};
+    return tn_tensor_new_view(t->storage, t->offset, 2, s, st, t->dtype);
+}
+
+static float f32_at(const tn_tensor *t, int64_t i, int64_t j) {
+    return ((const float *)tn_tensor_data(t))[i * t->strides[0] + j * t->strides[1]];
+}
+
+static tn_status call2(tn_op_id op, tn_value a, tn_value b, tn_value *r) {
+    tn_value args[2] = {a, b};
+    return tn_dispatch(op, args, r);
+}
+
+static void test_promotion(void) {
+    tn_dtype d;
+    struct { tn_dtype a, b, want; } cases[] = {
+        {TN_DTYPE_UINT8, TN_DTYPE_INT8, TN_DTYPE_INT16},      {TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT16, TN_DTYPE_FLOAT32},
+        {TN_DTYPE_UINT16, TN_DTYPE_FLOAT16, TN_DTYPE_FLOAT16}, {TN_DTYPE_COMPLEX32, TN_DTYPE_FLOAT32, TN_DTYPE_COMPLEX64},
+        {TN_DTYPE_COMPLEX32, TN_DTYPE_BFLOAT16, TN_DTYPE_COMPLEX64}, {TN_DTYPE_BOOL, TN_DTYPE_INT8, TN_DTYPE_INT8},
+        {TN_DTYPE_INT64, TN_DTYPE_FLOAT16, TN_DTYPE_FLOAT16},  {TN_DTYPE_UINT8, TN_DTYPE_BFLOAT16, TN_DTYPE_BFLOAT16},
+        {TN_DTYPE_FLOAT64, TN_DTYPE_COMPLEX64, TN_DTYPE_COMPLEX128}, {TN_DTYPE_UINT64, TN_DTYPE_BFLOAT16, TN_DTYPE_BFLOAT16},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        TN_CHECK(tn_promote_types(cases[k].a, cases[k].b, &d) == TN_OK && d == cases[k].want, "promote %s %s",
+                 tn_dtype_infos[cases[k].a].c10_name, tn_dtype_infos[cases[k].b].c10_name);
+    }
+    TN_CHECK(tn_promote_types(TN_DTYPE_UINT16, TN_DTYPE_BOOL, &d) == TN_ERR_RUNTIME &&
+                 strstr(tn_error_message(), "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote UInt16 and Bool"),
+             "uint16+bool refused: %s", tn_error_message());
+    TN_CHECK(tn_promote_types(TN_DTYPE_FLOAT8_E5M2, TN_DTYPE_FLOAT32, &d) == TN_ERR_RUNTIME, "float8 refused");
+
+    /* result_type: dimensioned tensor vs 0-dim vs Python scalar (values from upstream). */
+    int64_t two = 2;
+    tn_tensor *i32, *f16, *b8, *z64;
+    tn_tensor_empty(1, &two, TN_DTYPE_INT32, CPU, &i32);
+    tn_tensor_empty(1, &two, TN_DTYPE_FLOAT16, CPU, &f16);
+    tn_tensor_empty(1, &two, TN_DTYPE_BOOL, CPU, &b8);
+    tn_tensor_empty(0, NULL, TN_DTYPE_FLOAT64, CPU, &z64);
+    tn_value c1[2] = {tn_value_tensor(i32), tn_value_double(1.5)};
+    TN_CHECK(tn_result_type(2, c1, &d) == TN_OK && d == TN_DTYPE_FLOAT32, "int32 tensor + float -> Float");
+    tn_value c2[2] = {tn_value_tensor(f16), tn_value_tensor(z64)};
+    TN_CHECK(tn_result_type(2, c2, &d) == TN_OK && d == TN_DTYPE_FLOAT16, "half + 0-dim double -> Half");
+    tn_value c3[2] = {tn_value_tensor(b8), tn_value_int(3)};
+    TN_CHECK(tn_result_type(2, c3, &d) == TN_OK && d == TN_DTYPE_INT64, "bool + int -> Long");
+    tn_value c4[2] = {tn_value_tensor(f16), {.tag = TN_V_COMPLEX}};
+    TN_CHECK(tn_result_type(2, c4, &d) == TN_OK && d == TN_DTYPE_COMPLEX32, "half + complex -> ComplexHalf");
+    tn_value c5[2] = {tn_value_tensor(i32), tn_value_tensor(z64)};
+    TN_CHECK(tn_result_type(2, c5, &d) == TN_OK && d == TN_DTYPE_FLOAT64, "int32 + 0-dim double -> Double");
+    tn_tensor_release(i32); tn_tensor_release(f16); tn_tensor_release(b8); tn_tensor_release(z64);
+}
+
+static void test_broadcast_error(void) {
+    int64_t a = 3, b = 4;
+    int n;
+    int64_t out[TN_MAX_DIMS];
+    TN_CHECK(tn_broadcast_shapes(1, &a, 1, &b, &n, out) == TN_ERR_RUNTIME &&
+                 strcmp(tn_error_message(), "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0") == 0,
+             "%s", tn_error_message());
+    int64_t x[2] = {1, 3}, y[2] = {4, 1};
+    TN_CHECK(tn_broadcast_shapes(2, x, 2, y, &n, out) == TN_OK && n == 2 && out[0] == 4 && out[1] == 3, "1x3 with 4x1");
+}
+
+/* add over sizes crossing vector widths, contiguous and transposed, against a direct sum. */
+static void test_add_sizes(void) {
+    int64_t sizes[] = {1, 7, 31, 33, 1000, 1031};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int64_t n = sizes[k];
+        tn_tensor *a = mat(TN_DTYPE_FLOAT32, 3, n), *b = mat(TN_DTYPE_FLOAT32, n, 3);
+        float *pa = tn_tensor_data(a), *pb = tn_tensor_data(b);
+        for (int64_t i = 0; i < 3 * n; i++) { pa[i] = (float)i * 0.25f - 7.0f; pb[i] = 1.0f / (float)(i + 1); }
+        tn_tensor *bt = transposed(b); /* 3 x n, strided */
+        tn_value r;
+        tn_value args[3] = {tn_value_tensor(a), tn_value_tensor(bt), tn_value_int(1)};
+        TN_CHECK(tn_dispatch(TN_OP_add_Tensor, args, &r) == TN_OK, "add n=%lld: %s", (long long)n, tn_error_message());
+        int bad = 0;
+        for (int64_t i = 0; i < 3; i++)
+            for (int64_t j = 0; j < n; j++)
+                if (f32_at(r.u.t, i, j) != pa[i * n + j] + pb[j * 3 + i]) bad++;
+        TN_CHECK(bad == 0, "add n=%lld: %d wrong", (long long)n, bad);
+        /* First input contiguous: output contiguous (upstream's layout rule). */
+        TN_CHECK(r.u.t->strides[1] == 1, "output follows first input layout");
+        tn_tensor_release(r.u.t);
+        /* Both transposed: the output is transposed too. */
+        tn_tensor *at = transposed(a);
+        tn_value args2[3] = {tn_value_tensor(at), tn_value_tensor(b), tn_value_int(2)};
+        TN_CHECK(tn_dispatch(TN_OP_add_Tensor, args2, &r) == TN_OK, "add alpha");
+        bad = 0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < 3; j++)
+                if (f32_at(r.u.t, i, j) != fmaf(pb[i * 3 + j], 2.0f, pa[j * n + i])) bad++;
+        TN_CHECK(bad == 0, "add alpha=2 n=%lld: %d wrong", (long long)n, bad);
+        if (n > 1) TN_CHECK(r.u.t->strides[0] == 1 && r.u.t->strides[1] == n, "transposed inputs, transposed output");
+        tn_tensor_release(r.u.t);
+        tn_tensor_release(at); tn_tensor_release(bt); tn_tensor_release(a); tn_tensor_release(b);
+    }
+}
+
+static void test_layouts(void) {
+    /* ones(3,4).t() + 1 -> strides (1, 4); ones(4,3) + ones(3,4).t() -> (3, 1) (upstream). */
+    tn_tensor *a = mat(TN_DTYPE_FLOAT32, 3, 4), *c = mat(TN_DTYPE_FLOAT32, 4, 3);
+    tn_tensor *at = transposed(a);
+    tn_value r;
+    TN_CHECK(call2(TN_OP_mul_Tensor, tn_value_tensor(at), tn_value_double(2.0), &r) == TN_OK, "mul scalar");
+    TN_CHECK(r.u.t->strides[0] == 1 && r.u.t->strides[1] == 4 && r.u.t->dtype == TN_DTYPE_FLOAT32, "t()*2 strides (1,4)");
+    tn_tensor_release(r.u.t);
+    TN_CHECK(call2(TN_OP_mul_Tensor, tn_value_tensor(c), tn_value_tensor(at), &r) == TN_OK, "mul");
+    TN_CHECK(r.u.t->strides[0] == 3 && r.u.t->strides[1] == 1, "first operand wins ties");
+    tn_tensor_release(r.u.t);
+    tn_tensor_release(at); tn_tensor_release(a); tn_tensor_release(c);
+
+    /* 0-dim and empty. */
+    tn_tensor *z, *e;
+    tn_tensor_empty(0, NULL, TN_DTYPE_FLOAT32, CPU, &z);
+    *(float *)tn_tensor_data(z) = 3.0f;
+    TN_CHECK(call2(TN_OP_mul_Tensor, tn_value_tensor(z), tn_value_int(2), &r) == TN_OK && r.u.t->ndim == 0 &&
+                 *(float *)tn_tensor_data(r.u.t) == 6.0f, "0-dim");
+    tn_tensor_release(r.u.t);
+    int64_t es[2] = {0, 5};
+    tn_tensor_empty(2, es, TN_DTYPE_FLOAT32, CPU, &e);
+    TN_CHECK(call2(TN_OP_mul_Tensor, tn_value_tensor(e), tn_value_tensor(z), &r) == TN_OK && r.u.t->ndim == 2 &&
+                 r.u.t->sizes[0] == 0 && r.u.t->sizes[1] == 5, "empty");
+    tn_tensor_release(r.u.t);
+    tn_tensor_release(z); tn_tensor_release(e);
+
+    /* meta: shapes only. */
+    int64_t ms[2] = {2, 3};
+    tn_tensor *m;
+    tn_tensor_empty(2, ms, TN_DTYPE_BFLOAT16, (tn_device){TN_DEVICE_META, -1}, &m);
+    tn_value a3[3] = {tn_value_tensor(m), tn_value_double(1.0), tn_value_int(1)};
+    TN_CHECK(tn_dispatch(TN_OP_add_Scalar, a3, &r) == TN_OK && tn_tensor_is_meta(r.u.t) && r.u.t->dtype == TN_DTYPE_BFLOAT16,
+             "meta add: %s", tn_error_message());
+    tn_tensor_release(r.u.t);
+    tn_tensor_release(m);
+}
+
+static void test_casts(void) {
+    /* Values from upstream: float -> narrow ints through the 32-bit conversion. */
+    const double src[] = {300.5, -1.5, 1e10, NAN, INFINITY, -129.7};
+    const int64_t want_u8[] = {44, 255, 0, 0, 0, 127}, want_i32[] = {300, -1, INT32_MIN, INT32_MIN, INT32_MIN, -129};
+    const uint64_t want_u64[] = {300, UINT64_MAX, 10000000000ull, 1ull << 63, 0, UINT64_MAX - 128};
+    for (int k = 0; k < 6; k++) {
+        uint8_t u8; int32_t i32; uint64_t u64;
+        char *d[2] = {(char *)&u8, (char *)&src[k]};
+        int64_t st[2] = {1, 8};
+        tn_cast_loop(TN_DTYPE_FLOAT64, TN_DTYPE_UINT8)(d, st, 1, NULL);
+        d[0] = (char *)&i32;
+        tn_cast_loop(TN_DTYPE_FLOAT64, TN_DTYPE_INT32)(d, st, 1, NULL);
+        d[0] = (char *)&u64;
+        tn_cast_loop(TN_DTYPE_FLOAT64, TN_DTYPE_UINT64)(d, st, 1, NULL);
+        TN_CHECK(u8 == want_u8[k] && i32 == want_i32[k] && u64 == want_u64[k], "cast %g: %u %d %llu", src[k], u8, i32,
+                 (unsigned long long)u64);
+    }
+    /* double -> bfloat16 rounds through float (1.0000000596 -> 1.0). */
+    double x = 1.0000000596046448;
+    uint16_t h;
+    char *d[2] = {(char *)&h, (char *)&x};
+    int64_t st[2] = {2, 8};
+    tn_cast_loop(TN_DTYPE_FLOAT64, TN_DTYPE_BFLOAT16)(d, st, 1, NULL);
+    TN_CHECK(h == 0x3F80, "double->bf16 %04x", h);
+}
+
+static void test_int_semantics(void) {
+    int64_t n = 4;
+    tn_tensor *a, *b;
+    tn_tensor_empty(1, &n, TN_DTYPE_INT64, CPU, &a);
+    tn_tensor_empty(1, &n, TN_DTYPE_INT64, CPU, &b);
+    int64_t av[4] = {7, -7, 7, -7}, bv[4] = {2, 2, -2, -2};
+    memcpy(tn_tensor_data(a), av, 32);
+    memcpy(tn_tensor_data(b), bv, 32);
+    tn_value r;
+    TN_CHECK(call2(TN_OP_floor_divide, tn_value_tensor(a), tn_value_tensor(b), &r) == TN_OK, "floor_divide");
+    int64_t *q = tn_tensor_data(r.u.t);
+    TN_CHECK(q[0] == 3 && q[1] == -4 && q[2] == -4 && q[3] == 3, "floor_divide values");
+    tn_tensor_release(r.u.t);
+    TN_CHECK(call2(TN_OP_remainder_Tensor, tn_value_tensor(a), tn_value_tensor(b), &r) == TN_OK, "remainder");
+    q = tn_tensor_data(r.u.t);
+    TN_CHECK(q[0] == 1 && q[1] == 1 && q[2] == -1 && q[3] == -1, "remainder values");
+    tn_tensor_release(r.u.t);
+    TN_CHECK(call2(TN_OP_div_Tensor, tn_value_tensor(a), tn_value_tensor(b), &r) == TN_OK && r.u.t->dtype == TN_DTYPE_FLOAT32 &&
+                 ((float *)tn_tensor_data(r.u.t))[1] == -3.5f, "int true division -> float");
+    tn_tensor_release(r.u.t);
+    bv[1] = 0;
+    memcpy(tn_tensor_data(b), bv, 32);
+    TN_CHECK(call2(TN_OP_floor_divide, tn_value_tensor(a), tn_value_tensor(b), &r) == TN_ERR_RUNTIME &&
+                 strcmp(tn_error_message(), "ZeroDivisionError") == 0, "ZeroDivisionError");
+    /* int8 wraps: 100 * 3 = 44; abs(-128) = -128 (upstream). */
+    int64_t one = 1;
+    tn_tensor *i8;
+    tn_tensor_empty(1, &one, TN_DTYPE_INT8, CPU, &i8);
+    *(int8_t *)tn_tensor_data(i8) = 100;
+    TN_CHECK(call2(TN_OP_mul_Tensor, tn_value_tensor(i8), tn_value_int(3), &r) == TN_OK && r.u.t->dtype == TN_DTYPE_INT8 &&
+                 *(int8_t *)tn_tensor_data(r.u.t) == 44, "int8 wrap");
+    tn_tensor_release(r.u.t);
+    /* bool - bool is refused with upstream's text. */
+    tn_tensor *bb;
+    tn_tensor_zeros(1, &one, TN_DTYPE_BOOL, CPU, &bb);
+    tn_value sargs[3] = {tn_value_tensor(bb), tn_value_tensor(bb), tn_value_int(1)};
+    TN_CHECK(tn_dispatch(TN_OP_sub_Tensor, sargs, &r) == TN_ERR_RUNTIME && strstr(tn_error_message(), "with two bool tensors"),
+             "bool sub");
+    tn_value na[1] = {tn_value_tensor(bb)};
+    TN_CHECK(tn_dispatch(TN_OP_abs, na, &r) == TN_ERR_NOT_IMPLEMENTED &&
+                 strcmp(tn_error_message(), "\"abs_cpu\" not implemented for 'Bool'") == 0, "%s", tn_error_message());
+    tn_tensor_release(bb); tn_tensor_release(i8); tn_tensor_release(a); tn_tensor_release(b);
+}
+
+static void test_float_semantics(void) {
+    /* bf16 add/mul/div bit patterns from upstream. */
+    int64_t n = 3;
+    tn_tensor *x, *y;
+    tn_tensor_empty(1, &n, TN_DTYPE_BFLOAT16, CPU, &x);
+    tn_tensor_empty(1, &n, TN_DTYPE_BFLOAT16, CPU, &y);
+    float xv[3] = {1.0f, 2.5f, -3.25f}, yv[3] = {0.1f, 0.2f, 0.3f};
+    for (int i = 0; i < 3; i++) {
+        ((uint16_t *)tn_tensor_data(x))[i] = tn_f32_to_bf16(xv[i]);
+        ((uint16_t *)tn_tensor_data(y))[i] = tn_f32_to_bf16(yv[i]);
+    }
+    const int16_t want[3][3] = {{16269, 16429, -16323}, {15821, 16128, -16518}, {16672, 16712, -16083}};
+    tn_op_id ops[3] = {TN_OP_add_Tensor, TN_OP_mul_Tensor, TN_OP_div_Tensor};
+    for (int k = 0; k < 3; k++) {
+        tn_value args[3] = {tn_value_tensor(x), tn_value_tensor(y), tn_value_int(1)}, r;
+        TN_CHECK(tn_dispatch(ops[k], args, &r) == TN_OK, "bf16 op %d", k);
+        const int16_t *p = tn_tensor_data(r.u.t);
+        TN_CHECK(p[0] == want[k][0] && p[1] == want[k][1] && p[2] == want[k][2], "bf16 op %d bits %d %d %d", k, p[0], p[1], p[2]);
+        tn_tensor_release(r.u.t);
+    }
+    /* relu keeps -0.0 and NaN; maximum propagates NaN; sign(NaN) = 0 (upstream). */
+    float v[4] = {NAN, -0.0f, -2.5f, 2.5f};
+    tn_tensor *t = vec_f32(4, v);
+    tn_value a1[1] = {tn_value_tensor(t)}, r;
+    TN_CHECK(tn_dispatch(TN_OP_relu, a1, &r) == TN_OK, "relu");
+    float *o = tn_tensor_data(r.u.t);
+    TN_CHECK(isnan(o[0]) && o[1] == 0 && signbit(o[1]) && o[2] == 0 && o[3] == 2.5f, "relu values");
+    tn_tensor_release(r.u.t);
+    TN_CHECK(tn_dispatch(TN_OP_sign, a1, &r) == TN_OK, "sign");
+    o = tn_tensor_data(r.u.t);
+    TN_CHECK(o[0] == 0 && o[1] == 0 && o[2] == -1 && o[3] == 1, "sign values");
+    tn_tensor_release(r.u.t);
+    /* pow(x, 2) is x*x exactly; pow(x, 0.5) is sqrt. */
+    TN_CHECK(call2(TN_OP_pow_Tensor_Scalar, tn_value_tensor(t), tn_value_int(2), &r) == TN_OK, "pow 2");
+    o = tn_tensor_data(r.u.t);
+    TN_CHECK(o[2] == 6.25f && o[3] == 6.25f, "pow 2 values");
+    tn_tensor_release(r.u.t);
+    /* Comparisons return Bool. */
+    TN_CHECK(call2(TN_OP_gt_Scalar, tn_value_tensor(t), tn_value_int(0), &r) == TN_OK && r.u.t->dtype == TN_DTYPE_BOOL, "gt");
+    const uint8_t *bo = tn_tensor_data(r.u.t);
+    TN_CHECK(bo[0] == 0 && bo[1] == 0 && bo[2] == 0 && bo[3] == 1, "gt values");
+    tn_tensor_release(r.u.t);
+    tn_tensor_release(t); tn_tensor_release(x); tn_tensor_release(y);
+}
+
+static void test_copy_fill_where(void) {
+    /* copy_ broadcasts src into self and converts dtype. */
+    tn_tensor *dst = mat(TN_DTYPE_INT32, 2, 3);
+    float sv[3] = {1.9f, -2.9f, 3.5f};
+    tn_tensor *src = vec_f32(3, sv);
+    tn_value a[3] = {tn_value_tensor(dst), tn_value_tensor(src), tn_value_bool(false)}, r;
+    TN_CHECK(tn_dispatch(TN_OP_copy_, a, &r) == TN_OK, "copy_");
+    const int32_t *p = tn_tensor_data(dst);
+    TN_CHECK(p[0] == 1 && p[1] == -2 && p[2] == 3 && p[3] == 1 && p[5] == 3, "copy_ values");
+    tn_tensor_release(r.u.t);
+    tn_value bad[3] = {tn_value_tensor(src), tn_value_tensor(dst), tn_value_bool(false)};
+    TN_CHECK(tn_dispatch(TN_OP_copy_, bad, &r) == TN_ERR_RUNTIME &&
+                 strcmp(tn_error_message(), "output with shape [3] doesn't match the broadcast shape [2, 3]") == 0,
+             "%s", tn_error_message());
+    /* fill_ on a transposed view. */
+    tn_tensor *dt = transposed(dst);
+    tn_value f[2] = {tn_value_tensor(dt), tn_value_double(7.7)};
+    TN_CHECK(tn_dispatch(TN_OP_fill__Scalar, f, &r) == TN_OK && p[4] == 7, "fill_");
+    tn_tensor_release(r.u.t);
+    /* in-place add through the door: the result lands in self. */
+    tn_value ia[3] = {tn_value_tensor(dst), tn_value_int(1), tn_value_int(1)};
+    TN_CHECK(tn_dispatch(TN_OP_add__Scalar, ia, &r) == TN_OK && p[0] == 8, "add_ via copy_: %s", tn_error_message());
+    tn_tensor_release(r.u.t);
+    /* where(cond, tensor, scalar) and masked_fill. */
+    int64_t n = 3;
+    tn_tensor *cond;
+    tn_tensor_empty(1, &n, TN_DTYPE_BOOL, CPU, &cond);
+    uint8_t cv[3] = {1, 0, 1};
+    memcpy(tn_tensor_data(cond), cv, 3);
+    tn_value w[3] = {tn_value_tensor(cond), tn_value_tensor(src), tn_value_int(-1)};
+    TN_CHECK(tn_dispatch(TN_OP_where_ScalarOther, w, &r) == TN_OK && r.u.t->dtype == TN_DTYPE_FLOAT32, "where");
+    const float *wo = tn_tensor_data(r.u.t);
+    TN_CHECK(wo[0] == 1.9f && wo[1] == -1.0f && wo[2] == 3.5f, "where values");
+    tn_tensor_release(r.u.t);
+    tn_value m[3] = {tn_value_tensor(src), tn_value_tensor(cond), tn_value_double(-INFINITY)};
+    TN_CHECK(tn_dispatch(TN_OP_masked_fill_Scalar, m, &r) == TN_OK, "masked_fill");
+    wo = tn_tensor_data(r.u.t);
+    TN_CHECK(isinf(wo[0]) && wo[1] == -2.9f && isinf(wo[2]), "masked_fill values");
+    tn_tensor_release(r.u.t);
+    tn_tensor_release(cond); tn_tensor_release(dt); tn_tensor_release(src); tn_tensor_release(dst);
+}
+
+static void test_unary_sizes(void) {
+    /* exp / silu / gelu against libm in double, sizes crossing vector widths; strided input. */
+    int64_t sizes[] = {1, 7, 31, 33, 1000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int64_t n = sizes[k], n2 = 2 * n;
+        tn_tensor *base;
+        tn_tensor_empty(1, &n2, TN_DTYPE_FLOAT32, CPU, &base);
+        float *pb = tn_tensor_data(base);
+        for (int64_t i = 0; i < n2; i++) pb[i] = (float)(i % 17) * 0.37f - 3.0f;
+        int64_t st = 2;
+        tn_tensor *x = tn_tensor_new_view(base->storage, 0, 1, &n, &st, TN_DTYPE_FLOAT32);
+        tn_value a[2] = {tn_value_tensor(x), {.tag = TN_V_STRING}}, r;
+        a[1].u.s.data = "tanh";
+        a[1].u.s.n = 4;
+        TN_CHECK(tn_dispatch(TN_OP_silu, a, &r) == TN_OK, "silu");
+        const float *o = tn_tensor_data(r.u.t);
+        int bad = 0;
+        for (int64_t i = 0; i < n; i++) {
+            float v = pb[2 * i];
+            if (o[i] != v / (1.0f + expf(-v))) bad++;
+        }
+        TN_CHECK(bad == 0 && r.u.t->strides[0] == 1, "silu n=%lld bad=%d", (long long)n, bad);
+        tn_tensor_release(r.u.t);
+        TN_CHECK(tn_dispatch(TN_OP_gelu, a, &r) == TN_OK, "gelu tanh");
+        tn_tensor_release(r.u.t);
+        tn_tensor_release(x); tn_tensor_release(base);
+    }
+}
+
+int main(void) {
+    test_promotion();
+    test_broadcast_error();
+    test_add_sizes();
+    test_layouts();
+    test_casts();
+    test_int_semantics();
+    test_float_semantics();
+    test_copy_fill_where();
+    test_unary_sizes();
+    return tn_test_summary();
+}

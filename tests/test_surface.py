@@ -1,0 +1,305 @@
+"""The Python-written part of torch._C (torchnative._surface) against upstream torch 2.13.0.
+
+Run with the project environment:  .venv/bin/python -m pytest tests/test_surface.py
+Upstream facts are computed live by .venv-ref/bin/python in a subprocess.
+Tests marked `needs_torch` import the full torch tree on our _C; they are xfail (not
+strict) while the C extension is still incomplete, so they turn into XPASS when it is.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REF = os.path.join(ROOT, ".venv-ref", "bin", "python")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+
+def _ref(code):
+    if not os.path.exists(REF):
+        pytest.skip("reference environment .venv-ref not present")
+    out = subprocess.run([REF, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _ours(code):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def boot():
+    """A stand-alone torch._C-like module with the bootstrap applied (no C, no torch)."""
+    from torchnative import _C_bootstrap
+    from torchnative._surface import REGISTRY
+    m = sys.modules.get("torch._C")
+    if m is None or not REGISTRY:
+        m = types.ModuleType("torch._C")
+        sys.modules.setdefault("torch._C", m)
+        _C_bootstrap.install(m)
+    return m
+
+
+# ---- names ------------------------------------------------------------------------------
+C_OWNED = set("""TensorBase _TensorBase dtype device Size layout memory_format qscheme finfo iinfo
+Generator StorageBase _initExtension is_grad_enabled _set_grad_enabled is_inference_mode_enabled
+_InferenceMode get_default_dtype _set_default_dtype _set_default_tensor_type _VariableFunctions
+_VariableFunctionsClass _nn _fft _linalg _special _nested _sparse _return_types default_generator""".split())
+ABSENT = {"_rpc_init", "_dist_autograd_init", "_faulty_agent_init", "_distributed_rpc"}
+
+
+def test_every_upstream_name_is_declared(boot):
+    up = _ref("import torch, json; print(json.dumps(dir(torch._C)))")
+    have = set(dir(boot))
+    missing = [n for n in up if not n.startswith("__") and n not in have
+               and n not in C_OWNED and n not in ABSENT]
+    assert missing == []
+
+
+def test_submodules_match_upstream(boot):
+    up = _ref("""
+import torch, json, types
+out = {}
+def walk(m, path):
+    for n in dir(m):
+        o = getattr(m, n)
+        if isinstance(o, types.ModuleType) and o.__name__.startswith('torch._C') and path + '.' + n not in out:
+            out[path + '.' + n] = [o.__name__, sorted(x for x in dir(o) if not x.startswith('__'))]
+            walk(o, path + '.' + n)
+walk(torch._C, 'torch._C')
+print(json.dumps(out))""")
+    skip = {"torch._C." + n for n in ("_nn", "_fft", "_linalg", "_special", "_nested", "_sparse",
+                                      "_return_types", "_functions", "_distributed_rpc")}
+    for path, (modname, names) in up.items():
+        if path in skip:
+            continue
+        obj = boot
+        for part in path.split(".")[2:]:
+            obj = getattr(obj, part)
+        assert isinstance(obj, types.ModuleType), path
+        assert obj.__name__ == modname, path
+        missing = [n for n in names if not hasattr(obj, n) and n not in ("ProcessGroupGloo",)]
+        assert missing == [], (path, missing)
+
+
+def test_absent_by_design(boot):
+    for n in ABSENT | {"_cuda_getDeviceCount", "ProcessGroupGloo"}:
+        assert not hasattr(boot, n), n
+    assert not hasattr(boot._distributed_c10d, "ProcessGroupGloo")
+    assert not hasattr(boot._distributed_c10d, "ProcessGroupNCCL")
+    for n in dir(boot):
+        if n.startswith("_has_") or n.startswith("has_"):
+            v = getattr(boot, n)
+            if not callable(v):
+                assert v is False, n
+    assert "__getattr__" not in boot.__dict__
+
+
+def test_refusals_name_themselves(boot):
+    from torchnative._surface import REGISTRY
+    refused = [k for k, (s, _) in REGISTRY.items() if s == "refuse"]
+    assert len(refused) > 100
+    mods = {}
+
+    def walk(m):
+        mods[m.__name__] = m
+        for v in list(vars(m).values()):
+            if isinstance(v, types.ModuleType) and v.__name__.startswith("torch._C.") and v.__name__ not in mods:
+                walk(v)
+    walk(boot)
+    from torchnative import _surface
+    declared = {m + "." + n: o for m, n, o, _s, _r in _surface.entries()}
+    for key in refused:
+        modname, _, name = key.rpartition(".")
+        # upstream's own Python may replace a refused CUDA/XPU name with a dummy of its
+        # own after import (torch/xpu, torch/cuda): test the stand-in we declared
+        obj = declared.get(key, getattr(mods[modname], name))
+        with pytest.raises(NotImplementedError, match=key.replace(".", r"\.") + " is not implemented by torchnative"):
+            obj()
+
+
+def test_every_entry_has_a_status(boot):
+    from torchnative._surface import REGISTRY
+    for k, (s, why) in REGISTRY.items():
+        assert s in ("real", "inert", "refuse", "c", "provisional"), k
+        if s == "inert":
+            assert why, f"{k}: an inert stand-in must say why it is harmless"
+
+
+# ---- dispatch keys ---------------------------------------------------------------------------
+def test_dispatch_keys_match_upstream(boot):
+    up = _ref("""
+import torch, json
+C = torch._C; D = C.DispatchKey
+out = {}
+for n, k in D.__members__.items():
+    s = C.DispatchKeySet(k)
+    out[n] = [int(k), s.raw_repr(), repr(s), repr(s.highestPriorityTypeId()), C._to_functionality_key(k).name,
+              C._dispatch_is_alias_key(k), repr(C._dispatch_keyset_full_after(k)),
+              C._dispatch_is_included_in_alias(k, D.Autograd),
+              C._dispatch_is_included_in_alias(k, D.CompositeImplicitAutograd),
+              C._dispatch_is_included_in_alias(k, D.CompositeExplicitAutograd)]
+out['_full'] = repr(C._dispatch_keyset_full())
+for n in ['_after_autograd_keyset', '_after_ADInplaceOrView_keyset', '_dispatch_autogradother_backends',
+          '_additional_keys_to_prop_for_wrapper_tensors']:
+    out[n] = getattr(C, n).raw_repr()
+print(json.dumps(out))""")
+    C = boot
+    D = C.DispatchKey
+    assert set(D.__members__) == set(k for k in up if not k.startswith("_"))
+    for n, k in D.__members__.items():
+        s = C.DispatchKeySet(k)
+        mine = [int(k), s.raw_repr(), repr(s), repr(s.highestPriorityTypeId()), C._to_functionality_key(k).name,
+                C._dispatch_is_alias_key(k), repr(C._dispatch_keyset_full_after(k)),
+                C._dispatch_is_included_in_alias(k, D.Autograd),
+                C._dispatch_is_included_in_alias(k, D.CompositeImplicitAutograd),
+                C._dispatch_is_included_in_alias(k, D.CompositeExplicitAutograd)]
+        assert mine == up[n], n
+    assert repr(C._dispatch_keyset_full()) == up["_full"]
+    for n in ("_after_autograd_keyset", "_after_ADInplaceOrView_keyset", "_dispatch_autogradother_backends",
+              "_additional_keys_to_prop_for_wrapper_tensors"):
+        assert getattr(C, n).raw_repr() == up[n], n
+
+
+def test_keyset_algebra(boot):
+    D, S = boot.DispatchKey, boot.DispatchKeySet
+    s = S(D.CPU) | S(D.AutogradCUDA)
+    assert s.has(D.AutogradCPU) and s.has(D.CUDA)          # c10's cross-product semantics
+    full = boot._dispatch_keyset_full()
+    less = full - S(D.Python)
+    assert not less.has(D.Python) and less.has(D.CPU)
+    assert full.remove(D.Python) == less
+    assert repr(S(D.CPU) & S(D.Meta)) == "DispatchKeySet()"   # shared Dense bit, no backend
+
+
+# ---- schemas ----------------------------------------------------------------------------------
+def test_parse_schema_matches_upstream(boot):
+    from torchnative._surface import schema
+    schema._ensure_loaded()
+    texts = [r.schema_text for recs in schema.OPS.values() for r in recs.values()]
+    up = _ref("""
+import torch, json, sys
+from torchgen.model import FunctionSchema as _F
+out = {}
+import torch._C as C
+from torchnative_texts import texts
+""".replace("from torchnative_texts import texts", "texts = json.loads(open(sys.argv[0] if False else %r).read())"
+            % _write_tmp(texts)) + """
+for t in texts:
+    s = C.parse_schema(t)
+    out[t] = [s.name, s.overload_name, s.is_mutable, s._is_view_op(),
+              [[a.name, str(a.type), str(a.real_type), a.kwarg_only, a.is_out, a.N,
+                a.alias_info is not None and a.alias_info.is_write, a.has_default_value()] for a in s.arguments],
+              [[a.name, str(a.type)] for a in s.returns]]
+print(json.dumps(out))""")
+    bad = []
+    for t in texts:
+        s = boot.parse_schema(t)
+        mine = [s.name, s.overload_name, s.is_mutable, s._is_view_op(),
+                [[a.name, str(a.type), str(a.real_type), a.kwarg_only, a.is_out, a.N,
+                  a.alias_info is not None and a.alias_info.is_write, a.has_default_value()] for a in s.arguments],
+                [[a.name, str(a.type)] for a in s.returns]]
+        if mine != up[t]:
+            bad.append((t, mine, up[t]))
+    assert bad == [], "\n".join(f"{t}\n  ours     {m}\n  upstream {u}" for t, m, u in bad[:10])
+
+
+def _write_tmp(obj):
+    import tempfile
+    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump(obj, f)
+    f.close()
+    return f.name
+
+
+def test_operation_lookup(boot):
+    op, overloads = boot._jit_get_operation("aten::add")
+    assert "Tensor" in overloads and "out" in overloads
+    assert boot._get_schema("aten::add", "Tensor").arguments[2].name == "alpha"
+    with pytest.raises(RuntimeError):
+        boot._jit_get_operation("aten::definitely_not_an_op")
+    lib = boot._dispatch_library("FRAGMENT", "tnlib", "")
+    lib.define("myop(Tensor x) -> Tensor")
+    assert boot._jit_get_operation("tnlib::myop")[1] == [""]
+    lib.impl("myop", "Meta", lambda x: x)
+    assert boot._dispatch_has_kernel_for_dispatch_key("tnlib::myop", "Meta")
+    lib.reset()
+    with pytest.raises(RuntimeError):
+        boot._jit_get_operation("tnlib::myop")
+
+
+# ---- distributed ----------------------------------------------------------------------------
+def test_stores(boot):
+    d = boot._distributed_c10d
+    s = d.HashStore()
+    s.set("a", "1")
+    assert s.get("a") == b"1"
+    assert s.add("n", 2) == 2 and s.add("n", 3) == 5
+    p = d.PrefixStore("pre", s)
+    p.set("k", b"v")
+    assert s.get("pre/k") == b"v"
+
+    class FakeStore(d.Store):
+        pass
+    FakeStore()
+    with pytest.raises(NotImplementedError, match="TCPStore"):
+        d.TCPStore("localhost", 0)
+    assert d.ReduceOp.SUM == d.ReduceOp.RedOpType.SUM
+    assert d.ProcessGroup.BackendType.GLOO.value == 1
+    assert boot._c10d_init() is True
+
+
+def test_jit_tree_views(boot):
+    f = boot._jit_tree_views.SourceRangeFactory("def f():\n  pass\n", "x.py", 1, 0)
+    r = f.make_range(1, 0, 3)
+    assert r.start == 0 and r.end == 3
+    assert boot.ErrorReport.call_stack() == ""
+
+
+def test_add_docstr(boot):
+    def f():
+        pass
+    boot._add_docstr(f, "doc")
+    assert f.__doc__ == "doc"
+    with pytest.raises(RuntimeError):
+        boot._add_docstr(f, "again")
+
+
+# ---- full imports on our _C ----------------------------------------------------------------
+needs_torch = pytest.mark.usefixtures()  # formerly xfail: these now run on the real _C
+
+
+@needs_torch
+@pytest.mark.parametrize("stmt", [
+    "import torch",
+    "import torch.distributed as dist; assert dist.is_available()",
+    "import torch._dynamo",
+    "import torch.fx",
+    "import torch.library",
+    "import torch.nn, torch.optim, torch.utils.data",
+    "from transformers import AutoModelForCausalLM",
+])
+def test_imports(stmt):
+    out = subprocess.run([sys.executable, "-c", stmt], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+
+
+@needs_torch
+@pytest.mark.parametrize("expr", ["torch", "torch.Tensor", "torch.nn.functional"])
+def test_dir_contains_upstream(expr):
+    code = f"import json, torch, torch.nn.functional; print(json.dumps(dir({expr})))"
+    up = _ref(code)
+    mine = _ours(code)
+    assert sorted(set(up) - set(mine)) == []
+
+
+@needs_torch
+def test_C_file_is_ours():
+    mine = _ours("import json, torch; print(json.dumps(torch._C.__file__))")
+    assert os.path.realpath(mine).startswith(os.path.realpath(ROOT)) or "_C.abi3.so" in mine
