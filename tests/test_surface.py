@@ -272,7 +272,8 @@ def test_add_docstr(boot):
 
 
 # ---- full imports on our _C ----------------------------------------------------------------
-needs_torch = pytest.mark.usefixtures()  # formerly xfail: these now run on the real _C
+def needs_torch(f):  # formerly xfail: these now run on the real _C
+    return f
 
 
 @needs_torch
@@ -283,7 +284,11 @@ needs_torch = pytest.mark.usefixtures()  # formerly xfail: these now run on the 
     "import torch.fx",
     "import torch.library",
     "import torch.nn, torch.optim, torch.utils.data",
-    "from transformers import AutoModelForCausalLM",
+    "from transformers import AutoModelForCausalLM, AutoTokenizer, pipeline, TextStreamer, "
+    "TextIteratorStreamer",
+    "import peft",
+    "import safetensors.torch",
+    "import gguf",
 ])
 def test_imports(stmt):
     out = subprocess.run([sys.executable, "-c", stmt], capture_output=True, text=True, timeout=600)
@@ -303,3 +308,102 @@ def test_dir_contains_upstream(expr):
 def test_C_file_is_ours():
     mine = _ours("import json, torch; print(json.dumps(torch._C.__file__))")
     assert os.path.realpath(mine).startswith(os.path.realpath(ROOT)) or "_C.abi3.so" in mine
+
+
+# ---- behaviour compared with upstream (needs torch on our _C) --------------------------------
+_SLOTS_PROBE = """
+import json, enum, collections, functools, torch
+import torch._C._dynamo as d
+class A: pass
+class B(list): pass
+class C:
+    def __getitem__(self, i): return i
+    def __len__(self): return 0
+    def __add__(self, o): return 0
+    def __call__(self): pass
+    def __get__(self, *a): pass
+class E(enum.Enum): X = 1
+ts = [list, dict, int, float, str, tuple, set, object, type, bytes, range, frozenset, property,
+      staticmethod, bool, complex, A, B, C, E, collections.OrderedDict, functools.partial, type(None),
+      torch.nn.Module, torch.dtype, torch.device]
+enums = {n: {m: int(getattr(getattr(d, n), m)) for m in dir(getattr(d, n)) if m.isupper()}
+         for n in ("PySequenceSlots", "PyMappingSlots", "PyNumberSlots", "PyTypeSlots")}
+print(json.dumps([[t.__name__, list(d.get_type_slots(t))] for t in ts] + [enums,
+      [d.has_slot(8, d.PySequenceSlots.SQ_ITEM), d.has_slot(8, 2)]]))
+"""
+
+
+@needs_torch
+def test_dynamo_type_slots_match_upstream():
+    assert _ours(_SLOTS_PROBE) == _ref(_SLOTS_PROBE)
+
+
+_PLACEMENT_PROBE = """
+import json, pickle, torch._C._distributed as d
+S, SS, R, P = d.Shard, d.StridedShard, d.Replicate, d.Partial
+a, b = S(1), SS(1, split_factor=2)
+out = [a == S(1), a == b, b == SS(1, split_factor=2), b == SS(1, split_factor=3), R() == R(),
+       P() == P("sum"), P() == P("max"), a == R(), a.is_shard(), a.is_shard(1), a.is_shard(0),
+       b.is_shard(), P().is_partial(), P("max").is_partial("sum"), R().is_replicate(), P(None).reduce_op,
+       a.__getstate__(), b.__getstate__(), R().__getstate__(), P("max").__getstate__(),
+       pickle.loads(pickle.dumps(b)).split_factor, issubclass(SS, S),
+       type(SS.__dict__["split_factor"]).__name__]
+for x in (a, b, R(), P()):
+    try:
+        hash(x); out.append("hashable")
+    except TypeError:
+        out.append("unhashable")
+try:
+    a.dim = 3
+except AttributeError:
+    out.append("read-only")
+print(json.dumps(out))
+"""
+
+
+@needs_torch
+def test_dtensor_placements_match_upstream():
+    assert _ours(_PLACEMENT_PROBE) == _ref(_PLACEMENT_PROBE)
+
+
+_PARSE_TO = """
+import json, torch
+p = torch._C._nn._parse_to
+t = torch.zeros(1, dtype=torch.float16)
+out = []
+for a, k in CASES:
+    try:
+        out.append([str(v) for v in p(*a, **k)])
+    except Exception as e:
+        out.append(type(e).__name__)
+print(json.dumps(out))
+"""
+_PARSE_TO_AGREE = """[((), {}), (("cpu",), {}), ((torch.float16,), {}), (("cpu", torch.float16), {}), ((t,), {}),
+    ((), {"dtype": torch.bfloat16}), ((), {"device": "meta"}), ((torch.float32, True), {}),
+    ((), {"memory_format": torch.channels_last}), ((torch.device("cpu"),), {"non_blocking": True}),
+    ((None,), {}), ((None, torch.float32), {}), (("foo",), {})]"""
+# Where src/python/tensor_methods.c parse_to()/f_parse_to() still differs from upstream
+# (reported to the lead): copy=True must raise, a Python scalar binds the Tensor overload,
+# the keyword is `tensor` (not `other`), non-bool non_blocking and unknown keywords are
+# TypeErrors, and an int device needs an accelerator.
+_PARSE_TO_C_GAPS = """[(("cpu",), {"copy": True}), ((torch.float32, False, True), {}), ((1.5,), {}),
+    ((), {"tensor": t}), ((torch.float32, "x"), {}), ((torch.float32,), {"foo": 1}), ((0,), {})]"""
+
+
+@needs_torch
+def test_parse_to_matches_upstream():
+    code = _PARSE_TO.replace("CASES", _PARSE_TO_AGREE)
+    assert _ours(code) == _ref(code)
+
+
+@needs_torch
+@pytest.mark.xfail(reason="C _parse_to (src/python/tensor_methods.c) gaps, see comment", strict=False)
+def test_parse_to_edge_cases_match_upstream():
+    code = _PARSE_TO.replace("CASES", _PARSE_TO_C_GAPS)
+    assert _ours(code) == _ref(code)
+
+
+@needs_torch
+def test_init_extension_aliases():
+    code = "import json, torch; print(json.dumps([torch.bit is torch.uint1, torch.Storage.__name__]))"
+    assert _ours(code) == _ref(code)

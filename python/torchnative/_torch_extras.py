@@ -38,6 +38,28 @@ def install(torch_module):
         fn.__module__ = "torch"
         setattr(torch_module, fn.__name__, fn)
     _make_legacy_types(torch_module)
+    _set_legacy_aliases(torch_module)
+
+
+# ---- torch.bit and torch.Storage ------------------------------------------------------------
+# Upstream's initializeDtypes publishes uint1 under its legacy name "bit" too; our C dtype
+# table has no alias for uint1 yet (src/python/dtype.c), so add it here unless C already did.
+# torch.Storage is upstream's set_default_storage_type (python_tensor.cpp): the legacy storage
+# class of the default dtype, re-pointed by set_default_dtype/set_default_tensor_type. Here it
+# is set once at _initExtension; following later default-dtype changes needs C (state.c).
+_STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+                  "bfloat16": "BFloat16Storage", "complex64": "ComplexFloatStorage",
+                  "complex128": "ComplexDoubleStorage"}
+
+
+def _set_legacy_aliases(torch_module):
+    torch = torch_module
+    if "bit" not in torch.__dict__:
+        torch.bit = torch.uint1
+    if "Storage" not in torch.__dict__:
+        name = _STORAGE_NAMES.get(str(torch.get_default_dtype()).replace("torch.", ""))
+        if name is not None and name in torch.__dict__:
+            torch.Storage = torch.__dict__[name]
 
 
 # ---- legacy tensor types (torch.FloatTensor, ...) -----------------------------------------

@@ -94,7 +94,12 @@ TN_DEF_CPLX(c128, double _Complex, double, CMPLX)
 TN_FB(add, ctx->mode ? fma(y, (T)ctx->d[0], x) : x + y)
 TN_FB(mul, x * y)
 TN_FB(div, x / y)
-TN_FB(div_trunc, trunc(x / y))
+/* upstream truncates a quotient already rounded to the storage type (scalar_t a / b in
+ * c10::Half/BFloat16 arithmetic), so reduced types round before trunc */
+TN_EW_B_SAME(f32, FLOAT32, float, float, div_trunc, trunc(x / y))
+TN_EW_B_SAME(f64, FLOAT64, double, double, div_trunc, trunc(x / y))
+TN_EW_B_SAME(f16, FLOAT16, uint16_t, float, div_trunc, trunc(tn_half_to_f32(tn_f32_to_half(x / y))))
+TN_EW_B_SAME(bf16, BFLOAT16, uint16_t, float, div_trunc, trunc(tn_bf16_to_f32(tn_f32_to_bf16(x / y))))
 TN_FB(div_floor, TN_FLOOR_DIV(x, y))
 TN_FB(remainder, TN_REM(x, y))
 TN_FB(fmod, fmod(x, y))

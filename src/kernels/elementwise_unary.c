@@ -78,8 +78,10 @@ TN_FLOAT_UNARY(neg, -x)
 TN_FLOAT_UNARY(sign, (T)((T)0 < x) - (T)(x < (T)0))
 TN_FLOAT_UNARY(relu, x < (T)0 ? (T)0 : x)
 TN_FLOAT_UNARY(square, x * x)
-TN_FLOAT_UNARY(clamp, ctx->has_max ? TN_MINS(ctx->has_min ? TN_MAXS(x, (T)ctx->d[0]) : x, (T)ctx->d[1])
-                                   : TN_MAXS(x, (T)ctx->d[0]))
+/* a NaN bound makes every element NaN (upstream's clamp fills the result with NaN) */
+TN_FLOAT_UNARY(clamp, (ctx->has_min && ctx->d[0] != ctx->d[0]) || (ctx->has_max && ctx->d[1] != ctx->d[1]) ? (T)NAN
+                      : ctx->has_max ? TN_MINS(ctx->has_min ? TN_MAXS(x, (T)ctx->d[0]) : x, (T)ctx->d[1])
+                                     : TN_MAXS(x, (T)ctx->d[0]))
 /* d[0] = nan, d[1] = posinf, d[2] = neginf replacements (already in range of the dtype). */
 TN_FLOAT_UNARY(nan_to_num, x != x ? (T)ctx->d[0] : x == (T)INFINITY ? (T)ctx->d[1] : x == -(T)INFINITY ? (T)ctx->d[2] : x)
 

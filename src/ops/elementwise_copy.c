@@ -160,6 +160,14 @@ tn_status tn_op__to_copy(const tn_value *args, tn_value *rets) {
 
 /* where(condition, self, other) once self/other are tensors (scalars wrapped). */
 static tn_status where_impl(tn_tensor *cond, tn_tensor *a, tn_tensor *b, tn_value *rets) {
+    if (cond->dtype == TN_DTYPE_UINT8) {
+        /* upstream still accepts (deprecated) uint8 conditions by converting them to bool */
+        tn_tensor *cb = NULL;
+        TN_TRY(tn_ew_to_dtype(cond, TN_DTYPE_BOOL, &cb));
+        tn_status st = where_impl(cb, a, b, rets);
+        tn_tensor_release(cb);
+        return st;
+    }
     if (cond->dtype != TN_DTYPE_BOOL)
         return tn_error(TN_ERR_RUNTIME, "where expected condition to be a boolean tensor, but got a tensor with dtype %s",
                         tn_dtype_infos[cond->dtype].c10_name);

@@ -280,8 +280,19 @@ tn_status tn_op_clamp_max(const tn_value *args, tn_value *rets) {
 /* aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) */
 tn_status tn_op_hardtanh(const tn_value *args, tn_value *rets) {
     tn_tensor *a = args[0].u.t;
-    if (a->dtype == TN_DTYPE_BOOL || a->dtype == TN_DTYPE_UINT8) return tn_ew_refuse_dtype("hardtanh_cpu", a->dtype);
-    return clamp_scalars(a, &args[1], &args[2], "hardtanh_cpu", rets);
+    if (a->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "Bool inputs not supported for hardtanh");
+    if (!tn_dtype_is_integral(a->dtype, false)) return clamp_scalars(a, &args[1], &args[2], "hardtanh_cpu", rets);
+    /* upstream keeps the legacy rule: on integer tensors the limits are truncated to
+     * integers first, so they never promote the result to floating point */
+    tn_value lim[2];
+    for (int k = 0; k < 2; k++) {
+        const tn_value *v = &args[1 + k];
+        int64_t x = v->tag == TN_V_DOUBLE ? (int64_t)v->u.d : v->tag == TN_V_BOOL ? v->u.b : v->u.i;
+        lim[k] = tn_value_int(x);
+    }
+    if (a->dtype == TN_DTYPE_UINT8 && (lim[0].u.i < 0 || lim[1].u.i < 0))
+        return tn_error(TN_ERR_RUNTIME, "cannot do hardtanh on an unsigned type with negative limits");
+    return clamp_scalars(a, &lim[0], &lim[1], "hardtanh_cpu", rets);
 }
 
 /* ---- binary arithmetic ------------------------------------------------------------- */

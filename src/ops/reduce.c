@@ -458,6 +458,7 @@ static tn_status contiguous(tn_tensor *t, tn_tensor **out) {
 static tn_status argext(const tn_value *a, tn_value *r, const char *name, bool mx) {
     tn_tensor *self = a[0].u.t, *ix;
     TN_TRY(tn_reduce_check_dtype(name, self->dtype));
+    if (self->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "%s(): does not support bool input", name);
     bool keepdim = arg_bool(&a[2], false);
     if (a[1].tag == TN_V_NONE) {
         if (tn_tensor_numel(self) == 0)

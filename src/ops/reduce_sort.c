@@ -122,6 +122,7 @@ tn_status tn_op_topk(const tn_value *a, tn_value *r) {
     TN_TRY(tn_wrap_dim(a[2].u.i, self->ndim, &dim));
     int64_t k = a[1].u.i, n = self->ndim ? self->sizes[dim] : 1;
     if (k < 0 || k > n) return tn_error(TN_ERR_RUNTIME, "selected index k out of range");
+    if (self->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "topk does not support bool dtypes on CPU");
     TN_TRY(sort_core(self, dim, b_arg(&a[3], true), k, &v, &ix));
     r[0] = tn_value_tensor(v);
     r[1] = tn_value_tensor(ix);

@@ -382,7 +382,10 @@ static tn_status index_select_of(tn_tensor *self, int64_t dim, tn_tensor *index,
     int64_t lim = self->ndim ? self->sizes[d] : 1;
     for (int64_t i = 0; i < n && st == TN_OK; i++)
         if (idx[i] < 0 || idx[i] >= lim)
-            st = self->ndim ? tn_error(TN_ERR_RUNTIME, "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld",
+            /* upstream's dim-1 fast path checks with its own RuntimeError; every other
+             * path raises IndexError */
+            st = self->ndim > 1 && d == 1
+                     ? tn_error(TN_ERR_RUNTIME, "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld",
                                        (long long)idx[i], (long long)lim)
                             : tn_error(TN_ERR_INDEX, "index out of range in self");
     if (st == TN_OK) {
@@ -626,10 +629,12 @@ tn_status tn_op_scatter_add(const tn_value *args, tn_value *rets) {
  * bool include_self=True) -> Tensor */
 tn_status tn_op_scatter_reduce_two(const tn_value *args, tn_value *rets) {
     static const struct { const char *name; red_op op; } ops[] = {
-        {"sum", RED_ADD}, {"prod", RED_MUL}, {"mean", RED_MEAN}, {"amax", RED_AMAX}, {"amin", RED_AMIN}};
+        {"sum", RED_ADD}, {"prod", RED_MUL}, {"mean", RED_MEAN}, {"amax", RED_AMAX}, {"amin", RED_AMIN},
+        /* upstream's get_reduction_enum also takes the spellings "max" and "min" */
+        {"max", RED_AMAX}, {"min", RED_AMIN}};
     const char *s = args[4].u.s.data;
     int64_t n = args[4].u.s.n;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 7; i++)
         if ((int64_t)strlen(ops[i].name) == n && !strncmp(s, ops[i].name, (size_t)n))
             return scatter_impl(args[0].u.t, args[1].u.i, args[2].u.t, args[3].u.t, NULL, ops[i].op, args[5].u.b,
                                 "scatter_reduce", rets);

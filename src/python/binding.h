@@ -82,6 +82,8 @@ PyObject *tn_py_tensor_getitem(PyObject *self, PyObject *index);
 int tn_py_tensor_setitem(PyObject *self, PyObject *index, PyObject *value);
 /* Hand-written Tensor methods of tensor_methods.c (to, type, float, contiguous, ...). */
 PyMethodDef *tn_py_tensor_manual_method_defs(void);
+/* torch._C._nn._parse_to and other hand-written _nn functions (tensor_methods.c). */
+int tn_py_add_nn_manual(PyObject *module);
 /* Tensor.numpy() */
 PyObject *tn_py_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw);
 /* Whether grad mode is on in this thread (torch.is_grad_enabled()). */

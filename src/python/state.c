@@ -71,10 +71,11 @@ static PyObject *f_init_extension(PyObject *m, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-/* Context object behind torch.inference_mode: _InferenceMode(enabled) sets the mode for
- * its lifetime (upstream's RAII guard); grad is disabled while inference mode is on. */
+/* Context object behind torch.inference_mode: _InferenceMode(enabled) used as a context
+ * manager sets the mode (and disables grad when enabling) for its block. */
 typedef struct {
     PyObject_HEAD
+    int enabled;
     int prev_inference, prev_grad_disabled;
 } TNInferenceModeObject;
 
@@ -84,24 +85,40 @@ static PyObject *inference_new(PyTypeObject *t, PyObject *args, PyObject *kw) {
     allocfunc alloc = (allocfunc)PyType_GetSlot(t, Py_tp_alloc);
     TNInferenceModeObject *o = (TNInferenceModeObject *)alloc(t, 0);
     if (!o) return NULL;
-    o->prev_inference = tn_inference_mode;
-    o->prev_grad_disabled = tn_grad_disabled;
-    tn_inference_mode = enabled;
-    if (enabled) tn_grad_disabled = 1;
+    o->enabled = enabled;
     return (PyObject *)o;
 }
 
-static void inference_dealloc(PyObject *self) {
+static PyObject *inference_enter(PyObject *self, PyObject *u) {
+    TNInferenceModeObject *o = (TNInferenceModeObject *)self;
+    o->prev_inference = tn_inference_mode;
+    o->prev_grad_disabled = tn_grad_disabled;
+    tn_inference_mode = o->enabled;
+    if (o->enabled) tn_grad_disabled = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *inference_exit(PyObject *self, PyObject *args) {
     TNInferenceModeObject *o = (TNInferenceModeObject *)self;
     tn_inference_mode = o->prev_inference;
     tn_grad_disabled = o->prev_grad_disabled;
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef inference_methods[] = {
+    {"__enter__", inference_enter, METH_NOARGS, NULL},
+    {"__exit__", inference_exit, METH_VARARGS, NULL},
+    {NULL},
+};
+
+static void inference_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
     ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
     Py_DECREF(tp);
 }
 
 static PyType_Slot inference_slots[] = {
-    {Py_tp_new, inference_new}, {Py_tp_dealloc, inference_dealloc}, {0, NULL},
+    {Py_tp_new, inference_new}, {Py_tp_dealloc, inference_dealloc}, {Py_tp_methods, inference_methods}, {0, NULL},
 };
 
 static PyObject *f_get_num_threads(PyObject *m, PyObject *u) { return PyLong_FromLong(tn_get_num_threads()); }

@@ -60,11 +60,18 @@ static int parse_dtype_arg(PyObject *o, int *has, tn_dtype *d) {
     return 0;
 }
 
-/* to(dtype, non_blocking=False, copy=False, *, memory_format=None)
+typedef struct {
+    int has_dtype, has_device, copy, non_blocking, memfmt;
+    tn_dtype dtype;
+    tn_device device;
+} tn_to_args;
+
+/* Parses the three spellings of to() (also _nn._parse_to):
+ * to(dtype, non_blocking=False, copy=False, *, memory_format=None)
  * to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None)
  * to(other, non_blocking=False, copy=False, *, memory_format=None) */
-static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
-    Py_ssize_t n = PyTuple_Size(args);
+static int parse_to(PyObject *args, PyObject *kw, tn_to_args *out) {
+    Py_ssize_t n = args ? PyTuple_Size(args) : 0;
     PyObject *first = n > 0 ? PyTuple_GetItem(args, 0) : NULL;
     PyObject *device = NULL, *dtype = NULL, *other = NULL, *nb = NULL, *cp = NULL, *mf = NULL;
     PyObject *rest = NULL;
@@ -86,31 +93,64 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
         else if (n > 1 && PyTuple_GetItem(args, 1) == Py_None) { i = 2; }
     } else if (first) {
         PyErr_Format(PyExc_TypeError, "to() received an invalid combination of arguments - got (%R)", first);
-        return NULL;
+        return -1;
     }
     if (i < n) nb = PyTuple_GetItem(args, i++);
     if (i < n) cp = PyTuple_GetItem(args, i++);
-    if (i < n) { PyErr_SetString(PyExc_TypeError, "to() received too many positional arguments"); return NULL; }
+    if (i < n) { PyErr_SetString(PyExc_TypeError, "to() received too many positional arguments"); return -1; }
     (void)rest;
-    int has_dtype = 0, has_device = 0, copy = cp ? PyObject_IsTrue(cp) : 0, memfmt = -1;
-    tn_dtype d = TN_DTYPE_FLOAT32;
-    tn_device dev = tn_device_cpu();
+    memset(out, 0, sizeof *out);
+    out->copy = cp ? PyObject_IsTrue(cp) : 0;
+    out->non_blocking = nb ? PyObject_IsTrue(nb) : 0;
+    out->memfmt = -1;
+    out->dtype = TN_DTYPE_FLOAT32;
+    out->device = tn_device_cpu();
     if (other) {
         tn_tensor *o = tn_py_tensor_get(other);
-        has_dtype = 1; d = o->dtype;
-        has_device = 1; dev = tn_tensor_device(o);
+        out->has_dtype = 1; out->dtype = o->dtype;
+        out->has_device = 1; out->device = tn_tensor_device(o);
     }
-    if (parse_dtype_arg(dtype, &has_dtype, &d) < 0) return NULL;
+    if (parse_dtype_arg(dtype, &out->has_dtype, &out->dtype) < 0) return -1;
     if (device && device != Py_None) {
-        if (tn_py_parse_device(device, &dev) < 0) return NULL;
-        has_device = 1;
+        if (tn_py_parse_device(device, &out->device) < 0) return -1;
+        out->has_device = 1;
     }
     if (mf && mf != Py_None) {
-        if (!tn_py_is_memory_format(mf)) { PyErr_SetString(PyExc_TypeError, "memory_format must be torch.memory_format"); return NULL; }
-        memfmt = tn_py_memory_format_get(mf);
+        if (!tn_py_is_memory_format(mf)) { PyErr_SetString(PyExc_TypeError, "memory_format must be torch.memory_format"); return -1; }
+        out->memfmt = tn_py_memory_format_get(mf);
     }
-    (void)nb;
-    return convert(self, has_dtype, d, has_device, dev, copy, memfmt);
+    return 0;
+}
+
+static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
+    tn_to_args a;
+    if (parse_to(args, kw, &a) < 0) return NULL;
+    return convert(self, a.has_dtype, a.dtype, a.has_device, a.device, a.copy, a.memfmt);
+}
+
+/* torch._C._nn._parse_to(*args, **kwargs) -> (device, dtype, non_blocking, memory_format),
+ * what nn.Module.to() uses to read its arguments. */
+static PyObject *f_parse_to(PyObject *m, PyObject *args, PyObject *kw) {
+    tn_to_args a;
+    if (parse_to(args, kw, &a) < 0) return NULL;
+    PyObject *dev = a.has_device ? tn_py_device_new(a.device) : (Py_INCREF(Py_None), Py_None);
+    PyObject *dt = a.has_dtype ? tn_py_dtype_object(a.dtype) : Py_None;
+    PyObject *mf = a.memfmt >= 0 ? tn_py_memory_format_object(a.memfmt) : Py_None;
+    return Py_BuildValue("(NOOO)", dev, dt, a.non_blocking ? Py_True : Py_False, mf);
+}
+
+static PyMethodDef nn_manual[] = {
+    {"_parse_to", (PyCFunction)(void (*)(void))f_parse_to, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL},
+};
+
+/* Adds the hand-written torch._C._nn functions (the generated ones come from functions.c). */
+int tn_py_add_nn_manual(PyObject *module) {
+    PyObject *nn = PyObject_GetAttrString(module, "_nn");
+    if (!nn) return -1;
+    int rc = PyModule_AddFunctions(nn, nn_manual);
+    Py_DECREF(nn);
+    return rc;
 }
 
 #define CONVERTER(fname, DT)                                                          \

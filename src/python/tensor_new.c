@@ -10,6 +10,7 @@
 #include "core/scalar.h"
 #include "ops/dispatch.h"
 #include "ops/promote.h"
+#include "functions.h"
 
 /* ---- numpy interop ----------------------------------------------------------------- */
 
@@ -653,42 +654,75 @@ static PyObject *f_range(PyObject *m, PyObject *args, PyObject *kw) {
     return tn_py_tensor_wrap(r.u.t);
 }
 
-static PyObject *f_refuse_sparse(PyObject *m, PyObject *a, PyObject *k) {
-    PyErr_SetString(PyExc_NotImplementedError, "sparse tensors are not implemented by torchnative");
+/* Refusals share one C function; each is bound to its own name as `self`, which keeps
+ * them distinct objects under == (CPython compares builtins by self and C function). */
+static PyObject *f_refuse_named(PyObject *name, PyObject *a, PyObject *k) {
+    PyErr_Format(PyExc_NotImplementedError, "torch.%U is not implemented by torchnative", name);
     return NULL;
 }
+
+/* With a torch-function mode active (e.g. `with torch.device("meta")`), a hand-written
+ * factory defers to the mode with its public torch.<name> object, as upstream's do. */
+static PyObject *mode_dispatch(const char *name, PyObject *args, PyObject *kw) {
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
+    PyObject *fn = PyObject_GetAttrString(torch, name);
+    Py_DECREF(torch);
+    if (!fn) return NULL;
+    PyObject *r = tn_tf_dispatch(NULL, 0, fn, args, kw, "torch", name);
+    Py_DECREF(fn);
+    return r;
+}
+
+#define MODE_AWARE(fname, impl, pyname)                                                 \
+    static PyObject *fname(PyObject *m, PyObject *args, PyObject *kw) {                 \
+        if (tn_tf_mode_enabled()) return mode_dispatch(pyname, args, kw);               \
+        return impl(m, args, kw);                                                       \
+    }
+MODE_AWARE(f_tensor_mode, f_tensor, "tensor")
+MODE_AWARE(f_as_tensor_mode, f_as_tensor, "as_tensor")
+MODE_AWARE(f_asarray_mode, f_asarray, "asarray")
+MODE_AWARE(f_frombuffer_mode, f_frombuffer, "frombuffer")
+MODE_AWARE(f_range_mode, f_range, "range")
 
 static PyMethodDef manual_functions[] = {
     {"nonzero", (PyCFunction)(void (*)(void))f_nonzero, METH_VARARGS | METH_KEYWORDS, NULL},
     {"numel", (PyCFunction)(void (*)(void))f_numel, METH_VARARGS | METH_KEYWORDS, NULL},
     {"get_device", (PyCFunction)(void (*)(void))f_get_device, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"range", (PyCFunction)(void (*)(void))f_range, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"sparse_coo_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"sparse_csr_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"sparse_csc_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"sparse_bsr_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"sparse_bsc_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"sparse_compressed_tensor", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"spmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"dsmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"hsmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"saddmm", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"_from_blob", (PyCFunction)(void (*)(void))f_refuse_sparse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"asarray", (PyCFunction)(void (*)(void))f_asarray, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"tensor", (PyCFunction)(void (*)(void))f_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"as_tensor", (PyCFunction)(void (*)(void))f_as_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"range", (PyCFunction)(void (*)(void))f_range_mode, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"asarray", (PyCFunction)(void (*)(void))f_asarray_mode, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"tensor", (PyCFunction)(void (*)(void))f_tensor_mode, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"as_tensor", (PyCFunction)(void (*)(void))f_as_tensor_mode, METH_VARARGS | METH_KEYWORDS, NULL},
     {"from_numpy", f_from_numpy, METH_O, NULL},
-    {"frombuffer", (PyCFunction)(void (*)(void))f_frombuffer, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"frombuffer", (PyCFunction)(void (*)(void))f_frombuffer_mode, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL},
 };
 
 /* Adds the hand-written torch.* functions to `target` (the _VariableFunctions class or
  * the module while that class does not exist). */
+static const char *const refused_functions[] = {
+    "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor", "sparse_bsc_tensor",
+    "sparse_compressed_tensor", "spmm", "dsmm", "hsmm", "saddmm", "_from_blob", NULL,
+};
+static PyMethodDef refuse_def = {"refused", (PyCFunction)(void (*)(void))f_refuse_named, METH_VARARGS | METH_KEYWORDS, NULL};
+static PyMethodDef refuse_defs[sizeof refused_functions / sizeof refused_functions[0]];
+
 int tn_py_add_manual_functions(PyObject *target) {
     for (PyMethodDef *d = manual_functions; d->ml_name; d++) {
         PyObject *f = PyCFunction_NewEx(d, NULL, NULL);
         if (!f) return -1;
         int rc = PyObject_SetAttrString(target, d->ml_name, f);
+        Py_DECREF(f);
+        if (rc < 0) return -1;
+    }
+    for (int i = 0; refused_functions[i]; i++) {
+        refuse_defs[i] = refuse_def;
+        refuse_defs[i].ml_name = refused_functions[i]; /* __name__ of the builtin */
+        PyObject *name = PyUnicode_FromString(refused_functions[i]);
+        PyObject *f = name ? PyCFunction_NewEx(&refuse_defs[i], name, NULL) : NULL;
+        Py_XDECREF(name);
+        if (!f) return -1;
+        int rc = PyObject_SetAttrString(target, refused_functions[i], f);
         Py_DECREF(f);
         if (rc < 0) return -1;
     }

@@ -42,7 +42,7 @@ class In:
 
 
 class Case:
-    """fn: source of a lambda taking (torch, *inputs) and returning a tensor, a tuple of
+    """fn: source of a lambda taking the built inputs (torch, np and math are globals) and returning a tensor, a tuple of
     tensors, or a Python value. covers: aten overload names ("add.Tensor") the case
     exercises, used by the coverage test."""
 
@@ -89,7 +89,7 @@ def make_array(spec: In, seed: int) -> np.ndarray:
         a = a.T
     elif spec.layout == "strided" and shape:
         a = a[..., ::2]
-    return a
+    return np.asarray(a)  # 0-dim draws come back as numpy scalars
 
 
 def build_input(torch, spec: In, seed: int):

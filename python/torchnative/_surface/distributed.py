@@ -33,6 +33,14 @@ for _e in (_DistError, _DistBackendError, _DistNetworkError, _DistStoreError, _D
 
 @real(reason="torch.distributed is available; returns True as upstream")
 def _c10d_init():
+    # Upstream's C++ creates ProcessGroup with torch._opaque_base.OpaqueBaseMeta as its
+    # metaclass (device_mesh registers it as an opaque reference type, which requires it).
+    # That module cannot be imported while torch._C initialises, so the metaclass is bound
+    # here, when torch.distributed initialises c10d.
+    from torch._opaque_base import OpaqueBaseMeta
+
+    if not isinstance(ProcessGroup, OpaqueBaseMeta):
+        ProcessGroup.__class__ = OpaqueBaseMeta
     return True
 
 
@@ -524,7 +532,12 @@ class Backend:
         return None
 
 
-class ProcessGroup:
+class _ProcessGroupMeta(type):
+    """Placeholder metaclass: a heap `type` subclass, so _c10d_init can switch it to
+    OpaqueBaseMeta by __class__ assignment."""
+
+
+class ProcessGroup(metaclass=_ProcessGroupMeta):
     """A group of ranks. Backends register per device type; collectives need a backend
     written in Python (the base refuses them until torchnative's transport exists)."""
     BackendType = BackendType
@@ -745,6 +758,12 @@ _DT = "torch._C._distributed"
 
 
 class Placement:
+    """Base of the DTensor placements (a C++ class upstream). Fields live in slots and are
+    exposed as read-only properties, as upstream's pybind11 bindings do; the Python
+    subclasses in torch/distributed/tensor/placement_types.py read the base descriptors
+    directly (StridedShard.split_factor.__get__)."""
+    __slots__ = ()
+
     def is_shard(self, dim=None):
         return False
 
@@ -754,59 +773,87 @@ class Placement:
     def is_partial(self, reduce_op=None):
         return False
 
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, "_tn_" + k, v)
+
+
+def _ro(field):
+    return property(lambda self: getattr(self, "_tn_" + field))
+
 
 class Shard(Placement):
+    __slots__ = ("_tn_dim",)
+    dim = _ro("dim")
+
     def __init__(self, dim):
-        self.dim = dim
+        self._tn_dim = int(dim)
 
     def is_shard(self, dim=None):
-        return dim is None or dim == self.dim
+        # Upstream: only an exact Shard (not a C++ subclass) reports shard-ness here.
+        return dim is None or dim == self._tn_dim
 
     def __eq__(self, o):
-        return type(o) is type(self) and o.dim == self.dim
+        return isinstance(o, Shard) and o._tn_dim == self._tn_dim
 
-    def __hash__(self):
-        return hash((type(self), self.dim))
+    __hash__ = None          # pybind11 class defining __eq__ only: unhashable, as upstream
 
-    def __repr__(self):
-        return f"Shard(dim={self.dim})"
+    def __getstate__(self):
+        return {"dim": self._tn_dim}
 
 
-class StridedShard(Shard):
-    def __init__(self, dim, split_factor=1):
-        super().__init__(dim)
-        self.split_factor = split_factor
+class StridedShard(Placement):
+    """Upstream derives StridedShard from Placement, not Shard (is_shard() is False)."""
+    __slots__ = ("_tn_dim", "_tn_split_factor")
+    dim = _ro("dim")
+    split_factor = _ro("split_factor")
+
+    def __init__(self, dim, *, split_factor):
+        self._tn_dim = int(dim)
+        self._tn_split_factor = int(split_factor)
+
+    def __eq__(self, o):
+        return (isinstance(o, StridedShard) and o._tn_dim == self._tn_dim
+                and o._tn_split_factor == self._tn_split_factor)
+
+    __hash__ = None
+
+    def __getstate__(self):
+        return {"dim": self._tn_dim, "split_factor": self._tn_split_factor}
 
 
 class Replicate(Placement):
+    __slots__ = ()
+
     def is_replicate(self):
         return True
 
     def __eq__(self, o):
-        return type(o) is type(self)
+        return isinstance(o, Replicate)
 
-    def __hash__(self):
-        return hash(type(self))
-
-    def __repr__(self):
-        return "Replicate()"
+    __hash__ = None
 
 
 class Partial(Placement):
-    def __init__(self, reduce_op="sum"):
-        self.reduce_op = reduce_op
+    __slots__ = ("_tn_reduce_op",)
+    reduce_op = _ro("reduce_op")
+
+    def __init__(self, reduce_op=None):
+        self._tn_reduce_op = "sum" if reduce_op is None else str(reduce_op)
 
     def is_partial(self, reduce_op=None):
-        return reduce_op is None or reduce_op == self.reduce_op
+        return reduce_op is None or reduce_op == self._tn_reduce_op
 
     def __eq__(self, o):
-        return type(o) is type(self) and o.reduce_op == self.reduce_op
+        return isinstance(o, Partial) and o._tn_reduce_op == self._tn_reduce_op
 
-    def __hash__(self):
-        return hash((type(self), self.reduce_op))
+    __hash__ = None
 
-    def __repr__(self):
-        return f"Partial({self.reduce_op})"
+    def __getstate__(self):
+        return {"reduce_op": self._tn_reduce_op}
 
 
 for _c in (Placement, Shard, StridedShard, Replicate, Partial):

@@ -145,8 +145,66 @@ def strip_function_call(name):
     return name.split(",")[0].strip()
 
 
-refuse(DY, "get_type_slots has_slot")
-refuse(DY, "PyMappingSlots PyNumberSlots PySequenceSlots PyTypeSlots", kind="type")
+# ---- type-slot introspection (dynamo's object_protocol asks which C slots a type fills) ----
+# Enum values are bit positions in the masks get_type_slots returns (upstream's numbering);
+# each maps to CPython's stable slot id (Include/typeslots.h) so PyType_GetSlot can read it.
+_SQ = {"SQ_LENGTH": (0, 45), "SQ_CONCAT": (1, 40), "SQ_REPEAT": (2, 46), "SQ_ITEM": (3, 44),
+       "SQ_CONTAINS": (4, 41), "SQ_ASS_ITEM": (5, 39), "SQ_INPLACE_CONCAT": (6, 42),
+       "SQ_INPLACE_REPEAT": (7, 43)}
+_MP = {"MP_LENGTH": (0, 4), "MP_SUBSCRIPT": (1, 5), "MP_ASS_SUBSCRIPT": (2, 3)}
+_NB = {"NB_ADD": (0, 7), "NB_SUBTRACT": (1, 36), "NB_MULTIPLY": (2, 29), "NB_REMAINDER": (3, 34),
+       "NB_POWER": (4, 33), "NB_NEGATIVE": (5, 30), "NB_POSITIVE": (6, 32), "NB_ABSOLUTE": (7, 6),
+       "NB_BOOL": (8, 9), "NB_INVERT": (9, 27), "NB_LSHIFT": (10, 28), "NB_RSHIFT": (11, 35),
+       "NB_AND": (12, 8), "NB_XOR": (13, 38), "NB_OR": (14, 31), "NB_INT": (15, 26),
+       "NB_FLOAT": (16, 11), "NB_INPLACE_ADD": (17, 14), "NB_INPLACE_SUBTRACT": (18, 23),
+       "NB_INPLACE_MULTIPLY": (19, 18), "NB_INPLACE_REMAINDER": (20, 21), "NB_INPLACE_POWER": (21, 20),
+       "NB_INPLACE_LSHIFT": (22, 17), "NB_INPLACE_RSHIFT": (23, 22), "NB_INPLACE_AND": (24, 15),
+       "NB_INPLACE_XOR": (25, 25), "NB_INPLACE_OR": (26, 19), "NB_FLOOR_DIVIDE": (27, 12),
+       "NB_TRUE_DIVIDE": (28, 37), "NB_INPLACE_FLOOR_DIVIDE": (29, 16), "NB_INPLACE_TRUE_DIVIDE": (30, 24),
+       "NB_INDEX": (31, 13), "NB_MATRIX_MULTIPLY": (32, 75), "NB_INPLACE_MATRIX_MULTIPLY": (33, 76),
+       "NB_DIVMOD": (34, 10)}
+_TP = {"TP_HASH": (0, 59), "TP_ITER": (1, 62), "TP_ITERNEXT": (2, 63), "TP_CALL": (3, 50),
+       "TP_REPR": (4, 66), "TP_RICHCOMPARE": (5, 67), "TP_GETATTRO": (6, 58), "TP_SETATTRO": (7, 69),
+       "TP_DESCR_GET": (8, 54), "TP_DESCR_SET": (9, 55), "TP_STR": (10, 70)}
+for _name, _table in (("PySequenceSlots", _SQ), ("PyMappingSlots", _MP), ("PyNumberSlots", _NB),
+                      ("PyTypeSlots", _TP)):
+    enum_(DY, _name, {k: bit for k, (bit, _) in _table.items()})
+
+_get_slot = None
+
+
+def _slot_mask(tp, table):
+    global _get_slot
+    if _get_slot is None:
+        import ctypes
+        f = ctypes.pythonapi.PyType_GetSlot
+        f.restype, f.argtypes = ctypes.c_void_p, (ctypes.py_object, ctypes.c_int)
+        _get_slot = f
+    mask = 0
+    for bit, slot_id in table.values():
+        p = _get_slot(tp, slot_id)
+        # Heap types get CPython's "not an iterator" filler in tp_iternext; like
+        # PyIter_Check, that does not count as implementing the slot.
+        if p and not (slot_id == 63 and p == _next_not_implemented()):
+            mask |= 1 << bit
+    return mask
+
+
+def _next_not_implemented():
+    import ctypes
+    return ctypes.cast(ctypes.pythonapi._PyObject_NextNotImplemented, ctypes.c_void_p).value
+
+
+@real(DY, reason="reads the type's C slots with PyType_GetSlot (stable ABI), as upstream does")
+def get_type_slots(tp):
+    if not isinstance(tp, type):
+        raise TypeError("get_type_slots(): argument must be a type")
+    return (_slot_mask(tp, _SQ), _slot_mask(tp, _MP), _slot_mask(tp, _NB), _slot_mask(tp, _TP))
+
+
+@real(DY)
+def has_slot(mask, slot):
+    return bool((int(mask) >> int(slot)) & 1)
 
 # ---- compiled autograd --------------------------------------------------------------------
 returning(CA, "set_autograd_compiler", (None, False), "compiled autograd never runs (no autograd engine yet)")

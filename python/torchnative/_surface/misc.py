@@ -436,3 +436,4 @@ add(C, "Stream", _refusing_methods_type("Stream", ("query", "record_event", "syn
     "device streams: torchnative runs on the CPU only")
 add(C, "Event", _refusing_methods_type("Event", ("elapsed_time", "query", "record", "synchronize", "wait")),
     "refuse", "device events: torchnative runs on the CPU only")
+

@@ -1,0 +1,97 @@
+/* misc_ops.c — small value operators that belong to no larger family yet: isin. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/scalar.h"
+#include "ops/dispatch.h"
+
+/* Element i of a tensor (any layout) as a tn_value, walking the index in row-major order. */
+static tn_status load_at(const tn_tensor *t, int64_t linear, tn_value *out) {
+    int64_t off = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        int64_t i = linear % t->sizes[d];
+        linear /= t->sizes[d];
+        off += i * t->strides[d];
+    }
+    return tn_scalar_load(t->dtype, (const char *)tn_tensor_data(t) + off * tn_dtype_itemsize(t->dtype), out);
+}
+
+static bool value_eq(const tn_value *a, const tn_value *b) {
+    if (a->tag == TN_V_COMPLEX || b->tag == TN_V_COMPLEX) {
+        double ar = a->tag == TN_V_COMPLEX ? a->u.c.re : a->tag == TN_V_DOUBLE ? a->u.d : (double)(a->tag == TN_V_INT ? a->u.i : a->u.b);
+        double br = b->tag == TN_V_COMPLEX ? b->u.c.re : b->tag == TN_V_DOUBLE ? b->u.d : (double)(b->tag == TN_V_INT ? b->u.i : b->u.b);
+        double ai = a->tag == TN_V_COMPLEX ? a->u.c.im : 0, bi = b->tag == TN_V_COMPLEX ? b->u.c.im : 0;
+        return ar == br && ai == bi;
+    }
+    if (a->tag != TN_V_DOUBLE && b->tag != TN_V_DOUBLE) {
+        int64_t x = a->tag == TN_V_INT ? a->u.i : a->u.b, y = b->tag == TN_V_INT ? b->u.i : b->u.b;
+        return x == y;
+    }
+    double x = a->tag == TN_V_DOUBLE ? a->u.d : (double)(a->tag == TN_V_INT ? a->u.i : a->u.b);
+    double y = b->tag == TN_V_DOUBLE ? b->u.d : (double)(b->tag == TN_V_INT ? b->u.i : b->u.b);
+    return x == y;
+}
+
+/* out[i] = (elements[i] in test) != invert; test given as n values. */
+static tn_status isin_impl(const tn_tensor *elements, const tn_value *elem_scalar, const tn_value *test, int64_t ntest,
+                           bool invert, tn_value *rets) {
+    int ndim = elements ? elements->ndim : 0;
+    tn_tensor *out;
+    TN_TRY(tn_tensor_empty(ndim, elements ? elements->sizes : NULL, TN_DTYPE_BOOL,
+                           elements ? tn_tensor_device(elements) : tn_device_cpu(), &out));
+    if (!tn_tensor_is_meta(out)) {
+        int64_t n = elements ? tn_tensor_numel(elements) : 1;
+        uint8_t *o = tn_tensor_data(out);
+        for (int64_t i = 0; i < n; i++) {
+            tn_value v;
+            if (elements) {
+                tn_status st = load_at(elements, i, &v);
+                if (st != TN_OK) { tn_tensor_release(out); return st; }
+            } else {
+                v = *elem_scalar;
+            }
+            bool found = false;
+            for (int64_t j = 0; j < ntest && !found; j++) found = value_eq(&v, &test[j]);
+            o[i] = found != invert;
+        }
+    }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+static tn_status tensor_values(const tn_tensor *t, tn_value **out, int64_t *n) {
+    *n = tn_tensor_numel(t);
+    *out = malloc(sizeof(tn_value) * (size_t)(*n ? *n : 1));
+    if (!*out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int64_t i = 0; i < *n; i++) {
+        tn_status st = load_at(t, i, &(*out)[i]);
+        if (st != TN_OK) { free(*out); return st; }
+    }
+    return TN_OK;
+}
+
+/* isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) */
+tn_status tn_op_isin_Tensor_Tensor(const tn_value *args, tn_value *rets) {
+    tn_value *vals;
+    int64_t n;
+    if (tn_tensor_is_meta(args[1].u.t)) return isin_impl(args[0].u.t, NULL, NULL, 0, args[3].u.b, rets);
+    TN_TRY(tensor_values(args[1].u.t, &vals, &n));
+    tn_status st = isin_impl(args[0].u.t, NULL, vals, n, args[3].u.b, rets);
+    free(vals);
+    return st;
+}
+
+/* isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) */
+tn_status tn_op_isin_Tensor_Scalar(const tn_value *args, tn_value *rets) {
+    return isin_impl(args[0].u.t, NULL, &args[1], 1, args[3].u.b, rets);
+}
+
+/* isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) */
+tn_status tn_op_isin_Scalar_Tensor(const tn_value *args, tn_value *rets) {
+    tn_value *vals;
+    int64_t n;
+    TN_TRY(tensor_values(args[1].u.t, &vals, &n));
+    tn_status st = isin_impl(NULL, &args[0], vals, n, args[3].u.b, rets);
+    free(vals);
+    return st;
+}
