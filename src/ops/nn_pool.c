@@ -77,7 +77,8 @@ static tn_status read_pool_args(const tn_value *args, pool_args *a, bool has_dil
     int64_t k[2], s[2], p[2], d[2] = {1, 1};
     if (!tn_nn_int_list(&args[1], 2, k))
         return tn_error(TN_ERR_RUNTIME, "max_pool2d: kernel_size must either be a single int, or a tuple of two ints");
-    if (args[2].tag == TN_V_INTLIST && args[2].u.ilist.n == 0) { s[0] = k[0]; s[1] = k[1]; }
+    /* an omitted stride may arrive as [] or as None (torch._C._nn.avg_pool2d(stride=None)) */
+    if (args[2].tag == TN_V_NONE || (args[2].tag == TN_V_INTLIST && args[2].u.ilist.n == 0)) { s[0] = k[0]; s[1] = k[1]; }
     else if (!tn_nn_int_list(&args[2], 2, s))
         return tn_error(TN_ERR_RUNTIME, "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
     if (!tn_nn_int_list(&args[3], 2, p))

@@ -445,6 +445,8 @@ tn_status tn_op_constant_pad_nd(const tn_value *args, tn_value *rets) {
 /* Padding modes other than constant (reflect, replicate, circular) are not built yet. */
 static tn_status pad_mode(const tn_value *args, int mode, const char *op, tn_value *rets) {
     static const char *names[] = {"constant", "reflect", "replicate", "circular"};
+    if (mode != 0 && mode > 0 && mode < 4 && !tn_value_is_none(&args[3]))
+        return tn_error(TN_ERR_RUNTIME, "Padding mode \"%s\" doesn't take in value argument", names[mode]);
     if (mode != 0)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s with mode '%s' is not implemented by torchnative", op,
                         mode > 0 && mode < 4 ? names[mode] : "?");
@@ -455,7 +457,12 @@ static tn_status pad_mode(const tn_value *args, int mode, const char *op, tn_val
 
 /* aten::_pad_enum(Tensor self, SymInt[] pad, int mode, float? value=None) -> Tensor */
 tn_status tn_op_pad_enum(const tn_value *args, tn_value *rets) {
-    return pad_mode(args, (int)args[2].u.i, "_pad_enum.default", rets);
+    /* upstream's at::padding_mode numbers reflect 0, replicate 1, circular 2, constant 3;
+     * pad_mode takes the string order (constant 0, reflect 1, replicate 2, circular 3) */
+    int64_t e = args[2].u.i;
+    int mode = e == 3 ? 0 : e >= 0 && e < 3 ? (int)e + 1 : -1;
+    if (mode < 0) return tn_error(TN_ERR_RUNTIME, "Unrecognised padding mode %lld", (long long)e);
+    return pad_mode(args, mode, "_pad_enum.default", rets);
 }
 
 /* aten::pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor */

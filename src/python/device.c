@@ -68,10 +68,9 @@ int tn_py_parse_device(PyObject *o, tn_device *out) {
         long i = PyLong_AsLong(o);
         if (i == -1 && PyErr_Occurred()) return -1;
         if (i < 0) { PyErr_SetString(PyExc_RuntimeError, "Device index must not be negative"); return -1; }
-        /* An int device means the current accelerator upstream; with none it is cuda:N. */
-        out->type = TN_DEVICE_CUDA;
-        out->index = (int16_t)i;
-        return 0;
+        /* An int device means the current accelerator upstream; there is none here. */
+        PyErr_SetString(PyExc_RuntimeError, "Cannot access accelerator device when none is available.");
+        return -1;
     }
     PyErr_Format(PyExc_TypeError, "Expected a torch.device, str or int, got %s", Py_TYPE(o) == NULL ? "?" : "object");
     return -1;

@@ -32,7 +32,7 @@ static const struct { tn_dtype d; const char *name, *alias; } tn_dtype_names[] =
     {TN_DTYPE_FLOAT8_E4M3FNUZ, "float8_e4m3fnuz", NULL},
     {TN_DTYPE_UINT16, "uint16", NULL},      {TN_DTYPE_UINT32, "uint32", NULL},
     {TN_DTYPE_UINT64, "uint64", NULL},
-    {TN_DTYPE_UINT1, "uint1", NULL}, {TN_DTYPE_UINT2, "uint2", NULL}, {TN_DTYPE_UINT3, "uint3", NULL},
+    {TN_DTYPE_UINT1, "uint1", "bit"}, {TN_DTYPE_UINT2, "uint2", NULL}, {TN_DTYPE_UINT3, "uint3", NULL},
     {TN_DTYPE_UINT4, "uint4", NULL}, {TN_DTYPE_UINT5, "uint5", NULL}, {TN_DTYPE_UINT6, "uint6", NULL},
     {TN_DTYPE_UINT7, "uint7", NULL},
     {TN_DTYPE_INT1, "int1", NULL}, {TN_DTYPE_INT2, "int2", NULL}, {TN_DTYPE_INT3, "int3", NULL},

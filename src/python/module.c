@@ -79,8 +79,11 @@ PyMODINIT_FUNC PyInit__C(void) {
     if (vrc < 0) goto error;
     PyObject *info = PyImport_ImportModule("torchnative._info");
     if (!info) goto error;
-    if (PyModule_AddObjectRef(m, "finfo", PyObject_GetAttrString(info, "finfo")) < 0 ||
-        PyModule_AddObjectRef(m, "iinfo", PyObject_GetAttrString(info, "iinfo")) < 0) {
+    PyObject *fi = PyObject_GetAttrString(info, "finfo"), *ii = PyObject_GetAttrString(info, "iinfo");
+    int irc = fi && ii && PyModule_AddObjectRef(m, "finfo", fi) == 0 && PyModule_AddObjectRef(m, "iinfo", ii) == 0;
+    Py_XDECREF(fi);
+    Py_XDECREF(ii);
+    if (!irc) {
         Py_DECREF(info);
         goto error;
     }

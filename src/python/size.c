@@ -82,14 +82,6 @@ static PyObject *size_concat(PyObject *a, PyObject *b) {
 
 static PyObject *size_repeat(PyObject *a, Py_ssize_t n) { return as_size(tuple_repeat(a, n)); }
 
-static PyObject *size_mul(PyObject *a, PyObject *b) {
-    PyObject *seq = PyTuple_Check(a) ? a : b, *cnt = PyTuple_Check(a) ? b : a;
-    if (!PyLong_Check(cnt)) Py_RETURN_NOTIMPLEMENTED;
-    Py_ssize_t n = PyLong_AsSsize_t(cnt);
-    if (n == -1 && PyErr_Occurred()) return NULL;
-    return as_size(tuple_repeat(seq, n));
-}
-
 static PyObject *size_numel(PyObject *self, PyObject *unused) {
     Py_ssize_t n = PyTuple_Size(self);
     long long p = 1;
@@ -116,7 +108,7 @@ static PyMethodDef size_methods[] = {
 static PyType_Slot size_slots[] = {
     {Py_tp_new, size_new}, {Py_tp_repr, size_repr}, {Py_mp_subscript, size_subscript},
     {Py_sq_concat, size_concat}, {Py_sq_repeat, size_repeat},
-    {Py_nb_multiply, size_mul}, {Py_tp_methods, size_methods}, {0, NULL},
+    {Py_tp_methods, size_methods}, {0, NULL},
 };
 
 int tn_py_init_size(PyObject *m) {

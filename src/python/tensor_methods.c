@@ -78,12 +78,23 @@ static int parse_to(PyObject *args, PyObject *kw, tn_to_args *out) {
     if (kw) {
         device = PyDict_GetItemString(kw, "device");
         dtype = PyDict_GetItemString(kw, "dtype");
-        other = PyDict_GetItemString(kw, "other");
+        other = PyDict_GetItemString(kw, "tensor");
         nb = PyDict_GetItemString(kw, "non_blocking");
         cp = PyDict_GetItemString(kw, "copy");
         mf = PyDict_GetItemString(kw, "memory_format");
     }
     Py_ssize_t i = 0;
+    if (first && (PyFloat_Check(first) || PyBool_Check(first) || PyComplex_Check(first))) {
+        /* a Python number stands for a CPU tensor of its double-precision type (upstream
+         * wraps it with scalar_to_tensor: float -> Double, complex -> ComplexDouble) */
+        memset(out, 0, sizeof *out);
+        out->has_dtype = 1;
+        out->dtype = PyBool_Check(first) ? TN_DTYPE_BOOL : PyComplex_Check(first) ? TN_DTYPE_COMPLEX128 : TN_DTYPE_FLOAT64;
+        out->has_device = 1;
+        out->device = tn_device_cpu();
+        out->memfmt = -1;
+        return 0;
+    }
     if (first && tn_py_is_dtype(first)) { dtype = first; i = 1; }
     else if (first && tn_py_is_tensor(first)) { other = first; i = 1; }
     else if (first && (first == Py_None || PyUnicode_Check(first) || tn_py_is_device(first) || PyLong_Check(first))) {
@@ -99,9 +110,13 @@ static int parse_to(PyObject *args, PyObject *kw, tn_to_args *out) {
     if (i < n) cp = PyTuple_GetItem(args, i++);
     if (i < n) { PyErr_SetString(PyExc_TypeError, "to() received too many positional arguments"); return -1; }
     (void)rest;
+    if ((nb && !PyBool_Check(nb)) || (cp && !PyBool_Check(cp))) {
+        PyErr_SetString(PyExc_TypeError, "to() received an invalid combination of arguments: non_blocking and copy must be bool");
+        return -1;
+    }
     memset(out, 0, sizeof *out);
-    out->copy = cp ? PyObject_IsTrue(cp) : 0;
-    out->non_blocking = nb ? PyObject_IsTrue(nb) : 0;
+    out->copy = cp == Py_True;
+    out->non_blocking = nb == Py_True;
     out->memfmt = -1;
     out->dtype = TN_DTYPE_FLOAT32;
     out->device = tn_device_cpu();
@@ -133,6 +148,10 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *f_parse_to(PyObject *m, PyObject *args, PyObject *kw) {
     tn_to_args a;
     if (parse_to(args, kw, &a) < 0) return NULL;
+    if (a.copy) {
+        PyErr_SetString(PyExc_RuntimeError, ".to() does not accept copy argument");
+        return NULL;
+    }
     PyObject *dev = a.has_device ? tn_py_device_new(a.device) : (Py_INCREF(Py_None), Py_None);
     PyObject *dt = a.has_dtype ? tn_py_dtype_object(a.dtype) : Py_None;
     PyObject *mf = a.memfmt >= 0 ? tn_py_memory_format_object(a.memfmt) : Py_None;
