@@ -607,6 +607,13 @@ tn_status tn_random_bernoulli_tensor(tn_generator *g, const tn_strided *out, con
     tn_generator_lock(g);
     for (int64_t k = 0; k < it.numel; k++, iter_next(&it)) {
         double pv = load_f64(p->dtype, p->data, it.off[1]);
+        /* upstream's bernoulli_distribution checks each probability as it is drawn */
+        if (!(pv >= 0 && pv <= 1)) {
+            tn_generator_unlock(g);
+            return tn_error(TN_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                                            "error message be improved?  If so, please report an enhancement request "
+                                            "to PyTorch.)");
+        }
         /* double p draws 53 bits; float/half/bfloat16 p samples bernoulli_distribution<float> */
         bool hit = p->dtype == TN_DTYPE_FLOAT64 ? u53(g) < pv : u24(g) < (float)pv;
         store_f64(dt, out->data, it.off[0], hit ? 1.0 : 0.0);

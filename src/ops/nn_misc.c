@@ -7,6 +7,7 @@
 #include "core/generator.h"
 #include "kernels/random.h"
 #include "ops/nn_internal.h"
+#include "ops/iter.h"
 
 /* aten::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) -> Tensor:
  * rows of weight gathered by indices (padding_idx only matters for the backward). */
@@ -124,7 +125,9 @@ tn_status tn_op_dropout(const tn_value *args, tn_value *rets) {
         rets[0] = tn_value_tensor(out);
         return TN_OK;
     }
-    st = tn_nn_empty(input->ndim, input->sizes, dt, input, &noise);
+    /* empty_like keeps a permuted input's strides, and bernoulli_ draws in the noise's
+     * memory order, so a transposed input gets upstream's mask */
+    st = tn_tensor_empty_like(input, dt, &noise);
     if (st == TN_OK) st = bernoulli_fill(noise, 1 - p);
     if (st == TN_OK) {
         void *nz = tn_tensor_data(noise), *o = tn_tensor_data(out);
@@ -135,7 +138,8 @@ tn_status tn_op_dropout(const tn_value *args, tn_value *rets) {
             double v = dt == TN_DTYPE_FLOAT64 ? a / q : (double)((float)a / (float)q);
             store_at(nz, dt, i, v);
         }
-        for (int64_t i = 0; i < n; i++) store_at(o, dt, i, opmul(dt, tn_nn_read(input, i), load_at(nz, dt, i)));
+        /* the division above ran in memory order over the dense noise; read it logically */
+        for (int64_t i = 0; i < n; i++) store_at(o, dt, i, opmul(dt, tn_nn_read(input, i), tn_nn_read(noise, i)));
     }
     if (noise) tn_tensor_release(noise);
     if (st != TN_OK) { tn_tensor_release(out); return st; }

@@ -1030,6 +1030,76 @@ add("upsample_ops", "lambda a: (torch.ops.aten.upsample_bilinear2d.default(a, [7
 add("glu", f"lambda a: ({F}.glu(a), {F}.glu(a, 0))", [In((8, 34))], ["glu.default"])
 add("glu_odd_err", f"lambda a: {F}.glu(a)", [In((8, 33))], ["glu.default"])
 
+# ---- random: bit-exact after seeding ----------------------------------------------------
+def rnd(name, src, inputs, covers):
+    add(name, f"lambda *xs: (torch.manual_seed(1234), {src})[1]", inputs, covers, **EXACT)
+
+
+def rnd_gen(name, src, inputs, covers):
+    """Same stream from an explicit generator (the default one is seeded differently)."""
+    add(name, f"lambda *xs: (lambda g: {src})(torch.Generator().manual_seed(77))", inputs, covers, **EXACT)
+
+
+for n in SIZES:
+    for dt in ("float32", "float64", "bfloat16", "float16"):
+        rnd(f"rand_{dt}_{n}", f"torch.rand({n}, dtype=torch.{dt})", [], ["rand.default"])
+        rnd(f"randn_{dt}_{n}", f"torch.randn({n}, dtype=torch.{dt})", [], ["randn.default"])
+    rnd(f"randint_{n}", f"(torch.randint(10, ({n},)), torch.randint(-5, 1000, ({n},), dtype=torch.int32))", [], ["randint.default", "randint.low"])
+    rnd(f"randperm_{n}", f"(torch.randperm({n}), torch.randperm({n}, dtype=torch.int32))", [], ["randperm.default"])
+rnd("rand_2d_then_more", "(torch.rand(7, 33), torch.randn(31), torch.rand(1), torch.randint(3, (17,)))", [], ["rand.default", "randn.default", "randint.default"])
+rnd("randn_big_f64", "torch.randn(33, 40, dtype=torch.float64)", [], ["randn.default"])
+rnd("randint_big_range", "(torch.randint(0, 2**40, (33,)), torch.randint(-2**62, 2**62, (33,)))", [], ["randint.low"])
+rnd("randint_u8_bool", "(torch.randint(0, 256, (33,), dtype=torch.uint8), torch.randint(0, 2, (33,), dtype=torch.bool), torch.randint(0, 7, (33,), dtype=torch.float32))", [], ["randint.low"])
+rnd("randint_bad_range", "torch.randint(5, 5, (3,))", [], ["randint.low"])
+rnd("randperm_big", "torch.randperm(70000)[:100]", [], ["randperm.default"])
+rnd("randperm_f32", "torch.randperm(33, dtype=torch.float32)", [], ["randperm.default"])
+rnd("randperm_bool_err", "torch.randperm(3, dtype=torch.bool)", [], ["randperm.default"])
+rnd("rand_int_err", "torch.rand(3, dtype=torch.int32)", [], ["rand.default"])
+rnd_gen("rand_generator", "(torch.rand(33, generator=g), torch.randn(33, generator=g), torch.randint(9, (33,), generator=g), torch.randint(-3, 9, (7,), generator=g), torch.randperm(33, generator=g))", [], ["rand.generator", "randn.generator", "randint.generator", "randint.low_generator", "randperm.generator"])
+rnd("like_ops", "(torch.rand_like(xs[0]), torch.randn_like(xs[0]), torch.randint_like(xs[0], 10), torch.randint_like(xs[0], -3, 3), torch.randint_like(xs[1], 100))", [In((7, 33), layout="transposed"), In((33,), "int32", "int")], ["rand_like.default", "randn_like.default", "randint_like.default", "randint_like.low_dtype"])
+rnd_gen("like_ops_generator", "(torch.rand_like(xs[0], generator=g), torch.randn_like(xs[0], generator=g), torch.randint_like(xs[0], 10, generator=g), torch.randint_like(xs[0], -3, 3, generator=g))", [In((7, 33))], ["rand_like.generator", "randn_like.generator", "randint_like.generator", "randint_like.low_generator_dtype"])
+rnd("randint_like_tensor", "(torch.ops.aten.randint_like.Tensor(xs[0], torch.tensor(50)), torch.ops.aten.randint_like.Tensor_generator(xs[0], torch.tensor(7), generator=torch.Generator().manual_seed(3)))", [In((33,), "int64", "int")], ["randint_like.Tensor", "randint_like.Tensor_generator"])
+rnd("rng_state_roundtrip", "(lambda s: (torch.rand(5), torch.set_rng_state(s), torch.rand(5))[::2])(torch.get_rng_state())", [], ["rand.default"])
+rnd("initial_seed", "(torch.initial_seed(), torch.get_rng_state()[:40])", [], [])
+for dt in ("float32", "float64", "bfloat16", "float16"):
+    for lay in ("contig", "transposed", "strided"):
+        X = [In((7, 33), dt, "normal", lay)]
+        rnd(f"uniform__{dt}_{lay}", "xs[0].clone().uniform_(-2, 3)", X, ["uniform_.default"])
+        rnd(f"normal__{dt}_{lay}", "xs[0].clone().normal_(1.5, 0.5)", X, ["normal_.default"])
+        rnd(f"exponential__{dt}_{lay}", "xs[0].clone().exponential_(2.0)", X, ["exponential_.default"])
+        rnd(f"cauchy__{dt}_{lay}", "xs[0].clone().cauchy_(0.5, 2.0)", X, ["cauchy_.default"])
+        rnd(f"log_normal__{dt}_{lay}", "xs[0].clone().log_normal_(0.5, 0.25)", X, ["log_normal_.default"])
+        rnd(f"geometric__{dt}_{lay}", "xs[0].clone().geometric_(0.3)", X, ["geometric_.default"])
+        rnd(f"bernoulli__{dt}_{lay}", "(xs[0].clone().bernoulli_(0.3), xs[0].clone().bernoulli_(torch.full((7, 33), 0.6)))", X, ["bernoulli_.float", "bernoulli_.Tensor"])
+        rnd(f"random__{dt}_{lay}", "(xs[0].clone().random_(), xs[0].clone().random_(10), xs[0].clone().random_(-5, 17))", X, ["random_.default", "random_.to", "random_.from"])
+    rnd(f"inplace_on_view_{dt}", "(lambda c: (c.t()[1:5].uniform_(), c[:, ::3].normal_(), c)[-1])(xs[0].clone())", [In((7, 33), dt)], ["uniform_.default", "normal_.default"])
+for dt in ("int32", "int64", "uint8", "int8", "bool"):
+    rnd(f"random__{dt}", "(xs[0].clone().random_(), xs[0].clone().random_(2), xs[0].clone().random_(0, 2))", [In((33,), dt, "bool" if dt == "bool" else "int")], ["random_.default", "random_.to", "random_.from"])
+    rnd(f"bernoulli__{dt}", "xs[0].clone().bernoulli_(0.5)", [In((33,), dt, "bool" if dt == "bool" else "int")], ["bernoulli_.float"])
+rnd("uniform_int_err", "xs[0].clone().uniform_()", [In((7,), "int32", "int")], ["uniform_.default"])
+rnd("uniform_bad_range", "xs[0].clone().uniform_(3, 1)", [In((7,))], ["uniform_.default"])
+rnd("normal_neg_std_err", "xs[0].clone().normal_(0, -1)", [In((7,))], ["normal_.default"])
+rnd("bernoulli_p_err", "xs[0].clone().bernoulli_(1.5)", [In((7,))], ["bernoulli_.float"])
+rnd("random_bad_range", "xs[0].clone().random_(5, 2)", [In((7,))], ["random_.from"])
+rnd("functional_random", "(torch.ops.aten.uniform.default(xs[0], 0, 2), torch.ops.aten.exponential.default(xs[0], 3.0), torch.ops.aten.cauchy.default(xs[0]), torch.ops.aten.log_normal.default(xs[0]), torch.ops.aten.geometric.default(xs[0], 0.5), torch.ops.aten.random.default(xs[0]), torch.ops.aten.random.to(xs[0], 8), torch.ops.aten.random.from_(xs[0], 2, 8) if hasattr(torch.ops.aten.random, 'from_') else torch.ops.aten.random.to(xs[0], 9), torch.ops.aten.normal_functional.default(xs[0], 1.0, 2.0))", [In((7, 33))],
+    ["uniform.default", "exponential.default", "cauchy.default", "log_normal.default", "geometric.default", "random.default", "random.to", "normal_functional.default"])
+rnd("random_from_op", "getattr(torch.ops.aten.random, 'from')(xs[0], 2, 8)", [In((33,))], ["random.from"])
+for dt in ("float32", "float64", "bfloat16"):
+    rnd(f"bernoulli_{dt}", "(torch.bernoulli(xs[0].sigmoid()), torch.bernoulli(xs[0], 0.25), torch.ops.aten.bernoulli.Tensor(xs[0], xs[0].sigmoid()))", [In((7, 33), dt)], ["bernoulli.default", "bernoulli.p", "bernoulli.Tensor"])
+    rnd(f"normal_{dt}", "(torch.normal(xs[0], xs[0].abs()), torch.normal(xs[0], 2.0), torch.normal(1.0, xs[0].abs()), torch.normal(0.5, 2.0, (7, 5), dtype=xs[0].dtype))", [In((7, 33), dt)], ["normal.Tensor_Tensor", "normal.Tensor_float", "normal.float_Tensor", "normal.float_float"])
+    rnd(f"multinomial_{dt}", "(torch.multinomial(xs[0], 5), torch.multinomial(xs[0], 40, replacement=True), torch.multinomial(xs[0][0], 3))", [In((7, 33), dt, "pos")], ["multinomial.default"])
+rnd("multinomial_zero_weights", "torch.multinomial(torch.tensor([0.0, 0.0, 1.0, 0.0]), 1)", [], ["multinomial.default"])
+rnd("multinomial_too_many", "torch.multinomial(torch.tensor([0.5, 0.5]), 3)", [], ["multinomial.default"])
+rnd("multinomial_neg", "torch.multinomial(torch.tensor([-0.5, 0.5]), 1)", [], ["multinomial.default"])
+rnd("multinomial_big", "torch.multinomial(xs[0], 1000, replacement=True)", [In((1000,), "float64", "pos")], ["multinomial.default"])
+rnd("bernoulli_bad_p", "torch.bernoulli(xs[0])", [In((7,))], ["bernoulli.default"])
+for p_ in (0.0, 0.3, 1.0):
+    rnd(f"dropout_{p_}", f"(torch.nn.functional.dropout(xs[0], {p_}, True), torch.nn.functional.dropout(xs[0], {p_}, False), torch.ops.aten.native_dropout.default(xs[0], {p_}, True))", [In((1000,))], ["dropout.default", "native_dropout.default", "bernoulli_.float"])
+rnd("dropout_bf16_transposed", "torch.nn.functional.dropout(xs[0], 0.5)", [In((7, 33), "bfloat16", layout="transposed")], ["dropout.default"])
+rnd("dropout_bad_p", "torch.nn.functional.dropout(xs[0], 1.5)", [In((7,))], ["dropout.default"])
+rnd("nn_init", "(torch.nn.init.uniform_(torch.empty(7, 33)), torch.nn.init.normal_(torch.empty(7, 33)), torch.nn.init.xavier_uniform_(torch.empty(7, 33)), torch.nn.init.kaiming_normal_(torch.empty(7, 33)), torch.nn.init.trunc_normal_(torch.empty(33)), torch.nn.init.zeros_(torch.empty(3)), torch.nn.init.ones_(torch.empty(3)), torch.nn.init.constant_(torch.empty(3), 0.5), torch.nn.init.eye_(torch.empty(3, 4)))", [], ["uniform_.default", "normal_.default", "zero_.default", "fill_.Scalar"])
+rnd("nn_linear_init", "(lambda m: (m.weight.detach(), m.bias.detach()))(torch.nn.Linear(33, 7))", [], ["uniform_.default"])
+
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
 # design; the cases stay here to document the gap.
