@@ -71,9 +71,18 @@ static tn_status tensor_values(const tn_tensor *t, tn_value **out, int64_t *n) {
 }
 
 /* isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) */
+/* upstream's isin meta refuses Bool and complex tensors (check_for_unsupported_isin_dtype) */
+static tn_status isin_check_dtype(tn_dtype dt) {
+    if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt))
+        return tn_error(TN_ERR_RUNTIME, "Unsupported input type encountered for isin(): %s", tn_dtype_infos[dt].c10_name);
+    return TN_OK;
+}
+
 tn_status tn_op_isin_Tensor_Tensor(const tn_value *args, tn_value *rets) {
     tn_value *vals;
     int64_t n;
+    TN_TRY(isin_check_dtype(args[0].u.t->dtype));
+    TN_TRY(isin_check_dtype(args[1].u.t->dtype));
     if (tn_tensor_is_meta(args[1].u.t)) return isin_impl(args[0].u.t, NULL, NULL, 0, args[3].u.b, rets);
     TN_TRY(tensor_values(args[1].u.t, &vals, &n));
     tn_status st = isin_impl(args[0].u.t, NULL, vals, n, args[3].u.b, rets);
@@ -83,6 +92,7 @@ tn_status tn_op_isin_Tensor_Tensor(const tn_value *args, tn_value *rets) {
 
 /* isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) */
 tn_status tn_op_isin_Tensor_Scalar(const tn_value *args, tn_value *rets) {
+    TN_TRY(isin_check_dtype(args[0].u.t->dtype));
     return isin_impl(args[0].u.t, NULL, &args[1], 1, args[3].u.b, rets);
 }
 
@@ -90,6 +100,7 @@ tn_status tn_op_isin_Tensor_Scalar(const tn_value *args, tn_value *rets) {
 tn_status tn_op_isin_Scalar_Tensor(const tn_value *args, tn_value *rets) {
     tn_value *vals;
     int64_t n;
+    TN_TRY(isin_check_dtype(args[1].u.t->dtype));
     TN_TRY(tensor_values(args[1].u.t, &vals, &n));
     tn_status st = isin_impl(NULL, &args[0], vals, n, args[3].u.b, rets);
     free(vals);

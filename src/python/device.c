@@ -159,7 +159,8 @@ static PyObject *device_enter(PyObject *self, PyObject *unused) {
     Py_DECREF(mode);
     if (!r) return NULL;
     Py_DECREF(r);
-    Py_RETURN_NONE;
+    Py_INCREF(self); /* upstream's __enter__ returns the device */
+    return self;
 }
 
 static PyObject *device_exit(PyObject *self, PyObject *args) {

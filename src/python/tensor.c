@@ -335,7 +335,7 @@ static PyObject *tolist_rec(tn_tensor *t, int dim, int64_t off) {
 
 static PyObject *m_tolist(PyObject *self, PyObject *u) {
     if (tn_tensor_is_meta(T(self))) {
-        PyErr_SetString(PyExc_RuntimeError, "Tensor.tolist() is not supported for meta tensors");
+        PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return NULL;
     }
     return tolist_rec(T(self), 0, 0);

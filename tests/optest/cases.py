@@ -1100,6 +1100,21 @@ rnd("dropout_bad_p", "torch.nn.functional.dropout(xs[0], 1.5)", [In((7,))], ["dr
 rnd("nn_init", "(torch.nn.init.uniform_(torch.empty(7, 33)), torch.nn.init.normal_(torch.empty(7, 33)), torch.nn.init.xavier_uniform_(torch.empty(7, 33)), torch.nn.init.kaiming_normal_(torch.empty(7, 33)), torch.nn.init.trunc_normal_(torch.empty(33)), torch.nn.init.zeros_(torch.empty(3)), torch.nn.init.ones_(torch.empty(3)), torch.nn.init.constant_(torch.empty(3), 0.5), torch.nn.init.eye_(torch.empty(3, 4)))", [], ["uniform_.default", "normal_.default", "zero_.default", "fill_.Scalar"])
 rnd("nn_linear_init", "(lambda m: (m.weight.detach(), m.bias.detach()))(torch.nn.Linear(33, 7))", [], ["uniform_.default"])
 
+# ---- misc -------------------------------------------------------------------------------
+for dt in ("float32", "int64", "int32", "uint8", "float64"):
+    kind = "int"
+    for n in (1, 33, 1000):
+        add(f"isin_{dt}_{n}", "lambda a, b: (torch.isin(a, b), torch.isin(a, b, invert=True), torch.isin(a, b, assume_unique=True) if False else torch.isin(a.t() if a.dim() == 2 else a, b[:3]))", [In((n,), dt, kind), In((n,), dt, kind)], ["isin.Tensor_Tensor"])
+add("isin_2d_transposed", "lambda a, b: torch.isin(a, b)", [In((7, 33), "int64", "int", "transposed"), In((5, 3), "int64", "int")], ["isin.Tensor_Tensor"])
+add("isin_mixed", "lambda a, b: torch.isin(a, b)", [In((33,), "int32", "int"), In((7,), "float32", "int")], ["isin.Tensor_Tensor"])
+add("isin_scalar_elem", "lambda b: (torch.isin(3, b), torch.isin(100, b, invert=True))", [In((33,), "int64", "int")], ["isin.Scalar_Tensor"])
+add("isin_scalar_test", "lambda a: (torch.isin(a, 3), torch.isin(a, 2.5), torch.isin(a, 0, invert=True))", [In((33,), "int64", "int")], ["isin.Tensor_Scalar"])
+add("isin_nan", "lambda a: torch.isin(a, a)", [In((33,), "float32", "special")], ["isin.Tensor_Tensor"])
+add("isin_empty", "lambda a, b: (torch.isin(a, b), torch.isin(b, a))", [In((0,), "int64", "int"), In((5,), "int64", "int")], ["isin.Tensor_Tensor"])
+add("isin_bool", "lambda a, b: torch.isin(a, b)", [In((33,), "bool", "bool"), In((3,), "bool", "bool")], ["isin.Tensor_Tensor"])
+add("isin_bool_test", "lambda a, b: torch.isin(a, b)", [In((33,)), In((3,), "bool", "bool")], ["isin.Tensor_Tensor"])
+add("isin_bool_scalar", "lambda a: torch.isin(a, 1)", [In((33,), "bool", "bool")], ["isin.Tensor_Scalar"])
+
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
 # design; the cases stay here to document the gap.
@@ -1122,6 +1137,7 @@ add("pad_circular_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mod
 add("max_pool2d_int", "lambda a: torch.nn.functional.max_pool2d(a, 2)", [In((1, 3, 6, 6), "int64", "int")], [])
 add("reflection_pad_int64", "lambda a: torch.ops.aten.reflection_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], [])
 add("replication_pad_int64", "lambda a: torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], [])
+add("_conj_complex", "lambda a, b: (lambda z: (torch.ops.aten._conj.default(z).is_conj(), torch.ops.aten._conj.default(z).resolve_conj()))(torch.complex(a, b))", [In((7,)), In((7,))], [])
 add("type_as", "lambda a, b: a.type_as(b)", [In((7,)), In((3,), "int32")], [])
 add("signbit", "lambda: torch.signbit(torch.tensor([-0.5, 0.5, -0.0]))", [], [])
 
@@ -1149,6 +1165,10 @@ add("getitem_bool_true", "lambda a: (a[True].shape, a[False].shape)", [In((7, 9)
 add("getitem_mask_2d", "lambda a: a[a > 0]", [In((7, 9))], ["index.Tensor"])
 add("setitem_mask_2d", "lambda a: (lambda c: (c.__setitem__(c > 0, torch.tensor(0.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
 add("setitem_bool_true", "lambda a: (lambda c: (c.__setitem__(True, torch.tensor(3.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
+# BINDING BUG (src/ops/meta_ops.c, lead-owned): aten::_conj on a real tensor must raise
+# RuntimeError (upstream trips an internal assert setting the conj bit on a non-complex
+# tensor); ours returns the tensor. Complex _conj is refused by design (KNOWN_UNSUPPORTED).
+add("_conj_real", "lambda a: torch.ops.aten._conj.default(a)", [In((7,))], ["_conj.default"])
 add("abs_out_f64", "lambda a: (lambda o: (torch.abs(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,))], ["abs.default"])
 add("floor_out_f64", "lambda a: (lambda o: (torch.floor(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,))], ["floor.default"])
 CASES = _all

@@ -319,9 +319,12 @@ _cuda_isCurrentStreamCapturing _cuda_releasePool _xpu_XPUAllocator _xpu_beginAll
 _xpu_endAllocateToPool _xpu_graph_pool_handle _xpu_isCurrentStreamCapturing _xpu_releasePool
 PyTorchFileReader_ PyTorchFileWriter_ _SDPAParams _SafeKernelFunction _SchemaArgument _SchemaInfo _SymNode
 _TensorIterator _TensorIteratorSpec""".replace("PyTorchFileReader_ PyTorchFileWriter_ ", ""), kind="type")
-# PyTorchFileReader/Writer (torch.load / torch.save zip records) belong in C; they refuse
-# here so that the lead's C implementation replaces them by name.
-refuse(C, "PyTorchFileReader PyTorchFileWriter", kind="type")
+# PyTorchFileReader/Writer: torch.save / torch.load's zip container (byte-compatible with
+# upstream's writer, see torchnative._serialization).
+from torchnative import _serialization  # noqa: E402
+
+add(C, "PyTorchFileReader", _serialization.PyTorchFileReader, "real", "zip records, pure Python")
+add(C, "PyTorchFileWriter", _serialization.PyTorchFileWriter, "real", "zip records, pure Python")
 
 refuse(C, """_abort _accelerator_emptyCache _accelerator_emptyHostCache _accelerator_exchangeDevice
 _accelerator_getAllocatorSettings _accelerator_getDeviceCapability _accelerator_getDeviceIndex
@@ -344,15 +347,57 @@ _valgrind_toggle _valgrind_toggle_and_dump_stats _gds_deregister_buffer _gds_der
 _gds_load_storage _gds_register_buffer _gds_register_handle _gds_save_storage
 _DTensor_OpSchema_post_init _DTensor_OpSchema_recompute_comparison_key _DTensor_compute_global_tensor_info
 _add_cached_tensor _remove_cached_tensor _is_cached_tensor _set_cached_tensors_enabled
-_any_output_is_alias_to_input_or_output _check_sparse_tensor_invariants _set_check_sparse_tensor_invariants
+_any_output_is_alias_to_input_or_output
 _commit_update _construct_storage_from_data_pointer _conv_determine_backend_memory_format
 _data_address _dump_upgraders_map _from_dlpack _to_dlpack _to_dlpack_versioned
 _torchDeviceToDLDevice _fx_map_aggregate _fx_map_arg _get_constant_bool_symnode _get_cudnn_batch_norm_reserve_space_size
-_get_file_format _get_nested_int _get_tensor_metadata _set_tensor_metadata _group_tensors_by_device_and_dtype
-_has_storage _infer_size _is_alias_of _is_cow_tensor _new_symbolic_shape_symbol _non_sym_sizes _overlaps
+_get_file_format _get_nested_int _group_tensors_by_device_and_dtype
+_infer_size _is_alias_of _is_cow_tensor _new_symbolic_shape_symbol _non_sym_sizes _overlaps
 _pickle_load_obj _pickle_save _propagate_xla_data _register_py_class_for_device _replace_
 _select_batch_norm_backend _select_conv_backend _set_conj _set_neg _storage_Use_Count _storage_address
 _storage_id _swap_tensor_impl _tensor_impl_raw_handle _wrap_tensor_impl""")
+
+
+
+_sparse_invariants = [False]
+
+
+@real(reason="global flag (default off) read by torch.load and torch.sparse")
+def _check_sparse_tensor_invariants():
+    return _sparse_invariants[0]
+
+
+@real(reason="global flag (default off) read by torch.load and torch.sparse")
+def _set_check_sparse_tensor_invariants(enabled):
+    _sparse_invariants[0] = bool(enabled)
+
+
+@real(reason="the conj/neg bits torch.save records; only non-default bits are listed, as upstream")
+def _get_tensor_metadata(tensor):
+    meta = {}
+    if tensor.is_conj():
+        meta["conj"] = True
+    if tensor.is_neg():
+        meta["neg"] = True
+    return meta
+
+
+@real(reason="restores the bits _get_tensor_metadata recorded (torch.load)")
+def _set_tensor_metadata(tensor, metadata):
+    for key in metadata:
+        if key in ("conj", "neg"):
+            if metadata[key]:
+                raise NotImplementedError(
+                    f"torch._C._set_tensor_metadata: the {key} bit is not implemented by torchnative")
+        else:
+            raise RuntimeError(f"Unexpected key `{key}` passed to setTensorMetadata.")
+
+
+@real(reason="every torchnative tensor is dense and strided, so it has a storage")
+def _has_storage(tensor):
+    import torch
+    return tensor.layout == torch.strided
+
 
 returning(C, "_dlpack_exchange_api", None,
           "no C-level DLPack exchange capsule; consumers fall back to Tensor.__dlpack__")
