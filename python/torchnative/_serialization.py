@@ -74,10 +74,12 @@ def _padding(cursor, filename_size, size, alignment):
     return (0 if mod == 0 else alignment - mod) + 4
 
 
-def _zip64_extra(size, offset):
+def _zip64_extra(size, offset, local=False):
+    """The zip64 extended-information field miniz writes; in a local header the compressed
+    size is still unknown (0) because the data descriptor carries it."""
     fields = b""
     if size >= _U32_MAX:
-        fields += struct.pack("<QQ", size, size)
+        fields += struct.pack("<QQ", size, 0 if local else size)
     if offset >= _U32_MAX:
         fields += struct.pack("<Q", offset)
     return struct.pack("<HH", 1, len(fields)) + fields if fields else b""
@@ -164,20 +166,22 @@ class PyTorchFileWriter:
             raise RuntimeError(f"Tried to serialize file twice: {name}")
         full = (self._archive_name + "/" + name).encode("utf-8")
         cursor = self._pos
-        extra = _zip64_extra(size, cursor)
+        extra = _zip64_extra(size, cursor, local=True)
         pad = _padding(cursor, len(full), size, self._alignment)
         fb = b"FB" + struct.pack("<H", pad - 4) + b"Z" * (pad - 4)
         header = struct.pack("<IHHHHHIIIHH", _LOCAL_SIG, 0, _FLAGS, 0, 0, 0, 0, 0, 0,
                              len(full), len(extra) + len(fb))
         self._emit(header + full + extra + fb)
         crc = 0
-        if payload is None:
+        if payload is None and self._own_file:
+            # Upstream seeks over the data (a hole in the file) and records crc 0.
+            self._file.seek(size, os.SEEK_CUR)
+            self._pos += size
+        elif payload is None:
             zeros = bytes(min(size, _CHUNK))
             left = size
             while left:
                 piece = zeros if left >= len(zeros) else zeros[:left]
-                if self._crc:
-                    crc = zlib.crc32(piece, crc)
                 self._emit(piece)
                 left -= len(piece)
         else:

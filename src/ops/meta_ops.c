@@ -70,7 +70,11 @@ static tn_status alias_real(const tn_value *args, tn_value *rets, const char *na
     return TN_OK;
 }
 tn_status tn_op_conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "conj"); }
-tn_status tn_op__conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "_conj"); }
+/* _conj is only for complex tensors upstream (an internal assert fires for real ones). */
+tn_status tn_op__conj(const tn_value *args, tn_value *rets) {
+    if (!tn_dtype_is_complex(SELF->dtype)) return tn_error(TN_ERR_RUNTIME, "Expected a complex tensor for aten::_conj");
+    return alias_real(args, rets, "_conj");
+}
 tn_status tn_op_resolve_conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "resolve_conj"); }
 tn_status tn_op_resolve_neg(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "resolve_neg"); }
 

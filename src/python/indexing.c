@@ -16,18 +16,19 @@ static tn_tensor *call1(tn_op_id op, const tn_value *args) {
     return r.u.t;
 }
 
+/* The result of walking an index tuple: the basic-indexed view and, when there are
+ * advanced indices, the index list for aten::index / index_put_ — one entry per index
+ * position of the view (NULL where the view's dimension is taken whole). */
 typedef struct {
-    tn_tensor *result;                 /* the basic-indexed view (owned) */
-    int nadv;                          /* number of advanced index tensors */
-    tn_tensor *adv[TN_MAX_DIMS];       /* per result dim: index tensor or NULL (owned) */
-    int adv_ndim;                      /* dims covered by the index list */
-    PyObject *keep;                    /* Python tensors created from sequences (owned list) */
+    tn_tensor *result;                /* the basic-indexed view (owned) */
+    int nadv;                         /* advanced index tensors among the entries */
+    int nlist;                        /* entries in `list` */
+    tn_tensor *list[TN_MAX_DIMS];     /* owned; NULL entries are None */
 } tn_index_plan;
 
 static void plan_free(tn_index_plan *p) {
     tn_tensor_release(p->result);
-    for (int i = 0; i < TN_MAX_DIMS; i++) tn_tensor_release(p->adv[i]);
-    Py_XDECREF(p->keep);
+    for (int i = 0; i < p->nlist; i++) tn_tensor_release(p->list[i]);
 }
 
 static int is_int_like(PyObject *o) {
@@ -37,7 +38,12 @@ static int is_int_like(PyObject *o) {
     return PyIndex_Check(o);
 }
 
-static PyObject *to_index_tensor(PyObject *o, tn_index_plan *p) {
+static int is_int_scalar_tensor(PyObject *o) {
+    return tn_py_is_tensor(o) && tn_py_tensor_get(o)->ndim == 0 &&
+           tn_dtype_is_integral(tn_py_tensor_get(o)->dtype, false);
+}
+
+static PyObject *to_index_tensor(PyObject *o) {
     if (tn_py_is_tensor(o)) { Py_INCREF(o); return o; }
     PyObject *torch = PyImport_ImportModule("torch");
     if (!torch) return NULL;
@@ -46,7 +52,31 @@ static PyObject *to_index_tensor(PyObject *o, tn_index_plan *p) {
     return t;
 }
 
-/* Builds the basic view and the advanced index list for `index` applied to `self`. */
+/* Dimensions of `self` an index entry consumes (None/Ellipsis/bool consume none). */
+static int64_t consumed_dims(PyObject *o) {
+    if (o == Py_None || o == Py_Ellipsis || PyBool_Check(o)) return 0;
+    if (tn_py_is_tensor(o)) {
+        tn_tensor *t = tn_py_tensor_get(o);
+        return (t->dtype == TN_DTYPE_BOOL || t->dtype == TN_DTYPE_UINT8) ? t->ndim : 1;
+    }
+    return 1;
+}
+
+static int plan_push(tn_index_plan *p, tn_tensor *t) {
+    if (p->nlist >= TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_IndexError, "too many indices for tensor");
+        tn_tensor_release(t);
+        return -1;
+    }
+    p->list[p->nlist++] = t;
+    if (t) p->nadv++;
+    return 0;
+}
+
+/* Builds the basic view and the advanced index list for `index` applied to `self`,
+ * following upstream's applySlicing: ints select, slices slice, None unsqueezes,
+ * Ellipsis skips, booleans unsqueeze and index with [0] (True) or [] (False), tensors
+ * and sequences become advanced indices. */
 static int plan_index(tn_tensor *self, PyObject *index, tn_index_plan *p) {
     memset(p, 0, sizeof *p);
     PyObject *tup;
@@ -54,16 +84,8 @@ static int plan_index(tn_tensor *self, PyObject *index, tn_index_plan *p) {
     else tup = PyTuple_Pack(1, index);
     if (!tup) return -1;
     Py_ssize_t n = PyTuple_Size(tup);
-    /* how many dims the index consumes (for Ellipsis) */
     int64_t specified = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = PyTuple_GetItem(tup, i);
-        if (o == Py_None || o == Py_Ellipsis || PyBool_Check(o)) continue;
-        if (tn_py_is_tensor(o)) {
-            tn_tensor *t = tn_py_tensor_get(o);
-            specified += (t->dtype == TN_DTYPE_BOOL || t->dtype == TN_DTYPE_UINT8) ? (t->ndim ? t->ndim : 0) : 1;
-        } else specified++;
-    }
+    for (Py_ssize_t i = 0; i < n; i++) specified += consumed_dims(PyTuple_GetItem(tup, i));
     if (specified > self->ndim) {
         Py_DECREF(tup);
         PyErr_Format(PyExc_IndexError, "too many indices for tensor of dimension %d", self->ndim);
@@ -75,8 +97,7 @@ static int plan_index(tn_tensor *self, PyObject *index, tn_index_plan *p) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o = PyTuple_GetItem(tup, i);
         tn_tensor *next = NULL;
-        if (is_int_like(o) || (tn_py_is_tensor(o) && tn_py_tensor_get(o)->ndim == 0 &&
-                               tn_dtype_is_integral(tn_py_tensor_get(o)->dtype, false))) {
+        if (is_int_like(o) || is_int_scalar_tensor(o)) {
             PyObject *iv = PyNumber_Index(o);
             if (!iv) goto error;
             long long k = PyLong_AsLongLong(iv);
@@ -88,66 +109,57 @@ static int plan_index(tn_tensor *self, PyObject *index, tn_index_plan *p) {
             }
             tn_value a[3] = {tn_value_tensor(p->result), tn_value_int(dim), tn_value_int(k)};
             next = call1(TN_OP_select_int, a);
+            if (!next) goto error;
         } else if (PySlice_Check(o)) {
             Py_ssize_t start, stop, step;
             if (PySlice_Unpack(o, &start, &stop, &step) < 0) goto error;
             tn_value a[5] = {tn_value_tensor(p->result), tn_value_int(dim), tn_value_int(start), tn_value_int(stop),
                              tn_value_int(step)};
             next = call1(TN_OP_slice_Tensor, a);
+            if (!next || plan_push(p, NULL) < 0) goto error_next;
             dim++;
         } else if (o == Py_None) {
             tn_value a[2] = {tn_value_tensor(p->result), tn_value_int(dim)};
             next = call1(TN_OP_unsqueeze, a);
+            if (!next || plan_push(p, NULL) < 0) goto error_next;
             dim++;
         } else if (o == Py_Ellipsis) {
-            dim += (int)(p->result->ndim - dim - (specified - 0));
-            specified = 0; /* consumed */
-            /* recompute remaining specified after ellipsis */
-            for (Py_ssize_t j = i + 1; j < n; j++) {
-                PyObject *q = PyTuple_GetItem(tup, j);
-                if (q == Py_None || q == Py_Ellipsis || PyBool_Check(q)) continue;
-                if (tn_py_is_tensor(q)) {
-                    tn_tensor *t = tn_py_tensor_get(q);
-                    specified += (t->dtype == TN_DTYPE_BOOL || t->dtype == TN_DTYPE_UINT8) ? t->ndim : 1;
-                } else specified++;
-            }
-            dim = p->result->ndim - (int)specified;
+            int64_t rest = 0;
+            for (Py_ssize_t j = i + 1; j < n; j++) rest += consumed_dims(PyTuple_GetItem(tup, j));
+            int64_t skip = p->result->ndim - dim - rest;
+            for (int64_t k = 0; k < skip; k++)
+                if (plan_push(p, NULL) < 0) goto error;
+            dim += (int)skip;
             continue;
         } else if (PyBool_Check(o)) {
-            /* x[True] == x.unsqueeze(dim)[tensor([True])] */
             tn_value a[2] = {tn_value_tensor(p->result), tn_value_int(dim)};
             next = call1(TN_OP_unsqueeze, a);
             if (!next) goto error;
-            tn_tensor_release(p->result);
-            p->result = next;
-            next = NULL;
-            PyObject *t = to_index_tensor(o, p);
-            if (!t) goto error;
-            tn_tensor_retain(tn_py_tensor_get(t));
-            p->adv[dim] = tn_py_tensor_get(t);
-            Py_DECREF(t);
-            p->nadv++;
+            int64_t len = o == Py_True ? 1 : 0;
+            tn_tensor *idx;
+            tn_status st = tn_tensor_zeros(1, &len, TN_DTYPE_INT64, tn_device_cpu(), &idx);
+            if (st != TN_OK) { tn_py_raise(st); goto error_next; }
+            if (plan_push(p, idx) < 0) goto error_next;
             dim++;
-            continue;
         } else {
-            PyObject *t = to_index_tensor(o, p);
+            PyObject *t = to_index_tensor(o);
             if (!t) goto error;
             tn_tensor *it = tn_py_tensor_get(t);
-            if (dim >= TN_MAX_DIMS) { Py_DECREF(t); PyErr_SetString(PyExc_IndexError, "too many indices"); goto error; }
             tn_tensor_retain(it);
-            p->adv[dim] = it;
-            p->nadv++;
-            dim += (it->dtype == TN_DTYPE_BOOL || it->dtype == TN_DTYPE_UINT8) ? (it->ndim ? it->ndim : 1) : 1;
+            int64_t covers = (it->dtype == TN_DTYPE_BOOL || it->dtype == TN_DTYPE_UINT8) ? it->ndim : 1;
             Py_DECREF(t);
+            if (plan_push(p, it) < 0) goto error;
+            dim += (int)covers;
             continue;
         }
-        if (!next) goto error;
         tn_tensor_release(p->result);
         p->result = next;
-        if (o != Py_None && !PySlice_Check(o)) specified--;
-        else if (PySlice_Check(o)) specified--;
+        (void)specified;
+        continue;
+    error_next:
+        tn_tensor_release(next);
+        goto error;
     }
-    p->adv_ndim = dim;
     Py_DECREF(tup);
     return 0;
 error:
@@ -178,8 +190,8 @@ PyObject *tn_py_tensor_getitem(PyObject *self, PyObject *index) {
         }
     } else {
         tn_value a[2] = {tn_value_tensor(p.result), {.tag = TN_V_TENSORLIST}};
-        a[1].u.tlist.data = p.adv;
-        a[1].u.tlist.n = p.adv_ndim;
+        a[1].u.tlist.data = p.list;
+        a[1].u.tlist.n = p.nlist;
         out = call1(TN_OP_index_Tensor, a);
     }
     plan_free(&p);
@@ -200,8 +212,14 @@ int tn_py_tensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
         /* Python numbers become 0-dim tensors of the destination dtype. */
         PyObject *torch = PyImport_ImportModule("torch");
         if (!torch) goto done;
-        vt = PyObject_CallMethod(torch, "tensor", "OO", value, tn_py_dtype_object(t->dtype));
+        PyObject *fn = PyObject_GetAttrString(torch, "tensor");
         Py_DECREF(torch);
+        PyObject *args = PyTuple_Pack(1, value);
+        PyObject *kw = Py_BuildValue("{s:O}", "dtype", tn_py_dtype_object(t->dtype));
+        vt = fn && args && kw ? PyObject_Call(fn, args, kw) : NULL;
+        Py_XDECREF(fn);
+        Py_XDECREF(args);
+        Py_XDECREF(kw);
         if (!vt) goto done;
         v = tn_value_tensor(tn_py_tensor_get(vt));
     }
@@ -211,8 +229,8 @@ int tn_py_tensor_setitem(PyObject *self, PyObject *index, PyObject *value) {
         r = call1(TN_OP_copy_, a);
     } else {
         tn_value a[4] = {tn_value_tensor(p.result), {.tag = TN_V_TENSORLIST}, v, tn_value_bool(false)};
-        a[1].u.tlist.data = p.adv;
-        a[1].u.tlist.n = p.adv_ndim;
+        a[1].u.tlist.data = p.list;
+        a[1].u.tlist.n = p.nlist;
         r = call1(TN_OP_index_put_, a);
     }
     if (r) { tn_tensor_release(r); rc = 0; }

@@ -430,6 +430,16 @@ static PyObject *m_complex(PyObject *self, PyObject *u) {
     return r;
 }
 static PyObject *m_long(PyObject *self, PyObject *u) { return m_int(self); }
+
+/* ~x: upstream checks the dtype before dispatching and raises TypeError for floats. */
+static PyObject *m_invert(PyObject *self) {
+    if (!tn_dtype_is_integral(T(self)->dtype, true)) {
+        PyErr_SetString(PyExc_TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+        return NULL;
+    }
+    return op_getter(self, TN_OP_bitwise_not);
+}
+static PyObject *m_invert_method(PyObject *self, PyObject *u) { return m_invert(self); }
 static PyObject *m_nonzero_bool(PyObject *self, PyObject *u) {
     int b = m_bool(self);
     return b < 0 ? NULL : PyBool_FromLong(b);
@@ -488,6 +498,7 @@ static PyMethodDef tensor_methods[] = {
     {"set_", (PyCFunction)(void (*)(void))tn_py_tensor_set_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"__complex__", m_complex, METH_NOARGS, NULL},
     {"__long__", m_long, METH_NOARGS, NULL},
+    {"__invert__", m_invert_method, METH_NOARGS, NULL},
     {"__nonzero__", m_nonzero_bool, METH_NOARGS, NULL},
     {"__len__", m_len_method, METH_NOARGS, NULL},
     {"_fix_weakref", m_fix_weakref, METH_NOARGS, NULL},
@@ -536,7 +547,7 @@ static PyObject *tensor_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
 static PyType_Slot tensor_slots[] = {
     {Py_tp_dealloc, tensor_dealloc}, {Py_tp_new, tensor_new}, {Py_tp_getset, tensor_getset},
     {Py_tp_methods, tensor_methods}, {Py_nb_float, m_float}, {Py_nb_int, m_int},
-    {Py_nb_index, m_index}, {Py_nb_bool, m_bool},
+    {Py_nb_index, m_index}, {Py_nb_bool, m_bool}, {Py_nb_invert, m_invert},
     {Py_mp_subscript, tn_py_tensor_getitem}, {Py_mp_length, m_len}, {Py_mp_ass_subscript, tn_py_tensor_setitem}, {0, NULL},
 };
 

@@ -1114,6 +1114,10 @@ add("isin_empty", "lambda a, b: (torch.isin(a, b), torch.isin(b, a))", [In((0,),
 add("isin_bool", "lambda a, b: torch.isin(a, b)", [In((33,), "bool", "bool"), In((3,), "bool", "bool")], ["isin.Tensor_Tensor"])
 add("isin_bool_test", "lambda a, b: torch.isin(a, b)", [In((33,)), In((3,), "bool", "bool")], ["isin.Tensor_Tensor"])
 add("isin_bool_scalar", "lambda a: torch.isin(a, 1)", [In((33,), "bool", "bool")], ["isin.Tensor_Scalar"])
+# complex negation and exp work (the rest of complex arithmetic is refused)
+add("setitem_bool_true", "lambda a: (lambda c: (c.__setitem__(True, torch.tensor(3.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
+add("neg_complex", "lambda a, b: -torch.complex(a, b)", [In((33,)), In((33,))], ["neg.default"])
+add("exp_complex", "lambda a, b: torch.exp(torch.complex(a, b))", [In((33,), "float64"), In((33,), "float64")], ["exp.default"])
 
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
@@ -1127,8 +1131,6 @@ add("celu", "lambda a: torch.nn.functional.celu(a, 2.0)", [In((1000,))], ["elu.d
 add("relu6", "lambda a: torch.nn.functional.relu6(a * 5)", [In((1000,))], ["hardtanh.default"])
 add("sgn_complex", "lambda a, b: torch.sgn(torch.complex(a, b))", [In((33,)), In((33,))], ["sgn.default"])
 add("abs_complex", "lambda a, b: torch.abs(torch.complex(a, b))", [In((33,)), In((33,))], ["abs.default"])
-add("neg_complex", "lambda a, b: -torch.complex(a, b)", [In((33,)), In((33,))], ["neg.default"])
-add("exp_complex", "lambda a, b: torch.exp(torch.complex(a, b))", [In((33,), "float64"), In((33,), "float64")], ["exp.default"])
 add("inner", "lambda a, b: torch.inner(a, b)", [In((33,)), In((33,))], [])
 add("cross_entropy_smooth_idx", "lambda a: torch.nn.functional.cross_entropy(a, torch.arange(7) % 5, label_smoothing=0.1)", [In((7, 33))], [])
 add("mse_loss_functional", "lambda a, b: torch.nn.functional.mse_loss(a, b)", [In((7, 33)), In((7, 33))], [])  # needs aten::broadcast_tensors
@@ -1143,32 +1145,23 @@ add("signbit", "lambda: torch.signbit(torch.tensor([-0.5, 0.5, -0.0]))", [], [])
 
 KNOWN_BINDING_BUGS: list[Case] = []
 CASES = KNOWN_BINDING_BUGS
-# BINDING BUG: Tensor.__invert__ on a float tensor must raise TypeError ("~ (operator.invert)
-# is only implemented on integer and Boolean-type tensors") before dispatch; ours dispatches
-# and raises the kernel's NotImplementedError.
-add("invert_float", "lambda a: ~a", [In((33,))], ["bitwise_not.default"])
 # BINDING BUG (door, src/ops/dispatch.c): out= of a non-promoting unary op (abs, floor, ...)
 # with a different out dtype must raise "Found dtype Double but expected Float"; the derived
 # out= variant casts instead.
+add("abs_out_f64", "lambda a: (lambda o: (torch.abs(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,))], ["abs.default"])
+add("floor_out_f64", "lambda a: (lambda o: (torch.floor(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,))], ["floor.default"])
 # BINDING BUG: torch.from_numpy of an empty array gives strides (0, 0) upstream; ours keeps
 # the contiguous strides (3, 1), so every view/clone of it reports different strides.
 add("from_numpy_empty_strides", "lambda a: a.stride()", [In((0, 3))], [])
-# BINDING BUG: Tensor.__setitem__ with a Python scalar value raises
-# TypeError "tensor() takes at most 1 positional argument (2 given)" (src/python/indexing.c)
+
+# Fixed in the binding (were KNOWN_BINDING_BUGS): ~float raises TypeError; setitem with a
+# Python scalar; bool scalar indices; multi-dimensional bool masks; _conj of a real tensor.
+CASES = _all
+add("invert_float", "lambda a: ~a", [In((33,))], ["bitwise_not.default"])
 for nm, src in (("int", "c[2] = 5"), ("slice", "c[1:5] = -1.5"), ("mask", "c[c > 0] = 0"), ("int_tensor", "c[torch.tensor([0, 2])] = 4"), ("float_into_int", "c[0] = 2.7")):
     add(f"setitem_pyscalar_{nm}", f"lambda a: (lambda c: (exec('{src}', {{'c': c, 'torch': torch}}), c)[1])(a.clone())", [In((7, 9), "int32", "int")], ["index_put_.default", "fill_.Scalar"])
-# BINDING BUG: a bool scalar index adds a dimension: a[True] has shape (1, 1, 7, 9)
-# upstream (1, 7, 9); a[False] likewise
 add("getitem_bool_true", "lambda a: (a[True].shape, a[False].shape)", [In((7, 9))], ["index.Tensor"])
-# BINDING BUG: a multi-dimensional bool mask a[a > 0] raises IndexError "too many indices
-# for tensor of dimension 2"; 1-D masks and aten.index.Tensor with the same mask work
 add("getitem_mask_2d", "lambda a: a[a > 0]", [In((7, 9))], ["index.Tensor"])
 add("setitem_mask_2d", "lambda a: (lambda c: (c.__setitem__(c > 0, torch.tensor(0.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
-add("setitem_bool_true", "lambda a: (lambda c: (c.__setitem__(True, torch.tensor(3.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
-# BINDING BUG (src/ops/meta_ops.c, lead-owned): aten::_conj on a real tensor must raise
-# RuntimeError (upstream trips an internal assert setting the conj bit on a non-complex
-# tensor); ours returns the tensor. Complex _conj is refused by design (KNOWN_UNSUPPORTED).
 add("_conj_real", "lambda a: torch.ops.aten._conj.default(a)", [In((7,))], ["_conj.default"])
-add("abs_out_f64", "lambda a: (lambda o: (torch.abs(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,))], ["abs.default"])
-add("floor_out_f64", "lambda a: (lambda o: (torch.floor(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,))], ["floor.default"])
 CASES = _all
