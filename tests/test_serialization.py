@@ -475,7 +475,13 @@ def test_pickle_generator_roundtrip():
 def test_pickle_tensor_roundtrip():
     objs = build()
     back = pickle.loads(pickle.dumps(objs))
-    assert describe_all(back) == describe_all(objs)
+    got, want = describe_all(back), describe_all(objs)
+    # Plain pickle does not keep views sharing a storage, upstream included (each tensor
+    # pickles its own TypedStorage: pickle.loads(pickle.dumps([t, t[1:]])) gives two
+    # storages on upstream torch 2.13), so only per-tensor facts are compared.
+    got.pop("shared", None)
+    want.pop("shared", None)
+    assert got == want
 
 
 @needs_write_file

@@ -106,3 +106,20 @@ tn_status tn_op_isin_Scalar_Tensor(const tn_value *args, tn_value *rets) {
     free(vals);
     return st;
 }
+
+/* equal(self, other) -> bool: same sizes and every element equal (NaN is never equal). */
+tn_status tn_op_equal(const tn_value *args, tn_value *rets) {
+    const tn_tensor *a = args[0].u.t, *b = args[1].u.t;
+    if (tn_tensor_is_meta(a) || tn_tensor_is_meta(b))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::equal on meta tensors is not implemented by torchnative");
+    bool eq = a->ndim == b->ndim && !memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim);
+    int64_t n = eq ? tn_tensor_numel(a) : 0;
+    for (int64_t i = 0; eq && i < n; i++) {
+        tn_value x, y;
+        TN_TRY(load_at(a, i, &x));
+        TN_TRY(load_at(b, i, &y));
+        eq = value_eq(&x, &y);
+    }
+    rets[0] = tn_value_bool(eq);
+    return TN_OK;
+}

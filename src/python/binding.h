@@ -18,6 +18,7 @@ typedef struct {
     PyObject_HEAD
     tn_tensor *t;    /* owned reference */
     PyObject *grad;  /* .grad until autograd keeps it (wave 2); owned, may be NULL */
+    PyObject *backward_hooks; /* ._backward_hooks as assigned (torch.load sets it); owned */
 } TNTensorObject;
 
 int tn_py_is_tensor(PyObject *o);           /* instance of TensorBase (incl. subclasses) */

@@ -278,9 +278,92 @@ static PyObject *m_weak_ref(PyObject *self, PyObject *a) {
 
 static PyObject *m_fix_weakref(PyObject *self, PyObject *u) { Py_RETURN_NONE; }
 
+/* The legacy serialization record of a storage: [int64 element count if save_size] then
+ * the raw bytes, read and written through the Python file object's methods. */
+static int file_write(PyObject *f, const void *data, int64_t n) {
+    PyObject *mv = PyMemoryView_FromMemory((char *)data, (Py_ssize_t)n, PyBUF_READ);
+    if (!mv) return -1;
+    PyObject *r = PyObject_CallMethod(f, "write", "O", mv);
+    Py_DECREF(mv);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+static int file_read_exact(PyObject *f, void *data, int64_t n) {
+    int64_t got = 0;
+    while (got < n) {
+        PyObject *mv = PyMemoryView_FromMemory((char *)data + got, (Py_ssize_t)(n - got), PyBUF_WRITE);
+        if (!mv) return -1;
+        PyObject *r = PyObject_CallMethod(f, "readinto", "O", mv);
+        Py_DECREF(mv);
+        if (!r) return -1;
+        long long k = r == Py_None ? 0 : PyLong_AsLongLong(r);
+        Py_DECREF(r);
+        if (k <= 0) {
+            PyErr_Format(PyExc_RuntimeError, "unexpected EOF, expected %lld more bytes. The file might be corrupted.",
+                         (long long)(n - got));
+            return -1;
+        }
+        got += k;
+    }
+    return 0;
+}
+
+/* _write_file(f, is_real_file, save_size, element_size) */
 static PyObject *m_write_file(PyObject *self, PyObject *args) {
-    PyErr_SetString(PyExc_NotImplementedError, "torch._C.StorageBase._write_file is not implemented by torchnative");
-    return NULL;
+    PyObject *f;
+    int is_real, save_size;
+    long long elem;
+    if (!PyArg_ParseTuple(args, "OppL:_write_file", &f, &is_real, &save_size, &elem)) return NULL;
+    tn_storage *s = S(self);
+    if (elem <= 0 || s->nbytes % elem) {
+        PyErr_SetString(PyExc_RuntimeError, "_write_file: storage size is not a multiple of element_size");
+        return NULL;
+    }
+    if (save_size) {
+        int64_t count = s->nbytes / elem; /* little-endian int64, as upstream */
+        if (file_write(f, &count, 8) < 0) return NULL;
+    }
+    if (s->nbytes && file_write(f, s->data, s->nbytes) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* _set_from_file(f, offset, is_real_file, element_size): fills this storage. */
+static PyObject *m_set_from_file(PyObject *self, PyObject *args) {
+    PyObject *f, *offset;
+    int is_real;
+    long long elem;
+    if (!PyArg_ParseTuple(args, "OOpL:_set_from_file", &f, &offset, &is_real, &elem)) return NULL;
+    if (offset != Py_None) {
+        PyObject *r = PyObject_CallMethod(f, "seek", "O", offset);
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    int64_t count;
+    if (file_read_exact(f, &count, 8) < 0) return NULL;
+    tn_storage *s = S(self);
+    if (count * elem != s->nbytes) {
+        PyErr_Format(PyExc_RuntimeError, "storage has wrong byte size: expected %lld got %lld",
+                     (long long)s->nbytes, (long long)(count * elem));
+        return NULL;
+    }
+    if (s->nbytes && file_read_exact(f, s->data, s->nbytes) < 0) return NULL;
+    Py_INCREF(self);
+    return self;
+}
+
+/* classmethod _new_with_file(f, element_size) */
+static PyObject *m_new_with_file(PyObject *cls, PyObject *args) {
+    PyObject *f;
+    long long elem;
+    if (!PyArg_ParseTuple(args, "OL:_new_with_file", &f, &elem)) return NULL;
+    int64_t count;
+    if (file_read_exact(f, &count, 8) < 0) return NULL;
+    tn_storage *s;
+    tn_status st = tn_storage_new(count * elem, tn_device_cpu(), false, &s);
+    if (st != TN_OK) return tn_py_raise(st);
+    if (s->nbytes && file_read_exact(f, s->data, s->nbytes) < 0) { tn_storage_release(s); return NULL; }
+    return storage_alloc((PyTypeObject *)cls, s);
 }
 
 static PyMethodDef storage_methods[] = {
@@ -298,6 +381,8 @@ static PyMethodDef storage_methods[] = {
     {"_weak_ref", m_weak_ref, METH_VARARGS, NULL},
     {"_fix_weakref", m_fix_weakref, METH_NOARGS, NULL},
     {"_write_file", m_write_file, METH_VARARGS, NULL},
+    {"_set_from_file", m_set_from_file, METH_VARARGS, NULL},
+    {"_new_with_file", m_new_with_file, METH_VARARGS | METH_CLASS, NULL},
     {NULL},
 };
 static PyGetSetDef storage_getset[] = {

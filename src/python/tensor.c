@@ -44,6 +44,7 @@ static void tensor_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
     tn_tensor *t = ((TNTensorObject *)self)->t;
     Py_CLEAR(((TNTensorObject *)self)->grad);
+    Py_CLEAR(((TNTensorObject *)self)->backward_hooks);
     if (t) {
         if (t->pyobj == self) t->pyobj = NULL;
         tn_tensor_release(t);
@@ -148,6 +149,25 @@ static int set_grad(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 
+/* _backward_hooks: stored as assigned (torch._utils._rebuild_tensor_v2 assigns an empty
+ * OrderedDict); running hooks is autograd's job (wave 2). */
+static PyObject *get_backward_hooks(PyObject *self, void *c) {
+    PyObject *h = ((TNTensorObject *)self)->backward_hooks;
+    if (!h) Py_RETURN_NONE;
+    Py_INCREF(h);
+    return h;
+}
+static int set_backward_hooks(PyObject *self, PyObject *v, void *c) {
+    if (!v) {
+        PyErr_SetString(PyExc_TypeError, "Deletion of _backwards_hooks not allowed!");
+        return -1;
+    }
+    if (v == Py_None) v = NULL;
+    Py_XINCREF(v);
+    Py_XSETREF_COMPAT(((TNTensorObject *)self)->backward_hooks, v);
+    return 0;
+}
+
 static PyObject *op_getter(PyObject *self, tn_op_id op) {
     tn_value a[1] = {tn_value_tensor(T(self))}, r;
     tn_status st = tn_dispatch(op, a, &r);
@@ -207,7 +227,7 @@ static PyGetSetDef tensor_getset[] = {
     {"mH", get_mH, NULL, NULL, NULL},
     {"real", get_real, NULL, NULL, NULL},
     {"imag", get_imag, NULL, NULL, NULL},
-    {"_backward_hooks", get_none, NULL, NULL, NULL},
+    {"_backward_hooks", get_backward_hooks, set_backward_hooks, NULL, NULL},
     {"_base", get_none, NULL, NULL, NULL},
     {"_version", get_version, NULL, NULL, NULL},
     {"output_nr", get_output_nr, NULL, NULL, NULL},

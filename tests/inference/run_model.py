@@ -41,7 +41,9 @@ SAMPLE_KW = dict(do_sample=True, temperature=0.8, top_k=40, top_p=0.9, repetitio
 SAMPLE_SEEDS = [0, 1234]
 GREEDY_NEW = 48
 SAMPLE_NEW = 32
-STREAM_NEW = 24
+# The streamer/pipeline prompt and length are the CLI's defaults, so the CLI test can compare
+# its output with upstream's TextStreamer text.
+STREAM_NEW = 64
 STREAM_PROMPT = "What is the capital of France?"
 
 

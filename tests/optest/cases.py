@@ -1165,3 +1165,10 @@ add("getitem_mask_2d", "lambda a: a[a > 0]", [In((7, 9))], ["index.Tensor"])
 add("setitem_mask_2d", "lambda a: (lambda c: (c.__setitem__(c > 0, torch.tensor(0.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
 add("_conj_real", "lambda a: torch.ops.aten._conj.default(a)", [In((7,))], ["_conj.default"])
 CASES = _all
+
+# ---- equal (misc_ops.c) ----
+add("equal_same", "lambda a: (torch.equal(a, a.clone()), torch.equal(a, a + 1))", [In((7, 33))], ["equal.default"])
+add("equal_noncontig", "lambda a: torch.equal(a, a.contiguous())", [In((7, 33), layout="transposed")], ["equal.default"])
+add("equal_shapes", "lambda a: torch.equal(a, a[:3])", [In((7,))], ["equal.default"])
+add("equal_nan", "lambda a: torch.equal(a, a)", [In((31,), kind="special")], ["equal.default"])
+add("equal_dtypes", "lambda a: torch.equal(a, a.double())", [In((7,), "int32", "int")], ["equal.default"])
