@@ -69,7 +69,7 @@ tn_status tn_op_histc(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::histc.default for %s is not implemented by torchnative",
                         tn_dtype_infos[self->dtype].c10_name);
     if (self->dtype != TN_DTYPE_FLOAT32 && self->dtype != TN_DTYPE_FLOAT64)
-        return tn_error(TN_ERR_RUNTIME, "\"histogram_cpu\" not implemented for '%s'", tn_dtype_infos[self->dtype].c10_name);
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"histogram_cpu\" not implemented for '%s'", tn_dtype_infos[self->dtype].c10_name);
     if (bins <= 0)
         return tn_error(TN_ERR_RUNTIME, "torch.histogramdd(): bins must be > 0, but got %lld for dimension 0",
                         (long long)bins);

@@ -91,7 +91,10 @@ def run_one(name, models_dir, float64, arrays, torch, transformers):
             margins.append(float(top[0] - top[1]))
         rec["min_margin"] = min(margins)
     if float64:
-        arrays[name + ".out64"] = forward(model.double()).numpy().copy()
+        try:
+            arrays[name + ".out64"] = forward(model.double()).numpy().copy()
+        except RuntimeError as e:  # MoE grouped_mm has no float64 kernel upstream either
+            rec["float64_error"] = str(e).splitlines()[0]
     return rec
 
 
