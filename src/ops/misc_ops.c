@@ -1,9 +1,11 @@
-/* misc_ops.c — small value operators that belong to no larger family yet: isin. */
+/* misc_ops.c — small operators that belong to no larger family yet: isin, equal,
+ * broadcast_tensors. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/scalar.h"
 #include "ops/dispatch.h"
+#include "ops/shape.h"
 
 /* Element i of a tensor (any layout) as a tn_value, walking the index in row-major order. */
 static tn_status load_at(const tn_tensor *t, int64_t linear, tn_value *out) {
@@ -121,5 +123,35 @@ tn_status tn_op_equal(const tn_value *args, tn_value *rets) {
         eq = value_eq(&x, &y);
     }
     rets[0] = tn_value_bool(eq);
+    return TN_OK;
+}
+
+/* broadcast_tensors(Tensor[] tensors) -> Tensor[]: expanded views to the common shape.
+ * The result list is malloc'd (see tn_value_release). */
+tn_status tn_op_broadcast_tensors(const tn_value *args, tn_value *rets) {
+    int64_t n = args[0].u.tlist.n;
+    tn_tensor *const *ts = args[0].u.tlist.data;
+    int nd = 0;
+    int64_t shape[TN_MAX_DIMS];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t next[TN_MAX_DIMS];
+        int nn;
+        TN_TRY(tn_shape_broadcast(nd, shape, ts[i]->ndim, ts[i]->sizes, &nn, next));
+        nd = nn;
+        memcpy(shape, next, sizeof(int64_t) * (size_t)nd);
+    }
+    tn_tensor **out = calloc((size_t)(n ? n : 1), sizeof *out);
+    if (!out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        tn_status st = tn_shape_expand_view(ts[i], nd, shape, &out[i]);
+        if (st != TN_OK) {
+            for (int64_t j = 0; j < i; j++) tn_tensor_release(out[j]);
+            free(out);
+            return st;
+        }
+    }
+    rets[0].tag = TN_V_TENSORLIST;
+    rets[0].u.tlist.data = out;
+    rets[0].u.tlist.n = n;
     return TN_OK;
 }

@@ -1133,8 +1133,6 @@ add("sgn_complex", "lambda a, b: torch.sgn(torch.complex(a, b))", [In((33,)), In
 add("abs_complex", "lambda a, b: torch.abs(torch.complex(a, b))", [In((33,)), In((33,))], ["abs.default"])
 add("inner", "lambda a, b: torch.inner(a, b)", [In((33,)), In((33,))], [])
 add("cross_entropy_smooth_idx", "lambda a: torch.nn.functional.cross_entropy(a, torch.arange(7) % 5, label_smoothing=0.1)", [In((7, 33))], [])
-add("mse_loss_functional", "lambda a, b: torch.nn.functional.mse_loss(a, b)", [In((7, 33)), In((7, 33))], [])  # needs aten::broadcast_tensors
-add("pad_reflect_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='reflect')", [In((2, 3, 7))], [])  # aten::pad: constant only
 add("pad_circular_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='circular')", [In((2, 3, 7))], [])
 add("max_pool2d_int", "lambda a: torch.nn.functional.max_pool2d(a, 2)", [In((1, 3, 6, 6), "int64", "int")], [])
 add("reflection_pad_int64", "lambda a: torch.ops.aten.reflection_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], [])
@@ -1172,3 +1170,13 @@ add("equal_noncontig", "lambda a: torch.equal(a, a.contiguous())", [In((7, 33), 
 add("equal_shapes", "lambda a: torch.equal(a, a[:3])", [In((7,))], ["equal.default"])
 add("equal_nan", "lambda a: torch.equal(a, a)", [In((31,), kind="special")], ["equal.default"])
 add("equal_dtypes", "lambda a: torch.equal(a, a.double())", [In((7,), "int32", "int")], ["equal.default"])
+
+# ---- broadcast_tensors, and the functional spellings that need it / aten::pad modes ----
+add("broadcast_tensors", "lambda a, b, c: torch.broadcast_tensors(a, b, c)", [In((7, 1)), In((33,)), In((1, 1))], ["broadcast_tensors.default"])
+add("broadcast_tensors_error", "lambda a, b: torch.broadcast_tensors(a, b)", [In((7,)), In((33,))], ["broadcast_tensors.default"])
+add("mse_loss_functional", "lambda a, b: torch.nn.functional.mse_loss(a, b)", [In((7, 33)), In((7, 33))], ["mse_loss.default"])
+add("l1_loss_functional", "lambda a, b: torch.nn.functional.l1_loss(a, b, reduction='sum')", [In((7, 33)), In((33,))], ["l1_loss.default"], rtol=1e-5)
+add("pad_reflect_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='reflect')", [In((2, 3, 7))], ["pad.default"])
+add("pad_reflect2d_functional", "lambda a: torch.nn.functional.pad(a, (2, 3, 1, 2), mode='reflect')", [In((2, 3, 7, 6))], ["pad.default"])
+add("pad_replicate_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='replicate')", [In((3, 7))], ["pad.default"])
+add("pad_reflect_too_big", "lambda a: torch.nn.functional.pad(a, (7, 3), mode='reflect')", [In((2, 3, 7))], ["pad.default"])
