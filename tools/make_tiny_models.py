@@ -5,8 +5,8 @@ every architecture's Python code path through torch._C; the weights mean nothing
     .venv-ref/bin/python tools/make_tiny_models.py [OUT_DIR] [--force] [type ...]
 
 Run it with upstream torch (.venv-ref) so the checkpoints do not depend on torchnative.
-Idempotent: a model whose directory already holds a config.json and model.safetensors is
-left alone unless --force is given. Sizes: hidden 64, 2 layers, 4 heads (2 kv heads where
+Idempotent: a model whose directory holds model.safetensors and a tiny_spec.json stamp equal
+to what this script would build now is left alone (--force rebuilds anyway). Sizes: hidden 64, 2 layers, 4 heads (2 kv heads where
 the architecture has GQA), vocab 256; every special token id lies inside the vocabulary.
 """
 import os
@@ -75,8 +75,18 @@ def config_for(model_type):
     from transformers import AutoConfig
     kw = dict(COMMON)
     kw.update(MODELS[model_type][1])
-    kw = {k: v for k, v in kw.items()}
     return AutoConfig.for_model(model_type, **kw)
+
+
+def spec_of(model_type):
+    """What a checkpoint was built from (options, seed, library versions): a directory whose
+    stamp differs is rebuilt, so editing MODELS never leaves a stale checkpoint behind."""
+    import json
+    import torch
+    import transformers
+    return json.dumps({"options": {**COMMON, **MODELS[model_type][1]}, "auto": MODELS[model_type][0],
+                       "seed": SEED, "torch": torch.__version__, "transformers": transformers.__version__},
+                      sort_keys=True, default=str)
 
 
 def build(model_type, out_dir, force=False):
@@ -84,14 +94,19 @@ def build(model_type, out_dir, force=False):
     import torch
     import transformers
     d = os.path.join(out_dir, model_type)
-    if not force and os.path.exists(os.path.join(d, "config.json")) and \
-            os.path.exists(os.path.join(d, "model.safetensors")):
-        return d
+    spec = spec_of(model_type)
+    stamp = os.path.join(d, "tiny_spec.json")
+    if not force and os.path.exists(os.path.join(d, "model.safetensors")) and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read() == spec:
+                return d
     cfg = config_for(model_type)
     torch.manual_seed(SEED)
     model = getattr(transformers, MODELS[model_type][0]).from_config(cfg, dtype=torch.float32)
     tmp = d + ".tmp"
     model.save_pretrained(tmp, safe_serialization=True)
+    with open(os.path.join(tmp, "tiny_spec.json"), "w") as f:
+        f.write(spec)
     if os.path.exists(d):
         import shutil
         shutil.rmtree(d)
@@ -101,6 +116,7 @@ def build(model_type, out_dir, force=False):
 
 def main(argv):
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     force = "--force" in argv
     args = [a for a in argv if a != "--force"]
     out = DEFAULT_OUT

@@ -555,6 +555,24 @@ static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw) {
     PyObject *t = NULL;
     if (tn_py_is_tensor(obj)) { Py_INCREF(obj); t = obj; }
     else if (is_ndarray(obj)) t = tensor_from_ndarray(obj);
+    else if (tn_py_is_storage(obj)) {
+        /* a storage: its bytes as a 1-D tensor of `dtype` (uint8 by default), aliasing it
+         * (safetensors reads every tensor this way) */
+        tn_storage *st = tn_py_storage_get(obj);
+        tn_dtype d = dtype != Py_None ? tn_py_dtype_get(dtype) : TN_DTYPE_UINT8;
+        int item = tn_dtype_itemsize(d);
+        if (st->nbytes % item) {
+            PyErr_Format(PyExc_RuntimeError, "asarray(): storage of %lld bytes is not a multiple of the element size %d",
+                         (long long)st->nbytes, item);
+            return NULL;
+        }
+        int64_t n = st->nbytes / item, one = 1;
+        tn_tensor *tt = tn_tensor_new_view(st, 0, 1, &n, &one, d);
+        if (!tt) return PyErr_NoMemory();
+        t = tn_py_tensor_wrap(tt);
+        if (!t) return NULL;
+        dtype = Py_None;
+    }
     else if (PyObject_CheckBuffer(obj) && !PyUnicode_Check(obj)) {
         Py_buffer view;
         if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0) return NULL;

@@ -6,7 +6,8 @@ torchnative (.venv) and compares; tools/demand_list.py runs it under torchnative
 
     python tests/architectures/run_arch.py MODELS_DIR OUT [--float64] [type ...]
 
-Each model is independent: a failure is recorded with its exception type, message and
+Generative models also generate 8 tokens for a left-padded batch of two. Each model is
+independent: a failure is recorded with its exception type, message and
 traceback, and the next model runs. --float64 also runs each forward in float64 (upstream
 side only) so the test can state how large float32 rounding error is on these models.
 """
@@ -90,6 +91,14 @@ def run_one(name, models_dir, float64, arrays, torch, transformers):
             top = torch.topk(s[0].float(), 2).values
             margins.append(float(top[0] - top[1]))
         rec["min_margin"] = min(margins)
+        # A left-padded batch of two (pad id 0 masked out): the attention-mask, position-id
+        # and cache paths that single-sequence generation never takes.
+        batch = torch.tensor([[0, 0, 0, 0] + IDS[0][:8], IDS[0]])
+        mask = (batch != 0).long()
+        with torch.inference_mode():
+            out = model.generate(batch, attention_mask=mask, max_new_tokens=8, min_new_tokens=8,
+                                 do_sample=False, pad_token_id=0)
+        rec["batch_tokens"] = out.tolist()
     if float64:
         try:
             arrays[name + ".out64"] = forward(model.double()).numpy().copy()

@@ -1180,3 +1180,38 @@ add("pad_reflect_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode
 add("pad_reflect2d_functional", "lambda a: torch.nn.functional.pad(a, (2, 3, 1, 2), mode='reflect')", [In((2, 3, 7, 6))], ["pad.default"])
 add("pad_replicate_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='replicate')", [In((3, 7))], ["pad.default"])
 add("pad_reflect_too_big", "lambda a: torch.nn.functional.pad(a, (7, 3), mode='reflect')", [In((2, 3, 7))], ["pad.default"])
+
+# ---- extra family (src/ops/extra_*.c: ops first demanded by tests/test_architectures.py) ----
+for n in SIZES:
+    add(f"histc_range_{n}", "lambda a: torch.histc(a, bins=7, min=-1, max=1)", [In((n,))], ["histc.default"], **EXACT)
+    add(f"histc_auto_{n}", "lambda a: torch.histc(a, bins=33)", [In((n,))], ["histc.default"], **EXACT)
+    add(f"histc_f64_strided_{n}", "lambda a: torch.histc(a, bins=31, min=-2, max=0.5)", [In((n,), "float64", layout="strided")], ["histc.default"], **EXACT)
+add("histc_2d_transposed", "lambda a: torch.histc(a, bins=10, min=-3, max=3)", [In((7, 33), layout="transposed")], ["histc.default"], **EXACT)
+add("histc_experts", "lambda: torch.histc(torch.tensor([0., 1, 2, 3, 3, 3, 1]), bins=4, min=0, max=3)", [], ["histc.default"], **EXACT)
+add("histc_constant", "lambda: torch.histc(torch.full((5,), 2.), bins=3)", [], ["histc.default"], **EXACT)
+add("histc_empty", "lambda: torch.histc(torch.zeros(0), bins=3)", [], ["histc.default"], **EXACT)
+add("histc_nan_ignored", "lambda: torch.histc(torch.tensor([0.5, float('nan'), 2.0, -1.0]), bins=2, min=0, max=2)", [], ["histc.default"], **EXACT)
+add("histc_nonfinite_error", "lambda a: torch.histc(a, bins=3)", [In((31,), kind="special")], ["histc.default"])
+add("histc_minmax_error", "lambda a: torch.histc(a, bins=3, min=2, max=1)", [In((7,))], ["histc.default"])
+add("histc_bins_error", "lambda a: torch.histc(a, bins=0)", [In((7,))], ["histc.default"])
+add("histc_int_error", "lambda: torch.histc(torch.arange(3), bins=3)", [], ["histc.default"])
+add("type_as_same", "lambda a, b: (lambda r: (r, r is a))(a.type_as(b))", [In((7, 33)), In((1,))], ["type_as.default"])
+add("type_as_cast", "lambda a, b: a.type_as(b)", [In((7, 33)), In((1,), "float64")], ["type_as.default"])
+add("type_as_int", "lambda a, b: a.type_as(b)", [In((31,)), In((1,), "int32", "int")], ["type_as.default"])
+for n in SIZES:
+    add(f"broadcast_to_{n}", f"lambda a: (lambda r: (r, r.stride()))(torch.broadcast_to(a, (3, 2, {n})))", [In((2, n))], ["broadcast_to.default"])
+add("broadcast_to_error", "lambda a: torch.broadcast_to(a, (3, 5))", [In((7,))], ["broadcast_to.default"])
+_OFFS = "torch.tensor([{}], dtype=torch.int32)"
+for n in SIZES:
+    add(f"grouped_mm_2d3d_{n}", f"lambda a, w: torch._grouped_mm(a, w, offs={_OFFS.format(f'0, {n // 3}, {n // 3}, {n}')})",
+        [In((n, 8)), In((4, 8, 12))], ["_grouped_mm.default"], rtol=1e-5, atol=1e-5)
+    add(f"grouped_mm_2d3dT_{n}", f"lambda a, w: torch._grouped_mm(a, w.transpose(-2, -1), offs={_OFFS.format(f'{n // 2}, {n}')})",
+        [In((n, 12)), In((2, 8, 12))], ["_grouped_mm.default"], rtol=1e-5, atol=1e-5)
+add("grouped_mm_3d3d", "lambda a, b: torch._grouped_mm(a, b)", [In((3, 33, 8)), In((3, 8, 4))], ["_grouped_mm.default"], rtol=1e-5, atol=1e-5)
+add("grouped_mm_2d2d", f"lambda a, b: torch._grouped_mm(a, b, offs={_OFFS.format('4, 12')})", [In((7, 12)), In((12, 8))], ["_grouped_mm.default"], rtol=1e-5, atol=1e-5)
+add("grouped_mm_3d2d", f"lambda a, b: torch._grouped_mm(a, b, offs={_OFFS.format('5, 12')})", [In((2, 4, 8)), In((8, 12))], ["_grouped_mm.default"], rtol=1e-5, atol=1e-5)
+add("grouped_mm_odd_n_stride", f"lambda a, b: (lambda r: (r, r.stride()))(torch._grouped_mm(a, b[..., :5], offs={_OFFS.format('3, 7')}))", [In((7, 8)), In((2, 8, 8))], ["_grouped_mm.default"], rtol=1e-5, atol=1e-5)
+add("grouped_mm_f64_error", f"lambda a, b: torch._grouped_mm(a, b, offs={_OFFS.format('3, 7')})", [In((7, 8), "float64"), In((2, 8, 4), "float64")], ["_grouped_mm.default"])
+add("grouped_mm_offs_dtype_error", "lambda a, b: torch._grouped_mm(a, b, offs=torch.tensor([3, 7]))", [In((7, 8)), In((2, 8, 4))], ["_grouped_mm.default"])
+add("grouped_mm_stride_error", f"lambda a, b: torch._grouped_mm(a, b, offs={_OFFS.format('3, 7')})", [In((7, 7)), In((2, 7, 4))], ["_grouped_mm.default"])
+add("grouped_mm_offs_missing_error", "lambda a, b: torch._grouped_mm(a, b)", [In((7, 8)), In((2, 8, 4))], ["_grouped_mm.default"])

@@ -56,22 +56,17 @@ class _FunctionBase:
         ctx.needs_input_grad = tuple(False for _ in args)
         if getattr(cls, "_new_forward_style", None) is None:
             pass
-        from inspect import signature
+        # Upstream's rule (THPFunction_apply): when the class defines its own setup_context,
+        # forward is called without ctx and setup_context(ctx, inputs, output) afterwards;
+        # otherwise forward(ctx, *args). Attribute access unwraps the staticmethods on both
+        # sides, so the functions compare directly.
         fwd = cls.forward
-        try:
-            new_style = "ctx" not in list(signature(fwd).parameters)[:1]
-        except (TypeError, ValueError):
-            new_style = False
         setup = getattr(cls, "setup_context", None)
-        base_setup = None
-        for k in cls.__mro__:
-            if k.__name__ == "_SingleLevelFunction" or k.__name__ == "Function":
-                base_setup = k.__dict__.get("setup_context", base_setup)
-        if new_style or (setup is not None and getattr(setup, "__func__", setup) is not base_setup
-                         and base_setup is not None):
+        base = next((k for k in cls.__mro__ if k.__name__ == "_SingleLevelFunction"), None)
+        base_setup = getattr(base, "setup_context", None) if base is not None else None
+        if setup is not None and base_setup is not None and setup is not base_setup:
             out = fwd(*args, **kwargs)
-            if setup is not None:
-                setup(ctx, args, out)
+            setup(ctx, args, out)
             return out
         return fwd(ctx, *args, **kwargs)
 
