@@ -140,7 +140,7 @@ tn_status tn_op_broadcast_tensors(const tn_value *args, tn_value *rets) {
         nd = nn;
         memcpy(shape, next, sizeof(int64_t) * (size_t)nd);
     }
-    tn_tensor **out = calloc((size_t)(n ? n : 1), sizeof *out);
+    tn_tensor **out = calloc(n > 0 ? (size_t)n : 1, sizeof *out);
     if (!out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t i = 0; i < n; i++) {
         tn_status st = tn_shape_expand_view(ts[i], nd, shape, &out[i]);

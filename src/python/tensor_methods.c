@@ -279,21 +279,29 @@ static PyObject *m_nonzero(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"as_tuple", NULL};
     int as_tuple = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:nonzero", kwlist, &as_tuple)) return NULL;
-    tn_value a[1] = {tn_value_tensor(tn_py_tensor_get(self))};
+    tn_tensor *t = tn_py_tensor_get(self);
+    if (!as_tuple) {
+        tn_value a[1] = {tn_value_tensor(t)};
+        return run1(TN_OP_nonzero, a);
+    }
+    /* as_tuple: one index tensor per dimension, of atleast_1d(self) as upstream */
+    tn_tensor *src = t;
+    if (t->ndim == 0) {
+        int64_t one = 1, st = 1;
+        src = tn_tensor_new_view(t->storage, t->offset, 1, &one, &st, t->dtype);
+        if (!src) return PyErr_NoMemory();
+    } else {
+        tn_tensor_retain(src);
+    }
+    tn_value a[1] = {tn_value_tensor(src)};
     PyObject *nz = run1(TN_OP_nonzero, a);
-    if (!nz || !as_tuple) return nz;
-    tn_tensor *z = tn_py_tensor_get(nz);
-    int nd = tn_py_tensor_get(self)->ndim;
-    int cols = nd ? nd : 1;
+    int cols = src->ndim;
+    tn_tensor_release(src);
+    if (!nz) return NULL;
     PyObject *tup = PyTuple_New(cols);
     for (int i = 0; tup && i < cols; i++) {
-        tn_value s[3] = {tn_value_tensor(z), tn_value_int(1), tn_value_int(i)};
-        PyObject *c = nd ? run1(TN_OP_select_int, s) : NULL;
-        if (!nd) {
-            tn_value r[1] = {tn_value_tensor(z)};
-            c = run1(TN_OP_clone, (tn_value[]){tn_value_tensor(z), vnone()});
-            (void)r;
-        }
+        tn_value s[3] = {tn_value_tensor(tn_py_tensor_get(nz)), tn_value_int(1), tn_value_int(i)};
+        PyObject *c = run1(TN_OP_select_int, s);
         if (!c) { Py_DECREF(tup); tup = NULL; break; }
         PyTuple_SetItem(tup, i, c);
     }

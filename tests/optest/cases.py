@@ -1215,3 +1215,4 @@ add("grouped_mm_f64_error", f"lambda a, b: torch._grouped_mm(a, b, offs={_OFFS.f
 add("grouped_mm_offs_dtype_error", "lambda a, b: torch._grouped_mm(a, b, offs=torch.tensor([3, 7]))", [In((7, 8)), In((2, 8, 4))], ["_grouped_mm.default"])
 add("grouped_mm_stride_error", f"lambda a, b: torch._grouped_mm(a, b, offs={_OFFS.format('3, 7')})", [In((7, 7)), In((2, 7, 4))], ["_grouped_mm.default"])
 add("grouped_mm_offs_missing_error", "lambda a, b: torch._grouped_mm(a, b)", [In((7, 8)), In((2, 8, 4))], ["_grouped_mm.default"])
+add("nonzero_as_tuple_0dim", "lambda: (torch.tensor(3).nonzero(as_tuple=True), torch.nonzero(torch.tensor(0), as_tuple=True))", [], ["nonzero.default"])
