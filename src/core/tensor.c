@@ -51,7 +51,7 @@ void tn_storage_release(tn_storage *s) {
 }
 
 tn_status tn_storage_resize(tn_storage *s, int64_t nbytes) {
-    if (nbytes <= s->nbytes) { s->nbytes = s->nbytes; return TN_OK; }
+    if (nbytes <= s->nbytes) return TN_OK; /* never shrinks */
     if (s->device.type == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
     if (!s->resizable || (s->release != tn_free_release && s->data))
         return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");

@@ -390,8 +390,9 @@ static inline void avx2_sincos_lane(float xin, float *s, float *c) {
     *c = ffrom(fbits(ys2 + yc2) ^ sign_cos);
 }
 
-#if !(defined(__x86_64__) && defined(__GNUC__))
-static void f32_normal_fill16__avx2emu(float *data, float mean, float std) {
+/* Upstream's AVX2 normal_ block: Box-Muller over 8 lanes with the avx_mathfun log/sincos.
+ * One body, compiled twice below: plainly, and with hardware FMA where the CPU has it. */
+static inline __attribute__((always_inline)) void normal_fill16_body(float *data, float mean, float std) {
     const float two_pi = (float)(2.0f * 3.14159265358979323846);
     float out[16];
     for (int j = 0; j < 8; j++) {
@@ -406,25 +407,16 @@ static void f32_normal_fill16__avx2emu(float *data, float mean, float std) {
     }
     memcpy(data, out, sizeof out);
 }
+
+#if !(defined(__x86_64__) && defined(__GNUC__))
+static void f32_normal_fill16__avx2emu(float *data, float mean, float std) { normal_fill16_body(data, mean, std); }
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* The same arithmetic compiled with hardware FMA: fmaf() becomes one instruction instead
- * of a libm call; results are identical by definition of fma. */
+/* With hardware FMA fmaf() becomes one instruction instead of a libm call; results are
+ * identical by definition of fma. */
 __attribute__((target("avx2,fma"))) static void f32_normal_fill16__avx2emu_fma(float *data, float mean, float std) {
-    const float two_pi = (float)(2.0f * 3.14159265358979323846);
-    float out[16];
-    for (int j = 0; j < 8; j++) {
-        float u1 = 1.0f - data[j];
-        float u2 = data[j + 8];
-        float radius = sqrtf(avx2_log_lane(u1) * -2.0f);
-        float theta = two_pi * u2;
-        float sn, cs;
-        avx2_sincos_lane(theta, &sn, &cs);
-        out[j] = fmaf(radius * cs, std, mean);
-        out[j + 8] = fmaf(radius * sn, std, mean);
-    }
-    memcpy(data, out, sizeof out);
+    normal_fill16_body(data, mean, std);
 }
 #endif
 

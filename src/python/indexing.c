@@ -154,7 +154,6 @@ static int plan_index(tn_tensor *self, PyObject *index, tn_index_plan *p) {
         }
         tn_tensor_release(p->result);
         p->result = next;
-        (void)specified;
         continue;
     error_next:
         tn_tensor_release(next);
