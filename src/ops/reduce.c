@@ -827,14 +827,8 @@ tn_status tn_op_norm_scalaropt_dim(const tn_value *a, tn_value *r) {
     r[0] = tn_value_tensor(out);
     return TN_OK;
 }
-tn_status tn_op_norm_scalaropt_dim_dtype(const tn_value *a, tn_value *r) {
-    tn_tensor *self = a[0].u.t, *out;
-    tn_dim_mask m;
-    TN_TRY(tn_reduce_dim_mask(&a[2], self->ndim, true, &m));
-    TN_TRY(vector_norm(self, scalar_of(&a[1], 2), m, dims_all(&a[2]), arg_bool(&a[3], false), &a[4], &out));
-    r[0] = tn_value_tensor(out);
-    return TN_OK;
-}
+/* Same argument layout as linalg_vector_norm (self, p, dim, keepdim, dtype). */
+tn_status tn_op_norm_scalaropt_dim_dtype(const tn_value *a, tn_value *r) { return tn_op_linalg_vector_norm(a, r); }
 
 /* ---- logsumexp -------------------------------------------------------------------------- */
 
