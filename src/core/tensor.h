@@ -47,6 +47,7 @@ struct tn_storage {
     int64_t nbytes;
     tn_device device;
     bool resizable;      /* owned, malloc'd memory we may realloc */
+    int8_t block;        /* allocation class of this struct (tensor.c's caches); -1 = malloc */
     tn_release_fn release; /* frees `data`; NULL if the memory is not ours */
     void *release_ctx;
     atomic_long version; /* in-place modification counter shared by all views (`_version`) */

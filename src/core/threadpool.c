@@ -1,29 +1,52 @@
 /* threadpool.c — a fixed set of worker threads woken per parallel region.
  *
- * One region runs at a time (a mutex serialises callers from different Python threads);
- * workers wait on a condition variable for a new generation number, run their chunk, and
- * the last one to finish signals the caller. Workers are created lazily and grown when
- * set_num_threads asks for more; extra workers simply sit out regions they are not in. */
+ * One region runs at a time (a mutex serialises callers from different Python threads).
+ * A region is published by bumping an atomic generation number; workers spin on it for a
+ * while after their last region (decode runs a region every few microseconds, and a
+ * futex wake-up costs tens of microseconds on a VM), then sleep on a condition variable.
+ * Completion is an atomic countdown over all workers that the caller spins on. Workers are created lazily and
+ * grown when set_num_threads asks for more; extra workers simply sit out regions they are
+ * not in.
+ *
+ * Lost wake-ups: a worker going to sleep increments `sleepers` and re-reads the generation
+ * (both sequentially consistent) before waiting under the mutex; the caller bumps the
+ * generation, then reads `sleepers` and broadcasts under the mutex when any may sleep. By
+ * sequential consistency either the worker sees the new generation or the caller sees the
+ * sleeper. */
 #include "core/threadpool.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TN_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define TN_CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define TN_CPU_RELAX() ((void)0)
+#endif
+
 #define TN_MAX_THREADS 256
+/* How long an idle worker keeps spinning before it sleeps. */
+#define TN_SPIN_NS 2000000L
 
 static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER; /* one region at a time */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;        /* sleeping and growth */
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t done = PTHREAD_COND_INITIALIZER;
 
-static int num_threads;     /* configured; 0 = not yet decided */
-static int num_workers;     /* started worker threads (excluding callers) */
-static uint64_t generation; /* bumped per region */
-static int pending;         /* chunks not yet finished in this region */
+static atomic_int num_threads;     /* configured; 0 = not yet decided */
+static int num_workers;            /* started worker threads (excluding callers); region_lock */
+static atomic_uint_fast64_t generation; /* bumped per region */
+static atomic_int pending;         /* workers not yet done with this region */
+static atomic_int sleepers;        /* workers that may be waiting on `wake` */
 
-/* the current region */
+/* the current region: written by the caller before the generation bump (release),
+ * read by workers after observing it (acquire) */
 static tn_parallel_fn region_fn;
 static void *region_ctx;
 static int64_t region_n, region_chunk;
@@ -42,19 +65,17 @@ static int default_threads(void) {
 }
 
 int tn_get_num_threads(void) {
-    pthread_mutex_lock(&lock);
-    if (!num_threads) num_threads = default_threads();
-    int n = num_threads;
-    pthread_mutex_unlock(&lock);
-    return n;
+    int n = atomic_load_explicit(&num_threads, memory_order_relaxed);
+    if (n) return n;
+    int expected = 0;
+    atomic_compare_exchange_strong(&num_threads, &expected, default_threads());
+    return atomic_load(&num_threads);
 }
 
 void tn_set_num_threads(int n) {
     if (n < 1) n = 1;
     if (n > TN_MAX_THREADS) n = TN_MAX_THREADS;
-    pthread_mutex_lock(&lock);
-    num_threads = n;
-    pthread_mutex_unlock(&lock);
+    atomic_store(&num_threads, n);
 }
 
 int tn_in_parallel_region(void) { return in_region; }
@@ -67,6 +88,34 @@ static void run_chunk(int idx) {
     in_region = 0;
 }
 
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Waits until the generation differs from `seen`; returns the new one. */
+static uint64_t await_generation(uint64_t seen) {
+    int64_t deadline = 0;
+    for (unsigned spins = 0;; spins++) {
+        uint64_t g = atomic_load_explicit(&generation, memory_order_acquire);
+        if (g != seen) return g;
+        TN_CPU_RELAX();
+        if ((spins & 1023) == 1023) {
+            int64_t t = now_ns();
+            if (!deadline) deadline = t + TN_SPIN_NS;
+            else if (t > deadline) break;
+        }
+    }
+    pthread_mutex_lock(&lock);
+    atomic_fetch_add(&sleepers, 1);
+    uint64_t g;
+    while ((g = atomic_load(&generation)) == seen) pthread_cond_wait(&wake, &lock);
+    atomic_fetch_sub(&sleepers, 1);
+    pthread_mutex_unlock(&lock);
+    return g;
+}
+
 typedef struct { int id; uint64_t seen; } worker_arg;
 
 static void *worker_main(void *p) {
@@ -76,15 +125,13 @@ static void *worker_main(void *p) {
     free(p);
     int id = a.id; /* worker id: runs chunk id + 1 */
     uint64_t seen = a.seen;
-    pthread_mutex_lock(&lock);
+    pthread_setname_np(pthread_self(), "tn-pool"); /* visible in /proc and debuggers */
     for (;;) {
-        while (generation == seen) pthread_cond_wait(&wake, &lock);
-        seen = generation;
-        if (id + 1 >= region_chunks) continue;
-        pthread_mutex_unlock(&lock);
-        run_chunk(id + 1);
-        pthread_mutex_lock(&lock);
-        if (--pending == 0) pthread_cond_signal(&done);
+        seen = await_generation(seen);
+        /* Every worker acknowledges every region, so the caller never rewrites the region
+         * while a worker may still be reading it. */
+        if (id + 1 < region_chunks) run_chunk(id + 1);
+        atomic_fetch_sub_explicit(&pending, 1, memory_order_acq_rel);
     }
     return NULL;
 }
@@ -103,23 +150,26 @@ void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx) {
         return;
     }
     pthread_mutex_lock(&region_lock);
-    pthread_mutex_lock(&lock);
-    while (num_workers < chunks - 1) {
-        pthread_t th;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        worker_arg *wa = malloc(sizeof *wa);
-        if (!wa) { pthread_attr_destroy(&attr); break; }
-        wa->id = num_workers;
-        wa->seen = generation;
-        if (pthread_create(&th, &attr, worker_main, wa) != 0) {
-            free(wa);
+    if (num_workers < chunks - 1) {
+        pthread_mutex_lock(&lock);
+        while (num_workers < chunks - 1) {
+            pthread_t th;
+            pthread_attr_t attr;
+            pthread_attr_init(&attr);
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+            worker_arg *wa = malloc(sizeof *wa);
+            if (!wa) { pthread_attr_destroy(&attr); break; }
+            wa->id = num_workers;
+            wa->seen = atomic_load(&generation);
+            if (pthread_create(&th, &attr, worker_main, wa) != 0) {
+                free(wa);
+                pthread_attr_destroy(&attr);
+                break;
+            }
             pthread_attr_destroy(&attr);
-            break;
+            num_workers++;
         }
-        pthread_attr_destroy(&attr);
-        num_workers++;
+        pthread_mutex_unlock(&lock);
     }
     if (chunks - 1 > num_workers) chunks = num_workers + 1;
     region_fn = fn;
@@ -127,15 +177,19 @@ void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx) {
     region_n = n;
     region_chunk = (n + chunks - 1) / chunks;
     region_chunks = chunks;
-    pending = chunks - 1;
-    generation++;
-    pthread_cond_broadcast(&wake);
-    pthread_mutex_unlock(&lock);
+    atomic_store_explicit(&pending, num_workers, memory_order_relaxed);
+    atomic_fetch_add(&generation, 1); /* seq_cst: publishes the region (see top comment) */
+    if (atomic_load(&sleepers) > 0) {
+        pthread_mutex_lock(&lock);
+        pthread_cond_broadcast(&wake);
+        pthread_mutex_unlock(&lock);
+    }
 
     run_chunk(0);
 
-    pthread_mutex_lock(&lock);
-    while (pending > 0) pthread_cond_wait(&done, &lock);
-    pthread_mutex_unlock(&lock);
+    for (unsigned spins = 0; atomic_load_explicit(&pending, memory_order_acquire) > 0; spins++) {
+        TN_CPU_RELAX();
+        if (spins > 4096) sched_yield(); /* a descheduled worker: give it the core */
+    }
     pthread_mutex_unlock(&region_lock);
 }

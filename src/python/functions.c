@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "argparse.h"
 #include "functions.h"
@@ -111,9 +112,115 @@ done:
     return r;
 }
 
+/* ---- the GIL and the profile ---------------------------------------------------------- */
+
+/* Work big enough to be worth releasing the GIL for (a release/reacquire pair costs about
+ * as much as a one-element add): upstream releases it around every kernel; we do it where
+ * another Python thread can actually gain. */
+#define TN_GIL_RELEASE_ELEMENTS 32768
+
+/* Ops that touch process-wide state other than tensors keep the GIL: everything that may
+ * draw from a generator (the default one included), and ops handed Python-side objects. */
+static bool op_keeps_gil(int op) {
+    static signed char memo[TN_OP_COUNT]; /* 0 unknown, 1 keeps, 2 may release */
+    if (!memo[op]) {
+        const tn_op_schema *s = &tn_op_schemas[op];
+        bool keeps = strstr(s->schema, "Generator") || strstr(s->name, "dropout") ||
+                     strstr(s->name, "rand") || strstr(s->name, "bernoulli") || strstr(s->name, "multinomial") ||
+                     strstr(s->name, "normal") || strstr(s->name, "uniform") || strstr(s->name, "poisson");
+        memo[op] = keeps ? 1 : 2;
+    }
+    return memo[op] == 1;
+}
+
+static bool worth_releasing(int op, const tn_value *vals) {
+    int n = tn_op_schemas[op].nargs;
+    int64_t elements = 0;
+    for (int i = 0; i < n; i++) {
+        const tn_value *v = &vals[i];
+        if (v->tag == TN_V_TENSOR && v->u.t) elements += tn_tensor_numel(v->u.t);
+        else if (v->tag == TN_V_TENSORLIST)
+            for (int64_t k = 0; k < v->u.tlist.n; k++) elements += v->u.tlist.data[k] ? tn_tensor_numel(v->u.tlist.data[k]) : 0;
+        else if (v->tag == TN_V_OPAQUE || v->tag == TN_V_GENERATOR) return false;
+    }
+    return elements >= TN_GIL_RELEASE_ELEMENTS && !op_keeps_gil(op);
+}
+
+/* TN_PROFILE=1 (or torch._C._tn_profile(True)): per-op call counts and time inside the
+ * door (op implementation + kernels) and inside the whole binding call, so a decode step
+ * can be split into kernels, binding and Python (bench/). */
+static bool profile_on = false;
+static struct { int64_t calls, door_ns, call_ns; } profile[TN_OP_COUNT];
+
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Runs the door with the GIL released when the work is worth it; releases the arena. */
+static tn_status dispatch_maybe_unlocked(int op, tn_value *vals, tn_value *rets, tn_arena *arena) {
+    int64_t t0 = profile_on ? mono_ns() : 0;
+    tn_status st;
+    if (worth_releasing(op, vals)) {
+        PyThreadState *ts = PyEval_SaveThread();
+        st = tn_dispatch((tn_op_id)op, vals, rets);
+        PyEval_RestoreThread(ts);
+    } else {
+        st = tn_dispatch((tn_op_id)op, vals, rets);
+    }
+    tn_arena_release(arena);
+    if (profile_on) {
+        profile[op].calls++;
+        profile[op].door_ns += mono_ns() - t0;
+    }
+    return st;
+}
+
+static PyObject *profile_set(PyObject *mod, PyObject *arg) {
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    bool was = profile_on;
+    profile_on = on;
+    return PyBool_FromLong(was);
+}
+
+static PyObject *profile_reset(PyObject *mod, PyObject *unused) {
+    memset(profile, 0, sizeof profile);
+    Py_RETURN_NONE;
+}
+
+/* {"add.Tensor": (calls, seconds in the door, seconds in the whole binding call)} */
+static PyObject *profile_snapshot(PyObject *mod, PyObject *unused) {
+    PyObject *d = PyDict_New();
+    for (int i = 0; d && i < TN_OP_COUNT; i++) {
+        if (!profile[i].calls) continue;
+        char key[256];
+        snprintf(key, sizeof key, "%s%s%s", tn_op_schemas[i].name, tn_op_schemas[i].overload[0] ? "." : "",
+                 tn_op_schemas[i].overload);
+        PyObject *v = Py_BuildValue("(Ldd)", (long long)profile[i].calls, profile[i].door_ns * 1e-9, profile[i].call_ns * 1e-9);
+        if (!v || PyDict_SetItemString(d, key, v) < 0) { Py_XDECREF(v); Py_DECREF(d); return NULL; }
+        Py_DECREF(v);
+    }
+    return d;
+}
+
 /* ---- the call ------------------------------------------------------------------------ */
 
+static PyObject *tn_py_call_inner(int fidx, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                  int *op_out);
+
 static PyObject *tn_py_call(int fidx, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    if (!profile_on) return tn_py_call_inner(fidx, self, args, nargs, kwnames, NULL);
+    int op = -1;
+    int64_t t0 = mono_ns();
+    PyObject *r = tn_py_call_inner(fidx, self, args, nargs, kwnames, &op);
+    if (op >= 0) profile[op].call_ns += mono_ns() - t0;
+    return r;
+}
+
+static PyObject *tn_py_call_inner(int fidx, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                  int *op_out) {
     const tn_pyfunc *f = &tn_pyfuncs[fidx];
     if (f->ns != TN_NS_TENSOR) self = NULL;
     tn_match m;
@@ -127,10 +234,8 @@ static PyObject *tn_py_call(int fidx, PyObject *self, PyObject *const *args, Py_
     tn_arena_init(&arena);
     int op = tn_argparse_convert(&m, use_out, self, vals, &arena);
     if (op < 0) { tn_arena_release(&arena); return NULL; }
-    /* TODO(threads): release the GIL around tn_dispatch once kernels run on the pool and
-     * the torch-function state is per thread; arguments are already plain C here. */
-    tn_status st = tn_dispatch((tn_op_id)op, vals, rets);
-    tn_arena_release(&arena);
+    if (op_out) *op_out = op;
+    tn_status st = dispatch_maybe_unlocked(op, vals, rets, &arena);
     if (st != TN_OK) return tn_py_raise(st);
     PyObject *res = wrap_results(op, rets, use_out ? s->structseq_out : s->structseq);
     if (res && s->requires_grad_param >= 0 && m.dst[s->requires_grad_param] == Py_True) set_requires_grad(res);
@@ -310,8 +415,7 @@ static PyObject *call_op(PyObject *mod, PyObject *const *args, Py_ssize_t nargs_
         Py_DECREF(fn);
         return r;
     }
-    tn_status st = tn_dispatch((tn_op_id)op, vals, rets);
-    tn_arena_release(&arena);
+    tn_status st = dispatch_maybe_unlocked((int)op, vals, rets, &arena);
     if (st != TN_OK) return tn_py_raise(st);
     return wrap_results((int)op, rets, -1);
 }
@@ -319,6 +423,9 @@ static PyObject *call_op(PyObject *mod, PyObject *const *args, Py_ssize_t nargs_
 static PyMethodDef op_methods[] = {
     {"_tn_op_lookup", (PyCFunction)(void (*)(void))op_lookup, METH_FASTCALL, NULL},
     {"_tn_call_op", (PyCFunction)(void (*)(void))call_op, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_tn_profile", (PyCFunction)profile_set, METH_O, NULL},
+    {"_tn_profile_reset", (PyCFunction)profile_reset, METH_NOARGS, NULL},
+    {"_tn_profile_snapshot", (PyCFunction)profile_snapshot, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -360,6 +467,8 @@ static int add_submodule(PyObject *module, int ns) {
 }
 
 int tn_py_add_functions(PyObject *module) {
+    const char *prof = getenv("TN_PROFILE");
+    profile_on = prof && *prof && *prof != '0';
     if (add_return_types(module) < 0) return -1;
     /* _VariableFunctionsClass: static methods; the instance _VariableFunctions is what
      * torch/__init__.py walks with dir() to fill the torch namespace */

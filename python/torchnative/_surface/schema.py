@@ -10,6 +10,7 @@ at run time. Calls go through C's `_tn_op_lookup` / `_tn_call_op`; when C lacks 
 refuses by name.
 """
 
+import functools
 import os
 import re
 import sys
@@ -766,6 +767,14 @@ def _c_index(rec):
 
 def _make_overload_callable(rec):
     name = rec.qualname + ("." + rec.overload if rec.overload else "")
+    idx = _c_index(rec)
+    call = getattr(_c_module(), "_tn_call_op", None)
+    if idx is not None and idx >= 0 and call is not None:
+        # The hot path of torch.ops.aten.X.Y(...): a C-level partial straight into the
+        # binding, no Python frame of ours (per-op overhead, docs/PERFORMANCE.md).
+        op = functools.partial(call, idx)
+        op.__name__ = op.__qualname__ = rec.qualname.split("::")[-1]
+        return op
 
     def op(*args, **kwargs):
         idx = _c_index(rec)

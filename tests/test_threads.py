@@ -1,0 +1,138 @@
+"""Threads: the GIL is released around real work, torch.set_num_threads governs the one
+pool, and tensors cross Python threads safely (per-thread allocation caches)."""
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import torch
+
+
+def _max_gap_while(fn):
+    """Runs fn in a thread; returns (max gap between the main thread's loop iterations while
+    fn ran, fn's duration). A held GIL shows as one gap as long as fn."""
+    done = threading.Event()
+    span = {}
+
+    def work():
+        t0 = time.perf_counter()
+        fn()
+        span["t"] = time.perf_counter() - t0
+        done.set()
+
+    th = threading.Thread(target=work)
+    last = time.perf_counter()
+    gap = 0.0
+    th.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        gap = max(gap, now - last)
+        last = now
+    th.join()
+    return gap, span["t"]
+
+
+@pytest.fixture
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def test_gil_released_around_big_kernels(one_thread):
+    a = torch.randn(1024, 1024)
+    b = torch.randn(1024, 1024)
+    x = torch.randn(4_000_000)
+
+    def work():
+        for _ in range(8):
+            torch.mm(a, b)
+            torch.exp(x)
+
+    gap, dur = _max_gap_while(work)
+    # With the GIL held the main thread would stall for whole kernels (dur / 16 each at
+    # least); released, it only waits for the interpreter's switch interval.
+    assert dur > 0.05, f"work too short to judge ({dur:.3f} s)"
+    assert gap < max(0.5 * dur, 0.03), f"main thread stalled {gap * 1e3:.1f} ms of {dur * 1e3:.1f} ms"
+
+
+def test_gil_kept_for_tiny_ops_still_correct():
+    # tiny ops do not release (cost); results from several threads stay right
+    out = [None] * 4
+
+    def work(i):
+        t = torch.full((3,), float(i))
+        for _ in range(2000):
+            t = t + 1
+        out[i] = t
+
+    ths = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    for i in range(4):
+        assert out[i].tolist() == [2000.0 + i] * 3
+
+
+def test_tensors_cross_threads_and_thread_exit():
+    # made on one thread, dropped on another; threads exiting flush their caches
+    made = []
+
+    def make():
+        made.extend(torch.full((k,), float(k)) for k in range(1, 300))
+
+    for _ in range(5):
+        th = threading.Thread(target=make)
+        th.start()
+        th.join()
+    total = sum(t.sum().item() for t in made)
+    assert total == 5 * sum(k * k for k in range(1, 300))
+    made.clear()
+
+
+def test_concurrent_big_ops_from_two_threads():
+    a = torch.randn(300, 700)
+    b = torch.randn(700, 500)
+    x = torch.randn(200_003)
+    ref_mm = torch.mm(a, b)
+    ref_exp = torch.exp(x)
+    errs = []
+
+    def work():
+        for _ in range(10):
+            if not torch.equal(torch.mm(a, b), ref_mm) or not torch.equal(torch.exp(x), ref_exp):
+                errs.append("mismatch")
+
+    ths = [threading.Thread(target=work) for _ in range(3)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    assert not errs
+
+
+def test_set_num_threads_governs_the_pool():
+    # In a fresh process: with one thread no pool worker is ever started; with three, work
+    # big enough to split starts two. Workers are named "tn-pool" (/proc/self/task/*/comm).
+    code = r"""
+import os, sys, torch
+torch.set_num_threads(int(sys.argv[1]))
+x = torch.randn(4_000_000)
+for _ in range(3):
+    torch.exp(x); torch.nn.functional.linear(torch.randn(1, 1024), torch.randn(4096, 1024))
+names = [open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task")]
+print(torch.get_num_threads(), names.count("tn-pool"))
+"""
+    res = {}
+    for n in (1, 3):
+        r = subprocess.run([sys.executable, "-c", code, str(n)], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        got, workers = map(int, r.stdout.split())
+        assert got == n
+        res[n] = workers
+    assert res[1] == 0, f"{res[1]} pool workers started with torch.set_num_threads(1)"
+    assert res[3] == 2, f"{res[3]} pool workers started with torch.set_num_threads(3), expected 2"
