@@ -9,6 +9,23 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+/* Linux asks a process to request the AMX tile data state (xfeature 18) before using it. */
+static bool request_amx(void) {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+    enum { ARCH_GET_XCOMP_PERM = 0x1022, ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+    if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0) return false;
+    unsigned long bits = 0;
+    if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &bits) != 0) return false;
+    return (bits >> XFEATURE_XTILEDATA) & 1;
+#else
+    return false;
+#endif
+}
 
 static uint64_t xgetbv0(void) {
     uint32_t lo, hi;
@@ -41,6 +58,10 @@ static void detect(tn_cpu_features *f) {
         unsigned a1, b1, c1, d1;
         __cpuid_count(7, 1, a1, b1, c1, d1);
         f->avx512_bf16 = (a1 >> 5) & 1;
+        f->amx_bf16 = (d >> 22) & 1;
+        f->amx_tile = (d >> 24) & 1;
+        bool tiles_on = ((xcr0 >> 17) & 3) == 3; /* XTILECFG and XTILEDATA enabled by the OS */
+        if (tiles_on && f->amx_tile && f->amx_bf16 && f->avx512_bf16) f->amx_ok = request_amx();
     }
 }
 #else
@@ -67,7 +88,7 @@ const tn_cpu_features *tn_cpu_features_get(void) {
 static tn_isa host_isa(void) {
     const tn_cpu_features *f = tn_cpu_features_get();
     if (f->avx512f && f->avx512bw && f->avx512vl && f->avx2 && f->fma && f->f16c)
-        return f->avx512_bf16 ? TN_ISA_AVX512_BF16 : TN_ISA_AVX512;
+        return f->avx512_bf16 ? (f->amx_ok ? TN_ISA_AMX : TN_ISA_AVX512_BF16) : TN_ISA_AVX512;
     if (f->avx2 && f->fma && f->f16c) return TN_ISA_AVX2;
     return TN_ISA_SCALAR;
 }
@@ -88,7 +109,8 @@ tn_isa tn_cpu_isa(void) {
         if (!strcmp(force, "scalar")) isa = TN_ISA_SCALAR;
         else if (!strcmp(force, "avx2") && isa > TN_ISA_AVX2) isa = TN_ISA_AVX2;
         else if (!strcmp(force, "avx512") && isa > TN_ISA_AVX512) isa = TN_ISA_AVX512;
-        /* "avx512bf16" or anything unknown leaves the host tier: the variable only lowers. */
+        else if (!strcmp(force, "avx512bf16") && isa > TN_ISA_AVX512_BF16) isa = TN_ISA_AVX512_BF16;
+        /* "amx" or anything unknown leaves the host tier: the variable only lowers. */
     }
     return tn_cpu_isa_set(isa);
 }
@@ -98,6 +120,7 @@ const char *tn_isa_name(tn_isa isa) {
     case TN_ISA_AVX2: return "avx2";
     case TN_ISA_AVX512: return "avx512";
     case TN_ISA_AVX512_BF16: return "avx512bf16";
+    case TN_ISA_AMX: return "amx";
     default: return "scalar";
     }
 }

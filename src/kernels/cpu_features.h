@@ -1,5 +1,5 @@
 /* cpu_features.h — what the host CPU can run, detected once (cpuid + xgetbv), and the ISA
- * tier kernels dispatch on. TN_FORCE_ISA=scalar|avx2|avx512 caps the tier (never raises it)
+ * tier kernels dispatch on. TN_FORCE_ISA=scalar|avx2|avx512|avx512bf16 caps the tier (never raises it)
  * so tests and benchmarks can exercise every lower variant on a bigger machine. */
 #ifndef TN_CPU_FEATURES_H
 #define TN_CPU_FEATURES_H
@@ -9,16 +9,22 @@
 typedef struct tn_cpu_features {
     bool avx2, fma, f16c;
     bool avx512f, avx512bw, avx512vl, avx512_bf16, avx512_vnni, avx512_fp16;
+    /* AMX: the CPU has the tiles and BF16 tile products, the OS enabled the tile state
+     * (XCR0 bits 17/18), and this process was granted it (arch_prctl ARCH_REQ_XCOMP_PERM,
+     * asked once at detection; refused means amx_ok stays false and nothing uses tiles). */
+    bool amx_tile, amx_bf16, amx_ok;
 } tn_cpu_features;
 
 /* Kernel tiers in increasing order; a tier implies every feature its kernels use
- * (avx2 = AVX2+FMA+F16C, avx512 = that + F+BW+VL, avx512bf16 = that + AVX512-BF16).
+ * (avx2 = AVX2+FMA+F16C, avx512 = that + F+BW+VL, avx512bf16 = that + AVX512-BF16,
+ * amx = that + AMX-TILE + AMX-BF16, usable by this process).
  * Kernels test `tn_cpu_isa() >= TN_ISA_...`. */
 typedef enum tn_isa {
     TN_ISA_SCALAR = 0,
     TN_ISA_AVX2 = 1,
     TN_ISA_AVX512 = 2,
     TN_ISA_AVX512_BF16 = 3,
+    TN_ISA_AMX = 4, /* avx512bf16 + AMX-TILE/AMX-BF16 with the OS permission granted */
 } tn_isa;
 
 /* Features the hardware and OS support (ignores TN_FORCE_ISA). Thread-safe, cached. */
@@ -28,9 +34,12 @@ const tn_cpu_features *tn_cpu_features_get(void);
 tn_isa tn_cpu_isa(void);
 /* Forces the tier (clamped to what the host supports); returns the tier in effect. */
 tn_isa tn_cpu_isa_set(tn_isa isa);
-/* "scalar" / "avx2" / "avx512" / "avx512bf16". */
+/* "scalar" / "avx2" / "avx512" / "avx512bf16" / "amx". */
 const char *tn_isa_name(tn_isa isa);
 /* Whether kernels may use AVX512-BF16 instructions (tier in effect is avx512bf16). */
 static inline bool tn_cpu_has_avx512_bf16(void) { return tn_cpu_isa() >= TN_ISA_AVX512_BF16; }
+/* Whether kernels may use AMX tile instructions (tier in effect is amx). Each thread must
+ * still load a tile configuration before its first tile instruction. */
+static inline bool tn_cpu_has_amx(void) { return tn_cpu_isa() >= TN_ISA_AMX; }
 
 #endif

@@ -1,7 +1,7 @@
-/* gemm.c — the GEMM driver: chooses BLAS, the GEMV-style dot path, the packed
- * float32-accumulating engine or the scalar reference, and runs the blocking and packing
- * loops around the micro-kernels (BLIS/Goto structure: NC → KC → pack B → MC → pack A →
- * MR×NR micro-tiles accumulating into a float32 block of C). */
+/* gemm.c — the GEMM driver: chooses BLAS, the GEMV-style dot path, the AMX-BF16 engine
+ * (gemm_amx.c), the packed float32-accumulating engine or the scalar reference, and runs
+ * the blocking and packing loops around the micro-kernels (BLIS/Goto structure: NC → KC →
+ * pack B → MC → pack A → MR×NR micro-tiles accumulating into a float32 block of C). */
 #include "kernels/gemm.h"
 
 #include <stdbool.h>
@@ -10,6 +10,7 @@
 #include "kernels/blas.h"
 #include "kernels/cpu_features.h"
 #include "kernels/gemm_internal.h"
+#include "kernels/gemv.h"
 
 /* Rows of C handled per outer pass; bounds the float32 accumulator block to
  * TN_GEMM_MB × TN_GEMM_NC floats whatever M is. */
@@ -56,17 +57,6 @@ static const engine *pick_engine(tn_dtype d, int64_t m) {
     if (isa >= TN_ISA_AVX512_BF16 && d == TN_DTYPE_BFLOAT16 && m <= TN_GEMM_BF16DP_MAX_M) return &ENGINE_AVX512BF16;
     if (isa >= TN_ISA_AVX512) return &ENGINE_AVX512;
     return isa >= TN_ISA_AVX2 ? &ENGINE_AVX2 : &ENGINE_SCALAR;
-}
-
-static tn_gemm_dot_fn pick_dot(tn_dtype d) {
-    tn_isa isa = tn_cpu_isa();
-    if (d == TN_DTYPE_BFLOAT16) {
-        if (isa >= TN_ISA_AVX512) return isa >= TN_ISA_AVX512_BF16 ? bf16_dot__avx512bf16 : bf16_dot__avx512;
-        return isa >= TN_ISA_AVX2 ? bf16_dot__avx2 : bf16_dot__scalar;
-    }
-    if (d == TN_DTYPE_FLOAT16)
-        return isa >= TN_ISA_AVX512 ? f16_dot__avx512 : isa >= TN_ISA_AVX2 ? f16_dot__avx2 : f16_dot__scalar;
-    return isa >= TN_ISA_AVX512 ? f32_dot__avx512 : isa >= TN_ISA_AVX2 ? f32_dot__avx2 : f32_dot__scalar;
 }
 
 /* ---- BLAS path ---------------------------------------------------------------------- */
@@ -324,46 +314,24 @@ static void run_engine(const tn_gemm_desc *g, const engine *e, char *scratch) {
     }
 }
 
-/* ---- GEMV-shaped problems: one dot product per output --------------------------------- */
-
-static bool dot_shaped(const tn_gemm_desc *g) {
-    return engine_dtype(g->dtype) && (g->a_cs == 1 || g->k == 1) && (g->b_rs == 1 || g->k == 1) &&
-           (g->m <= 4 || g->n <= 4);
-}
-
-typedef struct { const tn_gemm_desc *g; tn_gemm_dot_fn dot; int esz; } dot_job;
-
-static void dot_columns(void *ctx, int64_t j0, int64_t j1) {
-    const dot_job *job = ctx;
-    const tn_gemm_desc *g = job->g;
-    float acc;
-    /* Columns outer: B's column j (a weight row) stays in L1 while every row of A meets it. */
-    for (int64_t j = j0; j < j1; j++)
-        for (int64_t i = 0; i < g->m; i++) {
-            acc = job->dot((const char *)g->a + i * g->a_rs * job->esz, (const char *)g->b + j * g->b_cs * job->esz, g->k);
-            epilogue(g, i, j, 1, 1, &acc, 1);
-        }
-}
-
-/* Each output is one dot product, so columns split across the thread pool without changing
- * any result; decode-time linear layers (m = 1) are memory-bound reads of the weight. */
-static void run_dot(const tn_gemm_desc *g) {
-    dot_job job = {g, pick_dot(g->dtype), tn_dtype_itemsize(g->dtype)};
-    int64_t grain = (int64_t)(32768 / (g->k * g->m + 1)) + 1; /* ~32k multiply-adds per task */
-    tn_parallel_for(g->n, grain, dot_columns, &job);
-}
+/* GEMV-shaped problems (m <= 4 or n <= 4, k contiguous) run on gemv.c: tn_gemv_shaped / tn_gemv. */
 
 /* ---- public entry ------------------------------------------------------------------- */
 
-typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_ENGINE, PATH_REF } path;
+typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_AMX, PATH_ENGINE, PATH_REF } path;
+
+/* bfloat16 on AMX tiles whenever the tier allows (gemm_amx.c). */
+static bool amx_usable(const tn_gemm_desc *g) {
+    return g->dtype == TN_DTYPE_BFLOAT16 && tn_cpu_isa() >= TN_ISA_AMX;
+}
 
 static path choose(const tn_gemm_desc *g) {
     if (g->m == 0 || g->n == 0 || g->k == 0) return PATH_TRIVIAL;
-    /* GEMV shapes (m == 1: decode) go to our threaded dot path before BLAS: measured faster
-     * than OpenBLAS's sgemm for 1 x 576 x 1536 (docs/PERFORMANCE.md). */
-    if (g->m == 1 && dot_shaped(g)) return PATH_DOT;
+    /* GEMV shapes (m or n <= 4, e.g. decode) go to gemv.c before BLAS: measured 1.1-3x
+     * faster than OpenBLAS's sgemm at m = 1..4 (docs/GEMM.md, section GEMV). */
+    if (tn_gemv_shaped(g)) return PATH_DOT;
     if (blas_usable(g)) return PATH_BLAS;
-    if (dot_shaped(g)) return PATH_DOT;
+    if (amx_usable(g)) return PATH_AMX;
     if (engine_dtype(g->dtype)) return PATH_ENGINE;
     return PATH_REF;
 }
@@ -371,6 +339,7 @@ static path choose(const tn_gemm_desc *g) {
 size_t tn_gemm_scratch_bytes(const tn_gemm_desc *g) {
     switch (choose(g)) {
     case PATH_BLAS: return blas_scratch(g);
+    case PATH_AMX: return tn_gemm_bf16_amx_scratch(g);
     case PATH_ENGINE: return engine_scratch(g, pick_engine(g->dtype, g->m));
     default: return 0;
     }
@@ -380,7 +349,10 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
     if (!tn_gemm_supports(g->dtype))
         return tn_error(TN_ERR_RUNTIME, "gemm: unsupported dtype %s", tn_dtype_infos[g->dtype].c10_name);
     path p = choose(g);
-    size_t need = p == PATH_BLAS ? blas_scratch(g) : p == PATH_ENGINE ? engine_scratch(g, pick_engine(g->dtype, g->m)) : 0;
+    size_t need = p == PATH_BLAS     ? blas_scratch(g)
+                  : p == PATH_AMX    ? tn_gemm_bf16_amx_scratch(g)
+                  : p == PATH_ENGINE ? engine_scratch(g, pick_engine(g->dtype, g->m))
+                                     : 0;
     if (scratch_bytes < need)
         return tn_error(TN_ERR_RUNTIME, "gemm: scratch of %zu bytes given, %zu needed", scratch_bytes, need);
     switch (p) {
@@ -388,7 +360,8 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
         /* k == 0 leaves beta*C (zeros when beta == 0): the reference does exactly that. */
         return g->m == 0 || g->n == 0 ? TN_OK : tn_gemm_ref(g);
     case PATH_BLAS: run_blas(g, scratch); return TN_OK;
-    case PATH_DOT: run_dot(g); return TN_OK;
+    case PATH_DOT: tn_gemv(g); return TN_OK;
+    case PATH_AMX: tn_gemm_bf16_amx(g, scratch, scratch_bytes); return TN_OK;
     case PATH_ENGINE: run_engine(g, pick_engine(g->dtype, g->m), scratch); return TN_OK;
     default: return tn_gemm_ref(g);
     }
@@ -401,6 +374,7 @@ const char *tn_gemm_variant(tn_dtype d) {
     g.a_cs = g.b_cs = g.c_cs = 1;
     switch (choose(&g)) {
     case PATH_BLAS: return "openblas";
+    case PATH_AMX: return "bf16_gemm_amx_32x32";
     case PATH_ENGINE: return pick_engine(d, g.m)->name;
     default: return "ref";
     }

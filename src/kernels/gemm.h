@@ -15,7 +15,8 @@
  *
  * Which code runs: float32/float64/complex go to the loaded BLAS (see blas.h) when the
  * operand layouts allow it (otherwise operands are first copied into the scratch space);
- * bfloat16/float16 (and float32 without a BLAS) run our packed float32-accumulating
+ * bfloat16 runs on AMX tiles when the tier is amx (gemm_amx.c, threaded over the pool);
+ * otherwise bfloat16/float16 (and float32 without a BLAS) run our packed float32-accumulating
  * engine, picking the AVX-512(+BF16) / AVX2 / scalar micro-kernel from tn_cpu_isa();
  * everything else runs the scalar reference, which is also the tests' oracle.
  *
@@ -66,7 +67,8 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes);
  * for float32/float64, float32 for bfloat16/float16, wrapping integers. No scratch. */
 tn_status tn_gemm_ref(const tn_gemm_desc *g);
 /* Name of the path tn_gemm takes for this dtype on this host right now, e.g.
- * "openblas", "bf16_gemm_dp_12x32__avx512bf16", "f32_gemm_6x16__avx2", "ref". */
+ * "openblas", "bf16_gemm_amx_32x32", "bf16_gemm_dp_12x32__avx512bf16", "f32_gemm_6x16__avx2",
+ * "ref". */
 const char *tn_gemm_variant(tn_dtype dtype);
 
 #endif

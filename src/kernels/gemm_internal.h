@@ -3,6 +3,7 @@
 #ifndef TN_GEMM_INTERNAL_H
 #define TN_GEMM_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -28,6 +29,11 @@ void f32_gemm_6x16__avx2(int64_t kc, const float *ap, const float *bp, float *c,
 void f32_gemm_12x32__avx512(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
 void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, const uint16_t *bp, float *c,
                                     int64_t ldc, int acc);
+
+/* AMX-BF16 engine (gemm_amx.c): the whole bfloat16 product, threaded over the pool. */
+struct tn_gemm_desc;
+size_t tn_gemm_bf16_amx_scratch(const struct tn_gemm_desc *g);
+void tn_gemm_bf16_amx(const struct tn_gemm_desc *g, void *scratch, size_t scratch_bytes);
 
 float f32_dot__scalar(const void *x, const void *y, int64_t n);
 float bf16_dot__scalar(const void *x, const void *y, int64_t n);

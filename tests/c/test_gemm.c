@@ -121,7 +121,7 @@ static void check_case(tn_dtype d, int64_t m, int64_t n, int64_t k, layout la, l
     free(a), free(b), free(c), free(cr), free(scratch);
 }
 
-static const int64_t SIZES[] = {1, 7, 31, 33, 64, 65, 127};
+static const int64_t SIZES[] = {1, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127};
 #define NSIZES ((int)(sizeof SIZES / sizeof SIZES[0]))
 
 static void sweep(tn_dtype d, const char *tag) {
@@ -145,6 +145,15 @@ static void sweep(tn_dtype d, const char *tag) {
     check_case(d, 3, 70, 1000, rowm, colm, rowm, 1.0, 2.0, tag);
     check_case(d, 1000, 1, 513, rowm, colm, rowm, 1.0, 0.0, tag);
     check_case(d, 1, 1000, 300, rowm, rowm, rowm, 1.0, 0.0, tag);
+    /* AMX engine edges: several token chunks (k = 1024 gives 512 rows a chunk) and weight
+     * groups (256 features), k a multiple of 32 (weights read in place) with a partial last
+     * block of 16 < n%32 < 32, tokens split across workers (n within one block), alpha/beta
+     * with column-major C. */
+    check_case(d, 530, 300, 1024, rowm, colm, rowm, 1.0, 0.0, tag);
+    check_case(d, 600, 20, 512, rowm, colm, rowm, 1.0, 0.0, tag);
+    check_case(d, 45, 90, 96, rowm, colm, rowm, 1.0, 0.0, tag);
+    check_case(d, 45, 90, 96, padded, colm, colm, 0.5, -2.0, tag);
+    check_case(d, 40, 50, 64, rowm, padded, strided, 1.0, 1.0, tag);
     check_case(d, 0, 5, 5, rowm, rowm, rowm, 1.0, 0.0, tag);
     check_case(d, 5, 5, 0, rowm, rowm, rowm, 1.0, 0.0, tag); /* k == 0: zeros over NaN */
     check_case(d, 5, 5, 0, rowm, rowm, rowm, 1.0, 0.5, tag);
