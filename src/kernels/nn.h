@@ -9,6 +9,7 @@
 #define TN_KERNELS_NN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Every kernel as X(name, (argument list)), the list spelled with `T` for the element type;
@@ -64,5 +65,47 @@ TN_NN_KERNELS(TN_NN_DECL_F32)
 #define TN_NN_DECL_F64(name, args) void f64_##name##__scalar args;
 TN_NN_KERNELS(TN_NN_DECL_F64)
 #undef T
+
+/* ---- float32 layer / RMS norm over rows, vectorised and threaded (norm_rows.c); same
+ * arguments and results (to double-sum rounding) as f32_layer_norm__scalar / f32_rms_norm__scalar. */
+void f32_layer_norm_rows(float *y, float *mean, float *rstd, const float *x, const float *gamma, const float *beta,
+                         int64_t M, int64_t N, double eps);
+void f32_rms_norm_rows(float *y, float *rstd, const float *x, const float *w, int64_t M, int64_t N, double eps);
+void f32_group_norm_rows(float *y, float *mean, float *rstd, const float *x, const float *gamma, const float *beta,
+                         int64_t N, int64_t C, int64_t HxW, int64_t G, double eps);
+
+/* ---- fast attention (attn_generic.c, attn_avx2.c, attn_avx512.c) ----------------------
+ * Blocked flash-style attention in float32: per (batch, kv head, block of query rows),
+ * Q·K^T on key blocks, online softmax (running max and sum), ·V, causal blocks past the
+ * diagonal skipped. Element kinds of q/k/v/out: float32, bfloat16 or float16 (widened to
+ * float32, output rounded once). Strides are in elements over (b, h, l|s, e) and the last
+ * dim must be contiguous. The GQA group of a kv head is Hq / Hk consecutive query heads. */
+enum { TN_ATTN_F32 = 0, TN_ATTN_BF16 = 1, TN_ATTN_F16 = 2 };
+enum { TN_ATTN_MASK_NONE = 0, TN_ATTN_MASK_BOOL = 1, TN_ATTN_MASK_F32 = 2 };
+#define ATTN_BR 64 /* query rows per task */
+#define ATTN_BK 64 /* keys per block */
+typedef struct tn_attn_desc {
+    const void *q, *k, *v;
+    void *out;
+    float *lse;            /* [B, Hq, L] contiguous, or NULL */
+    int qk, kk, vk, ok;    /* TN_ATTN_F32 / BF16 / F16 */
+    int64_t qs[3], ks[3], vs[3], os[3]; /* element strides of b, h, l (s) */
+    const void *mask;      /* bool (1 byte, true = keep) or float32 additive, or NULL */
+    int mk;                /* TN_ATTN_MASK_* */
+    int64_t ms[4];         /* mask element strides over (b, h, l, s); 0 broadcasts */
+    int64_t B, Hq, Hk, L, S, E, Ev;
+    float scale;
+    bool causal;           /* key j visible from query l iff j <= l */
+} tn_attn_desc;
+static inline int64_t tn_attn_pad(int64_t n) { return (n + 15) / 16 * 16; }
+/* Bytes of scratch tn_attn_run needs with `workers` workers (tn_attn_workers). */
+size_t tn_attn_scratch_bytes(const tn_attn_desc *d, int workers);
+/* How many workers tn_attn_run will use (1 for small problems). */
+int tn_attn_workers(const tn_attn_desc *d);
+/* Runs the attention on tn_parallel_for, the ISA variant chosen by tn_cpu_isa(). */
+void tn_attn_run(const tn_attn_desc *d, void *scratch, int workers);
+void tn_attn_tasks__generic(const tn_attn_desc *d, float *scratch, int64_t first, int64_t step);
+void tn_attn_tasks__avx2(const tn_attn_desc *d, float *scratch, int64_t first, int64_t step);
+void tn_attn_tasks__avx512(const tn_attn_desc *d, float *scratch, int64_t first, int64_t step);
 
 #endif

@@ -31,9 +31,21 @@ void bf16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int
 void f16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
                             int64_t size1, int lanes, bool ignore_nan);
 
+/* Upstream's float32 sum of each of `rows` contiguous rows of n >= 8 floats (8 lanes,
+ * the contiguous-inner cascade of f32_sum_loop2d__scalar, bit for bit): out[r] = sum. */
+void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
+
 /* Softmax / log-softmax of `rows` contiguous rows of n floats (row stride n): max, then
  * exp(x - max) and its sum, then scale (softmax) or subtract log-sum (log_softmax). */
 void f32_softmax_lastdim__scalar(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
 void f64_softmax_lastdim__scalar(double *out, const double *in, int64_t rows, int64_t n, bool is_log);
+
+/* The same over `rows` rows on 16-lane vectors (the reference's order with 16 lanes;
+ * its own vectorised exp, within 2 ulp of libm's), threaded over rows and dispatched on
+ * tn_cpu_isa(). Callers use it when tn_reduce_vec_bytes(true) == 64. */
+void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
+void tn_softmax_rows__generic(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
+void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
+void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
 
 #endif

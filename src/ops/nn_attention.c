@@ -1,7 +1,8 @@
 /* nn_attention.c — scaled_dot_product_attention and the op it reaches on CPU,
- * _scaled_dot_product_flash_attention_for_cpu. Both run one exact-softmax kernel in the
- * opmath type (float for Half/BFloat16/Float, double for Double): upstream's flash kernel
- * and its math fallback agree with it to rounding, fully masked rows included (zeros). */
+ * _scaled_dot_product_flash_attention_for_cpu. Float, Half and BFloat16 run the blocked
+ * online-softmax kernel (kernels/attn_*.c) in float32, threaded; Double runs the exact
+ * reference kernel (kernels/nn_ref.inc). Upstream's flash kernel and its math fallback
+ * agree with both to rounding, fully masked rows included (zeros). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,6 @@
 #include "kernels/nn.h"
 #include "ops/nn_internal.h"
 
-#define NN_KERNEL(acc, name, ...) \
-    ((acc) == TN_DTYPE_FLOAT32 ? f32_##name##__scalar(__VA_ARGS__) : f64_##name##__scalar(__VA_ARGS__))
 
 /* Upstream prints dtypes here with caffe2's TypeMeta names. */
 static const char *meta_name(tn_dtype d) {
@@ -32,6 +31,121 @@ typedef struct attn_args {
     bool causal, gqa;
     double scale; /* NAN = default 1/sqrt(E) */
 } attn_args;
+
+
+/* The score dim (0 b, 1 h, 2 l, 3 s) the i-th mask dim from the right lines up with: a
+ * 3-D query is [B, L, E], so a 3-D mask means (B, L, S). */
+static int mask_target_dim(int nd, int i) {
+    if (nd == 3) return i == 0 ? 3 : i == 1 ? 2 : 0;
+    return 3 - i;
+}
+
+/* Mask element strides over (b, h, l, s) from per-dim strides `str` (0 where broadcast). */
+static void attn_mask_strides(const tn_tensor *mask, int nd, int64_t B, int64_t Hq, int64_t L, int64_t S,
+                              const int64_t *str, int64_t ms[4]) {
+    (void)B; (void)Hq; (void)L; (void)S;
+    ms[0] = ms[1] = ms[2] = ms[3] = 0;
+    for (int i = 0; i < mask->ndim; i++) {
+        int md = mask->ndim - 1 - i;
+        ms[mask_target_dim(nd, i)] = mask->sizes[md] == 1 ? 0 : str[md];
+    }
+}
+
+/* Element strides of (b, h, l) of a 2-, 3- or 4-D attention operand. */
+static void attn_bhl_strides(const tn_tensor *t, const int64_t *str, int64_t out[3]) {
+    int nd = t->ndim;
+    out[0] = nd >= 3 ? str[0] : 0;
+    out[1] = nd >= 4 ? str[1] : 0;
+    out[2] = str[nd - 2];
+}
+
+static int attn_kind(tn_dtype d) {
+    return d == TN_DTYPE_FLOAT32 ? TN_ATTN_F32 : d == TN_DTYPE_BFLOAT16 ? TN_ATTN_BF16 : TN_ATTN_F16;
+}
+
+/* An operand the fast kernel reads in place (float32/bfloat16/float16, unit last stride),
+ * or a contiguous float32 copy in *buf. */
+static tn_status attn_operand(const tn_tensor *t, tn_nn_buf *buf, const void **data, int *kind, int64_t str3[3]) {
+    int nd = t->ndim;
+    bool direct = t->dtype != TN_DTYPE_FLOAT64 && (t->sizes[nd - 1] <= 1 || t->strides[nd - 1] == 1);
+    if (direct) {
+        *data = tn_tensor_data((tn_tensor *)t);
+        *kind = attn_kind(t->dtype);
+        attn_bhl_strides(t, t->strides, str3);
+        return TN_OK;
+    }
+    TN_TRY(tn_nn_load(t, TN_DTYPE_FLOAT32, buf));
+    int64_t cs[TN_MAX_DIMS];
+    tn_contiguous_strides(nd, t->sizes, cs);
+    *data = buf->data;
+    *kind = TN_ATTN_F32;
+    attn_bhl_strides(t, cs, str3);
+    return TN_OK;
+}
+
+/* float32 / bfloat16 / float16: the blocked kernel (kernels/attn_*.c), reading the
+ * operands in place where it can. */
+static tn_status attention_fast(const attn_args *a, int nd, int64_t B, int64_t Hq, int64_t Hk, int64_t L, int64_t S,
+                                int64_t E, int64_t Ev, double scale, tn_tensor **out_o, tn_tensor **lse_o) {
+    tn_tensor *q = a->q, *k = a->k, *v = a->v, *mask = a->mask;
+    int64_t osz[TN_MAX_DIMS], lsz[TN_MAX_DIMS];
+    memcpy(osz, q->sizes, sizeof(int64_t) * (size_t)nd);
+    osz[nd - 1] = Ev;
+    memcpy(lsz, q->sizes, sizeof(int64_t) * (size_t)(nd - 1));
+    tn_tensor *out = NULL, *lse = NULL;
+    tn_nn_buf bq = {0}, bk = {0}, bv = {0}, bm = {0};
+    void *scratch = NULL;
+    tn_status st = tn_nn_empty(nd, osz, q->dtype, q, &out);
+    if (st == TN_OK && lse_o) st = tn_nn_empty(nd - 1, lsz, TN_DTYPE_FLOAT32, q, &lse);
+    if (st != TN_OK || tn_tensor_is_meta(q)) goto done;
+    if (tn_tensor_numel(out) == 0) goto done;
+    tn_attn_desc d;
+    memset(&d, 0, sizeof d);
+    if ((st = attn_operand(q, &bq, &d.q, &d.qk, d.qs)) != TN_OK) goto done;
+    if ((st = attn_operand(k, &bk, &d.k, &d.kk, d.ks)) != TN_OK) goto done;
+    if ((st = attn_operand(v, &bv, &d.v, &d.vk, d.vs)) != TN_OK) goto done;
+    d.out = tn_tensor_data(out);
+    d.ok = attn_kind(out->dtype);
+    attn_bhl_strides(out, out->strides, d.os);
+    d.lse = lse ? tn_tensor_data(lse) : NULL;
+    if (mask) {
+        if (mask->dtype == TN_DTYPE_BOOL) {
+            d.mask = tn_tensor_data(mask);
+            d.mk = TN_ATTN_MASK_BOOL;
+            attn_mask_strides(mask, nd, B, Hq, L, S, mask->strides, d.ms);
+        } else if (mask->dtype == TN_DTYPE_FLOAT32) {
+            d.mask = tn_tensor_data(mask);
+            d.mk = TN_ATTN_MASK_F32;
+            attn_mask_strides(mask, nd, B, Hq, L, S, mask->strides, d.ms);
+        } else {
+            if ((st = tn_nn_load(mask, TN_DTYPE_FLOAT32, &bm)) != TN_OK) goto done;
+            int64_t cs[TN_MAX_DIMS];
+            tn_contiguous_strides(mask->ndim, mask->sizes, cs);
+            d.mask = bm.data;
+            d.mk = TN_ATTN_MASK_F32;
+            attn_mask_strides(mask, nd, B, Hq, L, S, cs, d.ms);
+        }
+    }
+    d.B = B; d.Hq = Hq; d.Hk = Hk; d.L = L; d.S = S; d.E = E; d.Ev = Ev;
+    d.scale = (float)scale;
+    d.causal = a->causal;
+    int workers = tn_attn_workers(&d);
+    size_t nbytes = tn_attn_scratch_bytes(&d, workers);
+    scratch = malloc(nbytes);
+    if (!scratch) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto done; }
+    tn_attn_run(&d, scratch, workers);
+done:
+    free(scratch);
+    tn_nn_buf_free(&bq); tn_nn_buf_free(&bk); tn_nn_buf_free(&bv); tn_nn_buf_free(&bm);
+    if (st != TN_OK) {
+        if (out) tn_tensor_release(out);
+        if (lse) tn_tensor_release(lse);
+        return st;
+    }
+    *out_o = out;
+    if (lse_o) *lse_o = lse;
+    return TN_OK;
+}
 
 static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor **lse_o) {
     tn_tensor *q = a->q, *k = a->k, *v = a->v, *mask = a->mask;
@@ -90,25 +204,24 @@ static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor 
         if (mask->ndim > 4 || mask->ndim > (nd < 2 ? 2 : (nd == 3 ? 3 : 4)))
             return tn_error(TN_ERR_RUNTIME, "attn_mask of shape %s does not broadcast to the attention scores",
                             TN_NN_FMT(mask, b1));
-        int64_t cstr[TN_MAX_DIMS];
-        tn_contiguous_strides(mask->ndim, mask->sizes, cstr);
-        /* map target dims: 4D view [B, H, L, S]; 3D query uses [B, 1, L, S] so a 3-D mask
-         * lines up with (B, L, S). */
         for (int i = 0; i < mask->ndim; i++) {
-            int md = mask->ndim - 1 - i; /* mask dim from the right */
-            int td;
-            if (nd == 3) td = i == 0 ? 3 : i == 1 ? 2 : 0;
-            else td = 3 - i;
-            int64_t ts = target[td];
-            if (mask->sizes[md] != ts && mask->sizes[md] != 1)
+            int md = mask->ndim - 1 - i, td = mask_target_dim(nd, i);
+            if (mask->sizes[md] != target[td] && mask->sizes[md] != 1)
                 return tn_error(TN_ERR_RUNTIME, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
                                                 "non-singleton dimension %d",
-                                (long long)mask->sizes[md], (long long)ts, md);
-            ms[td] = mask->sizes[md] == 1 ? 0 : cstr[md];
+                                (long long)mask->sizes[md], (long long)target[td], md);
         }
     }
     tn_dtype acc = tn_nn_acc(q->dtype);
     double scale = isnan(a->scale) ? 1.0 / sqrt((double)E) : a->scale;
+    if (acc == TN_DTYPE_FLOAT32)
+        return attention_fast(a, nd, B, Hq, Hk, L, S, E, Ev, scale, out_o, lse_o);
+    /* float64: the reference kernel on contiguous double buffers */
+    int64_t cstr[TN_MAX_DIMS];
+    if (mask) {
+        tn_contiguous_strides(mask->ndim, mask->sizes, cstr);
+        attn_mask_strides(mask, nd, B, Hq, L, S, cstr, ms);
+    }
     int64_t osz[TN_MAX_DIMS], lsz[TN_MAX_DIMS];
     memcpy(osz, q->sizes, sizeof(int64_t) * (size_t)nd);
     osz[nd - 1] = Ev;
@@ -131,11 +244,7 @@ static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor 
             bm.data = malloc((size_t)(n > 0 ? n : 1) * (size_t)tn_dtype_itemsize(acc));
             bm.owned = true;
             if (!bm.data) { tn_nn_buf_free(&mi); st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto done; }
-            for (int64_t i = 0; i < n; i++) {
-                double m = ((int64_t *)mi.data)[i] ? 0.0 : -INFINITY;
-                if (acc == TN_DTYPE_FLOAT32) ((float *)bm.data)[i] = (float)m;
-                else ((double *)bm.data)[i] = m;
-            }
+            for (int64_t i = 0; i < n; i++) ((double *)bm.data)[i] = ((int64_t *)mi.data)[i] ? 0.0 : -INFINITY;
             tn_nn_buf_free(&mi);
         } else if ((st = tn_nn_load(mask, acc, &bm)) != TN_OK) {
             goto done;
@@ -145,8 +254,8 @@ static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor 
     if ((st = tn_nn_out_begin(lse, acc, &bl)) != TN_OK) goto done;
     scratch = malloc((size_t)(S > 0 ? S : 1) * (size_t)tn_dtype_itemsize(acc));
     if (!scratch) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto done; }
-    NN_KERNEL(acc, attention, bo.data, bl.data, bq.data, bk.data, bv.data, bm.data, ms, B, Hq, Hk, L, S, E, Ev,
-              scale, a->causal, scratch);
+    f64_attention__scalar(bo.data, bl.data, bq.data, bk.data, bv.data, bm.data, ms, B, Hq, Hk, L, S, E, Ev, scale,
+                          a->causal, scratch);
     tn_nn_out_finish(out, acc, &bo);
 done:
     free(scratch);

@@ -108,7 +108,10 @@ static tn_status layer_norm_impl(const tn_value *args, tn_value *rets, bool stat
     if ((st = tn_nn_out_begin(y, acc, &by)) != TN_OK) goto done;
     if (stats && (st = tn_nn_out_begin(mean, acc, &bm)) != TN_OK) goto done;
     if (stats && (st = tn_nn_out_begin(rstd, acc, &br)) != TN_OK) goto done;
-    NN_KERNEL(acc, layer_norm, by.data, bm.data, br.data, bx.data, bw.data, bb.data, M, N, eps);
+    if (acc == TN_DTYPE_FLOAT32)
+        f32_layer_norm_rows(by.data, bm.data, br.data, bx.data, bw.data, bb.data, M, N, eps);
+    else
+        f64_layer_norm__scalar(by.data, bm.data, br.data, bx.data, bw.data, bb.data, M, N, eps);
     tn_nn_out_finish(y, acc, &by);
     if (stats) { tn_nn_out_finish(mean, acc, &bm); tn_nn_out_finish(rstd, acc, &br); }
 done:
@@ -152,7 +155,10 @@ static tn_status rms_norm_impl(const tn_value *args, tn_value *rets, bool with_r
     if (weight && (st = tn_nn_load(weight, acc, &bw)) != TN_OK) goto done;
     if ((st = tn_nn_out_begin(y, acc, &by)) != TN_OK) goto done;
     if ((st = tn_nn_out_begin(rstd, acc, &br)) != TN_OK) goto done;
-    NN_KERNEL(acc, rms_norm, by.data, br.data, bx.data, bw.data, M, N, eps);
+    if (acc == TN_DTYPE_FLOAT32)
+        f32_rms_norm_rows(by.data, br.data, bx.data, bw.data, M, N, eps);
+    else
+        f64_rms_norm__scalar(by.data, br.data, bx.data, bw.data, M, N, eps);
     tn_nn_out_finish(y, acc, &by);
 done:
     tn_nn_buf_free(&bx); tn_nn_buf_free(&bw); tn_nn_buf_free(&by); tn_nn_buf_free(&br);
@@ -195,7 +201,10 @@ static tn_status group_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
     if ((st = tn_nn_out_begin(y, acc, &by)) != TN_OK) goto done;
     if ((st = tn_nn_out_begin(mean, acc, &bm)) != TN_OK) goto done;
     if ((st = tn_nn_out_begin(rstd, acc, &br)) != TN_OK) goto done;
-    NN_KERNEL(acc, group_norm, by.data, bm.data, br.data, bx.data, bw.data, bb.data, N, C, HxW, G, eps);
+    if (acc == TN_DTYPE_FLOAT32)
+        f32_group_norm_rows(by.data, bm.data, br.data, bx.data, bw.data, bb.data, N, C, HxW, G, eps);
+    else
+        f64_group_norm__scalar(by.data, bm.data, br.data, bx.data, bw.data, bb.data, N, C, HxW, G, eps);
     tn_nn_out_finish(y, acc, &by);
     tn_nn_out_finish(mean, acc, &bm);
     tn_nn_out_finish(rstd, acc, &br);

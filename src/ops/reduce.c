@@ -7,6 +7,7 @@
 #include <float.h>
 #include <stdlib.h>
 
+#include "core/threadpool.h"
 #include "kernels/reduce.h"
 
 /* ---- small helpers ------------------------------------------------------------------ */
@@ -46,6 +47,81 @@ static tn_dtype sum_result_dtype(tn_dtype in, const tn_value *dtype) {
     return tn_dtype_is_integral(in, true) ? TN_DTYPE_INT64 : in;
 }
 
+/* ---- contiguous last-dim fast paths ------------------------------------------------------ */
+
+/* Whether m reduces exactly the last dim of a contiguous t whose rows are n wide. */
+static bool lastdim_rows(const tn_tensor *t, tn_dim_mask m, int64_t *rows, int64_t *n) {
+    if (t->ndim < 1 || m != (1u << (t->ndim - 1)) || !tn_tensor_is_contiguous(t) || tn_tensor_is_meta(t)) return false;
+    *n = t->sizes[t->ndim - 1];
+    *rows = *n ? tn_tensor_numel(t) / *n : 0;
+    return *n > 0 && *rows > 0;
+}
+
+typedef struct rows_job {
+    char *out;
+    const char *in;
+    int64_t n;
+    int op;      /* 0 sum f32, 1 max, 2 min */
+    tn_dtype dt; /* max/min: f32 or bf16 */
+} rows_job;
+
+static void rows_worker(void *ctx, int64_t b, int64_t e) {
+    const rows_job *j = ctx;
+    if (j->op == 0) {
+        f32_sum_rows_contig((float *)j->out + b, (const float *)j->in + b * j->n, e - b, j->n);
+        return;
+    }
+    const bool mx = j->op == 1;
+    for (int64_t r = b; r < e; r++) {
+        float best;
+        bool nan = false;
+        if (j->dt == TN_DTYPE_FLOAT32) {
+            const float *x = (const float *)j->in + r * j->n;
+            float a0 = x[0], a1 = x[0], a2 = x[0], a3 = x[0];
+            int64_t i = 0;
+            for (; i + 4 <= j->n; i += 4) {
+                nan |= (x[i] != x[i]) | (x[i + 1] != x[i + 1]) | (x[i + 2] != x[i + 2]) | (x[i + 3] != x[i + 3]);
+                if (mx) {
+                    a0 = x[i] > a0 ? x[i] : a0; a1 = x[i + 1] > a1 ? x[i + 1] : a1;
+                    a2 = x[i + 2] > a2 ? x[i + 2] : a2; a3 = x[i + 3] > a3 ? x[i + 3] : a3;
+                } else {
+                    a0 = x[i] < a0 ? x[i] : a0; a1 = x[i + 1] < a1 ? x[i + 1] : a1;
+                    a2 = x[i + 2] < a2 ? x[i + 2] : a2; a3 = x[i + 3] < a3 ? x[i + 3] : a3;
+                }
+            }
+            for (; i < j->n; i++) {
+                nan |= x[i] != x[i];
+                a0 = mx ? (x[i] > a0 ? x[i] : a0) : (x[i] < a0 ? x[i] : a0);
+            }
+            if (mx) { a0 = a1 > a0 ? a1 : a0; a2 = a3 > a2 ? a3 : a2; best = a2 > a0 ? a2 : a0; }
+            else { a0 = a1 < a0 ? a1 : a0; a2 = a3 < a2 ? a3 : a2; best = a2 < a0 ? a2 : a0; }
+            if (nan)
+                for (i = 0; i < j->n; i++)
+                    if (x[i] != x[i]) { best = x[i]; break; }
+            ((float *)j->out)[r] = best;
+        } else {
+            const uint16_t *x = (const uint16_t *)j->in + r * j->n;
+            best = tn_bf16_to_f32(x[0]);
+            for (int64_t i = 0; i < j->n; i++) {
+                float v = tn_bf16_to_f32(x[i]);
+                nan |= v != v;
+                best = mx ? (v > best ? v : best) : (v < best ? v : best);
+            }
+            tn_bfloat16 o = tn_f32_to_bf16(best);
+            if (nan)
+                for (int64_t i = 0; i < j->n; i++)
+                    if (tn_bf16_to_f32(x[i]) != tn_bf16_to_f32(x[i])) { o = x[i]; break; }
+            ((tn_bfloat16 *)j->out)[r] = o;
+        }
+    }
+}
+
+static void rows_run(rows_job *j, int64_t rows) {
+    int64_t grain = 32768 / (j->n > 0 ? j->n : 1);
+    if (grain < 1) grain = 1;
+    tn_parallel_for(rows, grain, rows_worker, j);
+}
+
 /* ---- sum (cascade) --------------------------------------------------------------------- */
 
 typedef struct sum_ctx {
@@ -80,6 +156,14 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     tn_tensor *in;
     tn_status st = tn_reduce_to_dtype(self, odt, &in);
     if (st != TN_OK) { tn_tensor_release(out); return st; }
+    int64_t rows, n;
+    if (odt == TN_DTYPE_FLOAT32 && !nan && lastdim_rows(in, m, &rows, &n) && n >= 8 && tn_tensor_is_contiguous(out)) {
+        rows_job j = {tn_tensor_data(out), tn_tensor_data(in), n, 0, odt};
+        rows_run(&j, rows);
+        tn_tensor_release(in);
+        *res = out;
+        return TN_OK;
+    }
     tn_reduce_geom g;
     tn_reduce_geom_build(out, in, m, keepdim, &g);
     sum_ctx k = {NULL, tn_reduce_vec_bytes(false) / (odt == TN_DTYPE_FLOAT64 ? 8 : 4), nan, odt};
@@ -253,6 +337,14 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     tn_tensor *out;
     TN_TRY(new_out(self, m, keepdim, odt, false, &out));
     if (tn_tensor_is_meta(self)) { *res = out; return TN_OK; }
+    int64_t rows, n;
+    if ((op == ACC_MAX || op == ACC_MIN) && (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_BFLOAT16) && self->dtype == odt &&
+        lastdim_rows(self, m, &rows, &n) && tn_tensor_is_contiguous(out)) {
+        rows_job j = {tn_tensor_data(out), tn_tensor_data(self), n, op == ACC_MAX ? 1 : 2, odt};
+        rows_run(&j, rows);
+        *res = out;
+        return TN_OK;
+    }
     fill_identity(out, op);
     tn_tensor *in = self;
     tn_tensor_retain(in);

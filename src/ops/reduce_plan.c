@@ -122,6 +122,17 @@ void tn_reduce_for_each(const tn_reduce_geom *g, char *out, const char *in, tn_r
 static void copy_convert(tn_tensor *dst, const tn_tensor *src) {
     int64_t n = tn_tensor_numel(src);
     if (n == 0) return;
+    if (dst->dtype == TN_DTYPE_FLOAT32 && tn_tensor_is_contiguous(src) && tn_tensor_is_contiguous(dst) &&
+        (src->dtype == TN_DTYPE_BFLOAT16 || src->dtype == TN_DTYPE_FLOAT16)) {
+        /* the common widening of a reduced-float input, exact */
+        const tn_bfloat16 *s = tn_tensor_data((tn_tensor *)src);
+        float *d = tn_tensor_data(dst);
+        if (src->dtype == TN_DTYPE_BFLOAT16)
+            for (int64_t i = 0; i < n; i++) d[i] = tn_bf16_to_f32(s[i]);
+        else
+            for (int64_t i = 0; i < n; i++) d[i] = tn_half_to_f32(s[i]);
+        return;
+    }
     int nd = src->ndim;
     int64_t idx[TN_MAX_DIMS] = {0};
     const int64_t ses = tn_dtype_itemsize(src->dtype), des = tn_dtype_itemsize(dst->dtype);

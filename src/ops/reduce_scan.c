@@ -90,6 +90,25 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
     int es = tn_dtype_itemsize(dt);
     int64_t is = (self->ndim ? self->strides[dim] : 0) * es, os = (self->ndim ? out->strides[dim] : 0) * es;
     bool dbl = dt == TN_DTYPE_FLOAT64;
+    if (last && !dbl && tn_tensor_is_contiguous(self) && tn_reduce_vec_bytes(true) == 64) {
+        /* contiguous rows: the vectorised, threaded kernel (widened to float and rounded
+         * once for Half / BFloat16) */
+        if (dt == TN_DTYPE_FLOAT32) {
+            tn_softmax_rows_f32(tn_tensor_data(out), tn_tensor_data(self), lanes, n, is_log);
+        } else {
+            float *tmp = malloc((size_t)numel * 2 * sizeof(float));
+            if (!tmp) { tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+            const uint16_t *src = tn_tensor_data(self);
+            uint16_t *dst = tn_tensor_data(out);
+            bool bf = dt == TN_DTYPE_BFLOAT16;
+            for (int64_t i = 0; i < numel; i++) tmp[i] = bf ? tn_bf16_to_f32(src[i]) : tn_half_to_f32(src[i]);
+            tn_softmax_rows_f32(tmp + numel, tmp, lanes, n, is_log);
+            for (int64_t i = 0; i < numel; i++) dst[i] = bf ? tn_f32_to_bf16(tmp[numel + i]) : tn_f32_to_half(tmp[numel + i]);
+            free(tmp);
+        }
+        *res = out;
+        return TN_OK;
+    }
     void *buf_in = malloc((size_t)n * 16), *buf_out = (char *)buf_in + n * 8;
     if (!buf_in) { tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     for (int64_t k = 0; k < lanes; k++) {

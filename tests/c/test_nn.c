@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "core/generator.h"
+#include "core/threadpool.h"
+#include "kernels/cpu_features.h"
+#include "kernels/nn.h"
 #include "ops/dispatch.h"
 #include "ops/nn_internal.h"
 #include "tn_test.h"
@@ -340,9 +343,120 @@ static void test_misc(void) {
     for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) tn_tensor_release(ts[i]);
 }
 
+
+/* The blocked attention kernel (every ISA tier, 1 and 2 workers) against the scalar
+ * reference on shapes crossing the vector widths and blocks, with GQA, causal, masks. */
+static float frand(uint32_t *st) { *st = *st * 1664525u + 1013904223u; return (float)((*st >> 8) & 0xFFFF) / 32768.0f - 1.0f; }
+
+static void test_attention_blocked(void) {
+    static const int64_t LS[][2] = {{1, 1}, {1, 7}, {7, 16}, {17, 33}, {33, 64}, {64, 65}, {65, 129}, {129, 1}, {3, 200}};
+    static const int64_t ES[][2] = {{64, 64}, {7, 9}, {17, 16}};
+    uint32_t seed = 12345;
+    tn_isa top = tn_cpu_isa();
+    int worst_case = 0;
+    for (size_t c = 0; c < sizeof LS / sizeof *LS; c++)
+        for (size_t e = 0; e < sizeof ES / sizeof *ES; e++)
+            for (int variant = 0; variant < 4; variant++) {
+                int64_t B = 2, Hq = 6, Hk = variant == 1 ? 6 : 2, L = LS[c][0], S = LS[c][1], E = ES[e][0], Ev = ES[e][1];
+                bool causal = variant == 0 || variant == 3;
+                int mk = variant == 2 ? TN_ATTN_MASK_BOOL : variant == 3 ? TN_ATTN_MASK_F32 : TN_ATTN_MASK_NONE;
+                size_t nq = (size_t)(B * Hq * L * E), nk = (size_t)(B * Hk * S * E), nv = (size_t)(B * Hk * S * Ev);
+                size_t no = (size_t)(B * Hq * L * Ev), nm = (size_t)(L * S);
+                float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nv * 4), *o = malloc(no * 4), *ref = malloc(no * 4);
+                float *lse = malloc((size_t)(B * Hq * L) * 4), *lref = malloc((size_t)(B * Hq * L) * 4);
+                float *mf = malloc(nm * 4 + 4), *madd = malloc(nm * 4 + 4), *scr = malloc((size_t)S * 4 + 4);
+                uint8_t *mb = malloc(nm + 1);
+                for (size_t i = 0; i < nq; i++) q[i] = frand(&seed);
+                for (size_t i = 0; i < nk; i++) k[i] = frand(&seed);
+                for (size_t i = 0; i < nv; i++) v[i] = frand(&seed);
+                for (size_t i = 0; i < nm; i++) {
+                    mb[i] = (i % (size_t)S) == 0 || frand(&seed) > -0.4f; /* rows keep column 0 */
+                    if (variant == 2 && (i / (size_t)S) % 5 == 4) mb[i] = 0; /* some rows fully masked */
+                    mf[i] = frand(&seed);
+                    madd[i] = mk == TN_ATTN_MASK_BOOL ? (mb[i] ? 0.0f : -INFINITY) : mf[i];
+                }
+                int64_t ms[4] = {0, 0, S, 1};
+                f32_attention__scalar(ref, lref, q, k, v, mk ? madd : NULL, ms, B, Hq, Hk, L, S, E, Ev, 0.37, causal, scr);
+                tn_attn_desc d;
+                memset(&d, 0, sizeof d);
+                d.q = q; d.k = k; d.v = v; d.out = o; d.lse = lse;
+                d.qs[0] = Hq * L * E; d.qs[1] = L * E; d.qs[2] = E;
+                d.ks[0] = Hk * S * E; d.ks[1] = S * E; d.ks[2] = E;
+                d.vs[0] = Hk * S * Ev; d.vs[1] = S * Ev; d.vs[2] = Ev;
+                d.os[0] = Hq * L * Ev; d.os[1] = L * Ev; d.os[2] = Ev;
+                d.mask = mk == TN_ATTN_MASK_BOOL ? (const void *)mb : (const void *)mf;
+                d.mk = mk;
+                memcpy(d.ms, ms, sizeof ms);
+                d.B = B; d.Hq = Hq; d.Hk = Hk; d.L = L; d.S = S; d.E = E; d.Ev = Ev;
+                d.scale = 0.37f;
+                d.causal = causal;
+                for (int isa = 0; isa <= (int)top; isa++) {
+                    tn_cpu_isa_set((tn_isa)isa);
+                    for (int w = 1; w <= 2; w++) {
+                        void *sc = malloc(tn_attn_scratch_bytes(&d, w));
+                        tn_attn_run(&d, sc, w);
+                        free(sc);
+                        double err = 0;
+                        for (size_t i = 0; i < no; i++) err = fmax(err, fabs((double)o[i] - ref[i]));
+                        for (int64_t i = 0; i < B * Hq * L; i++) err = fmax(err, fabs((double)lse[i] - lref[i]));
+                        if (!(err < 2e-5)) worst_case++;
+                        TN_CHECK(err < 2e-5, "attention L=%lld S=%lld E=%lld Ev=%lld variant %d isa %s workers %d: err %g",
+                                 (long long)L, (long long)S, (long long)E, (long long)Ev, variant, tn_isa_name((tn_isa)isa), w, err);
+                    }
+                }
+                tn_cpu_isa_set(top);
+                free(q); free(k); free(v); free(o); free(ref); free(lse); free(lref); free(mf); free(madd); free(scr); free(mb);
+            }
+    (void)worst_case;
+}
+
+/* The vectorised, threaded norms against the scalar references. */
+static void test_norm_rows(void) {
+    uint32_t seed = 777;
+    static const int64_t NS[] = {1, 7, 16, 33, 576, 1000};
+    for (size_t c = 0; c < sizeof NS / sizeof *NS; c++) {
+        int64_t M = 37, N = NS[c];
+        float *x = malloc((size_t)(M * N) * 4), *g = malloc((size_t)N * 4), *b = malloc((size_t)N * 4);
+        float *y = malloc((size_t)(M * N) * 4), *yr = malloc((size_t)(M * N) * 4);
+        float mu[37], rs[37], mur[37], rsr[37];
+        for (int64_t i = 0; i < M * N; i++) x[i] = 3 * frand(&seed) + 0.5f;
+        for (int64_t i = 0; i < N; i++) { g[i] = frand(&seed); b[i] = frand(&seed); }
+        f32_layer_norm_rows(y, mu, rs, x, g, b, M, N, 1e-5);
+        f32_layer_norm__scalar(yr, mur, rsr, x, g, b, M, N, 1e-5);
+        double err = 0;
+        for (int64_t i = 0; i < M * N; i++) err = fmax(err, fabs((double)y[i] - yr[i]));
+        for (int64_t i = 0; i < M; i++) err = fmax(err, fmax(fabs((double)mu[i] - mur[i]), fabs((double)rs[i] - rsr[i])));
+        TN_CHECK(err < 1e-5, "layer_norm rows N=%lld: err %g", (long long)N, err);
+        f32_rms_norm_rows(y, rs, x, g, M, N, 1e-6);
+        f32_rms_norm__scalar(yr, rsr, x, g, M, N, 1e-6);
+        err = 0;
+        for (int64_t i = 0; i < M * N; i++) err = fmax(err, fabs((double)y[i] - yr[i]));
+        TN_CHECK(err < 1e-5, "rms_norm rows N=%lld: err %g", (long long)N, err);
+        free(x); free(g); free(b); free(y); free(yr);
+    }
+    /* group norm: [3, 12, 37] in 4 groups and [2, 6, 1] in 6 */
+    static const int64_t GS[][4] = {{3, 12, 37, 4}, {2, 6, 1, 6}, {1, 8, 64, 2}};
+    for (size_t c = 0; c < sizeof GS / sizeof *GS; c++) {
+        int64_t N = GS[c][0], C = GS[c][1], HxW = GS[c][2], G = GS[c][3], n = N * C * HxW;
+        float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4), *yr = malloc((size_t)n * 4), g[12], b[12];
+        float mu[24], rs[24], mur[24], rsr[24];
+        for (int64_t i = 0; i < n; i++) x[i] = 2 * frand(&seed) - 0.3f;
+        for (int64_t i = 0; i < C; i++) { g[i] = frand(&seed); b[i] = frand(&seed); }
+        f32_group_norm_rows(y, mu, rs, x, g, b, N, C, HxW, G, 1e-5);
+        f32_group_norm__scalar(yr, mur, rsr, x, g, b, N, C, HxW, G, 1e-5);
+        double err = 0;
+        for (int64_t i = 0; i < n; i++) err = fmax(err, fabs((double)y[i] - yr[i]));
+        for (int64_t i = 0; i < N * G; i++) err = fmax(err, fmax(fabs((double)mu[i] - mur[i]), fabs((double)rs[i] - rsr[i])));
+        TN_CHECK(err < 1e-5, "group_norm rows case %zu: err %g", c, err);
+        free(x); free(y); free(yr);
+    }
+}
+
 int main(void) {
     test_norms();
     test_attention();
+    test_attention_blocked();
+    test_norm_rows();
     test_conv_pool();
     test_losses();
     test_misc();

@@ -4,6 +4,7 @@
  * results (softmax, logsumexp) within a few ulp, since upstream's exp is SLEEF's. */
 #include <stdlib.h>
 
+#include "kernels/cpu_features.h"
 #include "kernels/reduce.h"
 #include "ops/dispatch.h"
 #include "ops/reduce.h"
@@ -222,12 +223,49 @@ static void test_errors_and_empty(void) {
     tn_tensor_release(e);
 }
 
+
+/* The vectorised row kernels against the scalar references: sums bit for bit, softmax
+ * within the exp's few ulp, on every ISA tier. */
+static void test_row_kernels(void) {
+    static const int64_t NS[] = {1, 7, 8, 15, 16, 17, 31, 33, 64, 65, 129, 576, 1000, 4099};
+    uint32_t st = 99;
+    for (size_t c = 0; c < sizeof NS / sizeof *NS; c++) {
+        int64_t R = 5, n = NS[c];
+        float *x = malloc((size_t)(R * n) * 4), *y = malloc((size_t)(R * n) * 4), *yr = malloc((size_t)(R * n) * 4);
+        for (int64_t i = 0; i < R * n; i++) { st = st * 1664525u + 1013904223u; x[i] = (float)((st >> 8) & 0xFFFF) / 4096.0f - 8.0f; }
+        if (n >= 8) {
+            float s[5], sr[5] = {0};
+            f32_sum_rows_contig(s, x, R, n);
+            int64_t strides[4] = {4, 0, 4 * n, 4}; /* out (dim0, dim1), in: set below */
+            strides[0] = 0; strides[1] = 4; strides[2] = 4; strides[3] = 4 * n;
+            f32_sum_loop2d__scalar((char *)sr, (const char *)x, strides, n, R, 8, false);
+            bool same = true;
+            for (int r = 0; r < R; r++) same &= memcmp(&s[r], &sr[r], 4) == 0;
+            TN_CHECK(same, "f32_sum_rows_contig n=%lld differs from the cascade", (long long)n);
+        }
+        tn_isa top = tn_cpu_isa();
+        for (int lg = 0; lg < 2; lg++) {
+            f32_softmax_lastdim__scalar(yr, x, R, n, lg);
+            for (int isa = 0; isa <= (int)top; isa++) {
+                tn_cpu_isa_set((tn_isa)isa);
+                tn_softmax_rows_f32(y, x, R, n, lg);
+                double err = 0;
+                for (int64_t i = 0; i < R * n; i++) err = fmax(err, fabs((double)y[i] - yr[i]) / (1e-1 + fabs((double)yr[i])));
+                TN_CHECK(err < 1e-5, "softmax rows n=%lld log=%d isa %s: err %g", (long long)n, lg, tn_isa_name((tn_isa)isa), err);
+            }
+            tn_cpu_isa_set(top);
+        }
+        free(x); free(y); free(yr);
+    }
+}
+
 int main(void) {
     printf("reduce: vector widths %d/%d bytes\n", tn_reduce_vec_bytes(false), tn_reduce_vec_bytes(true));
     test_sums();
     test_extrema();
     test_var_norm();
     test_softmax_scan();
+    test_row_kernels();
     test_sort();
     test_errors_and_empty();
     return tn_test_summary();

@@ -1,0 +1,156 @@
+/* norm_rows.c — float32 layer norm and RMS norm over contiguous rows, vectorised (the
+ * row sums in double on 4-wide double vectors, the affine pass on 8-float vectors) and
+ * threaded over rows. Same formulas and roundings as the reference kernels (nn_ref.inc);
+ * only the order of the double-precision sums differs. */
+#include <math.h>
+#include <string.h>
+
+#include "core/threadpool.h"
+#include "kernels/nn.h"
+
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef double nr_v4d __attribute__((vector_size(32)));
+typedef float nr_v4f __attribute__((vector_size(16)));
+typedef float nr_v4fu __attribute__((vector_size(16), aligned(4)));
+
+static inline nr_v4d ld4d(const float *p) { return __builtin_convertvector(*(const nr_v4fu *)p, nr_v4d); }
+#define hsum4(v) ((v)[0] + (v)[1] + ((v)[2] + (v)[3]))
+
+typedef struct norm_job {
+    float *y, *mean, *rstd;
+    const float *x, *g, *b;
+    int64_t N;
+    double eps;
+    int64_t C, HxW, G; /* group norm */
+} norm_job;
+
+/* Mean and biased variance of n floats, summed in double (the reference's formulas). */
+static void row_stats(const float *xr, int64_t N, double *mu_o, double *var_o) {
+    nr_v4d a0 = {0}, a1 = {0};
+    int64_t j = 0;
+    for (; j + 8 <= N; j += 8) { a0 += ld4d(xr + j); a1 += ld4d(xr + j + 4); }
+    nr_v4d a = a0 + a1;
+    double s = hsum4(a);
+    for (; j < N; j++) s += xr[j];
+    double mu = N > 0 ? s / (double)N : 0.0;
+    nr_v4d v0 = {0}, v1 = {0};
+    j = 0;
+    for (; j + 8 <= N; j += 8) {
+        nr_v4d d0 = ld4d(xr + j) - mu, d1 = ld4d(xr + j + 4) - mu;
+        v0 += d0 * d0;
+        v1 += d1 * d1;
+    }
+    nr_v4d vv = v0 + v1;
+    double v = hsum4(vv);
+    for (; j < N; j++) { double d = xr[j] - mu; v += d * d; }
+    *mu_o = mu;
+    *var_o = N > 0 ? v / (double)N : 0.0;
+}
+
+static void gn_worker(void *ctx, int64_t i0, int64_t i1) {
+    const norm_job *J = ctx;
+    int64_t D = J->C / J->G, len = D * J->HxW;
+    for (int64_t i = i0; i < i1; i++) {
+        int64_t n = i / J->G, g = i % J->G;
+        const float *xg = J->x + (n * J->C + g * D) * J->HxW;
+        float *yg = J->y + (n * J->C + g * D) * J->HxW;
+        double mu, var;
+        row_stats(xg, len, &mu, &var);
+        float var_t = (float)var, mu_t = (float)mu;
+        float rs = (float)(1.0 / sqrt((double)(var_t > 0 ? var_t : 0.0f) + J->eps));
+        for (int64_t d = 0; d < D; d++) {
+            int64_t c = g * D + d;
+            float scale = J->g ? rs * J->g[c] : rs;
+            float bias = -scale * mu_t + (J->b ? J->b[c] : 0.0f);
+            const float *xs = xg + d * J->HxW;
+            float *ys = yg + d * J->HxW;
+            for (int64_t j = 0; j < J->HxW; j++) ys[j] = xs[j] * scale + bias;
+        }
+        J->mean[i] = mu_t;
+        J->rstd[i] = rs;
+    }
+}
+
+static void ln_worker(void *ctx, int64_t m0, int64_t m1) {
+    const norm_job *J = ctx;
+    const int64_t N = J->N;
+    for (int64_t m = m0; m < m1; m++) {
+        const float *xr = J->x + m * N;
+        float *yr = J->y + m * N;
+        nr_v4d a0 = {0}, a1 = {0};
+        int64_t j = 0;
+        for (; j + 8 <= N; j += 8) { a0 += ld4d(xr + j); a1 += ld4d(xr + j + 4); }
+        nr_v4d a = a0 + a1;
+        double s = hsum4(a);
+        for (; j < N; j++) s += xr[j];
+        double mu = N > 0 ? s / (double)N : 0.0;
+        nr_v4d v0 = {0}, v1 = {0};
+        j = 0;
+        for (; j + 8 <= N; j += 8) {
+            nr_v4d d0 = ld4d(xr + j) - mu, d1 = ld4d(xr + j + 4) - mu;
+            v0 += d0 * d0;
+            v1 += d1 * d1;
+        }
+        nr_v4d vv = v0 + v1;
+        double v = hsum4(vv);
+        for (; j < N; j++) { double d = xr[j] - mu; v += d * d; }
+        float var = N > 0 ? (float)(v / (double)N) : 0.0f;
+        float mu_t = (float)mu;
+        float rs = (float)(1.0 / sqrt((double)(var > 0 ? var : 0.0f) + J->eps));
+        float bias = -rs * mu_t;
+        for (j = 0; j < N; j++) {
+            float gv = J->g ? J->g[j] : 1.0f, bv = J->b ? J->b[j] : 0.0f;
+            yr[j] = (xr[j] * rs + bias) * gv + bv;
+        }
+        if (J->mean) J->mean[m] = mu_t;
+        if (J->rstd) J->rstd[m] = rs;
+    }
+}
+
+static void rms_worker(void *ctx, int64_t m0, int64_t m1) {
+    const norm_job *J = ctx;
+    const int64_t N = J->N;
+    for (int64_t m = m0; m < m1; m++) {
+        const float *xr = J->x + m * N;
+        float *yr = J->y + m * N;
+        nr_v4d a0 = {0}, a1 = {0};
+        int64_t j = 0;
+        for (; j + 8 <= N; j += 8) {
+            nr_v4f x0 = *(const nr_v4fu *)(xr + j), x1 = *(const nr_v4fu *)(xr + j + 4);
+            a0 += __builtin_convertvector(x0 * x0, nr_v4d);
+            a1 += __builtin_convertvector(x1 * x1, nr_v4d);
+        }
+        nr_v4d a = a0 + a1;
+        double s = hsum4(a);
+        for (; j < N; j++) s += (double)(xr[j] * xr[j]);
+        float ms = (float)(s / (double)N);
+        float r = 1.0f / (float)sqrt((double)(ms + (float)J->eps));
+        for (j = 0; j < N; j++) {
+            float v = xr[j] * r;
+            yr[j] = J->g ? v * J->g[j] : v;
+        }
+        J->rstd[m] = r;
+    }
+}
+
+static void run_rows(tn_parallel_fn fn, norm_job *j, int64_t M) {
+    int64_t grain = 16384 / (j->N > 0 ? j->N : 1);
+    tn_parallel_for(M, grain < 1 ? 1 : grain, fn, j);
+}
+
+void f32_layer_norm_rows(float *y, float *mean, float *rstd, const float *x, const float *gamma, const float *beta,
+                         int64_t M, int64_t N, double eps) {
+    norm_job j = {y, mean, rstd, x, gamma, beta, N, eps};
+    run_rows(ln_worker, &j, M);
+}
+
+void f32_rms_norm_rows(float *y, float *rstd, const float *x, const float *w, int64_t M, int64_t N, double eps) {
+    norm_job j = {y, NULL, rstd, x, w, NULL, N, eps};
+    run_rows(rms_worker, &j, M);
+}
+
+void f32_group_norm_rows(float *y, float *mean, float *rstd, const float *x, const float *gamma, const float *beta,
+                         int64_t N, int64_t C, int64_t HxW, int64_t G, double eps) {
+    norm_job j = {y, mean, rstd, x, gamma, beta, C / G * HxW, eps, C, HxW, G};
+    run_rows(gn_worker, &j, N * G);
+}

@@ -1,0 +1,16 @@
+/* softmax_avx2.c — the avx2 instance of the vectorised softmax rows (softmax_vec.inc).
+ * Only called after tn_cpu_isa() says avx2 or above. */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/reduce.h"
+
+#if defined(__x86_64__)
+#pragma GCC target("avx2,fma,f16c")
+#define SFX avx2
+#include "kernels/softmax_vec.inc"
+#else
+void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, bool is_log) {
+    tn_softmax_rows__generic(out, in, rows, n, is_log);
+}
+#endif
