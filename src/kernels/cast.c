@@ -5,6 +5,9 @@
 #include <complex.h>
 #include <string.h>
 
+#include "kernels/cpu_features.h"
+#include "kernels/ew_simd.h"
+
 /* (enum suffix, short name, storage type, native compute type) */
 #define TN_CAST_DTYPES(X)                              \
     X(BOOL, b8, uint8_t, bool)                         \
@@ -146,8 +149,18 @@ static const tn_loop_fn cast_table[TN_DTYPE_COUNT][TN_DTYPE_COUNT] = {
 };
 #pragma GCC diagnostic pop
 
+tn_loop_fn tn_cast_loop_scalar(tn_dtype from, tn_dtype to) {
+    if ((unsigned)from >= TN_DTYPE_COUNT || (unsigned)to >= TN_DTYPE_COUNT) return NULL;
+    return cast_table[from][to];
+}
+
 tn_loop_fn tn_cast_loop(tn_dtype from, tn_dtype to) {
     if ((unsigned)from >= TN_DTYPE_COUNT || (unsigned)to >= TN_DTYPE_COUNT) return NULL;
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX2) {
+        tn_loop_fn v = isa >= TN_ISA_AVX512 ? tn_cast_vec_avx512(from, to) : tn_cast_vec_avx2(from, to);
+        if (v) return v;
+    }
     return cast_table[from][to];
 }
 
@@ -156,7 +169,7 @@ bool tn_cast_supported(tn_dtype d) { return (unsigned)d < TN_DTYPE_COUNT && cast
 static void cast_one(void *dst, tn_dtype dd, const void *src, tn_dtype sd) {
     char *data[2] = {(char *)dst, (char *)src};
     int64_t strides[2] = {0, 0};
-    tn_cast_loop(sd, dd)(data, strides, 1, NULL);
+    cast_table[sd][dd](data, strides, 1, NULL);
 }
 
 double tn_cast_load_double(const void *p, tn_dtype d) {

@@ -14,6 +14,9 @@
  * dtype is not a computation dtype. Same-dtype pairs copy bytes. */
 tn_loop_fn tn_cast_loop(tn_dtype from, tn_dtype to);
 
+/* The scalar reference loop for the same pair (no vector variant); tests compare with it. */
+tn_loop_fn tn_cast_loop_scalar(tn_dtype from, tn_dtype to);
+
 /* Whether `d` is one of the computation dtypes above. */
 bool tn_cast_supported(tn_dtype d);
 

@@ -62,6 +62,9 @@ typedef enum tn_ew_op {
 /* The loop for (op, dtype), or NULL when upstream refuses that dtype. For Bool-result
  * ops `dtype` is the input (computation) dtype. */
 tn_loop_fn tn_ew_loop(tn_ew_op op, tn_dtype dtype);
+/* The scalar reference loop for (op, dtype), whatever the ISA tier (tests compare the
+ * vector loops against it). */
+tn_loop_fn tn_ew_loop_scalar(tn_ew_op op, tn_dtype dtype);
 /* The op's name as a string ("exp"). */
 const char *tn_ew_name(tn_ew_op op);
 

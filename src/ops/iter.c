@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "ops/promote.h"
 
@@ -435,6 +436,29 @@ void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn
     }
 }
 
+/* Problems at least this large are split across the thread pool; smaller ones run on the
+ * calling thread with no extra cost. */
+#define TN_ITER_GRAIN 32768
+
+typedef struct iter_task {
+    const tn_iter *it;
+    tn_loop_fn loop;
+    void *ctx;
+} iter_task;
+
+static void iter_chunk(void *vt, int64_t begin, int64_t end) {
+    const iter_task *t = (const iter_task *)vt;
+    tn_iter_run_range(t->it, begin, end, t->loop, t->ctx);
+}
+
 void tn_iter_for_each(const tn_iter *it, tn_loop_fn loop, void *ctx) {
-    if (it->numel > 0) tn_iter_run_range(it, 0, it->numel, loop, ctx);
+    if (it->numel <= 0) return;
+    if (it->numel >= 2 * TN_ITER_GRAIN && !it->is_meta && tn_get_num_threads() > 1 && !tn_in_parallel_region()) {
+        /* Loops are pure functions of their slices (results never depend on where a
+         * slice starts), so splitting changes nothing but the time. */
+        iter_task t = {it, loop, ctx};
+        tn_parallel_for(it->numel, TN_ITER_GRAIN, iter_chunk, &t);
+        return;
+    }
+    tn_iter_run_range(it, 0, it->numel, loop, ctx);
 }

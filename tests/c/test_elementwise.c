@@ -2,9 +2,11 @@
  * values dumped from upstream torch 2.13.0, broadcasting and its error text, output
  * layout rules, casts, integer/float op semantics, copy_/fill_/where/masked_fill, and
  * sizes crossing vector widths (1, 7, 31, 33, 1000+) on contiguous and strided inputs. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/cast.h"
+#include "kernels/ew_simd.h"
 #include "ops/dispatch.h"
 #include "ops/iter.h"
 #include "ops/promote.h"
@@ -349,6 +351,231 @@ static void test_unary_sizes(void) {
     }
 }
 
+/* ---- vector loops against the scalar references, every ISA tier ---------------------- */
+
+#include "core/threadpool.h"
+#include "kernels/cpu_features.h"
+
+/* Deterministic inputs: a spread of magnitudes plus specials every few elements. */
+static float ew_input(int64_t i, int kind) {
+    static const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e-39f, 88.7f, -103.5f, 1e30f, 0.5f, -2.5f};
+    if (kind == 0 && i % 13 == 5) return specials[(i / 13) % 12];
+    float v = (float)((i * 7919) % 2001 - 1000) / 97.0f; /* about [-10.3, 10.3] */
+    if (kind == 1) v = fabsf(v) + 0.01f;                  /* positive domain */
+    return v;
+}
+
+static void store_as(char *p, tn_dtype d, float v) {
+    if (d == TN_DTYPE_FLOAT32) memcpy(p, &v, 4);
+    else { uint16_t h = d == TN_DTYPE_BFLOAT16 ? tn_f32_to_bf16(v) : tn_f32_to_half(v); memcpy(p, &h, 2); }
+}
+static float load_as(const char *p, tn_dtype d) {
+    if (d == TN_DTYPE_FLOAT32) { float v; memcpy(&v, p, 4); return v; }
+    uint16_t h; memcpy(&h, p, 2);
+    return d == TN_DTYPE_BFLOAT16 ? tn_bf16_to_f32(h) : tn_half_to_f32(h);
+}
+
+/* |got - want| within `ulps` units of the output dtype's last place (NaN matches NaN). */
+static int ew_close(float got, float want, tn_dtype d, float ulps) {
+    if (want != want) return got != got;
+    if (isinf(want) || isinf(got)) return got == want;
+    float eps = d == TN_DTYPE_FLOAT32 ? 0x1p-23f : d == TN_DTYPE_BFLOAT16 ? 0x1p-7f : 0x1p-10f;
+    float tiny = d == TN_DTYPE_FLOAT32 ? 0x1p-126f : d == TN_DTYPE_BFLOAT16 ? 0x1p-126f : 0x1p-14f;
+    return fabsf(got - want) <= ulps * eps * fmaxf(fabsf(want), tiny);
+}
+
+typedef struct { tn_ew_op op; int nin; int kind; float ulps; int mode; double d0; } ew_case;
+
+static void run_ew_case(const ew_case *c, tn_dtype d, int64_t n, int bcast) {
+    int es = tn_dtype_itemsize(d), oes = c->op >= TN_EW_eq && c->op <= TN_EW_ge ? 1 : es;
+    char *a = malloc((size_t)n * 4 + 64), *b = malloc((size_t)n * 4 + 64);
+    char *o1 = calloc((size_t)n + 1, 4), *o2 = calloc((size_t)n + 1, 4), *o3 = calloc((size_t)n + 1, 4);
+    for (int64_t i = 0; i < n; i++) {
+        store_as(a + i * es, d, ew_input(i, c->kind));
+        store_as(b + i * es, d, ew_input(i * 3 + 1, c->kind) * 0.5f + 0.25f);
+    }
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.mode = c->mode;
+    ctx.d[0] = c->d0;
+    if (c->op == TN_EW_clamp) { ctx.has_min = ctx.has_max = true; ctx.d[0] = -1.5; ctx.d[1] = 2.25; }
+    char *data[3] = {o1, a, b};
+    int64_t st[3] = {oes, es, bcast ? 0 : es};
+    tn_ew_loop_scalar(c->op, d)(data, st, n, &ctx);
+    data[0] = o2;
+    tn_loop_fn vec = tn_ew_loop(c->op, d);
+    vec(data, st, n, &ctx);
+    /* the same loop over uneven pieces: results must not depend on the split */
+    for (int64_t b0 = 0, step = 1; b0 < n; b0 += step, step = step * 3 + 2) {
+        int64_t len = b0 + step <= n ? step : n - b0;
+        char *dp[3] = {o3 + b0 * oes, a + b0 * es, bcast ? b : b + b0 * es};
+        vec(dp, st, len, &ctx);
+    }
+    int bad = 0, split = memcmp(o2, o3, (size_t)(n * oes)) != 0;
+    for (int64_t i = 0; i < n && bad < 3; i++) {
+        if (oes == 1) { if (o1[i] != o2[i]) bad++; continue; }
+        float w = load_as(o1 + i * es, d), g = load_as(o2 + i * es, d);
+        if (!ew_close(g, w, d, c->ulps)) {
+            bad++;
+            fprintf(stderr, "  %s %s n=%lld i=%lld x=%g: vec %.9g ref %.9g\n", tn_ew_name(c->op), tn_dtype_infos[d].c10_name,
+                    (long long)n, (long long)i, (double)load_as(a + i * es, d), (double)g, (double)w);
+        }
+    }
+    TN_CHECK(bad == 0 && !split, "%s %s n=%lld bcast=%d isa=%s bad=%d split=%d", tn_ew_name(c->op),
+             tn_dtype_infos[d].c10_name, (long long)n, bcast, tn_isa_name(tn_cpu_isa()), bad, split);
+    free(a); free(b); free(o1); free(o2); free(o3);
+}
+
+static void test_simd_vs_scalar(void) {
+    /* ulps: 0 where both sides round the same correctly-rounded operations; the vector
+     * exp/tanh are within ~2 ulp of libm; half types may round a near-tie differently. */
+    const ew_case cases[] = {
+        {TN_EW_exp, 1, 0, 4, 0, 0},        {TN_EW_sigmoid, 1, 0, 4, 0, 0},   {TN_EW_silu, 1, 0, 4, 0, 0},
+        {TN_EW_tanh, 1, 0, 4, 0, 0},       {TN_EW_gelu_tanh, 1, 0, 8, 0, 0}, {TN_EW_neg, 1, 0, 0, 0, 0},
+        {TN_EW_abs, 1, 0, 0, 0, 0},        {TN_EW_relu, 1, 0, 0, 0, 0},      {TN_EW_square, 1, 0, 0, 0, 0},
+        {TN_EW_sqrt, 1, 1, 0, 0, 0},       {TN_EW_rsqrt, 1, 1, 0, 0, 0},     {TN_EW_reciprocal, 1, 0, 0, 0, 0},
+        {TN_EW_mul_scalar, 1, 0, 0, 0, 0.3}, {TN_EW_div_scalar, 1, 0, 0, 0, 0.3}, {TN_EW_clamp, 1, 0, 0, 0, 0},
+        {TN_EW_pow_scalar, 1, 1, 0, 1, 0.5}, {TN_EW_pow_scalar, 1, 0, 0, 2, 2}, {TN_EW_pow_scalar, 1, 0, 0, 3, 3},
+        {TN_EW_pow_scalar, 1, 1, 0, 4, -0.5}, {TN_EW_pow_scalar, 1, 0, 0, 5, -1}, {TN_EW_pow_scalar, 1, 0, 0, 6, -2},
+        {TN_EW_pow_scalar, 1, 1, 2, 0, 1.7},
+        {TN_EW_add, 2, 0, 0, 0, 1},        {TN_EW_add, 2, 0, 1, 1, 0.7},     {TN_EW_mul, 2, 0, 0, 0, 0},
+        {TN_EW_div, 2, 0, 0, 0, 0},        {TN_EW_maximum, 2, 0, 0, 0, 0},   {TN_EW_minimum, 2, 0, 0, 0, 0},
+        {TN_EW_eq, 2, 0, 0, 0, 0}, {TN_EW_ne, 2, 0, 0, 0, 0}, {TN_EW_lt, 2, 0, 0, 0, 0},
+        {TN_EW_le, 2, 0, 0, 0, 0}, {TN_EW_gt, 2, 0, 0, 0, 0}, {TN_EW_ge, 2, 0, 0, 0, 0},
+    };
+    const int64_t sizes[] = {1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000};
+    const tn_dtype dts[] = {TN_DTYPE_FLOAT32, TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT16};
+    tn_isa host = tn_cpu_isa();
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            for (size_t di = 0; di < 3; di++)
+                for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+                    run_ew_case(&cases[c], dts[di], sizes[k], 0);
+                    if (cases[c].nin == 2) run_ew_case(&cases[c], dts[di], sizes[k], 1);
+                }
+    }
+    tn_cpu_isa_set(host);
+}
+
+/* float32 <-> bfloat16 / float16 conversions: vector loops bit-identical to the scalar ones
+ * (rounding ties, subnormals, inf, NaN -> canonical bfloat16 NaN). */
+static void test_simd_casts(void) {
+    const int64_t n = 4099;
+    uint32_t *f = malloc(n * 4);
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)(i * 2654435761u);
+        if (i % 5 == 0) u = (u & 0xFFFF0000u) | 0x8000u;       /* exact ties for bfloat16 */
+        if (i % 11 == 0) u = 0x7F800000u | (u & 0x807FFFFFu);  /* inf / NaN payloads */
+        if (i % 17 == 0) u &= 0x807FFFFFu;                     /* subnormals */
+        if (i % 7 == 0) u = (u & 0x80000000u) | (0x38000000u + (u & 0x07FFFFFu)); /* float16 range */
+        f[i] = u;
+    }
+    uint16_t *h1 = malloc(n * 2), *h2 = malloc(n * 2);
+    uint32_t *g1 = malloc(n * 4), *g2 = malloc(n * 4);
+    tn_isa host = tn_cpu_isa();
+    const tn_dtype half[] = {TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT16};
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (int k = 0; k < 2; k++) {
+            int64_t s24[2] = {2, 4}, s42[2] = {4, 2};
+            char *d1[2] = {(char *)h1, (char *)f}, *d2[2] = {(char *)h2, (char *)f};
+            tn_cast_loop_scalar(TN_DTYPE_FLOAT32, half[k])(d1, s24, n, NULL);
+            tn_cast_loop(TN_DTYPE_FLOAT32, half[k])(d2, s24, n, NULL);
+            int bad = 0;
+            for (int64_t i = 0; i < n; i++) {
+                bool nan = (f[i] & 0x7FFFFFFFu) > 0x7F800000u;
+                if (h1[i] != h2[i] && !(nan && k == 1 && (h2[i] & 0x7FFF) > 0x7C00)) bad++;
+            }
+            TN_CHECK(bad == 0, "f32->%s isa=%s bad=%d", tn_dtype_infos[half[k]].c10_name, tn_isa_name(tn_cpu_isa()), bad);
+            char *e1[2] = {(char *)g1, (char *)h1}, *e2[2] = {(char *)g2, (char *)h1};
+            tn_cast_loop_scalar(half[k], TN_DTYPE_FLOAT32)(e1, s42, n, NULL);
+            tn_cast_loop(half[k], TN_DTYPE_FLOAT32)(e2, s42, n, NULL);
+            bad = 0;
+            for (int64_t i = 0; i < n; i++) {
+                float a, b;
+                memcpy(&a, &g1[i], 4); memcpy(&b, &g2[i], 4);
+                if (g1[i] != g2[i] && !(a != a && b != b)) bad++;
+            }
+            TN_CHECK(bad == 0, "%s->f32 isa=%s bad=%d", tn_dtype_infos[half[k]].c10_name, tn_isa_name(tn_cpu_isa()), bad);
+        }
+    }
+    tn_cpu_isa_set(host);
+    free(f); free(h1); free(h2); free(g1); free(g2);
+}
+
+/* where / masked_fill / fill: the vector loops move the same bytes as the byte loops. */
+static void test_simd_select(void) {
+    const int64_t n = 1037;
+    uint8_t *c = malloc(n), *a = malloc(n * 8), *b = malloc(n * 8), *o1 = malloc(n * 8), *o2 = malloc(n * 8);
+    for (int64_t i = 0; i < n * 8; i++) { a[i] = (uint8_t)(i * 31 + 7); b[i] = (uint8_t)(i * 17 + 3); }
+    for (int64_t i = 0; i < n; i++) c[i] = (i * 7) % 5 < 2;
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    memset(ctx.bytes, 0xA5, sizeof ctx.bytes);
+    tn_isa host = tn_cpu_isa();
+    const int ws[] = {1, 2, 4, 8};
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (int k = 0; k < 4; k++) {
+            int64_t W = ws[k];
+            for (int64_t len = 1; len <= n; len += len < 70 ? 1 : 301) {
+                int64_t sw[4] = {W, 1, W, W}, sm[3] = {W, W, 1}, sf[1] = {W};
+                char *dw1[4] = {(char *)o1, (char *)c, (char *)a, (char *)b}, *dw2[4] = {(char *)o2, (char *)c, (char *)a, (char *)b};
+                tn_ew_where_loop_scalar((int)W)(dw1, sw, len, NULL);
+                tn_ew_where_loop((int)W)(dw2, sw, len, NULL);
+                int bad = memcmp(o1, o2, (size_t)(len * W)) != 0;
+                for (int bc = 1; bc < 4; bc++) { /* a and/or b broadcast */
+                    int64_t sb[4] = {W, 1, bc & 1 ? 0 : W, bc & 2 ? 0 : W};
+                    tn_ew_where_loop_scalar((int)W)(dw1, sb, len, NULL);
+                    tn_ew_where_loop((int)W)(dw2, sb, len, NULL);
+                    bad |= memcmp(o1, o2, (size_t)(len * W)) != 0;
+                }
+                char *dm1[3] = {(char *)o1, (char *)a, (char *)c}, *dm2[3] = {(char *)o2, (char *)a, (char *)c};
+                tn_ew_masked_fill_loop_scalar((int)W)(dm1, sm, len, &ctx);
+                tn_ew_masked_fill_loop((int)W)(dm2, sm, len, &ctx);
+                bad |= (memcmp(o1, o2, (size_t)(len * W)) != 0) << 1;
+                tn_ew_fill_loop_scalar((int)W)(dm1, sf, len, &ctx);
+                tn_ew_fill_loop((int)W)(dm2, sf, len, &ctx);
+                bad |= (memcmp(o1, o2, (size_t)(len * W)) != 0) << 2;
+                TN_CHECK(!bad, "select W=%lld len=%lld isa=%s bad=%d", (long long)W, (long long)len, tn_isa_name(tn_cpu_isa()), bad);
+                if (bad) break;
+            }
+        }
+    }
+    tn_cpu_isa_set(host);
+    free(c); free(a); free(b); free(o1); free(o2);
+}
+
+/* Large problems are split across threads: results identical to one thread. */
+static void test_threaded_iter(void) {
+    int64_t n = 100003;
+    tn_tensor *a, *b;
+    tn_tensor_empty(1, &n, TN_DTYPE_FLOAT32, CPU, &a);
+    tn_tensor_empty(1, &n, TN_DTYPE_FLOAT32, CPU, &b);
+    float *pa = tn_tensor_data(a), *pb = tn_tensor_data(b);
+    for (int64_t i = 0; i < n; i++) { pa[i] = ew_input(i, 0); pb[i] = ew_input(i + 5, 0); }
+    int saved = tn_get_num_threads();
+    tn_tensor *res[2][3];
+    for (int t = 0; t < 2; t++) {
+        tn_set_num_threads(t + 1);
+        tn_value r;
+        TN_CHECK(call2(TN_OP_add_Tensor, tn_value_tensor(a), tn_value_tensor(b), &r) == TN_OK, "add");
+        res[t][0] = r.u.t;
+        tn_value s1[1] = {tn_value_tensor(a)};
+        TN_CHECK(tn_dispatch(TN_OP_silu, s1, &r) == TN_OK, "silu");
+        res[t][1] = r.u.t;
+        tn_value s2[1] = {tn_value_tensor(a)};
+        TN_CHECK(tn_dispatch(TN_OP_exp, s2, &r) == TN_OK, "exp");
+        res[t][2] = r.u.t;
+    }
+    for (int k = 0; k < 3; k++)
+        TN_CHECK(memcmp(tn_tensor_data(res[0][k]), tn_tensor_data(res[1][k]), (size_t)n * 4) == 0, "threads change result %d", k);
+    for (int t = 0; t < 2; t++) for (int k = 0; k < 3; k++) tn_tensor_release(res[t][k]);
+    tn_set_num_threads(saved);
+    tn_tensor_release(a); tn_tensor_release(b);
+}
+
 int main(void) {
     test_promotion();
     test_broadcast_error();
@@ -359,5 +586,9 @@ int main(void) {
     test_float_semantics();
     test_copy_fill_where();
     test_unary_sizes();
+    test_simd_vs_scalar();
+    test_simd_casts();
+    test_simd_select();
+    test_threaded_iter();
     return tn_test_summary();
 }

@@ -1005,6 +1005,18 @@ add("sdpa_boolmask", f"lambda q, k, v: {F}.scaled_dot_product_attention(q, k, v,
 add("sdpa_floatmask", f"lambda q, k, v, m: {F}.scaled_dot_product_attention(q, k, v, attn_mask=m)", [In((2, 4, 33, 16)), In((2, 4, 31, 16)), In((2, 4, 31, 16)), In((33, 31))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
 add("sdpa_3d_transposed", f"lambda q, k, v: {F}.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))", [In((3, 16, 7)), In((3, 16, 9)), In((3, 16, 9))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
 add("sdpa_flash_op", "lambda q, k, v: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, v, 0.0, True)", [In((2, 4, 33, 16)), In((2, 4, 31, 16)), In((2, 4, 31, 16))], ["_scaled_dot_product_flash_attention_for_cpu.default"], rtol=1e-5, atol=1e-5)
+# the blocked kernel: sizes crossing the vector widths and the 64-key / 64-row blocks,
+# GQA groups, odd head sizes, masks (broadcast bool, full float, fully masked rows),
+# strided operands, decode shapes, reduced floats
+for L, S in ((1, 1), (1, 7), (7, 16), (16, 17), (17, 33), (33, 64), (64, 65), (65, 129), (129, 1), (1, 129)):
+    add(f"sdpa_blocked_{L}x{S}", f"lambda q, k, v: ({F}.scaled_dot_product_attention(q, k, v, enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True))", [In((1, 6, L, 64)), In((1, 2, S, 64)), In((1, 2, S, 64))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
+    add(f"sdpa_blocked_odd_{L}x{S}", f"lambda q, k, v: {F}.scaled_dot_product_attention(q, k, v, is_causal=True)", [In((2, 3, L, 7)), In((2, 3, S, 7)), In((2, 3, S, 9))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
+for L in (32, 129):
+    add(f"sdpa_decode_{L}", f"lambda q, k, v, m: ({F}.scaled_dot_product_attention(q, k, v, enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m > 0, enable_gqa=True))", [In((1, 9, 1, 64)), In((1, 3, L, 64)), In((1, 3, L, 64)), In((1, 1, 1, L))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
+add("sdpa_masks_gqa", f"lambda q, k, v, m: ({F}.scaled_dot_product_attention(q, k, v, attn_mask=m > -0.5, enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True, scale=0.2), {F}.scaled_dot_product_attention(q, k, v, attn_mask=(m > 0)[:, :, :, :1].expand(1, 6, 70, 65), enable_gqa=True))", [In((1, 6, 70, 64)), In((1, 2, 65, 64)), In((1, 2, 65, 64)), In((1, 6, 70, 65))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
+add("sdpa_strided", f"lambda q, k, v: {F}.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True, enable_gqa=True)", [In((1, 40, 6, 64)), In((1, 40, 3, 64)), In((1, 40, 3, 64))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
+for dt in ("bfloat16", "float16"):
+    add(f"sdpa_blocked_{dt}", f"lambda q, k, v: ({F}.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True), {F}.scaled_dot_product_attention(q[:, :, :1], k, v, enable_gqa=True))", [In((1, 6, 70, 64), dt), In((1, 2, 70, 64), dt), In((1, 2, 70, 64), dt)], ["scaled_dot_product_attention.default"])
 add("sdpa_dim_err", f"lambda q, k, v: {F}.scaled_dot_product_attention(q, k, v)", [In((2, 4, 33, 16)), In((2, 4, 31, 8)), In((2, 4, 31, 16))], ["scaled_dot_product_attention.default"])
 add("embedding", f"lambda w: ({F}.embedding(torch.arange(31) * 13 % 1000, w), {F}.embedding(torch.tensor([[1, 2], [0, 999]]), w))", [In((1000, 7))], ["embedding.default"])
 add("embedding_oob", f"lambda w: {F}.embedding(torch.tensor([1000]), w)", [In((1000, 7))], ["embedding.default"])
@@ -1216,3 +1228,50 @@ add("grouped_mm_offs_dtype_error", "lambda a, b: torch._grouped_mm(a, b, offs=to
 add("grouped_mm_stride_error", f"lambda a, b: torch._grouped_mm(a, b, offs={_OFFS.format('3, 7')})", [In((7, 7)), In((2, 7, 4))], ["_grouped_mm.default"])
 add("grouped_mm_offs_missing_error", "lambda a, b: torch._grouped_mm(a, b)", [In((7, 8)), In((2, 8, 4))], ["_grouped_mm.default"])
 add("nonzero_as_tuple_0dim", "lambda: (torch.tensor(3).nonzero(as_tuple=True), torch.nonzero(torch.tensor(0), as_tuple=True))", [], ["nonzero.default"])
+
+# ---- vectorised elementwise loops (helper "ew"): sizes crossing every vector width and
+# tail (8 / 16 float32 lanes), plus one size above the threading grain (100003 elements,
+# split across threads) ---------------------------------------------------------------
+EW_SIZES = (15, 16, 17, 31, 32, 33, 63, 64, 65, 100003)
+EW_UNARY = {
+    "exp": "torch.exp(a)", "sigmoid": "torch.sigmoid(a)", "silu": "torch.nn.functional.silu(a)",
+    "tanh": "torch.tanh(a)", "gelu_tanh": "torch.nn.functional.gelu(a, approximate='tanh')",
+    "neg": "torch.neg(a)", "abs": "torch.abs(a)", "relu": "torch.relu(a)", "square": "torch.square(a)",
+    "sqrt": "torch.sqrt(a.abs())", "rsqrt": "torch.rsqrt(a.abs() + 0.1)", "reciprocal": "torch.reciprocal(a)",
+    "pow_scalars": "(a.pow(2), a.abs().pow(0.5), (a.abs() + 0.1).pow(-0.5), a.pow(3), a.pow(-1), a.pow(-2), a.abs().pow(1.7))",
+    "clamp": "(torch.clamp(a, -0.5, 0.75), torch.clamp(a, min=0.1), torch.clamp(a, max=-0.2))",
+    "scalar_ops": "(a * 0.3, a / 3.0, a + 1.5, a - 0.25, 2.0 - a)",
+    "to_bf16_f16": "(a.to(torch.bfloat16), a.to(torch.float16), a.to(torch.bfloat16).float(), a.to(torch.float16).float())",
+}
+EW_COVERS = {"exp": ["exp.default"], "sigmoid": ["sigmoid.default"], "silu": ["silu.default"], "tanh": ["tanh.default"],
+             "gelu_tanh": ["gelu.default"], "neg": ["neg.default"], "abs": ["abs.default"], "relu": ["relu.default"],
+             "square": ["square.default"], "sqrt": ["sqrt.default"], "rsqrt": ["rsqrt.default"],
+             "reciprocal": ["reciprocal.default"], "pow_scalars": ["pow.Tensor_Scalar"], "clamp": ["clamp.default"],
+             "scalar_ops": ["mul.Tensor", "div.Tensor", "add.Tensor", "sub.Tensor"], "to_bf16_f16": ["_to_copy.default"]}
+for op, src in EW_UNARY.items():
+    for n in EW_SIZES:
+        add(f"ew_{op}_f32_{n}", f"lambda a: {src}", [In((n,), "float32")], EW_COVERS[op])
+        if op != "to_bf16_f16" and n in (17, 33, 65, 100003):
+            for dt in ("bfloat16", "float16"):
+                add(f"ew_{op}_{dt}_{n}", f"lambda a: {src}", [In((n,), dt)], EW_COVERS[op])
+EW_BINARY = {
+    "arith": "(a + b, a - b, torch.add(a, b, alpha=0.7), a * b, a / b)",
+    "minmax": "(torch.maximum(a, b), torch.minimum(a, b))",
+    "compare": "(a == b, a != b, a < b, a <= b, a > b, a >= b, a < 0.1, a >= -0.2)",
+}
+EW_BCOVERS = {"arith": ["add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor"],
+              "minmax": ["maximum.default", "minimum.default"],
+              "compare": ["eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "lt.Scalar", "ge.Scalar"]}
+for op, src in EW_BINARY.items():
+    for n in EW_SIZES:
+        add(f"ew_{op}_f32_{n}", f"lambda a, b: {src}", [In((n,)), In((n,))], EW_BCOVERS[op])
+        if n in (17, 33, 65, 100003):
+            for dt in ("bfloat16", "float16"):
+                add(f"ew_{op}_{dt}_{n}", f"lambda a, b: {src}", [In((n,), dt), In((n,), dt)], EW_BCOVERS[op])
+    add(f"ew_{op}_bcast_row", f"lambda a, b: {src}", [In((65, 33)), In((1, 33))], EW_BCOVERS[op])
+    add(f"ew_{op}_bcast_scalar", f"lambda a, b: {src}", [In((65, 33)), In(())], EW_BCOVERS[op])
+    add(f"ew_{op}_scalar_first", f"lambda a, b: {src}", [In(()), In((3, 65))], EW_BCOVERS[op])
+add("ew_silu_special_65", "lambda a: (torch.nn.functional.silu(a), torch.exp(a), torch.tanh(a), torch.sigmoid(a))", [In((65,), "float32", "special")], ["silu.default", "exp.default", "tanh.default", "sigmoid.default"])
+add("ew_exp_range", "lambda: torch.exp(torch.linspace(-110, 95, 100003))", [], ["exp.default"])
+add("ew_tanh_range", "lambda: torch.tanh(torch.linspace(-12, 12, 100003))", [], ["tanh.default"])
+add("ew_contiguous_big", "lambda a: (a.t().contiguous(), a[:, ::2].contiguous(), a.to(torch.bfloat16).t().contiguous())", [In((300, 400))], ["clone.default"])

@@ -1,0 +1,76 @@
+/* ew_avx512.c — the AVX-512 (F+BW+VL) instantiation of ew_vec.inc: 16 float32 lanes,
+ * lane masks in k registers. Only reached when tn_cpu_isa() >= TN_ISA_AVX512. */
+#include "kernels/ew_simd.h"
+
+#if defined(__x86_64__)
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")
+#include <immintrin.h>
+
+#define TGT
+#define VW 16
+typedef __m512 vf;
+typedef __mmask16 vm;
+
+static inline vf v_load(const float *p) { return _mm512_loadu_ps(p); }
+static inline void v_store(float *p, vf v) { _mm512_storeu_ps(p, v); }
+static inline vf v_set1(float x) { return _mm512_set1_ps(x); }
+static inline vf v_set1_bits(uint32_t b) { return _mm512_castsi512_ps(_mm512_set1_epi32((int)b)); }
+static inline vf v_add(vf a, vf b) { return _mm512_add_ps(a, b); }
+static inline vf v_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
+static inline vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
+static inline vf v_div(vf a, vf b) { return _mm512_div_ps(a, b); }
+static inline vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
+static inline vf v_sqrt(vf a) { return _mm512_sqrt_ps(a); }
+static inline vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
+static inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
+static inline vf v_and_bits(vf a, vf b) {
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+static inline vf v_xor_bits(vf a, vf b) {
+    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+static inline vf v_sel(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
+static inline vm v_cmp_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+static inline vm v_cmp_ne(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+static inline vm v_cmp_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+static inline vm v_cmp_le(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
+static inline vm v_cmp_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+static inline vm v_cmp_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+static inline vm v_cmp_unord(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
+static inline void v_st_b8(char *p, vm m) { _mm_storeu_si128((__m128i *)p, _mm_maskz_set1_epi8(m, 1)); }
+static inline vf v_round(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+/* 2^n for integral n in [-150, 128] as two normal factors 2^(n>>1) * 2^(n - (n>>1)) */
+static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
+    __m512i ni = _mm512_cvtps_epi32(n);
+    __m512i n1 = _mm512_srai_epi32(ni, 1), n2 = _mm512_sub_epi32(ni, n1);
+    __m512i bias = _mm512_set1_epi32(127);
+    *s1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23));
+    *s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23));
+}
+static inline vf v_ld_bf16(const char *p) {
+    __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+/* round to nearest even on the bits; NaN -> 0x7FC0 (c10's canonical bfloat16 NaN) */
+static inline void v_st_bf16(char *p, vf v) {
+    __m512i u = _mm512_castps_si512(v);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
+    r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(r));
+}
+static inline vf v_ld_f16(const char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+static inline void v_st_f16(char *p, vf v) {
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+#define EW_REGISTER tn_ew_register_avx512
+#define EW_CAST_LOOKUP tn_cast_vec_avx512
+#define EW_BYTE_LOOPS tn_ew_byte_loops_avx512
+#include "kernels/ew_vec.inc"
+
+#else
+void tn_ew_register_avx512(tn_loop_fn (*t)[TN_DTYPE_COUNT], tn_loop_fn (*ref)[TN_DTYPE_COUNT]) { (void)t; (void)ref; }
+tn_loop_fn tn_cast_vec_avx512(tn_dtype from, tn_dtype to) { (void)from; (void)to; return NULL; }
+void tn_ew_byte_loops_avx512(int itemsize, tn_loop_fn out[3]) { (void)itemsize; out[0] = out[1] = out[2] = NULL; }
+#endif
