@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static tn_blas g_blas;
 static atomic_bool g_loaded;
@@ -29,7 +30,15 @@ tn_status tn_blas_load(const char *path) {
     if (!atomic_load(&g_loaded)) {
         /* RTLD_LOCAL: the BLAS's symbols must not interpose on anything else in the process
          * (numpy ships its own, differently prefixed OpenBLAS). */
+        /* One thread pool: the BLAS runs single-threaded inside our pool's workers
+         * (gemm.c splits big products), so it must not start threads of its own, which
+         * would compete with ours for the cores. OpenBLAS reads this at load time. */
+        const char *prev = getenv("OPENBLAS_NUM_THREADS");
+        char *saved = prev ? strdup(prev) : NULL;
+        setenv("OPENBLAS_NUM_THREADS", "1", 1);
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (saved) { setenv("OPENBLAS_NUM_THREADS", saved, 1); free(saved); }
+        else unsetenv("OPENBLAS_NUM_THREADS");
         if (!h) {
             st = tn_error(TN_ERR_RUNTIME, "tn_blas_load: %s", dlerror());
         } else {
@@ -45,6 +54,7 @@ tn_status tn_blas_load(const char *path) {
                 dlclose(h);
                 st = tn_error(TN_ERR_RUNTIME, "tn_blas_load: %s has no cblas_sgemm/cblas_dgemm", path);
             } else {
+                if (b.set_num_threads) b.set_num_threads(1);
                 g_blas = b;
                 atomic_store(&g_loaded, true);
             }
@@ -67,7 +77,9 @@ const tn_blas *tn_blas_get(void) {
 void tn_blas_enable(bool on) { atomic_store(&g_enabled, on); }
 
 void tn_blas_set_num_threads(int n) {
-    if (atomic_load(&g_loaded) && g_blas.set_num_threads && n > 0) g_blas.set_num_threads(n);
+    /* The BLAS stays single-threaded; torch.set_num_threads governs the pool that runs it
+     * (see tn_blas_load). Kept so callers need not know. */
+    (void)n;
 }
 
 const char *tn_blas_config(void) {

@@ -48,7 +48,7 @@ tn_status tn_blas_load(const char *path);
 const tn_blas *tn_blas_get(void);
 /* Turns use of the loaded BLAS on or off at run time (tests compare both paths). */
 void tn_blas_enable(bool on);
-/* Sets the BLAS's own thread count (torch.set_num_threads governs it); no-op without BLAS. */
+/* Kept for callers: the BLAS always runs single-threaded inside our pool (blas.c). */
 void tn_blas_set_num_threads(int n);
 /* The library's configuration string ("OpenBLAS 0.3.x ... SkylakeX"), or NULL. */
 const char *tn_blas_config(void);

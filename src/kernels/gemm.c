@@ -113,6 +113,65 @@ static char *take(char **cursor, size_t bytes) {
     return p;
 }
 
+/* One column-major BLAS product C = alpha*op(X)*op(Y) + beta*C, M x N over K. */
+typedef struct blas_call {
+    const tn_blas *bl;
+    tn_dtype dtype;
+    int isz, tx, ty;
+    int64_t m, n, k;
+    const void *x;
+    int64_t ldx;
+    const void *y;
+    int64_t ldy;
+    void *c;
+    int64_t ldc;
+    double alpha, alpha_im, beta, beta_im;
+    int split_rows; /* blocks of rows of C (else of columns) */
+} blas_call;
+
+/* Rows (or columns) [b, e) of C: row i of op(X) starts at X + i (no transpose) or
+ * X + i*ldx (transposed); column j of op(Y) at Y + j*ldy or Y + j; C is column-major. */
+static void blas_block(void *ctx, int64_t b, int64_t e) {
+    const blas_call *q = ctx;
+    const char *xb = q->x, *yb = q->y;
+    char *cb = q->c;
+    int64_t M = q->m, N = q->n;
+    if (q->split_rows) {
+        xb += (q->tx == TN_CBLAS_NO_TRANS ? b : b * q->ldx) * q->isz;
+        cb += b * q->isz;
+        M = e - b;
+    } else {
+        yb += (q->ty == TN_CBLAS_NO_TRANS ? b * q->ldy : b) * q->isz;
+        cb += b * q->ldc * q->isz;
+        N = e - b;
+    }
+    const void *x = xb, *y = yb;
+    void *c = cb;
+    int o = TN_CBLAS_COL_MAJOR;
+    switch (q->dtype) {
+    case TN_DTYPE_FLOAT32:
+        q->bl->sgemm(o, q->tx, q->ty, (int)M, (int)N, (int)q->k, (float)q->alpha, x, (int)q->ldx, y, (int)q->ldy,
+                     (float)q->beta, c, (int)q->ldc);
+        break;
+    case TN_DTYPE_FLOAT64:
+        q->bl->dgemm(o, q->tx, q->ty, (int)M, (int)N, (int)q->k, q->alpha, x, (int)q->ldx, y, (int)q->ldy, q->beta,
+                     c, (int)q->ldc);
+        break;
+    case TN_DTYPE_COMPLEX64: {
+        float al[2] = {(float)q->alpha, (float)q->alpha_im}, be[2] = {(float)q->beta, (float)q->beta_im};
+        q->bl->cgemm(o, q->tx, q->ty, (int)M, (int)N, (int)q->k, al, x, (int)q->ldx, y, (int)q->ldy, be, c,
+                     (int)q->ldc);
+        break;
+    }
+    default: {
+        double al[2] = {q->alpha, q->alpha_im}, be[2] = {q->beta, q->beta_im};
+        q->bl->zgemm(o, q->tx, q->ty, (int)M, (int)N, (int)q->k, al, x, (int)q->ldx, y, (int)q->ldy, be, c,
+                     (int)q->ldc);
+        break;
+    }
+    }
+}
+
 static void run_blas(const tn_gemm_desc *g0, char *scratch) {
     const tn_blas *bl = tn_blas_get();
     tn_gemm_desc g = *g0;
@@ -148,24 +207,20 @@ static void run_blas(const tn_gemm_desc *g0, char *scratch) {
         tx = tb ? TN_CBLAS_NO_TRANS : TN_CBLAS_TRANS;
         ty = ta ? TN_CBLAS_NO_TRANS : TN_CBLAS_TRANS;
     }
-    int o = TN_CBLAS_COL_MAJOR, M = (int)mm, N = (int)nn, K = (int)g.k;
-    switch (g.dtype) {
-    case TN_DTYPE_FLOAT32:
-        bl->sgemm(o, tx, ty, M, N, K, (float)g.alpha, x, (int)ldx, y, (int)ldy, (float)g.beta, g.c, (int)ldc);
-        break;
-    case TN_DTYPE_FLOAT64:
-        bl->dgemm(o, tx, ty, M, N, K, g.alpha, x, (int)ldx, y, (int)ldy, g.beta, g.c, (int)ldc);
-        break;
-    case TN_DTYPE_COMPLEX64: {
-        float al[2] = {(float)g.alpha, (float)g.alpha_im}, be[2] = {(float)g.beta, (float)g.beta_im};
-        bl->cgemm(o, tx, ty, M, N, K, al, x, (int)ldx, y, (int)ldy, be, g.c, (int)ldc);
-        break;
-    }
-    default: {
-        double al[2] = {g.alpha, g.alpha_im}, be[2] = {g.beta, g.beta_im};
-        bl->zgemm(o, tx, ty, M, N, K, al, x, (int)ldx, y, (int)ldy, be, g.c, (int)ldc);
-        break;
-    }
+    blas_call call = {bl, g.dtype, isz, tx, ty, mm, nn, g.k, x, ldx, y, ldy, g.c, ldc,
+                      g.alpha, g.alpha_im, g.beta, g.beta_im, 0};
+    /* One thread pool: the BLAS itself runs single-threaded (blas.c), and big products
+     * split the larger output dimension across our pool, each worker calling the BLAS on
+     * its block of C (every element still sums its full k inside one BLAS call). */
+    call.split_rows = mm >= nn;
+    int64_t extent = call.split_rows ? mm : nn;
+    int threads = tn_get_num_threads();
+    if (threads > 1 && (double)mm * (double)nn * (double)g.k >= (double)(1 << 20) && extent >= 32) {
+        int64_t chunk = (extent + threads - 1) / threads;
+        chunk = (chunk + 15) & ~(int64_t)15; /* whole 16-wide panels per worker */
+        tn_parallel_for(extent, chunk, blas_block, &call);
+    } else {
+        blas_block(&call, 0, extent);
     }
     if (c_orig) copy2d(c_orig, g0->c_rs, g0->c_cs, g.c, g.n, 1, g.m, g.n, isz);
 }

@@ -35,6 +35,79 @@ static bool value_eq(const tn_value *a, const tn_value *b) {
 }
 
 /* out[i] = (elements[i] in test) != invert; test given as n values. */
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+static int cmp_f64(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorted keys + binary search instead of comparing every element with every test value
+ * (generate() asks isin over the vocabulary every step). Exact where it applies: integer
+ * elements against integer test values compare as int64, floating elements compare as
+ * double, which is what value_eq does for those tags; NaN test values never match and
+ * are dropped. Returns false (nothing done) where it does not apply. */
+static bool isin_sorted(const tn_tensor *elements, const tn_value *test, int64_t ntest, bool invert, uint8_t *o,
+                        tn_status *st) {
+    tn_dtype dt = elements->dtype;
+    bool ints = !tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt);
+    if (!ints && !tn_dtype_is_floating(dt)) return false;
+    for (int64_t j = 0; j < ntest; j++) {
+        if (test[j].tag == TN_V_COMPLEX) return false;
+        if (ints && test[j].tag == TN_V_DOUBLE) return false;
+    }
+    int64_t n = tn_tensor_numel(elements), nk = 0;
+    void *keys = malloc(8 * (size_t)(ntest ? ntest : 1));
+    if (!keys) { *st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); return true; }
+    for (int64_t j = 0; j < ntest; j++) {
+        const tn_value *v = &test[j];
+        if (ints) {
+            ((int64_t *)keys)[nk++] = v->tag == TN_V_INT ? v->u.i : v->u.b;
+        } else {
+            double d = v->tag == TN_V_DOUBLE ? v->u.d : (double)(v->tag == TN_V_INT ? v->u.i : v->u.b);
+            if (d == d) ((double *)keys)[nk++] = d;
+        }
+    }
+    qsort(keys, (size_t)nk, 8, ints ? cmp_i64 : cmp_f64);
+    *st = TN_OK;
+    if (tn_tensor_is_contiguous(elements) && nk <= 8 &&
+        (dt == TN_DTYPE_INT64 || dt == TN_DTYPE_INT32 || dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64)) {
+        /* the common case (a vocabulary against a few special tokens): typed loop */
+        const char *base = (const char *)tn_tensor_data(elements);
+        const int64_t *ik = keys;
+        const double *dk = keys;
+        for (int64_t i = 0; i < n; i++) {
+            bool found = false;
+            switch (dt) {
+            case TN_DTYPE_INT64: { int64_t x = ((const int64_t *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == ik[j]; break; }
+            case TN_DTYPE_INT32: { int64_t x = ((const int32_t *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == ik[j]; break; }
+            case TN_DTYPE_FLOAT32: { double x = ((const float *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == dk[j]; break; }
+            default: { double x = ((const double *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == dk[j]; break; }
+            }
+            o[i] = found != invert;
+        }
+        free(keys);
+        return true;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        tn_value v;
+        if ((*st = load_at(elements, i, &v)) != TN_OK) break;
+        bool found;
+        if (ints) {
+            int64_t x = v.tag == TN_V_INT ? v.u.i : v.u.b;
+            found = bsearch(&x, keys, (size_t)nk, 8, cmp_i64) != NULL;
+        } else {
+            double x = v.u.d;
+            found = x == x && bsearch(&x, keys, (size_t)nk, 8, cmp_f64) != NULL;
+        }
+        o[i] = found != invert;
+    }
+    free(keys);
+    return true;
+}
+
 static tn_status isin_impl(const tn_tensor *elements, const tn_value *elem_scalar, const tn_value *test, int64_t ntest,
                            bool invert, tn_value *rets) {
     int ndim = elements ? elements->ndim : 0;
@@ -44,6 +117,11 @@ static tn_status isin_impl(const tn_tensor *elements, const tn_value *elem_scala
     if (!tn_tensor_is_meta(out)) {
         int64_t n = elements ? tn_tensor_numel(elements) : 1;
         uint8_t *o = tn_tensor_data(out);
+        tn_status st;
+        if (elements && n > 64 && isin_sorted(elements, test, ntest, invert, o, &st)) {
+            if (st != TN_OK) { tn_tensor_release(out); return st; }
+            n = 0; /* done */
+        }
         for (int64_t i = 0; i < n; i++) {
             tn_value v;
             if (elements) {

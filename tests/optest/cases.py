@@ -1122,6 +1122,12 @@ add("isin_mixed", "lambda a, b: torch.isin(a, b)", [In((33,), "int32", "int"), I
 add("isin_scalar_elem", "lambda b: (torch.isin(3, b), torch.isin(100, b, invert=True))", [In((33,), "int64", "int")], ["isin.Scalar_Tensor"])
 add("isin_scalar_test", "lambda a: (torch.isin(a, 3), torch.isin(a, 2.5), torch.isin(a, 0, invert=True))", [In((33,), "int64", "int")], ["isin.Tensor_Scalar"])
 add("isin_nan", "lambda a: torch.isin(a, a)", [In((33,), "float32", "special")], ["isin.Tensor_Tensor"])
+# the sorted / typed paths (elements > 64): a vocabulary against a few ids, many ids
+# (binary search), float with NaN and -0.0, strided elements, invert
+add("isin_vocab", "lambda: (torch.isin(torch.arange(49152), torch.tensor([2, 0, 49151])), torch.isin(torch.arange(1000, dtype=torch.int32), torch.tensor([5, 999]), invert=True))", [], ["isin.Tensor_Tensor"])
+add("isin_many_tests", "lambda a, b: (torch.isin(a, b), torch.isin(a, b, invert=True))", [In((1000,), "int64", "int"), In((33,), "int64", "int")], ["isin.Tensor_Tensor"])
+add("isin_float_big", "lambda a, b: (torch.isin(a, b), torch.isin(a, torch.cat([b, torch.tensor([float('nan'), -0.0])])), torch.isin(a, b[:3]))", [In((1000,), "float32", "special"), In((40,), "float32", "special")], ["isin.Tensor_Tensor"])
+add("isin_strided_big", "lambda a, b: torch.isin(a, b)", [In((70, 33), "int64", "int", "transposed"), In((5,), "int64", "int")], ["isin.Tensor_Tensor"])
 add("isin_empty", "lambda a, b: (torch.isin(a, b), torch.isin(b, a))", [In((0,), "int64", "int"), In((5,), "int64", "int")], ["isin.Tensor_Tensor"])
 add("isin_bool", "lambda a, b: torch.isin(a, b)", [In((33,), "bool", "bool"), In((3,), "bool", "bool")], ["isin.Tensor_Tensor"])
 add("isin_bool_test", "lambda a, b: torch.isin(a, b)", [In((33,)), In((3,), "bool", "bool")], ["isin.Tensor_Tensor"])
