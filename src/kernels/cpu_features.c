@@ -93,6 +93,8 @@ static tn_isa host_isa(void) {
     return TN_ISA_SCALAR;
 }
 
+tn_isa tn_cpu_host_isa(void) { return host_isa(); }
+
 tn_isa tn_cpu_isa_set(tn_isa isa) {
     tn_isa host = host_isa();
     if (isa > host) isa = host;

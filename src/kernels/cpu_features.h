@@ -32,6 +32,8 @@ const tn_cpu_features *tn_cpu_features_get(void);
 /* The highest tier the host supports, lowered by TN_FORCE_ISA when set. Cached at first
  * call; tn_cpu_isa_set overrides it (tests use this to walk every tier). */
 tn_isa tn_cpu_isa(void);
+/* The host's best tier, ignoring TN_FORCE_ISA and overrides. */
+tn_isa tn_cpu_host_isa(void);
 /* Forces the tier (clamped to what the host supports); returns the tier in effect. */
 tn_isa tn_cpu_isa_set(tn_isa isa);
 /* "scalar" / "avx2" / "avx512" / "avx512bf16" / "amx". */

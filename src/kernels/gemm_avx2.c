@@ -1,5 +1,5 @@
-/* gemm_avx2.c — AVX2+FMA(+F16C) variants of the GEMM family: the 6×16 float32 micro-kernel
- * of the packed engine and the float32-accumulating dot products (the GEMV path). Compiled
+/* gemm_avx2.c — AVX2+FMA(+F16C) variant of the GEMM family: the 6×16 float32 micro-kernel
+ * of the packed engine (GEMV shapes have their own kernels, gemv_avx2.c). Compiled
  * with per-function target attributes; only called after tn_cpu_isa() says avx2 or above. */
 #include "kernels/gemm_internal.h"
 
@@ -28,43 +28,9 @@ TGT void f32_gemm_6x16__avx2(int64_t kc, const float *ap, const float *bp, float
         }
 }
 
-static TGT float hsum256(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
-static TGT __m256 ld_bf16(const uint16_t *p) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
-}
-static TGT __m256 ld_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
-
-/* Four independent accumulators hide the FMA latency; the tail goes through scalar code. */
-#define DOT_BODY(LD, T, TAIL)                                                           \
-    const T *a = x, *b = y;                                                             \
-    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;                         \
-    int64_t i = 0;                                                                      \
-    for (; i + 32 <= n; i += 32) {                                                      \
-        s0 = _mm256_fmadd_ps(LD(a + i), LD(b + i), s0);                                 \
-        s1 = _mm256_fmadd_ps(LD(a + i + 8), LD(b + i + 8), s1);                         \
-        s2 = _mm256_fmadd_ps(LD(a + i + 16), LD(b + i + 16), s2);                       \
-        s3 = _mm256_fmadd_ps(LD(a + i + 24), LD(b + i + 24), s3);                       \
-    }                                                                                   \
-    for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(LD(a + i), LD(b + i), s0);          \
-    float s = hsum256(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));     \
-    return s + TAIL(a + i, b + i, n - i);
-
-TGT float f32_dot__avx2(const void *x, const void *y, int64_t n) { DOT_BODY(_mm256_loadu_ps, float, f32_dot__scalar) }
-TGT float bf16_dot__avx2(const void *x, const void *y, int64_t n) { DOT_BODY(ld_bf16, uint16_t, bf16_dot__scalar) }
-TGT float f16_dot__avx2(const void *x, const void *y, int64_t n) { DOT_BODY(ld_f16, uint16_t, f16_dot__scalar) }
-
 #else
 /* Not x86-64: the driver never selects these; keep the symbols so the tables link. */
 void f32_gemm_6x16__avx2(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc) {
     (void)kc; (void)ap; (void)bp; (void)c; (void)ldc; (void)acc;
 }
-float f32_dot__avx2(const void *x, const void *y, int64_t n) { return f32_dot__scalar(x, y, n); }
-float bf16_dot__avx2(const void *x, const void *y, int64_t n) { return bf16_dot__scalar(x, y, n); }
-float f16_dot__avx2(const void *x, const void *y, int64_t n) { return f16_dot__scalar(x, y, n); }
 #endif

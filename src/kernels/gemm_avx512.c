@@ -1,6 +1,6 @@
-/* gemm_avx512.c — AVX-512 variants of the GEMM family: the 12×32 float32 micro-kernel, the
- * 12×32 bfloat16 pair micro-kernel built on VDPBF16PS (AVX512-BF16), and float32-
- * accumulating dot products. Per-function target attributes; only called after
+/* gemm_avx512.c — AVX-512 variants of the GEMM family: the 12×32 float32 micro-kernel and the
+ * 12×32 bfloat16 pair micro-kernel built on VDPBF16PS (AVX512-BF16); GEMV shapes have their
+ * own kernels (gemv_avx512.c). Per-function target attributes; only called after
  * tn_cpu_isa() says avx512 (and, for the BF16 ones, the host has AVX512-BF16). */
 #include "kernels/gemm_internal.h"
 
@@ -55,42 +55,6 @@ TGT_BF16 void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, con
     ALL12(STORE)
 }
 
-static TGT __m512 ld_bf16(const uint16_t *p) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
-}
-static TGT __m512 ld_f16(const uint16_t *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
-
-#define DOT_BODY(LD, T, TAIL)                                                           \
-    const T *a = x, *b = y;                                                             \
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;                         \
-    int64_t i = 0;                                                                      \
-    for (; i + 64 <= n; i += 64) {                                                      \
-        s0 = _mm512_fmadd_ps(LD(a + i), LD(b + i), s0);                                 \
-        s1 = _mm512_fmadd_ps(LD(a + i + 16), LD(b + i + 16), s1);                       \
-        s2 = _mm512_fmadd_ps(LD(a + i + 32), LD(b + i + 32), s2);                       \
-        s3 = _mm512_fmadd_ps(LD(a + i + 48), LD(b + i + 48), s3);                       \
-    }                                                                                   \
-    for (; i + 16 <= n; i += 16) s0 = _mm512_fmadd_ps(LD(a + i), LD(b + i), s0);        \
-    float s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3))); \
-    return s + TAIL(a + i, b + i, n - i);
-
-TGT float f32_dot__avx512(const void *x, const void *y, int64_t n) { DOT_BODY(_mm512_loadu_ps, float, f32_dot__scalar) }
-TGT float bf16_dot__avx512(const void *x, const void *y, int64_t n) { DOT_BODY(ld_bf16, uint16_t, bf16_dot__scalar) }
-TGT float f16_dot__avx512(const void *x, const void *y, int64_t n) { DOT_BODY(ld_f16, uint16_t, f16_dot__scalar) }
-
-TGT_BF16 float bf16_dot__avx512bf16(const void *x, const void *y, int64_t n) {
-    const uint16_t *a = x, *b = y;
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0;
-    int64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_loadu_si512(a + i), (__m512bh)_mm512_loadu_si512(b + i));
-        s1 = _mm512_dpbf16_ps(s1, (__m512bh)_mm512_loadu_si512(a + i + 32), (__m512bh)_mm512_loadu_si512(b + i + 32));
-    }
-    for (; i + 32 <= n; i += 32)
-        s0 = _mm512_dpbf16_ps(s0, (__m512bh)_mm512_loadu_si512(a + i), (__m512bh)_mm512_loadu_si512(b + i));
-    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1)) + bf16_dot__scalar(a + i, b + i, n - i);
-}
-
 #else
 void f32_gemm_12x32__avx512(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc) {
     (void)kc; (void)ap; (void)bp; (void)c; (void)ldc; (void)acc;
@@ -99,8 +63,4 @@ void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, const uint16
                                     int64_t ldc, int acc) {
     (void)kq; (void)ap; (void)bp; (void)c; (void)ldc; (void)acc;
 }
-float f32_dot__avx512(const void *x, const void *y, int64_t n) { return f32_dot__scalar(x, y, n); }
-float bf16_dot__avx512(const void *x, const void *y, int64_t n) { return bf16_dot__scalar(x, y, n); }
-float f16_dot__avx512(const void *x, const void *y, int64_t n) { return f16_dot__scalar(x, y, n); }
-float bf16_dot__avx512bf16(const void *x, const void *y, int64_t n) { return bf16_dot__scalar(x, y, n); }
 #endif

@@ -21,8 +21,6 @@ typedef void (*tn_gemm_f32_ukernel)(int64_t kc, const float *ap, const float *bp
  * bp[(q*NR + j)*2 + t] for pair q, element t; kq = number of pairs. Same c contract. */
 typedef void (*tn_gemm_bf16dp_ukernel)(int64_t kq, const uint16_t *ap, const uint16_t *bp,
                                        float *c, int64_t ldc, int acc);
-/* Dot product of n contiguous elements, summed in float32. */
-typedef float (*tn_gemm_dot_fn)(const void *x, const void *y, int64_t n);
 
 void f32_gemm_4x8__scalar(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
 void f32_gemm_6x16__avx2(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
@@ -35,16 +33,6 @@ struct tn_gemm_desc;
 size_t tn_gemm_bf16_amx_scratch(const struct tn_gemm_desc *g);
 void tn_gemm_bf16_amx(const struct tn_gemm_desc *g, void *scratch, size_t scratch_bytes);
 
-float f32_dot__scalar(const void *x, const void *y, int64_t n);
-float bf16_dot__scalar(const void *x, const void *y, int64_t n);
-float f16_dot__scalar(const void *x, const void *y, int64_t n);
-float f32_dot__avx2(const void *x, const void *y, int64_t n);
-float bf16_dot__avx2(const void *x, const void *y, int64_t n);
-float f16_dot__avx2(const void *x, const void *y, int64_t n);
-float f32_dot__avx512(const void *x, const void *y, int64_t n);
-float bf16_dot__avx512(const void *x, const void *y, int64_t n);
-float f16_dot__avx512(const void *x, const void *y, int64_t n);
-float bf16_dot__avx512bf16(const void *x, const void *y, int64_t n);
 
 /* float16 -> float32, exact, branch-light so loops over it vectorise. */
 static inline float tn_gemm_h2f(uint16_t h) {

@@ -1,6 +1,6 @@
 /* gemm_ref.c — the portable layer of the GEMM family: the scalar reference (every dtype,
- * the tests' oracle) and the scalar micro-kernel / dot slots the packed engine starts from
- * before faster variants override them. */
+ * the tests' oracle) and the scalar micro-kernel the packed engine starts from before
+ * faster variants override it. (Dot products for GEMV shapes live in gemv*.c.) */
 #include <complex.h>
 
 #include "kernels/gemm.h"
@@ -79,23 +79,3 @@ void f32_gemm_4x8__scalar(int64_t kc, const float *ap, const float *bp, float *c
         for (int j = 0; j < 8; j++) c[r * ldc + j] = acc ? c[r * ldc + j] + t[r][j] : t[r][j];
 }
 
-float f32_dot__scalar(const void *x, const void *y, int64_t n) {
-    const float *a = x, *b = y;
-    float s = 0;
-    for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
-
-float bf16_dot__scalar(const void *x, const void *y, int64_t n) {
-    const uint16_t *a = x, *b = y;
-    float s = 0;
-    for (int64_t i = 0; i < n; i++) s += tn_bf16_to_f32(a[i]) * tn_bf16_to_f32(b[i]);
-    return s;
-}
-
-float f16_dot__scalar(const void *x, const void *y, int64_t n) {
-    const uint16_t *a = x, *b = y;
-    float s = 0;
-    for (int64_t i = 0; i < n; i++) s += tn_gemm_h2f(a[i]) * tn_gemm_h2f(b[i]);
-    return s;
-}

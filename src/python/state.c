@@ -4,6 +4,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/blas.h"
+#include "kernels/cpu_features.h"
 
 int tn_py_set_tensor_class(PyObject *cls);
 
@@ -123,7 +124,7 @@ static PyType_Slot inference_slots[] = {
 
 static PyObject *f_get_num_threads(PyObject *m, PyObject *u) { return PyLong_FromLong(tn_get_num_threads()); }
 
-/* set_num_threads(n): our pool and the BLAS use the same count. */
+/* set_num_threads(n): the one pool (the BLAS runs single-threaded inside it). */
 static PyObject *f_set_num_threads(PyObject *m, PyObject *arg) {
     long n = PyLong_AsLong(arg);
     if (n == -1 && PyErr_Occurred()) return NULL;
@@ -147,7 +148,23 @@ static PyObject *f_blas_load(PyObject *m, PyObject *arg) {
     return PyBool_FromLong(ok);
 }
 
+/* _tn_isa() -> (tier in effect, [every tier this host can run, lowest first]): the
+ * kernel tier TN_FORCE_ISA selects, for scripts/test.sh and the benchmark report. */
+static PyObject *f_isa(PyObject *m, PyObject *u) {
+    tn_isa cur = tn_cpu_isa();
+    tn_isa top = tn_cpu_host_isa();
+    PyObject *all = PyList_New(0);
+    for (int t = TN_ISA_SCALAR; all && t <= (int)top; t++) {
+        PyObject *name = PyUnicode_FromString(tn_isa_name((tn_isa)t));
+        if (!name || PyList_Append(all, name) < 0) { Py_XDECREF(name); Py_CLEAR(all); break; }
+        Py_DECREF(name);
+    }
+    if (!all) return NULL;
+    return Py_BuildValue("(sN)", tn_isa_name(cur), all);
+}
+
 static PyMethodDef state_functions[] = {
+    {"_tn_isa", f_isa, METH_NOARGS, NULL},
     {"get_num_threads", f_get_num_threads, METH_NOARGS, NULL},
     {"set_num_threads", f_set_num_threads, METH_O, NULL},
     {"init_num_threads", f_init_num_threads, METH_NOARGS, NULL},

@@ -158,9 +158,16 @@ returning(C, "_is_flash_attention_available _is_ck_sdpa_available _is_xnnpack_en
           "those kernels do not exist in torchnative", status="real")
 
 
-@real(reason="instruction-set tier torchnative's CPU kernels would use; upstream names")
+@real(reason="instruction-set tier torchnative's kernels use (TN_FORCE_ISA lowers it), in upstream's names")
 def _get_cpu_capability():
-    return "DEFAULT"
+    tier = _C_tier()
+    return "AVX512" if tier.startswith("avx512") or tier == "amx" else "AVX2" if tier == "avx2" else "DEFAULT"
+
+
+def _C_tier():
+    import sys
+    isa = getattr(sys.modules.get("torch._C"), "_tn_isa", None)
+    return isa()[0] if isa is not None else "scalar"
 
 
 @inert(reason="intra-op threads are governed by the C thread pool once it exists; value stored")
