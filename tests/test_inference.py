@@ -46,6 +46,11 @@ TIMEOUT = 900
 TOL_VS_REF32 = 4.0
 TOL_VS_REF64 = 2.0
 
+# When scripts/test.sh lowers our kernel tier (TN_FORCE_ISA), upstream runs at the matching
+# capability (ATEN_CPU_CAPABILITY), so both sides use vectors of the same width and the
+# yardstick E above is measured on equal terms (narrower vectors sum in longer chains).
+_ATEN_CAPABILITY = {"scalar": "default", "avx2": "avx2"}.get(os.environ.get("TN_FORCE_ISA", ""))
+
 
 class Job:
     """A subprocess started in the background; result() waits for it."""
@@ -54,7 +59,7 @@ class Job:
         self.argv = argv
         self.t0 = time.perf_counter()
         self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=kw.pop("stderr", subprocess.PIPE),
-                                  text=True, env=ENV, cwd=ROOT, **kw)
+                                  text=True, env=kw.pop("env", ENV), cwd=ROOT, **kw)
         self.out = None
 
     def result(self):
@@ -71,9 +76,9 @@ class Job:
 class ModelRun:
     """run_model.py under one interpreter; .json() / .npz() once it has finished."""
 
-    def __init__(self, python, out, extra=()):
+    def __init__(self, python, out, extra=(), env=None):
         self.out = out
-        self.job = Job([python, RUNNER, out, *extra])
+        self.job = Job([python, RUNNER, out, *extra], env=env or ENV)
 
     def load(self):
         rc, so, se, _ = self.job.result()
@@ -96,7 +101,8 @@ def _start_jobs(names, tmp):
     cli = [OURS_PYTHON, "-m", "torchnative", "generate"]
     makers = {
         "ours": lambda: ModelRun(OURS_PYTHON, str(tmp / "ours")),
-        "ref": lambda: ModelRun(REF_PYTHON, str(tmp / "ref"), ["--float64"]),
+        "ref": lambda: ModelRun(REF_PYTHON, str(tmp / "ref"), ["--float64"],
+                                env=dict(ENV, ATEN_CPU_CAPABILITY=_ATEN_CAPABILITY) if _ATEN_CAPABILITY else ENV),
         # stderr merged into stdout: the order of the two streams in one pipe shows whether
         # the text was streamed (it arrives before the final tok/s line) or printed at exit.
         "cli_default": lambda: Job(cli, stderr=subprocess.STDOUT),
