@@ -5,25 +5,12 @@
 
 #include "core/dtype.h"
 #include "kernels/gemv.h"
+#include "kernels/gemm_internal.h"
 
 static inline float ld_f32(const float *p) { return *p; }
 static inline float ld_bf16(const uint16_t *p) { return tn_bf16_to_f32(*p); }
-/* float16 -> float32, exact (subnormals via a power-of-two scale, inf/NaN kept). */
-static inline float ld_f16(const uint16_t *p) {
-    uint16_t h = *p;
-    uint32_t em = (uint32_t)(h & 0x7FFF) << 13, sign = (uint32_t)(h & 0x8000) << 16, u;
-    float f;
-    if (em >= (0x7C00u << 13)) {
-        u = em | 0x7F800000u;
-    } else {
-        memcpy(&f, &em, 4);
-        f *= 0x1p112f;
-        memcpy(&u, &f, 4);
-    }
-    u |= sign;
-    memcpy(&f, &u, 4);
-    return f;
-}
+/* float16 -> float32: the GEMM family's exact, vectorisable conversion. */
+static inline float ld_f16(const uint16_t *p) { return tn_gemm_h2f(*p); }
 
 #define R 4
 #define DEFINE_SCALAR(NAME, T, LD)                                                            \

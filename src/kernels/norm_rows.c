@@ -77,28 +77,13 @@ static void ln_worker(void *ctx, int64_t m0, int64_t m1) {
     for (int64_t m = m0; m < m1; m++) {
         const float *xr = J->x + m * N;
         float *yr = J->y + m * N;
-        nr_v4d a0 = {0}, a1 = {0};
-        int64_t j = 0;
-        for (; j + 8 <= N; j += 8) { a0 += ld4d(xr + j); a1 += ld4d(xr + j + 4); }
-        nr_v4d a = a0 + a1;
-        double s = hsum4(a);
-        for (; j < N; j++) s += xr[j];
-        double mu = N > 0 ? s / (double)N : 0.0;
-        nr_v4d v0 = {0}, v1 = {0};
-        j = 0;
-        for (; j + 8 <= N; j += 8) {
-            nr_v4d d0 = ld4d(xr + j) - mu, d1 = ld4d(xr + j + 4) - mu;
-            v0 += d0 * d0;
-            v1 += d1 * d1;
-        }
-        nr_v4d vv = v0 + v1;
-        double v = hsum4(vv);
-        for (; j < N; j++) { double d = xr[j] - mu; v += d * d; }
-        float var = N > 0 ? (float)(v / (double)N) : 0.0f;
+        double mu, v;
+        row_stats(xr, N, &mu, &v);
+        float var = (float)v;
         float mu_t = (float)mu;
         float rs = (float)(1.0 / sqrt((double)(var > 0 ? var : 0.0f) + J->eps));
         float bias = -rs * mu_t;
-        for (j = 0; j < N; j++) {
+        for (int64_t j = 0; j < N; j++) {
             float gv = J->g ? J->g[j] : 1.0f, bv = J->b ? J->b[j] : 0.0f;
             yr[j] = (xr[j] * rs + bias) * gv + bv;
         }
