@@ -5,6 +5,7 @@
 #include "kernels/gemm.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "core/threadpool.h"
 #include "kernels/blas.h"
@@ -373,11 +374,23 @@ static void run_engine(const tn_gemm_desc *g, const engine *e, char *scratch) {
 
 /* ---- public entry ------------------------------------------------------------------- */
 
-typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_AMX, PATH_ENGINE, PATH_REF } path;
+typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_SGEMM, PATH_AMX, PATH_ENGINE, PATH_REF } path;
 
 /* bfloat16 on AMX tiles whenever the tier allows (gemm_amx.c). */
 static bool amx_usable(const tn_gemm_desc *g) {
     return g->dtype == TN_DTYPE_BFLOAT16 && tn_cpu_isa() >= TN_ISA_AMX;
+}
+
+/* The float32 engine of the avx512 tiers runs ahead of OpenBLAS (docs/GEMM.md, "Float32
+ * engine"); TN_F32_GEMM=openblas routes float32 to OpenBLAS instead, for the benchmark's
+ * side-by-side comparison. Read once. */
+static bool f32_prefers_blas(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("TN_F32_GEMM");
+        v = e && !strcmp(e, "openblas") && tn_blas_get() != NULL;
+    }
+    return v == 1;
 }
 
 static path choose(const tn_gemm_desc *g) {
@@ -385,6 +398,7 @@ static path choose(const tn_gemm_desc *g) {
     /* GEMV shapes (m or n <= 4, e.g. decode) go to gemv.c before BLAS: measured 1.1-3x
      * faster than OpenBLAS's sgemm at m = 1..4 (docs/GEMM.md, section GEMV). */
     if (tn_gemv_shaped(g)) return PATH_DOT;
+    if (tn_sgemm_usable(g) && !f32_prefers_blas()) return PATH_SGEMM;
     if (blas_usable(g)) return PATH_BLAS;
     if (amx_usable(g)) return PATH_AMX;
     if (engine_dtype(g->dtype)) return PATH_ENGINE;
@@ -395,6 +409,7 @@ size_t tn_gemm_scratch_bytes(const tn_gemm_desc *g) {
     switch (choose(g)) {
     case PATH_BLAS: return blas_scratch(g);
     case PATH_AMX: return tn_gemm_bf16_amx_scratch(g);
+    case PATH_SGEMM: return tn_sgemm_scratch(g);
     case PATH_ENGINE: return engine_scratch(g, pick_engine(g->dtype, g->m));
     default: return 0;
     }
@@ -406,6 +421,7 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
     path p = choose(g);
     size_t need = p == PATH_BLAS     ? blas_scratch(g)
                   : p == PATH_AMX    ? tn_gemm_bf16_amx_scratch(g)
+                  : p == PATH_SGEMM  ? tn_sgemm_scratch(g)
                   : p == PATH_ENGINE ? engine_scratch(g, pick_engine(g->dtype, g->m))
                                      : 0;
     if (scratch_bytes < need)
@@ -417,6 +433,7 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
     case PATH_BLAS: run_blas(g, scratch); return TN_OK;
     case PATH_DOT: tn_gemv(g); return TN_OK;
     case PATH_AMX: tn_gemm_bf16_amx(g, scratch, scratch_bytes); return TN_OK;
+    case PATH_SGEMM: tn_sgemm(g, scratch, scratch_bytes); return TN_OK;
     case PATH_ENGINE: run_engine(g, pick_engine(g->dtype, g->m), scratch); return TN_OK;
     default: return tn_gemm_ref(g);
     }
@@ -430,6 +447,7 @@ const char *tn_gemm_variant(tn_dtype d) {
     switch (choose(&g)) {
     case PATH_BLAS: return "openblas";
     case PATH_AMX: return "bf16_gemm_amx_32x32";
+    case PATH_SGEMM: return "f32_sgemm_8x48__avx512";
     case PATH_ENGINE: return pick_engine(d, g.m)->name;
     default: return "ref";
     }

@@ -20,6 +20,7 @@
 #include "core/dtype.h"
 #include "core/threadpool.h"
 #include "kernels/gemm.h"
+#include "kernels/x86_transpose.h"
 
 #define ALIGN 64
 #define KT 32   /* k per tile step (32 bf16 = 64 bytes per tile row) */
@@ -104,30 +105,6 @@ static TGT void tiles_begin(void *cfg_mem) {
 }
 static TGT void tiles_end(void) { _tile_release(); }
 
-/* 16×16 transpose of 32-bit words: r[i] (row i) becomes column i. */
-static TGT512 void transpose16(__m512i r[16]) {
-    __m512i t[16], u[16];
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 4; i++) {
-        u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-    }
-    /* u[4i + c], 128-bit lane L = column 4L + c, rows 4i..4i+3 */
-    for (int c = 0; c < 4; c++) {
-        __m512i x0 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), x1 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
-        __m512i x2 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44), x3 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
-        r[0 + c] = _mm512_shuffle_i32x4(x0, x2, 0x88);
-        r[4 + c] = _mm512_shuffle_i32x4(x0, x2, 0xDD);
-        r[8 + c] = _mm512_shuffle_i32x4(x1, x3, 0x88);
-        r[12 + c] = _mm512_shuffle_i32x4(x1, x3, 0xDD);
-    }
-}
-
 /* Packs rows [i0, i0+16) of A (zero beyond m) into nkt VNNI tiles at dst (1 KiB each):
  * dst[kt][q][r][t] = A(i0 + r, kt*32 + 2q + t), zero beyond k. */
 static TGT512 void pack_act_group(const tn_gemm_desc *g, int64_t i0, int64_t nkt, uint16_t *dst) {
@@ -138,7 +115,7 @@ static TGT512 void pack_act_group(const tn_gemm_desc *g, int64_t i0, int64_t nkt
         if (g->a_cs == 1 && rows == TILE && p0 + KT <= g->k) {
             __m512i r[16];
             for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_si512(a + (i0 + i) * g->a_rs + p0);
-            transpose16(r);
+            tn_transpose16x32(r);
             for (int q = 0; q < 16; q++) _mm512_storeu_si512(dst + q * 32, r[q]);
         } else {
             for (int q = 0; q < 16; q++)
@@ -257,7 +234,7 @@ static TGT512 void write_block(const tn_gemm_desc *g, int64_t i0, int64_t j0, in
                 __m512i hi = round_bf16_lanes(_mm512_loadu_ps(cb + (2 * fp + 1) * 32 + th * 16));
                 d[fp] = _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
             }
-            transpose16(d);
+            tn_transpose16x32(d);
             int rows = nt - th * 16 < 16 ? nt - th * 16 : 16;
             for (int t = 0; t < rows; t++) _mm512_mask_storeu_epi16(C + (i0 + th * 16 + t) * g->c_rs + j0, mk, d[t]);
         }
@@ -271,7 +248,7 @@ static TGT512 void write_block(const tn_gemm_desc *g, int64_t i0, int64_t j0, in
                 __m512i r[16];
                 for (int f = 0; f < 16; f++)
                     r[f] = _mm512_loadu_si512(cb + (fh * 16 + f) * 32 + th * 16);
-                transpose16(r);
+                tn_transpose16x32(r);
                 int cols = nf - fh * 16 < 16 ? nf - fh * 16 : 16;
                 __mmask16 mk = (__mmask16)((1u << cols) - 1);
                 int rows = nt - th * 16 < 16 ? nt - th * 16 : 16;

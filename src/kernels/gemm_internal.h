@@ -28,6 +28,13 @@ void f32_gemm_12x32__avx512(int64_t kc, const float *ap, const float *bp, float 
 void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, const uint16_t *bp, float *c,
                                     int64_t ldc, int acc);
 
+/* Float32 engine of the avx512 tiers (sgemm_avx512.c): the whole product, threaded over
+ * the pool. Usable for float32 when C has a unit stride in either dimension. */
+struct tn_gemm_desc;
+int tn_sgemm_usable(const struct tn_gemm_desc *g);
+size_t tn_sgemm_scratch(const struct tn_gemm_desc *g);
+void tn_sgemm(const struct tn_gemm_desc *g, void *scratch, size_t scratch_bytes);
+
 /* AMX-BF16 engine (gemm_amx.c): the whole bfloat16 product, threaded over the pool. */
 struct tn_gemm_desc;
 size_t tn_gemm_bf16_amx_scratch(const struct tn_gemm_desc *g);

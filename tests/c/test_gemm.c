@@ -154,6 +154,13 @@ static void sweep(tn_dtype d, const char *tag) {
     check_case(d, 45, 90, 96, rowm, colm, rowm, 1.0, 0.0, tag);
     check_case(d, 45, 90, 96, padded, colm, colm, 0.5, -2.0, tag);
     check_case(d, 40, 50, 64, rowm, padded, strided, 1.0, 1.0, tag);
+    /* Float32 engine of the avx512 tiers (sgemm_avx512.c): k > KC (384) in equal blocks,
+     * n > NC (672), m > MC (256), regions split over columns (m < n) and over rows,
+     * column-major C, operands that need the general packing loops. */
+    check_case(d, 260, 700, 400, rowm, colm, rowm, 1.0, 0.0, tag);
+    check_case(d, 700, 130, 400, colm, rowm, rowm, 1.0, 1.0, tag);
+    check_case(d, 260, 500, 390, rowm, colm, colm, 0.5, -2.0, tag);
+    check_case(d, 90, 400, 300, padded, strided, rowm, 1.0, 0.0, tag);
     check_case(d, 0, 5, 5, rowm, rowm, rowm, 1.0, 0.0, tag);
     check_case(d, 5, 5, 0, rowm, rowm, rowm, 1.0, 0.0, tag); /* k == 0: zeros over NaN */
     check_case(d, 5, 5, 0, rowm, rowm, rowm, 1.0, 0.5, tag);

@@ -1,0 +1,54 @@
+/* x86_transpose.h — in-register transposes of 32-bit words shared by the x86 GEMM files
+ * (gemm_amx.c packs activation pairs, sgemm_avx512.c packs weight panels). Each includer
+ * compiles these for its own target; only call them after tn_cpu_isa() says avx512. */
+#ifndef TN_X86_TRANSPOSE_H
+#define TN_X86_TRANSPOSE_H
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* 16×16 transpose of 32-bit words: r[i] (row i) becomes column i. */
+static inline __attribute__((target("avx512f"), always_inline)) void tn_transpose16x32(__m512i r[16]) {
+    __m512i t[16], u[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    /* u[4i + c], 128-bit lane L = column 4L + c, rows 4i..4i+3 */
+    for (int c = 0; c < 4; c++) {
+        __m512i x0 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), x1 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xEE);
+        __m512i x2 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44), x3 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xEE);
+        r[0 + c] = _mm512_shuffle_i32x4(x0, x2, 0x88);
+        r[4 + c] = _mm512_shuffle_i32x4(x0, x2, 0xDD);
+        r[8 + c] = _mm512_shuffle_i32x4(x1, x3, 0x88);
+        r[12 + c] = _mm512_shuffle_i32x4(x1, x3, 0xDD);
+    }
+}
+
+/* 8×8 transpose of floats in AVX registers: r[i] (row i) becomes column i. */
+static inline __attribute__((target("avx2"), always_inline)) void tn_transpose8x8_ps(__m256 r[8]) {
+    __m256 t[8], s[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
+        s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
+        s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
+        s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; c++) {
+        r[c] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x20);
+        r[4 + c] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x31);
+    }
+}
+#endif
+
+#endif
