@@ -409,7 +409,6 @@ size_t tn_gemm_scratch_bytes(const tn_gemm_desc *g) {
     switch (choose(g)) {
     case PATH_BLAS: return blas_scratch(g);
     case PATH_AMX: return tn_gemm_bf16_amx_scratch(g);
-    case PATH_SGEMM: return tn_sgemm_scratch(g);
     case PATH_ENGINE: return engine_scratch(g, pick_engine(g->dtype, g->m));
     default: return 0;
     }
@@ -421,7 +420,6 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
     path p = choose(g);
     size_t need = p == PATH_BLAS     ? blas_scratch(g)
                   : p == PATH_AMX    ? tn_gemm_bf16_amx_scratch(g)
-                  : p == PATH_SGEMM  ? tn_sgemm_scratch(g)
                   : p == PATH_ENGINE ? engine_scratch(g, pick_engine(g->dtype, g->m))
                                      : 0;
     if (scratch_bytes < need)
@@ -433,7 +431,7 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
     case PATH_BLAS: run_blas(g, scratch); return TN_OK;
     case PATH_DOT: tn_gemv(g); return TN_OK;
     case PATH_AMX: tn_gemm_bf16_amx(g, scratch, scratch_bytes); return TN_OK;
-    case PATH_SGEMM: tn_sgemm(g, scratch, scratch_bytes); return TN_OK;
+    case PATH_SGEMM: return tn_sgemm(g);
     case PATH_ENGINE: run_engine(g, pick_engine(g->dtype, g->m), scratch); return TN_OK;
     default: return tn_gemm_ref(g);
     }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/status.h"
+
 /* Blocking of the packed engine. MC is a multiple of every MR, NC of every NR, KC even
  * (the bf16 pair kernels consume k two at a time). */
 #define TN_GEMM_MC 96
@@ -29,11 +31,11 @@ void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, const uint16
                                     int64_t ldc, int acc);
 
 /* Float32 engine of the avx512 tiers (sgemm_avx512.c): the whole product, threaded over
- * the pool. Usable for float32 when C has a unit stride in either dimension. */
+ * the pool. Usable for float32 when C has a unit stride in either dimension. Packs into
+ * per-thread buffers kept between calls (no caller scratch). */
 struct tn_gemm_desc;
 int tn_sgemm_usable(const struct tn_gemm_desc *g);
-size_t tn_sgemm_scratch(const struct tn_gemm_desc *g);
-void tn_sgemm(const struct tn_gemm_desc *g, void *scratch, size_t scratch_bytes);
+tn_status tn_sgemm(const struct tn_gemm_desc *g);
 
 /* AMX-BF16 engine (gemm_amx.c): the whole bfloat16 product, threaded over the pool. */
 struct tn_gemm_desc;

@@ -2,15 +2,22 @@
  * threaded over the pool). docs/GEMM.md "Float32 engine" has the design and measurements.
  *
  * C (row-major; a column-major C is computed as Cᵀ = Bᵀ·Aᵀ) is cut into one region per
- * worker, along n when there are enough columns, else along m. Each worker, on its own
- * scratch, runs: NC columns → KC of k → pack B block (KC × NC, stays in L2) → MC rows →
- * pack A block → 8-row micro-panel of A (stays in L1) → 48-column micro-panel of B →
- * micro-kernel. The micro-kernel keeps an 8×48 tile in 24 zmm accumulators (3 vectors of
+ * worker, along n when m < n and there are enough columns, else along m. Each worker, in
+ * its own packing buffer (per thread, kept between calls), packs its rows of A once for
+ * every k block when they fit SG_AFULL, then runs: NC columns → KC of k → pack B block
+ * (KC × NC, stays in L2) → 8-row micro-panel of A (stays in L1) → 48-column micro-panel
+ * of B → micro-kernel (larger A is packed per SG_MC rows inside the k loop instead). The
+ * micro-kernel keeps an 8×48 tile in 24 zmm accumulators (3 vectors of
  * B and one broadcast of A per k step) and writes C itself: the first k block stores
  * alpha·acc (+ beta·C), later blocks add alpha·acc, so there is no separate accumulator
  * block and no epilogue pass. Edge tiles use the same kernel instantiated for fewer rows
  * and vectors, with a lane mask on the last vector. */
 #include "kernels/gemm_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 #include "core/threadpool.h"
 #include "kernels/cpu_features.h"
@@ -32,23 +39,18 @@
 #define SG_PFB 0
 #endif
 #define SG_ALIGN 64
+_Static_assert(SG_NC % SG_NR == 0 && SG_MC % SG_MR == 0, "blocks hold whole micro-panels");
+/* Packed A kept whole (every k block) up to this many floats per region: 6 MiB. */
+#define SG_AFULL ((int64_t)3 << 19)
 /* Products below this many multiply-adds stay on the calling thread. */
 #define SG_PARALLEL_MACS (1 << 20)
 
 static int64_t sg_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-static size_t sg_part_bytes(void) {
-    return ((size_t)SG_MC * SG_KC + (size_t)SG_KC * SG_NC) * sizeof(float) + 2 * SG_ALIGN;
-}
-
 int tn_sgemm_usable(const tn_gemm_desc *g) {
     return g->dtype == TN_DTYPE_FLOAT32 && tn_cpu_isa() >= TN_ISA_AVX512 && (g->c_cs == 1 || g->c_rs == 1);
 }
 
-size_t tn_sgemm_scratch(const tn_gemm_desc *g) {
-    (void)g;
-    return (size_t)tn_get_num_threads() * sg_part_bytes();
-}
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -128,8 +130,12 @@ static TGT void sg_pack_b(const tn_gemm_desc *g, int64_t p0, int64_t kc, int64_t
     } else if (rs == 1) { /* columns contiguous along k (a linear layer's weight): 16×16 transposes */
         for (int v = 0; v < SG_NV; v++) {
             int64_t nv = sg_min(16, nj - 16 * v);
+            /* The weight usually comes from memory, 16 short row streams at a time: fetch
+             * the next 16 rows' lines into L2 while these are transposed. */
+            int64_t nxt = j0 + 16 * v + 16, npf = sg_min(16, g->n - nxt);
             for (int64_t pb = 0; pb < kc; pb += 16) {
                 int64_t kr = sg_min(16, kc - pb);
+                for (int64_t t = 0; t < npf; t++) _mm_prefetch((const char *)(b + (nxt + t) * cs + p0 + pb), _MM_HINT_T1);
                 __m512i r[16];
                 for (int t = 0; t < 16; t++)
                     r[t] = t < nv ? _mm512_maskz_loadu_epi32(sg_mask(kr), b + (j0 + 16 * v + t) * cs + p0 + pb)
@@ -167,22 +173,49 @@ static TGT void sg_pack_a(const tn_gemm_desc *g, int64_t i0, int64_t nr, int64_t
     }
 }
 
-static float *sg_take(char **cursor, size_t bytes) {
-    char *p = (char *)(((uintptr_t)*cursor + SG_ALIGN - 1) & ~(uintptr_t)(SG_ALIGN - 1));
-    *cursor = p + bytes;
-    return (float *)p;
+/* Each thread packs into its own buffer, kept between calls (no allocation and no fresh
+ * pages per product) and freed when the thread exits. */
+static pthread_key_t sg_key;
+static pthread_once_t sg_once = PTHREAD_ONCE_INIT;
+static __thread float *sg_buf;
+static __thread size_t sg_cap; /* floats */
+
+static void sg_key_init(void) { pthread_key_create(&sg_key, free); }
+
+static float *sg_scratch(size_t floats) {
+    if (floats <= sg_cap) return sg_buf;
+    pthread_once(&sg_once, sg_key_init);
+    free(sg_buf);
+    sg_cap = 0;
+    sg_buf = aligned_alloc(SG_ALIGN, (floats * sizeof(float) + SG_ALIGN - 1) / SG_ALIGN * SG_ALIGN);
+    pthread_setspecific(sg_key, sg_buf);
+    if (sg_buf) sg_cap = floats;
+    return sg_buf;
 }
 
-/* Rows [m0, m1) × columns [n0, n1) of C, on one worker's scratch. */
-static void sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, char *scratch) {
-    float *apack = sg_take(&scratch, (size_t)SG_MC * SG_KC * sizeof(float));
-    float *bpack = sg_take(&scratch, (size_t)SG_KC * SG_NC * sizeof(float));
+/* Rows [m0, m1) × columns [n0, n1) of C on the calling thread. When the region's rows of
+ * A fit SG_AFULL floats they are packed once, for every k block, before the column loop
+ * (a product with many columns, such as the vocabulary projection, would otherwise repack
+ * A for every block of NC columns); otherwise A is packed per (column block, k block,
+ * SG_MC rows). */
+static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    const int64_t mpad = (m1 - m0 + SG_MR - 1) / SG_MR * SG_MR;
+    const bool afull = mpad * g->k <= SG_AFULL;
+    const size_t abytes = afull ? (size_t)(mpad * g->k) : (size_t)SG_MC * SG_KC;
+    float *apack = sg_scratch(abytes + (size_t)SG_KC * SG_NC);
+    if (!apack) return false;
+    float *bpack = apack + abytes;
     float *C = g->c;
-    /* Equal column blocks of at most SG_NC (a 16-column remainder block would repack all
-     * of A for a sliver of work). */
+    /* Equal column blocks of at most SG_NC (a 16-column remainder block would cost a full
+     * pass for a sliver of work) and equal k blocks of at most SG_KC. */
     int64_t nblk = (n1 - n0 + SG_NC - 1) / SG_NC, ncb = ((n1 - n0 + nblk - 1) / nblk + 15) / 16 * 16;
-    /* Equal k blocks of at most SG_KC, for the same reason. */
     int64_t kblk = (g->k + SG_KC - 1) / SG_KC, kcb = ((g->k + kblk - 1) / kblk + 7) / 8 * 8;
+    if (afull)
+        for (int64_t pc = 0; pc < g->k; pc += kcb) {
+            int64_t kc = sg_min(kcb, g->k - pc);
+            for (int64_t ir = 0; ir < mpad; ir += SG_MR)
+                sg_pack_a(g, m0 + ir, sg_min(SG_MR, m1 - m0 - ir), pc, kc, apack + pc * mpad + ir * kc);
+        }
     for (int64_t jc = n0; jc < n1; jc += ncb) {
         int64_t nc = sg_min(ncb, n1 - jc);
         for (int64_t pc = 0; pc < g->k; pc += kcb) {
@@ -192,11 +225,13 @@ static void sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
                 sg_pack_b(g, pc, kc, jc + jr, sg_min(SG_NR, nc - jr), bpack + jr * kc);
             for (int64_t ic = m0; ic < m1; ic += SG_MC) {
                 int64_t mc = sg_min(SG_MC, m1 - ic);
-                for (int64_t ir = 0; ir < mc; ir += SG_MR)
-                    sg_pack_a(g, ic + ir, sg_min(SG_MR, mc - ir), pc, kc, apack + ir * kc);
+                const float *ablk = afull ? apack + pc * mpad + (ic - m0) * kc : apack;
+                if (!afull)
+                    for (int64_t ir = 0; ir < mc; ir += SG_MR)
+                        sg_pack_a(g, ic + ir, sg_min(SG_MR, mc - ir), pc, kc, apack + ir * kc);
                 for (int64_t ir = 0; ir < mc; ir += SG_MR) {
                     int64_t mr = sg_min(SG_MR, mc - ir);
-                    const float *ap = apack + ir * kc;
+                    const float *ap = ablk + ir * kc;
                     float *crow = C + (ic + ir) * g->c_rs + jc;
                     for (int64_t jr = 0; jr < nc; jr += SG_NR) {
                         int64_t nj = sg_min(SG_NR, nc - jr), nv = (nj + 15) / 16;
@@ -207,26 +242,27 @@ static void sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
             }
         }
     }
+    return true;
 }
 
 typedef struct sg_job {
     const tn_gemm_desc *g;
-    char *scratch;
-    int64_t parts, per; /* regions, and rows (split_n == 0) or columns per region */
+    int64_t per; /* rows (split_n == 0) or columns per region */
     int split_n;
+    atomic_int failed;
 } sg_job;
 
 static void sg_worker(void *ctx, int64_t b, int64_t e) {
-    const sg_job *j = ctx;
+    sg_job *j = ctx;
     for (int64_t t = b; t < e; t++) {
-        char *s = j->scratch + (size_t)t * sg_part_bytes();
         int64_t lo = t * j->per;
-        if (j->split_n) sg_region(j->g, 0, j->g->m, lo, sg_min(j->g->n, lo + j->per), s);
-        else sg_region(j->g, lo, sg_min(j->g->m, lo + j->per), 0, j->g->n, s);
+        bool ok = j->split_n ? sg_region(j->g, 0, j->g->m, lo, sg_min(j->g->n, lo + j->per))
+                             : sg_region(j->g, lo, sg_min(j->g->m, lo + j->per), 0, j->g->n);
+        if (!ok) atomic_store(&j->failed, 1);
     }
 }
 
-void tn_sgemm(const tn_gemm_desc *g0, void *scratch, size_t scratch_bytes) {
+tn_status tn_sgemm(const tn_gemm_desc *g0) {
     tn_gemm_desc g = *g0;
     if (g.c_cs != 1) { /* column-major C: Cᵀ = Bᵀ·Aᵀ is row-major */
         int64_t t;
@@ -237,29 +273,30 @@ void tn_sgemm(const tn_gemm_desc *g0, void *scratch, size_t scratch_bytes) {
         t = g.a_cs, g.a_cs = g.b_rs, g.b_rs = t;
         g.c_rs = g0->c_cs, g.c_cs = 1;
     }
-    int64_t parts = (int64_t)tn_get_num_threads(), avail = (int64_t)(scratch_bytes / sg_part_bytes());
-    if (parts > avail) parts = avail;
+    int64_t parts = (int64_t)tn_get_num_threads();
     if ((double)g.m * (double)g.n * (double)g.k < SG_PARALLEL_MACS || tn_in_parallel_region()) parts = 1;
-    sg_job job = {&g, scratch, 1, g.n, 1};
+    sg_job job = {&g, g.n, 1, 0};
     /* Every region packs all of the operand along the dimension not split, so split the
      * larger of m and n (the columns when m < n and every region still gets two
      * micro-panels' worth), else the rows. */
-    int64_t ncol16 = (g.n + 15) / 16, nrow8 = (g.m + SG_MR - 1) / SG_MR;
+    int64_t ncol16 = (g.n + 15) / 16, nrow8 = (g.m + SG_MR - 1) / SG_MR, nparts = 1;
     if (parts > 1 && ncol16 >= parts * 2 * SG_NV && (g.m < g.n || nrow8 < parts)) {
         job.per = (ncol16 + parts - 1) / parts * 16;
+        nparts = (g.n + job.per - 1) / job.per;
     } else if (parts > 1 && nrow8 >= parts) {
         job.split_n = 0;
         job.per = (nrow8 + parts - 1) / parts * SG_MR;
-    } else {
-        parts = 1;
+        nparts = (g.m + job.per - 1) / job.per;
     }
-    job.parts = job.split_n ? (g.n + job.per - 1) / job.per : (g.m + job.per - 1) / job.per;
-    if (job.parts > 1) tn_parallel_for(job.parts, 1, sg_worker, &job);
+    if (nparts > 1) tn_parallel_for(nparts, 1, sg_worker, &job);
     else sg_worker(&job, 0, 1);
+    if (atomic_load(&job.failed)) return tn_error(TN_ERR_RUNTIME, "gemm: out of memory for packing buffers");
+    return TN_OK;
 }
 
 #else
-void tn_sgemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
-    (void)g; (void)scratch; (void)scratch_bytes;
+tn_status tn_sgemm(const tn_gemm_desc *g) {
+    (void)g;
+    return tn_error(TN_ERR_RUNTIME, "gemm: the float32 avx512 engine is x86-64 only");
 }
 #endif
