@@ -197,3 +197,41 @@ void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx) {
     }
     pthread_mutex_unlock(&region_lock);
 }
+
+/* ---- per-thread scratch (tn_thread_scratch) ---- */
+
+typedef struct thread_scratch {
+    void *p[TN_THREAD_SCRATCH_SLOTS];
+    size_t cap[TN_THREAD_SCRATCH_SLOTS];
+} thread_scratch;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static __thread thread_scratch *tls_scratch;
+
+static void scratch_free(void *v) {
+    thread_scratch *t = v;
+    for (int i = 0; i < TN_THREAD_SCRATCH_SLOTS; i++) free(t->p[i]);
+    free(t);
+}
+
+static void scratch_key_init(void) { pthread_key_create(&scratch_key, scratch_free); }
+
+void *tn_thread_scratch(int slot, size_t bytes) {
+    thread_scratch *t = tls_scratch;
+    if (!t) {
+        pthread_once(&scratch_once, scratch_key_init);
+        t = calloc(1, sizeof *t);
+        if (!t) return NULL;
+        tls_scratch = t;
+        pthread_setspecific(scratch_key, t);
+    }
+    if (bytes > t->cap[slot]) {
+        free(t->p[slot]);
+        t->cap[slot] = 0;
+        t->p[slot] = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (!t->p[slot]) return NULL;
+        t->cap[slot] = bytes;
+    }
+    return t->p[slot];
+}

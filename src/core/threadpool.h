@@ -8,6 +8,7 @@
 #ifndef TN_THREADPOOL_H
 #define TN_THREADPOOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef void (*tn_parallel_fn)(void *ctx, int64_t begin, int64_t end);
@@ -20,5 +21,14 @@ void tn_set_num_threads(int n);
 int tn_in_parallel_region(void);
 /* Runs fn over [0, n) as described above; returns when every chunk is done. */
 void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx);
+
+/* Per-thread scratch buffers for kernels that pack or stage data (GEMM packing, attention
+ * score rows): slot s (< TN_THREAD_SCRATCH_SLOTS) of the calling thread, at least `bytes`
+ * long and 64-byte aligned, kept between calls so hot kernels neither allocate nor touch
+ * fresh pages; grown (contents not kept) when asked for more; freed when the thread
+ * exits. NULL when the allocation fails. Distinct slots let a kernel that holds one call
+ * another that uses a different one. */
+enum { TN_SCRATCH_SGEMM = 0, TN_SCRATCH_ATTN_ROWS = 1, TN_SCRATCH_ATTN_GEMM = 2, TN_THREAD_SCRATCH_SLOTS = 3 };
+void *tn_thread_scratch(int slot, size_t bytes);
 
 #endif

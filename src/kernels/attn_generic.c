@@ -52,6 +52,7 @@ static void attn_worker(void *ctx, int64_t begin, int64_t end) {
 }
 
 void tn_attn_run(const tn_attn_desc *d, void *scratch, int workers) {
+    if (tn_attn_gemm_usable(d) && tn_attn_gemm_run(d)) return;
     if (workers < 1) workers = 1;
     attn_job j = {d, (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), per_worker_floats(d), workers,
                   tn_attn_tasks__generic};

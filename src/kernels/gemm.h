@@ -43,6 +43,9 @@ typedef struct tn_gemm_desc {
     double alpha, beta;       /* floating types (real part for complex) */
     double alpha_im, beta_im; /* complex types only */
     int64_t ialpha, ibeta;    /* integral types */
+    /* bfloat16 A and B with a float32 C (attention scores, kept unrounded): taken by the
+     * AMX engine and the packed engine; tn_gemm refuses it for other dtypes. */
+    int c_f32;
 } tn_gemm_desc;
 
 /* A descriptor with alpha = 1, beta = 0 and everything else zero. */

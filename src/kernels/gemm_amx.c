@@ -130,9 +130,33 @@ static TGT512 void pack_act_group(const tn_gemm_desc *g, int64_t i0, int64_t nkt
 
 /* Packs weight rows [j0, j0+16) of Bᵀ (element (j, p) = B(p, j)) row-major, k32 wide, zero
  * beyond n and k. */
+/* pack_w_panel for a row-major B (b_cs == 1, e.g. the V of attention's P·V): 32 k at a
+ * time, rows k and k+1 interleave into 32-bit pairs and one 16×16 transpose of those pairs
+ * gives 16 rows of B^T × 32 k. */
+static TGT512 void pack_w_panel_rows(const tn_gemm_desc *g, int64_t j0, int64_t k32, uint16_t *dst) {
+    const uint16_t *b = g->b;
+    int64_t rows = min64(TILE, g->n - j0);
+    __mmask16 mk = (__mmask16)((1u << rows) - 1);
+    for (int64_t p0 = 0; p0 < k32; p0 += KT) {
+        __m512i w[16];
+        for (int q = 0; q < 16; q++) {
+            int64_t p = p0 + 2 * q;
+            __m256i lo = p < g->k ? _mm256_maskz_loadu_epi16(mk, b + p * g->b_rs + j0) : _mm256_setzero_si256();
+            __m256i hi = p + 1 < g->k ? _mm256_maskz_loadu_epi16(mk, b + (p + 1) * g->b_rs + j0) : _mm256_setzero_si256();
+            w[q] = _mm512_or_si512(_mm512_cvtepu16_epi32(lo), _mm512_slli_epi32(_mm512_cvtepu16_epi32(hi), 16));
+        }
+        tn_transpose16x32(w);
+        for (int r = 0; r < TILE; r++) _mm512_storeu_si512(dst + r * k32 + p0, w[r]);
+    }
+}
+
 static void pack_w_panel(const tn_gemm_desc *g, int64_t j0, int64_t k32, uint16_t *dst) {
     const uint16_t *b = g->b;
     int64_t rows = min64(TILE, g->n - j0);
+    if (g->b_cs == 1 && g->b_rs != 1) {
+        pack_w_panel_rows(g, j0, k32, dst);
+        return;
+    }
     for (int64_t r = 0; r < TILE; r++) {
         uint16_t *d = dst + r * k32;
         if (r >= rows) {
@@ -222,6 +246,37 @@ static TGT512 void write_block(const tn_gemm_desc *g, int64_t i0, int64_t j0, in
                                float *tb) {
     float alpha = (float)g->alpha, beta = (float)g->beta;
     uint16_t *C = g->c;
+    if (g->c_f32 && g->c_cs == 1) { /* float32 C: transpose [f][t] to [t][f], no rounding */
+        float *Cf = g->c;
+        for (int th = 0; th * 16 < nt; th++)
+            for (int fh = 0; fh * 16 < nf; fh++) {
+                __m512i r[16];
+                for (int f = 0; f < 16; f++) r[f] = _mm512_loadu_si512(cb + (fh * 16 + f) * 32 + th * 16);
+                tn_transpose16x32(r);
+                int cols = nf - fh * 16 < 16 ? nf - fh * 16 : 16;
+                __mmask16 mk = (__mmask16)((1u << cols) - 1);
+                int rows = nt - th * 16 < 16 ? nt - th * 16 : 16;
+                for (int t = 0; t < rows; t++) {
+                    __m512 v = _mm512_mul_ps(_mm512_castsi512_ps(r[t]), _mm512_set1_ps(alpha));
+                    float *d = Cf + (i0 + th * 16 + t) * g->c_rs + j0 + fh * 16;
+                    if (beta != 0.0f) v = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk, d), _mm512_set1_ps(beta), v);
+                    _mm512_mask_storeu_ps(d, mk, v);
+                }
+            }
+        (void)tb;
+        return;
+    }
+    if (g->c_f32) {
+        float *Cf = g->c;
+        for (int t = 0; t < nt; t++)
+            for (int f = 0; f < nf; f++) {
+                float *d = Cf + (i0 + t) * g->c_rs + (j0 + f) * g->c_cs;
+                float v = alpha * cb[f * 32 + t];
+                if (beta != 0) v += beta * *d;
+                *d = v;
+            }
+        return;
+    }
     if (g->c_cs == 1 && alpha == 1.0f && beta == 0.0f) {
         /* Plain product (a linear layer without bias): round first, pair features (f, f+1)
          * into one 32-bit lane, then a single 16×16 transpose gives 32 features of a token

@@ -107,5 +107,20 @@ void tn_attn_run(const tn_attn_desc *d, void *scratch, int workers);
 void tn_attn_tasks__generic(const tn_attn_desc *d, float *scratch, int64_t first, int64_t step);
 void tn_attn_tasks__avx2(const tn_attn_desc *d, float *scratch, int64_t first, int64_t step);
 void tn_attn_tasks__avx512(const tn_attn_desc *d, float *scratch, int64_t first, int64_t step);
+/* Prefill-sized attention as blocked matrix products (attn_gemm.c): per (batch, query head,
+ * block of query rows) the scores against every visible key in one GEMM (float32, or
+ * bfloat16 on AMX tiles with float32 scores), a softmax row pass, then P·V in one GEMM
+ * (bfloat16: P rounded once, as upstream's flash kernel does). tn_attn_run takes it when
+ * usable; it returns false (nothing written) when its buffers cannot be allocated. */
+bool tn_attn_gemm_usable(const tn_attn_desc *d);
+bool tn_attn_gemm_run(const tn_attn_desc *d);
+#define TN_ATTN_ROW_FNS(SFX)                                                                                    \
+    float tn_attn_prob_row__##SFX(float *s, int64_t n, int64_t lim, const void *mrow, int mk, int64_t ms,      \
+                                  uint16_t *pb, float *inv);                                                  \
+    void tn_attn_finish_rows__##SFX(void *out, int64_t ors, int ok, const float *o, int64_t opitch,           \
+                                    const float *inv, int64_t nr, int64_t ev);
+TN_ATTN_ROW_FNS(generic)
+TN_ATTN_ROW_FNS(avx2)
+TN_ATTN_ROW_FNS(avx512)
 
 #endif

@@ -14,7 +14,6 @@
  * and vectors, with a lane mask on the last vector. */
 #include "kernels/gemm_internal.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -173,26 +172,6 @@ static TGT void sg_pack_a(const tn_gemm_desc *g, int64_t i0, int64_t nr, int64_t
     }
 }
 
-/* Each thread packs into its own buffer, kept between calls (no allocation and no fresh
- * pages per product) and freed when the thread exits. */
-static pthread_key_t sg_key;
-static pthread_once_t sg_once = PTHREAD_ONCE_INIT;
-static __thread float *sg_buf;
-static __thread size_t sg_cap; /* floats */
-
-static void sg_key_init(void) { pthread_key_create(&sg_key, free); }
-
-static float *sg_scratch(size_t floats) {
-    if (floats <= sg_cap) return sg_buf;
-    pthread_once(&sg_once, sg_key_init);
-    free(sg_buf);
-    sg_cap = 0;
-    sg_buf = aligned_alloc(SG_ALIGN, (floats * sizeof(float) + SG_ALIGN - 1) / SG_ALIGN * SG_ALIGN);
-    pthread_setspecific(sg_key, sg_buf);
-    if (sg_buf) sg_cap = floats;
-    return sg_buf;
-}
-
 /* Rows [m0, m1) × columns [n0, n1) of C on the calling thread. When the region's rows of
  * A fit SG_AFULL floats they are packed once, for every k block, before the column loop
  * (a product with many columns, such as the vocabulary projection, would otherwise repack
@@ -202,7 +181,7 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
     const int64_t mpad = (m1 - m0 + SG_MR - 1) / SG_MR * SG_MR;
     const bool afull = mpad * g->k <= SG_AFULL;
     const size_t abytes = afull ? (size_t)(mpad * g->k) : (size_t)SG_MC * SG_KC;
-    float *apack = sg_scratch(abytes + (size_t)SG_KC * SG_NC);
+    float *apack = tn_thread_scratch(TN_SCRATCH_SGEMM, (abytes + (size_t)SG_KC * SG_NC) * sizeof(float));
     if (!apack) return false;
     float *bpack = apack + abytes;
     float *C = g->c;

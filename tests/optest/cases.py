@@ -1017,6 +1017,13 @@ add("sdpa_masks_gqa", f"lambda q, k, v, m: ({F}.scaled_dot_product_attention(q, 
 add("sdpa_strided", f"lambda q, k, v: {F}.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True, enable_gqa=True)", [In((1, 40, 6, 64)), In((1, 40, 3, 64)), In((1, 40, 3, 64))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
 for dt in ("bfloat16", "float16"):
     add(f"sdpa_blocked_{dt}", f"lambda q, k, v: ({F}.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True), {F}.scaled_dot_product_attention(q[:, :, :1], k, v, enable_gqa=True))", [In((1, 6, 70, 64), dt), In((1, 2, 70, 64), dt), In((1, 2, 70, 64), dt)], ["scaled_dot_product_attention.default"])
+# prefill-sized problems take the blocked-GEMM path (kernels/attn_gemm.c) on the avx512
+# (float32) and amx (bfloat16) tiers: several row blocks (64 rows float32, 256 bfloat16),
+# keys past a block's causal limit, masks, the log-sum-exp of the flash op
+for dt in ("float32", "bfloat16"):
+    tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
+    add(f"sdpa_gemm_{dt}", f"lambda q, k, v, m: ({F}.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m > 0, enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True, scale=0.1))", [In((1, 4, 300, 64), dt), In((1, 2, 290, 64), dt), In((1, 2, 290, 64), dt), In((300, 290), dt)], ["scaled_dot_product_attention.default"], **tol)
+add("sdpa_gemm_flash_op_lse", "lambda q, k, v: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, v, 0.0, True)", [In((2, 3, 130, 32)), In((2, 3, 150, 32)), In((2, 3, 150, 32))], ["_scaled_dot_product_flash_attention_for_cpu.default"], rtol=1e-5, atol=1e-5)
 add("sdpa_dim_err", f"lambda q, k, v: {F}.scaled_dot_product_attention(q, k, v)", [In((2, 4, 33, 16)), In((2, 4, 31, 8)), In((2, 4, 31, 16))], ["scaled_dot_product_attention.default"])
 add("embedding", f"lambda w: ({F}.embedding(torch.arange(31) * 13 % 1000, w), {F}.embedding(torch.tensor([[1, 2], [0, 999]]), w))", [In((1000, 7))], ["embedding.default"])
 add("embedding_oob", f"lambda w: {F}.embedding(torch.tensor([1000]), w)", [In((1000, 7))], ["embedding.default"])
