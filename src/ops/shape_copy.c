@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "ops/dispatch.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
@@ -28,6 +29,74 @@ static tn_status copy_into_slab(tn_tensor *dst, int d, int64_t start, int64_t le
 
 /* ---- cat / stack -------------------------------------------------------------------- */
 
+/* Legacy rule: 1-D tensors of shape (0,) are ignored by cat's shape checks. */
+static bool cat_skip(const tn_tensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
+
+/* Inputs of the output's dtype whose slab from dim d on is contiguous and whose leading
+ * dims collapse to one row stride: each of `outer` rows of the output is the inputs' rows
+ * side by side, one memcpy per input (rotary embeddings cat two halves of the head
+ * dimension, one a strided view, this way), split over the pool when large. */
+typedef struct cat_rows_job {
+    tn_tensor *const *ts;
+    int64_t n, row_bytes;
+    const int64_t *chunk, *rstride; /* bytes of one row of each input (0: skipped), row stride */
+    char *out;
+} cat_rows_job;
+
+static void cat_rows(void *ctx, int64_t b, int64_t e) {
+    const cat_rows_job *j = ctx;
+    for (int64_t o = b; o < e; o++) {
+        char *dst = j->out + o * j->row_bytes;
+        for (int64_t i = 0; i < j->n; i++) {
+            if (!j->chunk[i]) continue;
+            memcpy(dst, (const char *)tn_tensor_data(j->ts[i]) + o * j->rstride[i], (size_t)j->chunk[i]);
+            dst += j->chunk[i];
+        }
+    }
+}
+
+#define CAT_FAST_MAX 64
+#define CAT_PARALLEL_BYTES (1 << 20)
+
+/* Element stride between consecutive rows (dims < d flattened) of t when its dims from d
+ * on are contiguous and the leading dims collapse; -1 otherwise. */
+static int64_t cat_row_stride(const tn_tensor *t, int d) {
+    int64_t expect = 1;
+    for (int k = t->ndim - 1; k >= d; k--) {
+        if (t->sizes[k] != 1 && t->strides[k] != expect) return -1;
+        expect *= t->sizes[k];
+    }
+    int64_t rs = -1, span = 1; /* rows of the dims after k, walking outward */
+    for (int k = d - 1; k >= 0; k--) {
+        if (t->sizes[k] == 1) continue;
+        if (rs < 0) rs = t->strides[k];
+        else if (t->strides[k] != rs * span) return -1;
+        span *= t->sizes[k];
+    }
+    return rs < 0 ? expect : rs;
+}
+
+/* Returns true when it did the copy (every input of dtype dt and row-strided as above, at
+ * most CAT_FAST_MAX inputs, CPU). */
+static bool cat_fast(tn_tensor *const *ts, int64_t n, int d, tn_tensor *out) {
+    if (n > CAT_FAST_MAX || tn_tensor_is_meta(out) || !tn_tensor_is_contiguous(out)) return false;
+    int64_t chunk[CAT_FAST_MAX], rstride[CAT_FAST_MAX], isz = tn_dtype_itemsize(out->dtype), inner = isz, outer = 1;
+    for (int k = d + 1; k < out->ndim; k++) inner *= out->sizes[k];
+    for (int k = 0; k < d; k++) outer *= out->sizes[k];
+    for (int64_t i = 0; i < n; i++) {
+        chunk[i] = rstride[i] = 0;
+        if (cat_skip(ts[i]) || ts[i]->sizes[d] == 0) continue;
+        int64_t rs = ts[i]->dtype == out->dtype ? cat_row_stride(ts[i], d) : -1;
+        if (rs < 0) return false;
+        chunk[i] = ts[i]->sizes[d] * inner;
+        rstride[i] = rs * isz;
+    }
+    cat_rows_job j = {ts, n, out->sizes[d] * inner, chunk, rstride, tn_tensor_data(out)};
+    if (outer * j.row_bytes >= CAT_PARALLEL_BYTES) tn_parallel_for(outer, 64, cat_rows, &j);
+    else cat_rows(&j, 0, outer);
+    return true;
+}
+
 /* at::result_type over a tensor list (all dimensioned here, so plain promotion). */
 static tn_status result_dtype(tn_tensor *const *ts, int64_t n, tn_dtype *out) {
     tn_result_type_state rs = tn_result_type_state_init();
@@ -35,8 +104,6 @@ static tn_status result_dtype(tn_tensor *const *ts, int64_t n, tn_dtype *out) {
     return tn_result_type_finish(&rs, out);
 }
 
-/* Legacy rule: 1-D tensors of shape (0,) are ignored by cat's shape checks. */
-static bool cat_skip(const tn_tensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
 
 static tn_status cat_impl(tn_tensor *const *ts, int64_t n, int64_t dim, tn_value *rets) {
     char b1[SIZES_BUF];
@@ -87,6 +154,10 @@ static tn_status cat_impl(tn_tensor *const *ts, int64_t n, int64_t dim, tn_value
     sizes[d] = total;
     tn_tensor *out;
     TN_TRY(tn_tensor_empty(ref->ndim, sizes, dt, tn_tensor_device(ref), &out));
+    if (tn_tensor_numel(out) == 0 || cat_fast(ts, n, d, out)) {
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
     int64_t pos = 0;
     for (int64_t i = 0; i < n; i++) {
         if (cat_skip(ts[i])) continue;

@@ -644,6 +644,9 @@ for dt in ("float32", "int64", "bool", "bfloat16", "float16", "uint8"):
         add(f"cat_{dt}_{n}", "lambda a, b: (torch.cat([a, b]), torch.cat([a, b], 1))", [In((n, 3), dt, kind), In((n, 3), dt, kind, "transposed")], ["cat.default"])
 add("cat_promote", "lambda a, b, c: torch.cat([a, b, c])", [In((3, 4), "int32", "int"), In((2, 4), "float16"), In((1, 4), "bool", "bool")], ["cat.default"])
 add("cat_empty_1d_legacy", "lambda a, b: torch.cat([a, torch.tensor([]), b])", [In((3, 4)), In((2, 4))], ["cat.default"])
+# row-wise fast path (shape_copy.c cat_fast): strided views whose rows are contiguous, an
+# expanded input (falls back), transposed inputs, rows split over the pool (> 1 MiB)
+add("cat_rows_views", "lambda x, y, z: (torch.cat((-x[..., 16:], x[..., :16]), dim=-1), torch.cat((x[:, :1].expand(3, 5, 33, 32), x[:, 1:]), dim=1), torch.cat((x.transpose(1, 2), x.transpose(1, 2)), dim=-1), torch.cat((y, x[0, 0]), dim=0), torch.cat((-z[..., 32:], z[..., :32]), dim=-1))", [In((3, 4, 33, 32)), In((7, 32)), In((2, 9, 300, 64))], ["cat.default"])
 add("cat_neg_dim", "lambda a, b: torch.cat((a, b), -1)", [In((3, 4)), In((3, 5), layout="strided")], ["cat.default"])
 add("cat_shape_err", "lambda a, b: torch.cat([a, b])", [In((3, 4)), In((3, 5))], ["cat.default"])
 add("cat_dim_err", "lambda a, b: torch.cat([a, b], 2)", [In((3, 4)), In((3, 4))], ["cat.default"])
