@@ -1,0 +1,124 @@
+"""Micro-benchmarks behind single numbers in docs/GEMM.md and docs/PERFORMANCE.md.
+
+Run each with both interpreters, alternating, and compare ratios (this VM drifts by 5-10 %
+between runs; bench/run.py is the protocol for the issue's targets):
+
+    .venv-ref/bin/python bench/micro.py sdpa      # upstream
+    .venv/bin/python bench/micro.py sdpa          # torchnative
+
+Tasks:
+  sdpa    F.scaled_dot_product_attention, 1x9xSx64 causal, float32 and bfloat16, S = 512, 1024
+  linear  F.linear at S rows with 40 different weights cycled (cold weights, as in a
+          forward): SmolLM2's shapes, float32 (argument: S, default 512)
+  cat     rotary's cat((-x2, x1), -1) on 1x9x1024x64 halves, and of two contiguous halves
+  gemm    (torchnative only) F.linear float32 with our engine and with
+          TN_F32_GEMM=openblas, each in a fresh process, alternating, 3 rounds
+  profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
+          time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
+All at 2 threads, best of several repeats.
+"""
+import os
+import subprocess
+import sys
+import time
+
+
+def best_of(fn, reps):
+    fn()
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def task_sdpa(torch, F, args):
+    for dt in (torch.float32, torch.bfloat16):
+        for S in (512, 1024):
+            torch.manual_seed(0)
+            q, k, v = (torch.randn(1, 9, S, 64, dtype=dt) for _ in range(3))
+            t = best_of(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), 5)
+            print(f"sdpa {str(dt):15s} S={S:5d}: {t * 1e3:7.2f} ms")
+
+
+def task_linear(torch, F, args):
+    S = int(args[0]) if args else 512
+    torch.manual_seed(0)
+    for k, n in ((576, 576), (576, 192), (576, 1536), (1536, 576), (576, 49152)):
+        x = torch.randn(S, k)
+        ws = [torch.randn(n, k) * 0.05 for _ in range(40 if n < 10000 else 2)]
+
+        def run():
+            for w in ws:
+                F.linear(x, w)
+        t = best_of(run, 3) / len(ws)
+        print(f"linear cold weights {S}x{k}x{n}: {t * 1e3:8.3f} ms {2 * S * k * n / t / 1e9:7.1f} GFLOP/s")
+
+
+def task_cat(torch, F, args):
+    x = torch.randn(1, 9, 1024, 64)
+    x1, x2 = x[..., :32], x[..., 32:]
+    a, b = -x2, x1.contiguous()
+    t1 = best_of(lambda: torch.cat((-x2, x1), dim=-1), 20)
+    t2 = best_of(lambda: torch.cat((a, b), dim=-1), 20)
+    print(f"cat rotate_half 1x9x1024x64: {t1 * 1e6:6.0f} us; two contiguous halves: {t2 * 1e6:6.0f} us")
+
+
+def task_gemm(torch, F, args):
+    env = dict(os.environ)
+    for rnd in range(3):
+        for label, extra in (("own", {}), ("openblas", {"TN_F32_GEMM": "openblas"})):
+            e = dict(env)
+            e.pop("TN_F32_GEMM", None)
+            e.update(extra)
+            out = subprocess.run([sys.executable, __file__, "linear"] + list(args), env=e, capture_output=True,
+                                 text=True, check=True).stdout
+            for line in out.splitlines():
+                print(f"round {rnd} {label:8s} {line}")
+
+
+def task_profile(torch, F, args):
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    import worker
+    dt, S = (args[0] if args else "float32"), int(args[1]) if len(args) > 1 else 1024
+    tok, model = worker.load_model(torch, dt)
+    x = worker.prefill_ids(tok, S)[:, :S]
+    fwd = lambda: model(input_ids=x, attention_mask=torch.ones_like(x), use_cache=False)  # noqa: E731
+    fwd()
+    rows = []
+    if hasattr(torch._C, "_tn_profile"):
+        torch._C._tn_profile(True)
+        torch._C._tn_profile_reset()
+        t = time.perf_counter()
+        fwd()
+        t = time.perf_counter() - t
+        snap = torch._C._tn_profile_snapshot()
+        torch._C._tn_profile(False)
+        rows = [(k, v[0], v[2]) for k, v in snap.items()]
+    else:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            t = time.perf_counter()
+            fwd()
+            t = time.perf_counter() - t
+        rows = [(e.key, e.count, e.self_cpu_time_total / 1e6) for e in prof.key_averages()]
+    print(f"prefill {dt} S={S}: {t * 1e3:.1f} ms ({S / t:.0f} tok/s)")
+    for name, calls, sec in sorted(rows, key=lambda r: -r[2])[:12]:
+        print(f"  {name:50s} calls {calls:5d}  {sec * 1e3:8.1f} ms  {100 * sec / t:5.1f} %")
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "linear", "cat", "gemm", "profile"):
+        print(__doc__)
+        sys.exit(2)
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(2)
+    with torch.inference_mode():
+        globals()["task_" + sys.argv[1]](torch, F, sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+/* ukernel.c — float32 micro-kernel shapes on L1-resident packed panels, one thread: the
+ * measurement behind the 8x48 choice in docs/GEMM.md ("Float32 engine"). Compare with the
+ * FMA-only loop of bench/machine.c (fma_avx512_gflops_1).
+ *   gcc -O2 bench/ukernel.c -o /tmp/ukernel && /tmp/ukernel [kc]
+ * Each kernel: MR rows x (NV*16) columns, 24 or more zmm accumulators, k unrolled by U. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma")))
+#define GEN(NAME, MR, NV, U)                                                                          \
+    TGT void NAME(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc) {             \
+        __m512 cc[MR][NV];                                                                            \
+        for (int r = 0; r < MR; r++)                                                                  \
+            for (int v = 0; v < NV; v++) cc[r][v] = _mm512_setzero_ps();                              \
+        int64_t p = 0;                                                                                \
+        for (; p + U <= kc; p += U) {                                                                 \
+            _Pragma("GCC unroll 8") for (int u = 0; u < U; u++) {                                     \
+                __m512 b[NV];                                                                         \
+                for (int v = 0; v < NV; v++) b[v] = _mm512_loadu_ps(bp + v * 16);                    \
+                _Pragma("GCC unroll 16") for (int r = 0; r < MR; r++) {                               \
+                    __m512 a = _mm512_set1_ps(ap[r]);                                                 \
+                    _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) cc[r][v] =                   \
+                        _mm512_fmadd_ps(a, b[v], cc[r][v]);                                           \
+                }                                                                                     \
+                ap += MR;                                                                             \
+                bp += NV * 16;                                                                        \
+            }                                                                                         \
+        }                                                                                             \
+        for (int r = 0; r < MR; r++)                                                                  \
+            for (int v = 0; v < NV; v++) {                                                            \
+                float *d = c + r * ldc + v * 16;                                                      \
+                _mm512_storeu_ps(d, _mm512_add_ps(cc[r][v], _mm512_loadu_ps(d)));                     \
+            }                                                                                         \
+    }
+GEN(k12x32, 12, 2, 1)
+GEN(k14x32, 14, 2, 4)
+GEN(k8x48, 8, 3, 4)
+GEN(k6x64, 6, 4, 4)
+GEN(k4x96, 4, 6, 4)
+
+typedef void (*kf)(int64_t, const float *, const float *, float *, int64_t);
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+static void run(const char *nm, kf f, int MR, int NR, int kc) {
+    float *a = aligned_alloc(64, (size_t)kc * MR * 4), *b = aligned_alloc(64, (size_t)kc * NR * 4),
+          *c = aligned_alloc(64, (size_t)MR * NR * 4);
+    for (int i = 0; i < kc * MR; i++) a[i] = 1e-3f * (i % 7);
+    for (int i = 0; i < kc * NR; i++) b[i] = 1e-3f * (i % 5);
+    for (int i = 0; i < MR * NR; i++) c[i] = 0;
+    long it = 4000000000L / ((long)kc * MR * NR);
+    double best = 0;
+    for (int rep = 0; rep < 3; rep++) {
+        double t = now();
+        for (long i = 0; i < it; i++) f(kc, a, b, c, NR);
+        t = now() - t;
+        double g = 2.0 * kc * MR * NR * it / t / 1e9;
+        if (g > best) best = g;
+    }
+    printf("%-6s kc=%d %6.1f GFLOP/s (checksum %g)\n", nm, kc, best, (double)c[0]);
+    free(a), free(b), free(c);
+}
+int main(int argc, char **argv) {
+    int kc = argc > 1 ? atoi(argv[1]) : 256;
+    if (!__builtin_cpu_supports("avx512f")) { puts("no AVX-512"); return 0; }
+    run("12x32", k12x32, 12, 32, kc);
+    run("14x32", k14x32, 14, 32, kc);
+    run("8x48", k8x48, 8, 48, kc);
+    run("6x64", k6x64, 6, 64, kc);
+    run("4x96", k4x96, 4, 96, kc);
+    return 0;
+}
