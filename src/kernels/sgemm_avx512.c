@@ -34,9 +34,6 @@
 #ifndef SG_NC
 #define SG_NC (14 * SG_NR) /* KC × NC floats = 1 MiB: half of this core's L2 */
 #endif
-#ifndef SG_PFB
-#define SG_PFB 0
-#endif
 #define SG_ALIGN 64
 _Static_assert(SG_NC % SG_NR == 0 && SG_MC % SG_MR == 0, "blocks hold whole micro-panels");
 /* Packed A kept whole (every k block) up to this many floats per region: 6 MiB. */
@@ -84,10 +81,6 @@ typedef void (*sg_ukr)(int64_t kc, const float *ap, const float *bp, float *c, i
         for (int64_t p = 0; p < kc; p++, ap += SG_MR, bp += SG_NR) {                                        \
             __m512 b[NV];                                                                                   \
             _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) b[v] = _mm512_loadu_ps(bp + 16 * v);       \
-            if (SG_PFB) {                                                                                   \
-                _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++)                                        \
-                    _mm_prefetch((const char *)(bp + SG_PFB * SG_NR + 16 * v), _MM_HINT_T0);                \
-            }                                                                                               \
             _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++) {                                          \
                 __m512 a = _mm512_set1_ps(ap[r]);                                                           \
                 _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) acc[r][v] =                            \
