@@ -22,6 +22,7 @@
 #include "kernels/gemm.h"
 #include "kernels/nn.h"
 
+/* Row-block heights; -D overrides are for tuning runs (docs/GEMM.md). */
 #ifndef AG_BR
 #define AG_BR 64
 #endif

@@ -25,6 +25,8 @@
 #define SG_MR 8
 #define SG_NV 3
 #define SG_NR (16 * SG_NV)
+/* KC, MC and NC can be overridden with -D at build time for the tuning runs docs/GEMM.md
+ * describes (NC must stay a multiple of 48, MC of 8: checked below). */
 #ifndef SG_KC
 #define SG_KC 384
 #endif
