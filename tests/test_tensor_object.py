@@ -53,6 +53,9 @@ PROBES = {
     "bool_ambiguous_error": "bool(torch.ones(2))",
     "index_error": "torch.ones(3)[5]",
     "len_0d_error": "len(torch.tensor(1.0))",
+    # transformers' StaticCache builds torch.tensor(0, dtype=int)
+    "factory_python_type_dtypes": "[str(f().dtype) for f in (lambda: torch.tensor(0, dtype=int), lambda: torch.tensor(1, dtype=float), lambda: torch.tensor(1, dtype=bool), lambda: torch.tensor(1, dtype=complex), lambda: torch.asarray([1], dtype=float), lambda: torch.frombuffer(bytearray(8), dtype=int))]",
+    "factory_bad_dtype_error": "torch.tensor(0, dtype=str)",
 }
 
 RUNNER = r"""

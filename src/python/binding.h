@@ -32,6 +32,7 @@ PyObject *tn_py_tensor_wrap(tn_tensor *t);
 int tn_py_is_dtype(PyObject *o);
 tn_dtype tn_py_dtype_get(PyObject *o);
 PyObject *tn_py_dtype_object(tn_dtype d);   /* borrowed */
+PyObject *tn_py_dtype_normalize(PyObject *o); /* int/float/bool/complex type -> torch.dtype (borrowed) */
 int tn_py_is_layout(PyObject *o);
 int tn_py_layout_get(PyObject *o);          /* 0 strided, 1 sparse_coo, ... (c10::Layout) */
 PyObject *tn_py_layout_object(int layout);  /* borrowed */

@@ -210,6 +210,16 @@ static int add_values(PyObject *m, PyTypeObject *t, const char *const *names, in
 int tn_py_is_dtype(PyObject *o) { return Py_TYPE(o) == tn_dtype_type; }
 tn_dtype tn_py_dtype_get(PyObject *o) { return dtype_of(o); }
 PyObject *tn_py_dtype_object(tn_dtype d) { return tn_dtype_objs[d]; }
+/* Upstream's ScalarType arguments also take the Python scalar types (int -> int64,
+ * float -> float64, bool, complex -> complex128); returns the torch.dtype they stand for
+ * (borrowed) or o itself. */
+PyObject *tn_py_dtype_normalize(PyObject *o) {
+    if (o == (PyObject *)&PyLong_Type) return tn_dtype_objs[TN_DTYPE_INT64];
+    if (o == (PyObject *)&PyFloat_Type) return tn_dtype_objs[TN_DTYPE_FLOAT64];
+    if (o == (PyObject *)&PyBool_Type) return tn_dtype_objs[TN_DTYPE_BOOL];
+    if (o == (PyObject *)&PyComplex_Type) return tn_dtype_objs[TN_DTYPE_COMPLEX128];
+    return o;
+}
 int tn_py_is_layout(PyObject *o) { return Py_TYPE(o) == tn_layout_type; }
 int tn_py_layout_get(PyObject *o) { return ((TNEnumObject *)o)->value; }
 PyObject *tn_py_layout_object(int l) { return tn_layout_objs[l]; }

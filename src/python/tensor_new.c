@@ -437,6 +437,7 @@ static PyObject *f_tensor(PyObject *m, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOppO:tensor", kwlist, &data, &dtype, &device, &requires_grad,
                                      &pin, &names))
         return NULL;
+    dtype = tn_py_dtype_normalize(dtype);
     if (dtype != Py_None && !tn_py_is_dtype(dtype)) {
         PyErr_SetString(PyExc_TypeError, "tensor(): argument 'dtype' must be torch.dtype");
         return NULL;
@@ -492,6 +493,7 @@ static PyObject *f_frombuffer(PyObject *m, PyObject *args, PyObject *kw) {
     int rg = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OLLp:frombuffer", kwlist, &buffer, &dtype, &count, &offset, &rg))
         return NULL;
+    dtype = tn_py_dtype_normalize(dtype);
     if (!tn_py_is_dtype(dtype)) {
         PyErr_SetString(PyExc_TypeError, "frombuffer(): argument 'dtype' must be torch.dtype");
         return NULL;
@@ -545,6 +547,7 @@ static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw) {
     int rg = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOp:asarray", kwlist, &obj, &dtype, &device, &copy, &rg))
         return NULL;
+    dtype = tn_py_dtype_normalize(dtype);
     if (dtype != Py_None && !tn_py_is_dtype(dtype)) {
         PyErr_SetString(PyExc_TypeError, "asarray(): argument 'dtype' must be torch.dtype");
         return NULL;
@@ -659,6 +662,11 @@ static PyObject *f_range(PyObject *m, PyObject *args, PyObject *kw) {
         if (py_to_value(o, &a[i]) < 0) return NULL;
     }
     a[3].tag = TN_V_NONE;
+    dtype = tn_py_dtype_normalize(dtype);
+    if (dtype != Py_None && !tn_py_is_dtype(dtype)) {
+        PyErr_SetString(PyExc_TypeError, "range(): argument 'dtype' must be torch.dtype");
+        return NULL;
+    }
     if (dtype != Py_None) { a[3].tag = TN_V_DTYPE; a[3].u.dtype = tn_py_dtype_get(dtype); }
     a[4].tag = TN_V_NONE;
     a[5].tag = TN_V_NONE;
