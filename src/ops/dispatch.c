@@ -1,6 +1,8 @@
 /* dispatch.c — the door: kernel lookup, derived in-place / out= variants, refusal by name. */
 #include "ops/dispatch.h"
 
+#include "ops/graph.h"
+
 #include <string.h>
 
 #define TN_MAX_RETS 8
@@ -85,7 +87,7 @@ static void bump_versions(const tn_op_schema *s, const tn_value *args) {
         if (args[k].tag == TN_V_TENSOR) atomic_fetch_add(&args[k].u.t->storage->version, 1);
 }
 
-tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
+static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
     const tn_op_schema *s = &tn_op_schemas[op];
     tn_op_fn fn = tn_op_impl(op);
     if (fn) {
@@ -106,6 +108,16 @@ tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
         }
     }
     return refuse(op);
+}
+
+/* Graph capture attaches here: calls from outside the door are recorded once they have
+ * run (nested calls made by implementations are part of their caller's step). */
+tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
+    bool record = tn_graph_enter();
+    tn_status st = run_op(op, args, rets);
+    if (record && st == TN_OK) tn_graph_record(op, args, rets);
+    tn_graph_leave();
+    return st;
 }
 
 bool tn_op_has_kernel(tn_op_id op) {

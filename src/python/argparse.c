@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "functions.h"
+#include "ops/graph.h"
 
 /* ---- small Python helpers ----------------------------------------------------------- */
 
@@ -694,6 +695,7 @@ static int tensor_item(tn_tensor *t, tn_value *v) {
                         "Tensor.item() cannot be called on meta tensors");
         return -1;
     }
+    tn_graph_note_host_read("a tensor was read as a scalar argument");
     const void *p = tn_tensor_data(t);
     switch (t->dtype) {
     case TN_DTYPE_BOOL: *v = tn_value_bool(*(const uint8_t *)p != 0); return 0;

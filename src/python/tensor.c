@@ -9,6 +9,7 @@
 #include "core/scalar.h"
 #include "functions.h"
 #include "ops/dispatch.h"
+#include "ops/graph.h"
 
 static PyTypeObject *tn_tensor_impl_type; /* C type carrying the layout */
 static PyObject *tn_tensor_base;          /* torch._C.TensorBase (_TensorMeta instance) */
@@ -339,6 +340,7 @@ static PyObject *m_item(PyObject *self, PyObject *u) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return NULL;
     }
+    tn_graph_note_host_read("a tensor was read into Python (item() or a Python number)");
     return element_at(t, 0);
 }
 
@@ -358,6 +360,7 @@ static PyObject *m_tolist(PyObject *self, PyObject *u) {
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return NULL;
     }
+    tn_graph_note_host_read("a tensor was read into Python (tolist())");
     return tolist_rec(T(self), 0, 0);
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/scalar.h"
 #include "ops/dispatch.h"
+#include "ops/graph.h"
 #include "ops/promote.h"
 #include "functions.h"
 
@@ -173,6 +174,7 @@ PyObject *tn_py_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"force", NULL};
     int force = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kwlist, &force)) return NULL;
+    tn_graph_note_host_read("a tensor was shared with numpy");
     tn_tensor *t = tn_py_tensor_get(self);
     if (tn_tensor_is_meta(t)) {
         PyErr_SetString(PyExc_TypeError,

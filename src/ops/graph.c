@@ -1,0 +1,296 @@
+/* graph.c — capture and replay of operator calls at the door (see graph.h). */
+#include "ops/graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define G_MAX_RETS 8
+
+enum { STEP_SKIP = 0, STEP_RERUN = 1, STEP_INTO = 2 };
+
+typedef struct step {
+    tn_op_id op;
+    uint8_t kind;
+    uint8_t nrets;
+    uint8_t fresh;   /* STEP_INTO: bit k set when result k (or its list) gets the copy */
+    int nargs;
+    tn_value *args;  /* owned deep copies: tensors retained, lists duplicated */
+    tn_value rets[G_MAX_RETS];
+} step;
+
+struct tn_graph {
+    step *steps;
+    int64_t n, cap;
+    double *step_ns; /* per-step time accumulated by profiled replays, or NULL */
+    char *failure; /* NULL while valid */
+};
+
+static _Thread_local tn_graph *tl_graph;
+static _Thread_local int tl_depth;
+
+bool tn_graph_capturing(void) { return tl_graph != NULL; }
+
+static void fail(tn_graph *g, const char *why, const char *name, const char *overload) {
+    if (!g || g->failure) return;
+    size_t n = strlen(why) + (name ? strlen(name) + strlen(overload) + 16 : 0) + 1;
+    g->failure = malloc(n);
+    if (!g->failure) return;
+    if (name) snprintf(g->failure, n, "%s aten::%s.%s", why, name, overload[0] ? overload : "default");
+    else snprintf(g->failure, n, "%s", why);
+}
+
+void tn_graph_note_host_read(const char *what) {
+    if (tl_graph && tl_depth == 0) fail(tl_graph, what, NULL, NULL);
+}
+
+tn_status tn_graph_capture_begin(void) {
+    if (tl_graph) return tn_error(TN_ERR_RUNTIME, "this thread is already capturing an operator graph");
+    tn_graph *g = calloc(1, sizeof *g);
+    if (!g) return tn_error(TN_ERR_NO_MEMORY, "out of memory starting a graph capture");
+    tl_graph = g;
+    tl_depth = 0;
+    return TN_OK;
+}
+
+tn_graph *tn_graph_capture_end(void) {
+    tn_graph *g = tl_graph;
+    tl_graph = NULL;
+    return g;
+}
+
+bool tn_graph_enter(void) { return tl_depth++ == 0 && tl_graph != NULL; }
+void tn_graph_leave(void) { tl_depth--; }
+
+static void *dup_mem(const void *p, size_t n) {
+    void *q = malloc(n ? n : 1);
+    if (q && n) memcpy(q, p, n);
+    return q;
+}
+
+static void value_free(tn_value *v) {
+    switch (v->tag) {
+    case TN_V_TENSOR: tn_tensor_release(v->u.t); break;
+    case TN_V_TENSORLIST:
+        for (int64_t i = 0; i < v->u.tlist.n; i++)
+            if (v->u.tlist.data[i]) tn_tensor_release(v->u.tlist.data[i]);
+        free((void *)v->u.tlist.data);
+        break;
+    case TN_V_INTLIST: free((void *)v->u.ilist.data); break;
+    case TN_V_DOUBLELIST: free((void *)v->u.dlist.data); break;
+    case TN_V_BOOLLIST: free((void *)v->u.blist.data); break;
+    case TN_V_SCALARLIST: free((void *)v->u.slist.data); break;
+    case TN_V_STRING: free((void *)v->u.s.data); break;
+    default: break;
+    }
+    v->tag = TN_V_NONE;
+}
+
+/* A copy of v that the graph owns; returns -1 when v cannot be kept (out of memory or an
+ * argument the graph cannot hold: a generator or an opaque object). */
+static int value_keep(const tn_value *v, tn_value *out) {
+    *out = *v;
+    switch (v->tag) {
+    case TN_V_TENSOR: tn_tensor_retain(v->u.t); return 0;
+    case TN_V_TENSORLIST: {
+        tn_tensor **d = dup_mem(v->u.tlist.data, sizeof(tn_tensor *) * (size_t)v->u.tlist.n);
+        if (!d) return -1;
+        for (int64_t i = 0; i < v->u.tlist.n; i++)
+            if (d[i]) tn_tensor_retain(d[i]);
+        out->u.tlist.data = d;
+        return 0;
+    }
+    case TN_V_INTLIST:
+        return (out->u.ilist.data = dup_mem(v->u.ilist.data, sizeof(int64_t) * (size_t)v->u.ilist.n)) ? 0 : -1;
+    case TN_V_DOUBLELIST:
+        return (out->u.dlist.data = dup_mem(v->u.dlist.data, sizeof(double) * (size_t)v->u.dlist.n)) ? 0 : -1;
+    case TN_V_BOOLLIST:
+        return (out->u.blist.data = dup_mem(v->u.blist.data, sizeof(bool) * (size_t)v->u.blist.n)) ? 0 : -1;
+    case TN_V_SCALARLIST:
+        for (int64_t i = 0; i < v->u.slist.n; i++)
+            if (v->u.slist.data[i].tag != TN_V_INT && v->u.slist.data[i].tag != TN_V_DOUBLE &&
+                v->u.slist.data[i].tag != TN_V_BOOL && v->u.slist.data[i].tag != TN_V_COMPLEX &&
+                v->u.slist.data[i].tag != TN_V_NONE)
+                return -1;
+        return (out->u.slist.data = dup_mem(v->u.slist.data, sizeof(tn_value) * (size_t)v->u.slist.n)) ? 0 : -1;
+    case TN_V_STRING: {
+        char *s = malloc((size_t)v->u.s.n + 1);
+        if (!s) return -1;
+        memcpy(s, v->u.s.data, (size_t)v->u.s.n);
+        s[v->u.s.n] = 0;
+        out->u.s.data = s;
+        return 0;
+    }
+    case TN_V_GENERATOR:
+    case TN_V_OPAQUE: return v->u.ptr ? -1 : 0;
+    default: return 0;
+    }
+}
+
+static bool storage_in_args(const tn_storage *s, const tn_value *args, int nargs) {
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && args[i].u.t->storage == s) return true;
+        if (args[i].tag == TN_V_TENSORLIST)
+            for (int64_t j = 0; j < args[i].u.tlist.n; j++)
+                if (args[i].u.tlist.data[j] && args[i].u.tlist.data[j]->storage == s) return true;
+    }
+    return false;
+}
+
+static bool is_empty_factory(const char *name) {
+    return !strcmp(name, "empty") || !strcmp(name, "empty_like") || !strcmp(name, "empty_strided") ||
+           !strcmp(name, "new_empty") || !strcmp(name, "new_empty_strided");
+}
+
+void tn_graph_record(tn_op_id op, const tn_value *args, const tn_value *rets) {
+    tn_graph *g = tl_graph;
+    if (!g || g->failure) return;
+    const tn_op_schema *s = &tn_op_schemas[op];
+    if (s->nrets > G_MAX_RETS) { fail(g, "too many results in", s->name, s->overload); return; }
+    for (int k = 0; k < s->nrets; k++)
+        if (rets[k].tag != TN_V_TENSOR && rets[k].tag != TN_V_TENSORLIST && rets[k].tag != TN_V_NONE) {
+            fail(g, "a host value (not a tensor) was returned by", s->name, s->overload);
+            return;
+        }
+    if (g->n == g->cap) {
+        int64_t cap = g->cap ? g->cap * 2 : 256;
+        step *ns = realloc(g->steps, sizeof(step) * (size_t)cap);
+        if (!ns) { fail(g, "out of memory recording", s->name, s->overload); return; }
+        g->steps = ns;
+        g->cap = cap;
+    }
+    step *st = &g->steps[g->n];
+    memset(st, 0, sizeof *st);
+    st->op = op;
+    st->nargs = s->nargs;
+    st->nrets = (uint8_t)s->nrets;
+    st->args = calloc((size_t)(s->nargs ? s->nargs : 1), sizeof(tn_value));
+    if (!st->args) { fail(g, "out of memory recording", s->name, s->overload); return; }
+    for (int i = 0; i < s->nargs; i++)
+        if (value_keep(&args[i], &st->args[i]) < 0) {
+            for (int j = 0; j < i; j++) value_free(&st->args[j]);
+            free(st->args);
+            fail(g, args[i].tag == TN_V_GENERATOR ? "a random operator was called:"
+                                                  : "an argument the graph cannot hold was passed to",
+                 s->name, s->overload);
+            return;
+        }
+    for (int k = 0; k < s->nrets; k++) (void)value_keep(&rets[k], &st->rets[k]); /* tensors only: cannot fail but for lists */
+    if (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) {
+        st->kind = STEP_RERUN;
+    } else if (is_empty_factory(s->name)) {
+        st->kind = STEP_SKIP; /* contents undefined: the captured block serves */
+    } else {
+        for (int k = 0; k < s->nrets; k++) {
+            const tn_value *r = &rets[k];
+            bool fresh = false;
+            if (r->tag == TN_V_TENSOR) fresh = !storage_in_args(r->u.t->storage, args, s->nargs);
+            else if (r->tag == TN_V_TENSORLIST)
+                for (int64_t j = 0; j < r->u.tlist.n; j++)
+                    if (r->u.tlist.data[j] && !storage_in_args(r->u.tlist.data[j]->storage, args, s->nargs))
+                        fresh = true;
+            if (fresh) st->fresh |= (uint8_t)(1u << k);
+        }
+        st->kind = st->fresh ? STEP_INTO : STEP_SKIP;
+    }
+    g->n++;
+}
+
+/* Copies a fresh replay result into the captured tensor (same shape and dtype). */
+static tn_status copy_result(const tn_op_schema *s, tn_tensor *dst, tn_tensor *src) {
+    if (dst == src) return TN_OK;
+    char b1[160], b2[160];
+    if (dst->ndim != src->ndim || memcmp(dst->sizes, src->sizes, sizeof(int64_t) * (size_t)dst->ndim) ||
+        dst->dtype != src->dtype)
+        return tn_error(TN_ERR_RUNTIME,
+                        "graph replay: aten::%s.%s returned shape %s, captured %s (data-dependent shapes cannot "
+                        "be replayed)",
+                        s->name, s->overload[0] ? s->overload : "default",
+                        tn_format_sizes(src->ndim, src->sizes, b1, sizeof b1),
+                        tn_format_sizes(dst->ndim, dst->sizes, b2, sizeof b2));
+    if (tn_tensor_is_contiguous(dst) && tn_tensor_is_contiguous(src)) {
+        size_t n = (size_t)tn_tensor_numel(dst) * tn_dtype_itemsize(dst->dtype);
+        if (n) memcpy(tn_tensor_data(dst), tn_tensor_data(src), n);
+        return TN_OK;
+    }
+    tn_value a[3] = {tn_value_tensor(dst), tn_value_tensor(src), tn_value_bool(false)};
+    tn_value r[1];
+    TN_TRY(tn_dispatch(TN_OP_copy_, a, r));
+    tn_tensor_release(r[0].u.t);
+    return TN_OK;
+}
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+tn_status tn_graph_replay(tn_graph *g, bool profile) {
+    if (profile && !g->step_ns && g->n) {
+        g->step_ns = calloc((size_t)g->n, sizeof(double));
+        if (!g->step_ns) return tn_error(TN_ERR_NO_MEMORY, "out of memory profiling a graph");
+    }
+    if (g->failure) return tn_error(TN_ERR_RUNTIME, "this graph cannot be replayed: %s", g->failure);
+    if (tl_graph) return tn_error(TN_ERR_RUNTIME, "a graph cannot be replayed while this thread captures");
+    tn_value tmp[G_MAX_RETS];
+    for (int64_t i = 0; i < g->n; i++) {
+        step *st = &g->steps[i];
+        if (st->kind == STEP_SKIP) continue;
+        double t0 = profile ? now_ns() : 0;
+        TN_TRY(tn_dispatch(st->op, st->args, tmp));
+        tn_status rc = TN_OK;
+        if (st->kind == STEP_INTO) {
+            const tn_op_schema *s = &tn_op_schemas[st->op];
+            for (int k = 0; k < st->nrets && rc == TN_OK; k++) {
+                if (!(st->fresh & (1u << k))) continue;
+                if (tmp[k].tag == TN_V_TENSOR) {
+                    rc = copy_result(s, st->rets[k].u.t, tmp[k].u.t);
+                } else if (tmp[k].tag == TN_V_TENSORLIST && tmp[k].u.tlist.n == st->rets[k].u.tlist.n) {
+                    for (int64_t j = 0; j < tmp[k].u.tlist.n && rc == TN_OK; j++)
+                        if (tmp[k].u.tlist.data[j]) rc = copy_result(s, st->rets[k].u.tlist.data[j], tmp[k].u.tlist.data[j]);
+                } else {
+                    rc = tn_error(TN_ERR_RUNTIME, "graph replay: aten::%s.%s returned another kind of result",
+                                  s->name, s->overload[0] ? s->overload : "default");
+                }
+            }
+        }
+        for (int k = 0; k < st->nrets; k++) tn_value_release(&tmp[k]);
+        if (profile) g->step_ns[i] += now_ns() - t0;
+        TN_TRY(rc);
+    }
+    return TN_OK;
+}
+
+const char *tn_graph_failure(const tn_graph *g) { return g->failure; }
+
+int64_t tn_graph_size(const tn_graph *g) { return g->n; }
+
+void tn_graph_step_info(const tn_graph *g, int64_t i, tn_op_id *op, int *kind, double *ns) {
+    *op = g->steps[i].op;
+    *kind = g->steps[i].kind;
+    *ns = g->step_ns ? g->step_ns[i] : 0;
+}
+
+void tn_graph_counts(const tn_graph *g, int64_t *skip, int64_t *rerun, int64_t *into) {
+    int64_t c[3] = {0, 0, 0};
+    for (int64_t i = 0; i < g->n; i++) c[g->steps[i].kind]++;
+    if (skip) *skip = c[STEP_SKIP];
+    if (rerun) *rerun = c[STEP_RERUN];
+    if (into) *into = c[STEP_INTO];
+}
+
+void tn_graph_free(tn_graph *g) {
+    if (!g) return;
+    for (int64_t i = 0; i < g->n; i++) {
+        step *st = &g->steps[i];
+        for (int j = 0; j < st->nargs; j++) value_free(&st->args[j]);
+        free(st->args);
+        for (int k = 0; k < st->nrets; k++) value_free(&st->rets[k]);
+    }
+    free(g->steps);
+    free(g->step_ns);
+    free(g->failure);
+    free(g);
+}

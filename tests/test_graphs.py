@@ -1,0 +1,235 @@
+"""Operator graphs (torchnative.graphs): capture at the door, replay without Python.
+
+A replay must give exactly what running the captured code eagerly again gives: the same
+kernels run in the same order on the same memory, so results are compared bit for bit.
+What capture cannot see (data read into Python, random operators, Python-side state the
+forward changes, shapes that depend on data) must refuse, never replay something wrong.
+Model level: SmolLM2 (float32, bfloat16) and every tiny causal architecture generate the
+same tokens and bit-identical logits with graphs as without, and the float32 tokens match
+upstream's generation with the same static cache.
+"""
+import gc
+import inspect
+import json
+import os
+import sys
+
+import pytest
+import torch
+
+from conftest import ROOT, run_reference
+
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import torchnative.graphs as G  # noqa: E402
+
+PROMPT = "What is the capital of France?"
+
+
+def capture(fn):
+    g = G.Graph()
+    with G.graph(g):
+        out = fn()
+    return g, out
+
+
+def test_replay_recomputes_from_new_inputs():
+    torch.manual_seed(0)
+    x, w, b = torch.randn(5, 33), torch.randn(33, 17), torch.randn(17)
+
+    def f():
+        h = torch.relu(x @ w + b)
+        return (h.sum(-1, keepdim=True) * 2).view(-1), h.t()
+
+    g, (y, ht) = capture(f)
+    assert g.failure is None
+    c = g.counts()
+    assert c["skip"] >= 2 and c["into"] >= 4, c  # view and t() skipped; functional ops copied into place
+    for seed in (1, 2):
+        x.copy_(torch.randn(5, 33, generator=torch.Generator().manual_seed(seed)))
+        g.replay()
+        y_ref, ht_ref = f()
+        assert torch.equal(y, y_ref) and torch.equal(ht, ht_ref)
+    assert not torch.equal(y, torch.zeros_like(y))
+
+
+def test_replay_in_place_and_views_of_state():
+    acc, x = torch.zeros(4, 3), torch.arange(12.0).view(4, 3)
+
+    def f():
+        acc.add_(x)
+        acc[1:].mul_(2)
+
+    g, _ = capture(f)
+    expect = acc.clone()
+    for _ in range(3):
+        g.replay()
+        expect.add_(x)
+        expect[1:].mul_(2)
+    assert torch.equal(acc, expect)
+    assert g.counts()["rerun"] == 2
+
+
+def test_graph_keeps_its_tensors_alive():
+    x = torch.randn(64)
+
+    def f():
+        t = x * 3
+        return (t + 1).sum()
+
+    g, s = capture(f)
+    del f
+    gc.collect()
+    x.fill_(1.0)
+    g.replay()
+    assert s.item() == 64 * 4.0
+
+
+@pytest.mark.parametrize("what,fn", [
+    ("item()", lambda x: float(x.sum())),
+    ("tolist()", lambda x: x.tolist()),
+    ("scalar argument", lambda x: torch.arange(x.sum().long())),
+    ("numpy", lambda x: x.numpy()),
+    ("random operator", lambda x: torch.randn(3, generator=torch.Generator().manual_seed(0))),
+])
+def test_capture_refuses_what_it_cannot_replay(what, fn):
+    x = torch.ones(3)
+    g = G.Graph()
+    with G.graph(g):
+        fn(x)
+    assert g.failure is not None and what.split()[0] in g.failure, g.failure
+    with pytest.raises(RuntimeError, match="cannot be replayed"):
+        g.replay()
+
+
+def test_random_operator_on_default_generator_draws_as_eager():
+    torch.manual_seed(0)
+    g, r = capture(lambda: torch.randn(5) * 2)
+    assert g.failure is None
+    torch.manual_seed(1)
+    g.replay()
+    torch.manual_seed(1)
+    assert torch.equal(r, torch.randn(5) * 2)
+
+
+def test_data_dependent_shape_fails_at_replay():
+    x = torch.tensor([1.0, 0.0, 2.0])
+    g, nz = capture(lambda: x.nonzero())
+    x.copy_(torch.tensor([1.0, 1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="data-dependent shapes"):
+        g.replay()
+
+
+def test_capture_state_errors():
+    torch._C._tn_graph_capture_begin()
+    try:
+        with pytest.raises(RuntimeError, match="already capturing"):
+            torch._C._tn_graph_capture_begin()
+    finally:
+        inner = torch._C._tn_graph_capture_end()
+    assert inner.failure is None
+    with pytest.raises(RuntimeError, match="no graph capture is active"):
+        torch._C._tn_graph_capture_end()
+    with pytest.raises(RuntimeError, match="nothing was captured"):
+        G.Graph().replay()
+    g, _ = capture(lambda: torch.ones(2) + 1)
+    g.reset()
+    with pytest.raises(RuntimeError, match="nothing was captured"):
+        g.replay()
+
+
+def test_profiled_replay_reports_steps():
+    a = torch.randn(64, 64)
+    g, _ = capture(lambda: (a @ a).relu())
+    g.replay(profile=True)
+    steps = g.steps()
+    assert [s[0] for s in steps] == ["matmul.default", "relu.default"]
+    assert all(kind == "into" and ns > 0 for _, kind, ns in steps)
+
+
+# ---- models ---------------------------------------------------------------------------
+
+def _generate(model, ids, n, **extra):
+    with torch.inference_mode():
+        return model.generate(**ids, do_sample=False, max_new_tokens=n, min_new_tokens=n, output_logits=True,
+                              return_dict_in_generate=True, **extra)
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from torchnative.cli import bundled_model
+    d, g = bundled_model()
+    tok = AutoTokenizer.from_pretrained(d, gguf_file=g)
+    ids = tok.apply_chat_template([{"role": "user", "content": PROMPT}], add_generation_prompt=True,
+                                  return_tensors="pt", return_dict=True)
+    return d, g, ids
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_smollm2_decode_graphs_identical(smollm2, dtype):
+    from transformers import AutoModelForCausalLM
+    d, gguf, ids = smollm2
+    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=gguf, dtype=getattr(torch, dtype)).eval()
+    n = 24
+    eager = _generate(model, ids, n, cache_implementation="static")
+    w = G.accelerate_decode(model)
+    assert "logits_to_keep" in inspect.signature(model.forward).parameters  # transformers reads it
+    graphed = _generate(model, ids, n, cache_implementation="static")
+    st = w.stats()
+    assert st["captures"] == 1 and st["replays"] == n - 3, st  # prefill and 1st decode eager, 2nd captured
+    assert torch.equal(eager.sequences, graphed.sequences)
+    for a, b in zip(eager.logits, graphed.logits):
+        assert torch.equal(a, b)
+    # a dynamic cache changes shape every step: the wrapper leaves it alone
+    dyn = _generate(model, ids, 8)
+    assert w.stats()["replays"] == st["replays"]
+    assert torch.equal(dyn.sequences, eager.sequences[:, :dyn.sequences.shape[1]])
+    if dtype == "float32":
+        ref = run_reference(f"""
+import json, sys, torch
+sys.path.insert(0, {os.path.join(ROOT, 'python')!r})
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained({d!r}, gguf_file={gguf!r})
+m = AutoModelForCausalLM.from_pretrained({d!r}, gguf_file={gguf!r}, dtype=torch.float32).eval()
+ids = tok.apply_chat_template([{{"role": "user", "content": {PROMPT!r}}}], add_generation_prompt=True,
+                              return_tensors="pt", return_dict=True)
+with torch.inference_mode():
+    out = m.generate(**ids, do_sample=False, max_new_tokens={n}, min_new_tokens={n}, cache_implementation="static")
+print(json.dumps(out[0].tolist()))
+""")
+        assert graphed.sequences[0].tolist() == ref
+    G.remove_decode_graphs(model)
+    assert not isinstance(model.forward, G.DecodeGraphs)
+
+
+# Causal architectures whose static cache keeps no Python-side counter: all must replay.
+# gemma2 / gemma3_text (sliding-window layers count tokens in Python), mpt and mamba (no
+# static cache) must run eagerly instead.
+NOT_REPLAYED = {"gemma2", "gemma3_text", "mpt", "mamba"}
+
+
+def test_tiny_architectures_graphs_identical():
+    import subprocess
+    import make_tiny_models as M
+    from conftest import REF_PYTHON
+    from transformers import AutoModelForCausalLM
+    models_dir = os.path.join(ROOT, "build", "tiny_models")
+    build = subprocess.run([REF_PYTHON, os.path.join(ROOT, "tools", "make_tiny_models.py"), models_dir],
+                           capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stderr[-4000:]
+    ids = {"input_ids": torch.tensor([[3, 17, 5, 42, 8, 11, 29]])}
+    replayed, problems = set(), []
+    names = [n for n, (cls, _) in M.MODELS.items() if cls == "AutoModelForCausalLM"]
+    for name in names:
+        model = AutoModelForCausalLM.from_pretrained(os.path.join(models_dir, name)).eval()
+        eager = _generate(model, ids, 40, cache_implementation="static")  # crosses the 32-token windows
+        w = G.accelerate_decode(model)
+        graphed = _generate(model, ids, 40, cache_implementation="static")
+        if w.stats()["replays"]:
+            replayed.add(name)
+        if not torch.equal(eager.sequences, graphed.sequences) or not all(
+                torch.equal(a, b) for a, b in zip(eager.logits, graphed.logits)):
+            problems.append(name)
+    assert problems == [], f"graphs changed the results of {problems}"
+    assert replayed == set(names) - NOT_REPLAYED, sorted(replayed ^ (set(names) - NOT_REPLAYED))
