@@ -25,8 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SIDES = {"upstream": os.path.join(ROOT, ".venv-ref", "bin", "python"),
          "torchnative": os.path.join(ROOT, ".venv", "bin", "python")}
-SECTIONS = ["machine", "import", "decode", "prefill", "perop", "gemm", "breakdown"]
-ALIASES = {"rss": "decode", "ttft": "decode", "roofline": "decode"}
+SECTIONS = ["machine", "import", "decode", "graphs", "prefill", "perop", "gemm", "breakdown"]
+ALIASES = {"rss": "decode", "ttft": "decode", "roofline": "decode", "static": "graphs"}
 RESULT_MARK = "BENCH-RESULT "
 T_START = time.time()
 TRANSIENT = ("ImportError", "OSError", "undefined symbol", "cannot open shared object", "ModuleNotFoundError")
@@ -285,6 +285,74 @@ def sec_decode(rn, a, res, ref64):
     res["decode"] = out
 
 
+def sec_graphs(rn, a, res, ref64):
+    """Decode with transformers' static cache on both sides (generate(...,
+    cache_implementation="static")); torchnative also installs operator graphs
+    (torchnative.graphs.accelerate_decode): the decode steps after the second replay the
+    captured forward without Python. Upstream runs the same static-cache generation
+    eagerly. float32 tokens must be identical to upstream's before anything is timed."""
+    out = {"validation": {}}
+    valid = {}
+    base = lambda dt: {"task": "decode", "dtype": dt, "new_tokens": a.new_tokens, "static": True, "graphs": True}
+    for dt in ("float32", "bfloat16"):
+        log(f"graphs {dt}: warm-up pair with validation")
+        rr = {s: rn.run(s, base(dt), None, f"graphs {dt}") for s in SIDES}
+        v = {}
+        if all(rr.values()):
+            up, tn = rr["upstream"], rr["torchnative"]
+            p = up["prompt_len"]
+            a_new, b_new = up["tokens"][p:], tn["tokens"][p:]
+            v["tokens_identical"] = up["tokens"] == tn["tokens"]
+            v["fraction_identical_tokens"] = sum(x == y for x, y in zip(a_new, b_new)) / max(1, len(a_new))
+            v["graphs"] = tn.get("graphs")
+            replayed = bool(tn.get("graphs", {}).get("replays"))
+            ok = v["tokens_identical"] and replayed
+            if dt == "float32":
+                valid[dt] = ok
+                v["status"] = "ok" if ok else ("INVALID: tokens differ, not timed" if replayed
+                                               else "INVALID: no decode step was replayed")
+            else:
+                valid[dt] = replayed
+                v["status"] = "ok" if ok else ("FLAG: bfloat16 tokens differ (not failed)" if replayed
+                                               else "INVALID: no decode step was replayed")
+        else:
+            valid[dt] = False
+            v["status"] = "FAILED: a side did not run"
+        out["validation"][dt] = v
+        log(f"  {dt}: {v['status']}; graph stats {v.get('graphs')}")
+    dts = [dt for dt in ("float32", "bfloat16") if valid.get(dt)]
+    runs = {dt: {s: [] for s in SIDES} for dt in dts}
+    for i in range(1, a.pairs + 1):
+        for dt in dts:
+            for s in SIDES:
+                r = rn.run(s, base(dt), None, f"graphs {dt}")
+                runs[dt][s].append(r)
+                if r:
+                    log(f"  graphs {dt} pair {i}/{a.pairs} {s}: {r['decode_tok_s']:.1f} tok/s")
+    out["runs"] = runs
+    bw = (res.get("machine") or {}).get("read_gb_s_all")
+    summ = {}
+    for dt in dts:
+        R = runs[dt]
+        d = {}
+        for s in SIDES:
+            ok = [r for r in R[s] if r]
+            d[s] = {"decode_tok_s": stats([r["decode_tok_s"] for r in ok]),
+                    "weight_bytes_per_token": ok[0]["weight_bytes_per_token"] if ok else None}
+            if bw and ok and d[s]["decode_tok_s"]:
+                d[s]["bandwidth_efficiency"] = (d[s]["weight_bytes_per_token"] * d[s]["decode_tok_s"]["median"]
+                                                / (bw * 1e9))
+                d[s]["roofline_tok_s"] = bw * 1e9 / d[s]["weight_bytes_per_token"]
+        d["ratio_decode"] = ratios(R["upstream"], R["torchnative"], lambda r: r["decode_tok_s"])
+        summ[dt] = d
+    if "float32" in runs and "bfloat16" in runs:
+        for s in SIDES:
+            summ[f"bf16_over_fp32_{s}"] = ratios(runs["float32"][s], runs["bfloat16"][s],
+                                                 lambda r: r["decode_tok_s"])
+    out["summary"] = summ
+    res["graphs"] = out
+
+
 def sec_prefill(rn, a, res, ref64):
     out = {"validation": {}, "summary": {}}
     sizes = a.sizes
@@ -501,6 +569,26 @@ def report(res, a):
         bt, bu = S.get("bf16_over_fp32_torchnative"), S.get("bf16_over_fp32_upstream")
         if bt:
             rows.append(f"| decode bf16 / own fp32 | {rng(bu)} | {rng(bt)} | | ≥ 1.6x (torchnative) | {verdict(med(bt), 1.6)} |")
+    gr = res.get("graphs")
+    if gr and gr.get("summary"):
+        S = gr["summary"]
+        for dt in ("float32", "bfloat16"):
+            if dt not in S:
+                continue
+            d = S[dt]
+            row(f"decode tok/s {dt}, static cache (torchnative with operator graphs)",
+                med(d["upstream"]["decode_tok_s"]), med(d["torchnative"]["decode_tok_s"]), d["ratio_decode"], "", "")
+            eff_up = d["upstream"].get("bandwidth_efficiency")
+            eff_tn = d["torchnative"].get("bandwidth_efficiency")
+            rows.append(f"| bandwidth efficiency {dt}, static cache, operator graphs (roofline "
+                        f"{fmt(d['torchnative'].get('roofline_tok_s'))} tok/s) | "
+                        f"{fmt(None if eff_up is None else 100 * eff_up)} % | {fmt(None if eff_tn is None else 100 * eff_tn)} % | | "
+                        f"{'≥ 80 %' if dt == 'float32' else ''} | "
+                        f"{verdict(eff_tn, 0.8) if dt == 'float32' else ''} |")
+        bt, bu = S.get("bf16_over_fp32_torchnative"), S.get("bf16_over_fp32_upstream")
+        if bt:
+            rows.append(f"| decode bf16 / own fp32, static cache, operator graphs | {rng(bu)} | {rng(bt)} | | "
+                        f"≥ 1.6x (torchnative) | {verdict(med(bt), 1.6)} |")
     pre = res.get("prefill")
     if pre and pre.get("summary"):
         for dt, d in pre["summary"].items():
@@ -676,7 +764,7 @@ def main():
     for s in sections:
         t0 = time.time()
         try:
-            if s in ("decode", "prefill"):
+            if s in ("decode", "graphs", "prefill"):
                 globals()[f"sec_{s}"](rn, a, res, ref64)
             else:
                 globals()[f"sec_{s}"](rn, a, res)

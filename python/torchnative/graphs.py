@@ -96,12 +96,15 @@ def _cache_of(kwargs):
     return None
 
 
+_PLAIN = (bool, int, float, str)
+
+
 def _layer_state(layer):
     """The plain (int, float, bool, str) attributes of a cache layer: Python-side state its
     update() may branch on. A replay does not run Python, so a layer whose forward changes
     such state (transformers' sliding-window layer counts tokens in `cumulative_length_int`)
     cannot be replayed; capture compares this before and after and refuses."""
-    return tuple((k, v) for k, v in sorted(vars(layer).items()) if isinstance(v, (bool, int, float, str)))
+    return tuple([(k, v) for k, v in vars(layer).items() if type(v) in _PLAIN])
 
 
 def _static_cache_identity(cache):
@@ -111,12 +114,10 @@ def _static_cache_identity(cache):
         return None
     ids = []
     for layer in getattr(cache, "layers", ()):
-        if not getattr(layer, "is_initialized", False) or not getattr(layer, "is_compileable", True):
+        d = vars(layer)
+        if not d.get("is_initialized", False) or not getattr(layer, "is_compileable", True):
             return None
-        for attr in ("keys", "values", "cumulative_length"):
-            t = getattr(layer, attr, None)
-            ids.append(id(t) if isinstance(t, torch.Tensor) else None)
-        ids.append(_layer_state(layer))
+        ids.append((id(d.get("keys")), id(d.get("values")), id(d.get("cumulative_length")), _layer_state(layer)))
     return tuple(ids)
 
 

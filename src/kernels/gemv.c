@@ -116,7 +116,7 @@ static void run_units(void *ctx, int64_t u0, int64_t u1) {
     }
 }
 
-void tn_gemv(const tn_gemm_desc *g) {
+static job make_job(const tn_gemm_desc *g) {
     job jb = {.fn = pick(g->dtype).fn, .dtype = g->dtype, .esz = tn_dtype_itemsize(g->dtype), .k = g->k,
               .c = g->c, .alpha = (float)g->alpha, .beta = (float)g->beta};
     if (g->m <= TN_GEMV_MAX_M) { /* W = Bᵀ: rows are B's columns; x = A's rows */
@@ -128,8 +128,43 @@ void tn_gemv(const tn_gemm_desc *g) {
         jb.w = g->a, jb.ldw = g->a_rs, jb.x = g->b, jb.ldx = g->b_cs;
         jb.c_vs = g->c_cs, jb.c_ws = g->c_rs;
     }
-    int64_t units = (jb.nrows + UNIT - 1) / UNIT;
-    int64_t unit_bytes = UNIT * g->k * jb.esz;
-    int64_t grain = MIN_TASK_BYTES / (unit_bytes > 0 ? unit_bytes : 1) + 1;
-    tn_parallel_for(units, grain, run_units, &jb);
+    return jb;
+}
+
+static int64_t grain_of(const job *jb) {
+    int64_t unit_bytes = UNIT * jb->k * jb->esz;
+    return MIN_TASK_BYTES / (unit_bytes > 0 ? unit_bytes : 1) + 1;
+}
+
+void tn_gemv(const tn_gemm_desc *g) {
+    job jb = make_job(g);
+    tn_parallel_for((jb.nrows + UNIT - 1) / UNIT, grain_of(&jb), run_units, &jb);
+}
+
+typedef struct multi {
+    job jobs[TN_GEMV_MULTI_MAX];
+    int64_t first[TN_GEMV_MULTI_MAX + 1]; /* first unit of each job in the joint range */
+    int n;
+} multi;
+
+static void run_multi(void *ctx, int64_t u0, int64_t u1) {
+    const multi *mu = ctx;
+    for (int j = 0; j < mu->n; j++) {
+        int64_t a = u0 > mu->first[j] ? u0 : mu->first[j], b = u1 < mu->first[j + 1] ? u1 : mu->first[j + 1];
+        if (a < b) run_units((void *)&mu->jobs[j], a - mu->first[j], b - mu->first[j]);
+    }
+}
+
+void tn_gemv_multi(const tn_gemm_desc *gs, int n) {
+    multi mu;
+    mu.n = n;
+    mu.first[0] = 0;
+    int64_t grain = 0;
+    for (int j = 0; j < n; j++) {
+        mu.jobs[j] = make_job(&gs[j]);
+        mu.first[j + 1] = mu.first[j] + (mu.jobs[j].nrows + UNIT - 1) / UNIT;
+        int64_t gj = grain_of(&mu.jobs[j]);
+        if (!grain || gj < grain) grain = gj;
+    }
+    tn_parallel_for(mu.first[n], grain, run_multi, &mu);
 }

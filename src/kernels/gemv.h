@@ -25,6 +25,12 @@
 bool tn_gemv_shaped(const tn_gemm_desc *g);
 /* Runs a GEMV-shaped problem (precondition: tn_gemv_shaped(g)). */
 void tn_gemv(const tn_gemm_desc *g);
+/* Runs n (<= TN_GEMV_MULTI_MAX) GEMV-shaped problems as one parallel region, their rows
+ * split jointly across the pool: one wake-up and one tail instead of n (the q/k/v or
+ * gate/up projections of a decode step, replayed by an operator graph). Each output is
+ * bit-identical to tn_gemv's for the same problem. */
+#define TN_GEMV_MULTI_MAX 8
+void tn_gemv_multi(const tn_gemm_desc *gs, int n);
 /* Name of the kernel tn_gemv uses for `dtype` on this host right now, e.g.
  * "bf16_gemv__avx512bf16", "f32_gemv__avx2", "f16_gemv__scalar". */
 const char *tn_gemv_variant(tn_dtype dtype);

@@ -1,6 +1,9 @@
 /* graph.c — capture and replay of operator calls at the door (see graph.h). */
 #include "ops/graph.h"
 
+#include "kernels/gemv.h"
+
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,9 @@ typedef struct step {
     uint8_t kind;
     uint8_t nrets;
     uint8_t fresh;   /* STEP_INTO: bit k set when result k (or its list) gets the copy */
+    int8_t group;    /* > 0: first of this many decode-shaped linear steps run as one GEMV region */
+    uint8_t covered; /* a group member its leader ran in this replay */
+    int32_t next;    /* group chain: index of the next member (0: none) */
     int nargs;
     tn_value *args;  /* owned deep copies: tensors retained, lists duplicated */
     tn_value rets[G_MAX_RETS];
@@ -24,6 +30,8 @@ struct tn_graph {
     step *steps;
     int64_t n, cap;
     double *step_ns; /* per-step time accumulated by profiled replays, or NULL */
+    atomic_int busy; /* a replay is running (replay releases the GIL) */
+    bool planned;    /* linear groups found (first replay) */
     char *failure; /* NULL while valid */
 };
 
@@ -176,7 +184,14 @@ void tn_graph_record(tn_op_id op, const tn_value *args, const tn_value *rets) {
                  s->name, s->overload);
             return;
         }
-    for (int k = 0; k < s->nrets; k++) (void)value_keep(&rets[k], &st->rets[k]); /* tensors only: cannot fail but for lists */
+    for (int k = 0; k < s->nrets; k++)
+        if (value_keep(&rets[k], &st->rets[k]) < 0) {
+            for (int j = 0; j < k; j++) value_free(&st->rets[j]);
+            for (int j = 0; j < s->nargs; j++) value_free(&st->args[j]);
+            free(st->args);
+            fail(g, "out of memory recording", s->name, s->overload);
+            return;
+        }
     if (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) {
         st->kind = STEP_RERUN;
     } else if (is_empty_factory(s->name)) {
@@ -227,18 +242,98 @@ static double now_ns(void) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+static tn_status replay_steps(tn_graph *g, bool profile);
+
+/* ---- decode-shaped linear steps -------------------------------------------------------
+ * aten::linear without bias on at most 4 rows of a contiguous input and a row-major weight
+ * is a GEMV (gemm.c sends every such problem to tn_gemv). At replay it can skip the door:
+ * the product is written straight into the captured result, and consecutive linear steps
+ * reading the same input (q/k/v, gate/up) share one parallel region. tn_gemv_multi gives
+ * each product the bits tn_gemv gives it, so the replay stays identical to eager. */
+static bool linear_gemv(const step *st, tn_gemm_desc *d) {
+    if (st->op != TN_OP_linear || st->kind != STEP_INTO || st->args[2].tag != TN_V_NONE ||
+        st->args[0].tag != TN_V_TENSOR || st->args[1].tag != TN_V_TENSOR || st->rets[0].tag != TN_V_TENSOR)
+        return false;
+    const tn_tensor *x = st->args[0].u.t, *w = st->args[1].u.t, *out = st->rets[0].u.t;
+    tn_dtype dt = x->dtype;
+    if ((dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16) || w->dtype != dt ||
+        out->dtype != dt || w->ndim != 2 || x->ndim < 1 || tn_tensor_is_meta(x) || tn_tensor_is_meta(w))
+        return false;
+    int64_t n = w->sizes[0], k = w->sizes[1];
+    if (k < 1 || n < 1 || w->strides[1] != 1 || w->strides[0] != k || x->sizes[x->ndim - 1] != k ||
+        !tn_tensor_is_contiguous(x) || !tn_tensor_is_contiguous(out))
+        return false;
+    int64_t m = tn_tensor_numel(x) / k;
+    if (m < 1 || m > TN_GEMV_MAX_M || tn_tensor_numel(out) != m * n) return false;
+    *d = tn_gemm_desc_init(dt);
+    d->m = m, d->n = n, d->k = k;
+    d->a = tn_tensor_data(x), d->a_rs = k, d->a_cs = 1;
+    d->b = tn_tensor_data(w), d->b_rs = 1, d->b_cs = k;
+    d->c = tn_tensor_data(out), d->c_rs = n, d->c_cs = 1;
+    return tn_gemv_shaped(d);
+}
+
+static void plan_groups(tn_graph *g) {
+    tn_gemm_desc d;
+    for (int64_t i = 0; i < g->n; i++) {
+        step *st = &g->steps[i];
+        if (st->group < 0 || !linear_gemv(st, &d)) continue;
+        /* members: later linear steps on the same input, past views only (skip steps do
+         * nothing at replay, so nothing in between reads or writes what the group does) */
+        int n = 1;
+        step *last = st;
+        for (int64_t j = i + 1; j < g->n && n < TN_GEMV_MULTI_MAX && j - i < INT32_MAX; j++) {
+            step *sj = &g->steps[j];
+            if (sj->kind == STEP_SKIP) continue;
+            if (sj->args[0].tag != TN_V_TENSOR || sj->args[0].u.t != st->args[0].u.t || !linear_gemv(sj, &d)) break;
+            sj->group = -1;
+            last->next = (int32_t)j;
+            last = sj;
+            n++;
+        }
+        st->group = (int8_t)n;
+    }
+    g->planned = true;
+}
+
+/* Runs the group led by step i; false (nothing run) if a tensor changed geometry. */
+static bool run_group(tn_graph *g, int64_t i) {
+    tn_gemm_desc ds[TN_GEMV_MULTI_MAX];
+    int n = 0;
+    for (int64_t j = i; n == 0 || j != 0; j = g->steps[j].next)
+        if (!linear_gemv(&g->steps[j], &ds[n++])) return false;
+    if (n == 1) tn_gemv(&ds[0]);
+    else tn_gemv_multi(ds, n);
+    for (int64_t j = g->steps[i].next; j != 0; j = g->steps[j].next) g->steps[j].covered = 1;
+    return true;
+}
+
 tn_status tn_graph_replay(tn_graph *g, bool profile) {
+    if (g->failure) return tn_error(TN_ERR_RUNTIME, "this graph cannot be replayed: %s", g->failure);
+    if (tl_graph) return tn_error(TN_ERR_RUNTIME, "a graph cannot be replayed while this thread captures");
+    if (atomic_exchange(&g->busy, 1))
+        return tn_error(TN_ERR_RUNTIME, "this graph is being replayed by another thread");
+    tn_status st = replay_steps(g, profile);
+    atomic_store(&g->busy, 0);
+    return st;
+}
+
+static tn_status replay_steps(tn_graph *g, bool profile) {
     if (profile && !g->step_ns && g->n) {
         g->step_ns = calloc((size_t)g->n, sizeof(double));
         if (!g->step_ns) return tn_error(TN_ERR_NO_MEMORY, "out of memory profiling a graph");
     }
-    if (g->failure) return tn_error(TN_ERR_RUNTIME, "this graph cannot be replayed: %s", g->failure);
-    if (tl_graph) return tn_error(TN_ERR_RUNTIME, "a graph cannot be replayed while this thread captures");
+    if (!g->planned) plan_groups(g);
     tn_value tmp[G_MAX_RETS];
     for (int64_t i = 0; i < g->n; i++) {
         step *st = &g->steps[i];
         if (st->kind == STEP_SKIP) continue;
         double t0 = profile ? now_ns() : 0;
+        if (st->covered) { st->covered = 0; continue; }
+        if (st->group > 0 && run_group(g, i)) {
+            if (profile) g->step_ns[i] += now_ns() - t0;
+            continue;
+        }
         TN_TRY(tn_dispatch(st->op, st->args, tmp));
         tn_status rc = TN_OK;
         if (st->kind == STEP_INTO) {

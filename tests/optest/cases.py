@@ -1027,6 +1027,11 @@ for dt in ("float32", "bfloat16"):
     tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
     add(f"sdpa_gemm_{dt}", f"lambda q, k, v, m: ({F}.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m > 0, enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True, scale=0.1))", [In((1, 4, 300, 64), dt), In((1, 2, 290, 64), dt), In((1, 2, 290, 64), dt), In((300, 290), dt)], ["scaled_dot_product_attention.default"], **tol)
 add("sdpa_gemm_flash_op_lse", "lambda q, k, v: torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(q, k, v, 0.0, True)", [In((2, 3, 130, 32)), In((2, 3, 150, 32)), In((2, 3, 150, 32))], ["_scaled_dot_product_flash_attention_for_cpu.default"], rtol=1e-5, atol=1e-5)
+# a static KV cache masks its unfilled tail: the flash kernel skips keys after the last one
+# any row keeps (decode row; prefill rows with different limits; a mask keeping nothing)
+for dt in ("float32", "bfloat16"):
+    tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
+    add(f"sdpa_static_tail_{dt}", f"lambda q, k, v: ({F}.scaled_dot_product_attention(q[:, :, :1], k, v, attn_mask=(torch.arange(95) < 50).view(1, 1, 1, 95), enable_gqa=True), {F}.scaled_dot_product_attention(q, k, v, attn_mask=torch.ones(7, 95, dtype=torch.bool).tril(), enable_gqa=True), {F}.scaled_dot_product_attention(q[:, :, :1], k, v, attn_mask=torch.zeros(1, 1, 1, 95, dtype=torch.bool), enable_gqa=True), {F}.scaled_dot_product_attention(q[:, :, :1], k, v, attn_mask=(torch.arange(95) % 17 == 3).view(1, 1, 1, 95), enable_gqa=True))", [In((1, 9, 7, 64), dt), In((1, 3, 95, 64), dt), In((1, 3, 95, 64), dt)], ["scaled_dot_product_attention.default"], **tol)
 add("sdpa_dim_err", f"lambda q, k, v: {F}.scaled_dot_product_attention(q, k, v)", [In((2, 4, 33, 16)), In((2, 4, 31, 8)), In((2, 4, 31, 16))], ["scaled_dot_product_attention.default"])
 add("embedding", f"lambda w: ({F}.embedding(torch.arange(31) * 13 % 1000, w), {F}.embedding(torch.tensor([[1, 2], [0, 999]]), w))", [In((1000, 7))], ["embedding.default"])
 add("embedding_oob", f"lambda w: {F}.embedding(torch.tensor([1000]), w)", [In((1000, 7))], ["embedding.default"])
