@@ -350,6 +350,15 @@ def sec_graphs(rn, a, res, ref64):
             summ[f"bf16_over_fp32_{s}"] = ratios(runs["float32"][s], runs["bfloat16"][s],
                                                  lambda r: r["decode_tok_s"])
     out["summary"] = summ
+    out["breakdown"] = {}
+    for dt in dts:
+        log(f"graphs {dt}: decode-step breakdown (torchnative)")
+        r = rn.run("torchnative", {"task": "graph_breakdown", "dtype": dt, "new_tokens": 64}, None,
+                   f"graphs breakdown {dt}")
+        if r:
+            out["breakdown"][dt] = r
+            log(f"  step {r['step_ms']:.2f} ms: replay {r['replay_ms']:.2f} (linear {r['linear_ms']:.2f} at "
+                f"{r['linear_gb_s']:.1f} GB/s), wrapper {r['wrapper_ms']:.2f}, generate's Python {r['outside_ms']:.2f}")
     res["graphs"] = out
 
 
@@ -685,6 +694,21 @@ def report(res, a):
                     L.append(f"- {s} top ops by door time per step (TN_PROFILE): " + ", ".join(
                         f"{k} {1e6 * v[1]:.0f} µs×{v[0]:.0f}" for k, v in list(tp["top_ops_by_door_time"].items())[:8]))
         L.append("")
+    gb = (res.get("graphs") or {}).get("breakdown")
+    if gb:
+        L.append("## Decode-step breakdown with operator graphs (torchnative, static cache, per replayed step)\n")
+        L.append("| dtype | step ms | replay ms (door + kernels) | of which linear ms (weights GB/s) | wrapper ms "
+                 "(key, input copies, output copy) | generate's Python ms | replayed steps |")
+        L.append("|---|---|---|---|---|---|---|")
+        for dt, r in gb.items():
+            L.append(f"| {dt} | {r['step_ms']:.2f} | {r['replay_ms']:.2f} | {r['linear_ms']:.2f} ({r['linear_gb_s']:.1f}) | "
+                     f"{r['wrapper_ms']:.2f} | {r['outside_ms']:.2f} | {r['replayed_steps']} |")
+        L.append("")
+        for dt, r in gb.items():
+            L.append(f"- {dt} replay by operator per step: " + ", ".join(
+                f"{name} {us:.0f} µs×{cnt}" for name, cnt, us in r["top_ops"]))
+        L.append("\nOne `generate` of 64 new tokens after a warm-up (`bench/worker.py` task graph_breakdown); "
+                 "replay times come from `Graph.replay(profile=True)`.\n")
     if res.get("warnings") or res.get("errors"):
         L.append("## Warnings and errors\n")
         for w in res.get("warnings", []) + res.get("errors", []):

@@ -389,6 +389,60 @@ def task_breakdown(cfg):
     return res
 
 
+def task_graph_breakdown(cfg):
+    """torchnative only: one static-cache generation with operator graphs, timed per decode
+    step. step = wall time between consecutive forward calls; forward = the wrapper's call
+    (key, input copies, replay, output copy); replay = door + kernels, with a per-operator
+    split from Graph.replay(profile=True); outside = generate's own Python (sampling,
+    stopping criteria, mask and input preparation, streamer)."""
+    import collections
+    torch = setup_torch(cfg)
+    tok, model = load_model(torch, cfg["dtype"])
+    ids = chat_ids(tok)
+    n = cfg["new_tokens"]
+    import torchnative.graphs as G
+    w = G.accelerate_decode(model)
+    calls, reps = [], []
+    orig_call, orig_replay = G.DecodeGraphs.__call__, G.Graph.replay
+
+    def call(self, *a, **kw):
+        t0 = time.perf_counter()
+        r = orig_call(self, *a, **kw)
+        calls.append((t0, time.perf_counter(), self.replays))
+        return r
+
+    def replay(self, profile=False):
+        t0 = time.perf_counter()
+        orig_replay(self, profile=True)
+        reps.append(time.perf_counter() - t0)
+
+    G.DecodeGraphs.__call__, G.Graph.replay = call, replay
+    gen = dict(do_sample=False, max_new_tokens=n, min_new_tokens=n, cache_implementation="static")
+    with torch.inference_mode():
+        model.generate(**ids, **gen)  # warm-up
+        calls.clear()
+        reps.clear()
+        model.generate(**ids, **gen)
+    G.DecodeGraphs.__call__, G.Graph.replay = orig_call, orig_replay
+    replayed = [c for i, c in enumerate(calls) if i and c[2] > calls[i - 1][2]]
+    k = len(replayed)
+    step = (replayed[-1][0] - replayed[0][0]) / (k - 1)
+    fwd = sum(c[1] - c[0] for c in replayed) / k
+    rep = sum(reps) / len(reps)
+    agg = collections.defaultdict(lambda: [0, 0.0])
+    for name, kind, ns in w.entry.graph.steps():
+        agg[name][0] += 1
+        agg[name][1] += ns / len(reps) / 1e3
+    top = sorted(agg.items(), key=lambda kv: -kv[1][1])
+    wb, _ = weight_bytes_per_token(model)
+    lin_us = agg["linear.default"][1]
+    return {"replayed_steps": k, "step_ms": 1e3 * step, "forward_ms": 1e3 * fwd, "replay_ms": 1e3 * rep,
+            "outside_ms": 1e3 * (step - fwd), "wrapper_ms": 1e3 * (fwd - rep),
+            "linear_ms": lin_us / 1e3, "linear_gb_s": wb / (lin_us * 1e-6) / 1e9 if lin_us else None,
+            "graph_steps": w.entry.graph.counts(),
+            "top_ops": [(name, cnt, us) for name, (cnt, us) in top[:8]]}
+
+
 TASKS = {name[5:]: fn for name, fn in globals().items() if name.startswith("task_")}
 
 
