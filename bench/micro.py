@@ -8,6 +8,8 @@ between runs; bench/run.py is the protocol for the issue's targets):
 
 Tasks:
   sdpa    F.scaled_dot_product_attention, 1x9xSx64 causal, float32 and bfloat16, S = 512, 1024
+  sdpa_static  one decode row (1x9x1x64, GQA over 3 KV heads) against a static cache of 95
+          keys with a boolean mask keeping the first 50, float32 and bfloat16 (microseconds)
   linear  F.linear at S rows with 40 different weights cycled (cold weights, as in a
           forward): SmolLM2's shapes, float32 (argument: S, default 512)
   cat     rotary's cat((-x2, x1), -1) on 1x9x1024x64 halves, and of two contiguous halves
@@ -40,6 +42,18 @@ def task_sdpa(torch, F, args):
             q, k, v = (torch.randn(1, 9, S, 64, dtype=dt) for _ in range(3))
             t = best_of(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), 5)
             print(f"sdpa {str(dt):15s} S={S:5d}: {t * 1e3:7.2f} ms")
+
+
+def task_sdpa_static(torch, F, args):
+    for dt in (torch.float32, torch.bfloat16):
+        torch.manual_seed(0)
+        q = torch.randn(1, 9, 1, 64, dtype=dt)
+        k, v = (torch.randn(1, 3, 95, 64, dtype=dt) for _ in range(2))
+        m = (torch.arange(95) < 50).view(1, 1, 1, 95)
+        n = 2000
+        t = best_of(lambda: [F.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True)
+                             for _ in range(n)], 5) / n
+        print(f"sdpa static-cache decode {str(dt):15s}: {t * 1e6:6.1f} us")
 
 
 def task_linear(torch, F, args):
@@ -110,7 +124,7 @@ def task_profile(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "linear", "cat", "gemm", "profile"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "cat", "gemm", "profile"):
         print(__doc__)
         sys.exit(2)
     import torch
