@@ -258,6 +258,14 @@ def sec_decode(rn, a, res, ref64):
                     log(f"  decode {dt} pair {i}/{a.pairs} {s}: {r['decode_tok_s']:.1f} tok/s, "
                         f"ttft {1e3 * r['ttft_s']:.0f} ms, rss {r['peak_rss_mib']:.0f} MiB")
     out["runs"] = runs
+    out["summary"] = summarize_decode(runs, dts, res, ("ttft_s", "peak_rss_mib"))
+    res["decode"] = out
+
+
+def summarize_decode(runs, dts, res, extra):
+    """Per dtype and side: medians of decode tok/s and of the `extra` fields, bandwidth
+    efficiency against this run's measured read bandwidth, per-pair ratios; and bfloat16
+    over the same side's float32."""
     bw = (res.get("machine") or {}).get("read_gb_s_all")
     summ = {}
     for dt in dts:
@@ -266,23 +274,24 @@ def sec_decode(rn, a, res, ref64):
         for s in SIDES:
             ok = [r for r in R[s] if r]
             d[s] = {"decode_tok_s": stats([r["decode_tok_s"] for r in ok]),
-                    "ttft_s": stats([r["ttft_s"] for r in ok]),
-                    "peak_rss_mib": stats([r["peak_rss_mib"] for r in ok]),
                     "weight_bytes_per_token": ok[0]["weight_bytes_per_token"] if ok else None}
+            for f in extra:
+                d[s][f] = stats([r[f] for r in ok])
             if bw and ok and d[s]["decode_tok_s"]:
                 d[s]["bandwidth_efficiency"] = (d[s]["weight_bytes_per_token"] * d[s]["decode_tok_s"]["median"]
                                                 / (bw * 1e9))
                 d[s]["roofline_tok_s"] = bw * 1e9 / d[s]["weight_bytes_per_token"]
         d["ratio_decode"] = ratios(R["upstream"], R["torchnative"], lambda r: r["decode_tok_s"])
-        d["ratio_ttft"] = ratios(R["upstream"], R["torchnative"], lambda r: r["ttft_s"])
-        d["ratio_rss"] = ratios(R["upstream"], R["torchnative"], lambda r: r["peak_rss_mib"])
+        if "ttft_s" in extra:
+            d["ratio_ttft"] = ratios(R["upstream"], R["torchnative"], lambda r: r["ttft_s"])
+        if "peak_rss_mib" in extra:
+            d["ratio_rss"] = ratios(R["upstream"], R["torchnative"], lambda r: r["peak_rss_mib"])
         summ[dt] = d
     if "float32" in runs and "bfloat16" in runs:
         for s in SIDES:  # bfloat16 against the same side's float32, per pair
             summ[f"bf16_over_fp32_{s}"] = ratios(runs["float32"][s], runs["bfloat16"][s],
                                                  lambda r: r["decode_tok_s"])
-    out["summary"] = summ
-    res["decode"] = out
+    return summ
 
 
 def sec_graphs(rn, a, res, ref64):
@@ -330,26 +339,7 @@ def sec_graphs(rn, a, res, ref64):
                 if r:
                     log(f"  graphs {dt} pair {i}/{a.pairs} {s}: {r['decode_tok_s']:.1f} tok/s")
     out["runs"] = runs
-    bw = (res.get("machine") or {}).get("read_gb_s_all")
-    summ = {}
-    for dt in dts:
-        R = runs[dt]
-        d = {}
-        for s in SIDES:
-            ok = [r for r in R[s] if r]
-            d[s] = {"decode_tok_s": stats([r["decode_tok_s"] for r in ok]),
-                    "weight_bytes_per_token": ok[0]["weight_bytes_per_token"] if ok else None}
-            if bw and ok and d[s]["decode_tok_s"]:
-                d[s]["bandwidth_efficiency"] = (d[s]["weight_bytes_per_token"] * d[s]["decode_tok_s"]["median"]
-                                                / (bw * 1e9))
-                d[s]["roofline_tok_s"] = bw * 1e9 / d[s]["weight_bytes_per_token"]
-        d["ratio_decode"] = ratios(R["upstream"], R["torchnative"], lambda r: r["decode_tok_s"])
-        summ[dt] = d
-    if "float32" in runs and "bfloat16" in runs:
-        for s in SIDES:
-            summ[f"bf16_over_fp32_{s}"] = ratios(runs["float32"][s], runs["bfloat16"][s],
-                                                 lambda r: r["decode_tok_s"])
-    out["summary"] = summ
+    out["summary"] = summarize_decode(runs, dts, res, ())
     out["breakdown"] = {}
     for dt in dts:
         log(f"graphs {dt}: decode-step breakdown (torchnative)")

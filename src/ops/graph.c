@@ -2,6 +2,7 @@
 #include "ops/graph.h"
 
 #include "kernels/gemv.h"
+#include "ops/shape.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -224,16 +225,7 @@ static tn_status copy_result(const tn_op_schema *s, tn_tensor *dst, tn_tensor *s
                         s->name, s->overload[0] ? s->overload : "default",
                         tn_format_sizes(src->ndim, src->sizes, b1, sizeof b1),
                         tn_format_sizes(dst->ndim, dst->sizes, b2, sizeof b2));
-    if (tn_tensor_is_contiguous(dst) && tn_tensor_is_contiguous(src)) {
-        size_t n = (size_t)tn_tensor_numel(dst) * tn_dtype_itemsize(dst->dtype);
-        if (n) memcpy(tn_tensor_data(dst), tn_tensor_data(src), n);
-        return TN_OK;
-    }
-    tn_value a[3] = {tn_value_tensor(dst), tn_value_tensor(src), tn_value_bool(false)};
-    tn_value r[1];
-    TN_TRY(tn_dispatch(TN_OP_copy_, a, r));
-    tn_tensor_release(r[0].u.t);
-    return TN_OK;
+    return tn_shape_copy(dst, src);
 }
 
 static double now_ns(void) {
