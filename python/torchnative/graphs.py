@@ -24,7 +24,7 @@ import functools
 
 import torch
 
-__all__ = ["Graph", "graph", "accelerate_decode", "DecodeGraphs"]
+__all__ = ["Graph", "graph", "accelerate_decode", "remove_decode_graphs", "DecodeGraphs"]
 
 
 class Graph:
@@ -293,7 +293,7 @@ def accelerate_decode(model) -> DecodeGraphs:
     and returns the wrapper (``.stats()``, ``.reset()``, ``remove_decode_graphs``)."""
     if isinstance(model.forward, DecodeGraphs):
         return model.forward
-    if torch._C.__name__ != "torch._C" or not hasattr(torch._C, "_tn_graph_capture_begin"):
+    if not hasattr(torch._C, "_tn_graph_capture_begin"):
         raise RuntimeError("operator graphs need torchnative's torch._C")
     w = DecodeGraphs(model)
     model.forward = w
@@ -301,6 +301,7 @@ def accelerate_decode(model) -> DecodeGraphs:
 
 
 def remove_decode_graphs(model):
+    """Undoes accelerate_decode: drops the captured graph and restores the model's forward."""
     w = model.forward
     if isinstance(w, DecodeGraphs):
         w.reset()
