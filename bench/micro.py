@@ -12,6 +12,8 @@ Tasks:
           keys with a boolean mask keeping the first 50, float32 and bfloat16 (microseconds)
   linear  F.linear at S rows with 40 different weights cycled (cold weights, as in a
           forward): SmolLM2's shapes, float32 (argument: S, default 512)
+  vecmat  torch.mm of m = 1..4 rows with a row-major k x n matrix (GPT-2's Conv1D layout):
+          one matrix reused (cache-resident) and 60 cycled (from memory), GB/s of the matrix
   cat     rotary's cat((-x2, x1), -1) on 1x9x1024x64 halves, and of two contiguous halves
   gemm    (torchnative only) F.linear float32 with our engine and with
           TN_F32_GEMM=openblas, each in a fresh process, alternating, 3 rounds
@@ -70,6 +72,18 @@ def task_linear(torch, F, args):
         print(f"linear cold weights {S}x{k}x{n}: {t * 1e3:8.3f} ms {2 * S * k * n / t / 1e9:7.1f} GFLOP/s")
 
 
+def task_vecmat(torch, F, args):
+    torch.manual_seed(0)
+    for m, k, n in ((1, 576, 1536), (1, 1536, 576), (4, 576, 1536), (4, 1536, 576), (1, 3072, 768), (1, 768, 3072)):
+        x = torch.randn(m, k)
+        bs = [torch.randn(k, n) for _ in range(60)]
+        warm = best_of(lambda: [torch.mm(x, bs[0]) for _ in range(20)], 5) / 20
+        cold = best_of(lambda: [torch.mm(x, b) for b in bs], 5) / len(bs)
+        gb = k * n * 4 / 1e9
+        print(f"vecmat {m}x{k}x{n}: one matrix {warm * 1e6:7.1f} us ({gb / warm:5.1f} GB/s), "
+              f"60 cycled {cold * 1e6:7.1f} us ({gb / cold:5.1f} GB/s)")
+
+
 def task_cat(torch, F, args):
     x = torch.randn(1, 9, 1024, 64)
     x1, x2 = x[..., :32], x[..., 32:]
@@ -124,7 +138,7 @@ def task_profile(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "cat", "gemm", "profile"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "cat", "gemm", "profile"):
         print(__doc__)
         sys.exit(2)
     import torch

@@ -57,59 +57,65 @@ int tn_sgemm_usable(const tn_gemm_desc *g) {
 
 #define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma")))
 
-/* How a micro-kernel writes its tile: mode 0 C = alpha·acc, 1 C = alpha·acc + beta·C,
- * 2 C += alpha·acc; `last` masks the lanes of the tile's last vector. */
+/* How a tile reaches C: mode 0 C = alpha·acc, 1 C = alpha·acc + beta·C, 2 C += alpha·acc. */
 typedef struct sg_ep {
     float alpha, beta;
     int mode;
-    __mmask16 last;
 } sg_ep;
 
-typedef void (*sg_ukr)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, const sg_ep *ep);
+/* A micro-kernel computes an MR × 16·NV tile over kc steps into t (64-byte aligned, 24
+ * vectors: t[(r·3 + v)·16 + lane]). Row r of A at step p is a[r·ars + p·aks]: a packed
+ * micro-panel (ars = 1, aks = SG_MR, zero padded) or A's own rows when they are contiguous
+ * along k (ars = the row stride, aks = 1: "in place", nothing packed). bp is a packed
+ * panel of B with row pitch SG_NR whatever NV is (zero padded). */
+typedef void (*sg_ukr)(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t);
 
-/* MR rows × NV vectors of C over kc steps; ap/bp are packed panels with row pitch SG_MR /
- * SG_NR whatever MR and NV are (zero padded). */
+#define SG_KBODY(MR, NV, LOAD_A, STEP_A)                                                                    \
+    __m512 acc[MR][NV];                                                                                     \
+    _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++)                                                    \
+        _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) acc[r][v] = _mm512_setzero_ps();               \
+    for (int64_t p = 0; p < kc; p++, bp += SG_NR) {                                                         \
+        __m512 b[NV];                                                                                       \
+        _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) b[v] = _mm512_loadu_ps(bp + 16 * v);           \
+        _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++) {                                              \
+            __m512 x = _mm512_set1_ps(LOAD_A);                                                              \
+            _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]); \
+        }                                                                                                   \
+        STEP_A;                                                                                             \
+    }                                                                                                       \
+    _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++)                                                    \
+        _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) _mm512_store_ps(t + (r * 3 + v) * 16, acc[r][v]);
+
+/* packed A (ars = 1, aks = SG_MR) and A in place (aks = 1; one pointer per row) */
 #define SG_KERNEL(MR, NV)                                                                                   \
-    static TGT void sg_ukr_##MR##x##NV(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, \
-                                       const sg_ep *ep) {                                                   \
-        __m512 acc[MR][NV];                                                                                 \
-        _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++) {                                              \
-            _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) acc[r][v] = _mm512_setzero_ps();           \
-            if (ep->mode) {                                                                                 \
-                _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);                                     \
-                _mm_prefetch((const char *)(c + r * ldc + 16 * NV - 1), _MM_HINT_T0);                       \
-            }                                                                                               \
-        }                                                                                                   \
-        for (int64_t p = 0; p < kc; p++, ap += SG_MR, bp += SG_NR) {                                        \
-            __m512 b[NV];                                                                                   \
-            _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) b[v] = _mm512_loadu_ps(bp + 16 * v);       \
-            _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++) {                                          \
-                __m512 a = _mm512_set1_ps(ap[r]);                                                           \
-                _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) acc[r][v] =                            \
-                    _mm512_fmadd_ps(a, b[v], acc[r][v]);                                                    \
-            }                                                                                               \
-        }                                                                                                   \
-        const __m512 al = _mm512_set1_ps(ep->alpha), be = _mm512_set1_ps(ep->beta);                        \
-        _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++) {                                              \
-            _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) {                                          \
-                float *d = c + r * ldc + 16 * v;                                                            \
-                __mmask16 k = v == NV - 1 ? ep->last : (__mmask16)0xFFFF;                                   \
-                __m512 x = _mm512_mul_ps(acc[r][v], al);                                                    \
-                if (ep->mode == 1) x = _mm512_fmadd_ps(be, _mm512_maskz_loadu_ps(k, d), x);                 \
-                else if (ep->mode == 2) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, d));                  \
-                _mm512_mask_storeu_ps(d, k, x);                                                             \
-            }                                                                                               \
-        }                                                                                                   \
+    static TGT void sg_ukr_##MR##x##NV(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, \
+                                       float *t) {                                                          \
+        SG_KBODY(MR, NV, a[r], a += SG_MR)                                                                  \
+    }                                                                                                       \
+    static TGT void sg_uki_##MR##x##NV(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, \
+                                       float *t) {                                                          \
+        const float *ar[MR];                                                                                \
+        for (int r = 0; r < MR; r++) ar[r] = a + r * ars;                                                   \
+        SG_KBODY(MR, NV, ar[r][p], (void)0)                                                                 \
     }
 
 #define SG_KERNELS(MR) SG_KERNEL(MR, 1) SG_KERNEL(MR, 2) SG_KERNEL(MR, 3)
-SG_KERNELS(1) SG_KERNELS(2) SG_KERNELS(3) SG_KERNELS(4) SG_KERNELS(5) SG_KERNELS(6) SG_KERNELS(7) SG_KERNELS(8)
+SG_KERNELS(1) SG_KERNELS(2) SG_KERNELS(3) SG_KERNELS(4) SG_KERNELS(5) SG_KERNELS(6) SG_KERNELS(7)
+SG_KERNEL(8, 1) SG_KERNEL(8, 2) /* 8×3 is the assembly below */
+
+#include "kernels/sgemm_ukr_x86.h"
 
 #define SG_ROW(MR) {sg_ukr_##MR##x1, sg_ukr_##MR##x2, sg_ukr_##MR##x3}
-static const sg_ukr SG_UKR[SG_MR][SG_NV] = {SG_ROW(1), SG_ROW(2), SG_ROW(3), SG_ROW(4),
-                                            SG_ROW(5), SG_ROW(6), SG_ROW(7), SG_ROW(8)};
+#define SG_IROW(MR) {sg_uki_##MR##x1, sg_uki_##MR##x2, sg_uki_##MR##x3}
+/* [A in place][rows - 1][vectors - 1] */
+static const sg_ukr SG_UKR[2][SG_MR][SG_NV] = {
+    {SG_ROW(1), SG_ROW(2), SG_ROW(3), SG_ROW(4), SG_ROW(5), SG_ROW(6), SG_ROW(7), {sg_ukr_8x1, sg_ukr_8x2, sg_ukr_8x3_packed}},
+    {SG_IROW(1), SG_IROW(2), SG_IROW(3), SG_IROW(4), SG_IROW(5), SG_IROW(6), SG_IROW(7), {sg_uki_8x1, sg_uki_8x2, sg_ukr_8x3_rows}}};
 
-static inline __mmask16 sg_mask(int64_t n) { return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1); }
+/* Lanes [0, n) of a 16-lane vector (none when n <= 0). */
+static inline __mmask16 sg_mask(int64_t n) {
+    return n >= 16 ? (__mmask16)0xFFFF : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
 
 /* dst[p*SG_NR + j] = B(p0 + p, j0 + j) for p < kc, j < nj (nj <= SG_NR), zero for j >= nj. */
 static TGT void sg_pack_b(const tn_gemm_desc *g, int64_t p0, int64_t kc, int64_t j0, int64_t nj, float *dst) {
@@ -167,23 +173,54 @@ static TGT void sg_pack_a(const tn_gemm_desc *g, int64_t i0, int64_t nr, int64_t
     }
 }
 
-/* Rows [m0, m1) × columns [n0, n1) of C on the calling thread. When the region's rows of
- * A fit SG_AFULL floats they are packed once, for every k block, before the column loop
- * (a product with many columns, such as the vocabulary projection, would otherwise repack
- * A for every block of NC columns); otherwise A is packed per (column block, k block,
- * SG_MC rows). */
+/* Writes an mr × nj tile from t to the row-major C at c. */
+static TGT void sg_store(const float *t, float *c, int64_t ldc, int64_t mr, int64_t nj, const sg_ep *ep) {
+    const int64_t nv = (nj + 15) / 16;
+    const __m512 al = _mm512_set1_ps(ep->alpha), be = _mm512_set1_ps(ep->beta);
+    for (int64_t r = 0; r < mr; r++)
+        for (int64_t v = 0; v < nv; v++) {
+            float *d = c + r * ldc + 16 * v;
+            __mmask16 k = sg_mask(nj - 16 * v);
+            __m512 x = _mm512_load_ps(t + (r * 3 + v) * 16);
+            if (ep->alpha != 1.0f) x = _mm512_mul_ps(x, al);
+            if (ep->mode == 1) x = _mm512_fmadd_ps(be, _mm512_maskz_loadu_ps(k, d), x);
+            else if (ep->mode == 2) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, d));
+            _mm512_mask_storeu_ps(d, k, x);
+        }
+}
+
+/* Brings an mr × nj tile of the row-major C at c into L2 ahead of its sg_store. */
+static inline void sg_prefetch_c(const float *c, int64_t ldc, int64_t mr, int64_t nj) {
+    for (int64_t r = 0; r < mr; r++)
+        for (int64_t j = 0; j < nj; j += 16) _mm_prefetch((const char *)(c + r * ldc + j), _MM_HINT_T1);
+}
+
+/* Rows [m0, m1) × columns [n0, n1) of C on the calling thread. When A's rows are
+ * contiguous along k they are read in place by the micro-kernels (the first column panel
+ * brings a micro-panel's rows into L1, the rest reuse them; the next micro-panel's rows are
+ * prefetched meanwhile). Otherwise, when the region's rows of A fit SG_AFULL floats they
+ * are packed once, for every k block, before the column loop (a product with many
+ * columns, such as the vocabulary projection, would otherwise repack A for every block of
+ * NC columns), else per (column block, k block, SG_MC rows). */
 static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    const bool inplace = g->a_cs == 1;
     const int64_t mpad = (m1 - m0 + SG_MR - 1) / SG_MR * SG_MR;
-    const bool afull = mpad * g->k <= SG_AFULL;
-    const size_t abytes = afull ? (size_t)(mpad * g->k) : (size_t)SG_MC * SG_KC;
-    float *apack = tn_thread_scratch(TN_SCRATCH_SGEMM, (abytes + (size_t)SG_KC * SG_NC) * sizeof(float));
+    const bool afull = !inplace && mpad * g->k <= SG_AFULL;
+    /* Equal column blocks of at most SG_NC (a 16-column remainder block would cost a full
+     * pass for a sliver of work) and equal k blocks of at most SG_KC. (Longer k blocks for
+     * narrow column blocks were tried: each output then sums k in fewer, longer runs, and
+     * SmolLM2's logits drifted to twice upstream's float32 error against float64, which
+     * tests/test_inference.py refuses. docs/GEMM.md.) */
+    const int64_t nblk = (n1 - n0 + SG_NC - 1) / SG_NC, ncb = ((n1 - n0 + nblk - 1) / nblk + 15) / 16 * 16;
+    const int64_t kblk = (g->k + SG_KC - 1) / SG_KC, kcb = ((g->k + kblk - 1) / kblk + 7) / 8 * 8;
+    const size_t abytes = inplace ? 0 : afull ? (size_t)(mpad * g->k) : (size_t)(SG_MC * kcb);
+    const size_t bbytes = (size_t)(kcb * ((ncb + SG_NR - 1) / SG_NR * SG_NR));
+    float *apack = tn_thread_scratch(TN_SCRATCH_SGEMM, (abytes + bbytes) * sizeof(float));
     if (!apack) return false;
     float *bpack = apack + abytes;
+    const float *A = g->a;
     float *C = g->c;
-    /* Equal column blocks of at most SG_NC (a 16-column remainder block would cost a full
-     * pass for a sliver of work) and equal k blocks of at most SG_KC. */
-    int64_t nblk = (n1 - n0 + SG_NC - 1) / SG_NC, ncb = ((n1 - n0 + nblk - 1) / nblk + 15) / 16 * 16;
-    int64_t kblk = (g->k + SG_KC - 1) / SG_KC, kcb = ((g->k + kblk - 1) / kblk + 7) / 8 * 8;
+    _Alignas(64) float tile[SG_MR * SG_NR];
     if (afull)
         for (int64_t pc = 0; pc < g->k; pc += kcb) {
             int64_t kc = sg_min(kcb, g->k - pc);
@@ -191,26 +228,38 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
                 sg_pack_a(g, m0 + ir, sg_min(SG_MR, m1 - m0 - ir), pc, kc, apack + pc * mpad + ir * kc);
         }
     for (int64_t jc = n0; jc < n1; jc += ncb) {
-        int64_t nc = sg_min(ncb, n1 - jc);
+        int64_t nc = sg_min(ncb, n1 - jc), npanel = (nc + SG_NR - 1) / SG_NR;
         for (int64_t pc = 0; pc < g->k; pc += kcb) {
             int64_t kc = sg_min(kcb, g->k - pc);
-            sg_ep ep = {(float)g->alpha, (float)g->beta, pc > 0 ? 2 : g->beta != 0 ? 1 : 0, 0xFFFF};
+            const sg_ep ep = {(float)g->alpha, (float)g->beta, pc > 0 ? 2 : g->beta != 0 ? 1 : 0};
+            /* in place: lines of the next micro-panel's rows to prefetch per kernel call */
+            const int64_t lines = (kc * 4 + 63) / 64 + 1, per = (SG_MR * lines + npanel - 1) / npanel;
             for (int64_t jr = 0; jr < nc; jr += SG_NR)
                 sg_pack_b(g, pc, kc, jc + jr, sg_min(SG_NR, nc - jr), bpack + jr * kc);
             for (int64_t ic = m0; ic < m1; ic += SG_MC) {
                 int64_t mc = sg_min(SG_MC, m1 - ic);
                 const float *ablk = afull ? apack + pc * mpad + (ic - m0) * kc : apack;
-                if (!afull)
+                if (!afull && !inplace)
                     for (int64_t ir = 0; ir < mc; ir += SG_MR)
                         sg_pack_a(g, ic + ir, sg_min(SG_MR, mc - ir), pc, kc, apack + ir * kc);
                 for (int64_t ir = 0; ir < mc; ir += SG_MR) {
-                    int64_t mr = sg_min(SG_MR, mc - ir);
-                    const float *ap = ablk + ir * kc;
-                    float *crow = C + (ic + ir) * g->c_rs + jc;
+                    int64_t mr = sg_min(SG_MR, mc - ir), npf = 0, pline = 0;
+                    const float *ap = inplace ? A + (ic + ir) * g->a_rs + pc : ablk + ir * kc;
+                    const char *next = (const char *)(ap + SG_MR * g->a_rs);
+                    if (inplace && ir + SG_MR < mc) npf = SG_MR * lines;
                     for (int64_t jr = 0; jr < nc; jr += SG_NR) {
                         int64_t nj = sg_min(SG_NR, nc - jr), nv = (nj + 15) / 16;
-                        ep.last = sg_mask(nj - 16 * (nv - 1));
-                        SG_UKR[mr - 1][nv - 1](kc, ap, bpack + jr * kc, crow + jr, g->c_rs, &ep);
+                        for (int64_t e = sg_min(npf, per); e > 0; e--, npf--) {
+                            _mm_prefetch(next + pline * 64, _MM_HINT_T0);
+                            if (++pline == lines) pline = 0, next += g->a_rs * 4;
+                        }
+                        /* C of the tile one row panel down (same columns) into L2, a row
+                         * panel's worth of tiles ahead of its sg_store */
+                        if (ir + SG_MR < mc)
+                            sg_prefetch_c(C + (ic + ir + SG_MR) * g->c_rs + jc + jr, g->c_rs, sg_min(SG_MR, mc - ir - SG_MR), nj);
+                        SG_UKR[inplace][mr - 1][nv - 1](kc, ap, inplace ? g->a_rs : 1, inplace ? 1 : SG_MR,
+                                                        bpack + jr * kc, tile);
+                        sg_store(tile, C + (ic + ir) * g->c_rs + jc + jr, g->c_rs, mr, nj, &ep);
                     }
                 }
             }
@@ -236,30 +285,153 @@ static void sg_worker(void *ctx, int64_t b, int64_t e) {
     }
 }
 
-tn_status tn_sgemm(const tn_gemm_desc *g0) {
-    tn_gemm_desc g = *g0;
-    if (g.c_cs != 1) { /* column-major C: Cᵀ = Bᵀ·Aᵀ is row-major */
-        int64_t t;
-        const void *p = g.a;
-        g.a = g.b, g.b = p;
-        t = g.m, g.m = g.n, g.n = t;
-        t = g.a_rs, g.a_rs = g.b_cs, g.b_cs = t;
-        t = g.a_cs, g.a_cs = g.b_rs, g.b_rs = t;
-        g.c_rs = g0->c_cs, g.c_cs = 1;
+/* ---- few rows of A against a row-major B (x·W with W stored k × n: GPT-2's Conv1D,
+ * torch.mm of a vector and a matrix) ----
+ * The GEMV path takes a B whose columns are contiguous along k; this is the other layout.
+ * Packing B for a handful of rows would read and write all of it to use it once. Instead
+ * B is cut into SG_KCHUNKS equal chunks of rows (fewer when k is short; and into chunks of
+ * up to SG_NCH columns); a task streams
+ * its chunk of B in memory order, four rows at a time, into a partial product of m rows
+ * (L1/L2-resident), and a second pass adds the partials in chunk order into C. Tasks go
+ * to the pool in contiguous runs, so each thread reads one contiguous stretch of B (the
+ * hardware prefetchers' best case: splitting columns instead had every thread read short
+ * runs of every row, at 10-16 GB/s from memory against upstream's 22-24). The chunks do
+ * not depend on the thread count, so neither does any output's sum. */
+#define SG_SMALL_M 4
+#define SG_KCHUNKS 16 /* k chunks of at least 32 rows */
+#define SG_NCH 4096
+
+typedef struct sg_rows_job {
+    const tn_gemm_desc *g;
+    float *part; /* [k chunk][m][n] */
+    int64_t kch, krows, nch; /* k chunks, rows per k chunk, column chunks */
+} sg_rows_job;
+
+#define SG_ROWS_KERNEL(M)                                                                                    \
+    static TGT void sg_rows_##M(const tn_gemm_desc *g, float *part, int64_t p0, int64_t p1, int64_t j0,     \
+                                int64_t j1) {                                                                \
+        const float *A = g->a, *B = g->b;                                                                    \
+        const int64_t n = g->n;                                                                              \
+        for (int64_t p = p0; p < p1; p += 4) {                                                               \
+            const int64_t q = sg_min(4, p1 - p);                                                             \
+            __m512 x[M][4];                                                                                  \
+            for (int i = 0; i < M; i++)                                                                      \
+                for (int u = 0; u < 4; u++) x[i][u] = _mm512_set1_ps(u < q ? A[i * g->a_rs + (p + u) * g->a_cs] : 0.0f); \
+            const float *b0 = B + p * g->b_rs, *b1 = b0 + (q > 1) * g->b_rs, *b2 = b0 + (q > 2) * 2 * g->b_rs, \
+                        *b3 = b0 + (q > 3) * 3 * g->b_rs;                                                    \
+            for (int64_t j = j0; j < j1; j += 16) {                                                          \
+                const __mmask16 k = sg_mask(j1 - j);                                                         \
+                __m512 v0 = _mm512_maskz_loadu_ps(k, b0 + j), v1 = _mm512_maskz_loadu_ps(k, b1 + j),         \
+                       v2 = _mm512_maskz_loadu_ps(k, b2 + j), v3 = _mm512_maskz_loadu_ps(k, b3 + j);         \
+                for (int i = 0; i < M; i++) {                                                                \
+                    float *d = part + i * n + j;                                                             \
+                    __m512 acc = p == p0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, d);                \
+                    acc = _mm512_fmadd_ps(x[i][0], v0, acc);                                                 \
+                    acc = _mm512_fmadd_ps(x[i][1], v1, acc);                                                 \
+                    acc = _mm512_fmadd_ps(x[i][2], v2, acc);                                                 \
+                    acc = _mm512_fmadd_ps(x[i][3], v3, acc);                                                 \
+                    _mm512_mask_storeu_ps(d, k, acc);                                                        \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
     }
+SG_ROWS_KERNEL(1) SG_ROWS_KERNEL(2) SG_ROWS_KERNEL(3) SG_ROWS_KERNEL(4)
+typedef void (*sg_rows_fn)(const tn_gemm_desc *g, float *part, int64_t p0, int64_t p1, int64_t j0, int64_t j1);
+static const sg_rows_fn SG_ROWS[SG_SMALL_M] = {sg_rows_1, sg_rows_2, sg_rows_3, sg_rows_4};
+
+/* task t = (k chunk t / nch, column chunk t % nch) */
+static void sg_rows_worker(void *ctx, int64_t b, int64_t e) {
+    const sg_rows_job *j = ctx;
+    const tn_gemm_desc *g = j->g;
+    for (int64_t t = b; t < e; t++) {
+        int64_t kc = t / j->nch, nc = t % j->nch;
+        SG_ROWS[g->m - 1](g, j->part + kc * g->m * g->n, kc * j->krows, sg_min(g->k, (kc + 1) * j->krows), nc * SG_NCH,
+                          sg_min(g->n, (nc + 1) * SG_NCH));
+    }
+}
+
+/* C = alpha · Σ partials (chunk order) + beta · C over columns [16b, 16e) */
+static TGT void sg_rows_sum(void *ctx, int64_t b, int64_t e) {
+    const sg_rows_job *j = ctx;
+    const tn_gemm_desc *g = j->g;
+    const __m512 al = _mm512_set1_ps((float)g->alpha), be = _mm512_set1_ps((float)g->beta);
+    for (int64_t i = 0; i < g->m; i++)
+        for (int64_t c = 16 * b; c < sg_min(g->n, 16 * e); c += 16) {
+            const __mmask16 k = sg_mask(g->n - c);
+            __m512 acc = _mm512_maskz_loadu_ps(k, j->part + i * g->n + c);
+            for (int64_t q = 1; q < j->kch; q++)
+                acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(k, j->part + (q * g->m + i) * g->n + c));
+            float *d = (float *)g->c + i * g->c_rs + c;
+            acc = _mm512_mul_ps(acc, al);
+            if (g->beta != 0) acc = _mm512_fmadd_ps(be, _mm512_maskz_loadu_ps(k, d), acc);
+            _mm512_mask_storeu_ps(d, k, acc);
+        }
+}
+
+/* Done (true) when g is a few rows of A against a row-major B with a row-major C; false
+ * when it is not that shape, or on an allocation failure (*st set). */
+static bool sg_small_m(const tn_gemm_desc *g, tn_status *st) {
+    *st = TN_OK;
+    if (g->m > SG_SMALL_M || g->b_cs != 1 || g->c_cs != 1) return false;
+    sg_rows_job job = {g, NULL, sg_min(SG_KCHUNKS, (g->k + 31) / 32), 0, (g->n + SG_NCH - 1) / SG_NCH};
+    job.krows = ((g->k + job.kch - 1) / job.kch + 3) / 4 * 4;
+    job.kch = (g->k + job.krows - 1) / job.krows;
+    job.part = malloc((size_t)(job.kch * g->m * g->n) * sizeof(float));
+    if (!job.part) {
+        *st = tn_error(TN_ERR_NO_MEMORY, "gemm: out of memory for partial products");
+        return true;
+    }
+    const bool par = !tn_in_parallel_region() && g->n * g->k >= 65536;
+    int64_t tasks = job.kch * job.nch, vecs = (g->n + 15) / 16;
+    if (par) tn_parallel_for(tasks, 1, sg_rows_worker, &job);
+    else sg_rows_worker(&job, 0, tasks);
+    if (par && vecs > 1) tn_parallel_for(vecs, 64, sg_rows_sum, &job);
+    else sg_rows_sum(&job, 0, vecs);
+    free(job.part);
+    return true;
+}
+
+/* C' = Bᵀ·Aᵀ: the same product with the operands' roles exchanged (C' = Cᵀ). */
+static tn_gemm_desc sg_turn(const tn_gemm_desc *g0) {
+    tn_gemm_desc g = *g0;
+    g.a = g0->b, g.b = g0->a;
+    g.m = g0->n, g.n = g0->m;
+    g.a_rs = g0->b_cs, g.a_cs = g0->b_rs;
+    g.b_rs = g0->a_cs, g.b_cs = g0->a_rs;
+    g.c_rs = g0->c_cs, g.c_cs = g0->c_rs;
+    return g;
+}
+
+/* How the work of g is cut for `parts` workers: 0 (one region), 1 (along n) or 2 (along
+ * m), whichever packs fewer floats per worker. Every region packs the columns of B it
+ * computes (all of them when the split is along m) and, unless A is read in place, the
+ * rows of A it computes (all of them when the split is along n). A split along n needs
+ * two full column panels per worker. */
+static int sg_plan(const tn_gemm_desc *g, int64_t parts) {
+    const double a = g->a_cs == 1 ? 0.0 : (double)g->m * g->k, b = (double)g->n * g->k;
+    const int64_t ncol16 = (g->n + 15) / 16, nrow8 = (g->m + SG_MR - 1) / SG_MR;
+    const bool cols = parts > 1 && ncol16 >= parts * 2 * SG_NV, rows = parts > 1 && nrow8 >= parts;
+    return cols && (!rows || a + b / parts <= a / parts + b) ? 1 : rows ? 2 : 0;
+}
+
+tn_status tn_sgemm(const tn_gemm_desc *g0) {
     int64_t parts = (int64_t)tn_get_num_threads();
-    if ((double)g.m * (double)g.n * (double)g.k < SG_PARALLEL_MACS || tn_in_parallel_region()) parts = 1;
+    if ((double)g0->m * (double)g0->n * (double)g0->k < SG_PARALLEL_MACS || tn_in_parallel_region()) parts = 1;
+    /* A column-major C is computed as the row-major C' = Cᵀ = Bᵀ·Aᵀ. (Turning the product
+     * to read a linear layer's weight in place was tried; its C, written through transposes,
+     * cost more than the packing it saved: docs/GEMM.md.) */
+    tn_gemm_desc g = g0->c_cs == 1 ? *g0 : sg_turn(g0);
+    tn_status st;
+    if (sg_small_m(&g, &st)) return st;
+    const int split = sg_plan(&g, parts);
     sg_job job = {&g, g.n, 1, 0};
-    /* Every region packs all of the operand along the dimension not split, so split the
-     * larger of m and n (the columns when m < n and every region still gets two
-     * micro-panels' worth), else the rows. */
-    int64_t ncol16 = (g.n + 15) / 16, nrow8 = (g.m + SG_MR - 1) / SG_MR, nparts = 1;
-    if (parts > 1 && ncol16 >= parts * 2 * SG_NV && (g.m < g.n || nrow8 < parts)) {
-        job.per = (ncol16 + parts - 1) / parts * 16;
+    int64_t nparts = 1;
+    if (split == 1) {
+        job.per = ((g.n + 15) / 16 + parts - 1) / parts * 16;
         nparts = (g.n + job.per - 1) / job.per;
-    } else if (parts > 1 && nrow8 >= parts) {
+    } else if (split == 2) {
         job.split_n = 0;
-        job.per = (nrow8 + parts - 1) / parts * SG_MR;
+        job.per = ((g.m + SG_MR - 1) / SG_MR + parts - 1) / parts * SG_MR;
         nparts = (g.m + job.per - 1) / job.per;
     }
     if (nparts > 1) tn_parallel_for(nparts, 1, sg_worker, &job);

@@ -1,0 +1,119 @@
+/* sgemm_ukr_x86.h — the float32 engine's full 8×48 micro-kernels in inline assembly, for
+ * sgemm_avx512.c and for bench/ukernel.c (which measures them against the compiled
+ * intrinsics and the FMA-only loop: `gcc -O2 -Isrc bench/ukernel.c`). x86-64, AVX-512F;
+ * callers check the ISA first.
+ *
+ * sg_ukr_8x3_packed(kc, a, ars, aks, bp, t) and sg_ukr_8x3_rows(...): 8 rows of A by 48
+ * columns over kc steps into t (64-byte aligned, 24 vectors, t[(r·3 + v)·16 + lane]). bp is
+ * a packed panel of B, 48 floats per k step. "packed": A is a packed micro-panel, 8 floats
+ * per k step (ars, aks ignored). "rows": A's rows read in place, row r at a + r·ars,
+ * contiguous along k (aks ignored). */
+#ifndef TN_SGEMM_UKR_X86_H
+#define TN_SGEMM_UKR_X86_H
+
+#include <stdint.h>
+
+#ifndef TGT
+#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma")))
+#endif
+
+/* The full 8×48 tile, which does nearly all the work, in inline assembly (two variants:
+ * A packed, A in place). The compiled intrinsics reach ~86 % of the FMA-only loop on
+ * L1-resident panels, this ~92 % (`bench/ukernel.c`, docs/GEMM.md). Per k step: three
+ * loads of B (zmm24-26) with a prefetch SG_PFB bytes ahead in the panel, eight broadcasts
+ * of A (zmm31), 24 FMAs into zmm0-23; k unrolled by 4, then single steps. */
+#ifndef SG_PFB
+#define SG_PFB 1024
+#endif
+#define SG_STR2(x) #x
+#define SG_STR(x) SG_STR2(x)
+#define SG_FMA3(c0, c1, c2)                          \
+    "vfmadd231ps %%zmm24, %%zmm31, %%zmm" #c0 "\n\t" \
+    "vfmadd231ps %%zmm25, %%zmm31, %%zmm" #c1 "\n\t" \
+    "vfmadd231ps %%zmm26, %%zmm31, %%zmm" #c2 "\n\t"
+#define SG_LOADB(u)                                                \
+    "prefetcht0 " SG_STR(SG_PFB) "+" #u "*192(%[b])\n\t"           \
+    "prefetcht0 " SG_STR(SG_PFB) "+" #u "*192+64(%[b])\n\t"        \
+    "prefetcht0 " SG_STR(SG_PFB) "+" #u "*192+128(%[b])\n\t"       \
+    "vmovups " #u "*192(%[b]), %%zmm24\n\t"                        \
+    "vmovups " #u "*192+64(%[b]), %%zmm25\n\t"                     \
+    "vmovups " #u "*192+128(%[b]), %%zmm26\n\t"
+/* packed A: row r of step u at u*32 + r*4 */
+#define SG_PR(u, r, c0, c1, c2) "vbroadcastss " #u "*32+" #r "*4(%[a]), %%zmm31\n\t" SG_FMA3(c0, c1, c2)
+#define SG_PSTEP(u)                                                                                \
+    SG_LOADB(u) SG_PR(u, 0, 0, 1, 2) SG_PR(u, 1, 3, 4, 5) SG_PR(u, 2, 6, 7, 8) SG_PR(u, 3, 9, 10, 11) \
+        SG_PR(u, 4, 12, 13, 14) SG_PR(u, 5, 15, 16, 17) SG_PR(u, 6, 18, 19, 20) SG_PR(u, 7, 21, 22, 23)
+/* A in place: rows 0-4 from a (a, a+ld, a+2ld, a+3ld, a+4ld), rows 5-7 from a5 = a + 5ld */
+#define SG_IR(u, addr, c0, c1, c2) "vbroadcastss " #u "*4" addr ", %%zmm31\n\t" SG_FMA3(c0, c1, c2)
+#define SG_ISTEP(u)                                                                                          \
+    SG_LOADB(u) SG_IR(u, "(%[a])", 0, 1, 2) SG_IR(u, "(%[a],%[ld],1)", 3, 4, 5)                            \
+        SG_IR(u, "(%[a],%[ld],2)", 6, 7, 8) SG_IR(u, "(%[a],%[ld3],1)", 9, 10, 11)                         \
+            SG_IR(u, "(%[a],%[ld],4)", 12, 13, 14) SG_IR(u, "(%[a5])", 15, 16, 17)                         \
+                SG_IR(u, "(%[a5],%[ld],1)", 18, 19, 20) SG_IR(u, "(%[a5],%[ld],2)", 21, 22, 23)
+#define SG_ZERO(i) "vpxord %%zmm" #i ", %%zmm" #i ", %%zmm" #i "\n\t"
+#define SG_SAVE(i) "vmovaps %%zmm" #i ", " #i "*64(%[t])\n\t"
+#define SG_ZERO_ALL                                                                                         \
+    SG_ZERO(0) SG_ZERO(1) SG_ZERO(2) SG_ZERO(3) SG_ZERO(4) SG_ZERO(5) SG_ZERO(6) SG_ZERO(7) SG_ZERO(8)     \
+        SG_ZERO(9) SG_ZERO(10) SG_ZERO(11) SG_ZERO(12) SG_ZERO(13) SG_ZERO(14) SG_ZERO(15) SG_ZERO(16)     \
+            SG_ZERO(17) SG_ZERO(18) SG_ZERO(19) SG_ZERO(20) SG_ZERO(21) SG_ZERO(22) SG_ZERO(23)
+#define SG_SAVE_ALL                                                                                         \
+    SG_SAVE(0) SG_SAVE(1) SG_SAVE(2) SG_SAVE(3) SG_SAVE(4) SG_SAVE(5) SG_SAVE(6) SG_SAVE(7) SG_SAVE(8)     \
+        SG_SAVE(9) SG_SAVE(10) SG_SAVE(11) SG_SAVE(12) SG_SAVE(13) SG_SAVE(14) SG_SAVE(15) SG_SAVE(16)     \
+            SG_SAVE(17) SG_SAVE(18) SG_SAVE(19) SG_SAVE(20) SG_SAVE(21) SG_SAVE(22) SG_SAVE(23)
+#define SG_ZMM_ALL                                                                                          \
+    "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", \
+        "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20", "zmm21", "zmm22", "zmm23",     \
+        "zmm24", "zmm25", "zmm26", "zmm31"
+
+static TGT void sg_ukr_8x3_packed(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
+    int64_t n4 = kc >> 2, n1 = kc & 3;
+    __asm__ volatile(SG_ZERO_ALL
+                     "testq %[n4], %[n4]\n\t"
+                     "jz 2f\n\t"
+                     "1:\n\t" SG_PSTEP(0) SG_PSTEP(1) SG_PSTEP(2) SG_PSTEP(3)
+                     "addq $128, %[a]\n\t"
+                     "addq $768, %[b]\n\t"
+                     "decq %[n4]\n\t"
+                     "jnz 1b\n\t"
+                     "2:\n\t"
+                     "testq %[n1], %[n1]\n\t"
+                     "jz 4f\n\t"
+                     "3:\n\t" SG_PSTEP(0)
+                     "addq $32, %[a]\n\t"
+                     "addq $192, %[b]\n\t"
+                     "decq %[n1]\n\t"
+                     "jnz 3b\n\t"
+                     "4:\n\t" SG_SAVE_ALL
+                     : [a] "+r"(a), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1)
+                     : [t] "r"(t)
+                     : SG_ZMM_ALL, "memory", "cc");
+}
+
+static TGT void sg_ukr_8x3_rows(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
+    int64_t n4 = kc >> 2, n1 = kc & 3, ld = ars * 4, ld3 = ars * 12;
+    const float *a5 = a + 5 * ars;
+    __asm__ volatile(SG_ZERO_ALL
+                     "testq %[n4], %[n4]\n\t"
+                     "jz 2f\n\t"
+                     "1:\n\t" SG_ISTEP(0) SG_ISTEP(1) SG_ISTEP(2) SG_ISTEP(3)
+                     "addq $16, %[a]\n\t"
+                     "addq $16, %[a5]\n\t"
+                     "addq $768, %[b]\n\t"
+                     "decq %[n4]\n\t"
+                     "jnz 1b\n\t"
+                     "2:\n\t"
+                     "testq %[n1], %[n1]\n\t"
+                     "jz 4f\n\t"
+                     "3:\n\t" SG_ISTEP(0)
+                     "addq $4, %[a]\n\t"
+                     "addq $4, %[a5]\n\t"
+                     "addq $192, %[b]\n\t"
+                     "decq %[n1]\n\t"
+                     "jnz 3b\n\t"
+                     "4:\n\t" SG_SAVE_ALL
+                     : [a] "+r"(a), [a5] "+r"(a5), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1)
+                     : [t] "r"(t), [ld] "r"(ld), [ld3] "r"(ld3)
+                     : SG_ZMM_ALL, "memory", "cc");
+}
+
+#endif
