@@ -2,16 +2,19 @@
  * threaded over the pool). docs/GEMM.md "Float32 engine" has the design and measurements.
  *
  * C (row-major; a column-major C is computed as Cᵀ = Bᵀ·Aᵀ) is cut into one region per
- * worker, along n when m < n and there are enough columns, else along m. Each worker, in
- * its own packing buffer (per thread, kept between calls), packs its rows of A once for
- * every k block when they fit SG_AFULL, then runs: NC columns → KC of k → pack B block
- * (KC × NC, stays in L2) → 8-row micro-panel of A (stays in L1) → 48-column micro-panel
- * of B → micro-kernel (larger A is packed per SG_MC rows inside the k loop instead). The
- * micro-kernel keeps an 8×48 tile in 24 zmm accumulators (3 vectors of
- * B and one broadcast of A per k step) and writes C itself: the first k block stores
- * alpha·acc (+ beta·C), later blocks add alpha·acc, so there is no separate accumulator
- * block and no epilogue pass. Edge tiles use the same kernel instantiated for fewer rows
- * and vectors, with a lane mask on the last vector. */
+ * worker, along n or along m, whichever leaves each worker fewer floats to pack
+ * (sg_plan). Each worker, in its own packing buffer (per thread, kept between calls),
+ * runs: NC columns → KC of k → pack B block (KC × NC, stays in L2) → 8-row micro-panel of
+ * A → 48-column micro-panel of B → micro-kernel. A is read in place when its rows are
+ * contiguous along k (the micro-panel's rows come into L1 with the first column panel,
+ * the next micro-panel's rows are prefetched meanwhile); otherwise its rows are packed
+ * once for every k block when they fit SG_AFULL, else per SG_MC rows inside the k loop.
+ * The micro-kernel keeps an 8×48 tile in 24 zmm accumulators (3 vectors of B and one
+ * broadcast of A per k step; the full tile in assembly, sgemm_ukr_x86.h) and hands it to
+ * sg_store, which writes C: the first k block stores alpha·acc (+ beta·C), later blocks
+ * add alpha·acc, so there is no accumulator block and no epilogue pass. Edge tiles use
+ * the same kernel compiled for fewer rows and vectors, with a lane mask on the last
+ * vector. A few rows of A against a row-major B take their own path (sg_small_m). */
 #include "kernels/gemm_internal.h"
 
 #include <stdatomic.h>

@@ -18,10 +18,11 @@
 #endif
 
 /* The full 8×48 tile, which does nearly all the work, in inline assembly (two variants:
- * A packed, A in place). The compiled intrinsics reach ~86 % of the FMA-only loop on
- * L1-resident panels, this ~92 % (`bench/ukernel.c`, docs/GEMM.md). Per k step: three
- * loads of B (zmm24-26) with a prefetch SG_PFB bytes ahead in the panel, eight broadcasts
- * of A (zmm31), 24 FMAs into zmm0-23; k unrolled by 4, then single steps. */
+ * A packed, A in place). On L1-resident panels they ran 2-8 % ahead of the same tile
+ * compiled from intrinsics, at 86-93 % of the FMA-only loop (`bench/ukernel.c`,
+ * docs/GEMM.md). Per k step: three loads of B (zmm24-26) with a prefetch SG_PFB bytes
+ * ahead in the panel, eight broadcasts of A (zmm31), 24 FMAs into zmm0-23; k unrolled by
+ * 4, then single steps. */
 #ifndef SG_PFB
 #define SG_PFB 1024
 #endif
