@@ -66,25 +66,23 @@
         "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20", "zmm21", "zmm22", "zmm23",     \
         "zmm24", "zmm25", "zmm26", "zmm31"
 
+/* The loop both kernels share: zero the tile, k in steps of 4 (STEP(0..3), then ADV4
+ * moves the pointers), the remaining steps one by one (ADV1), store the tile to t. */
+#define SG_LOOP(STEP, ADV4, ADV1)                                                               \
+    SG_ZERO_ALL "testq %[n4], %[n4]\n\t"                                                        \
+                "jz 2f\n\t"                                                                     \
+                "1:\n\t" STEP(0) STEP(1) STEP(2) STEP(3) ADV4 "decq %[n4]\n\t"                 \
+                "jnz 1b\n\t"                                                                    \
+                "2:\n\t"                                                                        \
+                "testq %[n1], %[n1]\n\t"                                                        \
+                "jz 4f\n\t"                                                                     \
+                "3:\n\t" STEP(0) ADV1 "decq %[n1]\n\t"                                         \
+                "jnz 3b\n\t"                                                                    \
+                "4:\n\t" SG_SAVE_ALL
+
 static TGT void sg_ukr_8x3_packed(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
     int64_t n4 = kc >> 2, n1 = kc & 3;
-    __asm__ volatile(SG_ZERO_ALL
-                     "testq %[n4], %[n4]\n\t"
-                     "jz 2f\n\t"
-                     "1:\n\t" SG_PSTEP(0) SG_PSTEP(1) SG_PSTEP(2) SG_PSTEP(3)
-                     "addq $128, %[a]\n\t"
-                     "addq $768, %[b]\n\t"
-                     "decq %[n4]\n\t"
-                     "jnz 1b\n\t"
-                     "2:\n\t"
-                     "testq %[n1], %[n1]\n\t"
-                     "jz 4f\n\t"
-                     "3:\n\t" SG_PSTEP(0)
-                     "addq $32, %[a]\n\t"
-                     "addq $192, %[b]\n\t"
-                     "decq %[n1]\n\t"
-                     "jnz 3b\n\t"
-                     "4:\n\t" SG_SAVE_ALL
+    __asm__ volatile(SG_LOOP(SG_PSTEP, "addq $128, %[a]\n\taddq $768, %[b]\n\t", "addq $32, %[a]\n\taddq $192, %[b]\n\t")
                      : [a] "+r"(a), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1)
                      : [t] "r"(t)
                      : SG_ZMM_ALL, "memory", "cc");
@@ -93,25 +91,8 @@ static TGT void sg_ukr_8x3_packed(int64_t kc, const float *a, int64_t ars, int64
 static TGT void sg_ukr_8x3_rows(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
     int64_t n4 = kc >> 2, n1 = kc & 3, ld = ars * 4, ld3 = ars * 12;
     const float *a5 = a + 5 * ars;
-    __asm__ volatile(SG_ZERO_ALL
-                     "testq %[n4], %[n4]\n\t"
-                     "jz 2f\n\t"
-                     "1:\n\t" SG_ISTEP(0) SG_ISTEP(1) SG_ISTEP(2) SG_ISTEP(3)
-                     "addq $16, %[a]\n\t"
-                     "addq $16, %[a5]\n\t"
-                     "addq $768, %[b]\n\t"
-                     "decq %[n4]\n\t"
-                     "jnz 1b\n\t"
-                     "2:\n\t"
-                     "testq %[n1], %[n1]\n\t"
-                     "jz 4f\n\t"
-                     "3:\n\t" SG_ISTEP(0)
-                     "addq $4, %[a]\n\t"
-                     "addq $4, %[a5]\n\t"
-                     "addq $192, %[b]\n\t"
-                     "decq %[n1]\n\t"
-                     "jnz 3b\n\t"
-                     "4:\n\t" SG_SAVE_ALL
+    __asm__ volatile(SG_LOOP(SG_ISTEP, "addq $16, %[a]\n\taddq $16, %[a5]\n\taddq $768, %[b]\n\t",
+                             "addq $4, %[a]\n\taddq $4, %[a5]\n\taddq $192, %[b]\n\t")
                      : [a] "+r"(a), [a5] "+r"(a5), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1)
                      : [t] "r"(t), [ld] "r"(ld), [ld3] "r"(ld3)
                      : SG_ZMM_ALL, "memory", "cc");
