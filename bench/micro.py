@@ -14,6 +14,7 @@ Tasks:
           forward): SmolLM2's shapes, float32 (argument: S, default 512)
   vecmat  torch.mm of m = 1..4 rows with a row-major k x n matrix (GPT-2's Conv1D layout):
           one matrix reused (cache-resident) and 60 cycled (from memory), GB/s of the matrix
+          (argument: dtype, default float32)
   cat     rotary's cat((-x2, x1), -1) on 1x9x1024x64 halves, and of two contiguous halves
   gemm    (torchnative only) F.linear float32 with our engine and with
           TN_F32_GEMM=openblas, each in a fresh process, alternating, 3 rounds
@@ -73,14 +74,15 @@ def task_linear(torch, F, args):
 
 
 def task_vecmat(torch, F, args):
+    dt = getattr(torch, args[0]) if args else torch.float32
     torch.manual_seed(0)
     for m, k, n in ((1, 576, 1536), (1, 1536, 576), (4, 576, 1536), (4, 1536, 576), (1, 3072, 768), (1, 768, 3072)):
-        x = torch.randn(m, k)
-        bs = [torch.randn(k, n) for _ in range(60)]
+        x = torch.randn(m, k).to(dt)
+        bs = [torch.randn(k, n).to(dt) for _ in range(60)]
         warm = best_of(lambda: [torch.mm(x, bs[0]) for _ in range(20)], 5) / 20
         cold = best_of(lambda: [torch.mm(x, b) for b in bs], 5) / len(bs)
-        gb = k * n * 4 / 1e9
-        print(f"vecmat {m}x{k}x{n}: one matrix {warm * 1e6:7.1f} us ({gb / warm:5.1f} GB/s), "
+        gb = k * n * bs[0].element_size() / 1e9
+        print(f"vecmat {str(dt):14s} {m}x{k}x{n}: one matrix {warm * 1e6:7.1f} us ({gb / warm:5.1f} GB/s), "
               f"60 cycled {cold * 1e6:7.1f} us ({gb / cold:5.1f} GB/s)")
 
 

@@ -374,7 +374,7 @@ static void run_engine(const tn_gemm_desc *g, const engine *e, char *scratch) {
 
 /* ---- public entry ------------------------------------------------------------------- */
 
-typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_SGEMM, PATH_AMX, PATH_ENGINE, PATH_REF } path;
+typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_ROWS, PATH_SGEMM, PATH_AMX, PATH_ENGINE, PATH_REF } path;
 
 /* bfloat16 on AMX tiles whenever the tier allows (gemm_amx.c). */
 static bool amx_usable(const tn_gemm_desc *g) {
@@ -400,6 +400,8 @@ static path choose(const tn_gemm_desc *g) {
     /* GEMV shapes (m or n <= 4, e.g. decode) go to gemv.c before BLAS: measured 1.1-3x
      * faster than OpenBLAS's sgemm at m = 1..4 (docs/GEMM.md, section GEMV). */
     if (tn_gemv_shaped(g)) return PATH_DOT;
+    /* a few rows against a row-major B: streamed without packing (gemv_rows_avx512.c) */
+    if (tn_gemv_rows_shaped(g)) return PATH_ROWS;
     if (tn_sgemm_usable(g) && !f32_prefers_blas()) return PATH_SGEMM;
     if (blas_usable(g)) return PATH_BLAS;
     if (amx_usable(g)) return PATH_AMX;
@@ -443,6 +445,7 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
         return g->m == 0 || g->n == 0 ? TN_OK : tn_gemm_ref(g);
     case PATH_BLAS: run_blas(g, scratch); return TN_OK;
     case PATH_DOT: tn_gemv(g); return TN_OK;
+    case PATH_ROWS: return tn_gemv_rows(g);
     case PATH_AMX: tn_gemm_bf16_amx(g, scratch, scratch_bytes); return TN_OK;
     case PATH_SGEMM: return tn_sgemm(g);
     case PATH_ENGINE: run_engine(g, pick_engine(g->dtype, g->m), scratch); return TN_OK;

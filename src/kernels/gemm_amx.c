@@ -21,6 +21,7 @@
 #include "core/threadpool.h"
 #include "kernels/gemm.h"
 #include "kernels/x86_transpose.h"
+#include "kernels/x86_bf16.h"
 
 #define ALIGN 64
 #define KT 32   /* k per tile step (32 bf16 = 64 bytes per tile row) */
@@ -224,23 +225,6 @@ static TGT void block_store(float *cb) {
     _tile_stored(3, cb + 16 * 32 + 16, 128);
 }
 
-/* Round-to-nearest-even float32 -> bfloat16 of 16 lanes, NaN -> 0x7FC0 (tn_f32_to_bf16). */
-static TGT512 __m256i round_bf16(__m512 v) {
-    __m512i u = _mm512_castps_si512(v);
-    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
-    r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
-    return _mm512_cvtepi32_epi16(r);
-}
-
-/* round_bf16 without the narrowing: the bfloat16 bits in the low half of each lane. */
-static TGT512 __m512i round_bf16_lanes(__m512 v) {
-    __m512i u = _mm512_castps_si512(v);
-    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
-    return _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
-}
-
 /* Writes the block cb[f][t] (f < nf features from j0, t < nt tokens from i0) into C. */
 static TGT512 void write_block(const tn_gemm_desc *g, int64_t i0, int64_t j0, int nt, int nf, const float *cb,
                                float *tb) {
@@ -285,8 +269,8 @@ static TGT512 void write_block(const tn_gemm_desc *g, int64_t i0, int64_t j0, in
         for (int th = 0; th * 16 < nt; th++) {
             __m512i d[16];
             for (int fp = 0; fp < 16; fp++) {
-                __m512i lo = round_bf16_lanes(_mm512_loadu_ps(cb + (2 * fp) * 32 + th * 16));
-                __m512i hi = round_bf16_lanes(_mm512_loadu_ps(cb + (2 * fp + 1) * 32 + th * 16));
+                __m512i lo = tn_round_bf16_lanes(_mm512_loadu_ps(cb + (2 * fp) * 32 + th * 16));
+                __m512i hi = tn_round_bf16_lanes(_mm512_loadu_ps(cb + (2 * fp + 1) * 32 + th * 16));
                 d[fp] = _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
             }
             tn_transpose16x32(d);
@@ -315,7 +299,7 @@ static TGT512 void write_block(const tn_gemm_desc *g, int64_t i0, int64_t j0, in
                         __m512i old = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, d));
                         v = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(old, 16)), _mm512_set1_ps(beta), v);
                     }
-                    _mm256_mask_storeu_epi16(d, mk, round_bf16(v));
+                    _mm256_mask_storeu_epi16(d, mk, tn_round_bf16(v));
                 }
             }
         (void)tb;

@@ -31,6 +31,12 @@ void tn_gemv(const tn_gemm_desc *g);
  * bit-identical to tn_gemv's for the same problem. */
 #define TN_GEMV_MULTI_MAX 8
 void tn_gemv_multi(const tn_gemm_desc *gs, int n);
+/* The other layout, on the avx512 tiers (gemv_rows_avx512.c): 1 <= m <= 4 rows of A
+ * against a row-major B (b_cs == 1: x·W with W stored k × n) and a row-major C, float32,
+ * bfloat16 or float16. Streams B in memory order in fixed chunks of rows and adds the
+ * float32 partial products in chunk order, so no result depends on the thread count. */
+bool tn_gemv_rows_shaped(const tn_gemm_desc *g);
+tn_status tn_gemv_rows(const tn_gemm_desc *g);
 /* Name of the kernel tn_gemv uses for `dtype` on this host right now, e.g.
  * "bf16_gemv__avx512bf16", "f32_gemv__avx2", "f16_gemv__scalar". */
 const char *tn_gemv_variant(tn_dtype dtype);

@@ -14,7 +14,7 @@
  * sg_store, which writes C: the first k block stores alpha·acc (+ beta·C), later blocks
  * add alpha·acc, so there is no accumulator block and no epilogue pass. Edge tiles use
  * the same kernel compiled for fewer rows and vectors, with a lane mask on the last
- * vector. A few rows of A against a row-major B take their own path (sg_small_m). */
+ * vector. (A few rows of A against a row-major B never get here: gemv_rows_avx512.c.) */
 #include "kernels/gemm_internal.h"
 
 #include <stdatomic.h>
@@ -288,112 +288,6 @@ static void sg_worker(void *ctx, int64_t b, int64_t e) {
     }
 }
 
-/* ---- few rows of A against a row-major B (x·W with W stored k × n: GPT-2's Conv1D,
- * torch.mm of a vector and a matrix) ----
- * The GEMV path takes a B whose columns are contiguous along k; this is the other layout.
- * Packing B for a handful of rows would read and write all of it to use it once. Instead
- * B is cut into SG_KCHUNKS equal chunks of rows (fewer when k is short; and into chunks of
- * up to SG_NCH columns); a task streams
- * its chunk of B in memory order, four rows at a time, into a partial product of m rows
- * (L1/L2-resident), and a second pass adds the partials in chunk order into C. Tasks go
- * to the pool in contiguous runs, so each thread reads one contiguous stretch of B (the
- * hardware prefetchers' best case: splitting columns instead had every thread read short
- * runs of every row, at 10-16 GB/s from memory against upstream's 22-24). The chunks do
- * not depend on the thread count, so neither does any output's sum. */
-#define SG_SMALL_M 4
-#define SG_KCHUNKS 16 /* k chunks of at least 32 rows */
-#define SG_NCH 4096
-
-typedef struct sg_rows_job {
-    const tn_gemm_desc *g;
-    float *part; /* [k chunk][m][n] */
-    int64_t kch, krows, nch; /* k chunks, rows per k chunk, column chunks */
-} sg_rows_job;
-
-#define SG_ROWS_KERNEL(M)                                                                                    \
-    static TGT void sg_rows_##M(const tn_gemm_desc *g, float *part, int64_t p0, int64_t p1, int64_t j0,     \
-                                int64_t j1) {                                                                \
-        const float *A = g->a, *B = g->b;                                                                    \
-        const int64_t n = g->n;                                                                              \
-        for (int64_t p = p0; p < p1; p += 4) {                                                               \
-            const int64_t q = sg_min(4, p1 - p);                                                             \
-            __m512 x[M][4];                                                                                  \
-            for (int i = 0; i < M; i++)                                                                      \
-                for (int u = 0; u < 4; u++) x[i][u] = _mm512_set1_ps(u < q ? A[i * g->a_rs + (p + u) * g->a_cs] : 0.0f); \
-            const float *b0 = B + p * g->b_rs, *b1 = b0 + (q > 1) * g->b_rs, *b2 = b0 + (q > 2) * 2 * g->b_rs, \
-                        *b3 = b0 + (q > 3) * 3 * g->b_rs;                                                    \
-            for (int64_t j = j0; j < j1; j += 16) {                                                          \
-                const __mmask16 k = sg_mask(j1 - j);                                                         \
-                __m512 v0 = _mm512_maskz_loadu_ps(k, b0 + j), v1 = _mm512_maskz_loadu_ps(k, b1 + j),         \
-                       v2 = _mm512_maskz_loadu_ps(k, b2 + j), v3 = _mm512_maskz_loadu_ps(k, b3 + j);         \
-                for (int i = 0; i < M; i++) {                                                                \
-                    float *d = part + i * n + j;                                                             \
-                    __m512 acc = p == p0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, d);                \
-                    acc = _mm512_fmadd_ps(x[i][0], v0, acc);                                                 \
-                    acc = _mm512_fmadd_ps(x[i][1], v1, acc);                                                 \
-                    acc = _mm512_fmadd_ps(x[i][2], v2, acc);                                                 \
-                    acc = _mm512_fmadd_ps(x[i][3], v3, acc);                                                 \
-                    _mm512_mask_storeu_ps(d, k, acc);                                                        \
-                }                                                                                            \
-            }                                                                                                \
-        }                                                                                                    \
-    }
-SG_ROWS_KERNEL(1) SG_ROWS_KERNEL(2) SG_ROWS_KERNEL(3) SG_ROWS_KERNEL(4)
-typedef void (*sg_rows_fn)(const tn_gemm_desc *g, float *part, int64_t p0, int64_t p1, int64_t j0, int64_t j1);
-static const sg_rows_fn SG_ROWS[SG_SMALL_M] = {sg_rows_1, sg_rows_2, sg_rows_3, sg_rows_4};
-
-/* task t = (k chunk t / nch, column chunk t % nch) */
-static void sg_rows_worker(void *ctx, int64_t b, int64_t e) {
-    const sg_rows_job *j = ctx;
-    const tn_gemm_desc *g = j->g;
-    for (int64_t t = b; t < e; t++) {
-        int64_t kc = t / j->nch, nc = t % j->nch;
-        SG_ROWS[g->m - 1](g, j->part + kc * g->m * g->n, kc * j->krows, sg_min(g->k, (kc + 1) * j->krows), nc * SG_NCH,
-                          sg_min(g->n, (nc + 1) * SG_NCH));
-    }
-}
-
-/* C = alpha · Σ partials (chunk order) + beta · C over columns [16b, 16e) */
-static TGT void sg_rows_sum(void *ctx, int64_t b, int64_t e) {
-    const sg_rows_job *j = ctx;
-    const tn_gemm_desc *g = j->g;
-    const __m512 al = _mm512_set1_ps((float)g->alpha), be = _mm512_set1_ps((float)g->beta);
-    for (int64_t i = 0; i < g->m; i++)
-        for (int64_t c = 16 * b; c < sg_min(g->n, 16 * e); c += 16) {
-            const __mmask16 k = sg_mask(g->n - c);
-            __m512 acc = _mm512_maskz_loadu_ps(k, j->part + i * g->n + c);
-            for (int64_t q = 1; q < j->kch; q++)
-                acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(k, j->part + (q * g->m + i) * g->n + c));
-            float *d = (float *)g->c + i * g->c_rs + c;
-            acc = _mm512_mul_ps(acc, al);
-            if (g->beta != 0) acc = _mm512_fmadd_ps(be, _mm512_maskz_loadu_ps(k, d), acc);
-            _mm512_mask_storeu_ps(d, k, acc);
-        }
-}
-
-/* Done (true) when g is a few rows of A against a row-major B with a row-major C; false
- * when it is not that shape, or on an allocation failure (*st set). */
-static bool sg_small_m(const tn_gemm_desc *g, tn_status *st) {
-    *st = TN_OK;
-    if (g->m > SG_SMALL_M || g->b_cs != 1 || g->c_cs != 1) return false;
-    sg_rows_job job = {g, NULL, sg_min(SG_KCHUNKS, (g->k + 31) / 32), 0, (g->n + SG_NCH - 1) / SG_NCH};
-    job.krows = ((g->k + job.kch - 1) / job.kch + 3) / 4 * 4;
-    job.kch = (g->k + job.krows - 1) / job.krows;
-    job.part = malloc((size_t)(job.kch * g->m * g->n) * sizeof(float));
-    if (!job.part) {
-        *st = tn_error(TN_ERR_NO_MEMORY, "gemm: out of memory for partial products");
-        return true;
-    }
-    const bool par = !tn_in_parallel_region() && g->n * g->k >= 65536;
-    int64_t tasks = job.kch * job.nch, vecs = (g->n + 15) / 16;
-    if (par) tn_parallel_for(tasks, 1, sg_rows_worker, &job);
-    else sg_rows_worker(&job, 0, tasks);
-    if (par && vecs > 1) tn_parallel_for(vecs, 64, sg_rows_sum, &job);
-    else sg_rows_sum(&job, 0, vecs);
-    free(job.part);
-    return true;
-}
-
 /* C' = Bᵀ·Aᵀ: the same product with the operands' roles exchanged (C' = Cᵀ). */
 static tn_gemm_desc sg_turn(const tn_gemm_desc *g0) {
     tn_gemm_desc g = *g0;
@@ -424,8 +318,6 @@ tn_status tn_sgemm(const tn_gemm_desc *g0) {
      * to read a linear layer's weight in place was tried; its C, written through transposes,
      * cost more than the packing it saved: docs/GEMM.md.) */
     tn_gemm_desc g = g0->c_cs == 1 ? *g0 : sg_turn(g0);
-    tn_status st;
-    if (sg_small_m(&g, &st)) return st;
     const int split = sg_plan(&g, parts);
     sg_job job = {&g, g.n, 1, 0};
     int64_t nparts = 1;
