@@ -5,7 +5,9 @@
  *   /tmp/gemm_c M K N lin|mm THREADS SECONDS
  * lin: B is a linear layer's weight (n × k, read transposed, as F.linear); mm: B is a
  * row-major k × n matrix (torch.mm). A is row-major m × k, C row-major m × n. Prints the
- * best single call in GFLOP/s over SECONDS of back-to-back calls. */
+ * best single call and the mean over SECONDS of back-to-back calls, in GFLOP/s (the suite,
+ * bench/run.py, times means of call loops). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,20 @@ int main(int argc, char **argv) {
     g.b_rs = lin ? 1 : n;
     g.b_cs = lin ? k : 1;
     if (tn_gemm(&g, NULL, 0) != TN_OK) return 1;
-    double best = 1e30, t0 = now();
+    /* a wrong engine must not be timed: 64 entries of C against double-precision sums */
+    for (int t = 0; t < 64; t++) {
+        const int64_t i = (t * 7919) % m, j = (t * 104729) % n;
+        double s = 0, sa = 0;
+        for (int64_t p = 0; p < k; p++) {
+            const double x = (double)a[i * k + p] * (double)b[lin ? j * k + p : p * n + j];
+            s += x, sa += x < 0 ? -x : x;
+        }
+        if (fabs(c[i * n + j] - s) > 1e-5 * sa + 1e-30) {
+            fprintf(stderr, "C(%lld, %lld) = %g, expected %g\n", (long long)i, (long long)j, c[i * n + j], s);
+            return 1;
+        }
+    }
+    double best = 1e30, t0 = now(), total;
     long calls = 0;
     while (now() - t0 < secs) {
         double t = now();
@@ -50,8 +65,10 @@ int main(int argc, char **argv) {
         if (t < best) best = t;
         calls++;
     }
-    printf("%s %lldx%lldx%lld threads=%d: best %.1f GFLOP/s (%ld calls, variant %s)\n", argv[4], (long long)m,
-           (long long)k, (long long)n, threads, 2.0 * (double)(m * n * k) / best * 1e-9, calls,
+    total = now() - t0;
+    const double flop = 2.0 * (double)(m * n * k);
+    printf("%s %lldx%lldx%lld threads=%d: best %.1f mean %.1f GFLOP/s (%ld calls, variant %s)\n", argv[4],
+           (long long)m, (long long)k, (long long)n, threads, flop / best * 1e-9, flop * calls / total * 1e-9, calls,
            tn_gemm_variant(TN_DTYPE_FLOAT32));
     free(a), free(b), free(c);
     return 0;

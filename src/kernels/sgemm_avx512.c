@@ -6,15 +6,17 @@
  * (sg_plan). Each worker, in its own packing buffer (per thread, kept between calls),
  * runs: NC columns → KC of k → pack B block (KC × NC, stays in L2) → 8-row micro-panel of
  * A → 48-column micro-panel of B → micro-kernel. A is read in place when its rows are
- * contiguous along k (the micro-panel's rows come into L1 with the first column panel,
- * the next micro-panel's rows are prefetched meanwhile); otherwise its rows are packed
- * once for every k block when they fit SG_AFULL, else per SG_MC rows inside the k loop.
- * The micro-kernel keeps an 8×48 tile in 24 zmm accumulators (3 vectors of B and one
- * broadcast of A per k step; the full tile in assembly, sgemm_ukr_x86.h) and hands it to
- * sg_store, which writes C: the first k block stores alpha·acc (+ beta·C), later blocks
- * add alpha·acc, so there is no accumulator block and no epilogue pass. Edge tiles use
- * the same kernel compiled for fewer rows and vectors, with a lane mask on the last
- * vector. (A few rows of A against a row-major B never get here: gemv_rows_avx512.c.) */
+ * contiguous along k (the micro-panel's rows come into L1 with the first column panel;
+ * when A is too large to stay in L2, the next micro-panel's rows are prefetched meanwhile);
+ * otherwise its rows are packed once for every k block when they fit SG_AFULL, else per
+ * SG_MC rows inside the k loop. The micro-kernel keeps an 8×48 tile in 24 zmm accumulators
+ * (3 vectors of B and one broadcast of A per k step; the full tile in assembly,
+ * sgemm_ukr_x86.h). The first k block stores alpha·acc (+ beta·C), later blocks add
+ * alpha·acc, so there is no accumulator block and no epilogue pass: full tiles with
+ * alpha = 1 and no beta are written to C by the assembly itself, the others go through a
+ * tile buffer and sg_store. Edge tiles use the same kernel compiled for fewer rows and
+ * vectors, with a lane mask on the last vector. (A few rows of A against a row-major B
+ * never get here: gemv_rows_avx512.c.) */
 #include "kernels/gemm_internal.h"
 
 #include <stdatomic.h>
@@ -39,7 +41,16 @@
 #ifndef SG_NC
 #define SG_NC (14 * SG_NR) /* KC × NC floats = 1 MiB: half of this core's L2 */
 #endif
-#define SG_ALIGN 64
+/* A region's C, or its rows of A, larger than this do not stay in L2 between passes, so
+ * their next tiles are prefetched; smaller ones do, and the prefetches only cost. */
+#ifndef SG_L2
+#define SG_L2 (1 << 20)
+#endif
+/* Weight panels are transposed with lanes assembled from memory (tn_transpose16x32_mem);
+ * -DSG_TMEM=0 builds the register-only transposes for comparison (docs/GEMM.md). */
+#ifndef SG_TMEM
+#define SG_TMEM 1
+#endif
 _Static_assert(SG_NC % SG_NR == 0 && SG_MC % SG_MR == 0, "blocks hold whole micro-panels");
 /* Packed A kept whole (every k block) up to this many floats per region: 6 MiB. */
 #define SG_AFULL ((int64_t)3 << 19)
@@ -139,6 +150,10 @@ static TGT void sg_pack_b(const tn_gemm_desc *g, int64_t p0, int64_t kc, int64_t
             for (int64_t pb = 0; pb < kc; pb += 16) {
                 int64_t kr = sg_min(16, kc - pb);
                 for (int64_t t = 0; t < npf; t++) _mm_prefetch((const char *)(b + (nxt + t) * cs + p0 + pb), _MM_HINT_T1);
+                if (SG_TMEM && nv == 16 && kr == 16) {
+                    tn_transpose16x32_mem(b + (j0 + 16 * v) * cs + p0 + pb, cs, dst + pb * SG_NR + 16 * v, SG_NR);
+                    continue;
+                }
                 __m512i r[16];
                 for (int t = 0; t < 16; t++)
                     r[t] = t < nv ? _mm512_maskz_loadu_epi32(sg_mask(kr), b + (j0 + 16 * v + t) * cs + p0 + pb)
@@ -200,8 +215,8 @@ static inline void sg_prefetch_c(const float *c, int64_t ldc, int64_t mr, int64_
 
 /* Rows [m0, m1) × columns [n0, n1) of C on the calling thread. When A's rows are
  * contiguous along k they are read in place by the micro-kernels (the first column panel
- * brings a micro-panel's rows into L1, the rest reuse them; the next micro-panel's rows are
- * prefetched meanwhile). Otherwise, when the region's rows of A fit SG_AFULL floats they
+ * brings a micro-panel's rows into L1, the rest reuse them; when the region's rows do not
+ * stay in L2, the next micro-panel's rows are prefetched meanwhile). Otherwise, when the region's rows of A fit SG_AFULL floats they
  * are packed once, for every k block, before the column loop (a product with many
  * columns, such as the vocabulary projection, would otherwise repack A for every block of
  * NC columns), else per (column block, k block, SG_MC rows). */
@@ -221,9 +236,13 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
     float *apack = tn_thread_scratch(TN_SCRATCH_SGEMM, (abytes + bbytes) * sizeof(float));
     if (!apack) return false;
     float *bpack = apack + abytes;
+    _Alignas(64) float tile[SG_MR * SG_NR];
+    /* Prefetches pay only for what does not stay in L2: C between k blocks, A's rows between
+     * column blocks (SG_L2). */
+    const bool pfc = (m1 - m0) * (n1 - n0) * (int64_t)sizeof(float) > SG_L2;
+    const bool pfa = inplace && (m1 - m0) * g->k * (int64_t)sizeof(float) > SG_L2;
     const float *A = g->a;
     float *C = g->c;
-    _Alignas(64) float tile[SG_MR * SG_NR];
     if (afull)
         for (int64_t pc = 0; pc < g->k; pc += kcb) {
             int64_t kc = sg_min(kcb, g->k - pc);
@@ -231,38 +250,45 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
                 sg_pack_a(g, m0 + ir, sg_min(SG_MR, m1 - m0 - ir), pc, kc, apack + pc * mpad + ir * kc);
         }
     for (int64_t jc = n0; jc < n1; jc += ncb) {
-        int64_t nc = sg_min(ncb, n1 - jc), npanel = (nc + SG_NR - 1) / SG_NR;
+        const int64_t nc = sg_min(ncb, n1 - jc), npanel = (nc + SG_NR - 1) / SG_NR;
         for (int64_t pc = 0; pc < g->k; pc += kcb) {
-            int64_t kc = sg_min(kcb, g->k - pc);
+            const int64_t kc = sg_min(kcb, g->k - pc);
             const sg_ep ep = {(float)g->alpha, (float)g->beta, pc > 0 ? 2 : g->beta != 0 ? 1 : 0};
+            /* full tiles go straight to C when there is nothing to scale */
+            const bool direct = ep.alpha == 1.0f && ep.mode != 1;
             /* in place: lines of the next micro-panel's rows to prefetch per kernel call */
             const int64_t lines = (kc * 4 + 63) / 64 + 1, per = (SG_MR * lines + npanel - 1) / npanel;
             for (int64_t jr = 0; jr < nc; jr += SG_NR)
                 sg_pack_b(g, pc, kc, jc + jr, sg_min(SG_NR, nc - jr), bpack + jr * kc);
             for (int64_t ic = m0; ic < m1; ic += SG_MC) {
-                int64_t mc = sg_min(SG_MC, m1 - ic);
+                const int64_t mc = sg_min(SG_MC, m1 - ic);
                 const float *ablk = afull ? apack + pc * mpad + (ic - m0) * kc : apack;
                 if (!afull && !inplace)
                     for (int64_t ir = 0; ir < mc; ir += SG_MR)
                         sg_pack_a(g, ic + ir, sg_min(SG_MR, mc - ir), pc, kc, apack + ir * kc);
                 for (int64_t ir = 0; ir < mc; ir += SG_MR) {
-                    int64_t mr = sg_min(SG_MR, mc - ir), npf = 0, pline = 0;
+                    const int64_t mr = sg_min(SG_MR, mc - ir);
                     const float *ap = inplace ? A + (ic + ir) * g->a_rs + pc : ablk + ir * kc;
                     const char *next = (const char *)(ap + SG_MR * g->a_rs);
-                    if (inplace && ir + SG_MR < mc) npf = SG_MR * lines;
+                    int64_t npf = pfa && ir + SG_MR < mc ? SG_MR * lines : 0, pline = 0;
                     for (int64_t jr = 0; jr < nc; jr += SG_NR) {
-                        int64_t nj = sg_min(SG_NR, nc - jr), nv = (nj + 15) / 16;
+                        const int64_t nj = sg_min(SG_NR, nc - jr), nv = (nj + 15) / 16;
+                        float *ct = C + (ic + ir) * g->c_rs + jc + jr;
+                        const float *bp = bpack + jr * kc;
                         for (int64_t e = sg_min(npf, per); e > 0; e--, npf--) {
                             _mm_prefetch(next + pline * 64, _MM_HINT_T0);
                             if (++pline == lines) pline = 0, next += g->a_rs * 4;
                         }
                         /* C of the tile one row panel down (same columns) into L2, a row
-                         * panel's worth of tiles ahead of its sg_store */
-                        if (ir + SG_MR < mc)
-                            sg_prefetch_c(C + (ic + ir + SG_MR) * g->c_rs + jc + jr, g->c_rs, sg_min(SG_MR, mc - ir - SG_MR), nj);
-                        SG_UKR[inplace][mr - 1][nv - 1](kc, ap, inplace ? g->a_rs : 1, inplace ? 1 : SG_MR,
-                                                        bpack + jr * kc, tile);
-                        sg_store(tile, C + (ic + ir) * g->c_rs + jc + jr, g->c_rs, mr, nj, &ep);
+                         * panel's worth of tiles ahead of its store */
+                        if (pfc && ir + SG_MR < mc) sg_prefetch_c(ct + SG_MR * g->c_rs, g->c_rs, sg_min(SG_MR, mc - ir - SG_MR), nj);
+                        if (direct && mr == SG_MR && nj == SG_NR) {
+                            if (inplace) sg_ukc_8x3_rows(kc, ap, g->a_rs, bp, ct, g->c_rs, ep.mode);
+                            else sg_ukc_8x3_packed(kc, ap, bp, ct, g->c_rs, ep.mode);
+                        } else {
+                            SG_UKR[inplace][mr - 1][nv - 1](kc, ap, inplace ? g->a_rs : 1, inplace ? 1 : SG_MR, bp, tile);
+                            sg_store(tile, ct, g->c_rs, mr, nj, &ep);
+                        }
                     }
                 }
             }

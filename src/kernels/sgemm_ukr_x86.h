@@ -66,9 +66,10 @@
         "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20", "zmm21", "zmm22", "zmm23",     \
         "zmm24", "zmm25", "zmm26", "zmm31"
 
-/* The loop both kernels share: zero the tile, k in steps of 4 (STEP(0..3), then ADV4
- * moves the pointers), the remaining steps one by one (ADV1), store the tile to t. */
-#define SG_LOOP(STEP, ADV4, ADV1)                                                               \
+/* The loop the kernels share: zero the tile, k in steps of 4 (STEP(0..3), then ADV4 moves
+ * the pointers), the remaining steps one by one (ADV1), then END: store the tile to t
+ * (SG_SAVE_ALL) or write it to C (SG_C_END). */
+#define SG_LOOP_END(STEP, ADV4, ADV1, END)                                                      \
     SG_ZERO_ALL "testq %[n4], %[n4]\n\t"                                                        \
                 "jz 2f\n\t"                                                                     \
                 "1:\n\t" STEP(0) STEP(1) STEP(2) STEP(3) ADV4 "decq %[n4]\n\t"                 \
@@ -78,7 +79,20 @@
                 "jz 4f\n\t"                                                                     \
                 "3:\n\t" STEP(0) ADV1 "decq %[n1]\n\t"                                         \
                 "jnz 3b\n\t"                                                                    \
-                "4:\n\t" SG_SAVE_ALL
+                "4:\n\t" END
+#define SG_LOOP(STEP, ADV4, ADV1) SG_LOOP_END(STEP, ADV4, ADV1, SG_SAVE_ALL)
+
+/* Writing the tile straight to a row-major C (row pitch ldc bytes), no tile buffer: with
+ * add != 0 C += acc, else C = acc (alpha = 1, no beta: sg_region's common case). */
+#define SG_CROW_ST(c0, c1, c2)                                                                              \
+    "vmovups %%zmm" #c0 ", (%[c])\n\tvmovups %%zmm" #c1 ", 64(%[c])\n\tvmovups %%zmm" #c2 ", 128(%[c])\n\t"     \
+    "addq %[ldc], %[c]\n\t"
+#define SG_CROW_ADD(c0, c1, c2)                                                                             \
+    "vaddps (%[c]), %%zmm" #c0 ", %%zmm" #c0 "\n\tvaddps 64(%[c]), %%zmm" #c1 ", %%zmm" #c1 "\n\t"              \
+    "vaddps 128(%[c]), %%zmm" #c2 ", %%zmm" #c2 "\n\t" SG_CROW_ST(c0, c1, c2)
+#define SG_CROWS(R)                                                                                         \
+    R(0, 1, 2) R(3, 4, 5) R(6, 7, 8) R(9, 10, 11) R(12, 13, 14) R(15, 16, 17) R(18, 19, 20) R(21, 22, 23)
+#define SG_C_END "cmpq $0, %[add]\n\tje 5f\n\t" SG_CROWS(SG_CROW_ADD) "jmp 6f\n\t5:\n\t" SG_CROWS(SG_CROW_ST) "6:\n\t"
 
 static TGT void sg_ukr_8x3_packed(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
     int64_t n4 = kc >> 2, n1 = kc & 3;
@@ -95,6 +109,28 @@ static TGT void sg_ukr_8x3_rows(int64_t kc, const float *a, int64_t ars, int64_t
                              "addq $4, %[a]\n\taddq $4, %[a5]\n\taddq $192, %[b]\n\t")
                      : [a] "+r"(a), [a5] "+r"(a5), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1)
                      : [t] "r"(t), [ld] "r"(ld), [ld3] "r"(ld3)
+                     : SG_ZMM_ALL, "memory", "cc");
+}
+
+/* The same two kernels writing C directly (SG_C_END): c is the tile's first element, ldc C's
+ * row stride in floats. */
+static TGT void sg_ukc_8x3_packed(int64_t kc, const float *a, const float *bp, float *c, int64_t ldc, int64_t add) {
+    int64_t n4 = kc >> 2, n1 = kc & 3, ldcb = ldc * 4;
+    __asm__ volatile(SG_LOOP_END(SG_PSTEP, "addq $128, %[a]\n\taddq $768, %[b]\n\t",
+                                 "addq $32, %[a]\n\taddq $192, %[b]\n\t", SG_C_END)
+                     : [a] "+r"(a), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1), [c] "+r"(c)
+                     : [ldc] "r"(ldcb), [add] "r"(add)
+                     : SG_ZMM_ALL, "memory", "cc");
+}
+
+static TGT void sg_ukc_8x3_rows(int64_t kc, const float *a, int64_t ars, const float *bp, float *c, int64_t ldc,
+                                int64_t add) {
+    int64_t n4 = kc >> 2, n1 = kc & 3, ld = ars * 4, ld3 = ars * 12, ldcb = ldc * 4;
+    const float *a5 = a + 5 * ars;
+    __asm__ volatile(SG_LOOP_END(SG_ISTEP, "addq $16, %[a]\n\taddq $16, %[a5]\n\taddq $768, %[b]\n\t",
+                                 "addq $4, %[a]\n\taddq $4, %[a5]\n\taddq $192, %[b]\n\t", SG_C_END)
+                     : [a] "+r"(a), [a5] "+r"(a5), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1), [c] "+r"(c)
+                     : [ld] "r"(ld), [ld3] "r"(ld3), [ldc] "m"(ldcb), [add] "m"(add)
                      : SG_ZMM_ALL, "memory", "cc");
 }
 

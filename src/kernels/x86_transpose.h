@@ -31,6 +31,33 @@ static inline __attribute__((target("avx512f"), always_inline)) void tn_transpos
     }
 }
 
+/* The 16×16 block of 32-bit words at s (row i at s + i·ld) transposed to d (row k at
+ * d + k·dld: the 16 rows' words k). The lanes are assembled from memory (four 128-bit loads
+ * per register, three of them inserted), so only the 4×4 transposes within the lanes
+ * shuffle: 32 shuffles against tn_transpose16x32's 64. On this project's machine it ran
+ * 1.7x as fast on L1-resident blocks (docs/GEMM.md, session 6). */
+static inline __attribute__((target("avx512f"), always_inline)) void tn_transpose16x32_mem(const float *s, int64_t ld,
+                                                                                          float *d, int64_t dld) {
+    __m512 z[16];
+    for (int c = 0; c < 4; c++)       /* words 4c..4c+3 of each row */
+        for (int q = 0; q < 4; q++) { /* rows q, q+4, q+8, q+12 in lanes 0-3 */
+            __m512 x = _mm512_castps128_ps512(_mm_loadu_ps(s + q * ld + 4 * c));
+            x = _mm512_insertf32x4(x, _mm_loadu_ps(s + (q + 4) * ld + 4 * c), 1);
+            x = _mm512_insertf32x4(x, _mm_loadu_ps(s + (q + 8) * ld + 4 * c), 2);
+            z[4 * c + q] = _mm512_insertf32x4(x, _mm_loadu_ps(s + (q + 12) * ld + 4 * c), 3);
+        }
+    for (int c = 0; c < 4; c++) { /* in every lane: rows q, words 4c+w -> words 4c+w, rows q */
+        __m512d t0 = _mm512_castps_pd(_mm512_unpacklo_ps(z[4 * c], z[4 * c + 1]));
+        __m512d t1 = _mm512_castps_pd(_mm512_unpackhi_ps(z[4 * c], z[4 * c + 1]));
+        __m512d t2 = _mm512_castps_pd(_mm512_unpacklo_ps(z[4 * c + 2], z[4 * c + 3]));
+        __m512d t3 = _mm512_castps_pd(_mm512_unpackhi_ps(z[4 * c + 2], z[4 * c + 3]));
+        _mm512_storeu_ps(d + (4 * c + 0) * dld, _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2)));
+        _mm512_storeu_ps(d + (4 * c + 1) * dld, _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2)));
+        _mm512_storeu_ps(d + (4 * c + 2) * dld, _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3)));
+        _mm512_storeu_ps(d + (4 * c + 3) * dld, _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3)));
+    }
+}
+
 /* 8×8 transpose of floats in AVX registers: r[i] (row i) becomes column i. */
 static inline __attribute__((target("avx2"), always_inline)) void tn_transpose8x8_ps(__m256 r[8]) {
     __m256 t[8], s[8];
