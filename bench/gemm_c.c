@@ -2,11 +2,13 @@
  * the harness behind the engine measurements in docs/GEMM.md ("Float32 engine, session 5")
  * and the `perf record` profiles there. Build after scripts/build.py, from the repository:
  *   gcc -O2 -Isrc bench/gemm_c.c build/libtncore.a -o /tmp/gemm_c -lm -lpthread -ldl
- *   /tmp/gemm_c M K N lin|mm THREADS SECONDS
+ *   /tmp/gemm_c M K N lin|mm THREADS SECONDS [NB]
  * lin: B is a linear layer's weight (n × k, read transposed, as F.linear); mm: B is a
  * row-major k × n matrix (torch.mm). A is row-major m × k, C row-major m × n. Prints the
  * best single call and the mean over SECONDS of back-to-back calls, in GFLOP/s (the suite,
- * bench/run.py, times means of call loops). */
+ * bench/run.py, times means of call loops). NB > 1 cycles through NB different B matrices,
+ * so that B comes from memory as a model's weights do (bench/micro.py linear does the same
+ * through torch). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,19 +26,20 @@ static double now(void) {
 
 int main(int argc, char **argv) {
     if (argc < 7) {
-        fprintf(stderr, "usage: %s M K N lin|mm THREADS SECONDS\n", argv[0]);
+        fprintf(stderr, "usage: %s M K N lin|mm THREADS SECONDS [NB]\n", argv[0]);
         return 2;
     }
     const int64_t m = atoll(argv[1]), k = atoll(argv[2]), n = atoll(argv[3]);
     const int lin = !strcmp(argv[4], "lin");
     const int threads = atoi(argv[5]);
     const double secs = atof(argv[6]);
+    const int64_t nb = argc > 7 && atoll(argv[7]) > 1 ? atoll(argv[7]) : 1;
     tn_set_num_threads(threads);
-    float *a = aligned_alloc(64, (size_t)(m * k) * 4), *b = aligned_alloc(64, (size_t)(k * n) * 4),
-          *c = aligned_alloc(64, (size_t)(m * n) * 4);
-    if (!a || !b || !c) return 1;
+    float *a = aligned_alloc(64, (size_t)(m * k) * 4), *bs = aligned_alloc(64, (size_t)(nb * k * n) * 4),
+          *c = aligned_alloc(64, (size_t)(m * n) * 4), *b = bs;
+    if (!a || !bs || !c) return 1;
     for (int64_t i = 0; i < m * k; i++) a[i] = (float)(i % 13) * 0.01f;
-    for (int64_t i = 0; i < k * n; i++) b[i] = (float)(i % 7) * 0.01f;
+    for (int64_t i = 0; i < nb * k * n; i++) bs[i] = (float)(i % 7) * 0.01f;
     tn_gemm_desc g = tn_gemm_desc_init(TN_DTYPE_FLOAT32);
     g.m = m, g.n = n, g.k = k, g.a = a, g.b = b, g.c = c;
     g.a_rs = k, g.a_cs = 1, g.c_rs = n, g.c_cs = 1;
@@ -59,6 +62,7 @@ int main(int argc, char **argv) {
     double best = 1e30, t0 = now(), total;
     long calls = 0;
     while (now() - t0 < secs) {
+        g.b = bs + calls % nb * k * n;
         double t = now();
         tn_gemm(&g, NULL, 0);
         t = now() - t;
@@ -67,9 +71,9 @@ int main(int argc, char **argv) {
     }
     total = now() - t0;
     const double flop = 2.0 * (double)(m * n * k);
-    printf("%s %lldx%lldx%lld threads=%d: best %.1f mean %.1f GFLOP/s (%ld calls, variant %s)\n", argv[4],
-           (long long)m, (long long)k, (long long)n, threads, flop / best * 1e-9, flop * calls / total * 1e-9, calls,
+    printf("%s %lldx%lldx%lld threads=%d%s: best %.1f mean %.1f GFLOP/s (%ld calls, variant %s)\n", argv[4],
+           (long long)m, (long long)k, (long long)n, threads, nb > 1 ? " (B cycled)" : "", flop / best * 1e-9, flop * calls / total * 1e-9, calls,
            tn_gemm_variant(TN_DTYPE_FLOAT32));
-    free(a), free(b), free(c);
+    free(a), free(bs), free(c);
     return 0;
 }

@@ -6,8 +6,7 @@
  * (sg_plan). Each worker, in its own packing buffer (per thread, kept between calls),
  * runs: NC columns → KC of k → pack B block (KC × NC, stays in L2) → 8-row micro-panel of
  * A → 48-column micro-panel of B → micro-kernel. A is read in place when its rows are
- * contiguous along k (the micro-panel's rows come into L1 with the first column panel;
- * when A is too large to stay in L2, the next micro-panel's rows are prefetched meanwhile);
+ * contiguous along k (the micro-panel's rows come into L1 with the first column panel);
  * otherwise its rows are packed once for every k block when they fit SG_AFULL, else per
  * SG_MC rows inside the k loop. The micro-kernel keeps an 8×48 tile in 24 zmm accumulators
  * (3 vectors of B and one broadcast of A per k step; the full tile in assembly,
@@ -41,8 +40,9 @@
 #ifndef SG_NC
 #define SG_NC (14 * SG_NR) /* KC × NC floats = 1 MiB: half of this core's L2 */
 #endif
-/* A region's C, or its rows of A, larger than this do not stay in L2 between passes, so
- * their next tiles are prefetched; smaller ones do, and the prefetches only cost. */
+/* A region's C larger than this does not stay in L2 between k blocks, so its next tiles
+ * are prefetched; a smaller one does, and the prefetches only cost. (Prefetching A's next
+ * rows, in place, cost more than it saved at every size measured: docs/GEMM.md.) */
 #ifndef SG_L2
 #define SG_L2 (1 << 20)
 #endif
@@ -215,8 +215,7 @@ static inline void sg_prefetch_c(const float *c, int64_t ldc, int64_t mr, int64_
 
 /* Rows [m0, m1) × columns [n0, n1) of C on the calling thread. When A's rows are
  * contiguous along k they are read in place by the micro-kernels (the first column panel
- * brings a micro-panel's rows into L1, the rest reuse them; when the region's rows do not
- * stay in L2, the next micro-panel's rows are prefetched meanwhile). Otherwise, when the region's rows of A fit SG_AFULL floats they
+ * brings a micro-panel's rows into L1, the rest reuse them). Otherwise, when the region's rows of A fit SG_AFULL floats they
  * are packed once, for every k block, before the column loop (a product with many
  * columns, such as the vocabulary projection, would otherwise repack A for every block of
  * NC columns), else per (column block, k block, SG_MC rows). */
@@ -237,10 +236,7 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
     if (!apack) return false;
     float *bpack = apack + abytes;
     _Alignas(64) float tile[SG_MR * SG_NR];
-    /* Prefetches pay only for what does not stay in L2: C between k blocks, A's rows between
-     * column blocks (SG_L2). */
     const bool pfc = (m1 - m0) * (n1 - n0) * (int64_t)sizeof(float) > SG_L2;
-    const bool pfa = inplace && (m1 - m0) * g->k * (int64_t)sizeof(float) > SG_L2;
     const float *A = g->a;
     float *C = g->c;
     if (afull)
@@ -250,14 +246,12 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
                 sg_pack_a(g, m0 + ir, sg_min(SG_MR, m1 - m0 - ir), pc, kc, apack + pc * mpad + ir * kc);
         }
     for (int64_t jc = n0; jc < n1; jc += ncb) {
-        const int64_t nc = sg_min(ncb, n1 - jc), npanel = (nc + SG_NR - 1) / SG_NR;
+        const int64_t nc = sg_min(ncb, n1 - jc);
         for (int64_t pc = 0; pc < g->k; pc += kcb) {
             const int64_t kc = sg_min(kcb, g->k - pc);
             const sg_ep ep = {(float)g->alpha, (float)g->beta, pc > 0 ? 2 : g->beta != 0 ? 1 : 0};
             /* full tiles go straight to C when there is nothing to scale */
             const bool direct = ep.alpha == 1.0f && ep.mode != 1;
-            /* in place: lines of the next micro-panel's rows to prefetch per kernel call */
-            const int64_t lines = (kc * 4 + 63) / 64 + 1, per = (SG_MR * lines + npanel - 1) / npanel;
             for (int64_t jr = 0; jr < nc; jr += SG_NR)
                 sg_pack_b(g, pc, kc, jc + jr, sg_min(SG_NR, nc - jr), bpack + jr * kc);
             for (int64_t ic = m0; ic < m1; ic += SG_MC) {
@@ -269,16 +263,10 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
                 for (int64_t ir = 0; ir < mc; ir += SG_MR) {
                     const int64_t mr = sg_min(SG_MR, mc - ir);
                     const float *ap = inplace ? A + (ic + ir) * g->a_rs + pc : ablk + ir * kc;
-                    const char *next = (const char *)(ap + SG_MR * g->a_rs);
-                    int64_t npf = pfa && ir + SG_MR < mc ? SG_MR * lines : 0, pline = 0;
                     for (int64_t jr = 0; jr < nc; jr += SG_NR) {
                         const int64_t nj = sg_min(SG_NR, nc - jr), nv = (nj + 15) / 16;
                         float *ct = C + (ic + ir) * g->c_rs + jc + jr;
                         const float *bp = bpack + jr * kc;
-                        for (int64_t e = sg_min(npf, per); e > 0; e--, npf--) {
-                            _mm_prefetch(next + pline * 64, _MM_HINT_T0);
-                            if (++pline == lines) pline = 0, next += g->a_rs * 4;
-                        }
                         /* C of the tile one row panel down (same columns) into L2, a row
                          * panel's worth of tiles ahead of its store */
                         if (pfc && ir + SG_MR < mc) sg_prefetch_c(ct + SG_MR * g->c_rs, g->c_rs, sg_min(SG_MR, mc - ir - SG_MR), nj);

@@ -20,22 +20,15 @@
 /* The full 8×48 tile, which does nearly all the work, in inline assembly (two variants:
  * A packed, A in place). On L1-resident panels they ran 2-8 % ahead of the same tile
  * compiled from intrinsics, at 86-93 % of the FMA-only loop (`bench/ukernel.c`,
- * docs/GEMM.md). Per k step: three loads of B (zmm24-26) with a prefetch SG_PFB bytes
- * ahead in the panel, eight broadcasts of A (zmm31), 24 FMAs into zmm0-23; k unrolled by
- * 4, then single steps. */
-#ifndef SG_PFB
-#define SG_PFB 1024
-#endif
-#define SG_STR2(x) #x
-#define SG_STR(x) SG_STR2(x)
+ * docs/GEMM.md). Per k step: three loads of B (zmm24-26), eight broadcasts of A (zmm31),
+ * 24 FMAs into zmm0-23; k unrolled by 4, then single steps. (A software prefetch of the B
+ * panel 0.5-2 KiB ahead was dropped in session 6: in the engine, without it, the hardware
+ * prefetchers did as well or better at every shape measured, docs/GEMM.md.) */
 #define SG_FMA3(c0, c1, c2)                          \
     "vfmadd231ps %%zmm24, %%zmm31, %%zmm" #c0 "\n\t" \
     "vfmadd231ps %%zmm25, %%zmm31, %%zmm" #c1 "\n\t" \
     "vfmadd231ps %%zmm26, %%zmm31, %%zmm" #c2 "\n\t"
 #define SG_LOADB(u)                                                \
-    "prefetcht0 " SG_STR(SG_PFB) "+" #u "*192(%[b])\n\t"           \
-    "prefetcht0 " SG_STR(SG_PFB) "+" #u "*192+64(%[b])\n\t"        \
-    "prefetcht0 " SG_STR(SG_PFB) "+" #u "*192+128(%[b])\n\t"       \
     "vmovups " #u "*192(%[b]), %%zmm24\n\t"                        \
     "vmovups " #u "*192+64(%[b]), %%zmm25\n\t"                     \
     "vmovups " #u "*192+128(%[b]), %%zmm26\n\t"
