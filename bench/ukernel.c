@@ -4,7 +4,8 @@
  * intrinsics. Compare with the FMA-only loop of bench/machine.c (fma_avx512_gflops_1).
  *   gcc -O2 -Isrc bench/ukernel.c -o /tmp/ukernel && /tmp/ukernel [kc]
  * Each intrinsics kernel: MR rows x (NV*16) columns, 24 or more zmm accumulators, k
- * unrolled by U. */
+ * unrolled by U. Last, the two 16x16 transposes the engine packs weight panels with
+ * (src/kernels/x86_transpose.h), on an L1-resident 16 x 256 block. */
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,6 +85,43 @@ static void run(const char *nm, kf f, int MR, int NR, int kc) {
     printf("%-18s kc=%d %6.1f GFLOP/s (checksum %g)\n", nm, kc, best, (double)c[0]);
     free(a), free(b), free(c);
 }
+#include "kernels/x86_transpose.h"
+
+/* GB/s of transposing a 16 x 256 block of floats (16 KiB, L1-resident) into 16-float rows,
+ * 16x16 at a time: registers only (tn_transpose16x32) or lanes assembled from memory
+ * (tn_transpose16x32_mem). */
+static TGT void transposes(void) {
+    float *s = aligned_alloc(64, 16 * 256 * 4), *d = aligned_alloc(64, 256 * 16 * 4);
+    for (int i = 0; i < 16 * 256; i++) s[i] = (float)i;
+    for (int mem = 0; mem < 2; mem++) {
+        double best = 0;
+        for (int rep = 0; rep < 5; rep++) {
+            const long it = 200000;
+            double t = now();
+            for (long r = 0; r < it; r++) {
+                for (int pb = 0; pb < 256; pb += 16) {
+                    if (mem) {
+                        tn_transpose16x32_mem(s + pb, 256, d + pb * 16, 16);
+                        continue;
+                    }
+                    __m512i x[16];
+                    for (int i = 0; i < 16; i++) x[i] = _mm512_loadu_si512(s + i * 256 + pb);
+                    tn_transpose16x32(x);
+                    for (int q = 0; q < 16; q++) _mm512_storeu_si512(d + (pb + q) * 16, x[q]);
+                }
+                __asm__ volatile("" ::: "memory");
+            }
+            t = now() - t;
+            if (16.0 * 256 * 4 * it / t / 1e9 > best) best = 16.0 * 256 * 4 * it / t / 1e9;
+        }
+        for (int k = 0; k < 256; k++)
+            for (int r = 0; r < 16; r++)
+                if (d[k * 16 + r] != s[r * 256 + k]) { printf("transpose %d wrong\n", mem); exit(1); }
+        printf("transpose16x32%-4s %6.1f GB/s\n", mem ? "_mem" : "", best);
+    }
+    free(s), free(d);
+}
+
 int main(int argc, char **argv) {
     int kc = argc > 1 ? atoi(argv[1]) : 256;
     if (!__builtin_cpu_supports("avx512f")) { puts("no AVX-512"); return 0; }
@@ -94,5 +132,6 @@ int main(int argc, char **argv) {
     run("4x96", k4x96, 4, 96, kc);
     run("8x48 asm, A packed", asm_packed, 8, 48, kc);
     run("8x48 asm, A rows", asm_rows, 8, 48, kc);
+    transposes();
     return 0;
 }

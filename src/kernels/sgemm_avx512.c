@@ -215,10 +215,10 @@ static inline void sg_prefetch_c(const float *c, int64_t ldc, int64_t mr, int64_
 
 /* Rows [m0, m1) × columns [n0, n1) of C on the calling thread. When A's rows are
  * contiguous along k they are read in place by the micro-kernels (the first column panel
- * brings a micro-panel's rows into L1, the rest reuse them). Otherwise, when the region's rows of A fit SG_AFULL floats they
- * are packed once, for every k block, before the column loop (a product with many
- * columns, such as the vocabulary projection, would otherwise repack A for every block of
- * NC columns), else per (column block, k block, SG_MC rows). */
+ * brings a micro-panel's rows into L1, the rest reuse them). Otherwise, when the region's
+ * rows of A fit SG_AFULL floats they are packed once, for every k block, before the column
+ * loop (a product with many columns, such as the vocabulary projection, would otherwise
+ * repack A for every block of NC columns), else per (column block, k block, SG_MC rows). */
 static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     const bool inplace = g->a_cs == 1;
     const int64_t mpad = (m1 - m0 + SG_MR - 1) / SG_MR * SG_MR;

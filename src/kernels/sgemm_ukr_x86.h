@@ -18,9 +18,8 @@
 #endif
 
 /* The full 8×48 tile, which does nearly all the work, in inline assembly (two variants:
- * A packed, A in place). On L1-resident panels they ran 2-8 % ahead of the same tile
- * compiled from intrinsics, at 86-93 % of the FMA-only loop (`bench/ukernel.c`,
- * docs/GEMM.md). Per k step: three loads of B (zmm24-26), eight broadcasts of A (zmm31),
+ * A packed, A in place). `bench/ukernel.c` times them on L1-resident panels against the
+ * same tile compiled from intrinsics and the FMA-only loop (docs/GEMM.md). Per k step: three loads of B (zmm24-26), eight broadcasts of A (zmm31),
  * 24 FMAs into zmm0-23; k unrolled by 4, then single steps. (A software prefetch of the B
  * panel 0.5-2 KiB ahead was dropped in session 6: in the engine, without it, the hardware
  * prefetchers did as well or better at every shape measured, docs/GEMM.md.) */

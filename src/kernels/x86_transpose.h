@@ -34,8 +34,8 @@ static inline __attribute__((target("avx512f"), always_inline)) void tn_transpos
 /* The 16×16 block of 32-bit words at s (row i at s + i·ld) transposed to d (row k at
  * d + k·dld: the 16 rows' words k). The lanes are assembled from memory (four 128-bit loads
  * per register, three of them inserted), so only the 4×4 transposes within the lanes
- * shuffle: 32 shuffles against tn_transpose16x32's 64. On this project's machine it ran
- * 1.7x as fast on L1-resident blocks (docs/GEMM.md, session 6). */
+ * shuffle: 32 shuffles against tn_transpose16x32's 64 (bench/ukernel.c times both;
+ * docs/GEMM.md, "Float32 engine, session 6"). */
 static inline __attribute__((target("avx512f"), always_inline)) void tn_transpose16x32_mem(const float *s, int64_t ld,
                                                                                           float *d, int64_t dld) {
     __m512 z[16];
