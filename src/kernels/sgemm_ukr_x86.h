@@ -44,23 +44,18 @@
             SG_IR(u, "(%[a],%[ld],4)", 12, 13, 14) SG_IR(u, "(%[a5])", 15, 16, 17)                         \
                 SG_IR(u, "(%[a5],%[ld],1)", 18, 19, 20) SG_IR(u, "(%[a5],%[ld],2)", 21, 22, 23)
 #define SG_ZERO(i) "vpxord %%zmm" #i ", %%zmm" #i ", %%zmm" #i "\n\t"
-#define SG_SAVE(i) "vmovaps %%zmm" #i ", " #i "*64(%[t])\n\t"
 #define SG_ZERO_ALL                                                                                         \
     SG_ZERO(0) SG_ZERO(1) SG_ZERO(2) SG_ZERO(3) SG_ZERO(4) SG_ZERO(5) SG_ZERO(6) SG_ZERO(7) SG_ZERO(8)     \
         SG_ZERO(9) SG_ZERO(10) SG_ZERO(11) SG_ZERO(12) SG_ZERO(13) SG_ZERO(14) SG_ZERO(15) SG_ZERO(16)     \
             SG_ZERO(17) SG_ZERO(18) SG_ZERO(19) SG_ZERO(20) SG_ZERO(21) SG_ZERO(22) SG_ZERO(23)
-#define SG_SAVE_ALL                                                                                         \
-    SG_SAVE(0) SG_SAVE(1) SG_SAVE(2) SG_SAVE(3) SG_SAVE(4) SG_SAVE(5) SG_SAVE(6) SG_SAVE(7) SG_SAVE(8)     \
-        SG_SAVE(9) SG_SAVE(10) SG_SAVE(11) SG_SAVE(12) SG_SAVE(13) SG_SAVE(14) SG_SAVE(15) SG_SAVE(16)     \
-            SG_SAVE(17) SG_SAVE(18) SG_SAVE(19) SG_SAVE(20) SG_SAVE(21) SG_SAVE(22) SG_SAVE(23)
 #define SG_ZMM_ALL                                                                                          \
     "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", \
         "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20", "zmm21", "zmm22", "zmm23",     \
         "zmm24", "zmm25", "zmm26", "zmm31"
 
 /* The loop the kernels share: zero the tile, k in steps of 4 (STEP(0..3), then ADV4 moves
- * the pointers), the remaining steps one by one (ADV1), then END: store the tile to t
- * (SG_SAVE_ALL) or write it to C (SG_C_END). */
+ * the pointers), the remaining steps one by one (ADV1), then END (SG_C_END: the tile to
+ * C). */
 #define SG_LOOP_END(STEP, ADV4, ADV1, END)                                                      \
     SG_ZERO_ALL "testq %[n4], %[n4]\n\t"                                                        \
                 "jz 2f\n\t"                                                                     \
@@ -72,7 +67,6 @@
                 "3:\n\t" STEP(0) ADV1 "decq %[n1]\n\t"                                         \
                 "jnz 3b\n\t"                                                                    \
                 "4:\n\t" END
-#define SG_LOOP(STEP, ADV4, ADV1) SG_LOOP_END(STEP, ADV4, ADV1, SG_SAVE_ALL)
 
 /* Writing the tile straight to a row-major C (row pitch ldc bytes), no tile buffer: with
  * add != 0 C += acc, else C = acc (alpha = 1, no beta: sg_region's common case). */
@@ -86,26 +80,8 @@
     R(0, 1, 2) R(3, 4, 5) R(6, 7, 8) R(9, 10, 11) R(12, 13, 14) R(15, 16, 17) R(18, 19, 20) R(21, 22, 23)
 #define SG_C_END "cmpq $0, %[add]\n\tje 5f\n\t" SG_CROWS(SG_CROW_ADD) "jmp 6f\n\t5:\n\t" SG_CROWS(SG_CROW_ST) "6:\n\t"
 
-static TGT void sg_ukr_8x3_packed(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
-    int64_t n4 = kc >> 2, n1 = kc & 3;
-    __asm__ volatile(SG_LOOP(SG_PSTEP, "addq $128, %[a]\n\taddq $768, %[b]\n\t", "addq $32, %[a]\n\taddq $192, %[b]\n\t")
-                     : [a] "+r"(a), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1)
-                     : [t] "r"(t)
-                     : SG_ZMM_ALL, "memory", "cc");
-}
-
-static TGT void sg_ukr_8x3_rows(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
-    int64_t n4 = kc >> 2, n1 = kc & 3, ld = ars * 4, ld3 = ars * 12;
-    const float *a5 = a + 5 * ars;
-    __asm__ volatile(SG_LOOP(SG_ISTEP, "addq $16, %[a]\n\taddq $16, %[a5]\n\taddq $768, %[b]\n\t",
-                             "addq $4, %[a]\n\taddq $4, %[a5]\n\taddq $192, %[b]\n\t")
-                     : [a] "+r"(a), [a5] "+r"(a5), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1)
-                     : [t] "r"(t), [ld] "r"(ld), [ld3] "r"(ld3)
-                     : SG_ZMM_ALL, "memory", "cc");
-}
-
-/* The same two kernels writing C directly (SG_C_END): c is the tile's first element, ldc C's
- * row stride in floats. */
+/* The two kernels, writing the tile straight to a row-major C (SG_C_END): c is the tile's
+ * first element, ldc C's row stride in floats. */
 static TGT void sg_ukc_8x3_packed(int64_t kc, const float *a, const float *bp, float *c, int64_t ldc, int64_t add) {
     int64_t n4 = kc >> 2, n1 = kc & 3, ldcb = ldc * 4;
     __asm__ volatile(SG_LOOP_END(SG_PSTEP, "addq $128, %[a]\n\taddq $768, %[b]\n\t",
@@ -124,6 +100,16 @@ static TGT void sg_ukc_8x3_rows(int64_t kc, const float *a, int64_t ars, const f
                      : [a] "+r"(a), [a5] "+r"(a5), [b] "+r"(bp), [n4] "+r"(n4), [n1] "+r"(n1), [c] "+r"(c)
                      : [ld] "r"(ld), [ld3] "r"(ld3), [ldc] "m"(ldcb), [add] "m"(add)
                      : SG_ZMM_ALL, "memory", "cc");
+}
+
+/* The same kernels with the sg_ukr signature, for sg_region's tile path and bench/ukernel.c:
+ * the tile buffer t is itself a row-major 8 × 48 block. */
+static TGT void sg_ukr_8x3_packed(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
+    sg_ukc_8x3_packed(kc, a, bp, t, 48, 0);
+}
+
+static TGT void sg_ukr_8x3_rows(int64_t kc, const float *a, int64_t ars, int64_t aks, const float *bp, float *t) {
+    sg_ukc_8x3_rows(kc, a, ars, bp, t, 48, 0);
 }
 
 #endif
