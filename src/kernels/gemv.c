@@ -6,6 +6,8 @@
 #include "core/threadpool.h"
 #include "kernels/cpu_features.h"
 
+#include <stdatomic.h>
+
 /* Rows per sub-block (stack buffer of TN_GEMV_MAX_M * SUB floats) and the unit in which
  * rows are split across threads (a multiple of every kernel's row block). */
 #define SUB 64
@@ -19,30 +21,33 @@ bool tn_gemv_shaped(const tn_gemm_desc *g) {
            (g->a_cs == 1 || g->k == 1) && (g->b_rs == 1 || g->k == 1) && (g->m <= TN_GEMV_MAX_M || g->n <= TN_GEMV_MAX_M);
 }
 
-typedef struct { tn_gemv_kernel fn; const char *name; } kernel;
+/* fn prefetches the next rows; hot does not (weights already in cache; see tn_gemv). */
+typedef struct { tn_gemv_kernel fn, hot; const char *name; } kernel;
+#define KN(f) ((kernel){f, f, #f})           /* no software prefetch in either case */
+#define KH(f) ((kernel){f, f##_hot, #f})
 
 static kernel pick(tn_dtype d) {
     tn_isa isa = tn_cpu_isa();
 #if defined(__aarch64__)
     (void)isa;
-    if (d == TN_DTYPE_BFLOAT16) return (kernel){bf16_gemv__neon, "bf16_gemv__neon"};
-    if (d == TN_DTYPE_FLOAT16) return (kernel){f16_gemv__neon, "f16_gemv__neon"};
-    return (kernel){f32_gemv__neon, "f32_gemv__neon"};
+    if (d == TN_DTYPE_BFLOAT16) return KN(bf16_gemv__neon);
+    if (d == TN_DTYPE_FLOAT16) return KN(f16_gemv__neon);
+    return KN(f32_gemv__neon);
 #else
     if (d == TN_DTYPE_BFLOAT16) {
-        if (isa >= TN_ISA_AVX512_BF16) return (kernel){bf16_gemv__avx512bf16, "bf16_gemv__avx512bf16"};
-        if (isa >= TN_ISA_AVX512) return (kernel){bf16_gemv__avx512, "bf16_gemv__avx512"};
-        if (isa >= TN_ISA_AVX2) return (kernel){bf16_gemv__avx2, "bf16_gemv__avx2"};
-        return (kernel){bf16_gemv__scalar, "bf16_gemv__scalar"};
+        if (isa >= TN_ISA_AVX512_BF16) return KH(bf16_gemv__avx512bf16);
+        if (isa >= TN_ISA_AVX512) return KH(bf16_gemv__avx512);
+        if (isa >= TN_ISA_AVX2) return KH(bf16_gemv__avx2);
+        return KN(bf16_gemv__scalar);
     }
     if (d == TN_DTYPE_FLOAT16) {
-        if (isa >= TN_ISA_AVX512) return (kernel){f16_gemv__avx512, "f16_gemv__avx512"};
-        if (isa >= TN_ISA_AVX2) return (kernel){f16_gemv__avx2, "f16_gemv__avx2"};
-        return (kernel){f16_gemv__scalar, "f16_gemv__scalar"};
+        if (isa >= TN_ISA_AVX512) return KH(f16_gemv__avx512);
+        if (isa >= TN_ISA_AVX2) return KH(f16_gemv__avx2);
+        return KN(f16_gemv__scalar);
     }
-    if (isa >= TN_ISA_AVX512) return (kernel){f32_gemv__avx512, "f32_gemv__avx512"};
-    if (isa >= TN_ISA_AVX2) return (kernel){f32_gemv__avx2, "f32_gemv__avx2"};
-    return (kernel){f32_gemv__scalar, "f32_gemv__scalar"};
+    if (isa >= TN_ISA_AVX512) return KH(f32_gemv__avx512);
+    if (isa >= TN_ISA_AVX2) return KH(f32_gemv__avx2);
+    return KN(f32_gemv__scalar);
 #endif
 }
 
@@ -136,9 +141,28 @@ static int64_t grain_of(const job *jb) {
     return MIN_TASK_BYTES / (unit_bytes > 0 ? unit_bytes : 1) + 1;
 }
 
+/* The weight of the last tn_gemv call and the thread count it ran with. The same weight
+ * again, on as many threads and small enough that each thread's rows fit in half of its
+ * L2, is read from cache: each thread gets the same rows as last time (the split depends
+ * only on the shape and the thread count). There the kernels' prefetch of the next rows
+ * only takes load slots, so the kernel without it runs (a weight applied again and again,
+ * as in a recurrent cell). A weight streamed from memory, every decode-step product, keeps
+ * the prefetch. A wrong guess (something evicted the weight in between) costs speed, never
+ * a different result: both kernels compute the same sums. */
+#define HOT_BYTES_PER_THREAD (1 << 20)
+static _Atomic uintptr_t last_w;
+static _Atomic int last_threads;
+
 void tn_gemv(const tn_gemm_desc *g) {
     job jb = make_job(g);
-    tn_parallel_for((jb.nrows + UNIT - 1) / UNIT, grain_of(&jb), run_units, &jb);
+    int64_t units = (jb.nrows + UNIT - 1) / UNIT, grain = grain_of(&jb);
+    int threads = tn_get_num_threads();
+    int64_t chunks = (units + grain - 1) / grain < threads ? (units + grain - 1) / grain : threads;
+    bool same = atomic_exchange_explicit(&last_w, (uintptr_t)jb.w, memory_order_relaxed) == (uintptr_t)jb.w &&
+                atomic_exchange_explicit(&last_threads, threads, memory_order_relaxed) == threads;
+    if (same && jb.nrows * jb.k * jb.esz <= chunks * HOT_BYTES_PER_THREAD) jb.fn = pick(g->dtype).hot;
+    atomic_store_explicit(&last_threads, threads, memory_order_relaxed);
+    tn_parallel_for(units, grain, run_units, &jb);
 }
 
 typedef struct multi {
@@ -156,6 +180,7 @@ static void run_multi(void *ctx, int64_t u0, int64_t u1) {
 }
 
 void tn_gemv_multi(const tn_gemm_desc *gs, int n) {
+    atomic_store_explicit(&last_w, 0, memory_order_relaxed);
     multi mu;
     mu.n = n;
     mu.first[0] = 0;

@@ -62,6 +62,15 @@ TN_GEMV_DECLARE(f32_gemv__avx512);
 TN_GEMV_DECLARE(bf16_gemv__avx512);
 TN_GEMV_DECLARE(f16_gemv__avx512);
 TN_GEMV_DECLARE(bf16_gemv__avx512bf16);
+/* The same without software prefetch, for weights already in the cores' caches (the x86
+ * kernels prefetch the next block of rows, which only takes load slots then). */
+TN_GEMV_DECLARE(f32_gemv__avx2_hot);
+TN_GEMV_DECLARE(bf16_gemv__avx2_hot);
+TN_GEMV_DECLARE(f16_gemv__avx2_hot);
+TN_GEMV_DECLARE(f32_gemv__avx512_hot);
+TN_GEMV_DECLARE(bf16_gemv__avx512_hot);
+TN_GEMV_DECLARE(f16_gemv__avx512_hot);
+TN_GEMV_DECLARE(bf16_gemv__avx512bf16_hot);
 /* aarch64 only (gemv_neon.c); absent elsewhere. */
 TN_GEMV_DECLARE(f32_gemv__neon);
 TN_GEMV_DECLARE(bf16_gemv__neon);

@@ -34,8 +34,8 @@ INL TGT float hsum(__m256 v) {
 #define PREFETCH(ptr) _mm_prefetch((const char *)(ptr), _MM_HINT_T0)
 
 #define DEFINE_BLOCK(NAME, T, STEP, NV, LD, SLD)                                              \
-    INL TGT void NAME(int64_t k, const int M, const int R, const T *x, int64_t ldx, const T *w, int64_t ldw, \
-                      float *out, int64_t ldo) {                                              \
+    INL TGT void NAME(int64_t k, const int M, const int R, const int PF, const T *x, int64_t ldx, const T *w, \
+                      int64_t ldw, float *out, int64_t ldo) {                                 \
         __m256 acc[TN_GEMV_MAX_M][8], xv[TN_GEMV_MAX_M][NV], wv[NV];                          \
         PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++)                                      \
             PRAGMA(GCC unroll 8) for (int r = 0; r < R; r++) acc[i][r] = _mm256_setzero_ps(); \
@@ -44,7 +44,7 @@ INL TGT float hsum(__m256 v) {
         for (; p + STEP <= k; p += STEP) {                                                    \
             PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) LD(x + i * ldx + p, xv[i]);      \
             PRAGMA(GCC unroll 8) for (int r = 0; r < R; r++) {                                \
-                PREFETCH(pf + r * ldw + p);                                                   \
+                if (PF) PREFETCH(pf + r * ldw + p);                                           \
                 LD(w + r * ldw + p, wv);                                                      \
                 PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++)                              \
                     PRAGMA(GCC unroll 2) for (int v = 0; v < NV; v++)                         \
@@ -66,15 +66,16 @@ DEFINE_BLOCK(block_f16, uint16_t, 8, 1, ld_f16, s_f16)
 #define ROWS(BLOCK, M, R)                                                                     \
     {                                                                                         \
         int64_t r0 = 0;                                                                       \
-        for (; r0 + (R) <= nrows; r0 += (R)) BLOCK(k, M, R, x, ldx, w + r0 * ldw, ldw, out + r0, ldo); \
-        for (; r0 < nrows; r0++) BLOCK(k, M, 1, x, ldx, w + r0 * ldw, ldw, out + r0, ldo);    \
+        for (; r0 + (R) <= nrows; r0 += (R)) BLOCK(k, M, R, PF, x, ldx, w + r0 * ldw, ldw, out + r0, ldo); \
+        for (; r0 < nrows; r0++) BLOCK(k, M, 1, PF, x, ldx, w + r0 * ldw, ldw, out + r0, ldo); \
         return;                                                                               \
     }
 /* Rows per block for m = 1..4, keeping accumulators + x + w within 16 ymm registers. */
-#define KERNEL(NAME, BLOCK, T, R1, R2, R3, R4)                                                \
+#define KERNEL_PF(NAME, BLOCK, T, R1, R2, R3, R4, PF_)                                        \
     TGT void NAME(int64_t k, int m, const void *x_, int64_t ldx, const void *w_, int64_t ldw, int64_t nrows, \
                   float *out, int64_t ldo) {                                                  \
         const T *x = x_, *w = w_;                                                             \
+        const int PF = PF_;                                                                   \
         switch (m) {                                                                          \
         case 1: ROWS(BLOCK, 1, R1)                                                            \
         case 2: ROWS(BLOCK, 2, R2)                                                            \
@@ -83,6 +84,9 @@ DEFINE_BLOCK(block_f16, uint16_t, 8, 1, ld_f16, s_f16)
         }                                                                                     \
     }
 
+/* Each kernel twice: prefetching the next block of rows, and without (see gemv.h, hot). */
+#define KERNEL(NAME, BLOCK, T, R1, R2, R3, R4)                                                \
+    KERNEL_PF(NAME, BLOCK, T, R1, R2, R3, R4, 1) KERNEL_PF(NAME##_hot, BLOCK, T, R1, R2, R3, R4, 0)
 KERNEL(f32_gemv__avx2, block_f32, float, 8, 4, 2, 2)
 KERNEL(bf16_gemv__avx2, block_bf16, uint16_t, 8, 4, 2, 1)
 KERNEL(f16_gemv__avx2, block_f16, uint16_t, 8, 4, 2, 2)
@@ -91,4 +95,7 @@ KERNEL(f16_gemv__avx2, block_f16, uint16_t, 8, 4, 2, 2)
 TN_GEMV_DECLARE(f32_gemv__avx2) { f32_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
 TN_GEMV_DECLARE(bf16_gemv__avx2) { bf16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
 TN_GEMV_DECLARE(f16_gemv__avx2) { f16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
+TN_GEMV_DECLARE(f32_gemv__avx2_hot) { f32_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
+TN_GEMV_DECLARE(bf16_gemv__avx2_hot) { bf16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
+TN_GEMV_DECLARE(f16_gemv__avx2_hot) { f16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
 #endif

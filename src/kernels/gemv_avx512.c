@@ -43,8 +43,8 @@ INL TGT void ldm_f16(const uint16_t *p, int64_t rem, __m512 *v) {
 #endif
 
 #define DEFINE_BLOCK(NAME, T, STEP, NV, LD, LDM)                                              \
-    INL TGT void NAME(int64_t k, const int M, const int R, const T *x, int64_t ldx, const T *w, int64_t ldw, \
-                      float *out, int64_t ldo) {                                              \
+    INL TGT void NAME(int64_t k, const int M, const int R, const int PF, const T *x, int64_t ldx, const T *w, \
+                      int64_t ldw, float *out, int64_t ldo) {                                 \
         __m512 acc[TN_GEMV_MAX_M][8], xv[TN_GEMV_MAX_M][NV], wv[NV];                          \
         PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++)                                      \
             PRAGMA(GCC unroll 8) for (int r = 0; r < R; r++) acc[i][r] = _mm512_setzero_ps(); \
@@ -53,7 +53,7 @@ INL TGT void ldm_f16(const uint16_t *p, int64_t rem, __m512 *v) {
         for (; p + STEP <= k; p += STEP) {                                                    \
             PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) LD(x + i * ldx + p, xv[i]);      \
             PRAGMA(GCC unroll 8) for (int r = 0; r < R; r++) {                                \
-                PREFETCH(pf + r * ldw + p);                                                   \
+                if (PF) PREFETCH(pf + r * ldw + p);                                           \
                 LD(w + r * ldw + p, wv);                                                      \
                 PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++)                              \
                     PRAGMA(GCC unroll 2) for (int v = 0; v < NV; v++)                         \
@@ -78,7 +78,7 @@ DEFINE_BLOCK(block_bf16, uint16_t, 32, 2, ld_bf16, ldm_bf16)
 DEFINE_BLOCK(block_f16, uint16_t, 16, 1, ld_f16, ldm_f16)
 
 /* VDPBF16PS: each lane adds x[2l]*w[2l] + x[2l+1]*w[2l+1] to its float32 accumulator. */
-INL TGT_BF16 void block_bf16dp(int64_t k, const int M, const int R, const uint16_t *x, int64_t ldx,
+INL TGT_BF16 void block_bf16dp(int64_t k, const int M, const int R, const int PF, const uint16_t *x, int64_t ldx,
                                const uint16_t *w, int64_t ldw, float *out, int64_t ldo) {
     __m512 acc[TN_GEMV_MAX_M][8];
     __m512bh xv[TN_GEMV_MAX_M], wv;
@@ -89,7 +89,7 @@ INL TGT_BF16 void block_bf16dp(int64_t k, const int M, const int R, const uint16
     for (; p + 32 <= k; p += 32) {
         PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) xv[i] = (__m512bh)_mm512_loadu_si512(x + i * ldx + p);
         PRAGMA(GCC unroll 8) for (int r = 0; r < R; r++) {
-            PREFETCH(pf + r * ldw + p);
+            if (PF) PREFETCH(pf + r * ldw + p);
             wv = (__m512bh)_mm512_loadu_si512(w + r * ldw + p);
             PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) acc[i][r] = _mm512_dpbf16_ps(acc[i][r], xv[i], wv);
         }
@@ -110,14 +110,15 @@ INL TGT_BF16 void block_bf16dp(int64_t k, const int M, const int R, const uint16
 #define ROWS(BLOCK, T, M, R)                                                                  \
     {                                                                                         \
         int64_t r0 = 0;                                                                       \
-        for (; r0 + (R) <= nrows; r0 += (R)) BLOCK(k, M, R, x, ldx, w + r0 * ldw, ldw, out + r0, ldo); \
-        for (; r0 < nrows; r0++) BLOCK(k, M, 1, x, ldx, w + r0 * ldw, ldw, out + r0, ldo);    \
+        for (; r0 + (R) <= nrows; r0 += (R)) BLOCK(k, M, R, PF, x, ldx, w + r0 * ldw, ldw, out + r0, ldo); \
+        for (; r0 < nrows; r0++) BLOCK(k, M, 1, PF, x, ldx, w + r0 * ldw, ldw, out + r0, ldo); \
         return;                                                                               \
     }
-#define KERNEL(NAME, ATTR, BLOCK, T)                                                          \
+#define KERNEL_PF(NAME, ATTR, BLOCK, T, PF_)                                                   \
     ATTR void NAME(int64_t k, int m, const void *x_, int64_t ldx, const void *w_, int64_t ldw, int64_t nrows, \
                    float *out, int64_t ldo) {                                                 \
         const T *x = x_, *w = w_;                                                             \
+        const int PF = PF_;                                                                   \
         switch (m) {                                                                          \
         case 1: ROWS(BLOCK, T, 1, 8)                                                          \
         case 2: ROWS(BLOCK, T, 2, 4)                                                          \
@@ -126,14 +127,17 @@ INL TGT_BF16 void block_bf16dp(int64_t k, const int M, const int R, const uint16
         }                                                                                     \
     }
 
+/* Each kernel twice: prefetching the next block of rows (weights streamed from memory), and
+ * without (weights already in this core's cache, where the prefetches only take load slots). */
+#define KERNEL(NAME, ATTR, BLOCK, T) KERNEL_PF(NAME, ATTR, BLOCK, T, 1) KERNEL_PF(NAME##_hot, ATTR, BLOCK, T, 0)
 KERNEL(f32_gemv__avx512, TGT, block_f32, float)
 KERNEL(bf16_gemv__avx512, TGT, block_bf16, uint16_t)
 KERNEL(f16_gemv__avx512, TGT, block_f16, uint16_t)
 /* VDPBF16PS issues on one port (about one per two cycles here) where FMA issues on two: it
  * wins for one or two x vectors (84 vs 72 GB/s at m = 1, L2-resident 576x576), the widening
  * FMA path wins from three on (m = 4: 23 vs 28 us). */
-TGT_BF16 void bf16_gemv__avx512bf16(int64_t k, int m, const void *x_, int64_t ldx, const void *w_, int64_t ldw,
-                                    int64_t nrows, float *out, int64_t ldo) {
+INL TGT_BF16 void bf16_avx512bf16(int64_t k, int m, const void *x_, int64_t ldx, const void *w_, int64_t ldw,
+                                  int64_t nrows, float *out, int64_t ldo, const int PF) {
     const uint16_t *x = x_, *w = w_;
     switch (m) {
     case 1: ROWS(block_bf16dp, uint16_t, 1, 8)
@@ -142,6 +146,8 @@ TGT_BF16 void bf16_gemv__avx512bf16(int64_t k, int m, const void *x_, int64_t ld
     default: ROWS(block_bf16, uint16_t, 4, 4)
     }
 }
+TGT_BF16 TN_GEMV_DECLARE(bf16_gemv__avx512bf16) { bf16_avx512bf16(k, m, x, ldx, w, ldw, nrows, out, ldo, 1); }
+TGT_BF16 TN_GEMV_DECLARE(bf16_gemv__avx512bf16_hot) { bf16_avx512bf16(k, m, x, ldx, w, ldw, nrows, out, ldo, 0); }
 
 #else
 /* Not x86-64: never selected; the symbols keep the dispatch tables linking. */
@@ -149,4 +155,8 @@ TN_GEMV_DECLARE(f32_gemv__avx512) { f32_gemv__scalar(k, m, x, ldx, w, ldw, nrows
 TN_GEMV_DECLARE(bf16_gemv__avx512) { bf16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
 TN_GEMV_DECLARE(f16_gemv__avx512) { f16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
 TN_GEMV_DECLARE(bf16_gemv__avx512bf16) { bf16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
+TN_GEMV_DECLARE(f32_gemv__avx512_hot) { f32_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
+TN_GEMV_DECLARE(bf16_gemv__avx512_hot) { bf16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
+TN_GEMV_DECLARE(f16_gemv__avx512_hot) { f16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
+TN_GEMV_DECLARE(bf16_gemv__avx512bf16_hot) { bf16_gemv__scalar(k, m, x, ldx, w, ldw, nrows, out, ldo); }
 #endif

@@ -147,6 +147,30 @@ static void check_threads(tn_dtype d, int64_t n, int64_t k) {
     free(a), free(b), free(c1), free(c2);
 }
 
+/* The same weight twice in a row (the second call takes the kernel without prefetch, the
+ * weight being in cache), then after another product: identical bits every time, and
+ * equal to the kernel without prefetch called directly when the weight is small. */
+static void check_repeat(tn_dtype d, int64_t n, int64_t k) {
+    int esz = tn_dtype_itemsize(d);
+    tn_gemm_desc g = tn_gemm_desc_init(d);
+    g.m = 1, g.n = n, g.k = k, g.a_rs = k, g.a_cs = 1, g.b_rs = 1, g.b_cs = k, g.c_rs = n, g.c_cs = 1;
+    void *a = malloc((size_t)(k * esz)), *b = malloc((size_t)(n * k * esz)), *b2 = malloc((size_t)(n * k * esz));
+    void *c[3] = {malloc((size_t)(n * esz)), malloc((size_t)(n * esz)), malloc((size_t)(n * esz))};
+    for (int64_t i = 0; i < k; i++) store(d, a, i, urand());
+    for (int64_t i = 0; i < n * k; i++) store(d, b, i, urand()), store(d, b2, i, urand());
+    g.a = a;
+    for (int t = 0; t < 3; t++) {
+        if (t == 2) { /* another weight in between */
+            g.b = b2, g.c = c[2], tn_gemv(&g);
+        }
+        g.b = b, g.c = c[t], tn_gemv(&g);
+    }
+    TN_CHECK(memcmp(c[0], c[1], (size_t)(n * esz)) == 0 && memcmp(c[0], c[2], (size_t)(n * esz)) == 0,
+             "%s %s n=%lld k=%lld: the same product repeated gives other bits", tn_isa_name(tn_cpu_isa()),
+             tn_dtype_infos[d].c10_name, (long long)n, (long long)k);
+    free(a), free(b), free(b2), free(c[0]), free(c[1]), free(c[2]);
+}
+
 int main(void) {
     const tn_cpu_features *f = tn_cpu_features_get();
     int x86 = 0, arm = 0, avx2 = 0, avx512 = 0, bf16 = 0;
@@ -170,6 +194,13 @@ int main(void) {
         {"bf16_gemv__avx512", bf16_gemv__avx512, TN_DTYPE_BFLOAT16, avx512},
         {"f16_gemv__avx512", f16_gemv__avx512, TN_DTYPE_FLOAT16, avx512},
         {"bf16_gemv__avx512bf16", bf16_gemv__avx512bf16, TN_DTYPE_BFLOAT16, bf16},
+        {"f32_gemv__avx2_hot", f32_gemv__avx2_hot, TN_DTYPE_FLOAT32, avx2},
+        {"bf16_gemv__avx2_hot", bf16_gemv__avx2_hot, TN_DTYPE_BFLOAT16, avx2},
+        {"f16_gemv__avx2_hot", f16_gemv__avx2_hot, TN_DTYPE_FLOAT16, avx2},
+        {"f32_gemv__avx512_hot", f32_gemv__avx512_hot, TN_DTYPE_FLOAT32, avx512},
+        {"bf16_gemv__avx512_hot", bf16_gemv__avx512_hot, TN_DTYPE_BFLOAT16, avx512},
+        {"f16_gemv__avx512_hot", f16_gemv__avx512_hot, TN_DTYPE_FLOAT16, avx512},
+        {"bf16_gemv__avx512bf16_hot", bf16_gemv__avx512bf16_hot, TN_DTYPE_BFLOAT16, bf16},
 #if defined(__aarch64__)
         {"f32_gemv__neon", f32_gemv__neon, TN_DTYPE_FLOAT32, 1},
         {"bf16_gemv__neon", bf16_gemv__neon, TN_DTYPE_BFLOAT16, 1},
@@ -212,6 +243,8 @@ int main(void) {
             }
             check_threads(d, 1536, 576);
             check_threads(d, 577, 1536);
+            check_repeat(d, 576, 576);
+            check_repeat(d, 1536, 576);
         }
         printf("tier %-10s variants f32=%s bf16=%s f16=%s\n", tn_isa_name((tn_isa)isa), tn_gemv_variant(TN_DTYPE_FLOAT32),
                tn_gemv_variant(TN_DTYPE_BFLOAT16), tn_gemv_variant(TN_DTYPE_FLOAT16));
