@@ -18,6 +18,8 @@ Tasks:
   cat     rotary's cat((-x2, x1), -1) on 1x9x1024x64 halves, and of two contiguous halves
   gemm    (torchnative only) F.linear float32 with our engine and with
           TN_F32_GEMM=openblas, each in a fresh process, alternating, 3 rounds
+  replay  (torchnative only) an operator graph of 200 calls of one small operator on 576
+          floats (mul, rotary-style broadcast mul, pow, mean), microseconds per replayed call
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -108,6 +110,22 @@ def task_gemm(torch, F, args):
                 print(f"round {rnd} {label:8s} {line}")
 
 
+def task_replay(torch, F, args):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import torchnative.graphs as G
+    torch.manual_seed(0)
+    x, w = torch.randn(1, 1, 576), torch.randn(576)
+    q, cos = torch.randn(1, 9, 1, 64), torch.randn(1, 1, 1, 64)
+    for name, f in (("x * w", lambda: x * w), ("q * cos", lambda: q * cos), ("x.pow(2)", lambda: x.pow(2)),
+                    ("x.mean(-1, keepdim=True)", lambda: x.mean(-1, keepdim=True))):
+        g = G.Graph()
+        with G.graph(g):
+            for _ in range(200):
+                f()
+        t = best_of(g.replay, 200) / 200
+        print(f"replayed {name:26s}: {t * 1e6:5.2f} us per call ({g.counts()})")
+
+
 def task_profile(torch, F, args):
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
@@ -140,7 +158,7 @@ def task_profile(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "cat", "gemm", "profile"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "cat", "gemm", "replay", "profile"):
         print(__doc__)
         sys.exit(2)
     import torch

@@ -53,6 +53,27 @@ def test_replay_recomputes_from_new_inputs():
     assert not torch.equal(y, torch.zeros_like(y))
 
 
+def test_replay_computes_into_the_captured_results():
+    # elementwise (tensor iterator), a reduction and cat allocate their result where the
+    # replayed step's captured result already is, so nothing is copied afterwards
+    torch.manual_seed(0)
+    x, w = torch.randn(8, 16), torch.randn(16)
+
+    def f():
+        a = x * w
+        b = a.pow(2).mean(-1, keepdim=True)
+        c = torch.cat([a, b], -1)
+        return torch.rsqrt(c.abs() + 1e-6)
+
+    g, out = capture(f)
+    assert g.counts()["into"] == 7 and g.counts()["direct"] == 0  # not replayed yet
+    for seed in (1, 2):
+        x.copy_(torch.randn(8, 16, generator=torch.Generator().manual_seed(seed)))
+        g.replay()
+        assert torch.equal(out, f())
+        assert g.counts()["direct"] == 7, g.counts()
+
+
 def test_replay_in_place_and_views_of_state():
     acc, x = torch.zeros(4, 3), torch.arange(12.0).view(4, 3)
 

@@ -51,9 +51,10 @@ class Graph:
 
     def counts(self) -> dict:
         """Recorded steps by kind: views skipped at replay, in-place/out= reruns,
-        functional reruns copied into the captured result."""
-        s, r, i = self._g.counts() if self._g is not None else (0, 0, 0)
-        return {"skip": s, "rerun": r, "into": i}
+        functional reruns into the captured result; ``direct``: how many of those the
+        last replay computed straight into that result rather than copying it there."""
+        s, r, i, d = self._g.counts() if self._g is not None else (0, 0, 0, 0)
+        return {"skip": s, "rerun": r, "into": i, "direct": d}
 
     def replay(self, profile: bool = False):
         """Runs the captured calls again. With ``profile``, each step's time is added to

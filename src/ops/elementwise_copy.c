@@ -5,6 +5,7 @@
 #include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "ops/elementwise_common.h"
+#include "ops/graph.h"
 #include "ops/promote.h"
 
 /* A same-dtype 2-D copy whose source is transposed relative to the destination
@@ -175,9 +176,9 @@ static tn_status copy_as(tn_tensor *self, tn_dtype dtype, tn_device device, cons
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "channels_last memory formats are not implemented by torchnative");
     tn_tensor *out;
     if (fmt == 1 && tn_tensor_is_non_overlapping_and_dense(self))
-        TN_TRY(tn_tensor_empty_strided(self->ndim, self->sizes, self->strides, dtype, device, &out));
+        TN_TRY(tn_graph_empty_result(self->ndim, self->sizes, self->strides, dtype, device, &out));
     else
-        TN_TRY(tn_tensor_empty(self->ndim, self->sizes, dtype, device, &out));
+        TN_TRY(tn_graph_empty_result(self->ndim, self->sizes, NULL, dtype, device, &out));
     if (!tn_device_is_meta(device)) {
         tn_value a[3] = {tn_value_tensor(out), tn_value_tensor(self), tn_value_bool(false)}, r;
         tn_status st = tn_op_copy_(a, &r);

@@ -2,6 +2,7 @@
 #include "ops/graph.h"
 
 #include "kernels/gemv.h"
+#include "ops/iter.h"
 #include "ops/shape.h"
 
 #include <stdatomic.h>
@@ -33,11 +34,34 @@ struct tn_graph {
     double *step_ns; /* per-step time accumulated by profiled replays, or NULL */
     atomic_int busy; /* a replay is running (replay releases the GIL) */
     bool planned;    /* linear groups found (first replay) */
+    int64_t direct;  /* steps of the last replay computed straight into their captured result */
     char *failure; /* NULL while valid */
 };
 
 static _Thread_local tn_graph *tl_graph;
 static _Thread_local int tl_depth;
+static _Thread_local tn_tensor *tl_result; /* tn_graph_take_result's tensor, or NULL */
+
+tn_tensor *tn_graph_take_result(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype) {
+    tn_tensor *t = tl_result;
+    if (!t || tl_depth != 1 || t->ndim != ndim || t->dtype != dtype || tn_tensor_is_meta(t) ||
+        memcmp(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim) || memcmp(t->strides, strides, sizeof(int64_t) * (size_t)ndim))
+        return NULL;
+    tl_result = NULL;
+    tn_tensor_retain(t);
+    return t;
+}
+
+tn_status tn_graph_empty_result(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype, tn_device device,
+                                tn_tensor **out) {
+    if (tl_result && device.type == TN_DEVICE_CPU) {
+        int64_t cs[TN_MAX_DIMS];
+        if (!strides && ndim <= TN_MAX_DIMS) tn_contiguous_strides(ndim, sizes, cs);
+        if ((*out = tn_graph_take_result(ndim, sizes, strides ? strides : cs, dtype))) return TN_OK;
+    }
+    return strides ? tn_tensor_empty_strided(ndim, sizes, strides, dtype, device, out)
+                   : tn_tensor_empty(ndim, sizes, dtype, device, out);
+}
 
 bool tn_graph_capturing(void) { return tl_graph != NULL; }
 
@@ -215,7 +239,7 @@ void tn_graph_record(tn_op_id op, const tn_value *args, const tn_value *rets) {
 
 /* Copies a fresh replay result into the captured tensor (same shape and dtype). */
 static tn_status copy_result(const tn_op_schema *s, tn_tensor *dst, tn_tensor *src) {
-    if (dst == src) return TN_OK;
+    if (dst == src) return TN_OK; /* computed in place (tn_graph_take_result) */
     char b1[160], b2[160];
     if (dst->ndim != src->ndim || memcmp(dst->sizes, src->sizes, sizeof(int64_t) * (size_t)dst->ndim) ||
         dst->dtype != src->dtype)
@@ -316,6 +340,7 @@ static tn_status replay_steps(tn_graph *g, bool profile) {
         if (!g->step_ns) return tn_error(TN_ERR_NO_MEMORY, "out of memory profiling a graph");
     }
     if (!g->planned) plan_groups(g);
+    g->direct = 0;
     tn_value tmp[G_MAX_RETS];
     for (int64_t i = 0; i < g->n; i++) {
         step *st = &g->steps[i];
@@ -326,13 +351,20 @@ static tn_status replay_steps(tn_graph *g, bool profile) {
             if (profile) g->step_ns[i] += now_ns() - t0;
             continue;
         }
-        TN_TRY(tn_dispatch(st->op, st->args, tmp));
+        /* a step with one fresh tensor result computes straight into the captured one */
+        tl_result = st->kind == STEP_INTO && st->nrets == 1 && st->fresh == 1 && st->rets[0].tag == TN_V_TENSOR
+                        ? st->rets[0].u.t
+                        : NULL;
+        tn_status rd = tn_dispatch(st->op, st->args, tmp);
+        tl_result = NULL;
+        TN_TRY(rd);
         tn_status rc = TN_OK;
         if (st->kind == STEP_INTO) {
             const tn_op_schema *s = &tn_op_schemas[st->op];
             for (int k = 0; k < st->nrets && rc == TN_OK; k++) {
                 if (!(st->fresh & (1u << k))) continue;
                 if (tmp[k].tag == TN_V_TENSOR) {
+                    g->direct += st->rets[k].u.t == tmp[k].u.t;
                     rc = copy_result(s, st->rets[k].u.t, tmp[k].u.t);
                 } else if (tmp[k].tag == TN_V_TENSORLIST && tmp[k].u.tlist.n == st->rets[k].u.tlist.n) {
                     for (int64_t j = 0; j < tmp[k].u.tlist.n && rc == TN_OK; j++)
@@ -359,6 +391,8 @@ void tn_graph_step_info(const tn_graph *g, int64_t i, tn_op_id *op, int *kind, d
     *kind = g->steps[i].kind;
     *ns = g->step_ns ? g->step_ns[i] : 0;
 }
+
+int64_t tn_graph_direct_steps(const tn_graph *g) { return g->direct; }
 
 void tn_graph_counts(const tn_graph *g, int64_t *skip, int64_t *rerun, int64_t *into) {
     int64_t c[3] = {0, 0, 0};

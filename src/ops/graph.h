@@ -26,6 +26,8 @@
 
 #include <stdint.h>
 
+#include "core/tensor.h"
+
 #include "ops/dispatch.h"
 
 typedef struct tn_graph tn_graph;
@@ -46,11 +48,25 @@ tn_status tn_graph_replay(tn_graph *g, bool profile);
 const char *tn_graph_failure(const tn_graph *g);
 /* Counts of recorded steps by kind (any pointer may be NULL). */
 void tn_graph_counts(const tn_graph *g, int64_t *skip, int64_t *rerun, int64_t *into);
+/* Of the last replay's `into` steps, how many computed straight into their captured result
+ * (tn_graph_take_result) instead of being copied there. */
+int64_t tn_graph_direct_steps(const tn_graph *g);
 void tn_graph_free(tn_graph *g);
 /* Number of recorded steps, and step i's operator, kind (0 skip, 1 rerun, 2 into) and
  * accumulated profiled time. */
 int64_t tn_graph_size(const tn_graph *g);
 void tn_graph_step_info(const tn_graph *g, int64_t i, tn_op_id *op, int *kind, double *ns);
+
+/* During a replay, the step being run writes its fresh result straight into the tensor
+ * that capture recorded for it instead of a new one that replay then copies over: an
+ * operator implementation's first output allocation at the top level (not inside nested
+ * operator calls) of exactly these sizes, strides and dtype takes it (retained; NULL
+ * otherwise). */
+tn_tensor *tn_graph_take_result(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype);
+/* tn_tensor_empty_strided (strides NULL: contiguous) for an operator's result, taking the
+ * replayed step's captured result when tn_graph_take_result gives it. */
+tn_status tn_graph_empty_result(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype, tn_device device,
+                                tn_tensor **out);
 
 /* Called by the door around each call (dispatch.c). */
 bool tn_graph_enter(void);

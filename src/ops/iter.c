@@ -9,6 +9,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/cast.h"
+#include "ops/graph.h"
 #include "ops/promote.h"
 
 tn_iter_config tn_iter_config_init(int noutputs, int ninputs) {
@@ -318,7 +319,7 @@ static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_dev
             }
         }
         tn_tensor *t;
-        TN_TRY(tn_tensor_empty_strided(n, it->shape, strides, dt, device, &t));
+        TN_TRY(tn_graph_empty_result(n, it->shape, strides, dt, device, &t));
         it->ops[k].tensor = t;
         for (int d = 0; d < n; d++) {
             int td = n - 1 - perm[d];

@@ -6,9 +6,11 @@
 
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/threadpool.h"
 #include "kernels/reduce.h"
+#include "ops/graph.h"
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
@@ -20,8 +22,10 @@ static double round_to(double v, tn_dtype dt) { char b[8] = {0}; tn_rd_set(b, dt
 static tn_status new_out(const tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype dt, bool zero, tn_tensor **out) {
     int64_t sizes[TN_MAX_DIMS];
     int nd = tn_reduce_out_sizes(self, m, keepdim, sizes);
-    return zero ? tn_tensor_zeros(nd, sizes, dt, tn_tensor_device(self), out)
-                : tn_tensor_empty(nd, sizes, dt, tn_tensor_device(self), out);
+    if (!zero) return tn_graph_empty_result(nd, sizes, NULL, dt, tn_tensor_device(self), out);
+    TN_TRY(tn_graph_empty_result(nd, sizes, NULL, dt, tn_tensor_device(self), out));
+    if (!tn_tensor_is_meta(*out)) memset(tn_tensor_data(*out), 0, (size_t)(tn_tensor_numel(*out) * tn_dtype_itemsize(dt)));
+    return TN_OK;
 }
 
 static int64_t reduced_count(const tn_tensor *t, tn_dim_mask m) {

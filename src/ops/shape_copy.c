@@ -6,6 +6,7 @@
 
 #include "core/threadpool.h"
 #include "ops/dispatch.h"
+#include "ops/graph.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
 
@@ -153,7 +154,7 @@ static tn_status cat_impl(tn_tensor *const *ts, int64_t n, int64_t dim, tn_value
     memcpy(sizes, ref->sizes, sizeof sizes);
     sizes[d] = total;
     tn_tensor *out;
-    TN_TRY(tn_tensor_empty(ref->ndim, sizes, dt, tn_tensor_device(ref), &out));
+    TN_TRY(tn_graph_empty_result(ref->ndim, sizes, NULL, dt, tn_tensor_device(ref), &out));
     if (tn_tensor_numel(out) == 0 || cat_fast(ts, n, d, out)) {
         rets[0] = tn_value_tensor(out);
         return TN_OK;

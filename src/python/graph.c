@@ -34,12 +34,13 @@ static PyObject *graph_replay(PyObject *self, PyObject *args, PyObject *kw) {
     Py_RETURN_NONE;
 }
 
-/* counts(): (skipped views, reruns in place, functional reruns copied into place). */
+/* counts(): (skipped views, reruns in place, functional reruns into place, of which the
+ * last replay computed straight into the captured result). */
 static PyObject *graph_counts(PyObject *self, PyObject *u) {
     tn_graph *g = ((GraphObject *)self)->g;
-    int64_t s = 0, r = 0, i = 0;
-    if (g) tn_graph_counts(g, &s, &r, &i);
-    return Py_BuildValue("(LLL)", (long long)s, (long long)r, (long long)i);
+    int64_t s = 0, r = 0, i = 0, d = 0;
+    if (g) tn_graph_counts(g, &s, &r, &i), d = tn_graph_direct_steps(g);
+    return Py_BuildValue("(LLLL)", (long long)s, (long long)r, (long long)i, (long long)d);
 }
 
 /* steps(): [("name.overload", kind, profiled ns), ...] in recorded order. */
