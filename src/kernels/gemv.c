@@ -158,10 +158,9 @@ void tn_gemv(const tn_gemm_desc *g) {
     int64_t units = (jb.nrows + UNIT - 1) / UNIT, grain = grain_of(&jb);
     int threads = tn_get_num_threads();
     int64_t chunks = (units + grain - 1) / grain < threads ? (units + grain - 1) / grain : threads;
-    bool same = atomic_exchange_explicit(&last_w, (uintptr_t)jb.w, memory_order_relaxed) == (uintptr_t)jb.w &&
-                atomic_exchange_explicit(&last_threads, threads, memory_order_relaxed) == threads;
-    if (same && jb.nrows * jb.k * jb.esz <= chunks * HOT_BYTES_PER_THREAD) jb.fn = pick(g->dtype).hot;
-    atomic_store_explicit(&last_threads, threads, memory_order_relaxed);
+    bool same_w = atomic_exchange_explicit(&last_w, (uintptr_t)jb.w, memory_order_relaxed) == (uintptr_t)jb.w;
+    bool same_t = atomic_exchange_explicit(&last_threads, threads, memory_order_relaxed) == threads;
+    if (same_w && same_t && jb.nrows * jb.k * jb.esz <= chunks * HOT_BYTES_PER_THREAD) jb.fn = pick(g->dtype).hot;
     tn_parallel_for(units, grain, run_units, &jb);
 }
 

@@ -54,9 +54,9 @@ tn_tensor *tn_graph_take_result(int ndim, const int64_t *sizes, const int64_t *s
 
 tn_status tn_graph_empty_result(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype, tn_device device,
                                 tn_tensor **out) {
-    if (tl_result && device.type == TN_DEVICE_CPU) {
+    if (tl_result && device.type == TN_DEVICE_CPU && ndim <= TN_MAX_DIMS) {
         int64_t cs[TN_MAX_DIMS];
-        if (!strides && ndim <= TN_MAX_DIMS) tn_contiguous_strides(ndim, sizes, cs);
+        if (!strides) tn_contiguous_strides(ndim, sizes, cs);
         if ((*out = tn_graph_take_result(ndim, sizes, strides ? strides : cs, dtype))) return TN_OK;
     }
     return strides ? tn_tensor_empty_strided(ndim, sizes, strides, dtype, device, out)
