@@ -8,8 +8,9 @@ between runs; bench/run.py is the protocol for the issue's targets):
 
 Tasks:
   sdpa    F.scaled_dot_product_attention, 1x9xSx64 causal, float32 and bfloat16, S = 512, 1024
-  sdpa_static  one decode row (1x9x1x64, GQA over 3 KV heads) against a static cache of 95
-          keys with a boolean mask keeping the first 50, float32 and bfloat16 (microseconds)
+  sdpa_static  one decode row (1x9x1x64, GQA over 3 KV heads) against a static cache of S
+          keys with a boolean mask keeping the first `valid` (95/50, 235/150, 1024/900),
+          float32 and bfloat16, the same cache every call (microseconds)
   linear  F.linear at S rows with 40 different weights cycled (cold weights, as in a
           forward): SmolLM2's shapes, float32 (argument: S, default 512)
   vecmat  torch.mm of m = 1..4 rows with a row-major k x n matrix (GPT-2's Conv1D layout):
@@ -20,6 +21,10 @@ Tasks:
           TN_F32_GEMM=openblas, each in a fresh process, alternating, 3 rounds
   replay  (torchnative only) an operator graph of 200 calls of one small operator on 576
           floats (mul, rotary-style broadcast mul, pow, mean), microseconds per replayed call
+  decode_replay  (torchnative only) SmolLM2's decode step as an operator graph (static
+          cache of 235 positions, replayed at position 150, caches reset before each
+          replay): median step time of 3 rounds of 20 replays, then time per operator over
+          10 profiled replays (argument: dtype, default float32)
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -129,6 +134,40 @@ def task_replay(torch, F, args):
         print(f"replayed {name:26s}: {t * 1e6:5.2f} us per call ({g.counts()})")
 
 
+def task_decode_replay(torch, F, args):
+    import collections
+    import statistics
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    sys.path.insert(0, os.path.join(here, "..", "python"))
+    import worker
+    import torchnative.graphs as G
+    worker.setup_torch({"threads": 2})
+    tok, model = worker.load_model(torch, args[0] if args else "float32")
+    w = G.accelerate_decode(model)
+    model.generate(**worker.chat_ids(tok), do_sample=False, max_new_tokens=200, min_new_tokens=200,
+                   cache_implementation="static")
+    g = w.entry.graph
+
+    def replay(profile=False):
+        for layer in w.entry.cache.layers:
+            layer.cumulative_length.fill_(150)
+        t = time.perf_counter()
+        g.replay(profile=profile)
+        return time.perf_counter() - t
+
+    meds = [statistics.median(replay() for _ in range(20)) for _ in range(3)]
+    print("replayed step ms, median of 20, three rounds: " + " ".join(f"{1e3 * m:.2f}" for m in meds))
+    for _ in range(10):
+        replay(profile=True)
+    per = collections.defaultdict(lambda: [0, 0.0])
+    for name, kind, ns in g.steps():
+        per[name][0] += 1
+        per[name][1] += ns / 10 / 1e3
+    for name, (calls, us) in sorted(per.items(), key=lambda kv: -kv[1][1])[:8]:
+        print(f"  {name:40s} {calls:4d} steps {us:8.1f} us per replay")
+
+
 def task_profile(torch, F, args):
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
@@ -161,7 +200,7 @@ def task_profile(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "cat", "gemm", "replay", "profile"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "cat", "gemm", "replay", "decode_replay", "profile"):
         print(__doc__)
         sys.exit(2)
     import torch
