@@ -4,7 +4,7 @@ include non-contiguous layouts and broadcasting; invalid inputs compare exceptio
 
 A case's fn is the source of a lambda over its built inputs; `torch`, `np` and `math` are
 globals. Ops reachable only through a rare spelling are called as torch.ops.aten.<op>."""
-from optest.harness import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, SIZES, Case, In
+from optest.harness import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, SIZES, TOL, Case, In
 
 CASES: list[Case] = []
 EXACT = dict(rtol=0, atol=0)
@@ -242,8 +242,11 @@ for op, (src, kind) in UNARY.items():
     add(f"{op}_special_f64", f"lambda a: {src}", [In((33,), "float64", "special")], cov)
     for dt in ("int32", "int64", "uint8", "int8", "bool"):
         add(f"{op}_{dt}", f"lambda a: {src}", [In((33,), dt, "bool" if dt == "bool" else "pos")], cov)
+    # computed in float32 (the input's dtype) and widened, so compared at float32's
+    # tolerance: upstream's float32 sqrt is not always correctly rounded (on an AMD EPYC
+    # it returned 0.96034812927 for the input whose nearest float32 root is 0.96034806967)
     if op in ("exp", "sin", "sqrt", "sigmoid"):
-        add(f"{op}_out_f64", f"lambda a: (lambda o: (torch.{op}(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,), "float32", kind)], cov)
+        add(f"{op}_out_f64", f"lambda a: (lambda o: (torch.{op}(a, out=o), o)[1])(torch.empty(0, dtype=torch.float64))", [In((7,), "float32", kind)], cov, rtol=TOL["float32"][0], atol=TOL["float32"][1])
 for op in ("abs", "neg", "exp", "sin", "sqrt", "sigmoid", "relu", "floor", "tanh"):
     add(f"{op}__inplace", f"lambda a: (lambda c: (torch.{op}_(c[:, 1:]), c)[1])(a.clone())" if op != "relu" else "lambda a: (lambda c: (torch.relu_(c[:, 1:]), c)[1])(a.clone())", [In((7, 33), "float32", "pos")], [f"{op}.default"])
 add("round_decimals", "lambda a: torch.round(a * 100, decimals=1)", [In((1000,))], ["round.decimals"])
