@@ -28,7 +28,7 @@ void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx);
  * fresh pages; grown (contents not kept) when asked for more; freed when the thread
  * exits. NULL when the allocation fails. Distinct slots let a kernel that holds one call
  * another that uses a different one. */
-enum { TN_SCRATCH_SGEMM = 0, TN_SCRATCH_ATTN_ROWS = 1, TN_SCRATCH_ATTN_GEMM = 2, TN_THREAD_SCRATCH_SLOTS = 3 };
+enum { TN_SCRATCH_SGEMM = 0, TN_SCRATCH_ATTN_ROWS = 1, TN_SCRATCH_ATTN_GEMM = 2, TN_SCRATCH_BGEMM = 3, TN_THREAD_SCRATCH_SLOTS = 4 };
 void *tn_thread_scratch(int slot, size_t bytes);
 
 #endif

@@ -374,7 +374,7 @@ static void run_engine(const tn_gemm_desc *g, const engine *e, char *scratch) {
 
 /* ---- public entry ------------------------------------------------------------------- */
 
-typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_ROWS, PATH_SGEMM, PATH_AMX, PATH_ENGINE, PATH_REF } path;
+typedef enum path { PATH_TRIVIAL, PATH_BLAS, PATH_DOT, PATH_ROWS, PATH_SGEMM, PATH_BGEMM, PATH_AMX, PATH_ENGINE, PATH_REF } path;
 
 /* bfloat16 on AMX tiles whenever the tier allows (gemm_amx.c). */
 static bool amx_usable(const tn_gemm_desc *g) {
@@ -396,7 +396,7 @@ static bool f32_prefers_blas(void) {
 static path choose(const tn_gemm_desc *g) {
     if (g->m == 0 || g->n == 0 || g->k == 0) return PATH_TRIVIAL;
     /* float32 C from bfloat16 operands: the float32-accumulating engines only */
-    if (g->c_f32) return amx_usable(g) ? PATH_AMX : PATH_ENGINE;
+    if (g->c_f32) return amx_usable(g) ? PATH_AMX : tn_bgemm_usable(g) ? PATH_BGEMM : PATH_ENGINE;
     /* GEMV shapes (m or n <= 4, e.g. decode) go to gemv.c before BLAS: measured 1.1-3x
      * faster than OpenBLAS's sgemm at m = 1..4 (docs/GEMM.md, section GEMV). */
     if (tn_gemv_shaped(g)) return PATH_DOT;
@@ -405,6 +405,8 @@ static path choose(const tn_gemm_desc *g) {
     if (tn_sgemm_usable(g) && !f32_prefers_blas()) return PATH_SGEMM;
     if (blas_usable(g)) return PATH_BLAS;
     if (amx_usable(g)) return PATH_AMX;
+    /* bfloat16 on AVX512-BF16 without AMX: the threaded pair engine (bgemm_avx512bf16.c) */
+    if (tn_bgemm_usable(g)) return PATH_BGEMM;
     if (engine_dtype(g->dtype)) return PATH_ENGINE;
     return PATH_REF;
 }
@@ -448,6 +450,7 @@ tn_status tn_gemm(const tn_gemm_desc *g, void *scratch, size_t scratch_bytes) {
     case PATH_ROWS: return tn_gemv_rows(g);
     case PATH_AMX: tn_gemm_bf16_amx(g, scratch, scratch_bytes); return TN_OK;
     case PATH_SGEMM: return tn_sgemm(g);
+    case PATH_BGEMM: return tn_bgemm(g);
     case PATH_ENGINE: run_engine(g, pick_engine(g->dtype, g->m), scratch); return TN_OK;
     default: return tn_gemm_ref(g);
     }
@@ -462,6 +465,7 @@ const char *tn_gemm_variant(tn_dtype d) {
     case PATH_BLAS: return "openblas";
     case PATH_AMX: return "bf16_gemm_amx_32x32";
     case PATH_SGEMM: return "f32_sgemm_8x48__avx512";
+    case PATH_BGEMM: return "bf16_bgemm_8x48__avx512bf16";
     case PATH_ENGINE: return pick_engine(d, g.m)->name;
     default: return "ref";
     }

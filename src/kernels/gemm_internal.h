@@ -37,6 +37,12 @@ struct tn_gemm_desc;
 int tn_sgemm_usable(const struct tn_gemm_desc *g);
 tn_status tn_sgemm(const struct tn_gemm_desc *g);
 
+/* bfloat16 engine of the avx512bf16 tier on hosts without AMX (bgemm_avx512bf16.c):
+ * VDPBF16PS on pair panels, threaded over the pool, per-thread packing buffers. Usable
+ * when the tier is exactly avx512bf16 and C has a unit stride in either dimension. */
+int tn_bgemm_usable(const struct tn_gemm_desc *g);
+tn_status tn_bgemm(const struct tn_gemm_desc *g);
+
 /* AMX-BF16 engine (gemm_amx.c): the whole bfloat16 product, threaded over the pool. */
 struct tn_gemm_desc;
 size_t tn_gemm_bf16_amx_scratch(const struct tn_gemm_desc *g);
