@@ -16,6 +16,10 @@ Tasks:
   vecmat  torch.mm of m = 1..4 rows with a row-major k x n matrix (GPT-2's Conv1D layout):
           one matrix reused (cache-resident) and 60 cycled (from memory), GB/s of the matrix
           (argument: dtype, default float32)
+  decode_linears  the 211 products of one SmolLM2 decode step (30 layers of q, k, v, o,
+          gate, up, down, then the 49152-row lm_head) as F.linear of one row against fresh
+          weights (538 MB in float32, read from memory as in decode): ms per step and GB/s
+          of weights, median of 7 steps (argument: dtype, default float32)
   cat     rotary's cat((-x2, x1), -1) on 1x9x1024x64 halves, and of two contiguous halves
   gemm    (torchnative only) F.linear float32 with our engine and with
           TN_F32_GEMM=openblas, each in a fresh process, alternating, 3 rounds
@@ -94,6 +98,26 @@ def task_vecmat(torch, F, args):
         gb = k * n * bs[0].element_size() / 1e9
         print(f"vecmat {str(dt):14s} {m}x{k}x{n}: one matrix {warm * 1e6:7.1f} us ({gb / warm:5.1f} GB/s), "
               f"60 cycled {cold * 1e6:7.1f} us ({gb / cold:5.1f} GB/s)")
+
+
+def task_decode_linears(torch, F, args):
+    dt = getattr(torch, args[0]) if args else torch.float32
+    torch.manual_seed(0)
+    shapes = [(576, 576), (576, 192), (576, 192), (576, 576), (576, 1536), (576, 1536), (1536, 576)] * 30
+    shapes.append((576, 49152))
+    ws = [(torch.randn(n, k) * 0.05).to(dt) for k, n in shapes]
+    xs = {k: torch.randn(1, k).to(dt) for k in (576, 1536)}
+    gb = sum(w.numel() * w.element_size() for w in ws) / 1e9
+    ts = []
+    for _ in range(8):
+        t0 = time.perf_counter()
+        for w in ws:
+            F.linear(xs[w.shape[1]], w)
+        ts.append(time.perf_counter() - t0)
+    ts = sorted(ts[1:])
+    t = ts[len(ts) // 2]
+    print(f"decode linears {str(dt):14s}: {t * 1e3:7.2f} ms per step ({gb / t:5.1f} GB/s of {gb * 1e3:.0f} MB), "
+          f"min {ts[0] * 1e3:.2f} max {ts[-1] * 1e3:.2f}")
 
 
 def task_cat(torch, F, args):
@@ -200,7 +224,7 @@ def task_profile(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "cat", "gemm", "replay", "decode_replay", "profile"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile"):
         print(__doc__)
         sys.exit(2)
     import torch
