@@ -54,10 +54,18 @@ def test_bfloat16_agreement_is_measured(both):
     same = sum(x == y for x, y in zip(t_ours, t_ref)) / len(t_ref)
     first_diff = next((i for i, (x, y) in enumerate(zip(t_ours, t_ref)) if x != y), None)
     a, b = np.array(ours["bfloat16"]["logits"]), np.array(ref["bfloat16"]["logits"])
+    exact = np.array(ref["float32"]["logits"])  # float32 is ~1e-4 from float64 here; bf16 is ~1 off
+    e_ours, e_up = np.abs(a - exact), np.abs(b - exact)
     err = float(np.abs(a - b).max())
     scale = float(np.abs(b).max())
     print(f"\nbf16 vs upstream bf16: {same:.0%} of 32 greedy tokens identical (first difference at {first_diff}), "
-          f"max |logit diff| {err:.3f} of max |logit| {scale:.1f}")
+          f"max |logit diff| {err:.3f} of max |logit| {scale:.1f}; error against float32 logits: ours max "
+          f"{e_ours.max():.3f} mean {e_ours.mean():.4f}, upstream max {e_up.max():.3f} mean {e_up.mean():.4f}")
     # bf16 keeps 8 bits of mantissa: a few ulps of the largest logit is rounding, not a bug
     assert err < 16 * scale * 2 ** -8
-    assert same >= 0.5 and t_ours[:8] == t_ref[:8]
+    # As accurate as upstream's bfloat16 against the float32 result. Greedy tokens are not
+    # asserted: a near tie flips with any change of summation order, and once one token
+    # differs the rest follow another text (session 9: an engine closer to float32 than
+    # upstream, max 1.20 against 1.56, diverged at the fifth token).
+    assert e_ours.mean() <= 1.25 * e_up.mean() and e_ours.max() <= 2 * e_up.max()
+    assert len(t_ours) == len(t_ref) == 32 and t_ours[0] == t_ref[0]
