@@ -6,6 +6,7 @@
 #include "ops/shape.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,44 @@ tn_status tn_graph_replay(tn_graph *g, bool profile) {
     return st;
 }
 
+/* Prefetch of the steps ahead, software-pipelined over three levels so that no level waits
+ * on the one before: the step's argument array (three steps ahead), its tensors' structs
+ * (two ahead), their storages and the first lines of their data (the next step). In a
+ * decode step every small operator follows a product that streamed megabytes of weights
+ * through the caches, and its metadata comes back from memory one dependent miss after
+ * another unless it is asked for early. */
+#define PF_DATA_BYTES 4096
+static inline void pf_args(const step *st) {
+    for (int j = 0; j < st->nargs; j += 2) __builtin_prefetch(&st->args[j]);
+}
+static inline void pf_tensor_struct(const tn_tensor *t) {
+    __builtin_prefetch(t);
+    __builtin_prefetch((const char *)t + offsetof(tn_tensor, strides));
+    __builtin_prefetch((const char *)t + offsetof(tn_tensor, flags));
+}
+static inline void pf_tensor_data(const tn_tensor *t) {
+    const tn_storage *sg = t->storage;
+    if (!sg || !sg->data) return;
+    const char *d = (const char *)sg->data + t->offset * (int64_t)tn_dtype_itemsize(t->dtype);
+    int64_t n = sg->nbytes < PF_DATA_BYTES ? sg->nbytes : PF_DATA_BYTES;
+    for (int64_t b = 0; b < n; b += 64) __builtin_prefetch(d + b);
+}
+static inline void pf_structs(const step *st) {
+    for (int j = 0; j < st->nargs; j++)
+        if (st->args[j].tag == TN_V_TENSOR && st->args[j].u.t) pf_tensor_struct(st->args[j].u.t);
+    for (int k = 0; k < st->nrets; k++)
+        if (st->rets[k].tag == TN_V_TENSOR && st->rets[k].u.t) pf_tensor_struct(st->rets[k].u.t);
+}
+static inline void pf_data(const step *st) {
+    for (int j = 0; j < st->nargs; j++)
+        if (st->args[j].tag == TN_V_TENSOR && st->args[j].u.t) {
+            __builtin_prefetch(st->args[j].u.t->storage);
+            pf_tensor_data(st->args[j].u.t);
+        }
+    for (int k = 0; k < st->nrets; k++)
+        if (st->rets[k].tag == TN_V_TENSOR && st->rets[k].u.t) pf_tensor_data(st->rets[k].u.t);
+}
+
 static tn_status replay_steps(tn_graph *g, bool profile) {
     if (profile && !g->step_ns && g->n) {
         g->step_ns = calloc((size_t)g->n, sizeof(double));
@@ -344,6 +383,9 @@ static tn_status replay_steps(tn_graph *g, bool profile) {
     tn_value tmp[G_MAX_RETS];
     for (int64_t i = 0; i < g->n; i++) {
         step *st = &g->steps[i];
+        if (i + 3 < g->n) pf_args(&g->steps[i + 3]);
+        if (i + 2 < g->n) pf_structs(&g->steps[i + 2]);
+        if (i + 1 < g->n) pf_data(&g->steps[i + 1]);
         if (st->kind == STEP_SKIP) continue;
         double t0 = profile ? now_ns() : 0;
         if (st->covered) { st->covered = 0; continue; }
