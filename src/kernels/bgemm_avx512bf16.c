@@ -12,10 +12,10 @@
  * k is not blocked: each 8×48 tile accumulates the whole k in 24 zmm registers (float32)
  * and is rounded once to bfloat16 (round to nearest even, as tn_f32_to_bf16), or stored
  * as float32 for a float32 C. Column blocks are sized so a block of packed B stays in L2.
- * Each worker computes a region of C (split along n or m, whichever packs less). */
+ * Each worker computes a region of C (split along n or m, whichever packs less:
+ * tn_gemm_by_regions, gemm_regions.c). */
 #include "kernels/gemm_internal.h"
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,8 +32,6 @@
 #ifndef BG_BBLOCK
 #define BG_BBLOCK (512 * 1024)
 #endif
-/* Products below this many multiply-adds stay on the calling thread. */
-#define BG_PARALLEL_MACS (1 << 20)
 
 static int64_t bg_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -214,64 +212,7 @@ static bool bg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
     return true;
 }
 
-typedef struct bg_job {
-    const tn_gemm_desc *g;
-    int64_t per; /* rows (split_n == 0) or columns per region */
-    int split_n;
-    atomic_int failed;
-} bg_job;
-
-static void bg_worker(void *ctx, int64_t b, int64_t e) {
-    bg_job *j = ctx;
-    for (int64_t t = b; t < e; t++) {
-        int64_t lo = t * j->per;
-        bool ok = j->split_n ? bg_region(j->g, 0, j->g->m, lo, bg_min(j->g->n, lo + j->per))
-                             : bg_region(j->g, lo, bg_min(j->g->m, lo + j->per), 0, j->g->n);
-        if (!ok) atomic_store(&j->failed, 1);
-    }
-}
-
-/* C' = Bᵀ·Aᵀ: the same product with the operands' roles exchanged (C' = Cᵀ). */
-static tn_gemm_desc bg_turn(const tn_gemm_desc *g0) {
-    tn_gemm_desc g = *g0;
-    g.a = g0->b, g.b = g0->a;
-    g.m = g0->n, g.n = g0->m;
-    g.a_rs = g0->b_cs, g.a_cs = g0->b_rs;
-    g.b_rs = g0->a_cs, g.b_cs = g0->a_rs;
-    g.c_rs = g0->c_cs, g.c_cs = g0->c_rs;
-    return g;
-}
-
-/* 0 (one region), 1 (split along n) or 2 (along m): whichever packs fewer words per
- * worker (a split along n packs all of A unless it is read in place, and needs two full
- * column panels per worker; a split along m packs all of B). */
-static int bg_plan(const tn_gemm_desc *g, int64_t parts) {
-    const double a = g->a_cs == 1 ? 0.0 : (double)g->m * g->k, b = (double)g->n * g->k;
-    const int64_t ncol16 = (g->n + 15) / 16, nrow8 = (g->m + BG_MR - 1) / BG_MR;
-    const bool cols = parts > 1 && ncol16 >= parts * 2 * BG_NV, rows = parts > 1 && nrow8 >= parts;
-    return cols && (!rows || a + b / parts <= a / parts + b) ? 1 : rows ? 2 : 0;
-}
-
-tn_status tn_bgemm(const tn_gemm_desc *g0) {
-    int64_t parts = (int64_t)tn_get_num_threads();
-    if ((double)g0->m * (double)g0->n * (double)g0->k < BG_PARALLEL_MACS || tn_in_parallel_region()) parts = 1;
-    tn_gemm_desc g = g0->c_cs == 1 ? *g0 : bg_turn(g0);
-    const int split = bg_plan(&g, parts);
-    bg_job job = {&g, g.n, 1, 0};
-    int64_t nparts = 1;
-    if (split == 1) {
-        job.per = ((g.n + 15) / 16 + parts - 1) / parts * 16;
-        nparts = (g.n + job.per - 1) / job.per;
-    } else if (split == 2) {
-        job.split_n = 0;
-        job.per = ((g.m + BG_MR - 1) / BG_MR + parts - 1) / parts * BG_MR;
-        nparts = (g.m + job.per - 1) / job.per;
-    }
-    if (nparts > 1) tn_parallel_for(nparts, 1, bg_worker, &job);
-    else bg_worker(&job, 0, 1);
-    if (atomic_load(&job.failed)) return tn_error(TN_ERR_RUNTIME, "gemm: out of memory for packing buffers");
-    return TN_OK;
-}
+tn_status tn_bgemm(const tn_gemm_desc *g0) { return tn_gemm_by_regions(g0, BG_MR, BG_NR, bg_region); }
 
 #else
 tn_status tn_bgemm(const tn_gemm_desc *g) {

@@ -3,6 +3,7 @@
 #ifndef TN_GEMM_INTERNAL_H
 #define TN_GEMM_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,6 +37,14 @@ void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, const uint16
 struct tn_gemm_desc;
 int tn_sgemm_usable(const struct tn_gemm_desc *g);
 tn_status tn_sgemm(const struct tn_gemm_desc *g);
+
+/* The avx512 engines' threading (gemm_regions.c): C is cut into one region per worker,
+ * along n or m, whichever leaves each worker fewer elements to pack (A read in place when
+ * its rows run along k costs nothing); a column-major C is computed as Cᵀ = Bᵀ·Aᵀ.
+ * `region` computes rows [m0, m1) × columns [n0, n1) on the calling thread (false: out
+ * of memory). mr and nr are the engine's tile. */
+typedef bool (*tn_gemm_region_fn)(const struct tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+tn_status tn_gemm_by_regions(const struct tn_gemm_desc *g, int mr, int nr, tn_gemm_region_fn region);
 
 /* bfloat16 engine of the avx512bf16 tier on hosts without AMX (bgemm_avx512bf16.c):
  * VDPBF16PS on pair panels, threaded over the pool, per-thread packing buffers. Usable

@@ -3,7 +3,7 @@
  *
  * C (row-major; a column-major C is computed as Cᵀ = Bᵀ·Aᵀ) is cut into one region per
  * worker, along n or along m, whichever leaves each worker fewer floats to pack
- * (sg_plan). Each worker, in its own packing buffer (per thread, kept between calls),
+ * (tn_gemm_by_regions, gemm_regions.c). Each worker, in its own packing buffer (per thread, kept between calls),
  * runs: NC columns → KC of k → pack B block (KC × NC, stays in L2) → 8-row micro-panel of
  * A → 48-column micro-panel of B → micro-kernel. A is read in place when its rows are
  * contiguous along k (the micro-panel's rows come into L1 with the first column panel);
@@ -18,7 +18,6 @@
  * never get here: gemv_rows_avx512.c.) */
 #include "kernels/gemm_internal.h"
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -54,8 +53,6 @@
 _Static_assert(SG_NC % SG_NR == 0 && SG_MC % SG_MR == 0, "blocks hold whole micro-panels");
 /* Packed A kept whole (every k block) up to this many floats per region: 6 MiB. */
 #define SG_AFULL ((int64_t)3 << 19)
-/* Products below this many multiply-adds stay on the calling thread. */
-#define SG_PARALLEL_MACS (1 << 20)
 
 static int64_t sg_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -285,68 +282,10 @@ static bool sg_region(const tn_gemm_desc *g, int64_t m0, int64_t m1, int64_t n0,
     return true;
 }
 
-typedef struct sg_job {
-    const tn_gemm_desc *g;
-    int64_t per; /* rows (split_n == 0) or columns per region */
-    int split_n;
-    atomic_int failed;
-} sg_job;
-
-static void sg_worker(void *ctx, int64_t b, int64_t e) {
-    sg_job *j = ctx;
-    for (int64_t t = b; t < e; t++) {
-        int64_t lo = t * j->per;
-        bool ok = j->split_n ? sg_region(j->g, 0, j->g->m, lo, sg_min(j->g->n, lo + j->per))
-                             : sg_region(j->g, lo, sg_min(j->g->m, lo + j->per), 0, j->g->n);
-        if (!ok) atomic_store(&j->failed, 1);
-    }
-}
-
-/* C' = Bᵀ·Aᵀ: the same product with the operands' roles exchanged (C' = Cᵀ). */
-static tn_gemm_desc sg_turn(const tn_gemm_desc *g0) {
-    tn_gemm_desc g = *g0;
-    g.a = g0->b, g.b = g0->a;
-    g.m = g0->n, g.n = g0->m;
-    g.a_rs = g0->b_cs, g.a_cs = g0->b_rs;
-    g.b_rs = g0->a_cs, g.b_cs = g0->a_rs;
-    g.c_rs = g0->c_cs, g.c_cs = g0->c_rs;
-    return g;
-}
-
-/* How the work of g is cut for `parts` workers: 0 (one region), 1 (along n) or 2 (along
- * m), whichever packs fewer floats per worker. Every region packs the columns of B it
- * computes (all of them when the split is along m) and, unless A is read in place, the
- * rows of A it computes (all of them when the split is along n). A split along n needs
- * two full column panels per worker. */
-static int sg_plan(const tn_gemm_desc *g, int64_t parts) {
-    const double a = g->a_cs == 1 ? 0.0 : (double)g->m * g->k, b = (double)g->n * g->k;
-    const int64_t ncol16 = (g->n + 15) / 16, nrow8 = (g->m + SG_MR - 1) / SG_MR;
-    const bool cols = parts > 1 && ncol16 >= parts * 2 * SG_NV, rows = parts > 1 && nrow8 >= parts;
-    return cols && (!rows || a + b / parts <= a / parts + b) ? 1 : rows ? 2 : 0;
-}
-
 tn_status tn_sgemm(const tn_gemm_desc *g0) {
-    int64_t parts = (int64_t)tn_get_num_threads();
-    if ((double)g0->m * (double)g0->n * (double)g0->k < SG_PARALLEL_MACS || tn_in_parallel_region()) parts = 1;
-    /* A column-major C is computed as the row-major C' = Cᵀ = Bᵀ·Aᵀ. (Turning the product
-     * to read a linear layer's weight in place was tried; its C, written through transposes,
-     * cost more than the packing it saved: docs/GEMM.md.) */
-    tn_gemm_desc g = g0->c_cs == 1 ? *g0 : sg_turn(g0);
-    const int split = sg_plan(&g, parts);
-    sg_job job = {&g, g.n, 1, 0};
-    int64_t nparts = 1;
-    if (split == 1) {
-        job.per = ((g.n + 15) / 16 + parts - 1) / parts * 16;
-        nparts = (g.n + job.per - 1) / job.per;
-    } else if (split == 2) {
-        job.split_n = 0;
-        job.per = ((g.m + SG_MR - 1) / SG_MR + parts - 1) / parts * SG_MR;
-        nparts = (g.m + job.per - 1) / job.per;
-    }
-    if (nparts > 1) tn_parallel_for(nparts, 1, sg_worker, &job);
-    else sg_worker(&job, 0, 1);
-    if (atomic_load(&job.failed)) return tn_error(TN_ERR_RUNTIME, "gemm: out of memory for packing buffers");
-    return TN_OK;
+    /* (Turning the product to read a linear layer's weight in place was tried; its C,
+     * written through transposes, cost more than the packing it saved: docs/GEMM.md.) */
+    return tn_gemm_by_regions(g0, SG_MR, SG_NR, sg_region);
 }
 
 #else
