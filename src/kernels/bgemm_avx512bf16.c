@@ -33,14 +33,14 @@
 #define BG_BBLOCK (512 * 1024)
 #endif
 
-static int64_t bg_min(int64_t a, int64_t b) { return a < b ? a : b; }
-
 int tn_bgemm_usable(const tn_gemm_desc *g) {
     return g->dtype == TN_DTYPE_BFLOAT16 && tn_cpu_isa() == TN_ISA_AVX512_BF16 && (g->c_cs == 1 || g->c_rs == 1);
 }
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+static int64_t bg_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
 #include "kernels/x86_bf16.h"
 #include "kernels/x86_transpose.h"

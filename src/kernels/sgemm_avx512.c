@@ -54,8 +54,6 @@ _Static_assert(SG_NC % SG_NR == 0 && SG_MC % SG_MR == 0, "blocks hold whole micr
 /* Packed A kept whole (every k block) up to this many floats per region: 6 MiB. */
 #define SG_AFULL ((int64_t)3 << 19)
 
-static int64_t sg_min(int64_t a, int64_t b) { return a < b ? a : b; }
-
 int tn_sgemm_usable(const tn_gemm_desc *g) {
     return g->dtype == TN_DTYPE_FLOAT32 && tn_cpu_isa() >= TN_ISA_AVX512 && (g->c_cs == 1 || g->c_rs == 1);
 }
@@ -63,6 +61,8 @@ int tn_sgemm_usable(const tn_gemm_desc *g) {
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+static int64_t sg_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
 #include "kernels/x86_transpose.h"
 
