@@ -315,6 +315,11 @@ def summarize_decode(runs, dts, res, extra):
         for s in SIDES:  # bfloat16 against the same side's float32, per pair
             summ[f"bf16_over_fp32_{s}"] = ratios(runs["float32"][s], runs["bfloat16"][s],
                                                  lambda r: r["decode_tok_s"])
+            # the same per GB/s of the bandwidth measured beside each run (the VM's
+            # bandwidth state can differ between a pair's two runs)
+            summ[f"bf16_over_fp32_per_bw_{s}"] = ratios(
+                runs["float32"][s], runs["bfloat16"][s],
+                lambda r: r["decode_tok_s"] / r["read_gb_s_beside"] if r.get("read_gb_s_beside") else None)
     return summ
 
 
@@ -554,6 +559,15 @@ def efficiency_beside(rows, d, dt, what):
                 f"{verdict(e_tn['median'], 0.8) if f32 else ''} |")
 
 
+def per_bw(rows, S, what):
+    """Informational row: bf16 / own fp32 per pair, each run's tok/s divided by the bandwidth
+    measured beside it (no target: the target is judged on the raw ratio)."""
+    bt, bu = S.get("bf16_over_fp32_per_bw_torchnative"), S.get("bf16_over_fp32_per_bw_upstream")
+    if bt:
+        rows.append(f"| decode bf16 / own fp32{what}, tok/s per GB/s of the bandwidth beside each run | "
+                    f"{rng(bu)} | {rng(bt)} | | | |")
+
+
 def verdict(value, target, higher=True):
     if value is None or target is None:
         return ""
@@ -607,6 +621,7 @@ def report(res, a):
         bt, bu = S.get("bf16_over_fp32_torchnative"), S.get("bf16_over_fp32_upstream")
         if bt:
             rows.append(f"| decode bf16 / own fp32 | {rng(bu)} | {rng(bt)} | | ≥ 1.6x (torchnative) | {verdict(med(bt), 1.6)} |")
+        per_bw(rows, S, "")
     gr = res.get("graphs")
     if gr and gr.get("summary"):
         S = gr["summary"]
@@ -626,6 +641,7 @@ def report(res, a):
         if bt:
             rows.append(f"| decode bf16 / own fp32, static cache, operator graphs | {rng(bu)} | {rng(bt)} | | "
                         f"≥ 1.6x (torchnative) | {verdict(med(bt), 1.6)} |")
+        per_bw(rows, S, ", static cache, operator graphs")
     pre = res.get("prefill")
     if pre and pre.get("summary"):
         for dt, d in pre["summary"].items():
@@ -772,7 +788,11 @@ def main():
     ap.add_argument("--tn-python", default=None,
                     help="torchnative interpreter (default .venv/bin/python), e.g. a helper's overlay venv")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--report", metavar="JSON", default=None,
+                    help="run nothing: rewrite the markdown table of a saved latest.json (summaries recomputed)")
     a = ap.parse_args()
+    if a.report:
+        return rerender(a)
     if a.tn_python:
         SIDES["torchnative"] = os.path.abspath(a.tn_python)
     if a.quick:
@@ -843,6 +863,19 @@ def main():
         f.write(md)
     print(md)
     log(f"done in {res['total_seconds']:.0f} s; wrote {os.path.join(a.out, 'latest.md')} and latest.json")
+
+
+def rerender(a):
+    """--report: the table of a saved run, with its decode summaries recomputed from the runs
+    (so rows added to the report since the run appear). Prints the markdown."""
+    with open(a.report) as f:
+        res = json.load(f)
+    a.sizes, a.threads = res["config"]["sizes"], res["config"]["threads"]
+    for sec, extra in (("decode", ("ttft_s", "peak_rss_mib")), ("graphs", ())):
+        if res.get(sec) and res[sec].get("runs"):
+            runs = res[sec]["runs"]
+            res[sec]["summary"] = summarize_decode(runs, list(runs), res, extra)
+    print(report(res, a))
 
 
 def cpu_name():
