@@ -48,9 +48,12 @@ static const engine ENGINE_AVX512 = {"f32_gemm_12x32__avx512", 12, 32, false, f3
 static const engine ENGINE_AVX512BF16 = {"bf16_gemm_dp_12x32__avx512bf16", 12, 32, true, NULL,
                                          bf16_gemm_dp_12x32__avx512bf16};
 
-/* VDPBF16PS issues on one port where FMA issues on two, so the pair kernel only wins
- * where packing dominates (few rows of A: copying bf16 pairs beats converting B to
- * float32). Measured in docs/GEMM.md; the threshold is provisional. */
+/* VDPBF16PS issues on one port where FMA issues on two (on the Xeon of sessions 1-8; on
+ * session 9's EPYC it issues on two), so the pair kernel only wins where packing dominates
+ * (few rows of A: copying bf16 pairs beats converting B to float32). Measured in
+ * docs/GEMM.md; the threshold is provisional. Since session 9 this packed engine serves
+ * bfloat16 on the avx512bf16 tier only for a C with no unit stride: bgemm_avx512bf16.c
+ * takes the rest. */
 #define TN_GEMM_BF16DP_MAX_M 64
 
 static const engine *pick_engine(tn_dtype d, int64_t m) {

@@ -335,9 +335,11 @@ tn_status tn_graph_replay(tn_graph *g, bool profile) {
     return st;
 }
 
-/* Prefetch of the steps ahead, software-pipelined over three levels so that no level waits
- * on the one before: the step's argument array (three steps ahead), its tensors' structs
- * (two ahead), their storages and the first lines of their data (the next step). In a
+/* Prefetch of the steps ahead, software-pipelined over three levels: the step's argument
+ * array (three steps ahead), its tensors' structs (two ahead), their storages and the first
+ * lines of their data (the next step). The first two levels read only what the level
+ * before asked for a step earlier; the last reads each storage struct as it asks for it,
+ * so one dependent miss per tensor remains there. In a
  * decode step every small operator follows a product that streamed megabytes of weights
  * through the caches, and its metadata comes back from memory one dependent miss after
  * another unless it is asked for early. */
