@@ -53,6 +53,9 @@ static int64_t region_n, region_chunk;
 static int region_chunks;
 
 static _Thread_local int in_region;
+static _Atomic(tn_idle_fn) idle_hook;
+
+void tn_pool_set_idle_hook(tn_idle_fn fn) { atomic_store(&idle_hook, fn); }
 
 static int default_threads(void) {
     cpu_set_t set;
@@ -94,13 +97,15 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-/* Waits until the generation differs from `seen`; returns the new one. */
-static uint64_t await_generation(uint64_t seen) {
+/* Waits until the generation differs from `seen`; returns the new one. Worker 0 runs the
+ * idle hook while it spins. */
+static uint64_t await_generation(int id, uint64_t seen) {
     int64_t deadline = 0;
     for (unsigned spins = 0;; spins++) {
         uint64_t g = atomic_load_explicit(&generation, memory_order_acquire);
         if (g != seen) return g;
-        TN_CPU_RELAX();
+        tn_idle_fn hook = id == 0 ? atomic_load_explicit(&idle_hook, memory_order_relaxed) : NULL;
+        if (!hook || !hook()) TN_CPU_RELAX();
         if ((spins & 1023) == 1023) {
             /* Let a runnable thread have this core: when the caller was descheduled onto
              * the worker's core (a busy machine), spinning would hold up the very region
@@ -131,7 +136,7 @@ static void *worker_main(void *p) {
     uint64_t seen = a.seen;
     pthread_setname_np(pthread_self(), "tn-pool"); /* visible in /proc and debuggers */
     for (;;) {
-        seen = await_generation(seen);
+        seen = await_generation(id, seen);
         /* Every worker acknowledges every region, so the caller never rewrites the region
          * while a worker may still be reading it. */
         if (id + 1 < region_chunks) run_chunk(id + 1);

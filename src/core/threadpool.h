@@ -22,6 +22,13 @@ int tn_in_parallel_region(void);
 /* Runs fn over [0, n) as described above; returns when every chunk is done. */
 void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx);
 
+/* Work for an idle worker: the first worker calls fn from its spin loop between regions
+ * (never while it sleeps); fn does one bounded piece of work (well under a microsecond)
+ * and returns nonzero when it did any. One hook; setting it again replaces it. Used by
+ * the weight stream (kernels/stream.h). */
+typedef int (*tn_idle_fn)(void);
+void tn_pool_set_idle_hook(tn_idle_fn fn);
+
 /* Per-thread scratch buffers for kernels that pack or stage data (GEMM packing, attention
  * score rows): slot s (< TN_THREAD_SCRATCH_SLOTS) of the calling thread, at least `bytes`
  * long and 64-byte aligned, kept between calls so hot kernels neither allocate nor touch

@@ -5,6 +5,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/cpu_features.h"
+#include "kernels/stream.h"
 
 #include <stdatomic.h>
 
@@ -136,6 +137,9 @@ static job make_job(const tn_gemm_desc *g) {
     return jb;
 }
 
+/* Bytes of weight the job reads. */
+static int64_t weight_bytes(const job *jb) { return jb->nrows > 0 ? ((jb->nrows - 1) * jb->ldw + jb->k) * jb->esz : 0; }
+
 static int64_t grain_of(const job *jb) {
     int64_t unit_bytes = UNIT * jb->k * jb->esz;
     return MIN_TASK_BYTES / (unit_bytes > 0 ? unit_bytes : 1) + 1;
@@ -161,6 +165,7 @@ void tn_gemv(const tn_gemm_desc *g) {
     bool same_w = atomic_exchange_explicit(&last_w, (uintptr_t)jb.w, memory_order_relaxed) == (uintptr_t)jb.w;
     bool same_t = atomic_exchange_explicit(&last_threads, threads, memory_order_relaxed) == threads;
     if (same_w && same_t && jb.nrows * jb.k * jb.esz <= chunks * HOT_BYTES_PER_THREAD) jb.fn = pick(g->dtype).hot;
+    else tn_stream_note(jb.w, weight_bytes(&jb));
     tn_parallel_for(units, grain, run_units, &jb);
 }
 
@@ -186,6 +191,7 @@ void tn_gemv_multi(const tn_gemm_desc *gs, int n) {
     int64_t grain = 0;
     for (int j = 0; j < n; j++) {
         mu.jobs[j] = make_job(&gs[j]);
+        tn_stream_note(mu.jobs[j].w, weight_bytes(&mu.jobs[j]));
         mu.first[j + 1] = mu.first[j] + (mu.jobs[j].nrows + UNIT - 1) / UNIT;
         int64_t gj = grain_of(&mu.jobs[j]);
         if (!grain || gj < grain) grain = gj;

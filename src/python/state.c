@@ -5,6 +5,7 @@
 #include "core/threadpool.h"
 #include "kernels/blas.h"
 #include "kernels/cpu_features.h"
+#include "kernels/stream.h"
 
 int tn_py_set_tensor_class(PyObject *cls);
 
@@ -163,7 +164,28 @@ static PyObject *f_isa(PyObject *m, PyObject *u) {
     return Py_BuildValue("(sN)", tn_isa_name(cur), all);
 }
 
+/* _tn_weight_prefetch(on=None) -> whether the weight stream (kernels/stream.h) was on;
+ * a bool turns it on or off, None only asks. */
+static PyObject *f_weight_prefetch(PyObject *m, PyObject *arg) {
+    if (arg != Py_None && !PyBool_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "_tn_weight_prefetch expects a bool or None");
+        return NULL;
+    }
+    bool was = arg == Py_None ? tn_stream_enabled() : tn_stream_set_enabled(arg == Py_True);
+    return PyBool_FromLong(was);
+}
+
+/* _tn_weight_prefetch_stats(reset=False) -> {notes, predicted, prefetched_bytes, window}. */
+static PyObject *f_weight_prefetch_stats(PyObject *m, PyObject *arg) {
+    tn_stream_stats s = tn_stream_stats_get();
+    if (PyObject_IsTrue(arg)) tn_stream_stats_reset();
+    return Py_BuildValue("{sLsLsLsL}", "notes", (long long)s.notes, "predicted", (long long)s.predicted,
+                         "prefetched_bytes", (long long)s.prefetched_bytes, "window", (long long)tn_stream_window());
+}
+
 static PyMethodDef state_functions[] = {
+    {"_tn_weight_prefetch", f_weight_prefetch, METH_O, NULL},
+    {"_tn_weight_prefetch_stats", f_weight_prefetch_stats, METH_O, NULL},
     {"_tn_isa", f_isa, METH_NOARGS, NULL},
     {"get_num_threads", f_get_num_threads, METH_NOARGS, NULL},
     {"set_num_threads", f_set_num_threads, METH_O, NULL},
