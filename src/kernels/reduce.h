@@ -35,6 +35,11 @@ void f16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int6
  * the contiguous-inner cascade of f32_sum_loop2d__scalar, bit for bit): out[r] = sum. */
 void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
 
+/* Index of the max (mx) or min of n >= 1 contiguous floats: the first occurrence, and the
+ * first NaN when there is one (upstream's argmax/argmin rule). Vectorised on avx2 and up;
+ * every tier gives the same index. */
+int64_t tn_argext_f32(const float *x, int64_t n, bool mx);
+
 /* Softmax / log-softmax of `rows` contiguous rows of n floats (row stride n): max, then
  * exp(x - max) and its sum, then scale (softmax) or subtract log-sum (log_softmax). */
 void f32_softmax_lastdim__scalar(float *out, const float *in, int64_t rows, int64_t n, bool is_log);

@@ -44,6 +44,40 @@ static int cmp_f64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* o[i] = (x[i] equals one of the nk keys) != invert, for contiguous x of dtype dt (int64,
+ * int32: keys as int64; float32, float64: keys as double). One pass per key over the
+ * elements, which the compiler vectorises; the comparison is in the key type (int64 or
+ * double), as upstream's promotion to the common dtype makes it. */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#define ISIN_PASS(T, K)                                                   \
+    do {                                                                  \
+        const T *x = (const T *)base;                                     \
+        const K *kk = (const K *)keys;                                    \
+        const K k0 = kk[0];                                               \
+        for (int64_t i = 0; i < n; i++) o[i] = (K)x[i] == k0;             \
+        for (int64_t j = 1; j < nk; j++) {                                \
+            const K k = kk[j];                                            \
+            for (int64_t i = 0; i < n; i++) o[i] |= (K)x[i] == k;         \
+        }                                                                 \
+    } while (0)
+static void isin_typed(tn_dtype dt, const void *base, int64_t n, const void *keys, int64_t nk, bool invert, uint8_t *o) {
+    if (nk == 0) {
+        memset(o, invert, (size_t)n);
+        return;
+    }
+    switch (dt) {
+    case TN_DTYPE_INT64: ISIN_PASS(int64_t, int64_t); break;
+    case TN_DTYPE_INT32: ISIN_PASS(int32_t, int64_t); break;
+    case TN_DTYPE_FLOAT32: ISIN_PASS(float, double); break;
+    case TN_DTYPE_FLOAT64: ISIN_PASS(double, double); break;
+    default: break;
+    }
+    if (invert)
+        for (int64_t i = 0; i < n; i++) o[i] ^= 1;
+}
+#pragma GCC pop_options
+
 /* Sorted keys + binary search instead of comparing every element with every test value
  * (generate() asks isin over the vocabulary every step). Exact where it applies: integer
  * elements against integer test values compare as int64, floating elements compare as
@@ -75,19 +109,7 @@ static bool isin_sorted(const tn_tensor *elements, const tn_value *test, int64_t
     if (tn_tensor_is_contiguous(elements) && nk <= 8 &&
         (dt == TN_DTYPE_INT64 || dt == TN_DTYPE_INT32 || dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64)) {
         /* the common case (a vocabulary against a few special tokens): typed loop */
-        const char *base = (const char *)tn_tensor_data(elements);
-        const int64_t *ik = keys;
-        const double *dk = keys;
-        for (int64_t i = 0; i < n; i++) {
-            bool found = false;
-            switch (dt) {
-            case TN_DTYPE_INT64: { int64_t x = ((const int64_t *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == ik[j]; break; }
-            case TN_DTYPE_INT32: { int64_t x = ((const int32_t *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == ik[j]; break; }
-            case TN_DTYPE_FLOAT32: { double x = ((const float *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == dk[j]; break; }
-            default: { double x = ((const double *)base)[i]; for (int64_t j = 0; j < nk; j++) found |= x == dk[j]; break; }
-            }
-            o[i] = found != invert;
-        }
+        isin_typed(dt, tn_tensor_data(elements), n, keys, nk, invert, o);
         free(keys);
         return true;
     }

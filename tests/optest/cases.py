@@ -56,6 +56,8 @@ for n in SIZES:
     add(f"full_f32_{n}", f"lambda: torch.full(({n}, 2), -1.25)", [], ["full.default"])
     add(f"eye_{n}", f"lambda: torch.eye({n})", [], ["eye.default"])
     add(f"eye_m_{n}", f"lambda: torch.eye({n}, 5, dtype=torch.int32)", [], ["eye.m"])
+# integral arange: eight running values stepped together; wraps and narrow types as upstream
+add("arange_int_kinds", "lambda: (torch.arange(-7, 300, 3, dtype=torch.int8), torch.arange(5, 1000, 7, dtype=torch.uint8), torch.arange(100, -77, -3, dtype=torch.int16), torch.arange(2**62, 2**62 + 5 * 2**58, 2**58), torch.arange(3, 1003, 13, dtype=torch.int32), torch.arange(-(2**40), -(2**40) + 777))", [], ["arange.start_step"])
 add("arange_bf16", "lambda: torch.arange(0, 3, 0.25, dtype=torch.bfloat16)", [], ["arange.start_step"], **EXACT)
 add("arange_f16", "lambda: torch.arange(0, 3, 0.25, dtype=torch.float16)", [], ["arange.start_step"], **EXACT)
 add("arange_neg_step", "lambda: torch.arange(10, -3, -2.5)", [], ["arange.start_step"], **EXACT)
@@ -839,6 +841,11 @@ add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.a
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
 add("max_ties_f32", "lambda a: (a.max(0), a.min(0), a.argmax(0), a.argmin(), (a.t()).max(1))", [In((33, 7), "float32", "index", high=2)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
 add("max_empty_err", "lambda a: a.max()", [In((0,))], ["max.default"])
+# contiguous float32 lanes long enough for the vector argmax/argmin (src/kernels/argext.c):
+# heavy ties, NaNs in the vector body and in the tail, -0/+0 ties, lengths around the blocks
+add("argext_ties_long", "lambda a: (a.argmax(1), a.argmin(1), a.argmax(), a.argmin(), a[:, :-5].argmax(1), a[:, 3:].argmin(1))", [In((4, 1037), "float32", "index", high=5)], ["argmax.default", "argmin.default"])
+add("argext_nan_long", "lambda a: (lambda b, c: (b.argmax(1), b.argmin(1), b.argmax(), c.argmax(1), c.argmin(1)))(torch.where(torch.arange(1037) == 700, float('nan'), a), torch.where(torch.arange(1037) >= 1030, float('nan'), a))", [In((3, 1037), "float32")], ["argmax.default", "argmin.default"])
+add("argext_signed_zero", "lambda a: (lambda z: (z.argmax(), z.argmin(), z[1:].argmax(), torch.cat([a, z]).argmax()))(torch.where(torch.arange(99) % 3 == 0, -0.0, 0.0))", [In((40,), "float32", "unit")], ["argmax.default", "argmin.default"])
 add("argmax_empty_err", "lambda a: a.argmax()", [In((0, 3))], ["argmax.default"])
 add("max_dim_empty_err", "lambda a: a.max(1)", [In((3, 0))], ["max.dim"])
 add("amax_empty_dim_err", "lambda a: a.amax(1)", [In((3, 0))], ["amax.default"])
@@ -1149,6 +1156,9 @@ add("isin_scalar_test", "lambda a: (torch.isin(a, 3), torch.isin(a, 2.5), torch.
 add("isin_nan", "lambda a: torch.isin(a, a)", [In((33,), "float32", "special")], ["isin.Tensor_Tensor"])
 # the sorted / typed paths (elements > 64): a vocabulary against a few ids, many ids
 # (binary search), float with NaN and -0.0, strided elements, invert
+# the typed isin loop compares in the key type: an int32 element never equals an int64 key
+# outside int32's range, a float32 element is compared with float64 keys as a double
+add("isin_typed_widen", "lambda: (torch.isin(torch.arange(-40, 100, dtype=torch.int32), torch.tensor([2**32 + 5, -2**32 - 3, 7, 99, -40, 2**31, 50, 51])), torch.isin(torch.arange(0, 2, 0.1, dtype=torch.float32), torch.tensor([0.1, 0.5, 1.5], dtype=torch.float64)), torch.isin(torch.arange(0, 2, 0.1, dtype=torch.float32), torch.tensor([0.1, 0.5, 1.5], dtype=torch.float32), invert=True), torch.isin(torch.arange(300.0, dtype=torch.float64), torch.tensor([3.0, 299.0, float('nan')], dtype=torch.float64)))", [], ["isin.Tensor_Tensor"])
 add("isin_vocab", "lambda: (torch.isin(torch.arange(49152), torch.tensor([2, 0, 49151])), torch.isin(torch.arange(1000, dtype=torch.int32), torch.tensor([5, 999]), invert=True))", [], ["isin.Tensor_Tensor"])
 add("isin_many_tests", "lambda a, b: (torch.isin(a, b), torch.isin(a, b, invert=True))", [In((1000,), "int64", "int"), In((33,), "int64", "int")], ["isin.Tensor_Tensor"])
 add("isin_float_big", "lambda a, b: (torch.isin(a, b), torch.isin(a, torch.cat([b, torch.tensor([float('nan'), -0.0])])), torch.isin(a, b[:3]))", [In((1000,), "float32", "special"), In((40,), "float32", "special")], ["isin.Tensor_Tensor"])

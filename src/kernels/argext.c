@@ -1,0 +1,96 @@
+/* argext.c — argmax / argmin of a contiguous float32 lane (tn_argext_f32, reduce.h).
+ *
+ * generate() takes the argmax of the vocabulary's logits every greedy step. Each vector
+ * lane keeps its running extreme and the index where it first reached it (a strict
+ * compare, so a later equal value never replaces an earlier one); the lanes are then
+ * reduced to the extreme with the lowest index among equal values (== also equates -0 and
+ * +0), which is the first occurrence in the whole lane. A NaN anywhere makes the answer
+ * the first NaN, found by a second scan. The scalar tier runs the same rule one lane wide. */
+#include "kernels/reduce.h"
+
+#include "kernels/cpu_features.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+static int64_t first_nan(const float *x, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (x[i] != x[i]) return i;
+    return -1;
+}
+
+/* The lanes' extremes bv[] reached first at bi[]; then the tail from i on. */
+static int64_t finish(const float *x, int64_t n, int64_t i, const float *bv, const int32_t *bi, int lanes, bool mx,
+                      bool nan) {
+    float b = bv[0];
+    int64_t at = bi[0];
+    for (int j = 1; j < lanes; j++)
+        if ((mx ? bv[j] > b : bv[j] < b) || (bv[j] == b && bi[j] < at)) b = bv[j], at = bi[j];
+    for (; i < n; i++) {
+        nan |= x[i] != x[i];
+        if (mx ? x[i] > b : x[i] < b) b = x[i], at = i;
+    }
+    return nan ? first_nan(x, n) : at;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f"))) static int64_t argext_avx512(const float *x, int64_t n, bool mx) {
+    __m512 b0 = _mm512_set1_ps(x[0]), b1 = b0;
+    __m512i i0 = _mm512_setzero_si512(), i1 = i0;
+    __m512i at0 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i at1 = _mm512_add_epi32(at0, _mm512_set1_epi32(16)), step = _mm512_set1_epi32(32);
+    __mmask16 nan = 0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+        nan |= _mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q);
+        __mmask16 t0 = mx ? _mm512_cmp_ps_mask(v0, b0, _CMP_GT_OQ) : _mm512_cmp_ps_mask(v0, b0, _CMP_LT_OQ);
+        __mmask16 t1 = mx ? _mm512_cmp_ps_mask(v1, b1, _CMP_GT_OQ) : _mm512_cmp_ps_mask(v1, b1, _CMP_LT_OQ);
+        b0 = _mm512_mask_mov_ps(b0, t0, v0), i0 = _mm512_mask_mov_epi32(i0, t0, at0);
+        b1 = _mm512_mask_mov_ps(b1, t1, v1), i1 = _mm512_mask_mov_epi32(i1, t1, at1);
+        at0 = _mm512_add_epi32(at0, step), at1 = _mm512_add_epi32(at1, step);
+    }
+    float bv[32];
+    int32_t bi[32];
+    _mm512_storeu_ps(bv, b0), _mm512_storeu_ps(bv + 16, b1);
+    _mm512_storeu_si512(bi, i0), _mm512_storeu_si512(bi + 16, i1);
+    return finish(x, n, i, bv, bi, 32, mx, nan != 0);
+}
+
+__attribute__((target("avx2"))) static int64_t argext_avx2(const float *x, int64_t n, bool mx) {
+    __m256 b0 = _mm256_set1_ps(x[0]), b1 = b0, nan = _mm256_setzero_ps();
+    __m256i i0 = _mm256_setzero_si256(), i1 = i0;
+    __m256i at0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), at1 = _mm256_add_epi32(at0, _mm256_set1_epi32(8));
+    __m256i step = _mm256_set1_epi32(16);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
+        __m256 t0 = mx ? _mm256_cmp_ps(v0, b0, _CMP_GT_OQ) : _mm256_cmp_ps(v0, b0, _CMP_LT_OQ);
+        __m256 t1 = mx ? _mm256_cmp_ps(v1, b1, _CMP_GT_OQ) : _mm256_cmp_ps(v1, b1, _CMP_LT_OQ);
+        b0 = _mm256_blendv_ps(b0, v0, t0), b1 = _mm256_blendv_ps(b1, v1, t1);
+        i0 = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(i0), _mm256_castsi256_ps(at0), t0));
+        i1 = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(i1), _mm256_castsi256_ps(at1), t1));
+        at0 = _mm256_add_epi32(at0, step), at1 = _mm256_add_epi32(at1, step);
+    }
+    float bv[16];
+    int32_t bi[16];
+    _mm256_storeu_ps(bv, b0), _mm256_storeu_ps(bv + 8, b1);
+    _mm256_storeu_si256((__m256i *)bi, i0), _mm256_storeu_si256((__m256i *)(bi + 8), i1);
+    return finish(x, n, i, bv, bi, 16, mx, _mm256_movemask_ps(nan) != 0);
+}
+#endif
+
+int64_t tn_argext_f32(const float *x, int64_t n, bool mx) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (n < INT32_MAX) {
+        tn_isa isa = tn_cpu_isa();
+        if (isa >= TN_ISA_AVX512) return argext_avx512(x, n, mx);
+        if (isa >= TN_ISA_AVX2) return argext_avx2(x, n, mx);
+    }
+#endif
+    float b = x[0];
+    int32_t at = 0;
+    return finish(x, n, 1, &b, &at, 1, mx, x[0] != x[0]);
+}
