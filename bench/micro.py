@@ -29,6 +29,15 @@ Tasks:
           cache of 235 positions, replayed at position 150, caches reset before each
           replay): median step time of 3 rounds of 20 replays, then time per operator over
           10 profiled replays (argument: dtype, default float32)
+  weight_stream  (torchnative only) SmolLM2 greedy generate (33 new tokens, min_new_tokens
+          33) with the weight stream (src/kernels/stream.h) off and on, alternating in one
+          process for N rounds: ms per token, time in `linear` per token (_tn_profile, on in
+          both), MB per token the stream prefetched; medians and the median of the per-round
+          off/on ratios (arguments: dtype rounds [graphs], default float32 6; `graphs`
+          replays the step as an operator graph with a static cache)
+  generate_ops  the operators generate() runs over the vocabulary every greedy step with
+          min_new_tokens (arange(49152), isin against the eos id, where(mask, -inf, logits),
+          argmax of the 1x49152 logits), each timed alone, microseconds per call
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -192,6 +201,60 @@ def task_decode_replay(torch, F, args):
         print(f"  {name:40s} {calls:4d} steps {us:8.1f} us per replay")
 
 
+def task_weight_stream(torch, F, args):
+    import statistics
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    import worker
+    dt = args[0] if args else "float32"
+    rounds = int(args[1]) if len(args) > 1 else 6
+    tok, model = worker.load_model(torch, dt)
+    ids = worker.chat_ids(tok)
+    gen = dict(do_sample=False)
+    if "graphs" in args:
+        from torchnative.graphs import accelerate_decode
+        gen["cache_implementation"] = "static"
+        accelerate_decode(model)
+    n = 33
+    model.generate(**ids, max_new_tokens=4, **gen)
+    res = {False: [], True: []}
+    for _ in range(rounds):
+        for on in (False, True):
+            torch._C._tn_weight_prefetch(on)
+            torch._C._tn_weight_prefetch_stats(True)
+            torch._C._tn_profile(True)
+            torch._C._tn_profile_reset()
+            t = time.perf_counter()
+            model.generate(**ids, max_new_tokens=n, min_new_tokens=n, **gen)
+            t = (time.perf_counter() - t) / n
+            snap = torch._C._tn_profile_snapshot()
+            torch._C._tn_profile(False)
+            mb = torch._C._tn_weight_prefetch_stats(True)["prefetched_bytes"] / n / 1e6
+            lin = snap["linear"][1] / n if "linear" in snap else float("nan")
+            res[on].append(t)
+            print(f"  stream {'on ' if on else 'off'}: {t * 1e3:6.2f} ms/token, linear {lin * 1e3:6.2f} ms, "
+                  f"prefetched {mb:5.0f} MB/token", flush=True)
+    torch._C._tn_weight_prefetch(True)
+    ratio = statistics.median(a / b for a, b in zip(res[False], res[True]))
+    print(f"weight stream {dt}{' graphs' if 'graphs' in args else ''}: median off "
+          f"{statistics.median(res[False]) * 1e3:.2f} ms/token, on {statistics.median(res[True]) * 1e3:.2f}; "
+          f"off/on per round, median {ratio:.3f}")
+
+
+def task_generate_ops(torch, F, args):
+    import math
+    import timeit
+    torch.manual_seed(0)
+    logits = torch.randn(1, 49152)
+    eos = torch.tensor([2])
+    mask = torch.isin(torch.arange(49152), eos)
+    g = dict(torch=torch, logits=logits, eos=eos, mask=mask, inf=math.inf)
+    for stmt in ("torch.arange(49152)", "torch.isin(torch.arange(49152), eos)", "torch.where(mask, -inf, logits)",
+                 "torch.argmax(logits, dim=-1)"):
+        t = min(timeit.repeat(stmt, globals=g, number=2000, repeat=5)) / 2000
+        print(f"  {stmt:45s} {t * 1e6:7.2f} us")
+
+
 def task_profile(torch, F, args):
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
@@ -224,7 +287,8 @@ def task_profile(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
+                                                      "weight_stream", "generate_ops"):
         print(__doc__)
         sys.exit(2)
     import torch
