@@ -12,8 +12,8 @@
  * CHUNK bytes and returns, so a region published meanwhile waits well under a microsecond.
  *
  * The prefetches ask for the outer cache levels (__builtin_prefetch locality 1: prefetcht2
- * on x86): the lines are for the GEMV's threads, not for this core's L1. Measured: the
- * float32 decode step of SmolLM2 in docs/PERFORMANCE.md ("Weight streaming"). */
+ * on x86): the lines are for the GEMV's threads, not for this core's L1. Measured on
+ * SmolLM2's decode: docs/PERFORMANCE.md, "What changed in session 10". */
 #include "kernels/stream.h"
 
 #include "core/threadpool.h"

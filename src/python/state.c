@@ -175,10 +175,13 @@ static PyObject *f_weight_prefetch(PyObject *m, PyObject *arg) {
     return PyBool_FromLong(was);
 }
 
-/* _tn_weight_prefetch_stats(reset=False) -> {notes, predicted, prefetched_bytes, window}. */
+/* _tn_weight_prefetch_stats(reset) -> {notes, predicted, prefetched_bytes, window}: the
+ * weight stream's counters, then zeroed when reset is true. */
 static PyObject *f_weight_prefetch_stats(PyObject *m, PyObject *arg) {
+    int reset = PyObject_IsTrue(arg);
+    if (reset < 0) return NULL;
     tn_stream_stats s = tn_stream_stats_get();
-    if (PyObject_IsTrue(arg)) tn_stream_stats_reset();
+    if (reset) tn_stream_stats_reset();
     return Py_BuildValue("{sLsLsLsL}", "notes", (long long)s.notes, "predicted", (long long)s.predicted,
                          "prefetched_bytes", (long long)s.prefetched_bytes, "window", (long long)tn_stream_window());
 }
