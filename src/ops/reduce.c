@@ -5,7 +5,6 @@
 #include "ops/reduce.h"
 
 #include <float.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,7 +466,7 @@ static int64_t lane_offset(const tn_tensor *t, int dim, int64_t k) {
  * everything (upstream's compare loop). */
 static void lane_argext(const char *p, int64_t stride, int64_t n, tn_dtype dt, bool mx, int64_t *idx) {
     int64_t best = 0;
-    if (dt == TN_DTYPE_FLOAT32 && stride == 4 && n < INT32_MAX) {
+    if (dt == TN_DTYPE_FLOAT32 && stride == 4) { /* contiguous float32: vectorised (argext.c) */
         *idx = tn_argext_f32((const float *)p, n, mx);
         return;
     }
