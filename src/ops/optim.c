@@ -19,7 +19,7 @@ typedef struct optim_job {
     optim_kind kind;
     tn_dtype dtype;
     void *p[5];
-    int64_t n, unit, body_end;
+    int64_t n, unit, vec_end;
     tn_adam_consts adam;
     tn_sgd_consts sgd;
     tn_adagrad_consts adagrad;
@@ -32,26 +32,26 @@ static void job_range(void *ctx, int64_t ub, int64_t ue) {
     switch (j->kind) {
     case OPTIM_ADAM:
         switch (j->dtype) {
-        case TN_DTYPE_FLOAT32: tn_adam_f32(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->body_end); break;
-        case TN_DTYPE_FLOAT64: tn_adam_f64(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->body_end); break;
-        case TN_DTYPE_BFLOAT16: tn_adam_bf16(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->body_end); break;
-        default: tn_adam_f16(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->body_end); break;
+        case TN_DTYPE_FLOAT32: tn_adam_f32(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->vec_end); break;
+        case TN_DTYPE_FLOAT64: tn_adam_f64(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->vec_end); break;
+        case TN_DTYPE_BFLOAT16: tn_adam_bf16(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->vec_end); break;
+        default: tn_adam_f16(&j->adam, p[0], p[1], p[2], p[3], p[4], b, e, j->vec_end); break;
         }
         break;
     case OPTIM_SGD:
         switch (j->dtype) {
-        case TN_DTYPE_FLOAT32: tn_sgd_f32(&j->sgd, p[0], p[1], p[2], b, e, j->body_end); break;
-        case TN_DTYPE_FLOAT64: tn_sgd_f64(&j->sgd, p[0], p[1], p[2], b, e, j->body_end); break;
-        case TN_DTYPE_BFLOAT16: tn_sgd_bf16(&j->sgd, p[0], p[1], p[2], b, e, j->body_end); break;
-        default: tn_sgd_f16(&j->sgd, p[0], p[1], p[2], b, e, j->body_end); break;
+        case TN_DTYPE_FLOAT32: tn_sgd_f32(&j->sgd, p[0], p[1], p[2], b, e, j->vec_end); break;
+        case TN_DTYPE_FLOAT64: tn_sgd_f64(&j->sgd, p[0], p[1], p[2], b, e, j->vec_end); break;
+        case TN_DTYPE_BFLOAT16: tn_sgd_bf16(&j->sgd, p[0], p[1], p[2], b, e, j->vec_end); break;
+        default: tn_sgd_f16(&j->sgd, p[0], p[1], p[2], b, e, j->vec_end); break;
         }
         break;
     case OPTIM_ADAGRAD:
         switch (j->dtype) {
-        case TN_DTYPE_FLOAT32: tn_adagrad_f32(&j->adagrad, p[0], p[1], p[2], b, e, j->body_end); break;
-        case TN_DTYPE_FLOAT64: tn_adagrad_f64(&j->adagrad, p[0], p[1], p[2], b, e, j->body_end); break;
-        case TN_DTYPE_BFLOAT16: tn_adagrad_bf16(&j->adagrad, p[0], p[1], p[2], b, e, j->body_end); break;
-        default: tn_adagrad_f16(&j->adagrad, p[0], p[1], p[2], b, e, j->body_end); break;
+        case TN_DTYPE_FLOAT32: tn_adagrad_f32(&j->adagrad, p[0], p[1], p[2], b, e, j->vec_end); break;
+        case TN_DTYPE_FLOAT64: tn_adagrad_f64(&j->adagrad, p[0], p[1], p[2], b, e, j->vec_end); break;
+        case TN_DTYPE_BFLOAT16: tn_adagrad_bf16(&j->adagrad, p[0], p[1], p[2], b, e, j->vec_end); break;
+        default: tn_adagrad_f16(&j->adagrad, p[0], p[1], p[2], b, e, j->vec_end); break;
         }
         break;
     }
@@ -61,7 +61,7 @@ static void job_range(void *ctx, int64_t ub, int64_t ue) {
 static void job_run(optim_job *j) {
     j->unit = 64 / tn_dtype_itemsize(j->dtype);
     int64_t lanes = tn_optim_upstream_lanes(j->dtype);
-    j->body_end = j->n - j->n % lanes;
+    j->vec_end = j->n - j->n % lanes;
     int64_t units = (j->n + j->unit - 1) / j->unit;
     tn_parallel_for(units, 16384 / j->unit, job_range, j);
 }
