@@ -408,6 +408,13 @@ ERROR_CASES = [
                           "lr=0.1, dampening=0.0, nesterov=False, maximize=False, is_first_step=True)"),
     ("group_mixed", "torch._C._group_tensors_by_device_and_dtype([[torch.ones(2)], [torch.ones(2, dtype=torch.int64)]], "
                     "False)"),
+    ("group_bf16_state", "torch._C._group_tensors_by_device_and_dtype([[torch.ones(2)], [torch.ones(2, dtype=torch.bfloat16)]], "
+                         "False) and None"),
+    ("group_f16_state", "torch._C._group_tensors_by_device_and_dtype([[torch.ones(2)], [torch.ones(2, dtype=torch.float16)]], "
+                        "False)"),
+    ("group_none_first", "torch._C._group_tensors_by_device_and_dtype([[None]], False)"),
+    ("lerp_scalarlist", "torch._foreach_lerp([torch.ones(2)], [torch.ones(2)], [0.5, 0.2])"),
+    ("pow_scalar_empty", "torch._foreach_pow(2.0, [])"),
 ]
 ERROR_SPECS = [{"kind": "error", "name": n, "src": s} for n, s in ERROR_CASES]
 
@@ -459,7 +466,7 @@ def test_group_tensors_by_device_and_dtype():
     a, b = torch.ones(2), torch.ones(3, dtype=torch.float64)
     s1, s2 = torch.tensor(1.0), torch.tensor(2.0)
     g = torch._C._group_tensors_by_device_and_dtype([[a, b], [None, b], [s1, s2], []], True)
-    assert list(g) == [(a.device, torch.float32), (b.device, torch.float64)]
+    assert set(g) == {(a.device, torch.float32), (b.device, torch.float64)}
     (lists, idx) = g[(a.device, torch.float32)]
     assert idx == [0] and lists[0][0] is a and lists[1] == [None] and lists[2][0] is s1 and lists[3] == []
     assert g[(b.device, torch.float64)][1] == [1]

@@ -75,8 +75,7 @@ static tn_status check_lists(const fe_spec *sp, const tn_value *args, int64_t *n
         const fe_src *s = &sp->src[k];
         const tn_value *v = &args[s->arg];
         if (s->kind == FE_SRC_SCALARS && v->u.slist.n != n)
-            return tn_error(TN_ERR_RUNTIME, "Tensor list must have same number of elements as scalar list, got %lld and %lld",
-                            (long long)n, (long long)v->u.slist.n);
+            return tn_error(TN_ERR_RUNTIME, "Tensor list must have same number of elements as scalar list.");
         if (s->kind == FE_SRC_PACKED) {
             const tn_tensor *t = v->u.t;
             if (tn_tensor_is_meta(t))

@@ -5,8 +5,10 @@ The operators the optimizers run (_foreach_*, _fused_*) are C kernels behind the
 from torchnative._surface import C, real
 
 _STEP_DTYPES = ("torch.float32", "torch.float64")
+_STATE_DTYPES = _STEP_DTYPES + ("torch.bfloat16",)
 _BAD_MIX = ("Tensors of the same index must be on the same device and the same dtype except `step` "
-            "tensors that can be CPU and float32/64 notwithstanding")
+            "tensors that can be CPU and float32/64, and optimizer states that can be bfloat16 for "
+            "mixed-precision training")
 
 
 def _check(cond, text):
@@ -21,7 +23,8 @@ def _group_tensors_by_device_and_dtype(nested_tensorlist, with_indices=False):
     """{(device, dtype): ([per input list: its tensors of that group], indices)}. A list
     may be empty (it stays empty in every group) and later lists may hold None; tensors of
     the same index must share the first list's device and dtype, except float32/64 `step`
-    tensors, which may also be on the CPU."""
+    tensors (which may also be on the CPU) and bfloat16 optimizer states. Upstream's map
+    is a hash map, so its group order is unspecified; every caller treats groups alike."""
     lists = [list(tl) for tl in nested_tensorlist]
     _check(len(lists) > 0, "!nested_tensorlist.empty()")
     _check(len(lists[0]) > 0, "!nested_tensorlist[0].empty()")
@@ -41,7 +44,7 @@ def _group_tensors_by_device_and_dtype(nested_tensorlist, with_indices=False):
                 continue
             t = tl[i]
             if t.device == key[0]:
-                ok = t.dtype == key[1] or str(t.dtype) in _STEP_DTYPES
+                ok = t.dtype == key[1] or str(t.dtype) in _STATE_DTYPES
             else:
                 ok = t.device.type == "cpu" and str(t.dtype) in _STEP_DTYPES
             if not ok:
