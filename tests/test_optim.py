@@ -178,7 +178,7 @@ def run_here(specs):
 
 
 def run_upstream(specs):
-    return run_reference(SIDE + f"\nprint(json.dumps(run_all({specs!r})))")
+    return run_reference(SIDE + f"\nprint(json.dumps(run_all(json.loads({json.dumps(specs)!r}))))")
 
 
 # ---- the cases ---------------------------------------------------------------------------
