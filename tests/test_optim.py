@@ -8,7 +8,8 @@ bit-for-bit unless a case says otherwise (TOLERANCES, with the reason).
 
 Also: lr schedulers (the lr sequence), clip_grad_norm_ / clip_grad_value_ (foreach and
 not), optimizer state_dict round trips through torch.save / torch.load in both directions,
-zero_grad (record_function's profiler operators) and the _foreach_* errors.
+zero_grad (record_function's profiler operators) and the _foreach_* errors. NAdam, RAdam,
+Adamax, Adadelta, Rprop, ASGD and Adafactor run too (for-loop and foreach).
 
     .venv/bin/python -m pytest tests/test_optim.py -q
 """
@@ -222,6 +223,23 @@ for _opt, _cfg, _kw, _fused in OPTIM_CONFIGS:
                 # for-loop SGD instead
                 case["ref"] = f"{_opt}_{_cfg}_forloop_{_dt}"
             OPTIM_CASES.append(case)
+# The other optimizers of torch.optim, for-loop and foreach, float32 and float64.
+EXTRA_CONFIGS = [
+    ("NAdam", "default", {"lr": 1e-2}),
+    ("NAdam", "decoupled", {"lr": 1e-2, "decoupled_weight_decay": True, "weight_decay": 0.01}),
+    ("RAdam", "default", {"lr": 1e-2}),
+    ("RAdam", "decoupled", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Adamax", "wd", {"lr": 1e-2, "weight_decay": 0.01}),
+    ("Adadelta", "wd", {"lr": 1.0, "weight_decay": 0.01}),
+    ("Rprop", "default", {"lr": 1e-2}),
+    ("ASGD", "t0", {"lr": 1e-2, "t0": 2}),
+    ("Adafactor", "default", {"lr": 1e-2}),
+]
+for _opt, _cfg, _kw in EXTRA_CONFIGS:
+    for _form, _fkw in _forms(_opt, _kw, False):
+        for _dt in ("float32", "float64"):
+            OPTIM_CASES.append({"kind": "optim", "name": f"{_opt}_{_cfg}_{_form}_{_dt}", "opt": _opt, "kw": _fkw,
+                                "dtype": _dt, "steps": 6, "form": _form, "config": _cfg})
 # zero_grad between steps (set_to_none=False runs _foreach_zero_ under record_function)
 OPTIM_CASES += [
     {"kind": "optim", "name": "SGD_zero_grad_keep", "opt": "SGD", "kw": {"lr": 0.1, "momentum": 0.9, "foreach": True},
