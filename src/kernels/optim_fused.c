@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "kernels/cpu_features.h"
+
 static inline float ld_f32(const float *p) { return *p; }
 static inline void st_f32(float *p, float v) { *p = v; }
 static inline double ld_f64(const double *p) { return *p; }
@@ -17,6 +19,18 @@ static inline float ld_bf16(const tn_bfloat16 *p) { return tn_bf16_to_f32(*p); }
 static inline void st_bf16(tn_bfloat16 *p, float v) { *p = tn_f32_to_bf16(v); }
 static inline float ld_f16(const tn_half *p) { return tn_half_to_f32(*p); }
 static inline void st_f16(tn_half *p, float v) { *p = tn_f32_to_half(v); }
+
+/* Each kernel is compiled twice from one template: a portable reference and a clone for
+ * AVX2+FMA hosts, where fma is one instruction instead of a libm call. fma rounds once
+ * either way, so both give the same bits (TN_FORCE_ISA=scalar picks the reference). */
+#define TN_ATTR_NONE
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TN_ATTR_AVX2 __attribute__((target("avx2,fma")))
+#define TN_HAVE_AVX2_CLONE 1
+#else
+#define TN_ATTR_AVX2
+#define TN_HAVE_AVX2_CLONE 0
+#endif
 
 /* Upstream's Vectorized maximum propagates NaN; std::max(a, b) in its scalar loop is
  * (a < b) ? b : a. */
@@ -35,8 +49,9 @@ static inline float rc_f16(double x) { return tn_half_to_f32(tn_f32_to_half((flo
  * v = fma((1-beta2)*g, g, v*beta2); denom = sqrt(v or max) / sqrt(bc2) + eps;
  * p += (-step_size) * m / denom. Scalar loop: the same except v = fma(v, beta2,
  * (1-beta2)*g*g). */
-#define TN_ADAM_TEMPLATE(NAME, S, T, LD, ST, FMA, SQRT, FABS)                                          \
-    void NAME(const tn_adam_consts *c, S *param, S *grad, S *exp_avg, S *exp_avg_sq, S *max_exp_avg_sq,   \
+#define TN_ADAM_TEMPLATE(NAME, ATTR, S, T, LD, ST, FMA, SQRT, FABS)                                          \
+    static ATTR void NAME(const tn_adam_consts *c, S *param, S *grad, S *exp_avg, S *exp_avg_sq,          \
+                          S *max_exp_avg_sq,                                                           \
               int64_t begin, int64_t end, int64_t vec_end) {                                            \
         const double step_size = c->lr / c->bias_correction1;                                           \
         const T wd = (T)c->weight_decay, decay = (T)(1 - c->lr * c->weight_decay);                      \
@@ -72,10 +87,14 @@ static inline float rc_f16(double x) { return tn_half_to_f32(tn_f32_to_half((flo
             ST(&param[i], p + nss * m / denom);                                                         \
         }                                                                                               \
     }
-TN_ADAM_TEMPLATE(tn_adam_f32, float, float, ld_f32, st_f32, fmaf, sqrtf, fabsf)
-TN_ADAM_TEMPLATE(tn_adam_f64, double, double, ld_f64, st_f64, fma, sqrt, fabs)
-TN_ADAM_TEMPLATE(tn_adam_bf16, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, sqrtf, fabsf)
-TN_ADAM_TEMPLATE(tn_adam_f16, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, fabsf)
+TN_ADAM_TEMPLATE(tn_adam_f32__scalar, TN_ATTR_NONE, float, float, ld_f32, st_f32, fmaf, sqrtf, fabsf)
+TN_ADAM_TEMPLATE(tn_adam_f32__avx2, TN_ATTR_AVX2, float, float, ld_f32, st_f32, fmaf, sqrtf, fabsf)
+TN_ADAM_TEMPLATE(tn_adam_f64__scalar, TN_ATTR_NONE, double, double, ld_f64, st_f64, fma, sqrt, fabs)
+TN_ADAM_TEMPLATE(tn_adam_f64__avx2, TN_ATTR_AVX2, double, double, ld_f64, st_f64, fma, sqrt, fabs)
+TN_ADAM_TEMPLATE(tn_adam_bf16__scalar, TN_ATTR_NONE, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, sqrtf, fabsf)
+TN_ADAM_TEMPLATE(tn_adam_bf16__avx2, TN_ATTR_AVX2, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, sqrtf, fabsf)
+TN_ADAM_TEMPLATE(tn_adam_f16__scalar, TN_ATTR_NONE, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, fabsf)
+TN_ADAM_TEMPLATE(tn_adam_f16__avx2, TN_ATTR_AVX2, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, fabsf)
 
 /* ---- SGD -------------------------------------------------------------------------------
  * Vector loop: g = fma(p, wd, g); buf = fma(1 - dampening, g, buf * momentum) (or g on the
@@ -85,8 +104,9 @@ TN_ADAM_TEMPLATE(tn_adam_f16, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, fabsf
  * upstream 2.13's reduced-precision vector loop never stores the parameter and reads the
  * momentum buffer's 16-bit elements as float (measured on the wheel), a defect we do not
  * reproduce. */
-#define TN_SGD_TEMPLATE(NAME, S, T, LD, ST, FMA, VEC_OK)                                              \
-    void NAME(const tn_sgd_consts *c, S *param, S *grad, S *momentum_buf, int64_t begin, int64_t end,    \
+#define TN_SGD_TEMPLATE(NAME, ATTR, S, T, LD, ST, FMA, VEC_OK)                                              \
+    static ATTR void NAME(const tn_sgd_consts *c, S *param, S *grad, S *momentum_buf, int64_t begin,     \
+                          int64_t end,                                                                 \
               int64_t vec_end) {                                                                       \
         const T wd = (T)c->weight_decay, mom = (T)c->momentum, damp1 = (T)(1 - c->dampening);          \
         const T nlr = (T)(-c->lr);                                                                     \
@@ -112,17 +132,22 @@ TN_ADAM_TEMPLATE(tn_adam_f16, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, fabsf
             ST(&param[i], FMA(g, nlr, p));                                                             \
         }                                                                                              \
     }
-TN_SGD_TEMPLATE(tn_sgd_f32, float, float, ld_f32, st_f32, fmaf, 1)
-TN_SGD_TEMPLATE(tn_sgd_f64, double, double, ld_f64, st_f64, fma, 1)
-TN_SGD_TEMPLATE(tn_sgd_bf16, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, 0)
-TN_SGD_TEMPLATE(tn_sgd_f16, tn_half, float, ld_f16, st_f16, fmaf, 0)
+TN_SGD_TEMPLATE(tn_sgd_f32__scalar, TN_ATTR_NONE, float, float, ld_f32, st_f32, fmaf, 1)
+TN_SGD_TEMPLATE(tn_sgd_f32__avx2, TN_ATTR_AVX2, float, float, ld_f32, st_f32, fmaf, 1)
+TN_SGD_TEMPLATE(tn_sgd_f64__scalar, TN_ATTR_NONE, double, double, ld_f64, st_f64, fma, 1)
+TN_SGD_TEMPLATE(tn_sgd_f64__avx2, TN_ATTR_AVX2, double, double, ld_f64, st_f64, fma, 1)
+TN_SGD_TEMPLATE(tn_sgd_bf16__scalar, TN_ATTR_NONE, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, 0)
+TN_SGD_TEMPLATE(tn_sgd_bf16__avx2, TN_ATTR_AVX2, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, 0)
+TN_SGD_TEMPLATE(tn_sgd_f16__scalar, TN_ATTR_NONE, tn_half, float, ld_f16, st_f16, fmaf, 0)
+TN_SGD_TEMPLATE(tn_sgd_f16__avx2, TN_ATTR_AVX2, tn_half, float, ld_f16, st_f16, fmaf, 0)
 
 /* ---- Adagrad ---------------------------------------------------------------------------
  * g = fma(p, wd, g); sum = fma(g, g, sum); std = sqrt(sum) + eps; p -= clr * g / std, in
  * both loops; the reduced-precision vector loop rounds wd, eps and clr to the storage
  * type first (RC). */
-#define TN_ADAGRAD_TEMPLATE(NAME, S, T, LD, ST, FMA, SQRT, RC)                                          \
-    void NAME(const tn_adagrad_consts *c, S *param, S *grad, S *state_sum, int64_t begin, int64_t end,   \
+#define TN_ADAGRAD_TEMPLATE(NAME, ATTR, S, T, LD, ST, FMA, SQRT, RC)                                          \
+    static ATTR void NAME(const tn_adagrad_consts *c, S *param, S *grad, S *state_sum, int64_t begin,    \
+                          int64_t end,                                                                 \
               int64_t vec_end) {                                                                         \
         const T wd_s = (T)c->weight_decay, eps_s = (T)c->eps, clr_s = (T)c->clr;                        \
         const T wd_v = (T)RC(c->weight_decay), eps_v = (T)RC(c->eps), clr_v = (T)RC(c->clr);            \
@@ -142,9 +167,38 @@ TN_SGD_TEMPLATE(tn_sgd_f16, tn_half, float, ld_f16, st_f16, fmaf, 0)
             ST(&param[i], p - (vec ? clr_v : clr_s) * g / std);                                          \
         }                                                                                                \
     }
-TN_ADAGRAD_TEMPLATE(tn_adagrad_f32, float, float, ld_f32, st_f32, fmaf, sqrtf, RC_ID)
-TN_ADAGRAD_TEMPLATE(tn_adagrad_f64, double, double, ld_f64, st_f64, fma, sqrt, RC_ID)
-TN_ADAGRAD_TEMPLATE(tn_adagrad_bf16, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, sqrtf, rc_bf16)
-TN_ADAGRAD_TEMPLATE(tn_adagrad_f16, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, rc_f16)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_f32__scalar, TN_ATTR_NONE, float, float, ld_f32, st_f32, fmaf, sqrtf, RC_ID)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_f32__avx2, TN_ATTR_AVX2, float, float, ld_f32, st_f32, fmaf, sqrtf, RC_ID)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_f64__scalar, TN_ATTR_NONE, double, double, ld_f64, st_f64, fma, sqrt, RC_ID)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_f64__avx2, TN_ATTR_AVX2, double, double, ld_f64, st_f64, fma, sqrt, RC_ID)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_bf16__scalar, TN_ATTR_NONE, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, sqrtf, rc_bf16)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_bf16__avx2, TN_ATTR_AVX2, tn_bfloat16, float, ld_bf16, st_bf16, fmaf, sqrtf, rc_bf16)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_f16__scalar, TN_ATTR_NONE, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, rc_f16)
+TN_ADAGRAD_TEMPLATE(tn_adagrad_f16__avx2, TN_ATTR_AVX2, tn_half, float, ld_f16, st_f16, fmaf, sqrtf, rc_f16)
+
+static bool use_avx2(void) { return TN_HAVE_AVX2_CLONE && tn_cpu_isa() >= TN_ISA_AVX2; }
+
+#define TN_DISPATCH_ADAM(NAME, S)                                                                     \
+    void NAME(const tn_adam_consts *c, S *param, S *grad, S *exp_avg, S *exp_avg_sq, S *max_exp_avg_sq,  \
+              int64_t begin, int64_t end, int64_t vec_end) {                                           \
+        (use_avx2() ? NAME##__avx2 : NAME##__scalar)(c, param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, \
+                                                     begin, end, vec_end);                             \
+    }
+TN_DISPATCH_ADAM(tn_adam_f32, float)
+TN_DISPATCH_ADAM(tn_adam_f64, double)
+TN_DISPATCH_ADAM(tn_adam_bf16, tn_bfloat16)
+TN_DISPATCH_ADAM(tn_adam_f16, tn_half)
+#define TN_DISPATCH_3(NAME, CONSTS, S)                                                                \
+    void NAME(const CONSTS *c, S *a, S *b, S *d, int64_t begin, int64_t end, int64_t vec_end) {        \
+        (use_avx2() ? NAME##__avx2 : NAME##__scalar)(c, a, b, d, begin, end, vec_end);                 \
+    }
+TN_DISPATCH_3(tn_sgd_f32, tn_sgd_consts, float)
+TN_DISPATCH_3(tn_sgd_f64, tn_sgd_consts, double)
+TN_DISPATCH_3(tn_sgd_bf16, tn_sgd_consts, tn_bfloat16)
+TN_DISPATCH_3(tn_sgd_f16, tn_sgd_consts, tn_half)
+TN_DISPATCH_3(tn_adagrad_f32, tn_adagrad_consts, float)
+TN_DISPATCH_3(tn_adagrad_f64, tn_adagrad_consts, double)
+TN_DISPATCH_3(tn_adagrad_bf16, tn_adagrad_consts, tn_bfloat16)
+TN_DISPATCH_3(tn_adagrad_f16, tn_adagrad_consts, tn_half)
 
 int64_t tn_optim_upstream_lanes(tn_dtype dtype) { return 32 / tn_dtype_itemsize(dtype); }
