@@ -76,7 +76,10 @@ def report(params, opt):
 def run_optim(spec):
     dtype = dtype_of(spec["dtype"])
     params = make_params(dtype)
-    opt = getattr(torch.optim, spec["opt"])(params, **spec["kw"])
+    kw = dict(spec["kw"])
+    if spec.get("tensor_lr"):
+        kw["lr"] = torch.tensor(kw["lr"])
+    opt = getattr(torch.optim, spec["opt"])(params, **kw)
     for step in range(spec["steps"]):
         set_grads(params, step, dtype)
         opt.step()
@@ -240,6 +243,12 @@ for _opt, _cfg, _kw in EXTRA_CONFIGS:
         for _dt in ("float32", "float64"):
             OPTIM_CASES.append({"kind": "optim", "name": f"{_opt}_{_cfg}_{_form}_{_dt}", "opt": _opt, "kw": _fkw,
                                 "dtype": _dt, "steps": 6, "form": _form, "config": _cfg})
+# lr as a tensor (for-loop and fused; upstream refuses it for foreach without capturable)
+for _opt, _kw in (("Adam", {"lr": 1e-2, "amsgrad": True}), ("AdamW", {"lr": 1e-2}), ("SGD", {"lr": 0.1, "momentum": 0.9}),
+                  ("Adagrad", {"lr": 0.1})):
+    for _form, _fkw in (("forloop", {"foreach": False}), ("fused", {"fused": True})):
+        OPTIM_CASES.append({"kind": "optim", "name": f"{_opt}_tensor_lr_{_form}", "opt": _opt, "kw": dict(_kw, **_fkw),
+                            "tensor_lr": True, "dtype": "float32", "steps": 4, "form": _form, "config": "tensor_lr"})
 # zero_grad between steps (set_to_none=False runs _foreach_zero_ under record_function)
 OPTIM_CASES += [
     {"kind": "optim", "name": "SGD_zero_grad_keep", "opt": "SGD", "kw": {"lr": 0.1, "momentum": 0.9, "foreach": True},
