@@ -199,15 +199,82 @@ done:
     return st;
 }
 
+/* Gradient of a transposed convolution (input x [N, Cin, H, W], weight [Cin, Cout/G, kh, kw],
+ * grad_output [N, Cout, OH, OW]): with col = im2col(gy_ng) [K, H*W], the input gradient is
+ * W_g · col and the weight gradient x_ng · colᵀ summed over the batch; bias: gy summed. */
+static tn_status conv_transposed_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, const conv_geom *q, int64_t OH,
+                                              int64_t OW, tn_tensor *gx, tn_tensor *gw, tn_tensor *gb) {
+    tn_dtype acc = tn_nn_acc(x->dtype);
+    size_t isz = (size_t)tn_dtype_itemsize(acc);
+    int64_t N = q->N, G = q->G, Cin = q->C, Cig = Cin / G, Cog = w->sizes[1], Cout = Cog * G;
+    int64_t K = Cog * q->kh * q->kw, HW = q->H * q->W, OHW = OH * OW;
+    tn_tensor *gyt = NULL, *wt = NULL, *xt = NULL, *col = NULL;
+    tn_nn_buf bgx = {0}, bgw = {0}, bgb = {0};
+    int64_t csz[2] = {K, HW};
+    tn_status st = acc_tensor(gy, acc, &gyt);
+    if (st == TN_OK && gx) st = acc_tensor(w, acc, &wt);
+    if (st == TN_OK && gw) st = acc_tensor(x, acc, &xt);
+    if (st == TN_OK && (gx || gw)) st = tn_tensor_empty(2, csz, acc, tn_device_cpu(), &col);
+    if (st == TN_OK && gx) st = out_begin(gx, acc, true, &bgx);
+    if (st == TN_OK && gw) st = out_begin(gw, acc, true, &bgw);
+    if (st == TN_OK && gb) st = out_begin(gb, acc, true, &bgb);
+    if (st != TN_OK) goto done;
+    for (int64_t n = 0; n < N && st == TN_OK && (gx || gw); n++)
+        for (int64_t g = 0; g < G && st == TN_OK; g++) {
+            const char *gimg = (const char *)tn_tensor_data(gyt) + (size_t)((n * Cout + g * Cog) * OHW) * isz;
+            NN_KERNEL(acc, im2col, tn_tensor_data(col), (const void *)gimg, Cog, OH, OW, q->kh, q->kw, q->H, q->W, q->sh,
+                      q->sw, q->ph, q->pw, q->dh, q->dw);
+            int64_t xoff = (n * Cin + g * Cig) * HW;
+            if (gx) {
+                tn_tensor *r = NULL;
+                st = mm_views(wt, g * Cig * K, Cig, K, K, 1, col, 0, K, HW, HW, 1, &r);
+                if (st != TN_OK) break;
+                st = add_result(acc, (char *)bgx.data + (size_t)xoff * isz, r, Cig * HW);
+                tn_tensor_release(r);
+                if (st != TN_OK) break;
+            }
+            if (gw) {
+                tn_tensor *r = NULL;
+                st = mm_views(xt, xoff, Cig, HW, HW, 1, col, 0, HW, K, 1, HW, &r);
+                if (st != TN_OK) break;
+                st = add_result(acc, (char *)bgw.data + (size_t)(g * Cig * K) * isz, r, Cig * K);
+                tn_tensor_release(r);
+            }
+        }
+    if (st == TN_OK && gb) {
+        const char *gd = tn_tensor_data(gyt);
+        for (int64_t o = 0; o < Cout; o++) {
+            double sum = 0;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t j = 0; j < OHW; j++) {
+                    int64_t k = (n * Cout + o) * OHW + j;
+                    sum += acc == TN_DTYPE_FLOAT32 ? ((const float *)(const void *)gd)[k] : ((const double *)(const void *)gd)[k];
+                }
+            if (acc == TN_DTYPE_FLOAT32) ((float *)bgb.data)[o] = (float)sum;
+            else ((double *)bgb.data)[o] = sum;
+        }
+    }
+    if (st == TN_OK) {
+        if (gx) tn_nn_out_finish(gx, acc, &bgx);
+        if (gw) tn_nn_out_finish(gw, acc, &bgw);
+        if (gb) tn_nn_out_finish(gb, acc, &bgb);
+    }
+done:
+    tn_nn_buf_free(&bgx); tn_nn_buf_free(&bgw); tn_nn_buf_free(&bgb);
+    if (gyt) tn_tensor_release(gyt);
+    if (wt) tn_tensor_release(wt);
+    if (xt) tn_tensor_release(xt);
+    if (col) tn_tensor_release(col);
+    return st;
+}
+
 /* aten::convolution_backward(grad_output, input, weight, bias_sizes?, stride, padding,
  * dilation, transposed, output_padding, groups, output_mask[3]) -> (grad_input,
  * grad_weight, grad_bias); an output not asked for by output_mask is None. */
 tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
     tn_tensor *gy = args[0].u.t, *x = args[1].u.t, *w = args[2].u.t;
     char b1[256], b2[256];
-    if (args[7].u.b)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution_backward with transposed=True is not implemented by "
-                                                "torchnative");
+    bool transposed = args[7].u.b;
     int nsp = w->ndim - 2;
     if (nsp != 1 && nsp != 2)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution_backward with %d spatial dimensions is not implemented "
@@ -217,10 +284,11 @@ tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
                                         "%d-dimensional input of size %s instead",
                         w->ndim, w->ndim, TN_NN_FMT(w, b1), x->ndim, TN_NN_FMT(x, b2));
     conv_geom q = {.nsp = nsp, .G = args[9].u.i};
-    int64_t s[2] = {1, 1}, p[2] = {0, 0}, d[2] = {1, 1};
+    int64_t s[2] = {1, 1}, p[2] = {0, 0}, d[2] = {1, 1}, op[2] = {0, 0};
     TN_TRY(conv_arg(&args[4], nsp, "stride", 1, s));
     TN_TRY(conv_arg(&args[5], nsp, "padding", 0, p));
     TN_TRY(conv_arg(&args[6], nsp, "dilation", 1, d));
+    if (transposed) TN_TRY(conv_arg(&args[8], nsp, "output_padding", 0, op));
     if (s[0] <= 0 || s[1] <= 0) return tn_error(TN_ERR_RUNTIME, "non-positive stride is not supported");
     if (p[0] < 0 || p[1] < 0) return tn_error(TN_ERR_RUNTIME, "negative padding is not supported");
     if (d[0] <= 0 || d[1] <= 0) return tn_error(TN_ERR_RUNTIME, "dilation should be greater than zero");
@@ -229,16 +297,28 @@ tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
     q.H = nsp == 2 ? x->sizes[2] : 1; q.W = x->sizes[nsp + 1];
     q.kh = nsp == 2 ? w->sizes[2] : 1; q.kw = w->sizes[nsp + 1];
     q.sh = s[0]; q.sw = s[1]; q.ph = p[0]; q.pw = p[1]; q.dh = d[0]; q.dw = d[1];
-    if (q.O % q.G != 0 || q.C != q.Cg * q.G)
-        return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, weight of size %s, expected input%s to have %lld channels, "
-                                        "but got %lld channels instead", (long long)q.G, TN_NN_FMT(w, b1),
-                        TN_NN_FMT(x, b2), (long long)(q.Cg * q.G), (long long)q.C);
+    if (transposed) {
+        /* weight [Cin, Cout/G, ...]: O is the output channel count, the batch sums run over
+         * the transposed geometry (q.oh, q.ow = the output image). */
+        if (w->sizes[0] != q.C || q.C % q.G != 0)
+            return tn_error(TN_ERR_RUNTIME, "Given transposed=1, weight of size %s, expected input%s to have %lld "
+                                            "channels, but got %lld channels instead", TN_NN_FMT(w, b1), TN_NN_FMT(x, b2),
+                            (long long)w->sizes[0], (long long)q.C);
+        q.O = w->sizes[1] * q.G;
+        q.oh = (q.H - 1) * q.sh - 2 * q.ph + q.dh * (q.kh - 1) + (nsp == 2 ? op[0] : 0) + 1;
+        q.ow = (q.W - 1) * q.sw - 2 * q.pw + q.dw * (q.kw - 1) + op[1] + 1;
+    } else {
+        if (q.O % q.G != 0 || q.C != q.Cg * q.G)
+            return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, weight of size %s, expected input%s to have %lld "
+                                            "channels, but got %lld channels instead", (long long)q.G, TN_NN_FMT(w, b1),
+                            TN_NN_FMT(x, b2), (long long)(q.Cg * q.G), (long long)q.C);
+        q.oh = (q.H + 2 * q.ph - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+        q.ow = (q.W + 2 * q.pw - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+    }
     if (x->dtype != w->dtype || gy->dtype != x->dtype)
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                         dname(x->dtype), dname(w->dtype));
     TN_TRY(tn_nn_check_float(x, "convolution_backward"));
-    q.oh = (q.H + 2 * q.ph - q.dh * (q.kh - 1) - 1) / q.sh + 1;
-    q.ow = (q.W + 2 * q.pw - q.dw * (q.kw - 1) - 1) / q.sw + 1;
     int64_t esz[4] = {q.N, q.O, nsp == 2 ? q.oh : q.ow, q.ow};
     bool ok = gy->ndim == nsp + 2 && q.oh > 0 && q.ow > 0;
     for (int i = 0; ok && i < nsp + 2; i++) ok = gy->sizes[i] == esz[i];
@@ -258,6 +338,8 @@ tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
             tn_tensor *outs[3] = {gx, gw, gb};
             for (int i = 0; i < 3; i++)
                 if (outs[i]) memset(tn_tensor_data(outs[i]), 0, (size_t)tn_tensor_numel(outs[i]) * (size_t)tn_dtype_itemsize(outs[i]->dtype));
+        } else if (transposed) {
+            st = conv_transposed_backward_run(gy, x, w, &q, q.oh, q.ow, gx, gw, gb);
         } else {
             st = conv_backward_run(gy, x, w, &q, gx, gw, gb);
         }

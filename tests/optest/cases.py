@@ -1442,3 +1442,9 @@ for dt in ("float32", "float64", "bfloat16"):
         [In((7, 1000), dt), In((1000,), dt), In((7, 1000), dt, layout="transposed")], ["_fused_rms_norm_backward.default"], **BWD_TOL[dt])
 add("bwd_rms_norm_noweight", "lambda x, g: (lambda w: " + RMS_BWD.format(A=A, F=F, ns="[7, 33]") + ")(None)",
     [In((3, 7, 33)), In((3, 7, 33), layout="transposed")], ["_fused_rms_norm_backward.default"], rtol=1e-4, atol=1e-5)
+for dt in ("float32", "float64", "bfloat16"):
+    # transposed: stride 2, padding 1, output_padding 1, groups 2, dilation (1, 2): x (2, 4, 5, 7) -> (2, 6, 10, 16)
+    add(f"bwd_conv_transpose2d_{dt}", f"lambda x, w, g: {A}.convolution_backward.default(g, x, w, [6], [2, 2], [1, 1], [1, 2], True, [1, 1], 2, [True, True, True])",
+        [In((2, 4, 5, 7), dt), In((4, 3, 3, 3), dt), In((2, 6, 10, 16), dt, layout="transposed")], ["convolution_backward.default"], **BWD_TOL[dt])
+add("bwd_conv_transpose1d", f"lambda x, w, g: {A}.convolution_backward.default(g, x, w, [5], [3], [2], [1], True, [0], 1, [True, True, False])",
+    [In((2, 3, 33)), In((3, 5, 4)), In((2, 5, 96))], ["convolution_backward.default"], rtol=1e-4, atol=1e-5)
