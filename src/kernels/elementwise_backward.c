@@ -45,6 +45,8 @@ TN_EWB_HELPERS(double, d)
 #define TN_EWB3(op, ...) TN_EW_FLOATS(TN_EW_T_SAME, ewb_##op, __VA_ARGS__)
 
 TN_EWB2(threshold, y <= (T)ctx->d[0] ? (T)0 : x)
+/* threshold_backward also runs on integers (upstream's relu backward of an int tensor). */
+TN_EW_INTS(TN_EW_B_SAME, ewb_threshold, y <= (T)ctx->d[0] ? (T)0 : x)
 /* d/dx x·Φ(x) = Φ(x) + x·φ(x). */
 TN_EWB2(gelu, x * ((T)0.5 * ((T)1 + erf(y * (T)M_SQRT1_2)) +
                    y * ((T)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * exp(y * y * (T)-0.5))))
@@ -78,6 +80,7 @@ static void ewb_init(void) {
 #define TN_X(op, n) TN_EW_FLOATS(TN_EWB_REG, op)
     TN_EWB_OPS(TN_X)
 #undef TN_X
+    TN_EW_INTS(TN_EWB_REG, threshold)
 #undef TN_EWB_REG
 }
 

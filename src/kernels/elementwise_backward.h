@@ -27,7 +27,8 @@ typedef enum tn_ewb_op {
     TN_EWB_COUNT
 } tn_ewb_op;
 
-/* The scalar reference loop for (op, dtype); NULL for a non-floating dtype. */
+/* The scalar reference loop for (op, dtype); NULL where upstream refuses the dtype (all but
+ * the floating dtypes; threshold also takes the integer ones). */
 tn_loop_fn tn_ewb_loop(tn_ewb_op op, tn_dtype dtype);
 
 #endif

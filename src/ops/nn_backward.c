@@ -43,6 +43,13 @@ static tn_status out_begin(tn_tensor *out, tn_dtype acc, bool zero, tn_nn_buf *b
     return TN_OK;
 }
 
+/* NotImplementedError "\"<kernel>\" not implemented for '<dtype>'" (upstream's dispatch
+ * macros) unless t is Half, BFloat16, Float or Double. */
+static tn_status check_float(const tn_tensor *t, const char *kernel) {
+    if (tn_nn_is_float(t->dtype)) return TN_OK;
+    return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, dname(t->dtype));
+}
+
 static bool same_sizes(const tn_tensor *a, const tn_tensor *b) {
     if (a->ndim != b->ndim) return false;
     for (int i = 0; i < a->ndim; i++)
@@ -318,7 +325,7 @@ tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
     if (x->dtype != w->dtype || gy->dtype != x->dtype)
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                         dname(x->dtype), dname(w->dtype));
-    TN_TRY(tn_nn_check_float(x, "convolution_backward"));
+    TN_TRY(check_float(x, "convolution_backward"));
     int64_t esz[4] = {q.N, q.O, nsp == 2 ? q.oh : q.ow, q.ow};
     bool ok = gy->ndim == nsp + 2 && q.oh > 0 && q.ow > 0;
     for (int i = 0; ok && i < nsp + 2; i++) ok = gy->sizes[i] == esz[i];
@@ -450,7 +457,7 @@ tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, con
     if (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same", dname(x->dtype),
                         dname(w->dtype));
-    TN_TRY(tn_nn_check_float(x, "conv_transpose"));
+    TN_TRY(check_float(x, "conv_transpose"));
     int64_t OH = (q.H - 1) * q.sh - 2 * q.ph + q.dh * (q.kh - 1) + (nsp == 2 ? op[0] : 0) + 1;
     int64_t OW = (q.W - 1) * q.sw - 2 * q.pw + q.dw * (q.kw - 1) + op[1] + 1;
     if (OH <= 0 || OW <= 0)
@@ -565,7 +572,7 @@ static tn_status check_grad_planes(const tn_tensor *gy, const tn_tensor *x, int6
     if (gy->dtype != x->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `gradOutput` but got dtype %s", dname(x->dtype),
                         dname(gy->dtype));
-    return tn_nn_check_float(x, what);
+    return check_float(x, what);
 }
 
 /* The plane form of a pooling gradient: gx zeros like x, kernel scatters gy into it. */
@@ -696,7 +703,7 @@ tn_status tn_op__adaptive_avg_pool2d_backward(const tn_value *args, tn_value *re
     if (gy->dtype != x->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `grad_output` but got dtype %s", dname(x->dtype),
                         dname(gy->dtype));
-    TN_TRY(tn_nn_check_float(x, "adaptive_avg_pool2d_backward_cpu"));
+    TN_TRY(check_float(x, "adaptive_avg_pool2d_backward_cpu"));
     return plane_backward(gy, x->ndim, x->sizes, x->dtype, run_adaptive_bwd, NULL, rets);
 }
 
@@ -742,7 +749,7 @@ static tn_status upsample_backward(const tn_value *args, int mode, bool align, c
                                         "but got grad_output of size %s (expected %s)", 2, (long long)oh,
                         TN_NN_FMT(gy, b), tn_format_sizes(4, esz, e, 256));
     }
-    TN_TRY(tn_nn_check_float(gy, mode == 0 ? "upsample_nearest2d_backward" : "upsample_bilinear2d_backward"));
+    TN_TRY(check_float(gy, mode == 0 ? "upsample_nearest2d_backward" : "upsample_bilinear2d_backward"));
     bool f = gy->dtype != TN_DTYPE_FLOAT64;
     up_ctx c = {0, 0, mode, align};
     if (mode == 0) {
@@ -808,7 +815,7 @@ tn_status tn_op_native_batch_norm_backward(const tn_value *args, tn_value *rets)
                         TN_NN_FMT(x, b));
     }
     TN_TRY(check_same_shape(gy, x, "batch_norm_backward"));
-    TN_TRY(tn_nn_check_float(x, "batch_norm_backward_cpu"));
+    TN_TRY(check_float(x, "batch_norm_backward_cpu"));
     tn_tensor *mean_t = train ? sm : rm, *var_t = train ? si : rv;
     if (!mean_t || !var_t)
         return tn_error(TN_ERR_RUNTIME, train ? "batch_norm_backward: save_mean and save_invstd must be defined in "
@@ -905,7 +912,7 @@ tn_status tn_op_native_layer_norm_backward(const tn_value *args, tn_value *rets)
     int axis;
     TN_TRY(norm_rows(x, &args[2], &M, &N, &axis));
     TN_TRY(check_same_shape(gy, x, "layer_norm_backward"));
-    TN_TRY(tn_nn_check_float(x, "LayerNormBackwardKernelImpl"));
+    TN_TRY(check_float(x, "LayerNormBackwardKernelImpl"));
     if (tn_tensor_numel(mean) != M || tn_tensor_numel(rstd) != M)
         return tn_error(TN_ERR_RUNTIME, "layer_norm_backward: expected mean and rstd of %lld elements", (long long)M);
     if ((w && tn_tensor_numel(w) != N) || (bias && tn_tensor_numel(bias) != N))
@@ -956,7 +963,7 @@ tn_status tn_op_native_group_norm_backward(const tn_value *args, tn_value *rets)
     tn_tensor *w = tn_nn_opt_tensor(&args[4]);
     int64_t N = args[5].u.i, C = args[6].u.i, HxW = args[7].u.i, G = args[8].u.i;
     TN_TRY(check_same_shape(gy, x, "native_group_norm_backward"));
-    TN_TRY(tn_nn_check_float(x, "GroupNormBackwardKernelImpl"));
+    TN_TRY(check_float(x, "GroupNormBackwardKernelImpl"));
     if (G <= 0 || C % G != 0)
         return tn_error(TN_ERR_RUNTIME, "Expected number of channels in input to be divisible by num_groups, but got "
                                         "input of shape with %lld channels and num_groups=%lld", (long long)C, (long long)G);
@@ -1018,7 +1025,7 @@ tn_status tn_op__fused_rms_norm_backward(const tn_value *args, tn_value *rets) {
     int axis;
     TN_TRY(norm_rows(x, &args[2], &M, &N, &axis));
     TN_TRY(check_same_shape(gy, x, "_fused_rms_norm_backward"));
-    TN_TRY(tn_nn_check_float(x, "_fused_rms_norm_backward"));
+    TN_TRY(check_float(x, "_fused_rms_norm_backward"));
     if (tn_tensor_numel(rstd) != M)
         return tn_error(TN_ERR_RUNTIME, "_fused_rms_norm_backward: expected rstd of %lld elements", (long long)M);
     if (w && tn_tensor_numel(w) != N)
@@ -1072,7 +1079,7 @@ static tn_status softmax_backward(const tn_value *args, tn_value *rets, bool log
     if (y->dtype != gy->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected output and grad_output to have the same dtype, but got %s and %s",
                         dname(y->dtype), dname(gy->dtype));
-    TN_TRY(tn_nn_check_float(gy, log ? "log_softmax_backward_lastdim" : "softmax_backward_lastdim"));
+    TN_TRY(check_float(gy, log ? "log_softmax_backward_lastdim" : "softmax_backward_lastdim"));
     tn_tensor *gx;
     TN_TRY(tn_nn_empty(gy->ndim, gy->sizes, gy->dtype, gy, &gx));
     if (!tn_tensor_is_meta(gy) && !tn_tensor_is_meta(y) && tn_tensor_numel(gx) > 0) {
@@ -1152,7 +1159,7 @@ static tn_status nll_backward(const tn_value *args, tn_value *rets, bool two_d) 
     }
     if (target->dtype != TN_DTYPE_INT64 && target->dtype != TN_DTYPE_UINT8)
         return tn_error(TN_ERR_RUNTIME, "expected scalar type Long but found %s", dname(target->dtype));
-    TN_TRY(tn_nn_check_float(x, two_d ? "nll_loss2d_backward_out_frame" : "nll_loss_backward_out_frame"));
+    TN_TRY(check_float(x, two_d ? "nll_loss2d_backward_out_frame" : "nll_loss_backward_out_frame"));
     tn_tensor *gx;
     TN_TRY(tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx));
     tn_tensor *all[5] = {gy, x, target, w, tw};
@@ -1214,7 +1221,7 @@ tn_status tn_op_embedding_dense_backward(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "embedding_dense_backward: grad_output %s does not match indices %s plus the "
                                         "embedding dimension", TN_NN_FMT(gy, b1), TN_NN_FMT(idx, b2));
     if (nw < 0) return tn_error(TN_ERR_RUNTIME, "embedding_dense_backward: num_weights must be non-negative");
-    TN_TRY(tn_nn_check_float(gy, "embedding_dense_backward_cpu"));
+    TN_TRY(check_float(gy, "embedding_dense_backward_cpu"));
     int64_t sz[2] = {nw, D};
     tn_tensor *gw;
     TN_TRY(tn_nn_empty(2, sz, gy->dtype, gy, &gw));
@@ -1285,7 +1292,7 @@ tn_status tn_op_glu_backward(const tn_value *args, tn_value *rets) {
     if (!ok)
         return tn_error(TN_ERR_RUNTIME, "glu_backward: grad_output %s does not match input %s halved at dimension %d",
                         TN_NN_FMT(gy, b1), TN_NN_FMT(x, b2), dim);
-    TN_TRY(tn_nn_check_float(x, "glu_backward_cpu"));
+    TN_TRY(check_float(x, "glu_backward_cpu"));
     tn_tensor *gx;
     TN_TRY(tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx));
     if (!tn_tensor_is_meta(gy) && !tn_tensor_is_meta(x) && tn_tensor_numel(gx) > 0) {
@@ -1451,6 +1458,32 @@ static tn_status check_reduction(int64_t r) {
     return TN_OK;
 }
 
+/* r converted to dtype (a new tensor with r's layout; r released), as upstream writes loss
+ * gradients into a grad_input shaped and typed like self. */
+static tn_status cast_result(tn_tensor **r, tn_dtype dtype) {
+    tn_tensor *src = *r, *dst;
+    if (src->dtype == dtype) return TN_OK;
+    TN_TRY(tn_tensor_empty_like(src, dtype, &dst));
+    if (!tn_tensor_is_meta(src)) {
+        tn_loop_fn loop = tn_cast_loop(src->dtype, dtype);
+        tn_iter_config c = tn_iter_config_init(1, 1);
+        c.outputs[0] = dst;
+        c.inputs[0] = src;
+        c.check_all_same_dtype = false;
+        c.check_mem_overlap = false;
+        tn_iter it;
+        tn_status st = loop ? tn_iter_build(&it, &c)
+                            : tn_error(TN_ERR_NOT_IMPLEMENTED, "conversion from %s to %s is not implemented by torchnative",
+                                       dname(src->dtype), dname(dtype));
+        if (st != TN_OK) { tn_tensor_release(dst); return st; }
+        tn_iter_for_each(&it, loop, NULL);
+        tn_iter_release(&it);
+    }
+    tn_tensor_release(src);
+    *r = dst;
+    return TN_OK;
+}
+
 /* Loss gradient grad_output × f(self, target) with norm = base / numel under 'mean'. */
 static tn_status loss_backward(tn_ewb_op op, const char *kname, const tn_value *args, double base, const tn_value *param,
                                tn_value *rets) {
@@ -1461,7 +1494,10 @@ static tn_status loss_backward(tn_ewb_op op, const char *kname, const tn_value *
     tn_value vn = tn_value_double(r == 1 ? base / (double)n : base);
     ewb_scalars sc = {param ? 2 : 1, {&vn, param}, {false, false}};
     tn_loop_ctx ctx = {0};
-    return ewb_run(op, kname, 3, ins, &sc, &ctx, rets);
+    TN_TRY(ewb_run(op, kname, 3, ins, &sc, &ctx, rets));
+    tn_status st = cast_result(&rets[0].u.t, args[1].u.t->dtype);
+    if (st != TN_OK) tn_tensor_release(rets[0].u.t);
+    return st;
 }
 
 /* aten::mse_loss_backward(grad_output, self, target, reduction) -> Tensor */
@@ -1508,6 +1544,8 @@ tn_status tn_op_binary_cross_entropy_backward(const tn_value *args, tn_value *re
         if (st != TN_OK) return st;
         g = d;
     }
+    tn_status st = cast_result(&g, args[1].u.t->dtype);
+    if (st != TN_OK) { tn_tensor_release(g); return st; }
     rets[0] = tn_value_tensor(g);
     return TN_OK;
 }

@@ -1448,3 +1448,21 @@ for dt in ("float32", "float64", "bfloat16"):
         [In((2, 4, 5, 7), dt), In((4, 3, 3, 3), dt), In((2, 6, 10, 16), dt, layout="transposed")], ["convolution_backward.default"], **BWD_TOL[dt])
 add("bwd_conv_transpose1d", f"lambda x, w, g: {A}.convolution_backward.default(g, x, w, [5], [3], [2], [1], True, [0], 1, [True, True, False])",
     [In((2, 3, 33)), In((3, 5, 4)), In((2, 5, 96))], ["convolution_backward.default"], rtol=1e-4, atol=1e-5)
+# invalid input: upstream's exception class
+add("bwd_max_pool2d_grad_shape_err", f"lambda x, g: (lambda y, i: {A}.max_pool2d_with_indices_backward.default(g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, i))(*{A}.max_pool2d_with_indices.default(x, [2, 2], [2, 2], [0, 0], [1, 1], False))",
+    [In((1, 3, 8, 8)), In((1, 3, 5, 4))], ["max_pool2d_with_indices_backward.default"])
+add("bwd_avg_pool2d_grad_shape_err", f"lambda x, g: {A}.avg_pool2d_backward.default(g, x, [2, 2], [2, 2], [0, 0], False, True, None)",
+    [In((1, 3, 8, 8)), In((1, 3, 5, 4))], ["avg_pool2d_backward.default"])
+add("bwd_mse_shape_err", f"lambda x, t: {A}.mse_loss_backward.default(torch.tensor(1.0), x, t, 1)",
+    [In((7, 33)), In((7, 5))], ["mse_loss_backward.default"])
+add("bwd_gelu_approximate_err", f"lambda g, x: {A}.gelu_backward.default(g, x, approximate='fast')",
+    [In((7,)), In((7,))], ["gelu_backward.default"])
+add("bwd_nll_loss_total_weight_err", f"lambda x: {A}.nll_loss_backward.default(torch.tensor(1.0), x, torch.tensor([0, 4, 1]), None, 1, -100, torch.ones(2))",
+    [In((3, 33))], ["nll_loss_backward.default"])
+add("bwd_softmax_shape_err", f"lambda x, g: {A}._softmax_backward_data.default(g, x, 1, x.dtype)",
+    [In((7, 33)), In((7, 32))], ["_softmax_backward_data.default"])
+add("bwd_glu_shape_err", f"lambda x, g: {A}.glu_backward.default(g, x, 1)", [In((4, 6)), In((4, 4))], ["glu_backward.default"])
+add("bwd_batch_norm_int_err", f"lambda x: {A}.native_batch_norm_backward.default(x, x, None, None, None, None, None, False, 1e-5, [True, False, False])",
+    [In((4, 3, 5), "int64", "int")], ["native_batch_norm_backward.default"])
+add("bwd_threshold_int", f"lambda g, x: {A}.threshold_backward.default(g, x, 0)", [In((33,), "int64", "int"), In((33,), "int64", "int")], ["threshold_backward.default"])
+add("bwd_activation_mixed_dtype", f"lambda g, x: ({A}.sigmoid_backward.default(g, x), {A}.mse_loss_backward.default(g, x, g, 1))", [In((33,), "float64"), In((33,))], ["sigmoid_backward.default", "mse_loss_backward.default"])
