@@ -14,11 +14,14 @@
  *   elu          d[0] alpha*scale, d[1] scale, d[2] input_scale; mode 1: input is the result
  *   softplus     d[0] beta, d[1] threshold         mse              d[0] norm (2 or 2/n)
  *   smooth_l1    d[0] norm, d[1] beta              huber            d[0] norm, d[1] delta
- *   bce          -  (weight and the mean's division are applied by the op layer). */
+ *   bce          -  (weight and the mean's division are applied by the op layer)
+ *   dropout      d[0] scale (inputs: grad, mask)   shrink           d[0] lambda
+ *   mish         -                                 logit            mode 1: d[0] eps given */
 #define TN_EWB_OPS(X)                                                                    \
     X(threshold, 2) X(gelu, 2) X(gelu_tanh, 2) X(silu, 2) X(sigmoid, 2) X(tanh, 2)       \
     X(hardtanh, 2) X(leaky_relu, 2) X(elu, 2) X(softplus, 2) X(hardswish, 2)             \
-    X(hardsigmoid, 2) X(mse, 3) X(smooth_l1, 3) X(huber, 3) X(bce, 3)
+    X(hardsigmoid, 2) X(mse, 3) X(smooth_l1, 3) X(huber, 3) X(bce, 3) X(dropout, 2)          \
+    X(shrink, 2) X(mish, 2) X(logit, 2)
 
 typedef enum tn_ewb_op {
 #define TN_X(op, n) TN_EWB_##op,

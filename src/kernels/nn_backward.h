@@ -67,6 +67,10 @@
      * 1/count). */                                                                              \
     X(embedding_backward, (T * gw, const T *gy, const int64_t *idx, int64_t n, int64_t D,          \
                            int64_t padding_idx, const int64_t *counts))                          \
+    /* reflection (reflect = true) / replication padding, accumulates: gy [P, H+pt+pb,         \
+     * W+pl+pr] into gx [P, H, W] (H = 1 for 1-d padding). */                                   \
+    X(pad2d_backward, (T * gx, const T *gy, int64_t P, int64_t H, int64_t W, int64_t pt, int64_t pb, \
+                       int64_t pl, int64_t pr, bool reflect))                                    \
     /* GLU over x [outer, 2*half, inner] with gy [outer, half, inner]: gx like x. */              \
     X(glu_backward, (T * gx, const T *gy, const T *x, int64_t outer, int64_t half, int64_t inner))
 

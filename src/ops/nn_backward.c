@@ -1549,3 +1549,104 @@ tn_status tn_op_binary_cross_entropy_backward(const tn_value *args, tn_value *re
     rets[0] = tn_value_tensor(g);
     return TN_OK;
 }
+
+/* aten::native_dropout_backward(grad_output, mask, scale) -> Tensor: grad · mask · scale
+ * (any mask dtype, as upstream's CPU kernel). */
+tn_status tn_op_native_dropout_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *g = args[0].u.t, *mask = args[1].u.t;
+    tn_tensor *ins[2] = {g, mask};
+    tn_loop_ctx ctx = {0};
+    tn_value vs = tn_value_double(args[2].u.d);
+    ewb_scalars sc = {1, {&vs}, {false}};
+    TN_TRY(ewb_run(TN_EWB_dropout, "masked_scale", 2, ins, &sc, &ctx, rets));
+    tn_status st = cast_result(&rets[0].u.t, g->dtype);
+    if (st != TN_OK) tn_tensor_release(rets[0].u.t);
+    return st;
+}
+
+/* aten::softshrink_backward(grad_output, self, lambd) -> Tensor */
+tn_status tn_op_softshrink_backward(const tn_value *args, tn_value *rets) {
+    ewb_scalars sc = {1, {&args[2]}, {false}};
+    return ewb2(TN_EWB_shrink, "shrink_backward_cpu", args, &sc, NULL, rets);
+}
+/* aten::hardshrink_backward(grad_out, self, lambd) -> Tensor */
+tn_status tn_op_hardshrink_backward(const tn_value *args, tn_value *rets) {
+    ewb_scalars sc = {1, {&args[2]}, {false}};
+    return ewb2(TN_EWB_shrink, "shrink_backward_cpu", args, &sc, NULL, rets);
+}
+/* aten::mish_backward(grad_output, self) -> Tensor */
+tn_status tn_op_mish_backward(const tn_value *args, tn_value *rets) {
+    return ewb2(TN_EWB_mish, "mish_backward_cpu", args, NULL, NULL, rets);
+}
+/* aten::logit_backward(grad_output, self, eps?) -> Tensor */
+tn_status tn_op_logit_backward(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    bool has_eps = args[2].tag == TN_V_DOUBLE || args[2].tag == TN_V_INT;
+    ctx.mode = has_eps;
+    tn_value ve = tn_value_double(has_eps ? tn_nn_opt_double(&args[2], 0) : 0);
+    ewb_scalars sc = {1, {&ve}, {false}};
+    return ewb2(TN_EWB_logit, "logit_backward_cpu", args, &sc, &ctx, rets);
+}
+
+/* Reflection / replication padding gradient of the last 1 or 2 dims. */
+static tn_status pad_backward(const tn_value *args, tn_value *rets, int nsp, bool reflect) {
+    tn_tensor *gy = args[0].u.t, *x = args[1].u.t;
+    const tn_value *pv = &args[2];
+    char b1[256], b2[256];
+    if (pv->tag != TN_V_INTLIST || pv->u.ilist.n != 2 * nsp)
+        return tn_error(TN_ERR_RUNTIME, "padding size is expected to be %d", 2 * nsp);
+    const int64_t *pd = pv->u.ilist.data;
+    if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
+        return tn_error(TN_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
+                                        "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b1));
+    for (int i = 0; i < 2 * nsp; i++)
+        if (pd[i] < 0)
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s_pad%dd_backward with negative padding is not implemented "
+                                                    "by torchnative", reflect ? "reflection" : "replication", nsp);
+    int64_t pl = pd[0], pr = pd[1], pt = nsp == 2 ? pd[2] : 0, pb = nsp == 2 ? pd[3] : 0;
+    int64_t W = x->sizes[x->ndim - 1], H = nsp == 2 ? x->sizes[x->ndim - 2] : 1, P = 1;
+    for (int i = 0; i < x->ndim - nsp; i++) P *= x->sizes[i];
+    if (reflect && (pl >= W || pr >= W || (nsp == 2 && (pt >= H || pb >= H))))
+        return tn_error(TN_ERR_RUNTIME, "Argument #4: Padding size should be less than the corresponding input "
+                                        "dimension, but got: padding (%lld, %lld) at dimension %d of input %s",
+                        (long long)pl, (long long)pr, x->ndim - 1, TN_NN_FMT(x, b1));
+    bool ok = gy->ndim == x->ndim;
+    for (int i = 0; ok && i < x->ndim; i++) {
+        int64_t e = x->sizes[i];
+        if (i == x->ndim - 1) e = W + pl + pr;
+        else if (nsp == 2 && i == x->ndim - 2) e = H + pt + pb;
+        ok = gy->sizes[i] == e;
+    }
+    if (!ok)
+        return tn_error(TN_ERR_RUNTIME, "gradOutput %s does not match the padded input %s", TN_NN_FMT(gy, b1),
+                        TN_NN_FMT(x, b2));
+    if (gy->dtype != x->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `gradOutput` but got dtype %s", dname(x->dtype),
+                        dname(gy->dtype));
+    TN_TRY(check_float(x, reflect ? "reflection_pad2d_backward_cpu" : "replication_pad2d_backward_cpu"));
+    tn_tensor *gx;
+    TN_TRY(tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx));
+    if (!tn_tensor_is_meta(gy) && !tn_tensor_is_meta(x) && tn_tensor_numel(gx) > 0) {
+        tn_dtype acc = tn_nn_acc(x->dtype);
+        tn_nn_buf bg = {0}, ob = {0};
+        tn_status st = tn_nn_load(gy, acc, &bg);
+        if (st == TN_OK) st = out_begin(gx, acc, true, &ob);
+        if (st == TN_OK) {
+            NN_KERNEL(acc, pad2d_backward, ob.data, bg.data, P, H, W, pt, pb, pl, pr, reflect);
+            tn_nn_out_finish(gx, acc, &ob);
+        }
+        tn_nn_buf_free(&bg); tn_nn_buf_free(&ob);
+        if (st != TN_OK) { tn_tensor_release(gx); return st; }
+    }
+    rets[0] = tn_value_tensor(gx);
+    return TN_OK;
+}
+
+/* aten::reflection_pad1d_backward(grad_output, self, padding[2]) -> Tensor */
+tn_status tn_op_reflection_pad1d_backward(const tn_value *args, tn_value *rets) { return pad_backward(args, rets, 1, true); }
+/* aten::reflection_pad2d_backward(grad_output, self, padding[4]) -> Tensor */
+tn_status tn_op_reflection_pad2d_backward(const tn_value *args, tn_value *rets) { return pad_backward(args, rets, 2, true); }
+/* aten::replication_pad1d_backward(grad_output, self, padding[2]) -> Tensor */
+tn_status tn_op_replication_pad1d_backward(const tn_value *args, tn_value *rets) { return pad_backward(args, rets, 1, false); }
+/* aten::replication_pad2d_backward(grad_output, self, padding[4]) -> Tensor */
+tn_status tn_op_replication_pad2d_backward(const tn_value *args, tn_value *rets) { return pad_backward(args, rets, 2, false); }

@@ -1466,3 +1466,13 @@ add("bwd_batch_norm_int_err", f"lambda x: {A}.native_batch_norm_backward.default
     [In((4, 3, 5), "int64", "int")], ["native_batch_norm_backward.default"])
 add("bwd_threshold_int", f"lambda g, x: {A}.threshold_backward.default(g, x, 0)", [In((33,), "int64", "int"), In((33,), "int64", "int")], ["threshold_backward.default"])
 add("bwd_activation_mixed_dtype", f"lambda g, x: ({A}.sigmoid_backward.default(g, x), {A}.mse_loss_backward.default(g, x, g, 1))", [In((33,), "float64"), In((33,))], ["sigmoid_backward.default", "mse_loss_backward.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"bwd_pointwise_more_{dt}", f"lambda g, x, m: ({A}.native_dropout_backward.default(g, m, 1.25), {A}.softshrink_backward.default(g, x, 0.5), {A}.hardshrink_backward.default(g, x, 0.3), {A}.mish_backward.default(g, x), {A}.logit_backward.default(g, torch.sigmoid(x)), {A}.logit_backward.default(g, torch.sigmoid(2 * x), 0.1), {A}.logit_backward.default(g, x))",
+        [In((7, 33), dt, layout="transposed"), In((7, 33), dt), In((7, 33), "bool")],
+        ["native_dropout_backward.default", "softshrink_backward.default", "hardshrink_backward.default", "mish_backward.default", "logit_backward.default"], **BWD_TOL[dt])
+    add(f"bwd_pad_{dt}", f"lambda x, g, h: ({A}.reflection_pad2d_backward.default(g, x, [2, 3, 1, 4]), {A}.replication_pad2d_backward.default(g, x, [2, 3, 1, 4]), {A}.reflection_pad1d_backward.default(h, x[0], [3, 2]), {A}.replication_pad1d_backward.default(h, x[0], [3, 2]))",
+        [In((2, 5, 7), dt), In((2, 10, 12), dt, layout="transposed"), In((5, 12), dt)],
+        ["reflection_pad2d_backward.default", "replication_pad2d_backward.default", "reflection_pad1d_backward.default", "replication_pad1d_backward.default"], **BWD_TOL[dt])
+add("bwd_dropout_float_mask", f"lambda g: {A}.native_dropout_backward.default(g, g > 0, 2.0) + {A}.native_dropout_backward.default(g, (g > 0).float(), 2.0)", [In((7,))], ["native_dropout_backward.default"])
+add("bwd_logit_edges", f"lambda g: ({A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')])), {A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')]), 0.1))", [In((7,))], ["logit_backward.default"])
+# (no invalid-padding case: upstream's reflection_pad2d_backward does not check and corrupts its heap)
