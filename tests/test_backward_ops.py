@@ -143,3 +143,20 @@ def test_transposed_convolution_is_the_input_gradient():
     gx = A.convolution_backward.default(g, x, w, None, [2, 1], [1, 1], [1, 2], False, [0, 0], 2, [True, False, False])[0]
     ct = torch.nn.functional.conv_transpose2d(g, w, stride=(2, 1), padding=1, output_padding=(0, 0), groups=2, dilation=(1, 2))
     np.testing.assert_allclose(ct.numpy(), gx.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_sdpa_backward_gqa_sums_the_shared_heads():
+    """A key/value head serving two query heads gets the sum of their gradients: the same as
+    running the repeated heads and summing (upstream's CPU flash kernel has no GQA form)."""
+    import torch
+    A = torch.ops.aten
+    q = torch.randn(2, 4, 9, 8, dtype=torch.float64)
+    k, v = torch.randn(2, 2, 11, 8, dtype=torch.float64), torch.randn(2, 2, 11, 8, dtype=torch.float64)
+    g = torch.randn(2, 4, 9, 8, dtype=torch.float64)
+    kr, vr = k.repeat_interleave(2, 1), v.repeat_interleave(2, 1)
+    o, lse = A._scaled_dot_product_flash_attention_for_cpu.default(q, kr, vr, 0.0, True)[:2]
+    gq, gk, gv = A._scaled_dot_product_flash_attention_for_cpu_backward.default(g, q, k, v, o, lse, 0.0, True)
+    rq, rk, rv = A._scaled_dot_product_flash_attention_for_cpu_backward.default(g, q, kr, vr, o, lse, 0.0, True)
+    np.testing.assert_allclose(gq.numpy(), rq.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gk.numpy(), rk.reshape(2, 2, 2, 11, 8).sum(2).numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gv.numpy(), rv.reshape(2, 2, 2, 11, 8).sum(2).numpy(), rtol=1e-12, atol=1e-12)

@@ -1476,3 +1476,20 @@ for dt in ("float32", "float64", "bfloat16"):
 add("bwd_dropout_float_mask", f"lambda g: {A}.native_dropout_backward.default(g, g > 0, 2.0) + {A}.native_dropout_backward.default(g, (g > 0).float(), 2.0)", [In((7,))], ["native_dropout_backward.default"])
 add("bwd_logit_edges", f"lambda g: ({A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')])), {A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')]), 0.1))", [In((7,))], ["logit_backward.default"])
 # (no invalid-padding case: upstream's reflection_pad2d_backward does not check and corrupts its heap)
+SDPA_BWD = ("lambda q, k, v, g: (lambda r: {A}._scaled_dot_product_flash_attention_for_cpu_backward.default("
+            "g, q, k, v, r[0], r[1], 0.0, {causal}, attn_mask={mask}, scale={scale}))"
+            "({A}._scaled_dot_product_flash_attention_for_cpu.default(q, k, v, 0.0, {causal}, attn_mask={mask}, scale={scale}))")
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"bwd_sdpa_{dt}", SDPA_BWD.format(A=A, causal=False, mask=None, scale=None),
+        [In((2, 3, 17, 16), dt), In((2, 3, 33, 16), dt), In((2, 3, 33, 16), dt), In((2, 3, 17, 16), dt)],
+        ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], **BWD_TOL[dt])
+    add(f"bwd_sdpa_causal_{dt}", SDPA_BWD.format(A=A, causal=True, mask=None, scale=0.3),
+        [In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt, layout="transposed")],
+        ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], **BWD_TOL[dt])
+# upstream's flash kernel takes a mask of the query's dtype: a boolean mask as 0 / -inf
+add("bwd_sdpa_mask", SDPA_BWD.format(A=A, causal=False, mask="torch.zeros(17, 33).masked_fill(~m, float('-inf'))", scale=None).replace("lambda q, k, v, g:", "lambda q, k, v, g, m:"),
+    [In((2, 3, 17, 16)), In((2, 3, 33, 16)), In((2, 3, 33, 16)), In((2, 3, 17, 16)), In((17, 33), "bool")],
+    ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], rtol=1e-4, atol=1e-5)
+add("bwd_sdpa_float_mask", SDPA_BWD.format(A=A, causal=False, mask="m", scale=None).replace("lambda q, k, v, g:", "lambda q, k, v, g, m:"),
+    [In((2, 3, 17, 16)), In((2, 3, 33, 16)), In((2, 3, 33, 16)), In((2, 3, 17, 16)), In((2, 1, 17, 33))],
+    ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], rtol=1e-4, atol=1e-5)
