@@ -71,6 +71,10 @@
      * W+pl+pr] into gx [P, H, W] (H = 1 for 1-d padding). */                                   \
     X(pad2d_backward, (T * gx, const T *gy, int64_t P, int64_t H, int64_t W, int64_t pt, int64_t pb, \
                        int64_t pl, int64_t pr, bool reflect))                                    \
+    /* unfold, accumulates: windows gi [outer, nw, inner, size] (window w covers positions     \
+     * w*step .. w*step+size-1 of the dimension) into gx [outer, D, inner]. */                   \
+    X(unfold_backward, (T * gx, const T *gi, int64_t outer, int64_t D, int64_t inner, int64_t nw,  \
+                        int64_t size, int64_t step))                                             \
     /* GLU over x [outer, 2*half, inner] with gy [outer, half, inner]: gx like x. */              \
     X(glu_backward, (T * gx, const T *gy, const T *x, int64_t outer, int64_t half, int64_t inner))
 

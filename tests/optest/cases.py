@@ -1493,3 +1493,17 @@ add("bwd_sdpa_mask", SDPA_BWD.format(A=A, causal=False, mask="torch.zeros(17, 33
 add("bwd_sdpa_float_mask", SDPA_BWD.format(A=A, causal=False, mask="m", scale=None).replace("lambda q, k, v, g:", "lambda q, k, v, g, m:"),
     [In((2, 3, 17, 16)), In((2, 3, 33, 16)), In((2, 3, 33, 16)), In((2, 3, 17, 16)), In((2, 1, 17, 33))],
     ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], rtol=1e-4, atol=1e-5)
+# gradients of views and selections
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"bwd_views_{dt}", f"lambda g, h, d: ({A}.select_backward.default(g, [3, 7, 33], 1, -2), {A}.slice_backward.default(h, [3, 7, 33], 2, 1, 30, 3), {A}.slice_backward.default(h, [3, 7, 33], -1, -35, 29, 3), {A}.diagonal_backward.default(d, [3, 7, 9], 1, 1, 2), {A}.diagonal_backward.default(d[..., :5], [3, 7, 9], -2, 2, 1))",
+        [In((3, 33), dt, layout="transposed"), In((3, 7, 10), dt), In((3, 6), dt)],
+        ["select_backward.default", "slice_backward.default", "diagonal_backward.default"], **BWD_TOL[dt])
+    add(f"bwd_selections_{dt}", f"lambda g, x, gi: (lambda mx: ({A}.value_selecting_reduction_backward.default(g, 1, mx[1], [7, 33], False), {A}.value_selecting_reduction_backward.default(g.unsqueeze(1), -1, x.argmax(1, keepdim=True), [7, 33], True), {A}.index_select_backward.default(gi, [7, 33], 1, torch.tensor([3, 0, 3, 32, 5])), {A}.unfold_backward.default(x.unfold(1, 5, 3), [7, 33], 1, 5, 3), {A}.unfold_backward.default(x.unfold(0, 2, 2), [7, 33], 0, 2, 2)))(x.max(1))",
+        [In((7,), dt), In((7, 33), dt), In((7, 5), dt, layout="transposed")],
+        ["value_selecting_reduction_backward.default", "index_select_backward.default", "unfold_backward.default"], **BWD_TOL[dt])
+add("bwd_embedding_backward", f"lambda g, i: ({A}.embedding_backward.default(g, i, 10, 2, False, False), {A}.embedding_backward.default(g, i, 10, -1, True, False))",
+    [In((5, 7, 16)), In((5, 7), "int64", "index", high=10)], ["embedding_backward.default"], rtol=1e-5, atol=1e-6)
+# sparse gradients are refused by name (NotImplementedError): no sparse layouts in torchnative
+KNOWN_UNSUPPORTED.append(Case("bwd_embedding_backward_sparse", f"lambda g, i: {A}.embedding_backward.default(g, i, 10, 2, False, True).to_dense()",
+                              [In((5, 7, 16)), In((5, 7), "int64", "index", high=10)], []))
+add("bwd_select_backward_index_err", f"lambda g: {A}.select_backward.default(g, [3, 7], 1, 7)", [In((3,))], ["select_backward.default"])
