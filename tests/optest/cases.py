@@ -1617,3 +1617,5 @@ add("bwd_embedding_backward", f"lambda g, i: ({A}.embedding_backward.default(g, 
 KNOWN_UNSUPPORTED.append(Case("bwd_embedding_backward_sparse", f"lambda g, i: {A}.embedding_backward.default(g, i, 10, 2, False, True).to_dense()",
                               [In((5, 7, 16)), In((5, 7), "int64", "index", high=10)], []))
 add("bwd_select_backward_index_err", f"lambda g: {A}.select_backward.default(g, [3, 7], 1, 7)", [In((3,))], ["select_backward.default"])
+add("isclose_basic", "lambda a, b: (torch.isclose(a, a + b * 1e-4, rtol=1e-3, atol=1e-5), torch.isclose(a, b), torch.isclose(a, a.clone(), equal_nan=True))", [In((65,), "float32", "special"), In((65,))], ["isclose.default"])
+add("allclose_basic", "lambda a, b: (torch.allclose(a, a + b * 1e-7), torch.allclose(a, b), torch.allclose(a, a * (1 + 1e-3), rtol=1e-2))", [In((33,)), In((33,))], ["allclose.default"])
