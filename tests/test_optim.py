@@ -620,3 +620,40 @@ def test_inplace_foreach_on_leaf_refuses():
     with torch.no_grad():
         torch._foreach_add_([q], 1.0)
     assert q.tolist() == [2.0, 2.0, 2.0]
+
+
+# ---- swa_utils, non-finite norms: whole printed results equal ---------------------------------
+SWA_SCRIPT = r"""
+import json, torch
+from torch.optim.swa_utils import AveragedModel, SWALR, get_ema_multi_avg_fn
+m = torch.nn.Linear(4, 3)
+with torch.no_grad():
+    m.weight.copy_(torch.arange(12.).reshape(3, 4) / 7); m.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+ema = AveragedModel(m, multi_avg_fn=get_ema_multi_avg_fn(0.9))
+swa = AveragedModel(m)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+sch = SWALR(opt, swa_lr=0.05, anneal_epochs=3)
+out = {"lr": []}
+for i in range(4):
+    for p in m.parameters():
+        p.grad = torch.full_like(p, 0.1 * (i + 1))
+    opt.step(); sch.step(); ema.update_parameters(m); swa.update_parameters(m)
+    out["lr"].append(opt.param_groups[0]["lr"])
+out["ema"] = [p.tolist() for p in ema.parameters()]
+out["swa"] = [p.tolist() for p in swa.parameters()]
+p = torch.nn.Parameter(torch.ones(3)); p.grad = torch.tensor([1.0, float("inf"), 2.0])
+try:
+    torch.nn.utils.clip_grad_norm_([p], 1.0, error_if_nonfinite=True)
+except Exception as e:
+    out["nonfinite"] = [type(e).__name__, str(e)[:60]]
+out["norm"] = repr(torch.nn.utils.clip_grad_norm_([p], 1.0).item())
+out["grad"] = repr(p.grad.tolist())
+out["total"] = torch.nn.utils.get_total_norm([torch.ones(3), torch.ones(4)], 2.0).item()
+print(json.dumps(out))
+"""
+
+
+def test_swa_utils_and_nonfinite_norms_match_upstream():
+    ours = subprocess.run([sys.executable, "-c", SWA_SCRIPT], capture_output=True, text=True, timeout=600)
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    assert json.loads(ours.stdout.strip().splitlines()[-1]) == run_reference(SWA_SCRIPT)
