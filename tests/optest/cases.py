@@ -1328,7 +1328,8 @@ def fe_in(dt="float32", kind="normal"):
 
 
 def fe_case(name, call, lists, covers, inplace_covers=None, dt="float32", kinds=None, extra=()):
-    """call: the foreach call with the list arguments spelled L0, L1, L2 (L0 is self)."""
+    """call: the foreach call with the list arguments as {0}, {1}, {2} ({0} is self) and
+    any extra inputs after them; with inplace_covers, the in-place form runs too."""
     kinds = kinds or ["normal"] * lists
     ins = [spec for k in kinds for spec in fe_in(dt, k)] + list(extra)
     names = [f"x{i}" for i in range(len(ins))]
