@@ -281,10 +281,9 @@ OPTIM_CASES += [
 # operation; and SGD in every form in float32/float64 (only mul/add/addcmul-style ops).
 #
 # Within SQRT_ULPS units in the last place (float32/float64 for-loop and foreach Adam,
-# AdamW, RMSprop, Adagrad): upstream's torch.sqrt on a contiguous float tensor runs MKL's
-# vector sqrt (VML, HA mode), which lands one ulp away from the correctly rounded root for
-# about 0.6% of inputs (measured: 636 of 100000 float32, 737 of 100000 float64 against
-# numpy); ours is correctly rounded. Each such ulp then propagates through the remaining
+# AdamW, RMSprop, Adagrad): upstream's torch.sqrt (at::vml, MKL's VML in this wheel) lands
+# one ulp below the correctly rounded root for about 0.6% of inputs (measured: 636 of
+# 100000 float32, 737 of 100000 float64 against numpy); ours is correctly rounded. Each such ulp then propagates through the remaining
 # steps (RMSprop's centered variance subtracts nearly equal numbers, so it amplifies most:
 # 32 ulp measured after 6 steps).
 #
