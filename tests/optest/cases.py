@@ -1328,7 +1328,8 @@ def fe_in(dt="float32", kind="normal"):
 
 
 def fe_case(name, call, lists, covers, inplace_covers=None, dt="float32", kinds=None, extra=()):
-    """call: the foreach call with the list arguments spelled L0, L1, L2 (L0 is self)."""
+    """call: the foreach call with the list arguments as {0}, {1}, {2} ({0} is self) and
+    any extra inputs after them; with inplace_covers, the in-place form runs too."""
     kinds = kinds or ["normal"] * lists
     ins = [spec for k in kinds for spec in fe_in(dt, k)] + list(extra)
     names = [f"x{i}" for i in range(len(ins))]
@@ -1617,3 +1618,5 @@ add("bwd_embedding_backward", f"lambda g, i: ({A}.embedding_backward.default(g, 
 KNOWN_UNSUPPORTED.append(Case("bwd_embedding_backward_sparse", f"lambda g, i: {A}.embedding_backward.default(g, i, 10, 2, False, True).to_dense()",
                               [In((5, 7, 16)), In((5, 7), "int64", "index", high=10)], []))
 add("bwd_select_backward_index_err", f"lambda g: {A}.select_backward.default(g, [3, 7], 1, 7)", [In((3,))], ["select_backward.default"])
+add("isclose_basic", "lambda a, b: (torch.isclose(a, a + b * 1e-4, rtol=1e-3, atol=1e-5), torch.isclose(a, b), torch.isclose(a, a.clone(), equal_nan=True))", [In((65,), "float32", "special"), In((65,))], ["isclose.default"])
+add("allclose_basic", "lambda a, b: (torch.allclose(a, a + b * 1e-7), torch.allclose(a, b), torch.allclose(a, a * (1 + 1e-3), rtol=1e-2))", [In((33,)), In((33,))], ["allclose.default"])
