@@ -133,7 +133,9 @@ CASES = [
     G("repeat", "lambda a: a.repeat(2, 1, 3)", [A], (0,), ["repeat"]),
     G("embedding", "lambda w, i: F.embedding(i, w, padding_idx=1)", [In((4, 5)), In((2, 3), "int64", "index", high=4)],
       (0,), ["embedding"]),
-    # nn
+    # nn (the *_fo twins run the first-order path: upstream's fused backward operators)
+    G("softmax_fo", "lambda a: F.softmax(a, 0) + F.log_softmax(a, 1)", [AT], (0,), ["_softmax", "_log_softmax"]),
+    G("tanh_sigmoid_fo", "lambda a: a.tanh() * a.sigmoid()", [AS], (0,), ["tanh", "sigmoid"]),
     G("softmax", "lambda a: F.softmax(a, 1)", [A], (0,), ["_softmax"], double=True),
     G("log_softmax", "lambda a: F.log_softmax(a, -1)", [A], (0,), ["_log_softmax"], double=True),
     G("cross_entropy", "lambda a, t: F.cross_entropy(a, t)", [A, In((4,), "int64", "index", high=5)], (0,),

@@ -1620,3 +1620,5 @@ KNOWN_UNSUPPORTED.append(Case("bwd_embedding_backward_sparse", f"lambda g, i: {A
 add("bwd_select_backward_index_err", f"lambda g: {A}.select_backward.default(g, [3, 7], 1, 7)", [In((3,))], ["select_backward.default"])
 add("isclose_basic", "lambda a, b: (torch.isclose(a, a + b * 1e-4, rtol=1e-3, atol=1e-5), torch.isclose(a, b), torch.isclose(a, a.clone(), equal_nan=True))", [In((65,), "float32", "special"), In((65,))], ["isclose.default"])
 add("allclose_basic", "lambda a, b: (torch.allclose(a, a + b * 1e-7), torch.allclose(a, b), torch.allclose(a, a * (1 + 1e-3), rtol=1e-2))", [In((33,)), In((33,))], ["allclose.default"])
+add("diff", "lambda a, b: (torch.diff(a), torch.diff(a, n=2, dim=0), torch.diff(a, dim=0, prepend=a[:1], append=b[:2]), torch.diff(a > 0, dim=1))", [In((5, 7)), In((3, 7))], ["diff.default"])
+add("diff_int", "lambda a: (torch.diff(a), torch.diff(a, n=3))", [In((2, 9), "int64", "int")], ["diff.default"])
