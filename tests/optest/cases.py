@@ -1331,10 +1331,17 @@ def _pool_out(n, k, p, s, d=1, ceil=False):
     return o
 
 
-BWD_TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": {}, "bfloat16": dict(rtol=2e-2, atol=2e-2)}
+# Tolerances: float64 and bfloat16 the harness defaults, float32 rtol 1e-5 (sums in another
+# order than upstream's vectorised kernels; measured need: none beyond atol 1e-5). Upstream's
+# bfloat16 pointwise-loss and padding gradients round each intermediate step to bfloat16
+# (scalar_t arithmetic), ours round once: measured rtol need 1.14e-2 (losses) and 9.2e-3
+# (padding) at atol 1e-2, hence BF16_STEPS.
+BWD_TOL = {"float32": dict(rtol=1e-5, atol=1e-5), "float64": {}, "bfloat16": {}}
+BF16_STEPS = dict(rtol=1.5e-2, atol=1e-2)
 # Upstream's CPU layer-norm backward sums grad_weight / grad_bias over rows in bfloat16 itself
 # (partial sums rounded each row); ours sums in float and rounds once. Over 21 rows the
-# rounding walk reaches ~0.05 (measured: 0.047 at one of 33 entries), hence LN_BF16.
+# rounding walk reaches ~0.05 (measured: 0.047 at one of 33 entries, rtol need 0.103 at
+# atol 1e-2), hence LN_BF16.
 LN_BF16 = dict(rtol=2e-2, atol=8e-2)
 # native_group_norm_backward upstream gives different values for a non-contiguous grad_out
 # than for the same values contiguous (it reads dY in the input's layout); the cases use a
@@ -1383,7 +1390,7 @@ for dt in ("float32", "float64", "bfloat16"):
         ["threshold_backward.default", "gelu_backward.default", "silu_backward.default", "sigmoid_backward.default", "tanh_backward.default", "hardtanh_backward.default", "leaky_relu_backward.default", "elu_backward.default", "softplus_backward.default", "hardswish_backward.default", "hardsigmoid_backward.default"], **tol)
     add(f"bwd_losses_{dt}", f"lambda x, t, p, q, w, g: ({A}.mse_loss_backward.default(torch.tensor(0.7, dtype=x.dtype), x, t, 1), {A}.mse_loss_backward.default(g, x, t, 0), {A}.smooth_l1_loss_backward.default(torch.tensor(1.1, dtype=x.dtype), x, t, 1, 1.0), {A}.smooth_l1_loss_backward.default(g, x, t, 0, 0.5), {A}.huber_loss_backward.default(torch.tensor(0.9, dtype=x.dtype), x, t, 2, 0.7), {A}.huber_loss_backward.default(g, x, t, 0, 1.0), {A}.binary_cross_entropy_backward.default(torch.tensor(0.8, dtype=x.dtype), p, q, None, 1), {A}.binary_cross_entropy_backward.default(g, p, q, w, 0), {A}.binary_cross_entropy_backward.default(torch.tensor(1.2, dtype=x.dtype), p, q, w, 2))",
         [In((7, 33), dt), In((7, 33), dt), In((7, 33), dt, "unit"), In((7, 33), dt, "unit"), In((33,), dt, "pos"), In((7, 33), dt, layout="transposed")],
-        ["mse_loss_backward.default", "smooth_l1_loss_backward.default", "huber_loss_backward.default", "binary_cross_entropy_backward.default"], **tol)
+        ["mse_loss_backward.default", "smooth_l1_loss_backward.default", "huber_loss_backward.default", "binary_cross_entropy_backward.default"], **(BF16_STEPS if dt == "bfloat16" else tol))
 
 # realistic CNN / transformer sizes, masks and edge cases
 add("bwd_conv2d_cnn", f"lambda x, w, g: {A}.convolution_backward.default(g, x, w, [16], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])",
@@ -1472,7 +1479,7 @@ for dt in ("float32", "float64", "bfloat16"):
         ["native_dropout_backward.default", "softshrink_backward.default", "hardshrink_backward.default", "mish_backward.default", "logit_backward.default"], **BWD_TOL[dt])
     add(f"bwd_pad_{dt}", f"lambda x, g, h: ({A}.reflection_pad2d_backward.default(g, x, [2, 3, 1, 4]), {A}.replication_pad2d_backward.default(g, x, [2, 3, 1, 4]), {A}.reflection_pad1d_backward.default(h, x[0], [3, 2]), {A}.replication_pad1d_backward.default(h, x[0], [3, 2]))",
         [In((2, 5, 7), dt), In((2, 10, 12), dt, layout="transposed"), In((5, 12), dt)],
-        ["reflection_pad2d_backward.default", "replication_pad2d_backward.default", "reflection_pad1d_backward.default", "replication_pad1d_backward.default"], **BWD_TOL[dt])
+        ["reflection_pad2d_backward.default", "replication_pad2d_backward.default", "reflection_pad1d_backward.default", "replication_pad1d_backward.default"], **(BF16_STEPS if dt == "bfloat16" else BWD_TOL[dt]))
 add("bwd_dropout_float_mask", f"lambda g: {A}.native_dropout_backward.default(g, g > 0, 2.0) + {A}.native_dropout_backward.default(g, (g > 0).float(), 2.0)", [In((7,))], ["native_dropout_backward.default"])
 add("bwd_logit_edges", f"lambda g: ({A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')])), {A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')]), 0.1))", [In((7,))], ["logit_backward.default"])
 # (no invalid-padding case: upstream's reflection_pad2d_backward does not check and corrupts its heap)
