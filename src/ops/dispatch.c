@@ -1,6 +1,9 @@
-/* dispatch.c — the door: kernel lookup, derived in-place / out= variants, refusal by name. */
+/* dispatch.c — the door: autograd recording, kernel lookup, derived in-place / out=
+ * variants, refusal by name. */
 #include "ops/dispatch.h"
 
+#include "autograd/autograd.h"
+#include "autograd/formulas.h"
 #include "ops/graph.h"
 
 #include <string.h>
@@ -112,9 +115,27 @@ static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
 
 /* Graph capture attaches here: calls from outside the door are recorded once they have
  * run (nested calls made by implementations are part of their caller's step). */
+/* Outputs of a view operator that share their input's storage are marked, so autograd can
+ * tell an in-place write through a view from one on a tensor of its own. */
+static void mark_views(tn_op_id op, const tn_value *args, tn_value *rets) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    if (!s->nargs || args[0].tag != TN_V_TENSOR || !args[0].u.t) return;
+    tn_storage *st = args[0].u.t->storage;
+    for (int k = 0; k < s->nrets; k++) {
+        if (rets[k].tag == TN_V_TENSOR && rets[k].u.t && rets[k].u.t->storage == st && rets[k].u.t != args[0].u.t)
+            rets[k].u.t->flags |= TN_TENSOR_IS_VIEW;
+        else if (rets[k].tag == TN_V_TENSORLIST)
+            for (int64_t i = 0; i < rets[k].u.tlist.n; i++)
+                if (rets[k].u.tlist.data[i] && rets[k].u.tlist.data[i]->storage == st)
+                    rets[k].u.tlist.data[i]->flags |= TN_TENSOR_IS_VIEW;
+    }
+}
+
 tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     bool record = tn_graph_enter();
-    tn_status st = run_op(op, args, rets);
+    tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op)
+                                                       : run_op(op, args, rets);
+    if (st == TN_OK && tn_op_is_view(op)) mark_views(op, args, rets);
     if (record && st == TN_OK) tn_graph_record(op, args, rets);
     tn_graph_leave();
     return st;
