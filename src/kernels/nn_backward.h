@@ -16,10 +16,16 @@
 
 /* Every kernel as X(name, (argument list)) with `T` for the element type. */
 #define TN_NN_BWD_KERNELS(X)                                                                     \
-    /* col2im, accumulates: col [C*kh*kw, oh*ow] is added into image x [C, H, W]. */             \
-    X(col2im, (T * x, const T *col, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw,      \
-               int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,  \
-               int64_t dw))                                                                      \
+    /* col2im, accumulates: col [C*kh*kw, oh*ow] (rows ld elements apart, ld >= oh*ow, so one   \
+     * image's block of a batched [K, n*oh*ow] matrix can be read) is added into x [C, H, W]. */ \
+    X(col2im, (T * x, const T *col, int64_t ld, int64_t C, int64_t H, int64_t W, int64_t kh,      \
+               int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw,  \
+               int64_t dh, int64_t dw))                                                          \
+    /* im2col of one image x [C, H, W] into col [C*kh*kw, oh*ow] with rows ld elements apart     \
+     * (the forward's im2col with a leading dimension: one image's block of a batch). */         \
+    X(im2col_ld, (T * col, int64_t ld, const T *x, int64_t C, int64_t H, int64_t W, int64_t kh,   \
+                  int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, \
+                  int64_t dh, int64_t dw))                                                       \
     /* max pool, accumulates: gy, idx [P, OHW] (idx in [0, HW), checked by the caller) into     \
      * gx [P, HW]. */                                                                            \
     X(max_pool2d_backward, (T * gx, const T *gy, const int64_t *idx, int64_t P, int64_t HW,        \

@@ -127,20 +127,32 @@ static tn_status add_result(tn_dtype acc, void *dst, tn_tensor *r, int64_t n) {
     return TN_OK;
 }
 
-/* Gradient of a non-transposed convolution w.r.t. input (col2im of Wᵀ·g), weight (g·colᵀ
- * summed over the batch) and bias (g summed over batch and space), in the acc dtype. */
+/* Columns per chunk of the batched products: a [K, nb*P] column matrix stays near 4M
+ * elements (16 MB in float), large enough for the GEMM, small enough for any image size. */
+#define CONV_CHUNK_ELEMS ((int64_t)4 << 20)
+
+/* Gradient of a non-transposed convolution w.r.t. input (col2im of Wᵀ·g), weight (g·colᵀ)
+ * and bias (g summed over batch and space), in the acc dtype. The batch is processed in
+ * chunks of nb images: grad_output regrouped as [O, N*P] makes each chunk's products one
+ * GEMM per group ([K, Og]·[Og, nb*P] and [Og, nb*P]·[nb*P, K]) instead of one per image. */
 static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, const conv_geom *q, tn_tensor *gx,
                                    tn_tensor *gw, tn_tensor *gb) {
     tn_dtype acc = tn_nn_acc(x->dtype);
     size_t isz = (size_t)tn_dtype_itemsize(acc);
+    bool f = acc == TN_DTYPE_FLOAT32;
     int64_t N = q->N, C = q->C, G = q->G, Cg = q->Cg, O = q->O, Og = O / G;
-    int64_t K = Cg * q->kh * q->kw, P = q->oh * q->ow, HW = q->H * q->W;
-    tn_tensor *gyt = NULL, *wt = NULL, *col = NULL, *xt = NULL;
-    tn_nn_buf bgx = {0}, bgw = {0}, bgb = {0};
-    tn_status st = acc_tensor(gy, acc, &gyt);
+    int64_t K = Cg * q->kh * q->kw, P = q->oh * q->ow, HW = q->H * q->W, NP = N * P;
+    int64_t nb = CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
+    if (nb < 1) nb = 1;
+    if (nb > N) nb = N;
+    tn_tensor *gyr = NULL, *wt = NULL, *col = NULL, *xt = NULL;
+    tn_nn_buf bgy = {0}, bgx = {0}, bgw = {0}, bgb = {0};
+    int64_t rsz[2] = {O, NP};
+    tn_status st = tn_nn_load(gy, acc, &bgy);
+    if (st == TN_OK) st = tn_tensor_empty(2, rsz, acc, tn_device_cpu(), &gyr);
     if (st == TN_OK && gx) st = acc_tensor(w, acc, &wt);
     if (st == TN_OK && gw) {
-        int64_t csz[2] = {K, P};
+        int64_t csz[2] = {K, nb * P};
         st = acc_tensor(x, acc, &xt);
         if (st == TN_OK) st = tn_tensor_empty(2, csz, acc, tn_device_cpu(), &col);
     }
@@ -148,48 +160,58 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     if (st == TN_OK && gw) st = out_begin(gw, acc, true, &bgw);
     if (st == TN_OK && gb) st = out_begin(gb, acc, true, &bgb);
     if (st != TN_OK) goto done;
-    for (int64_t n = 0; n < N && st == TN_OK; n++)
+    /* gyr[o][n*P + p] = gy[n][o][p] */
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t o = 0; o < O; o++)
+            memcpy((char *)tn_tensor_data(gyr) + (size_t)(o * NP + n * P) * isz,
+                   (const char *)bgy.data + (size_t)((n * O + o) * P) * isz, (size_t)P * isz);
+    for (int64_t n0 = 0; n0 < N && st == TN_OK && (gx || gw); n0 += nb) {
+        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P;
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
-            int64_t gyoff = (n * O + g * Og) * P;
+            int64_t gyoff = g * Og * NP + n0 * P;
             if (gx) {
-                /* col = W_gᵀ [K, Og] · gy_ng [Og, P], scattered back into the image. */
+                /* cols = W_gᵀ [K, Og] · gy_g [Og, L], each image's block scattered back. */
                 tn_tensor *r = NULL;
-                st = mm_views(wt, g * Og * K, K, Og, 1, K, gyt, gyoff, Og, P, P, 1, &r);
+                st = mm_views(wt, g * Og * K, K, Og, 1, K, gyr, gyoff, Og, L, NP, 1, &r);
                 if (st != TN_OK) break;
                 tn_nn_buf br;
                 st = tn_nn_load(r, acc, &br);
                 if (st == TN_OK) {
-                    char *dst = (char *)bgx.data + (size_t)((n * C + g * Cg) * HW) * isz;
-                    NN_KERNEL(acc, col2im, (void *)dst, (const void *)br.data, Cg, q->H, q->W, q->kh, q->kw, q->oh,
-                              q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+                    for (int64_t j = 0; j < nbc; j++) {
+                        char *dst = (char *)bgx.data + (size_t)(((n0 + j) * C + g * Cg) * HW) * isz;
+                        const char *src = (const char *)br.data + (size_t)(j * P) * isz;
+                        NN_KERNEL(acc, col2im, (void *)dst, (const void *)src, L, Cg, q->H, q->W, q->kh, q->kw, q->oh,
+                                  q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+                    }
                     tn_nn_buf_free(&br);
                 }
                 tn_tensor_release(r);
                 if (st != TN_OK) break;
             }
             if (gw) {
-                /* gw_g [Og, K] += gy_ng [Og, P] · col_ngᵀ [P, K] */
-                const char *xg = (const char *)tn_tensor_data(xt) + (size_t)((n * C + g * Cg) * HW) * isz;
-                NN_KERNEL(acc, im2col, tn_tensor_data(col), (const void *)xg, Cg, q->H, q->W, q->kh, q->kw, q->oh,
-                          q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+                /* gw_g [Og, K] += gy_g [Og, L] · colsᵀ [L, K] */
+                for (int64_t j = 0; j < nbc; j++) {
+                    const char *xg = (const char *)tn_tensor_data(xt) + (size_t)(((n0 + j) * C + g * Cg) * HW) * isz;
+                    char *cdst = (char *)tn_tensor_data(col) + (size_t)(j * P) * isz;
+                    NN_KERNEL(acc, im2col_ld, (void *)cdst, L, (const void *)xg, Cg, q->H, q->W, q->kh, q->kw, q->oh,
+                              q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+                }
                 tn_tensor *r = NULL;
-                st = mm_views(gyt, gyoff, Og, P, P, 1, col, 0, P, K, 1, P, &r);
+                st = mm_views(gyr, gyoff, Og, L, NP, 1, col, 0, L, K, 1, L, &r);
                 if (st != TN_OK) break;
                 st = add_result(acc, (char *)bgw.data + (size_t)(g * Og * K) * isz, r, Og * K);
                 tn_tensor_release(r);
             }
         }
+    }
     if (st == TN_OK && gb) {
-        const char *gd = tn_tensor_data(gyt);
+        const char *gd = tn_tensor_data(gyr);
         for (int64_t o = 0; o < O; o++) {
-            double s = 0;
-            for (int64_t n = 0; n < N; n++)
-                for (int64_t j = 0; j < P; j++) {
-                    int64_t k = (n * O + o) * P + j;
-                    s += acc == TN_DTYPE_FLOAT32 ? ((const float *)(const void *)gd)[k] : ((const double *)(const void *)gd)[k];
-                }
-            if (acc == TN_DTYPE_FLOAT32) ((float *)bgb.data)[o] = (float)s;
-            else ((double *)bgb.data)[o] = s;
+            double sum = 0;
+            for (int64_t k = o * NP; k < (o + 1) * NP; k++)
+                sum += f ? ((const float *)(const void *)gd)[k] : ((const double *)(const void *)gd)[k];
+            if (f) ((float *)bgb.data)[o] = (float)sum;
+            else ((double *)bgb.data)[o] = sum;
         }
     }
     if (st == TN_OK) {
@@ -198,8 +220,8 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
         if (gb) tn_nn_out_finish(gb, acc, &bgb);
     }
 done:
-    tn_nn_buf_free(&bgx); tn_nn_buf_free(&bgw); tn_nn_buf_free(&bgb);
-    if (gyt) tn_tensor_release(gyt);
+    tn_nn_buf_free(&bgy); tn_nn_buf_free(&bgx); tn_nn_buf_free(&bgw); tn_nn_buf_free(&bgb);
+    if (gyr) tn_tensor_release(gyr);
     if (wt) tn_tensor_release(wt);
     if (xt) tn_tensor_release(xt);
     if (col) tn_tensor_release(col);
@@ -388,7 +410,7 @@ static tn_status conv_transposed_run(tn_tensor *x, tn_tensor *w, tn_tensor *bias
             st = tn_nn_load(r, acc, &br);
             if (st == TN_OK) {
                 char *dst = (char *)by.data + (size_t)((n * Cout + g * Cog) * OHW) * isz;
-                NN_KERNEL(acc, col2im, (void *)dst, (const void *)br.data, Cog, OH, OW, q->kh, q->kw, q->H, q->W, q->sh,
+                NN_KERNEL(acc, col2im, (void *)dst, (const void *)br.data, HW, Cog, OH, OW, q->kh, q->kw, q->H, q->W, q->sh,
                           q->sw, q->ph, q->pw, q->dh, q->dw);
                 tn_nn_buf_free(&br);
             }

@@ -4,6 +4,7 @@
  * pooling, padding, upsampling, unfold). Values against upstream are compared by the
  * Python operator harness (tests/optest/cases.py, bwd_* cases). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,9 +48,20 @@ static void check_adjoint(const char *what, double lhs, double rhs, double tol) 
         int64_t nc = C * kh * kw * oh * ow;                                                                      \
         T *x = S##_rand(C * H * W), *g = S##_rand(nc), *col = S##_zeros(nc), *gx = S##_zeros(C * H * W);         \
         S##_im2col__scalar(col, x, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                             \
-        S##_col2im__scalar(gx, g, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                              \
+        S##_col2im__scalar(gx, g, oh * ow, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                     \
         check_adjoint(#S " col2im", S##_dot(col, g, nc), S##_dot(x, gx, C * H * W), tol);                        \
-        free(x); free(g); free(col); free(gx);                                                                   \
+        /* the strided forms: image block 1 of a [K, 3*oh*ow] batch matches the plain ones */                   \
+        int64_t K = C * kh * kw, P = oh * ow;                                                                    \
+        T *big = S##_zeros(3 * nc), *gx2 = S##_zeros(C * H * W);                                                 \
+        S##_im2col_ld__scalar(big + P, 3 * P, x, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);               \
+        bool same = true;                                                                                        \
+        for (int64_t r = 0; r < K; r++)                                                                          \
+            for (int64_t j = 0; j < P; j++) same &= big[r * 3 * P + P + j] == col[r * P + j];                    \
+        TN_CHECK(same, #S " im2col_ld block differs from im2col");                                               \
+        for (int64_t r = 0; r < K; r++) memcpy(big + r * 3 * P + P, g + r * P, (size_t)P * sizeof(T));          \
+        S##_col2im__scalar(gx2, big + P, 3 * P, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                \
+        TN_CHECK(memcmp(gx, gx2, (size_t)(C * H * W) * sizeof(T)) == 0, #S " strided col2im differs");          \
+        free(x); free(g); free(col); free(gx); free(big); free(gx2);                                             \
     }                                                                                                            \
     static void S##_pools(int64_t P, int64_t H, int64_t W, int64_t k, int64_t s, int64_t p, int64_t oh,           \
                           int64_t ow) {                                                                          \
