@@ -2,7 +2,7 @@
  * adjoint of im2col, for convolution gradients), pooling and upsampling gradients,
  * normalisation gradients, softmax / log-softmax, NLL, embedding and GLU gradients.
  * Each exists for float (f32_*, also the opmath of Half and BFloat16) and double (f64_*),
- * works on contiguous buffers from the op layer (src/ops/nn_backward.c), never sees a
+ * works on contiguous buffers from the op layer (src/ops/nn_backward*.c), never sees a
  * tensor and never allocates (scratch comes from the caller).
  *
  * Kernels that scatter ("accumulates") add into their output, which the caller zeroes.

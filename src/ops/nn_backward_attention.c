@@ -1,0 +1,203 @@
+/* nn_backward_attention.c — _scaled_dot_product_flash_attention_for_cpu_backward: the
+ * attention gradient rebuilt from the forward's logsumexp, its products through aten::mm.
+ * Plain C11; no Python. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/nn_backward_internal.h"
+
+/* ================================ attention ============================================ */
+
+/* Gradient of softmax(scale·Q·Kᵀ + mask)·V per (batch, query head) from the forward's
+ * logsumexp: P = exp(scale·QKᵀ + mask - lse) (causal: key j > query i gets 0),
+ * dV += Pᵀ·dO, dP = dO·Vᵀ, dS = P ∘ (dP - rowsum(dO ∘ O)), dQ = scale·dS·K,
+ * dK += scale·dSᵀ·Q; a key head shared by several query heads (GQA) sums theirs. The four
+ * products go through aten::mm at the door; the elementwise steps run here in acc. */
+typedef struct sdpa_bufs {
+    tn_tensor *q, *k, *v, *o, *go, *p; /* acc tensors; p is [L, S] scratch */
+    void *lse, *mask;                   /* acc buffers (mask additive, or NULL) */
+    int64_t ms[4];
+} sdpa_bufs;
+
+static tn_status sdpa_backward_run(const sdpa_bufs *t, int64_t B, int64_t Hq, int64_t Hk, int64_t L, int64_t S,
+                                   int64_t E, int64_t Ev, double scale, bool causal, void *gq, void *gk, void *gv) {
+    tn_dtype acc = t->q->dtype;
+    bool f = acc == TN_DTYPE_FLOAT32;
+    int64_t rep = Hq / Hk;
+    tn_status st = TN_OK;
+    for (int64_t b = 0; b < B && st == TN_OK; b++)
+        for (int64_t h = 0; h < Hq && st == TN_OK; h++) {
+            int64_t hk = h / rep, qo = (b * Hq + h) * L * E, ko = (b * Hk + hk) * S * E;
+            int64_t vo = (b * Hk + hk) * S * Ev, oo = (b * Hq + h) * L * Ev, lo = (b * Hq + h) * L;
+            tn_tensor *r = NULL;
+            /* P */
+            st = tn_nnb_mm_views(t->q, qo, L, E, E, 1, t->k, ko, E, S, 1, E, &r);
+            if (st != TN_OK) break;
+            tn_nn_buf br;
+            if ((st = tn_nn_load(r, acc, &br)) != TN_OK) { tn_tensor_release(r); break; }
+            void *pd = tn_tensor_data(t->p);
+            for (int64_t i = 0; i < L; i++)
+                for (int64_t j = 0; j < S; j++) {
+                    double s = f ? (double)((const float *)br.data)[i * S + j] : ((const double *)br.data)[i * S + j];
+                    double m = 0, l = f ? ((const float *)t->lse)[lo + i] : ((const double *)t->lse)[lo + i];
+                    if (t->mask) {
+                        int64_t mi = b * t->ms[0] + h * t->ms[1] + i * t->ms[2] + j * t->ms[3];
+                        m = f ? ((const float *)t->mask)[mi] : ((const double *)t->mask)[mi];
+                    }
+                    double pv = (causal && j > i) ? 0.0 : exp(s * scale + m - l);
+                    if (pv != pv) pv = 0; /* fully masked row: -inf - lse */
+                    if (f) ((float *)pd)[i * S + j] = (float)pv;
+                    else ((double *)pd)[i * S + j] = pv;
+                }
+            tn_nn_buf_free(&br);
+            tn_tensor_release(r);
+            /* dV += Pᵀ · dO */
+            if ((st = tn_nnb_mm_views(t->p, 0, S, L, 1, S, t->go, oo, L, Ev, Ev, 1, &r)) != TN_OK) break;
+            st = tn_nnb_add_result(acc, (char *)gv + (size_t)vo * (size_t)tn_dtype_itemsize(acc), r, S * Ev);
+            tn_tensor_release(r);
+            if (st != TN_OK) break;
+            /* dS = P ∘ (dO·Vᵀ - D) */
+            if ((st = tn_nnb_mm_views(t->go, oo, L, Ev, Ev, 1, t->v, vo, Ev, S, 1, Ev, &r)) != TN_OK) break;
+            if ((st = tn_nn_load(r, acc, &br)) != TN_OK) { tn_tensor_release(r); break; }
+            const char *god = tn_tensor_data(t->go), *od = tn_tensor_data(t->o);
+            for (int64_t i = 0; i < L; i++) {
+                double D = 0;
+                for (int64_t e = 0; e < Ev; e++) {
+                    int64_t k = oo + i * Ev + e;
+                    D += f ? (double)((const float *)(const void *)god)[k] * ((const float *)(const void *)od)[k]
+                           : ((const double *)(const void *)god)[k] * ((const double *)(const void *)od)[k];
+                }
+                for (int64_t j = 0; j < S; j++) {
+                    if (f) {
+                        float *pp = (float *)pd + i * S + j;
+                        *pp = (float)((double)*pp * ((double)((const float *)br.data)[i * S + j] - D) * scale);
+                    } else {
+                        double *pp = (double *)pd + i * S + j;
+                        *pp = *pp * (((const double *)br.data)[i * S + j] - D) * scale;
+                    }
+                }
+            }
+            tn_nn_buf_free(&br);
+            tn_tensor_release(r);
+            /* dQ = dS·K, dK += dSᵀ·Q (scale folded into dS above) */
+            if ((st = tn_nnb_mm_views(t->p, 0, L, S, S, 1, t->k, ko, S, E, E, 1, &r)) != TN_OK) break;
+            st = tn_nnb_add_result(acc, (char *)gq + (size_t)qo * (size_t)tn_dtype_itemsize(acc), r, L * E);
+            tn_tensor_release(r);
+            if (st != TN_OK) break;
+            if ((st = tn_nnb_mm_views(t->p, 0, S, L, 1, S, t->q, qo, L, E, E, 1, &r)) != TN_OK) break;
+            st = tn_nnb_add_result(acc, (char *)gk + (size_t)ko * (size_t)tn_dtype_itemsize(acc), r, S * E);
+            tn_tensor_release(r);
+        }
+    return st;
+}
+
+/* aten::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value,
+ * out, logsumexp, dropout_p, is_causal, *, attn_mask?, scale?) -> (grad_query, grad_key,
+ * grad_value). Operands [B, H, L|S, E]; a key/value head may serve several query heads. */
+tn_status tn_op__scaled_dot_product_flash_attention_for_cpu_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *go = args[0].u.t, *q = args[1].u.t, *k = args[2].u.t, *v = args[3].u.t, *o = args[4].u.t;
+    tn_tensor *lse = args[5].u.t, *mask = tn_nn_opt_tensor(&args[8]);
+    double dropout_p = args[6].u.d;
+    bool causal = args[7].u.b;
+    char b1[256], b2[256], b3[256];
+    if (q->ndim != 4 || k->ndim != 4 || v->ndim != 4 || o->ndim != 4 || go->ndim != 4)
+        return tn_error(TN_ERR_RUNTIME, "scaled_dot_product_attention_flash_attention_backward: Accept only 4 dims "
+                                        "inputs shape of {B, H, T, K}");
+    if (dropout_p > 0)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::_scaled_dot_product_flash_attention_for_cpu_backward with "
+                                                "dropout_p > 0 is not implemented by torchnative");
+    if (q->dtype != k->dtype || q->dtype != v->dtype || go->dtype != q->dtype || o->dtype != q->dtype)
+        return tn_error(TN_ERR_RUNTIME, "Expected query, key, value, out and grad_out to have the same dtype");
+    TN_TRY(tn_nnb_check_float(q, "flash_attention_backward"));
+    int64_t B = q->sizes[0], Hq = q->sizes[1], L = q->sizes[2], E = q->sizes[3];
+    int64_t Hk = k->sizes[1], S = k->sizes[2], Ev = v->sizes[3];
+    bool ok = k->sizes[0] == B && v->sizes[0] == B && k->sizes[3] == E && v->sizes[1] == Hk && v->sizes[2] == S &&
+              Hk > 0 && Hq % Hk == 0;
+    int64_t osz[4] = {B, Hq, L, Ev};
+    for (int i = 0; ok && i < 4; i++) ok = o->sizes[i] == osz[i] && go->sizes[i] == osz[i];
+    if (ok) ok = tn_tensor_numel(lse) == B * Hq * L;
+    if (!ok)
+        return tn_error(TN_ERR_RUNTIME, "flash_attention_backward: inconsistent shapes: query %s, key %s, value %s",
+                        TN_NN_FMT(q, b1), TN_NN_FMT(k, b2), TN_NN_FMT(v, b3));
+    int64_t target[4] = {B, Hq, L, S}, ms[4] = {0, 0, 0, 0};
+    if (mask) {
+        if (mask->ndim > 4)
+            return tn_error(TN_ERR_RUNTIME, "attn_mask of shape %s does not broadcast to the attention scores",
+                            TN_NN_FMT(mask, b1));
+        int64_t cs[TN_MAX_DIMS];
+        tn_contiguous_strides(mask->ndim, mask->sizes, cs);
+        for (int i = 0; i < mask->ndim; i++) {
+            int md = mask->ndim - 1 - i;
+            if (mask->sizes[md] != target[3 - i] && mask->sizes[md] != 1)
+                return tn_error(TN_ERR_RUNTIME, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                                                "non-singleton dimension %d",
+                                (long long)mask->sizes[md], (long long)target[3 - i], md);
+            ms[3 - i] = mask->sizes[md] == 1 ? 0 : cs[md];
+        }
+    }
+    double scale = tn_nn_opt_double(&args[9], NAN);
+    if (isnan(scale)) scale = 1.0 / sqrt((double)E);
+    tn_tensor *gq = NULL, *gk = NULL, *gv = NULL;
+    tn_status st = tn_nn_empty(4, q->sizes, q->dtype, q, &gq);
+    if (st == TN_OK) st = tn_nn_empty(4, k->sizes, k->dtype, k, &gk);
+    if (st == TN_OK) st = tn_nn_empty(4, v->sizes, v->dtype, v, &gv);
+    tn_tensor *all[7] = {go, q, k, v, o, lse, mask};
+    if (st == TN_OK && !tn_nnb_any_meta(7, all)) {
+        tn_dtype acc = tn_nn_acc(q->dtype);
+        sdpa_bufs t = {0};
+        tn_nn_buf bl = {0}, bm = {0}, ogq = {0}, ogk = {0}, ogv = {0};
+        int64_t psz[2] = {L, S};
+        st = tn_nnb_acc_tensor(q, acc, &t.q);
+        if (st == TN_OK) st = tn_nnb_acc_tensor(k, acc, &t.k);
+        if (st == TN_OK) st = tn_nnb_acc_tensor(v, acc, &t.v);
+        if (st == TN_OK) st = tn_nnb_acc_tensor(o, acc, &t.o);
+        if (st == TN_OK) st = tn_nnb_acc_tensor(go, acc, &t.go);
+        if (st == TN_OK) st = tn_tensor_empty(2, psz, acc, tn_device_cpu(), &t.p);
+        if (st == TN_OK) st = tn_nn_is_float(lse->dtype) ? tn_nn_load(lse, acc, &bl)
+                                                          : tn_error(TN_ERR_RUNTIME, "logsumexp must be floating point");
+        if (st == TN_OK && mask) {
+            if (mask->dtype == TN_DTYPE_BOOL) {
+                tn_nn_buf mi;
+                st = tn_nn_load_index(mask, &mi);
+                int64_t n = tn_tensor_numel(mask);
+                if (st == TN_OK) st = tn_nnb_acc_alloc(acc, n, false, &bm.data);
+                if (st == TN_OK) {
+                    bm.owned = true;
+                    for (int64_t i = 0; i < n; i++) {
+                        double m = ((const int64_t *)mi.data)[i] ? 0.0 : -INFINITY;
+                        if (acc == TN_DTYPE_FLOAT32) ((float *)bm.data)[i] = (float)m;
+                        else ((double *)bm.data)[i] = m;
+                    }
+                }
+                tn_nn_buf_free(&mi);
+            } else {
+                st = tn_nn_load(mask, acc, &bm);
+            }
+        }
+        if (st == TN_OK) st = tn_nnb_out_begin(gq, acc, true, &ogq);
+        if (st == TN_OK) st = tn_nnb_out_begin(gk, acc, true, &ogk);
+        if (st == TN_OK) st = tn_nnb_out_begin(gv, acc, true, &ogv);
+        if (st == TN_OK && tn_tensor_numel(gq) + tn_tensor_numel(gk) + tn_tensor_numel(gv) > 0) {
+            t.lse = bl.data;
+            t.mask = mask ? bm.data : NULL;
+            memcpy(t.ms, ms, sizeof ms);
+            st = sdpa_backward_run(&t, B, Hq, Hk, L, S, E, Ev, scale, causal, ogq.data, ogk.data, ogv.data);
+        }
+        if (st == TN_OK) {
+            tn_nn_out_finish(gq, acc, &ogq);
+            tn_nn_out_finish(gk, acc, &ogk);
+            tn_nn_out_finish(gv, acc, &ogv);
+        }
+        tn_nn_buf_free(&bl); tn_nn_buf_free(&bm); tn_nn_buf_free(&ogq); tn_nn_buf_free(&ogk); tn_nn_buf_free(&ogv);
+        tn_tensor *ts[6] = {t.q, t.k, t.v, t.o, t.go, t.p};
+        for (int i = 0; i < 6; i++)
+            if (ts[i]) tn_tensor_release(ts[i]);
+    }
+    if (st != TN_OK) { tn_nnb_release3(gq, gk, gv); return st; }
+    rets[0] = tn_value_tensor(gq);
+    rets[1] = tn_value_tensor(gk);
+    rets[2] = tn_value_tensor(gv);
+    return TN_OK;
+}
