@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernels/nn_backward.h"
+#include "core/threadpool.h"
 #include "ops/nn_backward_internal.h"
 
 /* ================================ pooling ============================================== */
@@ -72,9 +73,27 @@ static tn_status check_grad_planes(const tn_tensor *gy, const tn_tensor *x, int6
     return tn_nnb_check_float(x, what);
 }
 
-/* The plane form of a pooling gradient: gx zeros like x, kernel scatters gy into it. */
-typedef void (*plane_bwd_fn)(tn_dtype acc, void *gx, const void *gy, int64_t P, int64_t H, int64_t W, int64_t oh,
-                             int64_t ow, void *ctx);
+/* The plane form of a pooling gradient: gx zeros like x, the kernel scatters gy into it.
+ * Planes are independent, so they are split across the thread pool; fn gets the index p0
+ * of its first plane and P planes from there (gx, gy already offset). */
+typedef void (*plane_bwd_fn)(tn_dtype acc, void *gx, const void *gy, int64_t p0, int64_t P, int64_t H, int64_t W,
+                             int64_t oh, int64_t ow, void *ctx);
+
+typedef struct plane_job {
+    plane_bwd_fn fn;
+    tn_dtype acc;
+    size_t isz;
+    char *gx;
+    const char *gy;
+    int64_t H, W, oh, ow;
+    void *ctx;
+} plane_job;
+
+static void plane_chunk(void *vj, int64_t p0, int64_t p1) {
+    const plane_job *j = vj;
+    j->fn(j->acc, j->gx + (size_t)(p0 * j->H * j->W) * j->isz, j->gy + (size_t)(p0 * j->oh * j->ow) * j->isz, p0,
+          p1 - p0, j->H, j->W, j->oh, j->ow, j->ctx);
+}
 
 static tn_status plane_backward(tn_tensor *gy, int nd, const int64_t *xs, tn_dtype dt, plane_bwd_fn fn, void *ctx,
                                 tn_value *rets) {
@@ -89,7 +108,9 @@ static tn_status plane_backward(tn_tensor *gy, int nd, const int64_t *xs, tn_dty
         tn_status st = tn_nn_load(gy, acc, &bg);
         if (st == TN_OK) st = tn_nnb_out_begin(gx, acc, true, &bx);
         if (st != TN_OK) { tn_nn_buf_free(&bg); tn_tensor_release(gx); return st; }
-        fn(acc, bx.data, bg.data, P, H, W, oh, ow, ctx);
+        plane_job j = {fn, acc, (size_t)tn_dtype_itemsize(acc), bx.data, bg.data, H, W, oh, ow, ctx};
+        int64_t per = H * W + oh * ow;
+        tn_parallel_for(P, TN_NNB_GRAIN / (per > 0 ? per : 1) + 1, plane_chunk, &j);
         tn_nn_out_finish(gx, acc, &bx);
         tn_nn_buf_free(&bg);
     }
@@ -99,10 +120,10 @@ static tn_status plane_backward(tn_tensor *gy, int nd, const int64_t *xs, tn_dty
 
 typedef struct max_ctx { const int64_t *idx; } max_ctx;
 
-static void run_max_bwd(tn_dtype acc, void *gx, const void *gy, int64_t P, int64_t H, int64_t W, int64_t oh,
-                        int64_t ow, void *vctx) {
+static void run_max_bwd(tn_dtype acc, void *gx, const void *gy, int64_t p0, int64_t P, int64_t H, int64_t W,
+                        int64_t oh, int64_t ow, void *vctx) {
     max_ctx *c = vctx;
-    NN_KERNEL(acc, max_pool2d_backward, gx, gy, c->idx, P, H * W, oh * ow);
+    NN_KERNEL(acc, max_pool2d_backward, gx, gy, c->idx + p0 * oh * ow, P, H * W, oh * ow);
 }
 
 /* aten::max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
@@ -146,8 +167,9 @@ tn_status tn_op_max_pool2d_with_indices_backward(const tn_value *args, tn_value 
 
 typedef struct avg_ctx { pool2 a; bool count_include_pad; int64_t divisor; } avg_ctx;
 
-static void run_avg_bwd(tn_dtype acc, void *gx, const void *gy, int64_t P, int64_t H, int64_t W, int64_t oh,
+static void run_avg_bwd(tn_dtype acc, void *gx, const void *gy, int64_t p0, int64_t P, int64_t H, int64_t W, int64_t oh,
                         int64_t ow, void *vctx) {
+    (void)p0;
     avg_ctx *c = vctx;
     NN_KERNEL(acc, avg_pool2d_backward, gx, gy, P, H, W, oh, ow, c->a.kh, c->a.kw, c->a.sh, c->a.sw, c->a.ph, c->a.pw,
               c->count_include_pad, c->divisor);
@@ -178,8 +200,9 @@ tn_status tn_op_avg_pool2d_backward(const tn_value *args, tn_value *rets) {
     return plane_backward(gy, x->ndim, x->sizes, x->dtype, run_avg_bwd, &c, rets);
 }
 
-static void run_adaptive_bwd(tn_dtype acc, void *gx, const void *gy, int64_t P, int64_t H, int64_t W, int64_t oh,
+static void run_adaptive_bwd(tn_dtype acc, void *gx, const void *gy, int64_t p0, int64_t P, int64_t H, int64_t W, int64_t oh,
                              int64_t ow, void *vctx) {
+    (void)p0;
     NN_KERNEL(acc, adaptive_avg_pool2d_backward, gx, gy, P, H, W, oh, ow);
 }
 
@@ -214,8 +237,9 @@ static double scales_value(const tn_value *s, int64_t in, int64_t out, bool as_f
 
 typedef struct up_ctx { double rh, rw; int mode; bool align; } up_ctx;
 
-static void run_up_bwd(tn_dtype acc, void *gx, const void *gy, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,
+static void run_up_bwd(tn_dtype acc, void *gx, const void *gy, int64_t p0, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,
                        void *vctx) {
+    (void)p0;
     up_ctx *c = vctx;
     NN_KERNEL(acc, upsample2d_backward, gx, gy, P, H, W, oh, ow, c->rh, c->rw, c->mode, c->align);
 }
@@ -534,6 +558,23 @@ tn_status tn_op__fused_rms_norm_backward(const tn_value *args, tn_value *rets) {
 
 /* ================================ softmax ============================================== */
 
+/* Rows of a softmax gradient are independent: split the outer dimension over the pool. */
+typedef struct softmax_job {
+    tn_dtype acc;
+    size_t isz;
+    char *gx;
+    const char *gy, *y;
+    int64_t D, inner;
+    bool log;
+} softmax_job;
+
+static void softmax_chunk(void *vj, int64_t o0, int64_t o1) {
+    const softmax_job *j = vj;
+    size_t off = (size_t)(o0 * j->D * j->inner) * j->isz;
+    NN_KERNEL(j->acc, softmax_backward, (void *)(j->gx + off), (const void *)(j->gy + off), (const void *)(j->y + off),
+              o1 - o0, j->D, j->inner, j->log);
+}
+
 static tn_status softmax_backward(const tn_value *args, tn_value *rets, bool log) {
     tn_tensor *gy = args[0].u.t, *y = args[1].u.t;
     tn_dtype in_dt = args[3].u.dtype;
@@ -563,7 +604,8 @@ static tn_status softmax_backward(const tn_value *args, tn_value *rets, bool log
         if (st == TN_OK) st = tn_nn_load(y, acc, &by);
         if (st == TN_OK) st = tn_nnb_out_begin(gx, acc, false, &ob);
         if (st == TN_OK) {
-            NN_KERNEL(acc, softmax_backward, ob.data, bg.data, by.data, outer, D, inner, log);
+            softmax_job j = {acc, (size_t)tn_dtype_itemsize(acc), ob.data, bg.data, by.data, D, inner, log};
+            tn_parallel_for(outer, TN_NNB_GRAIN / (D * inner > 0 ? D * inner : 1) + 1, softmax_chunk, &j);
             tn_nn_out_finish(gx, acc, &ob);
         }
         tn_nn_buf_free(&bg); tn_nn_buf_free(&by); tn_nn_buf_free(&ob);

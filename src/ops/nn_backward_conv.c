@@ -9,6 +9,7 @@
 
 #include "kernels/nn.h"
 #include "kernels/nn_backward.h"
+#include "core/threadpool.h"
 #include "ops/nn_backward_internal.h"
 
 /* ================================ convolution ========================================= */
@@ -32,6 +33,33 @@ static tn_status conv_arg(const tn_value *v, int nsp, const char *what, int64_t 
 /* Columns per chunk of the batched products: a [K, nb*P] column matrix stays near 4M
  * elements (16 MB in float), large enough for the GEMM, small enough for any image size. */
 #define CONV_CHUNK_ELEMS ((int64_t)4 << 20)
+
+/* One chunk's images are independent: im2col (to_image false) or col2im (true) of image j
+ * between img + j*img_stride and column block j (col + j*P, rows L apart), on the pool. */
+typedef struct img_job {
+    tn_dtype acc;
+    size_t isz;
+    const conv_geom *q;
+    int64_t Cg, L, P, img_stride;
+    char *img;
+    void *col;
+    bool to_image;
+} img_job;
+
+static void img_chunk(void *vj, int64_t j0, int64_t j1) {
+    const img_job *b = vj;
+    const conv_geom *q = b->q;
+    for (int64_t j = j0; j < j1; j++) {
+        char *img = b->img + (size_t)(j * b->img_stride) * b->isz;
+        char *col = (char *)b->col + (size_t)(j * b->P) * b->isz;
+        if (b->to_image)
+            NN_KERNEL(b->acc, col2im, (void *)img, (const void *)col, b->L, b->Cg, q->H, q->W, q->kh, q->kw, q->oh, q->ow,
+                      q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+        else
+            NN_KERNEL(b->acc, im2col_ld, (void *)col, b->L, (const void *)img, b->Cg, q->H, q->W, q->kh, q->kw, q->oh,
+                      q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+    }
+}
 
 /* Gradient of a non-transposed convolution w.r.t. input (col2im of Wᵀ·g), weight (g·colᵀ)
  * and bias (g summed over batch and space), in the acc dtype. The batch is processed in
@@ -79,12 +107,9 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
                 tn_nn_buf br;
                 st = tn_nn_load(r, acc, &br);
                 if (st == TN_OK) {
-                    for (int64_t j = 0; j < nbc; j++) {
-                        char *dst = (char *)bgx.data + (size_t)(((n0 + j) * C + g * Cg) * HW) * isz;
-                        const char *src = (const char *)br.data + (size_t)(j * P) * isz;
-                        NN_KERNEL(acc, col2im, (void *)dst, (const void *)src, L, Cg, q->H, q->W, q->kh, q->kw, q->oh,
-                                  q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
-                    }
+                    img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)bgx.data + (size_t)((n0 * C + g * Cg) * HW) * isz,
+                                  br.data, true};
+                    tn_parallel_for(nbc, 1, img_chunk, &jb);
                     tn_nn_buf_free(&br);
                 }
                 tn_tensor_release(r);
@@ -92,12 +117,10 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
             }
             if (gw) {
                 /* gw_g [Og, K] += gy_g [Og, L] · colsᵀ [L, K] */
-                for (int64_t j = 0; j < nbc; j++) {
-                    const char *xg = (const char *)tn_tensor_data(xt) + (size_t)(((n0 + j) * C + g * Cg) * HW) * isz;
-                    char *cdst = (char *)tn_tensor_data(col) + (size_t)(j * P) * isz;
-                    NN_KERNEL(acc, im2col_ld, (void *)cdst, L, (const void *)xg, Cg, q->H, q->W, q->kh, q->kw, q->oh,
-                              q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
-                }
+                img_job jb = {acc, isz, q, Cg, L, P, C * HW,
+                              (char *)tn_tensor_data(xt) + (size_t)((n0 * C + g * Cg) * HW) * isz, tn_tensor_data(col),
+                              false};
+                tn_parallel_for(nbc, 1, img_chunk, &jb);
                 tn_tensor *r = NULL;
                 st = tn_nnb_mm_views(gyr, gyoff, Og, L, NP, 1, col, 0, L, K, 1, L, &r);
                 if (st != TN_OK) break;

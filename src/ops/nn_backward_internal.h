@@ -14,6 +14,9 @@
 #define NN_KERNEL(acc, name, ...) \
     ((acc) == TN_DTYPE_FLOAT32 ? f32_##name##__scalar(__VA_ARGS__) : f64_##name##__scalar(__VA_ARGS__))
 
+/* Elements of work per thread-pool chunk below which splitting further does not pay. */
+#define TN_NNB_GRAIN ((int64_t)1 << 15)
+
 static inline const char *tn_nnb_dname(tn_dtype d) { return tn_dtype_infos[d].c10_name; }
 static inline tn_value tn_nnb_vnone(void) { tn_value v = {.tag = TN_V_NONE}; return v; }
 
