@@ -41,24 +41,31 @@
      * gx [P, H, W]; rh, rw resolved as for the forward kernel upsample2d. */                    \
     X(upsample2d_backward, (T * gx, const T *gy, int64_t P, int64_t H, int64_t W, int64_t oh,      \
                             int64_t ow, double rh, double rw, int mode, bool align_corners))     \
-    /* batch norm over x, gy [N, C, S]: gx [N, C, S], gw, gb [C] (each may be NULL); w [C] or  \
-     * NULL (ones); mean, invstd [C] (saved batch statistics when train, else running ones). */  \
+    /* batch norm over x, gy [N, C, S], channels [c0, c1) only: gx [N, C, S], gw, gb [C] (each  \
+     * may be NULL); w [C] or NULL (ones); mean, invstd [C] (saved batch statistics when train, \
+     * else running ones). */                                                                    \
     X(batch_norm_backward, (T * gx, T *gw, T *gb, const T *gy, const T *x, const T *w,             \
                             const T *mean, const T *invstd, int64_t N, int64_t C, int64_t S,      \
-                            bool train))                                                         \
-    /* layer norm over rows [M, N]: gx [M, N], gw, gb [N] (each may be NULL); w [N] or NULL;     \
-     * mean, rstd [M]; scratch 2*N doubles. */                                                   \
-    X(layer_norm_backward, (T * gx, T *gw, T *gb, const T *gy, const T *x, const T *mean,          \
-                            const T *rstd, const T *w, int64_t M, int64_t N, double *scratch))   \
+                            bool train, int64_t c0, int64_t c1))                                 \
+    /* layer norm over rows [M, N]: gx [M, N]; w [N] or NULL; mean, rstd [M]. */                \
+    X(layer_norm_backward_input, (T * gx, const T *gy, const T *x, const T *mean, const T *rstd,   \
+                                  const T *w, int64_t M, int64_t N))                             \
+    /* its parameter gradients for columns [j0, j1): gw, gb [N] (each may be NULL); scratch     \
+     * 2*(j1-j0) doubles. Rows are summed in order, whatever the column split. */               \
+    X(layer_norm_backward_params, (T * gw, T *gb, const T *gy, const T *x, const T *mean,          \
+                                   const T *rstd, int64_t M, int64_t N, int64_t j0, int64_t j1,    \
+                                   double *scratch))                                             \
     /* group norm over [N, C, HxW] in G groups: gx, gw, gb [C] (each may be NULL); w [C] or     \
      * NULL; mean, rstd [N, G]; scratch 2*N*C doubles. */                                        \
     X(group_norm_backward, (T * gx, T *gw, T *gb, const T *gy, const T *x, const T *mean,          \
                             const T *rstd, const T *w, int64_t N, int64_t C, int64_t HxW,        \
                             int64_t G, double *scratch))                                         \
-    /* RMS norm over rows [M, N]: gx [M, N], gw [N] (each may be NULL); w [N] or NULL;           \
-     * rstd [M]; scratch N doubles. */                                                           \
-    X(rms_norm_backward, (T * gx, T *gw, const T *gy, const T *x, const T *rstd, const T *w,       \
-                          int64_t M, int64_t N, double *scratch))                                \
+    /* RMS norm over rows [M, N]: gx [M, N]; w [N] or NULL; rstd [M]. */                        \
+    X(rms_norm_backward_input, (T * gx, const T *gy, const T *x, const T *rstd, const T *w,        \
+                                int64_t M, int64_t N))                                           \
+    /* its weight gradient for columns [j0, j1): gw [N]; scratch (j1-j0) doubles. */             \
+    X(rms_norm_backward_params, (T * gw, const T *gy, const T *x, const T *rstd, int64_t M,        \
+                                 int64_t N, int64_t j0, int64_t j1, double *scratch))            \
     /* softmax (log = false: y is the softmax) or log-softmax gradient over [outer, D, inner]. */\
     X(softmax_backward, (T * gx, const T *gy, const T *y, int64_t outer, int64_t D, int64_t inner, \
                          bool log))                                                              \

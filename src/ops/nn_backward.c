@@ -300,6 +300,56 @@ tn_status tn_op_upsample_bilinear2d_backward(const tn_value *args, tn_value *ret
 
 /* ================================ normalisation ======================================== */
 
+/* A normalisation gradient on the thread pool. Layer / RMS norm: rows of grad_input are
+ * split for the input part, columns for the parameter sums over rows (each column summed
+ * in row order, so the result does not depend on the split). Batch norm: channels. */
+typedef struct norm_job {
+    tn_dtype acc;
+    size_t isz;
+    void *gx, *gw, *gb;
+    const void *gy, *x, *mean, *rstd, *w; /* rstd: invstd for batch norm */
+    int64_t M, N;                          /* rows, row length (layer / RMS norm) */
+    bool rms;
+    double *scratch;                       /* 2*N doubles (layer norm) or N (RMS norm) */
+    int64_t BN, C, S;                      /* batch norm: batch, channels, spatial size */
+    bool train;
+} norm_job;
+
+static const void *at_(const void *p, int64_t k, size_t isz) { return p ? (const char *)p + (size_t)k * isz : NULL; }
+
+static void norm_rows_chunk(void *vj, int64_t m0, int64_t m1) {
+    const norm_job *j = vj;
+    size_t o = (size_t)(m0 * j->N) * j->isz;
+    void *gx = (char *)j->gx + o;
+    const void *gy = (const char *)j->gy + o, *x = (const char *)j->x + o;
+    if (j->rms)
+        NN_KERNEL(j->acc, rms_norm_backward_input, gx, gy, x, at_(j->rstd, m0, j->isz), j->w, m1 - m0, j->N);
+    else
+        NN_KERNEL(j->acc, layer_norm_backward_input, gx, gy, x, at_(j->mean, m0, j->isz), at_(j->rstd, m0, j->isz), j->w,
+                  m1 - m0, j->N);
+}
+
+static void norm_cols_chunk(void *vj, int64_t j0, int64_t j1) {
+    const norm_job *j = vj;
+    if (j->rms)
+        NN_KERNEL(j->acc, rms_norm_backward_params, j->gw, j->gy, j->x, j->rstd, j->M, j->N, j0, j1, j->scratch + j0);
+    else
+        NN_KERNEL(j->acc, layer_norm_backward_params, j->gw, j->gb, j->gy, j->x, j->mean, j->rstd, j->M, j->N, j0, j1,
+                  j->scratch + 2 * j0);
+}
+
+static void norm_run(const norm_job *j) {
+    int64_t N = j->N > 0 ? j->N : 1, M = j->M > 0 ? j->M : 1;
+    if (j->gx) tn_parallel_for(j->M, TN_NNB_GRAIN / N + 1, norm_rows_chunk, (void *)j);
+    if (j->gw || j->gb) tn_parallel_for(j->N, TN_NNB_GRAIN / M + 1, norm_cols_chunk, (void *)j);
+}
+
+static void bn_chunk(void *vj, int64_t c0, int64_t c1) {
+    const norm_job *j = vj;
+    NN_KERNEL(j->acc, batch_norm_backward, j->gx, j->gw, j->gb, j->gy, j->x, j->w, j->mean, j->rstd, j->BN, j->C, j->S,
+              j->train, c0, c1);
+}
+
 /* aten::native_batch_norm_backward(grad_out, input, weight?, running_mean?, running_var?,
  * save_mean?, save_invstd?, train, eps, output_mask[3]) -> (grad_input, grad_weight,
  * grad_bias). Training uses the saved batch statistics, evaluation the running ones. */
@@ -358,8 +408,9 @@ tn_status tn_op_native_batch_norm_backward(const tn_value *args, tn_value *rets)
                     ((double *)invstd)[c] = train ? v : 1.0 / sqrt(v + eps);
                 }
             }
-            NN_KERNEL(acc, batch_norm_backward, ogx.data, ogw.data, ogb.data, bg.data, bx.data, bw.data, bm.data, invstd,
-                      N, C, S, train);
+            norm_job j = {acc, (size_t)tn_dtype_itemsize(acc), ogx.data, ogw.data, ogb.data, bg.data, bx.data, bm.data,
+                          invstd, bw.data, 0, 0, false, NULL, N, C, S, train};
+            tn_parallel_for(C, TN_NNB_GRAIN / (N * S > 0 ? N * S : 1) + 1, bn_chunk, &j);
             if (gx) tn_nn_out_finish(gx, acc, &ogx);
             if (gw) tn_nn_out_finish(gw, acc, &ogw);
             if (gb) tn_nn_out_finish(gb, acc, &ogb);
@@ -434,8 +485,9 @@ tn_status tn_op_native_layer_norm_backward(const tn_value *args, tn_value *rets)
         if (st == TN_OK && gw) st = tn_nnb_out_begin(gw, acc, false, &ogw);
         if (st == TN_OK && gb) st = tn_nnb_out_begin(gb, acc, false, &ogb);
         if (st == TN_OK) {
-            NN_KERNEL(acc, layer_norm_backward, ogx.data, ogw.data, ogb.data, bg.data, bx.data, bm.data, br.data, bw.data,
-                      M, N, scratch);
+            norm_job j = {acc, (size_t)tn_dtype_itemsize(acc), ogx.data, ogw.data, ogb.data, bg.data, bx.data, bm.data,
+                          br.data, bw.data, M, N, false, scratch, 0, 0, 0, false};
+            norm_run(&j);
             if (gx) tn_nn_out_finish(gx, acc, &ogx);
             if (gw) tn_nn_out_finish(gw, acc, &ogw);
             if (gb) tn_nn_out_finish(gb, acc, &ogb);
@@ -542,7 +594,9 @@ tn_status tn_op__fused_rms_norm_backward(const tn_value *args, tn_value *rets) {
         if (st == TN_OK && gx) st = tn_nnb_out_begin(gx, acc, false, &ogx);
         if (st == TN_OK && gw) st = tn_nnb_out_begin(gw, acc, false, &ogw);
         if (st == TN_OK) {
-            NN_KERNEL(acc, rms_norm_backward, ogx.data, ogw.data, bg.data, bx.data, br.data, bw.data, M, N, scratch);
+            norm_job j = {acc, (size_t)tn_dtype_itemsize(acc), ogx.data, ogw.data, NULL, bg.data, bx.data, NULL, br.data,
+                          bw.data, M, N, true, scratch, 0, 0, 0, false};
+            norm_run(&j);
             if (gx) tn_nn_out_finish(gx, acc, &ogx);
             if (gw) tn_nn_out_finish(gw, acc, &ogw);
         }
