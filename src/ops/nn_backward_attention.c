@@ -12,84 +12,75 @@
 
 /* Gradient of softmax(scale·Q·Kᵀ + mask)·V per (batch, query head) from the forward's
  * logsumexp: P = exp(scale·QKᵀ + mask - lse) (causal: key j > query i gets 0),
- * dV += Pᵀ·dO, dP = dO·Vᵀ, dS = P ∘ (dP - rowsum(dO ∘ O)), dQ = scale·dS·K,
- * dK += scale·dSᵀ·Q; a key head shared by several query heads (GQA) sums theirs. The four
- * products go through aten::mm at the door; the elementwise steps run here in acc. */
+ * dV += Pᵀ·dO, dP = dO·Vᵀ, dS = scale·P ∘ (dP - rowsum(dO ∘ O)), dQ = dS·K, dK += dSᵀ·Q;
+ * a key head shared by several query heads (GQA) sums theirs. The four products run on the
+ * GEMM kernel, accumulating in place; the elementwise steps run here in acc. */
 typedef struct sdpa_bufs {
-    tn_tensor *q, *k, *v, *o, *go, *p; /* acc tensors; p is [L, S] scratch */
-    void *lse, *mask;                   /* acc buffers (mask additive, or NULL) */
+    const void *q, *k, *v, *o, *go, *lse, *mask; /* contiguous acc buffers (mask additive or NULL) */
+    void *p, *dp;                                /* [L, S] scratch each */
     int64_t ms[4];
 } sdpa_bufs;
 
-static tn_status sdpa_backward_run(const sdpa_bufs *t, int64_t B, int64_t Hq, int64_t Hk, int64_t L, int64_t S,
-                                   int64_t E, int64_t Ev, double scale, bool causal, void *gq, void *gk, void *gv) {
-    tn_dtype acc = t->q->dtype;
+static tn_status sdpa_backward_run(const sdpa_bufs *t, tn_dtype acc, int64_t B, int64_t Hq, int64_t Hk, int64_t L,
+                                   int64_t S, int64_t E, int64_t Ev, double scale, bool causal, void *gq, void *gk,
+                                   void *gv) {
     bool f = acc == TN_DTYPE_FLOAT32;
+    size_t isz = (size_t)tn_dtype_itemsize(acc);
     int64_t rep = Hq / Hk;
     tn_status st = TN_OK;
+#define AT(ptr, off) ((const char *)(ptr) + (size_t)(off) * isz)
+#define ATW(ptr, off) ((char *)(ptr) + (size_t)(off) * isz)
     for (int64_t b = 0; b < B && st == TN_OK; b++)
         for (int64_t h = 0; h < Hq && st == TN_OK; h++) {
             int64_t hk = h / rep, qo = (b * Hq + h) * L * E, ko = (b * Hk + hk) * S * E;
             int64_t vo = (b * Hk + hk) * S * Ev, oo = (b * Hq + h) * L * Ev, lo = (b * Hq + h) * L;
-            tn_tensor *r = NULL;
-            /* P */
-            st = tn_nnb_mm_views(t->q, qo, L, E, E, 1, t->k, ko, E, S, 1, E, &r);
+            /* scores Q·Kᵀ into p, then P in place */
+            st = tn_nnb_gemm(acc, L, S, E, AT(t->q, qo), E, 1, AT(t->k, ko), 1, E, t->p, S, 1, 0.0);
             if (st != TN_OK) break;
-            tn_nn_buf br;
-            if ((st = tn_nn_load(r, acc, &br)) != TN_OK) { tn_tensor_release(r); break; }
-            void *pd = tn_tensor_data(t->p);
-            for (int64_t i = 0; i < L; i++)
+            for (int64_t i = 0; i < L; i++) {
+                double l = f ? ((const float *)t->lse)[lo + i] : ((const double *)t->lse)[lo + i];
                 for (int64_t j = 0; j < S; j++) {
-                    double s = f ? (double)((const float *)br.data)[i * S + j] : ((const double *)br.data)[i * S + j];
-                    double m = 0, l = f ? ((const float *)t->lse)[lo + i] : ((const double *)t->lse)[lo + i];
+                    double s = f ? (double)((float *)t->p)[i * S + j] : ((double *)t->p)[i * S + j], m = 0;
                     if (t->mask) {
                         int64_t mi = b * t->ms[0] + h * t->ms[1] + i * t->ms[2] + j * t->ms[3];
                         m = f ? ((const float *)t->mask)[mi] : ((const double *)t->mask)[mi];
                     }
                     double pv = (causal && j > i) ? 0.0 : exp(s * scale + m - l);
                     if (pv != pv) pv = 0; /* fully masked row: -inf - lse */
-                    if (f) ((float *)pd)[i * S + j] = (float)pv;
-                    else ((double *)pd)[i * S + j] = pv;
+                    if (f) ((float *)t->p)[i * S + j] = (float)pv;
+                    else ((double *)t->p)[i * S + j] = pv;
                 }
-            tn_nn_buf_free(&br);
-            tn_tensor_release(r);
+            }
             /* dV += Pᵀ · dO */
-            if ((st = tn_nnb_mm_views(t->p, 0, S, L, 1, S, t->go, oo, L, Ev, Ev, 1, &r)) != TN_OK) break;
-            st = tn_nnb_add_result(acc, (char *)gv + (size_t)vo * (size_t)tn_dtype_itemsize(acc), r, S * Ev);
-            tn_tensor_release(r);
+            st = tn_nnb_gemm(acc, S, Ev, L, t->p, 1, S, AT(t->go, oo), Ev, 1, ATW(gv, vo), Ev, 1, 1.0);
             if (st != TN_OK) break;
-            /* dS = P ∘ (dO·Vᵀ - D) */
-            if ((st = tn_nnb_mm_views(t->go, oo, L, Ev, Ev, 1, t->v, vo, Ev, S, 1, Ev, &r)) != TN_OK) break;
-            if ((st = tn_nn_load(r, acc, &br)) != TN_OK) { tn_tensor_release(r); break; }
-            const char *god = tn_tensor_data(t->go), *od = tn_tensor_data(t->o);
+            /* dS = scale · P ∘ (dO·Vᵀ - D) */
+            st = tn_nnb_gemm(acc, L, S, Ev, AT(t->go, oo), Ev, 1, AT(t->v, vo), 1, Ev, t->dp, S, 1, 0.0);
+            if (st != TN_OK) break;
             for (int64_t i = 0; i < L; i++) {
                 double D = 0;
                 for (int64_t e = 0; e < Ev; e++) {
                     int64_t k = oo + i * Ev + e;
-                    D += f ? (double)((const float *)(const void *)god)[k] * ((const float *)(const void *)od)[k]
-                           : ((const double *)(const void *)god)[k] * ((const double *)(const void *)od)[k];
+                    D += f ? (double)((const float *)t->go)[k] * ((const float *)t->o)[k]
+                           : ((const double *)t->go)[k] * ((const double *)t->o)[k];
                 }
                 for (int64_t j = 0; j < S; j++) {
                     if (f) {
-                        float *pp = (float *)pd + i * S + j;
-                        *pp = (float)((double)*pp * ((double)((const float *)br.data)[i * S + j] - D) * scale);
+                        float *pp = (float *)t->p + i * S + j;
+                        *pp = (float)((double)*pp * ((double)((const float *)t->dp)[i * S + j] - D) * scale);
                     } else {
-                        double *pp = (double *)pd + i * S + j;
-                        *pp = *pp * (((const double *)br.data)[i * S + j] - D) * scale;
+                        double *pp = (double *)t->p + i * S + j;
+                        *pp = *pp * (((const double *)t->dp)[i * S + j] - D) * scale;
                     }
                 }
             }
-            tn_nn_buf_free(&br);
-            tn_tensor_release(r);
-            /* dQ = dS·K, dK += dSᵀ·Q (scale folded into dS above) */
-            if ((st = tn_nnb_mm_views(t->p, 0, L, S, S, 1, t->k, ko, S, E, E, 1, &r)) != TN_OK) break;
-            st = tn_nnb_add_result(acc, (char *)gq + (size_t)qo * (size_t)tn_dtype_itemsize(acc), r, L * E);
-            tn_tensor_release(r);
+            /* dQ += dS·K, dK += dSᵀ·Q */
+            st = tn_nnb_gemm(acc, L, E, S, t->p, S, 1, AT(t->k, ko), E, 1, ATW(gq, qo), E, 1, 1.0);
             if (st != TN_OK) break;
-            if ((st = tn_nnb_mm_views(t->p, 0, S, L, 1, S, t->q, qo, L, E, E, 1, &r)) != TN_OK) break;
-            st = tn_nnb_add_result(acc, (char *)gk + (size_t)ko * (size_t)tn_dtype_itemsize(acc), r, S * E);
-            tn_tensor_release(r);
+            st = tn_nnb_gemm(acc, S, E, L, t->p, 1, S, AT(t->q, qo), E, 1, ATW(gk, ko), E, 1, 1.0);
         }
+#undef AT
+#undef ATW
     return st;
 }
 
@@ -147,14 +138,15 @@ tn_status tn_op__scaled_dot_product_flash_attention_for_cpu_backward(const tn_va
     if (st == TN_OK && !tn_nnb_any_meta(7, all)) {
         tn_dtype acc = tn_nn_acc(q->dtype);
         sdpa_bufs t = {0};
-        tn_nn_buf bl = {0}, bm = {0}, ogq = {0}, ogk = {0}, ogv = {0};
-        int64_t psz[2] = {L, S};
-        st = tn_nnb_acc_tensor(q, acc, &t.q);
-        if (st == TN_OK) st = tn_nnb_acc_tensor(k, acc, &t.k);
-        if (st == TN_OK) st = tn_nnb_acc_tensor(v, acc, &t.v);
-        if (st == TN_OK) st = tn_nnb_acc_tensor(o, acc, &t.o);
-        if (st == TN_OK) st = tn_nnb_acc_tensor(go, acc, &t.go);
-        if (st == TN_OK) st = tn_tensor_empty(2, psz, acc, tn_device_cpu(), &t.p);
+        tn_nn_buf bq = {0}, bk = {0}, bv = {0}, bo = {0}, bgo = {0}, bl = {0}, bm = {0}, ogq = {0}, ogk = {0}, ogv = {0};
+        void *p = NULL, *dp = NULL;
+        st = tn_nn_load(q, acc, &bq);
+        if (st == TN_OK) st = tn_nn_load(k, acc, &bk);
+        if (st == TN_OK) st = tn_nn_load(v, acc, &bv);
+        if (st == TN_OK) st = tn_nn_load(o, acc, &bo);
+        if (st == TN_OK) st = tn_nn_load(go, acc, &bgo);
+        if (st == TN_OK) st = tn_nnb_acc_alloc(acc, L * S, false, &p);
+        if (st == TN_OK) st = tn_nnb_acc_alloc(acc, L * S, false, &dp);
         if (st == TN_OK) st = tn_nn_is_float(lse->dtype) ? tn_nn_load(lse, acc, &bl)
                                                           : tn_error(TN_ERR_RUNTIME, "logsumexp must be floating point");
         if (st == TN_OK && mask) {
@@ -166,9 +158,9 @@ tn_status tn_op__scaled_dot_product_flash_attention_for_cpu_backward(const tn_va
                 if (st == TN_OK) {
                     bm.owned = true;
                     for (int64_t i = 0; i < n; i++) {
-                        double m = ((const int64_t *)mi.data)[i] ? 0.0 : -INFINITY;
-                        if (acc == TN_DTYPE_FLOAT32) ((float *)bm.data)[i] = (float)m;
-                        else ((double *)bm.data)[i] = m;
+                        double mv = ((const int64_t *)mi.data)[i] ? 0.0 : -INFINITY;
+                        if (acc == TN_DTYPE_FLOAT32) ((float *)bm.data)[i] = (float)mv;
+                        else ((double *)bm.data)[i] = mv;
                     }
                 }
                 tn_nn_buf_free(&mi);
@@ -180,20 +172,22 @@ tn_status tn_op__scaled_dot_product_flash_attention_for_cpu_backward(const tn_va
         if (st == TN_OK) st = tn_nnb_out_begin(gk, acc, true, &ogk);
         if (st == TN_OK) st = tn_nnb_out_begin(gv, acc, true, &ogv);
         if (st == TN_OK && tn_tensor_numel(gq) + tn_tensor_numel(gk) + tn_tensor_numel(gv) > 0) {
+            t.q = bq.data; t.k = bk.data; t.v = bv.data; t.o = bo.data; t.go = bgo.data;
             t.lse = bl.data;
             t.mask = mask ? bm.data : NULL;
+            t.p = p; t.dp = dp;
             memcpy(t.ms, ms, sizeof ms);
-            st = sdpa_backward_run(&t, B, Hq, Hk, L, S, E, Ev, scale, causal, ogq.data, ogk.data, ogv.data);
+            st = sdpa_backward_run(&t, acc, B, Hq, Hk, L, S, E, Ev, scale, causal, ogq.data, ogk.data, ogv.data);
         }
         if (st == TN_OK) {
             tn_nn_out_finish(gq, acc, &ogq);
             tn_nn_out_finish(gk, acc, &ogk);
             tn_nn_out_finish(gv, acc, &ogv);
         }
+        free(p);
+        free(dp);
+        tn_nn_buf_free(&bq); tn_nn_buf_free(&bk); tn_nn_buf_free(&bv); tn_nn_buf_free(&bo); tn_nn_buf_free(&bgo);
         tn_nn_buf_free(&bl); tn_nn_buf_free(&bm); tn_nn_buf_free(&ogq); tn_nn_buf_free(&ogk); tn_nn_buf_free(&ogv);
-        tn_tensor *ts[6] = {t.q, t.k, t.v, t.o, t.go, t.p};
-        for (int i = 0; i < 6; i++)
-            if (ts[i]) tn_tensor_release(ts[i]);
     }
     if (st != TN_OK) { tn_nnb_release3(gq, gk, gv); return st; }
     rets[0] = tn_value_tensor(gq);

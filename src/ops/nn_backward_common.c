@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels/cast.h"
+#include "kernels/gemm.h"
 #include "ops/iter.h"
 #include "ops/nn_backward_internal.h"
 
@@ -107,4 +108,21 @@ tn_status tn_nnb_cast_result(tn_tensor **r, tn_dtype dtype) {
     tn_tensor_release(src);
     *r = dst;
     return TN_OK;
+}
+
+tn_status tn_nnb_gemm(tn_dtype acc, int64_t m, int64_t n, int64_t k, const void *a, int64_t a_rs, int64_t a_cs,
+                      const void *b, int64_t b_rs, int64_t b_cs, void *c, int64_t c_rs, int64_t c_cs, double beta) {
+    if (m == 0 || n == 0) return TN_OK;
+    tn_gemm_desc g = tn_gemm_desc_init(acc);
+    g.m = m, g.n = n, g.k = k;
+    g.a = a, g.a_rs = a_rs, g.a_cs = a_cs;
+    g.b = b, g.b_rs = b_rs, g.b_cs = b_cs;
+    g.c = c, g.c_rs = c_rs, g.c_cs = c_cs;
+    g.beta = beta;
+    size_t sb = tn_gemm_scratch_bytes(&g);
+    void *scratch = NULL;
+    if (sb && !(scratch = malloc(sb))) return tn_error(TN_ERR_NO_MEMORY, "out of memory allocating %zu bytes", sb);
+    tn_status st = tn_gemm(&g, scratch, sb);
+    free(scratch);
+    return st;
 }

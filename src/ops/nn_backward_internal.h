@@ -66,6 +66,10 @@ tn_status tn_nnb_acc_tensor(const tn_tensor *t, tn_dtype acc, tn_tensor **out);
  * stride, col stride) of the acc tensors as and bs. */
 tn_status tn_nnb_mm_views(tn_tensor *as, int64_t aoff, int64_t ar, int64_t ac, int64_t ars, int64_t acs,
                           tn_tensor *bs, int64_t boff, int64_t br, int64_t bc, int64_t brs, int64_t bcs, tn_tensor **r);
+/* c = a·b + beta·c through the GEMM kernel (kernels/gemm.h) on acc-dtype buffers: a m×k,
+ * b k×n, c m×n, each given by (row stride, column stride) in elements. beta 0 or 1. */
+tn_status tn_nnb_gemm(tn_dtype acc, int64_t m, int64_t n, int64_t k, const void *a, int64_t a_rs, int64_t a_cs,
+                      const void *b, int64_t b_rs, int64_t b_cs, void *c, int64_t c_rs, int64_t c_cs, double beta);
 /* dst[0..n) += r (n acc elements of a result tensor, any layout). */
 tn_status tn_nnb_add_result(tn_dtype acc, void *dst, tn_tensor *r, int64_t n);
 /* *r converted to dtype (a new tensor with r's layout; the old one released), as upstream
