@@ -64,7 +64,8 @@ static void img_chunk(void *vj, int64_t j0, int64_t j1) {
 /* Gradient of a non-transposed convolution w.r.t. input (col2im of Wᵀ·g), weight (g·colᵀ)
  * and bias (g summed over batch and space), in the acc dtype. The batch is processed in
  * chunks of nb images: grad_output regrouped as [O, N*P] makes each chunk's products one
- * GEMM per group ([K, Og]·[Og, nb*P] and [Og, nb*P]·[nb*P, K]) instead of one per image. */
+ * GEMM per group ([K, Og]·[Og, nb*P] and [Og, nb*P]·[nb*P, K], the latter accumulating
+ * into grad_weight in place) instead of one per image. */
 static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, const conv_geom *q, tn_tensor *gx,
                                    tn_tensor *gw, tn_tensor *gb) {
     tn_dtype acc = tn_nn_acc(x->dtype);
@@ -75,17 +76,13 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     int64_t nb = CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
     if (nb < 1) nb = 1;
     if (nb > N) nb = N;
-    tn_tensor *gyr = NULL, *wt = NULL, *col = NULL, *xt = NULL;
-    tn_nn_buf bgy = {0}, bgx = {0}, bgw = {0}, bgb = {0};
-    int64_t rsz[2] = {O, NP};
+    void *gyr = NULL, *col = NULL;
+    tn_nn_buf bgy = {0}, bw = {0}, bx = {0}, bgx = {0}, bgw = {0}, bgb = {0};
     tn_status st = tn_nn_load(gy, acc, &bgy);
-    if (st == TN_OK) st = tn_tensor_empty(2, rsz, acc, tn_device_cpu(), &gyr);
-    if (st == TN_OK && gx) st = tn_nnb_acc_tensor(w, acc, &wt);
-    if (st == TN_OK && gw) {
-        int64_t csz[2] = {K, nb * P};
-        st = tn_nnb_acc_tensor(x, acc, &xt);
-        if (st == TN_OK) st = tn_tensor_empty(2, csz, acc, tn_device_cpu(), &col);
-    }
+    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, O * NP, false, &gyr);
+    if (st == TN_OK && (gx || gw)) st = tn_nnb_acc_alloc(acc, K * nb * P, false, &col);
+    if (st == TN_OK && gx) st = tn_nn_load(w, acc, &bw);
+    if (st == TN_OK && gw) st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK && gx) st = tn_nnb_out_begin(gx, acc, true, &bgx);
     if (st == TN_OK && gw) st = tn_nnb_out_begin(gw, acc, true, &bgw);
     if (st == TN_OK && gb) st = tn_nnb_out_begin(gb, acc, true, &bgb);
@@ -93,48 +90,35 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     /* gyr[o][n*P + p] = gy[n][o][p] */
     for (int64_t n = 0; n < N; n++)
         for (int64_t o = 0; o < O; o++)
-            memcpy((char *)tn_tensor_data(gyr) + (size_t)(o * NP + n * P) * isz,
-                   (const char *)bgy.data + (size_t)((n * O + o) * P) * isz, (size_t)P * isz);
+            memcpy((char *)gyr + (size_t)(o * NP + n * P) * isz, (const char *)bgy.data + (size_t)((n * O + o) * P) * isz,
+                   (size_t)P * isz);
     for (int64_t n0 = 0; n0 < N && st == TN_OK && (gx || gw); n0 += nb) {
         int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P;
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
-            int64_t gyoff = g * Og * NP + n0 * P;
+            const char *gyg = (const char *)gyr + (size_t)(g * Og * NP + n0 * P) * isz;
             if (gx) {
-                /* cols = W_gᵀ [K, Og] · gy_g [Og, L], each image's block scattered back. */
-                tn_tensor *r = NULL;
-                st = tn_nnb_mm_views(wt, g * Og * K, K, Og, 1, K, gyr, gyoff, Og, L, NP, 1, &r);
+                /* cols [K, L] = W_gᵀ [K, Og] · gy_g [Og, L], each image's block scattered back. */
+                st = tn_nnb_gemm(acc, K, L, Og, (const char *)bw.data + (size_t)(g * Og * K) * isz, 1, K, gyg, NP, 1, col,
+                                 L, 1, 0.0);
                 if (st != TN_OK) break;
-                tn_nn_buf br;
-                st = tn_nn_load(r, acc, &br);
-                if (st == TN_OK) {
-                    img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)bgx.data + (size_t)((n0 * C + g * Cg) * HW) * isz,
-                                  br.data, true};
-                    tn_parallel_for(nbc, 1, img_chunk, &jb);
-                    tn_nn_buf_free(&br);
-                }
-                tn_tensor_release(r);
-                if (st != TN_OK) break;
+                img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)bgx.data + (size_t)((n0 * C + g * Cg) * HW) * isz,
+                              col, true};
+                tn_parallel_for(nbc, 1, img_chunk, &jb);
             }
             if (gw) {
                 /* gw_g [Og, K] += gy_g [Og, L] · colsᵀ [L, K] */
-                img_job jb = {acc, isz, q, Cg, L, P, C * HW,
-                              (char *)tn_tensor_data(xt) + (size_t)((n0 * C + g * Cg) * HW) * isz, tn_tensor_data(col),
-                              false};
+                img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)bx.data + (size_t)((n0 * C + g * Cg) * HW) * isz,
+                              col, false};
                 tn_parallel_for(nbc, 1, img_chunk, &jb);
-                tn_tensor *r = NULL;
-                st = tn_nnb_mm_views(gyr, gyoff, Og, L, NP, 1, col, 0, L, K, 1, L, &r);
-                if (st != TN_OK) break;
-                st = tn_nnb_add_result(acc, (char *)bgw.data + (size_t)(g * Og * K) * isz, r, Og * K);
-                tn_tensor_release(r);
+                st = tn_nnb_gemm(acc, Og, K, L, gyg, NP, 1, col, 1, L, (char *)bgw.data + (size_t)(g * Og * K) * isz, K,
+                                 1, 1.0);
             }
         }
     }
     if (st == TN_OK && gb) {
-        const char *gd = tn_tensor_data(gyr);
         for (int64_t o = 0; o < O; o++) {
             double sum = 0;
-            for (int64_t k = o * NP; k < (o + 1) * NP; k++)
-                sum += f ? ((const float *)(const void *)gd)[k] : ((const double *)(const void *)gd)[k];
+            for (int64_t k = o * NP; k < (o + 1) * NP; k++) sum += f ? ((const float *)gyr)[k] : ((const double *)gyr)[k];
             if (f) ((float *)bgb.data)[o] = (float)sum;
             else ((double *)bgb.data)[o] = sum;
         }
@@ -145,11 +129,10 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
         if (gb) tn_nn_out_finish(gb, acc, &bgb);
     }
 done:
-    tn_nn_buf_free(&bgy); tn_nn_buf_free(&bgx); tn_nn_buf_free(&bgw); tn_nn_buf_free(&bgb);
-    if (gyr) tn_tensor_release(gyr);
-    if (wt) tn_tensor_release(wt);
-    if (xt) tn_tensor_release(xt);
-    if (col) tn_tensor_release(col);
+    free(gyr);
+    free(col);
+    tn_nn_buf_free(&bgy); tn_nn_buf_free(&bw); tn_nn_buf_free(&bx);
+    tn_nn_buf_free(&bgx); tn_nn_buf_free(&bgw); tn_nn_buf_free(&bgb);
     return st;
 }
 
