@@ -1,5 +1,5 @@
 /* nn_backward_attention.c — _scaled_dot_product_flash_attention_for_cpu_backward: the
- * attention gradient rebuilt from the forward's logsumexp, its products through aten::mm.
+ * attention gradient rebuilt from the forward's logsumexp, its products on the GEMM kernel.
  * Plain C11; no Python. */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /* nn_backward_conv.c — convolution_backward (1-d and 2-d, groups, stride, padding,
  * dilation, transposed) and the transposed convolution forward (convolution with
- * transposed=True, conv_transpose1d, conv_transpose2d): im2col / col2im around products
- * through aten::mm, in the opmath dtype. Plain C11; no Python. */
+ * transposed=True, conv_transpose1d, conv_transpose2d): im2col / col2im around matrix
+ * products (the GEMM kernel for the batched non-transposed gradient, aten::mm through the
+ * door per image for the transposed forms), in the opmath dtype. Plain C11; no Python. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
