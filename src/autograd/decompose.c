@@ -242,6 +242,11 @@ static tn_status d_sdpa(const tn_value *a, tn_value *rets) {
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of scaled_dot_product_attention with dropout_p > 0 is "
                                                 "not implemented by torchnative");
     int nd = q->ndim;
+    if (nd == 4 && k->ndim == 4 && v->ndim == 4 && (q->sizes[1] == k->sizes[1] || (a[7].tag == TN_V_BOOL && a[7].u.b))) {
+        /* upstream's CPU choice: the flash kernel, whose backward is an operator of its own */
+        tn_value b[7] = {a[0], a[1], a[2], tn_value_double(0.0), a[5], mask ? a[3] : none(), a[6]};
+        return first_of(TN_OP__scaled_dot_product_flash_attention_for_cpu, b, rets);
+    }
     int64_t L = q->sizes[nd - 2], S = k->sizes[nd - 2], E = q->sizes[nd - 1];
     double scale = a[6].tag == TN_V_DOUBLE ? a[6].u.d : 1.0 / sqrt((double)E);
     tn_tensor *kk = k, *vv = v, *kt = NULL, *s = NULL, *s2 = NULL, *w = NULL, *tmp = NULL;

@@ -282,3 +282,14 @@ F(g_convolution) {
     for (int i = 0; i < 3; i++)
         if (mask[i]) SET(i, outs[i]);
 }
+
+/* _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, *, attn_mask,
+ * scale) -> (out, logsumexp): through its backward operator. */
+F(g_sdpa_flash) {
+    tn_tensor *outs[3];
+    tn_value a[10] = {VT(ag_contiguous(c, GRAD(0))), VT(ARG(0)), VT(ARG(1)), VT(ARG(2)), VT(RES(0)), VT(RES(1)),
+                      ARGV(3), ARGV(4), ARGV(5).tag == TN_V_TENSOR ? VT(ARG(5)) : VN(), ARGV(6)};
+    ag_op_n(c, TN_OP__scaled_dot_product_flash_attention_for_cpu_backward, 10, a, outs, 3);
+    for (int i = 0; i < 3; i++)
+        if (NEED(i)) SET(i, outs[i]);
+}

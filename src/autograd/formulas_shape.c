@@ -215,6 +215,28 @@ F(g_broadcast_tensors) {
         if (ag_need_list(c, 0, k)) ag_set_list(c, 0, k, GRAD(k));
 }
 
+/* repeat_interleave(self, repeats, dim, output_size): each element's copies summed. */
+F(g_repeat_interleave) {
+    if (!NEED(0)) return;
+    const tn_geom *gm = GEOM(0);
+    int64_t r = IARG(1);
+    if (ARGV(2).tag != TN_V_INT) {
+        int64_t shape[2] = {-1, r};
+        SET(0, ag_reshape(c, ag_sum_dims(c, ag_reshape(c, ag_contiguous(c, GRAD(0)), 2, shape), 1, (int64_t[]){1}, false),
+                          gm->ndim, gm->sizes));
+        return;
+    }
+    int64_t d = ARGV(2).u.i < 0 ? ARGV(2).u.i + gm->ndim : ARGV(2).u.i;
+    int64_t shape[TN_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < gm->ndim && n < TN_MAX_DIMS - 1; i++) {
+        shape[n++] = gm->sizes[i];
+        if (i == d) shape[n++] = r;
+    }
+    int64_t sd = d + 1;
+    SET(0, ag_sum_dims(c, ag_reshape(c, ag_contiguous(c, GRAD(0)), n, shape), 1, &sd, false));
+}
+
 /* repeat(self, repeats): the tiles' gradients summed (g viewed as [r0, s0, r1, s1, ...]). */
 F(g_repeat) {
     if (!NEED(0)) return;

@@ -90,6 +90,15 @@ static void bump_versions(const tn_op_schema *s, const tn_value *args) {
         if (args[k].tag == TN_V_TENSOR) atomic_fetch_add(&args[k].u.t->storage->version, 1);
 }
 
+/* Whether the door may derive `op` from its functional sibling: not when the mutated
+ * argument is a tensor list (_foreach_add_.List, _foreach_add.List_out), whose results
+ * cannot be copied back as one tensor. */
+static bool derivable(tn_op_id op) {
+    static signed char memo[TN_OP_COUNT]; /* 0 unknown, 1 yes, 2 no */
+    if (!memo[op]) memo[op] = strstr(tn_op_schemas[op].schema, "!)[]") ? 2 : 1;
+    return memo[op] == 1;
+}
+
 static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
     const tn_op_schema *s = &tn_op_schemas[op];
     tn_op_fn fn = tn_op_impl(op);
@@ -99,7 +108,7 @@ static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
         return st;
     }
     if (s->functional >= 0 && s->functional != (int)op && s->nrets <= TN_MAX_RETS &&
-        (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT)) {
+        (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) && derivable(op)) {
         tn_op_fn f = tn_op_impl((tn_op_id)s->functional);
         /* Derivable only when the functional sibling takes exactly the leading arguments
          * (factories drop dtype/layout/device from their out= form, so they are not). */
@@ -145,6 +154,6 @@ bool tn_op_has_kernel(tn_op_id op) {
     if (tn_op_impl(op)) return true;
     const tn_op_schema *s = &tn_op_schemas[op];
     int lead = s->kind == TN_OP_KIND_OUT ? s->nargs - s->nout : s->nargs;
-    return s->functional >= 0 && (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) &&
+    return s->functional >= 0 && (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) && derivable(op) &&
            tn_op_impl((tn_op_id)s->functional) != NULL && lead == tn_op_schemas[s->functional].nargs;
 }

@@ -178,7 +178,14 @@ CASES = [
       [In((1, 4, 7, 7)), In((6, 2, 3, 3))], (0, 1), ["convolution"]),
     G("conv1d", "lambda x, w: F.conv1d(x, w, padding=2)", [In((2, 3, 9)), In((4, 3, 5))], (0, 1), ["convolution"]),
     G("sdpa", "lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)",
-      [In((1, 2, 5, 4)), In((1, 2, 5, 4)), In((1, 2, 5, 4))], (0, 1, 2), []),
+      [In((1, 2, 5, 4)), In((1, 2, 5, 4)), In((1, 2, 5, 4))], (0, 1, 2), ["_scaled_dot_product_flash_attention_for_cpu"]),
+    G("sdpa_gqa_mask", "lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True, "
+      "scale=0.3)", [In((2, 4, 5, 8)), In((2, 2, 6, 8)), In((2, 2, 6, 8)), In((5, 6))], (0, 1, 2),
+      ["_scaled_dot_product_flash_attention_for_cpu"]),
+    G("sdpa_3d", "lambda q, k, v: F.scaled_dot_product_attention(q, k, v)",
+      [In((2, 5, 4)), In((2, 6, 4)), In((2, 6, 4))], (0, 1, 2), []),
+    G("repeat_interleave", "lambda a: a.repeat_interleave(3, 1) * 1 + a.repeat_interleave(2).sum()", [A], (0,),
+      ["repeat_interleave_self_int"]),
 ]
 
 # Rows of formulas.def no case covers, with the reason (the coverage test reads this).

@@ -1317,6 +1317,116 @@ add("ew_exp_range", "lambda: torch.exp(torch.linspace(-110, 95, 100003))", [], [
 add("ew_tanh_range", "lambda: torch.tanh(torch.linspace(-12, 12, 100003))", [], ["tanh.default"])
 add("ew_contiguous_big", "lambda a: (a.t().contiguous(), a[:, ::2].contiguous(), a.to(torch.bfloat16).t().contiguous())", [In((300, 400))], ["clone.default"])
 
+# ---- _foreach_* (upstream's CPU kernels: the single-tensor op per list element) ---------
+# Three tensors per list: a tail-sized matrix, a vector, a non-contiguous view. In-place
+# forms run on clones and return the list they mutated. dt covers float32 and bfloat16.
+FE_SHAPES = (((7, 33), "contig"), ((31,), "contig"), ((5, 9), "transposed"))
+
+
+def fe_in(dt="float32", kind="normal"):
+    return [In(s, dt, kind, layout) for s, layout in FE_SHAPES]
+
+
+def fe_case(name, call, lists, covers, inplace_covers=None, dt="float32", kinds=None, extra=()):
+    """call: the foreach call with the list arguments spelled L0, L1, L2 (L0 is self)."""
+    kinds = kinds or ["normal"] * lists
+    ins = [spec for k in kinds for spec in fe_in(dt, k)] + list(extra)
+    names = [f"x{i}" for i in range(len(ins))]
+    lst = [f"[{', '.join(names[3 * j:3 * j + 3])}]" for j in range(lists)]
+    ex = names[3 * lists:]
+    fn = call.format(*lst, *ex)
+    add(f"{name}_{dt}", f"lambda {', '.join(names)}: {fn}", ins, covers)
+    if inplace_covers is not None:
+        self_clone = "[t.clone() for t in " + lst[0] + "]"
+        fn_ = call.replace("(", "_(", 1).replace("{0}", "s").format(*lst, *ex)
+        add(f"{name}__{dt}", f"lambda {', '.join(names)}: (lambda s: ({fn_}, s)[1])({self_clone})", ins, inplace_covers)
+
+
+for _dt in ("float32", "bfloat16"):
+    for _op in ("add", "sub"):
+        fe_case(f"fe_{_op}_Scalar", f"torch._foreach_{_op}({{0}}, 0.75)", 1, [f"_foreach_{_op}.Scalar"], [f"_foreach_{_op}_.Scalar"], _dt)
+        fe_case(f"fe_{_op}_List", f"torch._foreach_{_op}({{0}}, {{1}}, alpha=0.3)", 2, [f"_foreach_{_op}.List"], [f"_foreach_{_op}_.List"], _dt)
+        fe_case(f"fe_{_op}_ScalarList", f"torch._foreach_{_op}({{0}}, [0.5, -2, 1.25])", 1, [f"_foreach_{_op}.ScalarList"], [f"_foreach_{_op}_.ScalarList"], _dt)
+    fe_case("fe_add_Tensor", "torch._foreach_add({0}, {1}, alpha=-0.5)", 1, ["_foreach_add.Tensor"], ["_foreach_add_.Tensor"], _dt, extra=[In((), _dt)])
+    for _op in ("mul", "div"):
+        fe_case(f"fe_{_op}_Scalar", f"torch._foreach_{_op}({{0}}, 0.3)", 1, [f"_foreach_{_op}.Scalar"], [f"_foreach_{_op}_.Scalar"], _dt)
+        fe_case(f"fe_{_op}_List", f"torch._foreach_{_op}({{0}}, {{1}})", 2, [f"_foreach_{_op}.List"], [f"_foreach_{_op}_.List"], _dt)
+        fe_case(f"fe_{_op}_ScalarList", f"torch._foreach_{_op}({{0}}, [0.5, -3, 7.0])", 1, [f"_foreach_{_op}.ScalarList"], [f"_foreach_{_op}_.ScalarList"], _dt)
+        fe_case(f"fe_{_op}_Tensor", f"torch._foreach_{_op}({{0}}, {{1}})", 1, [f"_foreach_{_op}.Tensor"], [f"_foreach_{_op}_.Tensor"], _dt, extra=[In((), _dt)])
+    for _op in ("clamp_min", "clamp_max", "maximum", "minimum"):
+        fe_case(f"fe_{_op}_Scalar", f"torch._foreach_{_op}({{0}}, 0.1)", 1, [f"_foreach_{_op}.Scalar"], [f"_foreach_{_op}_.Scalar"], _dt)
+        fe_case(f"fe_{_op}_List", f"torch._foreach_{_op}({{0}}, {{1}})", 2, [f"_foreach_{_op}.List"], [f"_foreach_{_op}_.List"], _dt)
+        fe_case(f"fe_{_op}_ScalarList", f"torch._foreach_{_op}({{0}}, [0.1, -0.2, 0.5])", 1, [f"_foreach_{_op}.ScalarList"], [f"_foreach_{_op}_.ScalarList"], _dt)
+    for _op in ("addcmul", "addcdiv"):
+        _k = ["normal", "normal", "pos"]
+        fe_case(f"fe_{_op}_Scalar", f"torch._foreach_{_op}({{0}}, {{1}}, {{2}}, value=-0.25)", 3, [f"_foreach_{_op}.Scalar"], [f"_foreach_{_op}_.Scalar"], _dt, _k)
+        fe_case(f"fe_{_op}_ScalarList", f"torch._foreach_{_op}({{0}}, {{1}}, {{2}}, [0.5, -1.5, 2])", 3, [f"_foreach_{_op}.ScalarList"], [f"_foreach_{_op}_.ScalarList"], _dt, _k)
+        fe_case(f"fe_{_op}_Tensor", f"torch._foreach_{_op}({{0}}, {{1}}, {{2}}, torch.tensor([0.5, -1.5, 2.0]))", 3, [f"_foreach_{_op}.Tensor"], [f"_foreach_{_op}_.Tensor"], _dt, _k)
+    fe_case("fe_lerp_List", "torch._foreach_lerp({0}, {1}, {2})", 3, ["_foreach_lerp.List"], ["_foreach_lerp_.List"], _dt, ["normal", "normal", "unit"])
+    fe_case("fe_lerp_Scalar", "torch._foreach_lerp({0}, {1}, 0.1)", 2, ["_foreach_lerp.Scalar"], ["_foreach_lerp_.Scalar"], _dt)
+    fe_case("fe_lerp_ScalarList", "torch._foreach_lerp({0}, {1}, [0.1, 0.9, 0.5])", 2, ["_foreach_lerp.ScalarList"], ["_foreach_lerp_.ScalarList"], _dt)
+    fe_case("fe_pow_List", "torch._foreach_pow({0}, {1})", 2, ["_foreach_pow.List"], ["_foreach_pow_.List"], _dt, ["pos", "normal"])
+    fe_case("fe_pow_Scalar", "torch._foreach_pow({0}, 2)", 1, ["_foreach_pow.Scalar"], ["_foreach_pow_.Scalar"], _dt)
+    fe_case("fe_pow_Scalar_half", "torch._foreach_pow({0}, 0.5)", 1, ["_foreach_pow.Scalar"], ["_foreach_pow_.Scalar"], _dt, ["pos"])
+    fe_case("fe_pow_ScalarList", "torch._foreach_pow({0}, [2, 0.5, -1.0])", 1, ["_foreach_pow.ScalarList"], ["_foreach_pow_.ScalarList"], _dt, ["pos"])
+    fe_case("fe_pow_ScalarAndTensor", "torch._foreach_pow(1.7, {0})", 1, ["_foreach_pow.ScalarAndTensor"], None, _dt)
+    for _op, _kind in (("abs", "normal"), ("acos", "unit"), ("asin", "unit"), ("atan", "normal"), ("ceil", "normal"),
+                       ("cos", "normal"), ("cosh", "normal"), ("erf", "normal"), ("erfc", "normal"), ("exp", "normal"),
+                       ("expm1", "normal"), ("floor", "normal"), ("frac", "normal"), ("log", "pos"), ("log10", "pos"),
+                       ("log1p", "pos"), ("log2", "pos"), ("neg", "normal"), ("reciprocal", "pos"), ("round", "normal"),
+                       ("rsqrt", "pos"), ("sigmoid", "normal"), ("sign", "normal"), ("sin", "normal"), ("sinh", "normal"),
+                       ("sqrt", "pos"), ("tan", "unit"), ("tanh", "normal"), ("trunc", "normal")):
+        fe_case(f"fe_{_op}", f"torch._foreach_{_op}({{0}})", 1, [f"_foreach_{_op}.default"], [f"_foreach_{_op}_.default"], _dt, [_kind])
+    fe_case("fe_norm", "(torch._foreach_norm({0}), torch._foreach_norm({0}, 1), torch._foreach_norm({0}, float('inf')), "
+            "torch._foreach_norm({0}, 3, dtype=torch.float64))", 1, ["_foreach_norm.Scalar"], None, _dt)
+    fe_case("fe_max", "torch._foreach_max({0})", 1, ["_foreach_max.default"], None, _dt)
+    fe_case("fe_copy_", "(lambda s: (torch._foreach_copy_(s, {1}), s)[1])([t.clone() for t in {0}])", 2, ["_foreach_copy_.default"], None, _dt)
+    fe_case("fe_copy", "torch.ops.aten._foreach_copy.default({0}, {1})", 2, ["_foreach_copy.default"], None, _dt)
+    fe_case("fe_zero_", "(lambda s: (torch._foreach_zero_(s), s)[1])([t.clone() for t in {0}])", 1, ["_foreach_zero_.default"], None, _dt)
+    fe_case("fe_clone", "[(t, t.stride()) for t in torch._foreach_clone({0})]", 1, ["_foreach_clone.default"], None, _dt)
+add("fe_mm", "lambda a, b, c, d: torch._foreach_mm([a, c], [b, d])", [In((7, 33)), In((33, 5)), In((4, 4)), In((4, 6))], ["_foreach_mm.default"])
+add("fe_add_int_list", "lambda a, b: torch._foreach_add([a, b], [b, a])", [In((7,), "int64", "int"), In((7,), "int64", "int")], ["_foreach_add.List"])
+add("fe_mul_mixed_dtypes", "lambda a, b: torch._foreach_mul([a, b], 1.5)", [In((7,), "int32", "int"), In((9,), "float64")], ["_foreach_mul.Scalar"])
+add("fe_add_broadcast", "lambda a, b: torch._foreach_add([a], [b])", [In((3, 7)), In((7,))], ["_foreach_add.List"])
+add("fe_empty_error", "lambda: torch._foreach_add([], 1.0)", [], ["_foreach_add.Scalar"])
+add("fe_length_error", "lambda a, b: torch._foreach_add([a, b], [a])", [In((3,)), In((3,))], ["_foreach_add.List"])
+add("fe_scalarlist_error", "lambda a: torch._foreach_mul_([a], [1.0, 2.0])", [In((3,))], ["_foreach_mul_.ScalarList"])
+add("fe_inplace_cast_error", "lambda a: torch._foreach_div_([a], 2)", [In((3,), "int64", "int")], ["_foreach_div_.Scalar"])
+
+# ---- fused optimizer steps: one step over tail-crossing sizes (the optimizers themselves
+# are compared step by step in tests/test_optim.py) -----------------------------------------
+_FA = "[torch.tensor(3.0), torch.tensor(3.0)]"
+for _dt in ("float32", "float64", "bfloat16"):
+    _st = [In((7, 33), _dt), In((40,), _dt)]
+    _ins = _st * 2 + [In((7, 33), _dt, "pos"), In((40,), _dt, "pos")] + [In((7, 33), _dt, "pos"), In((40,), _dt, "pos")]
+    _sig = "lambda p0, p1, g0, g1, m0, m1, v0, v1"
+    _st4 = "(lambda P, G, M, V: ({call}, P, G, M, V)[1:])([p0.clone(), p1.clone()], [g0.clone(), g1.clone()], [m0.clone() * 0.1, m1.clone() * 0.1], [v0.clone() * 0.01, v1.clone() * 0.01])"
+    for _name, _fn, _cov in (("adam", "_fused_adam_", ["_fused_adam_.default"]), ("adamw", "_fused_adamw_", ["_fused_adamw_.default"])):
+        for _ams in (False, True):
+            _call = (f"torch.{_fn}(P, G, M, V, {'[v.clone() for v in V]' if _ams else '[]'}, {_FA}, lr=0.01, beta1=0.9, beta2=0.999, "
+                     f"weight_decay=0.05, eps=1e-8, amsgrad={_ams}, maximize={_ams})")
+            add(f"fused_{_name}_{'ams_' if _ams else ''}{_dt}", f"{_sig}: {_st4.format(call=_call)}", _ins[:8], _cov, **EXACT)
+    _call = "torch._fused_adam_(P, G, M, V, [], " + _FA + ", lr=torch.tensor(0.01), beta1=0.3, beta2=0.99, weight_decay=0.0, eps=1e-6, amsgrad=False, maximize=False, grad_scale=torch.tensor(2.0))"
+    add(f"fused_adam_tensor_lr_{_dt}", f"{_sig}: {_st4.format(call=_call)}", _ins[:8], ["_fused_adam_.tensor_lr"], **EXACT)
+    _call = "torch._fused_adamw_(P, G, M, V, [], " + _FA + ", lr=torch.tensor(0.01), beta1=0.9, beta2=0.99, weight_decay=0.1, eps=1e-8, amsgrad=False, maximize=False)"
+    add(f"fused_adamw_tensor_lr_{_dt}", f"{_sig}: {_st4.format(call=_call)}", _ins[:8], ["_fused_adamw_.tensor_lr"], **EXACT)
+    _call = "torch._fused_adam_(P, G, M, V, [], " + _FA + ", lr=0.01, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False, found_inf=torch.tensor(1.0))"
+    add(f"fused_adam_found_inf_{_dt}", f"{_sig}: {_st4.format(call=_call)}", _ins[:8], ["_fused_adam_.default"], **EXACT)
+    _sgd = "(lambda P, G, B: ({call}, P, G, B)[1:])([p0.clone(), p1.clone()], [g0.clone(), g1.clone()], [m0.clone(), m1.clone()])"
+    if _dt != "bfloat16":  # upstream's 16-bit vector loop does not update (see kernels/optim_fused.c)
+        for _first in (True, False):
+            _call = f"torch._fused_sgd_(P, G, B, weight_decay=0.01, momentum=0.9, lr=0.1, dampening=0.1, nesterov={not _first}, maximize=False, is_first_step={_first})"
+            add(f"fused_sgd_{_first}_{_dt}", f"lambda p0, p1, g0, g1, m0, m1: {_sgd.format(call=_call)}", _ins[:6], ["_fused_sgd_.default"], **EXACT)
+        _call = "torch._fused_sgd_(P, G, [], weight_decay=0.0, momentum=0.0, lr=torch.tensor(0.1), dampening=0.0, nesterov=False, maximize=True, is_first_step=False, grad_scale=torch.tensor(4.0))"
+        add(f"fused_sgd_tensor_lr_{_dt}", f"lambda p0, p1, g0, g1, m0, m1: {_sgd.format(call=_call)}", _ins[:6], ["_fused_sgd_.tensor_lr"], **EXACT)
+    _ada = "(lambda P, G, S: ({call}, P, G, S)[1:])([p0.clone(), p1.clone()], [g0.clone(), g1.clone()], [m0.abs(), m1.abs()])"
+    _call = "torch._fused_adagrad_(P, G, S, " + _FA + ", lr=0.1, lr_decay=0.01, weight_decay=0.05, eps=1e-10, maximize=False)"
+    add(f"fused_adagrad_{_dt}", f"lambda p0, p1, g0, g1, m0, m1: {_ada.format(call=_call)}", _ins[:6], ["_fused_adagrad_.default"], **EXACT)
+    _call = "torch._fused_adagrad_(P, G, S, " + _FA + ", lr=torch.tensor(0.1), lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=True)"
+    add(f"fused_adagrad_tensor_lr_{_dt}", f"lambda p0, p1, g0, g1, m0, m1: {_ada.format(call=_call)}", _ins[:6], ["_fused_adagrad_.tensor_lr"], **EXACT)
+add("fused_adam_int_error", "lambda a: torch._fused_adam_([a], [a], [a], [a], [], [torch.tensor(1.0)], lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)", [In((3,), "int32", "int")], ["_fused_adam_.default"])
+add("fused_adam_length_error", "lambda a: torch._fused_adam_([a], [], [a], [a], [], [torch.tensor(1.0)], lr=0.1, beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)", [In((3,))], ["_fused_adam_.default"])
+
 # ---- backward operators (the ones derivatives.yaml calls) ----------------------------------
 # Each takes a grad_output (often non-contiguous) and the forward's saved values, computed on
 # each side by the forward op. Shapes include tails (odd sizes, ceil-mode windows, overlaps).
