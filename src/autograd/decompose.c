@@ -321,7 +321,17 @@ static tn_status d_pad(const tn_value *a, tn_value *rets) {
                     (int)n, mode);
 }
 
+/* The _foreach_* family (ops/foreach.c) is already door calls of its per-element
+ * operators: under autograd each element records that operator's node, as upstream's
+ * per-element foreach derivatives do (and an in-place one on a leaf refuses alike). */
+#define TN_FOREACH(op, each, result, ...) tn_status tn_op_##op(const tn_value *args, tn_value *rets);
+#include "ops/foreach.def"
+#undef TN_FOREACH
+
 static const tn_decomp_fn decomps[TN_OP_COUNT] = {
+#define TN_FOREACH(op, each, result, ...) [TN_OP_##op] = tn_op_##op,
+#include "ops/foreach.def"
+#undef TN_FOREACH
     [TN_OP_pad] = d_pad,
     [TN_OP_scaled_dot_product_attention] = d_sdpa,
     [TN_OP_dropout] = d_dropout,

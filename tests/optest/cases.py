@@ -1328,7 +1328,8 @@ def fe_in(dt="float32", kind="normal"):
 
 
 def fe_case(name, call, lists, covers, inplace_covers=None, dt="float32", kinds=None, extra=()):
-    """call: the foreach call with the list arguments spelled L0, L1, L2 (L0 is self)."""
+    """call: the foreach call with the list arguments as {0}, {1}, {2} ({0} is self) and
+    any extra inputs after them; with inplace_covers, the in-place form runs too."""
     kinds = kinds or ["normal"] * lists
     ins = [spec for k in kinds for spec in fe_in(dt, k)] + list(extra)
     names = [f"x{i}" for i in range(len(ins))]
@@ -1629,3 +1630,5 @@ add("bwd_select_backward_index_err", f"lambda g: {A}.select_backward.default(g, 
 # off by up to 1.3e-3 (e.g. -4.252441 for -4.251182), ours by 7e-6; hence atol 2e-3.
 add("bwd_conv2d_chunked", f"lambda x, w, g: {A}.convolution_backward.default(g, x, w, [8], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])",
     [In((5, 16, 100, 100)), In((8, 16, 3, 3)), In((5, 8, 100, 100))], ["convolution_backward.default"], rtol=1e-4, atol=2e-3)
+add("isclose_basic", "lambda a, b: (torch.isclose(a, a + b * 1e-4, rtol=1e-3, atol=1e-5), torch.isclose(a, b), torch.isclose(a, a.clone(), equal_nan=True))", [In((65,), "float32", "special"), In((65,))], ["isclose.default"])
+add("allclose_basic", "lambda a, b: (torch.allclose(a, a + b * 1e-7), torch.allclose(a, b), torch.allclose(a, a * (1 + 1e-3), rtol=1e-2))", [In((33,)), In((33,))], ["allclose.default"])
