@@ -91,6 +91,15 @@
     /* GLU over x [outer, 2*half, inner] with gy [outer, half, inner]: gx like x. */              \
     X(glu_backward, (T * gx, const T *gy, const T *x, int64_t outer, int64_t half, int64_t inner))
 
+/* ---- float32 softmax / log-softmax gradient over contiguous rows [rows, n] on 16-float
+ * vectors (softmax_backward_*.c): y is the forward's output; same role as
+ * f32_softmax_backward__scalar with inner = 1, float sums instead of double. Single
+ * threaded (the op layer splits rows); the variant follows tn_cpu_isa(). */
+void tn_softmax_backward_rows_f32(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log);
+void tn_softmax_backward_rows__generic(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log);
+void tn_softmax_backward_rows__avx2(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log);
+void tn_softmax_backward_rows__avx512(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log);
+
 #define T float
 #define TN_NN_BWD_DECL_F32(name, args) void f32_##name##__scalar args;
 TN_NN_BWD_KERNELS(TN_NN_BWD_DECL_F32)

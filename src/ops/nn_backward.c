@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/nn_backward.h"
 #include "core/threadpool.h"
+#include "kernels/nn_backward.h"
 #include "ops/nn_backward_internal.h"
 
 /* ================================ pooling ============================================== */
@@ -625,8 +625,12 @@ typedef struct softmax_job {
 static void softmax_chunk(void *vj, int64_t o0, int64_t o1) {
     const softmax_job *j = vj;
     size_t off = (size_t)(o0 * j->D * j->inner) * j->isz;
-    NN_KERNEL(j->acc, softmax_backward, (void *)(j->gx + off), (const void *)(j->gy + off), (const void *)(j->y + off),
-              o1 - o0, j->D, j->inner, j->log);
+    if (j->acc == TN_DTYPE_FLOAT32 && j->inner == 1)
+        tn_softmax_backward_rows_f32((float *)(void *)(j->gx + off), (const float *)(const void *)(j->gy + off),
+                                     (const float *)(const void *)(j->y + off), o1 - o0, j->D, j->log);
+    else
+        NN_KERNEL(j->acc, softmax_backward, (void *)(j->gx + off), (const void *)(j->gy + off),
+                  (const void *)(j->y + off), o1 - o0, j->D, j->inner, j->log);
 }
 
 static tn_status softmax_backward(const tn_value *args, tn_value *rets, bool log) {
