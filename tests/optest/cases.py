@@ -1601,9 +1601,13 @@ for dt in ("float32", "float64", "bfloat16"):
     add(f"bwd_sdpa_{dt}", SDPA_BWD.format(A=A, causal=False, mask=None, scale=None),
         [In((2, 3, 17, 16), dt), In((2, 3, 33, 16), dt), In((2, 3, 33, 16), dt), In((2, 3, 17, 16), dt)],
         ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], **BWD_TOL[dt])
+    # bfloat16: the forward's rounded output (its bits depend on the ISA tier of our flash
+    # kernel) enters D = rowsum(dO * O), and dQ sums 33 such terms with cancellation:
+    # measured up to 0.0156 absolute (4 bf16 ulps at 0.64) under TN_FORCE_ISA=scalar / avx2.
     add(f"bwd_sdpa_causal_{dt}", SDPA_BWD.format(A=A, causal=True, mask=None, scale=0.3),
         [In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt, layout="transposed")],
-        ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], **BWD_TOL[dt])
+        ["_scaled_dot_product_flash_attention_for_cpu_backward.default"],
+        **(dict(rtol=2e-2, atol=2e-2) if dt == "bfloat16" else BWD_TOL[dt]))
 # upstream's flash kernel takes a mask of the query's dtype: a boolean mask as 0 / -inf
 add("bwd_sdpa_mask", SDPA_BWD.format(A=A, causal=False, mask="torch.zeros(17, 33).masked_fill(~m, float('-inf'))", scale=None).replace("lambda q, k, v, g:", "lambda q, k, v, g, m:"),
     [In((2, 3, 17, 16)), In((2, 3, 33, 16)), In((2, 3, 33, 16)), In((2, 3, 17, 16)), In((17, 33), "bool")],
