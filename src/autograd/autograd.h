@@ -126,6 +126,7 @@ struct tn_node {
     int32_t nargs, nres;
     tn_value *args;           /* [nargs] saved arguments; tensors in saved_args */
     tn_saved *saved_args;     /* [nargs] */
+    uint32_t saved_mask;      /* bit i: argument i was saved (the row's mask narrowed by need) */
     tn_geom *arg_geom;        /* [nargs] geometry of tensor arguments (ndim -1 otherwise) */
     int32_t *arg_edge;        /* [nargs] first edge index of argument i, -1 when none */
     int32_t *arg_count;       /* [nargs] number of edges of argument i (list length) */

@@ -255,7 +255,7 @@ static tn_status apply_op(tn_node *n, tn_tensor **grads, tn_tensor **out) {
         args[i] = n->args[i];
         if (n->args[i].tag == TN_V_TENSOR) {
             args[i].u.t = NULL;
-            if (i < 32 && (n->formula->save_args >> i) & 1u) st = tn_saved_unpack(n, &n->saved_args[i], &args[i].u.t);
+            if (i < 32 && (n->saved_mask >> i) & 1u) st = tn_saved_unpack(n, &n->saved_args[i], &args[i].u.t);
         }
     }
     for (int k = 0; st == TN_OK && k < n->nres; k++)

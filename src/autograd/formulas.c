@@ -2,6 +2,7 @@
  * out= overloads resolved to their functional sibling's row. */
 #include "autograd/formulas.h"
 
+#define TN_SAVE_IF(op, saved, if_needed)
 #define TN_GRAD(op, name, fn, sargs, sres) void fn(tn_grad_ctx *c);
 #include "autograd/formulas.def"
 #undef TN_GRAD
@@ -11,6 +12,7 @@ static const tn_grad_formula table[TN_OP_COUNT] = {
 #include "autograd/formulas.def"
 #undef TN_GRAD
 };
+#undef TN_SAVE_IF
 
 const tn_grad_formula *tn_grad_formula_for(tn_op_id op) {
     if ((unsigned)op >= TN_OP_COUNT) return NULL;
@@ -22,8 +24,23 @@ const tn_grad_formula *tn_grad_formula_for(tn_op_id op) {
 }
 
 /* Number of rows (for the coverage test). */
+uint32_t tn_grad_save_mask(const tn_grad_formula *f, tn_op_id op, uint32_t needs) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    tn_op_id row = (f == &table[op] || s->functional < 0) ? op : (tn_op_id)s->functional;
+    uint32_t mask = f->save_args;
+#undef TN_SAVE_IF
+#define TN_SAVE_IF(o, saved, if_needed) \
+    if (row == TN_OP_##o && !((needs >> (if_needed)) & 1u)) mask &= ~(1u << (saved));
+#define TN_GRAD(op, name, fn, sargs, sres)
+#include "autograd/formulas.def"
+#undef TN_GRAD
+#undef TN_SAVE_IF
+    return mask;
+}
+
 int tn_grad_formula_count(void) {
     int n = 0;
+#define TN_SAVE_IF(op, saved, if_needed)
 #define TN_GRAD(op, name, fn, sargs, sres) n++;
 #include "autograd/formulas.def"
 #undef TN_GRAD

@@ -43,6 +43,8 @@ typedef struct tn_grad_formula {
 
 /* The formula for op (its functional sibling's for in-place / out= forms), or NULL. */
 const tn_grad_formula *tn_grad_formula_for(tn_op_id op);
+/* f's saved-argument mask for op given which arguments need a gradient (bit i). */
+uint32_t tn_grad_save_mask(const tn_grad_formula *f, tn_op_id op, uint32_t needs);
 /* Whether op's outputs are views of its first argument (schema "-> Tensor(a)"). */
 bool tn_op_is_view(tn_op_id op);
 

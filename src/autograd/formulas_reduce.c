@@ -205,26 +205,28 @@ F(g_baddbmm) {
 /* matmul for every rank: 1-D operands are lifted to matrices, the products computed with
  * broadcast batches, and the engine sums broadcast batch dims back. */
 F(g_matmul) {
-    tn_tensor *a = ARG(0), *b = ARG(1), *g = GRAD(0);
-    if (a->ndim == 1 && b->ndim == 1) {
-        if (NEED(0)) SET(0, ag_mul(c, g, b));
-        if (NEED(1)) SET(1, ag_mul(c, g, a));
+    const tn_geom *ga = GEOM(0), *gb = GEOM(1);
+    tn_tensor *g = GRAD(0);
+    if (ga->ndim == 1 && gb->ndim == 1) {
+        if (NEED(0)) SET(0, ag_mul(c, g, ARG(1)));
+        if (NEED(1)) SET(1, ag_mul(c, g, ARG(0)));
         return;
     }
-    bool a1 = a->ndim == 1, b1 = b->ndim == 1;
-    tn_tensor *A = a1 ? ag_unsqueeze(c, a, 0) : a, *B = b1 ? ag_unsqueeze(c, b, -1) : b;
+    bool a1 = ga->ndim == 1, b1 = gb->ndim == 1;
     tn_tensor *G = g;
     if (a1) G = ag_unsqueeze(c, G, -2);
     if (b1) G = ag_unsqueeze(c, G, -1);
-    if (NEED(0)) {
-        tn_tensor *ga = ag_matmul(c, G, ag_transpose(c, B, -1, -2));
-        if (a1) ga = AG(c, squeeze_dim, VT(ga), VI(-2));
-        SET(0, ga);
+    if (NEED(0)) { /* needs b only */
+        tn_tensor *B = b1 ? ag_unsqueeze(c, ARG(1), -1) : ARG(1);
+        tn_tensor *gA = ag_matmul(c, G, ag_transpose(c, B, -1, -2));
+        if (a1) gA = AG(c, squeeze_dim, VT(gA), VI(-2));
+        SET(0, gA);
     }
-    if (NEED(1)) {
-        tn_tensor *gb = ag_matmul(c, ag_transpose(c, A, -1, -2), G);
-        if (b1) gb = AG(c, squeeze_dim, VT(gb), VI(-1));
-        SET(1, gb);
+    if (NEED(1)) { /* needs a only */
+        tn_tensor *A = a1 ? ag_unsqueeze(c, ARG(0), 0) : ARG(0);
+        tn_tensor *gB = ag_matmul(c, ag_transpose(c, A, -1, -2), G);
+        if (b1) gB = AG(c, squeeze_dim, VT(gB), VI(-1));
+        SET(1, gB);
     }
 }
 
@@ -245,13 +247,14 @@ F(g_outer) {
 
 /* linear(input, weight, bias): input @ weight^T + bias over any leading dims. */
 F(g_linear) {
-    tn_tensor *x = ARG(0), *w = ARG(1), *g = GRAD(0);
-    if (NEED(0)) SET(0, ag_matmul(c, g, w));
-    if (NEED(1)) {
-        int64_t go[2] = {-1, w->sizes[0]}, xi[2] = {-1, w->ndim > 1 ? w->sizes[1] : 1};
-        tn_tensor *g2 = ag_reshape(c, g, 2, go), *x2 = ag_reshape(c, x, 2, xi);
-        tn_tensor *gw = ag_mm(c, ag_t(c, g2), x2);
-        SET(1, w->ndim == 1 ? ag_reshape(c, gw, 1, w->sizes) : gw);
+    const tn_geom *gw = GEOM(1);
+    tn_tensor *g = GRAD(0);
+    if (NEED(0)) SET(0, ag_matmul(c, g, ARG(1))); /* needs weight only */
+    if (NEED(1)) {                                  /* needs input only */
+        int64_t go[2] = {-1, gw->sizes[0]}, xi[2] = {-1, gw->ndim > 1 ? gw->sizes[1] : 1};
+        tn_tensor *g2 = ag_reshape(c, g, 2, go), *x2 = ag_reshape(c, ARG(0), 2, xi);
+        tn_tensor *dw = ag_mm(c, ag_t(c, g2), x2);
+        SET(1, gw->ndim == 1 ? ag_reshape(c, dw, 1, gw->sizes) : dw);
     }
     if (ARGV(2).tag == TN_V_TENSOR && NEED(2)) SET(2, g);
 }

@@ -141,22 +141,21 @@ static tn_status fill_node(tn_node *n, tn_op_id op, const tn_op_schema *s, const
     if (!n->args || !n->saved_args || !n->arg_geom || !n->arg_edge || !n->arg_count)
         return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     int e = 0;
+    uint32_t needs = 0;
     for (int i = 0; i < nargs; i++) {
         const tn_value *v = &args[i];
         n->arg_edge[i] = -1;
         n->arg_geom[i].ndim = -1;
         if (v->tag == TN_V_TENSOR && v->u.t) {
-            tn_tensor *t = (i == 0 && self_orig) ? self_orig : v->u.t;
             n->arg_edge[i] = e;
             n->arg_count[i] = 1;
             if (i == 0 && self_edge) n->next[e] = *self_edge; /* taken before the in-place write */
             else TN_TRY(tn_autograd_edge(v->u.t, &n->next[e]));
-            if (n->next[e].fn) tn_node_retain(n->next[e].fn);
+            if (n->next[e].fn) {
+                tn_node_retain(n->next[e].fn);
+                if (i < 32) needs |= 1u << i;
+            }
             e++;
-            tn_geom_of(t, &n->arg_geom[i]);
-            n->args[i].tag = TN_V_TENSOR;
-            n->args[i].u.t = NULL;
-            if (f && (f->save_args >> i) & 1u) TN_TRY(tn_saved_set(&n->saved_args[i], t, -1));
         } else if (v->tag == TN_V_TENSORLIST) {
             n->arg_edge[i] = e;
             n->arg_count[i] = (int32_t)v->u.tlist.n;
@@ -165,7 +164,18 @@ static tn_status fill_node(tn_node *n, tn_op_id op, const tn_op_schema *s, const
                 TN_TRY(tn_autograd_edge(v->u.tlist.data[k], &n->next[e]));
                 if (n->next[e].fn) tn_node_retain(n->next[e].fn);
             }
-            TN_TRY(copy_value(v, &n->args[i]));
+        }
+    }
+    uint32_t save = f ? tn_grad_save_mask(f, op, needs) : 0;
+    n->saved_mask = save;
+    for (int i = 0; i < nargs; i++) {
+        const tn_value *v = &args[i];
+        if (v->tag == TN_V_TENSOR && v->u.t) {
+            tn_tensor *t = (i == 0 && self_orig) ? self_orig : v->u.t;
+            tn_geom_of(t, &n->arg_geom[i]);
+            n->args[i].tag = TN_V_TENSOR;
+            n->args[i].u.t = NULL;
+            if (i < 32 && (save >> i) & 1u) TN_TRY(tn_saved_set(&n->saved_args[i], t, -1));
         } else {
             TN_TRY(copy_value(v, &n->args[i]));
         }

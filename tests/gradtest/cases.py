@@ -101,6 +101,12 @@ CASES = [
     G("matmul_vec", "lambda a, b, v: torch.matmul(a, v) + torch.matmul(v, b).sum()", [M34, M45, In((4,))],
       (0, 1, 2), ["matmul"]),
     G("linear", "lambda x, w, b: F.linear(x, w, b)", [In((2, 3, 4)), In((5, 4)), ROW], (0, 1, 2), ["linear"], dtypes=BF),
+    G("products_input_only", "lambda x, w, b: F.linear(x, w) + x @ w.t() + torch.matmul(x, w.t()) * b + "
+      "torch.addmm(b, x, w.t()) + x.mul(b[:4].sum())", [In((3, 4)), In((5, 4)), ROW], (0,),
+      ["linear", "mm", "matmul", "addmm", "mul_Tensor"]),
+    G("products_weight_only", "lambda x, w, b: F.linear(x, w) + x @ w.t() + torch.matmul(x, w.t()) * b + "
+      "torch.addmm(b, x, w.t()) + torch.bmm(x[None], w.t()[None])[0] / b", [In((3, 4)), In((5, 4)), ROW], (1,),
+      ["linear", "mm", "matmul", "addmm", "bmm", "div_Tensor"]),
     G("linear_nobias", "lambda x, w: F.linear(x, w)", [In((3, 4)), In((5, 4))], (0, 1), ["linear"]),
     G("dot_mv_outer", "lambda a, v, w: torch.dot(v, v) + torch.mv(a, v).sum() + torch.outer(v, w).sum()",
       [M34, In((4,)), In((3,))], (0, 1, 2), ["dot", "mv", "outer"]),
