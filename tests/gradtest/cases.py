@@ -102,7 +102,7 @@ CASES = [
       (0, 1, 2), ["matmul"]),
     G("linear", "lambda x, w, b: F.linear(x, w, b)", [In((2, 3, 4)), In((5, 4)), ROW], (0, 1, 2), ["linear"], dtypes=BF),
     G("products_input_only", "lambda x, w, b: F.linear(x, w) + x @ w.t() + torch.matmul(x, w.t()) * b + "
-      "torch.addmm(b, x, w.t()) + x.mul(b[:4].sum())", [In((3, 4)), In((5, 4)), ROW], (0,),
+      "torch.addmm(b, x, w.t()) + x.mul(b[:4].sum()).sum()", [In((3, 4)), In((5, 4)), ROW], (0,),
       ["linear", "mm", "matmul", "addmm", "mul_Tensor"]),
     G("products_weight_only", "lambda x, w, b: F.linear(x, w) + x @ w.t() + torch.matmul(x, w.t()) * b + "
       "torch.addmm(b, x, w.t()) + torch.bmm(x[None], w.t()[None])[0] / b", [In((3, 4)), In((5, 4)), ROW], (1,),
