@@ -69,7 +69,8 @@ PyMODINIT_FUNC PyInit__C(void) {
     if (tn_py_init_dtype(m) < 0 || tn_py_init_device(m) < 0 || tn_py_init_size(m) < 0 ||
         tn_py_add_torch_function_api(m) < 0 || tn_py_add_functions(m) < 0 ||
         tn_py_init_tensor(m) < 0 || tn_py_init_state(m) < 0 || tn_py_init_tensor_new(m) < 0 ||
-        tn_py_init_generator(m) < 0 || tn_py_init_storage(m) < 0 || tn_py_init_graph(m) < 0)
+        tn_py_init_generator(m) < 0 || tn_py_init_storage(m) < 0 || tn_py_init_graph(m) < 0 ||
+        tn_py_init_dist(m) < 0)
         goto error;
     if (tn_py_add_nn_manual(m) < 0) goto error;
     PyObject *vf = PyObject_GetAttrString(m, "_VariableFunctionsClass");

@@ -1,0 +1,421 @@
+"""torch.distributed across real processes on 127.0.0.1: stores (ours, upstream's and the
+two mixed), init methods, destroy/re-init, the gloo process group compared collective by
+collective with upstream torch's gloo at world sizes 2, 3 and 4, and faults (a killed
+peer, mismatched sizes, an unreachable master, a port in use, store timeouts).
+
+Every launched process gets a bounded time and is killed (with its process group) when
+the test ends, however it ends."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import REF_PYTHON, ROOT
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OURS = sys.executable
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(python, code_or_path, world, timeout=120, env_extra=None, expect_fail=False):
+    """Starts `world` processes of `python` running the script (a path or source), with
+    MASTER_ADDR/PORT, RANK, WORLD_SIZE set; returns [(returncode, stdout, stderr)] per rank.
+    All processes are killed once `timeout` seconds have passed."""
+    port = free_port()
+    if os.path.exists(code_or_path):
+        argv = [code_or_path]
+    else:
+        argv = ["-c", textwrap.dedent(code_or_path)]
+    procs = []
+    try:
+        for r in range(world):
+            env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(r),
+                       WORLD_SIZE=str(world), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+            env.update(env_extra or {})
+            procs.append(subprocess.Popen([python] + argv, env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, start_new_session=True))
+        deadline = time.monotonic() + timeout
+        results = []
+        for p in procs:
+            left = max(0.1, deadline - time.monotonic())
+            try:
+                o, e = p.communicate(timeout=left)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"rank {procs.index(p)} did not finish within {timeout}s")
+            results.append((p.returncode, o, e))
+        return results
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait()
+
+
+def last_json(res):
+    rc, out, err = res
+    assert rc == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+needs_ref = pytest.mark.skipif(not os.path.exists(REF_PYTHON), reason="no reference environment")
+
+
+# ---- stores --------------------------------------------------------------------------
+STORE_OPS = """
+import datetime, json, sys, torch.distributed as dist
+from torch.distributed import TCPStore
+port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+s = TCPStore("127.0.0.1", port, None, False, timeout=datetime.timedelta(seconds=10))
+r = {}
+s.set("a", "1"); s.set("b", b"\\x00\\xff")
+r["get"] = [s.get("a").decode(), list(s.get("b"))]
+r["add"] = [s.add("n", 5), s.add("n", -2)]
+r["cas"] = [s.compare_set("a", "1", "2").decode(), s.compare_set("a", "9", "3").decode(),
+            s.compare_set("new", "", "x").decode(), s.compare_set("nokey", "e", "y").decode()]
+s.append("ap", "x"); s.append("ap", "yz")
+r["append"] = s.get("ap").decode()
+r["check"] = [s.check(["a", "b"]), s.check(["a", "zzz"])]
+r["multi"] = [v.decode() for v in s.multi_get(["a", "ap"])]
+s.multi_set(["m1", "m2"], ["v1", b"v2"])
+r["multi_set"] = [s.get("m1").decode(), s.get("m2").decode()]
+r["delete"] = [s.delete_key("m1"), s.delete_key("m1")]
+r["num_keys"] = s.num_keys()
+s.queue_push("q", "first"); s.queue_push("q", "second")
+r["queue"] = [s.queue_len("q"), s.queue_pop("q").decode(), s.queue_pop("q", False).decode(), s.queue_len("q")]
+try:
+    s.queue_pop("q", False)
+    r["queue_empty"] = "no error"
+except Exception as e:
+    r["queue_empty"] = type(e).__name__
+t0 = __import__("time").monotonic()
+try:
+    s.wait(["never"], datetime.timedelta(milliseconds=300))
+    r["wait_timeout"] = "no error"
+except Exception as e:
+    r["wait_timeout"] = [type(e).__name__, isinstance(e, dist.DistStoreError)]
+r["wait_fast"] = __import__("time").monotonic() - t0 < 5
+s.set_timeout(datetime.timedelta(milliseconds=300))
+try:
+    s.get("never")
+    r["get_timeout"] = "no error"
+except Exception as e:
+    r["get_timeout"] = [type(e).__name__, isinstance(e, dist.DistStoreError)]
+r["after_timeout"] = s.get("a").decode()
+print(json.dumps(r))
+"""
+
+SERVER = """
+import datetime, sys, time, torch.distributed as dist
+s = dist.TCPStore("127.0.0.1", 0, None, True, timeout=datetime.timedelta(seconds=30), wait_for_workers=False)
+print(s.port, flush=True)
+sys.stdin.read()   # serve until the test closes our stdin
+"""
+
+
+def run_store_ops(server_python, client_python):
+    srv = subprocess.Popen([server_python, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        port = int(srv.stdout.readline())
+        c = subprocess.run([client_python, "-c", STORE_OPS, str(port)], capture_output=True, text=True, timeout=60)
+        assert c.returncode == 0, c.stderr[-3000:]
+        return json.loads(c.stdout.strip().splitlines()[-1])
+    finally:
+        os.killpg(srv.pid, signal.SIGKILL)
+        srv.wait()
+
+
+def test_tcpstore_ours():
+    r = run_store_ops(OURS, OURS)
+    assert r["get"] == ["1", [0, 255]]
+    assert r["add"] == [5, 3]
+    assert r["cas"] == ["2", "2", "x", "e"]
+    assert r["append"] == "xyz"
+    assert r["check"] == [True, False]
+    assert r["multi_set"] == ["v1", "v2"] and r["delete"] == [True, False]
+    assert r["queue"] == [2, "first", "second", 0] and r["queue_empty"] == "DistQueueEmptyError"
+    assert r["wait_timeout"] == ["DistStoreError", True] and r["wait_fast"]
+    assert r["get_timeout"] == ["DistStoreError", True]
+    assert r["after_timeout"] == "2"
+
+
+@needs_ref
+@pytest.mark.parametrize("server,client", [("ref", "ours"), ("ours", "ref"), ("ref", "ref")])
+def test_tcpstore_mixed(server, client):
+    py = {"ours": OURS, "ref": REF_PYTHON}
+    expected = run_store_ops(OURS, OURS)
+    got = run_store_ops(py[server], py[client])
+    assert got == expected
+
+
+@needs_ref
+def test_tcpstore_shared_keys():
+    """Keys written by an upstream client are read by ours on the same server (the "/"
+    key prefix and the value encoding agree), in both directions."""
+    code_set = "import sys, torch.distributed as d; s=d.TCPStore('127.0.0.1', int(sys.argv[1])); s.set('k_'+sys.argv[2], 'v_'+sys.argv[2]); s.add('cnt', 1)"
+    code_get = ("import sys, json, torch.distributed as d; s=d.TCPStore('127.0.0.1', int(sys.argv[1]));"
+                "print(json.dumps([s.get('k_ours').decode(), s.get('k_ref').decode(), s.add('cnt', 0), s.num_keys()]))")
+    for srv_py in (OURS, REF_PYTHON):
+        srv = subprocess.Popen([srv_py, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            port = str(int(srv.stdout.readline()))
+            for py, tag in ((OURS, "ours"), (REF_PYTHON, "ref")):
+                subprocess.run([py, "-c", code_set, port, tag], check=True, timeout=60, capture_output=True)
+            for py in (OURS, REF_PYTHON):
+                out = subprocess.run([py, "-c", code_get, port], check=True, timeout=60, capture_output=True, text=True)
+                assert json.loads(out.stdout.strip().splitlines()[-1]) == ["v_ours", "v_ref", 2, 3]
+        finally:
+            os.killpg(srv.pid, signal.SIGKILL)
+            srv.wait()
+
+
+def test_filestore_and_hashstore(tmp_path):
+    import datetime
+    import torch.distributed as dist
+    path = str(tmp_path / "fs")
+    a, b = dist.FileStore(path, 2), dist.FileStore(path, 2)
+    a.set("x", "1")
+    assert b.get("x") == b"1"
+    assert a.add("n", 3) == 3 and b.add("n", 4) == 7
+    assert b.compare_set("x", "1", "5") == b"5" and a.get("x") == b"5"
+    assert a.check(["x", "n"]) and not a.check(["zz"])
+    a.delete_key("x")
+    assert not b.check(["x"])
+    b.set_timeout(datetime.timedelta(milliseconds=200))
+    with pytest.raises(dist.DistStoreError):
+        b.get("never")
+    with pytest.raises(dist.DistStoreError):
+        b.wait(["never"], datetime.timedelta(milliseconds=100))
+    p = dist.PrefixStore("pre", a)
+    p.set("k", "v")
+    assert b.get("pre/k") == b"v"
+    del a, b
+    assert not os.path.exists(path)   # the last of the 2 users removed the file
+    h = dist.HashStore()
+    h.set("k", "v")
+    assert h.get("k") == b"v"
+
+
+@needs_ref
+def test_filestore_shared_with_upstream(tmp_path):
+    path = str(tmp_path / "fs")
+    code = ("import sys, torch.distributed as d; s=d.FileStore(sys.argv[1], -1); s.set('from_'+sys.argv[2], sys.argv[2]);"
+            "s.add('cnt', 1); print(s.get('from_ours').decode() if s.check(['from_ours']) else '', s.add('cnt', 0))")
+    o1 = subprocess.run([OURS, "-c", code, path, "ours"], check=True, capture_output=True, text=True, timeout=60)
+    o2 = subprocess.run([REF_PYTHON, "-c", code, path, "ref"], check=True, capture_output=True, text=True, timeout=60)
+    assert o1.stdout.split() == ["ours", "1"] and o2.stdout.split() == ["ours", "2"]
+
+
+# ---- init methods, destroy and re-init --------------------------------------------------
+INIT = """
+import datetime, json, os, sys, torch, torch.distributed as dist
+rank, ws = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+method = sys.argv[1]
+res = []
+for it in range(2):
+    if method == "env":
+        dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+    elif method == "tcp":
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['MASTER_PORT']}",
+                                rank=rank, world_size=ws, timeout=datetime.timedelta(seconds=30))
+    elif method == "file":
+        dist.init_process_group("gloo", init_method="file://" + sys.argv[2] + str(it), rank=rank, world_size=ws,
+                                timeout=datetime.timedelta(seconds=30))
+    else:
+        store = dist.TCPStore("127.0.0.1", int(os.environ["MASTER_PORT"]) , ws, rank == 0,
+                              timeout=datetime.timedelta(seconds=30))
+        dist.init_process_group("gloo", store=dist.PrefixStore(f"it{it}", store), rank=rank, world_size=ws)
+    t = torch.tensor([rank + 1.0 + it])
+    dist.all_reduce(t)
+    res.append([dist.get_rank(), dist.get_world_size(), dist.get_backend(), dist.is_gloo_available(), t.item()])
+    dist.destroy_process_group()
+try:
+    dist.all_reduce(torch.ones(1))
+    res.append("no error")
+except Exception as e:
+    res.append(type(e).__name__)
+print(json.dumps(res))
+"""
+
+
+@pytest.mark.parametrize("method", ["env", "tcp", "file", "store"])
+def test_init_methods(method, tmp_path):
+    ws = 2
+    results = launch(OURS, INIT.replace("sys.argv[1]", repr(method)).replace("sys.argv[2]", repr(str(tmp_path / "f"))),
+                     ws, timeout=120)
+    for r, res in enumerate(results):
+        got = last_json(res)
+        assert got[0] == [r, ws, "gloo", True, 3.0]
+        assert got[1] == [r, ws, "gloo", True, 5.0]
+        assert got[2] == "ValueError"   # upstream: the default process group is not initialized
+
+
+# ---- collectives against upstream -------------------------------------------------------
+_cache = {}
+
+
+def collectives(python, ws):
+    key = (python, ws)
+    if key not in _cache:
+        res = launch(python, os.path.join(HERE, "distributed", "collectives.py"), ws, timeout=300)
+        _cache[key] = [last_json(r) for r in res]
+    return _cache[key]
+
+
+# Reductions whose float results depend on the order of the additions; at world size 2
+# a + b = b + a so they are bitwise equal; above that they must agree within rounding.
+ORDER_DEPENDENT = ("all_reduce/", "reduce/", "reduce_scatter")
+
+
+def _close(a, b, dtype):
+    eps = {"torch.float32": 2 ** -23, "torch.float64": 2 ** -52, "torch.float16": 2 ** -10,
+           "torch.bfloat16": 2 ** -7}[dtype]
+    return all(abs(float.fromhex(x) - float.fromhex(y)) <= 8 * eps * max(1.0, abs(float.fromhex(y)))
+               for x, y in zip(a, b))
+
+
+@needs_ref
+@pytest.mark.parametrize("ws", [2, 3, 4])
+def test_collectives_match_upstream(ws):
+    ours, ref = collectives(OURS, ws), collectives(REF_PYTHON, ws)
+    bitwise, rounding, diffs = 0, 0, []
+    for r in range(ws):
+        assert set(ours[r]) == set(ref[r])
+        for k in ref[r]:
+            a, b = ours[r][k], ref[r][k]
+            if a == b:
+                bitwise += 1
+                continue
+            if (k.startswith(ORDER_DEPENDENT) and ws > 2 and isinstance(a, list) and len(a) == 3
+                    and a[0] == b[0] and a[1] == b[1] and a[0].startswith("torch.float") and _close(a[2], b[2], a[0])):
+                rounding += 1
+                continue
+            diffs.append((r, k, str(a)[:200], str(b)[:200]))
+    print(f"ws={ws}: {bitwise} results bitwise equal to upstream, {rounding} within rounding")
+    assert diffs == [], diffs[:5]
+
+
+def test_collectives_identical_across_ranks():
+    """Every rank holds the same bits after all_reduce (the ring's allgather phase)."""
+    res = collectives(OURS, 3)
+    for k in res[0]:
+        if k.startswith("all_reduce/"):
+            assert res[0][k] == res[1][k] == res[2][k], k
+
+
+# ---- faults --------------------------------------------------------------------------------
+KILLED = """
+import datetime, json, os, time, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+dist.barrier()
+if rank == 2:
+    os._exit(3)                      # dies without a word in the middle of the job
+t0 = time.monotonic()
+try:
+    for _ in range(3):
+        dist.all_reduce(torch.ones(1000))
+    print(json.dumps(["no error"]))
+except Exception as e:
+    print(json.dumps([type(e).__name__, str(e), time.monotonic() - t0]))
+"""
+
+
+def test_killed_peer_raises_naming_it():
+    res = launch(OURS, KILLED, 3, timeout=60)
+    assert res[2][0] == 3
+    for r in (0, 1):
+        got = last_json(res[r])
+        assert got[0] in ("DistBackendError", "RuntimeError"), got
+        assert "rank 2" in got[1], got
+        assert got[2] < 15
+
+
+MISMATCH = """
+import datetime, json, os, time, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+out = []
+for n in [(4, 5), "dtype"]:
+    try:
+        if n == "dtype":
+            t = torch.ones(4, dtype=torch.float32 if rank == 0 else torch.int32)
+        else:
+            t = torch.ones(n[0] if rank == 0 else n[1])
+        dist.all_reduce(t)
+        out.append("no error")
+    except Exception as e:
+        out.append(type(e).__name__)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("ws", [2, 3])
+def test_mismatch_raises_on_every_rank(ws):
+    res = launch(OURS, MISMATCH, ws, timeout=90)
+    for r in range(ws):
+        got = last_json(res[r])
+        assert got[0] != "no error" and got[1] != "no error", (r, got)
+
+
+UNREACHABLE = """
+import datetime, json, time, torch.distributed as dist
+t0 = time.monotonic()
+try:
+    dist.TCPStore("127.0.0.1", int(__import__("os").environ["MASTER_PORT"]), 2, False,
+                  timeout=datetime.timedelta(seconds=2))
+    r = "no error"
+except Exception as e:
+    r = [type(e).__name__, isinstance(e, dist.DistError)]
+s = dist.TCPStore("127.0.0.1", 0, None, True, wait_for_workers=False)
+try:
+    dist.TCPStore("127.0.0.1", s.port, None, True, wait_for_workers=False)
+    busy = "no error"
+except Exception as e:
+    busy = [type(e).__name__, isinstance(e, RuntimeError)]
+print(json.dumps([r, time.monotonic() - t0 < 10, busy]))
+"""
+
+
+def test_unreachable_master_and_port_in_use():
+    got = last_json(launch(OURS, UNREACHABLE, 1, timeout=60)[0])
+    assert got[0] == ["DistNetworkError", True]
+    assert got[1]
+    assert got[2] == ["DistNetworkError", True]
+
+
+MONITORED = """
+import datetime, json, os, time, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+if rank == 2:
+    time.sleep(4)
+    print(json.dumps("late"))
+else:
+    try:
+        dist.monitored_barrier(timeout=datetime.timedelta(seconds=1), wait_all_ranks=True)
+        print(json.dumps("no error"))
+    except Exception as e:
+        print(json.dumps([type(e).__name__, str(e)]))
+"""
+
+
+def test_monitored_barrier_names_late_rank():
+    res = launch(OURS, MONITORED, 3, timeout=60)
+    got = last_json(res[0])
+    assert "Rank 2 failed to pass monitoredBarrier" in got[1], got
