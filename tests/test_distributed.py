@@ -147,7 +147,7 @@ def test_tcpstore_ours():
     assert r["append"] == "xyz"
     assert r["check"] == [True, False]
     assert r["multi_set"] == ["v1", "v2"] and r["delete"] == [True, False]
-    assert r["queue"] == [2, "first", "second", 0] and r["queue_empty"] == "DistQueueEmptyError"
+    assert r["queue"] == [2, "first", "second", 0] and r["queue_empty"] == "QueueEmptyError"
     assert r["wait_timeout"] == ["DistStoreError", True] and r["wait_fast"]
     assert r["get_timeout"] == ["DistStoreError", True]
     assert r["after_timeout"] == "2"
@@ -204,7 +204,8 @@ def test_filestore_and_hashstore(tmp_path):
     p = dist.PrefixStore("pre", a)
     p.set("k", "v")
     assert b.get("pre/k") == b"v"
-    del a, b
+    del a, b, p
+    __import__("gc").collect()
     assert not os.path.exists(path)   # the last of the 2 users removed the file
     h = dist.HashStore()
     h.set("k", "v")

@@ -25,13 +25,16 @@ submodule("torch._C._distributed")
 submodule("torch._C._distributed_autograd")
 
 # ---- errors (top-level torch._C) ---------------------------------------------------
-_DistError = type("_DistError", (RuntimeError,), {"__module__": C})
-_DistBackendError = type("_DistBackendError", (_DistError,), {"__module__": C})
-_DistNetworkError = type("_DistNetworkError", (_DistError,), {"__module__": C})
-_DistStoreError = type("_DistStoreError", (_DistError,), {"__module__": C})
-_DistQueueEmptyError = type("_DistQueueEmptyError", (_DistStoreError,), {"__module__": C})
-for _e in (_DistError, _DistBackendError, _DistNetworkError, _DistStoreError, _DistQueueEmptyError):
-    add(C, _e.__name__, _e, "real", "exception class")
+# Upstream's class names (DistStoreError, QueueEmptyError ...), module torch.distributed.
+_DistError = type("DistError", (RuntimeError,), {"__module__": C})
+_DistBackendError = type("DistBackendError", (_DistError,), {"__module__": C})
+_DistNetworkError = type("DistNetworkError", (_DistError,), {"__module__": C})
+_DistStoreError = type("DistStoreError", (_DistError,), {"__module__": C})
+_DistQueueEmptyError = type("QueueEmptyError", (_DistStoreError,), {"__module__": C})
+_DIST_ERRORS = (_DistError, _DistBackendError, _DistNetworkError, _DistStoreError, _DistQueueEmptyError)
+for _n, _e in zip(("_DistError", "_DistBackendError", "_DistNetworkError", "_DistStoreError",
+                   "_DistQueueEmptyError"), _DIST_ERRORS):
+    add(C, _n, _e, "real", "exception class")
 
 
 @real(reason="torch.distributed is available; returns True as upstream")
@@ -44,6 +47,8 @@ def _c10d_init():
 
     if not isinstance(ProcessGroup, OpaqueBaseMeta):
         ProcessGroup.__class__ = OpaqueBaseMeta
+    for e in _DIST_ERRORS:
+        e.__module__ = "torch.distributed"
     return True
 
 
