@@ -707,7 +707,8 @@ class ProcessGroup(metaclass=_ProcessGroupMeta):
 
     @property
     def _device_types(self):
-        return [k for k in self._backends if isinstance(k, str)]
+        import torch   # loaded by now: only torch.distributed code asks
+        return [torch.device(k) for k in self._backends if isinstance(k, str)]
 
     def _register_backend(self, device, backend_type, backend):
         self._backends[str(getattr(device, "type", device))] = backend
@@ -826,6 +827,77 @@ add(D, "Backend", Backend, "real", "subclassable backend base; collectives refus
 add(D, "ProcessGroup", ProcessGroup, "real", "group bookkeeping real; collectives forward to a Python backend or refuse")
 add(D, "FakeProcessGroup", refusing_type(D, "FakeProcessGroup", (ProcessGroup,)), "refuse")
 
+# ---- torch._C.Future (what Work.get_future returns; torch.futures.Future subclasses it) --
+class Future:
+    """c10::ivalue::Future for CPU values: set once (result or exception), waited on,
+    with callbacks (then / add_done_callback) run by the thread that completes it."""
+
+    def __init__(self, devices=None):
+        self._cv = threading.Condition()
+        self._done = False
+        self._value = None
+        self._exc = None
+        self._unwrap = None
+        self._callbacks = []
+
+    def done(self):
+        with self._cv:
+            return self._done
+
+    def _complete(self, value=None, exc=None):
+        with self._cv:
+            if self._done:
+                raise RuntimeError("Future can only be marked completed once.")
+            self._value, self._exc, self._done = value, exc, True
+            cbs, self._callbacks = self._callbacks, []
+            self._cv.notify_all()
+        for cb in cbs:
+            cb(self)
+
+    def set_result(self, result):
+        self._complete(value=result)
+
+    def set_exception(self, exc):
+        self._complete(exc=exc)
+
+    def _set_unwrap_func(self, fn):
+        self._unwrap = fn
+
+    def wait(self):
+        with self._cv:
+            while not self._done:
+                self._cv.wait()
+        return self.value()
+
+    def value(self):
+        if self._exc is not None:
+            raise self._exc
+        if self._unwrap is not None:
+            self._unwrap(self._value)
+        return self._value
+
+    def add_done_callback(self, callback):
+        with self._cv:
+            if not self._done:
+                self._callbacks.append(callback)
+                return
+        callback(self)
+
+    def then(self, callback):
+        child = type(self)() if type(self) is not Future else Future()
+
+        def run(fut):
+            try:
+                child.set_result(callback(fut))
+            except BaseException as e:
+                child.set_exception(e)
+        self.add_done_callback(run)
+        return child
+
+
+add(C, "Future", Future, "real", "CPU future: result/exception, wait, then, callbacks")
+
+
 # ---- the gloo backend (C: src/dist/pg.c, coll.c; binding src/python/dist.c) ------------
 def _redop(op):
     """opts.reduceOp -> (RedOpType value, PREMUL_SUM factor or None)."""
@@ -917,15 +989,27 @@ class _GlooWork(Work):
         self.wait()
 
     def get_future(self):
-        import torch
-        fut = torch.futures.Future()
+        return _future_of(self)
+
+
+def _future_of(work):
+    """A torch.futures.Future completed with work.result() (or its error) once the work
+    finishes; a helper thread waits when it has not finished yet."""
+    import torch
+    fut = torch.futures.Future()
+
+    def finish():
         try:
-            self.wait()
+            work.wait()
         except Exception as e:
             fut.set_exception(e)
-            return fut
-        fut.set_result(self._result)
-        return fut
+            return
+        fut.set_result(work.result())
+    if work.is_completed():
+        finish()
+    else:
+        threading.Thread(target=finish, daemon=True, name="tn-gloo-future").start()
+    return fut
 
 
 class _GlooMultiWork(Work):
@@ -953,15 +1037,7 @@ class _GlooMultiWork(Work):
         return self._result
 
     def get_future(self):
-        import torch
-        fut = torch.futures.Future()
-        try:
-            self.wait()
-        except Exception as e:
-            fut.set_exception(e)
-            return fut
-        fut.set_result(self._result)
-        return fut
+        return _future_of(self)
 
 
 def _advertise_host(store):
