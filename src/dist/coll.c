@@ -1,11 +1,13 @@
 /* coll.c — the collectives of the gloo process group, written on tagged send/receive
  * (pg.c), and the elementwise reductions they apply (gloo's dtypes and ops).
  *
- * Algorithms: allreduce is a ring (reduce-scatter then allgather, segments of count/n)
- * so every rank ends with the same bits; broadcast streams the buffer down a chain of
- * ranks in 4 MB chunks (flat sends below 64 KB); allgather, gather, scatter, alltoall
- * and reduce_scatter exchange directly between pairs; reduce and reduce_scatter reduce
- * in rank order. Every receive is posted before the matching send so payloads land in
+ * Algorithms: allreduce is a ring (reduce-scatter then allgather) cut at upstream gloo's
+ * chunk boundaries and run in gloo's direction, so float results are bitwise gloo's and
+ * every rank ends with the same bits; broadcast streams the buffer down a chain of
+ * ranks in 4 MB chunks (flat sends below 64 KB); reduce is gloo's ring reduce-scatter
+ * followed by a gather of the chunks on the root; allgather, gather, scatter, alltoall
+ * and reduce_scatter exchange directly between pairs, reduce_scatter then folding the
+ * contributions locally in the order gloo's allreduce would have used. Every receive is posted before the matching send so payloads land in
  * place; only reductions need a scratch segment. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,49 +204,102 @@ tn_status tn_pg_broadcast(tn_pg *pg, uint64_t seq, void *buf, size_t nbytes, int
     return fail_coll(pg, seq, broadcast_impl(pg, seq, buf, nbytes, root));
 }
 
-/* ---- allreduce (ring) --------------------------------------------------------------- */
-static tn_status allreduce_impl(tn_pg *pg, uint64_t seq, void *buf, size_t count, tn_dtype dt, tn_redop op) {
-    TN_TRY(tn_dist_check_reduce(dt, op == TN_REDOP_AVG || op == TN_REDOP_PREMUL_SUM ? TN_REDOP_SUM : op));
+/* ---- allreduce (ring, gloo's reduction order) ------------------------------------- */
+/* Chunk boundaries (in elements) of upstream gloo's ring allreduce: gloo cuts the buffer
+ * into numSegments segments of segmentBytes (at least 2 per rank, at most 1 MB each,
+ * rounded to whole elements) and chunk c is segments [c*P, (c+1)*P). Which chunk an
+ * element falls in fixes the order in which the ranks' values are combined, so using
+ * gloo's boundaries (and its ring direction) makes float sums bitwise equal to
+ * upstream's. start must hold n + 1 entries. */
+static void gloo_chunks(size_t count, size_t isz, int n, size_t *start) {
+    size_t total = count * isz, maxseg = isz * ((1u << 20) / isz);
+    size_t seg = (total + (size_t)(2 * n - 1)) / (size_t)(2 * n);
+    if (seg > maxseg) seg = maxseg;
+    seg = (seg + isz - 1) / isz * isz;
+    if (seg == 0) seg = isz;
+    size_t nseg = (total + seg - 1) / seg;
+    if (nseg < (size_t)(2 * n)) nseg = (size_t)(2 * n);
+    nseg = (nseg + (size_t)n - 1) / (size_t)n * (size_t)n;
+    size_t per_rank = nseg / (size_t)n, chunk_elems = per_rank * (seg / isz);
+    for (int c = 0; c <= n; c++) {
+        size_t e = chunk_elems * (size_t)c;
+        start[c] = e < count ? e : count;
+    }
+}
+
+/* Ring in gloo's direction: data flows to rank - 1. Chunk c starts as rank c-1's values
+ * and is folded as x_{c-j} (op) acc for j = 2..n, ending complete on rank c (the other
+ * chunks of a rank keep the partial folds that passed through it, as in gloo). */
+static tn_status ring_reduce_scatter(tn_pg *pg, uint64_t seq, uint8_t *b, const size_t *start, tn_dtype dt,
+                                     tn_redop op, uint8_t *tmp) {
     int n = tn_pg_size(pg), r = tn_pg_rank(pg);
-    if (n == 1) return TN_OK;
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     uint16_t meta = meta_of(dt, op);
-    size_t *start = malloc(sizeof(size_t) * (size_t)(n + 1));
-    if (!start) return tn_error(TN_ERR_NO_MEMORY, "out of memory in allreduce");
-    for (int i = 0; i <= n; i++) start[i] = (size_t)((unsigned __int128)count * (unsigned)i / (unsigned)n);
-    size_t maxlen = 0;
-    for (int i = 0; i < n; i++)
-        if (start[i + 1] - start[i] > maxlen) maxlen = start[i + 1] - start[i];
-    uint8_t *tmp = malloc(maxlen * isz + 1);
-    if (!tmp) {
-        free(start);
-        return tn_error(TN_ERR_NO_MEMORY, "out of memory in allreduce");
-    }
-    int next = (r + 1) % n, prev = (r - 1 + n) % n;
-    uint8_t *b = buf;
+    int to = (r - 1 + n) % n, from = (r + 1) % n;
     tn_status st = TN_OK;
     for (int s = 0; s < n - 1 && st == TN_OK; s++) {
-        int si = ((r - s) % n + n) % n, ri = ((r - s - 1) % n + n) % n;
+        int si = (r + 1 + s) % n, ri = (r + 2 + s) % n;
         size_t rl = start[ri + 1] - start[ri];
         tn_pg_req *q;
-        st = tn_pg_post_recv(pg, prev, TN_PG_KIND_COLL, seq, (uint32_t)s, meta, tmp, rl * isz, &q);
+        st = tn_pg_post_recv(pg, from, TN_PG_KIND_COLL, seq, (uint32_t)s, meta, tmp, rl * isz, &q);
         if (st != TN_OK) break;
-        st = send_c(pg, next, seq, (uint32_t)s, meta, b + start[si] * isz, (start[si + 1] - start[si]) * isz);
+        st = send_c(pg, to, seq, (uint32_t)s, meta, b + start[si] * isz, (start[si + 1] - start[si]) * isz);
         tn_status st2 = tn_pg_req_wait(pg, q, -1, NULL);
         if (st == TN_OK) st = st2;
         if (st == TN_OK) st = tn_dist_reduce_into(b + start[ri] * isz, tmp, rl, dt, op);
     }
+    return st;
+}
+
+/* The finished chunks circulate (rank r owns chunk r), so every rank ends with the same
+ * bits. */
+static tn_status ring_allgather(tn_pg *pg, uint64_t seq, uint8_t *b, const size_t *start, tn_dtype dt, tn_redop op) {
+    int n = tn_pg_size(pg), r = tn_pg_rank(pg);
+    size_t isz = (size_t)tn_dtype_itemsize(dt);
+    uint16_t meta = meta_of(dt, op);
+    int to = (r - 1 + n) % n, from = (r + 1) % n;
+    tn_status st = TN_OK;
     for (int s = 0; s < n - 1 && st == TN_OK; s++) {
-        int si = ((r + 1 - s) % n + n) % n, ri = ((r - s) % n + n) % n;
+        int si = (r + s) % n, ri = (r + 1 + s) % n;
         tn_pg_req *q;
         uint32_t sub = (uint32_t)(n + s);
-        st = tn_pg_post_recv(pg, prev, TN_PG_KIND_COLL, seq, sub, meta, b + start[ri] * isz,
+        st = tn_pg_post_recv(pg, from, TN_PG_KIND_COLL, seq, sub, meta, b + start[ri] * isz,
                              (start[ri + 1] - start[ri]) * isz, &q);
         if (st != TN_OK) break;
-        st = send_c(pg, next, seq, sub, meta, b + start[si] * isz, (start[si + 1] - start[si]) * isz);
+        st = send_c(pg, to, seq, sub, meta, b + start[si] * isz, (start[si + 1] - start[si]) * isz);
         tn_status st2 = tn_pg_req_wait(pg, q, -1, NULL);
         if (st == TN_OK) st = st2;
     }
+    return st;
+}
+
+/* Chunk boundaries and a scratch segment for the ring; frees nothing on failure. */
+static tn_status ring_setup(size_t count, tn_dtype dt, int n, size_t **start, uint8_t **tmp) {
+    size_t isz = (size_t)tn_dtype_itemsize(dt);
+    *start = malloc(sizeof(size_t) * (size_t)(n + 1));
+    *tmp = NULL;
+    if (!*start) return tn_error(TN_ERR_NO_MEMORY, "out of memory in a reduction");
+    gloo_chunks(count, isz, n, *start);
+    size_t maxlen = 0;
+    for (int i = 0; i < n; i++)
+        if ((*start)[i + 1] - (*start)[i] > maxlen) maxlen = (*start)[i + 1] - (*start)[i];
+    *tmp = malloc(maxlen * isz + 1);
+    if (!*tmp) {
+        free(*start);
+        return tn_error(TN_ERR_NO_MEMORY, "out of memory in a reduction");
+    }
+    return TN_OK;
+}
+
+static tn_status allreduce_impl(tn_pg *pg, uint64_t seq, void *buf, size_t count, tn_dtype dt, tn_redop op) {
+    TN_TRY(tn_dist_check_reduce(dt, op == TN_REDOP_AVG || op == TN_REDOP_PREMUL_SUM ? TN_REDOP_SUM : op));
+    int n = tn_pg_size(pg);
+    if (n == 1 || count == 0) return TN_OK;
+    size_t *start;
+    uint8_t *tmp;
+    TN_TRY(ring_setup(count, dt, n, &start, &tmp));
+    tn_status st = ring_reduce_scatter(pg, seq, buf, start, dt, op, tmp);
+    if (st == TN_OK) st = ring_allgather(pg, seq, buf, start, dt, op);
     free(tmp);
     free(start);
     return st;
@@ -254,42 +309,34 @@ tn_status tn_pg_allreduce(tn_pg *pg, uint64_t seq, void *buf, size_t count, tn_d
     return fail_coll(pg, seq, allreduce_impl(pg, seq, buf, count, dt, op));
 }
 
-/* ---- reduce (to root, in rank order) ------------------------------------------------ */
+/* ---- reduce (gloo's: the ring's reduce-scatter, then chunks gathered on the root) --- */
 static tn_status reduce_impl(tn_pg *pg, uint64_t seq, void *buf, size_t count, tn_dtype dt, tn_redop op, int root) {
     TN_TRY(tn_dist_check_reduce(dt, op == TN_REDOP_AVG || op == TN_REDOP_PREMUL_SUM ? TN_REDOP_SUM : op));
     int n = tn_pg_size(pg), r = tn_pg_rank(pg);
-    size_t nb = count * (size_t)tn_dtype_itemsize(dt);
+    if (n == 1 || count == 0) return TN_OK;
+    size_t isz = (size_t)tn_dtype_itemsize(dt);
     uint16_t meta = meta_of(dt, op);
-    if (n == 1) return TN_OK;
-    if (r != root) return send_c(pg, root, seq, 0, meta, buf, nb);
-    uint8_t *tmp = malloc(nb * (size_t)(n - 1) + 1);
-    tn_pg_req **reqs = calloc((size_t)n, sizeof *reqs);
-    if (!tmp || !reqs) {
-        free(tmp);
-        free(reqs);
-        return tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce");
-    }
-    tn_status st = TN_OK;
-    for (int p = 0, k = 0; p < n && st == TN_OK; p++)
-        if (p != root) st = tn_pg_post_recv(pg, p, TN_PG_KIND_COLL, seq, 0, meta, tmp + nb * (size_t)k++, nb, &reqs[p]);
-    tn_status st2 = wait_all(pg, reqs, n);
-    if (st == TN_OK) st = st2;
-    /* rank order: result = x_0 op x_1 op ... (root's own data sits at its position) */
-    if (st == TN_OK && root != 0) {
-        uint8_t *own = malloc(nb + 1);
-        if (!own) st = tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce");
-        else {
-            memcpy(own, buf, nb);
-            memcpy(buf, tmp, nb); /* rank 0's data */
-            for (int p = 1, k = 1; p < n && st == TN_OK; p++)
-                st = tn_dist_reduce_into(buf, p == root ? own : tmp + nb * (size_t)k++, count, dt, op);
-            free(own);
-        }
+    size_t *start;
+    uint8_t *tmp, *b = buf;
+    TN_TRY(ring_setup(count, dt, n, &start, &tmp));
+    tn_status st = ring_reduce_scatter(pg, seq, b, start, dt, op, tmp);
+    if (st == TN_OK && r != root) {
+        st = send_c(pg, root, seq, (uint32_t)(2 * n), meta, b + start[r] * isz, (start[r + 1] - start[r]) * isz);
     } else if (st == TN_OK) {
-        for (int k = 0; k < n - 1 && st == TN_OK; k++) st = tn_dist_reduce_into(buf, tmp + nb * (size_t)k, count, dt, op);
+        tn_pg_req **reqs = calloc((size_t)n, sizeof *reqs);
+        if (!reqs) st = tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce");
+        for (int p = 0; reqs && p < n && st == TN_OK; p++)
+            if (p != root)
+                st = tn_pg_post_recv(pg, p, TN_PG_KIND_COLL, seq, (uint32_t)(2 * n), meta, b + start[p] * isz,
+                                     (start[p + 1] - start[p]) * isz, &reqs[p]);
+        if (reqs) {
+            tn_status st2 = wait_all(pg, reqs, n);
+            if (st == TN_OK) st = st2;
+            free(reqs);
+        }
     }
     free(tmp);
-    free(reqs);
+    free(start);
     return st;
 }
 
@@ -377,41 +424,80 @@ tn_status tn_pg_alltoall(tn_pg *pg, uint64_t seq, const void *const *ins, const 
 }
 
 /* ---- reduce_scatter ------------------------------------------------------------------ */
+/* Folds the n contributions xs[0..n) (count elements each, already gathered here) into
+ * out in the order gloo's ring allreduce would combine them for elements at positions
+ * offset.. of a buffer of `total` elements: for an element in gloo chunk c the fold is
+ * x_{c-1}, then x_{c-j} (op) acc for j = 2..n. */
+static tn_status fold_gloo_order(void *out, const uint8_t *const *xs, size_t count, size_t total, size_t offset,
+                                 int n, tn_dtype dt, tn_redop op) {
+    size_t isz = (size_t)tn_dtype_itemsize(dt);
+    size_t *start = malloc(sizeof(size_t) * (size_t)(n + 1));
+    uint8_t *scratch = malloc(count * isz + 1);
+    if (!start || !scratch) {
+        free(start);
+        free(scratch);
+        return tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce_scatter");
+    }
+    gloo_chunks(total, isz, n, start);
+    tn_status st = TN_OK;
+    uint8_t *o = out;
+    for (int c = 0; c < n && st == TN_OK; c++) {
+        size_t lo = start[c] > offset ? start[c] - offset : 0, hi = start[c + 1] > offset ? start[c + 1] - offset : 0;
+        if (hi > count) hi = count;
+        if (lo >= hi) continue;
+        size_t len = hi - lo;
+        /* acc lives in `out`; each step computes x (op) acc into scratch, then copies back */
+        memcpy(o + lo * isz, xs[(c - 1 + n) % n] + lo * isz, len * isz);
+        for (int j = 2; j <= n && st == TN_OK; j++) {
+            memcpy(scratch, xs[((c - j) % n + n) % n] + lo * isz, len * isz);
+            st = tn_dist_reduce_into(scratch, o + lo * isz, len, dt, op);
+            memcpy(o + lo * isz, scratch, len * isz);
+        }
+    }
+    free(start);
+    free(scratch);
+    return st;
+}
+
 static tn_status reduce_scatter_impl(tn_pg *pg, uint64_t seq, const void *const *ins, const size_t *counts, void *out,
-                                     tn_dtype dt, tn_redop op) {
+                                     tn_dtype dt, tn_redop op, int flat) {
     TN_TRY(tn_dist_check_reduce(dt, op == TN_REDOP_AVG || op == TN_REDOP_PREMUL_SUM ? TN_REDOP_SUM : op));
     int n = tn_pg_size(pg), r = tn_pg_rank(pg);
     size_t isz = (size_t)tn_dtype_itemsize(dt), nb = counts[r] * isz;
     uint16_t meta = meta_of(dt, op);
     uint8_t *tmp = malloc(nb * (size_t)n + 1);
+    const uint8_t **xs = calloc((size_t)n, sizeof *xs);
     tn_pg_req **reqs = calloc((size_t)n, sizeof *reqs);
-    if (!tmp || !reqs) {
+    if (!tmp || !reqs || !xs) {
         free(tmp);
         free(reqs);
+        free(xs);
         return tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce_scatter");
     }
     tn_status st = TN_OK;
-    for (int p = 0; p < n && st == TN_OK; p++)
+    for (int p = 0; p < n && st == TN_OK; p++) {
+        xs[p] = p == r ? ins[r] : tmp + nb * (size_t)p;
         if (p != r) st = tn_pg_post_recv(pg, p, TN_PG_KIND_COLL, seq, 0, meta, tmp + nb * (size_t)p, nb, &reqs[p]);
-    if (nb) memcpy(tmp + nb * (size_t)r, ins[r], nb);
+    }
     for (int k = 1; k < n && st == TN_OK; k++) {
         int p = (r + k) % n;
         st = send_c(pg, p, seq, 0, meta, ins[p], counts[p] * isz);
     }
     tn_status st2 = wait_all(pg, reqs, n);
     if (st == TN_OK) st = st2;
-    if (st == TN_OK) {
-        memcpy(out, tmp, nb);
-        for (int p = 1; p < n && st == TN_OK; p++) st = tn_dist_reduce_into(out, tmp + nb * (size_t)p, counts[r], dt, op);
+    if (st == TN_OK && counts[r]) {
+        size_t total = flat ? counts[r] * (size_t)n : counts[r], offset = flat ? counts[r] * (size_t)r : 0;
+        st = fold_gloo_order(out, xs, counts[r], total, offset, n, dt, op);
     }
     free(tmp);
     free(reqs);
+    free(xs);
     return st;
 }
 
 tn_status tn_pg_reduce_scatter(tn_pg *pg, uint64_t seq, const void *const *ins, const size_t *counts, void *out,
-                               tn_dtype dt, tn_redop op) {
-    return fail_coll(pg, seq, reduce_scatter_impl(pg, seq, ins, counts, out, dt, op));
+                               tn_dtype dt, tn_redop op, int flat) {
+    return fail_coll(pg, seq, reduce_scatter_impl(pg, seq, ins, counts, out, dt, op, flat));
 }
 
 /* ---- barriers ----------------------------------------------------------------------- */

@@ -117,9 +117,11 @@ tn_status tn_pg_scatter(tn_pg *pg, uint64_t seq, const void *const *ins, const s
 tn_status tn_pg_alltoall(tn_pg *pg, uint64_t seq, const void *const *ins, const size_t *in_n, void *const *outs,
                          const size_t *out_n);
 /* ins[r] (counts[r] elements) is this rank's contribution to rank r's result; out gets
- * the reduction over ranks (in rank order) of every rank's ins[rank]. */
+ * the reduction over ranks of every rank's ins[rank], combined in the order upstream's
+ * gloo produces: as an allreduce of each ins[r] on its own (flat = 0, reduce_scatter of
+ * a list) or of the whole concatenated input (flat = 1, reduce_scatter_tensor). */
 tn_status tn_pg_reduce_scatter(tn_pg *pg, uint64_t seq, const void *const *ins, const size_t *counts, void *out,
-                               tn_dtype dt, tn_redop op);
+                               tn_dtype dt, tn_redop op, int flat);
 tn_status tn_pg_barrier(tn_pg *pg, uint64_t seq);
 /* Rank 0 waits timeout_ms for every other rank and reports the ones that did not arrive
  * (all of them when wait_all, else the first); then releases the others. */

@@ -533,7 +533,7 @@ enum { OP_BROADCAST, OP_ALLREDUCE, OP_REDUCE, OP_ALLGATHER, OP_GATHER, OP_SCATTE
        OP_REDUCE_SCATTER, OP_BARRIER, OP_MONITORED_BARRIER };
 
 typedef struct {
-    int op, root, redop, wait_all;
+    int op, root, redop, wait_all; /* wait_all doubles as reduce_scatter's `flat` */
     uint64_t seq;
     int64_t timeout;
     int nin, nout;
@@ -608,7 +608,7 @@ static tn_status run_coll(tn_pg *pg, void *p) {
     case OP_REDUCE_SCATTER:
         for (int i = 0; i < n; i++) csz[i] = (size_t)tn_tensor_numel(c->in[i]);
         st = tn_pg_reduce_scatter(pg, c->seq, cptrs, csz, tn_tensor_data(c->out[0]), c->out[0]->dtype,
-                                  (tn_redop)c->redop);
+                                  (tn_redop)c->redop, c->wait_all /* flat */);
         break;
     }
 done:

@@ -919,6 +919,20 @@ def _writable(t):
     return tmp, (lambda: t.copy_(tmp))
 
 
+def _dense_writable(t):
+    """As _writable, but a non-contiguous tensor that is still dense (a permutation of a
+    contiguous layout, e.g. a transpose) is used in place through a flat view of its
+    memory: upstream's gloo reduces such tensors in memory order, and so do we."""
+    if t.is_contiguous():
+        return t, None
+    expect = 1
+    for st, sz in sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz != 1):
+        if st != expect:
+            return _writable(t)
+        expect *= sz
+    return t.as_strided((t.numel(),), (1,)), None
+
+
 def _chain(*fns):
     fns = [f for f in fns if f is not None]
     if not fns:
@@ -1158,13 +1172,13 @@ class ProcessGroupGloo(Backend):
     def broadcast(self, tensors, opts=None):
         opts = opts if opts is not None else _opt("BroadcastOptions")
         t = _as_list(tensors)[0]
-        buf, fix = _writable(t)
+        buf, fix = _dense_writable(t)
         return self._coll(_native().BROADCAST, buf, None, root=self._root(opts.rootRank), result=[t], after=fix)
 
     def _reduce_like(self, op, tensors, opts, root=0):
         t = _as_list(tensors)[0]
         code, factor = _redop(opts if isinstance(opts, (ReduceOp, RedOpType)) else opts.reduceOp)
-        buf, fix = _writable(t)
+        buf, fix = _dense_writable(t)
         if code == RedOpType.PREMUL_SUM.value:
             if factor is None:
                 raise RuntimeError("PREMUL_SUM needs a factor (use torch.distributed._make_nccl_premul_sum)")
@@ -1268,9 +1282,9 @@ class ProcessGroupGloo(Backend):
         out, ins = output_tensors[0], [t.contiguous() for t in input_tensors[0]]
         if len(ins) != self._size:
             raise RuntimeError(f"reduce_scatter: expected {self._size} input tensors, got {len(ins)}")
-        return self._reduce_scatter(out, ins, opts, output_tensors)
+        return self._reduce_scatter(out, ins, opts, output_tensors, flat=False)
 
-    def _reduce_scatter(self, out, ins, opts, result):
+    def _reduce_scatter(self, out, ins, opts, result, flat):
         code, factor = _redop(opts.reduceOp)
         buf, fix = _writable(out)
         if code == RedOpType.PREMUL_SUM.value:
@@ -1283,7 +1297,8 @@ class ProcessGroupGloo(Backend):
 
             def avg():
                 buf.div_(size)
-        return self._coll(_native().REDUCE_SCATTER, ins, buf, redop=code, result=result, after=_chain(avg, fix))
+        return self._coll(_native().REDUCE_SCATTER, ins, buf, redop=code, wait_all=flat, result=result,
+                          after=_chain(avg, fix))
 
     def reduce_scatter_single(self, output, input, opts=None):
         opts = opts if opts is not None else _opt("ReduceScatterOptions")
@@ -1293,7 +1308,7 @@ class ProcessGroupGloo(Backend):
         if output.dtype != inp.dtype:
             raise TypeError("input tensor must be the same type as the output tensor.")
         ins = list(inp.view(-1).split(output.numel())) if output.numel() else [inp.view(-1)[:0]] * self._size
-        return self._reduce_scatter(output, ins, opts, [output])
+        return self._reduce_scatter(output, ins, opts, [output], flat=True)
 
     _reduce_scatter_base = reduce_scatter_single
 
