@@ -317,6 +317,34 @@ def test_collectives_identical_across_ranks():
             assert res[0][k] == res[1][k] == res[2][k], k
 
 
+LARGE = """
+import datetime, json, os, time, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=120))
+n = 64 << 20                                    # 256 MB of int32 / float32
+t = torch.full((n,), rank + 1, dtype=torch.int32)
+t[-1] = 7 * (rank + 1)
+t0 = time.monotonic()
+dist.all_reduce(t)
+ar = time.monotonic() - t0
+ok_ar = bool((t[:-1] == 3).all().item()) and t[-1].item() == 21
+b = torch.arange(n, dtype=torch.float32) if rank == 0 else torch.zeros(n)
+t0 = time.monotonic()
+dist.broadcast(b, src=0)
+bc = time.monotonic() - t0
+ok_bc = torch.equal(b, torch.arange(n, dtype=torch.float32))
+print(json.dumps([ok_ar, ok_bc, ar, bc]))
+"""
+
+
+def test_large_tensors():
+    """256 MB all_reduce and broadcast between 2 processes: right values, bounded time."""
+    for r in launch(OURS, LARGE, 2, timeout=240):
+        ok_ar, ok_bc, ar, bc = last_json(r)
+        assert ok_ar and ok_bc
+        print(f"256 MB all_reduce {ar:.2f} s, broadcast {bc:.2f} s")
+
+
 # ---- faults --------------------------------------------------------------------------------
 KILLED = """
 import datetime, json, os, time, torch, torch.distributed as dist

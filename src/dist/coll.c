@@ -227,54 +227,132 @@ static void gloo_chunks(size_t count, size_t isz, int n, size_t *start) {
     }
 }
 
+/* Messages of the ring are cut into segments of at most SEG bytes so that the reduction
+ * of one segment overlaps the transfer of the next (the order of the reduction, fixed by
+ * the chunk boundaries, does not depend on this cut). */
+#define SEG ((size_t)1 << 20)
+#define SUB(step, seg) ((uint32_t)(step) << 16 | (uint32_t)(seg))
+
+static size_t nsegs(size_t bytes) { return bytes ? (bytes + SEG - 1) / SEG : 1; }
+
+/* Posts the receives of one chunk (all its segments) into dst. */
+static tn_status post_chunk(tn_pg *pg, int from, uint64_t seq, int step, uint16_t meta, uint8_t *dst, size_t bytes,
+                            tn_pg_req **reqs) {
+    size_t k = nsegs(bytes);
+    for (size_t g = 0; g < k; g++) {
+        size_t off = g * SEG, len = bytes - off < SEG ? bytes - off : SEG;
+        if (!bytes) len = 0;
+        tn_status st = tn_pg_post_recv(pg, from, TN_PG_KIND_COLL, seq, SUB(step, g), meta, dst + off, len, &reqs[g]);
+        if (st != TN_OK) {
+            wait_all(pg, reqs, (int)g);
+            return st;
+        }
+    }
+    return TN_OK;
+}
+
 /* Ring in gloo's direction: data flows to rank - 1. Chunk c starts as rank c-1's values
  * and is folded as x_{c-j} (op) acc for j = 2..n, ending complete on rank c (the other
- * chunks of a rank keep the partial folds that passed through it, as in gloo). */
+ * chunks of a rank keep the partial folds that passed through it, as in gloo). The next
+ * step's receives are posted before this step's sends (double-buffered scratch), so
+ * incoming data lands in place instead of being parked as unexpected. */
 static tn_status ring_reduce_scatter(tn_pg *pg, uint64_t seq, uint8_t *b, const size_t *start, tn_dtype dt,
-                                     tn_redop op, uint8_t *tmp) {
+                                     tn_redop op, uint8_t *tmp, size_t tmp_half) {
     int n = tn_pg_size(pg), r = tn_pg_rank(pg);
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     uint16_t meta = meta_of(dt, op);
     int to = (r - 1 + n) % n, from = (r + 1) % n;
+    size_t maxk = nsegs(tmp_half);
+    tn_pg_req **reqs = calloc(2 * maxk, sizeof *reqs);
+    if (!reqs) return tn_error(TN_ERR_NO_MEMORY, "out of memory in allreduce");
     tn_status st = TN_OK;
+#define RI(s) ((r + 2 + (s)) % n)
+#define RBYTES(s) ((start[RI(s) + 1] - start[RI(s)]) * isz)
+    st = post_chunk(pg, from, seq, 0, meta, tmp, RBYTES(0), reqs);
     for (int s = 0; s < n - 1 && st == TN_OK; s++) {
-        int si = (r + 1 + s) % n, ri = (r + 2 + s) % n;
-        size_t rl = start[ri + 1] - start[ri];
-        tn_pg_req *q;
-        st = tn_pg_post_recv(pg, from, TN_PG_KIND_COLL, seq, (uint32_t)s, meta, tmp, rl * isz, &q);
-        if (st != TN_OK) break;
-        st = send_c(pg, to, seq, (uint32_t)s, meta, b + start[si] * isz, (start[si + 1] - start[si]) * isz);
-        tn_status st2 = tn_pg_req_wait(pg, q, -1, NULL);
-        if (st == TN_OK) st = st2;
-        if (st == TN_OK) st = tn_dist_reduce_into(b + start[ri] * isz, tmp, rl, dt, op);
+        tn_pg_req **cur = reqs + (size_t)(s & 1) * maxk, **nxt = reqs + (size_t)((s + 1) & 1) * maxk;
+        uint8_t *cbuf = tmp + (size_t)(s & 1) * tmp_half, *nbuf = tmp + (size_t)((s + 1) & 1) * tmp_half;
+        if (s + 1 < n - 1) st = post_chunk(pg, from, seq, s + 1, meta, nbuf, RBYTES(s + 1), nxt);
+        int si = (r + 1 + s) % n, ri = RI(s);
+        size_t sbytes = (start[si + 1] - start[si]) * isz, rbytes = RBYTES(s);
+        size_t ks = nsegs(sbytes), kr = nsegs(rbytes);
+        for (size_t g = 0; g < (ks > kr ? ks : kr) && st == TN_OK; g++) {
+            if (g < ks) {
+                size_t off = g * SEG, len = sbytes ? (sbytes - off < SEG ? sbytes - off : SEG) : 0;
+                st = send_c(pg, to, seq, SUB(s, g), meta, b + start[si] * isz + off, len);
+            }
+            if (st == TN_OK && g < kr) {
+                size_t off = g * SEG, len = rbytes ? (rbytes - off < SEG ? rbytes - off : SEG) : 0;
+                st = tn_pg_req_wait(pg, cur[g], -1, NULL);
+                cur[g] = NULL;
+                if (st == TN_OK) st = tn_dist_reduce_into(b + start[ri] * isz + off, cbuf + off, len / isz, dt, op);
+            }
+        }
     }
-    return st;
+#undef RI
+#undef RBYTES
+    tn_status st2 = wait_all(pg, reqs, (int)(2 * maxk)); /* after a failure: drain what is posted */
+    free(reqs);
+    return st != TN_OK ? st : st2;
 }
 
 /* The finished chunks circulate (rank r owns chunk r), so every rank ends with the same
- * bits. */
+ * bits; every receive lands directly in the output and is posted up front. */
 static tn_status ring_allgather(tn_pg *pg, uint64_t seq, uint8_t *b, const size_t *start, tn_dtype dt, tn_redop op) {
     int n = tn_pg_size(pg), r = tn_pg_rank(pg);
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     uint16_t meta = meta_of(dt, op);
     int to = (r - 1 + n) % n, from = (r + 1) % n;
+    size_t total = 0, maxk = 0;
+    for (int s = 0; s < n - 1; s++) {
+        int ri = (r + 1 + s) % n;
+        size_t k = nsegs((start[ri + 1] - start[ri]) * isz);
+        total += k;
+        if (k > maxk) maxk = k;
+    }
+    tn_pg_req **reqs = calloc(total + 1, sizeof *reqs);
+    size_t *first = calloc((size_t)n, sizeof *first);
+    if (!reqs || !first) {
+        free(reqs);
+        free(first);
+        return tn_error(TN_ERR_NO_MEMORY, "out of memory in allreduce");
+    }
     tn_status st = TN_OK;
+    size_t at = 0;
+    for (int s = 0; s < n - 1 && st == TN_OK; s++) {
+        int ri = (r + 1 + s) % n;
+        size_t rbytes = (start[ri + 1] - start[ri]) * isz;
+        first[s] = at;
+        st = post_chunk(pg, from, seq, n + s, meta, b + start[ri] * isz, rbytes, reqs + at);
+        at += nsegs(rbytes);
+    }
     for (int s = 0; s < n - 1 && st == TN_OK; s++) {
         int si = (r + s) % n, ri = (r + 1 + s) % n;
-        tn_pg_req *q;
-        uint32_t sub = (uint32_t)(n + s);
-        st = tn_pg_post_recv(pg, from, TN_PG_KIND_COLL, seq, sub, meta, b + start[ri] * isz,
-                             (start[ri + 1] - start[ri]) * isz, &q);
-        if (st != TN_OK) break;
-        st = send_c(pg, to, seq, sub, meta, b + start[si] * isz, (start[si + 1] - start[si]) * isz);
-        tn_status st2 = tn_pg_req_wait(pg, q, -1, NULL);
-        if (st == TN_OK) st = st2;
+        size_t sbytes = (start[si + 1] - start[si]) * isz, rbytes = (start[ri + 1] - start[ri]) * isz;
+        size_t ks = nsegs(sbytes), kr = nsegs(rbytes);
+        for (size_t g = 0; g < (ks > kr ? ks : kr) && st == TN_OK; g++) {
+            if (g < ks) {
+                size_t off = g * SEG, len = sbytes ? (sbytes - off < SEG ? sbytes - off : SEG) : 0;
+                st = send_c(pg, to, seq, SUB(n + s, g), meta, b + start[si] * isz + off, len);
+            }
+            /* step s+1 forwards what step s received: wait for it segment by segment */
+            if (st == TN_OK && g < kr) {
+                st = tn_pg_req_wait(pg, reqs[first[s] + g], -1, NULL);
+                reqs[first[s] + g] = NULL;
+            }
+        }
     }
-    return st;
+    tn_status st2 = wait_all(pg, reqs, (int)total);
+    free(reqs);
+    free(first);
+    (void)maxk;
+    return st != TN_OK ? st : st2;
 }
 
-/* Chunk boundaries and a scratch segment for the ring; frees nothing on failure. */
-static tn_status ring_setup(size_t count, tn_dtype dt, int n, size_t **start, uint8_t **tmp) {
+/* Chunk boundaries and a double-buffered scratch (2 x the largest chunk, borrowed from
+ * the group's cache) for the ring. */
+static tn_status ring_setup(tn_pg *pg, size_t count, tn_dtype dt, int n, size_t **start, uint8_t **tmp,
+                            size_t *half) {
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     *start = malloc(sizeof(size_t) * (size_t)(n + 1));
     *tmp = NULL;
@@ -283,7 +361,8 @@ static tn_status ring_setup(size_t count, tn_dtype dt, int n, size_t **start, ui
     size_t maxlen = 0;
     for (int i = 0; i < n; i++)
         if ((*start)[i + 1] - (*start)[i] > maxlen) maxlen = (*start)[i + 1] - (*start)[i];
-    *tmp = malloc(maxlen * isz + 1);
+    *half = maxlen * isz;
+    *tmp = tn_pg_scratch_take(pg, 2 * *half);
     if (!*tmp) {
         free(*start);
         return tn_error(TN_ERR_NO_MEMORY, "out of memory in a reduction");
@@ -295,12 +374,12 @@ static tn_status allreduce_impl(tn_pg *pg, uint64_t seq, void *buf, size_t count
     TN_TRY(tn_dist_check_reduce(dt, op == TN_REDOP_AVG || op == TN_REDOP_PREMUL_SUM ? TN_REDOP_SUM : op));
     int n = tn_pg_size(pg);
     if (n == 1 || count == 0) return TN_OK;
-    size_t *start;
+    size_t *start, half;
     uint8_t *tmp;
-    TN_TRY(ring_setup(count, dt, n, &start, &tmp));
-    tn_status st = ring_reduce_scatter(pg, seq, buf, start, dt, op, tmp);
+    TN_TRY(ring_setup(pg, count, dt, n, &start, &tmp, &half));
+    tn_status st = ring_reduce_scatter(pg, seq, buf, start, dt, op, tmp, half);
     if (st == TN_OK) st = ring_allgather(pg, seq, buf, start, dt, op);
-    free(tmp);
+    tn_pg_scratch_give(pg, tmp, 2 * half);
     free(start);
     return st;
 }
@@ -316,18 +395,18 @@ static tn_status reduce_impl(tn_pg *pg, uint64_t seq, void *buf, size_t count, t
     if (n == 1 || count == 0) return TN_OK;
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     uint16_t meta = meta_of(dt, op);
-    size_t *start;
+    size_t *start, half;
     uint8_t *tmp, *b = buf;
-    TN_TRY(ring_setup(count, dt, n, &start, &tmp));
-    tn_status st = ring_reduce_scatter(pg, seq, b, start, dt, op, tmp);
+    TN_TRY(ring_setup(pg, count, dt, n, &start, &tmp, &half));
+    tn_status st = ring_reduce_scatter(pg, seq, b, start, dt, op, tmp, half);
     if (st == TN_OK && r != root) {
-        st = send_c(pg, root, seq, (uint32_t)(2 * n), meta, b + start[r] * isz, (start[r + 1] - start[r]) * isz);
+        st = send_c(pg, root, seq, SUB(2 * n, 0), meta, b + start[r] * isz, (start[r + 1] - start[r]) * isz);
     } else if (st == TN_OK) {
         tn_pg_req **reqs = calloc((size_t)n, sizeof *reqs);
         if (!reqs) st = tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce");
         for (int p = 0; reqs && p < n && st == TN_OK; p++)
             if (p != root)
-                st = tn_pg_post_recv(pg, p, TN_PG_KIND_COLL, seq, (uint32_t)(2 * n), meta, b + start[p] * isz,
+                st = tn_pg_post_recv(pg, p, TN_PG_KIND_COLL, seq, SUB(2 * n, 0), meta, b + start[p] * isz,
                                      (start[p + 1] - start[p]) * isz, &reqs[p]);
         if (reqs) {
             tn_status st2 = wait_all(pg, reqs, n);
@@ -335,7 +414,7 @@ static tn_status reduce_impl(tn_pg *pg, uint64_t seq, void *buf, size_t count, t
             free(reqs);
         }
     }
-    free(tmp);
+    tn_pg_scratch_give(pg, tmp, 2 * half);
     free(start);
     return st;
 }

@@ -98,6 +98,9 @@ struct tn_pg {
     pthread_t worker;
     int has_worker;
     tn_pg_work *qhead, *qtail;
+    /* cached scratch for reductions (fresh multi-MB mallocs cost page faults each call) */
+    void *scratch;
+    size_t scratch_n;
 };
 
 typedef struct rx_arg {
@@ -520,10 +523,35 @@ void tn_pg_free(tn_pg *pg) {
         pg->aborts = a->next;
         free(a);
     }
+    free(pg->scratch);
     pthread_mutex_destroy(&pg->mu);
     pthread_cond_destroy(&pg->cv);
     free(pg->peers);
     free(pg);
+}
+
+void *tn_pg_scratch_take(tn_pg *pg, size_t n) {
+    pthread_mutex_lock(&pg->mu);
+    void *p = NULL;
+    if (pg->scratch && pg->scratch_n >= n) {
+        p = pg->scratch;
+        pg->scratch = NULL;
+    }
+    pthread_mutex_unlock(&pg->mu);
+    return p ? p : malloc(n ? n : 1);
+}
+
+void tn_pg_scratch_give(tn_pg *pg, void *p, size_t n) {
+    if (!p) return;
+    pthread_mutex_lock(&pg->mu);
+    if (!pg->scratch || pg->scratch_n < n) {
+        void *old = pg->scratch;
+        pg->scratch = p;
+        pg->scratch_n = n;
+        p = old;
+    }
+    pthread_mutex_unlock(&pg->mu);
+    free(p);
 }
 
 int tn_pg_rank(const tn_pg *pg) { return pg->rank; }

@@ -60,6 +60,11 @@ int tn_pg_rank(const tn_pg *pg);
 int tn_pg_size(const tn_pg *pg);
 int64_t tn_pg_timeout(const tn_pg *pg);
 void tn_pg_set_timeout(tn_pg *pg, int64_t timeout_ms);
+/* Borrows a scratch buffer of at least n bytes (the group's cached one when it is free
+ * and large enough, else fresh memory); give it back with tn_pg_scratch_give, which
+ * keeps the largest buffer cached for the next collective. NULL when out of memory. */
+void *tn_pg_scratch_take(tn_pg *pg, size_t n);
+void tn_pg_scratch_give(tn_pg *pg, void *p, size_t n);
 /* Next collective sequence number (call in program order, on the caller's thread). */
 uint64_t tn_pg_next_seq(tn_pg *pg);
 

@@ -707,9 +707,10 @@ static PyObject *wrap_work(dwork *d) {
 
 static PyObject *f_pg_collective(PyObject *m, PyObject *args) {
     PyObject *cap, *ins, *outs;
-    int op, root, redop, wait_all = 0;
+    int op, root, redop, wait_all = 0, inline_ = 0;
     long long timeout = 0;
-    if (!PyArg_ParseTuple(args, "OiOOii|Lp", &cap, &op, &ins, &outs, &root, &redop, &timeout, &wait_all)) return NULL;
+    if (!PyArg_ParseTuple(args, "OiOOii|Lpp", &cap, &op, &ins, &outs, &root, &redop, &timeout, &wait_all, &inline_))
+        return NULL;
     tn_pg *pg = get_pg(cap);
     if (!pg) return NULL;
     coll_ctx *c = calloc(1, sizeof *c);
@@ -773,6 +774,22 @@ static PyObject *f_pg_collective(PyObject *m, PyObject *args) {
         return PyErr_NoMemory();
     }
     d->pg = pg;
+    if (inline_) {
+        /* a blocking call (async_op=False): run it on this thread, without the GIL, and
+         * skip two thread hand-offs; sequence numbers keep it apart from queued work */
+        tn_status st;
+        tn_dist_clear();
+        Py_BEGIN_ALLOW_THREADS
+        st = run_coll(pg, c);
+        Py_END_ALLOW_THREADS
+        d->w = tn_pg_work_completed(st, c, ctx_free);
+        tn_dist_clear();
+        if (!d->w) {
+            free(d);
+            return PyErr_NoMemory();
+        }
+        return wrap_work(d);
+    }
     tn_status st = tn_pg_enqueue(pg, run_coll, c, ctx_free, &d->w);
     if (st != TN_OK) {
         free(d);

@@ -59,6 +59,11 @@ for dt in DTYPES:
 record("all_reduce/premul", lambda: coll_allreduce(torch.float32, dist._make_nccl_premul_sum(2.5)))
 record("all_reduce/large_f32", lambda: coll_allreduce(torch.float32, dist.ReduceOp.SUM, n=300001))
 record("all_reduce/int64_big", lambda: coll_allreduce(torch.int64, dist.ReduceOp.SUM, n=100003))
+# several 1 MB segments per ring chunk (the pipelined path); digests keep the JSON small
+record("all_reduce/huge_f32", lambda: (lambda t: [t[:50], t.double().sum(), t.view(torch.int32).long().sum()])(
+    coll_allreduce(torch.float32, dist.ReduceOp.SUM, n=3_000_001)))
+record("all_reduce/huge_bf16_max", lambda: (lambda t: [t[-50:], t.view(torch.int16).long().sum()])(
+    coll_allreduce(torch.bfloat16, dist.ReduceOp.MAX, n=2_500_003)))
 
 
 def noncontig():

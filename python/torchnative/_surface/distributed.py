@@ -1163,9 +1163,12 @@ class ProcessGroupGloo(Backend):
             raise ValueError(f"Invalid root rank: {root}")
         return root
 
-    def _coll(self, op, ins, outs, root=0, redop=0, timeout=0, wait_all=False, result=(), after=None):
+    def _coll(self, op, ins, outs, root=0, redop=0, timeout=0, wait_all=False, result=(), after=None, opts=None):
         cap = self._live()
-        w = _native().pg_collective(cap, op, ins, outs, root, redop, timeout, wait_all)
+        # upstream's options say whether the caller waits right away (async_op=False):
+        # such calls run on the calling thread instead of the worker
+        inline = opts is not None and getattr(opts, "asyncOp", True) is False
+        w = _native().pg_collective(cap, op, ins, outs, root, redop, timeout, wait_all, inline)
         return _GlooWork(w, cap, result, after)
 
     # -- collectives (ProcessGroup forwards its methods here) --
@@ -1173,7 +1176,8 @@ class ProcessGroupGloo(Backend):
         opts = opts if opts is not None else _opt("BroadcastOptions")
         t = _as_list(tensors)[0]
         buf, fix = _dense_writable(t)
-        return self._coll(_native().BROADCAST, buf, None, root=self._root(opts.rootRank), result=[t], after=fix)
+        return self._coll(_native().BROADCAST, buf, None, root=self._root(opts.rootRank), result=[t], after=fix,
+                          opts=opts)
 
     def _reduce_like(self, op, tensors, opts, root=0):
         t = _as_list(tensors)[0]
@@ -1194,7 +1198,8 @@ class ProcessGroupGloo(Backend):
 
             def avg():
                 buf.div_(size)
-        return self._coll(op, buf, None, root=root, redop=code, result=[t], after=_chain(avg, fix))
+        return self._coll(op, buf, None, root=root, redop=code, result=[t], after=_chain(avg, fix),
+                          opts=None if isinstance(opts, (ReduceOp, RedOpType)) else opts)
 
     def allreduce(self, tensors, opts=None):
         opts = opts if opts is not None else _opt("AllreduceOptions")
@@ -1224,7 +1229,7 @@ class ProcessGroupGloo(Backend):
         if len(outs) != self._size:
             raise RuntimeError(f"allgather: expected {self._size} output tensors, got {len(outs)}")
         bufs, fix = self._gather_into(outs, inp, output_tensors)
-        return self._coll(_native().ALLGATHER, inp, bufs, result=output_tensors, after=fix)
+        return self._coll(_native().ALLGATHER, inp, bufs, result=output_tensors, after=fix, opts=opts)
 
     def allgather_coalesced(self, output_lists, input_list, opts=None):
         return _GlooMultiWork([self.allgather([o], [i], opts) for o, i in zip(output_lists, input_list)],
@@ -1238,7 +1243,7 @@ class ProcessGroupGloo(Backend):
             raise TypeError("output tensor must have the same type as input tensor")
         buf, fix = _writable(output)
         parts = list(buf.view(-1).split(inp.numel())) if inp.numel() else [buf.view(-1)[:0]] * self._size
-        return self._coll(_native().ALLGATHER, inp, parts, result=[output], after=fix)
+        return self._coll(_native().ALLGATHER, inp, parts, result=[output], after=fix, opts=opts)
 
     _allgather_base = all_gather_single
 
@@ -1260,7 +1265,7 @@ class ProcessGroupGloo(Backend):
             if output_tensors and any(len(o) for o in output_tensors):
                 raise RuntimeError("gather: only the root rank takes output tensors")
             bufs, fix = None, None
-        return self._coll(_native().GATHER, inp, bufs, root=root, result=output_tensors, after=fix)
+        return self._coll(_native().GATHER, inp, bufs, root=root, result=output_tensors, after=fix, opts=opts)
 
     def scatter(self, output_tensors, input_tensors, opts=None):
         opts = opts if opts is not None else _opt("ScatterOptions")
@@ -1275,7 +1280,7 @@ class ProcessGroupGloo(Backend):
             if input_tensors and any(len(i) for i in input_tensors):
                 raise RuntimeError("scatter: only the root rank takes input tensors")
             ins = None
-        return self._coll(_native().SCATTER, ins, buf, root=root, result=output_tensors, after=fix)
+        return self._coll(_native().SCATTER, ins, buf, root=root, result=output_tensors, after=fix, opts=opts)
 
     def reduce_scatter(self, output_tensors, input_tensors, opts=None):
         opts = opts if opts is not None else _opt("ReduceScatterOptions")
@@ -1298,7 +1303,7 @@ class ProcessGroupGloo(Backend):
             def avg():
                 buf.div_(size)
         return self._coll(_native().REDUCE_SCATTER, ins, buf, redop=code, wait_all=flat, result=result,
-                          after=_chain(avg, fix))
+                          after=_chain(avg, fix), opts=opts)
 
     def reduce_scatter_single(self, output, input, opts=None):
         opts = opts if opts is not None else _opt("ReduceScatterOptions")
@@ -1322,7 +1327,8 @@ class ProcessGroupGloo(Backend):
             raise RuntimeError(f"alltoall: expected {self._size} input and output tensors")
         ins = [t.contiguous() for t in input_tensors]
         bufs, fixes = zip(*[_writable(o) for o in output_tensors])
-        return self._coll(_native().ALLTOALL, ins, list(bufs), result=output_tensors, after=_chain(*fixes))
+        return self._coll(_native().ALLTOALL, ins, list(bufs), result=output_tensors, after=_chain(*fixes),
+                          opts=opts)
 
     def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         inp = input.contiguous()
@@ -1339,13 +1345,13 @@ class ProcessGroupGloo(Backend):
             return list(t.split(list(sizes), 0))
         ins = split(inp, input_split_sizes, "input")
         outs = split(buf, output_split_sizes, "output")
-        return self._coll(_native().ALLTOALL, ins, outs, result=[output], after=fix)
+        return self._coll(_native().ALLTOALL, ins, outs, result=[output], after=fix, opts=opts)
 
     def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         return self.all_to_all_single(output, input, output_split_sizes, input_split_sizes, opts)
 
     def barrier(self, opts=None):
-        return self._coll(_native().BARRIER, None, None)
+        return self._coll(_native().BARRIER, None, None, opts=opts)
 
     def monitored_barrier(self, timeout=None, wait_all_ranks=False):
         ms = _ms(timeout if timeout is not None else self._options._timeout)
