@@ -205,23 +205,23 @@ tn_status tn_pg_broadcast(tn_pg *pg, uint64_t seq, void *buf, size_t nbytes, int
 }
 
 /* ---- allreduce (ring, gloo's reduction order) ------------------------------------- */
-/* Chunk boundaries (in elements) of upstream gloo's ring allreduce: gloo cuts the buffer
- * into numSegments segments of segmentBytes (total / (2 n) rounded up to whole elements,
- * numSegments rounded up to a multiple of n, at least 2 n) and chunk c is segments
+/* Chunk boundaries (in elements) of upstream gloo's ring allreduce, as the torch 2.13
+ * wheel computes them (fitted to measurements, see docs/DISTRIBUTED.md): numSegments =
+ * ceil(total / 1 MiB), at least 2 n, rounded up to a multiple of n; segmentBytes =
+ * ceil(total / numSegments) rounded up to whole elements; chunk c is segments
  * [c P, (c + 1) P), P = numSegments / n. Which chunk an element falls in fixes the order
  * in which the ranks' values are combined, so gloo's boundaries (and its ring direction)
- * make float sums bitwise equal to upstream's. Gloo's source caps segments at 1 MB, but
- * the torch 2.13 wheel does not (measured: with 3 ranks, 12 MB to 160 MB buffers are
- * split in exact thirds, tests/test_distributed.py), so no cap is applied here.
- * start must hold n + 1 entries. */
+ * make float sums bitwise equal to upstream's. (The gloo source in the index computes
+ * the segment size first and the count second; the wheel's boundaries disagree with that
+ * from 2 MB up.) start must hold n + 1 entries. */
 static void gloo_chunks(size_t count, size_t isz, int n, size_t *start) {
-    size_t total = count * isz;
-    size_t seg = (total + (size_t)(2 * n - 1)) / (size_t)(2 * n);
-    seg = (seg + isz - 1) / isz * isz;
-    if (seg == 0) seg = isz;
-    size_t nseg = (total + seg - 1) / seg;
+    size_t total = count * isz, maxseg = isz * (((size_t)1 << 20) / isz);
+    size_t nseg = (total + maxseg - 1) / maxseg;
     if (nseg < (size_t)(2 * n)) nseg = (size_t)(2 * n);
     nseg = (nseg + (size_t)n - 1) / (size_t)n * (size_t)n;
+    size_t seg = (total + nseg - 1) / nseg;
+    seg = (seg + isz - 1) / isz * isz;
+    if (seg == 0) seg = isz;
     size_t per_rank = nseg / (size_t)n, chunk_elems = per_rank * (seg / isz);
     for (int c = 0; c <= n; c++) {
         size_t e = chunk_elems * (size_t)c;
