@@ -309,6 +309,32 @@ def test_collectives_match_upstream(ws):
     assert diffs == [], diffs[:5]
 
 
+BOUNDARIES = """
+import datetime, json, os, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
+e, out = 2.0 ** -24, {}
+for n in (13, 1000, 300001, 500001, 1000001, 2000001, 3000001, 9000001):
+    res = []
+    for pat in ([1.0, e, e], [e, 1.0, e]):   # three fold orders, three different floats
+        t = torch.full((n,), pat[rank], dtype=torch.float32)
+        dist.all_reduce(t)
+        hit = (t != 1.0).nonzero().flatten()
+        res.append([hit.min().item(), hit.max().item()])
+    out[n] = res
+print(json.dumps(out))
+"""
+
+
+@needs_ref
+def test_gloo_chunk_boundaries():
+    """Where each of gloo's ring chunks starts and ends (which fixes the order of the
+    float additions), probed exactly at 8 sizes up to 36 MB, equals upstream's."""
+    ours = last_json(launch(OURS, BOUNDARIES, 3, timeout=300)[0])
+    ref = last_json(launch(REF_PYTHON, BOUNDARIES, 3, timeout=300)[0])
+    assert ours == ref
+
+
 def test_collectives_identical_across_ranks():
     """Every rank holds the same bits after all_reduce (the ring's allgather phase)."""
     res = collectives(OURS, 3)
