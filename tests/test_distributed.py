@@ -235,6 +235,8 @@ for it in range(2):
         os.environ["MASTER_PORT"] = os.environ["MASTER_PORT2"]
     if method == "env":
         dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+    elif method == "default":    # no backend named: upstream's default CPU backend (gloo)
+        dist.init_process_group(timeout=datetime.timedelta(seconds=30))
     elif method == "tcp":
         dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['MASTER_PORT']}",
                                 rank=rank, world_size=ws, timeout=datetime.timedelta(seconds=30))
@@ -258,15 +260,16 @@ print(json.dumps(res))
 """
 
 
-@pytest.mark.parametrize("method", ["env", "tcp", "file", "store"])
+@pytest.mark.parametrize("method", ["env", "tcp", "file", "store", "default"])
 def test_init_methods(method, tmp_path):
     ws = 2
     results = launch(OURS, INIT.replace("sys.argv[1]", repr(method)).replace("sys.argv[2]", repr(str(tmp_path / "f"))),
                      ws, timeout=120, env_extra={"MASTER_PORT2": str(free_port())})
+    backend = "undefined" if method == "default" else "gloo"   # upstream reports the same
     for r, res in enumerate(results):
         got = last_json(res)
-        assert got[0] == [r, ws, "gloo", True, 3.0]
-        assert got[1] == [r, ws, "gloo", True, 5.0]
+        assert got[0] == [r, ws, backend, True, 3.0]
+        assert got[1] == [r, ws, backend, True, 5.0]
         assert got[2] == "ValueError"   # upstream: the default process group is not initialized
 
 

@@ -502,9 +502,12 @@ void tn_pg_free(tn_pg *pg) {
     pg->stopping = 1;
     pthread_cond_broadcast(&pg->cv);
     pthread_mutex_unlock(&pg->mu);
-    if (pg->has_worker) pthread_join(pg->worker, NULL);
+    /* connections first: a collective still running on the worker then fails at once
+     * (its receives see the peers die, its sends see the sockets shut) instead of
+     * holding the join until the group's timeout */
     for (int p = 0; p < pg->size; p++)
         if (pg->peers[p].conn) pg->peers[p].conn->vt->shutdown(pg->peers[p].conn);
+    if (pg->has_worker) pthread_join(pg->worker, NULL);
     for (int p = 0; p < pg->size; p++)
         if (pg->peers[p].has_thread) pthread_join(pg->peers[p].thread, NULL);
     for (int p = 0; p < pg->size; p++) {
@@ -643,6 +646,10 @@ tn_status tn_pg_req_wait(tn_pg *pg, tn_pg_req *r, int64_t deadline, int *src_out
     if (deadline < 0) deadline = tn_net_deadline(pg->timeout_ms);
     pthread_mutex_lock(&pg->mu);
     while (r->state < REQ_DONE) {
+        if (r->state == REQ_POSTED && pg->stopping) {
+            req_fail(r, "the process group was destroyed");
+            break;
+        }
         if (r->state == REQ_POSTED && r->src != TN_PG_ANY_SOURCE && pg->peers[r->src].dead) {
             req_fail(r, "%s", pg->peers[r->src].err);
             break;
