@@ -402,6 +402,29 @@ def test_killed_peer_raises_naming_it():
         assert got[2] < 15
 
 
+STALLED = """
+import datetime, json, os, time, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=2))
+if rank == 1:
+    time.sleep(8)                    # alive but never joins: no EOF to notice
+    print(json.dumps("slept"))
+else:
+    t0 = time.monotonic()
+    try:
+        dist.all_reduce(torch.ones(10))
+        print(json.dumps("no error"))
+    except Exception as e:
+        print(json.dumps([type(e).__name__, str(e), time.monotonic() - t0]))
+"""
+
+
+def test_stalled_peer_times_out():
+    got = last_json(launch(OURS, STALLED, 2, timeout=60)[0])
+    assert got[0] == "DistBackendError" and "Timed out" in got[1] and "rank 1" in got[1], got
+    assert 1.5 < got[2] < 6, got
+
+
 MISMATCH = """
 import datetime, json, os, time, torch, torch.distributed as dist
 rank = int(os.environ["RANK"])
