@@ -291,7 +291,7 @@ EXTENSIONS = {"all_reduce/premul"}
 
 
 @needs_ref
-@pytest.mark.parametrize("ws", [2, 3, 4])
+@pytest.mark.parametrize("ws", [1, 2, 3, 4])
 def test_collectives_match_upstream(ws):
     """Every result, floats included, is bitwise upstream gloo's: allreduce and reduce run
     gloo's ring with its chunk boundaries and direction, reduce_scatter folds in gloo's

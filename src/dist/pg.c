@@ -566,8 +566,9 @@ uint64_t tn_pg_next_seq(tn_pg *pg) { return ++pg->seq; }
 /* ---- send / receive ----------------------------------------------------------------- */
 tn_status tn_pg_send(tn_pg *pg, int dst, int kind, uint64_t seq, uint32_t sub, uint16_t meta, const void *buf,
                      size_t n) {
+    /* RuntimeError as upstream's gloo (a send to oneself included) */
     if (dst < 0 || dst >= pg->size || dst == pg->rank)
-        return tn_error(TN_ERR_VALUE, "invalid destination rank %d (group size %d, own rank %d)", dst, pg->size,
+        return tn_error(TN_ERR_RUNTIME, "invalid destination rank %d (group size %d, own rank %d)", dst, pg->size,
                         pg->rank);
     peer *pe = &pg->peers[dst];
     pthread_mutex_lock(&pg->mu);
@@ -591,7 +592,7 @@ tn_status tn_pg_send(tn_pg *pg, int dst, int kind, uint64_t seq, uint32_t sub, u
 tn_status tn_pg_post_recv(tn_pg *pg, int src, int kind, uint64_t seq, uint32_t sub, uint16_t meta, void *buf,
                           size_t n, tn_pg_req **out) {
     if (src != TN_PG_ANY_SOURCE && (src < 0 || src >= pg->size || src == pg->rank))
-        return tn_error(TN_ERR_VALUE, "invalid source rank %d (group size %d, own rank %d)", src, pg->size,
+        return tn_error(TN_ERR_RUNTIME, "invalid source rank %d (group size %d, own rank %d)", src, pg->size,
                         pg->rank);
     tn_pg_req *r = calloc(1, sizeof *r);
     if (!r) return tn_error(TN_ERR_NO_MEMORY, "out of memory posting a receive");
