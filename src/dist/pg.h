@@ -107,8 +107,17 @@ tn_status tn_dist_reduce_into(void *acc, const void *src, size_t count, tn_dtype
 /* Checks that gloo can reduce dt with op (upstream's messages). */
 tn_status tn_dist_check_reduce(tn_dtype dt, tn_redop op);
 
+/* Every collective: every rank calls it with the same seq and matching arguments; a
+ * failure on one rank (peer gone, size/dtype mismatch, timeout) is reported to the
+ * others, so all ranks return an error. Buffers are never written after return. */
+/* root's nbytes at buf are copied to every rank's buf. */
 tn_status tn_pg_broadcast(tn_pg *pg, uint64_t seq, void *buf, size_t nbytes, int root);
+/* buf (count elements of dt) becomes the reduction over ranks, bitwise identical on
+ * every rank and to upstream gloo's (AVG and PREMUL_SUM reduce as SUM: the caller
+ * scales). */
 tn_status tn_pg_allreduce(tn_pg *pg, uint64_t seq, void *buf, size_t count, tn_dtype dt, tn_redop op);
+/* As allreduce, the result on root only; other ranks' buf keep partial reductions (as
+ * upstream's). */
 tn_status tn_pg_reduce(tn_pg *pg, uint64_t seq, void *buf, size_t count, tn_dtype dt, tn_redop op, int root);
 /* outs[r] receives rank r's `in` (out_n[r] bytes; mismatched sizes fail). */
 tn_status tn_pg_allgather(tn_pg *pg, uint64_t seq, const void *in, size_t n, void *const *outs, const size_t *out_n);
@@ -127,6 +136,7 @@ tn_status tn_pg_alltoall(tn_pg *pg, uint64_t seq, const void *const *ins, const 
  * a list) or of the whole concatenated input (flat = 1, reduce_scatter_tensor). */
 tn_status tn_pg_reduce_scatter(tn_pg *pg, uint64_t seq, const void *const *ins, const size_t *counts, void *out,
                                tn_dtype dt, tn_redop op, int flat);
+/* Returns once every rank has entered. */
 tn_status tn_pg_barrier(tn_pg *pg, uint64_t seq);
 /* Rank 0 waits timeout_ms for every other rank and reports the ones that did not arrive
  * (all of them when wait_all, else the first); then releases the others. */
