@@ -425,6 +425,32 @@ def test_stalled_peer_times_out():
     assert 1.5 < got[2] < 6, got
 
 
+DROPPED = """
+import datetime, json, os, time, torch, torch.distributed as dist
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+t0 = time.monotonic()
+if rank == 0:
+    w = dist.irecv(torch.zeros(4), src=1, tag=5)
+    del w                                        # dropped: must not block or crash
+    dist.barrier()
+    r = torch.zeros(4)
+    dist.recv(r, src=1, tag=6)
+    print(json.dumps([r.tolist(), time.monotonic() - t0 < 10]))
+else:
+    dist.barrier()
+    dist.send(torch.ones(4) * 7, 0, tag=6)
+    print(json.dumps("ok"))
+"""
+
+
+def test_dropped_irecv_handle():
+    """An irecv whose handle is dropped unwaited neither blocks nor writes into freed
+    memory; later traffic on the pair is unaffected."""
+    res = launch(OURS, DROPPED, 2, timeout=60)
+    assert last_json(res[0]) == [[7.0, 7.0, 7.0, 7.0], True]
+
+
 MISMATCH = """
 import datetime, json, os, time, torch, torch.distributed as dist
 rank = int(os.environ["RANK"])

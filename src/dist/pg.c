@@ -685,6 +685,15 @@ tn_status tn_pg_req_wait(tn_pg *pg, tn_pg_req *r, int64_t deadline, int *src_out
     return st;
 }
 
+void tn_pg_req_cancel(tn_pg *pg, tn_pg_req *r) {
+    pthread_mutex_lock(&pg->mu);
+    /* a payload already being written into the buffer is bounded by the reader's deadline */
+    while (r->state == REQ_RECEIVING) pthread_cond_wait(&pg->cv, &pg->mu);
+    unlink_req(pg, r);
+    pthread_mutex_unlock(&pg->mu);
+    free(r);
+}
+
 void tn_pg_abort_seq(tn_pg *pg, uint64_t seq, const char *msg) {
     size_t n = strlen(msg);
     for (int p = 0; p < pg->size; p++) {

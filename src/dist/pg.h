@@ -80,6 +80,9 @@ tn_status tn_pg_post_recv(tn_pg *pg, int src, int kind, uint64_t seq, uint32_t s
 /* Waits for a posted receive (deadline < 0: the group timeout from now), frees it, and
  * returns its status; *src_out (optional) gets the sender. */
 tn_status tn_pg_req_wait(tn_pg *pg, tn_pg_req *r, int64_t deadline, int *src_out);
+/* Withdraws a receive nobody will wait for (its buffer is never written after this
+ * returns; a payload already arriving is let finish) and frees it. */
+void tn_pg_req_cancel(tn_pg *pg, tn_pg_req *r);
 /* 1 when the receive has completed (successfully or not). */
 int tn_pg_req_test(tn_pg *pg, tn_pg_req *r);
 /* Tells every peer that collective `seq` failed here (their receives for it fail). */

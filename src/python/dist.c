@@ -870,10 +870,10 @@ static void work_capsule_del(PyObject *cap) {
     dwork *d = PyCapsule_GetPointer(cap, CAP_WORK);
     if (!d) return;
     if (d->req && !d->finished) {
-        /* an unwaited receive still owns its buffer: wait it out (bounded by the group
-         * timeout) so the receiver thread never writes into freed memory */
+        /* an unwaited receive still owns its buffer: withdraw it so the receiver thread
+         * never writes into freed memory (a message arriving later is parked) */
         Py_BEGIN_ALLOW_THREADS
-        tn_pg_req_wait(d->pg, d->req, -1, NULL);
+        tn_pg_req_cancel(d->pg, d->req);
         Py_END_ALLOW_THREADS
     }
     if (d->recv_tensor) tn_tensor_release(d->recv_tensor);
