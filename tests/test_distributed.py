@@ -451,6 +451,37 @@ def test_dropped_irecv_handle():
     assert last_json(res[0]) == [[7.0, 7.0, 7.0, 7.0], True]
 
 
+DETAIL = """
+import datetime, json, os, torch, torch.distributed as dist
+os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
+rank = int(os.environ["RANK"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+out = []
+t = torch.ones(4) * (rank + 1)
+dist.all_reduce(t)
+out.append(t.tolist())
+try:
+    dist.all_reduce(torch.ones(4 if rank == 0 else 5))
+    out.append("no error")
+except Exception as e:
+    out.append([type(e).__name__, str(e)[:120]])
+print(json.dumps(out))
+"""
+
+
+@needs_ref
+def test_debug_detail_wrapper():
+    """TORCH_DISTRIBUTED_DEBUG=DETAIL wraps the backend in _ProcessGroupWrapper: results
+    unchanged, mismatched collectives raise upstream's class with upstream's opening."""
+    env = {"TORCH_DISTRIBUTED_DEBUG": "DETAIL"}
+    ours = [last_json(r) for r in launch(OURS, DETAIL, 2, timeout=90, env_extra=env)]
+    ref = [last_json(r) for r in launch(REF_PYTHON, DETAIL, 2, timeout=90, env_extra=env)]
+    for o, r in zip(ours, ref):
+        assert o[0] == r[0]
+        assert o[1][0] == r[1][0] == "RuntimeError"
+        assert o[1][1][:60] == r[1][1][:60]
+
+
 MISMATCH = """
 import datetime, json, os, time, torch, torch.distributed as dist
 rank = int(os.environ["RANK"])

@@ -465,7 +465,7 @@ enum_(D, "OpType", {"BROADCAST": 0, "ALLREDUCE": 1, "ALLREDUCE_COALESCED": 2, "R
                     "_REDUCE_SCATTER_BASE": 16, "COALESCED": 17, "_ALLREDUCE_SPARSE": 18,
                     "REDUCE_SCATTER_TENSOR_COALESCED": 19, "UNKNOWN": 100})
 enum_(D, "BuiltinCommHookType", {"ALLREDUCE": 1, "FP16_COMPRESS": 2})
-enum_(D, "ErrorType", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "REMOTE_ERROR": 3})
+ErrorType = enum_(D, "ErrorType", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "REMOTE_ERROR": 3})
 enum_(D, "WorkResult", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "UNKNOWN": 100})
 
 RedOpType = make_enum(D, "RedOpType", "SUM AVG PRODUCT MIN MAX BAND BOR BXOR PREMUL_SUM",
@@ -1372,6 +1372,91 @@ class ProcessGroupGloo(Backend):
         return self.recv(tensors, -1, tag)
 
 
+_OP_CODES = {n: i for i, n in enumerate(
+    "broadcast allreduce allreduce_coalesced reduce allgather _allgather_base allgather_coalesced gather "
+    "scatter reduce_scatter alltoall_base alltoall send recv recv_anysource barrier _reduce_scatter_base".split())}
+
+
+def _tensors_of(args):
+    import torch
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(_tensors_of(a))
+    return out
+
+
+class _ProcessGroupWrapper(Backend):
+    """What TORCH_DISTRIBUTED_DEBUG=DETAIL wraps around a backend: before each
+    collective the ranks exchange a fingerprint (operation, tensor shapes and dtypes)
+    through the helper gloo group and raise, naming the ranks and what each runs, when
+    they disagree; then the call goes to the wrapped backend."""
+
+    def __init__(self, pg, gloo_pg):
+        super().__init__(pg.rank(), pg.size())
+        self.wrapped_pg, self._helper = pg, gloo_pg
+        self._seq = 0
+
+    @property
+    def options(self):
+        return self.wrapped_pg.options
+
+    def name(self):
+        return self.wrapped_pg.name()
+
+    def get_error(self):
+        return ErrorType.SUCCESS
+
+    def shutdown(self):
+        self.wrapped_pg.shutdown()
+        self._helper.shutdown()
+
+    def abort(self):
+        self.shutdown()
+
+    def _check(self, op, args):
+        import zlib
+
+        import torch
+        self._seq += 1
+        ts = _tensors_of(args)
+        fp = [self._seq, _OP_CODES.get(op, 99), len(ts)]
+        for t in ts[:64]:
+            fp += [zlib.crc32(str(t.dtype).encode()), t.dim()] + list(t.shape)
+        mine = torch.tensor(fp, dtype=torch.int64)
+        n = self._size
+        lens = [torch.zeros(1, dtype=torch.int64) for _ in range(n)]
+        self._helper.allgather([lens], [torch.tensor([mine.numel()])]).wait()
+        width = max(int(x.item()) for x in lens)
+        padded = torch.full((width,), -1, dtype=torch.int64)
+        padded[:mine.numel()] = mine
+        allfp = [torch.zeros(width, dtype=torch.int64) for _ in range(n)]
+        self._helper.allgather([allfp], [padded]).wait()
+        if any(not torch.equal(f, allfp[0]) for f in allfp):
+            def desc(r):
+                return f"Rank {r} is running collective: {op if r == self._rank else '?'} " \
+                       f"(fingerprint {allfp[r].tolist()})"
+            others = [r for r in range(n) if not torch.equal(allfp[r], allfp[self._rank])]
+            raise RuntimeError(f"Detected mismatch between collectives on ranks. {desc(self._rank)}, "
+                               f"but {'; '.join(desc(r) for r in others)}")
+
+
+def _checked(name):
+    def method(self, *args, **kwargs):
+        self._check(name, args)
+        return getattr(self.wrapped_pg, name)(*args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _n in _COLLECTIVES:
+    setattr(_ProcessGroupWrapper, _n, _checked(_n))
+add(D, "_ProcessGroupWrapper", _ProcessGroupWrapper, "real",
+    "TORCH_DISTRIBUTED_DEBUG=DETAIL: fingerprints checked through the helper gloo group")
+
+
 def _opt(name):
     import sys
     return getattr(sys.modules["torch._C._distributed_c10d"], name)()
@@ -1446,7 +1531,7 @@ refuse(D, """_broadcast_coalesced _compute_bucket_assignment_by_size _register_b
 _register_comm_hook _test_python_store _verify_params_across_processes _create_work_from_future
 _detect_dma_connectivity _dump_fr_trace _dump_fr_trace_json _get_handler _register_handler""")
 refuse(D, """GradBucket Logger Reducer DDPLoggingData _ControlCollectives _StoreCollectives
-_SymmetricMemory _WorkerServer _ProcessGroupWrapper PythonCallbackWork WorkInfo _DMAConnectivity
+_SymmetricMemory _WorkerServer PythonCallbackWork WorkInfo _DMAConnectivity
 _Request _Response""", kind="type")
 
 # torch._C._distributed: DTensor placements (C++ types upstream; Python dataclass-like here).
