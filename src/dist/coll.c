@@ -312,12 +312,10 @@ static tn_status ring_allgather(tn_pg *pg, uint64_t seq, uint8_t *b, const size_
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     uint16_t meta = meta_of(dt, op);
     int to = (r - 1 + n) % n, from = (r + 1) % n;
-    size_t total = 0, maxk = 0;
+    size_t total = 0;
     for (int s = 0; s < n - 1; s++) {
         int ri = (r + 1 + s) % n;
-        size_t k = nsegs((start[ri + 1] - start[ri]) * isz);
-        total += k;
-        if (k > maxk) maxk = k;
+        total += nsegs((start[ri + 1] - start[ri]) * isz);
     }
     tn_pg_req **reqs = calloc(total + 1, sizeof *reqs);
     size_t *first = calloc((size_t)n, sizeof *first);
@@ -354,7 +352,6 @@ static tn_status ring_allgather(tn_pg *pg, uint64_t seq, uint8_t *b, const size_
     tn_status st2 = wait_all(pg, reqs, (int)total);
     free(reqs);
     free(first);
-    (void)maxk;
     return st != TN_OK ? st : st2;
 }
 

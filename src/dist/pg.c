@@ -480,8 +480,6 @@ tn_status tn_pg_tcp_connect(tn_pg *pg, const char *const *hosts, const int *port
             close(fd); /* a stray or stale connection: keep waiting for the real one */
             continue;
         }
-        char host[64] = "?";
-        tn_net_local_host(fd, host, sizeof host);
         snprintf(who, sizeof who, "(connection accepted from rank %u)", hello[1]);
         tn_conn *c = tn_conn_tcp_new(fd, who);
         if (!c) {
