@@ -14,7 +14,7 @@ from torchnative._surface import REGISTRY
 # torchnative._surface._ENTRIES.
 _CONCERNS = (
     "flags", "dispatch", "schema", "jit", "autograd", "profiler", "functorch",
-    "dynamo", "distributed", "misc",
+    "dynamo", "distributed", "misc", "optim",
 )
 
 

@@ -255,9 +255,12 @@ tn_tensor *tn_tensor_alias(const tn_tensor *t) {
 
 void tn_tensor_retain(tn_tensor *t) { atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed); }
 
+void (*tn_tensor_autograd_free)(tn_tensor *t);
+
 void tn_tensor_release(tn_tensor *t) {
     if (!t) return;
     if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (t->autograd && tn_tensor_autograd_free) tn_tensor_autograd_free(t);
     tn_storage_release(t->storage);
     tensor_struct_put(t);
 }

@@ -62,14 +62,14 @@ typedef struct tn_tensor {
     tn_dtype dtype;
     int64_t sizes[TN_MAX_DIMS];
     int64_t strides[TN_MAX_DIMS]; /* in elements */
-    void *autograd;      /* reserved for the autograd record (wave 2); NULL for now */
+    void *autograd;      /* autograd record (autograd/autograd.h), NULL until needed */
     void *pyobj;         /* binding's Tensor object, borrowed; binding clears it */
     uint32_t flags;      /* TN_TENSOR_* */
 } tn_tensor;
 
 enum {
     TN_TENSOR_REQUIRES_GRAD = 1u << 0,
-    TN_TENSOR_IS_LEAF_NONLEAF = 1u << 1, /* set when produced by a recorded op */
+    TN_TENSOR_IS_VIEW = 1u << 1, /* made by a view operator (the door marks it; autograd reads it) */
     /* A 0-dim tensor made from a Python number (upstream's is_wrapped_number): type
      * promotion treats it as a scalar of its category only. */
     TN_TENSOR_WRAPPED_NUMBER = 1u << 2,
@@ -110,6 +110,9 @@ tn_tensor *tn_tensor_new_view(tn_storage *storage, int64_t offset, int ndim,
 tn_tensor *tn_tensor_alias(const tn_tensor *t);
 void tn_tensor_retain(tn_tensor *t);
 void tn_tensor_release(tn_tensor *t);
+/* Frees a dying tensor's autograd record; set by the autograd layer (core knows nothing
+ * of autograd but that the slot needs freeing). */
+extern void (*tn_tensor_autograd_free)(tn_tensor *t);
 
 int64_t tn_tensor_numel(const tn_tensor *t);
 bool tn_tensor_is_contiguous(const tn_tensor *t);

@@ -1,6 +1,9 @@
-/* dispatch.c — the door: kernel lookup, derived in-place / out= variants, refusal by name. */
+/* dispatch.c — the door: autograd recording, kernel lookup, derived in-place / out=
+ * variants, refusal by name. */
 #include "ops/dispatch.h"
 
+#include "autograd/autograd.h"
+#include "autograd/formulas.h"
 #include "ops/graph.h"
 
 #include <string.h>
@@ -87,6 +90,15 @@ static void bump_versions(const tn_op_schema *s, const tn_value *args) {
         if (args[k].tag == TN_V_TENSOR) atomic_fetch_add(&args[k].u.t->storage->version, 1);
 }
 
+/* Whether the door may derive `op` from its functional sibling: not when the mutated
+ * argument is a tensor list (_foreach_add_.List, _foreach_add.List_out), whose results
+ * cannot be copied back as one tensor. */
+static bool derivable(tn_op_id op) {
+    static signed char memo[TN_OP_COUNT]; /* 0 unknown, 1 yes, 2 no */
+    if (!memo[op]) memo[op] = strstr(tn_op_schemas[op].schema, "!)[]") ? 2 : 1;
+    return memo[op] == 1;
+}
+
 static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
     const tn_op_schema *s = &tn_op_schemas[op];
     tn_op_fn fn = tn_op_impl(op);
@@ -96,7 +108,7 @@ static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
         return st;
     }
     if (s->functional >= 0 && s->functional != (int)op && s->nrets <= TN_MAX_RETS &&
-        (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT)) {
+        (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) && derivable(op)) {
         tn_op_fn f = tn_op_impl((tn_op_id)s->functional);
         /* Derivable only when the functional sibling takes exactly the leading arguments
          * (factories drop dtype/layout/device from their out= form, so they are not). */
@@ -112,9 +124,40 @@ static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
 
 /* Graph capture attaches here: calls from outside the door are recorded once they have
  * run (nested calls made by implementations are part of their caller's step). */
+/* Outputs of a view operator that share their input's storage are marked, so autograd can
+ * tell an in-place write through a view from one on a tensor of its own; with grad mode on
+ * they also remember their base, so such a write can rebase the base's history. */
+static void mark_view(tn_tensor *v, tn_tensor *src) {
+    v->flags |= TN_TENSOR_IS_VIEW;
+    if (!tn_grad_mode_enabled()) return;
+    tn_autograd_meta *m = tn_autograd_meta_get(v);
+    if (!m || m->view_base) return;
+    tn_autograd_meta *sm = tn_autograd_meta_peek(src);
+    tn_tensor *base = sm && sm->view_base ? sm->view_base : src;
+    tn_tensor_retain(base);
+    m->view_base = base;
+    m->hist_version = atomic_load(&v->storage->version);
+}
+
+static void mark_views(tn_op_id op, const tn_value *args, tn_value *rets) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    if (!s->nargs || args[0].tag != TN_V_TENSOR || !args[0].u.t) return;
+    tn_tensor *src = args[0].u.t;
+    for (int k = 0; k < s->nrets; k++) {
+        if (rets[k].tag == TN_V_TENSOR && rets[k].u.t && rets[k].u.t->storage == src->storage && rets[k].u.t != src)
+            mark_view(rets[k].u.t, src);
+        else if (rets[k].tag == TN_V_TENSORLIST)
+            for (int64_t i = 0; i < rets[k].u.tlist.n; i++)
+                if (rets[k].u.tlist.data[i] && rets[k].u.tlist.data[i]->storage == src->storage)
+                    mark_view(rets[k].u.tlist.data[i], src);
+    }
+}
+
 tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     bool record = tn_graph_enter();
-    tn_status st = run_op(op, args, rets);
+    tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op)
+                                                       : run_op(op, args, rets);
+    if (st == TN_OK && tn_op_is_view(op)) mark_views(op, args, rets);
     if (record && st == TN_OK) tn_graph_record(op, args, rets);
     tn_graph_leave();
     return st;
@@ -124,6 +167,6 @@ bool tn_op_has_kernel(tn_op_id op) {
     if (tn_op_impl(op)) return true;
     const tn_op_schema *s = &tn_op_schemas[op];
     int lead = s->kind == TN_OP_KIND_OUT ? s->nargs - s->nout : s->nargs;
-    return s->functional >= 0 && (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) &&
+    return s->functional >= 0 && (s->kind == TN_OP_KIND_INPLACE || s->kind == TN_OP_KIND_OUT) && derivable(op) &&
            tn_op_impl((tn_op_id)s->functional) != NULL && lead == tn_op_schemas[s->functional].nargs;
 }

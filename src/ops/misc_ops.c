@@ -1,5 +1,5 @@
 /* misc_ops.c — small operators that belong to no larger family yet: isin, equal,
- * broadcast_tensors. */
+ * broadcast_tensors, isclose, allclose. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,5 +253,83 @@ tn_status tn_op_broadcast_tensors(const tn_value *args, tn_value *rets) {
     rets[0].tag = TN_V_TENSORLIST;
     rets[0].u.tlist.data = out;
     rets[0].u.tlist.n = n;
+    return TN_OK;
+}
+
+/* Result 0 of a door call with `n` arguments (new reference in *out). */
+static tn_status call1(tn_op_id op, tn_value *args, tn_tensor **out) {
+    tn_value r[2];
+    TN_TRY(tn_dispatch(op, args, r));
+    *out = r[0].u.t;
+    return TN_OK;
+}
+
+/* isclose(self, other, rtol, atol, equal_nan): |a - b| <= atol + rtol |b|, or a == b
+ * (infinities of one sign), or both NaN when equal_nan — upstream's composite, as door
+ * calls. */
+tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t, *b = args[1].u.t;
+    double rtol = args[2].u.d, atol = args[3].u.d;
+    bool equal_nan = args[4].u.b;
+    if (a->dtype != b->dtype)
+        return tn_error(TN_ERR_RUNTIME, "%s did not match %s", tn_dtype_infos[b->dtype].c10_name,
+                        tn_dtype_infos[a->dtype].c10_name);
+    if (rtol < 0) return tn_error(TN_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %g", rtol);
+    if (atol < 0) return tn_error(TN_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %g", atol);
+    tn_tensor *eq = NULL, *d = NULL, *ad = NULL, *ab = NULL, *tol = NULL, *le = NULL, *r = NULL, *fin = NULL, *t1 = NULL;
+    tn_status st;
+    tn_value e[2] = {tn_value_tensor(a), tn_value_tensor(b)};
+    st = call1(TN_OP_eq_Tensor, e, &eq);
+    if (st == TN_OK && (tn_dtype_is_floating(a->dtype) || tn_dtype_is_complex(a->dtype))) {
+        tn_value s[3] = {tn_value_tensor(a), tn_value_tensor(b), tn_value_int(1)};
+        st = call1(TN_OP_sub_Tensor, s, &d);
+        tn_value x[1] = {tn_value_tensor(d)};
+        if (st == TN_OK) st = call1(TN_OP_abs, x, &ad);
+        tn_value y[1] = {tn_value_tensor(b)};
+        if (st == TN_OK) st = call1(TN_OP_abs, y, &ab);
+        tn_value m[2] = {tn_value_tensor(ab), tn_value_double(rtol)};
+        if (st == TN_OK) st = call1(TN_OP_mul_Scalar, m, &t1);
+        tn_value p[3] = {tn_value_tensor(t1), tn_value_double(atol), tn_value_int(1)};
+        if (st == TN_OK) st = call1(TN_OP_add_Scalar, p, &tol);
+        tn_value l[2] = {tn_value_tensor(ad), tn_value_tensor(tol)};
+        if (st == TN_OK) st = call1(TN_OP_le_Tensor, l, &le);
+        /* a finite difference only: inf - inf is NaN and never <= tol */
+        tn_value o[2] = {tn_value_tensor(eq), tn_value_tensor(le)};
+        if (st == TN_OK) st = call1(TN_OP_logical_or, o, &r);
+        if (st == TN_OK && equal_nan) {
+            tn_tensor *na = NULL, *nb = NULL, *nn = NULL, *r2 = NULL;
+            tn_value n1[1] = {tn_value_tensor(a)}, n2[1] = {tn_value_tensor(b)};
+            st = call1(TN_OP_isnan, n1, &na);
+            if (st == TN_OK) st = call1(TN_OP_isnan, n2, &nb);
+            tn_value aa[2] = {tn_value_tensor(na), tn_value_tensor(nb)};
+            if (st == TN_OK) st = call1(TN_OP_logical_and, aa, &nn);
+            tn_value oo[2] = {tn_value_tensor(r), tn_value_tensor(nn)};
+            if (st == TN_OK) st = call1(TN_OP_logical_or, oo, &r2);
+            tn_tensor_release(na); tn_tensor_release(nb); tn_tensor_release(nn);
+            if (st == TN_OK) { tn_tensor_release(r); r = r2; }
+        }
+    } else if (st == TN_OK) {
+        r = eq;
+        eq = NULL;
+    }
+    tn_tensor_release(eq); tn_tensor_release(d); tn_tensor_release(ad); tn_tensor_release(ab);
+    tn_tensor_release(tol); tn_tensor_release(le); tn_tensor_release(fin); tn_tensor_release(t1);
+    if (st != TN_OK) { tn_tensor_release(r); return st; }
+    rets[0] = tn_value_tensor(r);
+    return TN_OK;
+}
+
+/* allclose(self, other, rtol, atol, equal_nan) -> bool: isclose(...).all() */
+tn_status tn_op_allclose(const tn_value *args, tn_value *rets) {
+    tn_value r;
+    TN_TRY(tn_op_isclose(args, &r));
+    tn_tensor *all = NULL;
+    tn_value a[1] = {r};
+    tn_status st = call1(TN_OP_all, a, &all);
+    tn_tensor_release(r.u.t);
+    TN_TRY(st);
+    bool v = *(const bool *)tn_tensor_data(all);
+    tn_tensor_release(all);
+    rets[0] = tn_value_bool(v);
     return TN_OK;
 }

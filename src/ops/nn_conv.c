@@ -1,6 +1,6 @@
 /* nn_conv.c — convolution (1-d and 2-d, groups, stride, padding incl. 'same'/'valid',
  * dilation, bias) as im2col + aten::mm through the door, in the opmath dtype. Transposed
- * convolution is refused by name. */
+ * convolution (transposed=True) runs the col2im machinery of the gradients (nn_backward.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,8 +171,13 @@ static tn_status conv_entry(tn_tensor *input, tn_tensor *weight, tn_tensor *bias
  * output_padding, groups) -> Tensor */
 tn_status tn_op_convolution(const tn_value *args, tn_value *rets) {
     tn_tensor *input = args[0].u.t, *weight = args[1].u.t;
-    if (args[6].u.b)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution with transposed=True is not implemented by torchnative");
+    if (args[6].u.b) {
+        tn_tensor *y;
+        TN_TRY(tn_nn_conv_transposed(input, weight, tn_nn_opt_tensor(&args[2]), &args[3], &args[4], &args[7], &args[5],
+                                     args[8].u.i, &y));
+        rets[0] = tn_value_tensor(y);
+        return TN_OK;
+    }
     int nsp = weight->ndim - 2;
     if (nsp != 1 && nsp != 2)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution with %d spatial dimensions is not implemented by "

@@ -60,6 +60,13 @@ bool tn_nn_int_list(const tn_value *v, int n, int64_t *out);
 /* Formats sizes "[2, 3]" into a caller's buffer (tn_format_sizes wrapper). */
 #define TN_NN_FMT(t, buf) tn_format_sizes((t)->ndim, (t)->sizes, buf, (int)sizeof buf)
 
+/* Transposed convolution (1-d or 2-d, batched input [N, Cin, (H,) W], weight
+ * [Cin, Cout/groups, (kh,) kw]), the col2im machinery of the convolution gradients
+ * (nn_backward.c). stride/padding/output_padding/dilation are int[] arguments. */
+tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const tn_value *stride,
+                                const tn_value *padding, const tn_value *output_padding, const tn_value *dilation,
+                                int64_t groups, tn_tensor **out);
+
 /* Runs an op at the door and returns its single tensor result in *out. */
 tn_status tn_nn_call1(tn_op_id op, const tn_value *args, tn_tensor **out);
 

@@ -17,8 +17,6 @@
 typedef struct {
     PyObject_HEAD
     tn_tensor *t;    /* owned reference */
-    PyObject *grad;  /* .grad until autograd keeps it (wave 2); owned, may be NULL */
-    PyObject *backward_hooks; /* ._backward_hooks as assigned (torch.load sets it); owned */
 } TNTensorObject;
 
 int tn_py_is_tensor(PyObject *o);           /* instance of TensorBase (incl. subclasses) */
@@ -72,6 +70,7 @@ int tn_py_init_tensor_new(PyObject *m);
 int tn_py_init_generator(PyObject *m);
 int tn_py_init_storage(PyObject *m);
 int tn_py_init_graph(PyObject *m);
+int tn_py_init_autograd(PyObject *m);
 int tn_py_init_dist(PyObject *m); /* torch._C._tn_dist (dist.c) */
 /* Storages (storage.c) */
 int tn_py_is_storage(PyObject *o);

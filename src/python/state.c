@@ -2,6 +2,7 @@
  * inference mode, the default dtype. */
 #include "binding.h"
 
+#include "autograd/autograd.h"
 #include "core/threadpool.h"
 #include "kernels/blas.h"
 #include "kernels/cpu_features.h"
@@ -9,24 +10,21 @@
 
 int tn_py_set_tensor_class(PyObject *cls);
 
-/* Grad mode is per thread, as upstream's GradMode. */
-static _Thread_local int tn_grad_disabled;
-static _Thread_local int tn_inference_mode;
+/* Grad mode is per thread, as upstream's GradMode; it lives with autograd in the core. */
+int tn_py_grad_enabled(void) { return tn_grad_mode_enabled(); }
 
-int tn_py_grad_enabled(void) { return !tn_grad_disabled; }
-
-static PyObject *f_is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(!tn_grad_disabled); }
+static PyObject *f_is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(tn_grad_mode_enabled()); }
 
 static PyObject *f_set_grad_enabled(PyObject *m, PyObject *arg) {
     if (!PyBool_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "enabled must be a bool (got object)");
         return NULL;
     }
-    tn_grad_disabled = arg != Py_True;
+    tn_grad_mode_set(arg == Py_True);
     Py_RETURN_NONE;
 }
 
-static PyObject *f_is_inference_mode_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(tn_inference_mode); }
+static PyObject *f_is_inference_mode_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(tn_inference_mode_enabled()); }
 
 static PyObject *f_get_default_dtype(PyObject *m, PyObject *u) {
     PyObject *d = tn_py_dtype_object(tn_default_dtype());
@@ -93,17 +91,17 @@ static PyObject *inference_new(PyTypeObject *t, PyObject *args, PyObject *kw) {
 
 static PyObject *inference_enter(PyObject *self, PyObject *u) {
     TNInferenceModeObject *o = (TNInferenceModeObject *)self;
-    o->prev_inference = tn_inference_mode;
-    o->prev_grad_disabled = tn_grad_disabled;
-    tn_inference_mode = o->enabled;
-    if (o->enabled) tn_grad_disabled = 1;
+    o->prev_inference = tn_inference_mode_enabled();
+    o->prev_grad_disabled = !tn_grad_mode_enabled();
+    tn_inference_mode_set(o->enabled);
+    if (o->enabled) tn_grad_mode_set(false);
     Py_RETURN_NONE;
 }
 
 static PyObject *inference_exit(PyObject *self, PyObject *args) {
     TNInferenceModeObject *o = (TNInferenceModeObject *)self;
-    tn_inference_mode = o->prev_inference;
-    tn_grad_disabled = o->prev_grad_disabled;
+    tn_inference_mode_set(o->prev_inference);
+    tn_grad_mode_set(!o->prev_grad_disabled);
     Py_RETURN_FALSE;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autograd/autograd.h"
 #include "core/scalar.h"
 #include "functions.h"
 #include "ops/dispatch.h"
@@ -44,8 +45,6 @@ PyObject *tn_py_tensor_wrap(tn_tensor *t) {
 static void tensor_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
     tn_tensor *t = ((TNTensorObject *)self)->t;
-    Py_CLEAR(((TNTensorObject *)self)->grad);
-    Py_CLEAR(((TNTensorObject *)self)->backward_hooks);
     if (t) {
         if (t->pyobj == self) t->pyobj = NULL;
         tn_tensor_release(t);
@@ -74,22 +73,65 @@ static PyObject *get_layout(PyObject *self, void *c) {
     return l;
 }
 static PyObject *get_requires_grad(PyObject *self, void *c) {
-    return PyBool_FromLong((T(self)->flags & TN_TENSOR_REQUIRES_GRAD) != 0);
+    return PyBool_FromLong(tn_requires_grad(T(self)));
 }
 static int set_requires_grad(PyObject *self, PyObject *v, void *c) {
     if (!v) { PyErr_SetString(PyExc_TypeError, "cannot delete requires_grad"); return -1; }
     int b = PyObject_IsTrue(v);
     if (b < 0) return -1;
     tn_tensor *t = T(self);
+    if (!tn_is_leaf(t)) {
+        if (b) return 0;
+        PyErr_SetString(PyExc_RuntimeError, "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+        return -1;
+    }
     if (b && !(tn_dtype_is_floating(t->dtype) || tn_dtype_is_complex(t->dtype))) {
-        PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can require gradients");
+        PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point dtype can require gradients");
         return -1;
     }
     if (b) t->flags |= TN_TENSOR_REQUIRES_GRAD;
     else t->flags &= ~TN_TENSOR_REQUIRES_GRAD;
     return 0;
 }
-static PyObject *get_true(PyObject *self, void *c) { Py_RETURN_TRUE; }
+PyObject *tn_py_node_wrap(tn_node *n);
+static PyObject *get_grad_fn(PyObject *self, void *c) {
+    tn_node *n = tn_grad_fn(T(self));
+    if (n && n->kind == TN_NODE_PYTHON && n->py) { Py_INCREF((PyObject *)n->py); return n->py; }
+    return tn_py_node_wrap(n);
+}
+static PyObject *get_is_leaf(PyObject *self, void *c) { return PyBool_FromLong(tn_is_leaf(T(self))); }
+static PyObject *get_retains_grad(PyObject *self, void *c) {
+    tn_autograd_meta *m = tn_autograd_meta_peek(T(self));
+    return PyBool_FromLong(m && m->retains_grad && m->grad_fn);
+}
+static PyObject *get_output_nr(PyObject *self, void *c) {
+    tn_autograd_meta *m = tn_autograd_meta_peek(T(self));
+    return PyLong_FromLong(m && m->grad_fn ? m->output_nr : 0);
+}
+static PyObject *get_base(PyObject *self, void *c) {
+    tn_autograd_meta *m = tn_autograd_meta_peek(T(self));
+    if (!m || !m->view_base) Py_RETURN_NONE;
+    tn_tensor_retain(m->view_base);
+    return tn_py_tensor_wrap(m->view_base);
+}
+static PyObject *get_post_acc_hooks(PyObject *self, void *c) {
+    tn_autograd_meta *m = tn_autograd_meta_peek(T(self));
+    PyObject *h = m ? m->py_post_acc_hooks : NULL;
+    if (!h) Py_RETURN_NONE;
+    Py_INCREF(h);
+    return h;
+}
+static int set_post_acc_hooks(PyObject *self, PyObject *v, void *c) {
+    tn_autograd_meta *m = tn_autograd_meta_get(T(self));
+    if (!m) { PyErr_NoMemory(); return -1; }
+    if (v == Py_None) v = NULL;
+    Py_XINCREF(v);
+    PyObject *old = m->py_post_acc_hooks;
+    m->py_post_acc_hooks = v;
+    Py_XDECREF(old);
+    return 0;
+}
 static PyObject *get_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
 static PyObject *get_none(PyObject *self, void *c) { Py_RETURN_NONE; }
 static PyObject *get_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(tn_tensor_device(T(self)).type == TN_DEVICE_CPU); }
@@ -99,10 +141,18 @@ static PyObject *get_itemsize(PyObject *self, void *c) { return PyLong_FromLong(
 static PyObject *get_nbytes(PyObject *self, void *c) {
     return PyLong_FromLongLong(tn_tensor_numel(T(self)) * tn_dtype_itemsize(T(self)->dtype));
 }
-static PyObject *get_output_nr(PyObject *self, void *c) { return PyLong_FromLong(0); }
+/* .data: a tensor over the same memory, outside autograd and with a version counter of
+ * its own (upstream: writes through .data are invisible to saved-tensor checks; gradcheck
+ * perturbs inputs that way). It views a storage that borrows this one's memory. */
+static void release_parent_storage(void *ctx, void *data) { tn_storage_release((tn_storage *)ctx); }
 static PyObject *get_data(PyObject *self, void *c) {
-    /* .data: a new tensor sharing storage, detached from autograd. */
-    tn_tensor *a = tn_tensor_alias(T(self));
+    tn_tensor *t = T(self);
+    tn_storage *s = t->storage;
+    tn_storage_retain(s);
+    tn_storage *b = tn_storage_borrow(s->data, s->nbytes, s->device, release_parent_storage, s);
+    if (!b) { tn_storage_release(s); return PyErr_NoMemory(); }
+    tn_tensor *a = tn_tensor_new_view(b, t->offset, t->ndim, t->sizes, t->strides, t->dtype);
+    tn_storage_release(b);
     if (!a) return PyErr_NoMemory();
     return tn_py_tensor_wrap(a);
 }
@@ -123,19 +173,19 @@ static int set_data(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 static PyObject *get_grad(PyObject *self, void *c) {
-    PyObject *g = ((TNTensorObject *)self)->grad;
-    if (!g) Py_RETURN_NONE;
-    Py_INCREF(g);
-    return g;
+    tn_autograd_meta *m = tn_autograd_meta_peek(T(self));
+    if (!m || !m->grad) Py_RETURN_NONE;
+    tn_tensor_retain(m->grad);
+    return tn_py_tensor_wrap(m->grad);
 }
 static int set_grad(PyObject *self, PyObject *v, void *c) {
-    if (v == Py_None) v = NULL;
+    if (!v || v == Py_None) v = NULL;
     if (v && !tn_py_is_tensor(v)) {
         PyErr_SetString(PyExc_TypeError, "assigned grad expected to be a Tensor or None but got grad of type object");
         return -1;
     }
-    if (v) {
-        tn_tensor *g = tn_py_tensor_get(v), *t = T(self);
+    tn_tensor *t = T(self), *g = v ? tn_py_tensor_get(v) : NULL;
+    if (g) {
         if (g->dtype != t->dtype) {
             PyErr_SetString(PyExc_RuntimeError, "assigned grad has data of a different type");
             return -1;
@@ -145,15 +195,22 @@ static int set_grad(PyObject *self, PyObject *v, void *c) {
             return -1;
         }
     }
-    Py_XINCREF(v);
-    Py_XSETREF_COMPAT(((TNTensorObject *)self)->grad, v);
+    tn_autograd_meta *m = g ? tn_autograd_meta_get(t) : tn_autograd_meta_peek(t);
+    if (!m) {
+        if (g) { PyErr_NoMemory(); return -1; }
+        return 0;
+    }
+    if (g) tn_tensor_retain(g);
+    tn_tensor_release(m->grad);
+    m->grad = g;
     return 0;
 }
 
-/* _backward_hooks: stored as assigned (torch._utils._rebuild_tensor_v2 assigns an empty
- * OrderedDict); running hooks is autograd's job (wave 2). */
+/* _backward_hooks: the tensor's hook dict. On a leaf the engine runs it before
+ * accumulating (torch/_tensor.py's register_hook fills it; torch.load assigns {}). */
 static PyObject *get_backward_hooks(PyObject *self, void *c) {
-    PyObject *h = ((TNTensorObject *)self)->backward_hooks;
+    tn_autograd_meta *m = tn_autograd_meta_peek(T(self));
+    PyObject *h = m ? m->py_hooks : NULL;
     if (!h) Py_RETURN_NONE;
     Py_INCREF(h);
     return h;
@@ -163,9 +220,13 @@ static int set_backward_hooks(PyObject *self, PyObject *v, void *c) {
         PyErr_SetString(PyExc_TypeError, "Deletion of _backwards_hooks not allowed!");
         return -1;
     }
+    tn_autograd_meta *m = tn_autograd_meta_get(T(self));
+    if (!m) { PyErr_NoMemory(); return -1; }
     if (v == Py_None) v = NULL;
     Py_XINCREF(v);
-    Py_XSETREF_COMPAT(((TNTensorObject *)self)->backward_hooks, v);
+    PyObject *old = m->py_hooks;
+    m->py_hooks = v;
+    Py_XDECREF(old);
     return 0;
 }
 
@@ -210,14 +271,14 @@ static PyGetSetDef tensor_getset[] = {
     {"ndim", get_ndim, NULL, NULL, NULL},
     {"layout", get_layout, NULL, NULL, NULL},
     {"requires_grad", get_requires_grad, set_requires_grad, NULL, NULL},
-    {"is_leaf", get_true, NULL, NULL, NULL},
-    {"grad_fn", get_none, NULL, NULL, NULL},
-    {"_grad_fn", get_none, NULL, NULL, NULL},
+    {"is_leaf", get_is_leaf, NULL, NULL, NULL},
+    {"grad_fn", get_grad_fn, NULL, NULL, NULL},
+    {"_grad_fn", get_grad_fn, NULL, NULL, NULL},
     {"grad", get_grad, set_grad, NULL, NULL},
     {"_grad", get_grad, set_grad, NULL, NULL},
-    {"retains_grad", get_false, NULL, NULL, NULL},
+    {"retains_grad", get_retains_grad, NULL, NULL, NULL},
     {"grad_dtype", get_none, NULL, NULL, NULL},
-    {"_post_accumulate_grad_hooks", get_none, NULL, NULL, NULL},
+    {"_post_accumulate_grad_hooks", get_post_acc_hooks, set_post_acc_hooks, NULL, NULL},
     {"_has_symbolic_sizes_strides", get_false, NULL, NULL, NULL},
     {"_python_dispatch", get_false, NULL, NULL, NULL},
     {"name", get_none, NULL, NULL, NULL},
@@ -229,7 +290,7 @@ static PyGetSetDef tensor_getset[] = {
     {"real", get_real, NULL, NULL, NULL},
     {"imag", get_imag, NULL, NULL, NULL},
     {"_backward_hooks", get_backward_hooks, set_backward_hooks, NULL, NULL},
-    {"_base", get_none, NULL, NULL, NULL},
+    {"_base", get_base, NULL, NULL, NULL},
     {"_version", get_version, NULL, NULL, NULL},
     {"output_nr", get_output_nr, NULL, NULL, NULL},
     {"data", get_data, set_data, NULL, NULL},
@@ -443,7 +504,29 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     return o;
 }
 
-static PyObject *m_is_view(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
+static PyObject *m_is_view(PyObject *self, PyObject *u) {
+    tn_autograd_meta *m = tn_autograd_meta_peek(T(self));
+    return PyBool_FromLong(m && m->view_base);
+}
+
+/* retain_grad(): a non-leaf keeps the gradient that flows through it in .grad. */
+static PyObject *m_retain_grad(PyObject *self, PyObject *u) {
+    tn_tensor *t = T(self);
+    if (!tn_requires_grad(t)) {
+        PyErr_SetString(PyExc_RuntimeError, "can't retain_grad on Tensor that has requires_grad=False");
+        return NULL;
+    }
+    tn_node *n = tn_grad_fn(t);
+    if (!n) Py_RETURN_NONE; /* leaves keep their gradient anyway */
+    tn_autograd_meta *m = tn_autograd_meta_peek(t);
+    if (!n->retain) {
+        n->retain = calloc((size_t)n->num_inputs + 1, sizeof(tn_tensor *));
+        if (!n->retain) return PyErr_NoMemory();
+    }
+    n->retain[m->output_nr] = t;
+    m->retains_grad = true;
+    Py_RETURN_NONE;
+}
 
 static PyObject *m_complex(PyObject *self, PyObject *u) {
     PyObject *v = scalar_conv(self, NULL, "complex");
@@ -517,6 +600,7 @@ static PyMethodDef tensor_methods[] = {
     {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     {"_is_view", m_is_view, METH_NOARGS, NULL},
+    {"retain_grad", m_retain_grad, METH_NOARGS, NULL},
     {"untyped_storage", tn_py_tensor_untyped_storage, METH_NOARGS, NULL},
     {"set_", (PyCFunction)(void (*)(void))tn_py_tensor_set_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"__complex__", m_complex, METH_NOARGS, NULL},

@@ -1,6 +1,7 @@
 /* tensor_methods.c — Tensor methods upstream binds by hand rather than from the schema:
  * to, type conversions (float(), long(), ...), cpu, copy_, contiguous, nonzero, new_tensor,
  * as_subclass, detach. Each ends in one or more door calls. */
+#include "autograd/autograd.h"
 #include "binding.h"
 
 #include <string.h>
@@ -355,7 +356,17 @@ static PyObject *m_detach(PyObject *self, PyObject *u) {
 }
 
 static PyObject *m_detach_(PyObject *self, PyObject *u) {
-    tn_py_tensor_get(self)->flags &= ~TN_TENSOR_REQUIRES_GRAD;
+    tn_tensor *t = tn_py_tensor_get(self);
+    if (t->flags & TN_TENSOR_IS_VIEW && tn_requires_grad(t)) {
+        PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead. If you are using "
+                                            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
+                                            "is set as True, gradients are views of DDP buckets, and hence detach_() "
+                                            "cannot be called on these gradients. To fix this error, please refer to "
+                                            "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                                            "solution.");
+        return NULL;
+    }
+    tn_autograd_detach_inplace(t);
     Py_INCREF(self);
     return self;
 }

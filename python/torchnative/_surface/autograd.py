@@ -1,10 +1,10 @@
 """torch._C._autograd, _functions and the autograd-related top-level names.
 
-Autograd itself is wave 2 (in C). Until then: graph-free queries answer truthfully
-(no graph task, no saved-tensor hooks active), switches that only matter while recording
-a graph are stored, and anything that needs the engine refuses by name.
-_FunctionBase.apply runs a custom Function's forward when no input needs a gradient (no
-graph to record) and refuses otherwise, so it never silently drops gradients.
+The engine, nodes and recording are C (src/autograd/, bound in src/python/autograd.c).
+Here: the Python faces upstream writes in C++ too — _ImperativeEngine (calls the C
+engine), _FunctionBase (torch.autograd.Function: forward under no_grad, then a C graph
+node whose backward calls back into Python), DelayedError, anomaly and saved-tensor-hook
+switches.
 """
 
 import threading
@@ -21,10 +21,19 @@ def _autograd_init():
     return True
 
 
-def _needs_grad(args):
+def _torch():
     import sys
-    torch = sys.modules.get("torch")
-    if torch is None or not torch.is_grad_enabled():
+    return sys.modules["torch"]
+
+
+def _Cm():
+    import sys
+    return sys.modules["torch._C"]
+
+
+def _needs_grad(args):
+    torch = _torch()
+    if not torch.is_grad_enabled():
         return False
     for a in args:
         if getattr(a, "requires_grad", False) is True:
@@ -35,46 +44,131 @@ def _needs_grad(args):
 
 
 class _FunctionBase:
-    """Base of torch.autograd.Function (plain `type` metatype, as upstream)."""
+    """Base of torch.autograd.Function (plain `type` metatype, as upstream).
+
+    apply() is upstream's THPFunction_apply: forward under no_grad, then (when grad mode is
+    on and an input requires grad) one graph node in C whose backward calls this ctx's
+    backward (`_tn_backward`). The ctx object is the outputs' grad_fn, as upstream."""
     _is_legacy = False
 
     def __init__(self, *args, **kwargs):
         self.needs_input_grad = ()
-        self.saved_tensors = ()
         self.to_save = ()
         self.non_differentiable = ()
         self.dirty_tensors = ()
         self.materialize_grads = True
+        self._tn_saved = None
+        self._tn_node = None
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        if _needs_grad(args) or _needs_grad(tuple(kwargs.values())):
-            raise NotImplementedError(
-                f"torch._C._FunctionBase.apply with inputs that require grad ({cls.__name__}) "
-                "is not implemented by torchnative")
+        torch = _torch()
         ctx = cls._backward_cls() if hasattr(cls, "_backward_cls") else cls()
-        ctx.needs_input_grad = tuple(False for _ in args)
-        if getattr(cls, "_new_forward_style", None) is None:
-            pass
-        # Upstream's rule (THPFunction_apply): when the class defines its own setup_context,
-        # forward is called without ctx and setup_context(ctx, inputs, output) afterwards;
-        # otherwise forward(ctx, *args). Attribute access unwraps the staticmethods on both
-        # sides, so the functions compare directly.
+        executable = _needs_grad(args)
+        is_t = [isinstance(a, torch.Tensor) for a in args]
+        ctx.needs_input_grad = tuple(bool(t and executable and a.requires_grad) for t, a in zip(is_t, args))
+        # Upstream's rule: when the class defines its own setup_context, forward is called
+        # without ctx and setup_context(ctx, inputs, output) afterwards.
         fwd = cls.forward
         setup = getattr(cls, "setup_context", None)
         base = next((k for k in cls.__mro__ if k.__name__ == "_SingleLevelFunction"), None)
         base_setup = getattr(base, "setup_context", None) if base is not None else None
-        if setup is not None and base_setup is not None and setup is not base_setup:
-            out = fwd(*args, **kwargs)
-            setup(ctx, args, out)
+        with torch.no_grad():
+            if setup is not None and base_setup is not None and setup is not base_setup:
+                out = fwd(*args, **kwargs)
+                setup(ctx, args, out)
+            else:
+                out = fwd(ctx, *args, **kwargs)
+        if not executable:
+            ctx._tn_saved = [(t, t._version if t is not None else 0) for t in ctx.to_save]
             return out
-        return fwd(ctx, *args, **kwargs)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else tuple(out)
+        inputs = {id(a): a for a in args if isinstance(a, torch.Tensor)}
+        dirty = {id(t) for t in ctx.dirty_tensors}
+        nondiff = {id(t) for t in ctx.non_differentiable}
+        wrapped = []
+        for o in outs:
+            if not isinstance(o, torch.Tensor):
+                wrapped.append(o)
+                continue
+            if id(o) in dirty:
+                if o.is_leaf and o.requires_grad:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            elif id(o) in inputs and id(o) not in nondiff:
+                with torch.no_grad():
+                    o = o.view_as(o)
+            wrapped.append(o)
+        node_outs = tuple(o if isinstance(o, torch.Tensor) and id(o) not in nondiff
+                          and (o.is_floating_point() or o.is_complex()) else None for o in wrapped)
+        ctx._tn_out_meta = [(o.shape, o.dtype) if o is not None else None for o in node_outs]
+        ctx._tn_nargs = len(args)
+        ctx._tn_tensor_pos = [i for i, t in enumerate(is_t) if t]
+        name = type(ctx).__name__
+        _Cm()._tn_function_node(ctx, name, tuple(args), node_outs)
+        for o in wrapped:
+            if isinstance(o, torch.Tensor) and id(o) in nondiff and not o.requires_grad:
+                pass
+        # Saved outputs are kept without their graph (no cycle through the ctx).
+        out_ids = {id(o) for o in wrapped if isinstance(o, torch.Tensor)}
+        ctx._tn_saved = [((t.detach() if id(t) in out_ids else t) if t is not None else None,
+                          t._version if t is not None else 0) for t in ctx.to_save]
+        return wrapped[0] if single else tuple(wrapped)
+
+    def _tn_backward(self, grads):
+        torch = _torch()
+        if self.materialize_grads:
+            grads = tuple(torch.zeros(m[0], dtype=m[1]) if g is None and m is not None else g
+                          for g, m in zip(grads, self._tn_out_meta))
+        res = self.apply(*grads) if hasattr(self, "_forward_cls") else self.backward(*grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n = self._tn_nargs
+        if len(res) < n or any(r is not None for r in res[n:]):
+            if len(res) != n:
+                raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of gradients "
+                                   f"(expected {n}, got {len(res)})")
+        pos = set(self._tn_tensor_pos)
+        for i, r in enumerate(res[:n]):
+            if r is not None and i not in pos:
+                raise RuntimeError(f"function {type(self).__name__} returned a gradient different than None at "
+                                   f"position {i + 1}, but the corresponding forward input was not a Variable")
+        return tuple(res[i] for i in self._tn_tensor_pos)
+
+    @property
+    def saved_tensors(self):
+        if self._tn_saved is None:
+            return ()
+        for t, v in self._tn_saved:
+            if t is not None and t._version != v:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [{t.type()} {list(t.shape)}], which is output 0 of {type(self).__name__}, is at "
+                    f"version {t._version}; expected version {v} instead. Hint: enable anomaly detection to find "
+                    "the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True).")
+        return tuple(t for t, _ in self._tn_saved)
+
+    @property
+    def saved_variables(self):
+        return self.saved_tensors
 
     def register_hook(self, fn):
-        raise NotImplementedError("torch._C._FunctionBase.register_hook is not implemented by torchnative")
+        from torch.utils.hooks import RemovableHandle
+        d = _Cm()._tn_function_hooks(self)["post"]
+        h = RemovableHandle(d)
+        d[h.id] = fn
+        return h
 
     def register_prehook(self, fn):
-        raise NotImplementedError("torch._C._FunctionBase.register_prehook is not implemented by torchnative")
+        from torch.utils.hooks import RemovableHandle
+        d = _Cm()._tn_function_hooks(self)["pre"]
+        h = RemovableHandle(d)
+        d[h.id] = fn
+        return h
+
+    def _register_hook_dict(self, tensor):
+        _Cm()._tn_function_hooks(self)["tensor"].append((tensor._backward_hooks, tensor.output_nr))
 
     def name(self):
         return type(self).__name__
@@ -87,7 +181,6 @@ class _FunctionBase:
 
     def save_for_backward(self, *tensors):
         self.to_save = tensors
-        self.saved_tensors = tensors
 
     def save_for_forward(self, *tensors):
         self.saved_for_forward = tensors
@@ -97,15 +190,18 @@ class _FunctionBase:
 
     @property
     def next_functions(self):
-        return ()
+        return _Cm()._tn_function_next(self)
 
     @property
     def metadata(self):
-        return self.__dict__.setdefault("_metadata", {})
+        return _Cm()._tn_function_hooks(self)["metadata"]
+
+    def _sequence_nr(self):
+        return 0
 
 
 add(C, "_FunctionBase", _FunctionBase, "real",
-    "forward without graph recording; refuses when an input requires grad")
+    "forward under no_grad, then a C graph node whose backward calls the Function's backward")
 
 
 class _LegacyVariableBase:
@@ -117,8 +213,16 @@ add(C, "_LegacyVariableBase", _LegacyVariableBase, "refuse")
 
 
 class _ImperativeEngine:
-    def run_backward(self, *args, **kwargs):
-        raise NotImplementedError("torch._C._ImperativeEngine.run_backward (autograd) is not implemented by torchnative")
+    def run_backward(self, tensors, grad_tensors, keep_graph, create_graph, inputs=(),
+                     allow_unreachable=False, accumulate_grad=True):
+        torch = _torch()
+        for t in tensors:
+            if not isinstance(t, torch.Tensor):
+                raise NotImplementedError("torch._C._ImperativeEngine.run_backward with GradientEdge roots is "
+                                          "not implemented by torchnative")
+        inputs = tuple(inputs) if inputs else ()
+        return _Cm()._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
+                                  inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
 
     def queue_callback(self, cb):
         raise NotImplementedError("torch._C._ImperativeEngine.queue_callback is not implemented by torchnative")
@@ -127,23 +231,72 @@ class _ImperativeEngine:
         return True
 
 
-add(C, "_ImperativeEngine", _ImperativeEngine, "real", "engine entry points refuse by name")
+add(C, "_ImperativeEngine", _ImperativeEngine, "real", "run_backward runs the C engine (src/autograd/engine.c)")
 refuse(C, "_NodeBase _NodeIter", kind="type")
+
+
+class _DelayedErrorFunction:
+    """torch._C._functions.DelayedError(msg, num_inputs)(*tensors): outputs whose backward
+    raises msg (used by once_differentiable)."""
+
+    def __init__(self, msg, num_inputs):
+        self.msg, self.num_inputs = msg, num_inputs
+
+    def __call__(self, *tensors):
+        torch = _torch()
+        msg = self.msg
+
+        class DelayedError(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, *xs):
+                return tuple(x.view_as(x) if x is not None else None for x in xs)
+
+            @staticmethod
+            def backward(ctx, *gs):
+                raise RuntimeError(msg)
+
+        out = DelayedError.apply(*tensors)
+        return out
+
+
+add("torch._C._functions", "DelayedError", _DelayedErrorFunction, "real", "a Function whose backward raises")
+
+
+class _UndefinedGradFunction:
+    """torch._C._functions.UndefinedGrad()(*tensors): outputs whose backward passes no
+    gradient on (gradcheck checks backward with undefined output gradients with it)."""
+
+    def __call__(self, *tensors):
+        torch = _torch()
+
+        class UndefinedGrad(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, *xs):
+                return tuple(x.view_as(x) for x in xs) if len(xs) != 1 else xs[0].view_as(xs[0])
+
+            @staticmethod
+            def backward(ctx, *gs):
+                return (None,) * len(gs)
+
+        return UndefinedGrad.apply(*tensors)
+
+
+add("torch._C._functions", "UndefinedGrad", _UndefinedGradFunction, "real", "a Function passing no gradient on")
 
 _anomaly = {"enabled": False, "check_nan": True}
 
 
-@real(reason="anomaly mode only affects backward, which refuses")
+@real(reason="anomaly mode is recorded; the engine does not trace forward stacks")
 def is_anomaly_enabled():
     return _anomaly["enabled"]
 
 
-@real(reason="anomaly mode only affects backward, which refuses")
+@real(reason="anomaly mode is recorded; the engine does not trace forward stacks")
 def is_anomaly_check_nan_enabled():
     return _anomaly["check_nan"]
 
 
-@real(reason="anomaly mode only affects backward, which refuses")
+@real(reason="anomaly mode is recorded; the engine does not trace forward stacks")
 def set_anomaly_enabled(enabled, check_nan=True):
     _anomaly["enabled"], _anomaly["check_nan"] = bool(enabled), bool(check_nan)
 
@@ -161,7 +314,11 @@ def _set_fwd_grad_enabled(v):
     _fwd.enabled = bool(v)
 
 
-returning(C, "_current_autograd_node", None, "no backward pass is running", status="real")
+@real(reason="the node the C engine is running in this thread")
+def _current_autograd_node():
+    return _Cm()._tn_current_node()
+
+
 returning(C, "_current_graph_task_id", -1, "no backward pass is running", status="real")
 returning(C, "_current_graph_task_execution_order", [], "no backward pass is running", status="real")
 refuse(C, "_will_engine_execute_node _enter_dual_level _exit_dual_level _increment_version "
@@ -178,7 +335,7 @@ enum_(A, "DeviceType", {"CPU": 0, "CUDA": 1, "MKLDNN": 2, "OPENGL": 3, "OPENCL":
                         "HIP": 6, "FPGA": 7, "MAIA": 8, "XLA": 9, "Vulkan": 10, "Metal": 11,
                         "XPU": 12, "MPS": 13, "Meta": 14, "HPU": 15, "VE": 16, "Lazy": 17,
                         "IPU": 18, "MTIA": 19, "PrivateUse1": 20})
-refuse(A, "ProfilerEvent SavedTensor TensorGeometry _ITraceActivity _InputMetadata _KinetoEvent "
+refuse(A, "ProfilerEvent TensorGeometry _ITraceActivity _InputMetadata _KinetoEvent "
           "_ProfilerDisableOptions _ProfilerResult", kind="type")
 
 _hooks = threading.local()
@@ -191,20 +348,64 @@ def _hook_stack():
     return _hooks.stack
 
 
-@inert(A, reason="saved-tensor hooks are kept on a stack; nothing saves tensors before autograd exists")
+@real(A, reason="the C saved variable calls the top pack hook while the stack is not empty")
 def _push_saved_tensors_default_hooks(pack, unpack):
+    if _hooks_disabled_message() is not None:
+        raise RuntimeError(_hooks_disabled_message())
     _hook_stack().append((pack, unpack))
+    _Cm()._tn_saved_hooks_depth(1)
 
 
-@inert(A, reason="saved-tensor hooks are kept on a stack; nothing saves tensors before autograd exists")
+@real(A)
 def _pop_saved_tensors_default_hooks():
     _hook_stack().pop()
+    _Cm()._tn_saved_hooks_depth(-1)
 
 
-@inert(A, reason="saved-tensor hooks are kept on a stack; nothing saves tensors before autograd exists")
+@real(A)
 def _top_saved_tensors_default_hooks(ignore_is_tracing=False):
     s = _hook_stack()
     return s[-1] if s else (None, None)
+
+
+def _hooks_disabled_message():
+    _hook_stack()
+    return _hooks.disabled
+
+
+def _tn_pack_saved(tensor):
+    """Called by C for each tensor a node saves while hooks are on: (unpack, packed)."""
+    s = _hook_stack()
+    if not s:
+        return None
+    pack, unpack = s[-1]
+    return (unpack, pack(tensor))
+
+
+class SavedTensor:
+    """torch._C._autograd.SavedTensor: a tensor saved with its version (checkpoint keeps
+    the inputs it recomputes from this way)."""
+
+    def __init__(self, tensor, is_output=False):
+        self._t, self._v = tensor, tensor._version
+
+    def unpack(self):
+        if self._t._version != self._v:
+            raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
+                               f"inplace operation: is at version {self._t._version}; expected version {self._v} "
+                               "instead.")
+        return self._t
+
+    def register_hooks(self, pack, unpack):
+        raise NotImplementedError("torch._C._autograd.SavedTensor.register_hooks is not implemented by torchnative")
+
+
+add(A, "SavedTensor", SavedTensor, "real", "a tensor with its version, checked on unpack")
+
+
+@real(A)
+def _make_saved_tensor(tensor, is_output=False):
+    return SavedTensor(tensor, is_output)
 
 
 @real(A)
@@ -240,6 +441,6 @@ returning(A, "_is_kineto_stopped", True, "no Kineto", status="real")
 returning(A, "_clear_callbacks _set_empty_test_observer _kineto_step _add_metadata_json "
           "_toggle_collection_dynamic _soft_assert_raises", None, "profiler callbacks that never fire here")
 refuse(A, """_disable_profiler _disable_profiler_legacy _enable_profiler _enable_profiler_legacy
-_enable_record_function _get_creation_meta _get_data_attr _get_sequence_nr _make_saved_tensor
+_enable_record_function _get_creation_meta _get_data_attr _get_sequence_nr
 _prepare_profiler _profiler_type _record_function_with_args_enter _record_function_with_args_exit
 _set_creation_meta _unsafe_set_version_counter""")

@@ -6,8 +6,8 @@ The key enum and key-set algebra here are real (same numbering and bit layout as
 c10/core/DispatchKey.h and DispatchKeySet.h, checked against upstream by
 tests/test_surface.py). Thread-local include/exclude sets are recorded and reported
 faithfully, but the C door does not consult them (status 'inert' with that reason).
-Python kernels registered through torch.library are recorded in LIBRARY (see schema.py)
-and never run by eager CPU execution.
+Python kernels registered through torch.library are recorded in LIBRARY (see schema.py);
+aten operators never run them (the C door has the kernel), operators outside aten do.
 """
 
 import threading

@@ -6,6 +6,7 @@ are inert (they record nothing, which changes no result)."""
 import contextlib
 
 from torchnative._surface import C, add, enum_, inert, real, refuse, returning, submodule
+from torchnative._surface.schema import python_op
 
 P = "torch._C._profiler"
 M = "torch._C._monitor"
@@ -53,6 +54,31 @@ class _RecordFunctionFast:
 
 
 add(P, "_RecordFunctionFast", _RecordFunctionFast, "inert", "no profiler is ever active, so nothing is recorded")
+
+
+class _RecordFunctionHandle:
+    """What torch.ops.profiler._record_function_enter_new returns (upstream: a
+    torch.classes.profiler._RecordFunction script object) and _record_function_exit
+    takes back: record_function's span. No profiler is ever active, so entering and
+    leaving record nothing (inert: no result depends on them)."""
+
+    __slots__ = ("name", "args")
+
+    def __init__(self, name, args=None):
+        self.name, self.args = name, args
+
+    def __repr__(self):
+        return f"<torch.ScriptObject _RecordFunction {self.name!r}>"
+
+
+@python_op("profiler::_record_function_enter_new")
+def _record_function_enter_new(name, args=None):
+    return _RecordFunctionHandle(name, args)
+
+
+@python_op("profiler::_record_function_exit._RecordFunction")
+def _record_function_exit(record):
+    return None
 refuse(P, """CapturedTraceback _ApproximateClockToUnixTimeConverter _ExtraFields_Allocation
 _ExtraFields_Backend _ExtraFields_Kineto _ExtraFields_OutOfMemory _ExtraFields_PyCCall _ExtraFields_PyCall
 _ExtraFields_TorchOp _ExtraFields_Vulkan _NNModuleInfo _OptimizerInfo _ProfilerEvent _PyFrameState

@@ -1,7 +1,8 @@
 """Operator schemas and the torch.ops plumbing: JIT types, FunctionSchema/Argument/
 _AliasInfo, parse_schema (a real parser of upstream's schema language), the operator
 registry behind _jit_get_operation/_get_operation_overload/_get_schema, and torch.library's
-_dispatch_library (Python kernels are recorded, never run by eager CPU execution).
+_dispatch_library (Python kernels are recorded; the C door never runs them, but an
+operator outside the door's aten table runs its Python kernel, see _make_overload_callable).
 
 Where schemas come from: aten schemas are asked of C (`torch._C._tn_op_schemas()`, the
 generated table) and, until C provides that, read from the vendored torchgen's
@@ -660,7 +661,7 @@ def parse_schema(schema, allow_typevars=True):
 # ---- the operator registry ------------------------------------------------------------
 class _OpRecord:
     __slots__ = ("qualname", "overload", "schema_text", "tags", "index", "_schema", "py_kernels",
-                 "defined_in_python")
+                 "py_keyset_kernels", "defined_in_python")
 
     def __init__(self, qualname, overload, schema_text, tags=(), index=None):
         self.qualname, self.overload, self.schema_text = qualname, overload, schema_text
@@ -668,6 +669,7 @@ class _OpRecord:
         self.index = index
         self._schema = None
         self.py_kernels = {}
+        self.py_keyset_kernels = set()   # keys whose kernel takes a DispatchKeySet first
         self.defined_in_python = False
 
     @property
@@ -765,6 +767,42 @@ def _c_index(rec):
     return rec.index
 
 
+# Operators outside aten that upstream implements in C++ and torchnative in Python
+# ("profiler::_record_function_enter_new" -> callable); see python_op below.
+PYTHON_OPS = {}
+
+# Dispatch keys whose torch.library kernel computes an eager CPU call, in the order
+# upstream's dispatcher would reach them for a CPU tensor without autograd.
+_EAGER_KEYS = ("CPU", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+
+
+def python_op(qualified_name):
+    """Decorator: the Python implementation of a non-aten operator whose schema is
+    registered (extra_schemas.txt), e.g. python_op("profiler::_record_function_exit._RecordFunction")."""
+    def deco(fn):
+        PYTHON_OPS[qualified_name] = fn
+        return fn
+    return deco
+
+
+def _python_kernel(rec):
+    """The Python function that runs `rec` eagerly, or None: torchnative's own
+    implementation of an upstream C++ operator, else a kernel registered through
+    torch.library under a CPU-reaching key (with_keyset kernels get a CPU key set)."""
+    name = rec.qualname + ("." + rec.overload if rec.overload else "")
+    fn = PYTHON_OPS.get(name)
+    if fn is not None:
+        return fn
+    for key in _EAGER_KEYS:
+        k = rec.py_kernels.get(key)
+        if k is not None:
+            if key in rec.py_keyset_kernels:
+                from torchnative._surface.dispatch import DispatchKey, DispatchKeySet
+                return functools.partial(k, DispatchKeySet(DispatchKey.CPU))
+            return k
+    return None
+
+
 def _make_overload_callable(rec):
     name = rec.qualname + ("." + rec.overload if rec.overload else "")
     idx = _c_index(rec)
@@ -780,9 +818,14 @@ def _make_overload_callable(rec):
         idx = _c_index(rec)
         c = _c_module()
         call = getattr(c, "_tn_call_op", None)
-        if idx is None or call is None:
+        if idx is not None and idx >= 0 and call is not None:
+            return call(idx, *args, **kwargs)
+        # Not an operator of the C door (-1: no aten overload of that name): operators
+        # other libraries register, or torch.library definitions, run in Python.
+        fn = _python_kernel(rec)
+        if fn is None:
             raise NotImplementedError(f"{name} is not implemented by torchnative")
-        return call(idx, *args, **kwargs)
+        return fn(*args, **kwargs)
     op.__name__ = op.__qualname__ = rec.qualname.split("::")[-1]
     return op
 
@@ -988,8 +1031,9 @@ LIBRARY = []     # every _DispatchModule created, for the surface report
 class _DispatchModule:
     """What torch.library.Library wraps. def_ adds schemas to the registry (so
     torch.ops.<ns>.<op> and custom ops' register_autograd see them); impl records the
-    Python kernel under its dispatch key. Recorded kernels are not run by eager CPU
-    execution, which always goes through the C door."""
+    Python kernel under its dispatch key. aten operators always run through the C door;
+    an operator the door does not know (a torch.library definition) runs its recorded
+    CPU / CompositeExplicitAutograd / CompositeImplicitAutograd kernel."""
 
     def __init__(self, kind, ns, dispatch_key):
         self.kind, self.ns, self.dispatch_key = kind, ns, dispatch_key
@@ -1041,6 +1085,10 @@ class _DispatchModule:
         rec = _lookup(qual, overload)
         if rec is not None:
             rec.py_kernels[key] = func
+            if with_keyset:
+                rec.py_keyset_kernels.add(key)
+            else:
+                rec.py_keyset_kernels.discard(key)
         self.impls.append((name, key))
 
     def impl_with_aoti_compile(self, ns, op_name_with_overload, dispatch):
@@ -1057,6 +1105,7 @@ class _DispatchModule:
             rec = _lookup(*_split(name))
             if rec is not None:
                 rec.py_kernels.pop(key, None)
+                rec.py_keyset_kernels.discard(key)
         for name in self.defs:
             qual, overload = _split(name)
             recs = OPS.get(qual)

@@ -1,0 +1,370 @@
+/* decompose.c — composite operators autograd runs as their parts (upstream's
+ * CompositeImplicitAutograd): with grad mode on, e.g. batch_norm becomes native_batch_norm
+ * through the door, so the part is recorded under upstream's node name. Also the list of
+ * operators whose outputs never require grad (detach, factories *_like). */
+#include <math.h>
+#include <string.h>
+
+#include "autograd/decompose.h"
+#include "autograd/formulas.h"
+
+static tn_value none(void) { tn_value v = {.tag = TN_V_NONE}; return v; }
+
+/* Runs op and keeps result 0, releasing the others. */
+static tn_status first_of(tn_op_id op, tn_value *args, tn_value *rets) {
+    tn_value r[8];
+    TN_TRY(tn_dispatch(op, args, r));
+    for (int k = 1; k < tn_op_schemas[op].nrets; k++) tn_value_release(&r[k]);
+    rets[0] = r[0];
+    return TN_OK;
+}
+
+static tn_status d_dropout(const tn_value *a, tn_value *rets) {
+    double p = a[1].u.d;
+    bool train = a[2].u.b;
+    if (!train || p == 0.0) {
+        /* upstream returns the input itself */
+        tn_tensor_retain(a[0].u.t);
+        rets[0] = tn_value_tensor(a[0].u.t);
+        return TN_OK;
+    }
+    tn_value b[3] = {a[0], a[1], tn_value_bool(true)};
+    return first_of(TN_OP_native_dropout, b, rets);
+}
+
+static tn_status d_batch_norm(const tn_value *a, tn_value *rets) {
+    tn_value b[8] = {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
+    return first_of(TN_OP_native_batch_norm, b, rets);
+}
+
+static tn_status d_layer_norm(const tn_value *a, tn_value *rets) {
+    tn_value b[5] = {a[0], a[1], a[2], a[3], a[4]};
+    return first_of(TN_OP_native_layer_norm, b, rets);
+}
+
+static tn_status d_rms_norm(const tn_value *a, tn_value *rets) {
+    tn_value b[4] = {a[0], a[1], a[2], a[3]};
+    return first_of(TN_OP__fused_rms_norm, b, rets);
+}
+
+/* conv1d/conv2d(input, weight, bias, stride, padding, dilation, groups) */
+static tn_status d_conv(const tn_value *a, tn_value *rets) {
+    int64_t zeros[3] = {0, 0, 0};
+    int nsp = a[1].u.t->ndim - 2;
+    if (nsp < 1 || nsp > 3) return tn_error(TN_ERR_RUNTIME, "convolution: weight must be 3-d or 4-d");
+    tn_value op = {.tag = TN_V_INTLIST};
+    op.u.ilist.data = zeros;
+    op.u.ilist.n = nsp;
+    tn_value b[9] = {a[0], a[1], a[2], a[3], a[4], a[5], tn_value_bool(false), op, a[6]};
+    return tn_dispatch(TN_OP_convolution, b, rets);
+}
+
+static tn_status d_max_pool2d(const tn_value *a, tn_value *rets) {
+    tn_value b[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
+    return first_of(TN_OP_max_pool2d_with_indices, b, rets);
+}
+
+/* nll_loss / nll_loss_nd / nll_loss2d(self, target, weight, reduction, ignore_index) */
+static tn_status d_nll_loss(const tn_value *a, tn_value *rets) {
+    tn_value b[5] = {a[0], a[1], a[2], a[3], a[4]};
+    int nd = a[0].u.t->ndim;
+    if (nd <= 2) return first_of(TN_OP_nll_loss_forward, b, rets);
+    if (nd == 4) return first_of(TN_OP_nll_loss2d_forward, b, rets);
+    return tn_error(TN_ERR_NOT_IMPLEMENTED,
+                    "autograd of nll_loss on a %d-d input is not implemented by torchnative", nd);
+}
+
+static tn_status d_log_softmax(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t, *cast = NULL;
+    if (a[2].tag == TN_V_DTYPE && a[2].u.dtype != x->dtype) {
+        tn_value c[7] = {a[0], a[2], none(), none(), none(), tn_value_bool(false), none()};
+        tn_value r;
+        TN_TRY(tn_dispatch(TN_OP__to_copy, c, &r));
+        cast = r.u.t;
+    }
+    tn_value b[3] = {tn_value_tensor(cast ? cast : x), a[1], tn_value_bool(false)};
+    tn_status st = tn_dispatch(TN_OP__log_softmax, b, rets);
+    tn_tensor_release(cast);
+    return st;
+}
+
+static tn_status d_softmax(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t, *cast = NULL;
+    if (a[2].tag == TN_V_DTYPE && a[2].u.dtype != x->dtype) {
+        tn_value c[7] = {a[0], a[2], none(), none(), none(), tn_value_bool(false), none()};
+        tn_value r;
+        TN_TRY(tn_dispatch(TN_OP__to_copy, c, &r));
+        cast = r.u.t;
+    }
+    tn_value b[3] = {tn_value_tensor(cast ? cast : x), a[1], tn_value_bool(false)};
+    tn_status st = tn_dispatch(TN_OP__softmax, b, rets);
+    tn_tensor_release(cast);
+    return st;
+}
+
+/* Helper: one op, result 0 into *out (new reference). */
+static tn_status run(tn_op_id op, int n, tn_value *args, tn_tensor **out) {
+    (void)n;
+    tn_value r[8];
+    TN_TRY(tn_dispatch(op, args, r));
+    for (int k = 1; k < tn_op_schemas[op].nrets; k++) tn_value_release(&r[k]);
+    *out = r[0].u.t;
+    return TN_OK;
+}
+
+/* cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
+ * log_softmax over the class dim, then nll_loss (class targets) or the soft-target sum. */
+static tn_status d_cross_entropy(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t, *t = a[1].u.t;
+    int cdim = x->ndim == 1 ? 0 : 1;
+    int64_t red = a[3].u.i;
+    double ls = a[5].u.d;
+    tn_tensor *lsm;
+    tn_value b[3] = {a[0], tn_value_int(cdim), tn_value_bool(false)};
+    TN_TRY(run(TN_OP__log_softmax, 3, b, &lsm));
+    tn_status st = TN_OK;
+    bool class_targets = !tn_dtype_is_floating(t->dtype);
+    if (class_targets && ls == 0.0) {
+        tn_value n[5] = {tn_value_tensor(lsm), a[1], a[2], a[3], a[4]};
+        st = d_nll_loss(n, rets);
+        tn_tensor_release(lsm);
+        return st;
+    }
+    if (class_targets) {
+        if (a[2].tag == TN_V_TENSOR) {
+            tn_tensor_release(lsm);
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of cross_entropy with class weights and label_smoothing "
+                                                   "is not implemented by torchnative");
+        }
+        /* (1 - eps) * nll + eps / C * smooth, smooth = -sum(lsm, cdim) masked where ignored */
+        tn_tensor *nll = NULL, *s = NULL, *s2 = NULL, *valid = NULL, *sm = NULL, *tot = NULL, *l1 = NULL, *l2 = NULL;
+        tn_value n[5] = {tn_value_tensor(lsm), a[1], a[2], a[3], a[4]}, r;
+        int64_t C = x->sizes[cdim], cd = cdim;
+        st = d_nll_loss(n, &r);
+        if (st == TN_OK) nll = r.u.t;
+        tn_value sd = {.tag = TN_V_INTLIST};
+        sd.u.ilist.data = &cd;
+        sd.u.ilist.n = 1;
+        tn_value sa[4] = {tn_value_tensor(lsm), sd, tn_value_bool(false), none()};
+        if (st == TN_OK) st = run(TN_OP_sum_dim_IntList, 4, sa, &s);
+        tn_value na[2] = {tn_value_tensor(t), a[4]};
+        if (st == TN_OK) st = run(TN_OP_ne_Scalar, 2, na, &valid);
+        tn_value ma[2] = {tn_value_tensor(s), tn_value_tensor(valid)};
+        if (st == TN_OK) st = run(TN_OP_mul_Tensor, 2, ma, &s2); /* -smooth (sign applied below) */
+        if (st == TN_OK) {
+            if (red == 0) {
+                sm = s2;
+                tn_tensor_retain(sm);
+            } else {
+                tn_value ra[2] = {tn_value_tensor(s2), none()};
+                st = run(TN_OP_sum, 2, ra, &sm);
+                if (st == TN_OK && red == 1) {
+                    tn_value ca[2] = {tn_value_tensor(valid), none()};
+                    tn_tensor *cnt = NULL, *q = NULL;
+                    st = run(TN_OP_sum, 2, ca, &cnt);
+                    tn_value da[2] = {tn_value_tensor(sm), tn_value_tensor(cnt)};
+                    if (st == TN_OK) st = run(TN_OP_div_Tensor, 2, da, &q);
+                    tn_tensor_release(cnt);
+                    tn_tensor_release(sm);
+                    sm = q;
+                }
+            }
+        }
+        tn_value m1[2] = {tn_value_tensor(nll), tn_value_double(1.0 - ls)};
+        if (st == TN_OK) st = run(TN_OP_mul_Scalar, 2, m1, &l1);
+        tn_value m2[2] = {tn_value_tensor(sm), tn_value_double(-ls / (double)C)};
+        if (st == TN_OK) st = run(TN_OP_mul_Scalar, 2, m2, &l2);
+        tn_value ad[3] = {tn_value_tensor(l1), tn_value_tensor(l2), tn_value_int(1)};
+        if (st == TN_OK) st = run(TN_OP_add_Tensor, 3, ad, &tot);
+        if (st == TN_OK) rets[0] = tn_value_tensor(tot);
+        tn_tensor_release(nll); tn_tensor_release(s); tn_tensor_release(s2); tn_tensor_release(valid);
+        tn_tensor_release(sm); tn_tensor_release(l1); tn_tensor_release(l2); tn_tensor_release(lsm);
+        return st;
+    }
+    /* probability targets: -sum(lsm * target [* weight], cdim), reduced over the batch */
+    if (ls != 0.0) {
+        tn_tensor_release(lsm);
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of cross_entropy with probability targets and "
+                                                "label_smoothing is not implemented by torchnative");
+    }
+    tn_tensor *p = NULL, *s = NULL, *out = NULL;
+    tn_value ma[2] = {tn_value_tensor(lsm), a[1]};
+    st = run(TN_OP_mul_Tensor, 2, ma, &p);
+    if (st == TN_OK && a[2].tag == TN_V_TENSOR) {
+        int64_t shape[TN_MAX_DIMS];
+        for (int i = 0; i < x->ndim; i++) shape[i] = i == cdim ? -1 : 1;
+        tn_value sv = {.tag = TN_V_INTLIST};
+        sv.u.ilist.data = shape;
+        sv.u.ilist.n = x->ndim;
+        tn_value va[2] = {a[2], sv};
+        tn_tensor *wv = NULL, *q = NULL;
+        st = run(TN_OP_reshape, 2, va, &wv);
+        tn_value wa[2] = {tn_value_tensor(p), tn_value_tensor(wv)};
+        if (st == TN_OK) st = run(TN_OP_mul_Tensor, 2, wa, &q);
+        tn_tensor_release(wv);
+        tn_tensor_release(p);
+        p = q;
+    }
+    int64_t cd = cdim;
+    tn_value sd = {.tag = TN_V_INTLIST};
+    sd.u.ilist.data = &cd;
+    sd.u.ilist.n = 1;
+    tn_value sa[4] = {tn_value_tensor(p), sd, tn_value_bool(false), none()};
+    if (st == TN_OK) st = run(TN_OP_sum_dim_IntList, 4, sa, &s);
+    if (st == TN_OK) {
+        double scale = -1.0;
+        if (red == 1) scale /= (double)(tn_tensor_numel(x) / (x->sizes[cdim] ? x->sizes[cdim] : 1));
+        tn_tensor *q = NULL;
+        if (red != 0) {
+            tn_value ra[2] = {tn_value_tensor(s), none()};
+            st = run(TN_OP_sum, 2, ra, &q);
+            tn_tensor_release(s);
+            s = q;
+        }
+        tn_value m[2] = {tn_value_tensor(s), tn_value_double(scale)};
+        if (st == TN_OK) st = run(TN_OP_mul_Scalar, 2, m, &out);
+    }
+    if (st == TN_OK) rets[0] = tn_value_tensor(out);
+    tn_tensor_release(p);
+    tn_tensor_release(s);
+    tn_tensor_release(lsm);
+    return st;
+}
+
+/* scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+ * as its math: softmax(q k^T * scale + mask) v, each step a recorded door call. */
+static tn_status d_sdpa(const tn_value *a, tn_value *rets) {
+    tn_tensor *q = a[0].u.t, *k = a[1].u.t, *v = a[2].u.t;
+    tn_tensor *mask = a[3].tag == TN_V_TENSOR ? a[3].u.t : NULL;
+    double p = a[4].u.d;
+    bool causal = a[5].u.b;
+    if (p != 0.0)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of scaled_dot_product_attention with dropout_p > 0 is "
+                                                "not implemented by torchnative");
+    int nd = q->ndim;
+    if (nd == 4 && k->ndim == 4 && v->ndim == 4 && (q->sizes[1] == k->sizes[1] || (a[7].tag == TN_V_BOOL && a[7].u.b))) {
+        /* upstream's CPU choice: the flash kernel, whose backward is an operator of its own */
+        tn_value b[7] = {a[0], a[1], a[2], tn_value_double(0.0), a[5], mask ? a[3] : none(), a[6]};
+        return first_of(TN_OP__scaled_dot_product_flash_attention_for_cpu, b, rets);
+    }
+    int64_t L = q->sizes[nd - 2], S = k->sizes[nd - 2], E = q->sizes[nd - 1];
+    double scale = a[6].tag == TN_V_DOUBLE ? a[6].u.d : 1.0 / sqrt((double)E);
+    tn_tensor *kk = k, *vv = v, *kt = NULL, *s = NULL, *s2 = NULL, *w = NULL, *tmp = NULL;
+    tn_status st = TN_OK;
+    bool gqa = a[7].tag == TN_V_BOOL && a[7].u.b && nd >= 3 && q->sizes[nd - 3] != k->sizes[nd - 3];
+    if (gqa) {
+        int64_t rep = q->sizes[nd - 3] / k->sizes[nd - 3];
+        tn_value r1[4] = {tn_value_tensor(k), tn_value_int(rep), tn_value_int(nd - 3), none()};
+        tn_value r2[4] = {tn_value_tensor(v), tn_value_int(rep), tn_value_int(nd - 3), none()};
+        TN_TRY(run(TN_OP_repeat_interleave_self_int, 4, r1, &kk));
+        st = run(TN_OP_repeat_interleave_self_int, 4, r2, &vv);
+        if (st != TN_OK) { tn_tensor_release(kk); return st; }
+    }
+    tn_value t1[3] = {tn_value_tensor(kk), tn_value_int(-2), tn_value_int(-1)};
+    st = run(TN_OP_transpose_int, 3, t1, &kt);
+    tn_value m1[2] = {tn_value_tensor(q), tn_value_tensor(kt)};
+    if (st == TN_OK) st = run(TN_OP_matmul, 2, m1, &s);
+    tn_value m2[2] = {tn_value_tensor(s), tn_value_double(scale)};
+    if (st == TN_OK) st = run(TN_OP_mul_Scalar, 2, m2, &s2);
+    if (st == TN_OK && causal) {
+        /* keep j <= i (+ S - L offset as upstream's tril on the [L, S] mask) */
+        int64_t sz[2] = {L, S};
+        tn_value o[6] = {{.tag = TN_V_INTLIST}, tn_value_bool(true), {.tag = TN_V_DTYPE}, none(), none(), none()};
+        o[0].u.ilist.data = sz;
+        o[0].u.ilist.n = 2;
+        o[2].u.dtype = TN_DTYPE_BOOL;
+        tn_tensor *ones = NULL, *tri = NULL, *inv = NULL;
+        st = run(TN_OP_full, 6, o, &ones);
+        tn_value tr[2] = {tn_value_tensor(ones), tn_value_int(0)};
+        if (st == TN_OK) st = run(TN_OP_tril, 2, tr, &tri);
+        tn_value nt[1] = {tn_value_tensor(tri)};
+        if (st == TN_OK) st = run(TN_OP_logical_not, 1, nt, &inv);
+        tn_value mf[3] = {tn_value_tensor(s2), tn_value_tensor(inv), tn_value_double(-INFINITY)};
+        if (st == TN_OK) st = run(TN_OP_masked_fill_Scalar, 3, mf, &tmp);
+        if (st == TN_OK) { tn_tensor_release(s2); s2 = tmp; tmp = NULL; }
+        tn_tensor_release(ones); tn_tensor_release(tri); tn_tensor_release(inv);
+    }
+    if (st == TN_OK && mask) {
+        if (mask->dtype == TN_DTYPE_BOOL) {
+            tn_tensor *inv = NULL;
+            tn_value nt[1] = {tn_value_tensor(mask)};
+            st = run(TN_OP_logical_not, 1, nt, &inv);
+            tn_value mf[3] = {tn_value_tensor(s2), tn_value_tensor(inv), tn_value_double(-INFINITY)};
+            if (st == TN_OK) st = run(TN_OP_masked_fill_Scalar, 3, mf, &tmp);
+            tn_tensor_release(inv);
+        } else {
+            tn_value ad[3] = {tn_value_tensor(s2), tn_value_tensor(mask), tn_value_int(1)};
+            st = run(TN_OP_add_Tensor, 3, ad, &tmp);
+        }
+        if (st == TN_OK) { tn_tensor_release(s2); s2 = tmp; tmp = NULL; }
+    }
+    tn_value sm[3] = {tn_value_tensor(s2), tn_value_int(-1), tn_value_bool(false)};
+    if (st == TN_OK) st = run(TN_OP__softmax, 3, sm, &w);
+    tn_value m3[2] = {tn_value_tensor(w), tn_value_tensor(vv)};
+    if (st == TN_OK) st = run(TN_OP_matmul, 2, m3, &tmp);
+    if (st == TN_OK) rets[0] = tn_value_tensor(tmp);
+    if (gqa) { tn_tensor_release(kk); tn_tensor_release(vv); }
+    tn_tensor_release(kt); tn_tensor_release(s); tn_tensor_release(s2); tn_tensor_release(w);
+    return st;
+}
+
+/* pad(self, pad, mode, value): mode "constant" is constant_pad_nd; the other modes run
+ * their own operators (reflection_pad2d ...), recorded as themselves. */
+static tn_status d_pad(const tn_value *a, tn_value *rets) {
+    const char *mode = a[2].tag == TN_V_STRING ? a[2].u.s.data : "constant";
+    size_t n = a[2].tag == TN_V_STRING ? (size_t)a[2].u.s.n : 8;
+    if (n == 8 && strncmp(mode, "constant", 8) == 0) {
+        tn_value b[3] = {a[0], a[1], a[3].tag == TN_V_DOUBLE ? a[3] : tn_value_double(0.0)};
+        return tn_dispatch(TN_OP_constant_pad_nd, b, rets);
+    }
+    return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of pad with mode '%.*s' is not implemented by torchnative",
+                    (int)n, mode);
+}
+
+/* The _foreach_* family (ops/foreach.c) is already door calls of its per-element
+ * operators: under autograd each element records that operator's node, as upstream's
+ * per-element foreach derivatives do (and an in-place one on a leaf refuses alike). */
+#define TN_FOREACH(op, each, result, ...) tn_status tn_op_##op(const tn_value *args, tn_value *rets);
+#include "ops/foreach.def"
+#undef TN_FOREACH
+
+static const tn_decomp_fn decomps[TN_OP_COUNT] = {
+#define TN_FOREACH(op, each, result, ...) [TN_OP_##op] = tn_op_##op,
+#include "ops/foreach.def"
+#undef TN_FOREACH
+    [TN_OP_pad] = d_pad,
+    [TN_OP_scaled_dot_product_attention] = d_sdpa,
+    [TN_OP_dropout] = d_dropout,
+    [TN_OP_batch_norm] = d_batch_norm,
+    [TN_OP_layer_norm] = d_layer_norm,
+    [TN_OP_rms_norm] = d_rms_norm,
+    [TN_OP_conv1d] = d_conv,
+    [TN_OP_conv2d] = d_conv,
+    [TN_OP_max_pool2d] = d_max_pool2d,
+    [TN_OP_nll_loss] = d_nll_loss,
+    [TN_OP_nll_loss_nd] = d_nll_loss,
+    [TN_OP_nll_loss2d] = d_nll_loss,
+    [TN_OP_cross_entropy_loss] = d_cross_entropy,
+    [TN_OP_log_softmax_int] = d_log_softmax,
+    [TN_OP_softmax_int] = d_softmax,
+};
+
+tn_decomp_fn tn_autograd_decomp_for(tn_op_id op) { return (unsigned)op < TN_OP_COUNT ? decomps[op] : NULL; }
+
+bool tn_autograd_nondifferentiable(tn_op_id op) {
+    static signed char memo[TN_OP_COUNT];
+    if (!memo[op]) {
+        const char *n = tn_op_schemas[op].name;
+        size_t len = strlen(n);
+        bool nd = strcmp(n, "detach") == 0 || strcmp(n, "detach_") == 0 ||
+                  (len > 5 && strcmp(n + len - 5, "_like") == 0) || strncmp(n, "new_", 4) == 0 ||
+                  strncmp(n, "empty", 5) == 0 ||
+                  strncmp(n, "rand", 4) == 0 || strcmp(n, "_local_scalar_dense") == 0 ||
+                  strcmp(n, "bernoulli") == 0 || strcmp(n, "multinomial") == 0 || strcmp(n, "normal_") == 0 ||
+                  strcmp(n, "uniform_") == 0 || strcmp(n, "lift_fresh") == 0 || strcmp(n, "argmax") == 0 ||
+                  strcmp(n, "argmin") == 0 || strcmp(n, "nonzero") == 0 || strcmp(n, "_to_dense") == 0 ||
+                  strcmp(n, "isin") == 0;
+        memo[op] = nd ? 1 : 2;
+    }
+    return memo[op] == 1;
+}
