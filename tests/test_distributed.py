@@ -482,6 +482,27 @@ def test_debug_detail_wrapper():
         assert o[1][1][:60] == r[1][1][:60]
 
 
+MESSAGES = """
+import datetime, json, torch, torch.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+out = []
+for dt, op in ((torch.float32, dist.ReduceOp.BAND), (torch.int32, dist.ReduceOp.AVG), (torch.int16, dist.ReduceOp.SUM)):
+    try:
+        dist.all_reduce(torch.ones(3, dtype=dt), op=op); out.append("ok")
+    except Exception as e:
+        out.append(str(e)[:100])
+print(json.dumps(out))
+"""
+
+
+@needs_ref
+def test_refusal_messages_match_upstream():
+    """Float BAND, integer AVG and a dtype gloo does not take fail with upstream's text."""
+    ours = last_json(launch(OURS, MESSAGES, 2, timeout=60)[0])
+    ref = last_json(launch(REF_PYTHON, MESSAGES, 2, timeout=60)[0])
+    assert ours == ref
+
+
 MISMATCH = """
 import datetime, json, os, time, torch, torch.distributed as dist
 rank = int(os.environ["RANK"])

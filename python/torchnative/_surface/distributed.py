@@ -1191,9 +1191,8 @@ class ProcessGroupGloo(Backend):
             buf.mul_(factor)
         avg = None
         if code == RedOpType.AVG.value:
-            if not t.is_floating_point():
-                raise RuntimeError("Cannot use ReduceOp.AVG with non-floating-point dtype "
-                                   f"{t.dtype} (torchnative divides the sum by the group size)")
+            # as upstream: sum, then divide in place (an integer tensor keeps the sum and
+            # the division raises "result type Float can't be cast ...")
             size = self._size
 
             def avg():
@@ -1296,8 +1295,6 @@ class ProcessGroupGloo(Backend):
             ins = [t * factor for t in ins]
         avg = None
         if code == RedOpType.AVG.value:
-            if not out.is_floating_point():
-                raise RuntimeError(f"Cannot use ReduceOp.AVG with non-floating-point dtype {out.dtype}")
             size = self._size
 
             def avg():
