@@ -184,6 +184,31 @@ def test_tcpstore_shared_keys():
             srv.wait()
 
 
+LIST_KEYS = """
+import sys, json, torch.distributed as d
+s = d.TCPStore('127.0.0.1', int(sys.argv[1]))
+s.set('alpha', '1'); s.add('cnt', 1)
+print(json.dumps(sorted(s.list_keys())))
+"""
+
+
+@needs_ref
+def test_tcpstore_list_keys_mixed():
+    """LIST_KEYS (a 2.13 query) between every pairing of our and upstream's server and
+    client."""
+    for srv_py in (OURS, REF_PYTHON):
+        for cli_py in (OURS, REF_PYTHON):
+            srv = subprocess.Popen([srv_py, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+            try:
+                port = str(int(srv.stdout.readline()))
+                out = subprocess.run([cli_py, "-c", LIST_KEYS, port], capture_output=True, text=True, timeout=60)
+                assert json.loads(out.stdout.strip().splitlines()[-1]) == ["alpha", "cnt"], out.stderr[-2000:]
+            finally:
+                os.killpg(srv.pid, signal.SIGKILL)
+                srv.wait()
+
+
 def test_filestore_and_hashstore(tmp_path):
     import datetime
     import torch.distributed as dist

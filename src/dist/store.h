@@ -67,6 +67,9 @@ tn_status tn_store_client_queue_push(tn_store_client *c, const char *key, size_t
 tn_status tn_store_client_queue_pop(tn_store_client *c, const char *key, size_t klen, int block, uint8_t **v,
                                     size_t *vlen);
 tn_status tn_store_client_queue_len(tn_store_client *c, const char *key, size_t klen, int64_t *out);
+/* Every key holding a value, as stored on the server (user keys carry the "/" prefix);
+ * *keys and each key are malloc'd, caller frees. */
+tn_status tn_store_client_list_keys(tn_store_client *c, char ***keys, size_t **lens, size_t *n);
 
 /* ---- file store ---------------------------------------------------------------------- */
 typedef struct tn_file_store tn_file_store;

@@ -36,6 +36,8 @@ enum {
     TN_STORE_Q_QUEUE_PUSH,
     TN_STORE_Q_QUEUE_POP,
     TN_STORE_Q_QUEUE_LEN,
+    TN_STORE_Q_LIST_KEYS,   /* reply: int64 count, then each key as a string */
+    TN_STORE_Q_BARRIER,     /* key, int64 world size; STOP_WAITING once world size arrived */
     TN_STORE_Q_COUNT_
 };
 

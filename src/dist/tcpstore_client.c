@@ -386,3 +386,40 @@ static tn_status op_queue_len(tn_store_client *c, const char *key, size_t klen, 
 tn_status tn_store_client_queue_len(tn_store_client *c, const char *key, size_t klen, int64_t *out) {
     LOCKED(op_queue_len(c, key, klen, out));
 }
+
+static tn_status op_list_keys(tn_store_client *c, char ***keys, size_t **lens, size_t *n) {
+    tn_buf b = {0};
+    tn_buf_u8(&b, TN_STORE_Q_LIST_KEYS);
+    TN_TRY(send_buf(c, &b));
+    int64_t cnt;
+    TN_TRY(recv_exact(c, &cnt, 8, op_deadline(c)));
+    if (cnt < 0 || cnt > (1 << 24)) {
+        c->broken = 1;
+        return tn_dist_fail(TN_DIST_ERR_STORE, "list_keys: bad key count %lld", (long long)cnt);
+    }
+    *keys = calloc((size_t)cnt + 1, sizeof **keys);
+    *lens = calloc((size_t)cnt + 1, sizeof **lens);
+    if (!*keys || !*lens) {
+        free(*keys);
+        free(*lens);
+        c->broken = 1;
+        return oom();
+    }
+    for (int64_t i = 0; i < cnt; i++) {
+        uint8_t *v;
+        tn_status st = recv_bytes(c, &v, &(*lens)[i]);
+        if (st != TN_OK) {
+            for (int64_t j = 0; j < i; j++) free((*keys)[j]);
+            free(*keys);
+            free(*lens);
+            return st;
+        }
+        (*keys)[i] = (char *)v;
+    }
+    *n = (size_t)cnt;
+    return TN_OK;
+}
+
+tn_status tn_store_client_list_keys(tn_store_client *c, char ***keys, size_t **lens, size_t *n) {
+    LOCKED(op_list_keys(c, keys, lens, n));
+}

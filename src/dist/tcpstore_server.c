@@ -28,6 +28,8 @@ typedef struct srv_client {
     size_t nwait;           /* keys this client waits for (0 = not waiting) */
     char **wkeys;
     size_t *wklens;
+    char *bkey;             /* barrier this client waits in (NULL = none) */
+    size_t bklen;
 } srv_client;
 
 struct tn_store_server {
@@ -47,6 +49,9 @@ static tn_store_server *registry;
 
 /* ---- helpers ------------------------------------------------------------------------ */
 static void client_clear_wait(srv_client *c) {
+    free(c->bkey);
+    c->bkey = NULL;
+    c->bklen = 0;
     for (size_t i = 0; i < c->nwait; i++) free(c->wkeys[i]);
     free(c->wkeys);
     free(c->wklens);
@@ -291,6 +296,47 @@ static long handle_one(tn_store_server *s, srv_client *c) {
             tn_buf_bytes(&out, it->data, it->len);
             free(it);
         }
+        break;
+    }
+    case TN_STORE_Q_LIST_KEYS: {
+        tn_buf_u64(&out, (uint64_t)s->map.nvals);
+        for (size_t i = 0; i < s->map.nbuckets; i++)
+            for (tn_kv_entry *e = s->map.buckets[i]; e; e = e->next)
+                if (e->has_val) tn_buf_bytes(&out, e->key, e->klen);
+        break;
+    }
+    case TN_STORE_Q_BARRIER: {
+        int64_t world;
+        if (!tn_rd_bytes(&r, &k, &kl) || !tn_rd_take(&r, &world, 8)) return 0;
+        tn_kv_entry *e = tn_kvmap_find(&s->map, (const char *)k, kl, 1);
+        if (!e) return -1;
+        long long count = 1;
+        if (e->has_val && e->vlen && e->vlen < 31) {
+            char tmp[32] = {0};
+            memcpy(tmp, e->val, e->vlen);
+            count = strtoll(tmp, NULL, 10) + 1;
+        }
+        char num[32];
+        int nl = snprintf(num, sizeof num, "%lld", count);
+        if (tn_kvmap_set(&s->map, e, (const uint8_t *)num, (size_t)nl)) return -1;
+        if (count >= world) {
+            uint8_t stop = TN_STORE_WAIT_STOP_WAITING;
+            for (size_t i = 0; i < s->nclients; i++) {
+                srv_client *o = s->clients[i];
+                if (o->bkey && o->bklen == kl && memcmp(o->bkey, k, kl) == 0) {
+                    client_clear_wait(o);
+                    reply(o, &stop, 1);
+                }
+            }
+            tn_buf_u8(&out, TN_STORE_WAIT_STOP_WAITING);
+        } else {
+            client_clear_wait(c);
+            c->bkey = malloc(kl + 1);
+            if (!c->bkey) return -1;
+            memcpy(c->bkey, k, kl);
+            c->bklen = kl;
+        }
+        wake(s, (const char *)k, kl, 0);
         break;
     }
     case TN_STORE_Q_QUEUE_LEN: {

@@ -249,6 +249,34 @@ static PyObject *f_store_queue_len(PyObject *m, PyObject *args) {
     return PyLong_FromLongLong(out);
 }
 
+/* store_list_keys(handle) -> list of the raw keys (bytes) on the server */
+static PyObject *f_store_list_keys(PyObject *m, PyObject *args) {
+    PyObject *h;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "O", &h) || get_store(h, &s) < 0) return NULL;
+    if (!s.tcp) return PyErr_Format(PyExc_NotImplementedError, "FileStore.list_keys is not implemented");
+    char **keys = NULL;
+    size_t *lens = NULL, n = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_store_client_list_keys(s.tcp, &keys, &lens, &n);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; i < n; i++) {
+        if (l) {
+            PyObject *b = PyBytes_FromStringAndSize(keys[i], (Py_ssize_t)lens[i]);
+            if (!b) Py_CLEAR(l);
+            else PyList_SetItem(l, (Py_ssize_t)i, b);
+        }
+        free(keys[i]);
+    }
+    free(keys);
+    free(lens);
+    return l;
+}
+
 static PyObject *f_store_compare_set(PyObject *m, PyObject *args) {
     PyObject *h;
     const char *k, *e, *d;
@@ -955,6 +983,7 @@ static PyMethodDef dist_methods[] = {
     {"store_queue_push", f_store_queue_push, METH_VARARGS, NULL},
     {"store_queue_pop", f_store_queue_pop, METH_VARARGS, NULL},
     {"store_queue_len", f_store_queue_len, METH_VARARGS, NULL},
+    {"store_list_keys", f_store_list_keys, METH_VARARGS, NULL},
     {"pg_new", f_pg_new, METH_VARARGS, NULL},
     {"pg_connect", f_pg_connect, METH_VARARGS, NULL},
     {"pg_set_timeout", f_pg_set_timeout, METH_VARARGS, NULL},

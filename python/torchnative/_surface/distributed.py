@@ -400,7 +400,9 @@ class TCPStore(_NativeStore):
         return _native().store_queue_len(self._h, key)
 
     def list_keys(self):
-        raise NotImplementedError("torch._C._distributed_c10d.TCPStore.list_keys is not implemented by torchnative")
+        # the server holds raw keys; user keys are the "/"-prefixed ones (as upstream)
+        raw = _native().store_list_keys(self._h)
+        return [k[1:].decode() for k in raw if k.startswith(b"/")]
 
     def clone(self):
         c = TCPStore.__new__(TCPStore)
