@@ -84,14 +84,15 @@ print(json.dumps(out))""")
             obj = getattr(obj, part)
         assert isinstance(obj, types.ModuleType), path
         assert obj.__name__ == modname, path
-        missing = [n for n in names if not hasattr(obj, n) and n not in ("ProcessGroupGloo",)]
+        missing = [n for n in names if not hasattr(obj, n)]
         assert missing == [], (path, missing)
 
 
 def test_absent_by_design(boot):
     for n in ABSENT | {"_cuda_getDeviceCount", "ProcessGroupGloo"}:
         assert not hasattr(boot, n), n
-    assert not hasattr(boot._distributed_c10d, "ProcessGroupGloo")
+    # ProcessGroupGloo is real now (src/dist); NCCL stays absent
+    assert hasattr(boot._distributed_c10d, "ProcessGroupGloo")
     assert not hasattr(boot._distributed_c10d, "ProcessGroupNCCL")
     for n in dir(boot):
         if n.startswith("_has_") or n.startswith("has_"):
@@ -248,8 +249,10 @@ def test_stores(boot):
     class FakeStore(d.Store):
         pass
     FakeStore()
-    with pytest.raises(NotImplementedError, match="TCPStore"):
-        d.TCPStore("localhost", 0)
+    # TCPStore is real (src/dist): a master on a free port, and its client
+    t = d.TCPStore("127.0.0.1", 0, None, True, wait_for_workers=False)
+    t.set("k", "v")
+    assert t.get("k") == b"v" and t.port > 0
     assert d.ReduceOp.SUM == d.ReduceOp.RedOpType.SUM
     assert d.ProcessGroup.BackendType.GLOO.value == 1
     assert boot._c10d_init() is True

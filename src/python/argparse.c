@@ -76,7 +76,9 @@ static int check_index(PyObject *o) {
     if (PyLong_Check(o)) return 1;
     if (tn_py_is_tensor(o)) {
         tn_tensor *t = tn_py_tensor_get(o);
-        return t->ndim == 0 && tn_dtype_is_integral(t->dtype, true) && !tn_tensor_is_meta(t);
+        /* upstream's THPUtils_checkIndex: anything __index__ accepts, i.e. any one-element
+         * integral tensor (resize_(torch.tensor([5])) in scatter_object_list) */
+        return tn_tensor_numel(t) == 1 && tn_dtype_is_integral(t->dtype, true) && !tn_tensor_is_meta(t);
     }
     return PyIndex_Check(o);
 }

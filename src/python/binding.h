@@ -71,6 +71,7 @@ int tn_py_init_generator(PyObject *m);
 int tn_py_init_storage(PyObject *m);
 int tn_py_init_graph(PyObject *m);
 int tn_py_init_autograd(PyObject *m);
+int tn_py_init_dist(PyObject *m); /* torch._C._tn_dist (dist.c) */
 /* Storages (storage.c) */
 int tn_py_is_storage(PyObject *o);
 tn_storage *tn_py_storage_get(PyObject *o);

@@ -2,11 +2,14 @@
 be available (`_c10d_init` present) so that inference imports work (transformers reaches
 `class FakeStore(dist.Store)` through torch._dynamo), with real in-process stores.
 
-Real: Store (subclassable base), HashStore, PrefixStore, the enums (ReduceOp.RedOpType,
+Real: Store (subclassable base), HashStore, PrefixStore, TCPStore and FileStore (in C,
+src/dist: upstream's wire protocol and file format), the enums (ReduceOp.RedOpType,
 ProcessGroup.BackendType, DebugLevel, OpType ...), option classes, _DistError family,
-process-group registry. Refused for now: TCPStore/FileStore (need a transport; wave 2),
-collectives on ProcessGroup, Reducer/Logger (DDP). ProcessGroupGloo/NCCL/UCC/MPI stay
-absent: upstream imports each in its own try/except and presence means "available".
+process-group registry, and ProcessGroupGloo: the gloo backend implemented in C (a TCP
+mesh between the ranks, collectives in src/dist/coll.c; docs/DISTRIBUTED.md). Its
+presence makes upstream report gloo as available. Refused: Reducer/Logger (DDP).
+ProcessGroupNCCL/UCC/MPI stay absent: upstream imports each in its own try/except and
+presence means "available".
 """
 
 import datetime
@@ -22,13 +25,16 @@ submodule("torch._C._distributed")
 submodule("torch._C._distributed_autograd")
 
 # ---- errors (top-level torch._C) ---------------------------------------------------
-_DistError = type("_DistError", (RuntimeError,), {"__module__": C})
-_DistBackendError = type("_DistBackendError", (_DistError,), {"__module__": C})
-_DistNetworkError = type("_DistNetworkError", (_DistError,), {"__module__": C})
-_DistStoreError = type("_DistStoreError", (_DistError,), {"__module__": C})
-_DistQueueEmptyError = type("_DistQueueEmptyError", (_DistStoreError,), {"__module__": C})
-for _e in (_DistError, _DistBackendError, _DistNetworkError, _DistStoreError, _DistQueueEmptyError):
-    add(C, _e.__name__, _e, "real", "exception class")
+# Upstream's class names (DistStoreError, QueueEmptyError ...), module torch.distributed.
+_DistError = type("DistError", (RuntimeError,), {"__module__": C})
+_DistBackendError = type("DistBackendError", (_DistError,), {"__module__": C})
+_DistNetworkError = type("DistNetworkError", (_DistError,), {"__module__": C})
+_DistStoreError = type("DistStoreError", (_DistError,), {"__module__": C})
+_DistQueueEmptyError = type("QueueEmptyError", (_DistStoreError,), {"__module__": C})
+_DIST_ERRORS = (_DistError, _DistBackendError, _DistNetworkError, _DistStoreError, _DistQueueEmptyError)
+for _n, _e in zip(("_DistError", "_DistBackendError", "_DistNetworkError", "_DistStoreError",
+                   "_DistQueueEmptyError"), _DIST_ERRORS):
+    add(C, _n, _e, "real", "exception class")
 
 
 @real(reason="torch.distributed is available; returns True as upstream")
@@ -41,6 +47,8 @@ def _c10d_init():
 
     if not isinstance(ProcessGroup, OpaqueBaseMeta):
         ProcessGroup.__class__ = OpaqueBaseMeta
+    for e in _DIST_ERRORS:
+        e.__module__ = "torch.distributed"
     return True
 
 
@@ -285,23 +293,148 @@ class PrefixStore(Store):
         return PrefixStore(self._prefix, self.underlying_store.clone())
 
 
-class TCPStore(Store):
-    """Refuses to construct until the C transport exists (wave 2)."""
+def _native():
+    """torch._C._tn_dist, the C distributed core (looked up lazily: torch._C is still
+    initialising when this module is imported)."""
+    import sys
+    return sys.modules["torch._C"]._tn_dist
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("torch._C._distributed_c10d.TCPStore is not implemented by torchnative")
+
+def _ms(timeout):
+    """timedelta (or seconds) -> milliseconds; <= 0 means no timeout, as upstream."""
+    if timeout is None:
+        return 0
+    secs = timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else float(timeout)
+    return int(secs * 1000)
 
 
-class FileStore(Store):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("torch._C._distributed_c10d.FileStore is not implemented by torchnative")
+def _keys(keys):
+    return [k if isinstance(k, str) else str(k) for k in keys]
+
+
+class _NativeStore(Store):
+    """Common methods of the stores implemented in C (TCPStore client, FileStore)."""
+
+    def set_timeout(self, timeout):
+        self._timeout = timeout
+        _native().store_set_timeout(self._h, _ms(timeout))
+
+    def set(self, key, value):
+        _native().store_set(self._h, key, _b(value))
+
+    def get(self, key):
+        return _native().store_get(self._h, key)
+
+    def add(self, key, value):
+        return _native().store_add(self._h, key, int(value))
+
+    def compare_set(self, key, expected_value, desired_value):
+        return _native().store_compare_set(self._h, key, _b(expected_value), _b(desired_value))
+
+    def delete_key(self, key):
+        return _native().store_delete(self._h, key)
+
+    def num_keys(self):
+        return _native().store_num_keys(self._h)
+
+    def check(self, keys):
+        return _native().store_check(self._h, _keys(keys))
+
+    def wait(self, keys, timeout=None):
+        _native().store_wait(self._h, _keys(keys), -1 if timeout is None else _ms(timeout))
+
+    def append(self, key, value):
+        _native().store_append(self._h, key, _b(value))
+
+
+class TCPStore(_NativeStore):
+    """c10d::TCPStore: a key/value server (on the master) and a client, speaking upstream's
+    wire protocol (src/dist/tcpstore_*.c), so it interoperates with upstream processes."""
+
+    def __init__(self, host_name, port, world_size=None, is_master=False,
+                 timeout=datetime.timedelta(seconds=300), wait_for_workers=True, multi_tenant=False,
+                 master_listen_fd=None, use_libuv=True):
+        super().__init__()
+        if master_listen_fd is not None:
+            raise NotImplementedError("torch._C._distributed_c10d.TCPStore(master_listen_fd=...) "
+                                      "is not implemented by torchnative")
+        n = _native()
+        self._server = None
+        self._timeout = timeout
+        if is_master:
+            self._server, port = n.server_start(int(port), bool(multi_tenant))
+        self._host, self._port = host_name, int(port)
+        self._world_size = world_size
+        self._h = n.client_connect(host_name, self._port, _ms(timeout))
+        if world_size is not None and world_size > 0 and wait_for_workers:
+            n.wait_workers(self._h, int(world_size), bool(is_master))
+
+    @property
+    def host(self):
+        return self._host
+
+    @property
+    def port(self):
+        return self._port
+
+    @property
+    def libuvBackend(self):
+        return True
+
+    def has_extended_api(self):
+        return True
+
+    def multi_get(self, keys):
+        return _native().store_multi_get(self._h, _keys(keys))
+
+    def multi_set(self, keys, values):
+        _native().store_multi_set(self._h, _keys(keys), [_b(v) for v in values])
+
+    def queue_push(self, key, value):
+        _native().store_queue_push(self._h, key, _b(value))
+
+    def queue_pop(self, key, block=True):
+        return _native().store_queue_pop(self._h, key, bool(block))
+
+    def queue_len(self, key):
+        return _native().store_queue_len(self._h, key)
+
+    def list_keys(self):
+        # the server holds raw keys; user keys are the "/"-prefixed ones (as upstream)
+        raw = _native().store_list_keys(self._h)
+        return [k[1:].decode() for k in raw if k.startswith(b"/")]
+
+    def clone(self):
+        c = TCPStore.__new__(TCPStore)
+        Store.__init__(c)
+        c._server, c._timeout, c._host, c._port, c._world_size = self._server, self._timeout, self._host, self._port, None
+        c._h = _native().client_connect(self._host, self._port, _ms(self._timeout))
+        return c
+
+
+class FileStore(_NativeStore):
+    """c10d::FileStore: keys shared through one file, in upstream's on-disk format
+    (src/dist/filestore.c)."""
+
+    def __init__(self, file_name, world_size=-1):
+        super().__init__()
+        self._path = file_name
+        self._world_size = -1 if world_size is None else int(world_size)
+        self._h = _native().file_open(file_name, self._world_size, _ms(self._timeout))
+
+    @property
+    def path(self):
+        return self._path
+
+    def clone(self):
+        return FileStore(self._path, self._world_size)
 
 
 add(D, "Store", Store, "real", "subclassable base")
 add(D, "HashStore", HashStore, "real", "in-process, thread-safe")
 add(D, "PrefixStore", PrefixStore, "real", "forwards to the wrapped store")
-add(D, "TCPStore", TCPStore, "refuse", "needs the C transport (wave 2)")
-add(D, "FileStore", FileStore, "refuse", "not yet written")
+add(D, "TCPStore", TCPStore, "real", "C server and client, upstream wire protocol")
+add(D, "FileStore", FileStore, "real", "C, upstream file format")
 
 # ---- enums ---------------------------------------------------------------------------
 DebugLevel = enum_(D, "DebugLevel", "OFF INFO DETAIL")
@@ -334,7 +467,7 @@ enum_(D, "OpType", {"BROADCAST": 0, "ALLREDUCE": 1, "ALLREDUCE_COALESCED": 2, "R
                     "_REDUCE_SCATTER_BASE": 16, "COALESCED": 17, "_ALLREDUCE_SPARSE": 18,
                     "REDUCE_SCATTER_TENSOR_COALESCED": 19, "UNKNOWN": 100})
 enum_(D, "BuiltinCommHookType", {"ALLREDUCE": 1, "FP16_COMPRESS": 2})
-enum_(D, "ErrorType", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "REMOTE_ERROR": 3})
+ErrorType = enum_(D, "ErrorType", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "REMOTE_ERROR": 3})
 enum_(D, "WorkResult", {"SUCCESS": 0, "TIMEOUT": 1, "COMM_ERROR": 2, "UNKNOWN": 100})
 
 RedOpType = make_enum(D, "RedOpType", "SUM AVG PRODUCT MIN MAX BAND BOR BXOR PREMUL_SUM",
@@ -576,7 +709,8 @@ class ProcessGroup(metaclass=_ProcessGroupMeta):
 
     @property
     def _device_types(self):
-        return [k for k in self._backends if isinstance(k, str)]
+        import torch   # loaded by now: only torch.distributed code asks
+        return [torch.device(k) for k in self._backends if isinstance(k, str)]
 
     def _register_backend(self, device, backend_type, backend):
         self._backends[str(getattr(device, "type", device))] = backend
@@ -643,14 +777,25 @@ class ProcessGroup(metaclass=_ProcessGroupMeta):
     def _end_coalescing(self, device):
         return Work()
 
+    def _unique_backends(self):
+        seen = []
+        for b in self._backends.values():
+            if all(b is not x for x in seen):
+                seen.append(b)
+        return seen
+
     def abort(self):
-        return None
+        for b in self._unique_backends():
+            b.abort()
 
     def shutdown(self):
-        return None
+        for b in self._unique_backends():
+            b.shutdown()
 
     def set_timeout(self, timeout):
-        return None
+        for b in self._unique_backends():
+            if hasattr(b, "_set_default_timeout"):
+                b._set_default_timeout(timeout)
 
     def boxed(self):
         return self
@@ -683,6 +828,641 @@ for _m in BackendType:
 add(D, "Backend", Backend, "real", "subclassable backend base; collectives refuse")
 add(D, "ProcessGroup", ProcessGroup, "real", "group bookkeeping real; collectives forward to a Python backend or refuse")
 add(D, "FakeProcessGroup", refusing_type(D, "FakeProcessGroup", (ProcessGroup,)), "refuse")
+
+# ---- torch._C.Future (what Work.get_future returns; torch.futures.Future subclasses it) --
+class Future:
+    """c10::ivalue::Future for CPU values: set once (result or exception), waited on,
+    with callbacks (then / add_done_callback) run by the thread that completes it."""
+
+    def __init__(self, devices=None):
+        self._cv = threading.Condition()
+        self._done = False
+        self._value = None
+        self._exc = None
+        self._unwrap = None
+        self._callbacks = []
+
+    def done(self):
+        with self._cv:
+            return self._done
+
+    def _complete(self, value=None, exc=None):
+        with self._cv:
+            if self._done:
+                raise RuntimeError("Future can only be marked completed once.")
+            self._value, self._exc, self._done = value, exc, True
+            cbs, self._callbacks = self._callbacks, []
+            self._cv.notify_all()
+        for cb in cbs:
+            cb(self)
+
+    def set_result(self, result):
+        self._complete(value=result)
+
+    def set_exception(self, exc):
+        self._complete(exc=exc)
+
+    def _set_unwrap_func(self, fn):
+        self._unwrap = fn
+
+    def wait(self):
+        with self._cv:
+            while not self._done:
+                self._cv.wait()
+        return self.value()
+
+    def value(self):
+        if self._exc is not None:
+            raise self._exc
+        if self._unwrap is not None:
+            self._unwrap(self._value)
+        return self._value
+
+    def add_done_callback(self, callback):
+        with self._cv:
+            if not self._done:
+                self._callbacks.append(callback)
+                return
+        callback(self)
+
+    def then(self, callback):
+        child = type(self)() if type(self) is not Future else Future()
+
+        def run(fut):
+            try:
+                child.set_result(callback(fut))
+            except BaseException as e:
+                child.set_exception(e)
+        self.add_done_callback(run)
+        return child
+
+
+add(C, "Future", Future, "real", "CPU future: result/exception, wait, then, callbacks")
+
+
+# ---- the gloo backend (C: src/dist/pg.c, coll.c; binding src/python/dist.c) ------------
+def _redop(op):
+    """opts.reduceOp -> (RedOpType value, PREMUL_SUM factor or None)."""
+    if isinstance(op, ReduceOp):
+        return int(op.op), op.factor
+    return int(op), None
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _writable(t):
+    """A contiguous tensor the C collective may write (t itself when it is contiguous),
+    and the copy-back that makes a non-contiguous t see the result."""
+    if t.is_contiguous():
+        return t, None
+    tmp = t.contiguous()
+    return tmp, (lambda: t.copy_(tmp))
+
+
+def _dense_writable(t):
+    """As _writable, but a non-contiguous tensor that is still dense (a permutation of a
+    contiguous layout, e.g. a transpose) is used in place through a flat view of its
+    memory: upstream's gloo reduces such tensors in memory order, and so do we."""
+    if t.is_contiguous():
+        return t, None
+    expect = 1
+    for st, sz in sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz != 1):
+        if st != expect:
+            return _writable(t)
+        expect *= sz
+    return t.as_strided((t.numel(),), (1,)), None
+
+
+def _chain(*fns):
+    fns = [f for f in fns if f is not None]
+    if not fns:
+        return None
+
+    def run():
+        for f in fns:
+            f()
+    return run
+
+
+class _GlooWork(Work):
+    """Handle on one queued collective (or posted receive) of ProcessGroupGloo. `after`
+    runs once on the waiting thread after success (copy-back into non-contiguous
+    outputs, the AVG division)."""
+
+    def __init__(self, cap, pgcap, result=(), after=None):
+        super().__init__()
+        self._cap, self._pgcap = cap, pgcap
+        self._result, self._after = list(result), after
+        self._exc = None
+        self._finished = False
+
+    def _finish(self):
+        if not self._finished:
+            self._finished = True
+            if self._after is not None:
+                self._after()
+
+    def wait(self, timeout=None):
+        if self._exc is not None:
+            raise self._exc
+        try:
+            _native().work_wait(self._cap, _ms(timeout) if timeout else 0)
+        except BaseException as e:
+            self._exc = e
+            raise
+        self._finish()
+        return True
+
+    def is_completed(self):
+        if self._finished or self._exc is not None:
+            return True
+        done = _native().work_done(self._cap)
+        if done:
+            try:
+                self.wait()
+            except Exception:
+                pass
+        return done
+
+    def is_success(self):
+        return self.is_completed() and self._exc is None
+
+    def exception(self):
+        return self._exc
+
+    def source_rank(self):
+        return _native().work_source(self._cap)
+
+    def _source_rank(self):
+        return self.source_rank()
+
+    def result(self):
+        return self._result
+
+    def synchronize(self):
+        self.wait()
+
+    def get_future(self):
+        return _future_of(self)
+
+
+def _future_of(work):
+    """A torch.futures.Future completed with work.result() (or its error) once the work
+    finishes; a helper thread waits when it has not finished yet."""
+    import torch
+    fut = torch.futures.Future()
+
+    def finish():
+        try:
+            work.wait()
+        except Exception as e:
+            fut.set_exception(e)
+            return
+        fut.set_result(work.result())
+    if work.is_completed():
+        finish()
+    else:
+        threading.Thread(target=finish, daemon=True, name="tn-gloo-future").start()
+    return fut
+
+
+class _GlooMultiWork(Work):
+    """Several works completed together (the *_coalesced entry points)."""
+
+    def __init__(self, works, result=()):
+        super().__init__()
+        self._works, self._result = works, list(result)
+
+    def wait(self, timeout=None):
+        for w in self._works:
+            w.wait(timeout)
+        return True
+
+    def is_completed(self):
+        return all(w.is_completed() for w in self._works)
+
+    def is_success(self):
+        return all(w.is_success() for w in self._works)
+
+    def exception(self):
+        return next((w.exception() for w in self._works if w.exception() is not None), None)
+
+    def result(self):
+        return self._result
+
+    def get_future(self):
+        return _future_of(self)
+
+
+def _advertise_host(store):
+    """The address the other ranks use to reach this one: the local end of a route to the
+    TCPStore master when there is one, else this host's name (TN_GLOO_HOST overrides)."""
+    import os
+    import socket
+    h = os.environ.get("TN_GLOO_HOST")
+    if h:
+        return h
+    s = store
+    while isinstance(s, PrefixStore):
+        s = s.underlying_store
+    if isinstance(s, TCPStore):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+                u.connect((s.host, 9))
+                return u.getsockname()[0]
+        except OSError:
+            pass
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"
+
+
+class ProcessGroupGloo(Backend):
+    """The backend behind backend="gloo", implemented in C (not upstream's gloo library):
+    a full mesh of TCP connections set up through the store, collectives in
+    src/dist/coll.c. See docs/DISTRIBUTED.md for the algorithms and the differences."""
+
+    class Device:
+        def __init__(self, hostname="", interface=""):
+            self.hostname, self.interface = hostname, interface
+
+    class Options(Backend.Options):
+        def __init__(self, timeout=datetime.timedelta(seconds=1800)):
+            super().__init__("gloo", timeout)
+            self.devices = []
+            self.threads = 2
+            self.global_ranks_in_group = []
+            self.group_name = ""
+            self.use_pg_for_symm_mem_rendezvous = False
+
+    @staticmethod
+    def create_device(hostname="", interface="", lazy_init=None):
+        return ProcessGroupGloo.Device(hostname, interface)
+
+    @staticmethod
+    def create_default_device(lazy_init=None):
+        return ProcessGroupGloo.Device()
+
+    def __init__(self, store, rank, size, timeout=datetime.timedelta(seconds=1800)):
+        if isinstance(timeout, ProcessGroupGloo.Options):
+            opts = timeout
+        else:
+            opts = ProcessGroupGloo.Options(timeout)
+        super().__init__(rank, size)
+        self._options = opts
+        self._store = store
+        n = _native()
+        cap, port = n.pg_new(int(rank), int(size), _ms(opts._timeout))
+        hosts, ports, gen = [""] * size, [0] * size, 0
+        if size > 1:
+            # per-rank generation: every rank counts its own groups on this store, so a
+            # re-created group never reads a stale address of an earlier one
+            gen = store.add(f"tn_gloo/gen/{rank}", 1)
+            host = _advertise_host(store)
+            store.set(f"tn_gloo/{gen}/addr/{rank}", f"{host}|{port}")
+            for r in range(rank):   # only lower ranks are dialled; higher ranks dial us
+                h, _, p = store.get(f"tn_gloo/{gen}/addr/{r}").decode().rpartition("|")
+                hosts[r], ports[r] = h, int(p)
+        n.pg_connect(cap, hosts, ports, gen)
+        self._cap = cap
+
+    # -- bookkeeping --
+    @property
+    def options(self):
+        return self._options
+
+    def name(self):
+        return "gloo"
+
+    def _set_default_timeout(self, timeout):
+        self._options._timeout = timeout
+        if self._cap is not None:
+            _native().pg_set_timeout(self._cap, _ms(timeout))
+
+    def set_timeout(self, timeout):
+        self._set_default_timeout(timeout)
+
+    def _get_sequence_number_for_group(self):
+        return 0
+
+    def shutdown(self):
+        # pending works keep the C group alive through their own reference
+        self._cap = None
+
+    def abort(self):
+        self._cap = None
+
+    def _live(self):
+        if self._cap is None:
+            raise RuntimeError("ProcessGroupGloo was shut down")
+        return self._cap
+
+    def _root(self, root):
+        if not 0 <= root < self._size:
+            raise ValueError(f"Invalid root rank: {root}")
+        return root
+
+    def _coll(self, op, ins, outs, root=0, redop=0, timeout=0, wait_all=False, result=(), after=None, opts=None):
+        cap = self._live()
+        # upstream's options say whether the caller waits right away (async_op=False):
+        # such calls run on the calling thread instead of the worker
+        inline = opts is not None and getattr(opts, "asyncOp", True) is False
+        w = _native().pg_collective(cap, op, ins, outs, root, redop, timeout, wait_all, inline)
+        return _GlooWork(w, cap, result, after)
+
+    # -- collectives (ProcessGroup forwards its methods here) --
+    def broadcast(self, tensors, opts=None):
+        opts = opts if opts is not None else _opt("BroadcastOptions")
+        t = _as_list(tensors)[0]
+        buf, fix = _dense_writable(t)
+        return self._coll(_native().BROADCAST, buf, None, root=self._root(opts.rootRank), result=[t], after=fix,
+                          opts=opts)
+
+    def _reduce_like(self, op, tensors, opts, root=0):
+        t = _as_list(tensors)[0]
+        code, factor = _redop(opts if isinstance(opts, (ReduceOp, RedOpType)) else opts.reduceOp)
+        buf, fix = _dense_writable(t)
+        if code == RedOpType.PREMUL_SUM.value:
+            if factor is None:
+                raise RuntimeError("PREMUL_SUM needs a factor (use torch.distributed._make_nccl_premul_sum)")
+            if t.is_floating_point() is False:
+                raise RuntimeError("PREMUL_SUM is only supported for floating point tensors")
+            buf.mul_(factor)
+        avg = None
+        if code == RedOpType.AVG.value:
+            # as upstream: sum, then divide in place (an integer tensor keeps the sum and
+            # the division raises "result type Float can't be cast ...")
+            size = self._size
+
+            def avg():
+                buf.div_(size)
+        return self._coll(op, buf, None, root=root, redop=code, result=[t], after=_chain(avg, fix),
+                          opts=None if isinstance(opts, (ReduceOp, RedOpType)) else opts)
+
+    def allreduce(self, tensors, opts=None):
+        opts = opts if opts is not None else _opt("AllreduceOptions")
+        return self._reduce_like(_native().ALLREDUCE, tensors, opts)
+
+    def allreduce_coalesced(self, tensors, opts=None):
+        opts = opts if opts is not None else _opt("AllreduceCoalescedOptions")
+        return _GlooMultiWork([self._reduce_like(_native().ALLREDUCE, t, opts) for t in tensors], tensors)
+
+    def reduce(self, tensors, opts=None):
+        opts = opts if opts is not None else _opt("ReduceOptions")
+        return self._reduce_like(_native().REDUCE, tensors, opts, root=self._root(opts.rootRank))
+
+    def _gather_into(self, outs, inp, result):
+        bufs, fixes = [], []
+        for o in outs:
+            b, f = _writable(o)
+            bufs.append(b)
+            fixes.append(f)
+        for o in outs:
+            if o.dtype != inp.dtype:
+                raise RuntimeError("All tensors must have the same dtype (output vs input)")
+        return bufs, _chain(*fixes)
+
+    def allgather(self, output_tensors, input_tensors, opts=None):
+        outs, inp = output_tensors[0], input_tensors[0].contiguous()
+        if len(outs) != self._size:
+            raise RuntimeError(f"allgather: expected {self._size} output tensors, got {len(outs)}")
+        bufs, fix = self._gather_into(outs, inp, output_tensors)
+        return self._coll(_native().ALLGATHER, inp, bufs, result=output_tensors, after=fix, opts=opts)
+
+    def allgather_coalesced(self, output_lists, input_list, opts=None):
+        return _GlooMultiWork([self.allgather([o], [i], opts) for o, i in zip(output_lists, input_list)],
+                              output_lists)
+
+    def all_gather_single(self, output, input, opts=None):
+        inp = input.contiguous()
+        if output.numel() != inp.numel() * self._size:
+            raise ValueError("output tensor size must be equal to world_size times input tensor size")
+        if output.dtype != inp.dtype:
+            raise TypeError("output tensor must have the same type as input tensor")
+        buf, fix = _writable(output)
+        parts = list(buf.view(-1).split(inp.numel())) if inp.numel() else [buf.view(-1)[:0]] * self._size
+        return self._coll(_native().ALLGATHER, inp, parts, result=[output], after=fix, opts=opts)
+
+    _allgather_base = all_gather_single
+
+    def all_gather_single_coalesced(self, outputs, inputs, opts=None):
+        return _GlooMultiWork([self.all_gather_single(o, i, opts) for o, i in zip(outputs, inputs)], outputs)
+
+    allgather_into_tensor_coalesced = all_gather_single_coalesced
+
+    def gather(self, output_tensors, input_tensors, opts=None):
+        opts = opts if opts is not None else _opt("GatherOptions")
+        root = self._root(opts.rootRank)
+        inp = input_tensors[0].contiguous()
+        if self._rank == root:
+            outs = output_tensors[0]
+            if len(outs) != self._size:
+                raise RuntimeError(f"gather: expected {self._size} output tensors on the root, got {len(outs)}")
+            bufs, fix = self._gather_into(outs, inp, output_tensors)
+        else:
+            if output_tensors and any(len(o) for o in output_tensors):
+                raise RuntimeError("gather: only the root rank takes output tensors")
+            bufs, fix = None, None
+        return self._coll(_native().GATHER, inp, bufs, root=root, result=output_tensors, after=fix, opts=opts)
+
+    def scatter(self, output_tensors, input_tensors, opts=None):
+        opts = opts if opts is not None else _opt("ScatterOptions")
+        root = self._root(opts.rootRank)
+        out = output_tensors[0]
+        buf, fix = _writable(out)
+        if self._rank == root:
+            ins = [t.contiguous() for t in input_tensors[0]]
+            if len(ins) != self._size:
+                raise RuntimeError(f"scatter: expected {self._size} input tensors on the root, got {len(ins)}")
+        else:
+            if input_tensors and any(len(i) for i in input_tensors):
+                raise RuntimeError("scatter: only the root rank takes input tensors")
+            ins = None
+        return self._coll(_native().SCATTER, ins, buf, root=root, result=output_tensors, after=fix, opts=opts)
+
+    def reduce_scatter(self, output_tensors, input_tensors, opts=None):
+        opts = opts if opts is not None else _opt("ReduceScatterOptions")
+        out, ins = output_tensors[0], [t.contiguous() for t in input_tensors[0]]
+        if len(ins) != self._size:
+            raise RuntimeError(f"reduce_scatter: expected {self._size} input tensors, got {len(ins)}")
+        return self._reduce_scatter(out, ins, opts, output_tensors, flat=False)
+
+    def _reduce_scatter(self, out, ins, opts, result, flat):
+        code, factor = _redop(opts.reduceOp)
+        buf, fix = _writable(out)
+        if code == RedOpType.PREMUL_SUM.value:
+            ins = [t * factor for t in ins]
+        avg = None
+        if code == RedOpType.AVG.value:
+            size = self._size
+
+            def avg():
+                buf.div_(size)
+        return self._coll(_native().REDUCE_SCATTER, ins, buf, redop=code, wait_all=flat, result=result,
+                          after=_chain(avg, fix), opts=opts)
+
+    def reduce_scatter_single(self, output, input, opts=None):
+        opts = opts if opts is not None else _opt("ReduceScatterOptions")
+        inp = input.contiguous()
+        if inp.numel() != output.numel() * self._size:
+            raise ValueError("input tensor must be the same size as output size times world size")
+        if output.dtype != inp.dtype:
+            raise TypeError("input tensor must be the same type as the output tensor.")
+        ins = list(inp.view(-1).split(output.numel())) if output.numel() else [inp.view(-1)[:0]] * self._size
+        return self._reduce_scatter(output, ins, opts, [output], flat=True)
+
+    _reduce_scatter_base = reduce_scatter_single
+
+    def reduce_scatter_single_coalesced(self, outputs, inputs, opts=None):
+        return _GlooMultiWork([self.reduce_scatter_single(o, i, opts) for o, i in zip(outputs, inputs)], outputs)
+
+    reduce_scatter_tensor_coalesced = reduce_scatter_single_coalesced
+
+    def alltoall(self, output_tensors, input_tensors, opts=None):
+        if len(output_tensors) != self._size or len(input_tensors) != self._size:
+            raise RuntimeError(f"alltoall: expected {self._size} input and output tensors")
+        ins = [t.contiguous() for t in input_tensors]
+        bufs, fixes = zip(*[_writable(o) for o in output_tensors])
+        return self._coll(_native().ALLTOALL, ins, list(bufs), result=output_tensors, after=_chain(*fixes),
+                          opts=opts)
+
+    def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts=None):
+        inp = input.contiguous()
+        buf, fix = _writable(output)
+
+        def split(t, sizes, what):
+            n = self._size
+            if not sizes:
+                if t.dim() == 0 or t.size(0) % n:
+                    raise ValueError(f"Tensor's dim 0 does not divide equally across group size {n}")
+                sizes = [t.size(0) // n] * n
+            if len(sizes) != n or sum(sizes) != (t.size(0) if t.dim() else 1):
+                raise ValueError(f"Split sizes {list(sizes)} do not match {what} of size {tuple(t.shape)}")
+            return list(t.split(list(sizes), 0))
+        ins = split(inp, input_split_sizes, "input")
+        outs = split(buf, output_split_sizes, "output")
+        return self._coll(_native().ALLTOALL, ins, outs, result=[output], after=fix, opts=opts)
+
+    def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
+        return self.all_to_all_single(output, input, output_split_sizes, input_split_sizes, opts)
+
+    def barrier(self, opts=None):
+        return self._coll(_native().BARRIER, None, None, opts=opts)
+
+    def monitored_barrier(self, timeout=None, wait_all_ranks=False):
+        ms = _ms(timeout if timeout is not None else self._options._timeout)
+        self._coll(_native().MONITORED_BARRIER, None, None, timeout=ms, wait_all=bool(wait_all_ranks)).wait()
+
+    def send(self, tensors, dst, tag=0):
+        cap = self._live()
+        t = _as_list(tensors)[0].contiguous()
+        return _GlooWork(_native().pg_send(cap, t, int(dst), int(tag)), cap, [t])
+
+    def recv(self, tensors, src, tag=0):
+        cap = self._live()
+        t = _as_list(tensors)[0]
+        buf, fix = _writable(t)
+        return _GlooWork(_native().pg_recv(cap, buf, int(src), int(tag)), cap, [t], fix)
+
+    def recv_anysource(self, tensors, tag=0):
+        return self.recv(tensors, -1, tag)
+
+
+_OP_CODES = {n: i for i, n in enumerate(
+    "broadcast allreduce allreduce_coalesced reduce allgather _allgather_base allgather_coalesced gather "
+    "scatter reduce_scatter alltoall_base alltoall send recv recv_anysource barrier _reduce_scatter_base".split())}
+
+
+def _tensors_of(args):
+    import torch
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(_tensors_of(a))
+    return out
+
+
+class _ProcessGroupWrapper(Backend):
+    """What TORCH_DISTRIBUTED_DEBUG=DETAIL wraps around a backend: before each
+    collective the ranks exchange a fingerprint (operation, tensor shapes and dtypes)
+    through the helper gloo group and raise, naming the ranks and what each runs, when
+    they disagree; then the call goes to the wrapped backend."""
+
+    def __init__(self, pg, gloo_pg):
+        super().__init__(pg.rank(), pg.size())
+        self.wrapped_pg, self._helper = pg, gloo_pg
+        self._seq = 0
+
+    @property
+    def options(self):
+        return self.wrapped_pg.options
+
+    def name(self):
+        return self.wrapped_pg.name()
+
+    def get_error(self):
+        return ErrorType.SUCCESS
+
+    def shutdown(self):
+        self.wrapped_pg.shutdown()
+        self._helper.shutdown()
+
+    def abort(self):
+        self.shutdown()
+
+    def _check(self, op, args):
+        import zlib
+
+        import torch
+        self._seq += 1
+        ts = _tensors_of(args)
+        fp = [self._seq, _OP_CODES.get(op, 99), len(ts)]
+        for t in ts[:64]:
+            fp += [zlib.crc32(str(t.dtype).encode()), t.dim()] + list(t.shape)
+        mine = torch.tensor(fp, dtype=torch.int64)
+        n = self._size
+        lens = [torch.zeros(1, dtype=torch.int64) for _ in range(n)]
+        self._helper.allgather([lens], [torch.tensor([mine.numel()])]).wait()
+        width = max(int(x.item()) for x in lens)
+        padded = torch.full((width,), -1, dtype=torch.int64)
+        padded[:mine.numel()] = mine
+        allfp = [torch.zeros(width, dtype=torch.int64) for _ in range(n)]
+        self._helper.allgather([allfp], [padded]).wait()
+        if any(not torch.equal(f, allfp[0]) for f in allfp):
+            def desc(r):
+                return f"Rank {r} is running collective: {op if r == self._rank else '?'} " \
+                       f"(fingerprint {allfp[r].tolist()})"
+            others = [r for r in range(n) if not torch.equal(allfp[r], allfp[self._rank])]
+            raise RuntimeError(f"Detected mismatch between collectives on ranks. {desc(self._rank)}, "
+                               f"but {'; '.join(desc(r) for r in others)}")
+
+
+def _checked(name):
+    def method(self, *args, **kwargs):
+        self._check(name, args)
+        return getattr(self.wrapped_pg, name)(*args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _n in _COLLECTIVES:
+    setattr(_ProcessGroupWrapper, _n, _checked(_n))
+add(D, "_ProcessGroupWrapper", _ProcessGroupWrapper, "real",
+    "TORCH_DISTRIBUTED_DEBUG=DETAIL: fingerprints checked through the helper gloo group")
+
+
+def _opt(name):
+    import sys
+    return getattr(sys.modules["torch._C._distributed_c10d"], name)()
+
+
+add(D, "ProcessGroupGloo", ProcessGroupGloo, "real",
+    "gloo backend in C (src/dist): TCP mesh, collectives, p2p; presence = gloo available")
 
 # ---- process-group registry -------------------------------------------------------------
 _groups = {}
@@ -750,7 +1530,7 @@ refuse(D, """_broadcast_coalesced _compute_bucket_assignment_by_size _register_b
 _register_comm_hook _test_python_store _verify_params_across_processes _create_work_from_future
 _detect_dma_connectivity _dump_fr_trace _dump_fr_trace_json _get_handler _register_handler""")
 refuse(D, """GradBucket Logger Reducer DDPLoggingData _ControlCollectives _StoreCollectives
-_SymmetricMemory _WorkerServer _ProcessGroupWrapper PythonCallbackWork WorkInfo _DMAConnectivity
+_SymmetricMemory _WorkerServer PythonCallbackWork WorkInfo _DMAConnectivity
 _Request _Response""", kind="type")
 
 # torch._C._distributed: DTensor placements (C++ types upstream; Python dataclass-like here).

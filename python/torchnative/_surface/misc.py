@@ -311,8 +311,9 @@ class _WeakTensorRef:
 
 add(C, "_WeakTensorRef", _WeakTensorRef, "real", "weakref")
 
-# Device runtime types present in the CPU wheel; never constructed here.
-refuse(C, """Future _CUDAGraph _CudaEventBase _CudaStreamBase _MTIAGraph _MemPool _XPUGraph
+# Device runtime types present in the CPU wheel; never constructed here (torch._C.Future is
+# real: _surface/distributed.py, for Work.get_future).
+refuse(C, """_CUDAGraph _CudaEventBase _CudaStreamBase _MTIAGraph _MemPool _XPUGraph
 _XPUMemPool _XpuEventBase _XpuStreamBase _acceleratorGraph _graph_pool_handle _cuda_CUDAAllocator
 _cuda_beginAllocateCurrentThreadToPool _cuda_beginAllocateToPool _cuda_endAllocateToPool
 _cuda_isCurrentStreamCapturing _cuda_releasePool _xpu_XPUAllocator _xpu_beginAllocateCurrentThreadToPool

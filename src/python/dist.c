@@ -1,0 +1,1019 @@
+/* dist.c — the binding of src/dist (stores, process group, collectives) as the private
+ * module torch._C._tn_dist. torchnative/_surface/distributed.py builds upstream's
+ * classes (TCPStore, FileStore, ProcessGroupGloo, Work) on these handles. Every blocking
+ * call releases the GIL; failures raise upstream's torch.distributed exception classes. */
+#include "binding.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/net.h"
+#include "dist/pg.h"
+#include "dist/store.h"
+
+/* ---- errors ------------------------------------------------------------------------- */
+static PyObject *dist_raise(tn_status st) {
+    const char *cls_name = NULL;
+    switch (tn_dist_error_kind()) {
+    case TN_DIST_ERR_GENERIC: cls_name = "_DistError"; break;
+    case TN_DIST_ERR_STORE: cls_name = "_DistStoreError"; break;
+    case TN_DIST_ERR_NETWORK: cls_name = "_DistNetworkError"; break;
+    case TN_DIST_ERR_BACKEND: cls_name = "_DistBackendError"; break;
+    case TN_DIST_ERR_QUEUE_EMPTY: cls_name = "_DistQueueEmptyError"; break;
+    default: break;
+    }
+    tn_dist_clear();
+    if (!cls_name) return tn_py_raise(st);
+    PyObject *cls = PyObject_GetAttrString(tn_py_module(), cls_name);
+    if (!cls) return NULL;
+    PyErr_SetString(cls, tn_error_message());
+    Py_DECREF(cls);
+    return NULL;
+}
+
+/* ---- handles ------------------------------------------------------------------------ */
+#define CAP_SERVER "torchnative.dist.server"
+#define CAP_TCP "torchnative.dist.tcpstore"
+#define CAP_FILE "torchnative.dist.filestore"
+#define CAP_PG "torchnative.dist.pg"
+#define CAP_WORK "torchnative.dist.work"
+
+static void server_del(PyObject *c) { tn_store_server_release(PyCapsule_GetPointer(c, CAP_SERVER)); }
+static void tcp_del(PyObject *c) { tn_store_client_free(PyCapsule_GetPointer(c, CAP_TCP)); }
+static void file_del(PyObject *c) { tn_file_store_free(PyCapsule_GetPointer(c, CAP_FILE)); }
+static void pg_del(PyObject *c) {
+    tn_pg *pg = PyCapsule_GetPointer(c, CAP_PG);
+    Py_BEGIN_ALLOW_THREADS
+    tn_pg_free(pg);
+    Py_END_ALLOW_THREADS
+}
+
+/* A store handle is either a TCPStore client or a FileStore. */
+typedef struct {
+    tn_store_client *tcp;
+    tn_file_store *file;
+} store_ref;
+
+static int get_store(PyObject *o, store_ref *s) {
+    s->tcp = NULL;
+    s->file = NULL;
+    if (PyCapsule_IsValid(o, CAP_TCP)) s->tcp = PyCapsule_GetPointer(o, CAP_TCP);
+    else if (PyCapsule_IsValid(o, CAP_FILE)) s->file = PyCapsule_GetPointer(o, CAP_FILE);
+    else {
+        PyErr_SetString(PyExc_TypeError, "expected a torchnative store handle");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- store functions ---------------------------------------------------------------- */
+static PyObject *f_server_start(PyObject *m, PyObject *args) {
+    int port, multi;
+    if (!PyArg_ParseTuple(args, "ip", &port, &multi)) return NULL;
+    tn_store_server *s = NULL;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_store_server_acquire(port, multi, &s);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    PyObject *cap = PyCapsule_New(s, CAP_SERVER, server_del);
+    if (!cap) {
+        tn_store_server_release(s);
+        return NULL;
+    }
+    return Py_BuildValue("(Ni)", cap, tn_store_server_port(s));
+}
+
+static PyObject *f_client_connect(PyObject *m, PyObject *args) {
+    const char *host;
+    int port;
+    long long timeout;
+    if (!PyArg_ParseTuple(args, "siL", &host, &port, &timeout)) return NULL;
+    tn_store_client *c = NULL;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_store_client_connect(host, port, timeout, &c);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    PyObject *cap = PyCapsule_New(c, CAP_TCP, tcp_del);
+    if (!cap) tn_store_client_free(c);
+    return cap;
+}
+
+static PyObject *f_wait_workers(PyObject *m, PyObject *args) {
+    PyObject *h;
+    long long ws;
+    int is_server;
+    if (!PyArg_ParseTuple(args, "OLp", &h, &ws, &is_server)) return NULL;
+    store_ref s;
+    if (get_store(h, &s) < 0) return NULL;
+    if (!s.tcp) return PyErr_Format(PyExc_TypeError, "wait_workers needs a TCPStore handle");
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_store_client_wait_workers(s.tcp, ws, is_server);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_file_open(PyObject *m, PyObject *args) {
+    const char *path;
+    int nw;
+    long long timeout;
+    if (!PyArg_ParseTuple(args, "siL", &path, &nw, &timeout)) return NULL;
+    tn_file_store *f = NULL;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_file_store_open(path, nw, timeout, &f);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    PyObject *cap = PyCapsule_New(f, CAP_FILE, file_del);
+    if (!cap) tn_file_store_free(f);
+    return cap;
+}
+
+static PyObject *f_store_set_timeout(PyObject *m, PyObject *args) {
+    PyObject *h;
+    long long ms;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "OL", &h, &ms) || get_store(h, &s) < 0) return NULL;
+    if (s.tcp) tn_store_client_set_timeout(s.tcp, ms);
+    else tn_file_store_set_timeout(s.file, ms);
+    Py_RETURN_NONE;
+}
+
+/* set / append / queue_push: (handle, key: str, value: bytes) */
+static PyObject *store_write(PyObject *args, int which) {
+    PyObject *h;
+    const char *k, *v;
+    Py_ssize_t kl, vl;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "Os#y#", &h, &k, &kl, &v, &vl) || get_store(h, &s) < 0) return NULL;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    if (s.tcp)
+        st = which == 0   ? tn_store_client_set(s.tcp, k, (size_t)kl, (const uint8_t *)v, (size_t)vl)
+             : which == 1 ? tn_store_client_append(s.tcp, k, (size_t)kl, (const uint8_t *)v, (size_t)vl)
+                          : tn_store_client_queue_push(s.tcp, k, (size_t)kl, (const uint8_t *)v, (size_t)vl);
+    else if (which == 2)
+        st = tn_error(TN_ERR_NOT_IMPLEMENTED, "FileStore.queue_push is not implemented (upstream neither)");
+    else
+        st = which == 0 ? tn_file_store_set(s.file, k, (size_t)kl, (const uint8_t *)v, (size_t)vl)
+                        : tn_file_store_append(s.file, k, (size_t)kl, (const uint8_t *)v, (size_t)vl);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    Py_RETURN_NONE;
+}
+static PyObject *f_store_set(PyObject *m, PyObject *a) { return store_write(a, 0); }
+static PyObject *f_store_append(PyObject *m, PyObject *a) { return store_write(a, 1); }
+static PyObject *f_store_queue_push(PyObject *m, PyObject *a) { return store_write(a, 2); }
+
+static PyObject *bytes_take(tn_status st, uint8_t *v, size_t vl) {
+    if (st != TN_OK) return dist_raise(st);
+    PyObject *b = PyBytes_FromStringAndSize((const char *)v, (Py_ssize_t)vl);
+    free(v);
+    return b;
+}
+
+static PyObject *f_store_get(PyObject *m, PyObject *args) {
+    PyObject *h;
+    const char *k;
+    Py_ssize_t kl;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "Os#", &h, &k, &kl) || get_store(h, &s) < 0) return NULL;
+    uint8_t *v = NULL;
+    size_t vl = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = s.tcp ? tn_store_client_get(s.tcp, k, (size_t)kl, &v, &vl) : tn_file_store_get(s.file, k, (size_t)kl, &v, &vl);
+    Py_END_ALLOW_THREADS
+    return bytes_take(st, v, vl);
+}
+
+static PyObject *f_store_queue_pop(PyObject *m, PyObject *args) {
+    PyObject *h;
+    const char *k;
+    Py_ssize_t kl;
+    int block;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "Os#p", &h, &k, &kl, &block) || get_store(h, &s) < 0) return NULL;
+    if (!s.tcp) return PyErr_Format(PyExc_NotImplementedError, "FileStore.queue_pop is not implemented");
+    uint8_t *v = NULL;
+    size_t vl = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_store_client_queue_pop(s.tcp, k, (size_t)kl, block, &v, &vl);
+    Py_END_ALLOW_THREADS
+    return bytes_take(st, v, vl);
+}
+
+static PyObject *f_store_add(PyObject *m, PyObject *args) {
+    PyObject *h;
+    const char *k;
+    Py_ssize_t kl;
+    long long d;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "Os#L", &h, &k, &kl, &d) || get_store(h, &s) < 0) return NULL;
+    int64_t out = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = s.tcp ? tn_store_client_add(s.tcp, k, (size_t)kl, d, &out) : tn_file_store_add(s.file, k, (size_t)kl, d, &out);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    return PyLong_FromLongLong(out);
+}
+
+static PyObject *f_store_queue_len(PyObject *m, PyObject *args) {
+    PyObject *h;
+    const char *k;
+    Py_ssize_t kl;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "Os#", &h, &k, &kl) || get_store(h, &s) < 0) return NULL;
+    if (!s.tcp) return PyErr_Format(PyExc_NotImplementedError, "FileStore.queue_len is not implemented");
+    int64_t out = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_store_client_queue_len(s.tcp, k, (size_t)kl, &out);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    return PyLong_FromLongLong(out);
+}
+
+/* store_list_keys(handle) -> list of the raw keys (bytes) on the server */
+static PyObject *f_store_list_keys(PyObject *m, PyObject *args) {
+    PyObject *h;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "O", &h) || get_store(h, &s) < 0) return NULL;
+    if (!s.tcp) return PyErr_Format(PyExc_NotImplementedError, "FileStore.list_keys is not implemented");
+    char **keys = NULL;
+    size_t *lens = NULL, n = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_store_client_list_keys(s.tcp, &keys, &lens, &n);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; i < n; i++) {
+        if (l) {
+            PyObject *b = PyBytes_FromStringAndSize(keys[i], (Py_ssize_t)lens[i]);
+            if (!b) Py_CLEAR(l);
+            else PyList_SetItem(l, (Py_ssize_t)i, b);
+        }
+        free(keys[i]);
+    }
+    free(keys);
+    free(lens);
+    return l;
+}
+
+static PyObject *f_store_compare_set(PyObject *m, PyObject *args) {
+    PyObject *h;
+    const char *k, *e, *d;
+    Py_ssize_t kl, el, dl;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "Os#y#y#", &h, &k, &kl, &e, &el, &d, &dl) || get_store(h, &s) < 0) return NULL;
+    uint8_t *v = NULL;
+    size_t vl = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = s.tcp ? tn_store_client_compare_set(s.tcp, k, (size_t)kl, (const uint8_t *)e, (size_t)el, (const uint8_t *)d,
+                                             (size_t)dl, &v, &vl)
+               : tn_file_store_compare_set(s.file, k, (size_t)kl, (const uint8_t *)e, (size_t)el, (const uint8_t *)d,
+                                           (size_t)dl, &v, &vl);
+    Py_END_ALLOW_THREADS
+    return bytes_take(st, v, vl);
+}
+
+static PyObject *f_store_delete(PyObject *m, PyObject *args) {
+    PyObject *h;
+    const char *k;
+    Py_ssize_t kl;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "Os#", &h, &k, &kl) || get_store(h, &s) < 0) return NULL;
+    int deleted = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = s.tcp ? tn_store_client_delete(s.tcp, k, (size_t)kl, &deleted) : tn_file_store_delete(s.file, k, (size_t)kl, &deleted);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    return PyBool_FromLong(deleted);
+}
+
+static PyObject *f_store_num_keys(PyObject *m, PyObject *args) {
+    PyObject *h;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "O", &h) || get_store(h, &s) < 0) return NULL;
+    int64_t n = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = s.tcp ? tn_store_client_num_keys(s.tcp, &n) : tn_file_store_num_keys(s.file, &n);
+    Py_END_ALLOW_THREADS
+    if (st != TN_OK) return dist_raise(st);
+    return PyLong_FromLongLong(n);
+}
+
+/* Key lists: a Python list of str -> arrays (borrowed UTF-8 pointers valid while `list` lives). */
+static int key_arrays(PyObject *list, Py_ssize_t *n, const char ***keys, size_t **lens) {
+    PyObject *seq = PySequence_Fast(list, "keys must be a list of str");
+    if (!seq) return -1;
+    *n = PySequence_Size(seq);
+    *keys = calloc((size_t)(*n ? *n : 1), sizeof **keys);
+    *lens = calloc((size_t)(*n ? *n : 1), sizeof **lens);
+    for (Py_ssize_t i = 0; i < *n && *keys && *lens; i++) {
+        PyObject *o = PySequence_GetItem(seq, i);
+        Py_ssize_t l;
+        const char *u = o ? PyUnicode_AsUTF8AndSize(o, &l) : NULL;
+        Py_XDECREF(o); /* the str stays alive inside `list` */
+        if (!u) {
+            Py_DECREF(seq);
+            free(*keys);
+            free(*lens);
+            return -1;
+        }
+        (*keys)[i] = u;
+        (*lens)[i] = (size_t)l;
+    }
+    Py_DECREF(seq);
+    if (!*keys || !*lens) {
+        free(*keys);
+        free(*lens);
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *f_store_check_wait(PyObject *args, int is_wait) {
+    PyObject *h, *list;
+    long long timeout = -1;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "OO|L", &h, &list, &timeout) || get_store(h, &s) < 0) return NULL;
+    Py_ssize_t n;
+    const char **keys;
+    size_t *lens;
+    if (key_arrays(list, &n, &keys, &lens) < 0) return NULL;
+    int ready = 0;
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    if (is_wait)
+        st = s.tcp ? tn_store_client_wait(s.tcp, (size_t)n, keys, lens, timeout)
+                   : tn_file_store_wait(s.file, (size_t)n, keys, lens, timeout);
+    else
+        st = s.tcp ? tn_store_client_check(s.tcp, (size_t)n, keys, lens, &ready)
+                   : tn_file_store_check(s.file, (size_t)n, keys, lens, &ready);
+    Py_END_ALLOW_THREADS
+    free(keys);
+    free(lens);
+    if (st != TN_OK) return dist_raise(st);
+    if (is_wait) Py_RETURN_NONE;
+    return PyBool_FromLong(ready);
+}
+static PyObject *f_store_check(PyObject *m, PyObject *a) { return f_store_check_wait(a, 0); }
+static PyObject *f_store_wait(PyObject *m, PyObject *a) { return f_store_check_wait(a, 1); }
+
+static PyObject *f_store_multi_get(PyObject *m, PyObject *args) {
+    PyObject *h, *list;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "OO", &h, &list) || get_store(h, &s) < 0) return NULL;
+    if (!s.tcp) return PyErr_Format(PyExc_TypeError, "multi_get needs a TCPStore handle");
+    Py_ssize_t n;
+    const char **keys;
+    size_t *lens;
+    if (key_arrays(list, &n, &keys, &lens) < 0) return NULL;
+    uint8_t **vals = calloc((size_t)(n ? n : 1), sizeof *vals);
+    size_t *vl = calloc((size_t)(n ? n : 1), sizeof *vl);
+    tn_status st = TN_ERR_NO_MEMORY;
+    tn_dist_clear();
+    if (vals && vl) {
+        Py_BEGIN_ALLOW_THREADS
+        st = tn_store_client_multi_get(s.tcp, (size_t)n, keys, lens, vals, vl);
+        Py_END_ALLOW_THREADS
+    } else {
+        tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    }
+    free(keys);
+    free(lens);
+    PyObject *out = NULL;
+    if (st == TN_OK) {
+        out = PyList_New(n);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (out) {
+                PyObject *b = PyBytes_FromStringAndSize((const char *)vals[i], (Py_ssize_t)vl[i]);
+                if (!b) Py_CLEAR(out);
+                else PyList_SetItem(out, i, b);
+            }
+            free(vals[i]);
+        }
+    }
+    free(vals);
+    free(vl);
+    if (st != TN_OK) return dist_raise(st);
+    return out;
+}
+
+static PyObject *f_store_multi_set(PyObject *m, PyObject *args) {
+    PyObject *h, *list, *values;
+    store_ref s;
+    if (!PyArg_ParseTuple(args, "OOO", &h, &list, &values) || get_store(h, &s) < 0) return NULL;
+    if (!s.tcp) return PyErr_Format(PyExc_TypeError, "multi_set needs a TCPStore handle");
+    Py_ssize_t n;
+    const char **keys;
+    size_t *lens;
+    if (key_arrays(list, &n, &keys, &lens) < 0) return NULL;
+    PyObject *vseq = PySequence_Fast(values, "values must be a list of bytes");
+    if (!vseq || PySequence_Size(vseq) != n) {
+        if (vseq) PyErr_SetString(PyExc_ValueError, "multi_set: keys and values must have the same length");
+        Py_XDECREF(vseq);
+        free(keys);
+        free(lens);
+        return NULL;
+    }
+    const uint8_t **vals = calloc((size_t)(n ? n : 1), sizeof *vals);
+    size_t *vl = calloc((size_t)(n ? n : 1), sizeof *vl);
+    PyObject **held = calloc((size_t)(n ? n : 1), sizeof *held);
+    int ok = vals && vl && held;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        held[i] = PySequence_GetItem(vseq, i);
+        char *p;
+        Py_ssize_t l;
+        if (!held[i] || PyBytes_AsStringAndSize(held[i], &p, &l) < 0) ok = 0;
+        else {
+            vals[i] = (const uint8_t *)p;
+            vl[i] = (size_t)l;
+        }
+    }
+    tn_status st = TN_OK;
+    if (ok) {
+        tn_dist_clear();
+        Py_BEGIN_ALLOW_THREADS
+        st = tn_store_client_multi_set(s.tcp, (size_t)n, keys, lens, vals, vl);
+        Py_END_ALLOW_THREADS
+    }
+    for (Py_ssize_t i = 0; held && i < n; i++) Py_XDECREF(held[i]);
+    free(held);
+    free(vals);
+    free(vl);
+    free(keys);
+    free(lens);
+    Py_DECREF(vseq);
+    if (!ok) return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    if (st != TN_OK) return dist_raise(st);
+    Py_RETURN_NONE;
+}
+
+/* ---- process group ------------------------------------------------------------------ */
+static tn_pg *get_pg(PyObject *o) { return PyCapsule_GetPointer(o, CAP_PG); }
+
+static PyObject *f_pg_new(PyObject *m, PyObject *args) {
+    int rank, size;
+    long long timeout;
+    if (!PyArg_ParseTuple(args, "iiL", &rank, &size, &timeout)) return NULL;
+    tn_pg *pg;
+    tn_status st = tn_pg_new(rank, size, timeout, &pg);
+    if (st != TN_OK) return dist_raise(st);
+    int port = 0;
+    tn_dist_clear();
+    if (size > 1 && (st = tn_pg_tcp_listen(pg, &port)) != TN_OK) {
+        tn_pg_free(pg);
+        return dist_raise(st);
+    }
+    PyObject *cap = PyCapsule_New(pg, CAP_PG, pg_del);
+    if (!cap) {
+        tn_pg_free(pg);
+        return NULL;
+    }
+    return Py_BuildValue("(Ni)", cap, port);
+}
+
+static PyObject *f_pg_connect(PyObject *m, PyObject *args) {
+    PyObject *cap, *hosts, *ports;
+    unsigned long long nonce;
+    if (!PyArg_ParseTuple(args, "OOOK", &cap, &hosts, &ports, &nonce)) return NULL;
+    tn_pg *pg = get_pg(cap);
+    if (!pg) return NULL;
+    int n = tn_pg_size(pg);
+    if (n == 1) {
+        tn_status st = tn_pg_start(pg);
+        if (st != TN_OK) return dist_raise(st);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t hn;
+    const char **h;
+    size_t *hl;
+    if (key_arrays(hosts, &hn, &h, &hl) < 0) return NULL;
+    int *p = calloc((size_t)n, sizeof *p);
+    if (hn != n || !p || PySequence_Size(ports) != n) {
+        free(h);
+        free(hl);
+        free(p);
+        return PyErr_Format(PyExc_ValueError, "need %d hosts and ports", n);
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *o = PySequence_GetItem(ports, i);
+        p[i] = o ? (int)PyLong_AsLong(o) : -1;
+        Py_XDECREF(o);
+    }
+    if (PyErr_Occurred()) {
+        free(h);
+        free(hl);
+        free(p);
+        return NULL;
+    }
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_pg_tcp_connect(pg, h, p, nonce);
+    Py_END_ALLOW_THREADS
+    free(h);
+    free(hl);
+    free(p);
+    if (st != TN_OK) return dist_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_pg_set_timeout(PyObject *m, PyObject *args) {
+    PyObject *cap;
+    long long ms;
+    if (!PyArg_ParseTuple(args, "OL", &cap, &ms)) return NULL;
+    tn_pg *pg = get_pg(cap);
+    if (!pg) return NULL;
+    tn_pg_set_timeout(pg, ms);
+    Py_RETURN_NONE;
+}
+
+/* ---- collectives: contexts executed on the worker thread ---------------------------- */
+enum { OP_BROADCAST, OP_ALLREDUCE, OP_REDUCE, OP_ALLGATHER, OP_GATHER, OP_SCATTER, OP_ALLTOALL,
+       OP_REDUCE_SCATTER, OP_BARRIER, OP_MONITORED_BARRIER };
+
+typedef struct {
+    int op, root, redop, wait_all; /* wait_all doubles as reduce_scatter's `flat` */
+    uint64_t seq;
+    int64_t timeout;
+    int nin, nout;
+    tn_tensor **in, **out;
+} coll_ctx;
+
+static void ctx_free(void *p) {
+    coll_ctx *c = p;
+    if (!c) return;
+    for (int i = 0; i < c->nin; i++) tn_tensor_release(c->in[i]);
+    for (int i = 0; i < c->nout; i++) tn_tensor_release(c->out[i]);
+    free(c->in);
+    free(c->out);
+    free(c);
+}
+
+static size_t nbytes(const tn_tensor *t) { return (size_t)tn_tensor_numel(t) * (size_t)tn_dtype_itemsize(t->dtype); }
+
+static tn_status run_coll(tn_pg *pg, void *p) {
+    coll_ctx *c = p;
+    int n = tn_pg_size(pg);
+    void **ptrs = NULL;
+    size_t *sz = NULL;
+    const void **cptrs = NULL;
+    size_t *csz = NULL;
+    tn_status st = TN_OK;
+    switch (c->op) {
+    case OP_BROADCAST:
+        return tn_pg_broadcast(pg, c->seq, tn_tensor_data(c->in[0]), nbytes(c->in[0]), c->root);
+    case OP_ALLREDUCE:
+        return tn_pg_allreduce(pg, c->seq, tn_tensor_data(c->in[0]), (size_t)tn_tensor_numel(c->in[0]), c->in[0]->dtype,
+                               (tn_redop)c->redop);
+    case OP_REDUCE:
+        return tn_pg_reduce(pg, c->seq, tn_tensor_data(c->in[0]), (size_t)tn_tensor_numel(c->in[0]), c->in[0]->dtype,
+                            (tn_redop)c->redop, c->root);
+    case OP_BARRIER:
+        return tn_pg_barrier(pg, c->seq);
+    case OP_MONITORED_BARRIER:
+        return tn_pg_monitored_barrier(pg, c->seq, c->timeout, c->wait_all);
+    default:
+        break;
+    }
+    ptrs = calloc((size_t)n, sizeof *ptrs);
+    sz = calloc((size_t)n, sizeof *sz);
+    cptrs = calloc((size_t)n, sizeof *cptrs);
+    csz = calloc((size_t)n, sizeof *csz);
+    if (!ptrs || !sz || !cptrs || !csz) {
+        st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < c->nout && i < n; i++) {
+        ptrs[i] = tn_tensor_data(c->out[i]);
+        sz[i] = nbytes(c->out[i]);
+    }
+    for (int i = 0; i < c->nin && i < n; i++) {
+        cptrs[i] = tn_tensor_data(c->in[i]);
+        csz[i] = nbytes(c->in[i]);
+    }
+    switch (c->op) {
+    case OP_ALLGATHER:
+        st = tn_pg_allgather(pg, c->seq, tn_tensor_data(c->in[0]), nbytes(c->in[0]), ptrs, sz);
+        break;
+    case OP_GATHER:
+        st = tn_pg_gather(pg, c->seq, tn_tensor_data(c->in[0]), nbytes(c->in[0]), ptrs, sz, c->root);
+        break;
+    case OP_SCATTER:
+        st = tn_pg_scatter(pg, c->seq, cptrs, csz, tn_tensor_data(c->out[0]), nbytes(c->out[0]), c->root);
+        break;
+    case OP_ALLTOALL:
+        st = tn_pg_alltoall(pg, c->seq, cptrs, csz, ptrs, sz);
+        break;
+    case OP_REDUCE_SCATTER:
+        for (int i = 0; i < n; i++) csz[i] = (size_t)tn_tensor_numel(c->in[i]);
+        st = tn_pg_reduce_scatter(pg, c->seq, cptrs, csz, tn_tensor_data(c->out[0]), c->out[0]->dtype,
+                                  (tn_redop)c->redop, c->wait_all /* flat */);
+        break;
+    }
+done:
+    free(ptrs);
+    free(sz);
+    free(cptrs);
+    free(csz);
+    return st;
+}
+
+static int gloo_dtype_ok(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: case TN_DTYPE_FLOAT64: case TN_DTYPE_FLOAT16: case TN_DTYPE_BFLOAT16:
+    case TN_DTYPE_INT8: case TN_DTYPE_UINT8: case TN_DTYPE_BOOL: case TN_DTYPE_INT32: case TN_DTYPE_INT64:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Tensors of a list (or a single tensor) -> retained array. All must be contiguous CPU
+ * tensors of a dtype gloo handles (the Python side makes contiguous copies). */
+static int take_tensors(PyObject *o, tn_tensor ***out, int *n) {
+    *out = NULL;
+    *n = 0;
+    if (o == Py_None) return 0;
+    PyObject *seq;
+    if (tn_py_is_tensor(o)) seq = PyTuple_Pack(1, o);
+    else seq = PySequence_Fast(o, "expected a tensor or a list of tensors");
+    if (!seq) return -1;
+    Py_ssize_t k = PySequence_Size(seq);
+    *out = calloc((size_t)(k ? k : 1), sizeof **out);
+    if (!*out) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *t = PySequence_GetItem(seq, i);
+        if (!t || !tn_py_is_tensor(t)) {
+            Py_XDECREF(t);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "expected tensors");
+            goto error;
+        }
+        tn_tensor *tt = tn_py_tensor_get(t);
+        Py_DECREF(t);
+        if (tn_tensor_device(tt).type != TN_DEVICE_CPU) {
+            PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo: only CPU tensors are supported");
+            goto error;
+        }
+        if (!tn_tensor_is_contiguous(tt)) {
+            PyErr_SetString(PyExc_RuntimeError, "Tensors must be contiguous");
+            goto error;
+        }
+        if (!gloo_dtype_ok(tt->dtype)) {
+            PyErr_SetString(PyExc_RuntimeError, "Invalid scalar type");
+            goto error;
+        }
+        tn_tensor_retain(tt);
+        (*out)[(*n)++] = tt;
+    }
+    Py_DECREF(seq);
+    return 0;
+error:
+    Py_DECREF(seq);
+    for (int i = 0; i < *n; i++) tn_tensor_release((*out)[i]);
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return -1;
+}
+
+static void work_capsule_del(PyObject *c);
+
+/* Binding-side work: a queued collective, or a posted receive, or a finished send. */
+typedef struct {
+    tn_pg_work *w;     /* queued or completed work */
+    tn_pg_req *req;    /* posted receive (waited by the caller, not the worker) */
+    tn_pg *pg;
+    tn_tensor *recv_tensor;
+    int src;           /* source rank of a finished receive */
+    int finished;      /* req already waited */
+    tn_status st;
+    tn_dist_err kind;
+    char msg[1024];
+} dwork;
+
+static PyObject *wrap_work(dwork *d) {
+    PyObject *cap = PyCapsule_New(d, CAP_WORK, work_capsule_del);
+    if (!cap) {
+        tn_pg_work_release(d->w);
+        free(d);
+    }
+    return cap;
+}
+
+static PyObject *f_pg_collective(PyObject *m, PyObject *args) {
+    PyObject *cap, *ins, *outs;
+    int op, root, redop, wait_all = 0, inline_ = 0;
+    long long timeout = 0;
+    if (!PyArg_ParseTuple(args, "OiOOii|Lpp", &cap, &op, &ins, &outs, &root, &redop, &timeout, &wait_all, &inline_))
+        return NULL;
+    tn_pg *pg = get_pg(cap);
+    if (!pg) return NULL;
+    coll_ctx *c = calloc(1, sizeof *c);
+    if (!c) return PyErr_NoMemory();
+    c->op = op;
+    c->root = root;
+    c->redop = redop;
+    c->timeout = timeout;
+    c->wait_all = wait_all;
+    if (take_tensors(ins, &c->in, &c->nin) < 0 || take_tensors(outs, &c->out, &c->nout) < 0) {
+        ctx_free(c);
+        return NULL;
+    }
+    int n = tn_pg_size(pg);
+    const char *bad = NULL;
+    switch (op) {
+    case OP_BROADCAST: case OP_ALLREDUCE: case OP_REDUCE:
+        if (c->nin != 1) bad = "expected exactly one tensor";
+        break;
+    case OP_ALLGATHER:
+        if (c->nin != 1 || c->nout != n) bad = "allgather: expected one input and world_size outputs";
+        break;
+    case OP_GATHER:
+        if (c->nin != 1 || (tn_pg_rank(pg) == root && c->nout != n)) bad = "gather: wrong number of tensors";
+        break;
+    case OP_SCATTER:
+        if (c->nout != 1 || (tn_pg_rank(pg) == root && c->nin != n)) bad = "scatter: wrong number of tensors";
+        break;
+    case OP_ALLTOALL:
+        if (c->nin != n || c->nout != n) bad = "alltoall: expected world_size inputs and outputs";
+        break;
+    case OP_REDUCE_SCATTER:
+        if (c->nin != n || c->nout != 1) bad = "reduce_scatter: expected world_size inputs and one output";
+        for (int i = 0; !bad && i < n; i++)
+            if (c->in[i]->dtype != c->out[0]->dtype) bad = "reduce_scatter: dtypes differ";
+        break;
+    case OP_BARRIER: case OP_MONITORED_BARRIER:
+        break;
+    default:
+        bad = "unknown collective";
+    }
+    if (bad) {
+        ctx_free(c);
+        PyErr_SetString(PyExc_RuntimeError, bad);
+        return NULL;
+    }
+    if ((op == OP_ALLREDUCE || op == OP_REDUCE || op == OP_REDUCE_SCATTER)) {
+        tn_status st = tn_dist_check_reduce(op == OP_REDUCE_SCATTER ? c->out[0]->dtype : c->in[0]->dtype,
+                                            redop == TN_REDOP_AVG || redop == TN_REDOP_PREMUL_SUM ? TN_REDOP_SUM
+                                                                                                 : (tn_redop)redop);
+        if (st != TN_OK) {
+            ctx_free(c);
+            tn_dist_clear();
+            return tn_py_raise(st);
+        }
+    }
+    c->seq = tn_pg_next_seq(pg);
+    dwork *d = calloc(1, sizeof *d);
+    if (!d) {
+        ctx_free(c);
+        return PyErr_NoMemory();
+    }
+    d->pg = pg;
+    if (inline_) {
+        /* a blocking call (async_op=False): run it on this thread, without the GIL, and
+         * skip two thread hand-offs; sequence numbers keep it apart from queued work */
+        tn_status st;
+        tn_dist_clear();
+        Py_BEGIN_ALLOW_THREADS
+        st = run_coll(pg, c);
+        Py_END_ALLOW_THREADS
+        d->w = tn_pg_work_completed(st, c, ctx_free);
+        tn_dist_clear();
+        if (!d->w) {
+            free(d);
+            return PyErr_NoMemory();
+        }
+        return wrap_work(d);
+    }
+    tn_status st = tn_pg_enqueue(pg, run_coll, c, ctx_free, &d->w);
+    if (st != TN_OK) {
+        free(d);
+        return dist_raise(st);
+    }
+    return wrap_work(d);
+}
+
+static PyObject *f_pg_send(PyObject *m, PyObject *args) {
+    PyObject *cap, *t;
+    int dst;
+    long long tag;
+    if (!PyArg_ParseTuple(args, "OOiL", &cap, &t, &dst, &tag)) return NULL;
+    tn_pg *pg = get_pg(cap);
+    tn_tensor **ts;
+    int nt;
+    if (!pg || take_tensors(t, &ts, &nt) < 0) return NULL;
+    if (nt != 1) {
+        for (int i = 0; i < nt; i++) tn_tensor_release(ts[i]);
+        free(ts);
+        return PyErr_Format(PyExc_RuntimeError, "send: expected a single tensor");
+    }
+    tn_status st;
+    tn_dist_clear();
+    Py_BEGIN_ALLOW_THREADS
+    st = tn_pg_send(pg, dst, TN_PG_KIND_P2P, (uint64_t)tag, 0, (uint16_t)ts[0]->dtype, tn_tensor_data(ts[0]),
+                    nbytes(ts[0]));
+    Py_END_ALLOW_THREADS
+    tn_tensor_release(ts[0]);
+    free(ts);
+    dwork *d = calloc(1, sizeof *d);
+    if (!d) return PyErr_NoMemory();
+    d->pg = pg;
+    d->w = tn_pg_work_completed(st, NULL, NULL);
+    if (!d->w) {
+        free(d);
+        return PyErr_NoMemory();
+    }
+    tn_dist_clear();
+    return wrap_work(d);
+}
+
+static PyObject *f_pg_recv(PyObject *m, PyObject *args) {
+    PyObject *cap, *t;
+    int src;
+    long long tag;
+    if (!PyArg_ParseTuple(args, "OOiL", &cap, &t, &src, &tag)) return NULL;
+    tn_pg *pg = get_pg(cap);
+    tn_tensor **ts;
+    int nt;
+    if (!pg || take_tensors(t, &ts, &nt) < 0) return NULL;
+    if (nt != 1) {
+        for (int i = 0; i < nt; i++) tn_tensor_release(ts[i]);
+        free(ts);
+        return PyErr_Format(PyExc_RuntimeError, "recv: expected a single tensor");
+    }
+    dwork *d = calloc(1, sizeof *d);
+    if (!d) {
+        tn_tensor_release(ts[0]);
+        free(ts);
+        return PyErr_NoMemory();
+    }
+    d->pg = pg;
+    d->recv_tensor = ts[0];
+    free(ts);
+    tn_dist_clear();
+    tn_status st = tn_pg_post_recv(pg, src, TN_PG_KIND_P2P, (uint64_t)tag, 0, (uint16_t)d->recv_tensor->dtype,
+                                   tn_tensor_data(d->recv_tensor), nbytes(d->recv_tensor), &d->req);
+    if (st != TN_OK) {
+        tn_tensor_release(d->recv_tensor);
+        free(d);
+        return dist_raise(st);
+    }
+    return wrap_work(d);
+}
+
+static void work_capsule_del(PyObject *cap) {
+    dwork *d = PyCapsule_GetPointer(cap, CAP_WORK);
+    if (!d) return;
+    if (d->req && !d->finished) {
+        /* an unwaited receive still owns its buffer: withdraw it so the receiver thread
+         * never writes into freed memory (a message arriving later is parked) */
+        Py_BEGIN_ALLOW_THREADS
+        tn_pg_req_cancel(d->pg, d->req);
+        Py_END_ALLOW_THREADS
+    }
+    if (d->recv_tensor) tn_tensor_release(d->recv_tensor);
+    tn_pg_work_release(d->w);
+    free(d);
+}
+
+static dwork *get_work(PyObject *o) { return PyCapsule_GetPointer(o, CAP_WORK); }
+
+/* work_wait(work, timeout_ms): True, or raises the work's error. */
+static PyObject *f_work_wait(PyObject *m, PyObject *args) {
+    PyObject *cap;
+    long long timeout = 0;
+    if (!PyArg_ParseTuple(args, "O|L", &cap, &timeout)) return NULL;
+    dwork *d = get_work(cap);
+    if (!d) return NULL;
+    tn_status st;
+    tn_dist_clear();
+    if (d->req) {
+        if (!d->finished) {
+            int src = -1;
+            Py_BEGIN_ALLOW_THREADS
+            st = tn_pg_req_wait(d->pg, d->req, timeout > 0 ? tn_net_deadline(timeout) : -1, &src);
+            Py_END_ALLOW_THREADS
+            d->finished = 1;
+            d->src = src;
+            d->st = st;
+            d->kind = tn_dist_error_kind();
+            snprintf(d->msg, sizeof d->msg, "%s", st == TN_OK ? "" : tn_error_message());
+        }
+        st = d->st;
+        if (st != TN_OK) {
+            tn_error(st, "%s", d->msg);
+            tn_dist_set_kind(d->kind);
+        }
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        st = tn_pg_work_wait(d->w, timeout);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != TN_OK) return dist_raise(st);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *f_work_done(PyObject *m, PyObject *args) {
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    dwork *d = get_work(cap);
+    if (!d) return NULL;
+    if (d->req) return PyBool_FromLong(d->finished || tn_pg_req_test(d->pg, d->req));
+    return PyBool_FromLong(tn_pg_work_done(d->w));
+}
+
+static PyObject *f_work_source(PyObject *m, PyObject *args) {
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    dwork *d = get_work(cap);
+    if (!d) return NULL;
+    return PyLong_FromLong(d->req ? d->src : -1);
+}
+
+static PyMethodDef dist_methods[] = {
+    {"server_start", f_server_start, METH_VARARGS, NULL},
+    {"client_connect", f_client_connect, METH_VARARGS, NULL},
+    {"wait_workers", f_wait_workers, METH_VARARGS, NULL},
+    {"file_open", f_file_open, METH_VARARGS, NULL},
+    {"store_set_timeout", f_store_set_timeout, METH_VARARGS, NULL},
+    {"store_set", f_store_set, METH_VARARGS, NULL},
+    {"store_append", f_store_append, METH_VARARGS, NULL},
+    {"store_get", f_store_get, METH_VARARGS, NULL},
+    {"store_add", f_store_add, METH_VARARGS, NULL},
+    {"store_compare_set", f_store_compare_set, METH_VARARGS, NULL},
+    {"store_delete", f_store_delete, METH_VARARGS, NULL},
+    {"store_num_keys", f_store_num_keys, METH_VARARGS, NULL},
+    {"store_check", f_store_check, METH_VARARGS, NULL},
+    {"store_wait", f_store_wait, METH_VARARGS, NULL},
+    {"store_multi_get", f_store_multi_get, METH_VARARGS, NULL},
+    {"store_multi_set", f_store_multi_set, METH_VARARGS, NULL},
+    {"store_queue_push", f_store_queue_push, METH_VARARGS, NULL},
+    {"store_queue_pop", f_store_queue_pop, METH_VARARGS, NULL},
+    {"store_queue_len", f_store_queue_len, METH_VARARGS, NULL},
+    {"store_list_keys", f_store_list_keys, METH_VARARGS, NULL},
+    {"pg_new", f_pg_new, METH_VARARGS, NULL},
+    {"pg_connect", f_pg_connect, METH_VARARGS, NULL},
+    {"pg_set_timeout", f_pg_set_timeout, METH_VARARGS, NULL},
+    {"pg_collective", f_pg_collective, METH_VARARGS, NULL},
+    {"pg_send", f_pg_send, METH_VARARGS, NULL},
+    {"pg_recv", f_pg_recv, METH_VARARGS, NULL},
+    {"work_wait", f_work_wait, METH_VARARGS, NULL},
+    {"work_done", f_work_done, METH_VARARGS, NULL},
+    {"work_source", f_work_source, METH_VARARGS, NULL},
+    {NULL},
+};
+
+static struct PyModuleDef dist_module_def = {
+    PyModuleDef_HEAD_INIT, "torch._C._tn_dist", "torchnative's distributed core (stores, gloo process group).", -1,
+    dist_methods,
+};
+
+int tn_py_init_dist(PyObject *m) {
+    PyObject *d = PyModule_Create(&dist_module_def);
+    if (!d) return -1;
+    static const char *ops[] = {"BROADCAST", "ALLREDUCE", "REDUCE", "ALLGATHER", "GATHER", "SCATTER",
+                                "ALLTOALL", "REDUCE_SCATTER", "BARRIER", "MONITORED_BARRIER"};
+    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
+        if (PyModule_AddIntConstant(d, ops[i], i) < 0) {
+            Py_DECREF(d);
+            return -1;
+        }
+    if (PyModule_AddObject(m, "_tn_dist", d) < 0) {
+        Py_DECREF(d);
+        return -1;
+    }
+    return 0;
+}
