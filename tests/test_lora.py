@@ -50,7 +50,9 @@ def test_lora_training_matches_upstream(trained):
         assert _close(a, b), f"step {i}: {a} vs upstream {b}"
     assert got["lora"].keys() == ref["lora"].keys() and len(ref["lora"]) == 4 * 30  # q, v: A and B in 30 layers
     for k, (s, a) in ref["lora"].items():
-        assert _close(got["lora"][k][0], s, 1e-3) and _close(got["lora"][k][1], a, 1e-3), k
+        # the signed sum cancels, so its error is measured against the absolute sum
+        gs, ga = got["lora"][k]
+        assert abs(gs - s) <= 1e-3 * a and _close(ga, a, 1e-3), (k, got["lora"][k], ref["lora"][k])
     assert ref["losses"][-1] != ref["losses"][0]
 
 
