@@ -1,0 +1,85 @@
+"""Regression tests for defects found by the reliability work (issue 21, docs/RELIABILITY.md):
+bad input raises upstream's exception class instead of corrupting state, each compared
+with upstream torch (.venv-ref). Operator results (torch.take) are compared in
+tests/optest/cases.py; this file holds what the operator harness cannot express."""
+import json
+
+import pytest
+import torch
+
+# Each probe prints one JSON document: the outcome of each step, as the exception class
+# name or a value, so both sides are compared step by step.
+STORAGE_PROBE = r"""
+import json, torch
+out = []
+def step(f):
+    try:
+        out.append(["ok", f()])
+    except Exception as e:
+        out.append(["err", type(e).__name__])
+s = torch.ones(2).untyped_storage()
+step(lambda: (s.resize_(-5), None)[1])
+step(lambda: len(s))           # must stay the old length, never SystemError
+step(lambda: s.nbytes())
+step(lambda: (s.resize_(12), len(s))[1])
+step(lambda: (s.resize_(3), len(s))[1])
+step(lambda: (s.resize_(0), len(s))[1])
+step(lambda: (s.resize_(2**70), None)[1])  # not an int64
+step(lambda: (s.resize_(1.5), None)[1])
+step(lambda: (s.resize_(True), None)[1])
+step(lambda: (s.resize_(torch.tensor(3)), None)[1])
+import numpy as np
+step(lambda: (s.resize_(np.int64(5)), len(s))[1])
+print(json.dumps(out))
+"""
+
+
+def _ours(code):
+    ns = {}
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(code, ns)
+    return json.loads(buf.getvalue().strip().splitlines()[-1])
+
+
+def test_storage_resize_negative_matches_upstream(reference):
+    """untyped_storage().resize_(-5) raised nothing and left a negative length behind, so
+    len() raised SystemError; upstream raises RuntimeError at the resize."""
+    assert _ours(STORAGE_PROBE) == reference(STORAGE_PROBE)
+
+
+def test_storage_len_never_systemerror():
+    s = torch.ones(2).untyped_storage()
+    with pytest.raises(RuntimeError, match="negative"):
+        s.resize_(-5)
+    assert len(s) == 8 and s.nbytes() == 8
+
+
+def test_meta_storage_resize_negative_raises():
+    """Upstream accepts a negative resize of a meta storage and its len() then raises
+    SystemError (docs/RELIABILITY.md); we refuse at the resize with RuntimeError."""
+    m = torch.ones(2, device="meta").untyped_storage()
+    with pytest.raises(RuntimeError, match="negative"):
+        m.resize_(-1)
+    assert len(m) == 8
+
+
+TAKE_PROBE = r"""
+import json, torch
+out = []
+a = torch.arange(4)
+for idx in ([0, 3, -1, -4], [[1, 2], [3, 0]], [4], [-5], [2**40]):
+    try:
+        out.append(["ok", a.take(torch.tensor(idx)).tolist()])
+    except Exception as e:
+        out.append(["err", type(e).__name__, str(e)])
+print(json.dumps(out))
+"""
+
+
+def test_take_index_error_matches_upstream(reference):
+    """torch.arange(4).take(index) was refused by name (NotImplementedError); an out-of-range
+    index must raise IndexError with upstream's message."""
+    assert _ours(TAKE_PROBE) == reference(TAKE_PROBE)
