@@ -56,6 +56,26 @@ TIER_INDEPENDENT_FILES = {
 }
 
 
+# Single tests that are tier-independent in a file that is not: these C unit tests loop
+# over every tier at or below the current one themselves (tn_cpu_isa_set), so the host
+# run already covers each lower tier; test_gemm alone was 16 % of a host-tier run.
+TIER_INDEPENDENT_TESTS = {
+    "test_c_units.py::test_c_unit[test_gemm]": "sweeps every tier itself",
+    "test_c_units.py::test_c_unit[test_gemv]": "sweeps every tier itself",
+}
+
+# Left out of the ASan+UBSan tier (scripts/test.sh), for time only; docs/RELIABILITY.md
+# has the measurements. The model files start processes that load a 135M-parameter model
+# (or 30 tiny ones) and decode; every operator they call is compared by test_ops.py,
+# which the tier runs. They run under ASan on demand: scripts/asan.sh -m pytest tests/<file>.
+ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "test_architectures.py"}
+ASAN_SKIP_TESTS = {
+    # the full GEMM sweep (5 shapes classes x 4 dtypes x every tier) under ASan takes longer
+    # than the rest of the tier; scripts/asan.sh --ctests runs it
+    "test_c_units.py::test_c_unit[test_gemm]",
+}
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "tier_independent: runs at the host kernel tier only (scripts/test.sh)")
     config.addinivalue_line("markers", "asan_skip: not run by the ASan+UBSan tier (the reason is in the test)")
@@ -63,8 +83,12 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if os.path.basename(str(item.fspath)) in TIER_INDEPENDENT_FILES:
+        base = os.path.basename(str(item.fspath))
+        key = base + "::" + item.name
+        if base in TIER_INDEPENDENT_FILES or key in TIER_INDEPENDENT_TESTS:
             item.add_marker(pytest.mark.tier_independent)
+        if base in ASAN_SKIP_FILES or key in ASAN_SKIP_TESTS:
+            item.add_marker(pytest.mark.asan_skip)
 
 
 # ---- the ASan+UBSan tier ------------------------------------------------------------------
