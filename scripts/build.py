@@ -16,7 +16,9 @@ import sys
 import sysconfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Build directory and install target per sanitizer set; TN_BUILD_DIR still wins.
+# Build directory and install target per sanitizer set. These are fixed (an inherited
+# TN_BUILD_DIR is ignored): scripts/asan.sh and scripts/tsan.sh look for them there, and a
+# sanitized build must never land in the normal build's directory.
 SANITIZED = {
     "address,undefined": ("asan", ".venv-asan"),
     "address": ("asan", ".venv-asan"),
@@ -35,7 +37,7 @@ def main():
         if spec not in SANITIZED:
             ap.error(f"--sanitize {args.sanitize!r}: supported sets are {', '.join(SANITIZED)}")
         sub, venv = SANITIZED[spec]
-        os.environ.setdefault("TN_BUILD_DIR", os.path.join(ROOT, "build", sub))
+        os.environ["TN_BUILD_DIR"] = os.path.join(ROOT, "build", sub)
         os.environ["TN_SANITIZE"] = spec
     else:
         os.environ.pop("TN_SANITIZE", None)
