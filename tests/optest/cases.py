@@ -629,6 +629,9 @@ view_case("chunk_zero_err", "xs[0].chunk(0)", [In((7, 8))], ["chunk.default"])
 view_case("tensor_split_more", "xs[0].tensor_split(10)", [In((7, 8))], ["tensor_split.sections"])
 view_case("unbind_neg", "xs[0].unbind(-1)", [In((2, 3, 4))], ["unbind.int"])
 add("roll_empty", "lambda a: a.roll(2, 0)", [In((0, 3))], ["roll.default"])
+# dims=None (the Python default) is the schema's empty list: roll the flattened tensor.
+# The binding once passed None through and roll read an uninitialised list (ASan tier).
+add("roll_dims_none", "lambda a: (a.roll(3, None), torch.roll(a, -2, None), torch.roll(a, (1,)), a.roll(1, dims=None))", [In((6, 35))], ["roll.default"])
 view_case("roll_3d_multi", "xs[0].roll((1, -1, 2), (0, 1, 2))", [In((3, 4, 5), "int32", "int")], ["roll.default"])
 view_case("roll_len_err", "xs[0].roll((1, 2), (0,))", [In((3, 4))], ["roll.default"])
 view_case("flip_3d", "xs[0].flip((0, 2))", [In((3, 4, 5), "bfloat16", layout="transposed")], ["flip.default"])
