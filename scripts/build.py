@@ -27,6 +27,7 @@ SANITIZED = {
 
 
 def main():
+    """Parses the flags, builds with ninja (tools/build_ninja.py), installs the extension."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sanitize", default="", help="address,undefined | thread (default: none)")
     ap.add_argument("--no-install", action="store_true", help="build only")
