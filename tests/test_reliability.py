@@ -85,6 +85,10 @@ def test_take_index_error_matches_upstream(reference):
     assert _ours(TAKE_PROBE) == reference(TAKE_PROBE)
 
 
+# Not in the ASan tier: with the ASan runtime preloaded, Python's traced memory grows on
+# some error paths even with the normal, uninstrumented _C (storage.resize_(1.5): 40 KB over
+# 1,500 calls, against 1.4 KB without the preload), so there it would measure the runtime.
+@pytest.mark.asan_skip
 def test_binding_leaks_no_python_objects():
     """The ASan tier's leak check cannot attribute a leaked Python object (CPython has no
     frame pointers, so the stack stops in its allocator; tools/sanitizers/lsan.supp), so
