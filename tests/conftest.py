@@ -69,11 +69,7 @@ TIER_INDEPENDENT_TESTS = {
 # (or 30 tiny ones) and decode; every operator they call is compared by test_ops.py,
 # which the tier runs. They run under ASan on demand: scripts/asan.sh -m pytest tests/<file>.
 ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "test_architectures.py"}
-ASAN_SKIP_TESTS = {
-    # the full GEMM sweep (5 shapes classes x 4 dtypes x every tier) under ASan takes longer
-    # than the rest of the tier; scripts/asan.sh --ctests runs it
-    "test_c_units.py::test_c_unit[test_gemm]",
-}
+ASAN_SKIP_TESTS: set = set()  # single tests, as "file::name"
 
 
 def pytest_configure(config):
