@@ -3,8 +3,18 @@
 #   .venv      vendored torch 2.13.0 Python tree + our C torch._C + the pinned packages
 #   .venv-ref  upstream torch==2.13.0 + the same pinned packages (comparison only)
 # and (re)builds torch._C when a source changed. Safe to run any number of times.
+#   scripts/setup.sh           the two environments and the build
+#   scripts/setup.sh --asan    also .venv-asan: .venv with an ASan+UBSan torch._C
+#                              (build/asan; run Python in it with scripts/asan.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ASAN=0
+for a in "$@"; do
+  case "$a" in
+    --asan) ASAN=1 ;;
+    *) echo "setup.sh: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
 PY=${PYTHON:-python3}
 PIP_Q=(-q --disable-pip-version-check)
 REQ=requirements/project.txt
@@ -40,3 +50,27 @@ if [ "$(cat .venv/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
 fi
 
 .venv/bin/python scripts/build.py
+
+if [ "$ASAN" = 1 ]; then
+  # The sanitizer runtimes ship with gcc (libgcc-N-dev depends on libasan8 and libubsan1);
+  # install them only when the compiler cannot find them.
+  CCBIN=${CC:-cc}
+  if [ "$("$CCBIN" -print-file-name=libasan.so)" = libasan.so ] ||
+     [ "$("$CCBIN" -print-file-name=libubsan.so)" = libubsan.so ]; then
+    echo "[setup] $CCBIN lacks the sanitizer runtimes: installing them"
+    apt-get update -q >/dev/null
+    apt-get install -y -q libasan8 libubsan1 "libgcc-$("$CCBIN" -dumpversion | cut -d. -f1)-dev" >/dev/null
+  fi
+  # .venv-asan: a hard-linked copy of .venv (seconds, no extra disk) whose torch/_C is the
+  # sanitized build. Installing writes a new file (os.replace), so the two never share the
+  # extension; re-copied whenever .venv is re-created (same stamp).
+  if [ "$(cat .venv-asan/.tn-stamp 2>/dev/null)" != "$(cat .venv/.tn-stamp)" ]; then
+    echo "[setup] sanitizer environment .venv-asan (hard-linked copy of .venv)"
+    rm -rf .venv-asan
+    cp -al .venv .venv-asan
+    rm -f .venv-asan/.tn-stamp
+    touch .venv-asan/.tn-sanitized
+    cp .venv/.tn-stamp .venv-asan/.tn-stamp
+  fi
+  .venv/bin/python scripts/build.py --sanitize address,undefined
+fi

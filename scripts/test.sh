@@ -1,21 +1,65 @@
 #!/usr/bin/env bash
-# The test command: sets up (idempotently) and builds everything, then runs the suite at
-# the host's kernel tier and again under every lower tier this machine can run
-# (TN_FORCE_ISA=avx512bf16 / avx512 / avx2 / scalar), so a fast path cannot hide a wrong
-# fallback or the other way round.
+# The test command: sets up (idempotently) and builds everything, then runs
+#   host   the whole suite at the host's kernel tier;
+#   lower  the kernel-dependent tests again under every lower tier this machine can run
+#          (TN_FORCE_ISA=avx512bf16 / avx512 / avx2 / scalar), so a fast path cannot hide a
+#          wrong fallback or the other way round. Tests that cannot reach a different
+#          kernel (the `tier_independent` marker, tests/conftest.py says which and why) run
+#          once, at the host tier;
+#   asan   the suite, C unit tests included, on the AddressSanitizer +
+#          UndefinedBehaviorSanitizer build (scripts/asan.sh), except the model files and
+#          the GEMM sweep (`asan_skip`; docs/RELIABILITY.md says why and what it costs);
+#   tsan   the threaded C tests on the ThreadSanitizer build (scripts/tsan.sh).
 #   scripts/test.sh [pytest args]
-#   TN_TEST_TIERS=host scripts/test.sh ...   # only the host tier (quicker, for development)
+#   TN_TEST_TIERS=host scripts/test.sh ...        # only the host tier (quick, for development)
+#   TN_TEST_TIERS="lower asan" scripts/test.sh    # any subset of: host lower asan tsan (default all)
+# pytest's exit status 5 (nothing selected) fails the run like any other: a tier that
+# silently tested nothing must not pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+TIERS=${TN_TEST_TIERS:-all}
+[ "$TIERS" = all ] && TIERS="host lower asan tsan"
+want() { [[ " $TIERS " == *" $1 "* ]]; }
+for t in $TIERS; do
+  case $t in host|lower|asan|tsan) ;; *) echo "TN_TEST_TIERS: unknown tier $t (host lower asan tsan all)" >&2; exit 2 ;; esac
+done
+
+if want asan; then scripts/setup.sh --asan; else scripts/setup.sh; fi
 read -r host lower <<< "$(.venv/bin/python -c '
 import torch
 cur, tiers = torch._C._tn_isa()
 print(cur, ",".join(t for t in tiers if t != cur))')"
-echo "== kernel tier $host (host)"
-.venv/bin/python -m pytest tests "$@"
-if [ "${TN_TEST_TIERS:-all}" = "host" ]; then exit 0; fi
-for tier in ${lower//,/ }; do
-    echo "== kernel tier $tier (TN_FORCE_ISA=$tier)"
-    TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests "$@"
-done
+
+SUMMARY=()
+# run LABEL CMD...: runs one tier, records its wall time, stops the script on failure.
+run() {
+  local label=$1 start rc=0
+  shift
+  echo "== $label"
+  start=$(date +%s)
+  "$@" || rc=$?
+  SUMMARY+=("$(printf '%-44s %5d s  exit %d' "$label" $(( $(date +%s) - start )) $rc)")
+  if [ $rc -eq 5 ]; then
+    echo "== $label: pytest selected no tests (exit 5); a tier that tests nothing fails" >&2
+  fi
+  if [ $rc -ne 0 ]; then
+    printf '%s\n' "${SUMMARY[@]}"
+    exit $rc
+  fi
+}
+
+want host && run "kernel tier $host (host): whole suite" .venv/bin/python -m pytest tests "$@"
+if want lower; then
+  for tier in ${lower//,/ }; do
+    run "kernel tier $tier: kernel-dependent tests" \
+      env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent" "$@"
+  done
+fi
+if want asan; then
+  # tests/test_c_units.py runs the ASan C unit tests here (TN_BUILD_DIR=build/asan)
+  run "asan+ubsan: suite and C tests (asan_skip out)" env TN_ASAN_SKIP_SETUP=1 \
+    scripts/asan.sh -m pytest tests -m "not asan_skip" "$@"
+fi
+want tsan && run "tsan: threaded C tests" scripts/tsan.sh
+echo "== summary"
+printf '%s\n' "${SUMMARY[@]}"

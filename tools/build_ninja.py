@@ -26,6 +26,43 @@ CFLAGS = [
 ]
 LDFLAGS = ["-shared", "-lm", "-lpthread", "-ldl"]
 
+# Sanitizer builds (scripts/build.py --sanitize ...; docs/RELIABILITY.md). Each set of
+# sanitizers gets its own build directory, so the normal build stays incremental.
+# UBSan is made fatal: a report must fail the test that caused it, not scroll past.
+SANITIZE_FLAGS = {
+    "address": ["-fsanitize=address", "-fno-omit-frame-pointer", "-fno-common"],
+    "undefined": ["-fsanitize=undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"],
+    "thread": ["-fsanitize=thread", "-fno-omit-frame-pointer"],
+}
+
+
+def sanitize_list(spec):
+    """Parses "address,undefined" / "thread" / "" into a sorted list; rejects unknown names
+    and thread mixed with address (the two runtimes cannot share a process)."""
+    names = sorted({n.strip() for n in (spec or "").split(",") if n.strip()})
+    for n in names:
+        if n not in SANITIZE_FLAGS:
+            raise SystemExit(f"unknown sanitizer {n!r} (known: {', '.join(SANITIZE_FLAGS)})")
+    if "thread" in names and "address" in names:
+        raise SystemExit("ThreadSanitizer cannot be combined with AddressSanitizer")
+    return names
+
+
+def sanitize_cflags(names):
+    """Compiler and linker flags for the sanitizers in `names` (deduplicated, in order)."""
+    out = []
+    for n in names:
+        out += [f for f in SANITIZE_FLAGS[n] if f not in out]
+    return out
+
+
+# TN_SANITIZE (set by scripts/build.py --sanitize) switches the flags on; read once here so
+# CFLAGS/LDFLAGS are the whole truth for this process.
+SANITIZE = sanitize_list(os.environ.get("TN_SANITIZE", ""))
+if SANITIZE:
+    CFLAGS = CFLAGS + sanitize_cflags(SANITIZE)
+    LDFLAGS = LDFLAGS + sanitize_cflags(SANITIZE)
+
 
 def _sources():
     return sorted(glob.glob(os.path.join(ROOT, "src", "**", "*.c"), recursive=True))
@@ -60,7 +97,7 @@ def write_ninja(python):
         "  command = rm -f $out && ar rcs $out $in",
         "  description = AR $out",
         "rule ctest_link",
-        "  command = ${cc} -o $out $in -lm -lpthread -ldl",
+        f"  command = ${{cc}} -o $out $in {' '.join(sanitize_cflags(SANITIZE))} -lm -lpthread -ldl",
         "  description = LINK $out",
         "rule gen",
         f"  command = {python} {gen_script} --yaml {yaml} --out {GEN}",
@@ -89,7 +126,9 @@ def write_ninja(python):
         lines.append(f"build {obj}: cc {src} || {' '.join(gen_out)}")
         lines.append(f"build {exe}: ctest_link {obj} {BUILD}/libtncore.a")
         tests.append(exe)
-    lines.append(f"default {BUILD}/{EXT_NAME} {' '.join(tests)}")
+    # A ThreadSanitizer _C could only run inside a TSan-preloaded CPython; the TSan build
+    # is for the C tests (scripts/tsan.sh), so it skips the extension.
+    lines.append(f"default {'' if 'thread' in SANITIZE else BUILD + '/' + EXT_NAME} {' '.join(tests)}")
     with open(os.path.join(BUILD, "build.ninja"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

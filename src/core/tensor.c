@@ -168,6 +168,11 @@ void tn_storage_release(tn_storage *s) {
 }
 
 tn_status tn_storage_resize(tn_storage *s, int64_t nbytes) {
+    /* upstream's alloc_cpu enforces this (its message shows the size as size_t); a
+     * negative size accepted here would make the storage's length negative */
+    if (nbytes < 0)
+        return tn_error(TN_ERR_RUNTIME, "alloc_cpu() seems to have been called with negative number: %llu",
+                        (unsigned long long)nbytes);
     if (nbytes <= s->nbytes) return TN_OK; /* never shrinks */
     if (s->device.type == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
     if (!s->resizable || (s->release != tn_free_release && s->data && !data_is_inline(s)))

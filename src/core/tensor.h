@@ -92,7 +92,8 @@ tn_storage *tn_storage_borrow(void *data, int64_t nbytes, tn_device device,
                               tn_release_fn release, void *release_ctx);
 void tn_storage_retain(tn_storage *s);
 void tn_storage_release(tn_storage *s);
-/* Grows an owned storage (resize_ semantics); fails for borrowed memory. */
+/* Grows an owned storage (resize_ semantics); fails for borrowed memory and for a
+ * negative size (RuntimeError, as upstream's allocator). */
 tn_status tn_storage_resize(tn_storage *s, int64_t nbytes);
 
 /* --- tensor ------------------------------------------------------------------------ */

@@ -42,6 +42,16 @@ int tn_bgemm_usable(const tn_gemm_desc *g) {
 
 static int64_t bg_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* A bf16 pair as one 32-bit word. A in place is only 2-byte aligned when a row starts at
+ * an odd column (k odd, or a view's offset), so the load goes through memcpy: one
+ * unaligned mov, without the undefined behaviour of dereferencing a misaligned int32_t*
+ * (UBSan, docs/RELIABILITY.md). */
+static inline int32_t bg_pair(const char *p) {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 #include "kernels/x86_bf16.h"
 #include "kernels/x86_transpose.h"
 
@@ -70,7 +80,7 @@ typedef void (*bg_ukr)(int64_t kq, int odd, const char *a, int64_t ars, int64_t 
         __m512 acc[MR][NV];                                                                                     \
         _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++)                                                    \
             _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) acc[r][v] = _mm512_setzero_ps();               \
-        for (int64_t q = 0; q < kq; q++, a += aks, bp += BG_NR) BG_STEP(MR, NV, *(const int32_t *)(a + r * ars))        \
+        for (int64_t q = 0; q < kq; q++, a += aks, bp += BG_NR) BG_STEP(MR, NV, bg_pair(a + r * ars))                  \
         if (odd) BG_STEP(MR, NV, (int32_t) * (const uint16_t *)(a + r * ars))                                           \
         _Pragma("GCC unroll 8") for (int r = 0; r < MR; r++)                                                    \
             _Pragma("GCC unroll 3") for (int v = 0; v < NV; v++) _mm512_store_ps(t + (r * 3 + v) * 16, acc[r][v]); \

@@ -65,13 +65,16 @@ tn_status tn_blas_load(const char *path) {
 }
 
 const tn_blas *tn_blas_get(void) {
-    static int no_blas = -1;
+    /* atomic for the same reason as gemm.c's f32_prefers_blas: pool workers call this */
+    static _Atomic int no_blas = -1;
     if (!atomic_load_explicit(&g_loaded, memory_order_acquire) || !atomic_load(&g_enabled)) return NULL;
-    if (no_blas < 0) {
+    int nb = atomic_load_explicit(&no_blas, memory_order_relaxed);
+    if (nb < 0) {
         const char *e = getenv("TN_NO_BLAS");
-        no_blas = e && *e && *e != '0';
+        nb = e && *e && *e != '0';
+        atomic_store_explicit(&no_blas, nb, memory_order_relaxed);
     }
-    return no_blas ? NULL : &g_blas;
+    return nb ? NULL : &g_blas;
 }
 
 void tn_blas_enable(bool on) { atomic_store(&g_enabled, on); }

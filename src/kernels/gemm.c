@@ -4,6 +4,7 @@
  * pack B → MC → pack A → MR×NR micro-tiles accumulating into a float32 block of C). */
 #include "kernels/gemm.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -388,12 +389,17 @@ static bool amx_usable(const tn_gemm_desc *g) {
  * engine"); TN_F32_GEMM=openblas routes float32 to OpenBLAS instead, for the benchmark's
  * side-by-side comparison. Read once. */
 static bool f32_prefers_blas(void) {
-    static int v = -1;
-    if (v < 0) {
+    /* atomic: pool workers choose paths too (attention's per-head GEMMs), and the first
+     * read could race the first write (ThreadSanitizer; docs/RELIABILITY.md). Every
+     * thread computes the same value, so a relaxed store-if-unset is enough. */
+    static _Atomic int v = -1;
+    int x = atomic_load_explicit(&v, memory_order_relaxed);
+    if (x < 0) {
         const char *e = getenv("TN_F32_GEMM");
-        v = e && !strcmp(e, "openblas") && tn_blas_get() != NULL;
+        x = e && !strcmp(e, "openblas") && tn_blas_get() != NULL;
+        atomic_store_explicit(&v, x, memory_order_relaxed);
     }
-    return v == 1;
+    return x == 1;
 }
 
 static path choose(const tn_gemm_desc *g) {

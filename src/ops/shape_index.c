@@ -1,6 +1,6 @@
 /* shape_index.c — data-dependent indexing: index_select, gather/scatter (+ reductions),
  * advanced indexing (index.Tensor, index_put_), masked_select/masked_scatter, nonzero,
- * where(cond), take_along_dim, repeat_interleave. Elements move by bytes; the few
+ * where(cond), take, take_along_dim, repeat_interleave. Elements move by bytes; the few
  * reductions (scatter add/multiply/mean/amax/amin, index_put_ accumulate) combine in the
  * element's own type, as upstream's CPU loops do. */
 #include <math.h>
@@ -685,6 +685,51 @@ tn_status tn_op_take_along_dim(const tn_value *args, tn_value *rets) {
     }
     tn_tensor_release(bi);
     TN_TRY(st);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::take(Tensor self, Tensor index) -> Tensor: self viewed as flat (row-major, whatever
+ * its strides) indexed by `index`; the result has index's shape and self's dtype. Negative
+ * indices count from the end; out of range raises IndexError with upstream's text (its
+ * CPU take kernel checks each index as it goes). */
+tn_status tn_op_take(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *index = args[1].u.t, *out;
+    if (index->dtype != TN_DTYPE_INT64)
+        return tn_error(TN_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s",
+                        tn_dtype_infos[index->dtype].c10_name);
+    int64_t numel = tn_tensor_numel(self), n = tn_tensor_numel(index);
+    if (numel == 0 && n != 0) return tn_error(TN_ERR_INDEX, "take(): tried to take from an empty tensor");
+    TN_TRY(tn_tensor_empty(index->ndim, index->sizes, self->dtype, tn_tensor_device(self), &out));
+    if (n == 0 || tn_tensor_is_meta(out) || tn_tensor_is_meta(self) || tn_tensor_is_meta(index)) {
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
+    /* Flat position -> element offset in self: self's own row-major walk is not random
+     * access, so non-contiguous self is first made contiguous (one copy). */
+    tn_tensor *src = self;
+    if (!tn_tensor_is_contiguous(self)) {
+        tn_status st = tn_tensor_contiguous(self, &src);
+        if (st != TN_OK) { tn_tensor_release(out); return st; }
+    }
+    int w = tn_dtype_itemsize(self->dtype);
+    const char *sp = tn_tensor_data(src), *ip = tn_tensor_data(index);
+    char *op = tn_tensor_data(out);
+    walker wi;
+    walker_init(&wi, index->ndim, index->sizes, index->strides, 0);
+    tn_status st = TN_OK;
+    for (int64_t e = 0; e < n; e++, walker_next(&wi)) {
+        int64_t v = read_index(index, ip, wi.off);
+        if (v < -numel || v >= numel) {
+            st = tn_error(TN_ERR_INDEX, "out of range: tried to access index %lld on a tensor of %lld elements.",
+                          (long long)v, (long long)numel);
+            break;
+        }
+        if (v < 0) v += numel;
+        memcpy(op + e * w, sp + v * w, (size_t)w);
+    }
+    if (src != self) tn_tensor_release(src);
+    if (st != TN_OK) { tn_tensor_release(out); return st; }
     rets[0] = tn_value_tensor(out);
     return TN_OK;
 }

@@ -1100,9 +1100,14 @@ int tn_argparse_convert(const tn_match *m, int use_out, PyObject *self, tn_value
             if (src == 0 && m->varargs) {
                 if (conv_int_list(m->varargs, m->nvarargs, a, v) < 0) return -1;
             } else if (!o) {
-                /* absent or None: optional schema types get None, others the default */
+                /* absent or None: optional schema types get None, others the default. A
+                 * Python default of None on a non-optional schema argument (roll's
+                 * `IntArrayRef[1] dims=None`, schema `int[1] dims=[]`) means the schema's
+                 * default, as upstream's parser turns None into an empty IntArrayRef: a
+                 * TN_V_NONE here left the op reading an uninitialised list (found under
+                 * ASan, where the stack garbage differed; docs/RELIABILITY.md). */
                 if (sp->flags & TN_PF_ALLOW_NONE) v->tag = TN_V_NONE;
-                else if (default_value(pp->def_kind ? pp : sp, v) < 0) return -1;
+                else if (default_value(pp->def_kind && pp->def_kind != 'n' ? pp : sp, v) < 0) return -1;
             } else if (convert_obj(pp, o, a, v) < 0) {
                 return -1;
             }

@@ -303,8 +303,14 @@ static int find_func(int ns, const char *name) {
     return -1;
 }
 
-/* PyMethodDef array for one namespace (NULL-terminated; lives for the process). */
+/* PyMethodDef array for one namespace (NULL-terminated; lives for the process). Kept in
+ * ns_defs: function objects point into it, so it must outlive them, and a second module
+ * initialisation reuses it instead of leaking another (LeakSanitizer found the arrays
+ * unreachable once the interpreter had finalised; docs/RELIABILITY.md). */
+static PyMethodDef *ns_defs[TN_NS_COUNT];
+
 static PyMethodDef *method_defs(int ns, int flags_extra, int with_aliases) {
+    if (ns_defs[ns]) return ns_defs[ns];
     const tn_py_namespace *n = &tn_py_namespaces[ns];
     int extra = with_aliases ? TN_ALIAS_COUNT : 0;
     PyMethodDef *defs = PyMem_Calloc((size_t)(n->nfuncs + extra + 1), sizeof(PyMethodDef));
@@ -325,6 +331,7 @@ static PyMethodDef *method_defs(int ns, int flags_extra, int with_aliases) {
         defs[k].ml_flags = METH_FASTCALL | METH_KEYWORDS;
         k++;
     }
+    ns_defs[ns] = defs;
     return defs;
 }
 

@@ -100,7 +100,14 @@ static PyObject *storage_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *m_nbytes(PyObject *self, PyObject *u) { return PyLong_FromLongLong(S(self)->nbytes); }
-static Py_ssize_t m_len(PyObject *self) { return (Py_ssize_t)S(self)->nbytes; }
+static Py_ssize_t m_len(PyObject *self) {
+    /* -1 from sq_length means "exception set": never return it without one */
+    if (S(self)->nbytes < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "storage has a negative size");
+        return -1;
+    }
+    return (Py_ssize_t)S(self)->nbytes;
+}
 static PyObject *m_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoidPtr(S(self)->data); }
 static PyObject *m_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(1); }
 static PyObject *m_resizable(PyObject *self, PyObject *u) { return PyBool_FromLong(S(self)->resizable); }
@@ -182,8 +189,35 @@ static PyObject *m_copy_(PyObject *self, PyObject *args) {
     return self;
 }
 
+/* Upstream's THPUtils_checkLong: an int that is not a bool, or a numpy integer. */
+static int is_long_arg(PyObject *n) {
+    if (PyBool_Check(n)) return 0;
+    if (PyLong_Check(n)) return 1;
+    if (!PyIndex_Check(n)) return 0;
+    PyObject *mod = PyObject_GetAttrString((PyObject *)Py_TYPE(n), "__module__");
+    int np = mod && PyUnicode_Check(mod) && PyUnicode_CompareWithASCIIString(mod, "numpy") == 0;
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return np;
+}
+
 static PyObject *m_resize_(PyObject *self, PyObject *n) {
-    long long nb = PyLong_AsLongLong(n);
+    /* upstream's argument errors: RuntimeError for a non-int, ValueError on overflow */
+    if (!is_long_arg(n)) {
+        PyObject *tn = PyObject_GetAttrString((PyObject *)Py_TYPE(n), "__name__");
+        if (tn) PyErr_Format(PyExc_RuntimeError, "resize_ expects an int, but got %U", tn);
+        Py_XDECREF(tn);
+        return NULL;
+    }
+    PyObject *idx = PyNumber_Index(n);
+    if (!idx) return NULL;
+    int overflow = 0;
+    long long nb = PyLong_AsLongLongAndOverflow(idx, &overflow);
+    Py_DECREF(idx);
+    if (overflow) {
+        PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+        return NULL;
+    }
     if (nb == -1 && PyErr_Occurred()) return NULL;
     tn_status st = tn_storage_resize(S(self), nb);
     if (st != TN_OK) return tn_py_raise(st);

@@ -245,7 +245,7 @@ static void check_matmul(tn_dtype d, int nx, const int64_t *xs, int ny, const in
              tn_format_sizes(y->ndim, y->sizes, b2, sizeof b2), tn_error_message());
     if (st != TN_OK) goto done;
     tn_tensor *o = r[0].u.t;
-    int shape_ok = o->ndim == nexp && !memcmp(o->sizes, exp_sizes, sizeof(int64_t) * (size_t)nexp) &&
+    int shape_ok = o->ndim == nexp && (nexp == 0 || !memcmp(o->sizes, exp_sizes, sizeof(int64_t) * (size_t)nexp)) &&
                    tn_tensor_is_contiguous(o);
     TN_CHECK(shape_ok, "matmul result shape %s", tn_format_sizes(o->ndim, o->sizes, b1, sizeof b1));
     if (shape_ok) {

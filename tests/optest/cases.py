@@ -629,6 +629,9 @@ view_case("chunk_zero_err", "xs[0].chunk(0)", [In((7, 8))], ["chunk.default"])
 view_case("tensor_split_more", "xs[0].tensor_split(10)", [In((7, 8))], ["tensor_split.sections"])
 view_case("unbind_neg", "xs[0].unbind(-1)", [In((2, 3, 4))], ["unbind.int"])
 add("roll_empty", "lambda a: a.roll(2, 0)", [In((0, 3))], ["roll.default"])
+# dims=None (the Python default) is the schema's empty list: roll the flattened tensor.
+# The binding once passed None through and roll read an uninitialised list (ASan tier).
+add("roll_dims_none", "lambda a: (a.roll(3, None), torch.roll(a, -2, None), torch.roll(a, (1,)), a.roll(1, dims=None))", [In((6, 35))], ["roll.default"])
 view_case("roll_3d_multi", "xs[0].roll((1, -1, 2), (0, 1, 2))", [In((3, 4, 5), "int32", "int")], ["roll.default"])
 view_case("roll_len_err", "xs[0].roll((1, 2), (0,))", [In((3, 4))], ["roll.default"])
 view_case("flip_3d", "xs[0].flip((0, 2))", [In((3, 4, 5), "bfloat16", layout="transposed")], ["flip.default"])
@@ -768,6 +771,18 @@ add("index_put_impl", "lambda a, i, v: (torch.ops.aten._index_put_impl.default(a
 add("index_put_shape_err", "lambda a, i, v: torch.index_put(a, (i,), v)", [In((7, 5)), In((3,), "int64", "index", high=7), In((4,))], ["index_put.default"])
 add("index_put_oob", "lambda a: torch.index_put(a, (torch.tensor([8]),), torch.tensor(1.0))", [In((7, 5))], ["index_put.default"])
 add("index_put_dtype_err", "lambda a: torch.index_put(a, (torch.tensor([1]),), torch.tensor(1.0, dtype=torch.float64))", [In((7, 5))], ["index_put.default"])
+# take: self read as flat in row-major order whatever its strides, result shaped like index
+for dt in ("float32", "int64", "bool", "bfloat16"):
+    kind = "bool" if dt == "bool" else "int"
+    add(f"take_{dt}", "lambda a, i: (torch.take(a, i), a.take(i - 231), a.t().take(i[:2]), a.take(i[0, 0]))", [In((7, 33), dt, kind, "transposed"), In((5, 4), "int64", "index", high=231)], ["take.default"])
+add("take_oob", "lambda a: a.take(torch.tensor([0, 231]))", [In((7, 33))], ["take.default"])
+add("take_oob_negative", "lambda a: a.take(torch.tensor([-232]))", [In((7, 33))], ["take.default"])
+add("take_int32_index_err", "lambda a: a.take(torch.tensor([0], dtype=torch.int32))", [In((7, 33))], ["take.default"])
+add("take_from_empty_err", "lambda a: a[:0].take(torch.tensor([0]))", [In((7, 33))], ["take.default"])
+add("take_empty", "lambda a: (a.take(torch.zeros(0, 3, dtype=torch.int64)), a[:0].take(torch.zeros(0, dtype=torch.int64)))", [In((7, 33))], ["take.default"])
+add("take_0d", "lambda a: (a[0, 0].take(torch.tensor([0, -1])), a.take(torch.tensor(5)))", [In((7, 33))], ["take.default"])
+add("take_out", "lambda a, i: (lambda o: (torch.take(a, i, out=o), o)[1])(torch.empty(3))", [In((7, 33)), In((5,), "int64", "index", high=231)], ["take.default"])
+add("take_out_dtype_err", "lambda a, i: torch.take(a, i, out=torch.empty(0, dtype=torch.int64))", [In((7, 33)), In((5,), "int64", "index", high=231)], ["take.default"])
 add("take_along_dim_bcast", "lambda a, i: torch.take_along_dim(a, i, 0)", [In((7, 33)), In((3, 1), "int64", "index", high=7)], ["take_along_dim.default"])
 for n in SIZES:
     add(f"repeat_interleave_int_{n}", "lambda a: (a.repeat_interleave(3), a.repeat_interleave(2, 0))", [In((n,), "int32", "int")], ["repeat_interleave.self_int"])
