@@ -53,6 +53,16 @@ TIER_INDEPENDENT_FILES = {
     # the random generators choose their own vector path (tn_random_isa), independent of
     # TN_FORCE_ISA; tests/test_random_c.py checks every path it has, bit for bit
     "test_random_c.py": "random number generation: own ISA switch, all paths tested",
+    # collectives and stores: plain C loops over buffers in src/dist, no kernel, no ISA variant
+    "test_distributed.py": "the transport and collectives (src/dist) have no ISA variant",
+    # autograd's engine, hooks, Function and errors; the gradient numerics of every formula
+    # are compared at every tier by test_autograd_grads.py
+    "test_autograd.py": "engine semantics and errors; gradient numerics run per tier in test_autograd_grads.py",
+    # end-to-end training runs: every operator and gradient they use is compared at every
+    # tier by test_ops.py and test_autograd_grads.py; each run costs a minute or more
+    "test_training.py": "end-to-end digits training; ops and gradients compared per tier elsewhere",
+    "test_lora.py": "end-to-end LoRA on SmolLM2; ops and gradients compared per tier elsewhere",
+    "test_trainer.py": "end-to-end Trainer run; ops and gradients compared per tier elsewhere",
 }
 
 
@@ -68,7 +78,10 @@ TIER_INDEPENDENT_TESTS = {
 # has the measurements. The model files start processes that load a 135M-parameter model
 # (or 30 tiny ones) and decode; every operator they call is compared by test_ops.py,
 # which the tier runs. They run under ASan on demand: scripts/asan.sh -m pytest tests/<file>.
-ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "test_architectures.py"}
+ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "test_architectures.py",
+                   # training runs (a 135M model for LoRA): their operators and gradients run
+                   # under ASan through test_ops.py and test_autograd_grads.py
+                   "test_lora.py", "test_training.py", "test_trainer.py"}
 ASAN_SKIP_TESTS: set = set()  # single tests, as "file::name"
 
 
