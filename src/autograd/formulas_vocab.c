@@ -1,0 +1,354 @@
+/* formulas_vocab.c — the vocabulary of the formulas generated from derivatives.yaml
+ * (formulas_vocab.h): builders, geometry queries and the counterparts of upstream's
+ * FunctionsManual helpers, each a composition of door calls so that double backward works. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autograd/formulas_vocab.h"
+
+void ag_refuse(tn_grad_ctx *c, const char *msg) { ag_fail(c, tn_error(TN_ERR_NOT_IMPLEMENTED, "%s", msg)); }
+
+/* Scope-owned scratch memory: a byte tensor kept in the formula's scope. */
+static void *scratch(tn_grad_ctx *c, size_t bytes) {
+    if (c->st != TN_OK) return NULL;
+    int64_t n = (int64_t)(bytes ? bytes : 1);
+    tn_tensor *t;
+    tn_status st = tn_tensor_empty(1, &n, TN_DTYPE_UINT8, tn_device_cpu(), &t);
+    if (st != TN_OK) { ag_fail(c, st); return NULL; }
+    return ag_keep(c, t) ? tn_tensor_data(t) : NULL;
+}
+
+const tn_geom *ag_geom_of(tn_grad_ctx *c, const tn_tensor *t) {
+    if (!t) return NULL;
+    tn_geom *g = scratch(c, sizeof(tn_geom));
+    if (g) tn_geom_of(t, g);
+    return g;
+}
+
+int64_t ag_size(const tn_geom *g, int64_t k) {
+    if (!g) return 0;
+    int nd = g->ndim > 0 ? g->ndim : 1;
+    if (k < 0) k += nd;
+    return (k >= 0 && k < g->ndim) ? g->sizes[k] : 1;
+}
+
+int64_t ag_numel(const tn_geom *g) {
+    int64_t n = 1;
+    for (int i = 0; g && i < g->ndim; i++) n *= g->sizes[i];
+    return n;
+}
+
+static tn_value list_copy(tn_grad_ctx *c, tn_value l, bool reverse, bool negate) {
+    tn_value v = {.tag = TN_V_INTLIST};
+    int64_t n = l.tag == TN_V_INTLIST ? l.u.ilist.n : 0;
+    int64_t *p = scratch(c, sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!p) n = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = l.u.ilist.data[reverse ? n - 1 - i : i];
+        p[i] = negate ? -x : x;
+    }
+    v.u.ilist.data = p;
+    v.u.ilist.n = n;
+    return v;
+}
+tn_value ag_list_reverse(tn_grad_ctx *c, tn_value l) { return list_copy(c, l, true, false); }
+tn_value ag_list_neg(tn_grad_ctx *c, tn_value l) { return list_copy(c, l, false, true); }
+
+tn_tensor *ag_scalar_tensor(tn_grad_ctx *c, double v, tn_dtype dt) {
+    return AG(c, full, VIL(NULL, 0), VD(v), VDT(dt), VN(), VN(), VN());
+}
+
+tn_tensor *ag_zeros_sized(tn_grad_ctx *c, tn_value sizes, tn_dtype dt) {
+    if (c->st != TN_OK) return NULL;
+    tn_geom g = {.ndim = (int32_t)sizes.u.ilist.n, .dtype = dt, .device = tn_device_cpu()};
+    if (sizes.tag != TN_V_INTLIST || g.ndim > TN_MAX_DIMS) {
+        ag_fail(c, tn_error(TN_ERR_RUNTIME, "internal: zeros of a non-list size in %s", c->node->name));
+        return NULL;
+    }
+    memcpy(g.sizes, sizes.u.ilist.data, sizeof(int64_t) * (size_t)g.ndim);
+    return ag_zeros(c, &g);
+}
+
+tn_tensor *ag_op_item(tn_grad_ctx *c, tn_op_id op, int k, int n, tn_value *args) {
+    tn_tensor *o[8];
+    ag_op_n(c, op, n, args, o, 8);
+    return k < 8 ? o[k] : NULL;
+}
+
+tn_tensor *ag_maybe_multiply(tn_grad_ctx *c, tn_tensor *t, double s) { return s == 1.0 ? t : ag_mul_s(c, t, s); }
+
+/* ---- small compositions used below ------------------------------------------------------ */
+static tn_tensor *zero_like_dtype(tn_grad_ctx *c, tn_tensor *like) {
+    return like ? ag_scalar_tensor(c, 0.0, like->dtype) : NULL;
+}
+
+static int64_t wrap_dim(int64_t d, int ndim) {
+    int n = ndim > 0 ? ndim : 1;
+    return d < 0 ? d + n : d;
+}
+
+static tn_value tensor_list(tn_tensor **ts, int64_t n) {
+    tn_value v = {.tag = TN_V_TENSORLIST};
+    v.u.tlist.data = ts;
+    v.u.tlist.n = n;
+    return v;
+}
+
+static bool read_bool(tn_grad_ctx *c, tn_tensor *t) {
+    if (!t || c->st != TN_OK) return false;
+    return *(const bool *)tn_tensor_data(t);
+}
+
+/* Upstream's unsqueeze_multiple: the reduced dims (wrapped, ascending) put back as size 1. */
+static tn_tensor *unsqueeze_dims(tn_grad_ctx *c, tn_tensor *t, const tn_value *dim, int ndim) {
+    bool mark[TN_MAX_DIMS] = {0};
+    if (!dim || dim->tag != TN_V_INTLIST) return t;
+    for (int64_t k = 0; k < dim->u.ilist.n; k++) {
+        int64_t d = wrap_dim(dim->u.ilist.data[k], ndim);
+        if (d >= 0 && d < ndim) mark[d] = true;
+    }
+    for (int i = 0; i < ndim; i++)
+        if (mark[i]) t = ag_unsqueeze(c, t, i);
+    return t;
+}
+
+/* ---- FunctionsManual counterparts ---------------------------------------------------------- */
+void ag_atan2_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, tn_tensor *other, const bool *mask,
+                       tn_tensor **out) {
+    tn_tensor *recip = AG(c, reciprocal, VT(ag_add(c, ag_mul(c, self, self), ag_mul(c, other, other))));
+    out[0] = mask[0] ? ag_mul(c, ag_mul(c, g, other), recip) : NULL;
+    out[1] = mask[1] ? ag_mul(c, ag_mul(c, g, ag_neg(c, self)), recip) : NULL;
+}
+
+tn_tensor *ag_copysign_tensor_self_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, tn_tensor *result) {
+    tn_tensor *ratio = ag_div(c, result, self);
+    ratio = AG(c, masked_fill_Scalar, VT(ratio), VT(AG(c, eq_Scalar, VT(self), VI(0))), VI(0));
+    return ag_mul(c, g, ratio);
+}
+
+/* Products of the elements before each position along dim (the first gets 1). */
+static tn_tensor *exclusive_cumprod(tn_grad_ctx *c, tn_tensor *x, int64_t d) {
+    if (!x) return NULL;
+    int64_t n = x->sizes[d];
+    int64_t sz[TN_MAX_DIMS];
+    memcpy(sz, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    sz[d] = 1;
+    tn_tensor *ones = AG(c, full, VIL(sz, x->ndim), VD(1.0), VDT(x->dtype), VN(), VN(), VN());
+    if (n <= 1) return n == 1 ? ones : x;
+    tn_tensor *cp = AG(c, cumprod, VT(x), VI(d), VN());
+    tn_tensor *parts[2] = {ones, AG(c, narrow, VT(cp), VI(d), VI(0), VI(n - 1))};
+    if (!parts[1]) return NULL;
+    return AG(c, cat, tensor_list(parts, 2), VI(d));
+}
+
+tn_tensor *ag_prod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *result, int64_t dim, bool keepdim) {
+    if (!g || !x) return NULL;
+    if (x->ndim == 0) return g;
+    tn_tensor *xx = x;
+    int64_t d;
+    if (dim == INT64_MIN) {
+        int64_t n = tn_tensor_numel(x);
+        xx = ag_reshape(c, ag_contiguous(c, x), 1, &n);
+        d = 0;
+    } else {
+        d = wrap_dim(dim, x->ndim);
+        if (!keepdim) g = ag_unsqueeze(c, g, d);
+    }
+    if (!xx) return NULL;
+    /* d/dx_i prod = (product before i) * (product after i): correct with zeros, and a
+     * composition of differentiable operators. */
+    int64_t flipd[1] = {d};
+    tn_tensor *left = exclusive_cumprod(c, xx, d);
+    tn_tensor *right = AG(c, flip, VT(exclusive_cumprod(c, AG(c, flip, VT(xx), VIL(flipd, 1)), d)), VIL(flipd, 1));
+    tn_tensor *others = ag_mul(c, left, right);
+    if (dim == INT64_MIN) others = ag_reshape(c, others, x->ndim, x->sizes);
+    (void)result;
+    return ag_mul(c, g, others);
+}
+
+tn_tensor *ag_cumprod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, int64_t dim, tn_tensor *result) {
+    if (!g || !x) return NULL;
+    if (x->ndim == 0 || tn_tensor_numel(x) == 0) return g;
+    int64_t d = wrap_dim(dim, x->ndim), n = x->sizes[d];
+    int64_t dl[1] = {d};
+    bool zeros = read_bool(c, AG(c, any, VT(AG(c, eq_Scalar, VT(x), VI(0)))));
+    if (!zeros) {
+        /* sum_{j >= i} g_j result_j / x_i: a reversed cumulative sum */
+        tn_tensor *gr = AG(c, flip, VT(ag_mul(c, g, result)), VIL(dl, 1));
+        tn_tensor *rc = AG(c, flip, VT(AG(c, cumsum, VT(gr), VI(d), VN())), VIL(dl, 1));
+        return ag_div(c, rc, x);
+    }
+    /* With zeros: position by position, the cumulative product with x_i replaced by 1. */
+    int64_t sz[TN_MAX_DIMS];
+    memcpy(sz, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    sz[d] = 1;
+    tn_tensor *one = AG(c, full, VIL(sz, x->ndim), VD(1.0), VDT(x->dtype), VN(), VN(), VN());
+    tn_tensor **cols = scratch(c, sizeof(tn_tensor *) * (size_t)n);
+    if (!cols) return NULL;
+    for (int64_t i = 0; i < n; i++) {
+        tn_tensor *parts[3];
+        int np = 0;
+        if (i > 0) parts[np++] = AG(c, narrow, VT(x), VI(d), VI(0), VI(i));
+        parts[np++] = one;
+        if (i < n - 1) parts[np++] = AG(c, narrow, VT(x), VI(d), VI(i + 1), VI(n - 1 - i));
+        for (int k = 0; k < np; k++)
+            if (!parts[k]) return NULL;
+        tn_tensor *xm = AG(c, cat, tensor_list(parts, np), VI(d));
+        tn_tensor *y = ag_mul(c, g, AG(c, cumprod, VT(xm), VI(d), VN()));
+        cols[i] = AG(c, sum_dim_IntList, VT(AG(c, narrow, VT(y), VI(d), VI(i), VI(n - i))), VIL(dl, 1), VB(true), VN());
+        if (!cols[i]) return NULL;
+    }
+    return AG(c, cat, tensor_list(cols, n), VI(d));
+}
+
+tn_tensor *ag_evenly_distribute_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *value) {
+    tn_tensor *m = ag_where(c, AG(c, isnan, VT(value)), AG(c, isnan, VT(x)), AG(c, eq_Tensor, VT(x), VT(value)));
+    tn_tensor *mf = g ? ag_cast(c, m, g->dtype) : NULL;
+    return ag_mul(c, mf, ag_div(c, g, AG(c, sum, VT(mf), VN())));
+}
+
+tn_tensor *ag_value_selecting_reduction_backward(tn_grad_ctx *c, tn_tensor *g, int64_t dim, tn_tensor *indices,
+                                                 tn_value sizes, bool keepdim) {
+    if (!g || !indices) return NULL;
+    int nd = (int)sizes.u.ilist.n;
+    int64_t d = wrap_dim(dim, nd);
+    if (!keepdim && nd > 0) {
+        g = ag_unsqueeze(c, g, d);
+        indices = ag_unsqueeze(c, indices, d);
+    }
+    if (nd == 0) return g;
+    return AG(c, scatter_src, VT(ag_zeros_sized(c, sizes, g->dtype)), VI(d), VT(indices), VT(g));
+}
+
+tn_tensor *ag_masked_select_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *mask) {
+    if (!g || !x || !mask) return NULL;
+    int nd = x->ndim > mask->ndim ? x->ndim : mask->ndim;
+    int64_t sz[TN_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        int ix = i - (nd - x->ndim), im = i - (nd - mask->ndim);
+        int64_t a = ix >= 0 ? x->sizes[ix] : 1, b = im >= 0 ? mask->sizes[im] : 1;
+        sz[i] = a == 1 ? b : a;
+    }
+    tn_tensor *z = AG(c, zeros, VIL(sz, nd), VDT(g->dtype), VN(), VN(), VN());
+    return AG(c, masked_scatter, VT(z), VT(mask), VT(g));
+}
+
+tn_tensor *ag_norm_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *p, tn_tensor *result,
+                            const tn_value *dim, bool keepdim) {
+    if (!g || !x || !result) return NULL;
+    double pv = (!p || p->tag == TN_V_NONE) ? 2.0 : ag_scalar(p);
+    if (pv == 0.0) return ag_zeros_like(c, x);
+    bool all = !dim || dim->tag != TN_V_INTLIST || dim->u.ilist.n == 0;
+    if (!keepdim && x->ndim != 0 && !all) {
+        g = unsqueeze_dims(c, g, dim, x->ndim);
+        result = unsqueeze_dims(c, result, dim, x->ndim);
+    }
+    tn_tensor *zero_norm = AG(c, eq_Scalar, VT(result), VI(0));
+    if (pv == 1.0) return ag_mul(c, AG(c, sgn, VT(x)), g);
+    if (pv == 2.0)
+        return ag_mul(c, x, AG(c, masked_fill_Scalar, VT(ag_div(c, g, result)), VT(zero_norm), VI(0)));
+    if (isinf(pv)) {
+        tn_tensor *m = ag_cast(c, AG(c, eq_Tensor, VT(AG(c, abs, VT(x))), VT(result)), x->dtype);
+        tn_tensor *cnt;
+        if (all) cnt = AG(c, sum, VT(m), VN());
+        else cnt = AG(c, sum_dim_IntList, VT(m), *dim, VB(true), VN());
+        return ag_mul(c, ag_mul(c, AG(c, sgn, VT(x)), ag_div(c, g, cnt)), m);
+    }
+    if (pv < 1.0) {
+        tn_tensor *scaled = ag_mul(c, AG(c, sgn, VT(x)), AG(c, pow_Tensor_Scalar, VT(AG(c, abs, VT(x))), VD(pv - 1.0)));
+        scaled = AG(c, masked_fill_Scalar, VT(scaled), VT(AG(c, eq_Scalar, VT(x), VI(0))), VI(0));
+        return ag_mul(c, ag_mul(c, scaled, g), AG(c, pow_Tensor_Scalar, VT(result), VD(1.0 - pv)));
+    }
+    if (pv < 2.0) {
+        tn_tensor *scaled = ag_mul(c, AG(c, sgn, VT(x)), AG(c, pow_Tensor_Scalar, VT(AG(c, abs, VT(x))), VD(pv - 1.0)));
+        tn_tensor *s = ag_div(c, g, AG(c, pow_Tensor_Scalar, VT(result), VD(pv - 1.0)));
+        s = AG(c, masked_fill_Scalar, VT(s), VT(zero_norm), VI(0));
+        return ag_mul(c, scaled, s);
+    }
+    tn_tensor *scaled = ag_mul(c, x, AG(c, pow_Tensor_Scalar, VT(AG(c, abs, VT(x))), VD(pv - 2.0)));
+    tn_tensor *s = ag_div(c, g, AG(c, pow_Tensor_Scalar, VT(result), VD(pv - 1.0)));
+    s = AG(c, masked_fill_Scalar, VT(s), VT(zero_norm), VI(0));
+    return ag_mul(c, scaled, s);
+}
+
+tn_tensor *ag_logit_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *eps) {
+    if (!g || !x) return NULL;
+    bool has_eps = eps && eps->tag != TN_V_NONE;
+    double lo = has_eps ? ag_scalar(eps) : 0.0, hi = 1.0 - lo;
+    tn_tensor *in = AG(c, logical_and, VT(AG(c, ge_Scalar, VT(x), VD(lo))), VT(AG(c, le_Scalar, VT(x), VD(hi))));
+    tn_tensor *d = ag_div(c, g, ag_mul(c, x, AG(c, rsub_Scalar, VT(x), VD(1.0), VI(1))));
+    return ag_where(c, in, d, ag_scalar_tensor(c, has_eps ? 0.0 : NAN, x->dtype));
+}
+
+tn_tensor *ag_mish_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x) {
+    tn_tensor *sig = ag_unary(c, TN_OP_sigmoid, x);
+    tn_tensor *tsp = ag_unary(c, TN_OP_tanh, AG(c, softplus, VT(x), VI(1), VI(20)));
+    tn_tensor *one_minus = AG(c, rsub_Scalar, VT(AG(c, pow_Tensor_Scalar, VT(tsp), VI(2))), VI(1), VI(1));
+    return ag_mul(c, g, ag_add(c, tsp, ag_mul(c, ag_mul(c, x, sig), one_minus)));
+}
+
+tn_tensor *ag_bce_target_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *target, const tn_value *weight,
+                                  int64_t reduction) {
+    tn_tensor *gt = ag_mul(c, ag_neg(c, AG(c, logit, VT(x), VN())), g);
+    if (weight && weight->tag == TN_V_TENSOR) gt = ag_mul(c, gt, weight->u.t);
+    if (reduction == 1 && target) gt = ag_div(c, gt, ag_scalar_tensor(c, (double)tn_tensor_numel(target), gt ? gt->dtype : x->dtype));
+    return gt;
+}
+
+tn_tensor *ag_div_tensor_self_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *other, tn_dtype self_dtype,
+                                       const tn_value *rounding_mode) {
+    if (rounding_mode && rounding_mode->tag != TN_V_NONE) return g ? ag_zeros_like(c, ag_cast(c, g, self_dtype)) : NULL;
+    return ag_div(c, g, other);
+}
+
+tn_tensor *ag_div_tensor_other_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, tn_tensor *other,
+                                        const tn_value *rounding_mode) {
+    if (rounding_mode && rounding_mode->tag != TN_V_NONE) return g && other ? ag_zeros_like(c, ag_cast(c, g, other->dtype)) : NULL;
+    return ag_mul(c, ag_neg(c, g), ag_div(c, ag_div(c, self, other), other));
+}
+
+tn_tensor *ag_sgn_backward(tn_grad_ctx *c, tn_tensor *x, tn_tensor *g, tn_tensor *result) {
+    (void)result;
+    if (x && tn_dtype_is_complex(x->dtype)) {
+        ag_refuse(c, "the derivative of aten::sgn for complex inputs is not implemented by torchnative");
+        return NULL;
+    }
+    return ag_zeros_like(c, g);
+}
+
+tn_tensor *ag_pow_backward_exponent(tn_grad_ctx *c, tn_tensor *g, double base, tn_tensor *exponent, tn_tensor *result) {
+    tn_tensor *d = ag_mul_s(c, result, log(base));
+    if (base == 0.0) d = ag_where(c, AG(c, ge_Scalar, VT(exponent), VI(0)), zero_like_dtype(c, d), d);
+    return ag_mul(c, g, d);
+}
+
+static tn_tensor *opt_tensor(const tn_value *v) { return v && v->tag == TN_V_TENSOR ? v->u.t : NULL; }
+
+tn_tensor *ag_clamp_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *min, const tn_value *max) {
+    tn_tensor *lo = opt_tensor(min), *hi = opt_tensor(max), *pred = NULL;
+    if (lo && hi)
+        pred = AG(c, logical_and, VT(AG(c, ge_Tensor, VT(x), VT(lo))), VT(AG(c, le_Tensor, VT(x), VT(hi))));
+    else if (lo) pred = AG(c, ge_Tensor, VT(x), VT(lo));
+    else if (hi) pred = AG(c, le_Tensor, VT(x), VT(hi));
+    else return g;
+    return ag_where(c, pred, g, zero_like_dtype(c, g));
+}
+
+void ag_clamp_backward_min_max(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *min, const tn_value *max,
+                               const bool *mask, tn_tensor **out) {
+    tn_tensor *lo = opt_tensor(min), *hi = opt_tensor(max), *zero = zero_like_dtype(c, g);
+    out[0] = out[1] = NULL;
+    if (lo && hi) {
+        if (mask[0])
+            out[0] = ag_where(c, AG(c, logical_and, VT(AG(c, lt_Tensor, VT(x), VT(lo))), VT(AG(c, lt_Tensor, VT(lo), VT(hi)))),
+                              g, zero);
+        if (mask[1])
+            out[1] = ag_where(c, AG(c, logical_or, VT(AG(c, gt_Tensor, VT(x), VT(hi))), VT(AG(c, lt_Tensor, VT(hi), VT(lo)))),
+                              g, zero);
+    } else if (lo && mask[0]) {
+        out[0] = ag_where(c, AG(c, lt_Tensor, VT(x), VT(lo)), g, zero);
+    } else if (hi && mask[1]) {
+        out[1] = ag_where(c, AG(c, gt_Tensor, VT(x), VT(hi)), g, zero);
+    }
+}

@@ -1,0 +1,98 @@
+/* formulas_vocab.h — the vocabulary formulas generated from derivatives.yaml are written in
+ * (tools/codegen/gen_derivatives.py), on top of formulas.h: value builders, geometry
+ * queries, small list helpers, and one ag_<name> per upstream FunctionsManual helper the
+ * generator maps a call to. Like the helpers of formulas.h, every function here accepts
+ * NULL tensors (a previous step failed), returns NULL after an error, and leaves its
+ * temporaries in the formula's scope. Real dtypes only: conj() is the identity. */
+#ifndef TN_AUTOGRAD_FORMULAS_VOCAB_H
+#define TN_AUTOGRAD_FORMULAS_VOCAB_H
+
+#include <stdint.h>
+
+#include "autograd/formulas.h"
+
+/* Value builders beyond formulas.h. */
+static inline tn_value VS(const char *s) {
+    tn_value v = {.tag = TN_V_STRING};
+    v.u.s.data = s;
+    v.u.s.n = 0;
+    while (s[v.u.s.n]) v.u.s.n++;
+    return v;
+}
+static inline tn_value VBL(const bool *p, int64_t n) {
+    tn_value v = {.tag = TN_V_BOOLLIST};
+    v.u.blist.data = p;
+    v.u.blist.n = n;
+    return v;
+}
+#define ARGV_NONE(v) ((v).tag == TN_V_NONE)
+
+/* Stops the formula with NotImplementedError(msg): an input whose derivative torchnative
+ * cannot compute refuses by name instead of getting no gradient. */
+void ag_refuse(tn_grad_ctx *c, const char *msg);
+
+/* ---- geometry and lists ------------------------------------------------------------------ */
+/* The geometry of t, valid for the formula's lifetime (NULL when t is NULL). */
+const tn_geom *ag_geom_of(tn_grad_ctx *c, const tn_tensor *t);
+/* Size of dimension k of g (k may be negative); 0 when g is NULL. */
+int64_t ag_size(const tn_geom *g, int64_t k);
+int64_t ag_numel(const tn_geom *g);
+/* The int list l reversed / negated, in memory the formula's scope owns. */
+tn_value ag_list_reverse(tn_grad_ctx *c, tn_value l);
+tn_value ag_list_neg(tn_grad_ctx *c, tn_value l);
+
+/* ---- tensors ------------------------------------------------------------------------------ */
+/* A 0-dim tensor holding v in dtype dt (at::scalar_tensor(v, options)). */
+tn_tensor *ag_scalar_tensor(tn_grad_ctx *c, double v, tn_dtype dt);
+/* Zeros of the sizes in the int-list value `sizes`, in dtype dt. */
+tn_tensor *ag_zeros_sized(tn_grad_ctx *c, tn_value sizes, tn_dtype dt);
+/* Result k of a multi-result operator (the others are dropped). */
+tn_tensor *ag_op_item(tn_grad_ctx *c, tn_op_id op, int k, int n, tn_value *args);
+/* t * s, skipping the product when s == 1 (upstream's maybe_multiply). */
+tn_tensor *ag_maybe_multiply(tn_grad_ctx *c, tn_tensor *t, double s);
+
+/* ---- FunctionsManual counterparts (written from the mathematics) ------------------------- */
+/* atan2(self, other): out[0] = g * other / r2, out[1] = -g * self / r2, r2 = self^2 + other^2. */
+void ag_atan2_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, tn_tensor *other, const bool *mask,
+                       tn_tensor **out);
+/* copysign: g * result / self, 0 where self == 0. */
+tn_tensor *ag_copysign_tensor_self_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, tn_tensor *result);
+/* prod over dim (INT64_MIN: over all elements, g and result 0-dim): the product of all the
+ * other elements, correct with zeros in the input. */
+tn_tensor *ag_prod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *result, int64_t dim, bool keepdim);
+/* cumprod along dim. */
+tn_tensor *ag_cumprod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, int64_t dim, tn_tensor *result);
+/* max()/min() over all: g shared evenly between the elements equal to value (NaN: the NaNs). */
+tn_tensor *ag_evenly_distribute_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *value);
+/* sort/topk/kthvalue...: g scattered at indices along dim into zeros of `sizes`. */
+tn_tensor *ag_value_selecting_reduction_backward(tn_grad_ctx *c, tn_tensor *g, int64_t dim, tn_tensor *indices,
+                                                 tn_value sizes, bool keepdim);
+/* masked_select: g placed where mask (broadcast with x) is true, zeros elsewhere. */
+tn_tensor *ag_masked_select_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *mask);
+/* norm(x, p[, dim, keepdim]) with result = the norm; p None is 2; dim NULL/None: all. */
+tn_tensor *ag_norm_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *p, tn_tensor *result,
+                            const tn_value *dim, bool keepdim);
+/* logit(x, eps): g / (x (1 - x)), 0 outside [eps, 1 - eps] when eps is given, NaN outside
+ * [0, 1] otherwise; differentiable again. */
+tn_tensor *ag_logit_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *eps);
+/* mish(x) = x tanh(softplus(x)): g (tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)). */
+tn_tensor *ag_mish_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x);
+/* binary_cross_entropy with respect to the target: g w (log(1 - x) - log(x)), reduced. */
+tn_tensor *ag_bce_target_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *target, const tn_value *weight,
+                                  int64_t reduction);
+/* div(self, other, rounding_mode): g / other without rounding, zeros with it. */
+tn_tensor *ag_div_tensor_self_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *other, tn_dtype self_dtype,
+                                       const tn_value *rounding_mode);
+tn_tensor *ag_div_tensor_other_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, tn_tensor *other,
+                                        const tn_value *rounding_mode);
+/* sgn of a real tensor: the derivative is zero. */
+tn_tensor *ag_sgn_backward(tn_grad_ctx *c, tn_tensor *x, tn_tensor *g, tn_tensor *result);
+/* pow(Scalar base, Tensor exponent) with respect to the exponent: g result log(base); 0 where
+ * base == 0 and exponent >= 0. */
+tn_tensor *ag_pow_backward_exponent(tn_grad_ctx *c, tn_tensor *g, double base, tn_tensor *exponent, tn_tensor *result);
+/* clamp(self, Tensor? min, Tensor? max) with respect to self / to min and max. */
+tn_tensor *ag_clamp_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *min, const tn_value *max);
+void ag_clamp_backward_min_max(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *min, const tn_value *max,
+                               const bool *mask, tn_tensor **out);
+
+#endif
