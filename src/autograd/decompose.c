@@ -317,8 +317,72 @@ static tn_status d_pad(const tn_value *a, tn_value *rets) {
         tn_value b[3] = {a[0], a[1], a[3].tag == TN_V_DOUBLE ? a[3] : tn_value_double(0.0)};
         return tn_dispatch(TN_OP_constant_pad_nd, b, rets);
     }
+    /* reflect / replicate over the last 1 or 2 dims: upstream's composite picks the same ops */
+    int64_t np = a[1].u.ilist.n;
+    bool reflect = n == 7 && strncmp(mode, "reflect", 7) == 0, replicate = n == 9 && strncmp(mode, "replicate", 9) == 0;
+    if ((reflect || replicate) && (np == 2 || np == 4)) {
+        tn_op_id op = reflect ? (np == 2 ? TN_OP_reflection_pad1d : TN_OP_reflection_pad2d)
+                              : (np == 2 ? TN_OP_replication_pad1d : TN_OP_replication_pad2d);
+        tn_value b[2] = {a[0], a[1]};
+        return tn_dispatch(op, b, rets);
+    }
     return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of pad with mode '%.*s' is not implemented by torchnative",
                     (int)n, mode);
+}
+
+static tn_status d_adaptive_avg_pool2d(const tn_value *a, tn_value *rets) {
+    tn_value b[2] = {a[0], a[1]};
+    return tn_dispatch(TN_OP__adaptive_avg_pool2d, b, rets);
+}
+
+/* upsample_*2d.vec(input, output_size?, [align_corners,] scale_factors?): upstream's
+ * composite computes the output size (floor(in * scale)) and passes the scales on. */
+static tn_status upsample_vec_parts(const tn_value *x, const tn_value *osv, const tn_value *sfv, int64_t *osz,
+                                    tn_value *sh, tn_value *sw) {
+    tn_tensor *t = x->u.t;
+    sh->tag = sw->tag = TN_V_NONE;
+    if ((osv->tag == TN_V_INTLIST) == (sfv->tag == TN_V_DOUBLELIST))
+        return tn_error(TN_ERR_RUNTIME, "Must specify exactly one of output_size and scale_factors");
+    if (t->ndim != 4)
+        return tn_error(TN_ERR_RUNTIME, "Non-empty 4D data tensor expected but got a tensor with %d dims", t->ndim);
+    if (osv->tag == TN_V_INTLIST) {
+        if (osv->u.ilist.n != 2)
+            return tn_error(TN_ERR_RUNTIME, "It is expected output_size equals to 2, but got size %lld",
+                            (long long)osv->u.ilist.n);
+        osz[0] = osv->u.ilist.data[0];
+        osz[1] = osv->u.ilist.data[1];
+    } else {
+        if (sfv->u.dlist.n != 2)
+            return tn_error(TN_ERR_RUNTIME, "It is expected scale_factors equals to 2, but got size %lld",
+                            (long long)sfv->u.dlist.n);
+        osz[0] = (int64_t)floor((double)t->sizes[2] * sfv->u.dlist.data[0]);
+        osz[1] = (int64_t)floor((double)t->sizes[3] * sfv->u.dlist.data[1]);
+        *sh = tn_value_double(sfv->u.dlist.data[0]);
+        *sw = tn_value_double(sfv->u.dlist.data[1]);
+    }
+    return TN_OK;
+}
+
+static tn_status d_upsample_nearest2d_vec(const tn_value *a, tn_value *rets) {
+    int64_t osz[2];
+    tn_value sh, sw;
+    TN_TRY(upsample_vec_parts(&a[0], &a[1], &a[2], osz, &sh, &sw));
+    tn_value os = {.tag = TN_V_INTLIST};
+    os.u.ilist.data = osz;
+    os.u.ilist.n = 2;
+    tn_value b[4] = {a[0], os, sh, sw};
+    return tn_dispatch(TN_OP_upsample_nearest2d, b, rets);
+}
+
+static tn_status d_upsample_bilinear2d_vec(const tn_value *a, tn_value *rets) {
+    int64_t osz[2];
+    tn_value sh, sw;
+    TN_TRY(upsample_vec_parts(&a[0], &a[1], &a[3], osz, &sh, &sw));
+    tn_value os = {.tag = TN_V_INTLIST};
+    os.u.ilist.data = osz;
+    os.u.ilist.n = 2;
+    tn_value b[5] = {a[0], os, a[2], sh, sw};
+    return tn_dispatch(TN_OP_upsample_bilinear2d, b, rets);
 }
 
 /* The _foreach_* family (ops/foreach.c) is already door calls of its per-element
@@ -333,6 +397,9 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
 #include "ops/foreach.def"
 #undef TN_FOREACH
     [TN_OP_pad] = d_pad,
+    [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
+    [TN_OP_upsample_nearest2d_vec] = d_upsample_nearest2d_vec,
+    [TN_OP_upsample_bilinear2d_vec] = d_upsample_bilinear2d_vec,
     [TN_OP_scaled_dot_product_attention] = d_sdpa,
     [TN_OP_dropout] = d_dropout,
     [TN_OP_batch_norm] = d_batch_norm,

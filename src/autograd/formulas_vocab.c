@@ -234,6 +234,23 @@ tn_tensor *ag_masked_select_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x,
     return AG(c, masked_scatter, VT(z), VT(mask), VT(g));
 }
 
+tn_tensor *ag_masked_scatter_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *mask, tn_value sizes) {
+    int64_t numel = 1;
+    for (int64_t i = 0; i < sizes.u.ilist.n; i++) numel *= sizes.u.ilist.data[i];
+    tn_tensor *sel = AG(c, masked_select, VT(g), VT(mask));
+    if (!sel) return NULL;
+    int64_t k = sel->sizes[0];
+    if (k < numel) {
+        int64_t rest = numel - k;
+        tn_tensor *parts[2] = {sel, AG(c, zeros, VIL(&rest, 1), VDT(sel->dtype), VN(), VN(), VN())};
+        if (!parts[1]) return NULL;
+        sel = AG(c, cat, tensor_list(parts, 2), VI(0));
+    } else if (k > numel) {
+        sel = AG(c, narrow, VT(sel), VI(0), VI(0), VI(numel));
+    }
+    return AG(c, reshape, VT(sel), sizes);
+}
+
 tn_tensor *ag_norm_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *p, tn_tensor *result,
                             const tn_value *dim, bool keepdim) {
     if (!g || !x || !result) return NULL;

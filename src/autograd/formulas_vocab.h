@@ -69,6 +69,9 @@ tn_tensor *ag_value_selecting_reduction_backward(tn_grad_ctx *c, tn_tensor *g, i
                                                  tn_value sizes, bool keepdim);
 /* masked_select: g placed where mask (broadcast with x) is true, zeros elsewhere. */
 tn_tensor *ag_masked_select_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *mask);
+/* masked_scatter with respect to the source: the masked elements of g in order, zero-padded
+ * to the source's element count and shaped like it. */
+tn_tensor *ag_masked_scatter_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *mask, tn_value sizes);
 /* norm(x, p[, dim, keepdim]) with result = the norm; p None is 2; dim NULL/None: all. */
 tn_tensor *ag_norm_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *p, tn_tensor *result,
                             const tn_value *dim, bool keepdim);

@@ -222,6 +222,7 @@ HELPERS = {
     "evenly_distribute_backward": ("ag_evenly_distribute_backward", ["T", "T", "T"], "T"),
     "value_selecting_reduction_backward": ("ag_value_selecting_reduction_backward", ["T", "I", "T", "SZ", "B"], "T"),
     "masked_select_backward": ("ag_masked_select_backward", ["T", "T", "T"], "T"),
+    "masked_scatter_backward": ("ag_masked_scatter_backward", ["T", "T", "SZ"], "T"),
     "norm_backward": ("ag_norm_backward", ["T", "T", "V", "T", "V?", "B?"], "T"),
     "infinitely_differentiable_logit_backward": ("ag_logit_backward", ["T", "T", "V"], "T"),
     "infinitely_differentiable_mish_backward": ("ag_mish_backward", ["T", "T"], "T"),
