@@ -369,3 +369,318 @@ void ag_clamp_backward_min_max(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const
         out[1] = ag_where(c, AG(c, gt_Tensor, VT(x), VT(hi)), g, zero);
     }
 }
+
+/* ---- reductions ------------------------------------------------------------------------------ */
+/* The reduced dims of an `int[1]? dim` value over ndim dims (all when None or empty). */
+static int reduced_dims_of(const tn_value *dim, int ndim, int64_t *dims) {
+    bool mark[TN_MAX_DIMS] = {0};
+    if (!dim || dim->tag == TN_V_NONE || (dim->tag == TN_V_INTLIST && dim->u.ilist.n == 0)) {
+        for (int i = 0; i < ndim; i++) dims[i] = i;
+        return ndim;
+    }
+    if (dim->tag == TN_V_INT) {
+        int64_t d = wrap_dim(dim->u.i, ndim);
+        if (d >= 0 && d < ndim) mark[d] = true;
+    } else if (dim->tag == TN_V_INTLIST) {
+        for (int64_t k = 0; k < dim->u.ilist.n; k++) {
+            int64_t d = wrap_dim(dim->u.ilist.data[k], ndim);
+            if (d >= 0 && d < ndim) mark[d] = true;
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < ndim; i++)
+        if (mark[i]) dims[n++] = i;
+    return n;
+}
+
+/* g (the result of a reduction over dims of x) put back to x's shape. */
+static tn_tensor *unreduce_to(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, int n, const int64_t *dims, bool keepdim) {
+    if (!g || !x) return NULL;
+    if (!keepdim && x->ndim > 0)
+        for (int k = 0; k < n; k++) g = ag_unsqueeze(c, g, dims[k]);
+    return ag_expand(c, g, x->ndim, x->sizes);
+}
+
+static int64_t count_over(const tn_tensor *x, int n, const int64_t *dims) {
+    int64_t m = 1;
+    for (int k = 0; k < n && x; k++) m *= x->sizes[dims[k]];
+    return m;
+}
+
+tn_tensor *ag_nansum_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *dim, bool keepdim) {
+    if (!x) return NULL;
+    int64_t dims[TN_MAX_DIMS];
+    int n = reduced_dims_of(dim, x->ndim, dims);
+    tn_tensor *e = unreduce_to(c, g, x, n, dims, keepdim);
+    return ag_mul(c, e, AG(c, logical_not, VT(AG(c, isnan, VT(x)))));
+}
+
+/* var over dims with a correction (None: 1): 2 (x - mean) / (N - correction) * g */
+static tn_tensor *var_bw(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *dim, const tn_value *corr,
+                         bool keepdim) {
+    if (!x) return NULL;
+    int64_t dims[TN_MAX_DIMS];
+    int n = reduced_dims_of(dim, x->ndim, dims);
+    double N = (double)count_over(x, n, dims), k = (!corr || corr->tag == TN_V_NONE) ? 1.0 : ag_scalar(corr);
+    tn_tensor *mean = AG(c, mean_dim, VT(x), VIL(dims, n), VB(true), VN());
+    tn_tensor *ge = unreduce_to(c, g, x, n, dims, keepdim);
+    return ag_mul(c, ag_mul_s(c, ag_sub(c, x, mean), 2.0 / (N - k)), ge);
+}
+
+static tn_tensor *mean_bw(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *dim, bool keepdim) {
+    if (!x) return NULL;
+    int64_t dims[TN_MAX_DIMS];
+    int n = reduced_dims_of(dim, x->ndim, dims);
+    tn_tensor *e = unreduce_to(c, g, x, n, dims, keepdim);
+    return ag_div(c, e, ag_scalar_tensor(c, (double)count_over(x, n, dims), e ? e->dtype : x->dtype));
+}
+
+tn_tensor *ag_var_mean_backward(tn_grad_ctx *c, tn_tensor *gvar, tn_tensor *gmean, tn_tensor *x, const tn_value *dim,
+                                const tn_value *corr, bool keepdim) {
+    return ag_add(c, var_bw(c, gvar, x, dim, corr, keepdim), mean_bw(c, gmean, x, dim, keepdim));
+}
+
+tn_tensor *ag_std_mean_backward(tn_grad_ctx *c, tn_tensor *gstd, tn_tensor *gmean, tn_tensor *x, tn_tensor *std,
+                                const tn_value *dim, const tn_value *corr, bool keepdim) {
+    /* std = sqrt(var): the variance's gradient is g / (2 std), 0 where std == 0 */
+    tn_tensor *gv = ag_div(c, gstd, ag_mul_s(c, std, 2.0));
+    gv = AG(c, masked_fill_Scalar, VT(gv), VT(AG(c, eq_Scalar, VT(std), VI(0))), VI(0));
+    return ag_add(c, var_bw(c, gv, x, dim, corr, keepdim), mean_bw(c, gmean, x, dim, keepdim));
+}
+
+/* amin/amax-like: g shared evenly among the elements equal to the extreme. */
+static tn_tensor *extreme_bw(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tensor *r, int n, const int64_t *dims,
+                             bool keepdim) {
+    if (!g || !x) return NULL;
+    tn_tensor *mask = ag_cast(c, AG(c, eq_Tensor, VT(x), VT(unreduce_to(c, r, x, n, dims, keepdim))), g->dtype);
+    tn_tensor *cnt = ag_sum_dims(c, mask, n, dims, true);
+    return ag_div(c, ag_mul(c, unreduce_to(c, g, x, n, dims, keepdim), mask), cnt);
+}
+
+tn_tensor *ag_aminmax_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *dim, bool keepdim, tn_tensor *gmin,
+                               tn_tensor *gmax, tn_tensor *min, tn_tensor *max) {
+    if (!x) return NULL;
+    int64_t dims[TN_MAX_DIMS];
+    int n = reduced_dims_of(dim, x->ndim, dims);
+    return ag_add(c, extreme_bw(c, gmin, x, min, n, dims, keepdim), extreme_bw(c, gmax, x, max, n, dims, keepdim));
+}
+
+/* ---- double backward of upstream's backward operators (second derivatives) ------------------ */
+static tn_tensor *reduce_scale(tn_grad_ctx *c, tn_tensor *t, tn_tensor *x, int64_t reduction) {
+    return reduction == 1 && x ? ag_div(c, t, ag_scalar_tensor(c, (double)tn_tensor_numel(x), t ? t->dtype : x->dtype))
+                               : t;
+}
+
+/* glu(x) = a sigmoid(b), x = [a, b] along dim. */
+static void glu_halves(tn_grad_ctx *c, tn_tensor *t, int64_t dim, tn_tensor **a, tn_tensor **b) {
+    *a = *b = NULL;
+    if (!t) return;
+    int64_t d = wrap_dim(dim, t->ndim), h = t->sizes[d] / 2;
+    *a = AG(c, narrow, VT(t), VI(d), VI(0), VI(h));
+    *b = AG(c, narrow, VT(t), VI(d), VI(h), VI(h));
+}
+
+tn_tensor *ag_glu_double_backward_grad_output(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, int64_t dim) {
+    tn_tensor *a, *b, *ga, *gb;
+    glu_halves(c, x, dim, &a, &b);
+    glu_halves(c, grad, dim, &ga, &gb);
+    tn_tensor *s = ag_unary(c, TN_OP_sigmoid, b);
+    tn_tensor *ds = ag_mul(c, s, AG(c, rsub_Scalar, VT(s), VI(1), VI(1)));
+    return ag_add(c, ag_mul(c, ga, s), ag_mul(c, gb, ag_mul(c, a, ds)));
+}
+
+tn_tensor *ag_glu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x, int64_t dim) {
+    tn_tensor *a, *b, *ga, *gb;
+    glu_halves(c, x, dim, &a, &b);
+    glu_halves(c, grad, dim, &ga, &gb);
+    if (!x) return NULL;
+    tn_tensor *s = ag_unary(c, TN_OP_sigmoid, b);
+    tn_tensor *ds = ag_mul(c, s, AG(c, rsub_Scalar, VT(s), VI(1), VI(1)));
+    tn_tensor *da = ag_mul(c, ag_mul(c, gb, go), ds);
+    tn_tensor *d2 = ag_mul(c, ds, AG(c, rsub_Scalar, VT(ag_mul_s(c, s, 2.0)), VI(1), VI(1))); /* s'' */
+    tn_tensor *db = ag_mul(c, go, ag_add(c, ag_mul(c, ga, ds), ag_mul(c, gb, ag_mul(c, a, d2))));
+    tn_tensor *parts[2] = {da, db};
+    if (!da || !db) return NULL;
+    return AG(c, cat, tensor_list(parts, 2), VI(wrap_dim(dim, x->ndim)));
+}
+
+tn_tensor *ag_huber_loss_double_backward_grad_output(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x,
+                                                     tn_tensor *t, int64_t reduction, double delta) {
+    if (reduction == 0) return AG(c, huber_loss_backward, VT(grad), VT(x), VT(t), VI(0), VD(delta));
+    tn_tensor *ones = go ? AG(c, full, VIL(go->sizes, go->ndim), VD(1.0), VDT(go->dtype), VN(), VN(), VN()) : NULL;
+    tn_tensor *r = AG(c, huber_loss_backward, VT(ones), VT(x), VT(t), VI(reduction), VD(delta));
+    return AG(c, sum, VT(ag_mul(c, r, grad)), VN());
+}
+
+tn_tensor *ag_huber_loss_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, tn_tensor *t, int64_t reduction,
+                                         double delta) {
+    tn_tensor *in = AG(c, lt_Scalar, VT(AG(c, abs, VT(ag_sub(c, x, t)))), VD(delta));
+    return reduce_scale(c, ag_mul(c, grad, in), x, reduction);
+}
+
+tn_tensor *ag_mse_loss_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, int64_t reduction) {
+    return reduce_scale(c, ag_mul_s(c, grad, 2.0), x, reduction);
+}
+
+tn_tensor *ag_smooth_l1_loss_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, tn_tensor *t,
+                                             int64_t reduction, double beta) {
+    tn_tensor *in = AG(c, lt_Scalar, VT(AG(c, abs, VT(ag_sub(c, x, t)))), VD(beta));
+    return reduce_scale(c, ag_div(c, ag_mul(c, grad, in), ag_scalar_tensor(c, beta, grad ? grad->dtype : TN_DTYPE_FLOAT32)),
+                        x, reduction);
+}
+
+tn_tensor *ag_softplus_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, double beta, double threshold) {
+    tn_tensor *bx = ag_mul_s(c, x, beta);
+    tn_tensor *z = ag_unary(c, TN_OP_exp, bx);
+    tn_tensor *below = AG(c, logical_not, VT(AG(c, gt_Scalar, VT(bx), VD(threshold))));
+    tn_tensor *d = ag_div(c, ag_mul_s(c, ag_mul(c, grad, z), beta), AG(c, pow_Tensor_Scalar, VT(ag_add_s(c, z, 1.0)), VI(2)));
+    return ag_mul(c, below, d);
+}
+
+tn_tensor *ag_elu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, double alpha, double scale,
+                                  double input_scale, bool is_result, tn_tensor *y) {
+    tn_tensor *neg = ag_cast(c, AG(c, lt_Scalar, VT(y), VI(0)), grad ? grad->dtype : TN_DTYPE_FLOAT32);
+    tn_tensor *gg = ag_mul_s(c, ag_mul(c, grad, go), input_scale);
+    if (is_result) return ag_mul(c, gg, neg);
+    return ag_mul(c, AG(c, elu_backward, VT(gg), VD(alpha), VD(scale), VD(input_scale), VB(false), VT(y)), neg);
+}
+
+/* gelu''(x) times g * go: "none": phi(x) (2 - x^2); "tanh": (1 - t^2)(u' - x t u'^2 + 3 k c x^2)
+ * with u = k (x + c x^3), t = tanh(u). */
+tn_tensor *ag_gelu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x,
+                                   const tn_value *approximate) {
+    bool tanh_approx = approximate && approximate->tag == TN_V_STRING && approximate->u.s.n == 4 &&
+                       memcmp(approximate->u.s.data, "tanh", 4) == 0;
+    tn_tensor *x2 = ag_mul(c, x, x), *d2;
+    if (!tanh_approx) {
+        tn_tensor *phi = ag_mul_s(c, ag_unary(c, TN_OP_exp, ag_mul_s(c, x2, -0.5)), 0.5 * M_2_SQRTPI * M_SQRT1_2);
+        d2 = ag_mul(c, phi, AG(c, rsub_Scalar, VT(x2), VI(2), VI(1)));
+    } else {
+        const double k = M_SQRT2 * M_2_SQRTPI * 0.5, cc = 0.044715;
+        tn_tensor *u = ag_mul_s(c, ag_add(c, x, ag_mul_s(c, ag_mul(c, x2, x), cc)), k);
+        tn_tensor *t = ag_unary(c, TN_OP_tanh, u);
+        tn_tensor *du = ag_mul_s(c, ag_add_s(c, ag_mul_s(c, x2, 3.0 * cc), 1.0), k);
+        tn_tensor *sech2 = AG(c, rsub_Scalar, VT(ag_mul(c, t, t)), VI(1), VI(1));
+        tn_tensor *inner = ag_add(c, ag_sub(c, du, ag_mul(c, ag_mul(c, x, t), ag_mul(c, du, du))), ag_mul_s(c, x2, 3.0 * k * cc));
+        d2 = ag_mul(c, sech2, inner);
+    }
+    return ag_mul(c, ag_mul(c, grad, go), d2);
+}
+
+tn_tensor *ag_softmax_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, int64_t dim, tn_tensor *y) {
+    int64_t d[1] = {y ? wrap_dim(dim, y->ndim) : dim};
+    tn_tensor *s1 = ag_sum_dims(c, ag_mul(c, y, go), 1, d, true);
+    tn_tensor *s2 = ag_sum_dims(c, ag_mul(c, y, grad), 1, d, true);
+    return ag_sub(c, ag_sub(c, ag_mul(c, go, grad), ag_mul(c, s1, grad)), ag_mul(c, go, s2));
+}
+
+tn_tensor *ag_max_pool_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t dim) {
+    if (!grad || !indices || grad->ndim < dim || indices->ndim < dim) return NULL;
+    int64_t gs[TN_MAX_DIMS], is[TN_MAX_DIMS];
+    int lead = grad->ndim - (int)dim;
+    for (int i = 0; i < lead; i++) gs[i] = is[i] = grad->sizes[i];
+    gs[lead] = -1;
+    is[lead] = -1;
+    tn_tensor *g = ag_reshape(c, ag_contiguous(c, grad), lead + 1, gs);
+    tn_tensor *ix = ag_reshape(c, ag_contiguous(c, indices), lead + 1, is);
+    tn_tensor *r = AG(c, gather, VT(g), VI(lead), VT(ix), VB(false));
+    return ag_reshape(c, r, indices->ndim, indices->sizes);
+}
+
+tn_tensor *ag_embedding_dense_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t padding_idx) {
+    if (!grad || !indices) return NULL;
+    int64_t flat = -1;
+    tn_tensor *ix = ag_reshape(c, ag_contiguous(c, indices), 1, &flat);
+    tn_tensor *r = AG(c, index_select, VT(grad), VI(0), VT(ix));
+    if (padding_idx >= 0) {
+        int64_t col[2] = {-1, 1};
+        tn_tensor *m = ag_reshape(c, AG(c, eq_Scalar, VT(ix), VI(padding_idx)), 2, col);
+        r = AG(c, masked_fill_Scalar, VT(r), VT(m), VI(0));
+    }
+    int64_t sz[TN_MAX_DIMS];
+    int nd = indices->ndim;
+    memcpy(sz, indices->sizes, sizeof(int64_t) * (size_t)nd);
+    sz[nd] = grad->ndim > 1 ? grad->sizes[1] : 1;
+    return ag_reshape(c, r, nd + 1, sz);
+}
+
+tn_tensor *ag_native_dropout_double_backward(tn_grad_ctx *c, tn_tensor *ggi, tn_tensor *grad, tn_tensor *mask,
+                                             double scale) {
+    if (!grad) return NULL;
+    return ag_mul(c, ag_cast(c, ggi, grad->dtype), ag_mul_s(c, ag_cast(c, mask, grad->dtype), scale));
+}
+
+/* binary_cross_entropy_backward(go, x, t, w) = go w (x - t) / (x (1 - x)) [/ N]: its
+ * derivatives with respect to go, x and t. The denominators are clamped at 1e-12. */
+static tn_tensor *bce_denom(tn_grad_ctx *c, tn_tensor *x, int power) {
+    tn_tensor *d = ag_mul(c, x, AG(c, rsub_Scalar, VT(x), VI(1), VI(1)));
+    if (power == 2) d = AG(c, pow_Tensor_Scalar, VT(d), VI(2));
+    return AG(c, clamp_min, VT(d), VD(1e-12));
+}
+
+static tn_tensor *bce_weighted(tn_grad_ctx *c, tn_tensor *t, const tn_value *w, tn_tensor *x, int64_t reduction) {
+    if (w && w->tag == TN_V_TENSOR) t = ag_mul(c, t, w->u.t);
+    return reduce_scale(c, t, x, reduction);
+}
+
+tn_tensor *ag_bce_double_backward_grad_output(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, tn_tensor *t,
+                                              const tn_value *w, int64_t reduction) {
+    tn_tensor *r = bce_weighted(c, ag_div(c, ag_mul(c, grad, ag_sub(c, x, t)), bce_denom(c, x, 1)), w, x, reduction);
+    return reduction == 0 ? r : AG(c, sum, VT(r), VN());
+}
+
+tn_tensor *ag_bce_double_backward(tn_grad_ctx *c, tn_tensor *go, tn_tensor *grad, tn_tensor *x, tn_tensor *t,
+                                  const tn_value *w, int64_t reduction) {
+    /* d/dx (x - t) / (x (1 - x)) = (x^2 - 2 t x + t) / (x (1 - x))^2 */
+    tn_tensor *num = ag_add(c, ag_sub(c, ag_mul(c, x, x), ag_mul_s(c, ag_mul(c, x, t), 2.0)), t);
+    tn_tensor *r = ag_mul(c, ag_mul(c, grad, go), ag_div(c, num, bce_denom(c, x, 2)));
+    return bce_weighted(c, r, w, x, reduction);
+}
+
+tn_tensor *ag_bce_double_backward_target(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x, tn_tensor *t,
+                                         const tn_value *w, int64_t reduction) {
+    (void)t;
+    tn_tensor *r = ag_neg(c, ag_div(c, ag_mul(c, grad, go), bce_denom(c, x, 1)));
+    return bce_weighted(c, r, w, x, reduction);
+}
+
+/* native_group_norm(x, w, b, N, C, HxW, G, eps) -> (y, mean, rstd), with x viewed as
+ * (N, G, D), D = C / G * HxW, xhat = (x - mean) rstd:
+ *   dx = rstd (gy - mean_D(gy) - xhat mean_D(gy xhat)) + dmean / D - drstd rstd^3 (x - mean) / D
+ *   dw = sum_{N, HxW} dy xhat,  db = sum_{N, HxW} dy,  gy = dy w (per channel).
+ * Every step is a door call, so the result is differentiable again. */
+void ag_group_norm_backward(tn_grad_ctx *c, tn_tensor *dy, tn_tensor *dmean, tn_tensor *drstd, tn_tensor *x,
+                            tn_tensor *mean, tn_tensor *rstd, const tn_value *gamma, int64_t N, int64_t C,
+                            int64_t HxW, int64_t G, double eps, const bool *mask, tn_tensor **out) {
+    (void)eps;
+    out[0] = out[1] = out[2] = NULL;
+    if (!dy || !x || G <= 0) return;
+    int64_t D = C / G * HxW;
+    int64_t s3[3] = {N, G, D}, sc[3] = {N, C, HxW}, sg[3] = {N, G, 1}, wc[3] = {1, C, 1}, d2[1] = {2};
+    int64_t d02[2] = {0, 2};
+    tn_tensor *xr = ag_reshape(c, ag_contiguous(c, x), 3, s3);
+    tn_tensor *mean3 = ag_reshape(c, mean, 3, sg), *rstd3 = ag_reshape(c, rstd, 3, sg);
+    tn_tensor *xc = ag_sub(c, xr, mean3);
+    tn_tensor *xhat = ag_mul(c, xc, rstd3);
+    tn_tensor *dyc = ag_reshape(c, ag_contiguous(c, dy), 3, sc);
+    tn_tensor *w = gamma && gamma->tag == TN_V_TENSOR ? gamma->u.t : NULL;
+    if (mask[0]) {
+        tn_tensor *gy = w ? ag_mul(c, dyc, ag_reshape(c, w, 3, wc)) : dyc;
+        gy = ag_reshape(c, ag_contiguous(c, gy), 3, s3);
+        tn_tensor *m1 = AG(c, mean_dim, VT(gy), VIL(d2, 1), VB(true), VN());
+        tn_tensor *m2 = AG(c, mean_dim, VT(ag_mul(c, gy, xhat)), VIL(d2, 1), VB(true), VN());
+        tn_tensor *dx = ag_mul(c, rstd3, ag_sub(c, ag_sub(c, gy, m1), ag_mul(c, xhat, m2)));
+        double invD = 1.0 / (double)D;
+        if (dmean) dx = ag_add(c, dx, ag_mul_s(c, ag_reshape(c, dmean, 3, sg), invD));
+        if (drstd) {
+            tn_tensor *r3 = AG(c, pow_Tensor_Scalar, VT(rstd3), VI(3));
+            dx = ag_sub(c, dx, ag_mul_s(c, ag_mul(c, ag_mul(c, ag_reshape(c, drstd, 3, sg), r3), xc), invD));
+        }
+        out[0] = ag_reshape(c, dx, x->ndim, x->sizes);
+    }
+    if (mask[1]) {
+        tn_tensor *xh = ag_reshape(c, ag_contiguous(c, xhat), 3, sc);
+        out[1] = AG(c, sum_dim_IntList, VT(ag_mul(c, dyc, xh)), VIL(d02, 2), VB(false), VN());
+    }
+    if (mask[2]) out[2] = AG(c, sum_dim_IntList, VT(dyc), VIL(d02, 2), VB(false), VN());
+}

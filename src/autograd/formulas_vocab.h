@@ -98,4 +98,52 @@ tn_tensor *ag_clamp_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const t
 void ag_clamp_backward_min_max(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *min, const tn_value *max,
                                const bool *mask, tn_tensor **out);
 
+
+/* Reductions: dim is an `int[1]?` or `int?` value (NULL / None: all dims); correction a
+ * Scalar? (None: 1). */
+tn_tensor *ag_nansum_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *dim, bool keepdim);
+tn_tensor *ag_var_mean_backward(tn_grad_ctx *c, tn_tensor *gvar, tn_tensor *gmean, tn_tensor *x, const tn_value *dim,
+                                const tn_value *corr, bool keepdim);
+tn_tensor *ag_std_mean_backward(tn_grad_ctx *c, tn_tensor *gstd, tn_tensor *gmean, tn_tensor *x, tn_tensor *std,
+                                const tn_value *dim, const tn_value *corr, bool keepdim);
+tn_tensor *ag_aminmax_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *dim, bool keepdim, tn_tensor *gmin,
+                               tn_tensor *gmax, tn_tensor *min, tn_tensor *max);
+
+/* Second derivatives: the gradients of upstream's backward operators (glu_backward,
+ * huber/mse/smooth_l1/binary_cross_entropy loss backward, softplus/elu/gelu backward,
+ * _softmax_backward_data, max_pool2d_with_indices_backward, embedding_dense_backward,
+ * native_dropout_backward), derived from the first derivatives they compute. reduction:
+ * 0 none, 1 mean, 2 sum. */
+tn_tensor *ag_glu_double_backward_grad_output(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, int64_t dim);
+tn_tensor *ag_glu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x, int64_t dim);
+tn_tensor *ag_huber_loss_double_backward_grad_output(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x,
+                                                     tn_tensor *t, int64_t reduction, double delta);
+tn_tensor *ag_huber_loss_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, tn_tensor *t, int64_t reduction,
+                                         double delta);
+tn_tensor *ag_mse_loss_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, int64_t reduction);
+tn_tensor *ag_smooth_l1_loss_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, tn_tensor *t,
+                                             int64_t reduction, double beta);
+tn_tensor *ag_softplus_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, double beta, double threshold);
+tn_tensor *ag_elu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, double alpha, double scale,
+                                  double input_scale, bool is_result, tn_tensor *y);
+tn_tensor *ag_gelu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x,
+                                   const tn_value *approximate);
+tn_tensor *ag_softmax_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, int64_t dim, tn_tensor *y);
+tn_tensor *ag_max_pool_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t dim);
+tn_tensor *ag_embedding_dense_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t padding_idx);
+tn_tensor *ag_native_dropout_double_backward(tn_grad_ctx *c, tn_tensor *ggi, tn_tensor *grad, tn_tensor *mask,
+                                             double scale);
+tn_tensor *ag_bce_double_backward_grad_output(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x, tn_tensor *t,
+                                              const tn_value *w, int64_t reduction);
+tn_tensor *ag_bce_double_backward(tn_grad_ctx *c, tn_tensor *go, tn_tensor *grad, tn_tensor *x, tn_tensor *t,
+                                  const tn_value *w, int64_t reduction);
+tn_tensor *ag_bce_double_backward_target(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x, tn_tensor *t,
+                                         const tn_value *w, int64_t reduction);
+
+/* native_group_norm with respect to input, weight and bias (mask), including the gradients
+ * of its mean and rstd outputs; out[3]. */
+void ag_group_norm_backward(tn_grad_ctx *c, tn_tensor *dy, tn_tensor *dmean, tn_tensor *drstd, tn_tensor *x,
+                            tn_tensor *mean, tn_tensor *rstd, const tn_value *gamma, int64_t N, int64_t C,
+                            int64_t HxW, int64_t G, double eps, const bool *mask, tn_tensor **out);
+
 #endif

@@ -152,22 +152,64 @@ CASES = [
                                 "leaky_relu_backward", "hardshrink_backward", "hardswish_backward"]),
     G("gen_bwd_grad_output", "lambda g, x: torch.ops.aten.elu_backward.default(g, 1.0, 1.0, 1.0, False, x) + "
       "torch.ops.aten.gelu_backward.default(g, x) + torch.ops.aten.softplus_backward.default(g, x, 1.0, 20.0) + "
-      "torch.ops.aten.softshrink_backward.default(g, x, 0.5)", [A, B], (0,),
+      "torch.ops.aten.softshrink_backward.default(g, x, 0.5)", [A, B], (0, 1),
       ["elu_backward", "gelu_backward", "softplus_backward", "softshrink_backward"]),
     G("gen_bwd_losses", "lambda g, x, t: torch.ops.aten.mse_loss_backward.default(g, x, t, 1) + "
-      "torch.ops.aten.smooth_l1_loss_backward.default(g, x, t, 1, 0.5)", [In(()), A, B], (0,),
+      "torch.ops.aten.smooth_l1_loss_backward.default(g, x, t, 1, 0.5) + "
+      "torch.ops.aten.mse_loss_backward.default(g * x, x, t, 0)", [In(()), A, B], (0, 1, 2),
       ["mse_loss_backward", "smooth_l1_loss_backward"]),
     G("gen_bwd_softmax", "lambda g, x: torch.ops.aten._log_softmax_backward_data.default(g, x.log_softmax(1), 1, x.dtype) + "
-      "torch.ops.aten._softmax_backward_data.default(g, x.detach().softmax(1), 1, x.dtype)", [A, B], (0, 1),
+      "torch.ops.aten._softmax_backward_data.default(g, x.softmax(1), 1, x.dtype)", [A, B], (0, 1),
       ["_log_softmax_backward_data", "_softmax_backward_data"]),
     G("gen_bwd_nll", "lambda g, x, t: torch.ops.aten.nll_loss_backward.default(g, x, t, None, 1, -100, torch.tensor(4.0, "
       "dtype=x.dtype)) + torch.ops.aten.nll_loss2d_backward.default(g, x.reshape(4, 5, 1, 1), t.reshape(4, 1, 1), None, 1, "
       "-100, torch.tensor(4.0, dtype=x.dtype)).reshape(4, 5)", [In(()), A, In((4,), "int64", "index", high=5)], (0, 1),
       ["nll_loss_backward", "nll_loss2d_backward"]),
-    G("gen_bwd_max_pool", "lambda g, x: torch.ops.aten.max_pool2d_with_indices_backward.default(g.detach(), x, [2, 2], [2, 2], "
+    G("gen_bwd_max_pool", "lambda g, x: torch.ops.aten.max_pool2d_with_indices_backward.default(g, x, [2, 2], [2, 2], "
       "[0, 0], [1, 1], False, F.max_pool2d(x.detach(), 2, return_indices=True)[1]) + x", [In((2, 3, 3, 4)),
-                                                                                         IMG], (1,),
+                                                                                         IMG], (0, 1),
       ["max_pool2d_with_indices_backward"]),
+]
+
+CASES += [
+    G("gen_nansum", "lambda a: a.masked_fill(a > 1, float('nan')).nansum(1) + a.masked_fill(a < -1, float('nan')).nansum() "
+      "+ torch.nansum(a, (0,), keepdim=True).sum()", [A], (0,), ["nansum"]),
+    G("gen_var_std_mean", "lambda a: torch.var_mean(a, 1)[0] * torch.var_mean(a, 1)[1] + torch.std_mean(a, 1)[0] + "
+      "torch.std_mean(a, 1, keepdim=True)[1].sum() + torch.var_mean(a, correction=0)[0] + torch.std_mean(a)[1] + "
+      "torch.std_mean(a, dim=(0, 1), unbiased=False)[0]", [A], (0,), ["var_mean_correction", "std_mean_correction"],
+      double=True),
+    G("gen_aminmax", "lambda a: torch.aminmax(a, dim=1) + torch.aminmax(a.round()) + "
+      "torch.aminmax(a, dim=0, keepdim=True)", [A], (0,), ["aminmax"]),
+    G("gen_index_put", "lambda a, v, i: a.index_put((i,), v) + a.index_put((i,), v, accumulate=True) * 2",
+      [A, In((6, 5)), In((6,), "int64", "index", high=4)], (0, 1), ["index_put"]),
+    G("gen_index_put_impl", "lambda a, v, i: torch.ops.aten._index_put_impl_.default(a * 1, (i,), v, True, False) + "
+      "torch.ops.aten._index_put_impl_.default(a * 1, (i[:2],), v[:2], False, False)",
+      [A, In((6, 5)), In((6,), "int64", "index", high=4)], (0, 1), ["_index_put_impl_"]),
+    G("gen_setitem", "lambda a, v, i: (lambda b: (b.__setitem__(i, v), b)[1])(a * 1)",
+      [A, In((5,)), In((2,), "int64", "index", high=4)], (0, 1), ["index_put"]),
+    G("gen_group_norm", "lambda x, w, b: F.group_norm(x, 2, w, b)", [In((3, 4, 2, 3)), In((4,)), In((4,))], (0, 1, 2),
+      ["native_group_norm"]),
+    # second order without the bias: upstream's second-order bias gradient is None (its grads[0] is
+    # undefined there), where this engine materialises the missing gradient as zeros
+    G("gen_group_norm_double", "lambda x, w: F.group_norm(x, 2, w)", [In((3, 4, 2, 3)), In((4,))], (0, 1),
+      ["native_group_norm"], double=True),
+    G("gen_group_norm_stats", "lambda x, w: torch.native_group_norm(x, w, None, 3, 4, 6, 2, 1e-5)", [In((3, 4, 2, 3)),
+                                                                                                  In((4,))], (0, 1),
+      ["native_group_norm"]),
+    G("gen_double_losses", "lambda a, b, t: F.huber_loss(a, b, delta=0.5) + F.binary_cross_entropy(a.sigmoid(), t.abs()) + "
+      "F.glu(a, 0).sum()", [A, B, UNIT], (0, 1, 2), ["huber_loss", "binary_cross_entropy", "glu", "huber_loss_backward",
+                                                        "binary_cross_entropy_backward", "glu_backward"], double=True),
+    G("gen_bwd_direct", "lambda g, x, t, w: torch.ops.aten.glu_backward.default(g[:2], x, 0) + "
+      "torch.ops.aten.huber_loss_backward.default(g, x, t, 0, 0.7) + "
+      "torch.ops.aten.binary_cross_entropy_backward.default(g, x.sigmoid(), t.abs(), w, 0)",
+      [A, B, UNIT, ROW], (0, 1, 2), ["glu_backward", "huber_loss_backward", "binary_cross_entropy_backward"]),
+    G("gen_bwd_direct_mean", "lambda g, x, t, w: torch.ops.aten.huber_loss_backward.default(g, x, t, 1, 0.7) + "
+      "torch.ops.aten.binary_cross_entropy_backward.default(g, x.sigmoid(), t.abs(), w, 1)",
+      [In(()), B, UNIT, ROW], (0, 1, 2), ["huber_loss_backward", "binary_cross_entropy_backward"]),
+    G("gen_bwd_embedding_dropout", "lambda g, m, i: torch.ops.aten.embedding_dense_backward.default(g, i, 6, 1, False) + "
+      "torch.ops.aten.native_dropout_backward.default(g[0, :4], m, 2.0).sum()",
+      [In((2, 3, 5)), In((3, 5), "bool", "bool"), In((2, 3), "int64", "index", high=6)], (0,),
+      ["embedding_dense_backward", "native_dropout_backward"]),
 ]
 
 # Generated rows no case covers, with the reason (the coverage test reads this).

@@ -13,8 +13,10 @@ cannot be translated while another input's can refuses by name at backward time.
     python tools/codegen/gen_derivatives.py --out build/gen       # writes the tables
     python tools/codegen/gen_derivatives.py --report              # prints the counts
 
-Outputs: formulas_generated.def (TN_GRAD rows, after the hand rows in formulas.c) and
-formulas_generated.c (the formula functions). Deterministic: sorted by operator.
+Outputs: formulas_generated.def (TN_GRAD rows, after the hand rows in formulas.c),
+formulas_generated.c (the formula functions) and formulas_generated_nodiff.def (operators
+whose entry gives no formula: their outputs never require grad). Deterministic: sorted by
+operator.
 """
 import argparse
 import glob
@@ -223,6 +225,31 @@ HELPERS = {
     "value_selecting_reduction_backward": ("ag_value_selecting_reduction_backward", ["T", "I", "T", "SZ", "B"], "T"),
     "masked_select_backward": ("ag_masked_select_backward", ["T", "T", "T"], "T"),
     "masked_scatter_backward": ("ag_masked_scatter_backward", ["T", "T", "SZ"], "T"),
+    "infinitely_differentiable_native_group_norm_backward": (
+        "ag_group_norm_backward", ["T", "T", "T", "T", "T", "T", "V", "I", "I", "I", "I", "D", "M"], "TT3"),
+    "nansum_backward": ("ag_nansum_backward", ["T", "T", "V", "B"], "T"),
+    "var_mean_backward": ("ag_var_mean_backward", ["T", "T", "T", "V", "V", "B"], "T"),
+    "std_mean_backward": ("ag_std_mean_backward", ["T", "T", "T", "T", "V", "V", "B"], "T"),
+    "aminmax_backward": ("ag_aminmax_backward", ["T", "V", "B", "T", "T", "T", "T"], "T"),
+    "glu_double_backward_grad_output": ("ag_glu_double_backward_grad_output", ["T", "T", "I"], "T"),
+    "glu_double_backward": ("ag_glu_double_backward", ["T", "T", "T", "I"], "T"),
+    "huber_loss_double_backward_grad_output": ("ag_huber_loss_double_backward_grad_output",
+                                               ["T", "T", "T", "T", "I", "D"], "T"),
+    "huber_loss_double_backward": ("ag_huber_loss_double_backward", ["T", "T", "T", "I", "D"], "T"),
+    "mse_loss_double_backward": ("ag_mse_loss_double_backward", ["T", "T", "I"], "T"),
+    "smooth_l1_loss_double_backward": ("ag_smooth_l1_loss_double_backward", ["T", "T", "T", "I", "D"], "T"),
+    "softplus_double_backward": ("ag_softplus_double_backward", ["T", "T", "S", "S"], "T"),
+    "elu_double_backward": ("ag_elu_double_backward", ["T", "T", "S", "S", "S", "B", "T"], "T"),
+    "gelu_double_backward": ("ag_gelu_double_backward", ["T", "T", "T", "V"], "T"),
+    "softmax_double_backward": ("ag_softmax_double_backward", ["T", "T", "I", "T"], "T"),
+    "max_pool_double_backward": ("ag_max_pool_double_backward", ["T", "T", "I"], "T"),
+    "embedding_dense_double_backward": ("ag_embedding_dense_double_backward", ["T", "T", "I"], "T"),
+    "native_dropout_double_backward": ("ag_native_dropout_double_backward", ["T", "T", "T", "D"], "T"),
+    "binary_cross_entropy_double_backward_grad_output": ("ag_bce_double_backward_grad_output",
+                                                         ["T", "T", "T", "V", "I"], "T"),
+    "binary_cross_entropy_double_backward": ("ag_bce_double_backward", ["T", "T", "T", "T", "V", "I"], "T"),
+    "binary_cross_entropy_double_backward_target": ("ag_bce_double_backward_target", ["T", "T", "T", "T", "V", "I"],
+                                                    "T"),
     "norm_backward": ("ag_norm_backward", ["T", "T", "V", "T", "V?", "B?"], "T"),
     "infinitely_differentiable_logit_backward": ("ag_logit_backward", ["T", "T", "V"], "T"),
     "infinitely_differentiable_mish_backward": ("ag_mish_backward", ["T", "T"], "T"),
@@ -267,8 +294,8 @@ class Tx:
                 return Val("D", f"ARGV({i}).u.d")
             if ty == "bool":
                 return Val("B", f"BARG({i})")
-            if ty == "Tensor?":
-                self.save_args.add(i)
+            if ty in ("Tensor?", "Tensor?[]", "Tensor[]"):
+                self.save_args.add(i)  # lists keep their tensors in the node's argument copy
             elif "Tensor" in ty:
                 raise Skip(f"argument {name} of type {ty}")
             return Val("V", f"ARGV({i})", ty=ty)
@@ -289,6 +316,8 @@ class Tx:
             return Val("B", name)
         if name == "grad_input_mask":
             return Val("M", "mask")
+        if name.startswith("c10::MemoryFormat::") or name.startswith("at::MemoryFormat::"):
+            return Val("MF", "0")  # the layout of a temporary does not change its values
         if name in ("c10::nullopt", "std::nullopt"):
             return Val("NONE", "VN()")
         raise Skip(f"identifier {name}")
@@ -331,6 +360,9 @@ class Tx:
                 return self.ex(e[2])
             except Skip:
                 return self.ex(e[3])
+        if self.gradmode_disjunct(c):
+            # "GradMode || <other conditions> ? A : B": A is the always-valid branch
+            return self.ex(e[2])
         cv = self.ex(c)
         if cv.kind not in ("B",):
             raise Skip("ternary on a non-bool condition")
@@ -342,6 +374,11 @@ class Tx:
         if a.kind in ("N", "D", "I") and b.kind in ("N", "D", "I"):
             return Val("D", f"({cv.expr} ? {self.as_double(a)} : {self.as_double(b)})")
         raise Skip(f"ternary of {a.kind}/{b.kind}")
+
+    def gradmode_disjunct(self, c):
+        if c == ("call", "GradMode::is_enabled", []):
+            return True
+        return c[0] == "bin" and c[1] == "||" and (self.gradmode_disjunct(c[2]) or self.gradmode_disjunct(c[3]))
 
     # conversions ---------------------------------------------------------------------------
     def as_double(self, v):
@@ -522,7 +559,7 @@ class Tx:
                 if v.kind != "T":
                     raise Skip(f"helper {name}: tensor expected, {v.kind} given")
                 parts.append(v.expr)
-            elif base == "S":
+            elif base in ("S", "D"):
                 parts.append(self.as_double(v))
             elif base == "X":  # a tensor, or a Scalar made a 0-dim tensor of grad's dtype
                 if v.kind == "T":
@@ -621,6 +658,18 @@ class Tx:
         raise Skip("element of a helper's tuple")
 
     def method(self, obj, name, args):
+        if obj[0] == "method" and obj[2] == "device" and not args:  # CPU only
+            if name in ("is_cpu",):
+                return Val("B", "true")
+            if name in ("is_xpu", "is_cuda", "is_mps", "is_meta"):
+                return Val("B", "false")
+        if name == "suggest_memory_format" and not args:
+            self.ex(obj)
+            return Val("MF", "0")
+        if name == "contiguous" and len(args) == 1 and self.ex(args[0]).kind == "MF":
+            v = self.ex(obj)
+            if v.kind == "T":
+                return Val("T", f"ag_contiguous(c, {v.expr})")
         # geometry-only uses of an argument do not save the tensor
         if obj[0] == "id" and name in ("sym_sizes", "sizes", "sym_size", "size", "dim", "scalar_type", "dtype",
                                        "options", "is_complex", "sym_numel", "numel", "defined"):
@@ -909,15 +958,19 @@ class Gen:
                 report["partial"].append((ident, skips))
         return rows, funcs, report
 
-    def write(self, out_dir, rows, funcs):
+    def write(self, out_dir, rows, funcs, nodiff):
         os.makedirs(out_dir, exist_ok=True)
+        nd = HEADER + ("/* Operators with a kernel whose derivatives.yaml entry gives no formula (outputs not\n"
+                       " * differentiable): their outputs never require grad (decompose.c). */\n"
+                       + "".join(f"TN_NODIFF_GENERATED({i})\n" for i in nodiff))
         d = HEADER + ("/* One row per generated formula (see src/autograd/formulas.def for the columns). */\n"
                       + "\n".join(rows) + "\n")
         c = HEADER + ("/* The generated derivative formulas, one per row of formulas_generated.def, over the\n"
                       " * vocabulary of autograd/formulas.h and autograd/formulas_vocab.h. */\n"
                       "#include <math.h>\n#include <stdint.h>\n\n#include \"autograd/formulas_vocab.h\"\n\n"
                       + "\n".join(funcs))
-        for name, text in (("formulas_generated.def", d), ("formulas_generated.c", c)):
+        for name, text in (("formulas_generated.def", d), ("formulas_generated.c", c),
+                           ("formulas_generated_nodiff.def", nd)):
             path = os.path.join(out_dir, name)
             if not os.path.exists(path) or open(path).read() != text:
                 with open(path, "w") as fh:
@@ -958,7 +1011,7 @@ def main():
     gen = Gen(a.yaml_dir or default_yaml_dir())
     rows, funcs, report = gen.run()
     if a.out:
-        gen.write(a.out, rows, funcs)
+        gen.write(a.out, rows, funcs, report["nodiff"])
     if a.report:
         print_report(report)
     elif not a.out:
