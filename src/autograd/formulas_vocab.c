@@ -684,3 +684,49 @@ void ag_group_norm_backward(tn_grad_ctx *c, tn_tensor *dy, tn_tensor *dmean, tn_
     }
     if (mask[2]) out[2] = AG(c, sum_dim_IntList, VT(dyc), VIL(d02, 2), VB(false), VN());
 }
+
+/* scatter_reduce(self, dim, index, src, reduce, include_self) -> result, for reduce "sum",
+ * "mean", "amax" and "amin" ("prod" refuses by name). Positions no index hits keep self. */
+void ag_scatter_reduce_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, int64_t dim, tn_tensor *index,
+                                tn_tensor *src, const tn_value *reduce, bool include_self, tn_tensor *result,
+                                tn_tensor **out) {
+    out[0] = out[1] = NULL;
+    if (!g || !self || !src || !index) return;
+    const char *r = reduce && reduce->tag == TN_V_STRING ? reduce->u.s.data : "";
+    int64_t rn = reduce && reduce->tag == TN_V_STRING ? reduce->u.s.n : 0;
+    int64_t d = wrap_dim(dim, self->ndim);
+#define IS(name) (rn == (int64_t)strlen(name) && memcmp(r, name, (size_t)rn) == 0)
+    tn_tensor *gs = NULL, *gsrc = NULL;
+    if (IS("sum")) {
+        gs = g;
+        gsrc = AG(c, gather, VT(g), VI(d), VT(index), VB(false));
+    } else if (IS("mean")) {
+        tn_tensor *n = include_self ? AG(c, full, VIL(g->sizes, g->ndim), VD(1.0), VDT(g->dtype), VN(), VN(), VN())
+                                    : ag_zeros_like(c, g);
+        tn_tensor *ones = AG(c, full, VIL(src->sizes, src->ndim), VD(1.0), VDT(g->dtype), VN(), VN(), VN());
+        n = AG(c, scatter_add, VT(n), VI(d), VT(index), VT(ones));
+        n = AG(c, masked_fill_Scalar, VT(n), VT(AG(c, eq_Scalar, VT(n), VI(0))), VI(1));
+        gs = ag_div(c, g, n);
+        gsrc = AG(c, gather, VT(gs), VI(d), VT(index), VB(false));
+    } else if (IS("amax") || IS("amin")) {
+        tn_tensor *value = AG(c, gather, VT(result), VI(d), VT(index), VB(false));
+        tn_tensor *self_is = ag_cast(c, AG(c, eq_Tensor, VT(self), VT(result)), g->dtype);
+        tn_tensor *src_is = ag_cast(c, AG(c, eq_Tensor, VT(src), VT(value)), g->dtype);
+        /* self counts wherever it equals the result; where it was excluded the mask below
+         * drops its share (upstream's convention) */
+        tn_tensor *n = AG(c, scatter_add, VT(self_is), VI(d), VT(index), VT(src_is));
+        tn_tensor *dist = ag_div(c, g, n);
+        gs = ag_mul(c, self_is, dist);
+        gsrc = ag_mul(c, src_is, AG(c, gather, VT(dist), VI(d), VT(index), VB(false)));
+    } else {
+        ag_refuse(c, "the derivative of aten::scatter_reduce.two with reduce='prod' is not implemented by torchnative");
+        return;
+    }
+#undef IS
+    if (!include_self && gs) {
+        tn_tensor *hit = AG(c, scatter_value, VT(ag_zeros_like(c, self)), VI(d), VT(index), VI(1));
+        gs = AG(c, masked_fill_Scalar, VT(gs), VT(AG(c, ne_Scalar, VT(hit), VI(0))), VI(0));
+    }
+    out[0] = gs;
+    out[1] = gsrc;
+}

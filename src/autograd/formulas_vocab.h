@@ -146,4 +146,9 @@ void ag_group_norm_backward(tn_grad_ctx *c, tn_tensor *dy, tn_tensor *dmean, tn_
                             tn_tensor *mean, tn_tensor *rstd, const tn_value *gamma, int64_t N, int64_t C,
                             int64_t HxW, int64_t G, double eps, const bool *mask, tn_tensor **out);
 
+/* scatter_reduce.two with respect to self and src (out[2]); reduce "prod" refuses. */
+void ag_scatter_reduce_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, int64_t dim, tn_tensor *index,
+                                tn_tensor *src, const tn_value *reduce, bool include_self, tn_tensor *result,
+                                tn_tensor **out);
+
 #endif

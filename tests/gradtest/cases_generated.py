@@ -210,6 +210,15 @@ CASES += [
       "torch.ops.aten.native_dropout_backward.default(g[0, :4], m, 2.0).sum()",
       [In((2, 3, 5)), In((3, 5), "bool", "bool"), In((2, 3), "int64", "index", high=6)], (0,),
       ["embedding_dense_backward", "native_dropout_backward"]),
+    G("gen_scatter_reduce", "lambda a, s, i: a.scatter_reduce(1, i, s, 'sum') + a.scatter_reduce(1, i, s, 'mean') + "
+      "a.scatter_reduce(1, i, s, 'amax') + a.scatter_reduce(1, i, s, 'amin', include_self=False) + "
+      "a.scatter_reduce(1, i, s, 'mean', include_self=False) + a.scatter_reduce(1, i, s, 'sum', include_self=False)",
+      [A, In((4, 3)), In((4, 3), "int64", "index", high=5)], (0, 1), ["scatter_reduce_two"]),
+    G("gen_scatter_reduce_ties", "lambda a, s, i: a.round().scatter_reduce(1, i, s.round(), 'amax') * a + "
+      "a.round().scatter_reduce(1, i, s.round(), 'amin', include_self=False) * a",
+      [A, In((4, 3)), In((4, 3), "int64", "index", high=5)], (0, 1), ["scatter_reduce_two"]),
+    G("gen_unsafe_index", "lambda a, i: torch.ops.aten._unsafe_index.Tensor(a, [i]) ** 2",
+      [A, In((6,), "int64", "index", high=4)], (0,), ["_unsafe_index_Tensor"], double=True),
 ]
 
 # Generated rows no case covers, with the reason (the coverage test reads this).

@@ -227,6 +227,7 @@ HELPERS = {
     "masked_scatter_backward": ("ag_masked_scatter_backward", ["T", "T", "SZ"], "T"),
     "infinitely_differentiable_native_group_norm_backward": (
         "ag_group_norm_backward", ["T", "T", "T", "T", "T", "T", "V", "I", "I", "I", "I", "D", "M"], "TT3"),
+    "scatter_reduce_backward": ("ag_scatter_reduce_backward", ["T", "T", "I", "T", "T", "V", "B", "T"], "TT2"),
     "nansum_backward": ("ag_nansum_backward", ["T", "T", "V", "B"], "T"),
     "var_mean_backward": ("ag_var_mean_backward", ["T", "T", "T", "V", "V", "B"], "T"),
     "std_mean_backward": ("ag_std_mean_backward", ["T", "T", "T", "T", "V", "V", "B"], "T"),
@@ -605,6 +606,8 @@ class Tx:
             return Val("NONE", "VN()")
         if short.startswith("tuple<") and not args:
             return Val("NONE", "VN()")
+        if short == "_unsafe_index_put":  # index_put without the bounds checks: the same values
+            return self.aten("index_put", [self.ex(a) for a in args], "function")
         if short == "slice_backward_wrapper":  # the wrapper only wraps optional ends
             return self.aten("slice_backward", [self.ex(a) for a in args], "function")
         if short in ("sqrt", "exp", "log") and len(args) == 1:
