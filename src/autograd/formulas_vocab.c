@@ -730,3 +730,122 @@ void ag_scatter_reduce_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, i
     out[0] = gs;
     out[1] = gsrc;
 }
+
+/* ---- double backward of the normalisations --------------------------------------------------
+ * With xhat = (x - mean) r normalised over the statistics dims S (n elements), the first
+ * backward is gx = J gy, gy = go w, gw = sum_W go xhat, gb = sum_W go, where
+ * J u = r (u - mean_S u - xhat mean_S(xhat u)) is the (symmetric) Jacobian of xhat and W the
+ * dims w is broadcast over. Differentiating L = <ggx, gx> + <ggw, gw> + <ggb, gb>:
+ *   d/dgo = (J ggx) w + ggw xhat + ggb,   d/dw = sum_W (J ggx) go,
+ *   d/dx  = -r^2 [xhat (p - c a - 3 q b) + b (u - c) + q (v - a)] + J (go ggw)
+ * with u = ggx, v = gy, a = mean v, b = mean(xhat v), c = mean u, p = mean(u v),
+ * q = mean(u xhat) (means over S, per statistics group). */
+typedef struct norm_dims {
+    int ns, nw;
+    int64_t s[TN_MAX_DIMS], w[TN_MAX_DIMS];
+    int wnd;                 /* w viewed with wnd dims of wsz to broadcast against x */
+    int64_t wsz[TN_MAX_DIMS];
+} norm_dims;
+
+static tn_tensor *mean_s(tn_grad_ctx *c, tn_tensor *t, const norm_dims *nd) {
+    return AG(c, mean_dim, VT(t), VIL(nd->s, nd->ns), VB(true), VN());
+}
+
+static tn_tensor *view_w(tn_grad_ctx *c, tn_tensor *t, const norm_dims *nd) {
+    return t ? ag_reshape(c, ag_contiguous(c, t), nd->wnd, nd->wsz) : NULL;
+}
+
+static void norm_double_backward(tn_grad_ctx *c, tn_tensor *x, tn_tensor *w, tn_tensor *ggx, tn_tensor *ggw,
+                                 tn_tensor *ggb, tn_tensor *go, tn_tensor *mean, tn_tensor *r, const norm_dims *nd,
+                                 const bool *mask, tn_tensor **out) {
+    out[0] = out[1] = out[2] = NULL;
+    if (!x || !go || !mean || !r) return;
+    tn_tensor *wv = view_w(c, w, nd);
+    tn_tensor *xhat = ag_mul(c, ag_sub(c, x, mean), r);
+    tn_tensor *u = ggx, *v = wv ? ag_mul(c, go, wv) : go;
+    tn_tensor *cm = mean_s(c, u, nd), *q = mean_s(c, ag_mul(c, u, xhat), nd);
+    tn_tensor *Ju = ag_mul(c, r, ag_sub(c, ag_sub(c, u, cm), ag_mul(c, xhat, q)));
+    if (mask[0]) {
+        tn_tensor *a = mean_s(c, v, nd), *b = mean_s(c, ag_mul(c, xhat, v), nd), *p = mean_s(c, ag_mul(c, u, v), nd);
+        tn_tensor *k = ag_sub(c, ag_sub(c, p, ag_mul(c, cm, a)), ag_mul_s(c, ag_mul(c, q, b), 3.0));
+        tn_tensor *s = ag_add(c, ag_add(c, ag_mul(c, xhat, k), ag_mul(c, b, ag_sub(c, u, cm))), ag_mul(c, q, ag_sub(c, v, a)));
+        tn_tensor *gx = ag_neg(c, ag_mul(c, ag_mul(c, r, r), s));
+        if (ggw) {
+            tn_tensor *t = ag_mul(c, go, view_w(c, ggw, nd));
+            tn_tensor *Jt = ag_mul(c, r, ag_sub(c, ag_sub(c, t, mean_s(c, t, nd)), ag_mul(c, xhat, mean_s(c, ag_mul(c, xhat, t), nd))));
+            gx = ag_add(c, gx, Jt);
+        }
+        out[0] = gx;
+    }
+    if (mask[1] && w) {
+        tn_tensor *gw = AG(c, sum_dim_IntList, VT(ag_mul(c, Ju, go)), VIL(nd->w, nd->nw), VB(false), VN());
+        out[1] = ag_reshape(c, gw, w->ndim, w->sizes);
+    }
+    if (mask[2]) {
+        tn_tensor *ggo = wv ? ag_mul(c, Ju, wv) : Ju;
+        if (ggw) ggo = ag_add(c, ggo, ag_mul(c, view_w(c, ggw, nd), xhat));
+        if (ggb) ggo = ag_add(c, ggo, view_w(c, ggb, nd));
+        out[2] = ggo;
+    }
+}
+
+void ag_layer_norm_double_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *gamma, tn_tensor *ggx, tn_tensor *ggw,
+                                   tn_tensor *ggb, tn_tensor *go, tn_tensor *mean, tn_tensor *rstd,
+                                   tn_value normalized_shape, const bool *mask, tn_tensor **out) {
+    out[0] = out[1] = out[2] = NULL;
+    if (!x) return;
+    norm_dims nd = {0};
+    int k = (int)normalized_shape.u.ilist.n, lead = x->ndim - k;
+    for (int i = 0; i < x->ndim; i++) {
+        if (i >= lead) nd.s[nd.ns++] = i;
+        else nd.w[nd.nw++] = i;
+    }
+    nd.wnd = k;
+    for (int i = 0; i < k; i++) nd.wsz[i] = x->sizes[lead + i];
+    tn_tensor *w = gamma && gamma->tag == TN_V_TENSOR ? gamma->u.t : NULL;
+    norm_double_backward(c, x, w, ggx, w ? ggw : NULL, ggb, go, mean, rstd, &nd, mask, out);
+}
+
+void ag_batchnorm_double_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *gamma, tn_tensor *ggx, tn_tensor *ggw,
+                                  tn_tensor *ggb, tn_tensor *go, const tn_value *running_mean,
+                                  const tn_value *running_var, bool train, double eps, const tn_value *save_mean,
+                                  const tn_value *save_invstd, const bool *mask, tn_tensor **out) {
+    out[0] = out[1] = out[2] = NULL;
+    if (!x || x->ndim < 2) return;
+    norm_dims nd = {0};
+    for (int i = 0; i < x->ndim; i++)
+        if (i != 1) nd.s[nd.ns++] = nd.w[nd.nw++] = i;
+    nd.wnd = x->ndim;
+    for (int i = 0; i < x->ndim; i++) nd.wsz[i] = i == 1 ? x->sizes[1] : 1;
+    tn_tensor *w = gamma && gamma->tag == TN_V_TENSOR ? gamma->u.t : NULL;
+    tn_tensor *m = NULL, *r = NULL;
+    if (train) {
+        m = view_w(c, opt_tensor(save_mean), &nd);
+        r = view_w(c, opt_tensor(save_invstd), &nd);
+        norm_double_backward(c, x, w, ggx, w ? ggw : NULL, ggb, go, m, r, &nd, mask, out);
+        return;
+    }
+    /* evaluation: xhat = (x - running_mean) r is linear in x */
+    tn_tensor *rm = opt_tensor(running_mean), *rv = opt_tensor(running_var);
+    if (!rm || !rv) {
+        ag_refuse(c, "the double derivative of aten::native_batch_norm_backward in evaluation mode without running "
+                     "statistics is not implemented by torchnative");
+        return;
+    }
+    m = view_w(c, rm, &nd);
+    r = view_w(c, AG(c, rsqrt, VT(ag_add_s(c, rv, eps))), &nd);
+    tn_tensor *wv = view_w(c, w, &nd), *xhat = ag_mul(c, ag_sub(c, x, m), r);
+    if (mask[0] && w && ggw) out[0] = ag_mul(c, ag_mul(c, view_w(c, ggw, &nd), go), r);
+    else if (mask[0]) out[0] = ag_zeros_like(c, x);
+    if (mask[1] && w) {
+        tn_tensor *gw = AG(c, sum_dim_IntList, VT(ag_mul(c, ag_mul(c, ggx, go), r)), VIL(nd.w, nd.nw), VB(false), VN());
+        out[1] = ag_reshape(c, gw, w->ndim, w->sizes);
+    }
+    if (mask[2]) {
+        tn_tensor *ggo = ag_mul(c, ggx, r);
+        if (wv) ggo = ag_mul(c, ggo, wv);
+        if (w && ggw) ggo = ag_add(c, ggo, ag_mul(c, view_w(c, ggw, &nd), xhat));
+        if (ggb) ggo = ag_add(c, ggo, view_w(c, ggb, &nd));
+        out[2] = ggo;
+    }
+}

@@ -151,4 +151,14 @@ void ag_scatter_reduce_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *self, i
                                 tn_tensor *src, const tn_value *reduce, bool include_self, tn_tensor *result,
                                 tn_tensor **out);
 
+/* Second derivatives of native_layer_norm_backward / native_batch_norm_backward with respect
+ * to (input, weight, grad_out), out[3], given the gradients of its three results. */
+void ag_layer_norm_double_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *gamma, tn_tensor *ggx, tn_tensor *ggw,
+                                   tn_tensor *ggb, tn_tensor *go, tn_tensor *mean, tn_tensor *rstd,
+                                   tn_value normalized_shape, const bool *mask, tn_tensor **out);
+void ag_batchnorm_double_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *gamma, tn_tensor *ggx, tn_tensor *ggw,
+                                  tn_tensor *ggb, tn_tensor *go, const tn_value *running_mean,
+                                  const tn_value *running_var, bool train, double eps, const tn_value *save_mean,
+                                  const tn_value *save_invstd, const bool *mask, tn_tensor **out);
+
 #endif

@@ -219,6 +219,19 @@ CASES += [
       [A, In((4, 3)), In((4, 3), "int64", "index", high=5)], (0, 1), ["scatter_reduce_two"]),
     G("gen_unsafe_index", "lambda a, i: torch.ops.aten._unsafe_index.Tensor(a, [i]) ** 2",
       [A, In((6,), "int64", "index", high=4)], (0,), ["_unsafe_index_Tensor"], double=True),
+    G("gen_layer_norm_backward", "lambda g, x, w: torch.ops.aten.native_layer_norm_backward.default(g, x, [5], "
+      "*torch.ops.aten.native_layer_norm.default(x.detach(), [5], w.detach(), None, 1e-5)[1:], w, None, "
+      "[True, True, False])[:2]", [In((2, 3, 5)), In((2, 3, 5)), ROW], (0, 1, 2), ["native_layer_norm_backward"]),
+    G("gen_layer_norm_backward_2d", "lambda g, x: torch.ops.aten.native_layer_norm_backward.default(g, x, [3, 5], "
+      "*torch.ops.aten.native_layer_norm.default(x.detach(), [3, 5], None, None, 1e-5)[1:], None, None, "
+      "[True, False, False])[0]", [In((2, 3, 5)), In((2, 3, 5))], (0, 1), ["native_layer_norm_backward"]),
+    G("gen_batch_norm_backward", "lambda g, x, w: torch.ops.aten.native_batch_norm_backward.default(g, x, w, None, None, "
+      "*torch.ops.aten.native_batch_norm.default(x.detach(), w.detach(), None, None, None, True, 0.1, 1e-5)[1:], True, "
+      "1e-5, [True, True, True])", [In((4, 3, 2, 2)), In((4, 3, 2, 2)), In((3,))], (0, 1, 2),
+      ["native_batch_norm_backward"]),
+    G("gen_batch_norm_backward_eval", "lambda g, x, w, rv: torch.ops.aten.native_batch_norm_backward.default(g, x, w, "
+      "rv.detach() * 0.1, rv.detach().abs() + 0.5, None, None, False, 1e-5, [True, True, True])",
+      [In((4, 3, 2, 2)), In((4, 3, 2, 2)), In((3,)), In((3,))], (0, 1, 2), ["native_batch_norm_backward"]),
 ]
 
 # Generated rows no case covers, with the reason (the coverage test reads this).

@@ -228,6 +228,10 @@ HELPERS = {
     "infinitely_differentiable_native_group_norm_backward": (
         "ag_group_norm_backward", ["T", "T", "T", "T", "T", "T", "V", "I", "I", "I", "I", "D", "M"], "TT3"),
     "scatter_reduce_backward": ("ag_scatter_reduce_backward", ["T", "T", "I", "T", "T", "V", "B", "T"], "TT2"),
+    "layer_norm_double_backward": ("ag_layer_norm_double_backward",
+                                   ["T", "V", "T", "T", "T", "T", "T", "T", "IL", "M"], "TT3"),
+    "batchnorm_double_backward": ("ag_batchnorm_double_backward",
+                                  ["T", "V", "T", "T", "T", "T", "V", "V", "B", "D", "V", "V", "M"], "TT3"),
     "nansum_backward": ("ag_nansum_backward", ["T", "T", "V", "B"], "T"),
     "var_mean_backward": ("ag_var_mean_backward", ["T", "T", "T", "V", "V", "B"], "T"),
     "std_mean_backward": ("ag_std_mean_backward", ["T", "T", "T", "T", "V", "V", "B"], "T"),
@@ -588,6 +592,11 @@ class Tx:
                 if v.kind != "SZ":
                     raise Skip(f"helper {name}: sizes expected")
                 parts.append(v.expr)
+            elif base == "IL":
+                if v.kind in ("IL", "SZ") or (v.kind == "V" and re.fullmatch(r"(int|SymInt)\[\d*\]", v.ty)):
+                    parts.append(v.expr)
+                else:
+                    raise Skip(f"helper {name}: int list expected")
             elif base == "M":
                 if v.kind != "M":
                     raise Skip(f"helper {name}: grad_input_mask expected")
