@@ -849,3 +849,49 @@ void ag_batchnorm_double_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *
         out[2] = ggo;
     }
 }
+
+/* convolution_backward(go, x, W, ...) -> (gx, gW, gb) is bilinear: gx is linear in (go, W),
+ * gW in (x, go), gb = sum go. So, given the gradients ggx, ggW, ggb of its results:
+ *   d/dgo = conv(ggx, W) + conv(x, ggW) + ggb,   d/dx = (conv backward of go with weight ggW)_input,
+ *   d/dW = (conv backward of go with input ggx)_weight,
+ * all through the convolution operators themselves (transposed ones too). out: go, x, W. */
+void ag_convolution_double_backward(tn_grad_ctx *c, tn_tensor *ggx, tn_tensor *ggw, tn_tensor *ggb, tn_tensor *go,
+                                    tn_tensor *w, tn_tensor *x, const tn_value *stride, const tn_value *padding,
+                                    const tn_value *dilation, bool transposed, const tn_value *output_padding,
+                                    int64_t groups, const bool *mask, tn_tensor **out) {
+    out[0] = out[1] = out[2] = NULL;
+    if (!go || !w || !x) return;
+#define CONV(in, wt, b) AG(c, convolution, VT(in), VT(wt), b, *stride, *padding, *dilation, VB(transposed), \
+                           *output_padding, VI(groups))
+    if (mask[0]) {
+        tn_tensor *r = ggx ? CONV(ggx, w, VN()) : NULL;
+        if (ggw) {
+            tn_tensor *t = CONV(x, ggw, ggb ? VT(ggb) : VN());
+            r = r ? ag_add(c, r, t) : t;
+        } else if (ggb && r) {
+            int64_t sz[TN_MAX_DIMS];
+            for (int i = 0; i < r->ndim; i++) sz[i] = i == 1 ? r->sizes[1] : 1;
+            r = ag_add(c, r, ag_reshape(c, ggb, r->ndim, sz));
+        }
+        out[0] = r ? r : ag_zeros_like(c, go);
+    }
+#undef CONV
+    bool only_x[3] = {true, false, false}, only_w[3] = {false, true, false};
+    tn_tensor *o[3];
+    if (mask[1] && ggw) {
+        tn_value a[11] = {VT(go), VT(x), VT(ggw), VN(), *stride, *padding, *dilation, VB(transposed), *output_padding,
+                          VI(groups), VBL(only_x, 3)};
+        ag_op_n(c, TN_OP_convolution_backward, 11, a, o, 3);
+        out[1] = o[0];
+    } else if (mask[1]) {
+        out[1] = ag_zeros_like(c, x);
+    }
+    if (mask[2] && ggx) {
+        tn_value a[11] = {VT(go), VT(ggx), VT(w), VN(), *stride, *padding, *dilation, VB(transposed), *output_padding,
+                          VI(groups), VBL(only_w, 3)};
+        ag_op_n(c, TN_OP_convolution_backward, 11, a, o, 3);
+        out[2] = o[1];
+    } else if (mask[2]) {
+        out[2] = ag_zeros_like(c, w);
+    }
+}

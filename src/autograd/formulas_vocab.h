@@ -161,4 +161,11 @@ void ag_batchnorm_double_backward(tn_grad_ctx *c, tn_tensor *x, const tn_value *
                                   const tn_value *running_var, bool train, double eps, const tn_value *save_mean,
                                   const tn_value *save_invstd, const bool *mask, tn_tensor **out);
 
+/* Second derivatives of convolution_backward with respect to (grad_output, input, weight),
+ * out[3], through the convolution operators (the backward is bilinear). */
+void ag_convolution_double_backward(tn_grad_ctx *c, tn_tensor *ggx, tn_tensor *ggw, tn_tensor *ggb, tn_tensor *go,
+                                    tn_tensor *w, tn_tensor *x, const tn_value *stride, const tn_value *padding,
+                                    const tn_value *dilation, bool transposed, const tn_value *output_padding,
+                                    int64_t groups, const bool *mask, tn_tensor **out);
+
 #endif

@@ -232,6 +232,15 @@ CASES += [
     G("gen_batch_norm_backward_eval", "lambda g, x, w, rv: torch.ops.aten.native_batch_norm_backward.default(g, x, w, "
       "rv.detach() * 0.1, rv.detach().abs() + 0.5, None, None, False, 1e-5, [True, True, True])",
       [In((4, 3, 2, 2)), In((4, 3, 2, 2)), In((3,)), In((3,))], (0, 1, 2), ["native_batch_norm_backward"]),
+    G("gen_conv_double", "lambda x, w, b: F.conv2d(x, w, b, stride=1, padding=1) ** 2", [In((2, 3, 5, 5)),
+                                                                                     In((4, 3, 3, 3)), In((4,))],
+      (0, 1, 2), ["convolution_backward"], double=True),
+    G("gen_conv_double_groups", "lambda x, w: F.conv2d(x, w, stride=2, groups=2, dilation=1) ** 2 + "
+      "F.conv1d(x[:, :, 0], w[:, :, 0], padding=2, groups=2).sum()", [In((1, 4, 7, 7)), In((6, 2, 3, 3))], (0, 1),
+      ["convolution_backward"], double=True),
+    G("gen_conv_backward_direct", "lambda g, x, w: torch.ops.aten.convolution_backward.default(g, x, w, [4], [1, 1], "
+      "[1, 1], [1, 1], False, [0, 0], 1, [True, True, True])", [In((2, 4, 5, 5)), In((2, 3, 5, 5)), In((4, 3, 3, 3))],
+      (0, 1, 2), ["convolution_backward"]),
 ]
 
 # Generated rows no case covers, with the reason (the coverage test reads this).

@@ -232,6 +232,8 @@ HELPERS = {
                                    ["T", "V", "T", "T", "T", "T", "T", "T", "IL", "M"], "TT3"),
     "batchnorm_double_backward": ("ag_batchnorm_double_backward",
                                   ["T", "V", "T", "T", "T", "T", "V", "V", "B", "D", "V", "V", "M"], "TT3"),
+    "_convolution_double_backward": ("ag_convolution_double_backward",
+                                     ["T", "T", "T", "T", "T", "T", "V", "V", "V", "B", "V", "I", "M"], "TT3"),
     "nansum_backward": ("ag_nansum_backward", ["T", "T", "V", "B"], "T"),
     "var_mean_backward": ("ag_var_mean_backward", ["T", "T", "T", "V", "V", "B"], "T"),
     "std_mean_backward": ("ag_std_mean_backward", ["T", "T", "T", "T", "V", "V", "B"], "T"),
