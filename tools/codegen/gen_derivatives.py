@@ -212,9 +212,11 @@ def c_double(v):
 
 
 # Helpers of FunctionsManual that the vocabulary provides (formulas_vocab.c):
-# name -> (C function, parameter kinds, result kind). Parameter kinds: T tensor, T? tensor or
-# NULL, V a tn_value passed through, D double, I int64, B bool, G geometry, M the
-# grad_input_mask (built from NEED). Results: T, or TTn (n tensors through an out array).
+# name -> (C function, parameter kinds, result kind). Parameter kinds: T tensor; X tensor, or
+# a Scalar made a 0-dim tensor; V a forward argument's tn_value, by pointer (NULL when
+# omitted); S / D a number as double; I int64 (INT64_MIN when omitted); B bool; DT dtype; SZ /
+# IL an int-list tn_value; M the grad_input_mask (built from NEED). A trailing "?" marks a
+# parameter the formula may omit. Results: T, or TTn (n tensors through an out array).
 HELPERS = {
     "maybe_multiply": ("ag_maybe_multiply", ["T", "S"], "T"),
     "atan2_backward": ("ag_atan2_backward", ["T", "T", "T", "M"], "TT2"),
@@ -281,7 +283,6 @@ class Tx:
         self.argpos = {x.name: i for i, x in enumerate(self.args)}
         self.rets = [r.name for r in fn.func.returns]
         self.save_args, self.save_res = set(), set()
-        self.mask_vars = None
 
     # identifiers -------------------------------------------------------------------------
     def arg_type(self, name):
@@ -544,7 +545,6 @@ class Tx:
         ident = self.gen.ident(f)
         if ident not in self.gen.impl:
             raise Skip(f"aten::{ident} has no kernel")
-        self.gen.used_ops.add(ident)
         if len(f.func.returns) > 1:
             return Val("TTOP", ident, py=(out, len(f.func.returns)))
         return Val("T", f"AG(c, {ident}, {', '.join(out)})")
@@ -809,7 +809,6 @@ class Tx:
     def door(self, ident, args):
         if ident not in self.gen.impl:
             raise Skip(f"aten::{ident} has no kernel")
-        self.gen.used_ops.add(ident)
         return Val("T", f"AG(c, {ident}, {args})")
 
 
@@ -834,7 +833,6 @@ class Gen:
         self.hand = set(re.findall(r"^TN_GRAD\((\w+),", hand_text, re.M))
         decomp_text = open(os.path.join(ROOT, "src", "autograd", "decompose.c")).read()
         self.decomp = set(re.findall(r"\[TN_OP_(\w+)\] = d_", decomp_text))
-        self.used_ops = set()
 
     @staticmethod
     def ident(f):
