@@ -363,6 +363,176 @@ static tn_status d_std_mean_dim(const tn_value *a, tn_value *rets) {
     return mean_pair_correction(TN_OP_std_mean_correction, a[0], a[1], a[2], a[3], rets);
 }
 
+/* ---- composites with kernels of their own, run as upstream's composite under autograd ----
+ * Arguments the decomposition does not handle go to the kernel, which reports the error. */
+tn_status tn_op_take_along_dim(const tn_value *args, tn_value *rets);
+tn_status tn_op_tile(const tn_value *args, tn_value *rets);
+tn_status tn_op_movedim_intlist(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv_transpose1d(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv_transpose2d_input(const tn_value *args, tn_value *rets);
+
+static tn_value ilist(const int64_t *p, int64_t n) {
+    tn_value v = {.tag = TN_V_INTLIST};
+    v.u.ilist.data = p;
+    v.u.ilist.n = n;
+    return v;
+}
+
+/* take_along_dim(self, indices, dim?): gather of the two broadcast against each other
+ * except along dim; without dim, of the flattened tensors. */
+static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t, *idx = a[1].u.t;
+    if (a[2].tag == TN_V_NONE) {
+        int64_t flat = -1;
+        tn_tensor *xf, *if_;
+        tn_value r1[2] = {a[0], ilist(&flat, 1)}, r2[2] = {a[1], ilist(&flat, 1)};
+        TN_TRY(run(TN_OP_reshape, 2, r1, &xf));
+        tn_status st = run(TN_OP_reshape, 2, r2, &if_);
+        if (st == TN_OK) {
+            tn_value g[4] = {tn_value_tensor(xf), tn_value_int(0), tn_value_tensor(if_), tn_value_bool(false)};
+            st = tn_dispatch(TN_OP_gather, g, rets);
+            tn_tensor_release(if_);
+        }
+        tn_tensor_release(xf);
+        return st;
+    }
+    int nd = x->ndim;
+    int64_t d = a[2].u.i < 0 ? a[2].u.i + nd : a[2].u.i;
+    if (idx->ndim != nd || d < 0 || d >= nd) return tn_op_take_along_dim(a, rets);
+    int64_t xs[TN_MAX_DIMS], is[TN_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        int64_t p = x->sizes[i], q = idx->sizes[i];
+        if (i == d) { xs[i] = p; is[i] = q; continue; }
+        if (p != q && p != 1 && q != 1) return tn_op_take_along_dim(a, rets);
+        xs[i] = is[i] = p == 1 ? q : p;
+    }
+    tn_tensor *xb, *ib;
+    tn_value e1[3] = {a[0], ilist(xs, nd), tn_value_bool(false)}, e2[3] = {a[1], ilist(is, nd), tn_value_bool(false)};
+    TN_TRY(run(TN_OP_expand, 3, e1, &xb));
+    tn_status st = run(TN_OP_expand, 3, e2, &ib);
+    if (st == TN_OK) {
+        tn_value g[4] = {tn_value_tensor(xb), tn_value_int(d), tn_value_tensor(ib), tn_value_bool(false)};
+        st = tn_dispatch(TN_OP_gather, g, rets);
+        tn_tensor_release(ib);
+    }
+    tn_tensor_release(xb);
+    return st;
+}
+
+static tn_status d_ger(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_outer, a, rets); }
+static tn_status d_max_other(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_maximum, a, rets); }
+static tn_status d_min_other(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_minimum, a, rets); }
+
+/* type_as: self itself when the dtypes agree (upstream's to() returns it), else a copy. */
+static tn_status d_type_as(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (x->dtype == a[1].u.t->dtype) {
+        tn_tensor_retain(x);
+        rets[0] = tn_value_tensor(x);
+        return TN_OK;
+    }
+    tn_value d = {.tag = TN_V_DTYPE};
+    d.u.dtype = a[1].u.t->dtype;
+    tn_value c[7] = {a[0], d, none(), none(), none(), tn_value_bool(false), none()};
+    return tn_dispatch(TN_OP__to_copy, c, rets);
+}
+
+/* tile: repeat with the dims padded by leading ones to the tensor's rank. */
+static tn_status d_tile(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    int64_t n = a[1].u.ilist.n, nd = x->ndim > n ? x->ndim : n;
+    if (nd > TN_MAX_DIMS) return tn_op_tile(a, rets);
+    int64_t reps[TN_MAX_DIMS];
+    for (int64_t i = 0; i < nd; i++) reps[i] = i < nd - n ? 1 : a[1].u.ilist.data[i - (nd - n)];
+    tn_value b[2] = {a[0], ilist(reps, nd)};
+    return tn_dispatch(TN_OP_repeat, b, rets);
+}
+
+/* movedim / moveaxis: a permute putting source dims at their destinations, the others in
+ * order in the remaining places. */
+static tn_status movedim_perm(const tn_value *a, const int64_t *src, const int64_t *dst, int64_t n, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    int nd = x->ndim, ndw = nd > 0 ? nd : 1;
+    int64_t order[TN_MAX_DIMS];
+    bool used_src[TN_MAX_DIMS] = {0}, used_dst[TN_MAX_DIMS] = {0};
+    if (nd == 0 || n > nd) return TN_ERR_RUNTIME;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t s = src[i] < 0 ? src[i] + ndw : src[i], d = dst[i] < 0 ? dst[i] + ndw : dst[i];
+        if (s < 0 || s >= nd || d < 0 || d >= nd || used_src[s] || used_dst[d]) return TN_ERR_RUNTIME;
+        used_src[s] = used_dst[d] = true;
+        order[d] = s;
+    }
+    int64_t next = 0;
+    for (int d = 0; d < nd; d++) {
+        if (used_dst[d]) continue;
+        while (used_src[next]) next++;
+        order[d] = next++;
+    }
+    tn_value b[2] = {a[0], ilist(order, nd)};
+    return tn_dispatch(TN_OP_permute, b, rets);
+}
+static tn_status d_movedim_int(const tn_value *a, tn_value *rets) {
+    int64_t s = a[1].u.i, d = a[2].u.i;
+    tn_status st = movedim_perm(a, &s, &d, 1, rets);
+    if (st == TN_ERR_RUNTIME) {
+        tn_value b[3] = {a[0], ilist(&s, 1), ilist(&d, 1)};
+        return tn_op_movedim_intlist(b, rets);
+    }
+    return st;
+}
+static tn_status d_movedim_intlist(const tn_value *a, tn_value *rets) {
+    if (a[1].u.ilist.n != a[2].u.ilist.n) return tn_op_movedim_intlist(a, rets);
+    tn_status st = movedim_perm(a, a[1].u.ilist.data, a[2].u.ilist.data, a[1].u.ilist.n, rets);
+    return st == TN_ERR_RUNTIME ? tn_op_movedim_intlist(a, rets) : st;
+}
+
+/* conv_transpose1d/2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+ * as convolution(transposed = true); an unbatched input gets a batch dim of one. */
+static tn_status d_conv_transpose(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    tn_tensor *x = a[0].u.t, *w = a[1].u.t, *xb = NULL;
+    if (x->ndim != w->ndim && x->ndim != w->ndim - 1) return kernel(a, rets);
+    bool unbatched = x->ndim == w->ndim - 1;
+    tn_value in = a[0];
+    if (unbatched) {
+        tn_value u[2] = {a[0], tn_value_int(0)};
+        TN_TRY(run(TN_OP_unsqueeze, 2, u, &xb));
+        in = tn_value_tensor(xb);
+    }
+    tn_value b[9] = {in, a[1], a[2], a[3], a[4], a[7], tn_value_bool(true), a[5], a[6]};
+    tn_value r;
+    tn_status st = tn_dispatch(TN_OP_convolution, b, &r);
+    tn_tensor_release(xb);
+    if (st != TN_OK || !unbatched) {
+        if (st == TN_OK) rets[0] = r;
+        return st;
+    }
+    tn_value q[2] = {r, tn_value_int(0)};
+    st = tn_dispatch(TN_OP_squeeze_dim, q, rets);
+    tn_value_release(&r);
+    return st;
+}
+static tn_status d_conv_transpose1d(const tn_value *a, tn_value *rets) {
+    return d_conv_transpose(a, rets, tn_op_conv_transpose1d);
+}
+static tn_status d_conv_transpose2d(const tn_value *a, tn_value *rets) {
+    return d_conv_transpose(a, rets, tn_op_conv_transpose2d_input);
+}
+
+/* where with a Scalar branch: the scalar as a 0-dim tensor of the other branch's dtype. */
+static tn_status d_where_scalar(const tn_value *a, tn_value *rets, int scalar_at) {
+    tn_tensor *other = a[scalar_at == 1 ? 2 : 1].u.t, *s;
+    tn_value dt = {.tag = TN_V_DTYPE};
+    dt.u.dtype = other->dtype;
+    tn_value f[6] = {ilist(NULL, 0), a[scalar_at], dt, none(), none(), none()};
+    TN_TRY(run(TN_OP_full, 6, f, &s));
+    tn_value b[3] = {a[0], scalar_at == 1 ? tn_value_tensor(s) : a[1], scalar_at == 2 ? tn_value_tensor(s) : a[2]};
+    tn_status st = tn_dispatch(TN_OP_where_self, b, rets);
+    tn_tensor_release(s);
+    return st;
+}
+static tn_status d_where_scalar_self(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 1); }
+static tn_status d_where_scalar_other(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 2); }
+
 static tn_status d_adaptive_avg_pool2d(const tn_value *a, tn_value *rets) {
     tn_value b[2] = {a[0], a[1]};
     return tn_dispatch(TN_OP__adaptive_avg_pool2d, b, rets);
@@ -432,6 +602,20 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_pad] = d_pad,
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
     [TN_OP_group_norm] = d_group_norm,
+    [TN_OP_take_along_dim] = d_take_along_dim,
+    [TN_OP_ger] = d_ger,
+    [TN_OP_max_other] = d_max_other,
+    [TN_OP_min_other] = d_min_other,
+    [TN_OP_type_as] = d_type_as,
+    [TN_OP_tile] = d_tile,
+    [TN_OP_movedim_int] = d_movedim_int,
+    [TN_OP_moveaxis_int] = d_movedim_int,
+    [TN_OP_movedim_intlist] = d_movedim_intlist,
+    [TN_OP_moveaxis_intlist] = d_movedim_intlist,
+    [TN_OP_conv_transpose1d] = d_conv_transpose1d,
+    [TN_OP_conv_transpose2d_input] = d_conv_transpose2d,
+    [TN_OP_where_ScalarSelf] = d_where_scalar_self,
+    [TN_OP_where_ScalarOther] = d_where_scalar_other,
     [TN_OP_var_mean] = d_var_mean,
     [TN_OP_var_mean_dim] = d_var_mean_dim,
     [TN_OP_std_mean] = d_std_mean,

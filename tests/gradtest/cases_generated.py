@@ -243,6 +243,21 @@ CASES += [
       (0, 1, 2), ["convolution_backward"]),
 ]
 
+# Composites with kernels of their own that autograd runs as upstream's composite
+# (decompose.c): no rows of their own, the parts' rows are covered above or in cases.py.
+CASES += [
+    G("dec_take_along_dim", "lambda a, i: torch.take_along_dim(a, i, 1) + torch.take_along_dim(a, i[:1], 1) + "
+      "torch.take_along_dim(a, i.flatten()).sum()", [A, In((4, 3), "int64", "index", high=5)], (0,), [], double=True),
+    G("dec_alias_ops", "lambda a, b, v, w: torch.ger(v, w).sum() + torch.max(a, b) + torch.min(a, b) + a.type_as(b) + "
+      "a.type_as(v.int()).sum() * 0", [A, B, In((3,)), In((4,))], (0, 1, 2, 3), []),
+    G("dec_tile_movedim", "lambda a: a.tile((2,)).sum(1, keepdim=True) + a.movedim(0, 1).t() + "
+      "torch.moveaxis(a.unsqueeze(0), (0, 1), (2, 0)).squeeze(2) + a.tile((2, 1, 1)).sum(0) * 2", [A], (0,), []),
+    G("dec_conv_transpose", "lambda x, w, b, y, v: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1).sum() "
+      "+ F.conv_transpose1d(y, v, padding=1).sum() + F.conv_transpose2d(x[0], w).sum()",
+      [In((2, 3, 4, 4)), In((3, 2, 3, 3)), In((2,)), In((2, 3, 5)), In((3, 4, 3))], (0, 1, 2, 3, 4), [], double=True),
+    G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
+]
+
 # Generated rows no case covers, with the reason (the coverage test reads this).
 UNCOVERED = {
     "bernoulli": "sampler: decompose.c keeps its outputs out of the graph (tn_autograd_nondifferentiable)",
