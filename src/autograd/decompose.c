@@ -3,6 +3,7 @@
  * through the door, so the part is recorded under upstream's node name. Also the list of
  * operators whose outputs never require grad (detach, factories *_like). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "autograd/decompose.h"
@@ -533,6 +534,86 @@ static tn_status d_where_scalar(const tn_value *a, tn_value *rets, int scalar_at
 static tn_status d_where_scalar_self(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 1); }
 static tn_status d_where_scalar_other(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 2); }
 
+/* conj / resolve_conj / resolve_neg of a real tensor: the tensor itself, as upstream. */
+static tn_status d_self_if_real(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of conj on complex tensors is not implemented by torchnative");
+    tn_tensor_retain(x);
+    rets[0] = tn_value_tensor(x);
+    return TN_OK;
+}
+
+/* adjoint / mH / matrix_H of a real tensor: transpose(-2, -1). */
+tn_status tn_op_adjoint(const tn_value *args, tn_value *rets);
+static tn_status d_adjoint(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (x->ndim < 2) return tn_op_adjoint(a, rets);
+    if (tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of adjoint on complex tensors is not implemented by torchnative");
+    tn_value b[3] = {a[0], tn_value_int(-2), tn_value_int(-1)};
+    return tn_dispatch(TN_OP_transpose_int, b, rets);
+}
+
+tn_status tn_op_matrix_H(const tn_value *args, tn_value *rets);
+static tn_status d_matrix_H(const tn_value *a, tn_value *rets) {
+    return a[0].u.t->ndim == 2 ? d_adjoint(a, rets) : tn_op_matrix_H(a, rets); /* 2-D only, as upstream */
+}
+
+static tn_status d_split_sizes(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_split_with_sizes, a, rets); }
+
+/* narrow.Tensor: the start read from its 0-dim tensor, then narrow. */
+tn_status tn_op_narrow_tensor(const tn_value *args, tn_value *rets);
+static tn_status d_narrow_tensor(const tn_value *a, tn_value *rets) {
+    tn_tensor *st = a[2].u.t;
+    if (st->ndim != 0 || (st->dtype != TN_DTYPE_INT64 && st->dtype != TN_DTYPE_INT32)) return tn_op_narrow_tensor(a, rets);
+    int64_t start = st->dtype == TN_DTYPE_INT64 ? *(const int64_t *)tn_tensor_data(st) : *(const int32_t *)tn_tensor_data(st);
+    tn_value b[4] = {a[0], a[1], tn_value_int(start), a[3]};
+    return tn_dispatch(TN_OP_narrow, b, rets);
+}
+
+/* hstack / vstack / dstack: cat of the tensors made at least 1-, 2- or 3-d (upstream's
+ * atleast_nd shapes), along 0 or 1 (hstack: 0 for 1-d tensors), 0, 2. */
+tn_status tn_op_hstack(const tn_value *args, tn_value *rets);
+tn_status tn_op_vstack(const tn_value *args, tn_value *rets);
+tn_status tn_op_dstack(const tn_value *args, tn_value *rets);
+static tn_status d_stack_nd(const tn_value *a, tn_value *rets, int rank, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    int64_t n = a[0].u.tlist.n;
+    if (n == 0 || n > 4096) return kernel(a, rets);
+    tn_tensor **ts = calloc((size_t)n, sizeof(tn_tensor *));
+    if (!ts) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    tn_status st = TN_OK;
+    for (int64_t k = 0; k < n && st == TN_OK; k++) {
+        tn_tensor *x = a[0].u.tlist.data[k];
+        int64_t sz[3];
+        int nd = -1;
+        if (x->ndim == 0) { sz[0] = sz[1] = sz[2] = 1; nd = rank; }
+        else if (x->ndim == 1 && rank >= 2) { sz[0] = 1; sz[1] = x->sizes[0]; sz[2] = 1; nd = rank; }
+        else if (x->ndim == 2 && rank == 3) { sz[0] = x->sizes[0]; sz[1] = x->sizes[1]; sz[2] = 1; nd = 3; }
+        if (nd < 0) {
+            tn_tensor_retain(x);
+            ts[k] = x;
+        } else {
+            tn_value r[2] = {tn_value_tensor(x), ilist(sz, nd)};
+            st = run(TN_OP_reshape, 2, r, &ts[k]);
+        }
+    }
+    if (st == TN_OK) {
+        int64_t dim = rank == 1 ? (ts[0]->ndim == 1 ? 0 : 1) : rank == 2 ? 0 : 2;
+        tn_value l = {.tag = TN_V_TENSORLIST};
+        l.u.tlist.data = ts;
+        l.u.tlist.n = n;
+        tn_value b[2] = {l, tn_value_int(dim)};
+        st = tn_dispatch(TN_OP_cat, b, rets);
+    }
+    for (int64_t k = 0; k < n; k++) tn_tensor_release(ts[k]);
+    free(ts);
+    return st;
+}
+static tn_status d_hstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 1, tn_op_hstack); }
+static tn_status d_vstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 2, tn_op_vstack); }
+static tn_status d_dstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 3, tn_op_dstack); }
+
 static tn_status d_adaptive_avg_pool2d(const tn_value *a, tn_value *rets) {
     tn_value b[2] = {a[0], a[1]};
     return tn_dispatch(TN_OP__adaptive_avg_pool2d, b, rets);
@@ -602,6 +683,17 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_pad] = d_pad,
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
     [TN_OP_group_norm] = d_group_norm,
+    [TN_OP_conj] = d_self_if_real,
+    [TN_OP_resolve_conj] = d_self_if_real,
+    [TN_OP_resolve_neg] = d_self_if_real,
+    [TN_OP_adjoint] = d_adjoint,
+    [TN_OP_mH] = d_adjoint,
+    [TN_OP_matrix_H] = d_matrix_H,
+    [TN_OP_split_sizes] = d_split_sizes,
+    [TN_OP_narrow_Tensor] = d_narrow_tensor,
+    [TN_OP_hstack] = d_hstack,
+    [TN_OP_vstack] = d_vstack,
+    [TN_OP_dstack] = d_dstack,
     [TN_OP_take_along_dim] = d_take_along_dim,
     [TN_OP_ger] = d_ger,
     [TN_OP_max_other] = d_max_other,

@@ -63,7 +63,7 @@ CASES = [
     G("gen_vdot", "lambda v, w: torch.vdot(v, w)", [In((6,)), In((6,))], (0, 1), ["vdot"], double=True),
     G("gen_addbmm_addmv", "lambda c, b1, b2, m, v, d: torch.addbmm(c, b1, b2, beta=0.5, alpha=2) .sum() + "
       "torch.addmv(d, m, v, alpha=1.5)", [In((3, 5)), In((2, 3, 4)), In((2, 4, 5)), In((3, 4)), In((4,)), In((3,))],
-      (0, 1, 2, 3, 4, 5), ["addbmm", "addmv"]),
+      (0, 1, 2, 3, 4, 5), ["addbmm", "addmv"], double=True),
     # reductions and scans
     G("gen_prod", "lambda a: a.prod() + a.prod(1).sum() + a.prod(0, keepdim=True).sum()", [UNIT], (0,),
       ["prod", "prod_dim_int"], double=True),
@@ -255,6 +255,10 @@ CASES += [
     G("dec_conv_transpose", "lambda x, w, b, y, v: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1).sum() "
       "+ F.conv_transpose1d(y, v, padding=1).sum() + F.conv_transpose2d(x[0], w).sum()",
       [In((2, 3, 4, 4)), In((3, 2, 3, 3)), In((2,)), In((2, 3, 5)), In((3, 4, 3))], (0, 1, 2, 3, 4), [], double=True),
+    G("dec_views_stacks", "lambda a, v: a.conj() * a.resolve_conj() + a.resolve_neg() + a.mH.t() + a.adjoint().mT + "
+      "torch.ops.aten.matrix_H.default(a).t() + torch.hstack([a, a]).narrow(1, 0, 5) + "
+      "torch.vstack([v, a]).narrow(0, 1, 4) + torch.dstack([a, a]).sum(2) + torch.hstack([v, v]).sum() + "
+      "a.split([2, 3], 1)[1].sum() + a.narrow(1, torch.tensor(1), 2).sum()", [A, ROW], (0, 1), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

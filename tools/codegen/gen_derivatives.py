@@ -822,8 +822,9 @@ class Gen:
         self.deriv_yaml = os.path.join(yaml_dir, "autograd", "derivatives.yaml")
         self.infos, _ = load_derivatives(self.deriv_yaml, nf, tags)
         fns = parse_native_yaml(nf, tags).native_functions
-        self.functional = {}
+        self.functional, self.by_ident = {}, {}
         for f in fns:
+            self.by_ident[self.ident(f)] = f
             if f.func.kind().name == "functional":
                 self.functional.setdefault(str(f.func.name.name), []).append(f)
         self.impl = set()
@@ -968,6 +969,13 @@ class Gen:
             report["generated"].append(ident)
             if skips:
                 report["partial"].append((ident, skips))
+        # kernels autograd has nothing for: no derivatives.yaml entry, hand row or decomposition
+        with_entry = {i for i, _ in self.candidates()}
+        report["no_entry"] = sorted(
+            i for i in self.impl if i in self.by_ident and self.by_ident[i].func.kind().name == "functional"
+            and i not in with_entry and i not in self.hand and i not in self.decomp)
+        report["no_entry_composite"] = [i for i in report["no_entry"]
+                                        if self.by_ident[i].has_composite_implicit_autograd_kernel]
         return rows, funcs, report
 
     def write(self, out_dir, rows, funcs, nodiff):
@@ -1012,6 +1020,11 @@ def print_report(report):
         for names, why in skips:
             print(f"  {ident} [{names}]: {why}")
     print("\nnot differentiable upstream: " + ", ".join(report["nodiff"]))
+    comp = report["no_entry_composite"]
+    print(f"\nfunctional operators with a kernel but no derivatives.yaml entry, hand row or decomposition: "
+          f"{len(report['no_entry'])}; upstream's composites among them (autograd needs a decomposition in "
+          f"decompose.c, or refuses by name unless the outputs are never differentiable): {len(comp)}")
+    print("  " + ", ".join(comp))
 
 
 def main():
