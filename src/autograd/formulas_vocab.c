@@ -20,9 +20,11 @@ static void *scratch(tn_grad_ctx *c, size_t bytes) {
 }
 
 const tn_geom *ag_geom_of(tn_grad_ctx *c, const tn_tensor *t) {
-    if (!t) return NULL;
-    tn_geom *g = scratch(c, sizeof(tn_geom));
-    if (g) tn_geom_of(t, g);
+    /* after an error (t NULL) a formula still reads the fields; it stops at its next call */
+    static const tn_geom none = {.ndim = 0, .dtype = TN_DTYPE_FLOAT32};
+    tn_geom *g = t ? scratch(c, sizeof(tn_geom)) : NULL;
+    if (!g) return &none;
+    tn_geom_of(t, g);
     return g;
 }
 
@@ -74,6 +76,10 @@ tn_tensor *ag_op_item(tn_grad_ctx *c, tn_op_id op, int k, int n, tn_value *args)
     tn_tensor *o[8];
     ag_op_n(c, op, n, args, o, 8);
     return k < 8 ? o[k] : NULL;
+}
+
+tn_tensor *ag_rdiv(tn_grad_ctx *c, double s, tn_tensor *t) {
+    return t ? ag_div(c, ag_scalar_tensor(c, s, t->dtype), t) : NULL;
 }
 
 tn_tensor *ag_maybe_multiply(tn_grad_ctx *c, tn_tensor *t, double s) { return s == 1.0 ? t : ag_mul_s(c, t, s); }
@@ -217,7 +223,7 @@ tn_tensor *ag_value_selecting_reduction_backward(tn_grad_ctx *c, tn_tensor *g, i
         g = ag_unsqueeze(c, g, d);
         indices = ag_unsqueeze(c, indices, d);
     }
-    if (nd == 0) return g;
+    if (nd == 0 || !g) return g;
     return AG(c, scatter_src, VT(ag_zeros_sized(c, sizes, g->dtype)), VI(d), VT(indices), VT(g));
 }
 
@@ -309,7 +315,7 @@ tn_tensor *ag_bce_target_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn
                                   int64_t reduction) {
     tn_tensor *gt = ag_mul(c, ag_neg(c, AG(c, logit, VT(x), VN())), g);
     if (weight && weight->tag == TN_V_TENSOR) gt = ag_mul(c, gt, weight->u.t);
-    if (reduction == 1 && target) gt = ag_div(c, gt, ag_scalar_tensor(c, (double)tn_tensor_numel(target), gt ? gt->dtype : x->dtype));
+    if (reduction == 1 && target && gt) gt = ag_div(c, gt, ag_scalar_tensor(c, (double)tn_tensor_numel(target), gt->dtype));
     return gt;
 }
 

@@ -32,7 +32,8 @@ static inline tn_value VBL(const bool *p, int64_t n) {
 void ag_refuse(tn_grad_ctx *c, const char *msg);
 
 /* ---- geometry and lists ------------------------------------------------------------------ */
-/* The geometry of t, valid for the formula's lifetime (NULL when t is NULL). */
+/* The geometry of t, valid for the formula's lifetime (an empty float geometry when t is NULL:
+ * the formula has already failed and stops at its next call). */
 const tn_geom *ag_geom_of(tn_grad_ctx *c, const tn_tensor *t);
 /* Size of dimension k of g (k may be negative); 0 when g is NULL. */
 int64_t ag_size(const tn_geom *g, int64_t k);
@@ -48,6 +49,8 @@ tn_tensor *ag_scalar_tensor(tn_grad_ctx *c, double v, tn_dtype dt);
 tn_tensor *ag_zeros_sized(tn_grad_ctx *c, tn_value sizes, tn_dtype dt);
 /* Result k of a multi-result operator (the others are dropped). */
 tn_tensor *ag_op_item(tn_grad_ctx *c, tn_op_id op, int k, int n, tn_value *args);
+/* s / t elementwise (C++'s Scalar / Tensor: a filled tensor divided by t). */
+tn_tensor *ag_rdiv(tn_grad_ctx *c, double s, tn_tensor *t);
 /* t * s, skipping the product when s == 1 (upstream's maybe_multiply). */
 tn_tensor *ag_maybe_multiply(tn_grad_ctx *c, tn_tensor *t, double s);
 

@@ -800,8 +800,9 @@ class Tx:
             if op == "-":  # fill(a).sub_(b): a - b
                 return self.door("rsub_Scalar", f"VT({b.expr}), {s}, VI(1)")
             if op == "/":  # fill(a).div_(b): a / b
-                return self.door("div_Tensor", f"VT(ag_scalar_tensor(c, {self.as_double(a)}, ({b.expr})->dtype)), "
-                                               f"VT({b.expr})")
+                if "div_Tensor" not in self.gen.impl or "full" not in self.gen.impl:
+                    raise Skip("aten::div.Tensor or aten::full has no kernel")
+                return Val("T", f"ag_rdiv(c, {self.as_double(a)}, {b.expr})")
             if op in self.CMP:
                 return self.door(self.CMP[self.FLIP[op]] + "_Scalar", f"VT({b.expr}), {s}")
         raise Skip(f"operator {op} on {a.kind} and {b.kind}")
