@@ -614,6 +614,45 @@ static tn_status d_hstack(const tn_value *a, tn_value *rets) { return d_stack_nd
 static tn_status d_vstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 2, tn_op_vstack); }
 static tn_status d_dstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 3, tn_op_dstack); }
 
+/* conv1d/conv2d.padding(input, weight, bias, stride, padding: "valid" | "same", dilation,
+ * groups): "valid" is padding 0; "same" pads dilation * (k - 1) in total per spatial dim, the
+ * odd element on the right (a constant_pad_nd first when any total is odd), as upstream. */
+tn_status tn_op_conv1d_padding(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv2d_padding(const tn_value *args, tn_value *rets);
+static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    tn_tensor *x = a[0].u.t, *w = a[1].u.t, *xp = NULL;
+    int nsp = w->ndim - 2;
+    const char *mode = a[4].tag == TN_V_STRING ? a[4].u.s.data : "";
+    int64_t mn = a[4].tag == TN_V_STRING ? a[4].u.s.n : 0;
+    bool valid = mn == 5 && memcmp(mode, "valid", 5) == 0, same = mn == 4 && memcmp(mode, "same", 4) == 0;
+    if (nsp < 1 || nsp > 2 || (!valid && !same) || a[5].u.ilist.n != nsp || x->ndim < nsp + 1) return kernel(a, rets);
+    int64_t sym[2] = {0, 0}, pad[4] = {0, 0, 0, 0}, zeros[2] = {0, 0};
+    bool odd = false;
+    if (same) {
+        for (int i = 0; i < nsp; i++)
+            if (a[3].u.ilist.data[i] != 1) return kernel(a, rets); /* "same" needs stride 1: the kernel says so */
+        for (int i = 0; i < nsp; i++) {
+            int64_t total = a[5].u.ilist.data[i] * (w->sizes[2 + i] - 1);
+            sym[i] = total / 2;
+            int64_t extra = total - 2 * sym[i];
+            odd |= extra != 0;
+            pad[2 * (nsp - 1 - i) + 1] = extra; /* constant_pad_nd lists the last dim first */
+        }
+    }
+    tn_value in = a[0];
+    if (odd) {
+        tn_value p[3] = {a[0], ilist(pad, 2 * nsp), tn_value_double(0.0)};
+        TN_TRY(run(TN_OP_constant_pad_nd, 3, p, &xp));
+        in = tn_value_tensor(xp);
+    }
+    tn_value b[9] = {in, a[1], a[2], a[3], ilist(sym, nsp), a[5], tn_value_bool(false), ilist(zeros, nsp), a[6]};
+    tn_status st = tn_dispatch(TN_OP_convolution, b, rets);
+    tn_tensor_release(xp);
+    return st;
+}
+static tn_status d_conv1d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv1d_padding); }
+static tn_status d_conv2d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv2d_padding); }
+
 static tn_status d_adaptive_avg_pool2d(const tn_value *a, tn_value *rets) {
     tn_value b[2] = {a[0], a[1]};
     return tn_dispatch(TN_OP__adaptive_avg_pool2d, b, rets);
@@ -683,6 +722,8 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_pad] = d_pad,
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
     [TN_OP_group_norm] = d_group_norm,
+    [TN_OP_conv1d_padding] = d_conv1d_padding,
+    [TN_OP_conv2d_padding] = d_conv2d_padding,
     [TN_OP_conj] = d_self_if_real,
     [TN_OP_resolve_conj] = d_self_if_real,
     [TN_OP_resolve_neg] = d_self_if_real,

@@ -259,6 +259,10 @@ CASES += [
       "torch.ops.aten.matrix_H.default(a).t() + torch.hstack([a, a]).narrow(1, 0, 5) + "
       "torch.vstack([v, a]).narrow(0, 1, 4) + torch.dstack([a, a]).sum(2) + torch.hstack([v, v]).sum() + "
       "a.split([2, 3], 1)[1].sum() + a.narrow(1, torch.tensor(1), 2).sum()", [A, ROW], (0, 1), []),
+    G("dec_conv_padding", "lambda x, w, v, y: F.conv2d(x, w, padding='same').sum() + "
+      "F.conv2d(x, w[:, :, :2, :], padding='same', dilation=(1, 2)).sum() + F.conv2d(x, w, padding='valid').sum() + "
+      "F.conv1d(y, v, padding='same', groups=1).sum()", [In((2, 3, 6, 6)), In((4, 3, 3, 3)), In((4, 3, 4)), In((2, 3, 7))],
+      (0, 1, 2, 3), [], double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 
