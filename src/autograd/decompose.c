@@ -653,6 +653,91 @@ static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*k
 static tn_status d_conv1d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv1d_padding); }
 static tn_status d_conv2d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv2d_padding); }
 
+/* tensor_split (all overloads): the kernel's pieces, rebuilt as narrow views through the door
+ * so that each is recorded (upstream's composite is slices and narrows). */
+tn_status tn_op_tensor_split_sections(const tn_value *args, tn_value *rets);
+tn_status tn_op_tensor_split_indices(const tn_value *args, tn_value *rets);
+tn_status tn_op_tensor_split_tensor(const tn_value *args, tn_value *rets);
+static tn_status d_tensor_split(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    tn_value parts;
+    TN_TRY(kernel(a, &parts));
+    tn_tensor *x = a[0].u.t;
+    int64_t d = a[2].u.i < 0 ? a[2].u.i + (x->ndim > 0 ? x->ndim : 1) : a[2].u.i, n = parts.u.tlist.n, off = 0;
+    tn_tensor **out = calloc((size_t)(n ? n : 1), sizeof(tn_tensor *));
+    tn_status st = out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int64_t k = 0; k < n && st == TN_OK; k++) {
+        int64_t len = parts.u.tlist.data[k]->sizes[d];
+        tn_value b[4] = {a[0], tn_value_int(d), tn_value_int(off), tn_value_int(len)};
+        st = run(TN_OP_narrow, 4, b, &out[k]);
+        off += len;
+    }
+    tn_value_release(&parts);
+    if (st != TN_OK) {
+        for (int64_t k = 0; out && k < n; k++) tn_tensor_release(out[k]);
+        free(out);
+        return st;
+    }
+    rets[0].tag = TN_V_TENSORLIST;
+    rets[0].u.tlist.data = out;
+    rets[0].u.tlist.n = n;
+    return TN_OK;
+}
+static tn_status d_tensor_split_sections(const tn_value *a, tn_value *rets) {
+    return d_tensor_split(a, rets, tn_op_tensor_split_sections);
+}
+static tn_status d_tensor_split_indices(const tn_value *a, tn_value *rets) {
+    return d_tensor_split(a, rets, tn_op_tensor_split_indices);
+}
+static tn_status d_tensor_split_tensor(const tn_value *a, tn_value *rets) {
+    return d_tensor_split(a, rets, tn_op_tensor_split_tensor);
+}
+
+/* repeat_interleave.self_Tensor(self, repeats, dim?, output_size?): index_select of self (or
+ * of its flattening) at repeat_interleave(repeats), a single repeat applying to every slice. */
+tn_status tn_op_repeat_interleave_self_tensor(const tn_value *args, tn_value *rets);
+static tn_status d_repeat_interleave_tensor(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t, *rep = a[1].u.t, *xf = NULL, *r1 = NULL, *idx = NULL;
+    int64_t flat = -1, d = 0;
+    if (rep->ndim > 1) return tn_op_repeat_interleave_self_tensor(a, rets);
+    tn_value src = a[0];
+    if (a[2].tag == TN_V_NONE) {
+        tn_value r[2] = {a[0], ilist(&flat, 1)};
+        TN_TRY(run(TN_OP_reshape, 2, r, &xf));
+        src = tn_value_tensor(xf);
+    } else {
+        d = a[2].u.i < 0 ? a[2].u.i + (x->ndim > 0 ? x->ndim : 1) : a[2].u.i;
+        if (d < 0 || d >= (x->ndim > 0 ? x->ndim : 1)) return tn_op_repeat_interleave_self_tensor(a, rets);
+    }
+    tn_tensor *s = src.u.t;
+    int64_t len = s->ndim > 0 ? s->sizes[d] : 1;
+    tn_status st = TN_OK;
+    tn_value reps = a[1];
+    if (tn_tensor_numel(rep) == 1 && len != 1) {
+        int64_t one = 1;
+        tn_value r[2] = {a[1], ilist(&one, 1)};
+        tn_tensor *rr;
+        st = run(TN_OP_reshape, 2, r, &rr);
+        if (st == TN_OK) {
+            tn_value e[3] = {tn_value_tensor(rr), ilist(&len, 1), tn_value_bool(false)};
+            st = run(TN_OP_expand, 3, e, &r1);
+            tn_tensor_release(rr);
+            reps = tn_value_tensor(r1);
+        }
+    }
+    if (st == TN_OK) {
+        tn_value ri[2] = {reps, a[3]};
+        st = run(TN_OP_repeat_interleave_Tensor, 2, ri, &idx);
+    }
+    if (st == TN_OK) {
+        tn_value b[3] = {src, tn_value_int(d), tn_value_tensor(idx)};
+        st = tn_dispatch(TN_OP_index_select, b, rets);
+    }
+    tn_tensor_release(xf);
+    tn_tensor_release(r1);
+    tn_tensor_release(idx);
+    return st;
+}
+
 static tn_status d_adaptive_avg_pool2d(const tn_value *a, tn_value *rets) {
     tn_value b[2] = {a[0], a[1]};
     return tn_dispatch(TN_OP__adaptive_avg_pool2d, b, rets);
@@ -722,6 +807,10 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_pad] = d_pad,
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
     [TN_OP_group_norm] = d_group_norm,
+    [TN_OP_tensor_split_sections] = d_tensor_split_sections,
+    [TN_OP_tensor_split_indices] = d_tensor_split_indices,
+    [TN_OP_tensor_split_tensor_indices_or_sections] = d_tensor_split_tensor,
+    [TN_OP_repeat_interleave_self_Tensor] = d_repeat_interleave_tensor,
     [TN_OP_conv1d_padding] = d_conv1d_padding,
     [TN_OP_conv2d_padding] = d_conv2d_padding,
     [TN_OP_conj] = d_self_if_real,

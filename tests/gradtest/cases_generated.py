@@ -263,6 +263,10 @@ CASES += [
       "F.conv2d(x, w[:, :, :2, :], padding='same', dilation=(1, 2)).sum() + F.conv2d(x, w, padding='valid').sum() + "
       "F.conv1d(y, v, padding='same', groups=1).sum()", [In((2, 3, 6, 6)), In((4, 3, 3, 3)), In((4, 3, 4)), In((2, 3, 7))],
       (0, 1, 2, 3), [], double=True),
+    G("dec_tensor_split_repeat", "lambda a: a.tensor_split(3, 1)[2].sum() + a.tensor_split([1, 3], 0)[1].sum(0) + "
+      "torch.tensor_split(a, torch.tensor([2]), 1)[1].sum() + a.repeat_interleave(torch.tensor([1, 0, 2, 1, 3]), 1).sum(1)"
+      ".unsqueeze(1) + a.repeat_interleave(torch.tensor(2), 0)[::2] + a.repeat_interleave(torch.tensor([2])).sum()",
+      [A], (0,), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 
