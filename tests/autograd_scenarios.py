@@ -260,6 +260,29 @@ def gradcheck(torch):
 
 
 @scenario
+def inplace_on_views(torch):
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y = x * 2
+    y[1:3].mul_(torch.tensor([3.0, 4.0]))
+    out = torch.zeros(2, 3)
+    w = torch.ones(3, requires_grad=True)
+    out[0] = w * 2
+    out[1, :2] = w[:2] ** 2
+    v = out.t()[2]
+    v.add_(w[:2].exp())
+    loss = y.sum() + (out * torch.arange(6.0).view(2, 3)).sum() + (y * y).sum()
+    loss.backward()
+    return {"x": lst(x.grad), "w": lst(w.grad), "y_fn": type(y.grad_fn).__name__,
+            "out_fn": type(out.grad_fn).__name__, "out_rg": out.requires_grad, "v_fn": type(v.grad_fn).__name__}
+
+
+@scenario
+def err_view_of_leaf_inplace(torch):
+    x = torch.ones(3, requires_grad=True)
+    x[0:2].mul_(2)
+
+
+@scenario
 def err_second_backward(torch):
     x = torch.ones(2, requires_grad=True)
     y = (x.exp() * x).sum()

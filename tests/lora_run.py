@@ -3,9 +3,8 @@ with the genuine transformers + peft + torch.optim.AdamW; prints per-step losses
 LoRA parameters' checksums and (optionally) saves the adapter. Run under upstream torch
 and under torchnative by tests/test_lora.py; bench/ times it.
     python tests/lora_run.py STEPS SEQ BATCH [--checkpointing] [--save DIR] [--load DIR]
-Text: the first plays of the shakespeare-like corpus are not available offline in every
-environment, so the batches are made from the model's own tokenizer over a fixed English
-passage (deterministic on both sides)."""
+The batches are windows of a fixed English passage through the model's own tokenizer
+(deterministic on both sides)."""
 import argparse
 import importlib.util
 import json
@@ -39,6 +38,7 @@ def main():
     ap.add_argument("--save")
     ap.add_argument("--load")
     ap.add_argument("--time", action="store_true")
+    ap.add_argument("--eval", action="store_true", help="no training: the loss of the first batch")
     a = ap.parse_args()
     import time
 
@@ -61,6 +61,12 @@ def main():
         model.enable_input_require_grads()
     model.train()
     ids = tok(PASSAGE, return_tensors="pt").input_ids[0]
+    if a.eval:
+        model.eval()
+        with torch.no_grad():
+            x = torch.stack([ids[b * 7 % (len(ids) - a.seq):][:a.seq] for b in range(a.batch)])
+            print(json.dumps({"loss": model(input_ids=x, labels=x).loss.item()}))
+        return
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
     losses, times = [], []
     for step in range(a.steps):

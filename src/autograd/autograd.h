@@ -100,7 +100,9 @@ typedef enum tn_node_kind {
     TN_NODE_ACCUMULATE,  /* AccumulateGrad of a leaf */
     TN_NODE_PYTHON,      /* torch.autograd.Function's backward (the binding applies it) */
     TN_NODE_ERROR,       /* backward refuses with a stored message */
-    TN_NODE_IDENTITY,    /* passes gradients through (graph roots of grad(), views rebased) */
+    TN_NODE_IDENTITY,    /* passes gradients through */
+    TN_NODE_COPY_SLICES, /* a base written in place through a view (views.c) */
+    TN_NODE_AS_STRIDED,  /* a view rebased onto its base's new history (views.c) */
 } tn_node_kind;
 
 struct tn_grad_formula;
@@ -175,6 +177,9 @@ typedef struct tn_backward_args {
 } tn_backward_args;
 
 tn_status tn_autograd_backward(tn_backward_args *a);
+/* Runs one operator node's backward: in[num_inputs] (NULL entries are zeros) to
+ * out[num_next] (new references or NULL). */
+tn_status tn_autograd_apply_node(tn_node *n, tn_tensor **in, tn_tensor **out);
 
 /* Hooks the binding registers so the engine can call Python code. Each returns TN_OK or
  * TN_ERR_PYTHON with the Python exception set. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "autograd/formulas.h"
+#include "autograd/views.h"
 
 /* ---- per-task node table (open addressing on the node pointer) ----------------------- */
 typedef struct entry {
@@ -274,6 +275,19 @@ static tn_status apply_op(tn_node *n, tn_tensor **grads, tn_tensor **out) {
     return st;
 }
 
+tn_status tn_autograd_apply_node(tn_node *n, tn_tensor **in, tn_tensor **out) {
+    int ni = n->num_inputs;
+    bool any = false;
+    for (int k = 0; k < ni; k++) any |= in[k] != NULL;
+    if (!any) return TN_OK;
+    for (int k = 0; k < ni; k++)
+        if (!in[k] && n->in_meta[k].ndim >= 0)
+            TN_TRY(tn_tensor_zeros(n->in_meta[k].ndim, n->in_meta[k].sizes, n->in_meta[k].dtype, n->in_meta[k].device, &in[k]));
+    if (n->kind == TN_NODE_ERROR)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "%s", n->msg ? n->msg : "derivative not implemented by torchnative");
+    return apply_op(n, in, out);
+}
+
 static tn_status accumulate(tn_node *n, tn_tensor *g, bool create_graph) {
     tn_tensor *var = n->variable;
     if (!var) return TN_OK;
@@ -415,18 +429,18 @@ static tn_status execute(task *t, entry *e) {
     tn_node *prev = current_node;
     current_node = n;
     switch (n->kind) {
-    case TN_NODE_OP: {
-        bool any = false;
-        for (int k = 0; k < ni; k++) any |= in[k] != NULL;
-        if (!any) break;
-        for (int k = 0; k < ni && st == TN_OK; k++)
-            if (!in[k] && n->in_meta[k].ndim >= 0) st = tn_tensor_zeros(n->in_meta[k].ndim, n->in_meta[k].sizes, n->in_meta[k].dtype, n->in_meta[k].device, &in[k]);
-        if (st == TN_OK) st = apply_op(n, in, out);
+    case TN_NODE_OP:
+        st = tn_autograd_apply_node(n, in, out);
         break;
-    }
     case TN_NODE_PYTHON:
         st = tn_autograd_cb.apply_python ? tn_autograd_cb.apply_python(n, in, out)
                                          : tn_error(TN_ERR_RUNTIME, "no Python callback for %s", n->name);
+        break;
+    case TN_NODE_COPY_SLICES:
+        st = tn_autograd_apply_copy_slices(n, in, out, a->keep_graph);
+        break;
+    case TN_NODE_AS_STRIDED:
+        st = tn_autograd_apply_as_strided(n, in, out);
         break;
     case TN_NODE_IDENTITY:
         for (int k = 0; k < nn && k < ni; k++) {

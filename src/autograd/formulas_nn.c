@@ -6,6 +6,8 @@
 #include "autograd/formulas.h"
 
 #define F(name) void name(tn_grad_ctx *c)
+/* First order runs upstream's fused backward operators; create_graph the composites. */
+#define FIRST_ORDER() (!tn_grad_mode_enabled())
 
 static int64_t wrap(int64_t d, int nd) { return d < 0 ? d + (nd > 0 ? nd : 1) : d; }
 
@@ -13,6 +15,7 @@ static int64_t wrap(int64_t d, int nd) { return d < 0 ? d + (nd > 0 ? nd : 1) : 
 F(g_softmax) {
     if (!NEED(0)) return;
     tn_tensor *y = RES(0), *g = GRAD(0);
+    if (FIRST_ORDER()) { SET(0, AG(c, _softmax_backward_data, VT(g), VT(y), ARGV(1), VDT(GEOM(0)->dtype))); return; }
     int64_t d = wrap(IARG(1), y->ndim);
     tn_tensor *s = ag_sum_dims(c, ag_mul(c, g, y), y->ndim ? 1 : 0, &d, true);
     SET(0, ag_mul(c, y, ag_sub(c, g, s)));
@@ -22,6 +25,10 @@ F(g_softmax) {
 F(g_log_softmax) {
     if (!NEED(0)) return;
     tn_tensor *y = RES(0), *g = GRAD(0);
+    if (FIRST_ORDER()) {
+        SET(0, AG(c, _log_softmax_backward_data, VT(g), VT(y), ARGV(1), VDT(GEOM(0)->dtype)));
+        return;
+    }
     int64_t d = wrap(IARG(1), y->ndim);
     tn_tensor *s = ag_sum_dims(c, g, y->ndim ? 1 : 0, &d, true);
     SET(0, ag_sub(c, g, ag_mul(c, ag_unary(c, TN_OP_exp, y), s)));
@@ -32,6 +39,13 @@ F(g_log_softmax) {
 F(g_nll_loss) {
     if (!NEED(0)) return;
     const tn_geom *x = GEOM(0);
+    if (FIRST_ORDER()) {
+        tn_op_id bop = x->ndim == 4 ? TN_OP_nll_loss2d_backward : TN_OP_nll_loss_backward;
+        tn_value a[7] = {VT(GRAD(0)), VT(ARG(0)), VT(ARG(1)), ARGV(2).tag == TN_V_TENSOR ? VT(ARG(2)) : VN(), ARGV(3),
+                         ARGV(4), VT(RES(1))};
+        SET(0, ag_op(c, bop, 7, a));
+        return;
+    }
     tn_tensor *t = ARG(1), *w = ARGV(2).tag == TN_V_TENSOR ? ARG(2) : NULL, *g = GRAD(0);
     int64_t red = IARG(3), ignore = IARG(4);
     int cdim = x->ndim == 1 ? 0 : 1;
@@ -148,6 +162,20 @@ static int trailing(int k, int nd, int64_t *dims) {
 F(g_layer_norm) {
     tn_tensor *x = ARG(0), *w = ARGV(2).tag == TN_V_TENSOR ? ARG(2) : NULL, *g = GRAD(0);
     tn_tensor *mean = RES(1), *rstd = RES(2);
+    if (FIRST_ORDER()) {
+        bool mask[3] = {NEED(0), w && NEED(2), ARGV(3).tag == TN_V_TENSOR && NEED(3)};
+        tn_value m = {.tag = TN_V_BOOLLIST};
+        m.u.blist.data = mask;
+        m.u.blist.n = 3;
+        tn_tensor *o[3];
+        tn_value a[8] = {VT(g), VT(x), ARGV(1), VT(mean), VT(rstd), w ? VT(w) : VN(),
+                         ARGV(3).tag == TN_V_TENSOR ? VT(ARG(3)) : VN(), m};
+        ag_op_n(c, TN_OP_native_layer_norm_backward, 8, a, o, 3);
+        if (mask[0]) SET(0, o[0]);
+        if (mask[1]) SET(2, o[1]);
+        if (mask[2]) SET(3, o[2]);
+        return;
+    }
     int nd = x->ndim, k = nd - (int)ARGV(1).u.ilist.n;
     int64_t nd_dims[TN_MAX_DIMS], lead_dims[TN_MAX_DIMS];
     int nn = trailing(k, nd, nd_dims), nl = 0;
@@ -191,6 +219,20 @@ static tn_tensor *per_channel(tn_grad_ctx *c, tn_tensor *v, int nd) {
 F(g_batch_norm) {
     tn_tensor *x = ARG(0), *w = ARGV(1).tag == TN_V_TENSOR ? ARG(1) : NULL, *g = GRAD(0);
     bool training = BARG(5);
+    if (FIRST_ORDER()) {
+        bool mask[3] = {NEED(0), w && NEED(1), ARGV(2).tag == TN_V_TENSOR && NEED(2)};
+        tn_value m = {.tag = TN_V_BOOLLIST};
+        m.u.blist.data = mask;
+        m.u.blist.n = 3;
+        tn_tensor *o[3];
+        tn_value a[10] = {VT(ag_contiguous(c, g)), VT(x), w ? VT(w) : VN(), ARGV(3).tag == TN_V_TENSOR ? VT(ARG(3)) : VN(),
+                          ARGV(4).tag == TN_V_TENSOR ? VT(ARG(4)) : VN(), training ? VT(RES(1)) : VN(),
+                          training ? VT(RES(2)) : VN(), VB(training), ARGV(7), m};
+        ag_op_n(c, TN_OP_native_batch_norm_backward, 10, a, o, 3);
+        for (int i = 0; i < 3; i++)
+            if (mask[i]) SET(i, o[i]);
+        return;
+    }
     int nd = x->ndim;
     int64_t red[TN_MAX_DIMS];
     int nr = 0;

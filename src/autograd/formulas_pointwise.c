@@ -87,25 +87,36 @@ F(g_log) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ARG(0))); }
 
 F(g_log1p) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_add_s(c, ARG(0), 1.0))); }
 
+/* First-order backward runs upstream's fused backward operators (one kernel); under
+ * create_graph (grad mode on in the formula) the composite form, whose operators are
+ * themselves differentiable. */
+#define FIRST_ORDER() (!tn_grad_mode_enabled())
+
 /* tanh_backward: grad * (1 - y^2) */
 F(g_tanh) {
-    if (NEED(0)) SET(0, ag_mul(c, GRAD(0), AG(c, rsub_Scalar, VT(ag_mul(c, RES(0), RES(0))), VD(1.0), VI(1))));
+    if (!NEED(0)) return;
+    if (FIRST_ORDER()) { SET(0, AG(c, tanh_backward, VT(GRAD(0)), VT(RES(0)))); return; }
+    SET(0, ag_mul(c, GRAD(0), AG(c, rsub_Scalar, VT(ag_mul(c, RES(0), RES(0))), VD(1.0), VI(1))));
 }
 
 /* sigmoid_backward: grad * y * (1 - y) */
 F(g_sigmoid) {
-    if (NEED(0))
-        SET(0, ag_mul(c, GRAD(0), ag_mul(c, RES(0), AG(c, rsub_Scalar, VT(RES(0)), VD(1.0), VI(1)))));
+    if (!NEED(0)) return;
+    if (FIRST_ORDER()) { SET(0, AG(c, sigmoid_backward, VT(GRAD(0)), VT(RES(0)))); return; }
+    SET(0, ag_mul(c, GRAD(0), ag_mul(c, RES(0), AG(c, rsub_Scalar, VT(RES(0)), VD(1.0), VI(1)))));
 }
 
 /* threshold_backward(grad, result, 0): grad where result > 0. */
 F(g_relu) {
-    if (NEED(0)) SET(0, AG(c, masked_fill_Scalar, VT(GRAD(0)), VT(AG(c, le_Scalar, VT(RES(0)), VD(0.0))), VD(0.0)));
+    if (!NEED(0)) return;
+    if (FIRST_ORDER()) { SET(0, AG(c, threshold_backward, VT(GRAD(0)), VT(RES(0)), VD(0.0))); return; }
+    SET(0, AG(c, masked_fill_Scalar, VT(GRAD(0)), VT(AG(c, le_Scalar, VT(RES(0)), VD(0.0))), VD(0.0)));
 }
 
 /* gelu_backward for approximate = "none" and "tanh". */
 F(g_gelu) {
     if (!NEED(0)) return;
+    if (FIRST_ORDER()) { SET(0, AG(c, gelu_backward, VT(GRAD(0)), VT(ARG(0)), ARGV(1))); return; }
     tn_tensor *x = ARG(0), *g = GRAD(0), *d;
     bool tanh_approx = ARGV(1).tag == TN_V_STRING && ARGV(1).u.s.n == 4 && memcmp(ARGV(1).u.s.data, "tanh", 4) == 0;
     if (!tanh_approx) {
@@ -130,6 +141,7 @@ F(g_gelu) {
 /* silu: grad * s * (1 + x * (1 - s)), s = sigmoid(x) */
 F(g_silu) {
     if (!NEED(0)) return;
+    if (FIRST_ORDER()) { SET(0, AG(c, silu_backward, VT(GRAD(0)), VT(ARG(0)))); return; }
     tn_tensor *s = ag_unary(c, TN_OP_sigmoid, ARG(0));
     tn_tensor *one_minus = AG(c, rsub_Scalar, VT(s), VD(1.0), VI(1));
     SET(0, ag_mul(c, GRAD(0), ag_mul(c, s, ag_add_s(c, ag_mul(c, ARG(0), one_minus), 1.0))));

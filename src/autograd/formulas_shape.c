@@ -269,6 +269,10 @@ F(g_embedding) {
         return;
     }
     const tn_geom *w = GEOM(0);
+    if (!tn_grad_mode_enabled()) {
+        SET(0, AG(c, embedding_dense_backward, VT(GRAD(0)), VT(ARG(1)), VI(w->sizes[0]), ARGV(2), ARGV(3)));
+        return;
+    }
     int64_t D = w->sizes[w->ndim - 1];
     tn_tensor *idx = ARG(1), *g = GRAD(0);
     int64_t flat[2] = {-1, 1}, rows[2] = {-1, D};

@@ -1,5 +1,6 @@
 /* node.c — graph nodes, saved tensors, the tensor's autograd record and grad mode. */
 #include "autograd/autograd.h"
+#include "autograd/views.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,7 @@ void tn_node_release(tn_node *n) {
             stack[sp++] = c;
         }
         tn_node_release_saved(x);
+        if (x->kind == TN_NODE_COPY_SLICES || x->kind == TN_NODE_AS_STRIDED) tn_autograd_free_view_extra(x);
         if (x->args) free_values(x->args, x->nargs);
         if (x->variable) {
             tn_autograd_meta *m = tn_autograd_meta_peek(x->variable);

@@ -7,6 +7,7 @@
 
 #include "autograd/decompose.h"
 #include "autograd/formulas.h"
+#include "autograd/views.h"
 
 static tn_status run_no_grad(tn_run_fn run, tn_op_id op, const tn_value *args, tn_value *rets) {
     bool prev = tn_grad_mode_enabled();
@@ -127,7 +128,7 @@ static tn_tensor *result_at(const tn_op_schema *s, const tn_value *rets, int k) 
 }
 
 static tn_status fill_node(tn_node *n, tn_op_id op, const tn_op_schema *s, const tn_grad_formula *f,
-                           const tn_value *args, tn_tensor *self_orig, const tn_value *rets) {
+                           const tn_value *args, tn_tensor *self_orig, const tn_edge *self_edge, const tn_value *rets) {
     int nargs = s->nargs;
     n->op = op;
     n->formula = f;
@@ -148,7 +149,8 @@ static tn_status fill_node(tn_node *n, tn_op_id op, const tn_op_schema *s, const
             tn_tensor *t = (i == 0 && self_orig) ? self_orig : v->u.t;
             n->arg_edge[i] = e;
             n->arg_count[i] = 1;
-            TN_TRY(tn_autograd_edge(v->u.t, &n->next[e]));
+            if (i == 0 && self_edge) n->next[e] = *self_edge; /* taken before the in-place write */
+            else TN_TRY(tn_autograd_edge(v->u.t, &n->next[e]));
             if (n->next[e].fn) tn_node_retain(n->next[e].fn);
             e++;
             tn_geom_of(t, &n->arg_geom[i]);
@@ -220,6 +222,7 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
     if (tn_autograd_nondifferentiable(op)) return run_no_grad(run, op, args, rets);
     const tn_grad_formula *f = tn_grad_formula_for(op);
     tn_tensor *self_orig = NULL;
+    bool through_view = false;
     if (s->kind == TN_OP_KIND_OUT)
         return tn_error(TN_ERR_RUNTIME,
                         "%s(): functions with out=... arguments don't support automatic differentiation, but "
@@ -228,10 +231,17 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
         tn_tensor *self = args[0].u.t;
         if (tn_requires_grad(self) && tn_is_leaf(self))
             return tn_error(TN_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
-        if (self->flags & TN_TENSOR_IS_VIEW)
-            return tn_error(TN_ERR_NOT_IMPLEMENTED,
-                            "aten::%s%s%s on a view with autograd (upstream's CopySlices) is not implemented by torchnative",
-                            s->name, s->overload[0] ? "." : "", s->overload);
+        if (self->flags & TN_TENSOR_IS_VIEW) {
+            tn_autograd_meta *vm = tn_autograd_meta_peek(self);
+            if (!vm || !vm->view_base)
+                return tn_error(TN_ERR_NOT_IMPLEMENTED,
+                                "aten::%s%s%s on a view taken while grad mode was off, with autograd, is not "
+                                "implemented by torchnative", s->name, s->overload[0] ? "." : "", s->overload);
+            if (tn_requires_grad(vm->view_base) && tn_is_leaf(vm->view_base))
+                return tn_error(TN_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being used in an "
+                                                "in-place operation.");
+            through_view = true;
+        }
         if (f && (f->save_args & 1u)) {
             /* The formula reads self as it was before the operator overwrote it. */
             tn_value a[2] = {tn_value_tensor(self), {.tag = TN_V_NONE}}, r;
@@ -240,9 +250,20 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
         }
     }
     if (s->kind == TN_OP_KIND_MUTABLE || s->kind == TN_OP_KIND_SCRATCH) f = NULL;
-    TN_TRY(check_nondifferentiable_args(op, s, args));
+    tn_status cst = check_nondifferentiable_args(op, s, args);
+    tn_edge self_edge = {0}, *self_edge_p = NULL;
+    if (cst == TN_OK && s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) {
+        cst = tn_autograd_edge(args[0].u.t, &self_edge);
+        if (self_edge.fn) tn_node_retain(self_edge.fn); /* held across the write */
+        self_edge_p = &self_edge;
+    }
+    if (cst != TN_OK) { tn_tensor_release(self_orig); return cst; }
     tn_status st = run_no_grad(run, op, args, rets);
-    if (st != TN_OK) { tn_tensor_release(self_orig); return st; }
+    if (st != TN_OK) {
+        tn_tensor_release(self_orig);
+        if (self_edge.fn) tn_node_release(self_edge.fn);
+        return st;
+    }
 
     int nres = count_results(s, rets);
     bool any_diff_out = false;
@@ -250,13 +271,23 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
         tn_tensor *r = result_at(s, rets, k);
         if (r && differentiable_dtype(r->dtype)) any_diff_out = true;
     }
-    if (!any_diff_out) { tn_tensor_release(self_orig); return TN_OK; }
+    if (!any_diff_out) {
+        tn_tensor_release(self_orig);
+        if (self_edge.fn) tn_node_release(self_edge.fn);
+        return TN_OK;
+    }
 
     tn_node *n = tn_node_new(f ? TN_NODE_OP : TN_NODE_ERROR, f ? f->name : "NotImplemented", nres, count_edges(s, args));
-    if (!n) { tn_tensor_release(self_orig); release_rets(s, rets); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+    if (!n) {
+        tn_tensor_release(self_orig);
+        if (self_edge.fn) tn_node_release(self_edge.fn);
+        release_rets(s, rets);
+        return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    }
     tn_node_retain(n);
-    st = fill_node(n, op, s, f, args, self_orig, rets);
+    st = fill_node(n, op, s, f, args, self_orig, self_edge_p, rets);
     tn_tensor_release(self_orig);
+    if (self_edge.fn) tn_node_release(self_edge.fn);
     if (st != TN_OK) { tn_node_release(n); release_rets(s, rets); return st; }
     if (!f) {
         size_t len = strlen(s->name) + strlen(s->overload) + 96;
@@ -274,6 +305,11 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
         for (int i = 0; i < s->nargs && !is_input; i++)
             is_input = args[i].tag == TN_V_TENSOR && args[i].u.t == r;
         if (is_input && !(s->kind == TN_OP_KIND_INPLACE && k == 0)) continue; /* op returned its input */
+        if (through_view && k == 0) {
+            st = tn_autograd_rebase(r, n);
+            if (st != TN_OK) { tn_node_release(n); return st; }
+            continue;
+        }
         tn_autograd_set_history(r, n, k);
         tn_autograd_meta *m = tn_autograd_meta_peek(r);
         if (!m) continue;

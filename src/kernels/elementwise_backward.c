@@ -3,6 +3,7 @@
  * order (Activation.cpp / PointwiseOps / Loss kernels) in the compute type T. */
 #include <tgmath.h>
 
+#include "kernels/cpu_features.h"
 #include "kernels/elementwise_access.h"
 #include "kernels/elementwise_backward.h"
 
@@ -100,7 +101,7 @@ static void ewb_init(void) {
 #undef TN_EWB_REG
 }
 
-tn_loop_fn tn_ewb_loop(tn_ewb_op op, tn_dtype dtype) {
+tn_loop_fn tn_ewb_loop_scalar(tn_ewb_op op, tn_dtype dtype) {
     /* Filling the table twice from two threads writes the same values: benign. */
     if (!__atomic_load_n(&ewb_ready, __ATOMIC_ACQUIRE)) {
         ewb_init();
@@ -108,4 +109,13 @@ tn_loop_fn tn_ewb_loop(tn_ewb_op op, tn_dtype dtype) {
     }
     if ((unsigned)op >= TN_EWB_COUNT || (unsigned)dtype >= TN_DTYPE_COUNT) return NULL;
     return ewb_table[op][dtype];
+}
+
+tn_loop_fn tn_ewb_loop(tn_ewb_op op, tn_dtype dtype) {
+    if (op == TN_EWB_silu && dtype == TN_DTYPE_FLOAT32) {
+        tn_isa isa = tn_cpu_isa();
+        if (isa >= TN_ISA_AVX512) return tn_ewb_silu_f32__avx512;
+        if (isa >= TN_ISA_AVX2) return tn_ewb_silu_f32__avx2;
+    }
+    return tn_ewb_loop_scalar(op, dtype);
 }

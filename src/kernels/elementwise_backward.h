@@ -30,8 +30,16 @@ typedef enum tn_ewb_op {
     TN_EWB_COUNT
 } tn_ewb_op;
 
-/* The scalar reference loop for (op, dtype); NULL where upstream refuses the dtype (all but
- * the floating dtypes; threshold also takes the integer ones). */
+/* The loop for (op, dtype) at the current ISA tier (tn_cpu_isa(); a vector loop where one
+ * exists, else the scalar reference); NULL where upstream refuses the dtype (all but the
+ * floating dtypes; threshold also takes the integer ones). */
 tn_loop_fn tn_ewb_loop(tn_ewb_op op, tn_dtype dtype);
+/* The scalar reference loop for (op, dtype), whatever the tier. */
+tn_loop_fn tn_ewb_loop_scalar(tn_ewb_op op, tn_dtype dtype);
+
+/* float32 vector loops (ew_backward_avx2.c / ew_backward_avx512.c); contiguous operands on
+ * vectors, any other layout through the scalar reference. */
+void tn_ewb_silu_f32__avx2(char **data, const int64_t *strides, int64_t n, void *ctx);
+void tn_ewb_silu_f32__avx512(char **data, const int64_t *strides, int64_t n, void *ctx);
 
 #endif

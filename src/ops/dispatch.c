@@ -125,18 +125,31 @@ static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
 /* Graph capture attaches here: calls from outside the door are recorded once they have
  * run (nested calls made by implementations are part of their caller's step). */
 /* Outputs of a view operator that share their input's storage are marked, so autograd can
- * tell an in-place write through a view from one on a tensor of its own. */
+ * tell an in-place write through a view from one on a tensor of its own; with grad mode on
+ * they also remember their base, so such a write can rebase the base's history. */
+static void mark_view(tn_tensor *v, tn_tensor *src) {
+    v->flags |= TN_TENSOR_IS_VIEW;
+    if (!tn_grad_mode_enabled()) return;
+    tn_autograd_meta *m = tn_autograd_meta_get(v);
+    if (!m || m->view_base) return;
+    tn_autograd_meta *sm = tn_autograd_meta_peek(src);
+    tn_tensor *base = sm && sm->view_base ? sm->view_base : src;
+    tn_tensor_retain(base);
+    m->view_base = base;
+    m->hist_version = atomic_load(&v->storage->version);
+}
+
 static void mark_views(tn_op_id op, const tn_value *args, tn_value *rets) {
     const tn_op_schema *s = &tn_op_schemas[op];
     if (!s->nargs || args[0].tag != TN_V_TENSOR || !args[0].u.t) return;
-    tn_storage *st = args[0].u.t->storage;
+    tn_tensor *src = args[0].u.t;
     for (int k = 0; k < s->nrets; k++) {
-        if (rets[k].tag == TN_V_TENSOR && rets[k].u.t && rets[k].u.t->storage == st && rets[k].u.t != args[0].u.t)
-            rets[k].u.t->flags |= TN_TENSOR_IS_VIEW;
+        if (rets[k].tag == TN_V_TENSOR && rets[k].u.t && rets[k].u.t->storage == src->storage && rets[k].u.t != src)
+            mark_view(rets[k].u.t, src);
         else if (rets[k].tag == TN_V_TENSORLIST)
             for (int64_t i = 0; i < rets[k].u.tlist.n; i++)
-                if (rets[k].u.tlist.data[i] && rets[k].u.tlist.data[i]->storage == st)
-                    rets[k].u.tlist.data[i]->flags |= TN_TENSOR_IS_VIEW;
+                if (rets[k].u.tlist.data[i] && rets[k].u.tlist.data[i]->storage == src->storage)
+                    mark_view(rets[k].u.tlist.data[i], src);
     }
 }
 

@@ -1,5 +1,5 @@
 /* misc_ops.c — small operators that belong to no larger family yet: isin, equal,
- * broadcast_tensors, isclose, allclose. */
+ * broadcast_tensors, isclose, allclose, diff. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,5 +331,56 @@ tn_status tn_op_allclose(const tn_value *args, tn_value *rets) {
     bool v = *(const bool *)tn_tensor_data(all);
     tn_tensor_release(all);
     rets[0] = tn_value_bool(v);
+    return TN_OK;
+}
+
+/* diff(self, n, dim, prepend, append): n-th forward difference along dim, after
+ * concatenating prepend and append (upstream's composite, as door calls; bool tensors
+ * use logical_xor as upstream does). */
+tn_status tn_op_diff(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    int64_t n = args[1].u.i;
+    if (x->ndim == 0) return tn_error(TN_ERR_RUNTIME, "diff expects input to be at least one-dimensional");
+    if (n < 0) return tn_error(TN_ERR_RUNTIME, "order must be non-negative but got %lld", (long long)n);
+    int d;
+    TN_TRY(tn_wrap_dim(args[2].u.i, x->ndim, &d));
+    tn_tensor *cur = x, *parts[3];
+    int np = 0;
+    tn_tensor_retain(cur);
+    if (args[3].tag == TN_V_TENSOR) parts[np++] = args[3].u.t;
+    parts[np++] = x;
+    if (args[4].tag == TN_V_TENSOR) parts[np++] = args[4].u.t;
+    if (np > 1) {
+        tn_value lst = {.tag = TN_V_TENSORLIST};
+        lst.u.tlist.data = parts;
+        lst.u.tlist.n = np;
+        tn_value c[2] = {lst, tn_value_int(d)};
+        tn_tensor_release(cur);
+        TN_TRY(call1(TN_OP_cat, c, &cur));
+    }
+    tn_status st = TN_OK;
+    for (int64_t k = 0; k < n && st == TN_OK; k++) {
+        int64_t len = cur->sizes[d];
+        if (len == 0) break;
+        tn_tensor *hi = NULL, *lo = NULL, *r = NULL;
+        tn_value a[4] = {tn_value_tensor(cur), tn_value_int(d), tn_value_int(1), tn_value_int(len - 1)};
+        tn_value b[4] = {tn_value_tensor(cur), tn_value_int(d), tn_value_int(0), tn_value_int(len - 1)};
+        st = call1(TN_OP_narrow, a, &hi);
+        if (st == TN_OK) st = call1(TN_OP_narrow, b, &lo);
+        if (st == TN_OK) {
+            if (cur->dtype == TN_DTYPE_BOOL) {
+                tn_value s[2] = {tn_value_tensor(hi), tn_value_tensor(lo)};
+                st = call1(TN_OP_logical_xor, s, &r);
+            } else {
+                tn_value s[3] = {tn_value_tensor(hi), tn_value_tensor(lo), tn_value_int(1)};
+                st = call1(TN_OP_sub_Tensor, s, &r);
+            }
+        }
+        tn_tensor_release(hi);
+        tn_tensor_release(lo);
+        if (st == TN_OK) { tn_tensor_release(cur); cur = r; }
+    }
+    if (st != TN_OK) { tn_tensor_release(cur); return st; }
+    rets[0] = tn_value_tensor(cur);
     return TN_OK;
 }

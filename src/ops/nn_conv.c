@@ -1,6 +1,6 @@
 /* nn_conv.c — convolution (1-d and 2-d, groups, stride, padding incl. 'same'/'valid',
  * dilation, bias) as im2col + aten::mm through the door, in the opmath dtype. Transposed
- * convolution (transposed=True) runs the col2im machinery of the gradients (nn_backward.c). */
+ * convolution (transposed=True) runs the col2im machinery of the gradients (nn_backward_conv.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -62,7 +62,7 @@ bool tn_nn_int_list(const tn_value *v, int n, int64_t *out);
 
 /* Transposed convolution (1-d or 2-d, batched input [N, Cin, (H,) W], weight
  * [Cin, Cout/groups, (kh,) kw]), the col2im machinery of the convolution gradients
- * (nn_backward.c). stride/padding/output_padding/dilation are int[] arguments. */
+ * (nn_backward_conv.c). stride/padding/output_padding/dilation are int[] arguments. */
 tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const tn_value *stride,
                                 const tn_value *padding, const tn_value *output_padding, const tn_value *dilation,
                                 int64_t groups, tn_tensor **out);

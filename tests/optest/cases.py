@@ -1442,10 +1442,17 @@ def _pool_out(n, k, p, s, d=1, ceil=False):
     return o
 
 
-BWD_TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": {}, "bfloat16": dict(rtol=2e-2, atol=2e-2)}
+# Tolerances: float64 and bfloat16 the harness defaults, float32 rtol 1e-5 (sums in another
+# order than upstream's vectorised kernels; measured need: none beyond atol 1e-5). Upstream's
+# bfloat16 pointwise-loss and padding gradients round each intermediate step to bfloat16
+# (scalar_t arithmetic), ours round once: measured rtol need 1.14e-2 (losses) and 9.2e-3
+# (padding) at atol 1e-2, hence BF16_STEPS.
+BWD_TOL = {"float32": dict(rtol=1e-5, atol=1e-5), "float64": {}, "bfloat16": {}}
+BF16_STEPS = dict(rtol=1.5e-2, atol=1e-2)
 # Upstream's CPU layer-norm backward sums grad_weight / grad_bias over rows in bfloat16 itself
 # (partial sums rounded each row); ours sums in float and rounds once. Over 21 rows the
-# rounding walk reaches ~0.05 (measured: 0.047 at one of 33 entries), hence LN_BF16.
+# rounding walk reaches ~0.05 (measured: 0.047 at one of 33 entries, rtol need 0.103 at
+# atol 1e-2), hence LN_BF16.
 LN_BF16 = dict(rtol=2e-2, atol=8e-2)
 # native_group_norm_backward upstream gives different values for a non-contiguous grad_out
 # than for the same values contiguous (it reads dY in the input's layout); the cases use a
@@ -1494,7 +1501,7 @@ for dt in ("float32", "float64", "bfloat16"):
         ["threshold_backward.default", "gelu_backward.default", "silu_backward.default", "sigmoid_backward.default", "tanh_backward.default", "hardtanh_backward.default", "leaky_relu_backward.default", "elu_backward.default", "softplus_backward.default", "hardswish_backward.default", "hardsigmoid_backward.default"], **tol)
     add(f"bwd_losses_{dt}", f"lambda x, t, p, q, w, g: ({A}.mse_loss_backward.default(torch.tensor(0.7, dtype=x.dtype), x, t, 1), {A}.mse_loss_backward.default(g, x, t, 0), {A}.smooth_l1_loss_backward.default(torch.tensor(1.1, dtype=x.dtype), x, t, 1, 1.0), {A}.smooth_l1_loss_backward.default(g, x, t, 0, 0.5), {A}.huber_loss_backward.default(torch.tensor(0.9, dtype=x.dtype), x, t, 2, 0.7), {A}.huber_loss_backward.default(g, x, t, 0, 1.0), {A}.binary_cross_entropy_backward.default(torch.tensor(0.8, dtype=x.dtype), p, q, None, 1), {A}.binary_cross_entropy_backward.default(g, p, q, w, 0), {A}.binary_cross_entropy_backward.default(torch.tensor(1.2, dtype=x.dtype), p, q, w, 2))",
         [In((7, 33), dt), In((7, 33), dt), In((7, 33), dt, "unit"), In((7, 33), dt, "unit"), In((33,), dt, "pos"), In((7, 33), dt, layout="transposed")],
-        ["mse_loss_backward.default", "smooth_l1_loss_backward.default", "huber_loss_backward.default", "binary_cross_entropy_backward.default"], **tol)
+        ["mse_loss_backward.default", "smooth_l1_loss_backward.default", "huber_loss_backward.default", "binary_cross_entropy_backward.default"], **(BF16_STEPS if dt == "bfloat16" else tol))
 
 # realistic CNN / transformer sizes, masks and edge cases
 add("bwd_conv2d_cnn", f"lambda x, w, g: {A}.convolution_backward.default(g, x, w, [16], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])",
@@ -1583,7 +1590,7 @@ for dt in ("float32", "float64", "bfloat16"):
         ["native_dropout_backward.default", "softshrink_backward.default", "hardshrink_backward.default", "mish_backward.default", "logit_backward.default"], **BWD_TOL[dt])
     add(f"bwd_pad_{dt}", f"lambda x, g, h: ({A}.reflection_pad2d_backward.default(g, x, [2, 3, 1, 4]), {A}.replication_pad2d_backward.default(g, x, [2, 3, 1, 4]), {A}.reflection_pad1d_backward.default(h, x[0], [3, 2]), {A}.replication_pad1d_backward.default(h, x[0], [3, 2]))",
         [In((2, 5, 7), dt), In((2, 10, 12), dt, layout="transposed"), In((5, 12), dt)],
-        ["reflection_pad2d_backward.default", "replication_pad2d_backward.default", "reflection_pad1d_backward.default", "replication_pad1d_backward.default"], **BWD_TOL[dt])
+        ["reflection_pad2d_backward.default", "replication_pad2d_backward.default", "reflection_pad1d_backward.default", "replication_pad1d_backward.default"], **(BF16_STEPS if dt == "bfloat16" else BWD_TOL[dt]))
 add("bwd_dropout_float_mask", f"lambda g: {A}.native_dropout_backward.default(g, g > 0, 2.0) + {A}.native_dropout_backward.default(g, (g > 0).float(), 2.0)", [In((7,))], ["native_dropout_backward.default"])
 add("bwd_logit_edges", f"lambda g: ({A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')])), {A}.logit_backward.default(g, torch.tensor([0.0, 1.0, 0.5, -0.1, 1.1, 0.05, float('nan')]), 0.1))", [In((7,))], ["logit_backward.default"])
 # (no invalid-padding case: upstream's reflection_pad2d_backward does not check and corrupts its heap)
@@ -1594,9 +1601,13 @@ for dt in ("float32", "float64", "bfloat16"):
     add(f"bwd_sdpa_{dt}", SDPA_BWD.format(A=A, causal=False, mask=None, scale=None),
         [In((2, 3, 17, 16), dt), In((2, 3, 33, 16), dt), In((2, 3, 33, 16), dt), In((2, 3, 17, 16), dt)],
         ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], **BWD_TOL[dt])
+    # bfloat16: the forward's rounded output (its bits depend on the ISA tier of our flash
+    # kernel) enters D = rowsum(dO * O), and dQ sums 33 such terms with cancellation:
+    # measured up to 0.0156 absolute (4 bf16 ulps at 0.64) under TN_FORCE_ISA=scalar / avx2.
     add(f"bwd_sdpa_causal_{dt}", SDPA_BWD.format(A=A, causal=True, mask=None, scale=0.3),
         [In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt), In((1, 2, 33, 64), dt, layout="transposed")],
-        ["_scaled_dot_product_flash_attention_for_cpu_backward.default"], **BWD_TOL[dt])
+        ["_scaled_dot_product_flash_attention_for_cpu_backward.default"],
+        **(dict(rtol=2e-2, atol=2e-2) if dt == "bfloat16" else BWD_TOL[dt]))
 # upstream's flash kernel takes a mask of the query's dtype: a boolean mask as 0 / -inf
 add("bwd_sdpa_mask", SDPA_BWD.format(A=A, causal=False, mask="torch.zeros(17, 33).masked_fill(~m, float('-inf'))", scale=None).replace("lambda q, k, v, g:", "lambda q, k, v, g, m:"),
     [In((2, 3, 17, 16)), In((2, 3, 33, 16)), In((2, 3, 33, 16)), In((2, 3, 17, 16)), In((17, 33), "bool")],
@@ -1618,5 +1629,12 @@ add("bwd_embedding_backward", f"lambda g, i: ({A}.embedding_backward.default(g, 
 KNOWN_UNSUPPORTED.append(Case("bwd_embedding_backward_sparse", f"lambda g, i: {A}.embedding_backward.default(g, i, 10, 2, False, True).to_dense()",
                               [In((5, 7, 16)), In((5, 7), "int64", "index", high=10)], []))
 add("bwd_select_backward_index_err", f"lambda g: {A}.select_backward.default(g, [3, 7], 1, 7)", [In((3,))], ["select_backward.default"])
+# K*P = 144 * 10000: the batch runs in chunks of 2 images (CONV_CHUNK_ELEMS), with a tail of 1.
+# grad_weight sums 50000 products in float32: measured against the float64 value, upstream is
+# off by up to 1.3e-3 (e.g. -4.252441 for -4.251182), ours by 7e-6; hence atol 2e-3.
+add("bwd_conv2d_chunked", f"lambda x, w, g: {A}.convolution_backward.default(g, x, w, [8], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])",
+    [In((5, 16, 100, 100)), In((8, 16, 3, 3)), In((5, 8, 100, 100))], ["convolution_backward.default"], rtol=1e-4, atol=2e-3)
 add("isclose_basic", "lambda a, b: (torch.isclose(a, a + b * 1e-4, rtol=1e-3, atol=1e-5), torch.isclose(a, b), torch.isclose(a, a.clone(), equal_nan=True))", [In((65,), "float32", "special"), In((65,))], ["isclose.default"])
 add("allclose_basic", "lambda a, b: (torch.allclose(a, a + b * 1e-7), torch.allclose(a, b), torch.allclose(a, a * (1 + 1e-3), rtol=1e-2))", [In((33,)), In((33,))], ["allclose.default"])
+add("diff", "lambda a, b: (torch.diff(a), torch.diff(a, n=2, dim=0), torch.diff(a, dim=0, prepend=a[:1], append=b[:2]), torch.diff(a > 0, dim=1))", [In((5, 7)), In((3, 7))], ["diff.default"])
+add("diff_int", "lambda a: (torch.diff(a), torch.diff(a, n=3))", [In((2, 9), "int64", "int")], ["diff.default"])

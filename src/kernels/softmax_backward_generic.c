@@ -1,0 +1,19 @@
+/* softmax_backward_generic.c — the baseline-ISA instance of the vectorised softmax /
+ * log-softmax gradient rows (softmax_backward_vec.inc) and the entry point that picks the
+ * AVX-512 / AVX2 / baseline instance from tn_cpu_isa(). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/cpu_features.h"
+#include "kernels/nn_backward.h"
+
+#define SFX generic
+#include "kernels/softmax_backward_vec.inc"
+
+void tn_softmax_backward_rows_f32(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log) {
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) tn_softmax_backward_rows__avx512(gx, gy, y, rows, n, is_log);
+    else if (isa >= TN_ISA_AVX2) tn_softmax_backward_rows__avx2(gx, gy, y, rows, n, is_log);
+    else tn_softmax_backward_rows__generic(gx, gy, y, rows, n, is_log);
+}
