@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from gradtest import cases, harness
+from gradtest import cases, cases_generated, harness
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +31,7 @@ def sides(tmp_path_factory):
     return ref, got
 
 
-KEYS = [(c, dt) for c in cases.CASES for dt in c.dtypes]
+KEYS = [(c, dt) for c in cases.CASES + cases_generated.CASES for dt in c.dtypes]
 
 
 @pytest.mark.parametrize("case,dtype", KEYS, ids=[f"{c.name}-{dt}" for c, dt in KEYS])
@@ -55,6 +55,18 @@ def test_every_formula_row_has_a_case():
     assert not missing, f"formulas without a gradient case: {sorted(missing)}"
     stale = set(cases.UNCOVERED) - rows
     assert not stale, f"UNCOVERED names rows that do not exist: {sorted(stale)}"
+
+
+def test_every_generated_formula_row_has_a_case():
+    """The rows generated from derivatives.yaml (build/gen/formulas_generated.def)."""
+    build = os.environ.get("TN_BUILD_DIR", os.path.join(ROOT, "build"))
+    text = open(os.path.join(build, "gen", "formulas_generated.def")).read()
+    rows = set(re.findall(r"^TN_GRAD\((\w+),", text, re.M))
+    covered = {op for c in cases_generated.CASES for op in c.covers}
+    missing = rows - covered - set(cases_generated.UNCOVERED)
+    assert not missing, f"generated formulas without a gradient case: {sorted(missing)}"
+    stale = (covered | set(cases_generated.UNCOVERED)) - rows
+    assert not stale, f"cases_generated names rows that are not generated: {sorted(stale)}"
 
 
 def test_comparator_catches_a_wrong_gradient(sides):

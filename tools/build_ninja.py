@@ -107,6 +107,22 @@ def write_ninja(python):
         f"build {' '.join(gen_out)}: gen {gen_script} {yaml} | "
         + " ".join(sorted(glob.glob(os.path.join(ROOT, 'tools', 'codegen', '*.py')))),
     ]
+    # Derivative formulas generated from upstream's derivatives.yaml (tools/codegen/gen_derivatives.py).
+    deriv_script = os.path.join(ROOT, "tools", "codegen", "gen_derivatives.py")
+    packaged = os.path.dirname(os.path.dirname(os.path.dirname(yaml)))
+    deriv_out = [os.path.join(GEN, n) for n in ("formulas_generated.def", "formulas_generated.c",
+                                                "formulas_generated_nodiff.def")]
+    deriv_in = [deriv_script, os.path.join(packaged, "autograd", "derivatives.yaml"), yaml,
+                os.path.join(ROOT, "src", "autograd", "formulas.def"), os.path.join(ROOT, "src", "autograd", "decompose.c")]
+    deriv_in += sorted(glob.glob(os.path.join(ROOT, "src", "ops", "*.def")))
+    lines += [
+        "rule gen_derivatives",
+        f"  command = {python} {deriv_script} --yaml-dir {packaged} --out {GEN}",
+        "  description = GEN derivative formulas",
+        "  restat = 1",
+        f"build {' '.join(deriv_out)}: gen_derivatives {' '.join(deriv_in)}",
+    ]
+    gen_out = gen_out + deriv_out
     objs = []
     srcs = _sources() + [g for g in gen_out if g.endswith(".c")]
     for src in srcs:

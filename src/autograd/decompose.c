@@ -3,6 +3,7 @@
  * through the door, so the part is recorded under upstream's node name. Also the list of
  * operators whose outputs never require grad (detach, factories *_like). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "autograd/decompose.h"
@@ -317,8 +318,479 @@ static tn_status d_pad(const tn_value *a, tn_value *rets) {
         tn_value b[3] = {a[0], a[1], a[3].tag == TN_V_DOUBLE ? a[3] : tn_value_double(0.0)};
         return tn_dispatch(TN_OP_constant_pad_nd, b, rets);
     }
+    /* reflect / replicate over the last 1 or 2 dims: upstream's composite picks the same ops */
+    int64_t np = a[1].u.ilist.n;
+    bool reflect = n == 7 && strncmp(mode, "reflect", 7) == 0, replicate = n == 9 && strncmp(mode, "replicate", 9) == 0;
+    if ((reflect || replicate) && (np == 2 || np == 4)) {
+        tn_op_id op = reflect ? (np == 2 ? TN_OP_reflection_pad1d : TN_OP_reflection_pad2d)
+                              : (np == 2 ? TN_OP_replication_pad1d : TN_OP_replication_pad2d);
+        tn_value b[2] = {a[0], a[1]};
+        return tn_dispatch(op, b, rets);
+    }
     return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of pad with mode '%.*s' is not implemented by torchnative",
                     (int)n, mode);
+}
+
+/* group_norm(input, G, weight, bias, eps, cudnn_enabled) as native_group_norm (upstream's
+ * composite); shapes the kernel rejects go to the kernel for its message. */
+tn_status tn_op_group_norm(const tn_value *args, tn_value *rets);
+static tn_status d_group_norm(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    int64_t G = a[1].u.i;
+    if (x->ndim < 2 || G <= 0 || x->sizes[1] % G != 0) return tn_op_group_norm(a, rets);
+    int64_t HxW = 1;
+    for (int i = 2; i < x->ndim; i++) HxW *= x->sizes[i];
+    tn_value b[8] = {a[0], a[2], a[3], tn_value_int(x->sizes[0]), tn_value_int(x->sizes[1]), tn_value_int(HxW),
+                     tn_value_int(G), a[4]};
+    return first_of(TN_OP_native_group_norm, b, rets);
+}
+
+/* var_mean / std_mean with `unbiased` as their .correction overload (upstream's composite). */
+static tn_status mean_pair_correction(tn_op_id op, tn_value self, tn_value dim, tn_value unbiased, tn_value keepdim,
+                                      tn_value *rets) {
+    tn_value b[4] = {self, dim, tn_value_int(unbiased.tag == TN_V_BOOL && !unbiased.u.b ? 0 : 1), keepdim};
+    return tn_dispatch(op, b, rets);
+}
+static tn_status d_var_mean(const tn_value *a, tn_value *rets) {
+    return mean_pair_correction(TN_OP_var_mean_correction, a[0], none(), a[1], tn_value_bool(false), rets);
+}
+static tn_status d_var_mean_dim(const tn_value *a, tn_value *rets) {
+    return mean_pair_correction(TN_OP_var_mean_correction, a[0], a[1], a[2], a[3], rets);
+}
+static tn_status d_std_mean(const tn_value *a, tn_value *rets) {
+    return mean_pair_correction(TN_OP_std_mean_correction, a[0], none(), a[1], tn_value_bool(false), rets);
+}
+static tn_status d_std_mean_dim(const tn_value *a, tn_value *rets) {
+    return mean_pair_correction(TN_OP_std_mean_correction, a[0], a[1], a[2], a[3], rets);
+}
+
+/* ---- composites with kernels of their own, run as upstream's composite under autograd ----
+ * Arguments the decomposition does not handle go to the kernel, which reports the error. */
+tn_status tn_op_take_along_dim(const tn_value *args, tn_value *rets);
+tn_status tn_op_tile(const tn_value *args, tn_value *rets);
+tn_status tn_op_movedim_intlist(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv_transpose1d(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv_transpose2d_input(const tn_value *args, tn_value *rets);
+
+static tn_value ilist(const int64_t *p, int64_t n) {
+    tn_value v = {.tag = TN_V_INTLIST};
+    v.u.ilist.data = p;
+    v.u.ilist.n = n;
+    return v;
+}
+
+/* take_along_dim(self, indices, dim?): gather of the two broadcast against each other
+ * except along dim; without dim, of the flattened tensors. */
+static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t, *idx = a[1].u.t;
+    if (a[2].tag == TN_V_NONE) {
+        int64_t flat = -1;
+        tn_tensor *xf, *if_;
+        tn_value r1[2] = {a[0], ilist(&flat, 1)}, r2[2] = {a[1], ilist(&flat, 1)};
+        TN_TRY(run(TN_OP_reshape, 2, r1, &xf));
+        tn_status st = run(TN_OP_reshape, 2, r2, &if_);
+        if (st == TN_OK) {
+            tn_value g[4] = {tn_value_tensor(xf), tn_value_int(0), tn_value_tensor(if_), tn_value_bool(false)};
+            st = tn_dispatch(TN_OP_gather, g, rets);
+            tn_tensor_release(if_);
+        }
+        tn_tensor_release(xf);
+        return st;
+    }
+    int nd = x->ndim;
+    int64_t d = a[2].u.i < 0 ? a[2].u.i + nd : a[2].u.i;
+    if (idx->ndim != nd || d < 0 || d >= nd) return tn_op_take_along_dim(a, rets);
+    int64_t xs[TN_MAX_DIMS], is[TN_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        int64_t p = x->sizes[i], q = idx->sizes[i];
+        if (i == d) { xs[i] = p; is[i] = q; continue; }
+        if (p != q && p != 1 && q != 1) return tn_op_take_along_dim(a, rets);
+        xs[i] = is[i] = p == 1 ? q : p;
+    }
+    tn_tensor *xb, *ib;
+    tn_value e1[3] = {a[0], ilist(xs, nd), tn_value_bool(false)}, e2[3] = {a[1], ilist(is, nd), tn_value_bool(false)};
+    TN_TRY(run(TN_OP_expand, 3, e1, &xb));
+    tn_status st = run(TN_OP_expand, 3, e2, &ib);
+    if (st == TN_OK) {
+        tn_value g[4] = {tn_value_tensor(xb), tn_value_int(d), tn_value_tensor(ib), tn_value_bool(false)};
+        st = tn_dispatch(TN_OP_gather, g, rets);
+        tn_tensor_release(ib);
+    }
+    tn_tensor_release(xb);
+    return st;
+}
+
+static tn_status d_ger(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_outer, a, rets); }
+static tn_status d_max_other(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_maximum, a, rets); }
+static tn_status d_min_other(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_minimum, a, rets); }
+
+/* type_as: self itself when the dtypes agree (upstream's to() returns it), else a copy. */
+static tn_status d_type_as(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (x->dtype == a[1].u.t->dtype) {
+        tn_tensor_retain(x);
+        rets[0] = tn_value_tensor(x);
+        return TN_OK;
+    }
+    tn_value d = {.tag = TN_V_DTYPE};
+    d.u.dtype = a[1].u.t->dtype;
+    tn_value c[7] = {a[0], d, none(), none(), none(), tn_value_bool(false), none()};
+    return tn_dispatch(TN_OP__to_copy, c, rets);
+}
+
+/* tile: repeat with the dims padded by leading ones to the tensor's rank. */
+static tn_status d_tile(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    int64_t n = a[1].u.ilist.n, nd = x->ndim > n ? x->ndim : n;
+    if (nd > TN_MAX_DIMS) return tn_op_tile(a, rets);
+    int64_t reps[TN_MAX_DIMS];
+    for (int64_t i = 0; i < nd; i++) reps[i] = i < nd - n ? 1 : a[1].u.ilist.data[i - (nd - n)];
+    tn_value b[2] = {a[0], ilist(reps, nd)};
+    return tn_dispatch(TN_OP_repeat, b, rets);
+}
+
+/* movedim / moveaxis: a permute putting source dims at their destinations, the others in
+ * order in the remaining places. */
+static tn_status movedim_perm(const tn_value *a, const int64_t *src, const int64_t *dst, int64_t n, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    int nd = x->ndim, ndw = nd > 0 ? nd : 1;
+    int64_t order[TN_MAX_DIMS];
+    bool used_src[TN_MAX_DIMS] = {0}, used_dst[TN_MAX_DIMS] = {0};
+    if (nd == 0 || n > nd) return TN_ERR_RUNTIME;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t s = src[i] < 0 ? src[i] + ndw : src[i], d = dst[i] < 0 ? dst[i] + ndw : dst[i];
+        if (s < 0 || s >= nd || d < 0 || d >= nd || used_src[s] || used_dst[d]) return TN_ERR_RUNTIME;
+        used_src[s] = used_dst[d] = true;
+        order[d] = s;
+    }
+    int64_t next = 0;
+    for (int d = 0; d < nd; d++) {
+        if (used_dst[d]) continue;
+        while (used_src[next]) next++;
+        order[d] = next++;
+    }
+    tn_value b[2] = {a[0], ilist(order, nd)};
+    return tn_dispatch(TN_OP_permute, b, rets);
+}
+static tn_status d_movedim_int(const tn_value *a, tn_value *rets) {
+    int64_t s = a[1].u.i, d = a[2].u.i;
+    tn_status st = movedim_perm(a, &s, &d, 1, rets);
+    if (st == TN_ERR_RUNTIME) {
+        tn_value b[3] = {a[0], ilist(&s, 1), ilist(&d, 1)};
+        return tn_op_movedim_intlist(b, rets);
+    }
+    return st;
+}
+static tn_status d_movedim_intlist(const tn_value *a, tn_value *rets) {
+    if (a[1].u.ilist.n != a[2].u.ilist.n) return tn_op_movedim_intlist(a, rets);
+    tn_status st = movedim_perm(a, a[1].u.ilist.data, a[2].u.ilist.data, a[1].u.ilist.n, rets);
+    return st == TN_ERR_RUNTIME ? tn_op_movedim_intlist(a, rets) : st;
+}
+
+/* conv_transpose1d/2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+ * as convolution(transposed = true); an unbatched input gets a batch dim of one. */
+static tn_status d_conv_transpose(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    tn_tensor *x = a[0].u.t, *w = a[1].u.t, *xb = NULL;
+    if (x->ndim != w->ndim && x->ndim != w->ndim - 1) return kernel(a, rets);
+    bool unbatched = x->ndim == w->ndim - 1;
+    tn_value in = a[0];
+    if (unbatched) {
+        tn_value u[2] = {a[0], tn_value_int(0)};
+        TN_TRY(run(TN_OP_unsqueeze, 2, u, &xb));
+        in = tn_value_tensor(xb);
+    }
+    tn_value b[9] = {in, a[1], a[2], a[3], a[4], a[7], tn_value_bool(true), a[5], a[6]};
+    tn_value r;
+    tn_status st = tn_dispatch(TN_OP_convolution, b, &r);
+    tn_tensor_release(xb);
+    if (st != TN_OK || !unbatched) {
+        if (st == TN_OK) rets[0] = r;
+        return st;
+    }
+    tn_value q[2] = {r, tn_value_int(0)};
+    st = tn_dispatch(TN_OP_squeeze_dim, q, rets);
+    tn_value_release(&r);
+    return st;
+}
+static tn_status d_conv_transpose1d(const tn_value *a, tn_value *rets) {
+    return d_conv_transpose(a, rets, tn_op_conv_transpose1d);
+}
+static tn_status d_conv_transpose2d(const tn_value *a, tn_value *rets) {
+    return d_conv_transpose(a, rets, tn_op_conv_transpose2d_input);
+}
+
+/* where with a Scalar branch: the scalar as a 0-dim tensor of the other branch's dtype. */
+static tn_status d_where_scalar(const tn_value *a, tn_value *rets, int scalar_at) {
+    tn_tensor *other = a[scalar_at == 1 ? 2 : 1].u.t, *s;
+    tn_value dt = {.tag = TN_V_DTYPE};
+    dt.u.dtype = other->dtype;
+    tn_value f[6] = {ilist(NULL, 0), a[scalar_at], dt, none(), none(), none()};
+    TN_TRY(run(TN_OP_full, 6, f, &s));
+    tn_value b[3] = {a[0], scalar_at == 1 ? tn_value_tensor(s) : a[1], scalar_at == 2 ? tn_value_tensor(s) : a[2]};
+    tn_status st = tn_dispatch(TN_OP_where_self, b, rets);
+    tn_tensor_release(s);
+    return st;
+}
+static tn_status d_where_scalar_self(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 1); }
+static tn_status d_where_scalar_other(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 2); }
+
+/* conj / resolve_conj / resolve_neg of a real tensor: the tensor itself, as upstream. */
+static tn_status d_self_if_real(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of conj on complex tensors is not implemented by torchnative");
+    tn_tensor_retain(x);
+    rets[0] = tn_value_tensor(x);
+    return TN_OK;
+}
+
+/* adjoint / mH / matrix_H of a real tensor: transpose(-2, -1). */
+tn_status tn_op_adjoint(const tn_value *args, tn_value *rets);
+static tn_status d_adjoint(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (x->ndim < 2) return tn_op_adjoint(a, rets);
+    if (tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of adjoint on complex tensors is not implemented by torchnative");
+    tn_value b[3] = {a[0], tn_value_int(-2), tn_value_int(-1)};
+    return tn_dispatch(TN_OP_transpose_int, b, rets);
+}
+
+tn_status tn_op_matrix_H(const tn_value *args, tn_value *rets);
+static tn_status d_matrix_H(const tn_value *a, tn_value *rets) {
+    return a[0].u.t->ndim == 2 ? d_adjoint(a, rets) : tn_op_matrix_H(a, rets); /* 2-D only, as upstream */
+}
+
+static tn_status d_split_sizes(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_split_with_sizes, a, rets); }
+
+/* narrow.Tensor: the start read from its 0-dim tensor, then narrow. */
+tn_status tn_op_narrow_tensor(const tn_value *args, tn_value *rets);
+static tn_status d_narrow_tensor(const tn_value *a, tn_value *rets) {
+    tn_tensor *st = a[2].u.t;
+    if (st->ndim != 0 || (st->dtype != TN_DTYPE_INT64 && st->dtype != TN_DTYPE_INT32)) return tn_op_narrow_tensor(a, rets);
+    int64_t start = st->dtype == TN_DTYPE_INT64 ? *(const int64_t *)tn_tensor_data(st) : *(const int32_t *)tn_tensor_data(st);
+    tn_value b[4] = {a[0], a[1], tn_value_int(start), a[3]};
+    return tn_dispatch(TN_OP_narrow, b, rets);
+}
+
+/* hstack / vstack / dstack: cat of the tensors made at least 1-, 2- or 3-d (upstream's
+ * atleast_nd shapes), along 0 or 1 (hstack: 0 for 1-d tensors), 0, 2. */
+tn_status tn_op_hstack(const tn_value *args, tn_value *rets);
+tn_status tn_op_vstack(const tn_value *args, tn_value *rets);
+tn_status tn_op_dstack(const tn_value *args, tn_value *rets);
+static tn_status d_stack_nd(const tn_value *a, tn_value *rets, int rank, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    int64_t n = a[0].u.tlist.n;
+    if (n == 0 || n > 4096) return kernel(a, rets);
+    tn_tensor **ts = calloc((size_t)n, sizeof(tn_tensor *));
+    if (!ts) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    tn_status st = TN_OK;
+    for (int64_t k = 0; k < n && st == TN_OK; k++) {
+        tn_tensor *x = a[0].u.tlist.data[k];
+        int64_t sz[3];
+        int nd = -1;
+        if (x->ndim == 0) { sz[0] = sz[1] = sz[2] = 1; nd = rank; }
+        else if (x->ndim == 1 && rank >= 2) { sz[0] = 1; sz[1] = x->sizes[0]; sz[2] = 1; nd = rank; }
+        else if (x->ndim == 2 && rank == 3) { sz[0] = x->sizes[0]; sz[1] = x->sizes[1]; sz[2] = 1; nd = 3; }
+        if (nd < 0) {
+            tn_tensor_retain(x);
+            ts[k] = x;
+        } else {
+            tn_value r[2] = {tn_value_tensor(x), ilist(sz, nd)};
+            st = run(TN_OP_reshape, 2, r, &ts[k]);
+        }
+    }
+    if (st == TN_OK) {
+        int64_t dim = rank == 1 ? (ts[0]->ndim == 1 ? 0 : 1) : rank == 2 ? 0 : 2;
+        tn_value l = {.tag = TN_V_TENSORLIST};
+        l.u.tlist.data = ts;
+        l.u.tlist.n = n;
+        tn_value b[2] = {l, tn_value_int(dim)};
+        st = tn_dispatch(TN_OP_cat, b, rets);
+    }
+    for (int64_t k = 0; k < n; k++) tn_tensor_release(ts[k]);
+    free(ts);
+    return st;
+}
+static tn_status d_hstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 1, tn_op_hstack); }
+static tn_status d_vstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 2, tn_op_vstack); }
+static tn_status d_dstack(const tn_value *a, tn_value *rets) { return d_stack_nd(a, rets, 3, tn_op_dstack); }
+
+/* conv1d/conv2d.padding(input, weight, bias, stride, padding: "valid" | "same", dilation,
+ * groups): "valid" is padding 0; "same" pads dilation * (k - 1) in total per spatial dim, the
+ * odd element on the right (a constant_pad_nd first when any total is odd), as upstream. */
+tn_status tn_op_conv1d_padding(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv2d_padding(const tn_value *args, tn_value *rets);
+static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    tn_tensor *x = a[0].u.t, *w = a[1].u.t, *xp = NULL;
+    int nsp = w->ndim - 2;
+    const char *mode = a[4].tag == TN_V_STRING ? a[4].u.s.data : "";
+    int64_t mn = a[4].tag == TN_V_STRING ? a[4].u.s.n : 0;
+    bool valid = mn == 5 && memcmp(mode, "valid", 5) == 0, same = mn == 4 && memcmp(mode, "same", 4) == 0;
+    if (nsp < 1 || nsp > 2 || (!valid && !same) || a[5].u.ilist.n != nsp || x->ndim < nsp + 1) return kernel(a, rets);
+    int64_t sym[2] = {0, 0}, pad[4] = {0, 0, 0, 0}, zeros[2] = {0, 0};
+    bool odd = false;
+    if (same) {
+        for (int i = 0; i < nsp; i++)
+            if (a[3].u.ilist.data[i] != 1) return kernel(a, rets); /* "same" needs stride 1: the kernel says so */
+        for (int i = 0; i < nsp; i++) {
+            int64_t total = a[5].u.ilist.data[i] * (w->sizes[2 + i] - 1);
+            sym[i] = total / 2;
+            int64_t extra = total - 2 * sym[i];
+            odd |= extra != 0;
+            pad[2 * (nsp - 1 - i) + 1] = extra; /* constant_pad_nd lists the last dim first */
+        }
+    }
+    tn_value in = a[0];
+    if (odd) {
+        tn_value p[3] = {a[0], ilist(pad, 2 * nsp), tn_value_double(0.0)};
+        TN_TRY(run(TN_OP_constant_pad_nd, 3, p, &xp));
+        in = tn_value_tensor(xp);
+    }
+    tn_value b[9] = {in, a[1], a[2], a[3], ilist(sym, nsp), a[5], tn_value_bool(false), ilist(zeros, nsp), a[6]};
+    tn_status st = tn_dispatch(TN_OP_convolution, b, rets);
+    tn_tensor_release(xp);
+    return st;
+}
+static tn_status d_conv1d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv1d_padding); }
+static tn_status d_conv2d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv2d_padding); }
+
+/* tensor_split (all overloads): the kernel's pieces, rebuilt as narrow views through the door
+ * so that each is recorded (upstream's composite is slices and narrows). */
+tn_status tn_op_tensor_split_sections(const tn_value *args, tn_value *rets);
+tn_status tn_op_tensor_split_indices(const tn_value *args, tn_value *rets);
+tn_status tn_op_tensor_split_tensor(const tn_value *args, tn_value *rets);
+static tn_status d_tensor_split(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
+    tn_value parts;
+    TN_TRY(kernel(a, &parts));
+    tn_tensor *x = a[0].u.t;
+    int64_t d = a[2].u.i < 0 ? a[2].u.i + (x->ndim > 0 ? x->ndim : 1) : a[2].u.i, n = parts.u.tlist.n, off = 0;
+    tn_tensor **out = calloc((size_t)(n ? n : 1), sizeof(tn_tensor *));
+    tn_status st = out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int64_t k = 0; k < n && st == TN_OK; k++) {
+        int64_t len = parts.u.tlist.data[k]->sizes[d];
+        tn_value b[4] = {a[0], tn_value_int(d), tn_value_int(off), tn_value_int(len)};
+        st = run(TN_OP_narrow, 4, b, &out[k]);
+        off += len;
+    }
+    tn_value_release(&parts);
+    if (st != TN_OK) {
+        for (int64_t k = 0; out && k < n; k++) tn_tensor_release(out[k]);
+        free(out);
+        return st;
+    }
+    rets[0].tag = TN_V_TENSORLIST;
+    rets[0].u.tlist.data = out;
+    rets[0].u.tlist.n = n;
+    return TN_OK;
+}
+static tn_status d_tensor_split_sections(const tn_value *a, tn_value *rets) {
+    return d_tensor_split(a, rets, tn_op_tensor_split_sections);
+}
+static tn_status d_tensor_split_indices(const tn_value *a, tn_value *rets) {
+    return d_tensor_split(a, rets, tn_op_tensor_split_indices);
+}
+static tn_status d_tensor_split_tensor(const tn_value *a, tn_value *rets) {
+    return d_tensor_split(a, rets, tn_op_tensor_split_tensor);
+}
+
+/* repeat_interleave.self_Tensor(self, repeats, dim?, output_size?): index_select of self (or
+ * of its flattening) at repeat_interleave(repeats), a single repeat applying to every slice. */
+tn_status tn_op_repeat_interleave_self_tensor(const tn_value *args, tn_value *rets);
+static tn_status d_repeat_interleave_tensor(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t, *rep = a[1].u.t, *xf = NULL, *r1 = NULL, *idx = NULL;
+    int64_t flat = -1, d = 0;
+    if (rep->ndim > 1) return tn_op_repeat_interleave_self_tensor(a, rets);
+    tn_value src = a[0];
+    if (a[2].tag == TN_V_NONE) {
+        tn_value r[2] = {a[0], ilist(&flat, 1)};
+        TN_TRY(run(TN_OP_reshape, 2, r, &xf));
+        src = tn_value_tensor(xf);
+    } else {
+        d = a[2].u.i < 0 ? a[2].u.i + (x->ndim > 0 ? x->ndim : 1) : a[2].u.i;
+        if (d < 0 || d >= (x->ndim > 0 ? x->ndim : 1)) return tn_op_repeat_interleave_self_tensor(a, rets);
+    }
+    tn_tensor *s = src.u.t;
+    int64_t len = s->ndim > 0 ? s->sizes[d] : 1;
+    tn_status st = TN_OK;
+    tn_value reps = a[1];
+    if (tn_tensor_numel(rep) == 1 && len != 1) {
+        int64_t one = 1;
+        tn_value r[2] = {a[1], ilist(&one, 1)};
+        tn_tensor *rr;
+        st = run(TN_OP_reshape, 2, r, &rr);
+        if (st == TN_OK) {
+            tn_value e[3] = {tn_value_tensor(rr), ilist(&len, 1), tn_value_bool(false)};
+            st = run(TN_OP_expand, 3, e, &r1);
+            tn_tensor_release(rr);
+            reps = tn_value_tensor(r1);
+        }
+    }
+    if (st == TN_OK) {
+        tn_value ri[2] = {reps, a[3]};
+        st = run(TN_OP_repeat_interleave_Tensor, 2, ri, &idx);
+    }
+    if (st == TN_OK) {
+        tn_value b[3] = {src, tn_value_int(d), tn_value_tensor(idx)};
+        st = tn_dispatch(TN_OP_index_select, b, rets);
+    }
+    tn_tensor_release(xf);
+    tn_tensor_release(r1);
+    tn_tensor_release(idx);
+    return st;
+}
+
+static tn_status d_adaptive_avg_pool2d(const tn_value *a, tn_value *rets) {
+    tn_value b[2] = {a[0], a[1]};
+    return tn_dispatch(TN_OP__adaptive_avg_pool2d, b, rets);
+}
+
+/* upsample_*2d.vec(input, output_size?, [align_corners,] scale_factors?): upstream's
+ * composite computes the output size (floor(in * scale)) and passes the scales on. */
+static tn_status upsample_vec_parts(const tn_value *x, const tn_value *osv, const tn_value *sfv, int64_t *osz,
+                                    tn_value *sh, tn_value *sw) {
+    tn_tensor *t = x->u.t;
+    sh->tag = sw->tag = TN_V_NONE;
+    if ((osv->tag == TN_V_INTLIST) == (sfv->tag == TN_V_DOUBLELIST))
+        return tn_error(TN_ERR_RUNTIME, "Must specify exactly one of output_size and scale_factors");
+    if (t->ndim != 4)
+        return tn_error(TN_ERR_RUNTIME, "Non-empty 4D data tensor expected but got a tensor with %d dims", t->ndim);
+    if (osv->tag == TN_V_INTLIST) {
+        if (osv->u.ilist.n != 2)
+            return tn_error(TN_ERR_RUNTIME, "It is expected output_size equals to 2, but got size %lld",
+                            (long long)osv->u.ilist.n);
+        osz[0] = osv->u.ilist.data[0];
+        osz[1] = osv->u.ilist.data[1];
+    } else {
+        if (sfv->u.dlist.n != 2)
+            return tn_error(TN_ERR_RUNTIME, "It is expected scale_factors equals to 2, but got size %lld",
+                            (long long)sfv->u.dlist.n);
+        osz[0] = (int64_t)floor((double)t->sizes[2] * sfv->u.dlist.data[0]);
+        osz[1] = (int64_t)floor((double)t->sizes[3] * sfv->u.dlist.data[1]);
+        *sh = tn_value_double(sfv->u.dlist.data[0]);
+        *sw = tn_value_double(sfv->u.dlist.data[1]);
+    }
+    return TN_OK;
+}
+
+static tn_status d_upsample_nearest2d_vec(const tn_value *a, tn_value *rets) {
+    int64_t osz[2];
+    tn_value sh, sw;
+    TN_TRY(upsample_vec_parts(&a[0], &a[1], &a[2], osz, &sh, &sw));
+    tn_value os = {.tag = TN_V_INTLIST};
+    os.u.ilist.data = osz;
+    os.u.ilist.n = 2;
+    tn_value b[4] = {a[0], os, sh, sw};
+    return tn_dispatch(TN_OP_upsample_nearest2d, b, rets);
+}
+
+static tn_status d_upsample_bilinear2d_vec(const tn_value *a, tn_value *rets) {
+    int64_t osz[2];
+    tn_value sh, sw;
+    TN_TRY(upsample_vec_parts(&a[0], &a[1], &a[3], osz, &sh, &sw));
+    tn_value os = {.tag = TN_V_INTLIST};
+    os.u.ilist.data = osz;
+    os.u.ilist.n = 2;
+    tn_value b[5] = {a[0], os, a[2], sh, sw};
+    return tn_dispatch(TN_OP_upsample_bilinear2d, b, rets);
 }
 
 /* The _foreach_* family (ops/foreach.c) is already door calls of its per-element
@@ -333,6 +805,45 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
 #include "ops/foreach.def"
 #undef TN_FOREACH
     [TN_OP_pad] = d_pad,
+    [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
+    [TN_OP_group_norm] = d_group_norm,
+    [TN_OP_tensor_split_sections] = d_tensor_split_sections,
+    [TN_OP_tensor_split_indices] = d_tensor_split_indices,
+    [TN_OP_tensor_split_tensor_indices_or_sections] = d_tensor_split_tensor,
+    [TN_OP_repeat_interleave_self_Tensor] = d_repeat_interleave_tensor,
+    [TN_OP_conv1d_padding] = d_conv1d_padding,
+    [TN_OP_conv2d_padding] = d_conv2d_padding,
+    [TN_OP_conj] = d_self_if_real,
+    [TN_OP_resolve_conj] = d_self_if_real,
+    [TN_OP_resolve_neg] = d_self_if_real,
+    [TN_OP_adjoint] = d_adjoint,
+    [TN_OP_mH] = d_adjoint,
+    [TN_OP_matrix_H] = d_matrix_H,
+    [TN_OP_split_sizes] = d_split_sizes,
+    [TN_OP_narrow_Tensor] = d_narrow_tensor,
+    [TN_OP_hstack] = d_hstack,
+    [TN_OP_vstack] = d_vstack,
+    [TN_OP_dstack] = d_dstack,
+    [TN_OP_take_along_dim] = d_take_along_dim,
+    [TN_OP_ger] = d_ger,
+    [TN_OP_max_other] = d_max_other,
+    [TN_OP_min_other] = d_min_other,
+    [TN_OP_type_as] = d_type_as,
+    [TN_OP_tile] = d_tile,
+    [TN_OP_movedim_int] = d_movedim_int,
+    [TN_OP_moveaxis_int] = d_movedim_int,
+    [TN_OP_movedim_intlist] = d_movedim_intlist,
+    [TN_OP_moveaxis_intlist] = d_movedim_intlist,
+    [TN_OP_conv_transpose1d] = d_conv_transpose1d,
+    [TN_OP_conv_transpose2d_input] = d_conv_transpose2d,
+    [TN_OP_where_ScalarSelf] = d_where_scalar_self,
+    [TN_OP_where_ScalarOther] = d_where_scalar_other,
+    [TN_OP_var_mean] = d_var_mean,
+    [TN_OP_var_mean_dim] = d_var_mean_dim,
+    [TN_OP_std_mean] = d_std_mean,
+    [TN_OP_std_mean_dim] = d_std_mean_dim,
+    [TN_OP_upsample_nearest2d_vec] = d_upsample_nearest2d_vec,
+    [TN_OP_upsample_bilinear2d_vec] = d_upsample_bilinear2d_vec,
     [TN_OP_scaled_dot_product_attention] = d_sdpa,
     [TN_OP_dropout] = d_dropout,
     [TN_OP_batch_norm] = d_batch_norm,
@@ -351,8 +862,17 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
 
 tn_decomp_fn tn_autograd_decomp_for(tn_op_id op) { return (unsigned)op < TN_OP_COUNT ? decomps[op] : NULL; }
 
+/* Operators derivatives.yaml lists without a formula (histc, view.dtype, comparisons, ...),
+ * generated by tools/codegen/gen_derivatives.py. */
+static const bool nodiff_generated[TN_OP_COUNT] = {
+#define TN_NODIFF_GENERATED(op) [TN_OP_##op] = true,
+#include "formulas_generated_nodiff.def"
+#undef TN_NODIFF_GENERATED
+};
+
 bool tn_autograd_nondifferentiable(tn_op_id op) {
     static signed char memo[TN_OP_COUNT];
+    if (nodiff_generated[op]) return true;
     if (!memo[op]) {
         const char *n = tn_op_schemas[op].name;
         size_t len = strlen(n);

@@ -4,6 +4,6 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from gradtest import cases, harness  # noqa: E402
+from gradtest import cases, cases_generated, harness  # noqa: E402
 
-harness.run_cases(cases.CASES, sys.argv[1])
+harness.run_cases(cases.CASES + cases_generated.CASES, sys.argv[1])

@@ -1,0 +1,290 @@
+"""Gradient cases for the formulas generated from derivatives.yaml (rows of
+build/gen/formulas_generated.def, tools/codegen/gen_derivatives.py): every generated row is
+covered by a case or listed in UNCOVERED with the reason (tests/test_autograd_grads.py
+checks it). Same format as cases.py; backward operators are called as torch.ops.aten.X so
+that their own rows (upstream's double-backward formulas) are exercised directly."""
+from gradtest.harness import GradCase as G
+from gradtest.harness import In
+
+A = In((4, 5))
+B = In((4, 5))
+AT = In((4, 5), layout="transposed")
+ROW = In((5,))
+POS = In((4, 5), kind="pos")
+UNIT = In((4, 5), kind="unit")
+MASK = In((4, 5), "bool", "bool")
+IMG = In((2, 3, 6, 8))
+SEQ = In((2, 3, 7))
+aten = "torch.ops.aten."
+
+CASES = [
+    # pointwise
+    G("gen_acos_asin_atanh", "lambda a: a.acos() + a.asin() + a.atanh()", [UNIT], (0,), ["acos", "asin", "atanh"],
+      double=True),
+    G("gen_atan_sinh_cosh", "lambda a: a.atan() + a.sinh() + a.cosh() + a.asinh()", [AT], (0,),
+      ["atan", "sinh", "cosh", "asinh"], double=True),
+    G("gen_tan", "lambda a: a.tan()", [UNIT], (0,), ["tan"], double=True),
+    G("gen_acosh", "lambda a: (a + 1).acosh()", [POS], (0,), ["acosh"], double=True),
+    G("gen_exp2_expm1_erfc", "lambda a: a.exp2() + a.expm1() + a.erfc()", [A], (0,), ["exp2", "expm1", "erfc"],
+      double=True),
+    G("gen_log2_log10", "lambda a: a.log2() * a.log10()", [POS], (0,), ["log2", "log10"], double=True),
+    G("gen_frac_sgn_round", "lambda a: a.frac() + a.sgn() + torch.round(a, decimals=1)", [A], (0,),
+      ["frac", "sgn", "round_decimals"]),
+    G("gen_atan2_hypot", "lambda a, b: torch.atan2(a, b) + torch.hypot(a, b)", [A, B], (0, 1), ["atan2", "hypot"],
+      double=True),
+    G("gen_atan2_broadcast", "lambda a, b: torch.atan2(a, b)", [A, ROW], (0, 1), ["atan2"]),
+    G("gen_xlogy", "lambda a, b: torch.xlogy(a, b) + torch.xlogy(a, 2.5) + torch.xlogy(1.5, b)", [A, POS], (0, 1),
+      ["xlogy_Tensor", "xlogy_Scalar_Other", "xlogy_Scalar_Self"], double=True),
+    G("gen_xlogy_zero", "lambda a, b: torch.xlogy(a * (a > 0), b) + torch.xlogy(a * (a > 0), -0.5)", [A, POS], (0, 1),
+      ["xlogy_Tensor", "xlogy_Scalar_Other"]),
+    G("gen_logit", "lambda a: torch.logit(a.abs() * 0.9 + 0.05) + torch.logit(a.abs(), eps=0.1)", [UNIT], (0,),
+      ["logit"], double=True),
+    G("gen_copysign", "lambda a, b: torch.copysign(a, b) + torch.copysign(a, -1.5)", [A, B], (0, 1),
+      ["copysign_Tensor", "copysign_Scalar"]),
+    G("gen_fmod_remainder", "lambda a, b: torch.fmod(a, b) + torch.remainder(a, b) + torch.fmod(a, 0.7) + "
+      "torch.remainder(a, 0.7)", [A, POS], (0, 1), ["fmod_Tensor", "remainder_Tensor", "fmod_Scalar",
+                                                     "remainder_Scalar"]),
+    G("gen_fmax_fmin", "lambda a, b: torch.fmax(a, b) + torch.fmin(a, b.round())", [A, B], (0, 1), ["fmax", "fmin"]),
+    G("gen_div_mode", "lambda a, b: torch.div(a, b, rounding_mode='floor') + torch.div(a, b, rounding_mode='trunc') + "
+      "torch.ops.aten.div.Scalar_mode(a, 2.0, rounding_mode='floor') + a", [A, POS], (0, 1),
+      ["div_Tensor_mode", "div_Scalar_mode"]),
+    G("gen_div_mode_none", "lambda a, b: torch.ops.aten.div.Tensor_mode(a, b, rounding_mode=None) + "
+      "torch.ops.aten.div.Scalar_mode(a, 4.0, rounding_mode=None)", [A, POS], (0, 1),
+      ["div_Tensor_mode", "div_Scalar_mode"], double=True),
+    G("gen_clamp_tensor", "lambda a, lo, hi: a.clamp(min=lo, max=lo + hi.abs()) + torch.clamp_min(a, hi) + "
+      "torch.clamp_max(a, lo) + a.clamp(min=lo) + a.clamp(max=hi)", [A, B, ROW], (0, 1, 2),
+      ["clamp_Tensor", "clamp_min_Tensor", "clamp_max_Tensor"]),
+    G("gen_lerp_tensor", "lambda a, b, w: torch.lerp(a, b, w)", [A, B, UNIT], (0, 1, 2), ["lerp_Tensor"],
+      double=True),
+    G("gen_nan_to_num", "lambda a: torch.nan_to_num(a / (a > 0), posinf=3.0)", [A], (0,), ["nan_to_num"]),
+    G("gen_pow_scalar_base", "lambda a: torch.pow(2.0, a) + torch.pow(0.0, a)", [A], (0,), ["pow_Scalar"]),
+    G("gen_pow_scalar_base2", "lambda a: torch.pow(1.5, a)", [A], (0,), ["pow_Scalar"], double=True),
+    G("gen_lift", "lambda a: torch.ops.aten.lift.default(a) * a", [A], (0,), ["lift"]),
+    G("gen_vdot", "lambda v, w: torch.vdot(v, w)", [In((6,)), In((6,))], (0, 1), ["vdot"], double=True),
+    G("gen_addbmm_addmv", "lambda c, b1, b2, m, v, d: torch.addbmm(c, b1, b2, beta=0.5, alpha=2) .sum() + "
+      "torch.addmv(d, m, v, alpha=1.5)", [In((3, 5)), In((2, 3, 4)), In((2, 4, 5)), In((3, 4)), In((4,)), In((3,))],
+      (0, 1, 2, 3, 4, 5), ["addbmm", "addmv"], double=True),
+    # reductions and scans
+    G("gen_prod", "lambda a: a.prod() + a.prod(1).sum() + a.prod(0, keepdim=True).sum()", [UNIT], (0,),
+      ["prod", "prod_dim_int"], double=True),
+    G("gen_prod_zero", "lambda a: torch.cat([a[:, :2], a[:, 2:3] * 0, a[:, 3:]], 1).prod(1) + "
+      "torch.cat([a[:, :2], a[:, 2:3] * 0, a[:, 3:]], 1).prod()", [UNIT], (0,), ["prod", "prod_dim_int"],
+      double=True),
+    G("gen_cumprod", "lambda a: a.cumprod(1) + a.cumprod(0)", [UNIT], (0,), ["cumprod"], double=True),
+    G("gen_cumprod_zero", "lambda a: torch.cat([a[:, :2], a[:, 2:3] * 0, a[:, 3:]], 1).cumprod(1)", [UNIT], (0,),
+      ["cumprod"], double=True),
+    G("gen_max_min_all", "lambda a: a.max() + a.min() + a.round().max()", [A], (0,), ["max", "min"]),
+    G("gen_norm", "lambda a: torch.ops.aten.norm.Scalar(a, 3) + torch.ops.aten.norm.Scalar(a) + "
+      "torch.ops.aten.norm.ScalarOpt_dim(a, 1.5, [1]).sum() + "
+      "torch.ops.aten.norm.ScalarOpt_dim(a, float('inf'), [0], True).sum() + "
+      "torch.ops.aten.norm.ScalarOpt_dim(a, 1, [0]).sum() + "
+      "torch.ops.aten.norm.ScalarOpt_dtype(a, 0.5, dtype=a.dtype) + "
+      "torch.ops.aten.norm.ScalarOpt_dim_dtype(a, 2, [0, 1], False, dtype=a.dtype)", [A], (0,),
+      ["norm_Scalar", "norm_ScalarOpt_dim", "norm_ScalarOpt_dtype", "norm_ScalarOpt_dim_dtype"]),
+    G("gen_norm_double", "lambda a: torch.ops.aten.norm.Scalar(a, 3) + torch.ops.aten.norm.ScalarOpt_dim(a, 2, [1])",
+      [A], (0,), ["norm_Scalar", "norm_ScalarOpt_dim"], double=True),
+    G("gen_sort_topk", "lambda a: a.sort(1).values + a.sort(0, descending=True)[0] + "
+      "torch.sort(a, stable=True, dim=1).values + a.topk(2, 1).values.sum() + a.topk(3, 0, largest=False)[0].sum()",
+      [A], (0,), ["sort", "sort_stable", "topk"], double=True),
+    # shape
+    G("gen_tril_triu_flip_roll", "lambda a: a.tril(1) + a.triu(-1) + a.flip(0) + a.roll((1, 2), (0, 1)) + "
+      "torch.ops.aten.roll.default(a, [3])",
+      [A], (0,), ["tril", "triu", "flip", "roll"], double=True),
+    G("gen_diagonal", "lambda a: torch.diagonal(a, 1, 0, 2) * 2 + torch.diagonal(a, -1, 2, 0) ** 2",
+      [In((3, 4, 5))], (0,), ["diagonal", "diagonal_backward"], double=True),
+    G("gen_unfold", "lambda a: a.unfold(1, 2, 1) ** 2", [A], (0,), ["unfold", "unfold_backward"], double=True),
+    G("gen_narrow_copy", "lambda a: torch.narrow_copy(a, 1, 1, 3)", [A], (0,), ["narrow_copy"]),
+    G("gen_masked_select", "lambda a, m: a.masked_select(m) ** 2", [A, In((5,), "bool", "bool")], (0,),
+      ["masked_select"], double=True),
+    G("gen_masked_scatter", "lambda a, m, s: a.masked_scatter(m, s)", [A, MASK, In((23,))], (0, 2), ["masked_scatter"],
+      double=True),
+    G("gen_pad_modes", "lambda x, y: F.pad(x, (2, 1), mode='reflect') + F.pad(x, (1, 1), mode='replicate').sum() + "
+      "F.pad(y, (1, 2, 2, 1), mode='reflect').sum() + F.pad(y, (1, 2, 2, 1), mode='replicate').sum()", [SEQ, IMG],
+      (0, 1), ["reflection_pad1d", "replication_pad1d", "reflection_pad2d", "replication_pad2d"]),
+    G("gen_scatter_value", "lambda a, i: a.scatter(1, i, 2.0)", [A, In((4, 3), "int64", "index", high=5)], (0,),
+      ["scatter_value"]),
+    G("gen_fill_tensor", "lambda a, v: (a * 1).fill_(v) + a", [A, In(())], (0, 1), ["fill__Tensor"]),
+    G("gen_select_slice_backward", "lambda g: torch.ops.aten.select_backward.default(g, [3, 4], 0, 1) ** 2 + "
+      "torch.ops.aten.slice_backward.default(g.unsqueeze(0).expand(3, 4).narrow(0, 0, 2), [3, 4], 0, 1, 3, 1) ** 2",
+      [In((4,))], (0,), ["select_backward", "slice_backward"], double=True),
+    G("gen_normal", "lambda m, s: torch.normal(m, s.abs()) * 0 + m * s + torch.normal(m, 2.0) * 0",
+      [A, POS], (0, 1), ["normal_Tensor_Tensor", "normal_Tensor_float"]),
+    # nn
+    G("gen_bce", "lambda a, t, w: F.binary_cross_entropy(a.sigmoid(), t.abs(), weight=w) + "
+      "F.binary_cross_entropy(a.sigmoid(), t.abs(), reduction='sum')", [A, UNIT, ROW], (0, 1),
+      ["binary_cross_entropy"]),
+    G("gen_bce_none", "lambda a, t: F.binary_cross_entropy(a.sigmoid(), t.abs(), reduction='none')", [A, UNIT], (0, 1),
+      ["binary_cross_entropy"]),
+    G("gen_huber", "lambda a, b: F.huber_loss(a, b, delta=0.5) + F.huber_loss(a, b, reduction='sum')", [A, B], (0, 1),
+      ["huber_loss"]),
+    G("gen_activations", "lambda a: F.mish(a) + F.hardswish(a * 4) + F.hardsigmoid(a * 4) + F.softshrink(a, 0.5)",
+      [A], (0,), ["mish", "hardswish", "hardsigmoid", "softshrink"]),
+    G("gen_activations_double", "lambda a: F.mish(a) + F.hardswish(a * 4) + F.softshrink(a, 0.5) ** 2",
+      [A], (0,), ["mish", "hardswish", "hardswish_backward", "softshrink", "softshrink_backward"], double=True),
+    G("gen_glu", "lambda a: F.glu(a, 0) + F.glu(a.t(), 1).t()", [In((4, 4))], (0,), ["glu"]),
+    G("gen_upsample", "lambda x: F.interpolate(x, size=(9, 5), mode='bilinear', align_corners=False).sum((2, 3)) + "
+      "F.interpolate(x, scale_factor=2, mode='nearest').sum((2, 3)) + "
+      "F.interpolate(x, size=(4, 11), mode='bilinear', align_corners=True).sum((2, 3))", [IMG], (0,),
+      ["upsample_bilinear2d", "upsample_nearest2d"]),
+    G("gen_upsample_double", "lambda x: F.interpolate(x, size=(9, 5), mode='bilinear') ** 2 + 0 * "
+      "F.interpolate(x, size=(9, 5), mode='nearest') ** 2", [IMG], (0,),
+      ["upsample_bilinear2d", "upsample_nearest2d", "upsample_bilinear2d_backward", "upsample_nearest2d_backward"],
+      double=True),
+    G("gen_avg_pool", "lambda x: F.avg_pool2d(x, 2) ** 2 + F.adaptive_avg_pool2d(x, (2, 3)).sum() + "
+      "F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False).sum()", [IMG], (0,),
+      ["avg_pool2d", "_adaptive_avg_pool2d"]),
+    G("gen_avg_pool_double", "lambda x: (F.avg_pool2d(x, 2) ** 2).sum((2, 3)) + (F.adaptive_avg_pool2d(x, (2, 3)) ** 2).sum((2, 3))",
+      [IMG], (0,), ["avg_pool2d", "_adaptive_avg_pool2d", "avg_pool2d_backward", "_adaptive_avg_pool2d_backward"],
+      double=True),
+    G("gen_pads", "lambda x, y: torch.ops.aten.reflection_pad1d.default(x, [2, 1]) ** 2 + "
+      "torch.ops.aten.replication_pad1d.default(x, [2, 1]) ** 2 + 0 * (torch.ops.aten.reflection_pad2d.default(y, [1, 2, 2, 1]) ** 2 + "
+      "torch.ops.aten.replication_pad2d.default(y, [1, 2, 2, 1]) ** 2).sum()", [SEQ, IMG], (0, 1),
+      ["reflection_pad1d", "replication_pad1d", "reflection_pad2d", "replication_pad2d", "reflection_pad1d_backward",
+       "replication_pad1d_backward", "reflection_pad2d_backward", "replication_pad2d_backward"], double=True),
+    G("gen_batch_norm_no_stats", "lambda x, w, b: torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, "
+      "1e-5)[0]", [In((4, 3, 2, 2)), In((3,)), In((3,))], (0, 1, 2), ["_native_batch_norm_legit_no_stats"]),
+    # upstream's backward operators, differentiated directly (double backward of the forward)
+    G("gen_bwd_pointwise", "lambda g, x, y: torch.ops.aten.threshold_backward.default(g, x, 0.1) + "
+      "torch.ops.aten.sigmoid_backward.default(g, y) + torch.ops.aten.tanh_backward.default(g, y) + "
+      "torch.ops.aten.hardtanh_backward.default(g, x, -0.5, 0.5) + torch.ops.aten.leaky_relu_backward.default(g, x, 0.2, False) + "
+      "torch.ops.aten.hardshrink_backward.default(g, x, 0.5) + torch.ops.aten.hardswish_backward.default(g, x * 4)",
+      [A, B, UNIT], (0, 1, 2), ["threshold_backward", "sigmoid_backward", "tanh_backward", "hardtanh_backward",
+                                "leaky_relu_backward", "hardshrink_backward", "hardswish_backward"]),
+    G("gen_bwd_grad_output", "lambda g, x: torch.ops.aten.elu_backward.default(g, 1.0, 1.0, 1.0, False, x) + "
+      "torch.ops.aten.gelu_backward.default(g, x) + torch.ops.aten.softplus_backward.default(g, x, 1.0, 20.0) + "
+      "torch.ops.aten.softshrink_backward.default(g, x, 0.5)", [A, B], (0, 1),
+      ["elu_backward", "gelu_backward", "softplus_backward", "softshrink_backward"]),
+    G("gen_bwd_losses", "lambda g, x, t: torch.ops.aten.mse_loss_backward.default(g, x, t, 1) + "
+      "torch.ops.aten.smooth_l1_loss_backward.default(g, x, t, 1, 0.5) + "
+      "torch.ops.aten.mse_loss_backward.default(g * x, x, t, 0)", [In(()), A, B], (0, 1, 2),
+      ["mse_loss_backward", "smooth_l1_loss_backward"]),
+    G("gen_bwd_softmax", "lambda g, x: torch.ops.aten._log_softmax_backward_data.default(g, x.log_softmax(1), 1, x.dtype) + "
+      "torch.ops.aten._softmax_backward_data.default(g, x.softmax(1), 1, x.dtype)", [A, B], (0, 1),
+      ["_log_softmax_backward_data", "_softmax_backward_data"]),
+    G("gen_bwd_nll", "lambda g, x, t: torch.ops.aten.nll_loss_backward.default(g, x, t, None, 1, -100, torch.tensor(4.0, "
+      "dtype=x.dtype)) + torch.ops.aten.nll_loss2d_backward.default(g, x.reshape(4, 5, 1, 1), t.reshape(4, 1, 1), None, 1, "
+      "-100, torch.tensor(4.0, dtype=x.dtype)).reshape(4, 5)", [In(()), A, In((4,), "int64", "index", high=5)], (0, 1),
+      ["nll_loss_backward", "nll_loss2d_backward"]),
+    G("gen_bwd_max_pool", "lambda g, x: torch.ops.aten.max_pool2d_with_indices_backward.default(g, x, [2, 2], [2, 2], "
+      "[0, 0], [1, 1], False, F.max_pool2d(x.detach(), 2, return_indices=True)[1]) + x", [In((2, 3, 3, 4)),
+                                                                                         IMG], (0, 1),
+      ["max_pool2d_with_indices_backward"]),
+]
+
+CASES += [
+    G("gen_nansum", "lambda a: a.masked_fill(a > 1, float('nan')).nansum(1) + a.masked_fill(a < -1, float('nan')).nansum() "
+      "+ torch.nansum(a, (0,), keepdim=True).sum()", [A], (0,), ["nansum"]),
+    G("gen_var_std_mean", "lambda a: torch.var_mean(a, 1)[0] * torch.var_mean(a, 1)[1] + torch.std_mean(a, 1)[0] + "
+      "torch.std_mean(a, 1, keepdim=True)[1].sum() + torch.var_mean(a, correction=0)[0] + torch.std_mean(a)[1] + "
+      "torch.std_mean(a, dim=(0, 1), unbiased=False)[0]", [A], (0,), ["var_mean_correction", "std_mean_correction"],
+      double=True),
+    G("gen_aminmax", "lambda a: torch.aminmax(a, dim=1) + torch.aminmax(a.round()) + "
+      "torch.aminmax(a, dim=0, keepdim=True)", [A], (0,), ["aminmax"]),
+    G("gen_index_put", "lambda a, v, i: a.index_put((i,), v) + a.index_put((i,), v, accumulate=True) * 2",
+      [A, In((6, 5)), In((6,), "int64", "index", high=4)], (0, 1), ["index_put"]),
+    G("gen_index_put_impl", "lambda a, v, i: torch.ops.aten._index_put_impl_.default(a * 1, (i,), v, True, False) + "
+      "torch.ops.aten._index_put_impl_.default(a * 1, (i[:2],), v[:2], False, False)",
+      [A, In((6, 5)), In((6,), "int64", "index", high=4)], (0, 1), ["_index_put_impl_"]),
+    G("gen_setitem", "lambda a, v, i: (lambda b: (b.__setitem__(i, v), b)[1])(a * 1)",
+      [A, In((5,)), In((2,), "int64", "index", high=4)], (0, 1), ["index_put"]),
+    G("gen_group_norm", "lambda x, w, b: F.group_norm(x, 2, w, b)", [In((3, 4, 2, 3)), In((4,)), In((4,))], (0, 1, 2),
+      ["native_group_norm"]),
+    # second order without the bias: upstream's second-order bias gradient is None (its grads[0] is
+    # undefined there), where this engine materialises the missing gradient as zeros
+    G("gen_group_norm_double", "lambda x, w: F.group_norm(x, 2, w)", [In((3, 4, 2, 3)), In((4,))], (0, 1),
+      ["native_group_norm"], double=True),
+    G("gen_group_norm_stats", "lambda x, w: torch.native_group_norm(x, w, None, 3, 4, 6, 2, 1e-5)", [In((3, 4, 2, 3)),
+                                                                                                  In((4,))], (0, 1),
+      ["native_group_norm"]),
+    G("gen_double_losses", "lambda a, b, t: F.huber_loss(a, b, delta=0.5) + F.binary_cross_entropy(a.sigmoid(), t.abs()) + "
+      "F.glu(a, 0).sum()", [A, B, UNIT], (0, 1, 2), ["huber_loss", "binary_cross_entropy", "glu", "huber_loss_backward",
+                                                        "binary_cross_entropy_backward", "glu_backward"], double=True),
+    G("gen_bwd_direct", "lambda g, x, t, w: torch.ops.aten.glu_backward.default(g[:2], x, 0) + "
+      "torch.ops.aten.huber_loss_backward.default(g, x, t, 0, 0.7) + "
+      "torch.ops.aten.binary_cross_entropy_backward.default(g, x.sigmoid(), t.abs(), w, 0)",
+      [A, B, UNIT, ROW], (0, 1, 2), ["glu_backward", "huber_loss_backward", "binary_cross_entropy_backward"]),
+    G("gen_bwd_direct_mean", "lambda g, x, t, w: torch.ops.aten.huber_loss_backward.default(g, x, t, 1, 0.7) + "
+      "torch.ops.aten.binary_cross_entropy_backward.default(g, x.sigmoid(), t.abs(), w, 1)",
+      [In(()), B, UNIT, ROW], (0, 1, 2), ["huber_loss_backward", "binary_cross_entropy_backward"]),
+    G("gen_bwd_embedding_dropout", "lambda g, m, i: torch.ops.aten.embedding_dense_backward.default(g, i, 6, 1, False) + "
+      "torch.ops.aten.native_dropout_backward.default(g[0, :4], m, 2.0).sum()",
+      [In((2, 3, 5)), In((3, 5), "bool", "bool"), In((2, 3), "int64", "index", high=6)], (0,),
+      ["embedding_dense_backward", "native_dropout_backward"]),
+    G("gen_scatter_reduce", "lambda a, s, i: a.scatter_reduce(1, i, s, 'sum') + a.scatter_reduce(1, i, s, 'mean') + "
+      "a.scatter_reduce(1, i, s, 'amax') + a.scatter_reduce(1, i, s, 'amin', include_self=False) + "
+      "a.scatter_reduce(1, i, s, 'mean', include_self=False) + a.scatter_reduce(1, i, s, 'sum', include_self=False)",
+      [A, In((4, 3)), In((4, 3), "int64", "index", high=5)], (0, 1), ["scatter_reduce_two"]),
+    G("gen_scatter_reduce_ties", "lambda a, s, i: a.round().scatter_reduce(1, i, s.round(), 'amax') * a + "
+      "a.round().scatter_reduce(1, i, s.round(), 'amin', include_self=False) * a",
+      [A, In((4, 3)), In((4, 3), "int64", "index", high=5)], (0, 1), ["scatter_reduce_two"]),
+    G("gen_unsafe_index", "lambda a, i: torch.ops.aten._unsafe_index.Tensor(a, [i]) ** 2",
+      [A, In((6,), "int64", "index", high=4)], (0,), ["_unsafe_index_Tensor"], double=True),
+    G("gen_layer_norm_backward", "lambda g, x, w: torch.ops.aten.native_layer_norm_backward.default(g, x, [5], "
+      "*torch.ops.aten.native_layer_norm.default(x.detach(), [5], w.detach(), None, 1e-5)[1:], w, None, "
+      "[True, True, False])[:2]", [In((2, 3, 5)), In((2, 3, 5)), ROW], (0, 1, 2), ["native_layer_norm_backward"]),
+    G("gen_layer_norm_backward_2d", "lambda g, x: torch.ops.aten.native_layer_norm_backward.default(g, x, [3, 5], "
+      "*torch.ops.aten.native_layer_norm.default(x.detach(), [3, 5], None, None, 1e-5)[1:], None, None, "
+      "[True, False, False])[0]", [In((2, 3, 5)), In((2, 3, 5))], (0, 1), ["native_layer_norm_backward"]),
+    G("gen_batch_norm_backward", "lambda g, x, w: torch.ops.aten.native_batch_norm_backward.default(g, x, w, None, None, "
+      "*torch.ops.aten.native_batch_norm.default(x.detach(), w.detach(), None, None, None, True, 0.1, 1e-5)[1:], True, "
+      "1e-5, [True, True, True])", [In((4, 3, 2, 2)), In((4, 3, 2, 2)), In((3,))], (0, 1, 2),
+      ["native_batch_norm_backward"]),
+    G("gen_batch_norm_backward_eval", "lambda g, x, w, rv: torch.ops.aten.native_batch_norm_backward.default(g, x, w, "
+      "rv.detach() * 0.1, rv.detach().abs() + 0.5, None, None, False, 1e-5, [True, True, True])",
+      [In((4, 3, 2, 2)), In((4, 3, 2, 2)), In((3,)), In((3,))], (0, 1, 2), ["native_batch_norm_backward"]),
+    G("gen_conv_double", "lambda x, w, b: F.conv2d(x, w, b, stride=1, padding=1) ** 2", [In((2, 3, 5, 5)),
+                                                                                     In((4, 3, 3, 3)), In((4,))],
+      (0, 1, 2), ["convolution_backward"], double=True),
+    G("gen_conv_double_groups", "lambda x, w: F.conv2d(x, w, stride=2, groups=2, dilation=1) ** 2 + "
+      "F.conv1d(x[:, :, 0], w[:, :, 0], padding=2, groups=2).sum()", [In((1, 4, 7, 7)), In((6, 2, 3, 3))], (0, 1),
+      ["convolution_backward"], double=True),
+    G("gen_conv_backward_direct", "lambda g, x, w: torch.ops.aten.convolution_backward.default(g, x, w, [4], [1, 1], "
+      "[1, 1], [1, 1], False, [0, 0], 1, [True, True, True])", [In((2, 4, 5, 5)), In((2, 3, 5, 5)), In((4, 3, 3, 3))],
+      (0, 1, 2), ["convolution_backward"]),
+]
+
+# Composites with kernels of their own that autograd runs as upstream's composite
+# (decompose.c): no rows of their own, the parts' rows are covered above or in cases.py.
+CASES += [
+    G("dec_take_along_dim", "lambda a, i: torch.take_along_dim(a, i, 1) + torch.take_along_dim(a, i[:1], 1) + "
+      "torch.take_along_dim(a, i.flatten()).sum()", [A, In((4, 3), "int64", "index", high=5)], (0,), [], double=True),
+    G("dec_alias_ops", "lambda a, b, v, w: torch.ger(v, w).sum() + torch.max(a, b) + torch.min(a, b) + a.type_as(b) + "
+      "a.type_as(v.int()).sum() * 0", [A, B, In((3,)), In((4,))], (0, 1, 2, 3), []),
+    G("dec_tile_movedim", "lambda a: a.tile((2,)).sum(1, keepdim=True) + a.movedim(0, 1).t() + "
+      "torch.moveaxis(a.unsqueeze(0), (0, 1), (2, 0)).squeeze(2) + a.tile((2, 1, 1)).sum(0) * 2", [A], (0,), []),
+    G("dec_conv_transpose", "lambda x, w, b, y, v: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1).sum() "
+      "+ F.conv_transpose1d(y, v, padding=1).sum() + F.conv_transpose2d(x[0], w).sum()",
+      [In((2, 3, 4, 4)), In((3, 2, 3, 3)), In((2,)), In((2, 3, 5)), In((3, 4, 3))], (0, 1, 2, 3, 4), [], double=True),
+    G("dec_views_stacks", "lambda a, v: a.conj() * a.resolve_conj() + a.resolve_neg() + a.mH.t() + a.adjoint().mT + "
+      "torch.ops.aten.matrix_H.default(a).t() + torch.hstack([a, a]).narrow(1, 0, 5) + "
+      "torch.vstack([v, a]).narrow(0, 1, 4) + torch.dstack([a, a]).sum(2) + torch.hstack([v, v]).sum() + "
+      "a.split([2, 3], 1)[1].sum() + a.narrow(1, torch.tensor(1), 2).sum()", [A, ROW], (0, 1), []),
+    G("dec_conv_padding", "lambda x, w, v, y: F.conv2d(x, w, padding='same').sum() + "
+      "F.conv2d(x, w[:, :, :2, :], padding='same', dilation=(1, 2)).sum() + F.conv2d(x, w, padding='valid').sum() + "
+      "F.conv1d(y, v, padding='same', groups=1).sum()", [In((2, 3, 6, 6)), In((4, 3, 3, 3)), In((4, 3, 4)), In((2, 3, 7))],
+      (0, 1, 2, 3), [], double=True),
+    G("dec_tensor_split_repeat", "lambda a: a.tensor_split(3, 1)[2].sum() + a.tensor_split([1, 3], 0)[1].sum(0) + "
+      "torch.tensor_split(a, torch.tensor([2]), 1)[1].sum() + a.repeat_interleave(torch.tensor([1, 0, 2, 1, 3]), 1).sum(1)"
+      ".unsqueeze(1) + a.repeat_interleave(torch.tensor(2), 0)[::2] + a.repeat_interleave(torch.tensor([2])).sum()",
+      [A], (0,), []),
+    G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
+]
+
+# Generated rows no case covers, with the reason (the coverage test reads this).
+UNCOVERED = {
+    "bernoulli": "sampler: decompose.c keeps its outputs out of the graph (tn_autograd_nondifferentiable)",
+    "bernoulli__Tensor": "in-place sampler: outputs kept out of the graph (decompose.c)",
+    "bernoulli__float": "in-place sampler: outputs kept out of the graph (decompose.c)",
+    "cauchy_": "in-place sampler: upstream's formula is zeros; not reachable on a tensor that requires grad here",
+    "exponential_": "in-place sampler: upstream's formula is zeros; not reachable on a tensor that requires grad here",
+    "geometric_": "in-place sampler: upstream's formula is zeros; not reachable on a tensor that requires grad here",
+    "log_normal_": "in-place sampler: upstream's formula is zeros; not reachable on a tensor that requires grad here",
+    "normal_": "in-place sampler: outputs kept out of the graph (decompose.c)",
+    "random_": "in-place sampler: outputs kept out of the graph (decompose.c)",
+    "random__from": "in-place sampler: outputs kept out of the graph (decompose.c)",
+    "random__to": "in-place sampler: outputs kept out of the graph (decompose.c)",
+    "uniform_": "in-place sampler: outputs kept out of the graph (decompose.c)",
+    "normal_float_Tensor": "float mean and Tensor std: same zeros formula as normal_Tensor_Tensor (covered)",
+    "_conj": "upstream asserts on real tensors (the conjugate view is complex-only); real dtypes only here",
+    "lift_fresh": "listed as never differentiable in decompose.c (outputs do not require grad)",
+}
