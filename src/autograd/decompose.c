@@ -75,7 +75,9 @@ static tn_status d_nll_loss(const tn_value *a, tn_value *rets) {
                     "autograd of nll_loss on a %d-d input is not implemented by torchnative", nd);
 }
 
-static tn_status d_log_softmax(const tn_value *a, tn_value *rets) {
+/* softmax.int / log_softmax.int(self, dim, dtype): cast to dtype first, then the
+ * underscore operator (`op`), whose node is upstream's. */
+static tn_status softmax_family(tn_op_id op, const tn_value *a, tn_value *rets) {
     tn_tensor *x = a[0].u.t, *cast = NULL;
     if (a[2].tag == TN_V_DTYPE && a[2].u.dtype != x->dtype) {
         tn_value c[7] = {a[0], a[2], none(), none(), none(), tn_value_bool(false), none()};
@@ -84,24 +86,13 @@ static tn_status d_log_softmax(const tn_value *a, tn_value *rets) {
         cast = r.u.t;
     }
     tn_value b[3] = {tn_value_tensor(cast ? cast : x), a[1], tn_value_bool(false)};
-    tn_status st = tn_dispatch(TN_OP__log_softmax, b, rets);
+    tn_status st = tn_dispatch(op, b, rets);
     tn_tensor_release(cast);
     return st;
 }
 
-static tn_status d_softmax(const tn_value *a, tn_value *rets) {
-    tn_tensor *x = a[0].u.t, *cast = NULL;
-    if (a[2].tag == TN_V_DTYPE && a[2].u.dtype != x->dtype) {
-        tn_value c[7] = {a[0], a[2], none(), none(), none(), tn_value_bool(false), none()};
-        tn_value r;
-        TN_TRY(tn_dispatch(TN_OP__to_copy, c, &r));
-        cast = r.u.t;
-    }
-    tn_value b[3] = {tn_value_tensor(cast ? cast : x), a[1], tn_value_bool(false)};
-    tn_status st = tn_dispatch(TN_OP__softmax, b, rets);
-    tn_tensor_release(cast);
-    return st;
-}
+static tn_status d_log_softmax(const tn_value *a, tn_value *rets) { return softmax_family(TN_OP__log_softmax, a, rets); }
+static tn_status d_softmax(const tn_value *a, tn_value *rets) { return softmax_family(TN_OP__softmax, a, rets); }
 
 /* Helper: one op, result 0 into *out (new reference). */
 static tn_status run(tn_op_id op, int n, tn_value *args, tn_tensor **out) {

@@ -179,33 +179,25 @@ F(g_stack) {
         if (ag_need_list(c, 0, k)) ag_set_list(c, 0, k, AG(c, select_int, VT(GRAD(0)), VI(d), VI(k)));
 }
 
-/* split / split_with_sizes / chunk: the pieces' gradients are concatenated again. */
-F(g_split_cat) {
-    if (!NEED(0)) return;
+/* The gradients of a node's outputs joined by `op` (cat or stack) along `dim`. */
+static tn_tensor *join_grads(tn_grad_ctx *c, tn_op_id op, tn_value dim) {
     int n = c->node->num_inputs;
     tn_tensor **gs = malloc(sizeof(tn_tensor *) * (size_t)(n ? n : 1));
-    if (!gs) { ag_fail(c, tn_error(TN_ERR_NO_MEMORY, "out of memory")); return; }
+    if (!gs) { ag_fail(c, tn_error(TN_ERR_NO_MEMORY, "out of memory")); return NULL; }
     for (int k = 0; k < n; k++) gs[k] = GRAD(k);
     tn_value lst = {.tag = TN_V_TENSORLIST};
     lst.u.tlist.data = gs;
     lst.u.tlist.n = n;
-    int64_t d = IARG(2);
-    SET(0, AG(c, cat, lst, VI(d)));
+    tn_tensor *r = ag_op(c, op, 2, (tn_value[]){lst, dim});
     free(gs);
+    return r;
 }
 
-F(g_unbind) {
-    if (!NEED(0)) return;
-    int n = c->node->num_inputs;
-    tn_tensor **gs = malloc(sizeof(tn_tensor *) * (size_t)(n ? n : 1));
-    if (!gs) { ag_fail(c, tn_error(TN_ERR_NO_MEMORY, "out of memory")); return; }
-    for (int k = 0; k < n; k++) gs[k] = GRAD(k);
-    tn_value lst = {.tag = TN_V_TENSORLIST};
-    lst.u.tlist.data = gs;
-    lst.u.tlist.n = n;
-    SET(0, AG(c, stack, lst, ARGV(1)));
-    free(gs);
-}
+/* split / split_with_sizes / chunk: the pieces' gradients are concatenated again. */
+F(g_split_cat) { if (NEED(0)) SET(0, join_grads(c, TN_OP_cat, VI(IARG(2)))); }
+
+/* unbind: the slices' gradients are stacked again. */
+F(g_unbind) { if (NEED(0)) SET(0, join_grads(c, TN_OP_stack, ARGV(1))); }
 
 /* broadcast_tensors(tensors): each output's gradient goes to its input (the engine sums
  * it back to the input's shape). */

@@ -159,9 +159,8 @@ static PyObject *node_sequence_nr(PyObject *self, PyObject *u) {
     return n ? PyLong_FromUnsignedLongLong(n->seq_nr) : NULL;
 }
 
-static PyObject *node_next_functions(PyObject *self, void *c) {
-    tn_node *n = node_of(self);
-    if (!n) return NULL;
+/* ((next node or None, input_nr), ...) of n: next_functions. */
+static PyObject *next_functions_of(tn_node *n) {
     PyObject *t = PyTuple_New(n->num_next);
     for (int i = 0; t && i < n->num_next; i++) {
         PyObject *f = tn_py_node_wrap(n->next[i].fn);
@@ -170,6 +169,11 @@ static PyObject *node_next_functions(PyObject *self, void *c) {
         PyTuple_SetItem(t, i, e);
     }
     return t;
+}
+
+static PyObject *node_next_functions(PyObject *self, void *c) {
+    tn_node *n = node_of(self);
+    return n ? next_functions_of(n) : NULL;
 }
 
 static PyObject *node_metadata(PyObject *self, void *c) {
@@ -602,15 +606,7 @@ static tn_node *ctx_node(PyObject *ctx) {
 /* _tn_function_next(ctx) -> next_functions of a Function node. */
 static PyObject *f_function_next(PyObject *m, PyObject *ctx) {
     tn_node *n = ctx_node(ctx);
-    if (!n) return PyTuple_New(0);
-    PyObject *t = PyTuple_New(n->num_next);
-    for (int i = 0; t && i < n->num_next; i++) {
-        PyObject *f = tn_py_node_wrap(n->next[i].fn);
-        PyObject *e = f ? Py_BuildValue("(Ni)", f, n->next[i].input_nr) : NULL;
-        if (!e) { Py_DECREF(t); return NULL; }
-        PyTuple_SetItem(t, i, e);
-    }
-    return t;
+    return n ? next_functions_of(n) : PyTuple_New(0);
 }
 
 /* _tn_function_hooks(ctx) -> the hook-state dict of a Function node (hooks on ctx). */
