@@ -49,7 +49,12 @@ static void meta_free(tn_tensor *t) {
 void tn_autograd_init(void) { tn_tensor_autograd_free = meta_free; }
 
 tn_autograd_meta *tn_autograd_meta_get(tn_tensor *t) {
-    if (!t->autograd) t->autograd = calloc(1, sizeof(tn_autograd_meta));
+    if (!t->autograd) {
+        /* the core frees records through this hook: installed by the first record, so C
+         * users of the door that never call tn_autograd_init (unit tests) free them too */
+        if (!tn_tensor_autograd_free) tn_tensor_autograd_free = meta_free;
+        t->autograd = calloc(1, sizeof(tn_autograd_meta));
+    }
     return t->autograd;
 }
 

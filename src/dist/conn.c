@@ -79,7 +79,7 @@ static tn_status loop_send(tn_conn *c, const void *buf, size_t n, int64_t deadli
         return tn_dist_fail(TN_DIST_ERR_BACKEND, "Connection closed by peer %s", c->peer);
     }
     if (q->head + q->n + n > q->cap) {
-        memmove(q->p, q->p + q->head, q->n);
+        if (q->n) memmove(q->p, q->p + q->head, q->n); /* q->p is NULL until the first send */
         q->head = 0;
         if (q->n + n > q->cap) {
             size_t cap = q->cap ? q->cap : 4096;
