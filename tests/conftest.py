@@ -81,7 +81,11 @@ TIER_INDEPENDENT_TESTS = {
 ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "test_architectures.py",
                    # training runs (a 135M model for LoRA): their operators and gradients run
                    # under ASan through test_ops.py and test_autograd_grads.py
-                   "test_lora.py", "test_training.py", "test_trainer.py"}
+                   "test_lora.py", "test_training.py", "test_trainer.py",
+                   # up to 4 ranks of ASan'd Python on 2 cores exceed the tests' own time
+                   # bounds (measured: 4 ranks > 300 s); the transport and collectives run
+                   # under ASan in the C test test_dist (loopback, 3 ranks)
+                   "test_distributed.py"}
 ASAN_SKIP_TESTS: set = set()  # single tests, as "file::name"
 
 
