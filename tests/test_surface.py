@@ -400,7 +400,7 @@ def test_parse_to_matches_upstream():
 
 
 @needs_torch
-@pytest.mark.xfail(reason="C _parse_to (src/python/tensor_methods.c) gaps, see comment", strict=False)
+@pytest.mark.xfail(reason="C _parse_to (src/python/tensor_methods.c) gaps, see comment", strict=True)
 def test_parse_to_edge_cases_match_upstream():
     code = _PARSE_TO.replace("CASES", _PARSE_TO_C_GAPS)
     assert _ours(code) == _ref(code)
