@@ -553,11 +553,6 @@ tn_status tn_autograd_backward(tn_backward_args *a) {
                 }
             }
         }
-        for (int i = 0; i < a->ninputs; i++) {
-            entry *e = tab_find(&t, t.input_edges[i].fn);
-            /* With backward(inputs=), a leaf's accumulator must run; with grad() it is captured. */
-            (void)e;
-        }
     }
     for (size_t q = 0; q < t.norder; q++) {
         tn_node *n = t.order[q];

@@ -292,13 +292,9 @@ F(g_max_pool2d) {
     tn_tensor *g = ag_contiguous(c, GRAD(0)), *idx = ag_contiguous(c, RES(1));
     int nd = x->ndim;
     int64_t plane = x->sizes[nd - 1] * x->sizes[nd - 2];
-    int64_t gs[3], xs[3] = {-1, 0, plane};
-    gs[0] = -1;
-    gs[1] = 1;
-    gs[2] = g ? g->sizes[nd - 1] * g->sizes[nd - 2] : 0;
-    (void)xs;
-    tn_tensor *g3 = ag_reshape(c, g, 2, (int64_t[]){-1, gs[2]});
-    tn_tensor *i3 = ag_reshape(c, idx, 2, (int64_t[]){-1, gs[2]});
+    int64_t gplane = g ? g->sizes[nd - 1] * g->sizes[nd - 2] : 0;
+    tn_tensor *g3 = ag_reshape(c, g, 2, (int64_t[]){-1, gplane});
+    tn_tensor *i3 = ag_reshape(c, idx, 2, (int64_t[]){-1, gplane});
     int64_t rows = g3 ? g3->sizes[0] : 0;
     tn_geom zg = {.ndim = 2, .dtype = x->dtype, .device = x->device, .sizes = {rows, plane}};
     tn_tensor *z = AG(c, scatter_add, VT(ag_zeros(c, &zg)), VI(1), VT(i3), VT(g3));

@@ -106,9 +106,6 @@ class _FunctionBase:
         ctx._tn_tensor_pos = [i for i, t in enumerate(is_t) if t]
         name = type(ctx).__name__
         _Cm()._tn_function_node(ctx, name, tuple(args), node_outs)
-        for o in wrapped:
-            if isinstance(o, torch.Tensor) and id(o) in nondiff and not o.requires_grad:
-                pass
         # Saved outputs are kept without their graph (no cycle through the ctx).
         out_ids = {id(o) for o in wrapped if isinstance(o, torch.Tensor)}
         ctx._tn_saved = [((t.detach() if id(t) in out_ids else t) if t is not None else None,
