@@ -233,6 +233,26 @@ def inputs_and_unused(torch):
 
 
 @scenario
+def accumulate_steals_unshared_grads(torch):
+    # AccumulateGrad keeps a gradient nobody else holds (no copy: a training step's weight
+    # gradient is not copied again) and copies one that is shared (the caller's grad_outputs,
+    # the same tensor flowing to two leaves).
+    x = torch.randn(8, 4, requires_grad=True)
+    w = torch.randn(3, 4, requires_grad=True)
+    seen = {}
+    x.register_hook(lambda g: seen.__setitem__("x", g.data_ptr()))
+    w.register_hook(lambda g: seen.__setitem__("w", g.data_ptr()))
+    torch.nn.functional.linear(x, w).sum().backward()
+    a = torch.randn(5, requires_grad=True)
+    b = torch.randn(5, requires_grad=True)
+    g = torch.ones(5)
+    (a + b).backward(g)
+    return [seen["x"] == x.grad.data_ptr(), seen["w"] == w.grad.data_ptr(),
+            a.grad.data_ptr() != g.data_ptr(), b.grad.data_ptr() != g.data_ptr(),
+            a.grad.data_ptr() != b.grad.data_ptr()]
+
+
+@scenario
 def checkpointing(torch):
     import torch.utils.checkpoint as cp
     torch.manual_seed(0)

@@ -288,12 +288,14 @@ tn_status tn_autograd_apply_node(tn_node *n, tn_tensor **in, tn_tensor **out) {
     return apply_op(n, in, out);
 }
 
+/* Accumulates g into the leaf's .grad. Takes ownership of the caller's reference to g (the
+ * input buffer's, moved out), so a gradient nobody else holds has refcount 1 here and is
+ * stolen rather than copied, as upstream's AccumulateGrad steals a use_count-1 gradient. */
 static tn_status accumulate(tn_node *n, tn_tensor *g, bool create_graph) {
     tn_tensor *var = n->variable;
-    if (!var) return TN_OK;
+    if (!var) { tn_tensor_release(g); return TN_OK; }
     tn_autograd_meta *m = tn_autograd_meta_get(var);
-    if (!m) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
-    tn_tensor_retain(g);
+    if (!m) { tn_tensor_release(g); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     if (m->py_hooks && tn_autograd_cb.leaf_hooks) {
         tn_status st = tn_autograd_cb.leaf_hooks(var, &g);
         if (st != TN_OK) { tn_tensor_release(g); return st; }
@@ -413,7 +415,9 @@ static tn_status execute(task *t, entry *e) {
     }
     if (n->kind == TN_NODE_ACCUMULATE) {
         if (!a->accumulate || !in[0]) return TN_OK;
-        return accumulate(n, in[0], a->create_graph);
+        tn_tensor *g = in[0];
+        in[0] = NULL;
+        return accumulate(n, g, a->create_graph);
     }
     if (e->ncapture) {
         /* Nothing below a captured edge is needed unless another input lies below it. */
