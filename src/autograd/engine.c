@@ -169,81 +169,46 @@ static bool expandable(int nd, const int64_t *shape, int nd2, const int64_t *des
     return true;
 }
 
-/* Sums g down to sizes (g's shape is a broadcast of sizes). New reference in *out. */
-static tn_status sum_to(tn_tensor *g, int nd, const int64_t *sizes, tn_tensor **out) {
-    int64_t dims[TN_MAX_DIMS];
-    int nred = 0, lead = g->ndim - nd;
-    for (int i = 0; i < g->ndim; i++)
-        if (i < lead || (sizes[i - lead] == 1 && g->sizes[i] != 1)) dims[nred++] = i;
-    tn_tensor *s = g;
-    tn_tensor_retain(s);
-    if (nred) {
-        tn_value a[4] = {tn_value_tensor(g), {.tag = TN_V_INTLIST}, tn_value_bool(true), {.tag = TN_V_NONE}};
-        a[1].u.ilist.data = dims;
-        a[1].u.ilist.n = nred;
-        tn_tensor_release(s);
-        TN_TRY(run1(TN_OP_sum_dim_IntList, 4, a, &s));
-    }
-    if (!same_sizes(s->ndim, s->sizes, nd, sizes)) {
-        tn_value a[2] = {tn_value_tensor(s), {.tag = TN_V_INTLIST}};
-        a[1].u.ilist.data = sizes;
-        a[1].u.ilist.n = nd;
-        tn_tensor *v;
-        tn_status st = run1(TN_OP_reshape, 2, a, &v);
-        tn_tensor_release(s);
-        TN_TRY(st);
-        s = v;
-    }
-    *out = s;
-    return TN_OK;
-}
-
-static tn_status cast_to(tn_tensor *g, tn_dtype d, tn_tensor **out) {
-    tn_value a[6] = {tn_value_tensor(g), {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
-                     {.tag = TN_V_NONE}, tn_value_bool(false)};
-    a[1].u.dtype = d;
-    /* _to_copy(self, *, dtype, layout, device, pin_memory, non_blocking, memory_format) */
-    tn_value b[7] = {a[0], a[1], a[2], a[3], a[4], tn_value_bool(false), {.tag = TN_V_NONE}};
-    return run1(TN_OP__to_copy, 7, b, out);
-}
-
 static tn_status add_grads(tn_tensor *a, tn_tensor *b, tn_tensor **out) {
     tn_value v[3] = {tn_value_tensor(a), tn_value_tensor(b), tn_value_int(1)};
     return run1(TN_OP_add_Tensor, 3, v, out);
 }
 
-/* upstream's validate_outputs: shape (sum_to when expandable), dtype. Replaces *g. */
-static tn_status validate(tn_node *n, int i, const tn_geom *m, tn_tensor **g) {
-    tn_tensor *x = *g;
-    if (m->ndim < 0) return TN_OK;
-    if (!same_sizes(x->ndim, x->sizes, m->ndim, m->sizes)) {
-        if (!expandable(m->ndim, m->sizes, x->ndim, x->sizes)) {
-            char b1[160], b2[160];
-            return tn_error(TN_ERR_RUNTIME,
-                            "Function %s returned an invalid gradient at index %d - got %s but expected shape "
-                            "compatible with %s", n->name, i, tn_format_sizes(x->ndim, x->sizes, b1, sizeof b1),
-                            tn_format_sizes(m->ndim, m->sizes, b2, sizeof b2));
-        }
-        tn_tensor *r;
-        TN_TRY(sum_to(x, m->ndim, m->sizes, &r));
-        tn_tensor_release(x);
-        *g = x = r;
-    }
-    if (x->dtype != m->dtype) {
-        tn_tensor *r;
-        TN_TRY(cast_to(x, m->dtype, &r));
-        tn_tensor_release(x);
-        *g = r;
-    }
-    return TN_OK;
-}
-
-/* ---- node application ---------------------------------------------------------------- */
-
 static void ctx_release(tn_grad_ctx *c) {
     for (int i = 0; i < c->nscope; i++) tn_tensor_release(c->scope[i]);
     free(c->scope);
 }
+
+/* upstream's validate_outputs: shape (summed to the input's when expandable), dtype.
+ * Replaces *g. The reduction and the cast are the formulas' own helpers (ag_sum_to,
+ * ag_cast), so under create_graph they are recorded like any formula operator. */
+static tn_status validate(tn_node *n, int i, const tn_geom *m, tn_tensor **g) {
+    tn_tensor *x = *g;
+    if (m->ndim < 0) return TN_OK;
+    bool reshape = !same_sizes(x->ndim, x->sizes, m->ndim, m->sizes);
+    if (reshape && !expandable(m->ndim, m->sizes, x->ndim, x->sizes)) {
+        char b1[160], b2[160];
+        return tn_error(TN_ERR_RUNTIME,
+                        "Function %s returned an invalid gradient at index %d - got %s but expected shape "
+                        "compatible with %s", n->name, i, tn_format_sizes(x->ndim, x->sizes, b1, sizeof b1),
+                        tn_format_sizes(m->ndim, m->sizes, b2, sizeof b2));
+    }
+    if (!reshape && x->dtype == m->dtype) return TN_OK;
+    tn_grad_ctx c = {.node = n};
+    tn_tensor *r = reshape ? ag_sum_to(&c, x, m->ndim, m->sizes) : x;
+    r = ag_cast(&c, r, m->dtype);
+    tn_status st = c.st;
+    if (st == TN_OK) {
+        tn_tensor_retain(r);
+        tn_tensor_release(x);
+        *g = r;
+    }
+    ctx_release(&c);
+    return st;
+}
+
+/* ---- node application ---------------------------------------------------------------- */
+
 
 static tn_status apply_op(tn_node *n, tn_tensor **grads, tn_tensor **out) {
     tn_grad_ctx c = {.node = n, .grads = grads, .out = out};
