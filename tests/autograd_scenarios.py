@@ -253,6 +253,38 @@ def accumulate_steals_unshared_grads(torch):
 
 
 @scenario
+def function_saved_tensor_hooks(torch):
+    # saved-tensor hooks see a custom Function's saved tensors (pack at save, unpack at
+    # every saved_tensors access), as they see every built-in node's
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * g
+
+    log = []
+
+    def pack(t):
+        log.append(("pack", list(t.shape)))
+        return t * 2  # the unpack hook undoes it: a wrong pairing shows in the gradient
+
+    def unpack(p):
+        log.append(("unpack", list(p.shape)))
+        return p / 2
+
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = Cube.apply(x).sum()
+    y.backward()
+    return {"grad": lst(x.grad), "log": log}
+
+
+@scenario
 def checkpointing(torch):
     import torch.utils.checkpoint as cp
     torch.manual_seed(0)

@@ -227,7 +227,9 @@ tn_status tn_saved_set(tn_saved *s, tn_tensor *t, int output_nr) {
         tn_tensor_retain(t);
         s->t = t;
     }
-    if (tn_autograd_cb.pack_saved) {
+    /* as upstream, a wrapped number (a Python scalar made a 0-dim tensor) is never shown
+     * to a pack hook */
+    if (tn_autograd_cb.pack_saved && !(t->flags & TN_TENSOR_WRAPPED_NUMBER)) {
         void *p = NULL;
         tn_status st = tn_autograd_cb.pack_saved(s->t, &p);
         if (st != TN_OK) { tn_tensor_release(s->t); s->t = NULL; return st; }

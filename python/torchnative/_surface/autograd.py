@@ -108,8 +108,15 @@ class _FunctionBase:
         _Cm()._tn_function_node(ctx, name, tuple(args), node_outs)
         # Saved outputs are kept without their graph (no cycle through the ctx).
         out_ids = {id(o) for o in wrapped if isinstance(o, torch.Tensor)}
-        ctx._tn_saved = [((t.detach() if id(t) in out_ids else t) if t is not None else None,
-                          t._version if t is not None else 0) for t in ctx.to_save]
+        saved = [(t.detach() if id(t) in out_ids else t) if t is not None else None for t in ctx.to_save]
+        stack = _hook_stack()
+        if stack and saved:
+            # Saved-tensor hooks apply to a Function's saved tensors as to any node's: the
+            # pack hook runs now, the unpack hook on every access to saved_tensors.
+            pack, unpack = stack[-1]
+            ctx._tn_saved = [(_Packed(unpack, pack(t)), 0) if t is not None else (None, 0) for t in saved]
+        else:
+            ctx._tn_saved = [(t, t._version if t is not None else 0) for t in saved]
         return wrapped[0] if single else tuple(wrapped)
 
     def _tn_backward(self, grads):
@@ -136,6 +143,8 @@ class _FunctionBase:
     def saved_tensors(self):
         if self._tn_saved is None:
             return ()
+        if any(isinstance(t, _Packed) for t, _ in self._tn_saved):
+            return tuple(t.unpack() if isinstance(t, _Packed) else t for t, _ in self._tn_saved)
         for t, v in self._tn_saved:
             if t is not None and t._version != v:
                 raise RuntimeError(
@@ -368,6 +377,21 @@ def _top_saved_tensors_default_hooks(ignore_is_tracing=False):
 def _hooks_disabled_message():
     _hook_stack()
     return _hooks.disabled
+
+
+class _Packed:
+    """A Function's saved tensor as its pack hook returned it, with the unpack hook."""
+    __slots__ = ("unpack_fn", "packed")
+
+    def __init__(self, unpack_fn, packed):
+        self.unpack_fn, self.packed = unpack_fn, packed
+
+    def unpack(self):
+        t = self.unpack_fn(self.packed)
+        if not isinstance(t, _torch().Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(t).__name__}")
+        return t
 
 
 def _tn_pack_saved(tensor):
