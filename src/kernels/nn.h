@@ -34,10 +34,6 @@
     X(attention, (T * out, T * lse, const T *q, const T *k, const T *v, const T *mask,            \
                   const int64_t *ms, int64_t B, int64_t Hq, int64_t Hk, int64_t L, int64_t S,     \
                   int64_t E, int64_t Ev, double scale, bool causal, T *scratch))                 \
-    /* im2col of one image x [C, H, W] into col [C*kh*kw, oh*ow]. */                             \
-    X(im2col, (T * col, const T *x, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw,       \
-               int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,  \
-               int64_t dw))                                                                      \
     /* max pool over planes x [P, H, W] -> y, idx [P, oh, ow] (index h*W + w in the plane). */   \
     X(max_pool2d, (T * y, int64_t *idx, const T *x, int64_t P, int64_t H, int64_t W, int64_t oh,   \
                    int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,          \

@@ -15,11 +15,6 @@
 
 /* ================================ convolution ========================================= */
 
-typedef struct conv_geom {
-    int nsp;
-    int64_t N, C, H, W, O, Cg, G, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
-} conv_geom;
-
 /* Reads an int[] argument of nsp entries (one value broadcasts) into 2-d form. */
 static tn_status conv_arg(const tn_value *v, int nsp, const char *what, int64_t dflt, int64_t out[2]) {
     int64_t tmp[2] = {dflt, dflt};
@@ -60,6 +55,51 @@ static void img_chunk(void *vj, int64_t j0, int64_t j1) {
             NN_KERNEL(b->acc, im2col_ld, (void *)col, b->L, (const void *)img, b->Cg, q->H, q->W, q->kh, q->kw, q->oh,
                       q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
     }
+}
+
+tn_status tn_nnb_conv_forward(tn_dtype acc, const conv_geom *q, const void *x, const void *w, const void *bias,
+                              void *y) {
+    size_t isz = (size_t)tn_dtype_itemsize(acc);
+    bool f = acc == TN_DTYPE_FLOAT32;
+    int64_t N = q->N, C = q->C, G = q->G, Cg = q->Cg, O = q->O, Og = O / G;
+    int64_t K = Cg * q->kh * q->kw, P = q->oh * q->ow, HW = q->H * q->W;
+    int64_t nb = CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
+    if (nb < 1) nb = 1;
+    if (nb > N) nb = N;
+    void *col = NULL, *out = NULL;
+    tn_status st = tn_nnb_acc_alloc(acc, K * nb * P, false, &col);
+    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, Og * nb * P, false, &out);
+    for (int64_t n0 = 0; n0 < N && st == TN_OK; n0 += nb) {
+        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P;
+        for (int64_t g = 0; g < G && st == TN_OK; g++) {
+            /* cols [K, L]: image j of the chunk in columns j*P.. */
+            img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)x + (size_t)((n0 * C + g * Cg) * HW) * isz, col, false};
+            tn_parallel_for(nbc, 1, img_chunk, &jb);
+            /* out [Og, L] = W_g [Og, K] · cols [K, L] */
+            st = tn_nnb_gemm(acc, Og, L, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, L, 1, out, L, 1,
+                             0.0);
+            if (st != TN_OK) break;
+            /* y[n0+j][g*Og+o][:] = out[o][j*P..] (+ bias[g*Og+o]) */
+            for (int64_t j = 0; j < nbc; j++)
+                for (int64_t o = 0; o < Og; o++) {
+                    char *dst = (char *)y + (size_t)(((n0 + j) * O + g * Og + o) * P) * isz;
+                    const char *src = (const char *)out + (size_t)(o * L + j * P) * isz;
+                    if (!bias) {
+                        memcpy(dst, src, (size_t)P * isz);
+                    } else if (f) {
+                        float bv = ((const float *)bias)[g * Og + o];
+                        for (int64_t k = 0; k < P; k++) ((float *)(void *)dst)[k] = ((const float *)(const void *)src)[k] + bv;
+                    } else {
+                        double bv = ((const double *)bias)[g * Og + o];
+                        for (int64_t k = 0; k < P; k++)
+                            ((double *)(void *)dst)[k] = ((const double *)(const void *)src)[k] + bv;
+                    }
+                }
+        }
+    }
+    free(col);
+    free(out);
+    return st;
 }
 
 /* Gradient of a non-transposed convolution w.r.t. input (col2im of Wᵀ·g), weight (g·colᵀ)
@@ -160,8 +200,8 @@ static tn_status conv_transposed_backward_run(tn_tensor *gy, tn_tensor *x, tn_te
     for (int64_t n = 0; n < N && st == TN_OK && (gx || gw); n++)
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
             const char *gimg = (const char *)tn_tensor_data(gyt) + (size_t)((n * Cout + g * Cog) * OHW) * isz;
-            NN_KERNEL(acc, im2col, tn_tensor_data(col), (const void *)gimg, Cog, OH, OW, q->kh, q->kw, q->H, q->W, q->sh,
-                      q->sw, q->ph, q->pw, q->dh, q->dw);
+            NN_KERNEL(acc, im2col_ld, tn_tensor_data(col), HW, (const void *)gimg, Cog, OH, OW, q->kh, q->kw, q->H, q->W,
+                      q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
             int64_t xoff = (n * Cin + g * Cig) * HW;
             if (gx) {
                 tn_tensor *r = NULL;

@@ -66,6 +66,18 @@ tn_status tn_nnb_acc_tensor(const tn_tensor *t, tn_dtype acc, tn_tensor **out);
  * stride, col stride) of the acc tensors as and bs. */
 tn_status tn_nnb_mm_views(tn_tensor *as, int64_t aoff, int64_t ar, int64_t ac, int64_t ars, int64_t acs,
                           tn_tensor *bs, int64_t boff, int64_t br, int64_t bc, int64_t brs, int64_t bcs, tn_tensor **r);
+/* A 2-d convolution's geometry (a 1-d one is height 1): batch N, channels C of H×W images,
+ * O output channels, Cg input channels per group of G, kernel kh×kw, output oh×ow,
+ * stride, padding (top/left), dilation. */
+typedef struct conv_geom {
+    int nsp;
+    int64_t N, C, H, W, O, Cg, G, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+} conv_geom;
+/* The non-transposed convolution on acc-dtype buffers: x [N, C, H, W], w [O, Cg, kh, kw],
+ * bias [O] or NULL, into y [N, O, oh, ow]. The batch runs in chunks of images, one GEMM
+ * per group and chunk over the chunk's columns (im2col on the pool), as the gradients do. */
+tn_status tn_nnb_conv_forward(tn_dtype acc, const conv_geom *q, const void *x, const void *w, const void *bias,
+                              void *y);
 /* c = a·b + beta·c through the GEMM kernel (kernels/gemm.h) on acc-dtype buffers: a m×k,
  * b k×n, c m×n, each given by (row stride, column stride) in elements. beta 0 or 1. */
 tn_status tn_nnb_gemm(tn_dtype acc, int64_t m, int64_t n, int64_t k, const void *a, int64_t a_rs, int64_t a_cs,

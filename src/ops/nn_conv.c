@@ -1,15 +1,13 @@
 /* nn_conv.c — convolution (1-d and 2-d, groups, stride, padding incl. 'same'/'valid',
- * dilation, bias) as im2col + aten::mm through the door, in the opmath dtype. Transposed
+ * dilation, bias): argument checks and shapes here, the batched im2col + GEMM in
+ * nn_backward_conv.c (tn_nnb_conv_forward, shared with the gradients), in the opmath dtype. Transposed
  * convolution (transposed=True) runs the col2im machinery of the gradients (nn_backward_conv.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/nn.h"
-#include "ops/nn_internal.h"
-
-#define NN_KERNEL(acc, name, ...) \
-    ((acc) == TN_DTYPE_FLOAT32 ? f32_##name##__scalar(__VA_ARGS__) : f64_##name##__scalar(__VA_ARGS__))
+#include "ops/nn_backward_internal.h"
 
 typedef struct conv_params {
     int nsp;                       /* spatial dims: 1 or 2 */
@@ -71,58 +69,16 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     if (tn_tensor_is_meta(input) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
 
     tn_dtype acc = tn_nn_acc(input->dtype);
-    int64_t Og = O / G, K = Cg * kh * kw, P = oh * ow;
-    tn_nn_buf bx = {0}, bb = {0}, by = {0};
-    tn_tensor *wt = NULL, *col = NULL;
-    int64_t wsz[2] = {O, K}, csz[2] = {K, P};
+    conv_geom q = {.nsp = nsp, .N = N, .C = C, .H = H, .W = W, .O = O, .Cg = Cg, .G = G, .kh = kh, .kw = kw,
+                   .oh = nsp == 2 ? oh : 1, .ow = ow, .sh = sh, .sw = sw, .ph = ph, .pw = pw, .dh = dh, .dw = dw};
+    tn_nn_buf bx = {0}, bw = {0}, bb = {0}, by = {0};
     tn_status st = tn_nn_load(input, acc, &bx);
+    if (st == TN_OK) st = tn_nn_load(weight, acc, &bw);
     if (st == TN_OK && bias) st = tn_nn_load(bias, acc, &bb);
-    if (st == TN_OK) st = tn_tensor_empty(2, wsz, acc, tn_device_cpu(), &wt);
-    if (st == TN_OK) st = tn_tensor_empty(2, csz, acc, tn_device_cpu(), &col);
     if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);
-    if (st != TN_OK) goto done;
-    {
-        tn_nn_buf bw;
-        if ((st = tn_nn_load(weight, acc, &bw)) != TN_OK) goto done;
-        memcpy(tn_tensor_data(wt), bw.data, (size_t)(O * K) * (size_t)tn_dtype_itemsize(acc));
-        tn_nn_buf_free(&bw);
-    }
-    size_t isz = (size_t)tn_dtype_itemsize(acc);
-    for (int64_t n = 0; n < N && st == TN_OK; n++)
-        for (int64_t g = 0; g < G && st == TN_OK; g++) {
-            const char *xg = (const char *)bx.data + (size_t)((n * C + g * Cg) * H * W) * isz;
-            NN_KERNEL(acc, im2col, tn_tensor_data(col), (const void *)xg, Cg, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);
-            int64_t vs[2] = {Og, K}, vst[2] = {K, 1};
-            tn_tensor *wv = tn_tensor_new_view(wt->storage, g * Og * K, 2, vs, vst, acc);
-            tn_value a[2] = {tn_value_tensor(wv), tn_value_tensor(col)};
-            tn_tensor *r = NULL;
-            st = tn_nn_call1(TN_OP_mm, a, &r);
-            tn_tensor_release(wv);
-            if (st != TN_OK) break;
-            tn_nn_buf br;
-            st = tn_nn_load(r, acc, &br);
-            if (st == TN_OK) {
-                char *dst = (char *)by.data + (size_t)((n * O + g * Og) * P) * isz;
-                memcpy(dst, br.data, (size_t)(Og * P) * isz);
-                if (bias)
-                    for (int64_t o = 0; o < Og; o++) {
-                        if (acc == TN_DTYPE_FLOAT32) {
-                            float bv = ((const float *)bb.data)[g * Og + o], *d = (float *)dst + o * P;
-                            for (int64_t j = 0; j < P; j++) d[j] += bv;
-                        } else {
-                            double bv = ((const double *)bb.data)[g * Og + o], *d = (double *)dst + o * P;
-                            for (int64_t j = 0; j < P; j++) d[j] += bv;
-                        }
-                    }
-                tn_nn_buf_free(&br);
-            }
-            tn_tensor_release(r);
-        }
+    if (st == TN_OK) st = tn_nnb_conv_forward(acc, &q, bx.data, bw.data, bias ? bb.data : NULL, by.data);
     if (st == TN_OK) tn_nn_out_finish(y, acc, &by);
-done:
-    tn_nn_buf_free(&bx); tn_nn_buf_free(&bb); tn_nn_buf_free(&by);
-    if (wt) tn_tensor_release(wt);
-    if (col) tn_tensor_release(col);
+    tn_nn_buf_free(&bx); tn_nn_buf_free(&bw); tn_nn_buf_free(&bb); tn_nn_buf_free(&by);
     if (st != TN_OK) { tn_tensor_release(y); return st; }
     *out = y;
     return TN_OK;

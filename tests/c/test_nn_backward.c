@@ -50,7 +50,7 @@ static void check_adjoint(const char *what, double lhs, double rhs, double tol) 
         int64_t oh = (H + 2 * ph - dh * (kh - 1) - 1) / sh + 1, ow = (W + 2 * pw - dw * (kw - 1) - 1) / sw + 1;  \
         int64_t nc = C * kh * kw * oh * ow;                                                                      \
         T *x = S##_rand(C * H * W), *g = S##_rand(nc), *col = S##_zeros(nc), *gx = S##_zeros(C * H * W);         \
-        S##_im2col__scalar(col, x, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                             \
+        S##_im2col_ld__scalar(col, oh * ow, x, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                 \
         S##_col2im__scalar(gx, g, oh * ow, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                     \
         check_adjoint(#S " col2im", S##_dot(col, g, nc), S##_dot(x, gx, C * H * W), tol);                        \
         /* the strided forms: image block 1 of a [K, 3*oh*ow] batch matches the plain ones */                   \
@@ -60,7 +60,7 @@ static void check_adjoint(const char *what, double lhs, double rhs, double tol) 
         bool same = true;                                                                                        \
         for (int64_t r = 0; r < K; r++)                                                                          \
             for (int64_t j = 0; j < P; j++) same &= big[r * 3 * P + P + j] == col[r * P + j];                    \
-        TN_CHECK(same, #S " im2col_ld block differs from im2col");                                               \
+        TN_CHECK(same, #S " im2col_ld block of a batch differs from the dense one");                             \
         for (int64_t r = 0; r < K; r++) memcpy(big + r * 3 * P + P, g + r * P, (size_t)P * sizeof(T));          \
         S##_col2im__scalar(gx2, big + P, 3 * P, C, H, W, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw);                \
         TN_CHECK(memcmp(gx, gx2, (size_t)(C * H * W) * sizeof(T)) == 0, #S " strided col2im differs");          \
