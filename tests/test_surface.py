@@ -2,8 +2,7 @@
 
 Run with the project environment:  .venv/bin/python -m pytest tests/test_surface.py
 Upstream facts are computed live by .venv-ref/bin/python in a subprocess.
-Tests marked `needs_torch` import the full torch tree on our _C; they are xfail (not
-strict) while the C extension is still incomplete, so they turn into XPASS when it is.
+Tests marked `needs_torch` import the full torch tree on our _C.
 """
 
 import json
@@ -410,3 +409,29 @@ def test_parse_to_edge_cases_match_upstream():
 def test_init_extension_aliases():
     code = "import json, torch; print(json.dumps([torch.bit is torch.uint1, torch.Storage.__name__]))"
     assert _ours(code) == _ref(code)
+
+
+_PACKET_CODE = r"""
+import json, torch
+x = torch.arange(24.).reshape(1, 2, 3, 4)
+out = {}
+out["add_scalar"] = torch.ops.aten.add(x, 1).sum().item()
+out["add_alpha"] = torch.ops.aten.add(x, x, alpha=2).sum().item()
+o = torch.empty_like(x); torch.ops.aten.add(x, x, out=o); out["add_out"] = o.sum().item()
+y, i = torch.ops.aten.max_pool2d_with_indices(x, [2, 2])
+out["pool"] = [y.flatten().tolist(), i.flatten().tolist(), str(i.dtype)]
+for name, f in [("bad_type", lambda: torch.ops.aten.add(x, "a")),
+                ("bad_shape", lambda: torch.ops.aten.add(torch.ones(2), torch.ones(3)))]:
+    try:
+        f(); out[name] = None
+    except Exception as e:
+        out[name] = [type(e).__name__, str(e).splitlines()[0][:60]]
+print(json.dumps(out))
+"""
+
+
+@needs_torch
+def test_overload_packet_call_resolves_like_upstream():
+    # torch.ops.aten.<op>(...) without an overload name picks the first overload whose
+    # schema the arguments match; a call no overload matches is upstream's RuntimeError
+    assert _ours(_PACKET_CODE) == _ref(_PACKET_CODE)

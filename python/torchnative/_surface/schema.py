@@ -835,15 +835,39 @@ def _make_packet_callable(qualname):
         recs = list(OPS[qualname].values())
         if len(recs) == 1:
             return _make_overload_callable(recs[0])(*args, **kwargs)
-        c = _c_module()
-        pick = getattr(c, "_tn_call_op_packet", None)
-        if pick is not None:
-            return pick(qualname, *args, **kwargs)
-        raise NotImplementedError(
-            f"calling the overload packet {qualname} (overload resolution across "
-            f"{len(recs)} overloads) is not implemented by torchnative; call a specific overload")
+        # Upstream's packet call: the first overload (in declaration order) whose schema
+        # the arguments match runs; when none does, one RuntimeError lists every mismatch.
+        errors, skipped = [], []
+        for rec in recs:
+            try:
+                return _make_overload_callable(rec)(*args, **kwargs)
+            except NotImplementedError:  # (a RuntimeError: first)
+                # an overload without a kernel here (TorchScript's int/str/list forms)
+                idx = _c_index(rec)
+                if idx is not None and idx >= 0:
+                    raise
+                skipped.append(rec.qualname + ("." + rec.overload if rec.overload else ""))
+            except (TypeError, RuntimeError) as e:
+                if not _is_schema_mismatch(e):
+                    raise
+                errors.append(str(e))
+        raise RuntimeError("Overloaded torch operator invoked from Python failed to match any schema:\n"
+                           + "\n\n".join(errors)
+                           + (f"\n\n(not tried: {', '.join(skipped)} are not implemented by torchnative)"
+                              if skipped else ""))
     op.__name__ = op.__qualname__ = qualname.split("::")[-1]
     return op
+
+
+# The argument parser's schema-mismatch errors (src/python/argparse.c, schema calls), as
+# opposed to errors the operator itself raises after binding its arguments.
+_MISMATCH_MARKERS = ("Expected a value of type", "is missing value for argument", "got an unexpected keyword argument",
+                     "got multiple values for", "argument(s) but received")
+
+
+def _is_schema_mismatch(e):
+    msg = str(e)
+    return any(m in msg for m in _MISMATCH_MARKERS)
 
 
 @real(reason="overload list from the generated schema table / torch.library definitions")
