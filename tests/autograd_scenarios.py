@@ -91,6 +91,30 @@ def hooks(torch):
 
 
 @scenario
+def queue_callback(torch):
+    # Engine.queue_callback (DDP's reducer finalizes through it): callbacks run after every
+    # node, in order, including ones queued by a callback; outside backward it raises
+    from torch.autograd import Variable
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    log = []
+
+    def hook(g):
+        eng = Variable._execution_engine
+        eng.queue_callback(lambda: log.append(("cb", lst(x.grad))))
+        eng.queue_callback(lambda: eng.queue_callback(lambda: log.append("nested")))
+        return g
+    y = x * 3
+    y.register_hook(hook)
+    y.sum().backward()
+    try:
+        Variable._execution_engine.queue_callback(lambda: None)
+        log.append("no error")
+    except RuntimeError as e:
+        log.append(str(e))
+    return log
+
+
+@scenario
 def module_hooks(torch):
     torch.manual_seed(0)
     lin = torch.nn.Linear(3, 2)

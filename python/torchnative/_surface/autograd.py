@@ -222,7 +222,8 @@ class _ImperativeEngine:
                                   inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
 
     def queue_callback(self, cb):
-        raise NotImplementedError("torch._C._ImperativeEngine.queue_callback is not implemented by torchnative")
+        # runs cb() once the backward pass running on this thread has run every node
+        return _Cm()._tn_queue_callback(cb)
 
     def is_checkpoint_valid(self):
         return True
