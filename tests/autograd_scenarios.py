@@ -115,6 +115,20 @@ def queue_callback(torch):
 
 
 @scenario
+def preserve_version_counter(torch):
+    # DDP's buffer broadcast writes under _unsafe_preserve_version_counter
+    x = torch.zeros(3)
+    v = x.view(3)
+    before = x._version
+    with torch.autograd._unsafe_preserve_version_counter(x):
+        x.add_(1)
+        x.mul_(2)
+    during = x._version
+    torch._C._autograd._unsafe_set_version_counter((x,), (7,))
+    return [before, during, x._version, v._version, lst(x)]
+
+
+@scenario
 def module_hooks(torch):
     torch.manual_seed(0)
     lin = torch.nn.Linear(3, 2)

@@ -657,7 +657,19 @@ static PyObject *f_queue_callback(PyObject *m, PyObject *fn) {
     Py_RETURN_NONE;
 }
 
+/* _tn_set_version(tensor, version): torch._C._autograd._unsafe_set_version_counter for
+ * one tensor (the counter lives on the storage, shared by its views, as upstream's). */
+static PyObject *f_set_version(PyObject *m, PyObject *args) {
+    PyObject *t;
+    long long v;
+    if (!PyArg_ParseTuple(args, "OL", &t, &v)) return NULL;
+    if (!tn_py_is_tensor(t)) return PyErr_Format(PyExc_TypeError, "expected a Tensor");
+    atomic_store(&tn_py_tensor_get(t)->storage->version, (long)v);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef autograd_functions[] = {
+    {"_tn_set_version", f_set_version, METH_VARARGS, NULL},
     {"_tn_queue_callback", f_queue_callback, METH_O, NULL},
     {"_tn_run_backward", f_run_backward, METH_VARARGS, NULL},
     {"_tn_function_node", f_function_node, METH_VARARGS, NULL},
