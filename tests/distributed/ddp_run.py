@@ -1,7 +1,9 @@
 """DistributedDataParallel scenarios, run by tests/test_ddp.py in 1-3 processes on our
 core and on upstream torch (gloo). Each rank prints one JSON line; floats are written
 with float.hex so the comparison is exact where it should be.
-    python tests/distributed/ddp_run.py SCENARIO [OPTION ...]
+    python tests/distributed/ddp_run.py SCENARIO[:OPTION,...] [SCENARIO[:OPTION,...] ...]
+Several scenarios run one after the other in one process group (one launch of the
+processes, which is most of the time); the JSON maps each argument to its result.
 RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT come from the environment (world 1 without
 them: the single-process reference)."""
 import datetime
@@ -18,7 +20,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 RANK = int(os.environ.get("RANK", "0"))
 WORLD = int(os.environ.get("WORLD_SIZE", "1"))
-OPTS = set(sys.argv[2:])
+OPTS = set()  # options of the scenario running now
 
 
 def hexes(t):
@@ -42,7 +44,7 @@ def mlp():
 
 
 def init(timeout_s=30):
-    if WORLD > 1:
+    if WORLD > 1 and not dist.is_initialized():
         dist.init_process_group("gloo", rank=RANK, world_size=WORLD, timeout=datetime.timedelta(seconds=timeout_s))
 
 
@@ -67,10 +69,16 @@ def wrap(model, **kw):
     return m
 
 
+def ref_world():
+    """The world size whose global batch a run uses: option refN (the single-process
+    reference of an N-rank run), else the actual world size."""
+    return next((int(o[3:]) for o in OPTS if o.startswith("ref")), WORLD)
+
+
 def shard(x, y, step, per_rank):
     """Rank r's part of global batch `step` (WORLD * per_rank samples; world 1 takes the
     whole global batch of the distributed run it is the reference for)."""
-    world = int(os.environ.get("REF_WORLD", WORLD))
+    world = ref_world()
     lo = step * world * per_rank
     if WORLD == 1:
         return x[lo:lo + world * per_rank], y[lo:lo + world * per_rank]
@@ -84,7 +92,7 @@ def train():
     x, y = digits()
     model = wrap(mlp())
     opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.5)
-    per_rank = 96 // int(os.environ.get("REF_WORLD", WORLD))
+    per_rank = 96 // ref_world()
     losses = []
     t0 = time.perf_counter()
     for step in range(12):
@@ -204,7 +212,7 @@ def fault():
     init(timeout_s=5)
     x, y = digits()
     model = wrap(mlp(), bucket_cap_mb=0.004)
-    how = sys.argv[2]
+    how = "die" if "die" in OPTS else "raise"
     if RANK == 1:
         def bad(grad):
             if how == "die":
@@ -257,7 +265,12 @@ SCENARIOS = {f.__name__: f for f in (train, unused, nosync, buffers, fault, mism
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    result = SCENARIOS[sys.argv[1]]()
-    print(json.dumps(result), flush=True)
-    if WORLD > 1 and dist.is_initialized() and sys.argv[1] not in ("fault", "mismatch"):
+    results = {}
+    for spec in sys.argv[1:]:
+        name, _, opts = spec.partition(":")
+        OPTS.clear()
+        OPTS.update(o for o in opts.split(",") if o)
+        results[spec] = SCENARIOS[name]()
+    print(json.dumps(results), flush=True)
+    if WORLD > 1 and dist.is_initialized() and not any(a.startswith(("fault", "mismatch")) for a in sys.argv[1:]):
         dist.destroy_process_group()

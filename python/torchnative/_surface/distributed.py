@@ -1678,12 +1678,12 @@ def _verify_params_across_processes(process_group, params, logger=None):
     for p, t in enumerate(params):
         for sz in t.shape:
             if sz != control[i]:
-                fail(f"[{process_group.rank()}]: params[{p}] in this process with sizes {tuple(t.shape)} appears "
+                fail(f"[{process_group.rank()}]: params[{p}] in this process with sizes {list(t.shape)} appears "
                      "not to match sizes of the same param in process 0.")
             i += 1
         for st in t.stride():
             if st != control[i]:
-                fail(f"params[{p}] in this process with sizes {tuple(t.shape)} appears not to match strides of "
+                fail(f"params[{p}] in this process with sizes {list(t.shape)} appears not to match strides of "
                      "the same param in process 0.")
             i += 1
 
