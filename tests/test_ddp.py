@@ -188,7 +188,7 @@ def test_failing_rank_makes_the_others_raise(how):
     rc0, out0, err0 = res[0]
     assert rc0 == 0, err0[-2000:]
     r0 = json.loads(out0.strip().splitlines()[-1])[spec]
-    assert r0["error"] is not None and r0["is_runtime"], r0
+    assert r0["error"] == "RuntimeError", r0   # the class upstream raises here (gloo)
     assert "rank 1" in r0["msg"] or "Timed out" in r0["msg"], r0
     assert r0["seconds"] < 20, r0          # the group timeout is 5 s
     if how == "die":

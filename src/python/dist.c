@@ -980,16 +980,6 @@ typedef struct {
 static void *gil_unlock(void) { return PyEval_SaveThread(); }
 static void gil_relock(void *t) { PyEval_RestoreThread(t); }
 
-/* finalize as the engine runs it: a failed collective raises upstream's class
- * (DistBackendError naming the peer) through the Python error slot. */
-static tn_status reducer_finalize_cb(void *p) {
-    tn_dist_clear();
-    tn_status st = tn_reducer_finalize(p);
-    if (st == TN_OK || st == TN_ERR_PYTHON) return st;
-    dist_raise(st);
-    return TN_ERR_PYTHON;
-}
-
 static void reducer_del(PyObject *c) {
     preducer *pr = PyCapsule_GetPointer(c, CAP_REDUCER);
     if (!pr) return;
@@ -1054,7 +1044,9 @@ static PyObject *f_reducer_new(PyObject *m, PyObject *args) {
     if (w != np) { PyErr_SetString(PyExc_RuntimeError, "bucket_indices must name every parameter exactly once"); goto done; }
     preducer *pr = calloc(1, sizeof *pr);
     if (!pr) { PyErr_NoMemory(); goto done; }
-    tn_reducer_host host = {gil_unlock, gil_relock, reducer_finalize_cb};
+    /* finalize runs as a plain engine callback: a failed bucket all-reduce surfaces as
+     * RuntimeError, the class upstream's reducer raises from gloo's failed future */
+    tn_reducer_host host = {gil_unlock, gil_relock, NULL};
     tn_dist_clear();
     tn_status st = tn_reducer_new(pg, (int)np, pt, (int)nb, start, idx, find_unused, as_view, &host, &pr->r);
     if (st != TN_OK) { free(pr); dist_raise(st); goto done; }
