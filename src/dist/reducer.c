@@ -43,6 +43,11 @@ struct tn_reducer {
     tn_tensor *local_used;   /* int32 [nparams]: this rank used param i since the last sync */
     tn_tensor *used_wire;    /* int32 [nparams]: its all-reduced copy */
     tn_pg_work *used_work;
+    /* bucket rebuilding (upstream's rebuild_buckets): gradient-ready order of the first
+     * synced iteration, when every parameter is expected to get a gradient */
+    bool has_rebuilt;
+    int nrebuilt;
+    int *rebuilt;        /* [nparams] */
 };
 
 /* ---- door helpers -------------------------------------------------------------------- */
@@ -195,6 +200,83 @@ done:
     return st;
 }
 
+/* Builds the buckets (flat contents, views) from bucket_idx[bucket_start[b]..]; with
+ * gradient_as_bucket_view an existing .grad moves into its view. r->buckets is empty. */
+static tn_status init_buckets(tn_reducer *r, int nbuckets, const int *bucket_start, const int *bucket_idx) {
+    tn_status st = TN_OK;
+    r->buckets = calloc((size_t)nbuckets + 1, sizeof(rbucket));
+    if (!r->buckets) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    r->nbuckets = nbuckets;
+    for (int i = 0; i < r->nparams; i++) r->loc_bucket[i] = -1;
+    for (int b = 0; b < nbuckets; b++) {
+        rbucket *bk = &r->buckets[b];
+        int nv = bucket_start[b + 1] - bucket_start[b];
+        if (nv <= 0) { st = tn_error(TN_ERR_RUNTIME, "Empty bucket specified."); return st; }
+        bk->nvars = nv;
+        bk->vars = malloc(sizeof(int) * (size_t)nv);
+        bk->views = calloc((size_t)nv, sizeof(tn_tensor *));
+        if (!bk->vars || !bk->views) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); return st; }
+        int64_t total = 0;
+        tn_dtype dt = TN_DTYPE_FLOAT32;
+        for (int k = 0; k < nv; k++) {
+            int i = bucket_idx[bucket_start[b] + k];
+            if (i < 0 || i >= r->nparams) { st = tn_error(TN_ERR_RUNTIME, "Out of range variable index specified."); return st; }
+            if (r->loc_bucket[i] >= 0) {
+                st = tn_error(TN_ERR_RUNTIME, "Parameter %d appears in more than one bucket.", i);
+                return st;
+            }
+            if (tn_tensor_device(r->params[i]).type != TN_DEVICE_CPU) {
+                st = tn_error(TN_ERR_NOT_IMPLEMENTED, "DistributedDataParallel with parameters not on the CPU is not implemented by torchnative");
+                return st;
+            }
+            if (k == 0) dt = r->params[i]->dtype;
+            else if (r->params[i]->dtype != dt) {
+                st = tn_error(TN_ERR_RUNTIME, "All parameters in a bucket must have the same dtype.");
+                return st;
+            }
+            bk->vars[k] = i;
+            r->loc_bucket[i] = b;
+            r->loc_intra[i] = k;
+            total += tn_tensor_numel(r->params[i]);
+        }
+        if ((st = tn_tensor_zeros(1, &total, dt, tn_device_cpu(), &bk->contents)) != TN_OK) return st;
+        int64_t off = 0;
+        for (int k = 0; k < nv; k++) {
+            tn_tensor *p = r->params[bk->vars[k]];
+            int64_t strides[TN_MAX_DIMS];
+            tn_contiguous_strides(p->ndim, p->sizes, strides);
+            bk->views[k] = tn_tensor_new_view(bk->contents->storage, off, p->ndim, p->sizes, strides, dt);
+            if (!bk->views[k]) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); return st; }
+            off += tn_tensor_numel(p);
+            /* gradient_as_bucket_view: an existing .grad moves into its view */
+            tn_autograd_meta *m = tn_autograd_meta_peek(p);
+            if (r->grad_as_view && m && m->grad && !aliases(m->grad, bk->views[k])) {
+                if ((st = t_copy(bk->views[k], m->grad)) != TN_OK) return st;
+                tn_tensor_release(m->grad);
+                tn_tensor_retain(bk->views[k]);
+                m->grad = bk->views[k];
+            }
+        }
+    }
+    for (int i = 0; i < r->nparams; i++)
+        if (r->loc_bucket[i] < 0) return tn_error(TN_ERR_RUNTIME, "Parameter %d is not in any bucket.", i);
+    return TN_OK;
+}
+
+static void free_buckets(tn_reducer *r) {
+    for (int b = 0; r->buckets && b < r->nbuckets; b++) {
+        rbucket *bk = &r->buckets[b];
+        for (int k = 0; bk->views && k < bk->nvars; k++) tn_tensor_release(bk->views[k]);
+        free(bk->views);
+        free(bk->vars);
+        tn_tensor_release(bk->contents);
+        tn_tensor_release(bk->wire);
+    }
+    free(r->buckets);
+    r->buckets = NULL;
+    r->nbuckets = 0;
+}
+
 /* ---- construction --------------------------------------------------------------------- */
 static tn_status hook_fn(void *ctx, int64_t key, tn_tensor *leaf, bool has_grad) {
     (void)leaf;
@@ -235,17 +317,11 @@ void tn_reducer_free(tn_reducer *r) {
             tn_autograd_remove_acc_hooks(r->params[i], r);
             tn_tensor_release(r->params[i]);
         }
-    for (int b = 0; r->buckets && b < r->nbuckets; b++) {
-        rbucket *bk = &r->buckets[b];
-        for (int k = 0; bk->views && k < bk->nvars; k++) tn_tensor_release(bk->views[k]);
-        free(bk->views);
-        free(bk->vars);
-        tn_tensor_release(bk->contents);
-    }
+    free_buckets(r);
     tn_tensor_release(r->local_used);
     tn_tensor_release(r->used_wire);
-    free(r->buckets);
     free(r->params);
+    free(r->rebuilt);
     free(r->loc_bucket);
     free(r->loc_intra);
     free(r->ready);
@@ -265,17 +341,16 @@ tn_status tn_reducer_new(tn_pg *pg, int nparams, tn_tensor *const *params, int n
     r->grad_as_view = grad_as_view;
     if (host) r->host = *host;
     r->params = calloc((size_t)nparams + 1, sizeof(tn_tensor *));
-    r->buckets = calloc((size_t)nbuckets + 1, sizeof(rbucket));
+    r->rebuilt = calloc((size_t)nparams + 1, sizeof(int));
     r->loc_bucket = malloc(sizeof(int) * ((size_t)nparams + 1));
     r->loc_intra = malloc(sizeof(int) * ((size_t)nparams + 1));
     r->ready = calloc((size_t)nparams + 1, 1);
     r->unused = calloc((size_t)nparams + 1, sizeof(int));
     tn_status st = TN_OK;
-    if (!r->params || !r->buckets || !r->loc_bucket || !r->loc_intra || !r->ready || !r->unused) {
+    if (!r->params || !r->rebuilt || !r->loc_bucket || !r->loc_intra || !r->ready || !r->unused) {
         st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
         goto error;
     }
-    r->nbuckets = nbuckets;
     for (int i = 0; i < nparams; i++) {
         tn_tensor_retain(params[i]);
         r->params[i] = params[i];
@@ -284,61 +359,7 @@ tn_status tn_reducer_new(tn_pg *pg, int nparams, tn_tensor *const *params, int n
     int64_t n1 = nparams;
     if ((st = tn_tensor_zeros(1, &n1, TN_DTYPE_INT32, tn_device_cpu(), &r->local_used)) != TN_OK) goto error;
     if ((st = tn_tensor_zeros(1, &n1, TN_DTYPE_INT32, tn_device_cpu(), &r->used_wire)) != TN_OK) goto error;
-    for (int b = 0; b < nbuckets; b++) {
-        rbucket *bk = &r->buckets[b];
-        int nv = bucket_start[b + 1] - bucket_start[b];
-        if (nv <= 0) { st = tn_error(TN_ERR_RUNTIME, "Empty bucket specified."); goto error; }
-        bk->nvars = nv;
-        bk->vars = malloc(sizeof(int) * (size_t)nv);
-        bk->views = calloc((size_t)nv, sizeof(tn_tensor *));
-        if (!bk->vars || !bk->views) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto error; }
-        int64_t total = 0;
-        tn_dtype dt = TN_DTYPE_FLOAT32;
-        for (int k = 0; k < nv; k++) {
-            int i = bucket_idx[bucket_start[b] + k];
-            if (i < 0 || i >= nparams) { st = tn_error(TN_ERR_RUNTIME, "Out of range variable index specified."); goto error; }
-            if (r->loc_bucket[i] >= 0) {
-                st = tn_error(TN_ERR_RUNTIME, "Parameter %d appears in more than one bucket.", i);
-                goto error;
-            }
-            if (tn_tensor_device(params[i]).type != TN_DEVICE_CPU) {
-                st = tn_error(TN_ERR_NOT_IMPLEMENTED, "DistributedDataParallel with parameters not on the CPU is not implemented by torchnative");
-                goto error;
-            }
-            if (k == 0) dt = params[i]->dtype;
-            else if (params[i]->dtype != dt) {
-                st = tn_error(TN_ERR_RUNTIME, "All parameters in a bucket must have the same dtype.");
-                goto error;
-            }
-            bk->vars[k] = i;
-            r->loc_bucket[i] = b;
-            r->loc_intra[i] = k;
-            total += tn_tensor_numel(params[i]);
-        }
-        if ((st = tn_tensor_zeros(1, &total, dt, tn_device_cpu(), &bk->contents)) != TN_OK) goto error;
-        int64_t off = 0;
-        for (int k = 0; k < nv; k++) {
-            tn_tensor *p = params[bk->vars[k]];
-            int64_t strides[TN_MAX_DIMS];
-            tn_contiguous_strides(p->ndim, p->sizes, strides);
-            bk->views[k] = tn_tensor_new_view(bk->contents->storage, off, p->ndim, p->sizes, strides, dt);
-            if (!bk->views[k]) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto error; }
-            off += tn_tensor_numel(p);
-            /* gradient_as_bucket_view: an existing .grad moves into its view */
-            tn_autograd_meta *m = tn_autograd_meta_peek(p);
-            if (grad_as_view && m && m->grad && !aliases(m->grad, bk->views[k])) {
-                if ((st = t_copy(bk->views[k], m->grad)) != TN_OK) goto error;
-                tn_tensor_release(m->grad);
-                tn_tensor_retain(bk->views[k]);
-                m->grad = bk->views[k];
-            }
-        }
-    }
-    for (int i = 0; i < nparams; i++)
-        if (r->loc_bucket[i] < 0) {
-            st = tn_error(TN_ERR_RUNTIME, "Parameter %d is not in any bucket.", i);
-            goto error;
-        }
+    if ((st = init_buckets(r, nbuckets, bucket_start, bucket_idx)) != TN_OK) goto error;
     for (int i = 0; i < nparams; i++)
         if ((st = tn_autograd_add_acc_hook(params[i], hook_fn, r, i)) != TN_OK) goto error;
     *out = r;
@@ -636,6 +657,7 @@ tn_status tn_reducer_autograd_hook(tn_reducer *r, int i, bool has_grad) {
         if (m && m->grad) ((int32_t *)tn_tensor_data(r->local_used))[i] = 1;
     }
     if (!r->expect_hooks) return TN_OK;
+    if (!r->has_rebuilt && !r->find_unused && r->nrebuilt < r->nparams) r->rebuilt[r->nrebuilt++] = i;
     if (!r->has_marked_unused) {
         r->has_marked_unused = true;
         for (int k = 0; k < r->nunused; k++) TN_TRY(mark_ready(r, r->unused[k]));
@@ -728,5 +750,55 @@ tn_status tn_reducer_finalize(tn_reducer *r) {
         memset(tn_tensor_data(r->local_used), 0, sizeof(int32_t) * (size_t)r->nparams);
         memset(tn_tensor_data(r->used_wire), 0, sizeof(int32_t) * (size_t)r->nparams);
     }
+    return st;
+}
+
+/* ---- rebuilding in gradient-ready order ---------------------------------------------- */
+tn_status tn_reducer_rebuild_buckets(tn_reducer *r, int nlimits, const int64_t *limits, bool *rebuilt) {
+    *rebuilt = false;
+    TN_TRY(tn_reducer_check_finalized(r));
+    if (r->has_rebuilt || r->find_unused || r->nrebuilt == 0) return TN_OK;
+    if (r->nrebuilt != r->nparams)
+        return tn_error(TN_ERR_RUNTIME, "bucket rebuilding: %d of %d parameters had their gradient ready",
+                        r->nrebuilt, r->nparams);
+    int n = r->nparams, nb = 0, *bstart = NULL, *bidx = NULL;
+    int64_t *blim = NULL, *nbytes = malloc(sizeof(int64_t) * ((size_t)n + 1));
+    int32_t *key = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    int64_t *wire = calloc((size_t)(1 + 2 * n), sizeof(int64_t));
+    int *start = malloc(sizeof(int) * ((size_t)n + 2)), *idx = malloc(sizeof(int) * ((size_t)n + 1));
+    tn_status st = TN_OK;
+    if (!nbytes || !key || !wire || !start || !idx) { st = tn_error(TN_ERR_NO_MEMORY, "out of memory"); goto done; }
+    for (int k = 0; k < n; k++) {
+        tn_tensor *p = r->params[r->rebuilt[k]];
+        nbytes[k] = tn_tensor_numel(p) * (int64_t)tn_dtype_itemsize(p->dtype);
+        key[k] = (int32_t)p->dtype;
+    }
+    st = tn_bucket_assignment(n, nbytes, key, NULL, nlimits, limits, false, &nb, &bstart, &bidx, &blim);
+    if (st != TN_OK) goto done;
+    /* rank 0's assignment is everyone's (upstream's sync_bucket_indices): [nb, size of
+     * each bucket ..., parameter indices ...] broadcast from rank 0 */
+    wire[0] = nb;
+    for (int b = 0; b < nb; b++) wire[1 + b] = bstart[b + 1] - bstart[b];
+    for (int k = 0; k < n; k++) wire[1 + n + k] = r->rebuilt[bidx[k]];
+    {
+        void *u = r->host.unlock ? r->host.unlock() : NULL;
+        st = tn_pg_broadcast(r->pg, tn_pg_next_seq(r->pg), wire, sizeof(int64_t) * (size_t)(1 + 2 * n), 0);
+        if (r->host.relock) r->host.relock(u);
+    }
+    if (st != TN_OK) goto done;
+    nb = (int)wire[0];
+    if (nb < 1 || nb > n) { st = tn_error(TN_ERR_RUNTIME, "bucket rebuilding: bad bucket count %d from rank 0", nb); goto done; }
+    start[0] = 0;
+    for (int b = 0; b < nb; b++) start[b + 1] = start[b] + (int)wire[1 + b];
+    if (start[nb] != n) { st = tn_error(TN_ERR_RUNTIME, "bucket rebuilding: rank 0 has another parameter count"); goto done; }
+    for (int k = 0; k < n; k++) idx[k] = (int)wire[1 + n + k];
+    free_buckets(r);
+    st = init_buckets(r, nb, start, idx);
+    if (st == TN_OK) {
+        r->has_rebuilt = true;
+        *rebuilt = true;
+    }
+done:
+    free(nbytes); free(key); free(wire); free(start); free(idx); free(bstart); free(bidx); free(blim);
     return st;
 }

@@ -77,6 +77,12 @@ tn_status tn_reducer_finalize(tn_reducer *r);
 /* Raises upstream's "Expected to have finished reduction in the prior iteration ..."
  * when the previous backward marked parameters ready without finishing. */
 tn_status tn_reducer_check_finalized(tn_reducer *r);
+/* upstream's rebuild_buckets, called before a forward: once, after the first synced
+ * iteration without find_unused, the buckets are rebuilt from the order in which the
+ * gradients became ready (tn_bucket_assignment with limits, unsorted), rank 0's layout
+ * broadcast to every rank. *rebuilt tells whether it happened. Checks first that the
+ * previous iteration finished (tn_reducer_check_finalized). */
+tn_status tn_reducer_rebuild_buckets(tn_reducer *r, int nlimits, const int64_t *limits, bool *rebuilt);
 /* Sets a built-in hook or a user hook (comm non-NULL); only once, as upstream. */
 tn_status tn_reducer_set_comm(tn_reducer *r, int builtin, const tn_reducer_comm *comm);
 

@@ -1094,6 +1094,28 @@ static PyObject *f_reducer_check(PyObject *m, PyObject *cap) {
     Py_RETURN_NONE;
 }
 
+/* reducer_rebuild(cap, limits) -> bool: upstream's _rebuild_buckets */
+static PyObject *f_reducer_rebuild(PyObject *m, PyObject *args) {
+    PyObject *cap, *lims;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &lims)) return NULL;
+    preducer *pr = get_reducer(cap);
+    if (!pr) return NULL;
+    PyObject *t = PySequence_Tuple(lims);
+    if (!t) return NULL;
+    Py_ssize_t n = PyTuple_Size(t);
+    int64_t *l = malloc(sizeof(int64_t) * ((size_t)n + 1));
+    if (!l) { Py_DECREF(t); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) l[i] = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+    Py_DECREF(t);
+    if (PyErr_Occurred()) { free(l); return NULL; }
+    bool done = false;
+    tn_dist_clear();
+    tn_status st = tn_reducer_rebuild_buckets(pr->r, (int)n, l, &done);
+    free(l);
+    if (st != TN_OK) return dist_raise(st);
+    return PyBool_FromLong(done);
+}
+
 /* reducer_hook(cap, index): the hook of one parameter, as DDP's _autograd_hook calls it */
 static PyObject *f_reducer_hook(PyObject *m, PyObject *args) {
     PyObject *cap;
@@ -1230,6 +1252,7 @@ static PyMethodDef dist_methods[] = {
     {"reducer_new", f_reducer_new, METH_VARARGS, NULL},
     {"reducer_prepare", f_reducer_prepare, METH_VARARGS, NULL},
     {"reducer_check", f_reducer_check, METH_O, NULL},
+    {"reducer_rebuild", f_reducer_rebuild, METH_VARARGS, NULL},
     {"reducer_hook", f_reducer_hook, METH_VARARGS, NULL},
     {"reducer_set_comm", f_reducer_set_comm, METH_VARARGS, NULL},
     {"reducer_bucket", f_reducer_bucket, METH_VARARGS, NULL},

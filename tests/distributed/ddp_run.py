@@ -65,8 +65,18 @@ def wrap(model, **kw):
         m._register_builtin_comm_hook(dist.BuiltinCommHookType.FP16_COMPRESS)
     if "py_allreduce" in OPTS:
         from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
-        m.register_comm_hook(dist.group.WORLD, allreduce_hook)
+        params = list(model.parameters())
+
+        def recording_hook(state, bucket):
+            # when each bucket is launched: how many parameters still have no gradient
+            # (launches while some are None happen during backward: overlap)
+            LAUNCHES.append([bucket.index(), len(bucket.parameters()), sum(p.grad is None for p in params)])
+            return allreduce_hook(state, bucket)
+        m.register_comm_hook(dist.group.WORLD, recording_hook)
     return m
+
+
+LAUNCHES = []
 
 
 def ref_world():
@@ -97,6 +107,7 @@ def train():
     t0 = time.perf_counter()
     for step in range(12):
         xb, yb = shard(x, y, step, per_rank)
+        LAUNCHES.clear()
         opt.zero_grad()
         loss = F.cross_entropy(model(xb), yb)
         loss.backward()
@@ -104,7 +115,7 @@ def train():
         losses.append(loss.item())
     dt = time.perf_counter() - t0
     params = [hexes(p) for p in model.parameters()]
-    return {"params": params, "losses": losses, "seconds": dt}
+    return {"params": params, "losses": losses, "seconds": dt, "launches": list(LAUNCHES)}
 
 
 class Branchy(torch.nn.Module):

@@ -1469,6 +1469,8 @@ class Reducer:
                                           bool(gradient_as_bucket_view))
         self._bucket_indices = [list(b) for b in bucket_indices]
         self._find_unused = bool(find_unused_parameters)
+        self._rebuild_limits = [int(x) for x in bucket_size_limits_for_rebuilding] or \
+            [int(first_bucket_bytes_cap), int(bucket_bytes_cap)]
         self._logger = None
         self._iterations = 0
         self._comm_hook = self._comm_state = None
@@ -1483,10 +1485,10 @@ class Reducer:
         _native().reducer_prepare(self._cap, list(outputs))
 
     def _rebuild_buckets(self):
-        # upstream first checks that the previous iteration finished its reduction; the
-        # buckets themselves are kept as built (no rebuild in gradient-ready order)
-        _native().reducer_check(self._cap)
-        return False
+        # upstream's: check that the previous iteration finished its reduction, then,
+        # once, rebuild the buckets in the order the first iteration's gradients came
+        # (DDP's first iteration runs with a single bucket unless find_unused is set)
+        return _native().reducer_rebuild(self._cap, self._rebuild_limits)
 
     def _check_reducer_finalized(self):
         _native().reducer_check(self._cap)
@@ -1511,11 +1513,14 @@ class Reducer:
         _native().reducer_set_comm(self._cap, int(comm_hook_type))
 
     def _get_bucket_indices(self):
-        return [list(b) for b in self._bucket_indices]
+        out = []
+        for b in range(_native().reducer_bucket(self._cap, 0)[3]):
+            out.append(list(_native().reducer_bucket(self._cap, b)[2]))
+        return out
 
     _set_static_graph = _refuse_reducer("_set_static_graph (DistributedDataParallel(static_graph=True))")
     _delay_all_reduce = _refuse_reducer("_delay_all_reduce (static graph)")
-    _push_all_rebuilt_params = _refuse_reducer("_push_all_rebuilt_params (bucket rebuilding)")
+    _push_all_rebuilt_params = _refuse_reducer("_push_all_rebuilt_params (static graph)")
     _set_forward_pass_work_handle = _refuse_reducer("_set_forward_pass_work_handle (DDP join)")
     _set_mixed_precision_param_dtype = _refuse_reducer("_set_mixed_precision_param_dtype (DDP mixed_precision)")
     _set_optimizer_in_backward = _refuse_reducer("_set_optimizer_in_backward")
