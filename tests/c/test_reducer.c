@@ -139,9 +139,50 @@ static void test_backward(bool as_view) {
     tn_pg_free(pg);
 }
 
+/* Without find_unused, the buckets are rebuilt once after the first synced iteration, in
+ * gradient-ready order; gradients keep flowing through the new buckets. */
+static void test_rebuild(void) {
+    tn_pg *pg;
+    TN_CHECK(tn_pg_new(0, 1, 5000, &pg) == TN_OK && tn_pg_start(pg) == TN_OK, "group of one");
+    tn_tensor *w[3] = {leaf(3, 1), leaf(4, 2), leaf(2, 3)}, *x[2];
+    x[0] = leaf(3, 10);
+    x[1] = leaf(4, 20);
+    x[0]->flags = x[1]->flags = 0;
+    int start[2] = {0, 2}, idx[2] = {1, 0};
+    tn_reducer *r = NULL;
+    /* w2 takes no part: without find_unused only w0 and w1 are handed to the reducer */
+    TN_CHECK(tn_reducer_new(pg, 2, w, 1, start, idx, false, true, NULL, &r) == TN_OK, "reducer_new: %s",
+             tn_error_message());
+    if (!r) return;
+    bool rebuilt = true;
+    TN_CHECK(tn_reducer_rebuild_buckets(r, 1, (int64_t[]){8}, &rebuilt) == TN_OK && !rebuilt, "nothing to rebuild yet");
+    TN_CHECK(backward(w, x, r, true) == TN_OK, "first iteration: %s", tn_error_message());
+    TN_CHECK(tn_reducer_rebuild_buckets(r, 1, (int64_t[]){8}, &rebuilt) == TN_OK && rebuilt, "rebuilt: %s",
+             tn_error_message());
+    TN_CHECK(tn_reducer_num_buckets(r) == 2, "8-byte limit: one bucket per parameter (%d)", tn_reducer_num_buckets(r));
+    TN_CHECK(tn_reducer_rebuild_buckets(r, 1, (int64_t[]){8}, &rebuilt) == TN_OK && !rebuilt, "only once");
+    /* gradient_as_bucket_view: the .grads moved into the new buckets' views */
+    for (int b = 0; b < 2; b++) {
+        int nv;
+        const int *vars;
+        tn_tensor *contents;
+        tn_tensor *const *views;
+        tn_reducer_bucket(r, b, &nv, &vars, &contents, &views);
+        TN_CHECK(nv == 1 && grad_of(w[vars[0]])->storage == contents->storage, "bucket %d holds its .grad", b);
+    }
+    TN_CHECK(backward(w, x, r, true) == TN_OK && grad_is(w[0], x[0], 2) && grad_is(w[1], x[1], 2),
+             "second iteration through the rebuilt buckets");
+    tn_reducer_free(r);
+    for (int i = 0; i < 3; i++) tn_tensor_release(w[i]);
+    tn_tensor_release(x[0]);
+    tn_tensor_release(x[1]);
+    tn_pg_free(pg);
+}
+
 int main(void) {
     test_assignment();
     test_backward(false);
     test_backward(true);
+    test_rebuild();
     return tn_test_summary();
 }
