@@ -16,8 +16,9 @@ Sections (issue 17's speed targets):
   ddp        one DDP training step (forward + backward with bucket all-reduce +
              SGD step) at world 2: the digits MLP (batch 64 per rank) and a wide MLP
              (64-1024-1024-1024-10, 2.2 M parameters, 8.5 MB of gradients) with DDP's
-             default buckets (1 MB first, then 25 MB) and with 1 MB buckets (9 all-reduces
-             overlapping backward)
+             default buckets (one bucket in the first iteration, then rebuilt in
+             gradient-ready order: 1 MB first, then 25 MB) and with 1 MB buckets
+             (several all-reduces overlapping backward)
 Times are per call on rank 0 after a barrier, the slowest rank's (all_reduce MAX of the
 elapsed time). Validation: every all_reduce result must equal W (inputs of ones), the
 broadcast must deliver rank 0's bytes, DDP's parameters must agree between sides
@@ -82,7 +83,7 @@ elif cfg["sec"] == "ddp":
         layers = []
         for a, b in zip(dims[:-1], dims[1:]):
             layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
-        model = DDP(torch.nn.Sequential(*layers[:-1]), bucket_cap_mb=cap)
+        model = DDP(torch.nn.Sequential(*layers[:-1]), **({} if cap is None else {"bucket_cap_mb": cap}))
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         g = torch.Generator().manual_seed(rank)
         x = torch.randn(batch, dims[0], generator=g)
@@ -219,7 +220,8 @@ def main():
         m = measure(4, {"sec": "broadcast", "bytes": 538 * 1000 * 1000}, a.pairs, a.timeout, "broadcast")
         F["broadcast 538 MB, root + 3 ranks"] = figure(m, "broadcast")
     if "ddp" in only:
-        models = [["digits MLP", [64, 64, 32, 10], 64, 25], ["wide MLP, 25 MB buckets", [64, 1024, 1024, 1024, 10], 64, 25],
+        models = [["digits MLP", [64, 64, 32, 10], 64, None],
+                  ["wide MLP, default buckets", [64, 1024, 1024, 1024, 10], 64, None],
                   ["wide MLP, 1 MB buckets", [64, 1024, 1024, 1024, 10], 64, 1]]
         m = measure(2, {"sec": "ddp", "models": models, "iters": 30}, a.pairs, a.timeout, "ddp step")
         up0 = next((r for r in m["runs"]["upstream"] if r), None)
@@ -234,8 +236,9 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "dist.json"), "w") as fh:
         json.dump(res, fh, indent=1)
-    lines = ["| measurement | upstream gloo | torchnative | time ours/upstream, median (min–max) | bus bandwidth (GB/s) up / ours |",
-             "|---|---|---|---|---|"]
+    lines = ["| measurement | upstream gloo | torchnative | time ours/upstream, median (min–max) | "
+             "bus bandwidth (GB/s) up / ours | bus bandwidth ours/upstream, median (min–max) |",
+             "|---|---|---|---|---|---|"]
     for k, f in F.items():
         bw = "—"
         if f.get("upstream_busbw_GBs") and f.get("torchnative_busbw_GBs"):
@@ -243,7 +246,7 @@ def main():
         up, tn = f["upstream_s"], f["torchnative_s"]
         flag = "" if f["valid"] else " **INVALID**"
         lines.append(f"| {k}{flag} | {fmt_t(up and up['median'])} | {fmt_t(tn and tn['median'])} | "
-                     f"{rng(f['time_ratio'])} | {bw} |")
+                     f"{rng(f['time_ratio'])} | {bw} | {rng(f.get('busbw_ratio'))} |")
     lines.append("")
     lines.append(f"{a.pairs} counted pairs after a validated warm-up pair; load average before / after: "
                  f"{res['load_before'][0]:.1f} / {res['load_after'][0]:.1f} on {os.cpu_count()} CPUs.")
