@@ -91,6 +91,44 @@ def hooks(torch):
 
 
 @scenario
+def queue_callback(torch):
+    # Engine.queue_callback (DDP's reducer finalizes through it): callbacks run after every
+    # node, in order, including ones queued by a callback; outside backward it raises
+    from torch.autograd import Variable
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    log = []
+
+    def hook(g):
+        eng = Variable._execution_engine
+        eng.queue_callback(lambda: log.append(("cb", lst(x.grad))))
+        eng.queue_callback(lambda: eng.queue_callback(lambda: log.append("nested")))
+        return g
+    y = x * 3
+    y.register_hook(hook)
+    y.sum().backward()
+    try:
+        Variable._execution_engine.queue_callback(lambda: None)
+        log.append("no error")
+    except RuntimeError as e:
+        log.append(str(e))
+    return log
+
+
+@scenario
+def preserve_version_counter(torch):
+    # DDP's buffer broadcast writes under _unsafe_preserve_version_counter
+    x = torch.zeros(3)
+    v = x.view(3)
+    before = x._version
+    with torch.autograd._unsafe_preserve_version_counter(x):
+        x.add_(1)
+        x.mul_(2)
+    during = x._version
+    torch._C._autograd._unsafe_set_version_counter((x,), (7,))
+    return [before, during, x._version, v._version, lst(x)]
+
+
+@scenario
 def module_hooks(torch):
     torch.manual_seed(0)
     lin = torch.nn.Linear(3, 2)

@@ -63,6 +63,9 @@ TIER_INDEPENDENT_FILES = {
     "test_training.py": "end-to-end digits training; ops and gradients compared per tier elsewhere",
     "test_lora.py": "end-to-end LoRA on SmolLM2; ops and gradients compared per tier elsewhere",
     "test_trainer.py": "end-to-end Trainer run; ops and gradients compared per tier elsewhere",
+    # DDP: orchestrates 2-3 rank processes; the reducer is plain C loops and door calls
+    # (copy_, div_) whose kernels test_ops.py compares per tier; ~3.5 min at host tier
+    "test_ddp.py": "DDP across processes: the reducer (src/dist) has no ISA variant",
 }
 
 
@@ -85,7 +88,10 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    # up to 4 ranks of ASan'd Python on 2 cores exceed the tests' own time
                    # bounds (measured: 4 ranks > 300 s); the transport and collectives run
                    # under ASan in the C test test_dist (loopback, 3 ranks)
-                   "test_distributed.py"}
+                   "test_distributed.py",
+                   # 2-3 ASan'd Python ranks per launch, ~20 launches: the reducer itself
+                   # runs under ASan in the C test test_reducer (a real backward pass)
+                   "test_ddp.py"}
 ASAN_SKIP_TESTS: set = set()  # single tests, as "file::name"
 
 

@@ -28,15 +28,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def launch(python, code_or_path, world, timeout=120, env_extra=None, expect_fail=False):
-    """Starts `world` processes of `python` running the script (a path or source), with
+def launch(python, code_or_path, world, timeout=120, env_extra=None, expect_fail=False, argv_extra=()):
+    """Starts `world` processes of `python` running the script (a path or source, then
+    argv_extra), with
     MASTER_ADDR/PORT, RANK, WORLD_SIZE set; returns [(returncode, stdout, stderr)] per rank.
     All processes are killed once `timeout` seconds have passed."""
     port = free_port()
     if os.path.exists(code_or_path):
-        argv = [code_or_path]
+        argv = [code_or_path] + list(argv_extra)
     else:
-        argv = ["-c", textwrap.dedent(code_or_path)]
+        argv = ["-c", textwrap.dedent(code_or_path)] + list(argv_extra)
     procs = []
     try:
         for r in range(world):

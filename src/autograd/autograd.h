@@ -72,7 +72,24 @@ typedef struct tn_autograd_meta {
     int64_t hist_version;      /* storage version when grad_fn was set (stale-view check) */
     void *py_hooks;            /* binding: the tensor's _backward_hooks dict (owned by binding) */
     void *py_post_acc_hooks;   /* binding: post-accumulate-grad hooks (owned by binding) */
+    struct tn_acc_hook *c_hooks; /* owned list: C hooks run after accumulation (DDP's reducer) */
 } tn_autograd_meta;
+
+/* A C hook a leaf's AccumulateGrad runs after accumulating, and also when the node runs
+ * without a gradient (has_grad false): upstream's post hooks on the grad accumulator,
+ * which is what DDP's reducer registers. `key` is the registrant's own index. */
+typedef tn_status (*tn_acc_hook_fn)(void *ctx, int64_t key, tn_tensor *leaf, bool has_grad);
+typedef struct tn_acc_hook {
+    tn_acc_hook_fn fn;
+    void *ctx;                 /* borrowed: the registrant removes its hooks before it dies */
+    int64_t key;
+    struct tn_acc_hook *next;
+} tn_acc_hook;
+
+/* Appends a hook to leaf's record (run in registration order). */
+tn_status tn_autograd_add_acc_hook(tn_tensor *leaf, tn_acc_hook_fn fn, void *ctx, int64_t key);
+/* Removes every hook of leaf registered with ctx. */
+void tn_autograd_remove_acc_hooks(tn_tensor *leaf, void *ctx);
 
 /* The record of t, created on first use (NULL on allocation failure). */
 tn_autograd_meta *tn_autograd_meta_get(tn_tensor *t);
@@ -209,6 +226,13 @@ extern tn_autograd_callbacks tn_autograd_cb;
 
 /* Installs the tensor-release hook of the core (call once at start-up). */
 void tn_autograd_init(void);
+
+/* Queues fn(ctx) to run once the current backward pass has run every node (upstream's
+ * Engine::queue_callback; callbacks may queue more, they run in order). Outside a
+ * backward pass: TN_ERR_RUNTIME. free_ctx(ctx) runs after the callback ran or was dropped
+ * (a failed backward drops its callbacks without running them). */
+typedef tn_status (*tn_final_callback)(void *ctx);
+tn_status tn_autograd_queue_callback(tn_final_callback fn, void *ctx, void (*free_ctx)(void *));
 
 /* Node currently executing in this thread's backward (NULL outside backward). */
 tn_node *tn_autograd_current_node(void);

@@ -295,6 +295,64 @@ static tn_status accumulate(tn_node *n, tn_tensor *g, bool create_graph) {
     return st;
 }
 
+/* The leaf's C hooks (tn_autograd_add_acc_hook), also when no gradient arrived. */
+static tn_status run_acc_hooks(tn_node *n, bool has_grad) {
+    tn_tensor *var = n->variable;
+    tn_autograd_meta *m = var ? tn_autograd_meta_peek(var) : NULL;
+    if (!m) return TN_OK;
+    for (tn_acc_hook *h = m->c_hooks; h; h = h->next) TN_TRY(h->fn(h->ctx, h->key, var, has_grad));
+    return TN_OK;
+}
+
+/* ---- final callbacks (Engine::queue_callback) ----------------------------------------- */
+typedef struct final_cb {
+    tn_final_callback fn;
+    void *ctx;
+    void (*free_ctx)(void *);
+    struct final_cb *next;
+} final_cb;
+
+typedef struct cb_queue {
+    final_cb *head, **tail;
+} cb_queue;
+
+/* The queue of the backward pass running on this thread (NULL outside one); a nested
+ * backward (a hook calling backward) has its own and restores the outer one. */
+static _Thread_local cb_queue *current_callbacks;
+
+tn_status tn_autograd_queue_callback(tn_final_callback fn, void *ctx, void (*free_ctx)(void *)) {
+    if (!current_callbacks) {
+        if (free_ctx) free_ctx(ctx);
+        return tn_error(TN_ERR_RUNTIME, "Final callbacks can only be installed during backward pass.");
+    }
+    final_cb *c = calloc(1, sizeof *c);
+    if (!c) {
+        if (free_ctx) free_ctx(ctx);
+        return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    }
+    c->fn = fn;
+    c->ctx = ctx;
+    c->free_ctx = free_ctx;
+    *current_callbacks->tail = c;
+    current_callbacks->tail = &c->next;
+    return TN_OK;
+}
+
+/* Runs (run = true) or drops the queued callbacks in order, including ones queued while
+ * they run; the first failure drops the rest. */
+static tn_status drain_callbacks(cb_queue *q, bool run) {
+    tn_status st = TN_OK;
+    while (q->head) {
+        final_cb *c = q->head;
+        q->head = c->next;
+        if (!q->head) q->tail = &q->head;
+        if (run && st == TN_OK) st = c->fn(c->ctx);
+        if (c->free_ctx) c->free_ctx(c->ctx);
+        free(c);
+    }
+    return st;
+}
+
 static tn_status make_root_grad(tn_tensor *root, tn_tensor *given, tn_tensor **out) {
     if (given) {
         tn_tensor_retain(given);
@@ -379,10 +437,11 @@ static tn_status execute(task *t, entry *e) {
         }
     }
     if (n->kind == TN_NODE_ACCUMULATE) {
-        if (!a->accumulate || !in[0]) return TN_OK;
-        tn_tensor *g = in[0];
+        if (!a->accumulate) return TN_OK;
+        tn_tensor *g = in[0]; /* moved into accumulate(), which may steal it */
         in[0] = NULL;
-        return accumulate(n, g, a->create_graph);
+        if (g) TN_TRY(accumulate(n, g, a->create_graph));
+        return run_acc_hooks(n, g != NULL);
     }
     if (e->ncapture) {
         /* Nothing below a captured edge is needed unless another input lies below it. */
@@ -543,6 +602,8 @@ tn_status tn_autograd_backward(tn_backward_args *a) {
         if (e->needed && e->deps == 0 && !e->queued) st = heap_push(&t, e);
     }
     tn_grad_mode_set(a->create_graph);
+    cb_queue callbacks = {NULL, &callbacks.head}, *outer_callbacks = current_callbacks;
+    current_callbacks = &callbacks;
     while (st == TN_OK && t.nheap) {
         entry *e = heap_pop(&t);
         tn_node *n = e->node;
@@ -553,6 +614,10 @@ tn_status tn_autograd_backward(tn_backward_args *a) {
             if (--c->deps == 0 && !c->queued) st = heap_push(&t, c);
         }
     }
+    /* upstream runs final callbacks once the graph task's nodes are done, only on success */
+    if (st == TN_OK) st = drain_callbacks(&callbacks, true);
+    drain_callbacks(&callbacks, false);
+    current_callbacks = outer_callbacks;
     tn_grad_mode_set(prev_mode);
     if (st == TN_OK && a->ninputs && !a->accumulate && !a->allow_unused)
         for (int i = 0; i < a->ninputs; i++)

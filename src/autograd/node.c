@@ -42,11 +42,35 @@ static void meta_free(tn_tensor *t) {
     if (m->grad_accumulator && m->grad_accumulator->variable == t) m->grad_accumulator->variable = NULL;
     tn_tensor_release(m->grad);
     tn_tensor_release(m->view_base);
+    for (tn_acc_hook *h = m->c_hooks, *nx; h; h = nx) { nx = h->next; free(h); }
     if (tn_autograd_cb.free_meta_py && (m->py_hooks || m->py_post_acc_hooks)) tn_autograd_cb.free_meta_py(m);
     free(m);
 }
 
 void tn_autograd_init(void) { tn_tensor_autograd_free = meta_free; }
+
+tn_status tn_autograd_add_acc_hook(tn_tensor *leaf, tn_acc_hook_fn fn, void *ctx, int64_t key) {
+    tn_autograd_meta *m = tn_autograd_meta_get(leaf);
+    tn_acc_hook *h = m ? calloc(1, sizeof *h) : NULL;
+    if (!h) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    h->fn = fn;
+    h->ctx = ctx;
+    h->key = key;
+    tn_acc_hook **p = &m->c_hooks;
+    while (*p) p = &(*p)->next;
+    *p = h;
+    return TN_OK;
+}
+
+void tn_autograd_remove_acc_hooks(tn_tensor *leaf, void *ctx) {
+    tn_autograd_meta *m = tn_autograd_meta_peek(leaf);
+    if (!m) return;
+    for (tn_acc_hook **p = &m->c_hooks; *p;) {
+        tn_acc_hook *h = *p;
+        if (h->ctx == ctx) { *p = h->next; free(h); }
+        else p = &h->next;
+    }
+}
 
 tn_autograd_meta *tn_autograd_meta_get(tn_tensor *t) {
     if (!t->autograd) {

@@ -638,7 +638,39 @@ static PyObject *f_current_node(PyObject *m, PyObject *u) {
     return tn_py_node_wrap(n);
 }
 
+/* _tn_queue_callback(fn): Engine.queue_callback — fn() runs when the current backward
+ * pass has run every node. */
+static tn_status run_py_callback(void *ctx) {
+    PyObject *r = PyObject_CallNoArgs((PyObject *)ctx);
+    if (!r) return TN_ERR_PYTHON;
+    Py_DECREF(r);
+    return TN_OK;
+}
+
+static void free_py_callback(void *ctx) { Py_DECREF((PyObject *)ctx); }
+
+static PyObject *f_queue_callback(PyObject *m, PyObject *fn) {
+    if (!PyCallable_Check(fn)) return PyErr_Format(PyExc_TypeError, "queue_callback expects a callable");
+    Py_INCREF(fn);
+    tn_status st = tn_autograd_queue_callback(run_py_callback, fn, free_py_callback);
+    if (st != TN_OK) return tn_py_raise(st);
+    Py_RETURN_NONE;
+}
+
+/* _tn_set_version(tensor, version): torch._C._autograd._unsafe_set_version_counter for
+ * one tensor (the counter lives on the storage, shared by its views, as upstream's). */
+static PyObject *f_set_version(PyObject *m, PyObject *args) {
+    PyObject *t;
+    long long v;
+    if (!PyArg_ParseTuple(args, "OL", &t, &v)) return NULL;
+    if (!tn_py_is_tensor(t)) return PyErr_Format(PyExc_TypeError, "expected a Tensor");
+    atomic_store(&tn_py_tensor_get(t)->storage->version, (long)v);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef autograd_functions[] = {
+    {"_tn_set_version", f_set_version, METH_VARARGS, NULL},
+    {"_tn_queue_callback", f_queue_callback, METH_O, NULL},
     {"_tn_run_backward", f_run_backward, METH_VARARGS, NULL},
     {"_tn_function_node", f_function_node, METH_VARARGS, NULL},
     {"_tn_function_next", f_function_next, METH_O, NULL},

@@ -10,6 +10,7 @@
 
 #include "dist/net.h"
 #include "dist/pg.h"
+#include "dist/reducer.h"
 #include "dist/store.h"
 
 /* ---- errors ------------------------------------------------------------------------- */
@@ -963,7 +964,299 @@ static PyObject *f_work_source(PyObject *m, PyObject *args) {
     return PyLong_FromLong(d->req ? d->src : -1);
 }
 
+/* ---- DDP's reducer (src/dist/reducer.c) ---------------------------------------------- */
+#define CAP_REDUCER "torchnative.dist.reducer"
+
+/* The binding's side of a reducer: the group capsule it borrows (kept alive here) and
+ * the Python communication hook, a pair (launch(bucket) -> handle, wait(handle) ->
+ * tensor) of functions that hold the Python Reducer weakly (no cycle through the
+ * capsule). */
+typedef struct {
+    tn_reducer *r;
+    PyObject *pg_cap;
+    PyObject *launch, *wait;
+} preducer;
+
+static void *gil_unlock(void) { return PyEval_SaveThread(); }
+static void gil_relock(void *t) { PyEval_RestoreThread(t); }
+
+static void reducer_del(PyObject *c) {
+    preducer *pr = PyCapsule_GetPointer(c, CAP_REDUCER);
+    if (!pr) return;
+    tn_reducer_free(pr->r);
+    Py_XDECREF(pr->pg_cap);
+    Py_XDECREF(pr->launch);
+    Py_XDECREF(pr->wait);
+    free(pr);
+}
+
+static preducer *get_reducer(PyObject *o) { return PyCapsule_GetPointer(o, CAP_REDUCER); }
+
+/* Python list of ints -> malloc'd int array (*n its length). */
+static int *int_list(PyObject *o, Py_ssize_t *n) {
+    PyObject *seq = PySequence_Tuple(o);
+    if (!seq) return NULL;
+    *n = PyTuple_Size(seq);
+    int *a = malloc(sizeof(int) * ((size_t)*n + 1));
+    if (!a) { Py_DECREF(seq); PyErr_NoMemory(); return NULL; }
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        long v = PyLong_AsLong(PyTuple_GetItem(seq, i));
+        if (v == -1 && PyErr_Occurred()) { free(a); Py_DECREF(seq); return NULL; }
+        a[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    return a;
+}
+
+/* reducer_new(pg_cap, params, bucket_indices, find_unused, gradient_as_bucket_view) */
+static PyObject *f_reducer_new(PyObject *m, PyObject *args) {
+    PyObject *pgc, *params, *buckets;
+    int find_unused, as_view;
+    if (!PyArg_ParseTuple(args, "OOOpp", &pgc, &params, &buckets, &find_unused, &as_view)) return NULL;
+    tn_pg *pg = get_pg(pgc);
+    if (!pg) return NULL;
+    PyObject *ps = PySequence_Tuple(params);
+    PyObject *bs = ps ? PySequence_Tuple(buckets) : NULL;
+    if (!bs) { Py_XDECREF(ps); return NULL; }
+    Py_ssize_t np = PyTuple_Size(ps), nb = PyTuple_Size(bs);
+    tn_tensor **pt = calloc((size_t)np + 1, sizeof *pt);
+    int *start = calloc((size_t)nb + 1, sizeof(int)), *idx = calloc((size_t)np + 1, sizeof(int));
+    PyObject *ret = NULL;
+    if (!pt || !start || !idx) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < np; i++) {
+        PyObject *o = PyTuple_GetItem(ps, i);
+        if (!tn_py_is_tensor(o)) { PyErr_SetString(PyExc_TypeError, "params must be tensors"); goto done; }
+        pt[i] = tn_py_tensor_get(o);
+    }
+    Py_ssize_t w = 0;
+    for (Py_ssize_t b = 0; b < nb; b++) {
+        Py_ssize_t k;
+        int *one = int_list(PyTuple_GetItem(bs, b), &k);
+        if (!one) goto done;
+        start[b] = (int)w;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (w >= np) { free(one); PyErr_SetString(PyExc_RuntimeError, "bucket_indices name more parameters than given"); goto done; }
+            idx[w++] = one[j];
+        }
+        free(one);
+    }
+    start[nb] = (int)w;
+    if (w != np) { PyErr_SetString(PyExc_RuntimeError, "bucket_indices must name every parameter exactly once"); goto done; }
+    preducer *pr = calloc(1, sizeof *pr);
+    if (!pr) { PyErr_NoMemory(); goto done; }
+    /* finalize runs as a plain engine callback: a failed bucket all-reduce surfaces as
+     * RuntimeError, the class upstream's reducer raises from gloo's failed future */
+    tn_reducer_host host = {gil_unlock, gil_relock, NULL};
+    tn_dist_clear();
+    tn_status st = tn_reducer_new(pg, (int)np, pt, (int)nb, start, idx, find_unused, as_view, &host, &pr->r);
+    if (st != TN_OK) { free(pr); dist_raise(st); goto done; }
+    Py_INCREF(pgc);
+    pr->pg_cap = pgc;
+    ret = PyCapsule_New(pr, CAP_REDUCER, reducer_del);
+    if (!ret) { tn_reducer_free(pr->r); Py_DECREF(pgc); free(pr); }
+done:
+    free(pt);
+    free(start);
+    free(idx);
+    Py_DECREF(ps);
+    Py_DECREF(bs);
+    return ret;
+}
+
+/* reducer_prepare(cap, outputs): prepare_for_backward */
+static PyObject *f_reducer_prepare(PyObject *m, PyObject *args) {
+    PyObject *cap, *outs;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &outs)) return NULL;
+    preducer *pr = get_reducer(cap);
+    if (!pr) return NULL;
+    PyObject *seq = PySequence_Tuple(outs);
+    if (!seq) return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    tn_tensor **ts = calloc((size_t)n + 1, sizeof *ts);
+    int k = 0;
+    if (!ts) { Py_DECREF(seq); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyTuple_GetItem(seq, i);
+        if (tn_py_is_tensor(o)) ts[k++] = tn_py_tensor_get(o);
+    }
+    tn_status st = tn_reducer_prepare_for_backward(pr->r, k, ts);
+    free(ts);
+    Py_DECREF(seq);
+    if (st != TN_OK) return tn_py_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_reducer_check(PyObject *m, PyObject *cap) {
+    preducer *pr = get_reducer(cap);
+    if (!pr) return NULL;
+    tn_status st = tn_reducer_check_finalized(pr->r);
+    if (st != TN_OK) return tn_py_raise(st);
+    Py_RETURN_NONE;
+}
+
+/* reducer_rebuild(cap, limits) -> bool: upstream's _rebuild_buckets */
+static PyObject *f_reducer_rebuild(PyObject *m, PyObject *args) {
+    PyObject *cap, *lims;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &lims)) return NULL;
+    preducer *pr = get_reducer(cap);
+    if (!pr) return NULL;
+    PyObject *t = PySequence_Tuple(lims);
+    if (!t) return NULL;
+    Py_ssize_t n = PyTuple_Size(t);
+    int64_t *l = malloc(sizeof(int64_t) * ((size_t)n + 1));
+    if (!l) { Py_DECREF(t); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) l[i] = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+    Py_DECREF(t);
+    if (PyErr_Occurred()) { free(l); return NULL; }
+    bool done = false;
+    tn_dist_clear();
+    tn_status st = tn_reducer_rebuild_buckets(pr->r, (int)n, l, &done);
+    free(l);
+    if (st != TN_OK) return dist_raise(st);
+    return PyBool_FromLong(done);
+}
+
+/* reducer_hook(cap, index): the hook of one parameter, as DDP's _autograd_hook calls it */
+static PyObject *f_reducer_hook(PyObject *m, PyObject *args) {
+    PyObject *cap;
+    int i;
+    if (!PyArg_ParseTuple(args, "Oi", &cap, &i)) return NULL;
+    preducer *pr = get_reducer(cap);
+    if (!pr) return NULL;
+    tn_dist_clear();
+    tn_status st = tn_reducer_autograd_hook(pr->r, i, true);
+    if (st != TN_OK) return st == TN_ERR_PYTHON ? NULL : dist_raise(st);
+    Py_RETURN_NONE;
+}
+
+static tn_status py_comm_launch(void *ctx, tn_reducer *r, int b, void **handle) {
+    preducer *pr = ctx;
+    PyObject *h = PyObject_CallFunction(pr->launch, "i", b);
+    if (!h) return TN_ERR_PYTHON;
+    *handle = h;
+    return TN_OK;
+}
+
+static tn_status py_comm_wait(void *ctx, void *handle, tn_tensor **out) {
+    preducer *pr = ctx;
+    PyObject *h = handle;
+    PyObject *t = PyObject_CallFunctionObjArgs(pr->wait, h, NULL);
+    Py_DECREF(h);
+    if (!t) return TN_ERR_PYTHON;
+    if (!tn_py_is_tensor(t)) {
+        Py_DECREF(t);
+        PyErr_SetString(PyExc_RuntimeError, "the communication hook's future must hold a tensor");
+        return TN_ERR_PYTHON;
+    }
+    *out = tn_py_tensor_get(t);
+    tn_tensor_retain(*out);
+    Py_DECREF(t);
+    return TN_OK;
+}
+
+static void py_comm_free(void *ctx, void *handle) { Py_XDECREF((PyObject *)handle); }
+
+/* reducer_set_comm(cap, builtin) or reducer_set_comm(cap, 0, launch, wait) */
+static PyObject *f_reducer_set_comm(PyObject *m, PyObject *args) {
+    PyObject *cap, *launch = NULL, *wait = NULL;
+    int builtin;
+    if (!PyArg_ParseTuple(args, "Oi|OO", &cap, &builtin, &launch, &wait)) return NULL;
+    preducer *pr = get_reducer(cap);
+    if (!pr) return NULL;
+    tn_status st;
+    if (launch) {
+        tn_reducer_comm c = {py_comm_launch, py_comm_wait, py_comm_free, pr};
+        st = tn_reducer_set_comm(pr->r, 0, &c);
+        if (st == TN_OK) {
+            Py_INCREF(launch);
+            Py_INCREF(wait);
+            pr->launch = launch;
+            pr->wait = wait;
+        }
+    } else {
+        st = tn_reducer_set_comm(pr->r, builtin, NULL);
+    }
+    if (st != TN_OK) return tn_py_raise(st);
+    Py_RETURN_NONE;
+}
+
+/* reducer_bucket(cap, b) -> (buffer, [views], [param indices], nbuckets) */
+static PyObject *f_reducer_bucket(PyObject *m, PyObject *args) {
+    PyObject *cap;
+    int b;
+    if (!PyArg_ParseTuple(args, "Oi", &cap, &b)) return NULL;
+    preducer *pr = get_reducer(cap);
+    if (!pr) return NULL;
+    int nb = tn_reducer_num_buckets(pr->r);
+    if (b < 0 || b >= nb) return PyErr_Format(PyExc_IndexError, "bucket %d out of range", b);
+    int nv;
+    const int *vars;
+    tn_tensor *contents;
+    tn_tensor *const *views;
+    tn_reducer_bucket(pr->r, b, &nv, &vars, &contents, &views);
+    PyObject *vl = PyList_New(nv), *il = PyList_New(nv);
+    if (!vl || !il) { Py_XDECREF(vl); Py_XDECREF(il); return NULL; }
+    for (int k = 0; k < nv; k++) {
+        tn_tensor_retain(views[k]);
+        PyList_SetItem(vl, k, tn_py_tensor_wrap(views[k]));
+        PyList_SetItem(il, k, PyLong_FromLong(vars[k]));
+    }
+    tn_tensor_retain(contents);
+    return Py_BuildValue("(NNNi)", tn_py_tensor_wrap(contents), vl, il, nb);
+}
+
+/* bucket_assignment(nbytes, keys, sparse, limits, sort) -> ([[idx...]...], [limit...]) */
+static PyObject *f_bucket_assignment(PyObject *m, PyObject *args) {
+    PyObject *nbo, *ko, *so, *lo;
+    int sort;
+    if (!PyArg_ParseTuple(args, "OOOOp", &nbo, &ko, &so, &lo, &sort)) return NULL;
+    PyObject *nbs = PySequence_Tuple(nbo), *ks = PySequence_Tuple(ko),
+             *ss = PySequence_Tuple(so), *ls = PySequence_Tuple(lo);
+    PyObject *ret = NULL;
+    int64_t *nbytes = NULL, *limits = NULL, *blim = NULL;
+    int32_t *keys = NULL;
+    uint8_t *sparse = NULL;
+    int *bstart = NULL, *bidx = NULL, nb = 0;
+    if (!nbs || !ks || !ss || !ls) goto done;
+    Py_ssize_t n = PyTuple_Size(nbs), nl = PyTuple_Size(ls);
+    nbytes = malloc(sizeof *nbytes * ((size_t)n + 1));
+    keys = malloc(sizeof *keys * ((size_t)n + 1));
+    sparse = calloc((size_t)n + 1, 1);
+    limits = malloc(sizeof *limits * ((size_t)nl + 1));
+    if (!nbytes || !keys || !sparse || !limits) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        nbytes[i] = PyLong_AsLongLong(PyTuple_GetItem(nbs, i));
+        keys[i] = (int32_t)PyLong_AsLong(PyTuple_GetItem(ks, i));
+        sparse[i] = i < PyTuple_Size(ss) && PyObject_IsTrue(PyTuple_GetItem(ss, i)) == 1;
+    }
+    for (Py_ssize_t i = 0; i < nl; i++) limits[i] = PyLong_AsLongLong(PyTuple_GetItem(ls, i));
+    if (PyErr_Occurred()) goto done;
+    tn_status st = tn_bucket_assignment((int)n, nbytes, keys, sparse, (int)nl, limits, sort, &nb, &bstart, &bidx, &blim);
+    if (st != TN_OK) { tn_py_raise(st); goto done; }
+    PyObject *bl = PyList_New(nb), *ll = PyList_New(nb);
+    if (!bl || !ll) { Py_XDECREF(bl); Py_XDECREF(ll); goto done; }
+    for (int b = 0; b < nb; b++) {
+        PyObject *one = PyList_New(bstart[b + 1] - bstart[b]);
+        for (int k = bstart[b]; one && k < bstart[b + 1]; k++) PyList_SetItem(one, k - bstart[b], PyLong_FromLong(bidx[k]));
+        PyList_SetItem(bl, b, one);
+        PyList_SetItem(ll, b, PyLong_FromLongLong(blim[b]));
+    }
+    ret = Py_BuildValue("(NN)", bl, ll);
+done:
+    Py_XDECREF(nbs); Py_XDECREF(ks); Py_XDECREF(ss); Py_XDECREF(ls);
+    free(nbytes); free(keys); free(sparse); free(limits); free(bstart); free(bidx); free(blim);
+    return ret;
+}
+
 static PyMethodDef dist_methods[] = {
+    {"reducer_new", f_reducer_new, METH_VARARGS, NULL},
+    {"reducer_prepare", f_reducer_prepare, METH_VARARGS, NULL},
+    {"reducer_check", f_reducer_check, METH_O, NULL},
+    {"reducer_rebuild", f_reducer_rebuild, METH_VARARGS, NULL},
+    {"reducer_hook", f_reducer_hook, METH_VARARGS, NULL},
+    {"reducer_set_comm", f_reducer_set_comm, METH_VARARGS, NULL},
+    {"reducer_bucket", f_reducer_bucket, METH_VARARGS, NULL},
+    {"bucket_assignment", f_bucket_assignment, METH_VARARGS, NULL},
     {"server_start", f_server_start, METH_VARARGS, NULL},
     {"client_connect", f_client_connect, METH_VARARGS, NULL},
     {"wait_workers", f_wait_workers, METH_VARARGS, NULL},

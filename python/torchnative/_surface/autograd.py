@@ -231,7 +231,8 @@ class _ImperativeEngine:
                                   inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
 
     def queue_callback(self, cb):
-        raise NotImplementedError("torch._C._ImperativeEngine.queue_callback is not implemented by torchnative")
+        # runs cb() once the backward pass running on this thread has run every node
+        return _Cm()._tn_queue_callback(cb)
 
     def is_checkpoint_valid(self):
         return True
@@ -464,4 +465,15 @@ returning(A, "_clear_callbacks _set_empty_test_observer _kineto_step _add_metada
 refuse(A, """_disable_profiler _disable_profiler_legacy _enable_profiler _enable_profiler_legacy
 _enable_record_function _get_creation_meta _get_data_attr _get_sequence_nr
 _prepare_profiler _profiler_type _record_function_with_args_enter _record_function_with_args_exit
-_set_creation_meta _unsafe_set_version_counter""")
+_set_creation_meta""")
+
+
+@real(A, reason="sets the storage's version counter (shared by its views, as upstream)")
+def _unsafe_set_version_counter(tensors, versions):
+    torch = _torch()
+    if isinstance(tensors, torch.Tensor):
+        tensors, versions = (tensors,), (versions,)
+    if len(tensors) != len(versions):
+        raise RuntimeError(f"tensors and versions must have the same length ({len(tensors)} vs {len(versions)})")
+    for t, v in zip(tensors, versions):
+        _Cm()._tn_set_version(t, int(v))

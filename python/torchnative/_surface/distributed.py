@@ -7,7 +7,8 @@ src/dist: upstream's wire protocol and file format), the enums (ReduceOp.RedOpTy
 ProcessGroup.BackendType, DebugLevel, OpType ...), option classes, _DistError family,
 process-group registry, and ProcessGroupGloo: the gloo backend implemented in C (a TCP
 mesh between the ranks, collectives in src/dist/coll.c; docs/DISTRIBUTED.md). Its
-presence makes upstream report gloo as available. Refused: Reducer/Logger (DDP).
+presence makes upstream report gloo as available. DDP's Reducer is C too
+(src/dist/reducer.c); Logger, GradBucket and the DDP helpers are Python here.
 ProcessGroupNCCL/UCC/MPI stay absent: upstream imports each in its own try/except and
 presence means "available".
 """
@@ -1371,6 +1372,327 @@ class ProcessGroupGloo(Backend):
         return self.recv(tensors, -1, tag)
 
 
+# ---- DistributedDataParallel: the reducer (C: src/dist/reducer.c) and its helpers -------
+def _gloo_cap(process_group):
+    """The C group behind a ProcessGroup whose CPU backend is our gloo (unwrapping the
+    TORCH_DISTRIBUTED_DEBUG=DETAIL wrapper), or a refusal naming what it got."""
+    b = process_group
+    if isinstance(b, ProcessGroup):
+        try:
+            b = b._get_backend("cpu")
+        except RuntimeError:
+            b = b._backends.get(b._default_backend)
+    if isinstance(b, _ProcessGroupWrapper):
+        b = b.wrapped_pg
+    if isinstance(b, ProcessGroupGloo):
+        return b._live()
+    raise NotImplementedError("DistributedDataParallel over a process group whose backend is "
+                              f"{type(b).__name__} (not torchnative's gloo) is not implemented by torchnative")
+
+
+def _refuse_reducer(what):
+    def method(self, *args, **kwargs):
+        raise NotImplementedError(f"torch._C._distributed_c10d.Reducer.{what} is not implemented by torchnative")
+    method.__name__ = what
+    return method
+
+
+class GradBucket:
+    """One bucket as a communication hook sees it (upstream's c10d::GradBucket)."""
+
+    def __init__(self, index, bucket_count, buffer, gradients, parameters):
+        self._index, self._count = index, bucket_count
+        self._buffer, self._gradients, self._parameters = buffer, gradients, parameters
+
+    def index(self):
+        return self._index
+
+    def buffer(self):
+        return self._buffer
+
+    def gradients(self):
+        return list(self._gradients)
+
+    def parameters(self):
+        return list(self._parameters)
+
+    def is_last(self):
+        return self._index == self._count - 1
+
+    def set_buffer(self, buffer):
+        self._buffer = buffer
+
+
+add(D, "GradBucket", GradBucket, "real", "bucket view handed to DDP communication hooks")
+
+
+def _hook_launch(ref, bucket):
+    red = ref()
+    buf, views, idx, count = _native().reducer_bucket(red._cap, bucket)
+    gb = GradBucket(bucket, count, buf, views, [red._params[i] for i in idx])
+    fut = red._comm_hook(red._comm_state, gb)
+    if not hasattr(fut, "wait"):
+        raise RuntimeError("A DDP communication hook must return a torch.futures.Future, got "
+                           f"{type(fut).__name__}")
+    return fut
+
+
+def _hook_wait(fut):
+    v = fut.wait()
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            raise RuntimeError("the communication hook's future must hold one tensor")
+        v = v[0]
+    return v
+
+
+class Reducer:
+    """upstream's c10d::Reducer: the buckets, hooks, all-reduce and write-back are C
+    (src/dist/reducer.c); this class parses upstream's arguments and refuses by name
+    what is not built (static graph, sparse gradients, join, mixed precision)."""
+
+    def __init__(self, params, bucket_indices, per_bucket_size_limits, process_group,
+                 expect_sparse_gradients=(), bucket_bytes_cap=25 * 1024 * 1024,
+                 find_unused_parameters=False, gradient_as_bucket_view=False,
+                 param_to_name_mapping=None, first_bucket_bytes_cap=1048576,
+                 skip_all_reduce_unused_params=False, use_python_reducer=False,
+                 bucket_size_limits_for_rebuilding=(), batched_grad_copy=False):
+        if any(expect_sparse_gradients or ()):
+            raise NotImplementedError("DistributedDataParallel with sparse gradients is not implemented by torchnative")
+        if skip_all_reduce_unused_params:
+            raise NotImplementedError("DistributedDataParallel(skip_all_reduce_unused_params=True) is not "
+                                      "implemented by torchnative")
+        self._params = list(params)
+        self._pg = process_group
+        self._cap = _native().reducer_new(_gloo_cap(process_group), self._params,
+                                          [list(b) for b in bucket_indices], bool(find_unused_parameters),
+                                          bool(gradient_as_bucket_view))
+        self._bucket_indices = [list(b) for b in bucket_indices]
+        self._find_unused = bool(find_unused_parameters)
+        self._rebuild_limits = [int(x) for x in bucket_size_limits_for_rebuilding] or \
+            [int(first_bucket_bytes_cap), int(bucket_bytes_cap)]
+        self._logger = None
+        self._iterations = 0
+        self._comm_hook = self._comm_state = None
+
+    def prepare_for_forward(self):
+        self._iterations += 1
+
+    def prepare_for_backward(self, outputs):
+        import torch
+        if isinstance(outputs, torch.Tensor):
+            outputs = [outputs]
+        _native().reducer_prepare(self._cap, list(outputs))
+
+    def _rebuild_buckets(self):
+        # upstream's: check that the previous iteration finished its reduction, then,
+        # once, rebuild the buckets in the order the first iteration's gradients came
+        # (DDP's first iteration runs with a single bucket unless find_unused is set)
+        return _native().reducer_rebuild(self._cap, self._rebuild_limits)
+
+    def _check_reducer_finalized(self):
+        _native().reducer_check(self._cap)
+
+    def _autograd_hook(self, index):
+        _native().reducer_hook(self._cap, int(index))
+
+    def set_logger(self, logger):
+        import weakref
+        self._logger = weakref.ref(logger)
+
+    def _set_ddp_runtime_logging_sample_rate(self, rate):
+        self._sample_rate = int(rate)
+
+    def _register_comm_hook(self, state, hook):
+        import weakref
+        import functools
+        self._comm_hook, self._comm_state = hook, state
+        _native().reducer_set_comm(self._cap, 0, functools.partial(_hook_launch, weakref.ref(self)), _hook_wait)
+
+    def _register_builtin_comm_hook(self, comm_hook_type):
+        _native().reducer_set_comm(self._cap, int(comm_hook_type))
+
+    def _get_bucket_indices(self):
+        out = []
+        for b in range(_native().reducer_bucket(self._cap, 0)[3]):
+            out.append(list(_native().reducer_bucket(self._cap, b)[2]))
+        return out
+
+    _set_static_graph = _refuse_reducer("_set_static_graph (DistributedDataParallel(static_graph=True))")
+    _delay_all_reduce = _refuse_reducer("_delay_all_reduce (static graph)")
+    _push_all_rebuilt_params = _refuse_reducer("_push_all_rebuilt_params (static graph)")
+    _set_forward_pass_work_handle = _refuse_reducer("_set_forward_pass_work_handle (DDP join)")
+    _set_mixed_precision_param_dtype = _refuse_reducer("_set_mixed_precision_param_dtype (DDP mixed_precision)")
+    _set_optimizer_in_backward = _refuse_reducer("_set_optimizer_in_backward")
+    _install_post_backward_futures = _refuse_reducer("_install_post_backward_futures")
+    _get_zeros_like_grad_buckets = _refuse_reducer("_get_zeros_like_grad_buckets (DDP join)")
+    _run_comm_hook = _refuse_reducer("_run_comm_hook (DDP join)")
+    _get_local_used_map = _refuse_reducer("_get_local_used_map (DDP join)")
+    _set_sparse_metadata = _refuse_reducer("_set_sparse_metadata")
+    _update_process_group = _refuse_reducer("_update_process_group")
+    _remove_autograd_hooks = _refuse_reducer("_remove_autograd_hooks")
+    _reset_state = _refuse_reducer("_reset_state")
+    _set_grads_to_none = _refuse_reducer("_set_grads_to_none")
+
+
+add(D, "Reducer", Reducer, "real", "DDP's reducer: buckets, hooks and all-reduce in C (src/dist/reducer.c)")
+
+
+class DDPLoggingData:
+    def __init__(self):
+        self.strs_map, self.ints_map = {}, {}
+
+
+add(D, "DDPLoggingData", DDPLoggingData, "real", "logging record (string and int maps)")
+
+
+class Logger:
+    """upstream's c10d::Logger: keeps DDP's construction and runtime data (no logging
+    sink); set_error_and_log records the error DDP then raises."""
+
+    def __init__(self, reducer):
+        self._reducer = reducer
+        self._data = DDPLoggingData()
+
+    def set_construction_data_and_log(self, module_name, device_ids, output_device, broadcast_buffers,
+                                      has_sync_bn, static_graph):
+        r = self._reducer
+        self._data.strs_map.update(module_name=module_name, backend_name=r._pg.name() if hasattr(r._pg, "name")
+                                   else "gloo", device_ids=str(device_ids), comm_hook="builtin_allreduce")
+        self._data.ints_map.update(world_size=r._pg.size(), rank=r._pg.rank(), output_device=output_device,
+                                   broadcast_buffers=int(bool(broadcast_buffers)), has_sync_bn=int(bool(has_sync_bn)),
+                                   static_graph=int(bool(static_graph)),
+                                   find_unused_parameters=int(r._find_unused), num_buckets=len(r._bucket_indices),
+                                   iteration=0)
+
+    def set_runtime_stats_and_log(self):
+        self._data.ints_map["iteration"] = self._reducer._iterations
+
+    def set_error_and_log(self, error):
+        self._data.strs_map["error"] = str(error)
+
+    def _get_ddp_logging_data(self):
+        d = DDPLoggingData()
+        d.strs_map, d.ints_map = dict(self._data.strs_map), dict(self._data.ints_map)
+        return d
+
+    def _set_comm_hook_name(self, name):
+        self._data.strs_map["comm_hook"] = str(name)
+
+    def _set_uneven_input_join(self):
+        self._data.ints_map["join_uneven_inputs"] = 1
+
+    def _set_static_graph(self):
+        self._data.ints_map["static_graph"] = 1
+
+
+add(D, "Logger", Logger, "real", "DDP logging data (no sink)")
+
+
+@real(D)
+def _compute_bucket_assignment_by_size(tensors, bucket_size_limits, expect_sparse_gradient=(),
+                                       tensor_indices=()):
+    """upstream's assignment (C: tn_bucket_assignment): per (dtype, device) buckets closed
+    at each size limit in turn, sparse gradients alone, sorted by smallest index unless
+    tensor_indices give the gradient-ready order."""
+    tensors = list(tensors)
+    idx = list(tensor_indices) if tensor_indices else list(range(len(tensors)))
+    sparse = list(expect_sparse_gradient or ())
+    keys = []
+    for t in tensors:
+        k = (t.dtype, str(t.device))
+        keys.append(k)
+    ids = {}
+    key_ids = [ids.setdefault(k, len(ids)) for k in keys]
+    sp = [bool(sparse[i]) if i < len(sparse) else False for i in idx]
+    buckets, limits = _native().bucket_assignment([t.numel() * t.element_size() for t in tensors], key_ids, sp,
+                                                  [int(x) for x in bucket_size_limits], not tensor_indices)
+    # a sparse gradient's own bucket has no limit: upstream reports 0 (measured)
+    return [[idx[i] for i in b] for b in buckets], [0 if x < 0 else x for x in limits]
+
+
+@real(D)
+def _register_comm_hook(reducer, state, comm_hook):
+    reducer._register_comm_hook(state, comm_hook)
+
+
+@real(D)
+def _register_builtin_comm_hook(reducer, comm_hook_type):
+    reducer._register_builtin_comm_hook(comm_hook_type)
+
+
+@real(D)
+def _broadcast_coalesced(process_group, tensors, buffer_size, src=0):
+    """Broadcasts tensors from src in flat buffers of one dtype and at most about
+    buffer_size bytes (upstream's take_tensors grouping), then copies them back."""
+    import torch
+    groups, open_ = [], {}
+    for t in tensors:
+        g = open_.setdefault(t.dtype, [[], 0])
+        g[0].append(t)
+        g[1] += t.numel() * t.element_size()
+        if g[1] >= buffer_size:
+            groups.append(g[0])
+            del open_[t.dtype]
+    groups += [g[0] for g in open_.values()]
+    opts = _opt("BroadcastOptions")
+    opts.rootRank = int(src)
+    opts.asyncOp = False
+    with torch.no_grad():
+        for g in groups:
+            flat = torch.cat([t.detach().reshape(-1) for t in g])
+            process_group.broadcast([flat], opts).wait()
+            off = 0
+            for t in g:
+                n = t.numel()
+                t.detach().copy_(flat[off:off + n].view_as(t))
+                off += n
+
+
+@real(D)
+def _verify_params_across_processes(process_group, params, logger=None):
+    """upstream's verify_params_across_processes: every rank must hold the same number of
+    parameters (all-gathered) and, parameter by parameter, rank 0's sizes and strides
+    (broadcast); otherwise RuntimeError with upstream's text."""
+    import torch
+
+    def fail(msg):
+        if logger is not None:
+            lg = logger() if callable(logger) and not isinstance(logger, Logger) else logger
+            if isinstance(lg, Logger):
+                lg.set_error_and_log(msg)
+        raise RuntimeError(msg)
+    params = list(params)
+    n = process_group.size()
+    mine = torch.tensor([len(params)], dtype=torch.int64)
+    outs = [torch.empty_like(mine) for _ in range(n)]
+    process_group.allgather([outs], [mine]).wait()
+    for i, o in enumerate(outs):
+        if int(o[0]) != len(params):
+            fail(f"DDP expects same model across all ranks, but Rank {process_group.rank()} has {len(params)} "
+                 f"params, while rank {i} has inconsistent {int(o[0])} params.")
+    meta = []
+    for t in params:
+        meta += list(t.shape) + list(t.stride())
+    control = torch.tensor(meta, dtype=torch.int64)
+    opts = _opt("BroadcastOptions")
+    opts.rootRank = 0
+    process_group.broadcast([control], opts).wait()
+    control = control.tolist()
+    i = 0
+    for p, t in enumerate(params):
+        for sz in t.shape:
+            if sz != control[i]:
+                fail(f"[{process_group.rank()}]: params[{p}] in this process with sizes {list(t.shape)} appears "
+                     "not to match sizes of the same param in process 0.")
+            i += 1
+        for st in t.stride():
+            if st != control[i]:
+                fail(f"params[{p}] in this process with sizes {list(t.shape)} appears not to match strides of "
+                     "the same param in process 0.")
+            i += 1
+
+
 _OP_CODES = {n: i for i, n in enumerate(
     "broadcast allreduce allreduce_coalesced reduce allgather _allgather_base allgather_coalesced gather "
     "scatter reduce_scatter alltoall_base alltoall send recv recv_anysource barrier _reduce_scatter_base".split())}
@@ -1526,10 +1848,9 @@ returning(D, "_set_global_rank _set_thread_isolation_mode _register_work", None,
 returning(D, "_get_work_registry_size", 0, "no work is registered", status="real")
 returning(D, "_get_handler_names", [], "no debug handlers", status="real")
 
-refuse(D, """_broadcast_coalesced _compute_bucket_assignment_by_size _register_builtin_comm_hook
-_register_comm_hook _test_python_store _verify_params_across_processes _create_work_from_future
+refuse(D, """_test_python_store _create_work_from_future
 _detect_dma_connectivity _dump_fr_trace _dump_fr_trace_json _get_handler _register_handler""")
-refuse(D, """GradBucket Logger Reducer DDPLoggingData _ControlCollectives _StoreCollectives
+refuse(D, """_ControlCollectives _StoreCollectives
 _SymmetricMemory _WorkerServer PythonCallbackWork WorkInfo _DMAConnectivity
 _Request _Response""", kind="type")
 
