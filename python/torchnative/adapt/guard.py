@@ -9,9 +9,9 @@ class CollapseGuard:
     """Detects collapse of an adapting classifier from its logits (N, C).
 
     Two signals, each an exponential moving average over batches (momentum 0.9, SAR's):
-    - diversity: entropy of the averaged predicted distribution divided by ln C (1 when
-      every class is predicted equally often, 0 when one class takes everything);
-      collapse when it falls below `min_diversity`;
+    - diversity: entropy of the histogram of predicted classes (argmax) divided by ln C
+      (1 when every class is predicted equally often, 0 when one class takes every
+      prediction); collapse when it falls below `min_diversity`;
     - entropy: mean per-sample entropy (nats); collapse when it falls below `min_entropy`
       (None: not used; SAR's recovery uses 0.2 on its own filtered loss, see methods.SAR).
     Judged only after `warmup` batches. reset() forgets the averages."""
@@ -39,7 +39,7 @@ class CollapseGuard:
             lg = logits.detach().float()
             p = lg.softmax(1)
             ent = float(-(p * lg.log_softmax(1)).sum(1).mean())
-            marg = p.mean(0)
+            marg = (lg.argmax(1).unsqueeze(1) == torch.arange(lg.shape[1])).float().mean(0)
         m = self.momentum
         self.marginal = marg if self.marginal is None else m * self.marginal + (1 - m) * marg
         self.entropy = ent if self.entropy is None else m * self.entropy + (1 - m) * ent
