@@ -122,8 +122,8 @@ class Delta:
 # ---- base identity ----------------------------------------------------------------------
 def hash_tensors(named):
     """blake2b-256 over (name, dtype, shape, raw bytes) of every tensor, in name order: the
-    identity of a base model. ~1 GB/s; a 135M-parameter float32 model takes about half a
-    second, computed once per wrapper."""
+    identity of a base model. Computed once per wrapper, on its first save, load or
+    hand-off (512 MiB took 5.5 s on the shared, loaded 2-vCPU host of docs/ADAPT.md)."""
     h = hashlib.blake2b(digest_size=32)
     for name in sorted(named):
         t = named[name]
