@@ -63,6 +63,11 @@ TIER_INDEPENDENT_FILES = {
     "test_training.py": "end-to-end digits training; ops and gradients compared per tier elsewhere",
     "test_lora.py": "end-to-end LoRA on SmolLM2; ops and gradients compared per tier elsewhere",
     "test_trainer.py": "end-to-end Trainer run; ops and gradients compared per tier elsewhere",
+    # torchnative.adapt: Python over the public API; its delta semantics do not depend on a
+    # kernel, and the methods' numerics use operators compared per tier by test_ops.py and
+    # test_autograd_grads.py
+    "test_adapt.py": "delta, lifetime and guard semantics in Python; no kernel-specific path",
+    "test_adapt_methods.py": "end-to-end adaptation runs; ops and gradients compared per tier elsewhere",
 }
 
 
