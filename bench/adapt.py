@@ -20,8 +20,9 @@ Sections:
   speed       ms per Tent step on the digits CNN at batch 64 (fresh processes, upstream and
               torchnative alternating, pair 0 a validated warm-up); switching two users'
               LoRA deltas on SmolLM2 (us per switch, both sides); bytes per delta.
-Writes bench/results/adapt.md and adapt.json; the corrupted sets and trained weights are
-cached in build/data/adapt/."""
+Writes bench/results/adapt-<section>.md / .json as each section ends, and
+bench/results/adapt.md joining the latest of every section; the corrupted sets and trained
+weights are cached in build/data/adapt/."""
 import argparse
 import json
 import math
@@ -33,6 +34,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))  # torchnative.adapt, on either torch
 CACHE = os.path.join(ROOT, "build", "data", "adapt")
 SIDES = {"upstream": os.path.join(ROOT, ".venv-ref", "bin", "python"),
          "torchnative": os.path.join(ROOT, ".venv", "bin", "python")}
@@ -479,25 +481,27 @@ def main():
     ap.add_argument("--tlm-seq", type=int, default=128)
     ap.add_argument("--tlm-lr", type=float, default=5e-5)
     a = ap.parse_args()
-    md = ["# Test-time adaptation benchmark", "",
-          f"`.venv/bin/python bench/adapt.py {' '.join(sys.argv[1:])}`".replace("  ", " "),
-          f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})"]
-    res = {}
-    t0 = time.perf_counter()
-    only = a.only.split(",")
-    if "corruption" in only:
-        section_corruption(a, md, res)
-    if "tlm" in only:
-        section_tlm(a, md, res)
-    if "speed" in only:
-        section_speed(a, md, res)
-    md.append(f"\nTotal {time.perf_counter() - t0:.0f} s.")
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    cmd = f"`.venv/bin/python bench/adapt.py {' '.join(sys.argv[1:])}`".replace("  ", " ")
+    for sec, fn in (("corruption", section_corruption), ("tlm", section_tlm), ("speed", section_speed)):
+        if sec not in a.only.split(","):
+            continue
+        md, res, t0 = [], {}, time.perf_counter()
+        fn(a, md, res)
+        md.insert(0, f"\n## {sec} ({cmd}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+                     f"{time.perf_counter() - t0:.0f} s)")
+        with open(os.path.join(HERE, "results", f"adapt-{sec}.md"), "w") as f:
+            f.write("\n".join(md) + "\n")
+        with open(os.path.join(HERE, "results", f"adapt-{sec}.json"), "w") as f:
+            json.dump(res, f, indent=1)
+        print("\n".join(md), flush=True)
+    parts = ["# Test-time adaptation benchmark"]
+    for sec in ("corruption", "tlm", "speed"):
+        p = os.path.join(HERE, "results", f"adapt-{sec}.md")
+        if os.path.exists(p):
+            parts.append(open(p).read())
     with open(os.path.join(HERE, "results", "adapt.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    with open(os.path.join(HERE, "results", "adapt.json"), "w") as f:
-        json.dump(res, f, indent=1)
-    print("\n".join(md))
+        f.write("\n".join(parts))
 
 
 if __name__ == "__main__":
