@@ -381,6 +381,22 @@ def err_second_backward(torch):
 
 
 @scenario
+def batchnorm_twice_before_backward(torch):
+    # Two training forwards through one BatchNorm, one backward: the running statistics
+    # the first forward saved are updated by the second, and upstream leaves their version
+    # counters alone (TTT's two heads, SAM's two passes, joint training)
+    torch.manual_seed(0)
+    bn = torch.nn.BatchNorm2d(3)
+    bn.train()
+    x = torch.randn(4, 3, 2, 2, requires_grad=True)
+    v0 = bn.running_mean._version
+    loss = bn(x).pow(2).sum() + bn(x * 2).sum()
+    loss.backward()
+    return {"grad": lst(x.grad), "w": lst(bn.weight.grad), "version_moved": bn.running_mean._version - v0,
+            "rm": lst(bn.running_mean)}
+
+
+@scenario
 def err_saved_modified(torch):
     x = torch.ones(3, requires_grad=True)
     y = x * 2

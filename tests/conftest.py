@@ -66,6 +66,11 @@ TIER_INDEPENDENT_FILES = {
     # DDP: orchestrates 2-3 rank processes; the reducer is plain C loops and door calls
     # (copy_, div_) whose kernels test_ops.py compares per tier; ~3.5 min at host tier
     "test_ddp.py": "DDP across processes: the reducer (src/dist) has no ISA variant",
+    # torchnative.adapt: Python over the public API; its delta semantics do not depend on a
+    # kernel, and the methods' numerics use operators compared per tier by test_ops.py and
+    # test_autograd_grads.py
+    "test_adapt.py": "delta, lifetime and guard semantics in Python; no kernel-specific path",
+    "test_adapt_methods.py": "end-to-end adaptation runs; ops and gradients compared per tier elsewhere",
 }
 
 

@@ -56,6 +56,11 @@ PROBES = {
     # transformers' StaticCache builds torch.tensor(0, dtype=int)
     "factory_python_type_dtypes": "[str(f().dtype) for f in (lambda: torch.tensor(0, dtype=int), lambda: torch.tensor(1, dtype=float), lambda: torch.tensor(1, dtype=bool), lambda: torch.tensor(1, dtype=complex), lambda: torch.asarray([1], dtype=float), lambda: torch.frombuffer(bytearray(8), dtype=int))]",
     "factory_bad_dtype_error": "torch.tensor(0, dtype=str)",
+    # Tensor[] results are tuples from the generated bindings (x[torch.where(c)] indexes
+    # element-wise with a tuple; a list would be one advanced index) and lists from torch.ops
+    "tensorlist_results_are_tuples": "[type(r).__name__ for r in (torch.where(torch.tensor([True, False])), torch.split(torch.arange(4), 2), torch.arange(4).chunk(2), torch.unbind(torch.ones(2, 2)), torch.ones(2, 2).unbind(1), torch.tensor([1, 0]).nonzero(as_tuple=True))]",
+    "where_as_index": "(lambda x: x[torch.where(x > 1)].tolist())(torch.tensor([[0, 2], [3, 1]]))",
+    "torch_ops_tensorlist_is_list": "type(torch.ops.aten.split.Tensor(torch.arange(4), 2)).__name__",
 }
 
 RUNNER = r"""

@@ -21,17 +21,21 @@ static const char *const ns_public_module[TN_NS_COUNT] = {
 
 /* ---- results ------------------------------------------------------------------------- */
 
-/* Converts one result value to Python, consuming what it owns. */
-static PyObject *wrap_value(tn_value *v) {
+/* Converts one result value to Python, consuming what it owns. A Tensor[] result is a
+ * tuple when `tuples` (upstream's generated bindings: torch.where(c), torch.split, unbind
+ * return tuples, and code indexes with them: x[torch.where(c)]) and a list otherwise
+ * (upstream's torch.ops entry points return lists). */
+static PyObject *wrap_value(tn_value *v, int tuples) {
     switch (v->tag) {
     case TN_V_TENSOR: return tn_py_tensor_wrap(v->u.t);
     case TN_V_TENSORLIST: {
-        PyObject *l = PyList_New(v->u.tlist.n);
+        PyObject *l = tuples ? PyTuple_New(v->u.tlist.n) : PyList_New(v->u.tlist.n);
         for (int64_t i = 0; i < v->u.tlist.n; i++) {
             tn_tensor *t = v->u.tlist.data[i];
             PyObject *o = l ? tn_py_tensor_wrap(t) : NULL;
             if (!l) tn_tensor_release(t);
             else if (!o) { Py_DECREF(l); l = NULL; }
+            else if (tuples) PyTuple_SetItem(l, i, o);
             else PyList_SetItem(l, i, o);
         }
         free((void *)v->u.tlist.data);
@@ -59,17 +63,18 @@ static void release_from(tn_value *r, int from, int n) {
     for (int i = from; i < n; i++) tn_value_release(&r[i]);
 }
 
-/* Wraps the door's results for op: one value, a named tuple, or a plain tuple. */
-static PyObject *wrap_results(int op, tn_value *rets, int structseq) {
+/* Wraps the door's results for op: one value, a named tuple, or a plain tuple; Tensor[]
+ * values as tuples when `tuples` (see wrap_value). */
+static PyObject *wrap_results(int op, tn_value *rets, int structseq, int tuples) {
     int n = tn_op_schemas[op].nrets;
     if (n == 0) Py_RETURN_NONE;
-    if (n == 1) return wrap_value(&rets[0]);
+    if (n == 1) return wrap_value(&rets[0], tuples);
     PyObject *tup = structseq >= 0 && structseq_types[structseq]
                         ? PyStructSequence_New((PyTypeObject *)structseq_types[structseq])
                         : PyTuple_New(n);
     if (!tup) { release_from(rets, 0, n); return NULL; }
     for (int i = 0; i < n; i++) {
-        PyObject *o = wrap_value(&rets[i]);
+        PyObject *o = wrap_value(&rets[i], tuples);
         if (!o) { release_from(rets, i + 1, n); Py_DECREF(tup); return NULL; }
         if (structseq >= 0 && structseq_types[structseq]) PyStructSequence_SetItem(tup, i, o);
         else PyTuple_SetItem(tup, i, o);
@@ -237,7 +242,7 @@ static PyObject *tn_py_call_inner(int fidx, PyObject *self, PyObject *const *arg
     if (op_out) *op_out = op;
     tn_status st = dispatch_maybe_unlocked(op, vals, rets, &arena);
     if (st != TN_OK) return tn_py_raise(st);
-    PyObject *res = wrap_results(op, rets, use_out ? s->structseq_out : s->structseq);
+    PyObject *res = wrap_results(op, rets, use_out ? s->structseq_out : s->structseq, 1);
     if (res && s->requires_grad_param >= 0 && m.dst[s->requires_grad_param] == Py_True) set_requires_grad(res);
     return res;
 }
@@ -424,7 +429,7 @@ static PyObject *call_op(PyObject *mod, PyObject *const *args, Py_ssize_t nargs_
     }
     tn_status st = dispatch_maybe_unlocked((int)op, vals, rets, &arena);
     if (st != TN_OK) return tn_py_raise(st);
-    return wrap_results((int)op, rets, -1);
+    return wrap_results((int)op, rets, -1, 0);
 }
 
 static PyMethodDef op_methods[] = {
