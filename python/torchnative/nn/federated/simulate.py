@@ -41,10 +41,10 @@ def simulate(model_fn: Callable[[], torch.nn.Module], client_data: Sequence, rou
     coord = Coordinator(model, space, aggregator, rounds, seed, evaluate, fraction, clients_per_round, min_clients,
                         dp, secure_aggregation, compression, checkpoint, max_retries)
     states = [ClientState() for _ in client_data]
-    if space.local_params:
-        init_local = space.get_local()
+    server_local = space.get_local() if space.local_params else None
+    if server_local is not None:
         for s in states:
-            s.local = [t.clone() for t in init_local]
+            s.local = [t.clone() for t in server_local]
     config = coord.config()
     mu = float(config.get("proximal_mu", 0.0))
     model_bytes = space.numel * np.dtype(space.dtype).itemsize
@@ -86,6 +86,8 @@ def simulate(model_fn: Callable[[], torch.nn.Module], client_data: Sequence, rou
                 rec["retries"].append({"attempt": attempt, "reason": msg, "dropped": sorted(gone),
                                        "rejected": rejected})
                 continue
+            if server_local is not None:
+                space.set_local(server_local)   # the global model keeps its own non-federated parameters
             if secure_aggregation:
                 new = _secure_round(coord, r, attempt, selected, accepted, keys, dp is not None)
             else:
