@@ -302,7 +302,12 @@ class Coordinator:
         if self.dp is not None:
             mean = np.mean(np.stack([np.asarray(d, np.float64) for d in deltas]), axis=0)
             return self._finish_dp(server_round, attempt, w, mean, len(deltas))
-        return self.aggregator.aggregate(w, deltas, [u[2] for u in updates], server_round)
+        out = self.aggregator.aggregate(w, deltas, [u[2] for u in updates], server_round)
+        kept = getattr(self.aggregator, "last_selected", None)
+        self.last_kept = None if kept is None else sorted(updates[i][0] for i in kept)
+        return out
+
+    last_kept = None
 
     def aggregate_mean(self, server_round: int, attempt: int, mean: np.ndarray, count: int) -> np.ndarray:
         """Secure aggregation: only the (weighted, or under DP uniform) mean is known."""
@@ -320,6 +325,9 @@ class Coordinator:
         return self.aggregator.apply_mean(w, noisy, server_round)
 
     def finish_round(self, server_round: int, new_weights: np.ndarray, record: dict) -> dict:
+        if self.last_kept is not None:
+            record["kept"] = self.last_kept   # Krum / Multi-Krum: whose updates were used
+            self.last_kept = None
         self.weights = np.asarray(new_weights, np.float64).astype(self.space.dtype)
         self.space.set(self.weights)
         if self.accountant is not None:

@@ -79,7 +79,7 @@ class Engine:
                  checkpoint: Optional[str] = None, dp=None, secure_aggregation: bool = False,
                  compression: Optional[str] = None, transport: str = "store", store=None,
                  rank: Optional[int] = None, world_size: Optional[int] = None, client_timeout: float = 600.0,
-                 train_step: Optional[Callable] = None, name: str = "fed"):
+                 train_step: Optional[Callable] = None, join_timeout: float = 120.0, name: str = "fed"):
         from .aggregators import FedAvg
         if not isinstance(model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -101,6 +101,8 @@ class Engine:
         self.retry_wait, self.checkpoint, self.dp = float(retry_wait), checkpoint, dp
         self.secure_aggregation, self.compression, self.transport = secure_aggregation, compression, transport
         self.client_timeout, self.train_step = float(client_timeout), train_step
+        self.join_timeout = float(join_timeout)
+        self._garbage: List[tuple] = []   # (seq, keys) of finished attempts, deleted two attempts later
         self._store, self._rank, self._world = store, rank, world_size
         self.prefix = f"tnfed/{name}/"
         self.space = ParamSpace(model, params)
@@ -172,6 +174,8 @@ class Engine:
         own = ClientState()
         clients = ([0] if self.data is not None else []) + list(range(1, self.world))
         itemsize = np.dtype(self.space.dtype).itemsize
+        # at start (or resume) give every client of the world until the deadline to join
+        self._wait_keys([K("join", c) for c in clients if c != 0], time.monotonic() + self.join_timeout)
         try:
             for r in range(coord.round_done + 1, self.rounds + 1):
                 t0 = time.perf_counter()
@@ -218,7 +222,8 @@ class Engine:
             secure = {"salt": f"{self.prefix}{s}", "own_keys": sa.KeyPair() if 0 in selected else None}
             if secure["own_keys"] is not None:
                 st.set(K("pk", s, 0), secure["own_keys"].public)
-            got = self._wait_keys([K("pk", s, c) for c in remote], deadline)
+            # keys are advertised before training: a short wait, a third of the round's
+            got = self._wait_keys([K("pk", s, c) for c in remote], time.monotonic() + self.round_timeout / 3)
             u1 = sorted(([0] if 0 in selected else []) + [int(k.rsplit("/", 1)[1]) for k in got])
             secure["pubs"] = {c: st.get(K("pk", s, c)) for c in u1}
             st.set(K("peers", s), json.dumps(u1))
@@ -260,7 +265,17 @@ class Engine:
                 new = self._unmask_round(coord, r, attempt, s, selected, accepted, secure, deadline, rec, keys_used)
             else:
                 new = coord.aggregate(r, attempt, accepted)
-        self._delete(keys_used + [K("plan", s - 3)])
+        if new is None and secure is not None:
+            # release clients waiting for the next step of this abandoned attempt
+            if not st.check([K("peers", s)]):
+                st.set(K("peers", s), json.dumps([]))
+            if not st.check([K("unmask", s)]):
+                st.set(K("unmask", s), json.dumps({"alive": [], "dropped": [], "abort": True}))
+            keys_used += [K("peers", s), K("unmask", s)]
+        # clean up lagged by two attempts, so a late client never reads a vanished key
+        self._garbage.append((s, keys_used + [K("plan", s - 3)]))
+        while len(self._garbage) > 2:
+            self._delete(self._garbage.pop(0)[1])
         if new is None:
             msg = (f"round {r} attempt {attempt}: {len(accepted)} valid update(s) from {len(selected)} selected "
                    f"(dropped {dropped}, rejected {[x['client'] for x in rejected]}), below min_clients={self.min_clients}")
@@ -350,8 +365,6 @@ class Engine:
         token = uuid.uuid4().hex
         s_next = st.add(K("seq"), 0) + 1
         state = ClientState()
-        if self.space.local_params:
-            state.local = None
         records = []
         while True:
             st.set(K("join", rank), token)
@@ -362,30 +375,47 @@ class Engine:
                 break
             if rank not in plan["selected"]:
                 continue
-            t0 = time.perf_counter()
-            if not st.check([K("model", s)]):
-                s_next = max(s_next, st.add(K("seq"), 0))
-                continue
-            msg = st.get(K("model", s))
-            header, payload = unpack(msg)
-            glob = np.frombuffer(payload, dtype=self.space.dtype).copy()
-            config = plan["config"]
-            r = plan["round"]
-            delta, n, loss = local_update(self.model, self.space, glob, self.data, self.loss_fn, self.optimizer,
-                                          self.local_epochs, training_seed(self.seed, r, rank),
-                                          float(config.get("proximal_mu", 0.0)), self.train_step)
-            vec, hdr, payload = prepare_update(delta, config, state)
-            hdr.update(n=n, loss=loss, round=r, shapes=[list(x) for x in self.space.shapes])
-            if config.get("secagg"):
-                sent = self._secure_client(s, plan, vec, n, hdr)
-            else:
-                out = pack(hdr, payload)
-                st.set(K("upd", s, rank), out)
-                sent = len(out)
-            records.append({"round": r, "train_loss": loss, "examples": n, "bytes_sent": sent,
-                            "bytes_received": len(msg), "seconds": time.perf_counter() - t0})
+            try:
+                rec = self._client_round(s, plan, state)
+            except Exception as e:  # noqa: BLE001
+                if not _is_timeout(e):
+                    raise
+                # the coordinator abandoned this attempt and cleaned up before we read it
+                log.warning("federated: client %d: attempt %d abandoned (%s)", rank, s, e)
+                rec = None
+            if rec is not None:
+                records.append(rec)
             s_next = max(s_next, st.add(K("seq"), 0))
         return records
+
+    def _client_round(self, s, plan, state):
+        st, K, rank = self.store, self._k, self.rank
+        t0 = time.perf_counter()
+        if not st.check([K("model", s)]):
+            return None
+        msg = st.get(K("model", s))
+        header, payload = unpack(msg)
+        glob = np.frombuffer(payload, dtype=self.space.dtype).copy()
+        config = plan["config"]
+        r = plan["round"]
+        keys = None
+        if config.get("secagg"):
+            # advertise the key first: from here on, a death is a dropout the masks survive
+            keys = sa.KeyPair()
+            st.set(K("pk", s, rank), keys.public)
+        delta, n, loss = local_update(self.model, self.space, glob, self.data, self.loss_fn, self.optimizer,
+                                      self.local_epochs, training_seed(self.seed, r, rank),
+                                      float(config.get("proximal_mu", 0.0)), self.train_step)
+        vec, hdr, payload = prepare_update(delta, config, state)
+        hdr.update(n=n, loss=loss, round=r, shapes=[list(x) for x in self.space.shapes])
+        if keys is not None:
+            sent = self._secure_client(s, plan, keys, vec, n, hdr)
+        else:
+            out = pack(hdr, payload)
+            st.set(K("upd", s, rank), out)
+            sent = len(out)
+        return {"round": r, "train_loss": loss, "examples": n, "bytes_sent": sent, "bytes_received": len(msg),
+                "seconds": time.perf_counter() - t0}
 
     def _wait_plan(self, s):
         K = self._k
@@ -402,11 +432,9 @@ class Engine:
                 if not _is_timeout(e):
                     raise
 
-    def _secure_client(self, s, plan, vec, n, hdr):
+    def _secure_client(self, s, plan, keys, vec, n, hdr):
         st, K, rank = self.store, self._k, self.rank
-        keys = sa.KeyPair()
         salt = f"{self.prefix}{s}"
-        st.set(K("pk", s, rank), keys.public)
         end = time.monotonic() + plan["timeout"] + 5.0
         if self._wait_keys([K("peers", s)], end) == []:
             return 0
