@@ -63,6 +63,11 @@ TIER_INDEPENDENT_FILES = {
     "test_training.py": "end-to-end digits training; ops and gradients compared per tier elsewhere",
     "test_lora.py": "end-to-end LoRA on SmolLM2; ops and gradients compared per tier elsewhere",
     "test_trainer.py": "end-to-end Trainer run; ops and gradients compared per tier elsewhere",
+    # federated learning: Python/numpy orchestration (aggregators, accountant, masks, rounds)
+    # over tiny models whose operators and gradients are compared per tier elsewhere
+    "test_federated.py": "federated orchestration in numpy; its few torch ops are compared per tier elsewhere",
+    "test_federated_dist.py": "multi-process federated rounds over the store and gloo: orchestration, no new kernel",
+    "test_federated_flower.py": "a Flower federation of processes: orchestration, no new kernel",
 }
 
 
@@ -85,7 +90,10 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    # up to 4 ranks of ASan'd Python on 2 cores exceed the tests' own time
                    # bounds (measured: 4 ranks > 300 s); the transport and collectives run
                    # under ASan in the C test test_dist (loopback, 3 ranks)
-                   "test_distributed.py"}
+                   "test_distributed.py",
+                   # 5-7 processes per federated run and a Flower deployment of 3 servers plus
+                   # their subprocesses: ASan'd ranks exceed the tests' time bounds, as above
+                   "test_federated_dist.py", "test_federated_flower.py"}
 ASAN_SKIP_TESTS: set = set()  # single tests, as "file::name"
 
 
