@@ -410,3 +410,19 @@ def test_bad_arguments():
         F.Engine(m, transport="mpi")
     with pytest.raises(RuntimeError, match="init_process_group"):
         F.Engine(m, data=[]).participate()
+
+
+def test_secure_aggregation_with_a_nan_client():
+    """Under secure aggregation the server cannot inspect a masked update, so a non-finite
+    one is stopped before masking (never encoded into the ring); the round runs on."""
+    with pytest.raises(ValueError, match="non-finite"):
+        sa.encode_fixed(np.array([1.0, np.nan]))
+    rng = np.random.default_rng(8)
+    data = [[(torch.tensor(rng.normal(size=(6, 4)), dtype=torch.float32), torch.tensor(rng.integers(0, 2, 6)))]
+            for _ in range(4)]
+    data[1] = [(torch.full((6, 4), float("nan")), torch.zeros(6, dtype=torch.long))]
+    torch.manual_seed(0)
+    m = torch.nn.Linear(4, 2)
+    h = F.simulate(None, data, rounds=2, aggregator=F.FedAvg(), seed=0, secure_aggregation=True, model=m)
+    assert all(r["participants"] == [0, 2, 3] and r["rejected"][0]["client"] == 1 for r in h)
+    assert torch.isfinite(m.weight).all()

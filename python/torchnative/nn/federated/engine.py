@@ -293,6 +293,8 @@ class Engine:
         vec, header, payload = prepare_update(delta, config, own)
         self.space.set(coord.weights)   # the coordinator's model holds the global weights
         if secure is not None:
+            if not np.all(np.isfinite(vec)):
+                return (None, n, loss, "non-finite update withheld from secure aggregation")
             ring = self._weighted_ring(vec, n)
             return (sa.mask(ring, 0, secure["own_keys"], secure["pubs"], secure["salt"]), n, loss, None)
         return (decode_update(header, payload, self.space.numel), n, loss, None)
@@ -408,6 +410,11 @@ class Engine:
                                       float(config.get("proximal_mu", 0.0)), self.train_step)
         vec, hdr, payload = prepare_update(delta, config, state)
         hdr.update(n=n, loss=loss, round=r, shapes=[list(x) for x in self.space.shapes])
+        if keys is not None and not np.all(np.isfinite(vec)):
+            # a masked update cannot be inspected by the coordinator: an honest client
+            # withholds a non-finite one itself (the coordinator sees a dropout)
+            log.warning("federated: client %d: non-finite update withheld from secure aggregation", rank)
+            return None
         if keys is not None:
             sent = self._secure_client(s, plan, keys, vec, n, hdr)
         else:

@@ -50,6 +50,8 @@ def _prg(seed: int, n: int) -> np.ndarray:
 def encode_fixed(vec: np.ndarray) -> np.ndarray:
     """Float vector -> ring elements (two's complement of round(x * 2^FRAC_BITS))."""
     x = np.rint(np.asarray(vec, np.float64) * (1 << FRAC_BITS))
+    if not np.all(np.isfinite(x)):
+        raise ValueError("secure aggregation: the update has non-finite values")
     if np.any(np.abs(x) >= 2.0 ** 62):
         raise ValueError("secure aggregation: a value is too large for the fixed-point ring")
     return x.astype(np.int64).view(np.uint64)
