@@ -9,8 +9,7 @@ import logging
 import math
 import os
 import pickle
-import time
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch

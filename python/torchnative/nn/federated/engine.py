@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import logging
-import os
 import struct
 import time
 import uuid

@@ -13,7 +13,7 @@ declared dropped from a coordinator that lies about dropouts."""
 from __future__ import annotations
 
 import hashlib
-from typing import Dict, Iterable, Tuple
+from typing import Dict, Iterable
 
 import numpy as np
 
