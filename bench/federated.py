@@ -236,6 +236,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer rounds and pairs (a smoke run)")
     ap.add_argument("--only", default="accuracy,compare,extras,time,engine,lora")
     ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--transports", default="store", help="engine section: store,collective")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "federated"))
     a = ap.parse_args()
     if a.worker:
@@ -361,14 +362,14 @@ def main():
         path = os.path.join(ROOT, "build", "fed_digits.npz")
         np.savez(path, x_train=(x[p[:1400]] / 16.0).astype(np.float32), y_train=y[p[:1400]].astype(np.int64),
                  x_test=(x[p[1400:]] / 16.0).astype(np.float32), y_test=y[p[1400:]].astype(np.int64))
-        pairs = 1
+        pairs = 1 if a.quick else min(a.pairs, 3)
         rounds = 6
         eng = {}
         md += ["## Round time, multi-process Engine (digits, coordinator + 4 client processes, 127.0.0.1)", "",
                f"Median seconds per round over rounds 2-{rounds} (round 1 includes the clients' first-use costs); "
                f"{pairs} alternating pairs.", "", "| transport | side | median s/round per run | accuracy per round |",
                "|---|---|---|---|"]
-        for transport in ("store",):
+        for transport in a.transports.split(","):
             t = {"upstream": [], "torchnative": []}
             accs = {}
             for i in range(pairs):
