@@ -9,7 +9,7 @@ coordinating. Two transports:
   checkpoint while the clients wait. Collectives cannot do this: one dead rank fails
   every collective of its group (docs/FEDERATED.md).
 - "collective": broadcast of the global model and gather of the updates on the default
-  gloo group. Fastest, but any fault ends the job.
+  gloo group. No relay through the store, but any fault ends the job.
 """
 from __future__ import annotations
 
