@@ -71,6 +71,11 @@ TIER_INDEPENDENT_FILES = {
     # test_autograd_grads.py
     "test_adapt.py": "delta, lifetime and guard semantics in Python; no kernel-specific path",
     "test_adapt_methods.py": "end-to-end adaptation runs; ops and gradients compared per tier elsewhere",
+    # federated learning: Python/numpy orchestration (aggregators, accountant, masks, rounds)
+    # over tiny models whose operators and gradients are compared per tier elsewhere
+    "test_federated.py": "federated orchestration in numpy; its few torch ops are compared per tier elsewhere",
+    "test_federated_dist.py": "multi-process federated rounds over the store and gloo: orchestration, no new kernel",
+    "test_federated_flower.py": "a Flower federation of processes: orchestration, no new kernel",
 }
 
 
@@ -96,7 +101,10 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    "test_distributed.py",
                    # 2-3 ASan'd Python ranks per launch, ~20 launches: the reducer itself
                    # runs under ASan in the C test test_reducer (a real backward pass)
-                   "test_ddp.py"}
+                   "test_ddp.py",
+                   # 5-7 processes per federated run and a Flower deployment of 3 servers plus
+                   # their subprocesses: ASan'd ranks exceed the tests' time bounds, as above
+                   "test_federated_dist.py", "test_federated_flower.py"}
 ASAN_SKIP_TESTS: set = set()  # single tests, as "file::name"
 
 

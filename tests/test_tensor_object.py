@@ -52,6 +52,11 @@ PROBES = {
     "item_many_error": "torch.ones(2).item()",
     "bool_ambiguous_error": "bool(torch.ones(2))",
     "index_error": "torch.ones(3)[5]",
+    # a numpy integer array is an advanced index (a sequence), a numpy integer scalar an int
+    "index_numpy_array": "repr(torch.arange(10)[__import__('numpy').array([1, 3, 3])])",
+    "index_numpy_array_2d": "repr(torch.arange(12).reshape(3, 4)[__import__('numpy').array([2, 0]), 1:3])",
+    "index_numpy_scalar": "repr(torch.arange(10)[__import__('numpy').int64(4)])",
+    "setitem_numpy_array": "(lambda t: (t.__setitem__(__import__('numpy').array([0, 2]), 7), t.tolist())[1])(torch.zeros(4))",
     "len_0d_error": "len(torch.tensor(1.0))",
     # transformers' StaticCache builds torch.tensor(0, dtype=int)
     "factory_python_type_dtypes": "[str(f().dtype) for f in (lambda: torch.tensor(0, dtype=int), lambda: torch.tensor(1, dtype=float), lambda: torch.tensor(1, dtype=bool), lambda: torch.tensor(1, dtype=complex), lambda: torch.asarray([1], dtype=float), lambda: torch.frombuffer(bytearray(8), dtype=int))]",

@@ -35,7 +35,9 @@ static int is_int_like(PyObject *o) {
     if (PyBool_Check(o)) return 0;
     if (PyLong_Check(o)) return 1;
     if (tn_py_is_tensor(o)) return 0;
-    return PyIndex_Check(o);
+    /* numpy arrays define __index__ (it fails unless they hold one integer): as upstream,
+     * a sequence is an advanced index, never an int */
+    return PyIndex_Check(o) && !PySequence_Check(o);
 }
 
 static int is_int_scalar_tensor(PyObject *o) {

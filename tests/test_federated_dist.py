@@ -1,0 +1,215 @@
+"""torchnative.nn.federated.Engine across real processes on 127.0.0.1 (tests/federated/
+fed_run.py, digits): our core against upstream torch and the two transports against each
+other; a client killed mid-round (dropped, masks removed, round retried below the
+minimum, the client rejoining); the coordinator killed and restarted from its checkpoint;
+NaN and wrong-shape updates rejected while Krum keeps a Byzantine client out.
+
+Every process gets a bounded time and is killed (with its process group) when its test
+ends, however it ends."""
+import datetime
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from conftest import REF_PYTHON, ROOT
+
+RUNNER = os.path.join(ROOT, "tests", "federated", "fed_run.py")
+OURS = sys.executable
+needs_ref = pytest.mark.skipif(not os.path.exists(REF_PYTHON), reason="no reference environment")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def digits(tmp_path_factory):
+    from sklearn.datasets import load_digits
+    x, y = load_digits(return_X_y=True)
+    x = (x / 16.0).astype(np.float32)
+    p = np.random.default_rng(0).permutation(len(y))
+    path = str(tmp_path_factory.mktemp("fed") / "digits.npz")
+    np.savez(path, x_train=x[p[:1400]], y_train=y[p[:1400]].astype(np.int64), x_test=x[p[1400:]],
+             y_test=y[p[1400:]].astype(np.int64))
+    return path
+
+
+class Job:
+    """Processes of one federated run; start() more at any time; all killed by close()."""
+
+    def __init__(self, world, port=None):
+        self.world, self.port, self.procs = world, port or free_port(), []
+
+    def start(self, python, rank, args):
+        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(self.port), RANK=str(rank),
+                   WORLD_SIZE=str(self.world), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+        env.pop("LD_PRELOAD", None) if python == REF_PYTHON else None
+        p = subprocess.Popen([python, RUNNER] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+        self.procs.append(p)
+        return p
+
+    def close(self):
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            p.wait()
+
+
+def finish(p, deadline):
+    try:
+        out, err = p.communicate(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"process {p.args[2:]} did not finish in time")
+    return p.returncode, out, err
+
+
+def result(p, deadline):
+    rc, out, err = finish(p, deadline)
+    assert rc == 0, err[-4000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run(python, world, args, timeout=240):
+    """All ranks of one run under `python`; rank 0's result."""
+    job = Job(world)
+    try:
+        procs = [job.start(python, r, args) for r in range(world)]
+        deadline = time.monotonic() + timeout
+        res = [result(p, deadline) for p in procs]
+        return res[0]
+    finally:
+        job.close()
+
+
+def hosted_store(port):
+    """The rendezvous store, hosted by the test (it outlives any rank, as torchrun's)."""
+    import torch.distributed as dist
+    return dist.TCPStore("127.0.0.1", port, None, True, timeout=datetime.timedelta(seconds=60),
+                         wait_for_workers=False)
+
+
+BASE = ["--clients", "3", "--rounds", "3", "--seed", "0"]
+_cache = {}
+
+
+def ours_baseline(digits):
+    if "ours" not in _cache:
+        _cache["ours"] = run(OURS, 4, [digits] + BASE)
+    return _cache["ours"]
+
+
+def accuracies(res):
+    return [h["metrics"]["accuracy"] for h in res["history"]]
+
+
+@needs_ref
+def test_engine_ours_matches_upstream(digits):
+    """The same 4-process FedAvg run (coordinator + 3 clients, init_process_group over
+    gloo, the store transport) on our core and on upstream torch: per-round accuracies
+    and weights agree; the collective transport (broadcast + gather) gives the same."""
+    ours = ours_baseline(digits)
+    ref = run(REF_PYTHON, 4, [digits] + BASE)
+    coll = run(OURS, 4, [digits] + BASE + ["--transport", "collective"])
+    acc = accuracies(ours)
+    print("accuracy per round: ours", acc, "upstream", accuracies(ref), "collective", accuracies(coll))
+    assert len(acc) == 3 and acc[-1] > acc[0] and acc[-1] > 0.5
+    assert np.allclose(acc, accuracies(ref), atol=0.01)
+    assert np.allclose(ours["weights"], ref["weights"], atol=1e-4)
+    assert np.allclose(acc, accuracies(coll), atol=0.01)
+    assert np.allclose(ours["weights"], coll["weights"], atol=1e-5)
+    for h in ours["history"]:
+        assert h["participants"] == [1, 2, 3] and h["dropped"] == [] and h["bytes_received"] > 3 * 4 * 4810
+        assert h["bytes_sent"] >= 3 * 4 * 4810 and h["seconds"] > 0 and np.isfinite(h["train_loss"])
+
+
+def test_client_killed_mid_round(digits):
+    """Secure aggregation with 4 clients, min_clients=3. Client 4 dies mid-round 2 after
+    advertising its key: round 2 completes with 1-3 (their masks with 4 removed by the
+    revealed seeds). Client 3 dies in round 3: 2 survivors < 3, so round 3 is reported and
+    retried; the restarted clients rejoin and the round completes."""
+    port = free_port()
+    store = hosted_store(port)
+    job = Job(5, port)
+    args = [digits, "--clients", "4", "--rounds", "4", "--mode", "store", "--secagg", "--min-clients", "3",
+            "--round-timeout", "15", "--max-retries", "20", "--die", "4:2,3:3"]
+    try:
+        procs = {r: job.start(OURS, r, args) for r in range(5)}
+        deadline = time.monotonic() + 240
+        for r in (4, 3):   # restart each crashed client once it has died (rc 17)
+            rc, _, err = finish(procs[r], deadline)
+            assert rc == 17, err[-3000:]
+            procs[r] = job.start(OURS, r, [a for a in args if a not in ("--die", "4:2,3:3")])
+        res = result(procs[0], deadline)
+        for r in (1, 2, 3, 4):
+            result(procs[r], deadline)
+    finally:
+        job.close()
+        del store
+    h = res["history"]
+    print(json.dumps([{k: x[k] for k in ("round", "participants", "dropped", "retries")} for x in h], indent=0))
+    assert [x["round"] for x in h] == [1, 2, 3, 4]
+    assert h[0]["participants"] == [1, 2, 3, 4]
+    assert h[1]["participants"] == [1, 2, 3] and h[1]["dropped"] == [4] and not h[1]["retries"]
+    assert h[2]["retries"] and h[2]["retries"][0]["dropped"] == [3] and "below min_clients=3" in h[2]["retries"][0]["reason"]
+    assert len(h[2]["participants"]) >= 3 and ({3, 4} & set(h[2]["participants"] + h[3]["participants"]))
+    acc = accuracies(res)
+    assert all(np.isfinite(acc)) and acc[-1] > 0.5, acc   # the masks cancelled: the model trained
+
+
+def test_coordinator_killed_and_restarted(digits, tmp_path):
+    """The coordinator dies in round 2 after its clients' updates arrived; restarted
+    with the same checkpoint it resumes after round 1 and the run ends exactly as the
+    uninterrupted one."""
+    base = ours_baseline(digits)
+    port = free_port()
+    store = hosted_store(port)
+    job = Job(4, port)
+    ck = str(tmp_path / "coordinator.ckpt")
+    args = [digits] + BASE + ["--mode", "store", "--checkpoint", ck]
+    try:
+        procs = [job.start(OURS, r, args + (["--die", "0:2"] if r == 0 else [])) for r in range(4)]
+        deadline = time.monotonic() + 240
+        rc, _, err = finish(procs[0], deadline)
+        assert rc == 18, err[-3000:]
+        assert os.path.exists(ck)
+        again = job.start(OURS, 0, args)
+        res = result(again, deadline)
+        for p in procs[1:]:
+            result(p, deadline)
+    finally:
+        job.close()
+        del store
+    assert res["resumed_from"] == 1
+    assert [x["round"] for x in res["history"]] == [1, 2, 3]
+    assert accuracies(res) == accuracies(base)
+    assert res["weights"] == base["weights"]
+
+
+def test_poisoned_and_byzantine_updates(digits):
+    """Krum (f = 1) over 6 clients: client 4 sends NaN (learning rate NaN), client 5 an update
+    10 values short — both rejected and logged every round, never aggregated; client 6
+    climbs the loss twenty times harder than the others descend it — Krum never keeps it,
+    and the model still learns."""
+    res = run(OURS, 7, [digits, "--clients", "6", "--rounds", "3", "--agg", "krum",
+                        "--poison", "4:nan,5:shape,6:byzantine"])
+    for h in res["history"]:
+        rej = {x["client"]: x["reason"] for x in h["rejected"]}
+        assert set(rej) == {4, 5}
+        assert "non-finite" in rej[4] and "4800 values, expected 4810" in rej[5]
+        assert h["participants"] == [1, 2, 3, 6]
+        assert h["kept"] and 6 not in h["kept"]
+    acc = accuracies(res)
+    assert acc[0] < acc[1] < acc[2] and acc[-1] > 0.3, acc   # Krum follows one honest client a round
