@@ -296,17 +296,15 @@ static void store_into(tn_tensor *t, const double *vals) {
 
 /* The CPU batch norm: training uses batch statistics (and updates running stats in place
  * with momentum and the unbiased variance); eval uses the running statistics and returns
- * empty save_mean / save_invstd. `bump`: whether the running stats' version counters
- * advance with the update. Upstream 2.13 advances them for none of the overloads
+ * empty save_mean / save_invstd. The running statistics are written without advancing
+ * their version counters: upstream 2.13 advances them for none of the overloads
  * (measured: running_mean._version unchanged after native_batch_norm,
  * _native_batch_norm_legit, torch.batch_norm and F.batch_norm in training), and autograd
  * depends on it: the backward saves the running stats, so two training forwards through
  * one BatchNorm before one backward (TTT's two heads, SAM's two passes) would otherwise be
- * refused as modified in place. Every caller passes false; the switch stays for an
- * overload that is found to differ. */
+ * refused as modified in place. */
 static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, tn_tensor *rmean,
-                                tn_tensor *rvar, bool training, double momentum, double eps, bool bump,
-                                tn_value *rets) {
+                                tn_tensor *rvar, bool training, double momentum, double eps, tn_value *rets) {
     char b1[256];
     TN_TRY(tn_nn_check_float(input, "batch_norm"));
     if (input->ndim < 2)
@@ -376,7 +374,6 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
             for (int64_t c = 0; c < C; c++)
                 work[c] = momentum * AT(mean, c) + (1 - momentum) * tn_nn_read(rmean, c);
             store_into(rmean, work);
-            if (bump) atomic_fetch_add(&rmean->storage->version, 1);
         }
         if (rvar) {
             for (int64_t c = 0; c < C; c++) {
@@ -385,7 +382,6 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
                 work[c] = momentum * unb + (1 - momentum) * tn_nn_read(rvar, c);
             }
             store_into(rvar, work);
-            if (bump) atomic_fetch_add(&rvar->storage->version, 1);
         }
     }
 #undef AT
@@ -412,7 +408,7 @@ done:
 tn_status tn_op_native_batch_norm(const tn_value *args, tn_value *rets) {
     return batch_norm_run(args[0].u.t, tn_nn_opt_tensor(&args[1]), tn_nn_opt_tensor(&args[2]),
                           tn_nn_opt_tensor(&args[3]), tn_nn_opt_tensor(&args[4]), args[5].u.b, args[6].u.d,
-                          args[7].u.d, false, rets);
+                          args[7].u.d, rets);
 }
 
 /* aten::_native_batch_norm_legit(input, weight?, bias?, running_mean!, running_var!,
@@ -420,20 +416,20 @@ tn_status tn_op_native_batch_norm(const tn_value *args, tn_value *rets) {
 tn_status tn_op__native_batch_norm_legit(const tn_value *args, tn_value *rets) {
     return batch_norm_run(args[0].u.t, tn_nn_opt_tensor(&args[1]), tn_nn_opt_tensor(&args[2]),
                           tn_nn_opt_tensor(&args[3]), tn_nn_opt_tensor(&args[4]), args[5].u.b, args[6].u.d,
-                          args[7].u.d, false, rets);
+                          args[7].u.d, rets);
 }
 
 /* aten::_native_batch_norm_legit.no_stats(input, weight?, bias?, training, momentum, eps) */
 tn_status tn_op__native_batch_norm_legit_no_stats(const tn_value *args, tn_value *rets) {
     return batch_norm_run(args[0].u.t, tn_nn_opt_tensor(&args[1]), tn_nn_opt_tensor(&args[2]), NULL, NULL,
-                          args[3].u.b, args[4].u.d, args[5].u.d, false, rets);
+                          args[3].u.b, args[4].u.d, args[5].u.d, rets);
 }
 
 /* aten::_native_batch_norm_legit_no_training(input, weight?, bias?, running_mean,
  * running_var, momentum, eps) */
 tn_status tn_op__native_batch_norm_legit_no_training(const tn_value *args, tn_value *rets) {
     return batch_norm_run(args[0].u.t, tn_nn_opt_tensor(&args[1]), tn_nn_opt_tensor(&args[2]), args[3].u.t,
-                          args[4].u.t, false, args[5].u.d, args[6].u.d, false, rets);
+                          args[4].u.t, false, args[5].u.d, args[6].u.d, rets);
 }
 
 /* aten::batch_norm(input, weight?, bias?, running_mean?, running_var?, training, momentum,
@@ -442,7 +438,7 @@ tn_status tn_op_batch_norm(const tn_value *args, tn_value *rets) {
     tn_value r[3];
     TN_TRY(batch_norm_run(args[0].u.t, tn_nn_opt_tensor(&args[1]), tn_nn_opt_tensor(&args[2]),
                           tn_nn_opt_tensor(&args[3]), tn_nn_opt_tensor(&args[4]), args[5].u.b, args[6].u.d,
-                          args[7].u.d, false, r));
+                          args[7].u.d, r));
     rets[0] = r[0];
     tn_tensor_release(r[1].u.t);
     tn_tensor_release(r[2].u.t);
