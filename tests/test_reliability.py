@@ -171,6 +171,12 @@ step(lambda: torch.ones(3).resize_(2**62))
 step(lambda: torch.ones(3)[1:].resize_(2**61, 2))
 step(lambda: torch.ones(8).as_strided((2**62,), (2,)))
 """,
+    # isin(Scalar, meta tensor) read the meta tensor's (absent) data: SIGSEGV
+    "isin_meta": """
+step(lambda: torch.ops.aten.isin.Scalar_Tensor(2, torch.ones(2, 2, device="meta"), assume_unique=True, invert=True))
+step(lambda: torch.isin(torch.ones(3, device="meta"), 2))
+step(lambda: torch.isin(torch.ones(3), torch.ones(2, device="meta")))
+""",
 }
 
 
