@@ -177,6 +177,29 @@ step(lambda: torch.ops.aten.isin.Scalar_Tensor(2, torch.ones(2, 2, device="meta"
 step(lambda: torch.isin(torch.ones(3, device="meta"), 2))
 step(lambda: torch.isin(torch.ones(3), torch.ones(2, device="meta")))
 """,
+    # argument errors of torch.ops.aten.* are RuntimeError upstream (its schema matcher)
+    "ops_argument_errors": """
+step(lambda: torch.ops.aten.hardswish.default(1.5))
+step(lambda: torch.ops.aten.add.Tensor(x))
+step(lambda: torch.ops.aten.add.Tensor(x, x, bogus=1))
+step(lambda: torch.ops.aten.add.Tensor(x, x, other=x))
+step(lambda: torch.ops.aten.add.Tensor(x, None))
+step(lambda: torch.ops.aten.sum.dim_IntList(x, "a"))
+step(lambda: torch.ops.aten.sum.dim_IntList(x, [2**63]))
+step(lambda: torch.ops.aten.diagonal.default(x, 2**63))
+step(lambda: torch.ops.aten.diagonal.default(x, 1.5))
+step(lambda: torch.ops.aten._foreach_add_.Tensor([1], x))
+step(lambda: torch.ops.aten.add.Scalar(x, 2**64))
+step(lambda: torch.ops.aten.add.Tensor(x, x).tolist())
+""",
+    # int overflow through the Python signatures: ValueError (int), TypeError (int list),
+    # OverflowError (Scalar), as upstream's argument parser
+    "int_overflow": """
+step(lambda: torch.diagonal(x, 2**63))
+step(lambda: torch.sum(x, [2**63]))
+step(lambda: torch.add(x, 2**64))
+step(lambda: torch.triu_indices(2**63, 3))
+""",
 }
 
 
