@@ -200,6 +200,11 @@ step(lambda: torch.sum(x, [2**63]))
 step(lambda: torch.add(x, 2**64))
 step(lambda: torch.triu_indices(2**63, 3))
 """,
+    # in-place foreach ops hand their list back through torch.* (upstream's binding)
+    "foreach_inplace_returns": """
+step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])
+step(lambda: torch.ops.aten._foreach_neg_.default([torch.ones(2)]))
+""",
 }
 
 
