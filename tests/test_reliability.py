@@ -200,6 +200,18 @@ step(lambda: torch.sum(x, [2**63]))
 step(lambda: torch.add(x, 2**64))
 step(lambda: torch.triu_indices(2**63, 3))
 """,
+    # out= and in-place through the door's derived variants: a meta out for a CPU result
+    # (upstream refuses the cross-device copy; ours returned), and a written-to tensor with
+    # a broadcast dimension (upstream's internal-overlap check; ours wrote one element 3 times)
+    "derived_out_checks": """
+step(lambda: torch.erf(x, out=torch.empty(3, device="meta")))
+step(lambda: torch.asinh(x, out=torch.empty(0, device="meta")))
+step(lambda: torch.ones(1).expand(3).neg_())
+step(lambda: torch.ones(1, 3).expand(2, 3).clamp_max_(0.5))
+step(lambda: torch.neg(x, out=torch.zeros(1).expand(3)))
+step(lambda: torch.neg(x, out=torch.empty(0)))
+step(lambda: torch.ones(2, 3)[:, :1].neg_())
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])
@@ -216,3 +228,22 @@ def test_fuzz_findings_match_upstream(name, reference):
     ours, ref = _ours(code), reference(code)
     diff = [(i, o, r) for i, (o, r) in enumerate(zip(ours, ref)) if o != r]
     assert not diff and len(ours) == len(ref), diff
+
+
+def test_meta_and_cpu_data_never_mix_in_a_kernel():
+    """scatter_add(cpu, 0, index, meta src) crashed: the kernel read the meta tensor's
+    absent data (found by the operator fuzzer). Upstream returns a tensor built from
+    whatever that read finds (uninitialised bytes, docs/RELIABILITY.md); ours refuses
+    every operator that would hand a CPU kernel a meta tensor next to CPU data, with
+    upstream's own message for mixed devices. 0-dim CPU tensors still join meta ones
+    (they are scalars, as upstream), and copies between the devices still work."""
+    c, m, i = torch.ones(4, 2), torch.ones(4, 2, device="meta"), torch.zeros(4, 2, dtype=torch.long)
+    for f in (lambda: torch.scatter_add(c, 0, i, m), lambda: torch.scatter_add(m, 0, i, c),
+              lambda: c.index_select(0, torch.zeros(2, dtype=torch.long, device="meta")),
+              lambda: c.gather(0, i.to("meta")), lambda: torch.cat([m, c]), lambda: m.t() @ c,
+              lambda: torch._foreach_add([c, m], [m, c])):
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            f()
+    assert (m + torch.tensor(2.0)).device.type == "meta"
+    assert m.copy_(c).device.type == "meta"
+    assert c.to("meta").shape == (4, 2)
