@@ -212,6 +212,15 @@ step(lambda: torch.neg(x, out=torch.zeros(1).expand(3)))
 step(lambda: torch.neg(x, out=torch.empty(0)))
 step(lambda: torch.ones(2, 3)[:, :1].neg_())
 """,
+    # value_selecting_reduction_backward released its (borrowed) grad and indices when the
+    # dim was out of range: a use-after-free that crashed a later operator
+    "error_path_refcount": """
+g = torch.arange(6.0).reshape(1, 6)
+for i in range(200):
+    step(lambda: torch.ops.aten.value_selecting_reduction_backward(g, 1, g[:0].long(), (7,), False))
+    step(lambda: torch.ops.aten.value_selecting_reduction_backward(g, -5, g.long(), (1, 6), False))
+step(lambda: [g.tolist(), torch.ones(6).tolist(), g.storage_offset(), g.stride()])
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])
