@@ -221,6 +221,15 @@ for i in range(200):
     step(lambda: torch.ops.aten.value_selecting_reduction_backward(g, -5, g.long(), (1, 6), False))
 step(lambda: [g.tolist(), torch.ones(6).tolist(), g.storage_offset(), g.stride()])
 """,
+    # in-place view operators (squeeze_, unsqueeze_, t_, transpose_) were derived like
+    # arithmetic (compute, then copy into self), so every shape change was refused
+    "inplace_view_ops": """
+v = torch.arange(6.).reshape(2, 3, 1)
+for f in (lambda: v.clone().squeeze_(), lambda: v.clone().squeeze_(2), lambda: v.clone().unsqueeze_(0),
+          lambda: v.clone().squeeze_().t_(), lambda: v.clone().transpose_(0, 1), lambda: v.clone().swapdims_(0, 2),
+          lambda: v[:, 1:].clone().unsqueeze_(-1), lambda: v.clone().t_(), lambda: v.clone().squeeze_(5)):
+    step(lambda: (lambda r: [list(r.shape), r.stride(), r.tolist()])(f()))
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])

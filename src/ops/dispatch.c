@@ -57,6 +57,17 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     tn_status st = TN_OK;
     if (s->kind == TN_OP_KIND_INPLACE) {
         tn_tensor *self = args[0].u.t, *res = tmp[0].u.t;
+        if (tn_op_is_view((tn_op_id)s->functional) && res->storage == self->storage) {
+            /* squeeze_, unsqueeze_, t_, transpose_, ...: the view's geometry becomes self's */
+            self->ndim = res->ndim;
+            self->offset = res->offset;
+            memcpy(self->sizes, res->sizes, sizeof(int64_t) * (size_t)res->ndim);
+            memcpy(self->strides, res->strides, sizeof(int64_t) * (size_t)res->ndim);
+            tn_tensor_retain(self);
+            rets[0] = tn_value_tensor(self);
+            release_rets(tmp, s->nrets);
+            return TN_OK;
+        }
         if (!same_shape(self, res)) {
             st = tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
                           tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1),
