@@ -265,3 +265,15 @@ def test_meta_and_cpu_data_never_mix_in_a_kernel():
     assert (m + torch.tensor(2.0)).device.type == "meta"
     assert m.copy_(c).device.type == "meta"
     assert c.to("meta").shape == (4, 2)
+
+
+def test_reshape_alias_checks_the_storage():
+    """aten::_reshape_alias trusts its sizes and strides upstream, so a wrong geometry
+    reads outside the storage (upstream returns heap bytes past the tensor, found by the
+    operator fuzzer; docs/RELIABILITY.md). Ours checks it as as_strided does."""
+    x = torch.arange(6.0).reshape(2, 3, 1)
+    for size, stride in (([100], [7]), ([1, 5, 2, 1], [2, -2, -2, 4]), ([2], [-1]), ([-1], [1])):
+        with pytest.raises(RuntimeError):
+            torch.ops.aten._reshape_alias.default(x, size, stride)
+    assert torch.ops.aten._reshape_alias.default(x, [3, 2], [1, 3]).tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    assert torch.ops.aten._reshape_alias.default(x, [0, 9], [9, 1]).shape == (0, 9)

@@ -149,11 +149,20 @@ tn_status tn_op_reshape_as(const tn_value *args, tn_value *rets) {
 }
 
 /* aten::_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a):
- * the caller vouches for the geometry (no checks, as upstream). */
+ * upstream trusts the caller's geometry and so reads outside the storage when it is wrong
+ * (docs/RELIABILITY.md); ours checks it against the storage as as_strided does. */
 tn_status tn_op_reshape_alias(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
     int n = (int)args[1].u.ilist.n;
     if (n != args[2].u.ilist.n) return tn_error(TN_ERR_RUNTIME, "mismatch in length of strides and shape");
+    if (n > TN_MAX_DIMS)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %d", TN_MAX_DIMS, n);
+    for (int i = 0; i < n; i++)
+        if (args[1].u.ilist.data[i] < 0)
+            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld",
+                            (long long)args[1].u.ilist.data[i]);
+    TN_TRY(tn_check_storage_bounds(n, args[1].u.ilist.data, args[2].u.ilist.data, self->offset,
+                                   tn_dtype_itemsize(self->dtype), self->storage->nbytes));
     return ret_view(self, self->offset, n, args[1].u.ilist.data, args[2].u.ilist.data, self->dtype, rets);
 }
 
