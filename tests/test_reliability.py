@@ -230,6 +230,17 @@ for f in (lambda: v.clone().squeeze_(), lambda: v.clone().squeeze_(2), lambda: v
           lambda: v[:, 1:].clone().unsqueeze_(-1), lambda: v.clone().t_(), lambda: v.clone().squeeze_(5)):
     step(lambda: (lambda r: [list(r.shape), r.stride(), r.tolist()])(f()))
 """,
+    # a complex bound promotes a half tensor's clamp to complex32, which has no cast: the
+    # scalar was converted through a NULL cast function (SIGSEGV in _foreach_maximum_)
+    "complex_clamp_bound": """
+h = torch.ones(3, dtype=torch.float16)
+step(lambda: torch._foreach_maximum_([h, h.clone()], complex(-2, 1)))
+step(lambda: h.clamp(min=1j))
+step(lambda: h.clone().clamp_(max=2 + 1j))
+step(lambda: h.clamp_min(complex(1, 0)))
+step(lambda: torch.clamp(h, 0.5, 0.7).tolist())
+step(lambda: torch.ones(2).clamp(max=1j))
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])

@@ -256,11 +256,13 @@ static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_val
     tn_value ops[3] = {tn_value_tensor(self), *mn, *mx};
     tn_dtype common;
     TN_TRY(tn_result_type(3, ops, &common));
+    if (tn_dtype_is_complex(common)) /* a complex bound promotes a real tensor to complex */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
     tn_loop_ctx ctx = {0};
     ctx.has_min = mn->tag != TN_V_NONE;
     ctx.has_max = mx->tag != TN_V_NONE;
-    if (ctx.has_min) tn_ew_scalar_in_dtype(mn, common, &ctx.d[0], &ctx.i[0]);
-    if (ctx.has_max) tn_ew_scalar_in_dtype(mx, common, &ctx.d[1], &ctx.i[1]);
+    if (ctx.has_min) TN_TRY(tn_ew_scalar_in_dtype(mn, common, &ctx.d[0], &ctx.i[0]));
+    if (ctx.has_max) TN_TRY(tn_ew_scalar_in_dtype(mx, common, &ctx.d[1], &ctx.i[1]));
     tn_ew_run r = {TN_EW_clamp, kname, false, false, common};
     return tn_ew_execute(&r, 1, &self, &ctx, rets);
 }
@@ -331,7 +333,7 @@ static tn_status add_impl(const tn_value *self, const tn_value *other, const tn_
     if (negate) { re = -re; im = -im; ai = (int64_t)(0 - (uint64_t)ai); }
     /* alpha is converted to the compute dtype first (upstream's alpha.to<scalar_t>()). */
     tn_value av = alpha->tag == TN_V_INT || alpha->tag == TN_V_BOOL ? tn_value_int(ai) : tn_value_double(re);
-    if (tn_cast_supported(common) && !tn_dtype_is_complex(common)) tn_ew_scalar_in_dtype(&av, common, &re, NULL);
+    if (tn_cast_supported(common) && !tn_dtype_is_complex(common)) TN_TRY(tn_ew_scalar_in_dtype(&av, common, &re, NULL));
     ctx.i[0] = ai;
     ctx.d[0] = re;
     ctx.c[0][0] = re;
