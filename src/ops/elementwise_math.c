@@ -268,7 +268,14 @@ static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_val
 }
 
 /* aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) */
-tn_status tn_op_clamp(const tn_value *args, tn_value *rets) { return clamp_scalars(args[0].u.t, &args[1], &args[2], "clamp_scalar_cpu", rets); }
+tn_status tn_op_clamp(const tn_value *args, tn_value *rets) {
+    /* upstream's clamp reads both bounds as doubles first (its NaN check), which refuses a
+     * complex bound with an imaginary part; clamp_min/clamp_max do not */
+    for (int k = 1; k <= 2; k++)
+        if (args[k].tag == TN_V_COMPLEX && args[k].u.c.im != 0)
+            return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type double without overflow");
+    return clamp_scalars(args[0].u.t, &args[1], &args[2], "clamp_scalar_cpu", rets);
+}
 /* aten::clamp_min(Tensor self, Scalar min) */
 tn_status tn_op_clamp_min(const tn_value *args, tn_value *rets) {
     tn_value none = {.tag = TN_V_NONE};
