@@ -339,7 +339,7 @@ class Worker:
         self.proc = subprocess.Popen([self.python, os.path.join(HERE, "worker.py")], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.errf, env=env, bufsize=0)
         self.buf = b""
-        msg = self.read(120)
+        msg = self.read(float(os.environ.get("TN_FUZZ_START_TIMEOUT", "900")))
         if not msg or msg[0] != "ready":
             raise RuntimeError(f"{self.name} worker did not start: {self.stderr_tail()}")
 
