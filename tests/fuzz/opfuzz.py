@@ -332,7 +332,18 @@ class Worker:
         self.proc = None
         self.restarts = 0
 
-    def start(self):
+    def start(self, tries=3):
+        """Starts the worker; a start that fails (a loaded machine can take minutes to
+        import torch) is retried before the run gives up."""
+        for attempt in range(tries):
+            try:
+                return self._start()
+            except RuntimeError:
+                self.kill()
+                if attempt == tries - 1:
+                    raise
+
+    def _start(self):
         self.log = os.path.join(self.logdir, f"{self.name}.stderr")
         self.errf = open(self.log, "wb")
         env = dict(self.env or os.environ)
@@ -429,10 +440,19 @@ def run_both(ours, ref, batch, timeout):
     import threading
 
     box = {}
-    th = threading.Thread(target=lambda: box.setdefault("ref", run_batch(ref, batch, timeout)))
+
+    def run_ref():
+        try:
+            box["ref"] = run_batch(ref, batch, timeout)
+        except BaseException as e:  # re-raised on the caller's thread
+            box["error"] = e
+
+    th = threading.Thread(target=run_ref)
     th.start()
     got = run_batch(ours, batch, timeout)
     th.join()
+    if "error" in box:
+        raise box["error"]
     return box["ref"], got
 
 
@@ -726,7 +746,9 @@ def main():
         return replay(a.replay, a.seed)
     if not a.resume and os.path.exists(os.path.join(a.state, "state.json")):
         sys.exit(f"{a.state} holds a run: --resume to continue it, or remove it")
-    st = fuzz(a.state, a.seed, a.cases, a.batch, a.timeout, budget_s=a.budget)
+    # under scripts/asan.sh this interpreter is the sanitized one: our worker runs on it
+    ours = sys.executable if os.environ.get("TN_SANITIZER") else OURS_PYTHON
+    st = fuzz(a.state, a.seed, a.cases, a.batch, a.timeout, budget_s=a.budget, ours_python=ours)
     print(json.dumps({k: v for k, v in st.items() if k != "targets"}, indent=1))
 
 
