@@ -241,6 +241,13 @@ step(lambda: h.clamp_min(complex(1, 0)))
 step(lambda: torch.clamp(h, 0.5, 0.7).tolist())
 step(lambda: torch.ones(2).clamp(max=1j))
 """,
+    # allclose of meta tensors read the (absent) data of its meta all() result: SIGSEGV
+    "allclose_meta": """
+mm = torch.ones((), dtype=torch.int64, device="meta")
+step(lambda: torch.allclose(mm, mm, 0.0, 1, False))
+step(lambda: torch.allclose(torch.ones(3, device="meta"), torch.ones(3, device="meta")))
+step(lambda: torch.allclose(x, x + 1e-9))
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])

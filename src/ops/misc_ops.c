@@ -335,6 +335,10 @@ tn_status tn_op_allclose(const tn_value *args, tn_value *rets) {
     tn_status st = call1(TN_OP_all, a, &all);
     tn_tensor_release(r.u.t);
     TN_TRY(st);
+    if (tn_tensor_is_meta(all)) { /* upstream's allclose ends in .item() */
+        tn_tensor_release(all);
+        return tn_error(TN_ERR_RUNTIME, "Tensor.item() cannot be called on meta tensors");
+    }
     bool v = *(const bool *)tn_tensor_data(all);
     tn_tensor_release(all);
     rets[0] = tn_value_bool(v);
