@@ -247,6 +247,15 @@ step(lambda: torch.allclose(mm, mm, 0.0, 1, False))
 step(lambda: torch.allclose(torch.ones(3, device="meta"), torch.ones(3, device="meta")))
 step(lambda: torch.allclose(x, x + 1e-9))
 """,
+    # min()/max() over an expanded view of 2**40 elements scanned it for hours (a hang);
+    # upstream reads input.contiguous() first, which fails to allocate
+    "minmax_all_expanded": """
+big = torch.zeros(1, 1, dtype=torch.float64).expand(2**40, 1)
+step(lambda: torch.min(big, out=torch.empty(0, dtype=torch.float64)))
+step(lambda: big.max())
+step(lambda: torch.arange(6.).reshape(2, 3).t().max().item())
+step(lambda: torch.arange(6.).reshape(2, 3)[:, ::2].min().item())
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])
