@@ -256,6 +256,14 @@ step(lambda: big.max())
 step(lambda: torch.arange(6.).reshape(2, 3).t().max().item())
 step(lambda: torch.arange(6.).reshape(2, 3)[:, ::2].min().item())
 """,
+    # slice_backward's input sizes of 2**62 x 7 overflowed the contiguous strides (UBSan:
+    # signed overflow) before the allocation could refuse them
+    "strides_overflow": """
+gg = torch.randn(3, 3, dtype=torch.float64)
+step(lambda: torch.ops.aten.slice_backward.out(gg, (2**62, 7), -2, 3, 0, 2**31 - 1, out=gg))
+step(lambda: torch.ops.aten.slice_backward.default(gg, (2**62, 7), 0, 0, 3, 1))
+step(lambda: torch.ops.aten.select_backward.default(gg[0], (2**62, 4, 3), 0, 0))
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])

@@ -192,7 +192,9 @@ void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
     int64_t st = 1;
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = st;
-        st *= sizes[i] > 1 ? sizes[i] : 1;
+        /* saturates instead of overflowing: such sizes can never be allocated, and the
+         * allocation (tn_storage_nbytes_for) reports the overflow */
+        if (__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st)) st = INT64_MAX;
     }
 }
 
