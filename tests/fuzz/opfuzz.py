@@ -576,7 +576,8 @@ def triage(state_dir, write=False):
         if (e["op"], e["category"]) not in have and not allowed(doc["allow"], e["op"], e["category"], e["example"]):
             doc["allow"].append(e)
     with open(KNOWN, "w") as f:
-        f.write('{\n "families": ' + json.dumps(doc["families"], indent=2).replace("\n", "\n ") + ',\n "allow": [\n')
+        f.write('{\n "about": ' + json.dumps(doc["about"]) + ',\n "families": ' +
+                json.dumps(doc["families"], indent=2).replace("\n", "\n ") + ',\n "allow": [\n')
         f.write(",\n".join("  " + json.dumps(k) for k in doc["allow"]) + "\n ]\n}\n")
 
 
@@ -722,6 +723,14 @@ def summary(state_dir):
             by.setdefault(key, []).append(rec)
     for (cat, tag, op), recs in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][0], -len(kv[1]))):
         print(f"{tag:5} {cat:16} {op:40} {len(recs):5}  #{recs[0]['idx']}: {recs[0]['detail'][:120]}")
+    # cases per family of the accepted list (findings matched against known.json as it is now)
+    known, fam = load_known(), {}
+    for recs in by.values():
+        for r in recs:
+            k = None if r["category"] in FATAL else allowed(known, r["op"], r["category"], r["detail"])
+            key = k["family"] if k else ("FATAL " + r["category"] if r["category"] in FATAL else "unlisted")
+            fam[key] = fam.get(key, 0) + 1
+    print("cases by family:", json.dumps(dict(sorted(fam.items(), key=lambda kv: -kv[1]))))
 
 
 def main():
