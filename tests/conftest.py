@@ -49,7 +49,10 @@ TIER_INDEPENDENT_FILES = {
     "test_serialization.py": "torch.save/load, safetensors, pickle: byte movement only",
     "test_loading.py": "weights mapped instead of copied: storage identity, no kernels",
     # the storage / take regressions: scalar C with no ISA variant
-    "test_reliability.py": "storage resize_ and take: no SIMD variant",
+    "test_reliability.py": "argument checks, size overflow, storage resize_, take: no SIMD variant",
+    # the fuzz slices test argument checking (shapes, dims, dtypes, overflow, files), which
+    # is decided before any kernel runs; values are compared at every tier by test_ops.py
+    "test_fuzz.py": "operator argument checking and file parsing: ISA-independent",
     # the random generators choose their own vector path (tn_random_isa), independent of
     # TN_FORCE_ISA; tests/test_random_c.py checks every path it has, bit for bit
     "test_random_c.py": "random number generation: own ISA switch, all paths tested",

@@ -336,7 +336,11 @@ class PyTorchFileReader:
             raise RuntimeError("File is an unsupported archive format from the preview release.")
         self._records = {}           # full name -> (method, compressed size, size, header ofs)
         self._order = []
-        self._parse_central_directory()
+        try:
+            self._parse_central_directory()
+        except (struct.error, UnicodeDecodeError, ValueError, OverflowError, MemoryError):
+            # a corrupt directory that decodes to nonsense: miniz's one answer for it
+            self._fail("reading zip archive: invalid header or archive is corrupted")
         if not self._order:
             raise RuntimeError("archive does not contain any files")
         first = self._order[0]
@@ -395,7 +399,7 @@ class PyTorchFileReader:
         if at < 0:
             self._fail("reading zip archive: failed finding central directory")
         eocd_pos = self._size - tail_len + at
-        (_, _, _, _, count, cd_size, cd_ofs, _) = struct.unpack("<IHHHHIIH", tail[at:at + 22])
+        (_, disk, cd_disk, on_disk, count, cd_size, cd_ofs, _) = struct.unpack("<IHHHHIIH", tail[at:at + 22])
         if eocd_pos >= 20:
             loc = self._read(eocd_pos - 20, 20)
             sig, _, z64_ofs, _ = struct.unpack("<IIQI", loc)
@@ -403,9 +407,12 @@ class PyTorchFileReader:
                 rec = self._read(z64_ofs, 56)
                 if struct.unpack("<I", rec[:4])[0] != _ZIP64_EOCD_SIG:
                     self._fail("reading zip archive: invalid header or archive is corrupted")
-                (_, _, _, _, _, _, _, count, cd_size, cd_ofs) = struct.unpack("<IQHHIIQQQQ", rec)
-        if cd_ofs + cd_size > self._size:
-            self._fail("reading zip archive: invalid central directory size")
+                (_, _, _, _, disk, cd_disk, on_disk, count, cd_size, cd_ofs) = struct.unpack("<IQHHIIQQQQ", rec)
+        # miniz's checks of the end record (mz_zip_reader_read_central_dir)
+        if on_disk != count or (disk | cd_disk) not in (0, 1) and (disk, cd_disk) != (0xFFFF, 0xFFFF):
+            self._fail("reading zip archive: unsupported multidisk archive")
+        if cd_size < count * 46 or cd_ofs + cd_size > self._size:
+            self._fail("reading zip archive: invalid header or archive is corrupted")
         cd = self._read(cd_ofs, cd_size)
         p = 0
         for _ in range(count):
@@ -493,7 +500,10 @@ class PyTorchFileReader:
 
     def get_record(self, name):
         """The bytes of record `name`."""
-        return self._extract(name)
+        try:
+            return self._extract(name)
+        except (struct.error, zlib.error, ValueError, OverflowError, MemoryError):
+            self._fail(f"reading file {name}: invalid header or archive is corrupted")
 
     def has_record(self, name):
         """Whether record `name` exists."""

@@ -192,7 +192,9 @@ void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
     int64_t st = 1;
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = st;
-        st *= sizes[i] > 1 ? sizes[i] : 1;
+        /* saturates instead of overflowing: such sizes can never be allocated, and the
+         * allocation (tn_storage_nbytes_for) reports the overflow */
+        if (__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st)) st = INT64_MAX;
     }
 }
 
@@ -204,8 +206,11 @@ static tn_status numel_of(int ndim, const int64_t *sizes, int64_t *out) {
         if (sizes[i] < 0)
             return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: [%lld]",
                             (long long)sizes[i], (long long)sizes[i]);
-        if (__builtin_mul_overflow(n, sizes[i], &n))
-            return tn_error(TN_ERR_RUNTIME, "numel: integer multiplication overflow");
+        if (__builtin_mul_overflow(n, sizes[i], &n)) {
+            char sb[256];
+            return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
+                            tn_format_sizes(ndim, sizes, sb, sizeof sb));
+        }
     }
     *out = n;
     return TN_OK;
@@ -228,13 +233,39 @@ tn_tensor *tn_tensor_new_view(tn_storage *storage, int64_t offset, int ndim,
     return t;
 }
 
+tn_status tn_storage_nbytes_for(int ndim, const int64_t *sizes, const int64_t *strides, int itemsize,
+                                int64_t *out) {
+    int64_t n = 1;
+    bool over = false;
+    if (!strides) {
+        for (int i = 0; i < ndim; i++) over |= __builtin_mul_overflow(n, sizes[i], &n);
+    } else {
+        for (int i = 0; i < ndim; i++)
+            if (sizes[i] == 0) { *out = 0; return TN_OK; }
+        for (int i = 0; i < ndim; i++) {
+            int64_t span;
+            over |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &span);
+            over |= __builtin_add_overflow(n, span, &n);
+        }
+    }
+    over |= __builtin_mul_overflow(n, (int64_t)itemsize, &n);
+    if (!over) {
+        *out = n;
+        return TN_OK;
+    }
+    char sb[256], tb[256];
+    tn_format_sizes(ndim, sizes, sb, sizeof sb);
+    if (!strides) return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s", sb);
+    tn_format_sizes(ndim, strides, tb, sizeof tb);
+    return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s and strides=%s", sb, tb);
+}
+
 static tn_status tensor_alloc(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device device,
                               bool zero, tn_tensor **out) {
     int64_t n;
     TN_TRY(numel_of(ndim, sizes, &n));
-    int64_t nbytes;
-    if (__builtin_mul_overflow(n, (int64_t)tn_dtype_itemsize(dtype), &nbytes))
-        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed");
+    int64_t nbytes = 0;
+    TN_TRY(tn_storage_nbytes_for(ndim, sizes, NULL, tn_dtype_itemsize(dtype), &nbytes));
     tn_storage *s;
     TN_TRY(tn_storage_new(nbytes, device, zero, &s));
     int64_t strides[TN_MAX_DIMS];
@@ -290,14 +321,16 @@ bool tn_tensor_is_contiguous(const tn_tensor *t) {
 
 tn_status tn_check_storage_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
                                   int64_t offset, int itemsize, int64_t storage_nbytes) {
-    int64_t hi = 0;
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] == 0) return TN_OK;
         if (strides[i] < 0) return tn_error(TN_ERR_RUNTIME, "as_strided: Negative strides are not supported at the moment, got strides: [%lld]", (long long)strides[i]);
-        hi += (sizes[i] - 1) * strides[i];
     }
-    int64_t need = (offset + hi + 1) * itemsize;
     if (offset < 0) return tn_error(TN_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
+    int64_t span, need;
+    TN_TRY(tn_storage_nbytes_for(ndim, sizes, strides, itemsize, &span));
+    if (__builtin_mul_overflow(offset, (int64_t)itemsize, &need) || __builtin_add_overflow(need, span, &need))
+        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with storage offset %lld",
+                        (long long)offset);
     if (need > storage_nbytes)
         return tn_error(TN_ERR_RUNTIME,
                         "setStorage: sizes, strides and storage offset require %lld bytes but the storage "
@@ -315,9 +348,13 @@ tn_status tn_wrap_dim(int64_t dim, int ndim, int *out) {
 }
 
 tn_status tn_tensor_resize(tn_tensor *t, int ndim, const int64_t *sizes) {
-    int64_t n;
+    int64_t n, need, off;
     TN_TRY(numel_of(ndim, sizes, &n));
-    int64_t need = (t->offset + n) * tn_dtype_itemsize(t->dtype);
+    TN_TRY(tn_storage_nbytes_for(ndim, sizes, NULL, tn_dtype_itemsize(t->dtype), &need));
+    if ((__builtin_mul_overflow(t->offset, (int64_t)tn_dtype_itemsize(t->dtype), &off) ||
+              __builtin_add_overflow(need, off, &need)))
+        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with storage offset %lld",
+                        (long long)t->offset);
     if (need > t->storage->nbytes) TN_TRY(tn_storage_resize(t->storage, need));
     t->ndim = ndim;
     if (ndim) memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);

@@ -131,6 +131,12 @@ bool tn_dtype_can_cast(tn_dtype from, tn_dtype to);
 const char *tn_format_sizes(int ndim, const int64_t *sizes, char *buf, int buflen);
 /* Fills contiguous strides for sizes. */
 void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* Bytes a tensor of sizes/strides (NULL: contiguous) from element 0 spans, as upstream's
+ * computeStorageNbytes: RuntimeError "Storage size calculation overflowed ..." when the
+ * product does not fit int64 (never a wrapped, too-small size). Negative sizes are the
+ * caller's to refuse. */
+tn_status tn_storage_nbytes_for(int ndim, const int64_t *sizes, const int64_t *strides, int itemsize,
+                                int64_t *out);
 /* Checks that [offset, offset + extent of sizes/strides) fits storage of nbytes. */
 tn_status tn_check_storage_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
                                   int64_t offset, int itemsize, int64_t storage_nbytes);

@@ -36,15 +36,38 @@ static tn_status refuse(tn_op_id op) {
                     ".", s->overload[0] ? s->overload : "default");
 }
 
+/* Upstream's assert_no_internal_overlap: a written-to tensor in which two elements share
+ * memory (a broadcast dimension: stride 0, size > 1) would receive two results in one place. */
+static tn_status check_no_internal_overlap(const tn_tensor *t) {
+    for (int d = 0; d < t->ndim; d++)
+        if (t->strides[d] == 0 && t->sizes[d] > 1)
+            return tn_error(TN_ERR_RUNTIME, "unsupported operation: more than one element of the written-to tensor "
+                            "refers to a single memory location. Please clone() the tensor before performing the "
+                            "operation.");
+    return TN_OK;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
     tn_value tmp[TN_MAX_RETS];
     char b1[160], b2[160];
+    if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) TN_TRY(check_no_internal_overlap(args[0].u.t));
     TN_TRY(fn(args, tmp));
     tn_status st = TN_OK;
     if (s->kind == TN_OP_KIND_INPLACE) {
         tn_tensor *self = args[0].u.t, *res = tmp[0].u.t;
+        if (tn_op_is_view((tn_op_id)s->functional) && res->storage == self->storage) {
+            /* squeeze_, unsqueeze_, t_, transpose_, ...: the view's geometry becomes self's */
+            self->ndim = res->ndim;
+            self->offset = res->offset;
+            memcpy(self->sizes, res->sizes, sizeof(int64_t) * (size_t)res->ndim);
+            memcpy(self->strides, res->strides, sizeof(int64_t) * (size_t)res->ndim);
+            tn_tensor_retain(self);
+            rets[0] = tn_value_tensor(self);
+            release_rets(tmp, s->nrets);
+            return TN_OK;
+        }
         if (!same_shape(self, res)) {
             st = tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
                           tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1),
@@ -64,12 +87,18 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     for (int k = 0; k < s->nout && st == TN_OK; k++) {
         tn_tensor *out = args[first_out + k].u.t, *res = tmp[k].u.t;
         if (tmp[k].tag != TN_V_TENSOR) { st = refuse(op); break; }
+        if (tn_tensor_device(out).type != tn_tensor_device(res).type) {
+            st = tn_error(TN_ERR_RUNTIME, "Attempting to copy from device %s to device %s, but cross-device copies "
+                          "are not allowed!", tn_tensor_is_meta(res) ? "meta" : "cpu", tn_tensor_is_meta(out) ? "meta" : "cpu");
+            break;
+        }
         if (!tn_dtype_can_cast(res->dtype, out->dtype)) {
             st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
                           tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[out->dtype].c10_name);
             break;
         }
         if (!same_shape(out, res)) st = tn_tensor_resize(out, res->ndim, res->sizes);
+        else st = check_no_internal_overlap(out);
         if (st == TN_OK) st = copy_into(out, res);
     }
     if (st == TN_OK)
@@ -153,7 +182,50 @@ static void mark_views(tn_op_id op, const tn_value *args, tn_value *rets) {
     }
 }
 
+/* Operators that take tensors on different devices by design (copies between them, and
+ * predicates that never read data). */
+static bool mixes_devices_by_design(tn_op_id op) {
+    static signed char memo[TN_OP_COUNT]; /* 0 unknown, 1 yes, 2 no */
+    if (!memo[op]) {
+        static const char *const names[] = {"copy_", "_copy_from", "_copy_from_and_resize", "_to_copy", "to", "lift",
+                                            "lift_fresh", "_has_compatible_shallow_copy_type", "is_same_size",
+                                            "is_set_to", "set_", "resize_as_", "alias", "_foreach_copy_",
+                                            "_foreach_copy", "result_type", "can_cast", "promote_types"};
+        memo[op] = 2;
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+            if (!strcmp(tn_op_schemas[op].name, names[i])) memo[op] = 1;
+    }
+    return memo[op] == 1;
+}
+
+/* A meta tensor has no data: a CPU kernel handed one next to CPU tensors would read
+ * through its NULL data pointer. 0-dim CPU tensors are scalars (upstream lets them join
+ * any device), so only CPU tensors with dimensions count. */
+static tn_status check_one_device(tn_op_id op, const tn_value *args) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    bool meta = false, cpu = false;
+    for (int k = 0; k < s->nargs; k++) {
+        if (args[k].tag == TN_V_TENSOR) {
+            const tn_tensor *t = args[k].u.t;
+            if (tn_tensor_is_meta(t)) meta = true;
+            else if (t->ndim > 0) cpu = true;
+        } else if (args[k].tag == TN_V_TENSORLIST) {
+            for (int64_t i = 0; i < args[k].u.tlist.n; i++) {
+                const tn_tensor *t = args[k].u.tlist.data[i];
+                if (!t) continue;
+                if (tn_tensor_is_meta(t)) meta = true;
+                else if (t->ndim > 0) cpu = true;
+            }
+        }
+    }
+    if (meta && cpu && !mixes_devices_by_design(op))
+        return tn_error(TN_ERR_RUNTIME, "Expected all tensors to be on the same device, but found at least two "
+                        "devices, meta and cpu!");
+    return TN_OK;
+}
+
 tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
+    TN_TRY(check_one_device(op, args));
     bool record = tn_graph_enter();
     tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op)
                                                        : run_op(op, args, rets);

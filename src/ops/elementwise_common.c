@@ -29,8 +29,11 @@ tn_status tn_ew_scalar_tensor(const tn_value *v, tn_tensor **out) {
     return TN_OK;
 }
 
-void tn_ew_scalar_in_dtype(const tn_value *v, tn_dtype dtype, double *d, int64_t *i) {
+tn_status tn_ew_scalar_in_dtype(const tn_value *v, tn_dtype dtype, double *d, int64_t *i) {
     unsigned char buf[16];
+    if (!tn_cast_supported(dtype)) /* no cast into it (complex32, the quantised types): nothing to round through */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "a Scalar in %s is not implemented by torchnative",
+                        tn_dtype_infos[dtype].c10_name);
     switch (v->tag) {
     case TN_V_INT: tn_cast_store_scalar(buf, dtype, 'i', v->u.i, 0, 0); break;
     case TN_V_BOOL: tn_cast_store_scalar(buf, dtype, 'b', v->u.b, 0, 0); break;
@@ -39,6 +42,7 @@ void tn_ew_scalar_in_dtype(const tn_value *v, tn_dtype dtype, double *d, int64_t
     }
     if (d) *d = tn_cast_load_double(buf, dtype);
     if (i) *i = tn_cast_load_int64(buf, dtype);
+    return TN_OK;
 }
 
 tn_status tn_ew_to_dtype(tn_tensor *t, tn_dtype dtype, tn_tensor **out) {

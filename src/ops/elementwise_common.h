@@ -13,8 +13,9 @@
 tn_status tn_ew_scalar_tensor(const tn_value *v, tn_tensor **out);
 
 /* A scalar value rounded into `dtype` and read back as double / int64 (so a Half
- * clamp bound compares like upstream's `min.to<Half>()`). */
-void tn_ew_scalar_in_dtype(const tn_value *v, tn_dtype dtype, double *d, int64_t *i);
+ * clamp bound compares like upstream's `min.to<Half>()`); NotImplementedError for a
+ * dtype without a cast (complex32, the quantised types). */
+tn_status tn_ew_scalar_in_dtype(const tn_value *v, tn_dtype dtype, double *d, int64_t *i);
 
 /* Converted copy of t in `dtype` with preserved layout; a new reference to t itself
  * when the dtype already matches. */

@@ -256,17 +256,26 @@ static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_val
     tn_value ops[3] = {tn_value_tensor(self), *mn, *mx};
     tn_dtype common;
     TN_TRY(tn_result_type(3, ops, &common));
+    if (tn_dtype_is_complex(common)) /* a complex bound promotes a real tensor to complex */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
     tn_loop_ctx ctx = {0};
     ctx.has_min = mn->tag != TN_V_NONE;
     ctx.has_max = mx->tag != TN_V_NONE;
-    if (ctx.has_min) tn_ew_scalar_in_dtype(mn, common, &ctx.d[0], &ctx.i[0]);
-    if (ctx.has_max) tn_ew_scalar_in_dtype(mx, common, &ctx.d[1], &ctx.i[1]);
+    if (ctx.has_min) TN_TRY(tn_ew_scalar_in_dtype(mn, common, &ctx.d[0], &ctx.i[0]));
+    if (ctx.has_max) TN_TRY(tn_ew_scalar_in_dtype(mx, common, &ctx.d[1], &ctx.i[1]));
     tn_ew_run r = {TN_EW_clamp, kname, false, false, common};
     return tn_ew_execute(&r, 1, &self, &ctx, rets);
 }
 
 /* aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) */
-tn_status tn_op_clamp(const tn_value *args, tn_value *rets) { return clamp_scalars(args[0].u.t, &args[1], &args[2], "clamp_scalar_cpu", rets); }
+tn_status tn_op_clamp(const tn_value *args, tn_value *rets) {
+    /* upstream's clamp reads both bounds as doubles first (its NaN check), which refuses a
+     * complex bound with an imaginary part; clamp_min/clamp_max do not */
+    for (int k = 1; k <= 2; k++)
+        if (args[k].tag == TN_V_COMPLEX && args[k].u.c.im != 0)
+            return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type double without overflow");
+    return clamp_scalars(args[0].u.t, &args[1], &args[2], "clamp_scalar_cpu", rets);
+}
 /* aten::clamp_min(Tensor self, Scalar min) */
 tn_status tn_op_clamp_min(const tn_value *args, tn_value *rets) {
     tn_value none = {.tag = TN_V_NONE};
@@ -331,7 +340,7 @@ static tn_status add_impl(const tn_value *self, const tn_value *other, const tn_
     if (negate) { re = -re; im = -im; ai = (int64_t)(0 - (uint64_t)ai); }
     /* alpha is converted to the compute dtype first (upstream's alpha.to<scalar_t>()). */
     tn_value av = alpha->tag == TN_V_INT || alpha->tag == TN_V_BOOL ? tn_value_int(ai) : tn_value_double(re);
-    if (tn_cast_supported(common) && !tn_dtype_is_complex(common)) tn_ew_scalar_in_dtype(&av, common, &re, NULL);
+    if (tn_cast_supported(common) && !tn_dtype_is_complex(common)) TN_TRY(tn_ew_scalar_in_dtype(&av, common, &re, NULL));
     ctx.i[0] = ai;
     ctx.d[0] = re;
     ctx.c[0][0] = re;

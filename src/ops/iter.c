@@ -68,13 +68,10 @@ bool tn_tensor_is_non_overlapping_and_dense(const tn_tensor *t) {
 
 tn_status tn_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype,
                                   tn_device device, tn_tensor **out) {
-    int64_t extent = 1;
-    for (int i = 0; i < ndim; i++) {
-        if (sizes[i] == 0) { extent = 0; break; }
-        extent += (sizes[i] - 1) * strides[i];
-    }
+    int64_t nbytes;
+    TN_TRY(tn_storage_nbytes_for(ndim, sizes, strides, tn_dtype_itemsize(dtype), &nbytes));
     tn_storage *s;
-    TN_TRY(tn_storage_new(extent * tn_dtype_itemsize(dtype), device, false, &s));
+    TN_TRY(tn_storage_new(nbytes, device, false, &s));
     tn_tensor *t = tn_tensor_new_view(s, 0, ndim, sizes, strides, dtype);
     tn_storage_release(s);
     if (!t) return tn_error(TN_ERR_NO_MEMORY, "out of memory");

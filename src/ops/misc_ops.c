@@ -9,6 +9,7 @@
 
 /* Element i of a tensor (any layout) as a tn_value, walking the index in row-major order. */
 static tn_status load_at(const tn_tensor *t, int64_t linear, tn_value *out) {
+    if (tn_tensor_is_meta(t)) return tn_error(TN_ERR_NOT_IMPLEMENTED, "Cannot copy out of meta tensor; no data!");
     int64_t off = 0;
     for (int d = t->ndim - 1; d >= 0; d--) {
         int64_t i = linear % t->sizes[d];
@@ -203,6 +204,12 @@ tn_status tn_op_isin_Scalar_Tensor(const tn_value *args, tn_value *rets) {
     tn_value *vals;
     int64_t n;
     TN_TRY(isin_check_dtype(args[1].u.t->dtype));
+    if (tn_tensor_is_meta(args[1].u.t)) { /* a 0-dim result on the test elements' device; no data to read */
+        tn_tensor *out;
+        TN_TRY(tn_tensor_empty(0, NULL, TN_DTYPE_BOOL, tn_tensor_device(args[1].u.t), &out));
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
     TN_TRY(tensor_values(args[1].u.t, &vals, &n));
     tn_status st = isin_impl(NULL, &args[0], vals, n, args[3].u.b, rets);
     free(vals);
@@ -328,6 +335,10 @@ tn_status tn_op_allclose(const tn_value *args, tn_value *rets) {
     tn_status st = call1(TN_OP_all, a, &all);
     tn_tensor_release(r.u.t);
     TN_TRY(st);
+    if (tn_tensor_is_meta(all)) { /* upstream's allclose ends in .item() */
+        tn_tensor_release(all);
+        return tn_error(TN_ERR_RUNTIME, "Tensor.item() cannot be called on meta tensors");
+    }
     bool v = *(const bool *)tn_tensor_data(all);
     tn_tensor_release(all);
     rets[0] = tn_value_bool(v);

@@ -390,11 +390,18 @@ tn_status tn_op_prod_dim(const tn_value *a, tn_value *r) {
     return TN_OK;
 }
 
+static tn_status contiguous(tn_tensor *t, tn_tensor **out);
+
 static tn_status minmax_all(const tn_value *a, tn_value *r, const char *name, int op) {
-    tn_tensor *self = a[0].u.t, *out;
+    tn_tensor *self = a[0].u.t, *out, *c;
     TN_TRY(tn_reduce_check_dtype(name, self->dtype));
     TN_TRY(check_nonempty(name, self, 0, true));
-    TN_TRY(acc_core(self, all_mask(self), false, self->dtype, op, &out));
+    /* upstream's min/max over all elements read input.contiguous(): an expanded view of
+     * 2**40 elements fails to allocate there instead of being scanned for hours here */
+    TN_TRY(contiguous(self, &c));
+    tn_status st = acc_core(c, all_mask(c), false, c->dtype, op, &out);
+    tn_tensor_release(c);
+    TN_TRY(st);
     r[0] = tn_value_tensor(out);
     return TN_OK;
 }

@@ -134,7 +134,8 @@ tn_status tn_op_value_selecting_reduction_backward(const tn_value *args, tn_valu
     int dim;
     tn_status st = tn_wrap_dim(args[1].u.i, z->ndim, &dim);
     tn_tensor *g = grad, *ix = idx;
-    if (st == TN_OK && !keepdim) {
+    bool own = st == TN_OK && !keepdim; /* g and ix are new references only on this path */
+    if (own) {
         g = grad->ndim < z->ndim ? unsqueeze_view(grad, dim) : (tn_tensor_retain(grad), grad);
         ix = idx->ndim < z->ndim ? unsqueeze_view(idx, dim) : (tn_tensor_retain(idx), idx);
         if (!g || !ix) st = tn_error(TN_ERR_NO_MEMORY, "out of memory creating a view");
@@ -145,7 +146,7 @@ tn_status tn_op_value_selecting_reduction_backward(const tn_value *args, tn_valu
         st = tn_nn_call1(TN_OP_scatter_src, a, &r);
         if (st == TN_OK) rets[0] = tn_value_tensor(r);
     }
-    if (!keepdim) {
+    if (own) {
         if (g) tn_tensor_release(g);
         if (ix) tn_tensor_release(ix);
     }

@@ -149,11 +149,20 @@ tn_status tn_op_reshape_as(const tn_value *args, tn_value *rets) {
 }
 
 /* aten::_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a):
- * the caller vouches for the geometry (no checks, as upstream). */
+ * upstream trusts the caller's geometry and so reads outside the storage when it is wrong
+ * (docs/RELIABILITY.md); ours checks it against the storage as as_strided does. */
 tn_status tn_op_reshape_alias(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
     int n = (int)args[1].u.ilist.n;
     if (n != args[2].u.ilist.n) return tn_error(TN_ERR_RUNTIME, "mismatch in length of strides and shape");
+    if (n > TN_MAX_DIMS)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %d", TN_MAX_DIMS, n);
+    for (int i = 0; i < n; i++)
+        if (args[1].u.ilist.data[i] < 0)
+            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld",
+                            (long long)args[1].u.ilist.data[i]);
+    TN_TRY(tn_check_storage_bounds(n, args[1].u.ilist.data, args[2].u.ilist.data, self->offset,
+                                   tn_dtype_itemsize(self->dtype), self->storage->nbytes));
     return ret_view(self, self->offset, n, args[1].u.ilist.data, args[2].u.ilist.data, self->dtype, rets);
 }
 
@@ -171,23 +180,23 @@ tn_status tn_op_as_strided(const tn_value *args, tn_value *rets) {
         if (st[i] < 0)
             return tn_error(TN_ERR_RUNTIME, "as_strided: Negative strides are not supported at the moment, got strides: %s",
                             tn_format_sizes(n, st, b1, sizeof b1));
-    /* Bytes the geometry spans (0 when any size is 0: such a view fits any storage). */
-    int64_t span = 1, w = tn_dtype_itemsize(self->dtype);
-    bool empty = false;
-    for (int i = 0; i < n; i++) {
-        int64_t t;
-        if (sz[i] < 0 || __builtin_mul_overflow(st[i], sz[i] - 1, &t) || __builtin_add_overflow(span, t, &span))
-            return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s and strides=%s",
-                            tn_format_sizes(n, sz, b1, sizeof b1), tn_format_sizes(n, st, b2, sizeof b2));
-        if (sz[i] == 0) empty = true;
-    }
-    if (!empty && (span + off) * w > self->storage->nbytes)
+    for (int i = 0; i < n; i++)
+        if (sz[i] < 0)
+            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)sz[i], tn_format_sizes(n, sz, b1, sizeof b1));
+    /* Bytes the geometry spans (0 when any size is 0: such a view fits any storage); the
+     * sum with the offset is checked too, or a wrapped product would pass the bounds check */
+    int64_t span, need, w = tn_dtype_itemsize(self->dtype);
+    TN_TRY(tn_storage_nbytes_for(n, sz, st, (int)w, &span));
+    if (span && (__builtin_mul_overflow(off, w, &need) || __builtin_add_overflow(need, span, &need)))
+        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with storage offset %lld",
+                        (long long)off);
+    if (span && need > self->storage->nbytes)
         return tn_error(TN_ERR_RUNTIME,
                         "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %lld requiring a "
                         "storage size of %lld are out of bounds for storage of size %lld",
                         tn_format_sizes(n, sz, b1, sizeof b1), tn_format_sizes(n, st, b2, sizeof b2),
-                        (long long)off, (long long)w, (long long)((span + off) * w),
-                        (long long)self->storage->nbytes);
+                        (long long)off, (long long)w, (long long)need, (long long)self->storage->nbytes);
     if (off < 0) return tn_error(TN_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)off);
     return ret_view(self, off, n, sz, st, self->dtype, rets);
 }

@@ -742,7 +742,7 @@ static int to_scalar(PyObject *o, tn_value *v) {
             unsigned long long u = PyLong_AsUnsignedLongLong(o);
             if (PyErr_Occurred()) {
                 PyErr_Clear();
-                PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long long");
+                PyErr_SetString(PyExc_OverflowError, "int too big to convert");
                 return -1;
             }
             *v = tn_value_int((int64_t)u);
@@ -803,7 +803,13 @@ static int to_int64(PyObject *o, int64_t *out) {
     if (!i) return -1;
     long long x = PyLong_AsLongLong(i);
     Py_DECREF(i);
-    if (x == -1 && PyErr_Occurred()) return -1;
+    if (x == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) { /* upstream's THPUtils_unpackLong */
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+        }
+        return -1;
+    }
     *out = x;
     return 0;
 }
@@ -841,6 +847,10 @@ static int conv_int_list(PyObject *const *items, Py_ssize_t n, tn_arena *a, tn_v
                 PyErr_Clear();
                 PyErr_Format(PyExc_TypeError, "%s(): argument must be tuple of ints, but found element of type %s at pos %ld",
                              "size", tn_py_typename(items[i], b, sizeof b), (long)i);
+            } else if (PyErr_ExceptionMatches(PyExc_ValueError)) { /* an element overflowed int64 */
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "argument failed to unpack the object at pos %ld with error "
+                             "\"Overflow when unpacking long long\"", (long)i + 1);
             }
             return -1;
         }
@@ -1128,7 +1138,7 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
     int npos = 0;
     while (npos < sc->nargs && !(sargs[npos].flags & TN_PF_KWONLY)) npos++;
     if (nargs > npos) {
-        PyErr_Format(PyExc_RuntimeError, "%s() expected at most %d argument(s) but received %ld argument(s). Declaration: %s",
+        PyErr_Format(PyExc_RuntimeError, "aten::%s() expected at most %d argument(s) but received %ld argument(s). Declaration: %s",
                      sc->name, sc->nargs, (long)(nargs + nkw), sc->schema);
         return -1;
     }
@@ -1146,12 +1156,12 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
                 }
         if (!o) {
             if (!(p->flags & (TN_PF_OPTIONAL | TN_PF_ALLOW_NONE)) || (p->flags & TN_PF_OUT && !(p->flags & TN_PF_OPTIONAL) && p->type != TN_PT_TENSOR)) {
-                PyErr_Format(PyExc_TypeError, "%s() is missing value for argument '%s'. Declaration: %s", sc->name,
+                PyErr_Format(PyExc_RuntimeError, "aten::%s() is missing value for argument '%s'. Declaration: %s", sc->name,
                              p->name, sc->schema);
                 return -1;
             }
             if (!(p->flags & TN_PF_OPTIONAL) && !(p->flags & TN_PF_ALLOW_NONE)) {
-                PyErr_Format(PyExc_TypeError, "%s() is missing value for argument '%s'. Declaration: %s", sc->name,
+                PyErr_Format(PyExc_RuntimeError, "aten::%s() is missing value for argument '%s'. Declaration: %s", sc->name,
                              p->name, sc->schema);
                 return -1;
             }
@@ -1161,15 +1171,23 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
         if (o == Py_None && (p->flags & TN_PF_ALLOW_NONE)) { out[k].tag = TN_V_NONE; continue; }
         int64_t failed = -1;
         int threw = 0;
-        if (!check_param(p, o, ov, k, &failed, &threw)) {
-            if (threw) return -1;
+        int nov = ov->n;
+        /* a Tensor parameter takes a tensor (or a __torch_function__ object), never a number */
+        int ok = check_param(p, o, ov, k, &failed, &threw) &&
+                 !(p->type == TN_PT_TENSOR && !tn_py_is_tensor(o) && ov->n == nov);
+        if (!ok || (!ov->n && convert_obj(p, o, a, &out[k]) < 0)) {
+            /* Scalar overflow stays OverflowError, as upstream's toIValue; anything else a
+             * conversion raised is a type mismatch in upstream's schema matching */
+            if (PyErr_Occurred() && (PyErr_ExceptionMatches(PyExc_OverflowError) || !(
+                    PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError))))
+                return -1;
+            PyErr_Clear();
             char b[128];
-            PyErr_Format(PyExc_TypeError, "%s() Expected a value of type '%s' for argument '%s' but instead found type '%s'.",
+            PyErr_Format(PyExc_RuntimeError, "aten::%s() Expected a value of type '%s' for argument '%s' but instead found type '%s'.",
                          sc->name, type_name(p), p->name, tn_py_typename(o, b, sizeof b));
             return -1;
         }
         if (ov->n) continue; /* torch function takes over; no conversion needed */
-        if (convert_obj(p, o, a, &out[k]) < 0) return -1;
         if (p->type == TN_PT_DOUBLE && out[k].tag == TN_V_INT) out[k] = tn_value_double((double)out[k].u.i);
     }
     if (used_kw != nkw) {
@@ -1178,12 +1196,13 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
             for (int k = 0; k < sc->nargs && !found; k++)
                 found = PyUnicode_CompareWithASCIIString(PyTuple_GetItem(kwnames, j), sargs[k].name) == 0;
             if (!found) {
-                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", sc->name,
-                             PyUnicode_AsUTF8AndSize(PyTuple_GetItem(kwnames, j), NULL));
+                PyErr_Format(PyExc_RuntimeError, "Unknown keyword argument '%s' for operator 'aten::%s'. Schema: %s",
+                             PyUnicode_AsUTF8AndSize(PyTuple_GetItem(kwnames, j), NULL), sc->name, sc->schema);
                 return -1;
             }
         }
-        PyErr_Format(PyExc_TypeError, "%s() got multiple values for an argument", sc->name);
+        PyErr_Format(PyExc_RuntimeError, "Argument specified both as positional and keyword argument. Schema: %s",
+                     sc->schema);
         return -1;
     }
     return 0;

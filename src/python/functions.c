@@ -242,6 +242,9 @@ static PyObject *tn_py_call_inner(int fidx, PyObject *self, PyObject *const *arg
     if (op_out) *op_out = op;
     tn_status st = dispatch_maybe_unlocked(op, vals, rets, &arena);
     if (st != TN_OK) return tn_py_raise(st);
+    if (tn_op_schemas[op].nrets == 0 && !strncmp(tn_op_schemas[op].name, "_foreach_", 9) && m.dst[0] &&
+        PySequence_Check(m.dst[0]))
+        return PySequence_List(m.dst[0]); /* upstream's binding hands in-place foreach ops' self back */
     PyObject *res = wrap_results(op, rets, use_out ? s->structseq_out : s->structseq, 1);
     if (res && s->requires_grad_param >= 0 && m.dst[s->requires_grad_param] == Py_True) set_requires_grad(res);
     return res;
