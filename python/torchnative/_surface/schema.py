@@ -862,7 +862,8 @@ def _make_packet_callable(qualname):
 # The argument parser's schema-mismatch errors (src/python/argparse.c, schema calls), as
 # opposed to errors the operator itself raises after binding its arguments.
 _MISMATCH_MARKERS = ("Expected a value of type", "is missing value for argument", "got an unexpected keyword argument",
-                     "got multiple values for", "argument(s) but received")
+                     "Unknown keyword argument", "got multiple values for", "argument(s) but received",
+                     "both as positional and keyword argument")
 
 
 def _is_schema_mismatch(e):
