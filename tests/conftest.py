@@ -107,7 +107,11 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    "test_ddp.py",
                    # 5-7 processes per federated run and a Flower deployment of 3 servers plus
                    # their subprocesses: ASan'd ranks exceed the tests' time bounds, as above
-                   "test_federated_dist.py", "test_federated_flower.py"}
+                   "test_federated_dist.py", "test_federated_flower.py",
+                   # every adaptation method run side by side with upstream (a CNN trained
+                   # first): end-to-end runs like test_training.py, whose operators and
+                   # gradients run under ASan through test_ops.py and test_autograd_grads.py
+                   "test_adapt_methods.py"}
 ASAN_SKIP_TESTS: set = set()  # single tests, as "file::name"
 
 
