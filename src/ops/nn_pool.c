@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/nn.h"
 #include "ops/nn_internal.h"
 
@@ -109,9 +110,31 @@ static tn_status pool_out_sizes(const tn_tensor *x, const plane_geom *g, const p
     return TN_OK;
 }
 
+/* Planes are independent: max pooling runs over ranges of them on the pool. */
+typedef struct max_job {
+    tn_dtype acc;
+    size_t isz;
+    char *y;
+    const char *x;
+    const plane_geom *g;
+    int64_t oh, ow;
+    const pool_args *a;
+} max_job;
+
+static void max_planes(void *vj, int64_t p0, int64_t p1) {
+    const max_job *j = vj;
+    const pool_args *a = j->a;
+    const plane_geom *g = j->g;
+    int64_t out = j->oh * j->ow;
+    NN_KERNEL(j->acc, max_pool2d, (void *)(j->y + (size_t)(p0 * out) * j->isz), a->idx ? a->idx + p0 * out : NULL,
+              (const void *)(j->x + (size_t)(p0 * g->H * g->W) * j->isz), p1 - p0, g->H, g->W, j->oh, j->ow, a->kh,
+              a->kw, a->sh, a->sw, a->ph, a->pw, a->dh, a->dw);
+}
+
 static void run_max(tn_dtype acc, void *y, const void *x, const plane_geom *g, int64_t oh, int64_t ow, void *ctx) {
-    pool_args *a = ctx;
-    NN_KERNEL(acc, max_pool2d, y, a->idx, x, g->P, g->H, g->W, oh, ow, a->kh, a->kw, a->sh, a->sw, a->ph, a->pw, a->dh, a->dw);
+    max_job j = {acc, (size_t)tn_dtype_itemsize(acc), y, x, g, oh, ow, ctx};
+    int64_t per = oh * ow * ((pool_args *)ctx)->kh * ((pool_args *)ctx)->kw;
+    tn_parallel_for(g->P, per > 0 && per < 16384 ? 16384 / per : 1, max_planes, &j);
 }
 
 static tn_status max_pool_impl(const tn_value *args, tn_value *rets, bool with_indices) {
