@@ -317,16 +317,7 @@ def test_reshape_alias_checks_the_storage():
 # Allocations no machine can satisfy: upstream raises RuntimeError (its CPU allocator's
 # "not enough memory", or "Storage size calculation overflowed" when the byte count does
 # not fit int64) and never aborts; so must we, and the process must go on working.
-OOM_PROBE = r"""
-import json, torch
-out = []
-def step(f):
-    try:
-        r = f()
-        out.append(["ok", list(r.shape) if isinstance(r, torch.Tensor) else r])
-    except Exception as e:
-        out.append(["err", type(e).__name__])
-x = torch.ones(3)
+OOM_PROBE = PROBE_HEAD + r"""
 big = torch.zeros(1).expand(2**40)
 for f in [lambda: torch.empty(2**62), lambda: torch.empty(2**40), lambda: torch.empty(2**40, dtype=torch.int8),
           lambda: torch.zeros(2**20, 2**20), lambda: torch.full((2**41,), 1.0), lambda: torch.arange(2**40),
