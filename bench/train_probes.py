@@ -1,0 +1,81 @@
+"""bench/train_probes.py — the training measurements docs/PERFORMANCE.md quotes besides
+bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv):
+  cpu1    CPU time of a digits CNN step (batch 64, Adam) at one thread (time.process_time)
+  faults  minor page faults of one Linear 128x576 -> 1536 backward into .grad
+  rss     resident and peak memory after loading SmolLM2-135M-Instruct as float32
+    .venv/bin/python bench/train_probes.py [--only cpu1,faults,rss]
+"""
+import argparse
+import json
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIDES = {"upstream": os.path.join(ROOT, ".venv-ref", "bin", "python"),
+         "torchnative": os.path.join(ROOT, ".venv", "bin", "python")}
+
+WORKER = r'''
+import json, os, resource, sys, time
+sys.path.insert(0, os.path.join(sys.argv[1], "tests"))
+import torch
+torch.set_num_threads(1)
+sec = sys.argv[2]
+if sec == "cpu1":
+    import training_run as tr
+    torch.manual_seed(0)
+    xtr, ytr, _, _ = tr.data()
+    m = tr.CNN()
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3)
+    x, y = xtr[:64], ytr[:64]
+    def step():
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(m(x), y).backward()
+        opt.step()
+    for _ in range(20):
+        step()
+    t0 = time.process_time()
+    for _ in range(200):
+        step()
+    out = {"step_cpu_ms": (time.process_time() - t0) / 200 * 1e3}
+elif sec == "faults":
+    x = torch.randn(128, 576)
+    w = torch.randn(1536, 576, requires_grad=True)
+    g = torch.randn(128, 1536)
+    def bwd():
+        w.grad = None
+        torch.nn.functional.linear(x, w).backward(g)
+    for _ in range(10):
+        bwd()
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(100):
+        bwd()
+    out = {"minor_faults_per_backward": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / 100}
+else:
+    import gc
+    import lora_run
+    from transformers import AutoModelForCausalLM
+    d, f = lora_run.bundled_model()
+    AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
+    gc.collect()
+    out = {"resident_mb": int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6,
+           "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3}
+print("PROBE " + json.dumps(out))
+'''
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="cpu1,faults,rss")
+    a = ap.parse_args()
+    for sec in a.only.split(","):
+        for side, py in SIDES.items():
+            r = subprocess.run([py, "-c", WORKER, ROOT, sec], capture_output=True, text=True, timeout=1800, cwd=ROOT,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+            if r.returncode != 0:
+                raise RuntimeError(f"{side} {sec} failed:\n{r.stderr[-3000:]}")
+            line = [ln for ln in r.stdout.splitlines() if ln.startswith("PROBE ")][-1]
+            print(sec, side, json.loads(line[6:]))
+
+
+if __name__ == "__main__":
+    main()
