@@ -3,7 +3,12 @@ bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv)
   cpu1    CPU time of a digits CNN step (batch 64, Adam) at one thread (time.process_time)
   faults  minor page faults of one Linear 128x576 -> 1536 backward into .grad
   rss     resident and peak memory after loading SmolLM2-135M-Instruct as float32
-    .venv/bin/python bench/train_probes.py [--only cpu1,faults,rss]
+  loramem where the LoRA run's memory goes: three steps of tests/lora_run.py's LoRA
+          (sequence 128, batch 4) with the previous step's output kept alive during the
+          next forward (as lora_run.py does) and with it deleted; per step the resident
+          MB after forward and after backward+step, the peak (VmHWM) of each variant, and
+          the bytes of the distinct storages autograd saved in a step
+    .venv/bin/python bench/train_probes.py [--only cpu1,faults,rss,loramem]
 """
 import argparse
 import json
@@ -50,6 +55,47 @@ elif sec == "faults":
     for _ in range(100):
         bwd()
     out = {"minor_faults_per_backward": (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / 100}
+elif sec == "loramem":
+    import gc
+    import lora_run as L
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    def status(key):
+        return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) // 1024
+    torch.set_num_threads(2)
+    d, f = L.bundled_model()
+    tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
+    model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"],
+                                             lora_dropout=0.0, bias="none", task_type="CAUSAL_LM"))
+    model.train()
+    ids = tok(L.PASSAGE, return_tensors="pt").input_ids[0]
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    out = {}
+    for variant in ("deleted", "kept"):
+        gc.collect()
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")  # resets VmHWM to the current resident size
+        rows, o, saved, saved_mb = [], None, {}, []
+        def pack(t):
+            st = t.untyped_storage()
+            saved[(st.data_ptr(), st.nbytes())] = 1
+            return t
+        for step in range(3):
+            x = torch.stack([ids[(step * 4 + b) * 7 % (len(ids) - 128):][:128] for b in range(4)])
+            with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                o = model(input_ids=x, labels=x)
+            r_fwd = status("VmRSS")
+            o.loss.backward()
+            opt.step()
+            opt.zero_grad()
+            rows.append([r_fwd, status("VmRSS")])
+            saved_mb.append(round(sum(k[1] for k in saved) / 2**20))
+            saved.clear()
+            if variant == "deleted":
+                o = None
+        o = None
+        out[variant] = {"rss_fwd_step_mb": rows, "peak_mb": status("VmHWM"), "saved_mb": saved_mb}
 else:
     import gc
     import lora_run

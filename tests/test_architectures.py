@@ -30,7 +30,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import REF_PYTHON, ROOT
+from conftest import REF_PYTHON, ROOT, Upstream
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import make_tiny_models  # noqa: E402
@@ -63,8 +63,7 @@ def runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("arch")
     t0 = time.perf_counter()
     procs = {
-        "ref": subprocess.Popen([REF_PYTHON, RUNNER, MODELS_DIR, str(d / "ref"), "--float64"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+        "ref": Upstream([RUNNER, MODELS_DIR, str(d / "ref"), "--float64"], outputs=[str(d / "ref")]),
         "ours": subprocess.Popen([sys.executable, RUNNER, MODELS_DIR, str(d / "ours")],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
     }

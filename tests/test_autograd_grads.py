@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from conftest import REF_PYTHON, run_upstream
 from gradtest import cases, cases_generated, harness
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -17,8 +18,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _run(python, out):
-    subprocess.run([python, os.path.join(HERE, "gradtest", "run_side.py"), out], check=True, timeout=900,
-                   cwd=ROOT)
+    runner = os.path.join(HERE, "gradtest", "run_side.py")
+    if python == REF_PYTHON:
+        rc, _, err = run_upstream([runner, out], outputs=[out], cwd=ROOT, timeout=900)
+        assert rc == 0, err[-4000:]
+    else:
+        subprocess.run([python, runner, out], check=True, timeout=900, cwd=ROOT)
     with open(out, "rb") as f:
         return pickle.load(f)
 
@@ -26,7 +31,7 @@ def _run(python, out):
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory):
     d = tmp_path_factory.mktemp("grad")
-    ref = _run(os.path.join(ROOT, ".venv-ref", "bin", "python"), str(d / "ref.pkl"))
+    ref = _run(REF_PYTHON, str(d / "ref.pkl"))
     got = _run(sys.executable, str(d / "got.pkl"))
     return ref, got
 

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REF_PYTHON, ROOT
+from conftest import REF_PYTHON, ROOT, run_upstream
 from optest import cases as C
 from optest import harness as H
 
@@ -16,8 +16,12 @@ RUNNER = os.path.join(ROOT, "tests", "optest", "run_side.py")
 
 
 def _run(python, out):
-    r = subprocess.run([python, RUNNER, out], capture_output=True, text=True, timeout=1200)
-    assert r.returncode == 0, r.stderr[-4000:]
+    if python == REF_PYTHON:
+        rc, _, err = run_upstream([RUNNER, out], outputs=[out], timeout=1200)
+    else:
+        r = subprocess.run([python, RUNNER, out], capture_output=True, text=True, timeout=1200)
+        rc, err = r.returncode, r.stderr
+    assert rc == 0, err[-4000:]
     with open(out, "rb") as f:
         return pickle.load(f)
 

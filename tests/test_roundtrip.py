@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REF_PYTHON, ROOT
+from conftest import ROOT, Upstream
 
 SCRIPT = f"{ROOT}/tests/inference/roundtrip.py"
 
@@ -21,9 +21,9 @@ def both(tmp_path_factory):
     import os
 
     env = {**os.environ, **env}
-    procs = {side: subprocess.Popen([py, SCRIPT, str(d / side)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True, env=env)
-             for side, py in (("ref", REF_PYTHON), ("ours", sys.executable))}
+    procs = {"ref": Upstream([SCRIPT, str(d / "ref")], scratch=[str(d / "ref")], env=env),
+             "ours": subprocess.Popen([sys.executable, SCRIPT, str(d / "ours")], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, env=env)}
     out = {}
     for side, p in procs.items():
         so, se = p.communicate(timeout=900)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import REF_PYTHON
+from conftest import REF_PYTHON, run_upstream
 
 PROBES = {
     "repr_float": "repr(torch.tensor([[1.5, -2.25], [3.0, 4.125]]))",
@@ -83,9 +83,14 @@ print(json.dumps(out))
 
 
 def _run(python):
-    r = subprocess.run([python, "-c", RUNNER], input=json.dumps(PROBES), capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    if python == REF_PYTHON:
+        rc, so, se = run_upstream(["-c", RUNNER], input=json.dumps(PROBES), timeout=600)
+    else:
+        r = subprocess.run([python, "-c", RUNNER], input=json.dumps(PROBES), capture_output=True, text=True,
+                           timeout=600)
+        rc, so, se = r.returncode, r.stdout, r.stderr
+    assert rc == 0, se[-3000:]
+    return json.loads(so.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
