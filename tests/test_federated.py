@@ -200,55 +200,156 @@ def test_dp_clipping_and_noise_scale():
 
 # ---- secure aggregation -----------------------------------------------------------------
 
-def test_masks_cancel_exactly():
+def test_shamir_reconstructs_with_t_shares_and_refuses_fewer():
+    secret = int.from_bytes(os.urandom(32), "little")
+    shares = sa.shamir_split(secret, 3, [1, 2, 3, 4, 5])
+    for pick in ([1, 2, 3], [2, 4, 5], [1, 3, 5], [1, 2, 3, 4, 5]):
+        assert sa.shamir_reconstruct({x: shares[x] for x in pick}, 3) == secret
+    with pytest.raises(sa.BelowThreshold, match="needs t=3 shares, got 2"):
+        sa.shamir_reconstruct({1: shares[1], 4: shares[4]}, 3)
+    # two shares of a degree-2 polynomial say nothing: read as a degree-1 one they give another value
+    assert sa.shamir_reconstruct({1: shares[1], 4: shares[4]}, 2) != secret
+    with pytest.raises(ValueError, match="threshold t=6"):
+        sa.shamir_split(secret, 6, [1, 2, 3, 4, 5])
+    with pytest.raises(ValueError, match="distinct and non-zero"):
+        sa.shamir_split(secret, 2, [0, 1, 2])
+
+
+class _Protocol:
+    """Drives secagg.ClientSession for `vecs` ({client: vector}) as a coordinator would,
+    with the message passing in memory: clients in `no_shares` advertise keys but never
+    share them (U1 minus U2), clients in `no_upload` share keys but never upload (U2 minus
+    U3)."""
+
+    def __init__(self, vecs, no_shares=(), no_upload=(), salt="r1"):
+        self.salt = salt
+        self.s = {c: sa.ClientSession(c, salt) for c in vecs}
+        self.pubs = {c: x.public() for c, x in self.s.items()}            # U1
+        self.t = sa.threshold(len(self.pubs))
+        sealed = {u: x.share_keys(self.pubs, self.t) for u, x in self.s.items() if u not in no_shares}
+        self.u2 = sorted(sealed)
+        for v in self.u2:
+            self.s[v].receive_shares(self.u2, {u: sealed[u][v] for u in self.u2 if u != v})
+        self.up = {c: self.s[c].mask(sa.encode_fixed(vecs[c])) for c in self.u2 if c not in no_upload}
+        self.alive = sorted(self.up)                                        # U3
+        self.dropped = [c for c in self.u2 if c not in self.alive]
+
+    def total(self):
+        with np.errstate(over="ignore"):
+            return sum(self.up.values(), np.zeros_like(next(iter(self.up.values()))))
+
+
+def test_secure_sum_exact_with_dropouts_before_and_after_upload():
+    """7 clients advertise keys (t = 4); client 0 never shares its keys; client 1 dies after
+    sharing them, before uploading; client 2 dies after uploading (it never answers the
+    unmasking request). The answers of 3, 4, 5, 6 give the coordinator the exact ring sum
+    of the uploads of 2-6; with one answer fewer the attempt fails loudly."""
     rng = np.random.default_rng(1)
-    vecs = {c: rng.normal(size=100) for c in range(5)}
-    keys = {c: sa.KeyPair() for c in vecs}
-    pubs = {c: k.public for c, k in keys.items()}
-    masked = {c: sa.mask(sa.encode_fixed(v), c, keys[c], pubs, "r1") for c, v in vecs.items()}
-    # one masked vector alone reveals nothing recognisable
-    assert np.corrcoef(sa.decode_fixed(masked[0]), vecs[0])[0, 1] < 0.5
-    with np.errstate(over="ignore"):
-        total = sum(masked.values(), np.zeros(100, np.uint64))
-    got = sa.decode_fixed(total)
-    exact = sa.decode_fixed(sum((sa.encode_fixed(v) for v in vecs.values()), np.zeros(100, np.uint64)))
+    vecs = {c: rng.normal(size=200) for c in range(7)}
+    p = _Protocol(vecs, no_shares=[0], no_upload=[1])
+    assert p.t == 4 and p.u2 == [1, 2, 3, 4, 5, 6] and p.alive == [2, 3, 4, 5, 6] and p.dropped == [1]
+    still_masked = sa.decode_fixed(p.total())
+    assert not np.allclose(still_masked, sum(vecs[c] for c in p.alive), atol=1.0)
+    # a client asked with fewer than t survivors refuses (and reveals nothing)
+    with pytest.raises(sa.Refused, match="below the threshold t=4"):
+        p.s[3].reveal([3, 5, 6], [1, 2, 4])
+    answers = {u: p.s[u].reveal(p.alive, p.dropped) for u in (3, 4, 5, 6)}
+    exact = sum((sa.encode_fixed(vecs[c]) for c in p.alive), np.zeros(200, np.uint64))
+    got = sa.unmask_sum(p.total(), p.salt, p.t, p.pubs, p.alive, p.dropped, answers)
     assert np.array_equal(got, exact)
-    assert np.allclose(got, sum(vecs.values()), atol=1e-6)
+    assert np.allclose(sa.decode_fixed(got), sum(vecs[c] for c in p.alive), atol=1e-6)
+    del answers[6]
+    with pytest.raises(sa.BelowThreshold, match="3 unmasking response"):
+        sa.unmask_sum(p.total(), p.salt, p.t, p.pubs, p.alive, p.dropped, answers)
 
 
-def test_masks_survive_dropout():
+def test_malicious_coordinator_cannot_unmask_a_live_client():
+    """The attack on pairwise masks alone: the coordinator claims live client 2 dropped and
+    obtains its mask key from the others' shares. The pairwise masks then come off y_2, but
+    its self-mask PRG(b_2) stays: y_2 is still uncorrelated with the update. Asking for
+    b_2's shares too, in the same request or a later one, is refused."""
     rng = np.random.default_rng(2)
-    vecs = {c: rng.normal(size=64) for c in range(6)}
-    keys = {c: sa.KeyPair() for c in vecs}
-    pubs = {c: k.public for c, k in keys.items()}
-    dropped = [1, 4]                           # exchanged keys, never sent their update
-    alive = [c for c in vecs if c not in dropped]
+    vecs = {c: rng.normal(size=20000) for c in range(5)}
+    p = _Protocol(vecs)
+    lie_alive, lie_dropped = [0, 1, 3, 4], [2]
+    answers = {u: p.s[u].reveal(lie_alive, lie_dropped) for u in lie_alive}
+    # the coordinator's reconstruction of client 2's key removes the pairwise masks of y_2
+    from torchnative.nn.federated.secagg import KeyPair, _lagrange_at_zero, pair_seed, _prg
+    import json
+    who = sorted(answers)[:p.t]
+    lag = _lagrange_at_zero([u + 1 for u in who])
+    key2 = sum(c * int(json.loads(answers[u])["s"]["2"], 16) for c, u in zip(lag, who)) % sa.PRIME
+    k2 = KeyPair.from_int(key2)
+    y2 = p.up[2].copy()
     with np.errstate(over="ignore"):
-        total = np.zeros(64, np.uint64)
-        for c in alive:
-            total = total + sa.mask(sa.encode_fixed(vecs[c]), c, keys[c], pubs, "r7")
-    still_masked = sa.decode_fixed(total)
-    assert not np.allclose(still_masked, sum(vecs[c] for c in alive), atol=1.0)
-    revealed = {c: sa.reveal(c, keys[c], pubs, dropped, "r7") for c in alive}
-    assert all(set(r) == set(dropped) for r in revealed.values())   # only seeds with the dropped
-    assert np.allclose(sa.decode_fixed(sa.unmask(total, revealed)), sum(vecs[c] for c in alive), atol=1e-6)
+        for v in p.u2:
+            if v != 2:
+                m = _prg(pair_seed(k2.shared(sa.parse_public(p.pubs[v])[1]), p.salt, 2, v), y2.size)
+                y2 = y2 - m if 2 < v else y2 + m
+    assert abs(np.corrcoef(sa.decode_fixed(y2), vecs[2])[0, 1]) < 0.05
+    # without the self-mask the update would be in the clear: b_2 is what still hides it
+    with np.errstate(over="ignore"):
+        b2 = sa.shamir_reconstruct({u + 1: p.s[u]._held[2][1] for u in who}, p.t)
+        assert np.array_equal(sa.decode_fixed(y2 - _prg(b2, y2.size)), sa.decode_fixed(sa.encode_fixed(vecs[2])))
+    # the clients refuse to hand over b_2 as well: in one request, and after the lie
+    for u in (0, 1, 3, 4):
+        with pytest.raises(sa.Refused, match=r"other secret of client\(s\) \[2\]"):
+            p.s[u].reveal([0, 1, 2, 3, 4], [])
+    q = _Protocol(vecs, salt="r2")
+    with pytest.raises(sa.Refused, match=r"both the self-mask seed and the mask key of client\(s\) \[2\]"):
+        q.s[0].reveal([0, 1, 2, 3, 4], [2])
+    with pytest.raises(sa.Refused, match="listed as dropped"):
+        q.s[0].reveal([1, 2, 3, 4], [0])
+    # a threshold below a majority is refused at key sharing
+    with pytest.raises(sa.Refused, match="threshold t=2 for 5 clients"):
+        sa.ClientSession(0, "r3").share_keys(q.pubs, 2)
+
+
+def test_masked_upload_alone_reveals_nothing():
+    """One client's upload is uncorrelated with its update (|r| < 0.05 over 20,000
+    coordinates, ~7 standard errors), and so is the sum of all but one; shares that were
+    tampered with in transit do not decrypt."""
+    rng = np.random.default_rng(3)
+    vecs = {c: rng.normal(size=20000) for c in range(4)}
+    p = _Protocol(vecs)
+    for c in p.alive:
+        assert abs(np.corrcoef(sa.decode_fixed(p.up[c]), vecs[c])[0, 1]) < 0.05
+    with np.errstate(over="ignore"):
+        three = p.up[0] + p.up[1] + p.up[2]
+    assert abs(np.corrcoef(sa.decode_fixed(three), vecs[0] + vecs[1] + vecs[2])[0, 1]) < 0.05
+    s0, s1 = sa.ClientSession(0, "x"), sa.ClientSession(1, "x")
+    pubs = {0: s0.public(), 1: s1.public()}
+    sealed = s0.share_keys(pubs, 2)
+    s1.share_keys(pubs, 2)
+    bad = bytearray(sealed[1])
+    bad[-1] ^= 1
+    with pytest.raises(ValueError, match="do not decrypt"):
+        s1.receive_shares([0, 1], {0: bytes(bad)})
 
 
 def test_simulated_secure_aggregation_equals_plain():
-    """With secure aggregation the global model is FedAvg's to fixed-point precision, with
-    dropouts too."""
+    """With secure aggregation (t = 4 of 6) the global model is FedAvg's to fixed-point
+    precision, with dropouts too; an attempt with fewer than t survivors is reported and
+    retried (as the plain run with min_clients=4 does: the same attempts, the same model),
+    and a round that never reaches t raises."""
     rng = np.random.default_rng(3)
     data = [[(torch.tensor(rng.normal(size=(6, 5)), dtype=torch.float32), torch.tensor(rng.integers(0, 2, 6)))]
             for _ in range(6)]
     mk = lambda: torch.nn.Linear(5, 2)  # noqa: E731
-    weights = {}
+    weights, hist = {}, {}
     for secure in (False, True):
         torch.manual_seed(0)
         m = mk()
-        F.simulate(mk, data, rounds=3, aggregator=F.FedAvg(), seed=0, secure_aggregation=secure, dropout=0.3,
-                   model=m)
+        hist[secure] = F.simulate(mk, data, rounds=3, aggregator=F.FedAvg(), seed=0, secure_aggregation=secure,
+                                  dropout=0.3, model=m, min_clients=1 if secure else 4)
         weights[secure] = ParamSpace(m).get()
     assert np.allclose(weights[True], weights[False], atol=1e-5)
+    retries = [x for h in hist[True] for x in h["retries"]]
+    assert retries and all("below the secure-aggregation threshold t=4" in x["reason"] for x in retries)
+    assert [h["participants"] for h in hist[True]] == [h["participants"] for h in hist[False]]
+    with pytest.raises(RuntimeError, match="secure-aggregation threshold"):
+        F.simulate(mk, data[:3], rounds=1, aggregator=F.FedAvg(), secure_aggregation=True, dropout=0.6,
+                   max_retries=0)
 
 
 # ---- compression ------------------------------------------------------------------------
