@@ -32,6 +32,21 @@ def reference():
     return run_reference
 
 
+def write_digits_split(path: str) -> str:
+    """The federated tests' digits split (1,400 training images, 397 test; pixels / 16) as
+    an .npz at `path`. Read from the CSV scikit-learn ships rather than through
+    sklearn.datasets, whose import costs seconds per test on a loaded machine (the values
+    are load_digits()'s: it reads the same file)."""
+    import importlib.util
+    import numpy as np
+    here = importlib.util.find_spec("sklearn").submodule_search_locations[0]
+    d = np.loadtxt(os.path.join(here, "datasets", "data", "digits.csv.gz"), delimiter=",")
+    x, y = (d[:, :-1] / 16.0).astype(np.float32), d[:, -1].astype(np.int64)
+    p = np.random.default_rng(0).permutation(len(y))
+    np.savez(path, x_train=x[p[:1400]], y_train=y[p[:1400]], x_test=x[p[1400:]], y_test=y[p[1400:]])
+    return path
+
+
 # ---- kernel tiers -------------------------------------------------------------------------
 # scripts/test.sh runs the whole suite once at the host's kernel tier, then again under each
 # lower tier (TN_FORCE_ISA) with `-m "not tier_independent"`. A file listed here cannot
