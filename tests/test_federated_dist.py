@@ -14,7 +14,6 @@ import datetime
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,27 +22,11 @@ import time
 import numpy as np
 import pytest
 
-from conftest import REF_PYTHON, ROOT, write_digits_split
+from conftest import REF_PYTHON, ROOT, free_port, write_digits_split
 
 RUNNER = os.path.join(ROOT, "tests", "federated", "fed_run.py")
 OURS = sys.executable
 needs_ref = pytest.mark.skipif(not os.path.exists(REF_PYTHON), reason="no reference environment")
-
-
-_ports = set()
-_ports_lock = threading.Lock()
-
-
-def free_port():
-    """A free port on 127.0.0.1, never one handed out before (runs start side by side)."""
-    with _ports_lock:
-        while True:
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                port = s.getsockname()[1]
-            if port not in _ports:
-                _ports.add(port)
-                return port
 
 
 @pytest.fixture(scope="module")
@@ -158,6 +141,33 @@ def run_coordinator_restart(digits, tmp):
     return res
 
 
+DEATHS = "3:2,2:3"
+
+
+def run_client_deaths(digits, tmp):
+    """Secure aggregation over 3 clients; client 3 dies in round 2, client 2 in round 3;
+    each is started again once it has died (rc 17)."""
+    port = free_port()
+    store = hosted_store(port)
+    job = Job(4, port)
+    args = [digits, "--clients", "3", "--rounds", "4", "--mode", "store", "--secagg", "--min-clients", "2",
+            "--round-timeout", "12", "--max-retries", "20", "--die", DEATHS]
+    try:
+        procs = {r: job.start(OURS, r, args) for r in range(4)}
+        deadline = time.monotonic() + 240
+        for r in (3, 2):
+            rc, _, err = finish(procs[r], deadline)
+            assert rc == 17, err[-3000:]
+            procs[r] = job.start(OURS, r, [a for a in args if a not in ("--die", DEATHS)])
+        res = result(procs[0], deadline)
+        for r in (1, 2, 3):
+            result(procs[r], deadline)
+    finally:
+        job.close()
+        del store
+    return res
+
+
 class Background:
     """Runs in threads; result() waits for one and re-raises what it raised."""
 
@@ -189,7 +199,8 @@ class Background:
 # which runs each test collects (started at the module's start when the test is selected)
 NEEDS = {"test_engine_ours_matches_upstream": [run_ours, run_upstream],
          "test_coordinator_killed_and_restarted": [run_ours, run_coordinator_restart],
-         "test_poisoned_and_byzantine_updates": [run_poisoned]}
+         "test_poisoned_and_byzantine_updates": [run_poisoned],
+         "test_client_killed_mid_round": [run_client_deaths]}
 
 
 @pytest.fixture(scope="module")
@@ -253,31 +264,15 @@ def test_poisoned_and_byzantine_updates(background):
     assert acc[0] < acc[1] < acc[2] and acc[-1] > 0.3, acc   # Krum follows one honest client a round
 
 
-# Last, after the background runs ended: its deadlines are the test, so it runs alone.
-def test_client_killed_mid_round(digits):
+def test_client_killed_mid_round(background):
     """Secure aggregation with 3 clients (threshold t = 2), min_clients=2. Client 3 dies
     mid-round 2, after sharing its keys: round 2 completes with 1-2 (the masks they share
     with 3 removed through 3's mask key, reconstructed from their shares). Client 2 dies in
     round 3: 1 survivor < 2, so round 3 is reported and retried; the restarted clients
-    rejoin and the round completes. The round timeout (8 s) is what a death costs."""
-    port = free_port()
-    store = hosted_store(port)
-    job = Job(4, port)
-    args = [digits, "--clients", "3", "--rounds", "4", "--mode", "store", "--secagg", "--min-clients", "2",
-            "--round-timeout", "8", "--max-retries", "20", "--die", "3:2,2:3"]
-    try:
-        procs = {r: job.start(OURS, r, args) for r in range(4)}
-        deadline = time.monotonic() + 240
-        for r in (3, 2):   # restart each crashed client once it has died (rc 17)
-            rc, _, err = finish(procs[r], deadline)
-            assert rc == 17, err[-3000:]
-            procs[r] = job.start(OURS, r, [a for a in args if a not in ("--die", "3:2,2:3")])
-        res = result(procs[0], deadline)
-        for r in (1, 2, 3):
-            result(procs[r], deadline)
-    finally:
-        job.close()
-        del store
+    rejoin and the round completes. Each death costs the round timeout (12 s: the live
+    clients, warmed up before joining, need well under a second, also with the module's
+    other runs beside them)."""
+    res = background.result(run_client_deaths)
     h = res["history"]
     print(json.dumps([{k: x[k] for k in ("round", "participants", "dropped", "retries")} for x in h], indent=0))
     assert [x["round"] for x in h] == [1, 2, 3, 4]

@@ -12,7 +12,6 @@ evaluating the aggregated model identically, above the initial model's accuracy.
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import REF_PYTHON, ROOT, write_digits_split
+from conftest import REF_PYTHON, ROOT, free_port, write_digits_split
 
 APP = os.path.join(ROOT, "tests", "federated", "flower_app")
 OURS_BIN = os.path.dirname(sys.executable)
@@ -29,12 +28,6 @@ REF_BIN = os.path.dirname(REF_PYTHON)
 pytestmark = pytest.mark.skipif(not os.path.exists(os.path.join(REF_BIN, "flower-supernode"))
                                 or not os.path.exists(os.path.join(OURS_BIN, "flower-superlink")),
                                 reason="flwr is not installed in both environments")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _ours_spawned(ports, roots):
@@ -103,7 +96,7 @@ def test_flower_federation_with_a_torchnative_and_an_upstream_client(tmp_path):
             if time.monotonic() > deadline:
                 tails = {f.name: f.read_text()[-2000:] for f in tmp_path.glob("*.log")}
                 raise AssertionError(f"the federation did not finish in time: {tails}")
-            time.sleep(1)
+            time.sleep(0.25)
         time.sleep(0.5)
         res = json.loads(result.read_text())
     finally:
