@@ -369,6 +369,52 @@ def test_simulated_secure_aggregation_equals_plain():
                    max_retries=0)
 
 
+def _engine_in_threads(secure, world=3, rounds=2):
+    """A federation of Engines in threads of this process over one HashStore (rank 0
+    coordinates and trains too); rank 0's history and final weights. Training here draws
+    no random numbers, so the threads' interleaving cannot change a result."""
+    import threading
+    import torch.distributed as dist
+    store = dist.HashStore()
+    rng = np.random.default_rng(9)
+    data = [[(torch.tensor(rng.normal(size=(8, 4)), dtype=torch.float32), torch.tensor(rng.integers(0, 2, 8)))]
+            for _ in range(world)]
+    out, errors = {}, []
+
+    def member(rank):
+        try:
+            torch.manual_seed(0)
+            m = torch.nn.Linear(4, 2)
+            e = F.Engine(m, rounds=rounds, data=data[rank], seed=0, secure_aggregation=secure, store=store, rank=rank,
+                         world_size=world, round_timeout=20, join_timeout=30, name=f"thr{int(secure)}")
+            out[rank] = (e.participate(), ParamSpace(m).get())
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=member, args=(r,), daemon=True) for r in range(world)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors and not any(t.is_alive() for t in threads), errors
+    return out[0]
+
+
+def test_engine_secure_aggregation_with_a_training_coordinator():
+    """The Engine's store transport under secure aggregation, rank 0 training as one of
+    the three clients (its shares, masks and answers go through the same protocol): every
+    round has all three and the model is the plain run's to fixed-point precision."""
+    hist, w = _engine_in_threads(True)
+    plain_hist, plain_w = _engine_in_threads(False)
+    assert [h["participants"] for h in hist] == [[0, 1, 2]] * 2 and not any(h["retries"] for h in hist)
+    assert np.allclose(w, plain_w, atol=1e-5) and not np.array_equal(w, _engine_start_weights())
+
+
+def _engine_start_weights():
+    torch.manual_seed(0)
+    return ParamSpace(torch.nn.Linear(4, 2)).get()
+
+
 # ---- compression ------------------------------------------------------------------------
 
 def test_int8_and_topk_roundtrip_and_error_feedback():
