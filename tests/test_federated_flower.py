@@ -70,6 +70,8 @@ def test_flower_federation_with_a_torchnative_and_an_upstream_client(tmp_path):
                                       stderr=subprocess.STDOUT, start_new_session=True, cwd=str(tmp_path)))
         return procs[-1]
 
+    init = str(tmp_path / "init.npz")   # the App's initial model, so its ServerApp need not import torch
+    initial_acc = _save_initial_model(data, init)
     result = tmp_path / "result.json"
     outs = [tmp_path / "node0.jsonl", tmp_path / "node1.jsonl"]
     try:
@@ -84,7 +86,7 @@ def test_flower_federation_with_a_torchnative_and_an_upstream_client(tmp_path):
         deadline = time.monotonic() + 280
         while True:   # `flwr run` until the SuperLink answers
             run = subprocess.run([os.path.join(OURS_BIN, "flwr"), "run", APP, "local", "--run-config",
-                                  f'num-server-rounds=1 out="{result}"'], env=dict(base, FLWR_HOME=str(home)),
+                                  f'num-server-rounds=1 out="{result}" init="{init}"'], env=dict(base, FLWR_HOME=str(home)),
                                  capture_output=True, text=True, timeout=120)
             if run.returncode == 0 and "Successfully started run" in run.stdout:
                 break
@@ -127,20 +129,23 @@ def test_flower_federation_with_a_torchnative_and_an_upstream_client(tmp_path):
     a, b = ev[0][0], ev[1][0]
     assert a["eval_acc"] == b["eval_acc"] and abs(a["eval_loss"] - b["eval_loss"]) < 1e-4
     # the federation trained: the aggregated model is far above the initial one
-    assert a["eval_acc"] > _initial_accuracy(data) + 0.2, (a, _initial_accuracy(data))
+    assert a["eval_acc"] > initial_acc + 0.2, (a, initial_acc)
     # Flower's server aggregated both clients' metrics
     assert sorted(res["train"]) == ["1"] and sorted(res["evaluate"]) == ["1"]
     assert res["evaluate"]["1"]["eval_acc"] == pytest.approx(a["eval_acc"])
 
 
-def _initial_accuracy(data):
-    """The test-set accuracy of the App's initial model (tnflower.task.make_model)."""
+def _save_initial_model(data, path):
+    """Saves the App's initial model (tnflower.task.make_model) as named arrays at `path`;
+    returns its test-set accuracy."""
     import importlib.util
     import torch
     spec = importlib.util.spec_from_file_location("tnflower_task", os.path.join(APP, "tnflower", "task.py"))
     task = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(task)
+    model = task.make_model()
+    np.savez(path, **{k: v.detach().numpy() for k, v in model.state_dict().items()})
     d = np.load(data)
     with torch.no_grad():
-        out = task.make_model()(torch.from_numpy(d["x_test"]))
+        out = model(torch.from_numpy(d["x_test"]))
     return float((out.argmax(1) == torch.from_numpy(d["y_test"])).float().mean())
