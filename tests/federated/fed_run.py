@@ -122,7 +122,8 @@ def main():
                 "loss": float(torch.nn.functional.cross_entropy(out, yte))}
     evaluate.calls = 0
 
-    warm_up(xtr, ytr, a.secagg)
+    if data is not None:   # the coordinator (no data) never trains: nothing to warm up
+        warm_up(xtr, ytr, a.secagg)
     kw = {}
     if a.mode == "pg":
         dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
