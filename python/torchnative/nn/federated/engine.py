@@ -69,6 +69,14 @@ def _sealed_for(msg: bytes, me: int) -> bytes:
         raise ValueError(f"secure aggregation: no shares for client {me} in the message ({e})") from e
 
 
+def _sealed_covers(msg: bytes, u1, sender: int) -> bool:
+    """Whether a _sealed_msg from `sender` holds a ciphertext for every other client of U1."""
+    try:
+        return {int(v) for v in json.loads(msg)} >= {c for c in u1 if c != sender}
+    except (TypeError, ValueError):
+        return False
+
+
 def _is_timeout(e: Exception) -> bool:
     return isinstance(e, getattr(dist, "DistStoreError", ())) or "timeout" in str(e).lower()
 
@@ -330,14 +338,18 @@ class Engine:
         if own is not None:
             st.set(K("shares", s, 0), _sealed_msg(own.share_keys(pubs, t)))
         got = self._wait_keys([K("shares", s, c) for c in u1 if c != 0], time.monotonic() + self.round_timeout / 3)
-        u2 = sorted(([0] if own is not None else []) + [_tail(k) for k in got])
+        # U2: the clients whose shares arrived with one ciphertext for every other member of U1
+        u2 = sorted(([0] if own is not None else []) + [_tail(k) for k in got if _sealed_covers(st.get(k), u1, _tail(k))])
         state = {"salt": salt, "own": own, "pubs": pubs, "t": t, "u2": u2, "failed": None}
         if len(u2) < t:
             state["failed"] = f"{len(u2)} of {len(u1)} client(s) shared their keys, below the secure-aggregation threshold t={t}"
             return state
         st.set(K("u2", s), json.dumps({"u2": u2}))
         if own is not None:
-            own.receive_shares(u2, {u: _sealed_for(st.get(K("shares", s, u)), 0) for u in u2 if u != 0})
+            try:
+                own.receive_shares(u2, {u: _sealed_for(st.get(K("shares", s, u)), 0) for u in u2 if u != 0})
+            except (sa.Refused, ValueError) as e:
+                state["failed"] = str(e)
         return state
 
     def _unmask_round(self, coord, r, attempt, s, accepted, secure, rec, keys_used):
