@@ -29,7 +29,8 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 import numpy as np
 
 __all__ = ["KeyPair", "ClientSession", "Refused", "BelowThreshold", "threshold", "shamir_split",
-           "shamir_reconstruct", "unmask_sum", "encode_fixed", "decode_fixed", "encode_weighted", "decode_mean", "pair_seed", "FRAC_BITS", "PRIME"]
+           "shamir_reconstruct", "unmask_sum", "parse_public", "encode_fixed", "decode_fixed", "encode_weighted",
+           "decode_mean", "pair_seed", "FRAC_BITS", "PRIME"]
 
 FRAC_BITS = 24        # fixed-point resolution 2^-24 ~ 6e-8
 PRIME = 2 ** 521 - 1  # a Mersenne prime above every secret shared (256-bit keys, 128-bit seeds)
