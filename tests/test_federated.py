@@ -1,9 +1,11 @@
 """torchnative.nn.federated in one process: every aggregator against a direct numpy
 computation of its rule (written here from the papers / Flower's documented behaviour,
 on client weights rather than deltas), robust aggregators against a Byzantine client,
-the RDP accountant against opacus's analysis, secure-aggregation masks cancelling with and
-without dropouts, compression with error feedback, selection, validation, parameter
-filters, checkpoint/resume and simulate() on the digits data."""
+the RDP accountant against opacus's analysis, secure aggregation (Shamir sharing, exact
+sums under dropouts, a malicious coordinator refused, in the protocol and through the
+Engine's store), compression with error feedback, selection, validation, parameter
+filters, checkpoint/resume and simulate()."""
+import datetime
 import functools
 import json
 import math
@@ -407,6 +409,58 @@ def test_engine_secure_aggregation_with_a_training_coordinator():
     plain_hist, plain_w = _engine_in_threads(False)
     assert [h["participants"] for h in hist] == [[0, 1, 2]] * 2 and not any(h["retries"] for h in hist)
     assert np.allclose(w, plain_w, atol=1e-5) and not np.array_equal(w, _engine_start_weights())
+
+
+def test_engine_clients_refuse_a_malicious_unmasking_request():
+    """The test plays a coordinator over the store for two real Engine clients and, after
+    their masked uploads, asks each for both the self-mask share and the mask-key share of
+    client 2: each answers with a refusal instead of shares."""
+    import threading
+    import torch.distributed as dist
+    from torchnative.nn.federated.engine import pack
+    store = dist.HashStore()
+    rng = np.random.default_rng(10)
+    data = [(torch.tensor(rng.normal(size=(8, 4)), dtype=torch.float32), torch.tensor(rng.integers(0, 2, 8)))]
+    errors = []
+
+    def client(rank):
+        try:
+            F.Engine(torch.nn.Linear(4, 2), rounds=1, data=data, secure_aggregation=True, store=store, rank=rank,
+                     world_size=3, name="mal", client_timeout=60).participate()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    def key(*parts):
+        return "tnfed/mal/" + "/".join(str(p) for p in parts)
+
+    def wait(*keys):
+        store.wait(list(keys), datetime.timedelta(seconds=30))
+
+    threads = [threading.Thread(target=client, args=(r,), daemon=True) for r in (1, 2)]
+    for t in threads:
+        t.start()
+    try:
+        wait(key("join", 1), key("join", 2))
+        s = store.add(key("seq"), 1)
+        store.set(key("model", s), pack({"round": 1}, ParamSpace(torch.nn.Linear(4, 2)).get().tobytes()))
+        store.set(key("plan", s), json.dumps({"round": 1, "attempt": 0, "selected": [1, 2],
+                                              "config": {"secagg": True}, "timeout": 20}))
+        wait(key("pk", s, 1), key("pk", s, 2))
+        pubs = {str(c): store.get(key("pk", s, c)).decode() for c in (1, 2)}
+        store.set(key("peers", s), json.dumps({"t": 2, "keys": pubs}))
+        wait(key("shares", s, 1), key("shares", s, 2))
+        store.set(key("u2", s), json.dumps({"u2": [1, 2]}))
+        wait(key("upd", s, 1), key("upd", s, 2))
+        store.set(key("unmask", s), json.dumps({"alive": [1, 2], "dropped": [2]}))
+        wait(key("reveal", s, 1), key("reveal", s, 2))
+        answers = [json.loads(store.get(key("reveal", s, c))) for c in (1, 2)]
+    finally:
+        store.set(key("plan", store.add(key("seq"), 1)), json.dumps({"stop": True}))
+        for t in threads:
+            t.join(60)
+    assert not errors, errors
+    for a in answers:
+        assert set(a) == {"refused"} and "both the self-mask seed and the mask key of client(s) [2]" in a["refused"]
 
 
 def _engine_start_weights():
