@@ -34,11 +34,15 @@ def digits(tmp_path_factory):
     return write_digits_split(str(tmp_path_factory.mktemp("fed") / "digits.npz"))
 
 
+LIVE = set()   # jobs not yet closed: the module's teardown closes what an interruption left
+
+
 class Job:
     """Processes of one federated run; start() more at any time; all killed by close()."""
 
     def __init__(self, world, port=None):
         self.world, self.port, self.procs = world, port or free_port(), []
+        LIVE.add(self)
 
     def start(self, python, rank, args):
         env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(self.port), RANK=str(rank),
@@ -50,7 +54,8 @@ class Job:
         return p
 
     def close(self):
-        for p in self.procs:
+        LIVE.discard(self)
+        for p in list(self.procs):
             if p.poll() is None:
                 try:
                     os.killpg(p.pid, signal.SIGKILL)
@@ -213,7 +218,9 @@ def background(request, digits, tmp_path_factory):
                 if fn is not run_upstream or os.path.exists(REF_PYTHON):
                     bg.start(fn)
     yield bg
-    for t, _ in bg.runs.values():   # every run kills its processes when it ends
+    for job in list(LIVE):   # runs still going (an interrupted session): kill them now
+        job.close()
+    for t, _ in bg.runs.values():
         t.join()
 
 
