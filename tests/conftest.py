@@ -1,11 +1,12 @@
-"""Shared fixtures: paths of the two environments and a runner for upstream torch; the
-kernel-tier split of scripts/test.sh (the `tier_independent` marker); and, under the
-ASan+UBSan tier (scripts/asan.sh), keeping the sanitizer preload out of the processes
-that are not ours."""
+"""Shared fixtures: paths of the two environments and a runner for upstream torch; free
+ports and the digits split of the federated tests; the kernel-tier split of
+scripts/test.sh (the `tier_independent` marker); and, under the ASan+UBSan tier
+(scripts/asan.sh), keeping the sanitizer preload out of the processes that are not ours."""
 import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -154,6 +155,51 @@ def run_reference(code: str, timeout: float = 600):
 @pytest.fixture(scope="session")
 def reference():
     return run_reference
+
+
+_ports_given = set()
+_ports_lock = threading.Lock()
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that is free now, below the kernel's ephemeral range (so no
+    process's outgoing connection can take it before the test's server binds it: runs
+    side by side open many), and never handed out before in this session."""
+    import random
+    import socket
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.SystemRandom()
+    with _ports_lock:   # the federated tests start runs from several threads
+        while True:
+            port = rng.randrange(10000, max(low, 10001))
+            if port in _ports_given:
+                continue
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            _ports_given.add(port)
+            return port
+
+
+def write_digits_split(path: str) -> str:
+    """The federated tests' digits split (1,400 training images, 397 test; pixels / 16) as
+    an .npz at `path`. Read from the CSV scikit-learn ships rather than through
+    sklearn.datasets, whose import costs seconds per test on a loaded machine (the values
+    are load_digits()'s: it reads the same file)."""
+    import importlib.util
+    import numpy as np
+    here = importlib.util.find_spec("sklearn").submodule_search_locations[0]
+    d = np.loadtxt(os.path.join(here, "datasets", "data", "digits.csv.gz"), delimiter=",")
+    x, y = (d[:, :-1] / 16.0).astype(np.float32), d[:, -1].astype(np.int64)
+    p = np.random.default_rng(0).permutation(len(y))
+    np.savez(path, x_train=x[p[:1400]], y_train=y[p[:1400]], x_test=x[p[1400:]], y_test=y[p[1400:]])
+    return path
 
 
 # ---- kernel tiers -------------------------------------------------------------------------

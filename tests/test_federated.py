@@ -1,9 +1,13 @@
 """torchnative.nn.federated in one process: every aggregator against a direct numpy
 computation of its rule (written here from the papers / Flower's documented behaviour,
 on client weights rather than deltas), robust aggregators against a Byzantine client,
-the RDP accountant against opacus's, secure-aggregation masks cancelling with and
-without dropouts, compression with error feedback, selection, validation, parameter
-filters, checkpoint/resume and simulate() on the digits data."""
+the RDP accountant against opacus's analysis, secure aggregation (Shamir sharing, exact
+sums under dropouts, a malicious coordinator refused, in the protocol and through the
+Engine's store), compression with error feedback, selection, validation, parameter
+filters, checkpoint/resume and simulate()."""
+import datetime
+import functools
+import json
 import math
 import os
 
@@ -152,10 +156,25 @@ def test_secure_aggregators_need_a_linear_rule():
 
 # ---- privacy --------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=1)
+def _opacus_rdp():
+    """opacus's RDP analysis (opacus/accountants/analysis/rdp.py, the functions its
+    RDPAccountant sums; numpy and scipy only), loaded from its file: importing the opacus
+    package also imports its optimizers and per-sample-gradient machinery, seconds that
+    prove nothing here."""
+    import importlib.util
+    here = importlib.util.find_spec("opacus").submodule_search_locations[0]
+    spec = importlib.util.spec_from_file_location("opacus_rdp_analysis",
+                                                  os.path.join(here, "accountants", "analysis", "rdp.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 @pytest.mark.parametrize("q,sigma,steps", [(0.1, 1.1, 10), (0.01, 0.8, 1000), (1.0, 2.0, 5), (0.5, 0.6, 3),
                                            (0.05, 0.3, 10)])
 def test_rdp_accountant_matches_opacus(q, sigma, steps):
-    from opacus.accountants.analysis import rdp as ref
+    ref = _opacus_rdp()
     ours = rdp_subsampled_gaussian(q, sigma, steps)
     theirs = np.array(ref.compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=DEFAULT_ORDERS))
     assert np.allclose(ours, theirs, rtol=1e-6, atol=0)
@@ -164,20 +183,21 @@ def test_rdp_accountant_matches_opacus(q, sigma, steps):
     assert abs(eps - eps_ref) < 1e-6 * eps_ref and order == order_ref
 
 
-def test_accountant_per_round_against_opacus_accountant():
+def test_accountant_per_round_against_opacus():
     """The accountant used in a simulated DP-FedAvg run reports, after each round, the
-    epsilon opacus's RDPAccountant reports for the same steps."""
-    from opacus.accountants import RDPAccountant as OpacusRDP
+    epsilon opacus reports for the same steps (its RDPAccountant's sum: r steps of the
+    sampled Gaussian at q = 3/10, sigma = 1.3)."""
+    ref = _opacus_rdp()
     rng = np.random.default_rng(0)
     data = [[(torch.tensor(rng.normal(size=(8, 4)), dtype=torch.float32), torch.tensor(rng.integers(0, 3, 8)))]
             for _ in range(10)]
     dp = F.DPFedAvg(clip_norm=0.5, noise_multiplier=1.3, delta=1e-5)
     hist = F.simulate(lambda: torch.nn.Linear(4, 3), data, rounds=4, aggregator=F.FedAvg(), clients_per_round=3,
                       dp=dp, seed=1)
-    ref = OpacusRDP()
-    for rec in hist:
-        ref.step(noise_multiplier=1.3, sample_rate=0.3)
-        assert abs(rec["epsilon"] - ref.get_epsilon(1e-5)) < 1e-6 * rec["epsilon"]
+    for r, rec in enumerate(hist, start=1):
+        rdp = ref.compute_rdp(q=0.3, noise_multiplier=1.3, steps=r, orders=DEFAULT_ORDERS)
+        eps_ref, _ = ref.get_privacy_spent(orders=DEFAULT_ORDERS, rdp=rdp, delta=1e-5)
+        assert abs(rec["epsilon"] - eps_ref) < 1e-6 * rec["epsilon"]
     assert hist[0]["epsilon"] < hist[-1]["epsilon"]
 
 
@@ -200,55 +220,252 @@ def test_dp_clipping_and_noise_scale():
 
 # ---- secure aggregation -----------------------------------------------------------------
 
-def test_masks_cancel_exactly():
+def test_shamir_reconstructs_with_t_shares_and_refuses_fewer():
+    secret = int.from_bytes(os.urandom(32), "little")
+    shares = sa.shamir_split(secret, 3, [1, 2, 3, 4, 5])
+    for pick in ([1, 2, 3], [2, 4, 5], [1, 3, 5], [1, 2, 3, 4, 5]):
+        assert sa.shamir_reconstruct({x: shares[x] for x in pick}, 3) == secret
+    with pytest.raises(sa.BelowThreshold, match="needs t=3 shares, got 2"):
+        sa.shamir_reconstruct({1: shares[1], 4: shares[4]}, 3)
+    # two shares of a degree-2 polynomial say nothing: read as a degree-1 one they give another value
+    assert sa.shamir_reconstruct({1: shares[1], 4: shares[4]}, 2) != secret
+    with pytest.raises(ValueError, match="threshold t=6"):
+        sa.shamir_split(secret, 6, [1, 2, 3, 4, 5])
+    with pytest.raises(ValueError, match="distinct and non-zero"):
+        sa.shamir_split(secret, 2, [0, 1, 2])
+
+
+class _Protocol:
+    """Drives secagg.ClientSession for `vecs` ({client: vector}) as a coordinator would,
+    with the message passing in memory: clients in `no_shares` advertise keys but never
+    share them (U1 minus U2), clients in `no_upload` share keys but never upload (U2 minus
+    U3)."""
+
+    def __init__(self, vecs, no_shares=(), no_upload=(), salt="r1"):
+        self.salt = salt
+        self.s = {c: sa.ClientSession(c, salt) for c in vecs}
+        self.pubs = {c: x.public() for c, x in self.s.items()}            # U1
+        self.t = sa.threshold(len(self.pubs))
+        sealed = {u: x.share_keys(self.pubs, self.t) for u, x in self.s.items() if u not in no_shares}
+        self.u2 = sorted(sealed)
+        for v in self.u2:
+            self.s[v].receive_shares(self.u2, {u: sealed[u][v] for u in self.u2 if u != v})
+        self.up = {c: self.s[c].mask(sa.encode_fixed(vecs[c])) for c in self.u2 if c not in no_upload}
+        self.alive = sorted(self.up)                                        # U3
+        self.dropped = [c for c in self.u2 if c not in self.alive]
+
+    def total(self):
+        with np.errstate(over="ignore"):
+            return sum(self.up.values(), np.zeros_like(next(iter(self.up.values()))))
+
+
+def test_secure_sum_exact_with_dropouts_before_and_after_upload():
+    """7 clients advertise keys (t = 4); client 0 never shares its keys; client 1 dies after
+    sharing them, before uploading; client 2 dies after uploading (it never answers the
+    unmasking request). The answers of 3, 4, 5, 6 give the coordinator the exact ring sum
+    of the uploads of 2-6; with one answer fewer the attempt fails loudly."""
     rng = np.random.default_rng(1)
-    vecs = {c: rng.normal(size=100) for c in range(5)}
-    keys = {c: sa.KeyPair() for c in vecs}
-    pubs = {c: k.public for c, k in keys.items()}
-    masked = {c: sa.mask(sa.encode_fixed(v), c, keys[c], pubs, "r1") for c, v in vecs.items()}
-    # one masked vector alone reveals nothing recognisable
-    assert np.corrcoef(sa.decode_fixed(masked[0]), vecs[0])[0, 1] < 0.5
-    with np.errstate(over="ignore"):
-        total = sum(masked.values(), np.zeros(100, np.uint64))
-    got = sa.decode_fixed(total)
-    exact = sa.decode_fixed(sum((sa.encode_fixed(v) for v in vecs.values()), np.zeros(100, np.uint64)))
+    vecs = {c: rng.normal(size=200) for c in range(7)}
+    p = _Protocol(vecs, no_shares=[0], no_upload=[1])
+    assert p.t == 4 and p.u2 == [1, 2, 3, 4, 5, 6] and p.alive == [2, 3, 4, 5, 6] and p.dropped == [1]
+    still_masked = sa.decode_fixed(p.total())
+    assert not np.allclose(still_masked, sum(vecs[c] for c in p.alive), atol=1.0)
+    # a client asked with fewer than t survivors refuses (and reveals nothing)
+    with pytest.raises(sa.Refused, match="below the threshold t=4"):
+        p.s[3].reveal([3, 5, 6], [1, 2, 4])
+    answers = {u: p.s[u].reveal(p.alive, p.dropped) for u in (3, 4, 5, 6)}
+    exact = sum((sa.encode_fixed(vecs[c]) for c in p.alive), np.zeros(200, np.uint64))
+    got = sa.unmask_sum(p.total(), p.salt, p.t, p.pubs, p.alive, p.dropped, answers)
     assert np.array_equal(got, exact)
-    assert np.allclose(got, sum(vecs.values()), atol=1e-6)
+    assert np.allclose(sa.decode_fixed(got), sum(vecs[c] for c in p.alive), atol=1e-6)
+    del answers[6]
+    with pytest.raises(sa.BelowThreshold, match="3 unmasking response"):
+        sa.unmask_sum(p.total(), p.salt, p.t, p.pubs, p.alive, p.dropped, answers)
 
 
-def test_masks_survive_dropout():
+def test_malicious_coordinator_cannot_unmask_a_live_client():
+    """The attack on pairwise masks alone: the coordinator claims live client 2 dropped and
+    obtains its mask key from the others' shares. The pairwise masks then come off y_2, but
+    its self-mask PRG(b_2) stays: y_2 is still uncorrelated with the update. Asking for
+    b_2's shares too, in the same request or a later one, is refused."""
     rng = np.random.default_rng(2)
-    vecs = {c: rng.normal(size=64) for c in range(6)}
-    keys = {c: sa.KeyPair() for c in vecs}
-    pubs = {c: k.public for c, k in keys.items()}
-    dropped = [1, 4]                           # exchanged keys, never sent their update
-    alive = [c for c in vecs if c not in dropped]
+    vecs = {c: rng.normal(size=20000) for c in range(5)}
+    p = _Protocol(vecs)
+    lie_alive, lie_dropped = [0, 1, 3, 4], [2]
+    answers = {u: p.s[u].reveal(lie_alive, lie_dropped) for u in lie_alive}
+    # the coordinator's reconstruction of client 2's key removes the pairwise masks of y_2
+    from torchnative.nn.federated.secagg import _prg
+    who = sorted(answers)[:p.t]
+    k2 = sa.KeyPair.from_int(sa.shamir_reconstruct({u + 1: int(json.loads(answers[u])["s"]["2"], 16) for u in who},
+                                                   p.t))
+    y2 = p.up[2].copy()
     with np.errstate(over="ignore"):
-        total = np.zeros(64, np.uint64)
-        for c in alive:
-            total = total + sa.mask(sa.encode_fixed(vecs[c]), c, keys[c], pubs, "r7")
-    still_masked = sa.decode_fixed(total)
-    assert not np.allclose(still_masked, sum(vecs[c] for c in alive), atol=1.0)
-    revealed = {c: sa.reveal(c, keys[c], pubs, dropped, "r7") for c in alive}
-    assert all(set(r) == set(dropped) for r in revealed.values())   # only seeds with the dropped
-    assert np.allclose(sa.decode_fixed(sa.unmask(total, revealed)), sum(vecs[c] for c in alive), atol=1e-6)
+        for v in p.u2:
+            if v != 2:
+                m = _prg(sa.pair_seed(k2.shared(sa.parse_public(p.pubs[v])[1]), p.salt, 2, v), y2.size)
+                y2 = y2 - m if 2 < v else y2 + m
+    assert abs(np.corrcoef(sa.decode_fixed(y2), vecs[2])[0, 1]) < 0.05
+    # without the self-mask the update would be in the clear: b_2 is what still hides it
+    with np.errstate(over="ignore"):
+        b2 = sa.shamir_reconstruct({u + 1: p.s[u]._held[2][1] for u in who}, p.t)
+        assert np.array_equal(sa.decode_fixed(y2 - _prg(b2, y2.size)), sa.decode_fixed(sa.encode_fixed(vecs[2])))
+    # the clients refuse to hand over b_2 as well: in one request, and after the lie
+    for u in (0, 1, 3, 4):
+        with pytest.raises(sa.Refused, match=r"other secret of client\(s\) \[2\]"):
+            p.s[u].reveal([0, 1, 2, 3, 4], [])
+    q = _Protocol(vecs, salt="r2")
+    with pytest.raises(sa.Refused, match=r"both the self-mask seed and the mask key of client\(s\) \[2\]"):
+        q.s[0].reveal([0, 1, 2, 3, 4], [2])
+    with pytest.raises(sa.Refused, match="listed as dropped"):
+        q.s[0].reveal([1, 2, 3, 4], [0])
+    # a threshold below a majority is refused at key sharing
+    with pytest.raises(sa.Refused, match="threshold t=2 for 5 clients"):
+        sa.ClientSession(0, "r3").share_keys(q.pubs, 2)
+
+
+def test_masked_upload_alone_reveals_nothing():
+    """One client's upload is uncorrelated with its update (|r| < 0.05 over 20,000
+    coordinates, ~7 standard errors), and so is the sum of all but one; shares that were
+    tampered with in transit do not decrypt."""
+    rng = np.random.default_rng(3)
+    vecs = {c: rng.normal(size=20000) for c in range(4)}
+    p = _Protocol(vecs)
+    for c in p.alive:
+        assert abs(np.corrcoef(sa.decode_fixed(p.up[c]), vecs[c])[0, 1]) < 0.05
+    with np.errstate(over="ignore"):
+        three = p.up[0] + p.up[1] + p.up[2]
+    assert abs(np.corrcoef(sa.decode_fixed(three), vecs[0] + vecs[1] + vecs[2])[0, 1]) < 0.05
+    s0, s1 = sa.ClientSession(0, "x"), sa.ClientSession(1, "x")
+    pubs = {0: s0.public(), 1: s1.public()}
+    sealed = s0.share_keys(pubs, 2)
+    s1.share_keys(pubs, 2)
+    bad = bytearray(sealed[1])
+    bad[-1] ^= 1
+    with pytest.raises(ValueError, match="do not decrypt"):
+        s1.receive_shares([0, 1], {0: bytes(bad)})
 
 
 def test_simulated_secure_aggregation_equals_plain():
-    """With secure aggregation the global model is FedAvg's to fixed-point precision, with
-    dropouts too."""
+    """With secure aggregation (t = 4 of 6) the global model is FedAvg's to fixed-point
+    precision, with dropouts too; an attempt with fewer than t survivors is reported and
+    retried (as the plain run with min_clients=4 does: the same attempts, the same model),
+    and a round that never reaches t raises."""
     rng = np.random.default_rng(3)
     data = [[(torch.tensor(rng.normal(size=(6, 5)), dtype=torch.float32), torch.tensor(rng.integers(0, 2, 6)))]
             for _ in range(6)]
     mk = lambda: torch.nn.Linear(5, 2)  # noqa: E731
-    weights = {}
+    weights, hist = {}, {}
     for secure in (False, True):
         torch.manual_seed(0)
         m = mk()
-        F.simulate(mk, data, rounds=3, aggregator=F.FedAvg(), seed=0, secure_aggregation=secure, dropout=0.3,
-                   model=m)
+        hist[secure] = F.simulate(mk, data, rounds=3, aggregator=F.FedAvg(), seed=0, secure_aggregation=secure,
+                                  dropout=0.3, model=m, min_clients=1 if secure else 4)
         weights[secure] = ParamSpace(m).get()
     assert np.allclose(weights[True], weights[False], atol=1e-5)
+    retries = [x for h in hist[True] for x in h["retries"]]
+    assert retries and all("below the secure-aggregation threshold t=4" in x["reason"] for x in retries)
+    assert [h["participants"] for h in hist[True]] == [h["participants"] for h in hist[False]]
+    with pytest.raises(RuntimeError, match="secure-aggregation threshold"):
+        F.simulate(mk, data[:3], rounds=1, aggregator=F.FedAvg(), secure_aggregation=True, dropout=0.6,
+                   max_retries=0)
+
+
+def _engine_in_threads(secure, world=3, rounds=2):
+    """A federation of Engines in threads of this process over one HashStore (rank 0
+    coordinates and trains too); rank 0's history and final weights. Training here draws
+    no random numbers, so the threads' interleaving cannot change a result."""
+    import threading
+    import torch.distributed as dist
+    store = dist.HashStore()
+    rng = np.random.default_rng(9)
+    data = [[(torch.tensor(rng.normal(size=(8, 4)), dtype=torch.float32), torch.tensor(rng.integers(0, 2, 8)))]
+            for _ in range(world)]
+    out, errors = {}, []
+
+    def member(rank):
+        try:
+            torch.manual_seed(0)
+            m = torch.nn.Linear(4, 2)
+            e = F.Engine(m, rounds=rounds, data=data[rank], seed=0, secure_aggregation=secure, store=store, rank=rank,
+                         world_size=world, round_timeout=20, join_timeout=30, name=f"thr{int(secure)}")
+            out[rank] = (e.participate(), ParamSpace(m).get())
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=member, args=(r,), daemon=True) for r in range(world)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors and not any(t.is_alive() for t in threads), errors
+    return out[0]
+
+
+def test_engine_secure_aggregation_with_a_training_coordinator():
+    """The Engine's store transport under secure aggregation, rank 0 training as one of
+    the three clients (its shares, masks and answers go through the same protocol): every
+    round has all three and the model is the plain run's to fixed-point precision."""
+    hist, w = _engine_in_threads(True)
+    plain_hist, plain_w = _engine_in_threads(False)
+    assert [h["participants"] for h in hist] == [[0, 1, 2]] * 2 and not any(h["retries"] for h in hist)
+    assert np.allclose(w, plain_w, atol=1e-5) and not np.array_equal(w, _engine_start_weights())
+
+
+def test_engine_clients_refuse_a_malicious_unmasking_request():
+    """The test plays a coordinator over the store for two real Engine clients and, after
+    their masked uploads, asks each for both the self-mask share and the mask-key share of
+    client 2: each answers with a refusal instead of shares."""
+    import threading
+    import torch.distributed as dist
+    from torchnative.nn.federated.engine import pack
+    store = dist.HashStore()
+    rng = np.random.default_rng(10)
+    data = [(torch.tensor(rng.normal(size=(8, 4)), dtype=torch.float32), torch.tensor(rng.integers(0, 2, 8)))]
+    errors = []
+
+    def client(rank):
+        try:
+            F.Engine(torch.nn.Linear(4, 2), rounds=1, data=data, secure_aggregation=True, store=store, rank=rank,
+                     world_size=3, name="mal", client_timeout=60).participate()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    def key(*parts):
+        return "tnfed/mal/" + "/".join(str(p) for p in parts)
+
+    def wait(*keys):
+        store.wait(list(keys), datetime.timedelta(seconds=30))
+
+    threads = [threading.Thread(target=client, args=(r,), daemon=True) for r in (1, 2)]
+    for t in threads:
+        t.start()
+    try:
+        wait(key("join", 1), key("join", 2))
+        s = store.add(key("seq"), 1)
+        store.set(key("model", s), pack({"round": 1}, ParamSpace(torch.nn.Linear(4, 2)).get().tobytes()))
+        store.set(key("plan", s), json.dumps({"round": 1, "attempt": 0, "selected": [1, 2],
+                                              "config": {"secagg": True}, "timeout": 20}))
+        wait(key("pk", s, 1), key("pk", s, 2))
+        pubs = {str(c): store.get(key("pk", s, c)).decode() for c in (1, 2)}
+        store.set(key("peers", s), json.dumps({"t": 2, "keys": pubs}))
+        wait(key("shares", s, 1), key("shares", s, 2))
+        store.set(key("u2", s), json.dumps({"u2": [1, 2]}))
+        wait(key("upd", s, 1), key("upd", s, 2))
+        store.set(key("unmask", s), json.dumps({"alive": [1, 2], "dropped": [2]}))
+        wait(key("reveal", s, 1), key("reveal", s, 2))
+        answers = [json.loads(store.get(key("reveal", s, c))) for c in (1, 2)]
+    finally:
+        store.set(key("plan", store.add(key("seq"), 1)), json.dumps({"stop": True}))
+        for t in threads:
+            t.join(60)
+    assert not errors, errors
+    for a in answers:
+        assert set(a) == {"refused"} and "both the self-mask seed and the mask key of client(s) [2]" in a["refused"]
+
+
+def _engine_start_weights():
+    torch.manual_seed(0)
+    return ParamSpace(torch.nn.Linear(4, 2)).get()
 
 
 # ---- compression ------------------------------------------------------------------------

@@ -3,6 +3,9 @@ tests/test_federated_dist.py and bench/federated.py on our core or upstream torc
 Rank 0 coordinates; client rank r trains on shard r-1. Faults are injected by flags:
 a client or the coordinator exiting mid-round, NaN / wrong-shape / Byzantine updates,
 slow clients. The last stdout line is JSON: the history (rank 0) or client records.
+`--transport store,collective` runs one federation per transport, one after the other, in
+the same processes (one launch for several runs); the JSON then holds the first run's
+fields plus "runs", one entry per transport.
 
     python tests/federated/fed_run.py DATA.npz --clients 3 --rounds 3 [--mode pg|store] ...
 MASTER_ADDR / MASTER_PORT / RANK / WORLD_SIZE come from the environment; in --mode store
@@ -44,6 +47,19 @@ def make_model(hidden):
     return torch.nn.Sequential(torch.nn.Linear(64, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 10))
 
 
+def warm_up(x, y, secagg):
+    """Pays a fresh process's first-use costs (torch's lazy imports on the first training
+    step: about 4 s here, far more on a loaded machine) before the federation's deadlines
+    start counting, on a throwaway model; the runs build their own, seeded."""
+    m = make_model(8)
+    space = F.ParamSpace(m)
+    F.local_update(m, space, space.get(), [(x[:4], y[:4])], torch.nn.functional.cross_entropy,
+                   lambda p: torch.optim.SGD(p, lr=0.0), 1, 0)
+    if secagg:
+        from torchnative.nn.federated import secagg as sa
+        sa.ClientSession(0, "warm-up").share_keys({0: sa.ClientSession(0, "warm-up").public()}, 1)
+
+
 AGGS = {"fedavg": lambda: F.FedAvg(), "fedprox": lambda: F.FedProx(0.1), "fedadam": lambda: F.FedAdam(eta=0.01),
         "krum": lambda: F.Krum(num_malicious_clients=1), "multikrum": lambda: F.MultiKrum(1, 3),
         "median": lambda: F.FedMedian()}
@@ -56,7 +72,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--agg", default="fedavg")
     ap.add_argument("--mode", default="pg", choices=["pg", "store"])
-    ap.add_argument("--transport", default="store")
+    ap.add_argument("--transport", default="store", help="store, collective, or a comma list run in sequence")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lr", type=float, default=0.1)
     ap.add_argument("--epochs", type=int, default=1)
@@ -81,7 +97,6 @@ def main():
     d = np.load(a.data)
     xtr, ytr = torch.from_numpy(d["x_train"]), torch.from_numpy(d["y_train"])
     xte, yte = torch.from_numpy(d["x_test"]), torch.from_numpy(d["y_test"])
-    model = make_model(64)
     if kind == "shape":
         # a faulty client: its update loses its last 10 values on the way out
         import torchnative.nn.federated.engine as engine_module
@@ -107,6 +122,8 @@ def main():
                 "loss": float(torch.nn.functional.cross_entropy(out, yte))}
     evaluate.calls = 0
 
+    if data is not None:   # the coordinator (no data) never trains: nothing to warm up
+        warm_up(xtr, ytr, a.secagg)
     kw = {}
     if a.mode == "pg":
         dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
@@ -114,23 +131,27 @@ def main():
         store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), None, False,
                               timeout=datetime.timedelta(seconds=60))
         kw = {"store": store, "rank": rank, "world_size": world}
-    engine = F.Engine(model, rounds=a.rounds, aggregator=AGGS[a.agg](), data=data,
-                      loss_fn=torch.nn.functional.cross_entropy,
-                      optimizer=lambda p: torch.optim.SGD(p, lr=lr, maximize=kind == "byzantine"), local_epochs=a.epochs,
-                      evaluate=evaluate if rank == 0 else None, seed=a.seed, min_clients=a.min_clients,
-                      round_timeout=a.round_timeout, max_retries=a.max_retries, checkpoint=a.checkpoint,
-                      secure_aggregation=a.secagg, compression=a.compression, transport=a.transport,
-                      client_timeout=120.0, **kw)
-    t0 = time.perf_counter()
-    hist = engine.participate()
-    total = time.perf_counter() - t0
+    runs = {}
+    for transport in a.transport.split(","):
+        model = make_model(64)
+        engine = F.Engine(model, rounds=a.rounds, aggregator=AGGS[a.agg](), data=data,
+                          loss_fn=torch.nn.functional.cross_entropy,
+                          optimizer=lambda p: torch.optim.SGD(p, lr=lr, maximize=kind == "byzantine"),
+                          local_epochs=a.epochs, evaluate=evaluate if rank == 0 else None, seed=a.seed,
+                          min_clients=a.min_clients, round_timeout=a.round_timeout, max_retries=a.max_retries,
+                          checkpoint=a.checkpoint, secure_aggregation=a.secagg, compression=a.compression,
+                          transport=transport, client_timeout=120.0, name=f"fed-{transport}", **kw)
+        t0 = time.perf_counter()
+        hist = engine.participate()
+        out = {"history": hist, "seconds": time.perf_counter() - t0}
+        if rank == 0:
+            out["weights"] = [float(v) for v in engine.space.get()[:50]]
+            out["resumed_from"] = engine.coordinator.resumed_from
+        runs[transport] = out
     if a.mode == "pg":
         dist.destroy_process_group()
-    out = {"rank": rank, "history": hist, "seconds": total}
-    if rank == 0:
-        out["weights"] = [float(v) for v in engine.space.get()[:50]]
-        out["resumed_from"] = engine.coordinator.resumed_from
-    print(json.dumps(out), flush=True)
+    first = runs[a.transport.split(",")[0]]
+    print(json.dumps({"rank": rank, **first, "runs": runs}), flush=True)
 
 
 if __name__ == "__main__":

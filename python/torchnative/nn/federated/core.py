@@ -9,7 +9,7 @@ import logging
 import math
 import os
 import pickle
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -277,13 +277,16 @@ class Coordinator:
         return select_clients(candidates, server_round, attempt, self.seed, self.fraction, self.clients_per_round,
                               self.min_clients)
 
-    def check(self, client, vec: Optional[np.ndarray], n: int, loss: float, error: Optional[str] = None) -> Optional[str]:
-        """Why an update is rejected, or None. Rejections are logged; never averaged."""
+    def check(self, client, vec: Optional[np.ndarray], n: int, loss: float, error: Optional[str] = None,
+              masked: bool = False) -> Optional[str]:
+        """Why an update is rejected, or None. Rejections are logged; never averaged. A
+        `masked` (securely aggregated) vector looks random: only its count and loss can be
+        checked (its length is the transport's to check)."""
         reason = error
         if reason is None:
-            if vec is None or vec.shape != (self.space.numel,):
+            if vec is None or (not masked and vec.shape != (self.space.numel,)):
                 reason = f"wrong shape {None if vec is None else vec.shape}, expected ({self.space.numel},)"
-            elif not np.all(np.isfinite(vec)):
+            elif not masked and not np.all(np.isfinite(vec)):
                 reason = f"{int(np.size(vec) - np.count_nonzero(np.isfinite(vec)))} non-finite values (NaN/Inf)"
             elif not (isinstance(n, (int, np.integer)) and n > 0):
                 reason = f"bad example count {n!r}"
@@ -292,6 +295,21 @@ class Coordinator:
         if reason is not None:
             log.warning("federated: update from client %s rejected: %s", client, reason)
         return reason
+
+    def screen(self, updates: Dict[int, tuple], masked: bool = False):
+        """The updates of one attempt, {client: (vector, examples, loss, transport error or
+        None)}, through check() in client order: (accepted [(client, vector, examples)],
+        rejected [{"client", "reason"}], losses [(loss, examples)] of the accepted)."""
+        accepted, rejected, losses = [], [], []
+        for c in sorted(updates):
+            vec, n, loss, err = updates[c]
+            why = self.check(c, vec, n, loss, err, masked)
+            if why is not None:
+                rejected.append({"client": c, "reason": why})
+                continue
+            accepted.append((c, vec, n))
+            losses.append((loss, n))
+        return accepted, rejected, losses
 
     # -- aggregation --
     def aggregate(self, server_round: int, attempt: int, updates: List[Tuple[int, np.ndarray, int]]) -> np.ndarray:
@@ -383,6 +401,16 @@ class Coordinator:
 
 def training_seed(seed: int, server_round: int, client: int) -> int:
     return (int(seed) * 1_000_003 + int(server_round) * 10_007 + int(client)) % (2 ** 63)
+
+
+def below_minimum(valid: int, min_clients: int, secagg_threshold: int = 0) -> Optional[str]:
+    """Why `valid` updates cannot make a round (fewer than min_clients, or fewer than the
+    secure-aggregation threshold t that unmasking needs), or None."""
+    if valid < min_clients and min_clients >= secagg_threshold:
+        return f"below min_clients={min_clients}"
+    if valid < secagg_threshold:
+        return f"below the secure-aggregation threshold t={secagg_threshold}"
+    return None
 
 
 def new_record(server_round: int) -> dict:

@@ -25,8 +25,8 @@ import torch
 import torch.distributed as dist
 
 from . import secagg as sa
-from .core import (ClientState, Coordinator, ParamSpace, decode_update, local_update, log, mean_loss, new_record,
-                   prepare_update, training_seed)
+from .core import (ClientState, Coordinator, ParamSpace, below_minimum, decode_update, local_update, log, mean_loss,
+                   new_record, prepare_update, training_seed)
 
 __all__ = ["Engine"]
 
@@ -49,6 +49,32 @@ def unpack(msg: bytes):
 
 def _sgd(params):
     return torch.optim.SGD(params, lr=0.05)
+
+
+def _tail(key: str) -> int:
+    """The client rank that ends a store key (".../upd/<s>/<rank>")."""
+    return int(key.rsplit("/", 1)[1])
+
+
+def _sealed_msg(sealed) -> bytes:
+    """A client's encrypted shares {peer: ciphertext} as one store value."""
+    return json.dumps({str(v): c.hex() for v, c in sealed.items()}).encode()
+
+
+def _sealed_for(msg: bytes, me: int) -> bytes:
+    """The ciphertext addressed to `me` in a _sealed_msg (ValueError if there is none)."""
+    try:
+        return bytes.fromhex(json.loads(msg)[str(me)])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"secure aggregation: no shares for client {me} in the message ({e})") from e
+
+
+def _sealed_covers(msg: bytes, u1, sender: int) -> bool:
+    """Whether a _sealed_msg from `sender` holds a ciphertext for every other client of U1."""
+    try:
+        return {int(v) for v in json.loads(msg)} >= {c for c in u1 if c != sender}
+    except (TypeError, ValueError):
+        return False
 
 
 def _is_timeout(e: Exception) -> bool:
@@ -213,70 +239,47 @@ class Engine:
         st.set(K("plan", s), plan)
         remote = [c for c in selected if c != 0]
         rec["bytes_sent"] += len(model_msg) * len(remote) + len(plan) * (self.world - 1)
-        deadline = time.monotonic() + self.round_timeout
         keys_used = [K("model", s)] + [K("upd", s, c) for c in remote]
-        secure = None
+        secure, why = None, None
         if self.secure_aggregation:
-            secure = {"salt": f"{self.prefix}{s}", "own_keys": sa.KeyPair() if 0 in selected else None}
-            if secure["own_keys"] is not None:
-                st.set(K("pk", s, 0), secure["own_keys"].public)
-            # keys are advertised before training: a short wait, a third of the round's
-            got = self._wait_keys([K("pk", s, c) for c in remote], time.monotonic() + self.round_timeout / 3)
-            u1 = sorted(([0] if 0 in selected else []) + [int(k.rsplit("/", 1)[1]) for k in got])
-            secure["pubs"] = {c: st.get(K("pk", s, c)) for c in u1}
-            st.set(K("peers", s), json.dumps(u1))
-            keys_used += [K("pk", s, c) for c in remote] + [K("peers", s)]
-            remote = [c for c in remote if c in u1]
+            secure = self._secure_setup(s, selected, keys_used)
+            why = secure["failed"]
+            remote = [c for c in remote if c in secure["u2"]]
+        deadline = time.monotonic() + self.round_timeout
         updates = {}   # client -> (vec or None, n, loss, error)
-        if 0 in selected and (secure is None or 0 in secure["pubs"]):
-            updates[0] = self._own_update(coord, r, config, own, secure, s)
-        arrived = self._wait_keys([K("upd", s, c) for c in remote], deadline)
-        for k in arrived:
-            c = int(k.rsplit("/", 1)[1])
-            msg = st.get(k)
-            rec["bytes_received"] += len(msg)
-            updates[c] = self._parse(msg, secure is not None)
-        dropped = sorted(set(selected) - set(updates))
+        if why is None:
+            if 0 in selected and (secure is None or 0 in secure["u2"]):
+                updates[0] = self._own_update(coord, r, config, own, secure)
+            for k in self._wait_keys([K("upd", s, c) for c in remote], deadline):
+                msg = st.get(k)
+                rec["bytes_received"] += len(msg)
+                updates[_tail(k)] = self._parse(msg, secure is not None)
+        dropped = sorted(set(selected) - (set(updates) if why is None else set(secure["u2"])))
         for c in dropped:
             if c != 0:
-                self._delete([K("join", c)])   # a dropped client must rejoin
-        rejected, accepted, losses = [], [], []
-        for c in sorted(updates):
-            vec, n, loss, err = updates[c]
-            if secure is None:
-                why = coord.check(c, vec, n, loss, err)
-            else:
-                # a masked vector looks random: only its framing, count and loss can be checked
-                why = err
-                if why is None and not (isinstance(n, int) and n > 0 and np.isfinite(loss)):
-                    why = f"bad example count {n!r} or loss {loss!r}"
-                if why is not None:
-                    log.warning("federated: update from client %s rejected: %s", c, why)
-            if why is not None:
-                rejected.append({"client": c, "reason": why})
-                continue
-            accepted.append((c, vec, n))
-            losses.append((loss, n))
+                self._delete([K("join", c)])   # a client that missed its step must rejoin
+        accepted, rejected, losses = coord.screen(updates, masked=secure is not None)
         new = None
-        if len(accepted) >= self.min_clients:
+        if why is None:
+            why = below_minimum(len(accepted), self.min_clients, secure["t"] if secure is not None else 0)
+        if why is None:
             if secure is not None:
-                new = self._unmask_round(coord, r, attempt, s, selected, accepted, secure, deadline, rec, keys_used)
+                new, why = self._unmask_round(coord, r, attempt, s, accepted, secure, rec, keys_used)
             else:
                 new = coord.aggregate(r, attempt, accepted)
         if new is None and secure is not None:
             # release clients waiting for the next step of this abandoned attempt
-            if not st.check([K("peers", s)]):
-                st.set(K("peers", s), json.dumps([]))
-            if not st.check([K("unmask", s)]):
-                st.set(K("unmask", s), json.dumps({"alive": [], "dropped": [], "abort": True}))
-            keys_used += [K("peers", s), K("unmask", s)]
+            for step in ("peers", "u2", "unmask"):
+                if not st.check([K(step, s)]):
+                    st.set(K(step, s), json.dumps({"abort": True}))
+            keys_used += [K("unmask", s)]
         # clean up lagged by two attempts, so a late client never reads a vanished key
         self._garbage.append((s, keys_used + [K("plan", s - 3)]))
         while len(self._garbage) > 2:
             self._delete(self._garbage.pop(0)[1])
         if new is None:
             msg = (f"round {r} attempt {attempt}: {len(accepted)} valid update(s) from {len(selected)} selected "
-                   f"(dropped {dropped}, rejected {[x['client'] for x in rejected]}), below min_clients={self.min_clients}")
+                   f"(dropped {dropped}, rejected {[x['client'] for x in rejected]}), {why}")
             log.warning("federated: %s; retrying", msg)
             rec["retries"].append({"attempt": attempt, "reason": msg, "dropped": dropped, "rejected": rejected})
             return None
@@ -284,7 +287,7 @@ class Engine:
                    train_loss=mean_loss(losses), attempts=attempt + 1)
         return new
 
-    def _own_update(self, coord, r, config, own, secure, s):
+    def _own_update(self, coord, r, config, own, secure):
         delta, n, loss = local_update(self.model, self.space, coord.weights, self.data, self.loss_fn, self.optimizer,
                                       self.local_epochs, training_seed(self.seed, r, 0),
                                       float(config.get("proximal_mu", 0.0)), self.train_step)
@@ -293,13 +296,12 @@ class Engine:
         if secure is not None:
             if not np.all(np.isfinite(vec)):
                 return (None, n, loss, "non-finite update withheld from secure aggregation")
-            ring = self._weighted_ring(vec, n)
-            return (sa.mask(ring, 0, secure["own_keys"], secure["pubs"], secure["salt"]), n, loss, None)
+            return (secure["own"].mask(sa.encode_weighted(vec, self._weight(n))), n, loss, None)
         return (decode_update(header, payload, self.space.numel), n, loss, None)
 
-    def _weighted_ring(self, vec, n):
-        w = 1.0 if self.dp is not None else float(n)
-        return sa.encode_fixed(np.concatenate([np.asarray(vec, np.float64) * w, [w]]))
+    def _weight(self, n):
+        """A client's weight in the securely aggregated mean: its examples, or 1 under DP-FedAvg."""
+        return 1.0 if self.dp is not None else float(n)
 
     def _parse(self, msg, secure):
         try:
@@ -315,36 +317,73 @@ class Engine:
         except (ValueError, TypeError, KeyError) as e:
             return (None, 0, float("nan"), f"malformed update: {e}")
 
-    def _unmask_round(self, coord, r, attempt, s, selected, accepted, secure, deadline, rec, keys_used):
+    def _secure_setup(self, s, selected, keys_used) -> dict:
+        """Rounds 1-2 of secure aggregation (secagg.py) on the coordinator: U1 (the clients
+        whose public keys arrive within a third of the round timeout), the threshold t, U2
+        (the clients whose encrypted shares arrive within another third); rank 0 takes part
+        as a client when selected. Returns the attempt's state; state["failed"] says why the
+        attempt cannot go on (fewer than t clients shared keys)."""
+        st, K = self.store, self._k
+        salt = f"{self.prefix}{s}"
+        own = sa.ClientSession(0, salt) if 0 in selected else None
+        remote = [c for c in selected if c != 0]
+        keys_used += [K(step, s, c) for step in ("pk", "shares") for c in selected] + [K("peers", s), K("u2", s)]
+        if own is not None:
+            st.set(K("pk", s, 0), own.public())
+        got = self._wait_keys([K("pk", s, c) for c in remote], time.monotonic() + self.round_timeout / 3)
+        u1 = sorted(([0] if own is not None else []) + [_tail(k) for k in got])
+        pubs = {c: st.get(K("pk", s, c)) for c in u1}
+        t = sa.threshold(len(u1))
+        st.set(K("peers", s), json.dumps({"t": t, "keys": {str(c): pubs[c].decode() for c in u1}}))
+        if own is not None:
+            st.set(K("shares", s, 0), _sealed_msg(own.share_keys(pubs, t)))
+        got = self._wait_keys([K("shares", s, c) for c in u1 if c != 0], time.monotonic() + self.round_timeout / 3)
+        # U2: the clients whose shares arrived with one ciphertext for every other member of U1
+        u2 = sorted(([0] if own is not None else []) + [_tail(k) for k in got if _sealed_covers(st.get(k), u1, _tail(k))])
+        state = {"salt": salt, "own": own, "pubs": pubs, "t": t, "u2": u2, "failed": None}
+        if len(u2) < t:
+            state["failed"] = f"{len(u2)} of {len(u1)} client(s) shared their keys, below the secure-aggregation threshold t={t}"
+            return state
+        st.set(K("u2", s), json.dumps({"u2": u2}))
+        if own is not None:
+            try:
+                own.receive_shares(u2, {u: _sealed_for(st.get(K("shares", s, u)), 0) for u in u2 if u != 0})
+            except (sa.Refused, ValueError) as e:
+                state["failed"] = str(e)
+        return state
+
+    def _unmask_round(self, coord, r, attempt, s, accepted, secure, rec, keys_used):
+        """Round 4: asks the survivors U3 for the shares that remove the masks (b_v of the
+        survivors, the mask keys of U2's dropouts), waits a third of the round timeout for
+        them, unmasks the sum. Returns (new weights, None) or (None, why)."""
         st, K = self.store, self._k
         alive = [a[0] for a in accepted]
-        dropped = [c for c in secure["pubs"] if c not in alive]
-        st.set(K("unmask", s), json.dumps({"alive": alive, "dropped": dropped}))
+        dropped = [c for c in secure["u2"] if c not in alive]
         remote = [c for c in alive if c != 0]
-        keys_used += [K("unmask", s)] + [K("seeds", s, c) for c in remote]
-        revealed = {}
-        if dropped:
-            if 0 in alive:
-                revealed[0] = sa.reveal(0, secure["own_keys"], secure["pubs"], dropped, secure["salt"])
-            got = self._wait_keys([K("seeds", s, c) for c in remote], max(deadline, time.monotonic() + 5.0))
-            for k in got:
-                c = int(k.rsplit("/", 1)[1])
-                msg = st.get(k)
-                rec["bytes_received"] += len(msg)
-                revealed[c] = {int(j): int(v) for j, v in json.loads(msg).items()}
-            if set(revealed) != set(alive):
-                log.warning("federated: round %d: survivors %s did not reveal their seeds; the sum cannot be unmasked",
-                            r, sorted(set(alive) - set(revealed)))
-                return None
+        st.set(K("unmask", s), json.dumps({"alive": alive, "dropped": dropped}))
+        keys_used += [K("unmask", s)] + [K("reveal", s, c) for c in remote]
+        responses = {}
+        if 0 in alive:
+            responses[0] = secure["own"].reveal(alive, dropped)
+        for k in self._wait_keys([K("reveal", s, c) for c in remote], time.monotonic() + self.round_timeout / 3):
+            msg = st.get(k)
+            rec["bytes_received"] += len(msg)
+            refused = json.loads(msg).get("refused")
+            if refused:
+                log.warning("federated: round %d: %s", r, refused)
+            else:
+                responses[_tail(k)] = msg
         total = None
         with np.errstate(over="ignore"):
             for _, vec, _ in accepted:
                 total = vec if total is None else total + vec
-        plain = sa.decode_fixed(sa.unmask(total, revealed))
-        if not np.all(np.isfinite(plain)) or plain[-1] <= 0:
-            log.warning("federated: round %d: the unmasked sum is invalid", r)
-            return None
-        return coord.aggregate_mean(r, attempt, plain[:-1] / plain[-1], len(alive))
+        try:
+            ring = sa.unmask_sum(total, secure["salt"], secure["t"], secure["pubs"], alive, dropped, responses)
+            mean = sa.decode_mean(ring)
+        except (sa.BelowThreshold, ValueError) as e:
+            log.warning("federated: round %d: the sum cannot be unmasked: %s", r, e)
+            return None, f"the sum could not be unmasked: {e}"
+        return coord.aggregate_mean(r, attempt, mean, len(alive)), None
 
     def _stop(self, clients):
         st, K = self.store, self._k
@@ -398,23 +437,24 @@ class Engine:
         glob = np.frombuffer(payload, dtype=self.space.dtype).copy()
         config = plan["config"]
         r = plan["round"]
-        keys = None
+        session = None
         if config.get("secagg"):
-            # advertise the key first: from here on, a death is a dropout the masks survive
-            keys = sa.KeyPair()
-            st.set(K("pk", s, rank), keys.public)
+            # keys are shared before training: from here on, a death is a dropout the protocol survives
+            session = self._secure_keys(s, plan)
+            if session is None:
+                return None
         delta, n, loss = local_update(self.model, self.space, glob, self.data, self.loss_fn, self.optimizer,
                                       self.local_epochs, training_seed(self.seed, r, rank),
                                       float(config.get("proximal_mu", 0.0)), self.train_step)
         vec, hdr, payload = prepare_update(delta, config, state)
         hdr.update(n=n, loss=loss, round=r, shapes=[list(x) for x in self.space.shapes])
-        if keys is not None and not np.all(np.isfinite(vec)):
+        if session is not None and not np.all(np.isfinite(vec)):
             # a masked update cannot be inspected by the coordinator: an honest client
             # withholds a non-finite one itself (the coordinator sees a dropout)
             log.warning("federated: client %d: non-finite update withheld from secure aggregation", rank)
             return None
-        if keys is not None:
-            sent = self._secure_client(s, plan, keys, vec, n, hdr)
+        if session is not None:
+            sent = self._secure_upload(s, plan, session, vec, n, hdr)
         else:
             out = pack(hdr, payload)
             st.set(K("upd", s, rank), out)
@@ -437,26 +477,53 @@ class Engine:
                 if not _is_timeout(e):
                     raise
 
-    def _secure_client(self, s, plan, keys, vec, n, hdr):
+    def _secure_keys(self, s, plan):
+        """Rounds 1-2 of secure aggregation on a client: advertise the public keys, send the
+        encrypted shares to U1, receive U2's. None when the coordinator leaves this client
+        out or abandons the attempt, or the request breaks the protocol (logged)."""
         st, K, rank = self.store, self._k, self.rank
-        salt = f"{self.prefix}{s}"
-        end = time.monotonic() + plan["timeout"] + 5.0
-        if self._wait_keys([K("peers", s)], end) == []:
-            return 0
-        u1 = json.loads(st.get(K("peers", s)))
-        if rank not in u1:
-            return 0
-        pubs = {c: st.get(K("pk", s, c)) for c in u1}
-        masked = sa.mask(self._weighted_ring(vec, n), rank, keys, pubs, salt)
+        session = sa.ClientSession(rank, f"{self.prefix}{s}")
+        st.set(K("pk", s, rank), session.public())
+        wait = plan["timeout"] + 5.0
+        if not self._wait_keys([K("peers", s)], time.monotonic() + wait):
+            return None
+        peers = json.loads(st.get(K("peers", s)))
+        if peers.get("abort") or str(rank) not in peers["keys"]:
+            return None
+        try:
+            sealed = session.share_keys({int(v): m.encode() for v, m in peers["keys"].items()}, peers["t"])
+            st.set(K("shares", s, rank), _sealed_msg(sealed))
+            if not self._wait_keys([K("u2", s)], time.monotonic() + wait):
+                return None
+            u2 = json.loads(st.get(K("u2", s)))
+            if u2.get("abort") or rank not in u2["u2"]:
+                return None
+            session.receive_shares(u2["u2"], {u: _sealed_for(st.get(K("shares", s, u)), rank)
+                                              for u in u2["u2"] if u != rank})
+        except (sa.Refused, ValueError) as e:
+            log.warning("federated: client %d: %s", rank, e)
+            return None
+        return session
+
+    def _secure_upload(self, s, plan, session, vec, n, hdr):
+        """Rounds 3-4 on a client: the masked upload, then the shares the coordinator asks
+        for, or a refusal when it asks for more than the protocol allows."""
+        st, K, rank = self.store, self._k, self.rank
+        masked = session.mask(sa.encode_weighted(vec, self._weight(n)))
         hdr["enc"] = "masked"
         out = pack(hdr, masked.tobytes())
         st.set(K("upd", s, rank), out)
-        if self._wait_keys([K("unmask", s)], end + plan["timeout"]) == []:
+        if not self._wait_keys([K("unmask", s)], time.monotonic() + 2 * plan["timeout"] + 5.0):
             return len(out)
-        info = json.loads(st.get(K("unmask", s)))
-        if rank in info["alive"] and info["dropped"]:
-            seeds = sa.reveal(rank, keys, pubs, info["dropped"], salt)
-            st.set(K("seeds", s, rank), json.dumps({str(j): str(v) for j, v in seeds.items()}))
+        req = json.loads(st.get(K("unmask", s)))
+        if req.get("abort"):
+            return len(out)
+        try:
+            msg = session.reveal(req["alive"], req["dropped"])
+        except sa.Refused as e:
+            log.warning("federated: %s", e)
+            msg = json.dumps({"refused": str(e)}).encode()
+        st.set(K("reveal", s, rank), msg)
         return len(out)
 
     # ---- collective transport ----
@@ -512,16 +579,11 @@ class Engine:
             rec = new_record(r)
             rec["bytes_sent"] = numel * out.element_size() * (world - 1)
             rec["bytes_received"] = out.numel() * out.element_size() * len([c for c in plan["selected"] if c != 0])
-            accepted, rejected, losses = [], [], []
+            updates = {}
             for c in plan["selected"]:
                 g = gather[c].numpy()
-                vec, n, loss = g[:numel].copy(), int(g[numel]), float(g[numel + 1])
-                why = coord.check(c, vec, n, loss)
-                if why is not None:
-                    rejected.append({"client": c, "reason": why})
-                    continue
-                accepted.append((c, vec, n))
-                losses.append((loss, n))
+                updates[c] = (g[:numel].copy(), int(g[numel]), float(g[numel + 1]), None)
+            accepted, rejected, losses = coord.screen(updates)
             if len(accepted) < self.min_clients:
                 raise RuntimeError(f"federated round {r}: {len(accepted)} valid update(s), below min_clients="
                                    f"{self.min_clients} (rejected: {rejected}); the collective transport cannot retry "

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from . import secagg as sa
-from .core import (ClientState, Coordinator, ParamSpace, decode_update, local_update, log, mean_loss, new_record,
-                   prepare_update, training_seed)
+from .core import (ClientState, Coordinator, ParamSpace, below_minimum, decode_update, local_update, log, mean_loss,
+                   new_record, prepare_update, training_seed)
 
 __all__ = ["simulate"]
 
@@ -58,8 +58,8 @@ def simulate(model_fn: Callable[[], torch.nn.Module], client_data: Sequence, rou
             drng = np.random.default_rng([seed, 0xD0, r, attempt])
             gone = {c for c in selected if dropout > 0 and drng.random() < dropout}
             rec["bytes_sent"] += model_bytes * len(selected)
-            keys = {c: sa.KeyPair() for c in selected} if secure_aggregation else {}
-            accepted, rejected, losses, vectors = [], [], [], {}
+            secure = _SecureAttempt(selected, f"sim/{r}/{attempt}") if secure_aggregation else None
+            updates = {}   # client -> (vector, examples, loss, error)
             for c in selected:
                 if c in gone:
                     continue
@@ -71,54 +71,65 @@ def simulate(model_fn: Callable[[], torch.nn.Module], client_data: Sequence, rou
                     states[c].local = space.get_local()
                 vec, header, payload = prepare_update(delta, config, states[c])
                 rec["bytes_received"] += len(payload)
-                if not secure_aggregation:
-                    vec = decode_update(header, payload, space.numel)
-                why = coord.check(c, vec, n, loss)
-                if why is not None:
-                    rejected.append({"client": c, "reason": why})
-                    continue
-                accepted.append((c, vec, n))
-                losses.append((loss, n))
-            if len(accepted) < min_clients:
-                msg = (f"round {r} attempt {attempt}: {len(accepted)} valid update(s) from {len(selected)} selected, "
-                       f"below min_clients={min_clients}")
+                if secure is not None:
+                    masked, err = secure.upload(c, vec, 1.0 if dp is not None else float(n))
+                    updates[c] = (masked, n, loss, err)
+                else:
+                    updates[c] = (decode_update(header, payload, space.numel), n, loss, None)
+            accepted, rejected, losses = coord.screen(updates, masked=secure is not None)
+            why = below_minimum(len(accepted), min_clients, secure.t if secure is not None else 0)
+            if why is not None:
+                msg = f"round {r} attempt {attempt}: {len(accepted)} valid update(s) from {len(selected)} selected, {why}"
                 log.warning("federated: %s; retrying", msg)
                 rec["retries"].append({"attempt": attempt, "reason": msg, "dropped": sorted(gone),
                                        "rejected": rejected})
                 continue
             if server_local is not None:
                 space.set_local(server_local)   # the global model keeps its own non-federated parameters
-            if secure_aggregation:
-                new = _secure_round(coord, r, attempt, selected, accepted, keys, dp is not None)
+            if secure is not None:
+                new = coord.aggregate_mean(r, attempt, secure.mean(accepted), len(accepted))
             else:
                 new = coord.aggregate(r, attempt, accepted)
             rec.update(participants=[a[0] for a in accepted], dropped=sorted(gone), rejected=rejected,
                        train_loss=mean_loss(losses), attempts=attempt + 1)
             break
         else:
-            raise RuntimeError(f"federated round {r}: fewer than min_clients={min_clients} valid updates after "
-                               f"{max_retries + 1} attempts: {rec['retries']}")
+            need = f"min_clients={min_clients}" + (" (or the secure-aggregation threshold)" if secure_aggregation else "")
+            raise RuntimeError(f"federated round {r}: fewer than {need} valid updates after {max_retries + 1} "
+                               f"attempts: {rec['retries']}")
         rec["seconds"] = time.perf_counter() - t0
         coord.finish_round(r, new, rec)
     return coord.history
 
 
-def _secure_round(coord, r, attempt, selected, accepted, keys, dp):
-    """Masks each accepted update against every selected peer (all of them exchanged
-    keys), sums, and removes the masks of the peers that dropped with the survivors'
-    revealed seeds."""
-    salt = f"sim/{r}/{attempt}"
-    pubs = {c: keys[c].public for c in selected}
-    total = None
-    alive = [a[0] for a in accepted]
-    for c, vec, n in accepted:
-        w = 1.0 if dp else float(n)
-        ring = sa.encode_fixed(np.concatenate([np.asarray(vec, np.float64) * w, [w]]))
-        masked = sa.mask(ring, c, keys[c], pubs, salt)
+class _SecureAttempt:
+    """Secure aggregation among the selected clients of one simulated attempt, every
+    message passed in memory: all of them advertise and share keys (U1 = U2 = selected);
+    a client that drops (or withholds its update) does so before uploading, and its masks
+    are removed through its mask key's shares."""
+
+    def __init__(self, selected, salt):
+        self.selected, self.salt = list(selected), salt
+        self.sessions = {c: sa.ClientSession(c, salt) for c in selected}
+        self.pubs = {c: s.public() for c, s in self.sessions.items()}
+        self.t = sa.threshold(len(selected))
+        sealed = {u: s.share_keys(self.pubs, self.t) for u, s in self.sessions.items()}
+        for v, s in self.sessions.items():
+            s.receive_shares(self.selected, {u: sealed[u][v] for u in self.selected if u != v})
+
+    def upload(self, c, vec, weight):
+        """(masked upload or None, error): a non-finite update is withheld by the client,
+        since the coordinator cannot inspect a masked one."""
+        if not np.all(np.isfinite(vec)):
+            return None, "non-finite update withheld from secure aggregation"
+        return self.sessions[c].mask(sa.encode_weighted(vec, weight)), None
+
+    def mean(self, accepted):
+        alive = [a[0] for a in accepted]
+        dropped = [c for c in self.selected if c not in alive]
+        total = None
         with np.errstate(over="ignore"):
-            total = masked if total is None else total + masked
-    dropped = [c for c in selected if c not in alive]
-    revealed = {c: sa.reveal(c, keys[c], pubs, dropped, salt) for c in alive}
-    plain = sa.decode_fixed(sa.unmask(total, revealed))
-    weight = plain[-1]
-    return coord.aggregate_mean(r, attempt, plain[:-1] / weight, len(alive))
+            for _, masked, _ in accepted:
+                total = masked if total is None else total + masked
+        responses = {u: self.sessions[u].reveal(alive, dropped) for u in alive}
+        return sa.decode_mean(sa.unmask_sum(total, self.salt, self.t, self.pubs, alive, dropped, responses))
