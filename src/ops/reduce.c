@@ -352,10 +352,24 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     fill_identity(out, op);
     tn_tensor *in = self;
     tn_tensor_retain(in);
-    if (op == ACC_PROD && self->dtype != odt) {
+    /* prod, any and all read the input in the result's dtype (upstream's make_reduction
+     * converts it first; for an expanded view too large to convert that is where both fail) */
+    if ((op == ACC_PROD || ((op == ACC_ANY || op == ACC_ALL) && tn_tensor_numel(self) > 1)) && self->dtype != odt) {
         tn_tensor_release(in);
         tn_status st = tn_reduce_to_dtype(self, odt, &in);
         if (st != TN_OK) { tn_tensor_release(out); return st; }
+    }
+    if (op != ACC_PROD && op != ACC_COUNT) {
+        /* max, min, any and all are idempotent: a reduced dim of stride 0 repeats one value,
+         * so one slice of it is read (an expanded bool view of 2**40 elements answers at once) */
+        tn_tensor *v = NULL;
+        for (int d = 0; d < in->ndim; d++)
+            if ((m & (1u << d)) && in->strides[d] == 0 && in->sizes[d] > 1) {
+                if (!v) v = tn_tensor_alias(in);
+                if (!v) { tn_tensor_release(in); tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+                v->sizes[d] = 1;
+            }
+        if (v) { tn_tensor_release(in); in = v; }
     }
     if (tn_tensor_numel(in) > 0) {
         tn_reduce_geom g;
