@@ -1024,6 +1024,9 @@ add("nll_loss_1d", f"lambda a: {F}.nll_loss(a, torch.tensor(3))", [In((33,))], [
 add("nll_loss_all_ignored", f"lambda a: {F}.nll_loss(a, torch.full((7,), -100))", [In((7, 33))], ["nll_loss_forward.default"])
 add("bce_out_of_range", f"lambda a, b: {F}.binary_cross_entropy(a, b.sigmoid())", [In((7,)), In((7,))], ["binary_cross_entropy.default"])
 add("bce_zero_one", "lambda: torch.nn.functional.binary_cross_entropy(torch.tensor([0.0, 1.0, 0.0, 1.0]), torch.tensor([0.0, 1.0, 1.0, 0.0]))", [], ["binary_cross_entropy.default"])
+# torch._C._nn.*_loss without `reduction`: upstream's parser reads the signature default
+# "at::Reduction::Mean" as 0, so the loss comes back unreduced (found by the operator fuzzer)
+add("nn_loss_reduction_omitted", "lambda a, b, t: (torch._C._nn.mse_loss(a, b), torch._C._nn.l1_loss(a, b), torch._C._nn.huber_loss(a, b), torch._C._nn.smooth_l1_loss(a, b), torch._C._nn.binary_cross_entropy(a.sigmoid(), b.sigmoid()), torch._C._nn.nll_loss(a, t), torch._C._nn.cross_entropy_loss(a, t))", [In((7, 33)), In((7, 33)), In((7,), "int64", "index", high=33)], ["mse_loss.default", "l1_loss.default", "huber_loss.default", "smooth_l1_loss.default", "binary_cross_entropy.default"], **NN32)
 add("mse_bcast", "lambda a, b: torch.ops.aten.mse_loss.default(a, b)", [In((7, 33)), In((33,))], ["mse_loss.default"], **NN32)
 for dt in ("float32", "float64", "bfloat16"):
     tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
