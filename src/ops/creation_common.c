@@ -260,6 +260,17 @@ tn_status tn_factory_into_out(tn_tensor *res, tn_tensor *out, tn_value *rets) {
     return TN_OK;
 }
 
+tn_status tn_factory_into_seq_out(tn_tensor *res, tn_tensor *out, tn_value *rets) {
+    if (tn_tensor_numel(out) != tn_tensor_numel(res) || out->ndim == res->ndim)
+        return tn_factory_into_out(res, out, rets);
+    int64_t st[TN_MAX_DIMS];
+    tn_contiguous_strides(out->ndim, out->sizes, st);
+    tn_tensor *v = tn_tensor_new_view(res->storage, res->offset, out->ndim, out->sizes, st, res->dtype);
+    tn_tensor_release(res);
+    if (!v) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    return tn_factory_into_out(v, out, rets);
+}
+
 tn_value tn_factory_dtype_value(tn_dtype d) {
     tn_value v = {.tag = TN_V_DTYPE};
     v.u.dtype = d;

@@ -300,7 +300,12 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
         if (st == TN_OK) st = call1(TN_OP_add_Scalar, p, &tol);
         tn_value l[2] = {tn_value_tensor(ad), tn_value_tensor(tol)};
         if (st == TN_OK) st = call1(TN_OP_le_Tensor, l, &le);
-        /* a finite difference only: inf - inf is NaN and never <= tol */
+        /* a finite difference only (upstream's isfinite(actual_error)): inf - 1 is within an
+         * infinite tolerance (rtol = inf) but is not close */
+        tn_value f[1] = {tn_value_tensor(ad)};
+        if (st == TN_OK) st = call1(TN_OP_isfinite, f, &fin);
+        tn_value fl[2] = {tn_value_tensor(fin), tn_value_tensor(le)};
+        if (st == TN_OK) { tn_tensor *both = NULL; st = call1(TN_OP_logical_and, fl, &both); tn_tensor_release(le); le = both; }
         tn_value o[2] = {tn_value_tensor(eq), tn_value_tensor(le)};
         if (st == TN_OK) st = call1(TN_OP_logical_or, o, &r);
         if (st == TN_OK && equal_nan) {

@@ -1190,6 +1190,23 @@ add("setitem_bool_true", "lambda a: (lambda c: (c.__setitem__(True, torch.tensor
 add("neg_complex", "lambda a, b: -torch.complex(a, b)", [In((33,)), In((33,))], ["neg.default"])
 add("exp_complex", "lambda a, b: torch.exp(torch.complex(a, b))", [In((33,), "float64"), In((33,), "float64")], ["exp.default"])
 
+# ---- values the operator fuzzer found to differ (tests/fuzz/opfuzz.py, docs/RELIABILITY.md) ----
+SPECIALS = "torch.tensor([float('inf'), -float('inf'), 1e30, float('nan'), 1.0, 0.0, -0.0, 0.5, 1.5, -0.25])"
+# isclose: an infinite difference is never close, even within an infinite tolerance
+add("isclose_inf_tolerance", f"lambda: (torch.isclose({SPECIALS}, torch.ones(10), float('inf')), torch.isclose({SPECIALS}.bfloat16(), torch.zeros(10, dtype=torch.bfloat16), float('inf'), float('inf')), torch.isclose({SPECIALS}, {SPECIALS}.flip(0), 0.5, 0.1, True))", [], ["isclose.default"])
+# logit: x < eps tested first (eps > 0.5 sends it to eps), a negative eps is no eps, bounds in the dtype
+add("logit_eps_edges", f"lambda a: (torch.logit(a, 1.0), torch.logit(a, 0.7), torch.logit(a, -0.5), torch.logit(a.bfloat16(), 0.3), torch.logit({SPECIALS}, 0.2), torch.logit(a.double(), 0.6))", [In((33,), kind="unit")], ["logit.default"])
+add("logit_backward_eps_edges", f"lambda g: (torch.ops.aten.logit_backward.default(g[:10], {SPECIALS}), torch.ops.aten.logit_backward.default(g[:10], {SPECIALS}, -0.5), torch.ops.aten.logit_backward.default(g[:10], {SPECIALS}, 0.25), torch.ops.aten.logit_backward.default(g[0].bfloat16(), torch.tensor([False, True]), 1e-5), torch.ops.aten.logit_backward.default(g[:2].bfloat16(), torch.tensor([0.001, 0.9999], dtype=torch.bfloat16), 1e-3))", [In((33,))], ["logit_backward.default"])
+# pow(Half/BFloat16, Scalar): the exponent is rounded into the dtype first (1e-12 -> 0, 1.0001 -> 1)
+add("pow_reduced_float_exponent", "lambda a: (a.half().pow(1e-12), a.half().pow(1.0001), a.bfloat16().pow(1.001), a.bfloat16().pow(2.001), a.half().pow(0.5))", [In((33,))], ["pow.Tensor_Scalar"])
+# mish_backward returns self's dtype (upstream writes into an output made with self's options)
+add("mish_backward_mixed_dtype", "lambda g, x: (torch.ops.aten.mish_backward.default(g, x), torch.ops.aten.mish_backward.default(g[0], x[0]), torch.ops.aten.mish_backward.default(x, g.bfloat16()))", [In((33,), "float64"), In((33,))], ["mish_backward.default"])
+# mse, l1 and smooth_l1 losses promote self and target (huber keeps self's dtype)
+add("loss_mixed_dtype", "lambda a, b: tuple(f(a, b, r) for r in (0, 1) for f in (torch.ops.aten.mse_loss.default, torch.ops.aten.l1_loss.default, torch.ops.aten.smooth_l1_loss.default, torch.ops.aten.huber_loss.default)) + (torch.ops.aten.mse_loss.default(a, b[0, 0], 0), torch.ops.aten.mse_loss.default(a[:0], b[:0], 0))", [In((7, 33)), In((7, 33), "float64")], ["mse_loss.default", "l1_loss.default", "smooth_l1_loss.default", "huber_loss.default"], **NN32)
+# arange/range/linspace/logspace out=: resized only when the element count differs (so an
+# out of shape (1, 3) keeps it), values in row-major order; torch.range writes into out
+add("seq_out_keeps_shape", "lambda: (lambda o1, o2, o3, o4, o5, o6: (torch.arange(3, out=o1), torch.range(0, 2, out=o2), torch.linspace(0, 1, 3, out=o3), torch.logspace(0, 1, 3, out=o4), torch.arange(6, out=o5), torch.arange(1, out=o6), o2.dtype, o5.stride()))(torch.empty(1, 3), torch.empty(1, 3, dtype=torch.int32), torch.empty(1, 3), torch.empty(3, 1), torch.empty(3, 2).t(), torch.empty(1, 1, 1, dtype=torch.int64))", [], ["arange.out", "range.out", "linspace.out", "logspace.out"])
+
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
 # design; the cases stay here to document the gap.
