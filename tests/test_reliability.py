@@ -297,6 +297,11 @@ step(lambda: big.all(1, keepdim=True))
 step(lambda: torch.zeros(1, 3).expand(5, 3).any(0).tolist())
 step(lambda: torch.tensor([[0.5], [0.0]]).expand(2, 4).all(1).tolist())
 step(lambda: torch.tensor([[1], [2]], dtype=torch.uint8).expand(2, 3).all().tolist())
+# 49075: prod(int32 view of 2**31 elements, dtype=bool) took minutes (upstream: seconds);
+# a bool product is now all(), over the input converted by the elementwise copy
+e = torch.tensor([[3], [0]], dtype=torch.int32).expand(2, 2**20)
+step(lambda: [torch.prod(e, 1, dtype=torch.bool).tolist(), torch.prod(e[:1], dtype=torch.bool).item(),
+              torch.prod(e, dtype=torch.bool).item(), torch.prod(e.float(), 1).tolist()])
 # 62798: triu_indices(2**63 - 1, 0, 7) on meta looped over 2**63 rows; the count is now in
 # closed form and only rows with entries are visited
 for dev in ("meta", "cpu"):

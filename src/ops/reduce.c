@@ -278,8 +278,25 @@ enum { ACC_PROD, ACC_MAX, ACC_MIN, ACC_ANY, ACC_ALL, ACC_COUNT };
 
 typedef struct acc_ctx { int op; tn_dtype odt, idt; } acc_ctx;
 
+/* any/all of 1-byte 0/1 values into a 1-byte result (bool, uint8): bytes read directly, a
+ * prod(dtype=bool) of 2**31 elements must not take minutes through the generic loop. */
+static bool acc_bytes(const acc_ctx *k) {
+    return (k->op == ACC_ANY || k->op == ACC_ALL) && (k->idt == TN_DTYPE_BOOL || k->idt == TN_DTYPE_UINT8) &&
+           (k->odt == TN_DTYPE_BOOL || k->odt == TN_DTYPE_UINT8);
+}
+
 static void acc_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
     const acc_ctx *k = c;
+    if (acc_bytes(k)) {
+        const char hit = k->op == ACC_ANY;
+        for (int64_t j = 0; j < s1; j++) {
+            char *o = out + j * st[2];
+            const char *x = in + j * st[3];
+            for (int64_t i = 0; i < s0; i++, o += st[0], x += st[1])
+                if ((*x != 0) == hit) *o = hit;
+        }
+        return;
+    }
     const bool fl = is_float(k->odt);
     for (int64_t j = 0; j < s1; j++)
         for (int64_t i = 0; i < s0; i++) {
@@ -349,6 +366,7 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         *res = out;
         return TN_OK;
     }
+    if (op == ACC_PROD && odt == TN_DTYPE_BOOL) op = ACC_ALL; /* a product of 0/1 values is their all() */
     fill_identity(out, op);
     tn_tensor *in = self;
     tn_tensor_retain(in);
