@@ -193,6 +193,25 @@ step(lambda: torch.ops.aten._foreach_add_.Tensor([1], x))
 step(lambda: torch.ops.aten.add.Scalar(x, 2**64))
 step(lambda: torch.ops.aten.add.Tensor(x, x).tolist())
 """,
+    # torch.ops.aten converts arguments as upstream's toIValue does: a bool parameter takes
+    # None and numbers (numpy ones too), an int parameter a bool, an int or Scalar parameter
+    # a dtype (its number), a dtype parameter an int; ours refused each (found by the fuzzer)
+    "ops_lenient_arguments": """
+import numpy as np
+A, y = torch.ops.aten, torch.arange(6.).reshape(2, 3)
+step(lambda: A.gt_.Scalar(y.clone(), torch.float32).tolist())
+step(lambda: A.full_like.default(y, torch.int64).tolist())
+step(lambda: A.sort.default(y, 1, np.int64(1))[0].tolist())
+step(lambda: A.narrow.default(y, 1, 0, True).tolist())
+step(lambda: A.var.default(y, 1).item())
+step(lambda: A._to_copy.default(y, non_blocking=None).tolist())
+step(lambda: A.leaky_relu_backward.default(y, y, 0.1, 0.5).tolist())
+step(lambda: A.cumprod.default(y, 1, dtype=True).tolist())
+step(lambda: str(A.sum.dim_IntList(y, [0], True, dtype=7).dtype))
+step(lambda: A.narrow.default(y, 1, 0, 1.5))
+step(lambda: A.sort.default(y, 1, "a"))
+step(lambda: A.mul.Scalar(y, None))
+""",
     # int overflow through the Python signatures: ValueError (int), TypeError (int list),
     # OverflowError (Scalar), as upstream's argument parser
     "int_overflow": """
