@@ -370,6 +370,16 @@ def test_idempotent_reductions_read_a_repeated_dim_once():
     assert out[0] == out[1] and out[2] == out[3] and out[0][0] == "ok", out
 
 
+def test_prod_into_a_complex_dtype_refuses_by_name():
+    """prod(dtype=complex128) ran the real accumulator over complex storage and returned
+    garbage (found by the operator fuzzer); complex products are not built, so it refuses
+    by name (NotImplementedError), as every unimplemented path does."""
+    for f in (lambda: torch.ones(2, 3).prod(1, dtype=torch.complex128), lambda: torch.ones(3).prod(dtype=torch.complex64)):
+        with pytest.raises(NotImplementedError, match="torchnative"):
+            f()
+    assert torch.arange(1.0, 5.0).prod(dtype=torch.float64).item() == 24.0
+
+
 def test_meta_and_cpu_data_never_mix_in_a_kernel():
     """scatter_add(cpu, 0, index, meta src) crashed: the kernel read the meta tensor's
     absent data (found by the operator fuzzer). Upstream returns a tensor built from

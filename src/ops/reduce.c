@@ -406,6 +406,7 @@ static tn_dim_mask all_mask(const tn_tensor *t) { return t->ndim ? (0xFFFFFFFFu 
 tn_status tn_op_prod(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
     TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
+    TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[1]))); /* dtype=complex: refused by name */
     TN_TRY(acc_core(self, all_mask(self), false, sum_result_dtype(self->dtype, &a[1]), ACC_PROD, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
@@ -417,6 +418,7 @@ tn_status tn_op_prod_dim(const tn_value *a, tn_value *r) {
     TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[3])));
     TN_TRY(acc_core(self, m, arg_bool(&a[2], false), sum_result_dtype(self->dtype, &a[3]), ACC_PROD, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;

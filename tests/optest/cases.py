@@ -1207,6 +1207,12 @@ add("loss_mixed_dtype", "lambda a, b: tuple(f(a, b, r) for r in (0, 1) for f in 
 # out of shape (1, 3) keeps it), values in row-major order; torch.range writes into out
 add("seq_out_keeps_shape", "lambda: (lambda o1, o2, o3, o4, o5, o6: (torch.arange(3, out=o1), torch.range(0, 2, out=o2), torch.linspace(0, 1, 3, out=o3), torch.logspace(0, 1, 3, out=o4), torch.arange(6, out=o5), torch.arange(1, out=o6), o2.dtype, o5.stride()))(torch.empty(1, 3), torch.empty(1, 3, dtype=torch.int32), torch.empty(1, 3), torch.empty(3, 1), torch.empty(3, 2).t(), torch.empty(1, 1, 1, dtype=torch.int64))", [], ["arange.out", "range.out", "linspace.out", "logspace.out"])
 
+# tril/triu with a diagonal of +-2**63: the column bound overflowed int64
+add("tril_triu_huge_diagonal", "lambda a: (torch.tril(a, 2**63 - 1), torch.triu(a, 2**63 - 1), torch.tril(a, -2**63), torch.triu(a, -2**63), a.clone().tril_(2**62), a.clone().triu_(-2**62))", [In((3, 4, 5))], ["tril.default", "triu.default"])
+# *_like of a view that is not dense: dense strides in the view's dimension order (upstream's
+# infer_dense_strides), so the values of randint_like land where upstream puts them
+add("like_non_dense_strides", "lambda a: tuple(f(v).stride() for v in (a.as_strided((3, 2, 2), (1, 1, 1)).transpose(0, 2), a[:, ::2].t(), a.t()[1:], a[:1].expand(4, 6).t()) for f in (torch.empty_like, torch.zeros_like, lambda x: torch.randint_like(x, 3))) + ((torch.manual_seed(3), torch.randint_like(a.as_strided((3, 2, 2), (1, 1, 1)).transpose(0, 2), 5))[1],)", [In((6, 6))], ["empty_like.default", "zeros_like.default", "randint_like.default"])
+
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
 # design; the cases stay here to document the gap.
