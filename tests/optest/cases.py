@@ -1213,6 +1213,12 @@ add("tril_triu_huge_diagonal", "lambda a: (torch.tril(a, 2**63 - 1), torch.triu(
 # infer_dense_strides), so the values of randint_like land where upstream puts them
 add("like_non_dense_strides", "lambda a: tuple(f(v).stride() for v in (a.as_strided((3, 2, 2), (1, 1, 1)).transpose(0, 2), a[:, ::2].t(), a.t()[1:], a[:1].expand(4, 6).t()) for f in (torch.empty_like, torch.zeros_like, lambda x: torch.randint_like(x, 3))) + ((torch.manual_seed(3), torch.randint_like(a.as_strided((3, 2, 2), (1, 1, 1)).transpose(0, 2), 5))[1],)", [In((6, 6))], ["empty_like.default", "zeros_like.default", "randint_like.default"])
 
+# isclose of integer and bool tensors applies the tolerance too (bool in the default dtype);
+# diff with n=0 ignores prepend/append but checks their rank
+add("isclose_int_bool_tolerance", "lambda i: (torch.isclose(i > 0, torch.tensor(True), float('inf'), 0.5), torch.isclose(i, i.flip(0), 0.0, 1.0), torch.isclose(i, i + 1, 0.5, 0.0), torch.isclose(i, i + 1, 0.0, 0.0), torch.allclose(i, i + 1, 0, 1))", [In((33,), "int64", "int")], ["isclose.default", "allclose.default"])
+add("diff_n0_prepend", "lambda a: (torch.diff(a, 0, 1, a.double()), torch.diff(a, 1, 1, a[:, :2], a[:, :1]))", [In((4, 5))], ["diff.default"])
+add("diff_prepend_rank_err", "lambda a: torch.diff(a, 0, 1, a[0])", [In((4, 5))], ["diff.default"])
+
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
 # design; the cases stay here to document the gap.
