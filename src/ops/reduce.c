@@ -837,6 +837,12 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
                         tn_dtype_infos[self->dtype].c10_name);
     TN_TRY(tn_reduce_check_dtype("linalg.vector_norm", self->dtype));
     tn_dtype odt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : self->dtype;
+    /* a reduction over one element gives |x| for any p != 0, as upstream's (which never
+     * raises it to p there: p = 1e308 or NaN, or an overflowing |x|**p, still give |x|) */
+    int64_t red = 1;
+    for (int d = 0; d < self->ndim; d++)
+        if (m & (1u << d)) red *= self->sizes[d];
+    if (red == 1 && p != 0) p = 1;
     if (p < 0 || isinf(p)) {
         if (tn_tensor_numel(self) == 0) {
             if (all) return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %s norm on an empty tensor "

@@ -1219,6 +1219,9 @@ add("isclose_int_bool_tolerance", "lambda i: (torch.isclose(i > 0, torch.tensor(
 add("diff_n0_prepend", "lambda a: (torch.diff(a, 0, 1, a.double()), torch.diff(a, 1, 1, a[:, :2], a[:, :1]))", [In((4, 5))], ["diff.default"])
 add("diff_prepend_rank_err", "lambda a: torch.diff(a, 0, 1, a[0])", [In((4, 5))], ["diff.default"])
 
+# vector_norm over one element is |x| for any p != 0 (p = NaN, 1e308, or x**p overflowing)
+add("vector_norm_one_element", "lambda a: tuple(torch.linalg.vector_norm(v, p, dim=d) for v, d in ((a[:, :1], 1), (a[0, 0], None), (a[:1, :1] * 1e30, None)) for p in (float('nan'), 1e308, 3.0, 2.0, -2.0, 0, float('inf'))) + (torch.norm(a[0, 0], float('nan')), torch.linalg.vector_norm(a[:1, :1].bfloat16(), 1e308))", [In((5, 4))], ["linalg_vector_norm.default", "norm.Scalar"])
+
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
 # design; the cases stay here to document the gap.
