@@ -3,6 +3,8 @@ bad input raises upstream's exception class instead of corrupting state, each co
 with upstream torch (.venv-ref). Operator results (torch.take) are compared in
 tests/optest/cases.py; this file holds what the operator harness cannot express."""
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -191,6 +193,25 @@ step(lambda: torch.ops.aten._foreach_add_.Tensor([1], x))
 step(lambda: torch.ops.aten.add.Scalar(x, 2**64))
 step(lambda: torch.ops.aten.add.Tensor(x, x).tolist())
 """,
+    # torch.ops.aten converts arguments as upstream's toIValue does: a bool parameter takes
+    # None and numbers (numpy ones too), an int parameter a bool, an int or Scalar parameter
+    # a dtype (its number), a dtype parameter an int; ours refused each (found by the fuzzer)
+    "ops_lenient_arguments": """
+import numpy as np
+A, y = torch.ops.aten, torch.arange(6.).reshape(2, 3)
+step(lambda: A.gt_.Scalar(y.clone(), torch.float32).tolist())
+step(lambda: A.full_like.default(y, torch.int64).tolist())
+step(lambda: A.sort.default(y, 1, np.int64(1))[0].tolist())
+step(lambda: A.narrow.default(y, 1, 0, True).tolist())
+step(lambda: A.var.default(y, 1).item())
+step(lambda: A._to_copy.default(y, non_blocking=None).tolist())
+step(lambda: A.leaky_relu_backward.default(y, y, 0.1, 0.5).tolist())
+step(lambda: A.cumprod.default(y, 1, dtype=True).tolist())
+step(lambda: str(A.sum.dim_IntList(y, [0], True, dtype=7).dtype))
+step(lambda: A.narrow.default(y, 1, 0, 1.5))
+step(lambda: A.sort.default(y, 1, "a"))
+step(lambda: A.mul.Scalar(y, None))
+""",
     # int overflow through the Python signatures: ValueError (int), TypeError (int list),
     # OverflowError (Scalar), as upstream's argument parser
     "int_overflow": """
@@ -280,6 +301,83 @@ def test_fuzz_findings_match_upstream(name, reference):
     ours, ref = _ours(code), reference(code)
     diff = [(i, o, r) for i, (o, r) in enumerate(zip(ours, ref)) if o != r]
     assert not diff and len(ours) == len(ref), diff
+
+
+# Hangs the operator fuzzer found: each step must answer at once. Ours runs in a child
+# process with a time limit, so a regression fails the test instead of hanging it.
+HANG_PROBE = PROBE_HEAD + r"""
+big = torch.zeros(1, 1).expand(2**40, 1)
+# 48903: all() over a float view of 2**40 elements scanned it (hours); upstream converts the
+# input to bool first, which fails to allocate, and checks out='s dtype before that
+step(lambda: torch.all(big, out=torch.empty(4, 2, 2)))
+step(lambda: torch.all(big))
+step(lambda: torch.any(big, 0))
+step(lambda: big.all(1, keepdim=True))
+step(lambda: torch.zeros(1, 3).expand(5, 3).any(0).tolist())
+step(lambda: torch.tensor([[0.5], [0.0]]).expand(2, 4).all(1).tolist())
+step(lambda: torch.tensor([[1], [2]], dtype=torch.uint8).expand(2, 3).all().tolist())
+# 49075: prod(int32 view of 2**31 elements, dtype=bool) took minutes (upstream: seconds);
+# a bool product is now all(), over the input converted by the elementwise copy
+e = torch.tensor([[3], [0]], dtype=torch.int32).expand(2, 2**20)
+step(lambda: [torch.prod(e, 1, dtype=torch.bool).tolist(), torch.prod(e[:1], dtype=torch.bool).item(),
+              torch.prod(e, dtype=torch.bool).item(), torch.prod(e.float(), 1).tolist()])
+# 62798: triu_indices(2**63 - 1, 0, 7) on meta looped over 2**63 rows; the count is now in
+# closed form and only rows with entries are visited
+for dev in ("meta", "cpu"):
+    step(lambda: torch.triu_indices(2**63 - 1, 0, 7, device=dev))
+    step(lambda: torch.tril_indices(2**63 - 1, 0, 7, device=dev))
+    step(lambda: torch.triu_indices(2**63 - 1, 1, device=dev))
+    step(lambda: torch.tril_indices(1, 2**63 - 1, device=dev))
+    step(lambda: torch.tril_indices(2**31, 2**31, device=dev))
+step(lambda: torch.tril_indices(2**40, 3, device="meta"))
+step(lambda: torch.tril_indices(2**40, 3))
+step(lambda: torch.triu_indices(2**40, 3).tolist())
+step(lambda: torch.tril_indices(3, 2**40).tolist())
+for r, c, o in ((5, 4, 0), (5, 4, -2), (4, 6, 3), (4, 6, -9), (4, 6, 9), (1, 1, 0), (0, 3, 1), (3, 0, -1)):
+    step(lambda: [torch.tril_indices(r, c, o).tolist(), torch.triu_indices(r, c, o, dtype=torch.int32).tolist()])
+print(json.dumps(out))
+"""
+
+# What upstream cannot answer (it scans these views for hours); ours reads a zero-stride
+# reduced dim once, so the answer must be the one over the view's distinct elements.
+IDEMPOTENT_PROBE = PROBE_HEAD + r"""
+b = torch.tensor([[True], [False]])
+e = b.expand(2, 2**40)
+step(lambda: [e.all(1).tolist(), e.any(1).tolist(), e.all().item(), e.any().item()])
+step(lambda: [b.all(1).tolist(), b.any(1).tolist(), b.all().item(), b.any().item()])
+u = torch.tensor([3, 0], dtype=torch.uint8)[:, None]
+step(lambda: [u.expand(2, 2**40).amax(1).tolist(), u.expand(2, 2**40).all(1).tolist()])
+step(lambda: [u.amax(1).tolist(), u.all(1).tolist()])
+print(json.dumps(out))
+"""
+
+
+def test_fuzz_hangs_answer_at_once(reference):
+    """#48903 all(out=) over an expanded view of 2**40 elements and #62798
+    triu_indices(2**63 - 1, 0, 7, device="meta") hung ours; every step agrees with upstream."""
+    got = subprocess.run([sys.executable, "-c", HANG_PROBE], capture_output=True, text=True, timeout=240)
+    assert got.returncode == 0, got.stderr[-2000:]
+    ours = json.loads(got.stdout.strip().splitlines()[-1])
+    ref = reference(HANG_PROBE)
+    diff = [(i, o, r) for i, (o, r) in enumerate(zip(ours, ref)) if o != r]
+    assert not diff and len(ours) == len(ref), diff
+
+
+def test_idempotent_reductions_read_a_repeated_dim_once():
+    got = subprocess.run([sys.executable, "-c", IDEMPOTENT_PROBE], capture_output=True, text=True, timeout=240)
+    assert got.returncode == 0, got.stderr[-2000:]
+    out = json.loads(got.stdout.strip().splitlines()[-1])
+    assert out[0] == out[1] and out[2] == out[3] and out[0][0] == "ok", out
+
+
+def test_prod_into_a_complex_dtype_refuses_by_name():
+    """prod(dtype=complex128) ran the real accumulator over complex storage and returned
+    garbage (found by the operator fuzzer); complex products are not built, so it refuses
+    by name (NotImplementedError), as every unimplemented path does."""
+    for f in (lambda: torch.ones(2, 3).prod(1, dtype=torch.complex128), lambda: torch.ones(3).prod(dtype=torch.complex64)):
+        with pytest.raises(NotImplementedError, match="torchnative"):
+            f()
+    assert torch.arange(1.0, 5.0).prod(dtype=torch.float64).item() == 24.0
 
 
 def test_meta_and_cpu_data_never_mix_in_a_kernel():

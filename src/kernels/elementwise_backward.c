@@ -36,11 +36,12 @@
         T sg = (T)1 / ((T)1 + exp(-v)), ts = tanh(log1p(exp(v)));                                  \
         return g * (ts + v * sg * ((T)1 - ts * ts));                                               \
     }                                                                                              \
-    /* outside [lo, hi]: 0 with an eps, NaN without one (lo = 0, hi = 1); a NaN input gives   \
-     * NaN either way, as upstream's CPU kernel */                                                 \
-    static inline T logit_grad_##S(T g, T v, int has_eps, T eps) {                                 \
-        if (!has_eps) return (v >= (T)0 && v <= (T)1) ? g / (v * ((T)1 - v)) : (T)NAN;             \
-        return (v < eps || v > (T)1 - eps) ? (T)0 : g / (v * ((T)1 - v));                          \
+    /* upstream's CPU kernel: with an eps (>= 0; lo = eps and hi = 1 - eps in the dtype)    \
+     * 0 outside [lo, hi]; without one NaN outside [0, 1]; at 0 and 1 g * inf; a NaN input   \
+     * gives NaN either way */                                                                     \
+    static inline T logit_grad_##S(T g, T v, int has_eps, T lo, T hi) {                            \
+        if (has_eps ? (v < lo || v > hi) : !(v >= (T)0 && v <= (T)1)) return has_eps ? (T)0 : (T)NAN; \
+        return (v == (T)0 || v == (T)1) ? g * (T)INFINITY : g / (v * ((T)1 - v));                  \
     }                                                                                              \
     /* (x - t) / max((1 - x)·x, eps): the clamp keeps the gradient finite at 0 and 1; eps is  \
      * upstream's float 1e-12, also for double. */                                                 \
@@ -86,7 +87,7 @@ TN_EWB2(dropout, y * x * (T)ctx->d[0])
 /* softshrink and hardshrink share it: zero inside [-lambda, lambda]. */
 TN_EWB2(shrink, (y >= -(T)ctx->d[0] && y <= (T)ctx->d[0]) ? (T)0 : x)
 TN_EWB2(mish, TN_EWB_PICK(mish_grad, y)(x, y))
-TN_EWB2(logit, TN_EWB_PICK(logit_grad, y)(x, y, ctx->mode, (T)ctx->d[0]))
+TN_EWB2(logit, TN_EWB_PICK(logit_grad, y)(x, y, ctx->mode, (T)ctx->d[0], (T)ctx->d[1]))
 
 static tn_loop_fn ewb_table[TN_EWB_COUNT][TN_DTYPE_COUNT];
 static int ewb_ready;

@@ -46,9 +46,11 @@ TN_FLOAT_UNARY(silu, x / ((T)1 + exp(-x)))
 TN_FLOAT_UNARY(gelu, x * (T)0.5 * ((T)1 + erf(x * (T)M_SQRT1_2)))
 TN_FLOAT_UNARY(gelu_tanh, (T)0.5 * x * ((T)1 + tanh((T)(M_SQRT2 * M_2_SQRTPI * 0.5) * (x + (T)0.044715 * (x * x * x)))))
 TN_FLOAT_UNARY(frac, x - trunc(x))
-/* mode 1: clamp to [eps, 1 - eps] first (ctx->d[0] = eps). */
-TN_FLOAT_UNARY(logit, ctx->mode ? log(TN_MINS(TN_MAXS(x, (T)ctx->d[0]), (T)1 - (T)ctx->d[0]) /
-                                      ((T)1 - TN_MINS(TN_MAXS(x, (T)ctx->d[0]), (T)1 - (T)ctx->d[0])))
+/* mode 1: clamp to [lo, hi] = [d[0], d[1]] first, x < lo tested first (upstream's order:
+ * with lo > hi every x < lo becomes lo); NaN passes through. */
+#define TN_LOGIT_CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
+TN_FLOAT_UNARY(logit, ctx->mode ? log(TN_LOGIT_CLAMP(x, (T)ctx->d[0], (T)ctx->d[1]) /
+                                      ((T)1 - TN_LOGIT_CLAMP(x, (T)ctx->d[0], (T)ctx->d[1])))
                                 : log(x / ((T)1 - x)))
 TN_FLOAT_UNARY(mish, x * tanh(log1p(exp(x))))
 /* d[0] = beta, d[1] = threshold. */

@@ -236,7 +236,10 @@ tn_status tn_factory_empty_like(const tn_tensor *self, tn_dtype dtype, tn_device
     if (memfmt == TN_MEMFMT_NONE || memfmt == TN_MEMFMT_PRESERVE) {
         if (tn_tensor_is_non_overlapping_and_dense(self))
             return tn_tensor_empty_strided(self->ndim, self->sizes, self->strides, dtype, device, out);
-        memfmt = tn_factory_suggest_memfmt(self);
+        /* a strided view that is not dense: dense strides in its dimension order (upstream) */
+        int64_t st[TN_MAX_DIMS];
+        tn_tensor_dense_strides_like(self, st);
+        return tn_tensor_empty_strided(self->ndim, self->sizes, st, dtype, device, out);
     }
     return tn_factory_empty(self->ndim, self->sizes, dtype, device, memfmt, false, out);
 }
@@ -258,6 +261,17 @@ tn_status tn_factory_into_out(tn_tensor *res, tn_tensor *out, tn_value *rets) {
     tn_tensor_retain(out);
     rets[0] = tn_value_tensor(out);
     return TN_OK;
+}
+
+tn_status tn_factory_into_seq_out(tn_tensor *res, tn_tensor *out, tn_value *rets) {
+    if (tn_tensor_numel(out) != tn_tensor_numel(res) || out->ndim == res->ndim)
+        return tn_factory_into_out(res, out, rets);
+    int64_t st[TN_MAX_DIMS];
+    tn_contiguous_strides(out->ndim, out->sizes, st);
+    tn_tensor *v = tn_tensor_new_view(res->storage, res->offset, out->ndim, out->sizes, st, res->dtype);
+    tn_tensor_release(res);
+    if (!v) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    return tn_factory_into_out(v, out, rets);
 }
 
 tn_value tn_factory_dtype_value(tn_dtype d) {

@@ -144,8 +144,23 @@ tn_status tn_op_eye(const tn_value *args, tn_value *rets) { return eye_impl(args
 /* aten::eye.m(SymInt n, SymInt m, *, dtype, layout, device, pin_memory) */
 tn_status tn_op_eye_m(const tn_value *args, tn_value *rets) { return eye_impl(args[0].u.i, args[1].u.i, &args[2], rets); }
 
+/* Entries of rows [0, row) of a row x col matrix with clamp(r + a, 0, col) entries in row
+ * r, in closed form: the rows before the first full one form a trapezoid, the rest a
+ * rectangle. Exact in 128 bits for any int64 arguments (a loop over the rows would take
+ * forever for row = 2**63 - 1, and int64 arithmetic would wrap). */
+static unsigned __int128 tri_prefix_count(int64_t row, int64_t col, __int128 a) {
+    __int128 lo = a, hi = a + row - 1, sum = 0; /* the values r + a over the rows */
+    __int128 p = lo > 0 ? lo : 0, q = hi < col ? hi : col;
+    if (q >= p) sum += (unsigned __int128)(p + q) * (unsigned __int128)(q - p + 1) / 2;
+    __int128 f = lo > (__int128)col + 1 ? lo : (__int128)col + 1;
+    if (hi >= f) sum += (unsigned __int128)col * (unsigned __int128)(hi - f + 1);
+    return (unsigned __int128)sum;
+}
+
 /* Upstream writes the (row, col) pairs of the triangle in row-major order into a 2 x N
- * tensor; tril keeps col <= row + offset, triu keeps col >= row + offset. */
+ * tensor; tril keeps col <= row + offset, triu keeps col >= row + offset. The count is
+ * exact (upstream's meta path computes it with Python ints; its CPU path wraps in int64),
+ * and only rows with entries are visited, so the work is bounded by the result's size. */
 static tn_status tri_indices(const tn_value *args, bool lower, const char *name, tn_value *rets) {
     int64_t row = args[0].u.i, col = args[1].u.i, off = args[2].u.i;
     if (row < 0) return tn_error(TN_ERR_RUNTIME, "row must be non-negative, got%lld", (long long)row);
@@ -155,35 +170,31 @@ static tn_status tri_indices(const tn_value *args, bool lower, const char *name,
     tn_dtype dt = o.dtype != TN_DTYPE_UNDEFINED ? o.dtype : TN_DTYPE_INT64;
     if (dt != TN_DTYPE_INT64 && dt != TN_DTYPE_INT32)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tn_dtype_infos[dt].c10_name);
-    /* column range [lo, hi) for row r */
-#define TRI_RANGE(r, lo, hi)                                                           \
-    do {                                                                               \
-        if (lower) { lo = 0; hi = (r) + off + 1; }                                     \
-        else { lo = (r) + off; hi = col; }                                             \
-        if (lo < 0) lo = 0;                                                            \
-        if (hi > col) hi = col;                                                        \
-        if (hi < lo) hi = lo;                                                          \
-    } while (0)
-    int64_t count = 0, lo, hi;
-    for (int64_t r = 0; r < row; r++) {
-        TRI_RANGE(r, lo, hi);
-        count += hi - lo;
-    }
-    int64_t sz[2] = {2, count};
+    /* tril: row r has clamp(r + off + 1, 0, col) entries; triu: col - clamp(r + off, 0, col) */
+    unsigned __int128 n = lower ? tri_prefix_count(row, col, (__int128)off + 1)
+                                : (unsigned __int128)row * (unsigned __int128)col - tri_prefix_count(row, col, off);
+    if (n > (unsigned __int128)INT64_MAX) /* smaller counts: the allocation reports the overflow */
+        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed: %s(%lld, %lld, %lld) has more than "
+                        "2**63 - 1 entries", name, (long long)row, (long long)col, (long long)off);
+    int64_t count = (int64_t)n, sz[2] = {2, count};
     tn_tensor *t;
     TN_TRY(tn_tensor_empty(2, sz, dt, o.device, &t));
     char *d = tn_tensor_data(t);
-    if (d) {
+    if (d && count) {
+        /* rows with entries: tril from r = -off on (each to the end), triu up to r < col - off */
+        __int128 r0 = lower && off < 0 ? -(__int128)off : 0, r1 = row;
+        if (!lower && (__int128)col - off < r1) r1 = (__int128)col - off;
         int64_t k = 0;
-        for (int64_t r = 0; r < row; r++) {
-            TRI_RANGE(r, lo, hi);
-            for (int64_t c = lo; c < hi; c++, k++) {
-                if (dt == TN_DTYPE_INT64) { ((int64_t *)d)[k] = r; ((int64_t *)d)[count + k] = c; }
+        for (__int128 r = r0; r < r1; r++) {
+            __int128 lo = lower ? 0 : r + off, hi = lower ? r + off + 1 : col;
+            if (lo < 0) lo = 0;
+            if (hi > col) hi = col;
+            for (int64_t c = (int64_t)lo; c < (int64_t)hi; c++, k++) {
+                if (dt == TN_DTYPE_INT64) { ((int64_t *)d)[k] = (int64_t)r; ((int64_t *)d)[count + k] = c; }
                 else { ((int32_t *)d)[k] = (int32_t)r; ((int32_t *)d)[count + k] = (int32_t)c; }
             }
         }
     }
-#undef TRI_RANGE
     return ret_tensor(t, rets);
 }
 

@@ -62,6 +62,10 @@ tn_status tn_factory_fill(tn_tensor *t, const tn_value *v);
 /* out= for a factory: `res` (a new result, consumed) is moved into `out` (resized when its
  * shape differs, then copied); rets[0] receives a new reference to out. */
 tn_status tn_factory_into_out(tn_tensor *res, tn_tensor *out, tn_value *rets);
+/* The same for the 1-D sequence factories (arange, range, linspace, logspace): out is
+ * resized only when its element count differs, and otherwise keeps its shape and receives
+ * the values in row-major order (upstream's `if (result.numel() != size) result.resize_`). */
+tn_status tn_factory_into_seq_out(tn_tensor *res, tn_tensor *out, tn_value *rets);
 
 /* A value carrying out's dtype / device, for building functional arguments of out=. */
 tn_value tn_factory_dtype_value(tn_dtype d);

@@ -168,14 +168,14 @@ tn_status tn_op_arange_out(const tn_value *args, tn_value *rets) {
     tn_value zero = tn_value_int(0), one = tn_value_int(1), opts[4], r;
     out_opts(args[1].u.t, opts);
     TN_TRY(arange_impl(&zero, &args[0], &one, opts, &r));
-    return tn_factory_into_out(r.u.t, args[1].u.t, rets);
+    return tn_factory_into_seq_out(r.u.t, args[1].u.t, rets);
 }
 /* aten::arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) */
 tn_status tn_op_arange_start_out(const tn_value *args, tn_value *rets) {
     tn_value opts[4], r;
     out_opts(args[3].u.t, opts);
     TN_TRY(arange_impl(&args[0], &args[1], &args[2], opts, &r));
-    return tn_factory_into_out(r.u.t, args[3].u.t, rets);
+    return tn_factory_into_seq_out(r.u.t, args[3].u.t, rets);
 }
 
 /* ---- range (deprecated; inclusive end) ------------------------------------------------- */
@@ -218,14 +218,14 @@ tn_status tn_op_range_out(const tn_value *args, tn_value *rets) {
     tn_value opts[4], r;
     out_opts(args[3].u.t, opts);
     TN_TRY(range_impl(&args[0], &args[1], &args[2], opts, &r));
-    return tn_factory_into_out(r.u.t, args[3].u.t, rets);
+    return tn_factory_into_seq_out(r.u.t, args[3].u.t, rets);
 }
 /* aten::range.out_(Scalar start, Scalar end, *, Tensor(a!) out) */
 tn_status tn_op_range_out_(const tn_value *args, tn_value *rets) {
     tn_value opts[4], r, one = tn_value_int(1);
     out_opts(args[2].u.t, opts);
     TN_TRY(range_impl(&args[0], &args[1], &one, opts, &r));
-    return tn_factory_into_out(r.u.t, args[2].u.t, rets);
+    return tn_factory_into_seq_out(r.u.t, args[2].u.t, rets);
 }
 
 /* ---- linspace / logspace ----------------------------------------------------------------- */
@@ -348,7 +348,7 @@ static tn_status space_out(const tn_value *args, bool log, tn_value *rets) {
     tn_value opts[4], r;
     out_opts(out, opts);
     TN_TRY(space_any(args, log, opts, &r));
-    return tn_factory_into_out(r.u.t, out, rets);
+    return tn_factory_into_seq_out(r.u.t, out, rets);
 }
 /* aten::linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) and Tensor forms */
 tn_status tn_op_linspace_out(const tn_value *args, tn_value *rets) { return space_out(args, false, rets); }

@@ -172,10 +172,19 @@ tn_status tn_op_softshrink(const tn_value *args, tn_value *rets) {
     return run1(TN_EW_softshrink, "softshrink_cpu", false, false, args[0].u.t, &ctx, rets);
 }
 
-/* aten::logit(Tensor self, float? eps=None) */
+/* aten::logit(Tensor self, float? eps=None): with eps >= 0 the input is clamped to
+ * [eps, 1 - eps] first, both bounds in the result dtype and x < lo tested first, as
+ * upstream's kernel (so eps > 0.5, where lo > hi, sends x < lo to lo); a negative eps is
+ * no eps. */
 tn_status tn_op_logit(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
-    if (args[1].tag != TN_V_NONE) { ctx.mode = 1; ctx.d[0] = sv(&args[1]); }
+    if (args[1].tag != TN_V_NONE && sv(&args[1]) >= 0) {
+        tn_tensor *self = args[0].u.t;
+        tn_dtype dt = tn_dtype_is_floating(self->dtype) ? self->dtype : tn_default_dtype();
+        ctx.mode = 1;
+        TN_TRY(tn_ew_scalar_in_dtype(&args[1], dt, &ctx.d[0], NULL));
+        TN_TRY(tn_ew_scalar_in_dtype(&(tn_value){.tag = TN_V_DOUBLE, .u.d = 1.0 - ctx.d[0]}, dt, &ctx.d[1], NULL));
+    }
     return run1(TN_EW_logit, "logit_cpu", true, false, args[0].u.t, &ctx, rets);
 }
 
@@ -498,6 +507,8 @@ tn_status tn_op_pow_Tensor_Scalar(const tn_value *args, tn_value *rets) {
     if (tn_dtype_is_complex(common) || e->tag == TN_V_COMPLEX)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::pow.Tensor_Scalar for complex is not implemented by torchnative");
     double x = sv(e);
+    if (common == TN_DTYPE_FLOAT16 || common == TN_DTYPE_BFLOAT16) /* upstream's kernel: exp.to<scalar_t>() */
+        TN_TRY(tn_ew_scalar_in_dtype(&(tn_value){.tag = TN_V_DOUBLE, .u.d = x}, common, &x, NULL));
     tn_loop_ctx ctx = {0};
     ctx.d[0] = x;
     ctx.mode = x == 0.5 ? 1 : x == 2 ? 2 : x == 3 ? 3 : x == -0.5 ? 4 : x == -1 ? 5 : x == -2 ? 6 : 0;

@@ -66,6 +66,27 @@ bool tn_tensor_is_non_overlapping_and_dense(const tn_tensor *t) {
     return true;
 }
 
+void tn_tensor_dense_strides_like(const tn_tensor *t, int64_t *out) {
+    int n = t->ndim, perm[TN_MAX_DIMS];
+    for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+    /* insertion sort; a zero stride is an ambiguous comparison (the order stays), equal
+     * strides put the smaller size first */
+    for (int i = 1; i < n; i++) {
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int64_t s0 = t->strides[perm[d0]], s1 = t->strides[perm[d1]];
+            int c = (s0 == 0 || s1 == 0) ? 0 : s0 < s1 ? -1 : s0 > s1 ? 1 : t->sizes[perm[d0]] > t->sizes[perm[d1]] ? 1 : 0;
+            if (c > 0) { int x = perm[d0]; perm[d0] = perm[d1]; perm[d1] = x; d1 = d0; }
+            else if (c < 0) break;
+        }
+    }
+    int64_t cur = 1;
+    for (int i = 0; i < n; i++) {
+        out[perm[i]] = cur;
+        cur *= t->sizes[perm[i]] > 1 ? t->sizes[perm[i]] : 1;
+    }
+}
+
 tn_status tn_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype,
                                   tn_device device, tn_tensor **out) {
     int64_t nbytes;

@@ -90,6 +90,11 @@ tn_status tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b
  * once in some dimension order. */
 bool tn_tensor_is_non_overlapping_and_dense(const tn_tensor *t);
 
+/* Upstream's infer_dense_strides: dense strides that keep t's dimension order (dims
+ * sorted by stride, zero strides keeping their place), for a like-tensor of a view that
+ * is not dense (overlapping, expanded or sliced). */
+void tn_tensor_dense_strides_like(const tn_tensor *t, int64_t *out);
+
 /* Uninitialised tensor with explicit strides (empty_strided); storage sized to fit. */
 tn_status tn_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype,
                                   tn_device device, tn_tensor **out);

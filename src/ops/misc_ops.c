@@ -5,6 +5,7 @@
 
 #include "core/scalar.h"
 #include "ops/dispatch.h"
+#include "ops/elementwise_common.h"
 #include "ops/shape.h"
 
 /* Element i of a tensor (any layout) as a tn_value, walking the index in row-major order. */
@@ -287,7 +288,17 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
     tn_status st;
     tn_value e[2] = {tn_value_tensor(a), tn_value_tensor(b)};
     st = call1(TN_OP_eq_Tensor, e, &eq);
-    if (st == TN_OK && (tn_dtype_is_floating(a->dtype) || tn_dtype_is_complex(a->dtype))) {
+    /* upstream: zero tolerances are an equality check; otherwise every dtype gets the
+     * tolerance test, bool compared in the default dtype */
+    tn_tensor *ca = NULL, *cb = NULL;
+    if (st == TN_OK && !(rtol == 0 && atol == 0)) {
+        if (a->dtype == TN_DTYPE_BOOL) {
+            st = tn_ew_to_dtype(a, tn_default_dtype(), &ca);
+            if (st == TN_OK) st = tn_ew_to_dtype(b, tn_default_dtype(), &cb);
+            a = ca; b = cb;
+        }
+    }
+    if (st == TN_OK && (!(rtol == 0 && atol == 0) || tn_dtype_is_floating(a->dtype) || tn_dtype_is_complex(a->dtype))) {
         tn_value s[3] = {tn_value_tensor(a), tn_value_tensor(b), tn_value_int(1)};
         st = call1(TN_OP_sub_Tensor, s, &d);
         tn_value x[1] = {tn_value_tensor(d)};
@@ -300,10 +311,15 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
         if (st == TN_OK) st = call1(TN_OP_add_Scalar, p, &tol);
         tn_value l[2] = {tn_value_tensor(ad), tn_value_tensor(tol)};
         if (st == TN_OK) st = call1(TN_OP_le_Tensor, l, &le);
-        /* a finite difference only: inf - inf is NaN and never <= tol */
+        /* a finite difference only (upstream's isfinite(actual_error)): inf - 1 is within an
+         * infinite tolerance (rtol = inf) but is not close */
+        tn_value f[1] = {tn_value_tensor(ad)};
+        if (st == TN_OK) st = call1(TN_OP_isfinite, f, &fin);
+        tn_value fl[2] = {tn_value_tensor(fin), tn_value_tensor(le)};
+        if (st == TN_OK) { tn_tensor *both = NULL; st = call1(TN_OP_logical_and, fl, &both); tn_tensor_release(le); le = both; }
         tn_value o[2] = {tn_value_tensor(eq), tn_value_tensor(le)};
         if (st == TN_OK) st = call1(TN_OP_logical_or, o, &r);
-        if (st == TN_OK && equal_nan) {
+        if (st == TN_OK && equal_nan && (tn_dtype_is_floating(a->dtype) || tn_dtype_is_complex(a->dtype))) {
             tn_tensor *na = NULL, *nb = NULL, *nn = NULL, *r2 = NULL;
             tn_value n1[1] = {tn_value_tensor(a)}, n2[1] = {tn_value_tensor(b)};
             st = call1(TN_OP_isnan, n1, &na);
@@ -321,6 +337,7 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
     }
     tn_tensor_release(eq); tn_tensor_release(d); tn_tensor_release(ad); tn_tensor_release(ab);
     tn_tensor_release(tol); tn_tensor_release(le); tn_tensor_release(fin); tn_tensor_release(t1);
+    tn_tensor_release(ca); tn_tensor_release(cb);
     if (st != TN_OK) { tn_tensor_release(r); return st; }
     rets[0] = tn_value_tensor(r);
     return TN_OK;
@@ -358,10 +375,15 @@ tn_status tn_op_diff(const tn_value *args, tn_value *rets) {
     tn_tensor *cur = x, *parts[3];
     int np = 0;
     tn_tensor_retain(cur);
+    for (int k = 3; k <= 4; k++)
+        if (args[k].tag == TN_V_TENSOR && args[k].u.t->ndim != x->ndim) {
+            tn_tensor_release(cur);
+            return tn_error(TN_ERR_RUNTIME, "diff expects prepend or append to be the same dimension as input");
+        }
     if (args[3].tag == TN_V_TENSOR) parts[np++] = args[3].u.t;
     parts[np++] = x;
     if (args[4].tag == TN_V_TENSOR) parts[np++] = args[4].u.t;
-    if (np > 1) {
+    if (np > 1 && n > 0) { /* upstream: n == 0 ignores prepend and append */
         tn_value lst = {.tag = TN_V_TENSORLIST};
         lst.u.tlist.data = parts;
         lst.u.tlist.n = np;

@@ -9,6 +9,7 @@
 
 #include "kernels/cast.h"
 #include "kernels/elementwise_backward.h"
+#include "ops/elementwise_common.h"
 #include "ops/iter.h"
 #include "ops/nn_backward_internal.h"
 
@@ -245,16 +246,26 @@ tn_status tn_op_hardshrink_backward(const tn_value *args, tn_value *rets) {
     ewb_scalars sc = {1, {&args[2]}, {false}};
     return ewb2(TN_EWB_shrink, "shrink_backward_cpu", args, &sc, NULL, rets);
 }
-/* aten::mish_backward(grad_output, self) -> Tensor */
+/* aten::mish_backward(grad_output, self) -> Tensor: computed in the promoted dtype and
+ * returned in self's, as upstream's kernel writes into an output made with self's options. */
 tn_status tn_op_mish_backward(const tn_value *args, tn_value *rets) {
-    return ewb2(TN_EWB_mish, "mish_backward_cpu", args, NULL, NULL, rets);
+    tn_value r[1];
+    TN_TRY(ewb2(TN_EWB_mish, "mish_backward_cpu", args, NULL, NULL, r));
+    tn_tensor *out = NULL;
+    tn_status st = tn_ew_to_dtype(r[0].u.t, args[1].u.t->dtype, &out);
+    tn_tensor_release(r[0].u.t);
+    TN_TRY(st);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
 }
 /* aten::logit_backward(grad_output, self, eps?) -> Tensor */
 tn_status tn_op_logit_backward(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
-    bool has_eps = args[2].tag == TN_V_DOUBLE || args[2].tag == TN_V_INT;
-    ctx.mode = has_eps;
-    tn_value ve = tn_value_double(has_eps ? tn_nn_opt_double(&args[2], 0) : 0);
-    ewb_scalars sc = {1, {&ve}, {false}};
+    double eps = tn_nn_opt_double(&args[2], -1.0); /* upstream: eps.value_or(-1) */
+    ctx.mode = eps >= 0;
+    /* lo = eps and hi = 1 - eps are upstream's scalar_t values: rounded into the dtype
+     * (bfloat16's hi for eps = 1e-5 is 1, so an input of 1 gets g * inf, not 0) */
+    tn_value lo = tn_value_double(eps), hi = tn_value_double(1.0 - eps);
+    ewb_scalars sc = {2, {&lo, &hi}, {true, true}};
     return ewb2(TN_EWB_logit, "logit_backward_cpu", args, &sc, &ctx, rets);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/nn_internal.h"
+#include "ops/promote.h"
 #include "ops/shape.h"
 
 enum { RED_NONE = 0, RED_MEAN = 1, RED_SUM = 2 };
@@ -263,9 +264,20 @@ static double f_huber(double x, double y, double delta) {
 }
 
 /* Broadcasts a and b, applies fn per element (rounded to the result dtype), reduces. */
+static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
+                                   const char *name, bool (*check)(double x, double y), const char *check_msg,
+                                   bool promote, tn_value *rets);
+/* The loss in self's dtype (upstream's empty_like(input): huber, binary_cross_entropy). */
 static tn_status pointwise_loss(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
                                 const char *name, bool (*check)(double x, double y), const char *check_msg,
                                 tn_value *rets) {
+    return pointwise_loss_as(a, b, w, reduction, fn, p, name, check, check_msg, false, rets);
+}
+/* promote: the loss in the promoted dtype of self and target (upstream's TensorIterator
+ * binary op or composite arithmetic: mse, l1, smooth_l1). */
+static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
+                                   const char *name, bool (*check)(double x, double y), const char *check_msg,
+                                   bool promote, tn_value *rets) {
     TN_TRY(check_reduction(reduction));
     TN_TRY(tn_nn_check_float(a, name));
     if (!tn_nn_is_float(b->dtype)) return tn_nn_check_float(b, name);
@@ -274,6 +286,10 @@ static tn_status pointwise_loss(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_
     TN_TRY(tn_shape_broadcast(a->ndim, a->sizes, b->ndim, b->sizes, &nd, sz));
     if (w) TN_TRY(tn_shape_broadcast(nd, sz, w->ndim, w->sizes, &nd, sz));
     tn_dtype dt = a->dtype;
+    if (promote) {
+        tn_value ab[2] = {tn_value_tensor(a), tn_value_tensor(b)};
+        TN_TRY(tn_result_type(2, ab, &dt));
+    }
     tn_tensor *ea = NULL, *eb = NULL, *ew = NULL, *out = NULL;
     tn_nn_buf ba = {0}, bb = {0}, bw = {0};
     tn_status st = tn_shape_expand_view(a, nd, sz, &ea);
@@ -311,17 +327,18 @@ done:
 
 /* aten::mse_loss(self, target, reduction) */
 tn_status tn_op_mse_loss(const tn_value *args, tn_value *rets) {
-    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, NULL, rets);
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, NULL, true, rets);
 }
 /* aten::l1_loss(self, target, reduction) */
 tn_status tn_op_l1_loss(const tn_value *args, tn_value *rets) {
-    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, NULL, rets);
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, NULL, true, rets);
 }
 /* aten::smooth_l1_loss(self, target, reduction, beta) */
 tn_status tn_op_smooth_l1_loss(const tn_value *args, tn_value *rets) {
     double beta = args[3].u.d;
     if (beta < 0) return tn_error(TN_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
-    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_smooth_l1, beta, "smooth_l1_cpu", NULL, NULL, rets);
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_smooth_l1, beta, "smooth_l1_cpu", NULL, NULL,
+                             true, rets);
 }
 /* aten::huber_loss(self, target, reduction, delta) */
 tn_status tn_op_huber_loss(const tn_value *args, tn_value *rets) {

@@ -12,6 +12,7 @@
 
 #include "core/generator.h"
 #include "kernels/random.h"
+#include "ops/iter.h"
 #include "ops/dispatch.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -100,25 +101,10 @@ static bool real_view(const tn_tensor *t, tn_strided *s, int64_t *sz, int64_t *s
 }
 
 /* Strides empty_like(preserve_format) gives: the same strides when `t` is non-overlapping
- * and dense, contiguous otherwise. */
+ * and dense, else dense strides in t's dimension order (the shared helpers in iter.c). */
 static void preserve_strides(const tn_tensor *t, int64_t *strides) {
-    int nd = t->ndim, perm[TN_MAX_DIMS];
-    for (int i = 0; i < nd; i++) perm[i] = i;
-    /* sort dims by stride ascending (size-1 dims do not matter for density) */
-    for (int i = 1; i < nd; i++)
-        for (int j = i; j > 0 && t->strides[perm[j - 1]] > t->strides[perm[j]]; j--) {
-            int x = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = x;
-        }
-    int64_t expect = 1;
-    bool dense = true;
-    for (int i = 0; i < nd; i++) {
-        int d = perm[i];
-        if (t->sizes[d] == 1) continue;
-        if (t->strides[d] != expect) { dense = false; break; }
-        expect *= t->sizes[d];
-    }
-    if (dense) memcpy(strides, t->strides, sizeof(int64_t) * (size_t)nd);
-    else tn_contiguous_strides(nd, t->sizes, strides);
+    if (tn_tensor_is_non_overlapping_and_dense(t)) memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    else tn_tensor_dense_strides_like(t, strides);
 }
 
 /* New tensor of `sizes` with explicit strides (dense, starting at offset 0). */

@@ -278,8 +278,25 @@ enum { ACC_PROD, ACC_MAX, ACC_MIN, ACC_ANY, ACC_ALL, ACC_COUNT };
 
 typedef struct acc_ctx { int op; tn_dtype odt, idt; } acc_ctx;
 
+/* any/all of 1-byte 0/1 values into a 1-byte result (bool, uint8): bytes read directly, a
+ * prod(dtype=bool) of 2**31 elements must not take minutes through the generic loop. */
+static bool acc_bytes(const acc_ctx *k) {
+    return (k->op == ACC_ANY || k->op == ACC_ALL) && (k->idt == TN_DTYPE_BOOL || k->idt == TN_DTYPE_UINT8) &&
+           (k->odt == TN_DTYPE_BOOL || k->odt == TN_DTYPE_UINT8);
+}
+
 static void acc_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
     const acc_ctx *k = c;
+    if (acc_bytes(k)) {
+        const char hit = k->op == ACC_ANY;
+        for (int64_t j = 0; j < s1; j++) {
+            char *o = out + j * st[2];
+            const char *x = in + j * st[3];
+            for (int64_t i = 0; i < s0; i++, o += st[0], x += st[1])
+                if ((*x != 0) == hit) *o = hit;
+        }
+        return;
+    }
     const bool fl = is_float(k->odt);
     for (int64_t j = 0; j < s1; j++)
         for (int64_t i = 0; i < s0; i++) {
@@ -349,13 +366,28 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         *res = out;
         return TN_OK;
     }
+    if (op == ACC_PROD && odt == TN_DTYPE_BOOL) op = ACC_ALL; /* a product of 0/1 values is their all() */
     fill_identity(out, op);
     tn_tensor *in = self;
     tn_tensor_retain(in);
-    if (op == ACC_PROD && self->dtype != odt) {
+    /* prod, any and all read the input in the result's dtype (upstream's make_reduction
+     * converts it first; for an expanded view too large to convert that is where both fail) */
+    if ((op == ACC_PROD || ((op == ACC_ANY || op == ACC_ALL) && tn_tensor_numel(self) > 1)) && self->dtype != odt) {
         tn_tensor_release(in);
         tn_status st = tn_reduce_to_dtype(self, odt, &in);
         if (st != TN_OK) { tn_tensor_release(out); return st; }
+    }
+    if (op != ACC_PROD && op != ACC_COUNT) {
+        /* max, min, any and all are idempotent: a reduced dim of stride 0 repeats one value,
+         * so one slice of it is read (an expanded bool view of 2**40 elements answers at once) */
+        tn_tensor *v = NULL;
+        for (int d = 0; d < in->ndim; d++)
+            if ((m & (1u << d)) && in->strides[d] == 0 && in->sizes[d] > 1) {
+                if (!v) v = tn_tensor_alias(in);
+                if (!v) { tn_tensor_release(in); tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+                v->sizes[d] = 1;
+            }
+        if (v) { tn_tensor_release(in); in = v; }
     }
     if (tn_tensor_numel(in) > 0) {
         tn_reduce_geom g;
@@ -374,6 +406,7 @@ static tn_dim_mask all_mask(const tn_tensor *t) { return t->ndim ? (0xFFFFFFFFu 
 tn_status tn_op_prod(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
     TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
+    TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[1]))); /* dtype=complex: refused by name */
     TN_TRY(acc_core(self, all_mask(self), false, sum_result_dtype(self->dtype, &a[1]), ACC_PROD, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
@@ -385,6 +418,7 @@ tn_status tn_op_prod_dim(const tn_value *a, tn_value *r) {
     TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[3])));
     TN_TRY(acc_core(self, m, arg_bool(&a[2], false), sum_result_dtype(self->dtype, &a[3]), ACC_PROD, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
@@ -803,6 +837,12 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
                         tn_dtype_infos[self->dtype].c10_name);
     TN_TRY(tn_reduce_check_dtype("linalg.vector_norm", self->dtype));
     tn_dtype odt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : self->dtype;
+    /* a reduction over one element gives |x| for any p != 0, as upstream's (which never
+     * raises it to p there: p = 1e308 or NaN, or an overflowing |x|**p, still give |x|) */
+    int64_t red = 1;
+    for (int d = 0; d < self->ndim; d++)
+        if (m & (1u << d)) red *= self->sizes[d];
+    if (red == 1 && p != 0) p = 1;
     if (p < 0 || isinf(p)) {
         if (tn_tensor_numel(self) == 0) {
             if (all) return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %s norm on an empty tensor "

@@ -133,6 +133,10 @@ static void copy_convert(tn_tensor *dst, const tn_tensor *src) {
             for (int64_t i = 0; i < n; i++) d[i] = tn_half_to_f32(s[i]);
         return;
     }
+    /* the elementwise copy (upstream's .to(dtype)): vectorised and threaded, where the loop
+     * below reads each element through a conversion to double (minutes for 2**31 elements) */
+    tn_value a[3] = {tn_value_tensor(dst), tn_value_tensor((tn_tensor *)src), tn_value_bool(false)}, r;
+    if (tn_dispatch(TN_OP_copy_, a, &r) == TN_OK) { tn_tensor_release(r.u.t); return; }
     int nd = src->ndim;
     int64_t idx[TN_MAX_DIMS] = {0};
     const int64_t ses = tn_dtype_itemsize(src->dtype), des = tn_dtype_itemsize(dst->dtype);

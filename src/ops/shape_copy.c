@@ -274,11 +274,12 @@ static void zero_triangle(tn_tensor *out, int64_t k, bool lower) {
     for (int64_t m = 0; m < mats; m++)
         for (int64_t i = 0; i < rows; i++) {
             char *row = d + (m * rows + i) * cols * w;
-            int64_t lo, hi; /* zero columns [lo, hi) */
-            if (lower) { lo = i + k + 1; hi = cols; }
-            else { lo = 0; hi = i + k; }
+            __int128 lo, hi; /* zero columns [lo, hi); 128 bits: k may be +-2**63 */
+            if (lower) { lo = (__int128)i + k + 1; hi = cols; }
+            else { lo = 0; hi = (__int128)i + k; }
             if (lo < 0) lo = 0;
             if (hi > cols) hi = cols;
+            if (lo > cols) lo = cols;
             if (lo < hi) memset(row + lo * w, 0, (size_t)((hi - lo) * w));
         }
 }

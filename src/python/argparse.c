@@ -1028,6 +1028,40 @@ static int convert_obj(const tn_param *p, PyObject *o, tn_arena *a, tn_value *v)
     }
 }
 
+/* Upstream's torch.ops path converts each argument with toIValue (pybind11 casts), which
+ * is more lenient than the Python signatures: a bool parameter takes None (False) and any
+ * number (its truth value, numpy scalars included), an int parameter a bool, an int or
+ * Scalar parameter a dtype (its ScalarType number), a dtype parameter an int (the dtype of
+ * that number). Returns the converted object (a new reference) or NULL to keep `o`.
+ * Tensors are left alone (see the fuzzer's ops-schema-leniency family). */
+static PyObject *ops_coerce(const tn_param *p, PyObject *o) {
+    if (tn_py_is_tensor(o)) return NULL;
+    switch (p->type) {
+    case TN_PT_BOOL: {
+        if (PyBool_Check(o)) return NULL;
+        if (o == Py_None) return Py_NewRef(Py_False);
+        if (!PyNumber_Check(o)) return NULL;
+        int t = PyObject_IsTrue(o);
+        if (t < 0) { PyErr_Clear(); return NULL; }
+        return PyBool_FromLong(t);
+    }
+    case TN_PT_INT64:
+    case TN_PT_SYM_INT:
+    case TN_PT_SCALAR:
+        if (tn_py_is_dtype(o)) return PyLong_FromLong((long)tn_py_dtype_get(o));
+        if (p->type != TN_PT_SCALAR && PyBool_Check(o)) return PyLong_FromLong(o == Py_True);
+        return NULL;
+    case TN_PT_SCALARTYPE: {
+        if (!PyLong_Check(o)) return NULL;
+        long v = PyLong_AsLong(o);
+        if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return NULL; }
+        PyObject *d = v >= 0 && v < TN_DTYPE_COUNT ? tn_py_dtype_object((tn_dtype)v) : NULL;
+        return d ? Py_NewRef(d) : NULL;
+    }
+    default: return NULL;
+    }
+}
+
 /* The default of parameter/argument p as a value. */
 static int default_value(const tn_param *p, tn_value *v) {
     switch (p->def_kind) {
@@ -1169,6 +1203,8 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
             continue;
         }
         if (o == Py_None && (p->flags & TN_PF_ALLOW_NONE)) { out[k].tag = TN_V_NONE; continue; }
+        PyObject *orig = o, *co = ops_coerce(p, o); /* co: only numbers and dtypes, read at once */
+        if (co) o = co;
         int64_t failed = -1;
         int threw = 0;
         int nov = ov->n;
@@ -1178,15 +1214,17 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
         if (!ok || (!ov->n && convert_obj(p, o, a, &out[k]) < 0)) {
             /* Scalar overflow stays OverflowError, as upstream's toIValue; anything else a
              * conversion raised is a type mismatch in upstream's schema matching */
+            Py_XDECREF(co);
             if (PyErr_Occurred() && (PyErr_ExceptionMatches(PyExc_OverflowError) || !(
                     PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError))))
                 return -1;
             PyErr_Clear();
             char b[128];
             PyErr_Format(PyExc_RuntimeError, "aten::%s() Expected a value of type '%s' for argument '%s' but instead found type '%s'.",
-                         sc->name, type_name(p), p->name, tn_py_typename(o, b, sizeof b));
+                         sc->name, type_name(p), p->name, tn_py_typename(orig, b, sizeof b));
             return -1;
         }
+        Py_XDECREF(co);
         if (ov->n) continue; /* torch function takes over; no conversion needed */
         if (p->type == TN_PT_DOUBLE && out[k].tag == TN_V_INT) out[k] = tn_value_double((double)out[k].u.i);
     }

@@ -677,6 +677,18 @@ static PyObject *f_range(PyObject *m, PyObject *args, PyObject *kw) {
     if (device != Py_None) { a[5].tag = TN_V_DEVICE; a[5].u.device = dev; }
     a[6].tag = TN_V_NONE;
     tn_value r;
+    if (out != Py_None) { /* range.out: the values land in out's dtype and, when it has as many elements, its shape */
+        if (!tn_py_is_tensor(out)) {
+            PyErr_SetString(PyExc_TypeError, "range(): argument 'out' must be Tensor");
+            return NULL;
+        }
+        a[3] = tn_value_tensor(tn_py_tensor_get(out));
+        tn_status st = tn_dispatch(TN_OP_range_out, a, &r);
+        if (st != TN_OK) return tn_py_raise(st);
+        tn_tensor_release(r.u.t);
+        Py_INCREF(out);
+        return out;
+    }
     tn_status st = tn_dispatch(TN_OP_range_step, a, &r);
     if (st != TN_OK) return tn_py_raise(st);
     return tn_py_tensor_wrap(r.u.t);

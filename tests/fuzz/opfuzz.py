@@ -496,7 +496,9 @@ def has_alias(case):
     def walk(v):
         return isinstance(v, list) and v and (v[0] in ("ref", "view") or any(walk(x) for x in v[1:]))
 
-    def overlapping(v):
+    def overlapping(v):  # a self-overlapping tensor, or a list (in-place foreach) holding one
+        if isinstance(v, list) and v and v[0] in ("list", "tuple"):
+            return any(overlapping(x) for x in v[1])
         return isinstance(v, list) and v and v[0] == "tensor" and v[4] == "overlap"
     name = case["op"].split(".")[0]
     written = ([case["args"][0]] if name.endswith("_") and case["args"] else []) + list(case["kwargs"].values())

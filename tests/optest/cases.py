@@ -1024,6 +1024,9 @@ add("nll_loss_1d", f"lambda a: {F}.nll_loss(a, torch.tensor(3))", [In((33,))], [
 add("nll_loss_all_ignored", f"lambda a: {F}.nll_loss(a, torch.full((7,), -100))", [In((7, 33))], ["nll_loss_forward.default"])
 add("bce_out_of_range", f"lambda a, b: {F}.binary_cross_entropy(a, b.sigmoid())", [In((7,)), In((7,))], ["binary_cross_entropy.default"])
 add("bce_zero_one", "lambda: torch.nn.functional.binary_cross_entropy(torch.tensor([0.0, 1.0, 0.0, 1.0]), torch.tensor([0.0, 1.0, 1.0, 0.0]))", [], ["binary_cross_entropy.default"])
+# torch._C._nn.*_loss without `reduction`: upstream's parser reads the signature default
+# "at::Reduction::Mean" as 0, so the loss comes back unreduced (found by the operator fuzzer)
+add("nn_loss_reduction_omitted", "lambda a, b, t: (torch._C._nn.mse_loss(a, b), torch._C._nn.l1_loss(a, b), torch._C._nn.huber_loss(a, b), torch._C._nn.smooth_l1_loss(a, b), torch._C._nn.binary_cross_entropy(a.sigmoid(), b.sigmoid()), torch._C._nn.nll_loss(a, t), torch._C._nn.cross_entropy_loss(a, t))", [In((7, 33)), In((7, 33)), In((7,), "int64", "index", high=33)], ["mse_loss.default", "l1_loss.default", "huber_loss.default", "smooth_l1_loss.default", "binary_cross_entropy.default"], **NN32)
 add("mse_bcast", "lambda a, b: torch.ops.aten.mse_loss.default(a, b)", [In((7, 33)), In((33,))], ["mse_loss.default"], **NN32)
 for dt in ("float32", "float64", "bfloat16"):
     tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
@@ -1186,6 +1189,38 @@ add("isin_bool_scalar", "lambda a: torch.isin(a, 1)", [In((33,), "bool", "bool")
 add("setitem_bool_true", "lambda a: (lambda c: (c.__setitem__(True, torch.tensor(3.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
 add("neg_complex", "lambda a, b: -torch.complex(a, b)", [In((33,)), In((33,))], ["neg.default"])
 add("exp_complex", "lambda a, b: torch.exp(torch.complex(a, b))", [In((33,), "float64"), In((33,), "float64")], ["exp.default"])
+
+# ---- values the operator fuzzer found to differ (tests/fuzz/opfuzz.py, docs/RELIABILITY.md) ----
+SPECIALS = "torch.tensor([float('inf'), -float('inf'), 1e30, float('nan'), 1.0, 0.0, -0.0, 0.5, 1.5, -0.25])"
+# isclose: an infinite difference is never close, even within an infinite tolerance
+add("isclose_inf_tolerance", f"lambda: (torch.isclose({SPECIALS}, torch.ones(10), float('inf')), torch.isclose({SPECIALS}.bfloat16(), torch.zeros(10, dtype=torch.bfloat16), float('inf'), float('inf')), torch.isclose({SPECIALS}, {SPECIALS}.flip(0), 0.5, 0.1, True))", [], ["isclose.default"])
+# logit: x < eps tested first (eps > 0.5 sends it to eps), a negative eps is no eps, bounds in the dtype
+add("logit_eps_edges", f"lambda a: (torch.logit(a, 1.0), torch.logit(a, 0.7), torch.logit(a, -0.5), torch.logit(a.bfloat16(), 0.3), torch.logit({SPECIALS}, 0.2), torch.logit(a.double(), 0.6))", [In((33,), kind="unit")], ["logit.default"])
+add("logit_backward_eps_edges", f"lambda g: (torch.ops.aten.logit_backward.default(g[:10], {SPECIALS}), torch.ops.aten.logit_backward.default(g[:10], {SPECIALS}, -0.5), torch.ops.aten.logit_backward.default(g[:10], {SPECIALS}, 0.25), torch.ops.aten.logit_backward.default(g[0].bfloat16(), torch.tensor([False, True]), 1e-5), torch.ops.aten.logit_backward.default(g[:2].bfloat16(), torch.tensor([0.001, 0.9999], dtype=torch.bfloat16), 1e-3))", [In((33,))], ["logit_backward.default"])
+# pow(Half/BFloat16, Scalar): the exponent is rounded into the dtype first (1e-12 -> 0, 1.0001 -> 1)
+add("pow_reduced_float_exponent", "lambda a: (a.half().pow(1e-12), a.half().pow(1.0001), a.bfloat16().pow(1.001), a.bfloat16().pow(2.001), a.half().pow(0.5))", [In((33,))], ["pow.Tensor_Scalar"])
+# mish_backward returns self's dtype (upstream writes into an output made with self's options)
+add("mish_backward_mixed_dtype", "lambda g, x: (torch.ops.aten.mish_backward.default(g, x), torch.ops.aten.mish_backward.default(g[0], x[0]), torch.ops.aten.mish_backward.default(x, g.bfloat16()))", [In((33,), "float64"), In((33,))], ["mish_backward.default"])
+# mse, l1 and smooth_l1 losses promote self and target (huber keeps self's dtype)
+add("loss_mixed_dtype", "lambda a, b: tuple(f(a, b, r) for r in (0, 1) for f in (torch.ops.aten.mse_loss.default, torch.ops.aten.l1_loss.default, torch.ops.aten.smooth_l1_loss.default, torch.ops.aten.huber_loss.default)) + (torch.ops.aten.mse_loss.default(a, b[0, 0], 0), torch.ops.aten.mse_loss.default(a[:0], b[:0], 0))", [In((7, 33)), In((7, 33), "float64")], ["mse_loss.default", "l1_loss.default", "smooth_l1_loss.default", "huber_loss.default"], **NN32)
+# arange/range/linspace/logspace out=: resized only when the element count differs (so an
+# out of shape (1, 3) keeps it), values in row-major order; torch.range writes into out
+add("seq_out_keeps_shape", "lambda: (lambda o1, o2, o3, o4, o5, o6: (torch.arange(3, out=o1), torch.range(0, 2, out=o2), torch.linspace(0, 1, 3, out=o3), torch.logspace(0, 1, 3, out=o4), torch.arange(6, out=o5), torch.arange(1, out=o6), o2.dtype, o5.stride()))(torch.empty(1, 3), torch.empty(1, 3, dtype=torch.int32), torch.empty(1, 3), torch.empty(3, 1), torch.empty(3, 2).t(), torch.empty(1, 1, 1, dtype=torch.int64))", [], ["arange.out", "range.out", "linspace.out", "logspace.out"])
+
+# tril/triu with a diagonal of +-2**63: the column bound overflowed int64
+add("tril_triu_huge_diagonal", "lambda a: (torch.tril(a, 2**63 - 1), torch.triu(a, 2**63 - 1), torch.tril(a, -2**63), torch.triu(a, -2**63), a.clone().tril_(2**62), a.clone().triu_(-2**62))", [In((3, 4, 5))], ["tril.default", "triu.default"])
+# *_like of a view that is not dense: dense strides in the view's dimension order (upstream's
+# infer_dense_strides), so the values of randint_like land where upstream puts them
+add("like_non_dense_strides", "lambda a: tuple(f(v).stride() for v in (a.as_strided((3, 2, 2), (1, 1, 1)).transpose(0, 2), a[:, ::2].t(), a.t()[1:], a[:1].expand(4, 6).t()) for f in (torch.empty_like, torch.zeros_like, lambda x: torch.randint_like(x, 3))) + ((torch.manual_seed(3), torch.randint_like(a.as_strided((3, 2, 2), (1, 1, 1)).transpose(0, 2), 5))[1],)", [In((6, 6))], ["empty_like.default", "zeros_like.default", "randint_like.default"])
+
+# isclose of integer and bool tensors applies the tolerance too (bool in the default dtype);
+# diff with n=0 ignores prepend/append but checks their rank
+add("isclose_int_bool_tolerance", "lambda i: (torch.isclose(i > 0, torch.tensor(True), float('inf'), 0.5), torch.isclose(i, i.flip(0), 0.0, 1.0), torch.isclose(i, i + 1, 0.5, 0.0), torch.isclose(i, i + 1, 0.0, 0.0), torch.allclose(i, i + 1, 0, 1))", [In((33,), "int64", "int")], ["isclose.default", "allclose.default"])
+add("diff_n0_prepend", "lambda a: (torch.diff(a, 0, 1, a.double()), torch.diff(a, 1, 1, a[:, :2], a[:, :1]))", [In((4, 5))], ["diff.default"])
+add("diff_prepend_rank_err", "lambda a: torch.diff(a, 0, 1, a[0])", [In((4, 5))], ["diff.default"])
+
+# vector_norm over one element is |x| for any p != 0 (p = NaN, 1e308, or x**p overflowing)
+add("vector_norm_one_element", "lambda a: tuple(torch.linalg.vector_norm(v, p, dim=d) for v, d in ((a[:, :1], 1), (a[0, 0], None), (a[:1, :1] * 1e30, None)) for p in (float('nan'), 1e308, 3.0, 2.0, -2.0, 0, float('inf'))) + (torch.norm(a[0, 0], float('nan')), torch.linalg.vector_norm(a[:1, :1].bfloat16(), 1e308))", [In((5, 4))], ["linalg_vector_norm.default", "norm.Scalar"])
 
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by

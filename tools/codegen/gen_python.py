@@ -106,7 +106,11 @@ SCALARTYPE_DEFAULTS = {"long": 4, "torch.int64": 4, "at::kLong": 4, "int": 4, "f
 LAYOUT_DEFAULTS = {"torch.strided": 0, "strided": 0, "torch.sparse_coo": 1}
 MEMFMT_DEFAULTS = {"contiguous_format": 0, "MemoryFormat::Contiguous": 0,
                    "torch.contiguous_format": 0, "c10::MemoryFormat::Contiguous": 0}
-REDUCTION_DEFAULTS = {"Mean": 1, "at::Reduction::Mean": 1, "Sum": 2, "None": 0}
+# "at::Reduction::Mean" is the Python signatures' spelling (torch._C._nn.*_loss): upstream's
+# argument parser reads an int default with atol, which gives 0 for that text, so those
+# bindings called without `reduction` return the unreduced loss (Reduction::None), as ours
+# must. The schema spelling "Mean" is 1.
+REDUCTION_DEFAULTS = {"Mean": 1, "at::Reduction::Mean": 0, "Sum": 2, "None": 0}
 
 
 class Default:
