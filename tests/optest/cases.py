@@ -1202,9 +1202,6 @@ add("abs_complex", "lambda a, b: torch.abs(torch.complex(a, b))", [In((33,)), In
 add("inner", "lambda a, b: torch.inner(a, b)", [In((33,)), In((33,))], [])
 add("cross_entropy_smooth_idx", "lambda a: torch.nn.functional.cross_entropy(a, torch.arange(7) % 5, label_smoothing=0.1)", [In((7, 33))], [])
 add("pad_circular_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='circular')", [In((2, 3, 7))], [])
-add("max_pool2d_int", "lambda a: torch.nn.functional.max_pool2d(a, 2)", [In((1, 3, 6, 6), "int64", "int")], [])
-add("reflection_pad_int64", "lambda a: torch.ops.aten.reflection_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], [])
-add("replication_pad_int64", "lambda a: torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], [])
 add("_conj_complex", "lambda a, b: (lambda z: (torch.ops.aten._conj.default(z).is_conj(), torch.ops.aten._conj.default(z).resolve_conj()))(torch.complex(a, b))", [In((7,)), In((7,))], [])
 add("type_as", "lambda a, b: a.type_as(b)", [In((7,)), In((3,), "int32")], [])
 add("signbit", "lambda: torch.signbit(torch.tensor([-0.5, 0.5, -0.0]))", [], [])
@@ -1231,6 +1228,29 @@ add("getitem_mask_2d", "lambda a: a[a > 0]", [In((7, 9))], ["index.Tensor"])
 add("setitem_mask_2d", "lambda a: (lambda c: (c.__setitem__(c > 0, torch.tensor(0.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
 add("_conj_real", "lambda a: torch.ops.aten._conj.default(a)", [In((7,))], ["_conj.default"])
 CASES = _all
+
+# ---- integer convolution, pooling and padding (upstream's integer kernels; issue 22) ----
+add("max_pool2d_int", "lambda a: torch.nn.functional.max_pool2d(a, 2)", [In((1, 3, 6, 6), "int64", "int")], ["max_pool2d.default"])
+add("reflection_pad_int64", "lambda a: torch.ops.aten.reflection_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], ["reflection_pad2d.default"])
+add("replication_pad_int64", "lambda a: torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], ["replication_pad2d.default"])
+for dt in ("int8", "uint8", "int32", "int64"):
+    # int8/uint8 sums overflow and wrap in the narrow type, as upstream's
+    # a dilated one runs for Long only (upstream's slow_conv_dilated); the others raise NotImplementedError
+    add(f"conv_int_{dt}", f"lambda a, w, b: ({F}.conv2d(a * 7, w, b, stride=(2, 1), padding=1, groups=2), {F}.conv1d(a[0, :, 0], w[:, :, 0], b, padding=2, stride=3, groups=2))", [In((2, 6, 9, 11), dt, "int"), In((4, 3, 3, 3), dt, "int"), In((4,), dt, "int")], ["conv2d.default", "conv1d.default", "convolution.default"])
+    add(f"max_pool2d_{dt}", f"lambda a: {F}.max_pool2d(a, 3, 2, 1, dilation=(1, 2), ceil_mode=True, return_indices=True)", [In((2, 3, 9, 11), dt, "int")], ["max_pool2d_with_indices.default"])
+    add(f"pad_int_{dt}", "lambda a: (torch.ops.aten.reflection_pad1d.default(a[0], [2, 3]), torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4]))", [In((2, 5, 7), dt, "int")], ["reflection_pad1d.default", "replication_pad2d.default"])
+    # avg pooling runs for Long only (integer division truncating toward zero); the rest raise NotImplementedError
+    add(f"avg_pool2d_{dt}", f"lambda a: ({F}.avg_pool2d(a * 5, 3, 2, 1, ceil_mode=True, count_include_pad=False), {F}.avg_pool2d(a, 3, 1, 1, divisor_override=2))", [In((2, 3, 9, 11), dt, "int")], ["avg_pool2d.default"])
+    add(f"conv_int_dilated_{dt}", f"lambda a, w: {F}.conv2d(a, w, padding=1, dilation=(1, 2), groups=2)", [In((2, 6, 9, 11), dt, "int"), In((4, 3, 3, 3), dt, "int")], ["conv2d.default"])
+add("conv_bool_err", f"lambda a: {F}.conv2d(a, a)", [In((1, 1, 3, 3), "bool")], ["conv2d.default"])
+add("max_pool2d_bool_err", f"lambda a: {F}.max_pool2d(a, 2)", [In((1, 1, 4, 4), "bool")], ["max_pool2d.default"])
+add("pad_bool_err", "lambda a: torch.ops.aten.replication_pad1d.default(a, [1, 1])", [In((1, 4, 4), "bool")], ["replication_pad1d.default"])
+add("take_along_dim_wraps", "lambda a: (torch.take_along_dim(a, torch.tensor([[-1, -7, 5, 13, -100]]), 1), torch.take_along_dim(a.T, torch.tensor([[-1], [-9]]), 0))", [In((3, 5))], ["take_along_dim.default"])
+add("take_along_dim_flat_negative_err", "lambda a: torch.take_along_dim(a, torch.tensor([-1]))", [In((3, 5))], ["take_along_dim.default"])
+add("gather_empty_index_any_dtype", "lambda a: (torch.gather(a, 0, torch.ones(2, 0, dtype=torch.uint8)), torch.gather(a, 0, torch.ones(0, dtype=torch.float32)), torch.scatter(a, 0, torch.ones(0, dtype=torch.uint8), a[:0]))", [In((5,))], ["gather.default", "scatter.src"])
+add("gather_uint8_index_err", "lambda a: torch.gather(a, 0, torch.ones(1, dtype=torch.uint8))", [In((5,))], ["gather.default"])
+add("addmv_0dim_self", "lambda s, m, v: (torch.addmv(s, m, v), torch.addmv(s, m, v, beta=0.5, alpha=2))", [In(()), In((3, 4)), In((4,))], ["addmv.default"])
+add("addmv_2d_self_err", "lambda m, v: torch.addmv(torch.ones(3, 1), m, v)", [In((3, 4)), In((4,))], ["addmv.default"])
 
 # ---- equal (misc_ops.c) ----
 add("equal_same", "lambda a: (torch.equal(a, a.clone()), torch.equal(a, a + 1))", [In((7, 33))], ["equal.default"])
