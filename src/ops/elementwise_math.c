@@ -433,6 +433,17 @@ TN_BINARY(copysign_Scalar, copysign, "copysign_cpu", true)
 TN_BINARY(xlogy_Tensor, xlogy, "xlogy_cpu", true)
 TN_BINARY(xlogy_Scalar_Self, xlogy, "xlogy_cpu", true)
 TN_BINARY(xlogy_Scalar_Other, xlogy, "xlogy_cpu", true)
+TN_BINARY(logaddexp, logaddexp, "logaddexp_cpu", false)
+TN_BINARY(logaddexp2, logaddexp2, "logaddexp2_cpu", false)
+TN_BINARY(gcd, gcd, "gcd_cpu", false)
+TN_BINARY(lcm, lcm, "lcm_cpu", false)
+
+/* aten::heaviside(Tensor self, Tensor values) -> Tensor: upstream wants one dtype for both. */
+tn_status tn_op_heaviside(const tn_value *args, tn_value *rets) {
+    if (args[0].u.t->dtype != args[1].u.t->dtype)
+        return tn_error(TN_ERR_RUNTIME, "heaviside is not yet implemented for tensors with different dtypes.");
+    return run2v(TN_EW_heaviside, "heaviside_cpu", false, false, &args[0], &args[1], NULL, rets);
+}
 TN_BINARY(bitwise_and_Tensor, bitwise_and, "bitwise_and_cpu", false)
 TN_BINARY(bitwise_and_Scalar, bitwise_and, "bitwise_and_cpu", false)
 TN_BINARY(bitwise_or_Tensor, bitwise_or, "bitwise_or_cpu", false)

@@ -1252,6 +1252,36 @@ add("gather_uint8_index_err", "lambda a: torch.gather(a, 0, torch.ones(1, dtype=
 add("addmv_0dim_self", "lambda s, m, v: (torch.addmv(s, m, v), torch.addmv(s, m, v, beta=0.5, alpha=2))", [In(()), In((3, 4)), In((4,))], ["addmv.default"])
 add("addmv_2d_self_err", "lambda m, v: torch.addmv(torch.ones(3, 1), m, v)", [In((3, 4)), In((4,))], ["addmv.default"])
 
+# ---- functional forms of views (view_functional.c) and upstream's compositions (composite.c) ----
+_A = "torch.ops.aten"
+add("view_copies", f"lambda a: ({_A}.alias_copy(a), {_A}.as_strided_copy(a, (2, 2), (1, 3), 1), {_A}.detach_copy(a), {_A}.diagonal_copy(a, 1, 1, 2), {_A}.expand_copy(a[:1], (3, 4, 5)), {_A}.permute_copy(a, (2, 0, 1)), {_A}.select_copy.int(a, 1, -1), {_A}.slice_copy.Tensor(a, 2, 1, 4, 2), {_A}.squeeze_copy(a[:, :1]), {_A}.squeeze_copy.dim(a[:, :1], 1), {_A}.squeeze_copy.dims(a[:1, :1], [0, 1]), {_A}.t_copy(a[0]), {_A}.transpose_copy.int(a, 0, 2), {_A}.unfold_copy(a, 2, 2, 1), {_A}.unsqueeze_copy(a, 1), {_A}.view_copy(a, (12, 5)), {_A}.view_copy.dtype(a, torch.int32), {_A}._reshape_alias_copy(a, (4, 15), (15, 1)))", [In((3, 4, 5), layout="transposed")],
+    ["alias_copy.default", "as_strided_copy.default", "detach_copy.default", "diagonal_copy.default", "expand_copy.default", "permute_copy.default", "select_copy.int", "slice_copy.Tensor", "squeeze_copy.default", "squeeze_copy.dim", "squeeze_copy.dims", "t_copy.default", "transpose_copy.int", "unfold_copy.default", "unsqueeze_copy.default", "view_copy.default", "view_copy.dtype", "_reshape_alias_copy.default"])
+add("view_copies_lists", f"lambda a: (type({_A}.unbind_copy.int(a, 1)).__name__, {_A}.unbind_copy.int(a, 1), {_A}.split_copy.Tensor(a, 2, 2), {_A}.split_with_sizes_copy(a, [1, 3], 1))", [In((3, 4, 5))], ["unbind_copy.int", "split_copy.Tensor", "split_with_sizes_copy.default"])
+add("view_copy_err", f"lambda a: {_A}.view_copy(a, (7, 5))", [In((3, 4, 5))], ["view_copy.default"])
+add("view_scatters", "lambda a, s: (torch.slice_scatter(a, s[:, :, :2], 2, 1, 4, 2), torch.select_scatter(a, s[:, 0], 1, -1), torch.diagonal_scatter(a, s[:, 0, :3], 1, 1, 2), torch.as_strided_scatter(a, s[0, :2, :2], (2, 2), (1, 3), 2))", [In((3, 4, 5)), In((3, 4, 5), layout="transposed")], ["slice_scatter.default", "select_scatter.default", "diagonal_scatter.default", "as_strided_scatter.default"])
+add("slice_scatter_shape_err", "lambda a: torch.slice_scatter(a, a, 0, 0, 2)", [In((3, 4))], ["slice_scatter.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"logaddexp_{dt}", "lambda a, b: (torch.logaddexp(a, b), torch.logaddexp2(a, b), torch.logaddexp(a, a), torch.logaddexp2(a * 30, b))", [In((7, 33), dt, "special"), In((33,), dt)], ["logaddexp.default", "logaddexp2.default"])
+add("logaddexp_int_err", "lambda a: torch.logaddexp(a, a)", [In((7,), "int64", "int")], ["logaddexp.default"])
+for dt in ("float32", "int64", "uint8", "bool"):
+    add(f"heaviside_{dt}", "lambda a, b: (torch.heaviside(a, b), torch.heaviside(a * 0, b[:1]))", [In((7, 9), dt, "special" if dt == "float32" else ("bool" if dt == "bool" else "int")), In((9,), dt, "bool" if dt == "bool" else "int")], ["heaviside.default"])
+add("heaviside_dtype_err", "lambda a: torch.heaviside(a, a.double())", [In((7,))], ["heaviside.default"])
+for dt in ("int8", "int16", "int32", "int64", "uint8"):
+    add(f"gcd_lcm_{dt}", "lambda a, b: (torch.gcd(a, b), torch.lcm(a, b), torch.gcd(a * 0, b))", [In((7, 9), dt, "int"), In((9,), dt, "int")], ["gcd.default", "lcm.default"])
+add("gcd_float_err", "lambda a: torch.gcd(a, a)", [In((7,))], ["gcd.default"])
+add("divide_all", "lambda a, b: (torch.divide(a, b), torch.divide(a, 2.5), torch.divide(a, b, rounding_mode='floor'), torch.divide(a, 3, rounding_mode='trunc'))", [In((7, 9)), In((9,), kind="pos")], ["divide.Tensor", "divide.Scalar", "divide.Tensor_mode", "divide.Scalar_mode"])
+add("positive", "lambda a, i: (torch.positive(a), torch.positive(i))", [In((7,)), In((7,), "int64", "int")], ["positive.default"])
+add("positive_bool_err", "lambda a: torch.positive(a)", [In((7,), "bool", "bool")], ["positive.default"])
+add("flip_lr_ud", "lambda a: (torch.fliplr(a), torch.flipud(a), torch.flipud(a[0]))", [In((3, 4, 5), layout="transposed")], ["fliplr.default", "flipud.default"])
+add("fliplr_1d_err", "lambda a: torch.fliplr(a)", [In((5,))], ["fliplr.default"])
+for dt in ("float32", "float64", "bfloat16", "int64", "bool"):
+    add(f"deg2rad_{dt}", "lambda a: (torch.deg2rad(a), torch.rad2deg(a))", [In((7, 9), dt, {"bool": "bool", "int64": "int"}.get(dt, "normal"))], ["deg2rad.default", "rad2deg.default"])
+    add(f"ldexp_{dt}", "lambda a, e: torch.ldexp(a, e)", [In((7, 9), dt, {"bool": "bool", "int64": "int"}.get(dt, "normal")), In((9,), "int64", "int")], ["ldexp.Tensor"])
+add("diag_family", "lambda a: (torch.diag(a[0, 0]), torch.diag(a[0, 0], -2), torch.diag(a[0], 1), torch.diag(a[0], -3), torch.diag_embed(a), torch.diag_embed(a, 2, 0, 2), torch.diag_embed(a[0], -1, -1, 0))", [In((3, 4, 5), layout="transposed")], ["diag.default", "diag_embed.default"])
+add("diag_3d_err", "lambda a: torch.diag(a)", [In((3, 4, 5))], ["diag.default"])
+add("meshgrid_all", "lambda a, b, c: (torch.meshgrid(a, b), torch.meshgrid(a, b, c, indexing='xy'), torch.meshgrid(a, c, indexing='ij'), torch.meshgrid(a[0], b, indexing='xy'))", [In((3,)), In((4,)), In((2,))], ["meshgrid.default", "meshgrid.indexing"])
+add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
+
 # ---- equal (misc_ops.c) ----
 add("equal_same", "lambda a: (torch.equal(a, a.clone()), torch.equal(a, a + 1))", [In((7, 33))], ["equal.default"])
 add("equal_noncontig", "lambda a: torch.equal(a, a.contiguous())", [In((7, 33), layout="transposed")], ["equal.default"])
