@@ -428,10 +428,11 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(select_copy_int) X(slice_copy_Tensor) X(split_copy_Tensor) X(split_with_sizes_copy) X(squeeze_copy)        \
     X(squeeze_copy_dim) X(squeeze_copy_dims) X(t_copy) X(transpose_copy_int) X(unbind_copy_int) X(unfold_copy)   \
     X(unsqueeze_copy) X(view_copy) X(view_copy_dtype) X(_reshape_alias_copy) X(slice_scatter) X(select_scatter)  \
-    X(diagonal_scatter) X(as_strided_scatter)                                                                      \
+    X(diagonal_scatter) /* as_strided_scatter: upstream's own formula (generated row), whose self gradient   \
+                           keeps the window rather than zeroing it, is what upstream computes */            \
     /* composite.c */                                                                                            \
     X(divide_Tensor) X(divide_Scalar) X(divide_Tensor_mode) X(divide_Scalar_mode) X(positive) X(fliplr)          \
-    X(flipud) X(deg2rad) X(rad2deg) X(ldexp_Tensor) X(diag_embed) X(diag) X(meshgrid) X(meshgrid_indexing)
+    X(flipud) X(deg2rad) X(rad2deg) X(diag_embed) X(diag) X(meshgrid) X(meshgrid_indexing) /* ldexp: its generated row */
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

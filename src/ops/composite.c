@@ -1,7 +1,8 @@
 /* composite.c — operators upstream defines as compositions of others (divide, positive,
  * fliplr/flipud, deg2rad/rad2deg, ldexp, diag, diag_embed, meshgrid), composed the same way
  * through the door. Under autograd they run as their parts (src/autograd/decompose.c), as
- * upstream's CompositeImplicitAutograd kernels do. */
+ * upstream's CompositeImplicitAutograd kernels do; ldexp alone uses its generated formula row
+ * (upstream's, which differs from its parts' gradient for negative exponents). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

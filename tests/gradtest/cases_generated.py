@@ -267,11 +267,25 @@ CASES += [
       "torch.tensor_split(a, torch.tensor([2]), 1)[1].sum() + a.repeat_interleave(torch.tensor([1, 0, 2, 1, 3]), 1).sum(1)"
       ".unsqueeze(1) + a.repeat_interleave(torch.tensor(2), 0)[::2] + a.repeat_interleave(torch.tensor([2])).sum()",
       [A], (0,), []),
+    # the functional forms of views and upstream's compositions run as their parts under autograd
+    # (decompose.c), so these compare the parts' gradients with upstream's formulas
+    G("dec_view_copies", "lambda a: torch.ops.aten.alias_copy(a) * 2 + torch.ops.aten._reshape_alias_copy(a.t(), (4, 5), (5, 1)) "
+      "+ torch.t_copy(torch.transpose_copy(a, 0, 1)) + torch.unsqueeze_copy(torch.select_copy(a, 0, 1), 0) "
+      "+ torch.view_copy(a.t(), (4, 5)) + torch.diagonal_copy(a, 1).sum() + torch.unfold_copy(a, 1, 2, 1).sum()",
+      [AT], (0,), ["alias_copy", "_reshape_alias_copy", "t_copy", "transpose_copy_int", "unsqueeze_copy", "select_copy_int",
+                  "view_copy", "diagonal_copy", "unfold_copy"]),
+    G("dec_view_scatters", "lambda a, b: torch.slice_scatter(a, b[:, 1:3] * 2, 1, 1, 3) + torch.select_scatter(a, b[1], 0, 2) "
+      "+ torch.diagonal_scatter(a, b[0, :4], 1)",
+      [A, B], (0, 1), ["slice_scatter", "select_scatter", "diagonal_scatter"]),
+    G("dec_logaddexp_ldexp_diag_embed", "lambda a, b: torch.logaddexp(a, b) + torch.logaddexp2(a, b * 3) "
+      "+ torch.ldexp(a, torch.tensor([1, -2, 0, 3, 1])) + torch.diag_embed(b[0], 0)[:4, :5] + torch.diag_embed(a, 1, 0, 2).sum(0)[:4, :5]",
+      [A, B], (0, 1), ["logaddexp", "logaddexp2", "ldexp_Tensor", "diag_embed"], double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 
 # Generated rows no case covers, with the reason (the coverage test reads this).
 UNCOVERED = {
+    "as_strided_scatter": "self's formula calls as_strided_scatter_backward, not in the vocabulary: backward refuses by name",
     "bernoulli": "sampler: decompose.c keeps its outputs out of the graph (tn_autograd_nondifferentiable)",
     "bernoulli__Tensor": "in-place sampler: outputs kept out of the graph (decompose.c)",
     "bernoulli__float": "in-place sampler: outputs kept out of the graph (decompose.c)",
