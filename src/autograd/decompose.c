@@ -432,7 +432,12 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
                            keeps the window rather than zeroing it, is what upstream computes */            \
     /* composite.c */                                                                                            \
     X(divide_Tensor) X(divide_Scalar) X(divide_Tensor_mode) X(divide_Scalar_mode) X(positive) X(fliplr)          \
-    X(flipud) X(deg2rad) X(rad2deg) X(diag_embed) X(diag) X(meshgrid) X(meshgrid_indexing) /* ldexp: its generated row */
+    X(flipud) X(deg2rad) X(rad2deg) X(diag_embed) X(diag) X(meshgrid) X(meshgrid_indexing) /* ldexp: its generated row */ \
+    X(subtract_Tensor) X(subtract_Scalar) X(unsafe_chunk) X(unsafe_split_Tensor) X(unsafe_split_with_sizes)       \
+    X(linalg_diagonal) X(ravel) X(diagflat) X(msort) X(relu6) X(selu) X(celu) X(atleast_1d) X(atleast_2d)         \
+    X(atleast_3d) X(atleast_1d_Sequence) X(atleast_2d_Sequence) X(atleast_3d_Sequence) X(hsplit_int)              \
+    X(hsplit_array) X(vsplit_int) X(vsplit_array) X(dsplit_int) X(dsplit_array) X(column_stack)                   \
+    X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

@@ -182,3 +182,243 @@ tn_status tn_op_meshgrid_indexing(const tn_value *args, tn_value *rets) {
     return tn_error(TN_ERR_RUNTIME, "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: %.*s",
                     (int)len, s);
 }
+
+/* aten::subtract.* are sub.* under another name. */
+tn_status tn_op_subtract_Tensor(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_sub_Tensor, a, r); }
+tn_status tn_op_subtract_Scalar(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_sub_Scalar, a, r); }
+/* aten::unsafe_chunk / unsafe_split / unsafe_split_with_sizes: chunk / split without the
+ * view bookkeeping upstream skips; the values are the same. */
+tn_status tn_op_unsafe_chunk(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_chunk, a, r); }
+tn_status tn_op_unsafe_split_Tensor(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_split_Tensor, a, r); }
+tn_status tn_op_unsafe_split_with_sizes(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_split_with_sizes, a, r); }
+/* aten::linalg_diagonal(A, *, offset, dim1, dim2) = diagonal(A, offset, dim1, dim2) */
+tn_status tn_op_linalg_diagonal(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_diagonal, a, r); }
+
+/* aten::ravel(self) = reshape(self, [-1]) */
+tn_status tn_op_ravel(const tn_value *args, tn_value *rets) {
+    int64_t flat = -1;
+    tn_value a[2] = {args[0], intlist(&flat, 1)};
+    return tn_dispatch(TN_OP_reshape, a, rets);
+}
+
+/* aten::diagflat(self, offset=0) = diag(self flattened, offset) */
+tn_status tn_op_diagflat(const tn_value *args, tn_value *rets) {
+    tn_tensor *f;
+    int64_t flat = -1;
+    tn_value ra[2] = {args[0], intlist(&flat, 1)};
+    TN_TRY(call1(TN_OP_reshape, ra, &f));
+    tn_value da[2] = {tn_value_tensor(f), args[1]};
+    tn_status st = tn_dispatch(TN_OP_diag, da, rets);
+    tn_tensor_release(f);
+    return st;
+}
+
+/* aten::msort(self) = sort(self, dim=0).values */
+tn_status tn_op_msort(const tn_value *args, tn_value *rets) {
+    tn_value a[3] = {args[0], tn_value_int(0), tn_value_bool(false)}, r[2];
+    TN_TRY(tn_dispatch(TN_OP_sort, a, r));
+    tn_value_release(&r[1]);
+    rets[0] = r[0];
+    return TN_OK;
+}
+
+/* aten::trace(self) = the sum of a matrix's diagonal (integers sum into Long, as sum does) */
+tn_status tn_op_trace(const tn_value *args, tn_value *rets) {
+    if (args[0].u.t->ndim != 2)
+        return tn_error(TN_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", args[0].u.t->ndim);
+    tn_tensor *d;
+    tn_value da[4] = {args[0], tn_value_int(0), tn_value_int(0), tn_value_int(1)};
+    TN_TRY(call1(TN_OP_diagonal, da, &d));
+    tn_value sa[2] = {tn_value_tensor(d), {.tag = TN_V_NONE}};
+    tn_status st = tn_dispatch(TN_OP_sum, sa, rets);
+    tn_tensor_release(d);
+    return st;
+}
+
+/* aten::relu6(self) = hardtanh(self, 0, 6); aten::selu(self) = elu with upstream's alpha and
+ * scale; aten::celu(self, alpha) = elu(self, alpha, 1, 1 / alpha). */
+tn_status tn_op_relu6(const tn_value *args, tn_value *rets) {
+    tn_value a[3] = {args[0], tn_value_int(0), tn_value_int(6)};
+    return tn_dispatch(TN_OP_hardtanh, a, rets);
+}
+tn_status tn_op_selu(const tn_value *args, tn_value *rets) {
+    tn_value a[4] = {args[0], tn_value_double(1.6732632423543772848170429916717),
+                     tn_value_double(1.0507009873554804934193349852946), tn_value_int(1)};
+    return tn_dispatch(TN_OP_elu, a, rets);
+}
+tn_status tn_op_celu(const tn_value *args, tn_value *rets) {
+    double alpha = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].tag == TN_V_BOOL ? (double)args[1].u.b : args[1].u.d;
+    tn_value a[4] = {args[0], args[1], tn_value_double(1.0), tn_value_double(1.0 / alpha)};
+    return tn_dispatch(TN_OP_elu, a, rets);
+}
+
+/* aten::hardshrink(self, lambd=0.5): 0 where -lambd <= x <= lambd (NaN passes), floats only */
+tn_status tn_op_hardshrink(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    if (!tn_dtype_is_floating(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"hardshrink_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
+    tn_tensor *ab, *in;
+    tn_value aa[1] = {args[0]};
+    TN_TRY(call1(TN_OP_abs, aa, &ab));
+    tn_value la[2] = {tn_value_tensor(ab), args[1]};
+    tn_status st = call1(TN_OP_le_Scalar, la, &in);
+    tn_tensor_release(ab);
+    TN_TRY(st);
+    tn_value ma[3] = {args[0], tn_value_tensor(in), tn_value_int(0)};
+    st = tn_dispatch(TN_OP_masked_fill_Scalar, ma, rets);
+    tn_tensor_release(in);
+    return st;
+}
+
+/* aten::atleast_{1,2,3}d: self when it has the dims already, else a view with leading (and
+ * for 3-d of a vector or matrix, trailing) size-1 dims, as upstream's composites reshape. */
+static tn_status atleast(tn_tensor *t, int nd, tn_tensor **out) {
+    int64_t sz[3];
+    int n = t->ndim;
+    if (n >= nd) { tn_tensor_retain(t); *out = t; return TN_OK; }
+    if (n == 0) { sz[0] = sz[1] = sz[2] = 1; }
+    else if (n == 1) { sz[0] = 1; sz[1] = t->sizes[0]; sz[2] = 1; } /* 2-d: [1, n]; 3-d: [1, n, 1] */
+    else { sz[0] = t->sizes[0]; sz[1] = t->sizes[1]; sz[2] = 1; }  /* 3-d of a matrix: [m, n, 1] */
+    tn_value ra[2] = {tn_value_tensor(t), intlist(sz, nd)};
+    return call1(TN_OP_reshape, ra, out);
+}
+static tn_status atleast_one(const tn_value *args, tn_value *rets, int nd) {
+    tn_tensor *o;
+    TN_TRY(atleast(args[0].u.t, nd, &o));
+    rets[0] = tn_value_tensor(o);
+    return TN_OK;
+}
+static tn_status atleast_seq(const tn_value *args, tn_value *rets, int nd) {
+    int64_t n = args[0].u.tlist.n;
+    tn_tensor **out = calloc((size_t)(n > 0 ? n : 1), sizeof *out);
+    if (!out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        tn_status st = atleast(args[0].u.tlist.data[i], nd, &out[i]);
+        if (st != TN_OK) {
+            for (int64_t k = 0; k < i; k++) tn_tensor_release(out[k]);
+            free(out);
+            return st;
+        }
+    }
+    rets[0].tag = TN_V_TENSORLIST;
+    rets[0].u.tlist.data = out;
+    rets[0].u.tlist.n = n;
+    return TN_OK;
+}
+tn_status tn_op_atleast_1d(const tn_value *a, tn_value *r) { return atleast_one(a, r, 1); }
+tn_status tn_op_atleast_2d(const tn_value *a, tn_value *r) { return atleast_one(a, r, 2); }
+tn_status tn_op_atleast_3d(const tn_value *a, tn_value *r) { return atleast_one(a, r, 3); }
+tn_status tn_op_atleast_1d_Sequence(const tn_value *a, tn_value *r) { return atleast_seq(a, r, 1); }
+tn_status tn_op_atleast_2d_Sequence(const tn_value *a, tn_value *r) { return atleast_seq(a, r, 2); }
+tn_status tn_op_atleast_3d_Sequence(const tn_value *a, tn_value *r) { return atleast_seq(a, r, 3); }
+
+/* aten::{h,v,d}split.{int,array}: tensor_split along dim 1 (0 for a vector), 0 or 2, with
+ * upstream's checks on the rank and on sections dividing the dim. */
+static tn_status xsplit(const tn_value *args, tn_value *rets, const char *name, int min_dims, int dim, bool sections) {
+    tn_tensor *x = args[0].u.t;
+    if (x->ndim < min_dims)
+        return tn_error(TN_ERR_RUNTIME, "torch.%s requires a tensor with at least %d dimension, but got a tensor with "
+                                        "%d dimensions!", name, min_dims, x->ndim);
+    if (dim == 1 && x->ndim == 1) dim = 0;
+    if (sections) {
+        int64_t s = args[1].u.i;
+        if (s == 0 || x->sizes[dim] % s != 0)
+            return tn_error(TN_ERR_RUNTIME, "torch.%s attempted to split along dimension %d, but the size of the dimension "
+                                            "%lld is not divisible by the split_size %lld!",
+                            name, dim, (long long)x->sizes[dim], (long long)s);
+    }
+    tn_value a[3] = {args[0], args[1], tn_value_int(dim)};
+    return tn_dispatch(sections ? TN_OP_tensor_split_sections : TN_OP_tensor_split_indices, a, rets);
+}
+tn_status tn_op_hsplit_int(const tn_value *a, tn_value *r) { return xsplit(a, r, "hsplit", 1, 1, true); }
+tn_status tn_op_hsplit_array(const tn_value *a, tn_value *r) { return xsplit(a, r, "hsplit", 1, 1, false); }
+tn_status tn_op_vsplit_int(const tn_value *a, tn_value *r) { return xsplit(a, r, "vsplit", 2, 0, true); }
+tn_status tn_op_vsplit_array(const tn_value *a, tn_value *r) { return xsplit(a, r, "vsplit", 2, 0, false); }
+tn_status tn_op_dsplit_int(const tn_value *a, tn_value *r) { return xsplit(a, r, "dsplit", 3, 2, true); }
+tn_status tn_op_dsplit_array(const tn_value *a, tn_value *r) { return xsplit(a, r, "dsplit", 3, 2, false); }
+
+/* aten::column_stack(tensors): vectors and scalars as columns [n, 1], then hstack */
+tn_status tn_op_column_stack(const tn_value *args, tn_value *rets) {
+    int64_t n = args[0].u.tlist.n;
+    if (n <= 0) return tn_error(TN_ERR_RUNTIME, "column_stack expects a non-empty TensorList");
+    tn_tensor **cols = calloc((size_t)n, sizeof *cols);
+    if (!cols) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    tn_status st = TN_OK;
+    for (int64_t i = 0; i < n && st == TN_OK; i++) {
+        tn_tensor *t = args[0].u.tlist.data[i];
+        if (t->ndim > 1) { tn_tensor_retain(t); cols[i] = t; continue; }
+        int64_t sz[2] = {tn_tensor_numel(t), 1};
+        tn_value ra[2] = {tn_value_tensor(t), intlist(sz, 2)};
+        st = call1(TN_OP_reshape, ra, &cols[i]);
+    }
+    if (st == TN_OK) {
+        tn_value l = {.tag = TN_V_TENSORLIST};
+        l.u.tlist.data = cols;
+        l.u.tlist.n = n;
+        st = tn_dispatch(TN_OP_hstack, &l, rets);
+    }
+    for (int64_t i = 0; i < n; i++) if (cols[i]) tn_tensor_release(cols[i]);
+    free(cols);
+    return st;
+}
+
+/* aten::float_power.*: pow computed in Double (ComplexDouble when an operand is complex). */
+static tn_status to_dtype(const tn_value *v, tn_dtype d, tn_tensor **out) {
+    tn_value ta[7] = {*v, {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
+                      tn_value_bool(false), {.tag = TN_V_NONE}};
+    ta[1].u.dtype = d;
+    return call1(TN_OP__to_copy, ta, out);
+}
+static tn_dtype float_power_dtype(const tn_value *a, const tn_value *b) {
+    bool cplx = (a->tag == TN_V_TENSOR ? tn_dtype_is_complex(a->u.t->dtype) : a->tag == TN_V_COMPLEX) ||
+                (b->tag == TN_V_TENSOR ? tn_dtype_is_complex(b->u.t->dtype) : b->tag == TN_V_COMPLEX);
+    return cplx ? TN_DTYPE_COMPLEX128 : TN_DTYPE_FLOAT64;
+}
+tn_status tn_op_float_power_Tensor_Tensor(const tn_value *args, tn_value *rets) {
+    tn_dtype d = float_power_dtype(&args[0], &args[1]);
+    tn_tensor *x, *e;
+    TN_TRY(to_dtype(&args[0], d, &x));
+    tn_status st = to_dtype(&args[1], d, &e);
+    if (st == TN_OK) {
+        tn_value pa[2] = {tn_value_tensor(x), tn_value_tensor(e)};
+        st = tn_dispatch(TN_OP_pow_Tensor_Tensor, pa, rets);
+        tn_tensor_release(e);
+    }
+    tn_tensor_release(x);
+    return st;
+}
+tn_status tn_op_float_power_Tensor_Scalar(const tn_value *args, tn_value *rets) {
+    tn_tensor *x;
+    TN_TRY(to_dtype(&args[0], float_power_dtype(&args[0], &args[1]), &x));
+    tn_value pa[2] = {tn_value_tensor(x), args[1]};
+    tn_status st = tn_dispatch(TN_OP_pow_Tensor_Scalar, pa, rets);
+    tn_tensor_release(x);
+    return st;
+}
+tn_status tn_op_float_power_Scalar(const tn_value *args, tn_value *rets) {
+    tn_tensor *e;
+    TN_TRY(to_dtype(&args[1], float_power_dtype(&args[0], &args[1]), &e));
+    tn_value pa[2] = {args[0], tn_value_tensor(e)};
+    tn_status st = tn_dispatch(TN_OP_pow_Scalar, pa, rets);
+    tn_tensor_release(e);
+    return st;
+}
+
+/* aten::real / aten::isreal of a real tensor: self itself / all true (complex refuses by name) */
+tn_status tn_op_real(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    if (tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::real of complex tensors is not implemented by torchnative");
+    tn_tensor_retain(x);
+    rets[0] = tn_value_tensor(x);
+    return TN_OK;
+}
+tn_status tn_op_isreal(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    if (tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::isreal of complex tensors is not implemented by torchnative");
+    tn_value oa[6] = {args[0], {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
+                      {.tag = TN_V_NONE}};
+    oa[1].u.dtype = TN_DTYPE_BOOL;
+    return tn_dispatch(TN_OP_ones_like, oa, rets);
+}

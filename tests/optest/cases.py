@@ -1280,6 +1280,20 @@ for dt in ("float32", "float64", "bfloat16", "int64", "bool"):
 add("diag_family", "lambda a: (torch.diag(a[0, 0]), torch.diag(a[0, 0], -2), torch.diag(a[0], 1), torch.diag(a[0], -3), torch.diag_embed(a), torch.diag_embed(a, 2, 0, 2), torch.diag_embed(a[0], -1, -1, 0))", [In((3, 4, 5), layout="transposed")], ["diag.default", "diag_embed.default"])
 add("diag_3d_err", "lambda a: torch.diag(a)", [In((3, 4, 5))], ["diag.default"])
 add("meshgrid_all", "lambda a, b, c: (torch.meshgrid(a, b), torch.meshgrid(a, b, c, indexing='xy'), torch.meshgrid(a, c, indexing='ij'), torch.meshgrid(a[0], b, indexing='xy'))", [In((3,)), In((4,)), In((2,))], ["meshgrid.default", "meshgrid.indexing"])
+add("subtract_unsafe_split", "lambda a, i: (torch.subtract(a, a * 2, alpha=3), torch.subtract(i, 2), torch.unsafe_chunk(a, 2, 1), torch.unsafe_split(a, 3, 1), torch.unsafe_split_with_sizes(a, [1, 3], 0))", [In((4, 5), layout="transposed"), In((3, 4), "int64", "int")], ["subtract.Tensor", "subtract.Scalar", "unsafe_chunk.default", "unsafe_split.Tensor", "unsafe_split_with_sizes.default"])
+add("ravel_diagflat_linalg_diagonal", "lambda a, i: (torch.ravel(a), torch.diagflat(i[:2, :2], -1), torch.diagflat(a[0], 2), torch.linalg.diagonal(a, offset=1), torch.msort(a), torch.trace(i.to(torch.int32)), torch.trace(a))", [In((4, 5), layout="transposed"), In((3, 4), "int64", "int")], ["ravel.default", "diagflat.default", "linalg_diagonal.default", "msort.default", "trace.default"])
+add("trace_3d_err", "lambda a: torch.trace(a)", [In((2, 3, 4))], ["trace.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"relu6_selu_celu_hardshrink_{dt}", "lambda a: (torch.nn.functional.relu6(a * 4), torch.selu(a), torch.celu(a, 2.0), torch.celu(a), torch.nn.functional.hardshrink(a, 0.3), torch.nn.functional.hardshrink(a))", [In((7, 33), dt, "special")], ["relu6.default", "selu.default", "celu.default", "hardshrink.default"])
+add("hardshrink_int_err", "lambda a: torch.nn.functional.hardshrink(a)", [In((7,), "int64", "int")], ["hardshrink.default"])
+add("atleast_nd", "lambda a, v, s: (torch.atleast_1d(s), torch.atleast_1d(v), torch.atleast_2d(s), torch.atleast_2d(v), torch.atleast_2d(a), torch.atleast_3d(s), torch.atleast_3d(v), torch.atleast_3d(a), torch.atleast_1d(v, s), torch.atleast_2d(s, v), torch.atleast_3d(v, a, s))", [In((4, 5)), In((3,)), In(())], ["atleast_1d.default", "atleast_2d.default", "atleast_3d.default", "atleast_1d.Sequence", "atleast_2d.Sequence", "atleast_3d.Sequence"])
+add("hvdsplit", "lambda a, v: (torch.hsplit(a, [1, 3]), torch.hsplit(v, 3), torch.hsplit(a, 5), torch.vsplit(a, 2), torch.vsplit(a, [3]), torch.dsplit(a[None], [2]), torch.dsplit(a[None], 5))", [In((4, 5)), In((6,))], ["hsplit.int", "hsplit.array", "vsplit.int", "vsplit.array", "dsplit.int", "dsplit.array"])
+add("hsplit_indivisible_err", "lambda a: torch.hsplit(a, 2)", [In((4, 5))], ["hsplit.int"])
+add("vsplit_1d_err", "lambda v: torch.vsplit(v, 1)", [In((6,))], ["vsplit.int"])
+add("column_stack", "lambda v, a, s: (torch.column_stack((v, a, v)), torch.column_stack((s, s)))", [In((4,)), In((4, 2)), In(())], ["column_stack.default"])
+for dt in ("float32", "int64", "bfloat16"):
+    add(f"float_power_{dt}", "lambda a, b: (torch.float_power(a, b), torch.float_power(a, 2), torch.float_power(2.5, b), torch.float_power(a.abs(), 0.5))", [In((7, 9), dt, "int" if dt == "int64" else "normal"), In((9,), dt, "int" if dt == "int64" else "normal")], ["float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar"])
+add("real_isreal", "lambda a, i: (torch.real(a), torch.isreal(a), torch.isreal(i))", [In((4, 5)), In((3,), "int64", "int")], ["real.default", "isreal.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
