@@ -21,7 +21,8 @@ sys.path.insert(0, HERE)
 import compare  # noqa: E402
 
 REF_PYTHON = os.path.join(ROOT, ".venv-ref", "bin", "python")
-OUR_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+# ours is the interpreter running the driver (.venv, or .venv-asan under scripts/asan.sh)
+OUR_PYTHON = sys.executable
 BUILD = os.path.abspath(os.environ.get("TN_BUILD_DIR", os.path.join(ROOT, "build")))
 WORKER = os.path.join(HERE, "worker.py")
 FLOOR = os.path.join(HERE, "floor.json")
