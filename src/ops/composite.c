@@ -422,3 +422,35 @@ tn_status tn_op_isreal(const tn_value *args, tn_value *rets) {
     oa[1].u.dtype = TN_DTYPE_BOOL;
     return tn_dispatch(TN_OP_ones_like, oa, rets);
 }
+
+/* aten::log_sigmoid(self) = min(self, 0) - log1p(exp(-|self|)), upstream's formula; floats only. */
+tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *t[5] = {0};
+    if (!tn_dtype_is_floating(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"log_sigmoid_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
+    tn_value a0[1] = {args[0]};
+    tn_status st = call1(TN_OP_abs, a0, &t[0]);
+    tn_value a1[1] = {tn_value_tensor(t[0])};
+    if (st == TN_OK) st = call1(TN_OP_neg, a1, &t[1]);
+    tn_value a2[1] = {tn_value_tensor(t[1])};
+    if (st == TN_OK) st = call1(TN_OP_exp, a2, &t[2]);
+    tn_value a3[1] = {tn_value_tensor(t[2])};
+    if (st == TN_OK) st = call1(TN_OP_log1p, a3, &t[3]);
+    tn_value a4[3] = {args[0], {.tag = TN_V_NONE}, tn_value_int(0)};
+    if (st == TN_OK) st = call1(TN_OP_clamp, a4, &t[4]);
+    tn_value a5[3] = {tn_value_tensor(t[4]), tn_value_tensor(t[3]), tn_value_int(1)};
+    if (st == TN_OK) st = tn_dispatch(TN_OP_sub_Tensor, a5, rets);
+    for (int i = 0; i < 5; i++) if (t[i]) tn_tensor_release(t[i]);
+    return st;
+}
+
+/* aten::threshold(self, threshold, value): value where self <= threshold (NaN stays), in self's dtype */
+tn_status tn_op_threshold(const tn_value *args, tn_value *rets) {
+    tn_tensor *m;
+    tn_value la[2] = {args[0], args[1]};
+    TN_TRY(call1(TN_OP_le_Scalar, la, &m));
+    tn_value fa[3] = {args[0], tn_value_tensor(m), args[2]};
+    tn_status st = tn_dispatch(TN_OP_masked_fill_Scalar, fa, rets);
+    tn_tensor_release(m);
+    return st;
+}

@@ -285,6 +285,9 @@ CASES += [
     G("dec_composites", "lambda a, b: torch.trace(a[:, :4]) * b + torch.celu(a, 2.0) + torch.selu(b) + torch.float_power(a.abs() + 0.5, 1.5) "
       "+ torch.subtract(a, b, alpha=2) + torch.diagflat(b[0, :2])[:1, :1] + torch.atleast_3d(a).squeeze(2) + torch.hsplit(a, [2])[1].sum()",
       [A, B], (0, 1), [], double=True),
+    G("dec_log_sigmoid_threshold", "lambda a: torch.nn.functional.logsigmoid(a * 3) + torch.threshold(a, 0.25, 2.0)", [A], (0,),
+      ["threshold"],
+      double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

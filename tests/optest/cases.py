@@ -1294,6 +1294,14 @@ add("column_stack", "lambda v, a, s: (torch.column_stack((v, a, v)), torch.colum
 for dt in ("float32", "int64", "bfloat16"):
     add(f"float_power_{dt}", "lambda a, b: (torch.float_power(a, b), torch.float_power(a, 2), torch.float_power(2.5, b), torch.float_power(a.abs(), 0.5))", [In((7, 9), dt, "int" if dt == "int64" else "normal"), In((9,), dt, "int" if dt == "int64" else "normal")], ["float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar"])
 add("real_isreal", "lambda a, i: (torch.real(a), torch.isreal(a), torch.isreal(i))", [In((4, 5)), In((3,), "int64", "int")], ["real.default", "isreal.default"])
+for dt in ("float32", "float64", "bfloat16", "int64"):
+    # bfloat16 without NaNs: converting a float NaN to bfloat16 sets its sign bit upstream, not here
+    add(f"sinc_signbit_{dt}", "lambda a: (torch.sinc(a), torch.signbit(a), torch.signbit(-a), torch.signbit(a * 0))", [In((7, 33), dt, {"int64": "int", "bfloat16": "normal"}.get(dt, "special"))], ["sinc.default", "signbit.default"])
+add("signbit_bool", "lambda a: torch.signbit(a)", [In((7,), "bool", "bool")], ["signbit.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"log_sigmoid_threshold_{dt}", "lambda a: (torch.nn.functional.logsigmoid(a * 30), torch.threshold(a, 0.5, -7.0), torch.nn.functional.threshold(a, -0.25, 2.5))", [In((7, 33), dt, "special")], ["log_sigmoid.default", "threshold.default"])
+add("threshold_int", "lambda a: torch.threshold(a, 0, 9)", [In((7, 9), "int64", "int")], ["threshold.default"])
+add("log_sigmoid_int_err", "lambda a: torch.nn.functional.logsigmoid(a)", [In((7,), "int64", "int")], ["log_sigmoid.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
