@@ -437,7 +437,8 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(linalg_diagonal) X(ravel) X(diagflat) X(msort) X(relu6) X(selu) X(celu) X(atleast_1d) X(atleast_2d)         \
     X(atleast_3d) X(atleast_1d_Sequence) X(atleast_2d_Sequence) X(atleast_3d_Sequence) X(hsplit_int)              \
     X(hsplit_array) X(vsplit_int) X(vsplit_array) X(dsplit_int) X(dsplit_array) X(column_stack)                   \
-    X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace) X(log_sigmoid) X(threshold)
+    X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace) X(log_sigmoid) X(threshold) \
+    X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

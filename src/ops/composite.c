@@ -454,3 +454,62 @@ tn_status tn_op_threshold(const tn_value *args, tn_value *rets) {
     tn_tensor_release(m);
     return st;
 }
+
+/* aten::rot90(self, k=1, dims=[0, 1]): flips and a transposition by k mod 4, with upstream's checks */
+tn_status tn_op_rot90(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    const int64_t *dv = args[2].u.ilist.data;
+    int64_t nd = args[2].u.ilist.n, n = x->ndim;
+    if (nd != 2) return tn_error(TN_ERR_RUNTIME, "expected total rotation dims == 2, but got dims = %lld", (long long)nd);
+    if (n < 2) return tn_error(TN_ERR_RUNTIME, "expected total dims >= 2, but got total dims = %lld", (long long)n);
+    if (dv[0] == dv[1] || llabs(dv[0] - dv[1]) == n)
+        return tn_error(TN_ERR_RUNTIME, "expected rotation dims to be different, but got dim0 = %lld and dim1 = %lld",
+                        (long long)dv[0], (long long)dv[1]);
+    if (dv[0] < -n || dv[0] >= n)
+        return tn_error(TN_ERR_RUNTIME, "Rotation dim0 out of range, dim0 = %lld", (long long)dv[0]);
+    if (dv[1] < -n || dv[1] >= n)
+        return tn_error(TN_ERR_RUNTIME, "Rotation dim1 out of range, dim1 = %lld", (long long)dv[1]);
+    int64_t k = ((args[1].u.i % 4) + 4) % 4;
+    if (k == 0) {
+        tn_value ca[2] = {args[0], {.tag = TN_V_MEMFMT}};
+        ca[1].u.memfmt = 0;
+        return tn_dispatch(TN_OP_clone, ca, rets);
+    }
+    if (k == 2) {
+        tn_value fa[2] = {args[0], args[2]};
+        return tn_dispatch(TN_OP_flip, fa, rets);
+    }
+    tn_tensor *f;
+    tn_value fa[2] = {args[0], intlist(&dv[k == 1 ? 1 : 0], 1)};
+    TN_TRY(call1(TN_OP_flip, fa, &f));
+    tn_value ta[3] = {tn_value_tensor(f), tn_value_int(dv[0]), tn_value_int(dv[1])};
+    tn_status st = tn_dispatch(TN_OP_transpose_int, ta, rets);
+    tn_tensor_release(f);
+    return st;
+}
+
+/* aten::fill.Scalar / fill.Tensor(self, value): a copy of self filled with value */
+static tn_status fill_copy(const tn_value *args, tn_value *rets, tn_op_id fill_) {
+    tn_tensor *c;
+    tn_value ca[2] = {args[0], {.tag = TN_V_NONE}};
+    TN_TRY(call1(TN_OP_clone, ca, &c));
+    tn_value fa[2] = {tn_value_tensor(c), args[1]}, r[1];
+    tn_status st = tn_dispatch(fill_, fa, r);
+    if (st != TN_OK) { tn_tensor_release(c); return st; }
+    tn_value_release(&r[0]);
+    rets[0] = tn_value_tensor(c);
+    return TN_OK;
+}
+tn_status tn_op_fill_Scalar(const tn_value *a, tn_value *r) { return fill_copy(a, r, TN_OP_fill__Scalar); }
+tn_status tn_op_fill_Tensor(const tn_value *a, tn_value *r) { return fill_copy(a, r, TN_OP_fill__Tensor); }
+
+/* aten::dist(self, other, p=2) = the p-norm of self - other */
+tn_status tn_op_dist(const tn_value *args, tn_value *rets) {
+    tn_tensor *d;
+    tn_value sa[3] = {args[0], args[1], tn_value_int(1)};
+    TN_TRY(call1(TN_OP_sub_Tensor, sa, &d));
+    tn_value na[5] = {tn_value_tensor(d), args[2], {.tag = TN_V_NONE}, tn_value_bool(false), {.tag = TN_V_NONE}};
+    tn_status st = tn_dispatch(TN_OP_linalg_vector_norm, na, rets);
+    tn_tensor_release(d);
+    return st;
+}

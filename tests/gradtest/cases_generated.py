@@ -288,6 +288,9 @@ CASES += [
     G("dec_log_sigmoid_threshold", "lambda a: torch.nn.functional.logsigmoid(a * 3) + torch.threshold(a, 0.25, 2.0)", [A], (0,),
       ["threshold"],
       double=True),
+    G("dec_rot90_fill_dist", "lambda a, b: torch.rot90(a, 1).t() + torch.rot90(a, 3, [1, 0]).t() + torch.rot90(a, 2) "
+      "+ torch.dist(a, b * 2) + torch.fill(a, 2.0) * b + torch.fill(b, torch.tensor(0.5)) * a", [A, B], (0, 1),
+      ["rot90", "dist", "fill_Scalar", "fill_Tensor"], double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

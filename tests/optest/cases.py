@@ -1302,6 +1302,12 @@ for dt in ("float32", "float64", "bfloat16"):
     add(f"log_sigmoid_threshold_{dt}", "lambda a: (torch.nn.functional.logsigmoid(a * 30), torch.threshold(a, 0.5, -7.0), torch.nn.functional.threshold(a, -0.25, 2.5))", [In((7, 33), dt, "special")], ["log_sigmoid.default", "threshold.default"])
 add("threshold_int", "lambda a: torch.threshold(a, 0, 9)", [In((7, 9), "int64", "int")], ["threshold.default"])
 add("log_sigmoid_int_err", "lambda a: torch.nn.functional.logsigmoid(a)", [In((7,), "int64", "int")], ["log_sigmoid.default"])
+add("rot90_all_k", "lambda a: tuple(torch.rot90(a, k, d) for k in (-5, -1, 0, 1, 2, 3, 6) for d in ([1, 2], [2, 0]))", [In((2, 3, 4), layout="transposed")], ["rot90.default"])
+add("rot90_same_dims_err", "lambda a: torch.rot90(a, 1, [0, 0])", [In((2, 3, 4))], ["rot90.default"])
+add("fill_functional", "lambda a, i: (torch.fill(a, 2.5), torch.fill(i, 2.7), torch.fill(a, torch.tensor(3.0)))", [In((3, 4), layout="transposed"), In((5,), "int64", "int")], ["fill.Scalar", "fill.Tensor"])
+add("fill_tensor_value_err", "lambda a: torch.fill(a, torch.ones(2))", [In((3, 4))], ["fill.Tensor"])
+add("dist_p", "lambda a, b: (torch.dist(a, b), torch.dist(a, b, 1), torch.dist(a, b, float('inf')), torch.dist(a, b[0], 0), torch.dist(a, b, 3.5))", [In((3, 4)), In((3, 4), layout="transposed")], ["dist.default"])
+add("dist_int_err", "lambda a: torch.dist(a, a)", [In((3,), "int64", "int")], ["dist.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
