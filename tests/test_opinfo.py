@@ -1,5 +1,6 @@
 """Upstream's own operator database (op_db) on our core: every entry's CPU samples, drawn by
-upstream, run on both sides and compared (tests/opinfo/). The agreeing entries may only grow:
+upstream, run on both sides (function form, and method form where the entry declares one)
+and compared (tests/opinfo/). The agreeing entries may only grow:
 tests/opinfo/floor.json lists them, and `python tests/opinfo/driver.py --update-floor` raises
 it after a change makes more entries agree."""
 import os
@@ -15,34 +16,40 @@ import driver  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def verdicts():
-    v = driver.sweep()
+def sweep():
+    v, m = driver.sweep()
     report = os.path.join(driver.BUILD, "opinfo", "report.txt")
     with open(report, "w") as f:
-        f.write(driver.summary(v) + "\n")
-        for k, (st, d) in sorted(v.items()):
-            f.write(f"{st:9s} {k}: {d}\n")
-    print("\n" + driver.summary(v) + f" (per entry: {report})")
-    return v
+        f.write(driver.summary(v, m) + "\n")
+        for form, vs in (("", v), ("method ", m)):
+            for k, (st, d) in sorted(vs.items()):
+                f.write(f"{form}{st:9s} {k}: {d}\n")
+    print("\n" + driver.summary(v, m) + f" (per entry: {report})")
+    return v, m
 
 
-def test_no_entry_crashes_or_hangs(verdicts):
-    crashed = {k: d for k, (st, d) in verdicts.items() if st == "crash"}
+def test_no_entry_crashes_or_hangs(sweep):
+    crashed = {k: d for v in sweep for k, (st, d) in v.items() if st == "crash"}
     assert crashed == {}
 
 
-def test_agreeing_entries_only_grow(verdicts):
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_agreeing_entries_only_grow(sweep, form):
+    verdicts = sweep[0] if form == "function" else sweep[1]
     floor = driver.load_floor()
-    lost = {k: verdicts.get(k, ("missing", "no samples this run")) for k in floor["agree"]
+    names, least = (floor["agree"], floor["min_agree"]) if form == "function" else \
+        (floor["method_agree"], floor["min_method_agree"])
+    lost = {k: verdicts.get(k, ("missing", "no samples this run")) for k in names
             if verdicts.get(k, ("missing",))[0] != "agree"}
-    assert lost == {}, f"entries that agreed before and no longer do: {lost}"
+    assert lost == {}, f"entries whose {form} form agreed before and no longer does: {lost}"
     n = sum(1 for st, _ in verdicts.values() if st == "agree")
-    assert n >= floor["min_agree"], f"{n} entries agree, the floor is {floor['min_agree']}"
+    assert n >= least, f"{n} entries agree in the {form} form, the floor is {least}"
 
 
-def test_counts_add_up(verdicts):
-    c = driver.counts(verdicts)
+def test_counts_add_up(sweep):
+    c, m = driver.counts(sweep[0]), driver.counts(sweep[1])
     assert sum(c[s] for s in compare.STATUSES) == c["entries"] > 600  # op_db has ~690 entries with samples
+    assert sum(m[s] for s in compare.STATUSES) == m["entries"] > 300  # ~330 of them declare a method
 
 
 # ---- the comparator itself catches each kind of difference ------------------------------

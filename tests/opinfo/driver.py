@@ -119,29 +119,36 @@ def run_ours(samples_path, n_entries, python=OUR_PYTHON):
         with open(out_path, "rb") as f:
             while True:
                 try:
-                    i, res = pickle.load(f)
+                    i, res, mres = pickle.load(f)
                 except EOFError:
                     break
-                results[i] = res
+                results[i] = (res, mres)
         os.remove(out_path)
     return results, crashed
 
 
 def sweep():
-    """The verdict of every entry with samples: {key: (status, detail)}."""
+    """The verdicts of every entry with samples, {key: (status, detail)}, for the function
+    form and (second dict) for the method form of the entries that declare one."""
     samples_path, entries = ensure_reference()
     ours, crashed = run_ours(samples_path, len(entries))
-    verdicts = {}
+    verdicts, method = {}, {}
     for i, rec in enumerate(entries):
         if not rec["dtypes"]:
             continue
-        if i in crashed:
-            verdicts[rec["key"]] = ("crash", crashed[i])
-        elif i not in ours:
-            verdicts[rec["key"]] = ("crash", "no result recorded")
-        else:
-            verdicts[rec["key"]] = compare.judge_entry(rec, ours[i])
-    return verdicts
+        has_method = bool(rec.get("method"))
+        if i in crashed or i not in ours:
+            why = ("crash", crashed.get(i, "no result recorded"))
+            verdicts[rec["key"]] = why
+            if has_method:
+                method[rec["key"]] = why
+            continue
+        res, mres = ours[i]
+        verdicts[rec["key"]] = compare.judge_entry(rec, res)
+        if has_method:
+            mrec = {"key": rec["key"], "dtypes": {dt: (None, refs) for dt, refs in rec["method"].items()}}
+            method[rec["key"]] = compare.judge_entry(mrec, mres)
+    return verdicts, method
 
 
 def counts(verdicts):
@@ -152,12 +159,13 @@ def counts(verdicts):
     return c
 
 
-def summary(verdicts):
-    c = counts(verdicts)
-    head = (f"OpInfo sweep ({', '.join(DTYPES)}; <= {MAX_SAMPLES} samples per entry and dtype; function form): "
+def summary(verdicts, method):
+    c, m = counts(verdicts), counts(method)
+    return (f"OpInfo sweep ({', '.join(DTYPES)}; <= {MAX_SAMPLES} samples per entry and dtype): function form: "
             f"{c['entries']} entries with samples: {c['agree']} agree, {c['refuse']} refuse, "
-            f"{c['fail']} fail, {c['disagree']} disagree, {c['crash']} crash")
-    return head
+            f"{c['fail']} fail, {c['disagree']} disagree, {c['crash']} crash; method form: {m['entries']} entries "
+            f"declare one: {m['agree']} agree, {m['refuse']} refuse, {m['fail']} fail, {m['disagree']} disagree, "
+            f"{m['crash']} crash")
 
 
 def load_floor():
@@ -165,26 +173,29 @@ def load_floor():
         return json.load(f)
 
 
-def write_floor(verdicts):
+def write_floor(verdicts, method):
     agree = sorted(k for k, (st, _) in verdicts.items() if st == "agree")
-    old = load_floor() if os.path.exists(FLOOR) else {"agree": []}
-    lost = sorted(set(old["agree"]) - set(agree))
+    magree = sorted(k for k, (st, _) in method.items() if st == "agree")
+    old = load_floor() if os.path.exists(FLOOR) else {}
+    lost = sorted(set(old.get("agree", [])) - set(agree)) + sorted(set(old.get("method_agree", [])) - set(magree))
     if lost:
         raise SystemExit(f"not lowering the floor: entries no longer agreeing: {lost}")
     with open(FLOOR, "w") as f:
-        json.dump({"min_agree": len(agree), "agree": agree}, f, indent=0)
+        json.dump({"min_agree": len(agree), "agree": agree, "min_method_agree": len(magree), "method_agree": magree},
+                  f, indent=0)
         f.write("\n")
 
 
 def main():
-    verdicts = sweep()
-    print(summary(verdicts))
+    verdicts, method = sweep()
+    print(summary(verdicts, method))
     if "--details" in sys.argv:
-        for k, (st, d) in sorted(verdicts.items(), key=lambda kv: (compare.STATUSES.index(kv[1][0]), kv[0])):
-            if st != "agree":
-                print(f"{st:9s} {k}: {d}")
+        for form, v in (("", verdicts), ("method ", method)):
+            for k, (st, d) in sorted(v.items(), key=lambda kv: (compare.STATUSES.index(kv[1][0]), kv[0])):
+                if st != "agree":
+                    print(f"{form}{st:9s} {k}: {d}")
     if "--update-floor" in sys.argv:
-        write_floor(verdicts)
+        write_floor(verdicts, method)
 
 
 if __name__ == "__main__":

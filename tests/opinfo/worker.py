@@ -1,6 +1,7 @@
 """The OpInfo sweep's worker process, run under either torch (our .venv or upstream's .venv-ref).
 
-    python worker.py gen OUT N DTYPES...     upstream: make the samples, run them, pickle both
+    python worker.py gen OUT N DTYPES...     upstream: make the samples, run them (function form,
+                                             and method form where the entry declares one), pickle all
     python worker.py run SAMPLES OUT START   ours: replay the shipped samples from entry START
 
 `gen` is the one side that draws random sample inputs: each (entry, dtype) draws its samples
@@ -73,11 +74,13 @@ def encode(torch, v):
     return ("repr", type(v).__name__)
 
 
-def call(torch, op, sample, seed):
-    """Runs the function form of `op` on `sample`: ('ok', encoded) or ('err', class, first line)."""
+def call(torch, op, sample, seed, method=False):
+    """Runs the function form of `op` (its method form with method=True) on `sample`:
+    ('ok', encoded) or ('err', class, first line)."""
     try:
         torch.manual_seed(seed)
-        out = op(sample[0], *sample[1], **sample[2])
+        fn = op.method_variant if method else op
+        out = fn(sample[0], *sample[1], **sample[2])
         return ("ok", encode(torch, out))
     except Exception as e:  # the exception class is part of the comparison
         msg = str(e).strip().splitlines()
@@ -124,6 +127,9 @@ def gen(out_path, n, dtypes):
             results = [call(torch, op, _load(torch, b), seed_of(key, dt, i)) for i, b in enumerate(samples)]
             if samples:
                 rec["dtypes"][dt] = (samples, results)
+                if op.method_variant is not None:  # the Tensor method the entry declares
+                    rec.setdefault("method", {})[dt] = [call(torch, op, _load(torch, b), seed_of(key, dt, i), True)
+                                                        for i, b in enumerate(samples)]
         entries.append(rec)
     with open(out_path + ".tmp", "wb") as f:
         pickle.dump({"torch": torch.__version__, "entries": entries}, f, protocol=4)
@@ -132,6 +138,16 @@ def gen(out_path, n, dtypes):
 
 def _load(torch, blob):
     return torch.load(io.BytesIO(blob), weights_only=False)
+
+
+def _replay(torch, op, key, dt, j, blob, method):
+    try:
+        sample = _load(torch, blob)
+    except Exception as e:
+        return ("load", type(e).__name__, str(e).splitlines()[0][:300] if str(e) else "")
+    if op is None:
+        return ("err", "KeyError", f"no op_db entry {key}")
+    return call(torch, op, sample, seed_of(key, dt, j), method)
 
 
 def run(samples_path, out_path, start):
@@ -146,21 +162,12 @@ def run(samples_path, out_path, start):
             rec = entries[i]
             print("B", i, flush=True)
             op = by_key.get(rec["key"])
-            res = {}
+            res, mres = {}, {}
             for dt, (samples, _) in rec["dtypes"].items():
-                got = []
-                for j, blob in enumerate(samples):
-                    try:
-                        sample = _load(torch, blob)
-                    except Exception as e:
-                        got.append(("load", type(e).__name__, str(e).splitlines()[0][:300] if str(e) else ""))
-                        continue
-                    if op is None:
-                        got.append(("err", "KeyError", f"no op_db entry {rec['key']}"))
-                        continue
-                    got.append(call(torch, op, sample, seed_of(rec["key"], dt, j)))
-                res[dt] = got
-            pickle.dump((i, res), out, protocol=4)
+                res[dt] = [_replay(torch, op, rec["key"], dt, j, blob, False) for j, blob in enumerate(samples)]
+                if dt in rec.get("method", {}):
+                    mres[dt] = [_replay(torch, op, rec["key"], dt, j, blob, True) for j, blob in enumerate(samples)]
+            pickle.dump((i, res, mres), out, protocol=4)
             out.flush()
             print("E", i, flush=True)
 
