@@ -249,6 +249,10 @@ TIER_INDEPENDENT_FILES = {
     "test_federated.py": "federated orchestration in numpy; its few torch ops are compared per tier elsewhere",
     "test_federated_dist.py": "multi-process federated rounds over the store and gloo: orchestration, no new kernel",
     "test_federated_flower.py": "a Flower federation of processes: orchestration, no new kernel",
+    # the OpInfo sweep measures breadth (which operators, dtypes, argument forms and errors
+    # agree with upstream); the numerics of every kernel at every tier are test_ops.py's job,
+    # and one sweep costs one to two minutes of our side alone
+    "test_opinfo.py": "operator breadth against upstream's op_db; per-tier numerics are test_ops.py's",
 }
 
 

@@ -398,10 +398,19 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
         if (p != q && p != 1 && q != 1) return tn_op_take_along_dim(a, rets);
         xs[i] = is[i] = p == 1 ? q : p;
     }
-    tn_tensor *xb, *ib;
-    tn_value e1[3] = {a[0], ilist(xs, nd), tn_value_bool(false)}, e2[3] = {a[1], ilist(is, nd), tn_value_bool(false)};
-    TN_TRY(run(TN_OP_expand, 3, e1, &xb));
-    tn_status st = run(TN_OP_expand, 3, e2, &ib);
+    /* with a dim, upstream takes the indices modulo the dim's size (-1 is the last element) */
+    tn_tensor *xb, *ib, *iw = NULL;
+    tn_value iv = a[1];
+    if (x->sizes[d] > 0) {
+        tn_value rm[2] = {a[1], tn_value_int(x->sizes[d])};
+        TN_TRY(run(TN_OP_remainder_Scalar, 2, rm, &iw));
+        iv = tn_value_tensor(iw);
+    }
+    tn_value e1[3] = {a[0], ilist(xs, nd), tn_value_bool(false)}, e2[3] = {iv, ilist(is, nd), tn_value_bool(false)};
+    tn_status st = run(TN_OP_expand, 3, e1, &xb);
+    if (st != TN_OK) { tn_tensor_release(iw); return st; }
+    st = run(TN_OP_expand, 3, e2, &ib);
+    tn_tensor_release(iw);
     if (st == TN_OK) {
         tn_value g[4] = {tn_value_tensor(xb), tn_value_int(d), tn_value_tensor(ib), tn_value_bool(false)};
         st = tn_dispatch(TN_OP_gather, g, rets);
@@ -410,6 +419,28 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     tn_tensor_release(xb);
     return st;
 }
+
+/* the functional forms of views (view_functional.c) are compositions through the door:
+ * under autograd they run as themselves, so their parts (view, clone, copy_) are recorded */
+#define TN_VIEW_FUNCTIONAL(op) tn_status tn_op_##op(const tn_value *args, tn_value *rets);
+#define TN_VIEW_FUNCTIONAL_OPS(X)                                                                                \
+    X(alias_copy) X(as_strided_copy) X(detach_copy) X(diagonal_copy) X(expand_copy) X(permute_copy)              \
+    X(select_copy_int) X(slice_copy_Tensor) X(split_copy_Tensor) X(split_with_sizes_copy) X(squeeze_copy)        \
+    X(squeeze_copy_dim) X(squeeze_copy_dims) X(t_copy) X(transpose_copy_int) X(unbind_copy_int) X(unfold_copy)   \
+    X(unsqueeze_copy) X(view_copy) X(view_copy_dtype) X(_reshape_alias_copy) X(slice_scatter) X(select_scatter)  \
+    X(diagonal_scatter) /* as_strided_scatter: upstream's own formula (generated row), whose self gradient   \
+                           keeps the window rather than zeroing it, is what upstream computes */            \
+    /* composite.c */                                                                                            \
+    X(divide_Tensor) X(divide_Scalar) X(divide_Tensor_mode) X(divide_Scalar_mode) X(positive) X(fliplr)          \
+    X(flipud) X(deg2rad) X(rad2deg) X(diag_embed) X(diag) X(meshgrid) X(meshgrid_indexing) /* ldexp: its generated row */ \
+    X(subtract_Tensor) X(subtract_Scalar) X(unsafe_chunk) X(unsafe_split_Tensor) X(unsafe_split_with_sizes)       \
+    X(linalg_diagonal) X(ravel) X(diagflat) X(msort) X(relu6) X(selu) X(celu) X(atleast_1d) X(atleast_2d)         \
+    X(atleast_3d) X(atleast_1d_Sequence) X(atleast_2d_Sequence) X(atleast_3d_Sequence) X(hsplit_int)              \
+    X(hsplit_array) X(vsplit_int) X(vsplit_array) X(dsplit_int) X(dsplit_array) X(column_stack)                   \
+    X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace) X(log_sigmoid) X(threshold) \
+    X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist)
+TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
+#undef TN_VIEW_FUNCTIONAL
 
 static tn_status d_ger(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_outer, a, rets); }
 static tn_status d_max_other(const tn_value *a, tn_value *rets) { return tn_dispatch(TN_OP_maximum, a, rets); }
@@ -816,6 +847,9 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_vstack] = d_vstack,
     [TN_OP_dstack] = d_dstack,
     [TN_OP_take_along_dim] = d_take_along_dim,
+#define TN_VIEW_FUNCTIONAL(op) [TN_OP_##op] = tn_op_##op,
+    TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
+#undef TN_VIEW_FUNCTIONAL
     [TN_OP_ger] = d_ger,
     [TN_OP_max_other] = d_max_other,
     [TN_OP_min_other] = d_min_other,

@@ -37,16 +37,18 @@ enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
     X(tan) X(tanh) X(sinh) X(cosh) X(asin) X(acos) X(atan) X(asinh) X(acosh) X(atanh)       \
     X(sigmoid) X(erf) X(erfc) X(reciprocal) X(silu) X(gelu) X(gelu_tanh) X(frac)  \
     X(logit) X(mish) X(softplus) X(elu) X(hardsigmoid) X(hardswish) X(softshrink)           \
+    X(sinc)                                                                                 \
     X(leaky_relu) X(round_decimals) X(pow_scalar) X(mul_scalar) X(div_scalar) X(lerp_scalar) \
     /* unary, numeric */                                                                   \
     X(abs) X(neg) X(floor) X(ceil) X(round) X(trunc) X(sign) X(relu) X(square) X(clamp)     \
     X(bitwise_not) X(nan_to_num) X(pow_int_scalar)                                          \
     /* unary, Bool result */                                                               \
-    X(isnan) X(isinf) X(isfinite) X(isposinf) X(isneginf) X(logical_not)                    \
+    X(isnan) X(isinf) X(isfinite) X(isposinf) X(isneginf) X(logical_not) X(signbit)         \
     /* binary */                                                                           \
     X(add) X(mul) X(div) X(div_trunc) X(div_floor) X(remainder) X(fmod) X(maximum)          \
     X(minimum) X(fmax) X(fmin) X(pow) X(atan2) X(hypot) X(copysign) X(xlogy)                \
     X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(lshift) X(rshift)                         \
+    X(logaddexp) X(logaddexp2) X(heaviside) X(gcd) X(lcm)                                   \
     /* binary, Bool result */                                                              \
     X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor)         \
     /* ternary */                                                                          \

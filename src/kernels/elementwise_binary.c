@@ -115,6 +115,10 @@ TN_FB(hypot, hypot(x, y))
 TN_FB(copysign, copysign(x, y))
 TN_FB(xlogy, y != y ? y : (x == 0 ? (T)0 : x * log(y)))
 TN_FB(lerp_scalar, TN_LERP(x, y, (T)ctx->d[0]))
+/* upstream's logaddexp: equal infinities pass through, else max + log1p(exp(-|x - y|)) */
+TN_FB(logaddexp, (isinf(x) && x == y) ? x : TN_MAXS(x, y) + log1p(exp(-fabs(x - y))))
+TN_FB(logaddexp2, (isinf(x) && x == y) ? x : TN_MAXS(x, y) + log1p(exp2(-fabs(x - y))) * (T)(1.0 / M_LN2))
+TN_FB(heaviside, x == 0 ? y : (T)(x > 0))
 #define TN_FBB(op, ...) TN_EW_FLOATS(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_FBB(eq, x == y) TN_FBB(ne, x != y) TN_FBB(lt, x < y) TN_FBB(le, x <= y) TN_FBB(gt, x > y) TN_FBB(ge, x >= y)
 TN_FBB(logical_and, x != 0 && y != 0) TN_FBB(logical_or, x != 0 || y != 0) TN_FBB(logical_xor, (x != 0) != (y != 0))
@@ -153,6 +157,22 @@ TN_IB(bitwise_xor, (T)(x ^ y))
 TN_IB(lshift, ((int64_t)y < 0 || (int64_t)y >= (int64_t)(8 * sizeof(T))) ? (T)0 : TN_WRAP((uint64_t)x << y))
 TN_IB(rshift, ((int64_t)y < 0 || (int64_t)y >= (int64_t)(8 * sizeof(T) - ((T)-1 < 0)))
                   ? (T)(x >> (8 * sizeof(T) - ((T)-1 < 0))) : (T)(x >> y))
+TN_IB(heaviside, x == 0 ? y : (T)(x > 0))
+/* Euclid on magnitudes (upstream's calc_gcd); lcm = |x / gcd * y|, wrapping in T */
+static inline uint64_t gcd_u64(uint64_t a, uint64_t b) {
+    while (a != 0) { uint64_t c = a; a = b % a; b = c; }
+    return b;
+}
+#define TN_ABS_U64(v) ((int64_t)(v) < 0 ? 0 - (uint64_t)(int64_t)(v) : (uint64_t)(v))
+TN_IB(gcd, (T)gcd_u64(TN_ABS_U64(x), TN_ABS_U64(y)))
+static inline int64_t lcm_i64(int64_t a, int64_t b) {
+    uint64_t g = gcd_u64(TN_ABS_U64(a), TN_ABS_U64(b));
+    if (g == 0) return 0;
+    int64_t p = (int64_t)((uint64_t)(a / (int64_t)g) * (uint64_t)b); /* wraps like the C++ product */
+    return (int64_t)TN_ABS_U64(p);
+}
+/* the narrow types multiply in int as C++ promotes them, so the product is taken whole */
+TN_IB(lcm, TN_WRAP(lcm_i64((int64_t)x, (int64_t)y)))
 #define TN_IBB(op, ...) TN_EW_INTS(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_IBB(eq, x == y) TN_IBB(ne, x != y) TN_IBB(lt, x < y) TN_IBB(le, x <= y) TN_IBB(gt, x > y) TN_IBB(ge, x >= y)
 TN_IBB(logical_and, x != 0 && y != 0) TN_IBB(logical_or, x != 0 || y != 0) TN_IBB(logical_xor, (x != 0) != (y != 0))
@@ -174,6 +194,7 @@ TN_BB(add, x || (ctx->i[0] != 0 && y))
 TN_BB(mul, x && y)
 TN_BB(maximum, x || y) TN_BB(minimum, x && y) TN_BB(fmax, x || y) TN_BB(fmin, x && y)
 TN_BB(bitwise_and, x && y) TN_BB(bitwise_or, x || y) TN_BB(bitwise_xor, x != y)
+TN_BB(heaviside, x || y)
 #define TN_BBB(op, ...) TN_EW_BOOL(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_BBB(eq, x == y) TN_BBB(ne, x != y) TN_BBB(lt, x < y) TN_BBB(le, x <= y) TN_BBB(gt, x > y) TN_BBB(ge, x >= y)
 TN_BBB(logical_and, x && y) TN_BBB(logical_or, x || y) TN_BBB(logical_xor, x != y)
@@ -183,6 +204,7 @@ void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_F(add) TN_REG_F(mul) TN_REG_F(div) TN_REG_F(div_trunc) TN_REG_F(div_floor) TN_REG_F(remainder)
     TN_REG_F(fmod) TN_REG_F(maximum) TN_REG_F(minimum) TN_REG_F(fmax) TN_REG_F(fmin) TN_REG_F(pow)
     TN_REG_F(atan2) TN_REG_F(hypot) TN_REG_F(copysign) TN_REG_F(xlogy) TN_REG_F(lerp_scalar)
+    TN_REG_F(logaddexp) TN_REG_F(logaddexp2) TN_REG_F(heaviside)
     TN_REG_F(eq) TN_REG_F(ne) TN_REG_F(lt) TN_REG_F(le) TN_REG_F(gt) TN_REG_F(ge)
     TN_REG_F(logical_and) TN_REG_F(logical_or) TN_REG_F(logical_xor)
     TN_REG_F(addcmul) TN_REG_F(addcdiv) TN_REG_F(lerp) TN_REG_F(clamp_tensor)
@@ -195,11 +217,12 @@ void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_I(bitwise_and) TN_REG_I(bitwise_or) TN_REG_I(bitwise_xor) TN_REG_I(lshift) TN_REG_I(rshift)
     TN_REG_I(eq) TN_REG_I(ne) TN_REG_I(lt) TN_REG_I(le) TN_REG_I(gt) TN_REG_I(ge)
     TN_REG_I(logical_and) TN_REG_I(logical_or) TN_REG_I(logical_xor) TN_REG_I(addcmul) TN_REG_I(clamp_tensor)
+    TN_REG_I(heaviside) TN_REG_I(gcd) TN_REG_I(lcm)
 #define TN_REG_U(op) TN_EW_UINTS_EXT(TN_EW_REG, op)
     TN_REG_U(mul) TN_REG_U(bitwise_and) TN_REG_U(bitwise_or) TN_REG_U(bitwise_xor) TN_REG_U(eq) TN_REG_U(ne)
 #define TN_REG_B(op) TN_EW_BOOL(TN_EW_REG, op)
     TN_REG_B(add) TN_REG_B(mul) TN_REG_B(maximum) TN_REG_B(minimum) TN_REG_B(fmax) TN_REG_B(fmin)
     TN_REG_B(bitwise_and) TN_REG_B(bitwise_or) TN_REG_B(bitwise_xor)
     TN_REG_B(eq) TN_REG_B(ne) TN_REG_B(lt) TN_REG_B(le) TN_REG_B(gt) TN_REG_B(ge)
-    TN_REG_B(logical_and) TN_REG_B(logical_or) TN_REG_B(logical_xor)
+    TN_REG_B(logical_and) TN_REG_B(logical_or) TN_REG_B(logical_xor) TN_REG_B(heaviside)
 }

@@ -59,6 +59,8 @@ TN_FLOAT_UNARY(softplus, (x * (T)ctx->d[0]) > (T)ctx->d[1] ? x : log1p(exp(x * (
 TN_FLOAT_UNARY(elu, x <= (T)0 ? expm1(x * (T)ctx->d[2]) * ((T)ctx->d[0] * (T)ctx->d[1]) : x * (T)ctx->d[1])
 TN_FLOAT_UNARY(hardsigmoid, TN_MINS(TN_MAXS(x + (T)3, (T)0), (T)6) / (T)6)
 TN_FLOAT_UNARY(hardswish, x * TN_MINS(TN_MAXS(x + (T)3, (T)0), (T)6) / (T)6)
+/* upstream's sinc: 1 at 0, else sin(pi x) / (pi x) with pi in the compute type */
+TN_FLOAT_UNARY(sinc, x == 0 ? (T)1 : sin((T)M_PI * x) / ((T)M_PI * x))
 TN_FLOAT_UNARY(softshrink, x > (T)ctx->d[0] ? x - (T)ctx->d[0] : (x < -(T)ctx->d[0] ? x + (T)ctx->d[0] : x * (T)0))
 TN_FLOAT_UNARY(leaky_relu, x > (T)0 ? x : x * (T)ctx->d[0])
 /* i[0] = decimals; d[0] = 10^|decimals| */
@@ -93,6 +95,8 @@ TN_FLOAT_UNARY_BOOL(isinf, x == (T)INFINITY || x == -(T)INFINITY)
 TN_FLOAT_UNARY_BOOL(isfinite, x == x && x != (T)INFINITY && x != -(T)INFINITY)
 TN_FLOAT_UNARY_BOOL(isposinf, x == (T)INFINITY)
 TN_FLOAT_UNARY_BOOL(isneginf, x == -(T)INFINITY)
+/* the sign bit itself: -0.0 and negative NaNs count */
+TN_FLOAT_UNARY_BOOL(signbit, signbit(x) != 0)
 TN_FLOAT_UNARY_BOOL(logical_not, !(x != (T)0))
 
 /* ---- complex: the functions glibc provides (upstream calls the same std:: ones) --- */
@@ -162,7 +166,7 @@ void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_F(pow_scalar) TN_REG_F(mul_scalar) TN_REG_F(div_scalar) TN_REG_F(round) TN_REG_F(floor)
     TN_REG_F(ceil) TN_REG_F(trunc) TN_REG_F(abs) TN_REG_F(neg) TN_REG_F(sign) TN_REG_F(relu)
     TN_REG_F(square) TN_REG_F(clamp) TN_REG_F(nan_to_num) TN_REG_F(isnan) TN_REG_F(isinf)
-    TN_REG_F(isfinite) TN_REG_F(isposinf) TN_REG_F(isneginf) TN_REG_F(logical_not)
+    TN_REG_F(isfinite) TN_REG_F(isposinf) TN_REG_F(isneginf) TN_REG_F(logical_not) TN_REG_F(sinc) TN_REG_F(signbit)
 #define TN_REG_C(op) TN_EW_COMPLEX(TN_EW_REG, op)
     TN_REG_C(exp) TN_REG_C(log) TN_REG_C(sqrt) TN_REG_C(sin) TN_REG_C(cos) TN_REG_C(tan) TN_REG_C(tanh)
     TN_REG_C(sinh) TN_REG_C(cosh) TN_REG_C(asin) TN_REG_C(acos) TN_REG_C(atan) TN_REG_C(asinh)

@@ -62,6 +62,22 @@ TN_NN_KERNELS(TN_NN_DECL_F32)
 TN_NN_KERNELS(TN_NN_DECL_F64)
 #undef T
 
+/* ---- integer instances (nn_ref_i64.c): the kernels upstream also runs on integer dtypes,
+ * on int64 buffers the op layer widens every integer dtype into; sums wrap modulo 2^64.
+ * Same arguments as the float kernels above; conv2d is a direct loop over x [N, C, H, W],
+ * w [O, C/G, kh, kw], bias [O] or NULL into y [N, O, oh, ow] (1-d: H = kh = oh = 1). */
+void i64_conv2d__scalar(int64_t *y, const int64_t *x, const int64_t *w, const int64_t *bias, int64_t N, int64_t C,
+                        int64_t H, int64_t W, int64_t O, int64_t G, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                        int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw);
+void i64_max_pool2d__scalar(int64_t *y, int64_t *idx, const int64_t *x, int64_t P, int64_t H, int64_t W, int64_t oh,
+                            int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                            int64_t dh, int64_t dw);
+void i64_avg_pool2d__scalar(int64_t *y, const int64_t *x, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,
+                            int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                            bool count_include_pad, int64_t divisor);
+void i64_pad2d__scalar(int64_t *y, const int64_t *x, int64_t P, int64_t H, int64_t W, int64_t pt, int64_t pb,
+                       int64_t pl, int64_t pr, bool reflect);
+
 /* ---- float32 layer / RMS norm over rows, vectorised and threaded (norm_rows.c); same
  * arguments and results (to double-sum rounding) as f32_layer_norm__scalar / f32_rms_norm__scalar. */
 void f32_layer_norm_rows(float *y, float *mean, float *rstd, const float *x, const float *gamma, const float *beta,

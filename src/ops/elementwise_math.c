@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/cast.h"
+#include "ops/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "ops/promote.h"
 
@@ -44,6 +45,7 @@ static tn_status common2(const tn_value *a, const tn_value *b, tn_dtype *out) {
         return run1(TN_EW_##ewop, kname, true, false, args[0].u.t, NULL, rets);          \
     }
 TN_UNARY_FLOAT(exp, exp, "exp_vml_cpu")
+TN_UNARY_FLOAT(sinc, sinc, "sinc_cpu")
 TN_UNARY_FLOAT(exp2, exp2, "exp2_vml_cpu")
 TN_UNARY_FLOAT(expm1, expm1, "expm1_vml_cpu")
 TN_UNARY_FLOAT(log, log, "log_vml_cpu")
@@ -221,6 +223,19 @@ TN_CLASSIFY(isinf, false, false)
 TN_CLASSIFY(isfinite, true, false)
 TN_CLASSIFY(isposinf, false, false)
 TN_CLASSIFY(isneginf, false, false)
+
+/* aten::signbit: the sign bit of floats; integers are negative or not; bool never is. */
+tn_status tn_op_signbit(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t;
+    if (tn_dtype_is_complex(a->dtype)) return tn_error(TN_ERR_RUNTIME, "signbit is not implemented for complex tensors.");
+    if (a->dtype == TN_DTYPE_BOOL) return const_bool(a, false, rets);
+    if (tn_dtype_is_integral(a->dtype, false)) {
+        tn_value b[2] = {args[0], tn_value_int(0)};
+        return tn_dispatch(TN_OP_lt_Scalar, b, rets);
+    }
+    tn_ew_run r = {TN_EW_signbit, "signbit_cpu", false, true, TN_DTYPE_UNDEFINED};
+    return tn_ew_execute(&r, 1, &a, NULL, rets);
+}
 
 /* aten::logical_not */
 tn_status tn_op_logical_not(const tn_value *args, tn_value *rets) {
@@ -442,6 +457,17 @@ TN_BINARY(copysign_Scalar, copysign, "copysign_cpu", true)
 TN_BINARY(xlogy_Tensor, xlogy, "xlogy_cpu", true)
 TN_BINARY(xlogy_Scalar_Self, xlogy, "xlogy_cpu", true)
 TN_BINARY(xlogy_Scalar_Other, xlogy, "xlogy_cpu", true)
+TN_BINARY(logaddexp, logaddexp, "logaddexp_cpu", false)
+TN_BINARY(logaddexp2, logaddexp2, "logaddexp2_cpu", false)
+TN_BINARY(gcd, gcd, "gcd_cpu", false)
+TN_BINARY(lcm, lcm, "lcm_cpu", false)
+
+/* aten::heaviside(Tensor self, Tensor values) -> Tensor: upstream wants one dtype for both. */
+tn_status tn_op_heaviside(const tn_value *args, tn_value *rets) {
+    if (args[0].u.t->dtype != args[1].u.t->dtype)
+        return tn_error(TN_ERR_RUNTIME, "heaviside is not yet implemented for tensors with different dtypes.");
+    return run2v(TN_EW_heaviside, "heaviside_cpu", false, false, &args[0], &args[1], NULL, rets);
+}
 TN_BINARY(bitwise_and_Tensor, bitwise_and, "bitwise_and_cpu", false)
 TN_BINARY(bitwise_and_Scalar, bitwise_and, "bitwise_and_cpu", false)
 TN_BINARY(bitwise_or_Tensor, bitwise_or, "bitwise_or_cpu", false)

@@ -322,7 +322,7 @@ static tn_status addmv_impl(tn_tensor *self, tn_tensor *mat, tn_tensor *vec, coe
                         mat->ndim, vec->ndim);
     int64_t m = mat->sizes[0], k = mat->sizes[1];
     bool self_ok = !self || (self->ndim == 1 && (self->sizes[0] == m || self->sizes[0] == 1)) ||
-                   (self->ndim == 0 && m == 1);
+                   self->ndim == 0; /* a 0-dim self broadcasts, as upstream's expand_size */
     if (!self_ok || vec->sizes[0] != k)
         return tn_error(TN_ERR_RUNTIME, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
                         (long long)(self ? (self->ndim ? self->sizes[0] : 1) : m), (long long)m, (long long)k,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cast.h"
 #include "ops/nn_internal.h"
 
 bool tn_nn_is_float(tn_dtype d) {
@@ -12,6 +13,12 @@ bool tn_nn_is_float(tn_dtype d) {
 tn_status tn_nn_check_float(const tn_tensor *t, const char *kernel) {
     if (tn_nn_is_float(t->dtype)) return TN_OK;
     return tn_error(TN_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[t->dtype].c10_name);
+}
+
+tn_status tn_nn_check_float_or_int(const tn_tensor *t, const char *kernel, bool long_only) {
+    if (tn_nn_is_float(t->dtype) || (long_only ? t->dtype == TN_DTYPE_INT64 : tn_nn_is_int(t->dtype))) return TN_OK;
+    /* upstream's dispatch macros raise NotImplementedError for a dtype they do not list */
+    return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[t->dtype].c10_name);
 }
 
 static inline double read_float(const char *p, tn_dtype d) {
@@ -75,6 +82,7 @@ tn_status tn_nn_load(const tn_tensor *t, tn_dtype acc, tn_nn_buf *out) {
     out->data = NULL;
     out->owned = false;
     if (tn_tensor_is_meta(t)) return TN_OK;
+    if (acc == TN_DTYPE_INT64) return tn_nn_load_index(t, out);
     int64_t n = tn_tensor_numel(t);
     bool contig = tn_tensor_is_contiguous(t);
     if (contig && t->dtype == acc) {
@@ -148,6 +156,13 @@ void tn_nn_out_finish(tn_tensor *out, tn_dtype acc, tn_nn_buf *buf) {
     if (!buf->owned) return;
     int64_t n = tn_tensor_numel(out);
     void *dst = tn_tensor_data(out);
+    if (acc == TN_DTYPE_INT64) { /* narrowing an integer result: c10's conversion, wrapping */
+        char *data[2] = {dst, buf->data};
+        int64_t strides[2] = {tn_dtype_itemsize(out->dtype), 8};
+        tn_cast_loop(TN_DTYPE_INT64, out->dtype)(data, strides, n, NULL);
+        tn_nn_buf_free(buf);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         double v = acc == TN_DTYPE_FLOAT32 ? ((const float *)buf->data)[i] : ((const double *)buf->data)[i];
         switch (out->dtype) {

@@ -44,7 +44,13 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype))
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                         tn_dtype_infos[input->dtype].c10_name, tn_dtype_infos[weight->dtype].c10_name);
-    TN_TRY(tn_nn_check_float(input, "conv"));
+    TN_TRY(tn_nn_check_float_or_int(input, "slow_conv2d_cpu", false));
+    /* a dilated convolution takes upstream's slow_conv_dilated path, which has Long but no other integer */
+    if (tn_nn_is_int(input->dtype) && input->dtype != TN_DTYPE_INT64)
+        for (int i = 0; i < nsp; i++)
+            if (p->dil[i] > 1)
+                return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"slow_conv_dilated<>\" not implemented for '%s'",
+                                tn_dtype_infos[input->dtype].c10_name);
     /* Spatial sizes as 2-d: a 1-d convolution is a 2-d one of height 1. */
     int64_t H = nsp == 2 ? input->sizes[2] : 1, W = input->sizes[nd - 1];
     int64_t kh = nsp == 2 ? weight->sizes[2] : 1, kw = weight->sizes[nd - 1];
@@ -68,7 +74,7 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     TN_TRY(tn_nn_empty(nd, osz, input->dtype, input, &y));
     if (tn_tensor_is_meta(input) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
 
-    tn_dtype acc = tn_nn_acc(input->dtype);
+    tn_dtype acc = tn_nn_acc_any(input->dtype);
     conv_geom q = {.nsp = nsp, .N = N, .C = C, .H = H, .W = W, .O = O, .Cg = Cg, .G = G, .kh = kh, .kw = kw,
                    .oh = nsp == 2 ? oh : 1, .ow = ow, .sh = sh, .sw = sw, .ph = ph, .pw = pw, .dh = dh, .dw = dw};
     tn_nn_buf bx = {0}, bw = {0}, bb = {0}, by = {0};
@@ -76,7 +82,10 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     if (st == TN_OK) st = tn_nn_load(weight, acc, &bw);
     if (st == TN_OK && bias) st = tn_nn_load(bias, acc, &bb);
     if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);
-    if (st == TN_OK) st = tn_nnb_conv_forward(acc, &q, bx.data, bw.data, bias ? bb.data : NULL, by.data);
+    if (st == TN_OK && acc == TN_DTYPE_INT64) /* integer convolution: upstream's slow path, direct loop */
+        i64_conv2d__scalar(by.data, bx.data, bw.data, bias ? bb.data : NULL, N, C, H, W, O, G, kh, kw, q.oh, ow, sh, sw,
+                           ph, pw, dh, dw);
+    else if (st == TN_OK) st = tn_nnb_conv_forward(acc, &q, bx.data, bw.data, bias ? bb.data : NULL, by.data);
     if (st == TN_OK) tn_nn_out_finish(y, acc, &by);
     tn_nn_buf_free(&bx); tn_nn_buf_free(&bw); tn_nn_buf_free(&bb); tn_nn_buf_free(&by);
     if (st != TN_OK) { tn_tensor_release(y); return st; }

@@ -22,6 +22,14 @@ bool tn_nn_is_float(tn_dtype d);
 static inline tn_dtype tn_nn_acc(tn_dtype d) { return d == TN_DTYPE_FLOAT64 ? TN_DTYPE_FLOAT64 : TN_DTYPE_FLOAT32; }
 /* RuntimeError "\"<kernel>\" not implemented for '<dtype>'" unless t is a float dtype. */
 tn_status tn_nn_check_float(const tn_tensor *t, const char *kernel);
+/* The same check for kernels upstream also runs on integer dtypes (not Bool): `ints`
+ * admits Byte/Char/Short/Int/Long, `long_only` only Long (avg_pool2d). Their acc dtype is
+ * tn_nn_acc_any's: integers compute in int64 (tn_nn_load / tn_nn_out_finish widen and narrow). */
+tn_status tn_nn_check_float_or_int(const tn_tensor *t, const char *kernel, bool long_only);
+static inline bool tn_nn_is_int(tn_dtype d) {
+    return d == TN_DTYPE_UINT8 || d == TN_DTYPE_INT8 || d == TN_DTYPE_INT16 || d == TN_DTYPE_INT32 || d == TN_DTYPE_INT64;
+}
+static inline tn_dtype tn_nn_acc_any(tn_dtype d) { return tn_nn_is_int(d) ? TN_DTYPE_INT64 : tn_nn_acc(d); }
 
 /* A contiguous working copy of a tensor in an acc dtype. `data` may point straight into
  * the tensor's storage (owned == false) when no conversion or gather is needed. */

@@ -12,6 +12,9 @@
 
 #define NN_KERNEL(acc, name, ...) \
     ((acc) == TN_DTYPE_FLOAT32 ? f32_##name##__scalar(__VA_ARGS__) : f64_##name##__scalar(__VA_ARGS__))
+/* The kernels upstream also runs on integer dtypes (widened to int64 by the op layer). */
+#define NN_KERNEL_ANY(acc, name, ...)                                                         \
+    ((acc) == TN_DTYPE_INT64 ? i64_##name##__scalar(__VA_ARGS__) : NN_KERNEL(acc, name, __VA_ARGS__))
 
 /* Upstream's pooling_output_shape (floor or ceil mode; a last window must start inside
  * the input or the left padding). */
@@ -53,7 +56,7 @@ static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t
     tn_tensor *y;
     TN_TRY(tn_nn_empty(g->nd, sz, x->dtype, x, &y));
     if (tn_tensor_is_meta(x) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
-    tn_dtype acc = tn_nn_acc(x->dtype);
+    tn_dtype acc = tn_nn_acc_any(x->dtype);
     tn_nn_buf bx, by;
     tn_status st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);
@@ -126,7 +129,7 @@ static void max_planes(void *vj, int64_t p0, int64_t p1) {
     const pool_args *a = j->a;
     const plane_geom *g = j->g;
     int64_t out = j->oh * j->ow;
-    NN_KERNEL(j->acc, max_pool2d, (void *)(j->y + (size_t)(p0 * out) * j->isz), a->idx ? a->idx + p0 * out : NULL,
+    NN_KERNEL_ANY(j->acc, max_pool2d, (void *)(j->y + (size_t)(p0 * out) * j->isz), a->idx ? a->idx + p0 * out : NULL,
               (const void *)(j->x + (size_t)(p0 * g->H * g->W) * j->isz), p1 - p0, g->H, g->W, j->oh, j->ow, a->kh,
               a->kw, a->sh, a->sw, a->ph, a->pw, a->dh, a->dw);
 }
@@ -150,7 +153,7 @@ static tn_status max_pool_impl(const tn_value *args, tn_value *rets, bool with_i
                         (long long)(a.ph > ((a.kh - 1) * a.dh + 1) / 2 ? a.ph : a.pw),
                         (long long)(a.ph > ((a.kh - 1) * a.dh + 1) / 2 ? a.kh : a.kw),
                         (long long)(a.ph > ((a.kh - 1) * a.dh + 1) / 2 ? a.dh : a.dw));
-    TN_TRY(tn_nn_check_float(x, "max_pool2d"));
+    TN_TRY(tn_nn_check_float_or_int(x, "max_pool2d", false));
     int64_t oh, ow;
     TN_TRY(pool_out_sizes(x, &g, &a, &oh, &ow));
     int64_t sz[4];
@@ -176,7 +179,7 @@ tn_status tn_op_max_pool2d(const tn_value *args, tn_value *rets) { return max_po
 
 static void run_avg(tn_dtype acc, void *y, const void *x, const plane_geom *g, int64_t oh, int64_t ow, void *ctx) {
     pool_args *a = ctx;
-    NN_KERNEL(acc, avg_pool2d, y, x, g->P, g->H, g->W, oh, ow, a->kh, a->kw, a->sh, a->sw, a->ph, a->pw,
+    NN_KERNEL_ANY(acc, avg_pool2d, y, x, g->P, g->H, g->W, oh, ow, a->kh, a->kw, a->sh, a->sw, a->ph, a->pw,
               a->count_include_pad, a->divisor);
 }
 
@@ -198,7 +201,7 @@ tn_status tn_op_avg_pool2d(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "pad should be smaller than or equal to half of kernel size, but got padW = "
                                         "%lld, padH = %lld, kW = %lld, kH = %lld",
                         (long long)a.pw, (long long)a.ph, (long long)a.kw, (long long)a.kh);
-    TN_TRY(tn_nn_check_float(x, "avg_pool2d"));
+    TN_TRY(tn_nn_check_float_or_int(x, "avg_pool2d", true));
     int64_t oh, ow;
     TN_TRY(pool_out_sizes(x, &g, &a, &oh, &ow));
     tn_tensor *y;
@@ -243,7 +246,7 @@ typedef struct pad_args { int64_t pt, pb, pl, pr; bool reflect; } pad_args;
 
 static void run_pad(tn_dtype acc, void *y, const void *x, const plane_geom *g, int64_t oh, int64_t ow, void *ctx) {
     pad_args *a = ctx;
-    NN_KERNEL(acc, pad2d, y, x, g->P, g->H, g->W, a->pt, a->pb, a->pl, a->pr, a->reflect);
+    NN_KERNEL_ANY(acc, pad2d, y, x, g->P, g->H, g->W, a->pt, a->pb, a->pl, a->pr, a->reflect);
 }
 
 /* Reflection / replication pad of the last 1 or 2 dims. */
@@ -263,7 +266,8 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
         if (pd[i] < 0)
             return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s_pad%dd with negative padding is not implemented by torchnative",
                             reflect ? "reflection" : "replication", nsp);
-    TN_TRY(tn_nn_check_float(x, reflect ? "reflection_pad" : "replication_pad"));
+    TN_TRY(tn_nn_check_float_or_int(x, reflect ? (nsp == 1 ? "reflection_pad1d" : "reflection_pad2d")
+                                               : (nsp == 1 ? "replication_pad1d" : "replication_pad2d"), false));
     /* View as planes [P, H, W] with H = 1 for 1-d padding. */
     plane_geom g;
     g.W = x->sizes[x->ndim - 1];
@@ -290,7 +294,7 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
     tn_tensor *y;
     TN_TRY(tn_nn_empty(x->ndim, sz, x->dtype, x, &y));
     if (!tn_tensor_is_meta(x) && tn_tensor_numel(y) > 0) {
-        tn_dtype acc = tn_nn_acc(x->dtype);
+        tn_dtype acc = tn_nn_acc_any(x->dtype);
         tn_nn_buf bx, by;
         tn_status st = tn_nn_load(x, acc, &bx);
         if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);

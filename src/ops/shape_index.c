@@ -413,7 +413,8 @@ static int64_t size_or_1(const tn_tensor *t, int d) { return t->ndim ? t->sizes[
 static int64_t stride_or_0(const tn_tensor *t, int d) { return t->ndim ? t->strides[d] : 0; }
 
 static tn_status check_index_dtype(const tn_tensor *index, const char *method) {
-    if (index->dtype != TN_DTYPE_INT64 && index->dtype != TN_DTYPE_INT32)
+    /* upstream checks the dtype only of an index with elements: an empty index of any dtype passes */
+    if (tn_tensor_numel(index) != 0 && index->dtype != TN_DTYPE_INT64 && index->dtype != TN_DTYPE_INT32)
         return tn_error(TN_ERR_RUNTIME, "%s(): Expected dtype int32/int64 for index", method);
     return TN_OK;
 }
@@ -484,6 +485,7 @@ static void scatter_one(void *c, int64_t so, int64_t oo) {
 /* gather's shape rule: same ndim, index no larger than self outside dim. */
 static tn_status gather_shape_check(const tn_tensor *self, int d, const tn_tensor *index) {
     char b1[SIZES_BUF], b2[SIZES_BUF];
+    if (tn_tensor_numel(index) == 0) return TN_OK; /* upstream checks an empty index for nothing */
     int n = self->ndim ? self->ndim : 1;
     if (n != (index->ndim ? index->ndim : 1))
         return tn_error(TN_ERR_RUNTIME, "Index tensor must have the same number of dimensions as input tensor");
@@ -669,14 +671,29 @@ tn_status tn_op_take_along_dim(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME,
                         "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
                         "%d dimensions for input, and %d dimensions for indices", self->ndim, idx->ndim);
+    /* With a dim, upstream takes every index modulo the dim's size (Python's sign rule:
+     * -1 is the last element, 5 wraps to 0 for size 5), so a wrapped copy replaces idx. */
+    tn_tensor *wrapped = NULL;
+    int64_t lim = self->ndim ? self->sizes[d] : 1;
+    if (lim > 0 && !tn_tensor_is_meta(idx) && tn_tensor_numel(idx) > 0) {
+        TN_TRY(tn_tensor_empty(idx->ndim, idx->sizes, TN_DTYPE_INT64, tn_tensor_device(idx), &wrapped));
+        tn_shape_copy_same_dtype(wrapped, idx);
+        int64_t *w = tn_tensor_data(wrapped), n = tn_tensor_numel(wrapped);
+        for (int64_t i = 0; i < n; i++) w[i] = ((w[i] % lim) + lim) % lim;
+        idx = wrapped;
+    }
     /* Broadcast everything but dim. */
     int64_t ss[TN_MAX_DIMS], bshape[TN_MAX_DIMS];
     int n;
     memcpy(ss, self->sizes, sizeof ss);
     if (self->ndim) ss[d] = idx->sizes[d];
-    TN_TRY(tn_shape_broadcast(self->ndim, ss, idx->ndim, idx->sizes, &n, bshape));
-    tn_tensor *bi, *bs;
-    TN_TRY(tn_shape_expand_view(idx, n, bshape, &bi));
+    tn_status bst = tn_shape_broadcast(self->ndim, ss, idx->ndim, idx->sizes, &n, bshape);
+    tn_tensor *bi = NULL, *bs;
+    if (bst == TN_OK) bst = tn_shape_expand_view(idx, n, bshape, &bi);
+    if (bst != TN_OK) {
+        if (wrapped) tn_tensor_release(wrapped);
+        return bst;
+    }
     if (n) bshape[d] = self->sizes[d];
     tn_status st = tn_shape_expand_view(self, n, bshape, &bs);
     if (st == TN_OK) {
@@ -684,6 +701,7 @@ tn_status tn_op_take_along_dim(const tn_value *args, tn_value *rets) {
         tn_tensor_release(bs);
     }
     tn_tensor_release(bi);
+    if (wrapped) tn_tensor_release(wrapped);
     TN_TRY(st);
     rets[0] = tn_value_tensor(out);
     return TN_OK;

@@ -1237,9 +1237,6 @@ add("abs_complex", "lambda a, b: torch.abs(torch.complex(a, b))", [In((33,)), In
 add("inner", "lambda a, b: torch.inner(a, b)", [In((33,)), In((33,))], [])
 add("cross_entropy_smooth_idx", "lambda a: torch.nn.functional.cross_entropy(a, torch.arange(7) % 5, label_smoothing=0.1)", [In((7, 33))], [])
 add("pad_circular_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='circular')", [In((2, 3, 7))], [])
-add("max_pool2d_int", "lambda a: torch.nn.functional.max_pool2d(a, 2)", [In((1, 3, 6, 6), "int64", "int")], [])
-add("reflection_pad_int64", "lambda a: torch.ops.aten.reflection_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], [])
-add("replication_pad_int64", "lambda a: torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], [])
 add("_conj_complex", "lambda a, b: (lambda z: (torch.ops.aten._conj.default(z).is_conj(), torch.ops.aten._conj.default(z).resolve_conj()))(torch.complex(a, b))", [In((7,)), In((7,))], [])
 add("type_as", "lambda a, b: a.type_as(b)", [In((7,)), In((3,), "int32")], [])
 add("signbit", "lambda: torch.signbit(torch.tensor([-0.5, 0.5, -0.0]))", [], [])
@@ -1266,6 +1263,87 @@ add("getitem_mask_2d", "lambda a: a[a > 0]", [In((7, 9))], ["index.Tensor"])
 add("setitem_mask_2d", "lambda a: (lambda c: (c.__setitem__(c > 0, torch.tensor(0.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
 add("_conj_real", "lambda a: torch.ops.aten._conj.default(a)", [In((7,))], ["_conj.default"])
 CASES = _all
+
+# ---- integer convolution, pooling and padding (upstream's integer kernels; issue 22) ----
+add("max_pool2d_int", "lambda a: torch.nn.functional.max_pool2d(a, 2)", [In((1, 3, 6, 6), "int64", "int")], ["max_pool2d.default"])
+add("reflection_pad_int64", "lambda a: torch.ops.aten.reflection_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], ["reflection_pad2d.default"])
+add("replication_pad_int64", "lambda a: torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4])", [In((2, 5, 7), "int64", "int")], ["replication_pad2d.default"])
+for dt in ("int8", "uint8", "int32", "int64"):
+    # int8/uint8 sums overflow and wrap in the narrow type, as upstream's
+    # a dilated one runs for Long only (upstream's slow_conv_dilated); the others raise NotImplementedError
+    add(f"conv_int_{dt}", f"lambda a, w, b: ({F}.conv2d(a * 7, w, b, stride=(2, 1), padding=1, groups=2), {F}.conv1d(a[0, :, 0], w[:, :, 0], b, padding=2, stride=3, groups=2))", [In((2, 6, 9, 11), dt, "int"), In((4, 3, 3, 3), dt, "int"), In((4,), dt, "int")], ["conv2d.default", "conv1d.default", "convolution.default"])
+    add(f"max_pool2d_{dt}", f"lambda a: {F}.max_pool2d(a, 3, 2, 1, dilation=(1, 2), ceil_mode=True, return_indices=True)", [In((2, 3, 9, 11), dt, "int")], ["max_pool2d_with_indices.default"])
+    add(f"pad_int_{dt}", "lambda a: (torch.ops.aten.reflection_pad1d.default(a[0], [2, 3]), torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4]))", [In((2, 5, 7), dt, "int")], ["reflection_pad1d.default", "replication_pad2d.default"])
+    # avg pooling runs for Long only (integer division truncating toward zero); the rest raise NotImplementedError
+    add(f"avg_pool2d_{dt}", f"lambda a: ({F}.avg_pool2d(a * 5, 3, 2, 1, ceil_mode=True, count_include_pad=False), {F}.avg_pool2d(a, 3, 1, 1, divisor_override=2))", [In((2, 3, 9, 11), dt, "int")], ["avg_pool2d.default"])
+    add(f"conv_int_dilated_{dt}", f"lambda a, w: {F}.conv2d(a, w, padding=1, dilation=(1, 2), groups=2)", [In((2, 6, 9, 11), dt, "int"), In((4, 3, 3, 3), dt, "int")], ["conv2d.default"])
+add("conv_bool_err", f"lambda a: {F}.conv2d(a, a)", [In((1, 1, 3, 3), "bool")], ["conv2d.default"])
+add("max_pool2d_bool_err", f"lambda a: {F}.max_pool2d(a, 2)", [In((1, 1, 4, 4), "bool")], ["max_pool2d.default"])
+add("pad_bool_err", "lambda a: torch.ops.aten.replication_pad1d.default(a, [1, 1])", [In((1, 4, 4), "bool")], ["replication_pad1d.default"])
+add("take_along_dim_wraps", "lambda a: (torch.take_along_dim(a, torch.tensor([[-1, -7, 5, 13, -100]]), 1), torch.take_along_dim(a.T, torch.tensor([[-1], [-9]]), 0))", [In((3, 5))], ["take_along_dim.default"])
+add("take_along_dim_flat_negative_err", "lambda a: torch.take_along_dim(a, torch.tensor([-1]))", [In((3, 5))], ["take_along_dim.default"])
+add("gather_empty_index_any_dtype", "lambda a: (torch.gather(a, 0, torch.ones(2, 0, dtype=torch.uint8)), torch.gather(a, 0, torch.ones(0, dtype=torch.float32)), torch.scatter(a, 0, torch.ones(0, dtype=torch.uint8), a[:0]))", [In((5,))], ["gather.default", "scatter.src"])
+add("gather_uint8_index_err", "lambda a: torch.gather(a, 0, torch.ones(1, dtype=torch.uint8))", [In((5,))], ["gather.default"])
+add("addmv_0dim_self", "lambda s, m, v: (torch.addmv(s, m, v), torch.addmv(s, m, v, beta=0.5, alpha=2))", [In(()), In((3, 4)), In((4,))], ["addmv.default"])
+add("addmv_2d_self_err", "lambda m, v: torch.addmv(torch.ones(3, 1), m, v)", [In((3, 4)), In((4,))], ["addmv.default"])
+
+# ---- functional forms of views (view_functional.c) and upstream's compositions (composite.c) ----
+_A = "torch.ops.aten"
+add("view_copies", f"lambda a: ({_A}.alias_copy(a), {_A}.as_strided_copy(a, (2, 2), (1, 3), 1), {_A}.detach_copy(a), {_A}.diagonal_copy(a, 1, 1, 2), {_A}.expand_copy(a[:1], (3, 4, 5)), {_A}.permute_copy(a, (2, 0, 1)), {_A}.select_copy.int(a, 1, -1), {_A}.slice_copy.Tensor(a, 2, 1, 4, 2), {_A}.squeeze_copy(a[:, :1]), {_A}.squeeze_copy.dim(a[:, :1], 1), {_A}.squeeze_copy.dims(a[:1, :1], [0, 1]), {_A}.t_copy(a[0]), {_A}.transpose_copy.int(a, 0, 2), {_A}.unfold_copy(a, 2, 2, 1), {_A}.unsqueeze_copy(a, 1), {_A}.view_copy(a, (12, 5)), {_A}.view_copy.dtype(a, torch.int32), {_A}._reshape_alias_copy(a, (4, 15), (15, 1)))", [In((3, 4, 5), layout="transposed")],
+    ["alias_copy.default", "as_strided_copy.default", "detach_copy.default", "diagonal_copy.default", "expand_copy.default", "permute_copy.default", "select_copy.int", "slice_copy.Tensor", "squeeze_copy.default", "squeeze_copy.dim", "squeeze_copy.dims", "t_copy.default", "transpose_copy.int", "unfold_copy.default", "unsqueeze_copy.default", "view_copy.default", "view_copy.dtype", "_reshape_alias_copy.default"])
+add("view_copies_lists", f"lambda a: (type({_A}.unbind_copy.int(a, 1)).__name__, {_A}.unbind_copy.int(a, 1), {_A}.split_copy.Tensor(a, 2, 2), {_A}.split_with_sizes_copy(a, [1, 3], 1))", [In((3, 4, 5))], ["unbind_copy.int", "split_copy.Tensor", "split_with_sizes_copy.default"])
+add("view_copy_err", f"lambda a: {_A}.view_copy(a, (7, 5))", [In((3, 4, 5))], ["view_copy.default"])
+add("view_scatters", "lambda a, s: (torch.slice_scatter(a, s[:, :, :2], 2, 1, 4, 2), torch.select_scatter(a, s[:, 0], 1, -1), torch.diagonal_scatter(a, s[:, 0, :3], 1, 1, 2), torch.as_strided_scatter(a, s[0, :2, :2], (2, 2), (1, 3), 2))", [In((3, 4, 5)), In((3, 4, 5), layout="transposed")], ["slice_scatter.default", "select_scatter.default", "diagonal_scatter.default", "as_strided_scatter.default"])
+add("slice_scatter_shape_err", "lambda a: torch.slice_scatter(a, a, 0, 0, 2)", [In((3, 4))], ["slice_scatter.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"logaddexp_{dt}", "lambda a, b: (torch.logaddexp(a, b), torch.logaddexp2(a, b), torch.logaddexp(a, a), torch.logaddexp2(a * 30, b))", [In((7, 33), dt, "special"), In((33,), dt)], ["logaddexp.default", "logaddexp2.default"])
+add("logaddexp_int_err", "lambda a: torch.logaddexp(a, a)", [In((7,), "int64", "int")], ["logaddexp.default"])
+for dt in ("float32", "int64", "uint8", "bool"):
+    add(f"heaviside_{dt}", "lambda a, b: (torch.heaviside(a, b), torch.heaviside(a * 0, b[:1]))", [In((7, 9), dt, "special" if dt == "float32" else ("bool" if dt == "bool" else "int")), In((9,), dt, "bool" if dt == "bool" else "int")], ["heaviside.default"])
+add("heaviside_dtype_err", "lambda a: torch.heaviside(a, a.double())", [In((7,))], ["heaviside.default"])
+for dt in ("int8", "int16", "int32", "int64", "uint8"):
+    add(f"gcd_lcm_{dt}", "lambda a, b: (torch.gcd(a, b), torch.lcm(a, b), torch.gcd(a * 0, b))", [In((7, 9), dt, "int"), In((9,), dt, "int")], ["gcd.default", "lcm.default"])
+add("gcd_float_err", "lambda a: torch.gcd(a, a)", [In((7,))], ["gcd.default"])
+add("divide_all", "lambda a, b: (torch.divide(a, b), torch.divide(a, 2.5), torch.divide(a, b, rounding_mode='floor'), torch.divide(a, 3, rounding_mode='trunc'))", [In((7, 9)), In((9,), kind="pos")], ["divide.Tensor", "divide.Scalar", "divide.Tensor_mode", "divide.Scalar_mode"])
+add("positive", "lambda a, i: (torch.positive(a), torch.positive(i))", [In((7,)), In((7,), "int64", "int")], ["positive.default"])
+add("positive_bool_err", "lambda a: torch.positive(a)", [In((7,), "bool", "bool")], ["positive.default"])
+add("flip_lr_ud", "lambda a: (torch.fliplr(a), torch.flipud(a), torch.flipud(a[0]))", [In((3, 4, 5), layout="transposed")], ["fliplr.default", "flipud.default"])
+add("fliplr_1d_err", "lambda a: torch.fliplr(a)", [In((5,))], ["fliplr.default"])
+for dt in ("float32", "float64", "bfloat16", "int64", "bool"):
+    add(f"deg2rad_{dt}", "lambda a: (torch.deg2rad(a), torch.rad2deg(a))", [In((7, 9), dt, {"bool": "bool", "int64": "int"}.get(dt, "normal"))], ["deg2rad.default", "rad2deg.default"])
+    add(f"ldexp_{dt}", "lambda a, e: torch.ldexp(a, e)", [In((7, 9), dt, {"bool": "bool", "int64": "int"}.get(dt, "normal")), In((9,), "int64", "int")], ["ldexp.Tensor"])
+add("diag_family", "lambda a: (torch.diag(a[0, 0]), torch.diag(a[0, 0], -2), torch.diag(a[0], 1), torch.diag(a[0], -3), torch.diag_embed(a), torch.diag_embed(a, 2, 0, 2), torch.diag_embed(a[0], -1, -1, 0))", [In((3, 4, 5), layout="transposed")], ["diag.default", "diag_embed.default"])
+add("diag_3d_err", "lambda a: torch.diag(a)", [In((3, 4, 5))], ["diag.default"])
+add("meshgrid_all", "lambda a, b, c: (torch.meshgrid(a, b), torch.meshgrid(a, b, c, indexing='xy'), torch.meshgrid(a, c, indexing='ij'), torch.meshgrid(a[0], b, indexing='xy'))", [In((3,)), In((4,)), In((2,))], ["meshgrid.default", "meshgrid.indexing"])
+add("subtract_unsafe_split", "lambda a, i: (torch.subtract(a, a * 2, alpha=3), torch.subtract(i, 2), torch.unsafe_chunk(a, 2, 1), torch.unsafe_split(a, 3, 1), torch.unsafe_split_with_sizes(a, [1, 3], 0))", [In((4, 5), layout="transposed"), In((3, 4), "int64", "int")], ["subtract.Tensor", "subtract.Scalar", "unsafe_chunk.default", "unsafe_split.Tensor", "unsafe_split_with_sizes.default"])
+add("ravel_diagflat_linalg_diagonal", "lambda a, i: (torch.ravel(a), torch.diagflat(i[:2, :2], -1), torch.diagflat(a[0], 2), torch.linalg.diagonal(a, offset=1), torch.msort(a), torch.trace(i.to(torch.int32)), torch.trace(a))", [In((4, 5), layout="transposed"), In((3, 4), "int64", "int")], ["ravel.default", "diagflat.default", "linalg_diagonal.default", "msort.default", "trace.default"])
+add("trace_3d_err", "lambda a: torch.trace(a)", [In((2, 3, 4))], ["trace.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"relu6_selu_celu_hardshrink_{dt}", "lambda a: (torch.nn.functional.relu6(a * 4), torch.selu(a), torch.celu(a, 2.0), torch.celu(a), torch.nn.functional.hardshrink(a, 0.3), torch.nn.functional.hardshrink(a))", [In((7, 33), dt, "special")], ["relu6.default", "selu.default", "celu.default", "hardshrink.default"])
+add("hardshrink_int_err", "lambda a: torch.nn.functional.hardshrink(a)", [In((7,), "int64", "int")], ["hardshrink.default"])
+add("atleast_nd", "lambda a, v, s: (torch.atleast_1d(s), torch.atleast_1d(v), torch.atleast_2d(s), torch.atleast_2d(v), torch.atleast_2d(a), torch.atleast_3d(s), torch.atleast_3d(v), torch.atleast_3d(a), torch.atleast_1d(v, s), torch.atleast_2d(s, v), torch.atleast_3d(v, a, s))", [In((4, 5)), In((3,)), In(())], ["atleast_1d.default", "atleast_2d.default", "atleast_3d.default", "atleast_1d.Sequence", "atleast_2d.Sequence", "atleast_3d.Sequence"])
+add("hvdsplit", "lambda a, v: (torch.hsplit(a, [1, 3]), torch.hsplit(v, 3), torch.hsplit(a, 5), torch.vsplit(a, 2), torch.vsplit(a, [3]), torch.dsplit(a[None], [2]), torch.dsplit(a[None], 5))", [In((4, 5)), In((6,))], ["hsplit.int", "hsplit.array", "vsplit.int", "vsplit.array", "dsplit.int", "dsplit.array"])
+add("hsplit_indivisible_err", "lambda a: torch.hsplit(a, 2)", [In((4, 5))], ["hsplit.int"])
+add("vsplit_1d_err", "lambda v: torch.vsplit(v, 1)", [In((6,))], ["vsplit.int"])
+add("column_stack", "lambda v, a, s: (torch.column_stack((v, a, v)), torch.column_stack((s, s)))", [In((4,)), In((4, 2)), In(())], ["column_stack.default"])
+for dt in ("float32", "int64", "bfloat16"):
+    add(f"float_power_{dt}", "lambda a, b: (torch.float_power(a, b), torch.float_power(a, 2), torch.float_power(2.5, b), torch.float_power(a.abs(), 0.5))", [In((7, 9), dt, "int" if dt == "int64" else "normal"), In((9,), dt, "int" if dt == "int64" else "normal")], ["float_power.Tensor_Tensor", "float_power.Tensor_Scalar", "float_power.Scalar"])
+add("real_isreal", "lambda a, i: (torch.real(a), torch.isreal(a), torch.isreal(i))", [In((4, 5)), In((3,), "int64", "int")], ["real.default", "isreal.default"])
+for dt in ("float32", "float64", "bfloat16", "int64"):
+    # bfloat16 without NaNs: converting a float NaN to bfloat16 sets its sign bit upstream, not here
+    add(f"sinc_signbit_{dt}", "lambda a: (torch.sinc(a), torch.signbit(a), torch.signbit(-a), torch.signbit(a * 0))", [In((7, 33), dt, {"int64": "int", "bfloat16": "normal"}.get(dt, "special"))], ["sinc.default", "signbit.default"])
+add("signbit_bool", "lambda a: torch.signbit(a)", [In((7,), "bool", "bool")], ["signbit.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"log_sigmoid_threshold_{dt}", "lambda a: (torch.nn.functional.logsigmoid(a * 30), torch.threshold(a, 0.5, -7.0), torch.nn.functional.threshold(a, -0.25, 2.5))", [In((7, 33), dt, "special")], ["log_sigmoid.default", "threshold.default"])
+add("threshold_int", "lambda a: torch.threshold(a, 0, 9)", [In((7, 9), "int64", "int")], ["threshold.default"])
+add("log_sigmoid_int_err", "lambda a: torch.nn.functional.logsigmoid(a)", [In((7,), "int64", "int")], ["log_sigmoid.default"])
+add("rot90_all_k", "lambda a: tuple(torch.rot90(a, k, d) for k in (-5, -1, 0, 1, 2, 3, 6) for d in ([1, 2], [2, 0]))", [In((2, 3, 4), layout="transposed")], ["rot90.default"])
+add("rot90_same_dims_err", "lambda a: torch.rot90(a, 1, [0, 0])", [In((2, 3, 4))], ["rot90.default"])
+add("fill_functional", "lambda a, i: (torch.fill(a, 2.5), torch.fill(i, 2.7), torch.fill(a, torch.tensor(3.0)))", [In((3, 4), layout="transposed"), In((5,), "int64", "int")], ["fill.Scalar", "fill.Tensor"])
+add("fill_tensor_value_err", "lambda a: torch.fill(a, torch.ones(2))", [In((3, 4))], ["fill.Tensor"])
+add("dist_p", "lambda a, b: (torch.dist(a, b), torch.dist(a, b, 1), torch.dist(a, b, float('inf')), torch.dist(a, b[0], 0), torch.dist(a, b, 3.5))", [In((3, 4)), In((3, 4), layout="transposed")], ["dist.default"])
+add("dist_int_err", "lambda a: torch.dist(a, a)", [In((3,), "int64", "int")], ["dist.default"])
+add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
 add("equal_same", "lambda a: (torch.equal(a, a.clone()), torch.equal(a, a + 1))", [In((7, 33))], ["equal.default"])
