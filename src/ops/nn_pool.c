@@ -126,7 +126,7 @@ static void max_planes(void *vj, int64_t p0, int64_t p1) {
     const pool_args *a = j->a;
     const plane_geom *g = j->g;
     int64_t out = j->oh * j->ow;
-    NN_KERNEL(j->acc, max_pool2d, (void *)(j->y + (size_t)(p0 * out) * j->isz), a->idx ? a->idx + p0 * out : NULL,
+    NN_KERNEL_VEC(j->acc, max_pool2d, (void *)(j->y + (size_t)(p0 * out) * j->isz), a->idx ? a->idx + p0 * out : NULL,
               (const void *)(j->x + (size_t)(p0 * g->H * g->W) * j->isz), p1 - p0, g->H, g->W, j->oh, j->ow, a->kh,
               a->kw, a->sh, a->sw, a->ph, a->pw, a->dh, a->dw);
 }
