@@ -1,5 +1,5 @@
 /* nn_vec.h — the float32 kernels of a small CNN's training step (2x2 max pool, batch-norm
- * statistics, apply and backward) on vectors, one instance per ISA tier (nn_vec.inc,
+ * statistics, apply and backward, im2col / col2im of small images) on vectors, one instance per ISA tier (nn_vec.inc,
  * compiled by nn_vec_generic.c, nn_vec_avx2.c, nn_vec_avx512.c) collected in a table of
  * the same shape for every tier. Each entry has the contract of the f32_*__scalar kernel
  * of the same name (kernels/nn.h, kernels/nn_backward.h), which stays the reference. */
@@ -14,6 +14,10 @@
 #include "kernels/nn_backward.h"
 
 typedef struct tn_nn_vec {
+    void (*im2col_ld)(float *col, int64_t ld, const float *x, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw,
+                      int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw);
+    void (*col2im)(float *x, const float *col, int64_t ld, int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw,
+                   int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw);
     void (*max_pool2d)(float *y, int64_t *idx, const float *x, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,
                        int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw);
     void (*batch_stats)(float *mean, float *var, const float *x, int64_t N, int64_t C, int64_t S);

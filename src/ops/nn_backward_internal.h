@@ -73,11 +73,15 @@ typedef struct conv_geom {
     int nsp;
     int64_t N, C, H, W, O, Cg, G, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
 } conv_geom;
-/* The non-transposed convolution on acc-dtype buffers: x [N, C, H, W], w [O, Cg, kh, kw],
- * bias [O] or NULL, into y [N, O, oh, ow]. The batch runs in chunks of images, one GEMM
- * per group and chunk over the chunk's columns (im2col on the pool), as the gradients do. */
-tn_status tn_nnb_conv_forward(tn_dtype acc, const conv_geom *q, const void *x, const void *w, const void *bias,
-                              void *y);
+/* Columns per chunk of the batched convolution products (forward and gradients): a
+ * [K, nb*P] column matrix stays near 4M elements (16 MB in float), large enough for the
+ * GEMM, small enough for any image size. */
+#define TN_CONV_CHUNK_ELEMS ((int64_t)4 << 20)
+/* im2col (to_image false) or col2im (true, accumulating into the images) of n images of a
+ * chunk on the pool (nn_conv.c): image j at img + j*img_stride acc elements, its block of
+ * the columns [Cg*kh*kw, L] at column j*oh*ow (rows L apart). */
+void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t L, int64_t img_stride, void *img, void *col, int64_t n,
+                        bool to_image);
 /* c = a·b + beta·c through the GEMM kernel (kernels/gemm.h) on acc-dtype buffers: a m×k,
  * b k×n, c m×n, each given by (row stride, column stride) in elements. beta 0 or 1. */
 tn_status tn_nnb_gemm(tn_dtype acc, int64_t m, int64_t n, int64_t k, const void *a, int64_t a_rs, int64_t a_cs,
