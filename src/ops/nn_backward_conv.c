@@ -39,42 +39,43 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     bool f = acc == TN_DTYPE_FLOAT32;
     int64_t N = q->N, C = q->C, G = q->G, Cg = q->Cg, O = q->O, Og = O / G;
     int64_t K = Cg * q->kh * q->kw, P = q->oh * q->ow, HW = q->H * q->W, NP = N * P;
+    int64_t NPld = tn_nnb_col_ld(NP, isz); /* gyr's row stride */
     int64_t nb = TN_CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
     if (nb < 1) nb = 1;
     if (nb > N) nb = N;
     void *gyr = NULL, *col = NULL;
     tn_nn_buf bgy = {0}, bw = {0}, bx = {0}, bgx = {0}, bgw = {0}, bgb = {0};
     tn_status st = tn_nn_load(gy, acc, &bgy);
-    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, O * NP, false, &gyr);
-    if (st == TN_OK && (gx || gw)) st = tn_nnb_acc_alloc(acc, K * nb * P, false, &col);
+    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, O * NPld, false, &gyr);
+    if (st == TN_OK && (gx || gw)) st = tn_nnb_acc_alloc(acc, K * tn_nnb_col_ld(nb * P, isz), false, &col);
     if (st == TN_OK && gx) st = tn_nn_load(w, acc, &bw);
     if (st == TN_OK && gw) st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK && gx) st = tn_nnb_out_begin(gx, acc, true, &bgx);
     if (st == TN_OK && gw) st = tn_nnb_out_begin(gw, acc, true, &bgw);
     if (st == TN_OK && gb) st = tn_nnb_out_begin(gb, acc, true, &bgb);
     if (st != TN_OK) goto done;
-    /* gyr[o][n*P + p] = gy[n][o][p] */
+    /* gyr[o][n*P + p] = gy[n][o][p] (rows NPld apart) */
     for (int64_t n = 0; n < N; n++)
         for (int64_t o = 0; o < O; o++)
-            memcpy((char *)gyr + (size_t)(o * NP + n * P) * isz, (const char *)bgy.data + (size_t)((n * O + o) * P) * isz,
+            memcpy((char *)gyr + (size_t)(o * NPld + n * P) * isz, (const char *)bgy.data + (size_t)((n * O + o) * P) * isz,
                    (size_t)P * isz);
     for (int64_t n0 = 0; n0 < N && st == TN_OK && (gx || gw); n0 += nb) {
-        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P;
+        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P, ld = tn_nnb_col_ld(L, isz);
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
-            const char *gyg = (const char *)gyr + (size_t)(g * Og * NP + n0 * P) * isz;
+            const char *gyg = (const char *)gyr + (size_t)(g * Og * NPld + n0 * P) * isz;
             if (gx) {
                 /* cols [K, L] = W_gᵀ [K, Og] · gy_g [Og, L], each image's block scattered back. */
-                st = tn_nnb_gemm(acc, K, L, Og, (const char *)bw.data + (size_t)(g * Og * K) * isz, 1, K, gyg, NP, 1, col,
-                                 L, 1, 0.0);
+                st = tn_nnb_gemm(acc, K, L, Og, (const char *)bw.data + (size_t)(g * Og * K) * isz, 1, K, gyg, NPld, 1, col,
+                                 ld, 1, 0.0);
                 if (st != TN_OK) break;
-                tn_nnb_conv_images(acc, q, L, C * HW, (char *)bgx.data + (size_t)((n0 * C + g * Cg) * HW) * isz, col,
+                tn_nnb_conv_images(acc, q, ld, C * HW, (char *)bgx.data + (size_t)((n0 * C + g * Cg) * HW) * isz, col,
                                    nbc, true);
             }
             if (gw) {
                 /* gw_g [Og, K] += gy_g [Og, L] · colsᵀ [L, K] */
-                tn_nnb_conv_images(acc, q, L, C * HW, (char *)bx.data + (size_t)((n0 * C + g * Cg) * HW) * isz, col,
+                tn_nnb_conv_images(acc, q, ld, C * HW, (char *)bx.data + (size_t)((n0 * C + g * Cg) * HW) * isz, col,
                                    nbc, false);
-                st = tn_nnb_gemm(acc, Og, K, L, gyg, NP, 1, col, 1, L, (char *)bgw.data + (size_t)(g * Og * K) * isz, K,
+                st = tn_nnb_gemm(acc, Og, K, L, gyg, NPld, 1, col, 1, ld, (char *)bgw.data + (size_t)(g * Og * K) * isz, K,
                                  1, 1.0);
             }
         }
@@ -82,7 +83,7 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     if (st == TN_OK && gb) {
         for (int64_t o = 0; o < O; o++) {
             double sum = 0;
-            for (int64_t k = o * NP; k < (o + 1) * NP; k++) sum += f ? ((const float *)gyr)[k] : ((const double *)gyr)[k];
+            for (int64_t k = o * NPld; k < o * NPld + NP; k++) sum += f ? ((const float *)gyr)[k] : ((const double *)gyr)[k];
             if (f) ((float *)bgb.data)[o] = (float)sum;
             else ((double *)bgb.data)[o] = sum;
         }

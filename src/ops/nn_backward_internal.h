@@ -77,10 +77,16 @@ typedef struct conv_geom {
  * [K, nb*P] column matrix stays near 4M elements (16 MB in float), large enough for the
  * GEMM, small enough for any image size. */
 #define TN_CONV_CHUNK_ELEMS ((int64_t)4 << 20)
+/* The row stride of a [rows, L] column buffer: L, or 64 bytes more when rows L apart would
+ * be a multiple of 4 KiB apart (a batch of 64 images of 8x8 or 4x4 outputs is): writing one
+ * image's block then touches one L1 set in every row and its stores alias each other. */
+static inline int64_t tn_nnb_col_ld(int64_t L, size_t isz) {
+    return (L * (int64_t)isz) % 4096 == 0 ? L + 64 / (int64_t)isz : L;
+}
 /* im2col (to_image false) or col2im (true, accumulating into the images) of n images of a
  * chunk on the pool (nn_conv.c): image j at img + j*img_stride acc elements, its block of
- * the columns [Cg*kh*kw, L] at column j*oh*ow (rows L apart). */
-void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t L, int64_t img_stride, void *img, void *col, int64_t n,
+ * the columns [Cg*kh*kw, L] at column j*oh*ow (rows ld elements apart). */
+void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t ld, int64_t img_stride, void *img, void *col, int64_t n,
                         bool to_image);
 /* c = a·b + beta·c through the GEMM kernel (kernels/gemm.h) on acc-dtype buffers: a m×k,
  * b k×n, c m×n, each given by (row stride, column stride) in elements. beta 0 or 1. */

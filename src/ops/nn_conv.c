@@ -19,7 +19,7 @@ typedef struct img_job {
     tn_dtype acc;
     size_t isz;
     const conv_geom *q;
-    int64_t L, img_stride;
+    int64_t ld, img_stride;
     char *img;
     void *col;
     bool to_image;
@@ -33,17 +33,17 @@ static void img_chunk(void *vj, int64_t j0, int64_t j1) {
         char *img = b->img + (size_t)(j * b->img_stride) * b->isz;
         char *col = (char *)b->col + (size_t)(j * P) * b->isz;
         if (b->to_image)
-            NN_KERNEL_VEC(b->acc, col2im, (void *)img, (const void *)col, b->L, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
+            NN_KERNEL_VEC(b->acc, col2im, (void *)img, (const void *)col, b->ld, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
                           q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
         else
-            NN_KERNEL_VEC(b->acc, im2col_ld, (void *)col, b->L, (const void *)img, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
+            NN_KERNEL_VEC(b->acc, im2col_ld, (void *)col, b->ld, (const void *)img, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
                           q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
     }
 }
 
-void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t L, int64_t img_stride, void *img, void *col, int64_t n,
+void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t ld, int64_t img_stride, void *img, void *col, int64_t n,
                         bool to_image) {
-    img_job jb = {acc, (size_t)tn_dtype_itemsize(acc), q, L, img_stride, img, col, to_image};
+    img_job jb = {acc, (size_t)tn_dtype_itemsize(acc), q, ld, img_stride, img, col, to_image};
     tn_parallel_for(n, 1, img_chunk, &jb);
 }
 
@@ -60,22 +60,23 @@ static tn_status conv_forward(tn_dtype acc, const conv_geom *q, const void *x, c
     if (nb < 1) nb = 1;
     if (nb > N) nb = N;
     void *col = NULL, *out = NULL;
-    tn_status st = tn_nnb_acc_alloc(acc, K * nb * P, false, &col);
-    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, Og * nb * P, false, &out);
+    int64_t ldmax = tn_nnb_col_ld(nb * P, isz);
+    tn_status st = tn_nnb_acc_alloc(acc, K * ldmax, false, &col);
+    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, Og * ldmax, false, &out);
     for (int64_t n0 = 0; n0 < N && st == TN_OK; n0 += nb) {
-        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P;
+        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P, ld = tn_nnb_col_ld(L, isz);
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
-            /* cols [K, L]: image j of the chunk in columns j*P.. */
-            tn_nnb_conv_images(acc, q, L, C * HW, (char *)x + (size_t)((n0 * C + g * Cg) * HW) * isz, col, nbc, false);
+            /* cols [K, L] (rows ld apart): image j of the chunk in columns j*P.. */
+            tn_nnb_conv_images(acc, q, ld, C * HW, (char *)x + (size_t)((n0 * C + g * Cg) * HW) * isz, col, nbc, false);
             /* out [Og, L] = W_g [Og, K] · cols [K, L] */
-            st = tn_nnb_gemm(acc, Og, L, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, L, 1, out, L, 1,
+            st = tn_nnb_gemm(acc, Og, L, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, ld, 1, out, ld, 1,
                              0.0);
             if (st != TN_OK) break;
             /* y[n0+j][g*Og+o][:] = out[o][j*P..] (+ bias[g*Og+o]) */
             for (int64_t j = 0; j < nbc; j++)
                 for (int64_t o = 0; o < Og; o++) {
                     char *dst = (char *)y + (size_t)(((n0 + j) * O + g * Og + o) * P) * isz;
-                    const char *src = (const char *)out + (size_t)(o * L + j * P) * isz;
+                    const char *src = (const char *)out + (size_t)(o * ld + j * P) * isz;
                     if (!bias) {
                         memcpy(dst, src, (size_t)P * isz);
                     } else if (f) {
