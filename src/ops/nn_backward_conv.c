@@ -44,10 +44,12 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     if (nb < 1) nb = 1;
     if (nb > N) nb = N;
     void *gyr = NULL, *col = NULL;
+    bool own_gyr = false, own_col = false;
     tn_nn_buf bgy = {0}, bw = {0}, bx = {0}, bgx = {0}, bgw = {0}, bgb = {0};
     tn_status st = tn_nn_load(gy, acc, &bgy);
-    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, O * NPld, false, &gyr);
-    if (st == TN_OK && (gx || gw)) st = tn_nnb_acc_alloc(acc, K * tn_nnb_col_ld(nb * P, isz), false, &col);
+    if (st == TN_OK) st = tn_nnb_conv_buf(acc, O * NPld, TN_SCRATCH_CONV_AUX, &gyr, &own_gyr);
+    if (st == TN_OK && (gx || gw))
+        st = tn_nnb_conv_buf(acc, K * tn_nnb_col_ld(nb * P, isz), TN_SCRATCH_CONV_COL, &col, &own_col);
     if (st == TN_OK && gx) st = tn_nn_load(w, acc, &bw);
     if (st == TN_OK && gw) st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK && gx) st = tn_nnb_out_begin(gx, acc, true, &bgx);
@@ -94,8 +96,8 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
         if (gb) tn_nn_out_finish(gb, acc, &bgb);
     }
 done:
-    free(gyr);
-    free(col);
+    if (own_gyr) free(gyr);
+    if (own_col) free(col);
     tn_nn_buf_free(&bgy); tn_nn_buf_free(&bw); tn_nn_buf_free(&bx);
     tn_nn_buf_free(&bgx); tn_nn_buf_free(&bgw); tn_nn_buf_free(&bgb);
     return st;

@@ -49,6 +49,10 @@ static inline void tn_nnb_release3(tn_tensor *a, tn_tensor *b, tn_tensor *c) {
 
 /* An acc scratch buffer of n elements (malloc'd, the caller frees), zeroed or not. */
 tn_status tn_nnb_acc_alloc(tn_dtype acc, int64_t n, bool zero, void **out);
+/* A convolution work buffer of n acc elements: the calling thread's scratch `slot`
+ * (TN_SCRATCH_CONV_*, kept between calls: a training step's convolutions neither allocate
+ * nor touch fresh pages) when it is at most 1 MiB, else malloc'd (*owned: the caller frees). */
+tn_status tn_nnb_conv_buf(tn_dtype acc, int64_t n, int slot, void **out, bool *owned);
 /* tn_nn_out_begin, then the acc buffer zeroed when the kernel accumulates into it. */
 tn_status tn_nnb_out_begin(tn_tensor *out, tn_dtype acc, bool zero, tn_nn_buf *b);
 /* NotImplementedError "\"<kernel>\" not implemented for '<dtype>'" (upstream's dispatch

@@ -60,9 +60,10 @@ static tn_status conv_forward(tn_dtype acc, const conv_geom *q, const void *x, c
     if (nb < 1) nb = 1;
     if (nb > N) nb = N;
     void *col = NULL, *out = NULL;
+    bool own_col = false, own_out = false;
     int64_t ldmax = tn_nnb_col_ld(nb * P, isz);
-    tn_status st = tn_nnb_acc_alloc(acc, K * ldmax, false, &col);
-    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, Og * ldmax, false, &out);
+    tn_status st = tn_nnb_conv_buf(acc, K * ldmax, TN_SCRATCH_CONV_COL, &col, &own_col);
+    if (st == TN_OK) st = tn_nnb_conv_buf(acc, Og * ldmax, TN_SCRATCH_CONV_AUX, &out, &own_out);
     for (int64_t n0 = 0; n0 < N && st == TN_OK; n0 += nb) {
         int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P, ld = tn_nnb_col_ld(L, isz);
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
@@ -90,8 +91,8 @@ static tn_status conv_forward(tn_dtype acc, const conv_geom *q, const void *x, c
                 }
         }
     }
-    free(col);
-    free(out);
+    if (own_col) free(col);
+    if (own_out) free(out);
     return st;
 }
 
