@@ -1,9 +1,12 @@
 """bench/train_probes.py — the training measurements docs/PERFORMANCE.md quotes besides
 bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv):
   cpu1    CPU time of a digits CNN step (batch 64, Adam) at one thread (time.process_time)
+  tent1   CPU time of a Tent step (bench/adapt.py's speed section: the adaptation CNN of
+          tests/adapt_run.py on 8x8 digits-sized inputs, batch 64) at one thread; random
+          weights and inputs, which the step's cost does not depend on
   faults  minor page faults of one Linear 128x576 -> 1536 backward into .grad
   rss     resident and peak memory after loading SmolLM2-135M-Instruct as float32
-    .venv/bin/python bench/train_probes.py [--only cpu1,faults,rss]
+    .venv/bin/python bench/train_probes.py [--only cpu1,tent1,faults,rss]
 """
 import argparse
 import json
@@ -36,6 +39,21 @@ if sec == "cpu1":
     t0 = time.process_time()
     for _ in range(200):
         step()
+    out = {"step_cpu_ms": (time.process_time() - t0) / 200 * 1e3}
+elif sec == "tent1":
+    sys.path.insert(0, os.path.join(sys.argv[1], "python"))
+    import adapt_run
+    from torchnative import adapt
+    torch.manual_seed(0)
+    m = adapt_run.CNN()
+    m.eval()
+    x = torch.randn(64, 1, 8, 8)
+    w = adapt.wrap(m, adapt.Tent(), guard=None).online()
+    for _ in range(20):
+        w(x)
+    t0 = time.process_time()
+    for _ in range(200):
+        w(x)
     out = {"step_cpu_ms": (time.process_time() - t0) / 200 * 1e3}
 elif sec == "faults":
     x = torch.randn(128, 576)

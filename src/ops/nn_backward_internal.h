@@ -51,7 +51,7 @@ static inline void tn_nnb_release3(tn_tensor *a, tn_tensor *b, tn_tensor *c) {
 tn_status tn_nnb_acc_alloc(tn_dtype acc, int64_t n, bool zero, void **out);
 /* A convolution work buffer of n acc elements: the calling thread's scratch `slot`
  * (TN_SCRATCH_CONV_*, kept between calls: a training step's convolutions neither allocate
- * nor touch fresh pages) when it is at most 1 MiB, else malloc'd (*owned: the caller frees). */
+ * nor touch fresh pages) when it is at most 4 MiB, else malloc'd (*owned: the caller frees). */
 tn_status tn_nnb_conv_buf(tn_dtype acc, int64_t n, int slot, void **out, bool *owned);
 /* tn_nn_out_begin, then the acc buffer zeroed when the kernel accumulates into it. */
 tn_status tn_nnb_out_begin(tn_tensor *out, tn_dtype acc, bool zero, tn_nn_buf *b);
@@ -78,9 +78,10 @@ typedef struct conv_geom {
     int64_t N, C, H, W, O, Cg, G, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
 } conv_geom;
 /* Columns per chunk of the batched convolution products (forward and gradients): a
- * [K, nb*P] column matrix stays near 4M elements (16 MB in float), large enough for the
- * GEMM, small enough for any image size. */
-#define TN_CONV_CHUNK_ELEMS ((int64_t)4 << 20)
+ * [K, nb*P] column matrix stays near 256K elements (1 MB in float; at least one image), so
+ * the columns a GEMM writes are still in L2 when col2im reads them (4M elements before:
+ * the Tent step's 2.4 MB column matrix made col2im wait on L3). */
+#define TN_CONV_CHUNK_ELEMS ((int64_t)1 << 18)
 /* The row stride of a [rows, L] column buffer: L, or 64 bytes more when rows L apart would
  * be a multiple of 4 KiB apart (a batch of 64 images of 8x8 or 4x4 outputs is): writing one
  * image's block then touches one L1 set in every row and its stores alias each other. */
