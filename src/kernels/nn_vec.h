@@ -1,7 +1,7 @@
 /* nn_vec.h — the float32 kernels of a small CNN's training step (2x2 max pool, batch-norm
- * statistics, apply and backward, im2col / col2im of small images) on vectors, one instance per ISA tier (nn_vec.inc,
- * compiled by nn_vec_generic.c, nn_vec_avx2.c, nn_vec_avx512.c) collected in a table of
- * the same shape for every tier. Each entry has the contract of the f32_*__scalar kernel
+ * statistics, apply and backward, im2col / col2im of small images) on vectors, one
+ * instance per ISA tier (nn_vec.inc, compiled by nn_vec_generic.c, nn_vec_avx2.c,
+ * nn_vec_avx512.c) collected in a table of the same shape for every tier. Each entry has the contract of the f32_*__scalar kernel
  * of the same name (kernels/nn.h, kernels/nn_backward.h), which stays the reference. */
 #ifndef TN_KERNELS_NN_VEC_H
 #define TN_KERNELS_NN_VEC_H
