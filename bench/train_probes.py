@@ -1,6 +1,9 @@
 """bench/train_probes.py — the training measurements docs/PERFORMANCE.md quotes besides
 bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv):
   cpu1    CPU time of a digits CNN step (batch 64, Adam) at one thread (time.process_time)
+  tent1   CPU time of a Tent step (bench/adapt.py's speed section: the adaptation CNN of
+          tests/adapt_run.py on 8x8 digits-sized inputs, batch 64) at one thread; random
+          weights and inputs, which the step's cost does not depend on
   faults  minor page faults of one Linear 128x576 -> 1536 backward into .grad
   rss     resident and peak memory after loading SmolLM2-135M-Instruct as float32
   loramem where the LoRA run's memory goes: three steps of tests/lora_run.py's LoRA
@@ -8,11 +11,13 @@ bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv)
           next forward (as lora_run.py does) and with it deleted; per step the resident
           MB after forward and after backward+step, the peak (VmHWM) of each variant, and
           the bytes of the distinct storages autograd saved in a step
-    .venv/bin/python bench/train_probes.py [--only cpu1,faults,rss,loramem]
+    .venv/bin/python bench/train_probes.py [--only cpu1,tent1,faults,rss,loramem]
+    .venv/bin/python bench/train_probes.py --only cpu1,tent1 --perf 10   # perf profiles instead
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,19 +30,37 @@ sys.path.insert(0, os.path.join(sys.argv[1], "tests"))
 import torch
 torch.set_num_threads(1)
 sec = sys.argv[2]
-if sec == "cpu1":
-    import training_run as tr
-    torch.manual_seed(0)
-    xtr, ytr, _, _ = tr.data()
-    m = tr.CNN()
-    opt = torch.optim.Adam(m.parameters(), lr=1e-3)
-    x, y = xtr[:64], ytr[:64]
-    def step():
-        opt.zero_grad()
-        torch.nn.functional.cross_entropy(m(x), y).backward()
-        opt.step()
+if sec in ("cpu1", "tent1"):
+    if sec == "cpu1":
+        import training_run as tr
+        torch.manual_seed(0)
+        xtr, ytr, _, _ = tr.data()
+        m = tr.CNN()
+        opt = torch.optim.Adam(m.parameters(), lr=1e-3)
+        x, y = xtr[:64], ytr[:64]
+        def step():
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(m(x), y).backward()
+            opt.step()
+    else:
+        sys.path.insert(0, os.path.join(sys.argv[1], "python"))
+        import adapt_run
+        from torchnative import adapt
+        torch.manual_seed(0)
+        m = adapt_run.CNN()
+        m.eval()
+        x = torch.randn(64, 1, 8, 8)
+        w = adapt.wrap(m, adapt.Tent(), guard=None).online()
+        def step():
+            w(x)
     for _ in range(20):
         step()
+    if len(sys.argv) > 3:  # --perf: steps for that many seconds, the pid printed first
+        print("LOOP", os.getpid(), flush=True)
+        t_end = time.time() + float(sys.argv[3])
+        while time.time() < t_end:
+            step()
+        sys.exit(0)
     t0 = time.process_time()
     for _ in range(200):
         step()
@@ -109,11 +132,42 @@ print("PROBE " + json.dumps(out))
 '''
 
 
+def perf_profile(sec, side, py, seconds):
+    """Attaches `perf record -e cpu-clock -g` to a worker stepping `sec` after its warm-up
+    (imports excluded), then prints the symbols above 1 % of the samples."""
+    out = os.path.join(ROOT, "build", f"perf-{sec}-{side}.data")
+    w = subprocess.Popen([py, "-c", WORKER, ROOT, sec, str(seconds + 2)], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"))
+    line = w.stdout.readline()
+    if not line.startswith("LOOP "):
+        w.kill()
+        raise RuntimeError(f"{side} {sec}: no LOOP line ({line!r})")
+    subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g", "-o", out, "-p", line.split()[1], "--", "sleep",
+                    str(seconds)], check=True, capture_output=True, timeout=seconds + 60)
+    w.wait(timeout=60)
+    rep = subprocess.run(["perf", "report", "-i", out, "--no-children", "-g", "none", "--sort", "symbol", "--stdio"],
+                         capture_output=True, text=True, check=True).stdout
+    print(f"{sec} {side}: perf profile ({out})")
+    for ln in rep.splitlines():
+        f = ln.split()
+        if f and f[0].endswith("%") and "] " in ln and float(f[0][:-1]) >= 1.0:
+            sym = re.sub(r"(\s+-)+\s*$", "", ln.split("] ", 1)[1]).strip()
+            print(f"    {f[0]:>7}  {sym[:110]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="cpu1,faults,rss")
+    ap.add_argument("--perf", type=float, default=0,
+                    help="cpu1/tent1: instead of timing, profile that many seconds of steps with perf on each side")
     a = ap.parse_args()
     for sec in a.only.split(","):
+        if a.perf:
+            if sec not in ("cpu1", "tent1"):
+                raise SystemExit(f"--perf profiles cpu1 and tent1, not {sec}")
+            for side, py in SIDES.items():
+                perf_profile(sec, side, py, a.perf)
+            continue
         for side, py in SIDES.items():
             r = subprocess.run([py, "-c", WORKER, ROOT, sec], capture_output=True, text=True, timeout=1800, cwd=ROOT,
                                env=dict(os.environ, OMP_NUM_THREADS="1"))

@@ -285,9 +285,16 @@ F(g_batch_norm_eval) {
 }
 
 /* max_pool2d_with_indices -> (out, indices): indices are flat positions in each (H, W)
- * plane (upstream's convention); the gradient is scatter-added there. */
+ * plane (upstream's convention). First order runs upstream's fused backward operator
+ * (its planes threaded, no scatter through zeros); under create_graph the gradient is
+ * scatter-added there, which the door records. */
 F(g_max_pool2d) {
     if (!NEED(0)) return;
+    if (FIRST_ORDER()) {
+        SET(0, AG(c, max_pool2d_with_indices_backward, VT(GRAD(0)), VT(ARG(0)), ARGV(1), ARGV(2), ARGV(3), ARGV(4),
+                  ARGV(5), VT(RES(1))));
+        return;
+    }
     const tn_geom *x = GEOM(0);
     tn_tensor *g = ag_contiguous(c, GRAD(0)), *idx = ag_contiguous(c, RES(1));
     int nd = x->ndim;

@@ -35,7 +35,15 @@ void tn_pool_set_idle_hook(tn_idle_fn fn);
  * fresh pages; grown (contents not kept) when asked for more; freed when the thread
  * exits. NULL when the allocation fails. Distinct slots let a kernel that holds one call
  * another that uses a different one. */
-enum { TN_SCRATCH_SGEMM = 0, TN_SCRATCH_ATTN_ROWS = 1, TN_SCRATCH_ATTN_GEMM = 2, TN_SCRATCH_BGEMM = 3, TN_THREAD_SCRATCH_SLOTS = 4 };
+enum {
+    TN_SCRATCH_SGEMM = 0,
+    TN_SCRATCH_ATTN_ROWS = 1,
+    TN_SCRATCH_ATTN_GEMM = 2,
+    TN_SCRATCH_BGEMM = 3,
+    TN_SCRATCH_CONV_COL = 4, /* a convolution's column matrix (ops/nn_conv.c, nn_backward_conv.c) */
+    TN_SCRATCH_CONV_AUX = 5, /* its product or regrouped gradient beside it */
+    TN_THREAD_SCRATCH_SLOTS = 6
+};
 void *tn_thread_scratch(int slot, size_t bytes);
 
 #endif

@@ -118,5 +118,10 @@ tn_loop_fn tn_ewb_loop(tn_ewb_op op, tn_dtype dtype) {
         if (isa >= TN_ISA_AVX512) return tn_ewb_silu_f32__avx512;
         if (isa >= TN_ISA_AVX2) return tn_ewb_silu_f32__avx2;
     }
+    if (op == TN_EWB_threshold && dtype == TN_DTYPE_FLOAT32) {
+        tn_isa isa = tn_cpu_isa();
+        if (isa >= TN_ISA_AVX512) return tn_ewb_threshold_f32__avx512;
+        if (isa >= TN_ISA_AVX2) return tn_ewb_threshold_f32__avx2;
+    }
     return tn_ewb_loop_scalar(op, dtype);
 }

@@ -41,5 +41,7 @@ tn_loop_fn tn_ewb_loop_scalar(tn_ewb_op op, tn_dtype dtype);
  * vectors, any other layout through the scalar reference. */
 void tn_ewb_silu_f32__avx2(char **data, const int64_t *strides, int64_t n, void *ctx);
 void tn_ewb_silu_f32__avx512(char **data, const int64_t *strides, int64_t n, void *ctx);
+void tn_ewb_threshold_f32__avx2(char **data, const int64_t *strides, int64_t n, void *ctx);
+void tn_ewb_threshold_f32__avx512(char **data, const int64_t *strides, int64_t n, void *ctx);
 
 #endif

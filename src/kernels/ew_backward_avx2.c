@@ -13,4 +13,7 @@
 void tn_ewb_silu_f32__avx2(char **data, const int64_t *strides, int64_t n, void *ctx) {
     tn_ewb_loop_scalar(TN_EWB_silu, TN_DTYPE_FLOAT32)(data, strides, n, ctx);
 }
+void tn_ewb_threshold_f32__avx2(char **data, const int64_t *strides, int64_t n, void *ctx) {
+    tn_ewb_loop_scalar(TN_EWB_threshold, TN_DTYPE_FLOAT32)(data, strides, n, ctx);
+}
 #endif

@@ -346,7 +346,7 @@ static void norm_run(const norm_job *j) {
 
 static void bn_chunk(void *vj, int64_t c0, int64_t c1) {
     const norm_job *j = vj;
-    NN_KERNEL(j->acc, batch_norm_backward, j->gx, j->gw, j->gb, j->gy, j->x, j->w, j->mean, j->rstd, j->BN, j->C, j->S,
+    NN_KERNEL_VEC(j->acc, batch_norm_backward, j->gx, j->gw, j->gb, j->gy, j->x, j->w, j->mean, j->rstd, j->BN, j->C, j->S,
               j->train, c0, c1);
 }
 

@@ -6,11 +6,20 @@
 #include "kernels/cast.h"
 #include "kernels/gemm.h"
 #include "ops/iter.h"
+#include "core/threadpool.h"
 #include "ops/nn_backward_internal.h"
 
 tn_status tn_nnb_acc_alloc(tn_dtype acc, int64_t n, bool zero, void **out) {
     size_t bytes = (size_t)(n > 0 ? n : 1) * (size_t)tn_dtype_itemsize(acc);
     *out = zero ? calloc(1, bytes) : malloc(bytes);
+    if (!*out) return tn_error(TN_ERR_NO_MEMORY, "out of memory allocating %lld elements", (long long)n);
+    return TN_OK;
+}
+
+tn_status tn_nnb_conv_buf(tn_dtype acc, int64_t n, int slot, void **out, bool *owned) {
+    size_t bytes = (size_t)(n > 0 ? n : 1) * (size_t)tn_dtype_itemsize(acc);
+    *owned = bytes > ((size_t)4 << 20);
+    *out = *owned ? malloc(bytes) : tn_thread_scratch(slot, bytes);
     if (!*out) return tn_error(TN_ERR_NO_MEMORY, "out of memory allocating %lld elements", (long long)n);
     return TN_OK;
 }

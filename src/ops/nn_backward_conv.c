@@ -1,8 +1,9 @@
 /* nn_backward_conv.c — convolution_backward (1-d and 2-d, groups, stride, padding,
  * dilation, transposed) and the transposed convolution forward (convolution with
  * transposed=True, conv_transpose1d, conv_transpose2d): im2col / col2im around matrix
- * products (the GEMM kernel for the batched non-transposed gradient, aten::mm through the
- * door per image for the transposed forms), in the opmath dtype. Plain C11; no Python. */
+ * products (the GEMM kernel for the batched non-transposed gradient, with the forward's
+ * image batching from nn_conv.c; aten::mm through the door per image for the transposed
+ * forms), in the opmath dtype. Plain C11; no Python. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,82 +27,6 @@ static tn_status conv_arg(const tn_value *v, int nsp, const char *what, int64_t 
     return TN_OK;
 }
 
-/* Columns per chunk of the batched products: a [K, nb*P] column matrix stays near 4M
- * elements (16 MB in float), large enough for the GEMM, small enough for any image size. */
-#define CONV_CHUNK_ELEMS ((int64_t)4 << 20)
-
-/* One chunk's images are independent: im2col (to_image false) or col2im (true) of image j
- * between img + j*img_stride and column block j (col + j*P, rows L apart), on the pool. */
-typedef struct img_job {
-    tn_dtype acc;
-    size_t isz;
-    const conv_geom *q;
-    int64_t Cg, L, P, img_stride;
-    char *img;
-    void *col;
-    bool to_image;
-} img_job;
-
-static void img_chunk(void *vj, int64_t j0, int64_t j1) {
-    const img_job *b = vj;
-    const conv_geom *q = b->q;
-    for (int64_t j = j0; j < j1; j++) {
-        char *img = b->img + (size_t)(j * b->img_stride) * b->isz;
-        char *col = (char *)b->col + (size_t)(j * b->P) * b->isz;
-        if (b->to_image)
-            NN_KERNEL(b->acc, col2im, (void *)img, (const void *)col, b->L, b->Cg, q->H, q->W, q->kh, q->kw, q->oh, q->ow,
-                      q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
-        else
-            NN_KERNEL(b->acc, im2col_ld, (void *)col, b->L, (const void *)img, b->Cg, q->H, q->W, q->kh, q->kw, q->oh,
-                      q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
-    }
-}
-
-tn_status tn_nnb_conv_forward(tn_dtype acc, const conv_geom *q, const void *x, const void *w, const void *bias,
-                              void *y) {
-    size_t isz = (size_t)tn_dtype_itemsize(acc);
-    bool f = acc == TN_DTYPE_FLOAT32;
-    int64_t N = q->N, C = q->C, G = q->G, Cg = q->Cg, O = q->O, Og = O / G;
-    int64_t K = Cg * q->kh * q->kw, P = q->oh * q->ow, HW = q->H * q->W;
-    int64_t nb = CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
-    if (nb < 1) nb = 1;
-    if (nb > N) nb = N;
-    void *col = NULL, *out = NULL;
-    tn_status st = tn_nnb_acc_alloc(acc, K * nb * P, false, &col);
-    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, Og * nb * P, false, &out);
-    for (int64_t n0 = 0; n0 < N && st == TN_OK; n0 += nb) {
-        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P;
-        for (int64_t g = 0; g < G && st == TN_OK; g++) {
-            /* cols [K, L]: image j of the chunk in columns j*P.. */
-            img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)x + (size_t)((n0 * C + g * Cg) * HW) * isz, col, false};
-            tn_parallel_for(nbc, 1, img_chunk, &jb);
-            /* out [Og, L] = W_g [Og, K] · cols [K, L] */
-            st = tn_nnb_gemm(acc, Og, L, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, L, 1, out, L, 1,
-                             0.0);
-            if (st != TN_OK) break;
-            /* y[n0+j][g*Og+o][:] = out[o][j*P..] (+ bias[g*Og+o]) */
-            for (int64_t j = 0; j < nbc; j++)
-                for (int64_t o = 0; o < Og; o++) {
-                    char *dst = (char *)y + (size_t)(((n0 + j) * O + g * Og + o) * P) * isz;
-                    const char *src = (const char *)out + (size_t)(o * L + j * P) * isz;
-                    if (!bias) {
-                        memcpy(dst, src, (size_t)P * isz);
-                    } else if (f) {
-                        float bv = ((const float *)bias)[g * Og + o];
-                        for (int64_t k = 0; k < P; k++) ((float *)(void *)dst)[k] = ((const float *)(const void *)src)[k] + bv;
-                    } else {
-                        double bv = ((const double *)bias)[g * Og + o];
-                        for (int64_t k = 0; k < P; k++)
-                            ((double *)(void *)dst)[k] = ((const double *)(const void *)src)[k] + bv;
-                    }
-                }
-        }
-    }
-    free(col);
-    free(out);
-    return st;
-}
-
 /* Gradient of a non-transposed convolution w.r.t. input (col2im of Wᵀ·g), weight (g·colᵀ)
  * and bias (g summed over batch and space), in the acc dtype. The batch is processed in
  * chunks of nb images: grad_output regrouped as [O, N*P] makes each chunk's products one
@@ -114,44 +39,45 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     bool f = acc == TN_DTYPE_FLOAT32;
     int64_t N = q->N, C = q->C, G = q->G, Cg = q->Cg, O = q->O, Og = O / G;
     int64_t K = Cg * q->kh * q->kw, P = q->oh * q->ow, HW = q->H * q->W, NP = N * P;
-    int64_t nb = CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
+    int64_t NPld = tn_nnb_col_ld(NP, isz); /* gyr's row stride */
+    int64_t nb = TN_CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
     if (nb < 1) nb = 1;
     if (nb > N) nb = N;
     void *gyr = NULL, *col = NULL;
+    bool own_gyr = false, own_col = false;
     tn_nn_buf bgy = {0}, bw = {0}, bx = {0}, bgx = {0}, bgw = {0}, bgb = {0};
     tn_status st = tn_nn_load(gy, acc, &bgy);
-    if (st == TN_OK) st = tn_nnb_acc_alloc(acc, O * NP, false, &gyr);
-    if (st == TN_OK && (gx || gw)) st = tn_nnb_acc_alloc(acc, K * nb * P, false, &col);
+    if (st == TN_OK) st = tn_nnb_conv_buf(acc, O * NPld, TN_SCRATCH_CONV_AUX, &gyr, &own_gyr);
+    if (st == TN_OK && (gx || gw))
+        st = tn_nnb_conv_buf(acc, K * tn_nnb_col_ld(nb * P, isz), TN_SCRATCH_CONV_COL, &col, &own_col);
     if (st == TN_OK && gx) st = tn_nn_load(w, acc, &bw);
     if (st == TN_OK && gw) st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK && gx) st = tn_nnb_out_begin(gx, acc, true, &bgx);
     if (st == TN_OK && gw) st = tn_nnb_out_begin(gw, acc, true, &bgw);
     if (st == TN_OK && gb) st = tn_nnb_out_begin(gb, acc, true, &bgb);
     if (st != TN_OK) goto done;
-    /* gyr[o][n*P + p] = gy[n][o][p] */
+    /* gyr[o][n*P + p] = gy[n][o][p] (rows NPld apart) */
     for (int64_t n = 0; n < N; n++)
         for (int64_t o = 0; o < O; o++)
-            memcpy((char *)gyr + (size_t)(o * NP + n * P) * isz, (const char *)bgy.data + (size_t)((n * O + o) * P) * isz,
+            memcpy((char *)gyr + (size_t)(o * NPld + n * P) * isz, (const char *)bgy.data + (size_t)((n * O + o) * P) * isz,
                    (size_t)P * isz);
     for (int64_t n0 = 0; n0 < N && st == TN_OK && (gx || gw); n0 += nb) {
-        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P;
+        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P, ld = tn_nnb_col_ld(L, isz);
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
-            const char *gyg = (const char *)gyr + (size_t)(g * Og * NP + n0 * P) * isz;
+            const char *gyg = (const char *)gyr + (size_t)(g * Og * NPld + n0 * P) * isz;
             if (gx) {
                 /* cols [K, L] = W_gᵀ [K, Og] · gy_g [Og, L], each image's block scattered back. */
-                st = tn_nnb_gemm(acc, K, L, Og, (const char *)bw.data + (size_t)(g * Og * K) * isz, 1, K, gyg, NP, 1, col,
-                                 L, 1, 0.0);
+                st = tn_nnb_gemm(acc, K, L, Og, (const char *)bw.data + (size_t)(g * Og * K) * isz, 1, K, gyg, NPld, 1, col,
+                                 ld, 1, 0.0);
                 if (st != TN_OK) break;
-                img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)bgx.data + (size_t)((n0 * C + g * Cg) * HW) * isz,
-                              col, true};
-                tn_parallel_for(nbc, 1, img_chunk, &jb);
+                tn_nnb_conv_images(acc, q, ld, C * HW, (char *)bgx.data + (size_t)((n0 * C + g * Cg) * HW) * isz, col,
+                                   nbc, true);
             }
             if (gw) {
                 /* gw_g [Og, K] += gy_g [Og, L] · colsᵀ [L, K] */
-                img_job jb = {acc, isz, q, Cg, L, P, C * HW, (char *)bx.data + (size_t)((n0 * C + g * Cg) * HW) * isz,
-                              col, false};
-                tn_parallel_for(nbc, 1, img_chunk, &jb);
-                st = tn_nnb_gemm(acc, Og, K, L, gyg, NP, 1, col, 1, L, (char *)bgw.data + (size_t)(g * Og * K) * isz, K,
+                tn_nnb_conv_images(acc, q, ld, C * HW, (char *)bx.data + (size_t)((n0 * C + g * Cg) * HW) * isz, col,
+                                   nbc, false);
+                st = tn_nnb_gemm(acc, Og, K, L, gyg, NPld, 1, col, 1, ld, (char *)bgw.data + (size_t)(g * Og * K) * isz, K,
                                  1, 1.0);
             }
         }
@@ -159,7 +85,7 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     if (st == TN_OK && gb) {
         for (int64_t o = 0; o < O; o++) {
             double sum = 0;
-            for (int64_t k = o * NP; k < (o + 1) * NP; k++) sum += f ? ((const float *)gyr)[k] : ((const double *)gyr)[k];
+            for (int64_t k = o * NPld; k < o * NPld + NP; k++) sum += f ? ((const float *)gyr)[k] : ((const double *)gyr)[k];
             if (f) ((float *)bgb.data)[o] = (float)sum;
             else ((double *)bgb.data)[o] = sum;
         }
@@ -170,8 +96,8 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
         if (gb) tn_nn_out_finish(gb, acc, &bgb);
     }
 done:
-    free(gyr);
-    free(col);
+    if (own_gyr) free(gyr);
+    if (own_col) free(col);
     tn_nn_buf_free(&bgy); tn_nn_buf_free(&bw); tn_nn_buf_free(&bx);
     tn_nn_buf_free(&bgx); tn_nn_buf_free(&bgw); tn_nn_buf_free(&bgb);
     return st;
@@ -200,7 +126,7 @@ static tn_status conv_transposed_backward_run(tn_tensor *gy, tn_tensor *x, tn_te
     for (int64_t n = 0; n < N && st == TN_OK && (gx || gw); n++)
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
             const char *gimg = (const char *)tn_tensor_data(gyt) + (size_t)((n * Cout + g * Cog) * OHW) * isz;
-            NN_KERNEL(acc, im2col_ld, tn_tensor_data(col), HW, (const void *)gimg, Cog, OH, OW, q->kh, q->kw, q->H, q->W,
+            NN_KERNEL_VEC(acc, im2col_ld, tn_tensor_data(col), HW, (const void *)gimg, Cog, OH, OW, q->kh, q->kw, q->H, q->W,
                       q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
             int64_t xoff = (n * Cin + g * Cig) * HW;
             if (gx) {
@@ -359,7 +285,7 @@ static tn_status conv_transposed_run(tn_tensor *x, tn_tensor *w, tn_tensor *bias
             st = tn_nn_load(r, acc, &br);
             if (st == TN_OK) {
                 char *dst = (char *)by.data + (size_t)((n * Cout + g * Cog) * OHW) * isz;
-                NN_KERNEL(acc, col2im, (void *)dst, (const void *)br.data, HW, Cog, OH, OW, q->kh, q->kw, q->H, q->W, q->sh,
+                NN_KERNEL_VEC(acc, col2im, (void *)dst, (const void *)br.data, HW, Cog, OH, OW, q->kh, q->kw, q->H, q->W, q->sh,
                           q->sw, q->ph, q->pw, q->dh, q->dw);
                 tn_nn_buf_free(&br);
             }

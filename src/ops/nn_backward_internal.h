@@ -49,6 +49,10 @@ static inline void tn_nnb_release3(tn_tensor *a, tn_tensor *b, tn_tensor *c) {
 
 /* An acc scratch buffer of n elements (malloc'd, the caller frees), zeroed or not. */
 tn_status tn_nnb_acc_alloc(tn_dtype acc, int64_t n, bool zero, void **out);
+/* A convolution work buffer of n acc elements: the calling thread's scratch `slot`
+ * (TN_SCRATCH_CONV_*, kept between calls: a training step's convolutions neither allocate
+ * nor touch fresh pages) when it is at most 4 MiB, else malloc'd (*owned: the caller frees). */
+tn_status tn_nnb_conv_buf(tn_dtype acc, int64_t n, int slot, void **out, bool *owned);
 /* tn_nn_out_begin, then the acc buffer zeroed when the kernel accumulates into it. */
 tn_status tn_nnb_out_begin(tn_tensor *out, tn_dtype acc, bool zero, tn_nn_buf *b);
 /* NotImplementedError "\"<kernel>\" not implemented for '<dtype>'" (upstream's dispatch
@@ -73,11 +77,22 @@ typedef struct conv_geom {
     int nsp;
     int64_t N, C, H, W, O, Cg, G, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
 } conv_geom;
-/* The non-transposed convolution on acc-dtype buffers: x [N, C, H, W], w [O, Cg, kh, kw],
- * bias [O] or NULL, into y [N, O, oh, ow]. The batch runs in chunks of images, one GEMM
- * per group and chunk over the chunk's columns (im2col on the pool), as the gradients do. */
-tn_status tn_nnb_conv_forward(tn_dtype acc, const conv_geom *q, const void *x, const void *w, const void *bias,
-                              void *y);
+/* Columns per chunk of the batched convolution products (forward and gradients): a
+ * [K, nb*P] column matrix stays near 256K elements (1 MB in float; at least one image), so
+ * the columns a GEMM writes are still in L2 when col2im reads them (4M elements before:
+ * the Tent step's 2.4 MB column matrix made col2im wait on L3). */
+#define TN_CONV_CHUNK_ELEMS ((int64_t)1 << 18)
+/* The row stride of a [rows, L] column buffer: L, or 64 bytes more when rows L apart would
+ * be a multiple of 4 KiB apart (a batch of 64 images of 8x8 or 4x4 outputs is): writing one
+ * image's block then touches one L1 set in every row and its stores alias each other. */
+static inline int64_t tn_nnb_col_ld(int64_t L, size_t isz) {
+    return (L * (int64_t)isz) % 4096 == 0 ? L + 64 / (int64_t)isz : L;
+}
+/* im2col (to_image false) or col2im (true, accumulating into the images) of n images of a
+ * chunk on the pool (nn_conv.c): image j at img + j*img_stride acc elements, its block of
+ * the columns [Cg*kh*kw, L] at column j*oh*ow (rows ld elements apart). */
+void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t ld, int64_t img_stride, void *img, void *col, int64_t n,
+                        bool to_image);
 /* c = a·b + beta·c through the GEMM kernel (kernels/gemm.h) on acc-dtype buffers: a m×k,
  * b k×n, c m×n, each given by (row stride, column stride) in elements. beta 0 or 1. */
 tn_status tn_nnb_gemm(tn_dtype acc, int64_t m, int64_t n, int64_t k, const void *a, int64_t a_rs, int64_t a_cs,

@@ -1,13 +1,100 @@
-/* nn_conv.c — convolution (1-d and 2-d, groups, stride, padding incl. 'same'/'valid',
- * dilation, bias): argument checks and shapes here, the batched im2col + GEMM in
- * nn_backward_conv.c (tn_nnb_conv_forward, shared with the gradients), in the opmath dtype. Transposed
- * convolution (transposed=True) runs the col2im machinery of the gradients (nn_backward_conv.c). */
+/* nn_conv.c — the convolution forward (1-d and 2-d, groups, stride, padding incl.
+ * 'same'/'valid', dilation, bias): argument checks and shapes, then im2col of a chunk of
+ * images and one GEMM per group, in the opmath dtype. The image batching is shared with
+ * the gradients (tn_nnb_conv_images; convolution_backward is in nn_backward_conv.c).
+ * Transposed convolution (transposed=True) runs the col2im machinery of the gradients
+ * (nn_backward_conv.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/nn.h"
+#include "kernels/nn_backward.h"
 #include "ops/nn_backward_internal.h"
+
+/* One chunk's images are independent: im2col (to_image false) or col2im (true) of image j
+ * between img + j*img_stride and column block j (col + j*P, rows L apart), on the pool. */
+typedef struct img_job {
+    tn_dtype acc;
+    size_t isz;
+    const conv_geom *q;
+    int64_t ld, img_stride;
+    char *img;
+    void *col;
+    bool to_image;
+} img_job;
+
+static void img_chunk(void *vj, int64_t j0, int64_t j1) {
+    const img_job *b = vj;
+    const conv_geom *q = b->q;
+    int64_t P = q->oh * q->ow;
+    for (int64_t j = j0; j < j1; j++) {
+        char *img = b->img + (size_t)(j * b->img_stride) * b->isz;
+        char *col = (char *)b->col + (size_t)(j * P) * b->isz;
+        if (b->to_image)
+            NN_KERNEL_VEC(b->acc, col2im, (void *)img, (const void *)col, b->ld, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
+                          q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+        else
+            NN_KERNEL_VEC(b->acc, im2col_ld, (void *)col, b->ld, (const void *)img, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
+                          q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+    }
+}
+
+void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t ld, int64_t img_stride, void *img, void *col, int64_t n,
+                        bool to_image) {
+    img_job jb = {acc, (size_t)tn_dtype_itemsize(acc), q, ld, img_stride, img, col, to_image};
+    tn_parallel_for(n, 1, img_chunk, &jb);
+}
+
+/* The non-transposed convolution on acc-dtype buffers: x [N, C, H, W], w [O, Cg, kh, kw],
+ * bias [O] or NULL, into y [N, O, oh, ow]. The batch runs in chunks of images, one GEMM
+ * per group and chunk over the chunk's columns (im2col on the pool), as the gradients do. */
+static tn_status conv_forward(tn_dtype acc, const conv_geom *q, const void *x, const void *w, const void *bias,
+                              void *y) {
+    size_t isz = (size_t)tn_dtype_itemsize(acc);
+    bool f = acc == TN_DTYPE_FLOAT32;
+    int64_t N = q->N, C = q->C, G = q->G, Cg = q->Cg, O = q->O, Og = O / G;
+    int64_t K = Cg * q->kh * q->kw, P = q->oh * q->ow, HW = q->H * q->W;
+    int64_t nb = TN_CONV_CHUNK_ELEMS / (K * P > 0 ? K * P : 1);
+    if (nb < 1) nb = 1;
+    if (nb > N) nb = N;
+    void *col = NULL, *out = NULL;
+    bool own_col = false, own_out = false;
+    int64_t ldmax = tn_nnb_col_ld(nb * P, isz);
+    tn_status st = tn_nnb_conv_buf(acc, K * ldmax, TN_SCRATCH_CONV_COL, &col, &own_col);
+    if (st == TN_OK) st = tn_nnb_conv_buf(acc, Og * ldmax, TN_SCRATCH_CONV_AUX, &out, &own_out);
+    for (int64_t n0 = 0; n0 < N && st == TN_OK; n0 += nb) {
+        int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P, ld = tn_nnb_col_ld(L, isz);
+        for (int64_t g = 0; g < G && st == TN_OK; g++) {
+            /* cols [K, L] (rows ld apart): image j of the chunk in columns j*P.. */
+            tn_nnb_conv_images(acc, q, ld, C * HW, (char *)x + (size_t)((n0 * C + g * Cg) * HW) * isz, col, nbc, false);
+            /* out [Og, L] = W_g [Og, K] · cols [K, L] */
+            st = tn_nnb_gemm(acc, Og, L, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, ld, 1, out, ld, 1,
+                             0.0);
+            if (st != TN_OK) break;
+            /* y[n0+j][g*Og+o][:] = out[o][j*P..] (+ bias[g*Og+o]) */
+            for (int64_t j = 0; j < nbc; j++)
+                for (int64_t o = 0; o < Og; o++) {
+                    char *dst = (char *)y + (size_t)(((n0 + j) * O + g * Og + o) * P) * isz;
+                    const char *src = (const char *)out + (size_t)(o * ld + j * P) * isz;
+                    if (!bias) {
+                        memcpy(dst, src, (size_t)P * isz);
+                    } else if (f) {
+                        float bv = ((const float *)bias)[g * Og + o];
+                        for (int64_t k = 0; k < P; k++) ((float *)(void *)dst)[k] = ((const float *)(const void *)src)[k] + bv;
+                    } else {
+                        double bv = ((const double *)bias)[g * Og + o];
+                        for (int64_t k = 0; k < P; k++)
+                            ((double *)(void *)dst)[k] = ((const double *)(const void *)src)[k] + bv;
+                    }
+                }
+        }
+    }
+    if (own_col) free(col);
+    if (own_out) free(out);
+    return st;
+}
 
 typedef struct conv_params {
     int nsp;                       /* spatial dims: 1 or 2 */
@@ -85,7 +172,7 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     if (st == TN_OK && acc == TN_DTYPE_INT64) /* integer convolution: upstream's slow path, direct loop */
         i64_conv2d__scalar(by.data, bx.data, bw.data, bias ? bb.data : NULL, N, C, H, W, O, G, kh, kw, q.oh, ow, sh, sw,
                            ph, pw, dh, dw);
-    else if (st == TN_OK) st = tn_nnb_conv_forward(acc, &q, bx.data, bw.data, bias ? bb.data : NULL, by.data);
+    else if (st == TN_OK) st = conv_forward(acc, &q, bx.data, bw.data, bias ? bb.data : NULL, by.data);
     if (st == TN_OK) tn_nn_out_finish(y, acc, &by);
     tn_nn_buf_free(&bx); tn_nn_buf_free(&bw); tn_nn_buf_free(&bb); tn_nn_buf_free(&by);
     if (st != TN_OK) { tn_tensor_release(y); return st; }

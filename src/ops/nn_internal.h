@@ -13,8 +13,14 @@
 #include <stdint.h>
 
 #include "core/tensor.h"
+#include "kernels/nn_vec.h"
 #include "ops/dispatch.h"
 #include "ops/value.h"
+
+/* Runs a kernel that has a vector instance (kernels/nn_vec.h): the tier's float32 one, or
+ * the double reference. */
+#define NN_KERNEL_VEC(acc, name, ...) \
+    ((acc) == TN_DTYPE_FLOAT32 ? tn_nn_vec_f32()->name(__VA_ARGS__) : f64_##name##__scalar(__VA_ARGS__))
 
 /* Half, BFloat16, Float or Double: the dtypes the nn kernels compute. */
 bool tn_nn_is_float(tn_dtype d);

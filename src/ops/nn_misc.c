@@ -172,11 +172,17 @@ tn_status tn_op_native_dropout(const tn_value *args, tn_value *rets) {
     if (train) {
         double p1m = 1. - p, scale = p1m == 0 ? 0. : 1. / p1m;
         if ((st = bernoulli_fill(mask, p1m)) != TN_OK) goto done;
+        /* the input gathered once in its opmath type (exact), not read element by element */
+        tn_dtype acc = tn_nn_acc(dt);
+        tn_nn_buf bi;
+        if ((st = tn_nn_load(input, acc, &bi)) != TN_OK) goto done;
         for (int64_t i = 0; i < n; i++) {
-            double v = opmul(dt, tn_nn_read(input, i), m[i] ? 1.0 : 0.0);
+            double a = acc == TN_DTYPE_FLOAT32 ? (double)((const float *)bi.data)[i] : ((const double *)bi.data)[i];
+            double v = opmul(dt, a, m[i] ? 1.0 : 0.0);
             v = round_to(dt, v); /* input.mul(mask) is materialised in the input dtype */
             store_at(o, dt, i, opmul(dt, v, scale));
         }
+        tn_nn_buf_free(&bi);
     } else {
         memset(m, 1, (size_t)n);
         for (int64_t i = 0; i < n; i++) store_at(o, dt, i, tn_nn_read(input, i));

@@ -344,7 +344,7 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
 #define AT(p, c) (acc == TN_DTYPE_FLOAT32 ? (double)((float *)(p))[c] : ((double *)(p))[c])
 #define PUT(p, c, v) (acc == TN_DTYPE_FLOAT32 ? (void)(((float *)(p))[c] = (float)(v)) : (void)(((double *)(p))[c] = (v)))
     if (training) {
-        NN_KERNEL(acc, batch_stats, mean, var, bx.data, N, C, S);
+        NN_KERNEL_VEC(acc, batch_stats, mean, var, bx.data, N, C, S);
     } else {
         for (int64_t c = 0; c < C; c++) {
             PUT(mean, c, tn_nn_read(rmean, c));
@@ -362,7 +362,7 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
         PUT(beta, c, b - AT(mean, c) * AT(alpha, c));
     }
     if ((st = tn_nn_out_begin(y, acc, &by)) != TN_OK) goto done;
-    NN_KERNEL(acc, channel_affine, by.data, bx.data, alpha, beta, N, C, S);
+    NN_KERNEL_VEC(acc, channel_affine, by.data, bx.data, alpha, beta, N, C, S);
     tn_nn_out_finish(y, acc, &by);
     if (training) {
         double cnt = (double)N * (double)S;

@@ -15,6 +15,9 @@
 /* The kernels upstream also runs on integer dtypes (widened to int64 by the op layer). */
 #define NN_KERNEL_ANY(acc, name, ...)                                                         \
     ((acc) == TN_DTYPE_INT64 ? i64_##name##__scalar(__VA_ARGS__) : NN_KERNEL(acc, name, __VA_ARGS__))
+/* The same for a kernel with a vector float32 instance (kernels/nn_vec.h). */
+#define NN_KERNEL_ANY_VEC(acc, name, ...)                                                     \
+    ((acc) == TN_DTYPE_INT64 ? i64_##name##__scalar(__VA_ARGS__) : NN_KERNEL_VEC(acc, name, __VA_ARGS__))
 
 /* Upstream's pooling_output_shape (floor or ceil mode; a last window must start inside
  * the input or the left padding). */
@@ -129,7 +132,7 @@ static void max_planes(void *vj, int64_t p0, int64_t p1) {
     const pool_args *a = j->a;
     const plane_geom *g = j->g;
     int64_t out = j->oh * j->ow;
-    NN_KERNEL_ANY(j->acc, max_pool2d, (void *)(j->y + (size_t)(p0 * out) * j->isz), a->idx ? a->idx + p0 * out : NULL,
+    NN_KERNEL_ANY_VEC(j->acc, max_pool2d, (void *)(j->y + (size_t)(p0 * out) * j->isz), a->idx ? a->idx + p0 * out : NULL,
               (const void *)(j->x + (size_t)(p0 * g->H * g->W) * j->isz), p1 - p0, g->H, g->W, j->oh, j->ow, a->kh,
               a->kw, a->sh, a->sw, a->ph, a->pw, a->dh, a->dw);
 }

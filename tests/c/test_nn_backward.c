@@ -2,7 +2,7 @@
  * their forward gathers: <forward(x), g> == <x, backward(g)> for random x and g, over
  * strides, paddings, dilations, ceil-mode tails and both element types (im2col/col2im,
  * pooling, padding, upsampling, unfold); the vectorised float loops (softmax gradient rows,
- * silu_backward) agree with the scalar references. Values against upstream are compared by the
+ * silu_backward, threshold_backward) agree with the scalar references. Values against upstream are compared by the
  * Python operator harness (tests/optest/cases.py, bwd_* cases). */
 #include <math.h>
 #include <stdbool.h>
@@ -186,9 +186,41 @@ static void silu_vector_matches_reference(void) {
     }
 }
 
+/* threshold_backward (relu's gradient): the vector loops give the reference's bits, NaN
+ * and signed-zero inputs and the threshold itself included, for tails and strided slices. */
+static void threshold_vector_matches_reference(void) {
+    const tn_cpu_features *f = tn_cpu_features_get();
+    tn_loop_fn variants[2] = {tn_ewb_threshold_f32__avx2, tn_ewb_threshold_f32__avx512};
+    bool have[2] = {f->avx2 && f->fma && f->f16c, f->avx512f && f->avx512bw && f->avx512vl};
+    tn_loop_fn ref = tn_ewb_loop_scalar(TN_EWB_threshold, TN_DTYPE_FLOAT32);
+    static const float specials[] = {NAN, 0.0f, -0.0f, 0.25f, INFINITY, -INFINITY, 0.2500001f};
+    tn_loop_ctx ctx = {.d = {0.25}};
+    for (int64_t n = 1; n <= 70; n += 23) {
+        float *x = f32_rand(2 * n), *g = f32_rand(2 * n), *want = f32_zeros(2 * n), *got = f32_zeros(2 * n);
+        for (size_t i = 0; i < sizeof specials / sizeof specials[0] && (int64_t)i < 2 * n; i++) x[i] = specials[i];
+        for (int stride = 1; stride <= 2; stride++) {
+            int64_t st[3] = {4 * stride, 4 * stride, 4 * stride};
+            char *dw[3] = {(char *)want, (char *)g, (char *)x};
+            ref(dw, st, n, &ctx);
+            for (int v = 0; v < 2; v++) {
+                if (!have[v]) continue;
+                memset(got, 0xFF, sizeof(float) * (size_t)(2 * n));
+                char *dg[3] = {(char *)got, (char *)g, (char *)x};
+                variants[v](dg, st, n, &ctx);
+                bool ok = true;
+                for (int64_t i = 0; i < n; i++) ok &= memcmp(&got[i * stride], &want[i * stride], sizeof(float)) == 0;
+                TN_CHECK(ok, "threshold_backward vector variant %d n=%lld stride %d differs from the reference", v,
+                         (long long)n, stride);
+            }
+        }
+        free(x); free(g); free(want); free(got);
+    }
+}
+
 int main(void) {
     softmax_rows_match_reference();
     silu_vector_matches_reference();
+    threshold_vector_matches_reference();
     /* C, H, W, kh, kw, stride, padding, dilation: plain, strided, padded, dilated, 1-d */
     static const int64_t convs[][11] = {
         {3, 7, 9, 3, 3, 1, 1, 0, 0, 1, 1}, {2, 9, 11, 3, 3, 2, 1, 1, 1, 1, 2}, {4, 8, 8, 2, 3, 2, 3, 1, 2, 2, 1},
