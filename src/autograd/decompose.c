@@ -363,13 +363,6 @@ tn_status tn_op_movedim_intlist(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv_transpose1d(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv_transpose2d_input(const tn_value *args, tn_value *rets);
 
-static tn_value ilist(const int64_t *p, int64_t n) {
-    tn_value v = {.tag = TN_V_INTLIST};
-    v.u.ilist.data = p;
-    v.u.ilist.n = n;
-    return v;
-}
-
 /* take_along_dim(self, indices, dim?): gather of the two broadcast against each other
  * except along dim; without dim, of the flattened tensors. */
 static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
@@ -377,7 +370,7 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     if (a[2].tag == TN_V_NONE) {
         int64_t flat = -1;
         tn_tensor *xf, *if_;
-        tn_value r1[2] = {a[0], ilist(&flat, 1)}, r2[2] = {a[1], ilist(&flat, 1)};
+        tn_value r1[2] = {a[0], tn_value_intlist(&flat, 1)}, r2[2] = {a[1], tn_value_intlist(&flat, 1)};
         TN_TRY(run(TN_OP_reshape, 2, r1, &xf));
         tn_status st = run(TN_OP_reshape, 2, r2, &if_);
         if (st == TN_OK) {
@@ -406,7 +399,7 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
         TN_TRY(run(TN_OP_remainder_Scalar, 2, rm, &iw));
         iv = tn_value_tensor(iw);
     }
-    tn_value e1[3] = {a[0], ilist(xs, nd), tn_value_bool(false)}, e2[3] = {iv, ilist(is, nd), tn_value_bool(false)};
+    tn_value e1[3] = {a[0], tn_value_intlist(xs, nd), tn_value_bool(false)}, e2[3] = {iv, tn_value_intlist(is, nd), tn_value_bool(false)};
     tn_status st = run(TN_OP_expand, 3, e1, &xb);
     if (st != TN_OK) { tn_tensor_release(iw); return st; }
     st = run(TN_OP_expand, 3, e2, &ib);
@@ -467,7 +460,7 @@ static tn_status d_tile(const tn_value *a, tn_value *rets) {
     if (nd > TN_MAX_DIMS) return tn_op_tile(a, rets);
     int64_t reps[TN_MAX_DIMS];
     for (int64_t i = 0; i < nd; i++) reps[i] = i < nd - n ? 1 : a[1].u.ilist.data[i - (nd - n)];
-    tn_value b[2] = {a[0], ilist(reps, nd)};
+    tn_value b[2] = {a[0], tn_value_intlist(reps, nd)};
     return tn_dispatch(TN_OP_repeat, b, rets);
 }
 
@@ -491,14 +484,14 @@ static tn_status movedim_perm(const tn_value *a, const int64_t *src, const int64
         while (used_src[next]) next++;
         order[d] = next++;
     }
-    tn_value b[2] = {a[0], ilist(order, nd)};
+    tn_value b[2] = {a[0], tn_value_intlist(order, nd)};
     return tn_dispatch(TN_OP_permute, b, rets);
 }
 static tn_status d_movedim_int(const tn_value *a, tn_value *rets) {
     int64_t s = a[1].u.i, d = a[2].u.i;
     tn_status st = movedim_perm(a, &s, &d, 1, rets);
     if (st == TN_ERR_RUNTIME) {
-        tn_value b[3] = {a[0], ilist(&s, 1), ilist(&d, 1)};
+        tn_value b[3] = {a[0], tn_value_intlist(&s, 1), tn_value_intlist(&d, 1)};
         return tn_op_movedim_intlist(b, rets);
     }
     return st;
@@ -546,7 +539,7 @@ static tn_status d_where_scalar(const tn_value *a, tn_value *rets, int scalar_at
     tn_tensor *other = a[scalar_at == 1 ? 2 : 1].u.t, *s;
     tn_value dt = {.tag = TN_V_DTYPE};
     dt.u.dtype = other->dtype;
-    tn_value f[6] = {ilist(NULL, 0), a[scalar_at], dt, none(), none(), none()};
+    tn_value f[6] = {tn_value_intlist(NULL, 0), a[scalar_at], dt, none(), none(), none()};
     TN_TRY(run(TN_OP_full, 6, f, &s));
     tn_value b[3] = {a[0], scalar_at == 1 ? tn_value_tensor(s) : a[1], scalar_at == 2 ? tn_value_tensor(s) : a[2]};
     tn_status st = tn_dispatch(TN_OP_where_self, b, rets);
@@ -616,7 +609,7 @@ static tn_status d_stack_nd(const tn_value *a, tn_value *rets, int rank, tn_stat
             tn_tensor_retain(x);
             ts[k] = x;
         } else {
-            tn_value r[2] = {tn_value_tensor(x), ilist(sz, nd)};
+            tn_value r[2] = {tn_value_tensor(x), tn_value_intlist(sz, nd)};
             st = run(TN_OP_reshape, 2, r, &ts[k]);
         }
     }
@@ -663,11 +656,11 @@ static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*k
     }
     tn_value in = a[0];
     if (odd) {
-        tn_value p[3] = {a[0], ilist(pad, 2 * nsp), tn_value_double(0.0)};
+        tn_value p[3] = {a[0], tn_value_intlist(pad, 2 * nsp), tn_value_double(0.0)};
         TN_TRY(run(TN_OP_constant_pad_nd, 3, p, &xp));
         in = tn_value_tensor(xp);
     }
-    tn_value b[9] = {in, a[1], a[2], a[3], ilist(sym, nsp), a[5], tn_value_bool(false), ilist(zeros, nsp), a[6]};
+    tn_value b[9] = {in, a[1], a[2], a[3], tn_value_intlist(sym, nsp), a[5], tn_value_bool(false), tn_value_intlist(zeros, nsp), a[6]};
     tn_status st = tn_dispatch(TN_OP_convolution, b, rets);
     tn_tensor_release(xp);
     return st;
@@ -723,7 +716,7 @@ static tn_status d_repeat_interleave_tensor(const tn_value *a, tn_value *rets) {
     if (rep->ndim > 1) return tn_op_repeat_interleave_self_tensor(a, rets);
     tn_value src = a[0];
     if (a[2].tag == TN_V_NONE) {
-        tn_value r[2] = {a[0], ilist(&flat, 1)};
+        tn_value r[2] = {a[0], tn_value_intlist(&flat, 1)};
         TN_TRY(run(TN_OP_reshape, 2, r, &xf));
         src = tn_value_tensor(xf);
     } else {
@@ -736,11 +729,11 @@ static tn_status d_repeat_interleave_tensor(const tn_value *a, tn_value *rets) {
     tn_value reps = a[1];
     if (tn_tensor_numel(rep) == 1 && len != 1) {
         int64_t one = 1;
-        tn_value r[2] = {a[1], ilist(&one, 1)};
+        tn_value r[2] = {a[1], tn_value_intlist(&one, 1)};
         tn_tensor *rr;
         st = run(TN_OP_reshape, 2, r, &rr);
         if (st == TN_OK) {
-            tn_value e[3] = {tn_value_tensor(rr), ilist(&len, 1), tn_value_bool(false)};
+            tn_value e[3] = {tn_value_tensor(rr), tn_value_intlist(&len, 1), tn_value_bool(false)};
             st = run(TN_OP_expand, 3, e, &r1);
             tn_tensor_release(rr);
             reps = tn_value_tensor(r1);

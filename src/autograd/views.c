@@ -23,34 +23,20 @@ static void vg_fill(view_geom *g, const tn_tensor *base, const tn_tensor *view) 
     g->view_offset = view->offset;
 }
 
-static tn_status run1(tn_op_id op, tn_value *args, tn_tensor **out) {
-    tn_value r[4];
-    TN_TRY(tn_dispatch(op, args, r));
-    *out = r[0].u.t;
-    return TN_OK;
-}
-
-static tn_value ilist(const int64_t *p, int n) {
-    tn_value v = {.tag = TN_V_INTLIST};
-    v.u.ilist.data = p;
-    v.u.ilist.n = n;
-    return v;
-}
-
 /* Zeros laid out like the base (its strides), and the view's window in them. */
 static tn_status base_like_zeros(const view_geom *g, tn_tensor **result, tn_tensor **window) {
-    tn_value e[6] = {ilist(g->base.sizes, g->base.ndim), ilist(g->base.strides, g->base.ndim), {.tag = TN_V_DTYPE},
+    tn_value e[6] = {tn_value_intlist(g->base.sizes, g->base.ndim), tn_value_intlist(g->base.strides, g->base.ndim), {.tag = TN_V_DTYPE},
                      {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}};
     e[2].u.dtype = g->base.dtype;
     tn_tensor *r;
-    TN_TRY(run1(TN_OP_empty_strided, e, &r));
+    TN_TRY(tn_dispatch_one(TN_OP_empty_strided, e, &r));
     tn_value z[1] = {tn_value_tensor(r)}, zr[1];
     tn_status st = tn_dispatch(TN_OP_zero_, z, zr);
     if (st == TN_OK) tn_tensor_release(zr[0].u.t);
-    tn_value a[4] = {tn_value_tensor(r), ilist(g->view.sizes, g->view.ndim), ilist(g->view.strides, g->view.ndim),
+    tn_value a[4] = {tn_value_tensor(r), tn_value_intlist(g->view.sizes, g->view.ndim), tn_value_intlist(g->view.strides, g->view.ndim),
                      tn_value_int(g->view_offset - g->base_offset)};
     tn_tensor *w = NULL;
-    if (st == TN_OK) st = run1(TN_OP_as_strided, a, &w);
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_as_strided, a, &w);
     if (st != TN_OK) { tn_tensor_release(r); return st; }
     *result = r;
     *window = w;
@@ -82,7 +68,7 @@ tn_status tn_autograd_apply_copy_slices(tn_node *n, tn_tensor **in, tn_tensor **
     TN_TRY(base_like_zeros(g, &result, &window));
     tn_status st = copy_into(result, in[0]);
     tn_value c[2] = {tn_value_tensor(window), {.tag = TN_V_NONE}};
-    if (st == TN_OK) st = run1(TN_OP_clone, c, &slice);
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_clone, c, &slice);
     /* the in-place operator's backward on the slice of the gradient */
     tn_tensor **fin = calloc((size_t)fn->num_inputs + 1, sizeof(tn_tensor *));
     tn_tensor **fout = calloc((size_t)fn->num_next + 1, sizeof(tn_tensor *));

@@ -11,21 +11,6 @@
 #include "ops/promote.h"
 #include "ops/shape.h"
 
-/* One door call whose single tensor result is returned through *out. */
-static tn_status call1(tn_op_id op, tn_value *args, tn_tensor **out) {
-    tn_value r[4];
-    TN_TRY(tn_dispatch(op, args, r));
-    *out = r[0].u.t;
-    return TN_OK;
-}
-
-static tn_value intlist(const int64_t *p, int64_t n) {
-    tn_value v = {.tag = TN_V_INTLIST};
-    v.u.ilist.data = p;
-    v.u.ilist.n = n;
-    return v;
-}
-
 /* aten::divide.* are div.* under another name. */
 tn_status tn_op_divide_Tensor(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_div_Tensor, a, r); }
 tn_status tn_op_divide_Scalar(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_div_Scalar, a, r); }
@@ -44,7 +29,7 @@ tn_status tn_op_positive(const tn_value *args, tn_value *rets) {
 
 static tn_status flip_dim(const tn_value *args, tn_value *rets, int64_t dim, int min_dims) {
     if (args[0].u.t->ndim < min_dims) return tn_error(TN_ERR_RUNTIME, "Input must be >= %d-d.", min_dims);
-    tn_value a[2] = {args[0], intlist(&dim, 1)};
+    tn_value a[2] = {args[0], tn_value_intlist(&dim, 1)};
     return tn_dispatch(TN_OP_flip, a, rets);
 }
 /* aten::fliplr(self) = flip(self, [1]); aten::flipud(self) = flip(self, [0]) */
@@ -70,9 +55,9 @@ tn_status tn_op_ldexp_Tensor(const tn_value *args, tn_value *rets) {
     if (!tn_dtype_is_floating(target) && !tn_dtype_is_complex(target)) target = tn_default_dtype();
     tn_tensor *p, *m;
     tn_value pa[2] = {tn_value_double(2.0), args[1]};
-    TN_TRY(call1(TN_OP_pow_Scalar, pa, &p));
+    TN_TRY(tn_dispatch_one(TN_OP_pow_Scalar, pa, &p));
     tn_value ma[2] = {args[0], tn_value_tensor(p)};
-    tn_status st = call1(TN_OP_mul_Tensor, ma, &m);
+    tn_status st = tn_dispatch_one(TN_OP_mul_Tensor, ma, &m);
     tn_tensor_release(p);
     TN_TRY(st);
     if (m->dtype == target) { rets[0] = tn_value_tensor(m); return TN_OK; }
@@ -99,11 +84,11 @@ tn_status tn_op_diag_embed(const tn_value *args, tn_value *rets) {
     int64_t m = n + (off < 0 ? -off : off), sz[TN_MAX_DIMS];
     for (int i = 0, k = 0; i < nd; i++) sz[i] = (i == d1 || i == d2) ? m : self->sizes[k++];
     tn_tensor *z, *dg;
-    tn_value za[6] = {args[0], intlist(sz, nd), {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
+    tn_value za[6] = {args[0], tn_value_intlist(sz, nd), {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
                       {.tag = TN_V_NONE}};
-    TN_TRY(call1(TN_OP_new_zeros, za, &z));
+    TN_TRY(tn_dispatch_one(TN_OP_new_zeros, za, &z));
     tn_value da[4] = {tn_value_tensor(z), tn_value_int(off), tn_value_int(d1), tn_value_int(d2)};
-    tn_status st = call1(TN_OP_diagonal, da, &dg);
+    tn_status st = tn_dispatch_one(TN_OP_diagonal, da, &dg);
     if (st == TN_OK) {
         tn_value ca[3] = {tn_value_tensor(dg), args[0], tn_value_bool(false)}, r[1];
         st = tn_dispatch(TN_OP_copy_, ca, r);
@@ -155,11 +140,11 @@ static tn_status meshgrid_impl(const tn_value *args, tn_value *rets, bool xy) {
         int64_t pos = swap && i < 2 ? 1 - i : i, vs[TN_MAX_DIMS];
         for (int64_t k = 0; k < n; k++) vs[k] = k == pos ? -1 : 1;
         tn_tensor *v;
-        tn_value va[2] = {tn_value_tensor(ts[i]), intlist(vs, n)};
-        st = call1(TN_OP_reshape, va, &v);
+        tn_value va[2] = {tn_value_tensor(ts[i]), tn_value_intlist(vs, n)};
+        st = tn_dispatch_one(TN_OP_reshape, va, &v);
         if (st != TN_OK) break;
-        tn_value ea[3] = {tn_value_tensor(v), intlist(shape, n), tn_value_bool(false)};
-        st = call1(TN_OP_expand, ea, &out[i]);
+        tn_value ea[3] = {tn_value_tensor(v), tn_value_intlist(shape, n), tn_value_bool(false)};
+        st = tn_dispatch_one(TN_OP_expand, ea, &out[i]);
         tn_tensor_release(v);
     }
     if (st != TN_OK) {
@@ -197,7 +182,7 @@ tn_status tn_op_linalg_diagonal(const tn_value *a, tn_value *r) { return tn_disp
 /* aten::ravel(self) = reshape(self, [-1]) */
 tn_status tn_op_ravel(const tn_value *args, tn_value *rets) {
     int64_t flat = -1;
-    tn_value a[2] = {args[0], intlist(&flat, 1)};
+    tn_value a[2] = {args[0], tn_value_intlist(&flat, 1)};
     return tn_dispatch(TN_OP_reshape, a, rets);
 }
 
@@ -205,8 +190,8 @@ tn_status tn_op_ravel(const tn_value *args, tn_value *rets) {
 tn_status tn_op_diagflat(const tn_value *args, tn_value *rets) {
     tn_tensor *f;
     int64_t flat = -1;
-    tn_value ra[2] = {args[0], intlist(&flat, 1)};
-    TN_TRY(call1(TN_OP_reshape, ra, &f));
+    tn_value ra[2] = {args[0], tn_value_intlist(&flat, 1)};
+    TN_TRY(tn_dispatch_one(TN_OP_reshape, ra, &f));
     tn_value da[2] = {tn_value_tensor(f), args[1]};
     tn_status st = tn_dispatch(TN_OP_diag, da, rets);
     tn_tensor_release(f);
@@ -228,7 +213,7 @@ tn_status tn_op_trace(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", args[0].u.t->ndim);
     tn_tensor *d;
     tn_value da[4] = {args[0], tn_value_int(0), tn_value_int(0), tn_value_int(1)};
-    TN_TRY(call1(TN_OP_diagonal, da, &d));
+    TN_TRY(tn_dispatch_one(TN_OP_diagonal, da, &d));
     tn_value sa[2] = {tn_value_tensor(d), {.tag = TN_V_NONE}};
     tn_status st = tn_dispatch(TN_OP_sum, sa, rets);
     tn_tensor_release(d);
@@ -259,9 +244,9 @@ tn_status tn_op_hardshrink(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"hardshrink_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
     tn_tensor *ab, *in;
     tn_value aa[1] = {args[0]};
-    TN_TRY(call1(TN_OP_abs, aa, &ab));
+    TN_TRY(tn_dispatch_one(TN_OP_abs, aa, &ab));
     tn_value la[2] = {tn_value_tensor(ab), args[1]};
-    tn_status st = call1(TN_OP_le_Scalar, la, &in);
+    tn_status st = tn_dispatch_one(TN_OP_le_Scalar, la, &in);
     tn_tensor_release(ab);
     TN_TRY(st);
     tn_value ma[3] = {args[0], tn_value_tensor(in), tn_value_int(0)};
@@ -279,8 +264,8 @@ static tn_status atleast(tn_tensor *t, int nd, tn_tensor **out) {
     if (n == 0) { sz[0] = sz[1] = sz[2] = 1; }
     else if (n == 1) { sz[0] = 1; sz[1] = t->sizes[0]; sz[2] = 1; } /* 2-d: [1, n]; 3-d: [1, n, 1] */
     else { sz[0] = t->sizes[0]; sz[1] = t->sizes[1]; sz[2] = 1; }  /* 3-d of a matrix: [m, n, 1] */
-    tn_value ra[2] = {tn_value_tensor(t), intlist(sz, nd)};
-    return call1(TN_OP_reshape, ra, out);
+    tn_value ra[2] = {tn_value_tensor(t), tn_value_intlist(sz, nd)};
+    return tn_dispatch_one(TN_OP_reshape, ra, out);
 }
 static tn_status atleast_one(const tn_value *args, tn_value *rets, int nd) {
     tn_tensor *o;
@@ -348,8 +333,8 @@ tn_status tn_op_column_stack(const tn_value *args, tn_value *rets) {
         tn_tensor *t = args[0].u.tlist.data[i];
         if (t->ndim > 1) { tn_tensor_retain(t); cols[i] = t; continue; }
         int64_t sz[2] = {tn_tensor_numel(t), 1};
-        tn_value ra[2] = {tn_value_tensor(t), intlist(sz, 2)};
-        st = call1(TN_OP_reshape, ra, &cols[i]);
+        tn_value ra[2] = {tn_value_tensor(t), tn_value_intlist(sz, 2)};
+        st = tn_dispatch_one(TN_OP_reshape, ra, &cols[i]);
     }
     if (st == TN_OK) {
         tn_value l = {.tag = TN_V_TENSORLIST};
@@ -367,7 +352,7 @@ static tn_status to_dtype(const tn_value *v, tn_dtype d, tn_tensor **out) {
     tn_value ta[7] = {*v, {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
                       tn_value_bool(false), {.tag = TN_V_NONE}};
     ta[1].u.dtype = d;
-    return call1(TN_OP__to_copy, ta, out);
+    return tn_dispatch_one(TN_OP__to_copy, ta, out);
 }
 static tn_dtype float_power_dtype(const tn_value *a, const tn_value *b) {
     bool cplx = (a->tag == TN_V_TENSOR ? tn_dtype_is_complex(a->u.t->dtype) : a->tag == TN_V_COMPLEX) ||
@@ -429,15 +414,15 @@ tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
     if (!tn_dtype_is_floating(x->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"log_sigmoid_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
     tn_value a0[1] = {args[0]};
-    tn_status st = call1(TN_OP_abs, a0, &t[0]);
+    tn_status st = tn_dispatch_one(TN_OP_abs, a0, &t[0]);
     tn_value a1[1] = {tn_value_tensor(t[0])};
-    if (st == TN_OK) st = call1(TN_OP_neg, a1, &t[1]);
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_neg, a1, &t[1]);
     tn_value a2[1] = {tn_value_tensor(t[1])};
-    if (st == TN_OK) st = call1(TN_OP_exp, a2, &t[2]);
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_exp, a2, &t[2]);
     tn_value a3[1] = {tn_value_tensor(t[2])};
-    if (st == TN_OK) st = call1(TN_OP_log1p, a3, &t[3]);
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_log1p, a3, &t[3]);
     tn_value a4[3] = {args[0], {.tag = TN_V_NONE}, tn_value_int(0)};
-    if (st == TN_OK) st = call1(TN_OP_clamp, a4, &t[4]);
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_clamp, a4, &t[4]);
     tn_value a5[3] = {tn_value_tensor(t[4]), tn_value_tensor(t[3]), tn_value_int(1)};
     if (st == TN_OK) st = tn_dispatch(TN_OP_sub_Tensor, a5, rets);
     for (int i = 0; i < 5; i++) if (t[i]) tn_tensor_release(t[i]);
@@ -448,7 +433,7 @@ tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
 tn_status tn_op_threshold(const tn_value *args, tn_value *rets) {
     tn_tensor *m;
     tn_value la[2] = {args[0], args[1]};
-    TN_TRY(call1(TN_OP_le_Scalar, la, &m));
+    TN_TRY(tn_dispatch_one(TN_OP_le_Scalar, la, &m));
     tn_value fa[3] = {args[0], tn_value_tensor(m), args[2]};
     tn_status st = tn_dispatch(TN_OP_masked_fill_Scalar, fa, rets);
     tn_tensor_release(m);
@@ -480,8 +465,8 @@ tn_status tn_op_rot90(const tn_value *args, tn_value *rets) {
         return tn_dispatch(TN_OP_flip, fa, rets);
     }
     tn_tensor *f;
-    tn_value fa[2] = {args[0], intlist(&dv[k == 1 ? 1 : 0], 1)};
-    TN_TRY(call1(TN_OP_flip, fa, &f));
+    tn_value fa[2] = {args[0], tn_value_intlist(&dv[k == 1 ? 1 : 0], 1)};
+    TN_TRY(tn_dispatch_one(TN_OP_flip, fa, &f));
     tn_value ta[3] = {tn_value_tensor(f), tn_value_int(dv[0]), tn_value_int(dv[1])};
     tn_status st = tn_dispatch(TN_OP_transpose_int, ta, rets);
     tn_tensor_release(f);
@@ -492,7 +477,7 @@ tn_status tn_op_rot90(const tn_value *args, tn_value *rets) {
 static tn_status fill_copy(const tn_value *args, tn_value *rets, tn_op_id fill_) {
     tn_tensor *c;
     tn_value ca[2] = {args[0], {.tag = TN_V_NONE}};
-    TN_TRY(call1(TN_OP_clone, ca, &c));
+    TN_TRY(tn_dispatch_one(TN_OP_clone, ca, &c));
     tn_value fa[2] = {tn_value_tensor(c), args[1]}, r[1];
     tn_status st = tn_dispatch(fill_, fa, r);
     if (st != TN_OK) { tn_tensor_release(c); return st; }
@@ -507,7 +492,7 @@ tn_status tn_op_fill_Tensor(const tn_value *a, tn_value *r) { return fill_copy(a
 tn_status tn_op_dist(const tn_value *args, tn_value *rets) {
     tn_tensor *d;
     tn_value sa[3] = {args[0], args[1], tn_value_int(1)};
-    TN_TRY(call1(TN_OP_sub_Tensor, sa, &d));
+    TN_TRY(tn_dispatch_one(TN_OP_sub_Tensor, sa, &d));
     tn_value na[5] = {tn_value_tensor(d), args[2], {.tag = TN_V_NONE}, tn_value_bool(false), {.tag = TN_V_NONE}};
     tn_status st = tn_dispatch(TN_OP_linalg_vector_norm, na, rets);
     tn_tensor_release(d);

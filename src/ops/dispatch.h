@@ -20,6 +20,13 @@ typedef tn_status (*tn_op_fn)(const tn_value *args, tn_value *rets);
  * into self / out (resizing out as upstream does). Missing kernels raise
  * NotImplementedError "aten::<name>.<overload> is not implemented by torchnative". */
 tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets);
+/* tn_dispatch of an op whose first result is its only tensor: the new reference in *out. */
+static inline tn_status tn_dispatch_one(tn_op_id op, const tn_value *args, tn_tensor **out) {
+    tn_value r[4];
+    tn_status st = tn_dispatch(op, args, r);
+    if (st == TN_OK) *out = r[0].u.t;
+    return st;
+}
 
 /* The implementation registered for op, or NULL. */
 tn_op_fn tn_op_impl(tn_op_id op);

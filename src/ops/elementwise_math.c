@@ -344,7 +344,9 @@ static tn_status check_alpha(tn_dtype common, const tn_value *alpha) {
 static tn_status add_impl(const tn_value *self, const tn_value *other, const tn_value *alpha, bool negate, tn_value *rets) {
     tn_dtype common;
     TN_TRY(common2(self, other, &common));
-    if (negate && (common == TN_DTYPE_BOOL || (self->tag == TN_V_TENSOR && self->u.t->dtype == TN_DTYPE_BOOL) ||
+    /* a bool number is a bool operand too (upstream wraps it as a bool tensor): rsub(x, True) */
+    if (negate && (common == TN_DTYPE_BOOL || self->tag == TN_V_BOOL || other->tag == TN_V_BOOL ||
+                   (self->tag == TN_V_TENSOR && self->u.t->dtype == TN_DTYPE_BOOL) ||
                    (other->tag == TN_V_TENSOR && other->u.t->dtype == TN_DTYPE_BOOL))) {
         bool both = self->tag == TN_V_TENSOR && other->tag == TN_V_TENSOR && self->u.t->dtype == TN_DTYPE_BOOL &&
                     other->u.t->dtype == TN_DTYPE_BOOL;

@@ -264,14 +264,6 @@ tn_status tn_op_broadcast_tensors(const tn_value *args, tn_value *rets) {
     return TN_OK;
 }
 
-/* Result 0 of a door call with `n` arguments (new reference in *out). */
-static tn_status call1(tn_op_id op, tn_value *args, tn_tensor **out) {
-    tn_value r[2];
-    TN_TRY(tn_dispatch(op, args, r));
-    *out = r[0].u.t;
-    return TN_OK;
-}
-
 /* isclose(self, other, rtol, atol, equal_nan): |a - b| <= atol + rtol |b|, or a == b
  * (infinities of one sign), or both NaN when equal_nan — upstream's composite, as door
  * calls. */
@@ -287,7 +279,7 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
     tn_tensor *eq = NULL, *d = NULL, *ad = NULL, *ab = NULL, *tol = NULL, *le = NULL, *r = NULL, *fin = NULL, *t1 = NULL;
     tn_status st;
     tn_value e[2] = {tn_value_tensor(a), tn_value_tensor(b)};
-    st = call1(TN_OP_eq_Tensor, e, &eq);
+    st = tn_dispatch_one(TN_OP_eq_Tensor, e, &eq);
     /* upstream: zero tolerances are an equality check; otherwise every dtype gets the
      * tolerance test, bool compared in the default dtype */
     tn_tensor *ca = NULL, *cb = NULL;
@@ -300,34 +292,34 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
     }
     if (st == TN_OK && (!(rtol == 0 && atol == 0) || tn_dtype_is_floating(a->dtype) || tn_dtype_is_complex(a->dtype))) {
         tn_value s[3] = {tn_value_tensor(a), tn_value_tensor(b), tn_value_int(1)};
-        st = call1(TN_OP_sub_Tensor, s, &d);
+        st = tn_dispatch_one(TN_OP_sub_Tensor, s, &d);
         tn_value x[1] = {tn_value_tensor(d)};
-        if (st == TN_OK) st = call1(TN_OP_abs, x, &ad);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_abs, x, &ad);
         tn_value y[1] = {tn_value_tensor(b)};
-        if (st == TN_OK) st = call1(TN_OP_abs, y, &ab);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_abs, y, &ab);
         tn_value m[2] = {tn_value_tensor(ab), tn_value_double(rtol)};
-        if (st == TN_OK) st = call1(TN_OP_mul_Scalar, m, &t1);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_mul_Scalar, m, &t1);
         tn_value p[3] = {tn_value_tensor(t1), tn_value_double(atol), tn_value_int(1)};
-        if (st == TN_OK) st = call1(TN_OP_add_Scalar, p, &tol);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_add_Scalar, p, &tol);
         tn_value l[2] = {tn_value_tensor(ad), tn_value_tensor(tol)};
-        if (st == TN_OK) st = call1(TN_OP_le_Tensor, l, &le);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_le_Tensor, l, &le);
         /* a finite difference only (upstream's isfinite(actual_error)): inf - 1 is within an
          * infinite tolerance (rtol = inf) but is not close */
         tn_value f[1] = {tn_value_tensor(ad)};
-        if (st == TN_OK) st = call1(TN_OP_isfinite, f, &fin);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_isfinite, f, &fin);
         tn_value fl[2] = {tn_value_tensor(fin), tn_value_tensor(le)};
-        if (st == TN_OK) { tn_tensor *both = NULL; st = call1(TN_OP_logical_and, fl, &both); tn_tensor_release(le); le = both; }
+        if (st == TN_OK) { tn_tensor *both = NULL; st = tn_dispatch_one(TN_OP_logical_and, fl, &both); tn_tensor_release(le); le = both; }
         tn_value o[2] = {tn_value_tensor(eq), tn_value_tensor(le)};
-        if (st == TN_OK) st = call1(TN_OP_logical_or, o, &r);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_logical_or, o, &r);
         if (st == TN_OK && equal_nan && (tn_dtype_is_floating(a->dtype) || tn_dtype_is_complex(a->dtype))) {
             tn_tensor *na = NULL, *nb = NULL, *nn = NULL, *r2 = NULL;
             tn_value n1[1] = {tn_value_tensor(a)}, n2[1] = {tn_value_tensor(b)};
-            st = call1(TN_OP_isnan, n1, &na);
-            if (st == TN_OK) st = call1(TN_OP_isnan, n2, &nb);
+            st = tn_dispatch_one(TN_OP_isnan, n1, &na);
+            if (st == TN_OK) st = tn_dispatch_one(TN_OP_isnan, n2, &nb);
             tn_value aa[2] = {tn_value_tensor(na), tn_value_tensor(nb)};
-            if (st == TN_OK) st = call1(TN_OP_logical_and, aa, &nn);
+            if (st == TN_OK) st = tn_dispatch_one(TN_OP_logical_and, aa, &nn);
             tn_value oo[2] = {tn_value_tensor(r), tn_value_tensor(nn)};
-            if (st == TN_OK) st = call1(TN_OP_logical_or, oo, &r2);
+            if (st == TN_OK) st = tn_dispatch_one(TN_OP_logical_or, oo, &r2);
             tn_tensor_release(na); tn_tensor_release(nb); tn_tensor_release(nn);
             if (st == TN_OK) { tn_tensor_release(r); r = r2; }
         }
@@ -349,7 +341,7 @@ tn_status tn_op_allclose(const tn_value *args, tn_value *rets) {
     TN_TRY(tn_op_isclose(args, &r));
     tn_tensor *all = NULL;
     tn_value a[1] = {r};
-    tn_status st = call1(TN_OP_all, a, &all);
+    tn_status st = tn_dispatch_one(TN_OP_all, a, &all);
     tn_tensor_release(r.u.t);
     TN_TRY(st);
     if (tn_tensor_is_meta(all)) { /* upstream's allclose ends in .item() */
@@ -389,7 +381,7 @@ tn_status tn_op_diff(const tn_value *args, tn_value *rets) {
         lst.u.tlist.n = np;
         tn_value c[2] = {lst, tn_value_int(d)};
         tn_tensor_release(cur);
-        TN_TRY(call1(TN_OP_cat, c, &cur));
+        TN_TRY(tn_dispatch_one(TN_OP_cat, c, &cur));
     }
     tn_status st = TN_OK;
     for (int64_t k = 0; k < n && st == TN_OK; k++) {
@@ -398,15 +390,15 @@ tn_status tn_op_diff(const tn_value *args, tn_value *rets) {
         tn_tensor *hi = NULL, *lo = NULL, *r = NULL;
         tn_value a[4] = {tn_value_tensor(cur), tn_value_int(d), tn_value_int(1), tn_value_int(len - 1)};
         tn_value b[4] = {tn_value_tensor(cur), tn_value_int(d), tn_value_int(0), tn_value_int(len - 1)};
-        st = call1(TN_OP_narrow, a, &hi);
-        if (st == TN_OK) st = call1(TN_OP_narrow, b, &lo);
+        st = tn_dispatch_one(TN_OP_narrow, a, &hi);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_narrow, b, &lo);
         if (st == TN_OK) {
             if (cur->dtype == TN_DTYPE_BOOL) {
                 tn_value s[2] = {tn_value_tensor(hi), tn_value_tensor(lo)};
-                st = call1(TN_OP_logical_xor, s, &r);
+                st = tn_dispatch_one(TN_OP_logical_xor, s, &r);
             } else {
                 tn_value s[3] = {tn_value_tensor(hi), tn_value_tensor(lo), tn_value_int(1)};
-                st = call1(TN_OP_sub_Tensor, s, &r);
+                st = tn_dispatch_one(TN_OP_sub_Tensor, s, &r);
             }
         }
         tn_tensor_release(hi);

@@ -62,6 +62,13 @@ static inline tn_value tn_value_tensor(tn_tensor *t) { tn_value v = {.tag = TN_V
 static inline tn_value tn_value_int(int64_t i) { tn_value v = {.tag = TN_V_INT}; v.u.i = i; return v; }
 static inline tn_value tn_value_double(double d) { tn_value v = {.tag = TN_V_DOUBLE}; v.u.d = d; return v; }
 static inline tn_value tn_value_bool(bool b) { tn_value v = {.tag = TN_V_BOOL}; v.u.b = b; return v; }
+/* Borrows p: the list must outlive every use of the value. */
+static inline tn_value tn_value_intlist(const int64_t *p, int64_t n) {
+    tn_value v = {.tag = TN_V_INTLIST};
+    v.u.ilist.data = p;
+    v.u.ilist.n = n;
+    return v;
+}
 static inline bool tn_value_is_none(const tn_value *v) { return v->tag == TN_V_NONE; }
 
 /* Releases what a result value owns: a tensor's reference, or for a TN_V_TENSORLIST

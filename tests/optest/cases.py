@@ -1262,6 +1262,8 @@ add("getitem_bool_true", "lambda a: (a[True].shape, a[False].shape)", [In((7, 9)
 add("getitem_mask_2d", "lambda a: a[a > 0]", [In((7, 9))], ["index.Tensor"])
 add("setitem_mask_2d", "lambda a: (lambda c: (c.__setitem__(c > 0, torch.tensor(0.0)), c)[1])(a.clone())", [In((7, 9))], ["index_put_.default"])
 add("_conj_real", "lambda a: torch.ops.aten._conj.default(a)", [In((7,))], ["_conj.default"])
+# a bool number is a bool operand of a subtraction: upstream raises (fuzz slice case #1)
+add("rsub_bool_number", "lambda a: torch.rsub(a, True)", [In((7,))], ["rsub.Scalar"])
 CASES = _all
 
 # ---- integer convolution, pooling and padding (upstream's integer kernels; issue 22) ----
