@@ -140,13 +140,22 @@ static bool op_keeps_gil(int op) {
 
 static bool worth_releasing(int op, const tn_value *vals) {
     int n = tn_op_schemas[op].nargs;
+    /* elements counted up to the threshold only: the numels of expanded views (2**62 each)
+     * would overflow a sum */
     int64_t elements = 0;
     for (int i = 0; i < n; i++) {
         const tn_value *v = &vals[i];
-        if (v->tag == TN_V_TENSOR && v->u.t) elements += tn_tensor_numel(v->u.t);
-        else if (v->tag == TN_V_TENSORLIST)
-            for (int64_t k = 0; k < v->u.tlist.n; k++) elements += v->u.tlist.data[k] ? tn_tensor_numel(v->u.tlist.data[k]) : 0;
-        else if (v->tag == TN_V_OPAQUE || v->tag == TN_V_GENERATOR) return false;
+        if (v->tag == TN_V_TENSOR && v->u.t) {
+            int64_t m = tn_tensor_numel(v->u.t);
+            elements += m < TN_GIL_RELEASE_ELEMENTS ? m : TN_GIL_RELEASE_ELEMENTS;
+        } else if (v->tag == TN_V_TENSORLIST) {
+            for (int64_t k = 0; k < v->u.tlist.n && elements < TN_GIL_RELEASE_ELEMENTS; k++) {
+                int64_t m = v->u.tlist.data[k] ? tn_tensor_numel(v->u.tlist.data[k]) : 0;
+                elements += m < TN_GIL_RELEASE_ELEMENTS ? m : TN_GIL_RELEASE_ELEMENTS;
+            }
+        } else if (v->tag == TN_V_OPAQUE || v->tag == TN_V_GENERATOR) {
+            return false;
+        }
     }
     return elements >= TN_GIL_RELEASE_ELEMENTS && !op_keeps_gil(op);
 }
