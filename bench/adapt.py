@@ -420,6 +420,8 @@ def section_tlm(a, md, res):
 
 
 def section_speed(a, md, res):
+    corrupted_sets("digits")  # the Tent step's inputs and weights, as the corruption section makes them
+    train_source("digits")
     runs = {"upstream": [], "torchnative": []}
     for i in range(a.pairs + 1):
         for side in ("upstream", "torchnative"):
