@@ -4,6 +4,9 @@ bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv)
   tent1   CPU time of a Tent step (bench/adapt.py's speed section: the adaptation CNN of
           tests/adapt_run.py on 8x8 digits-sized inputs, batch 64) at one thread; random
           weights and inputs, which the step's cost does not depend on
+  lorastep  a LoRA step of tests/lora_run.py (SmolLM2-135M, r 8 q/v, sequence 128, batch 4,
+          AdamW) at two threads: wall and CPU ms per step over 3 steps after 2 warm-up
+          steps; with --perf, where the step's time goes
   faults  minor page faults of one Linear 128x576 -> 1536 backward into .grad
   rss     resident and peak memory after loading SmolLM2-135M-Instruct as float32
   loramem where the LoRA run's memory goes: three steps of tests/lora_run.py's LoRA
@@ -12,7 +15,7 @@ bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv)
           MB after forward and after backward+step, the peak (VmHWM) of each variant, and
           the bytes of the distinct storages autograd saved in a step
     .venv/bin/python bench/train_probes.py [--only cpu1,tent1,faults,rss,loramem]
-    .venv/bin/python bench/train_probes.py --only cpu1,tent1 --perf 10   # perf profiles instead
+    .venv/bin/python bench/train_probes.py --only cpu1,tent1,lorastep --perf 10   # perf profiles instead
 """
 import argparse
 import json
@@ -30,8 +33,26 @@ sys.path.insert(0, os.path.join(sys.argv[1], "tests"))
 import torch
 torch.set_num_threads(1)
 sec = sys.argv[2]
-if sec in ("cpu1", "tent1"):
-    if sec == "cpu1":
+if sec in ("cpu1", "tent1", "lorastep"):
+    if sec == "lorastep":
+        import lora_run as L
+        from peft import LoraConfig, get_peft_model
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        torch.set_num_threads(2)
+        d, f = L.bundled_model()
+        tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+        m = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
+        m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], lora_dropout=0.0,
+                                         bias="none", task_type="CAUSAL_LM"))
+        m.train()
+        ids = tok(L.PASSAGE, return_tensors="pt").input_ids[0]
+        opt = torch.optim.AdamW([p for p in m.parameters() if p.requires_grad], lr=1e-3)
+        x = torch.stack([ids[b * 7:][:128] for b in range(4)])
+        def step():
+            m(input_ids=x, labels=x).loss.backward()
+            opt.step()
+            opt.zero_grad()
+    elif sec == "cpu1":
         import training_run as tr
         torch.manual_seed(0)
         xtr, ytr, _, _ = tr.data()
@@ -53,7 +74,7 @@ if sec in ("cpu1", "tent1"):
         w = adapt.wrap(m, adapt.Tent(), guard=None).online()
         def step():
             w(x)
-    for _ in range(20):
+    for _ in range(2 if sec == "lorastep" else 20):
         step()
     if len(sys.argv) > 3:  # --perf: steps for that many seconds, the pid printed first
         print("LOOP", os.getpid(), flush=True)
@@ -61,10 +82,13 @@ if sec in ("cpu1", "tent1"):
         while time.time() < t_end:
             step()
         sys.exit(0)
-    t0 = time.process_time()
-    for _ in range(200):
+    n = 3 if sec == "lorastep" else 200
+    t0, w0 = time.process_time(), time.perf_counter()
+    for _ in range(n):
         step()
-    out = {"step_cpu_ms": (time.process_time() - t0) / 200 * 1e3}
+    out = {"step_cpu_ms": (time.process_time() - t0) / n * 1e3}
+    if sec == "lorastep":  # two threads: the wall time is the figure
+        out["step_wall_ms"] = (time.perf_counter() - w0) / n * 1e3
 elif sec == "faults":
     x = torch.randn(128, 576)
     w = torch.randn(1536, 576, requires_grad=True)
@@ -159,12 +183,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="cpu1,faults,rss")
     ap.add_argument("--perf", type=float, default=0,
-                    help="cpu1/tent1: instead of timing, profile that many seconds of steps with perf on each side")
+                    help="cpu1/tent1/lorastep: instead of timing, profile that many seconds of steps with perf on each side")
     a = ap.parse_args()
     for sec in a.only.split(","):
         if a.perf:
-            if sec not in ("cpu1", "tent1"):
-                raise SystemExit(f"--perf profiles cpu1 and tent1, not {sec}")
+            if sec not in ("cpu1", "tent1", "lorastep"):
+                raise SystemExit(f"--perf profiles cpu1, tent1 and lorastep, not {sec}")
             for side, py in SIDES.items():
                 perf_profile(sec, side, py, a.perf)
             continue
