@@ -688,13 +688,10 @@ static tn_status d_tensor_split(const tn_value *a, tn_value *rets, tn_status (*k
     }
     tn_value_release(&parts);
     if (st != TN_OK) {
-        for (int64_t k = 0; out && k < n; k++) tn_tensor_release(out[k]);
-        free(out);
+        tn_tensorlist_discard(out, n);
         return st;
     }
-    rets[0].tag = TN_V_TENSORLIST;
-    rets[0].u.tlist.data = out;
-    rets[0].u.tlist.n = n;
+    rets[0] = tn_value_tensorlist(out, n);
     return TN_OK;
 }
 static tn_status d_tensor_split_sections(const tn_value *a, tn_value *rets) {

@@ -148,13 +148,10 @@ static tn_status meshgrid_impl(const tn_value *args, tn_value *rets, bool xy) {
         tn_tensor_release(v);
     }
     if (st != TN_OK) {
-        for (int64_t i = 0; i < n; i++) if (out[i]) tn_tensor_release(out[i]);
-        free(out);
+        tn_tensorlist_discard(out, n);
         return st;
     }
-    rets[0].tag = TN_V_TENSORLIST;
-    rets[0].u.tlist.data = out;
-    rets[0].u.tlist.n = n;
+    rets[0] = tn_value_tensorlist(out, n);
     return TN_OK;
 }
 /* aten::meshgrid(tensors) ("ij"), aten::meshgrid.indexing(tensors, *, indexing) */
@@ -280,14 +277,11 @@ static tn_status atleast_seq(const tn_value *args, tn_value *rets, int nd) {
     for (int64_t i = 0; i < n; i++) {
         tn_status st = atleast(args[0].u.tlist.data[i], nd, &out[i]);
         if (st != TN_OK) {
-            for (int64_t k = 0; k < i; k++) tn_tensor_release(out[k]);
-            free(out);
+            tn_tensorlist_discard(out, i);
             return st;
         }
     }
-    rets[0].tag = TN_V_TENSORLIST;
-    rets[0].u.tlist.data = out;
-    rets[0].u.tlist.n = n;
+    rets[0] = tn_value_tensorlist(out, n);
     return TN_OK;
 }
 tn_status tn_op_atleast_1d(const tn_value *a, tn_value *r) { return atleast_one(a, r, 1); }

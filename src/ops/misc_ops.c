@@ -253,14 +253,11 @@ tn_status tn_op_broadcast_tensors(const tn_value *args, tn_value *rets) {
     for (int64_t i = 0; i < n; i++) {
         tn_status st = tn_shape_expand_view(ts[i], nd, shape, &out[i]);
         if (st != TN_OK) {
-            for (int64_t j = 0; j < i; j++) tn_tensor_release(out[j]);
-            free(out);
+            tn_tensorlist_discard(out, i);
             return st;
         }
     }
-    rets[0].tag = TN_V_TENSORLIST;
-    rets[0].u.tlist.data = out;
-    rets[0].u.tlist.n = n;
+    rets[0] = tn_value_tensorlist(out, n);
     return TN_OK;
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "core/dtype.h"
 #include "core/tensor.h"
@@ -63,6 +64,19 @@ static inline tn_value tn_value_int(int64_t i) { tn_value v = {.tag = TN_V_INT};
 static inline tn_value tn_value_double(double d) { tn_value v = {.tag = TN_V_DOUBLE}; v.u.d = d; return v; }
 static inline tn_value tn_value_bool(bool b) { tn_value v = {.tag = TN_V_BOOL}; v.u.b = b; return v; }
 /* Borrows p: the list must outlive every use of the value. */
+/* A tensor list result: takes ownership of p (calloc'd) and of its n references. */
+static inline tn_value tn_value_tensorlist(tn_tensor **p, int64_t n) {
+    tn_value v = {.tag = TN_V_TENSORLIST};
+    v.u.tlist.data = p;
+    v.u.tlist.n = n;
+    return v;
+}
+/* Releases the non-NULL tensors of p[0..n) and frees p: a list result abandoned on error. */
+static inline void tn_tensorlist_discard(tn_tensor **p, int64_t n) {
+    for (int64_t k = 0; p && k < n; k++)
+        if (p[k]) tn_tensor_release(p[k]);
+    free(p);
+}
 static inline tn_value tn_value_intlist(const int64_t *p, int64_t n) {
     tn_value v = {.tag = TN_V_INTLIST};
     v.u.ilist.data = p;
