@@ -1,4 +1,4 @@
-/* meta_ops.c — operators about tensors rather than on their values: predicates
+/* tensor_queries.c — operators about tensors rather than on their values: predicates
  * (is_floating_point, is_conj, _is_zerotensor ...), the conjugate/negative view bits (which
  * torchnative does not have: conj of a real tensor is itself), dtype queries
  * (result_type, can_cast, promote_types) and _local_scalar_dense. */

@@ -1,4 +1,4 @@
-/* extra_grouped_mm.c — aten::_grouped_mm on CPU, the way upstream's CPU build does it: one
+/* linalg_grouped_mm.c — aten::_grouped_mm on CPU, the way upstream's CPU build does it: one
  * aten::mm per group over slices chosen by the int32 offsets (MoE experts in transformers'
  * grouped_mm path: tokens sorted by expert, offs = cumulative tokens per expert). */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* extra_histc.c — aten::histc on CPU: equal-width bins over [min, max] (or the data's range
+/* reduce_histc.c — aten::histc on CPU: equal-width bins over [min, max] (or the data's range
  * when min == max), counted in the input's floating dtype. MoE routers (qwen2_moe, mixtral)
  * use it to count tokens per expert. */
 #include <math.h>
