@@ -97,34 +97,6 @@ def _ref(code, timeout=300):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _hooks_settable():
-    try:
-        torch.empty(0)._backward_hooks = collections.OrderedDict()
-        return True
-    except (AttributeError, TypeError):
-        return False
-
-
-def _storage_write_file_works():
-    try:
-        torch.UntypedStorage(1)._write_file(io.BytesIO(), False, True, 1)
-        return True
-    except (NotImplementedError, AttributeError):
-        return False
-
-
-# Known gaps in the C binding (src/python/*.c), reported to the lead; these tests turn into
-# plain passes once they are fixed.
-needs_hooks = pytest.mark.xfail(
-    not _hooks_settable(), strict=True,
-    reason="src/python/tensor.c: Tensor._backward_hooks has no setter; torch._utils."
-           "_rebuild_tensor_v2 assigns it for every loaded tensor")
-needs_write_file = pytest.mark.xfail(
-    not _storage_write_file_works(), strict=True,
-    reason="src/python/storage.c: StorageBase._write_file refuses and _set_from_file / "
-           "_new_with_file are missing (legacy format, used by pickling tensors/storages)")
-
-
 # ---- upstream writes ----------------------------------------------------------------------
 
 REF_WRITE = BUILD + r'''
@@ -202,7 +174,6 @@ def _assert_same(got, want):
 
 # ---- upstream files read by torchnative --------------------------------------------------
 
-@needs_hooks
 def test_upstream_checkpoint_loads_weights_only_default(updir):
     d, up = updir
     loaded = torch.load(os.path.join(d, "up.pt"))
@@ -210,7 +181,6 @@ def test_upstream_checkpoint_loads_weights_only_default(updir):
     assert type(loaded["param"]) is torch.nn.Parameter
 
 
-@needs_hooks
 def test_upstream_checkpoint_loads_from_file_objects(updir):
     d, up = updir
     with open(os.path.join(d, "up.pt"), "rb") as f:
@@ -233,7 +203,6 @@ def _mapped_ranges(path):
     return out
 
 
-@needs_hooks
 def test_upstream_checkpoint_mmap(updir):
     d, up = updir
     path = os.path.join(d, "up.pt")
@@ -249,7 +218,6 @@ def test_upstream_checkpoint_mmap(updir):
             assert p % 64 == 0, k
 
 
-@needs_hooks
 def test_upstream_state_dict_into_module(updir):
     d, up = updir
     sd = torch.load(os.path.join(d, "up_sd.pt"))
@@ -262,7 +230,6 @@ def test_upstream_state_dict_into_module(updir):
         assert describe(v)["storage"] == up["sd"]["tensors"][k]["storage"], k
 
 
-@needs_hooks
 def test_roundtrip_on_torchnative(tmp_path):
     objs = build()
     want = describe_all(objs)
@@ -284,7 +251,6 @@ def test_upstream_plain_objects_weights_only(updir):
     assert type(got["size"]) is torch.Size and type(got["nested"]) is collections.OrderedDict
 
 
-@needs_hooks
 def test_upstream_generator_checkpoint(updir):
     d, up = updir
     g = torch.load(os.path.join(d, "up_gen.pt"), weights_only=False)["gen"]
@@ -454,14 +420,12 @@ def test_pickle_from_upstream(updir):
         assert pickle.loads(bytes.fromhex(up["pickle"][proto])) == plain_objects()
 
 
-@needs_write_file
 def test_pickle_generator_from_upstream(updir):
     _, up = updir
     g = pickle.loads(bytes.fromhex(up["pickle"]["gen"]))
     assert bytes(g.get_state().tolist()).hex() == up["pickle"]["gen_state"]
 
 
-@needs_write_file
 def test_pickle_generator_roundtrip():
     g = torch.Generator().manual_seed(99)
     torch.rand(3, generator=g)
@@ -471,7 +435,6 @@ def test_pickle_generator_roundtrip():
     assert torch.equal(torch.rand(7, generator=g2), torch.rand(7, generator=g))
 
 
-@needs_write_file
 def test_pickle_tensor_roundtrip():
     objs = build()
     back = pickle.loads(pickle.dumps(objs))
@@ -484,7 +447,6 @@ def test_pickle_tensor_roundtrip():
     assert got == want
 
 
-@needs_write_file
 def test_pickle_tensor_from_upstream(updir):
     _, up = updir
     got = pickle.loads(bytes.fromhex(up["pickle"]["tensor"]))
@@ -641,7 +603,6 @@ def test_torchnative_checkpoint_with_options_loads_on_upstream(tn_written):
     _check_file(tn_written, "tn_opts.pt")
 
 
-@needs_hooks
 def test_upstream_checkpoint_roundtrips_through_torchnative(tn_written):
     _check_file(tn_written, "tn_resave.pt")
 
@@ -659,7 +620,6 @@ def test_torchnative_plain_objects_load_on_upstream(tn_written):
     assert got["pickle"] is True
 
 
-@needs_write_file
 def test_torchnative_generator_pickle_loads_on_upstream(tn_written):
     expect, got, errors = tn_written
     assert "gen" not in errors, errors["gen"]
@@ -672,7 +632,6 @@ def test_torchnative_safetensors_load_on_upstream(tn_written):
     assert got["tn.safetensors"] == expect["tn.safetensors"]
 
 
-@needs_write_file
 def test_torchnative_tensor_pickle_loads_on_upstream(tn_written):
     expect, got, errors = tn_written
     assert "tensor_pickle" not in errors, errors["tensor_pickle"]
