@@ -1,6 +1,8 @@
 /* tensor.c — storage and tensor lifetimes and geometry helpers. */
 #include "core/tensor.h"
 
+#include "core/alloc.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -101,6 +103,55 @@ static int class_for(int64_t nbytes) {
 }
 
 static void tn_free_release(void *ctx, void *data) { free(data); }
+/* ctx holds the requested size (the block's class follows from it) */
+static void tn_big_release(void *ctx, void *data) { tn_big_free(data, (size_t)(uintptr_t)ctx); }
+
+/* Data of sz bytes (a multiple of 64) for a storage: a mapped block from alloc.h for large
+ * sizes, aligned malloc below; *release and *ctx say how to free it. Zeroed on request. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_BLOCKS 0 /* AddressSanitizer guards malloc'd blocks, not our mappings */
+#else
+#define BIG_BLOCKS 1
+#endif
+static void *data_alloc(size_t sz, bool zero, tn_release_fn *release, void **ctx) {
+    if (BIG_BLOCKS && sz >= TN_ALLOC_BIG) {
+        bool fresh = false;
+        void *p = tn_big_alloc(sz, &fresh);
+        if (p && zero && !fresh) memset(p, 0, sz);
+        *release = tn_big_release;
+        *ctx = (void *)(uintptr_t)sz;
+        return p;
+    }
+    void *p = aligned_alloc(64, sz);
+    if (p && zero) memset(p, 0, sz);
+    *release = tn_free_release;
+    *ctx = NULL;
+    return p;
+}
+
+/* ---- accounting of the data bytes storages own (tn_storage_stats_get) ---------------- */
+static atomic_llong g_live, g_peak, g_allocs;
+
+static void account(int64_t delta) {
+    long long now = atomic_fetch_add_explicit(&g_live, delta, memory_order_relaxed) + delta;
+    if (delta <= 0) return;
+    atomic_fetch_add_explicit(&g_allocs, 1, memory_order_relaxed);
+    long long pk = atomic_load_explicit(&g_peak, memory_order_relaxed);
+    while (now > pk && !atomic_compare_exchange_weak_explicit(&g_peak, &pk, now, memory_order_relaxed,
+                                                              memory_order_relaxed)) {
+    }
+}
+
+/* Whether s's data was allocated here (and so counted): malloc'd or inline in its block. */
+static bool owns_data(const tn_storage *s) {
+    return s->data && (s->release == tn_free_release || s->release == tn_big_release || (s->block > 0 && s->data == (const char *)s + TN_STORAGE_HDR));
+}
+
+tn_storage_stats tn_storage_stats_get(bool reset) {
+    tn_storage_stats st = {atomic_load(&g_live), atomic_load(&g_peak), atomic_load(&g_allocs)};
+    if (reset) atomic_store(&g_peak, st.live);
+    return st;
+}
 
 static tn_storage *storage_init(tn_storage *s, int block, void *data, int64_t nbytes, tn_device device,
                                 tn_release_fn release, void *release_ctx) {
@@ -116,9 +167,6 @@ static tn_storage *storage_init(tn_storage *s, int block, void *data, int64_t nb
     return s;
 }
 
-static bool data_is_inline(const tn_storage *s) {
-    return s->block > 0 && s->data == (const char *)s + TN_STORAGE_HDR;
-}
 
 tn_status tn_storage_new(int64_t nbytes, tn_device device, bool zero, tn_storage **out) {
     if (nbytes < 0) return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension");
@@ -131,21 +179,22 @@ tn_status tn_storage_new(int64_t nbytes, tn_device device, bool zero, tn_storage
         s = storage_init((tn_storage *)b, k, b + TN_STORAGE_HDR, nbytes, device, NULL, NULL);
         if (zero) memset(s->data, 0, (size_t)nbytes);
     } else {
-        void *data = NULL;
+        void *data = NULL, *ctx = NULL;
+        tn_release_fn release = NULL;
         if (device.type != TN_DEVICE_META && nbytes > 0) {
             /* 64-byte alignment: every vector width we use, and upstream's alignment. */
             size_t sz = ((size_t)nbytes + 63) & ~(size_t)63;
-            data = aligned_alloc(64, sz);
+            data = data_alloc(sz, zero, &release, &ctx);
             if (!data)
                 return tn_error(TN_ERR_NO_MEMORY,
                                 "[enforce fail at alloc_cpu.cpp] . DefaultCPUAllocator: not enough memory: "
                                 "you tried to allocate %lld bytes.", (long long)nbytes);
-            if (zero) memset(data, 0, (size_t)nbytes);
         }
-        s = tn_storage_borrow(data, nbytes, device, data ? tn_free_release : NULL, NULL);
-        if (!s) { free(data); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+        s = tn_storage_borrow(data, nbytes, device, release, ctx);
+        if (!s) { if (release) release(ctx, data); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     }
     s->resizable = device.type != TN_DEVICE_META;
+    if (owns_data(s)) account(nbytes);
     *out = s;
     return TN_OK;
 }
@@ -162,6 +211,7 @@ void tn_storage_retain(tn_storage *s) { atomic_fetch_add_explicit(&s->refcount, 
 void tn_storage_release(tn_storage *s) {
     if (!s) return;
     if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (owns_data(s)) account(-s->nbytes);
     if (s->release) s->release(s->release_ctx, s->data);
     if (s->block >= 0) block_put(s->block, s);
     else free(s);
@@ -175,16 +225,21 @@ tn_status tn_storage_resize(tn_storage *s, int64_t nbytes) {
                         (unsigned long long)nbytes);
     if (nbytes <= s->nbytes) return TN_OK; /* never shrinks */
     if (s->device.type == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
-    if (!s->resizable || (s->release != tn_free_release && s->data && !data_is_inline(s)))
+    if (!s->resizable || (s->data && !owns_data(s)))
         return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
     size_t sz = ((size_t)nbytes + 63) & ~(size_t)63;
-    void *data = aligned_alloc(64, sz);
+    tn_release_fn release;
+    void *ctx;
+    void *data = data_alloc(sz, false, &release, &ctx);
     if (!data) return tn_error(TN_ERR_NO_MEMORY, "DefaultCPUAllocator: not enough memory: you tried to allocate %lld bytes.", (long long)nbytes);
     if (s->data) memcpy(data, s->data, (size_t)s->nbytes);
-    if (s->release == tn_free_release) free(s->data); /* inline data stays in its block */
+    if (owns_data(s)) account(-s->nbytes);
+    account(nbytes);
+    if (s->release) s->release(s->release_ctx, s->data); /* inline data stays in its block */
     s->data = data;
     s->nbytes = nbytes;
-    s->release = tn_free_release;
+    s->release = release;
+    s->release_ctx = ctx;
     return TN_OK;
 }
 

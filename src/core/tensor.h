@@ -95,6 +95,12 @@ void tn_storage_release(tn_storage *s);
 /* Grows an owned storage (resize_ semantics); fails for borrowed memory and for a
  * negative size (RuntimeError, as upstream's allocator). */
 tn_status tn_storage_resize(tn_storage *s, int64_t nbytes);
+/* Bytes of tensor data this process holds in storages it allocated (tn_storage_new,
+ * tn_storage_resize; borrowed memory such as mapped files is not counted): now, the
+ * highest since the last reset, and the allocations made. Diagnostics for memory
+ * measurements (torch._C._tn_storage_stats); `reset` sets the peak to the live bytes. */
+typedef struct tn_storage_stats { int64_t live, peak, allocations; } tn_storage_stats;
+tn_storage_stats tn_storage_stats_get(bool reset);
 
 /* --- tensor ------------------------------------------------------------------------ */
 

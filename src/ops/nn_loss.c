@@ -57,12 +57,13 @@ static tn_status nll_generic(tn_tensor *self, tn_tensor *target, tn_tensor *weig
     if (st != TN_OK) { tn_tensor_release(out); return st; }
     if (tn_tensor_is_meta(self)) { *out_o = out; *tw_o = tw; return TN_OK; }
     tn_dtype acc = tn_nn_acc(self->dtype);
-    tn_nn_buf bx = {0}, bt = {0}, bw = {0};
-    st = tn_nn_load(self, TN_DTYPE_FLOAT64, &bx);
-    if (st == TN_OK) st = tn_nn_load_index(target, &bt);
+    /* self is read only at the targets' N·inner positions (tn_nn_read), never converted
+     * whole: for a language model's logits that is 512 elements of 25 million. */
+    tn_nn_buf bt = {0}, bw = {0};
+    st = tn_nn_load_index(target, &bt);
     if (st == TN_OK && weight) st = tn_nn_load(weight, TN_DTYPE_FLOAT64, &bw);
     if (st == TN_OK) {
-        const double *x = bx.data, *w = bw.data;
+        const double *w = bw.data;
         const int64_t *t = bt.data;
         double sum = 0, wsum = 0;
         for (int64_t n = 0; n < N && st == TN_OK; n++)
@@ -73,7 +74,7 @@ static tn_status nll_generic(tn_tensor *self, tn_tensor *target, tn_tensor *weig
                     if (cls < 0 || cls >= C) { st = tn_error(TN_ERR_INDEX, "Target %lld is out of bounds.", (long long)cls); break; }
                     double wc = w ? w[cls] : 1.0;
                     if (acc == TN_DTYPE_FLOAT32) wc = (float)wc;
-                    v = -x[(n * C + cls) * inner + j] * wc;
+                    v = -tn_nn_read(self, (n * C + cls) * inner + j) * wc;
                     if (acc == TN_DTYPE_FLOAT32) v = (float)v;
                     wsum += wc;
                 }
@@ -86,7 +87,7 @@ static tn_status nll_generic(tn_tensor *self, tn_tensor *target, tn_tensor *weig
             store_at(tw, 0, reduction == RED_NONE ? 0.0 : wsum);
         }
     }
-    tn_nn_buf_free(&bx); tn_nn_buf_free(&bt); tn_nn_buf_free(&bw);
+    tn_nn_buf_free(&bt); tn_nn_buf_free(&bw);
     if (st != TN_OK) { tn_tensor_release(out); tn_tensor_release(tw); return st; }
     *out_o = out;
     *tw_o = tw;

@@ -3,6 +3,7 @@
 #include "binding.h"
 
 #include "autograd/autograd.h"
+#include "core/alloc.h"
 #include "core/threadpool.h"
 #include "kernels/blas.h"
 #include "kernels/cpu_features.h"
@@ -184,7 +185,27 @@ static PyObject *f_weight_prefetch_stats(PyObject *m, PyObject *arg) {
                          "prefetched_bytes", (long long)s.prefetched_bytes, "window", (long long)tn_stream_window());
 }
 
+/* _tn_storage_stats(reset) -> {live, peak, allocations, cached, cache_hits, maps}: the
+ * data bytes storages hold (core/tensor.h tn_storage_stats_get; reset lowers the peak to
+ * the live bytes) and the large-block cache's state (core/alloc.h). */
+static PyObject *f_storage_stats(PyObject *m, PyObject *arg) {
+    int reset = PyObject_IsTrue(arg);
+    if (reset < 0) return NULL;
+    tn_storage_stats s = tn_storage_stats_get(reset);
+    tn_big_stats b = tn_big_stats_get();
+    return Py_BuildValue("{sLsLsLsLsLsL}", "live", (long long)s.live, "peak", (long long)s.peak, "allocations",
+                         (long long)s.allocations, "cached", (long long)b.cached, "cache_hits", (long long)b.hits,
+                         "maps", (long long)b.maps);
+}
+
+/* _tn_empty_cache() -> bytes: unmaps the large-block cache's idle blocks (core/alloc.h). */
+static PyObject *f_empty_cache(PyObject *m, PyObject *u) {
+    return PyLong_FromSize_t(tn_big_empty_cache());
+}
+
 static PyMethodDef state_functions[] = {
+    {"_tn_storage_stats", f_storage_stats, METH_O, NULL},
+    {"_tn_empty_cache", f_empty_cache, METH_NOARGS, NULL},
     {"_tn_weight_prefetch", f_weight_prefetch, METH_O, NULL},
     {"_tn_weight_prefetch_stats", f_weight_prefetch_stats, METH_O, NULL},
     {"_tn_isa", f_isa, METH_NOARGS, NULL},
