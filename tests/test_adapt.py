@@ -502,3 +502,11 @@ def test_bad_input_raises_clear_errors():
         adapt.wrap(m, adapt.Tent()).restore("nobody")
     with pytest.raises(ValueError, match="no Linear"):
         adapt.wrap(m, adapt.TLM(targets=("zz",))).online()(batch(1))
+
+
+def test_low_memory_returns_the_allocators_idle_blocks():
+    x = torch.ones(1 << 20)  # 4 MiB: a mapped block of src/core/alloc.c
+    del x
+    assert torch._C._tn_storage_stats(False)["cached"] >= 4 << 20
+    events.emit("low_memory")
+    assert torch._C._tn_storage_stats(False)["cached"] == 0

@@ -9,7 +9,9 @@
 The names a device raises are listed in KNOWN (background, foreground, user_switch,
 sync_window, low_memory, session_end); an application may emit any other non-empty name
 of its own. subscribe("*", fn) receives every event. Wrappers made by adapt.wrap subscribe
-through a weak reference, so a wrapper that is dropped stops receiving events."""
+through a weak reference, so a wrapper that is dropped stops receiving events.
+"low_memory" also returns the idle blocks of torchnative's large-block cache
+(src/core/alloc.h) to the system, after the subscribers have dropped what they drop."""
 import threading
 import weakref
 
@@ -84,6 +86,11 @@ def emit(name, **payload):
             if first_error is None:
                 first_error = e
         ran += 1
+    if name == "low_memory":
+        import torch
+        release = getattr(torch._C, "_tn_empty_cache", None)  # absent on upstream torch
+        if release is not None:
+            release()
     if first_error is not None:
         raise first_error
     return ran
