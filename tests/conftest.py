@@ -253,6 +253,8 @@ TIER_INDEPENDENT_FILES = {
     # agree with upstream); the numerics of every kernel at every tier are test_ops.py's job,
     # and one sweep costs one to two minutes of our side alone
     "test_opinfo.py": "operator breadth against upstream's op_db; per-tier numerics are test_ops.py's",
+    # memory over long runs: what is allocated and freed does not depend on the kernel tier
+    "test_leaks.py": "live bytes and resident size over 1,000 steps; allocation, not arithmetic",
 }
 
 
@@ -285,7 +287,10 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    # every adaptation method run side by side with upstream (a CNN trained
                    # first): end-to-end runs like test_training.py, whose operators and
                    # gradients run under ASan through test_ops.py and test_autograd_grads.py
-                   "test_adapt_methods.py"}
+                   "test_adapt_methods.py",
+                   # resident sizes under ASan measure its quarantine and shadow memory, not
+                   # ours; LeakSanitizer is the leak check of that tier
+                   "test_leaks.py"}
 # single tests, as "file::name"
 ASAN_SKIP_TESTS = {
     # Open (docs/STATUS.md): the 2x2 max pool's row-pair path of the generic (baseline,
