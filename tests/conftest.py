@@ -255,6 +255,8 @@ TIER_INDEPENDENT_FILES = {
     "test_opinfo.py": "operator breadth against upstream's op_db; per-tier numerics are test_ops.py's",
     # memory over long runs: what is allocated and freed does not depend on the kernel tier
     "test_leaks.py": "live bytes and resident size over 1,000 steps; allocation, not arithmetic",
+    # packaging: the wheel carries the host build; its kernels are the suite's business
+    "test_wheel.py": "builds and installs the wheel into a fresh environment; no kernel choice",
 }
 
 
@@ -290,7 +292,9 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    "test_adapt_methods.py",
                    # resident sizes under ASan measure its quarantine and shadow memory, not
                    # ours; LeakSanitizer is the leak check of that tier
-                   "test_leaks.py"}
+                   "test_leaks.py",
+                   # installs the normal build into a fresh environment (no sanitizer runtime)
+                   "test_wheel.py"}
 # single tests, as "file::name"
 ASAN_SKIP_TESTS = {
     # Open (docs/STATUS.md): the 2x2 max pool's row-pair path of the generic (baseline,
