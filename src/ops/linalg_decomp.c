@@ -175,7 +175,7 @@ static tn_status lu_batch(const tn_tensor *A, double **lu, int32_t **piv, int32_
         return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     }
     tn_la_gather(A, *lu);
-    if (!tn_tensor_data(A)) return TN_OK;
+    if (tn_tensor_is_meta(A)) return TN_OK;
     for (int64_t b = 0; b < batch; b++)
         (*info)[b] = (int32_t)tn_linalg_lu(m, n, *lu + b * m * n, n, *piv + b * k);
     return TN_OK;
@@ -320,7 +320,7 @@ tn_status tn_op_linalg_lu(const tn_value *args, tn_value *rets) {
     int32_t *piv, *info;
     TN_TRY(lu_batch(A, &lu, &piv, &info));
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    tn_status st = unpack(A, A->ndim, A->sizes, tn_la_batch(A->ndim, A->sizes), m, n, tn_tensor_data(A) ? lu : NULL,
+    tn_status st = unpack(A, A->ndim, A->sizes, tn_la_batch(A->ndim, A->sizes), m, n, !tn_tensor_is_meta(A) ? lu : NULL,
                           piv, true, true, out);
     free(lu), free(piv), free(info);
     TN_TRY(st);
@@ -349,9 +349,9 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
     tn_tensor *pc;
     tn_status st = tn_tensor_contiguous(pv, &pc);
     if (st == TN_OK) {
-        if (tn_tensor_data(pc)) memcpy(piv, tn_tensor_data(pc), (size_t)(batch * k) * sizeof(int32_t));
+        if (!tn_tensor_is_meta(pc) && batch * k != 0) memcpy(piv, tn_tensor_data(pc), (size_t)(batch * k) * sizeof(int32_t));
         tn_tensor_release(pc);
-        st = unpack(LU, LU->ndim, LU->sizes, batch, m, n, tn_tensor_data(LU) ? lu : NULL, piv, args[2].u.b,
+        st = unpack(LU, LU->ndim, LU->sizes, batch, m, n, !tn_tensor_is_meta(LU) ? lu : NULL, piv, args[2].u.b,
                     args[3].u.b, out);
     }
     free(lu), free(piv);
@@ -428,7 +428,7 @@ static tn_status lu_solve_impl(const char *api, tn_tensor *LU, tn_tensor *pv, tn
         for (int64_t i = 0; i < batch * n; i++) piv[i] = (int32_t)piv_d[i];
     sz[nd] = br, sz[nd + 1] = bc;
     if (st == TN_OK) st = tn_la_gather_expanded(B, nd + 2, sz, &bd);
-    if (st == TN_OK && tn_tensor_data(B) && tn_tensor_data(LU)) {
+    if (st == TN_OK && !tn_tensor_is_meta(B) && !tn_tensor_is_meta(LU)) {
         if (left) {
             lu_solve_all(batch, n, bc, lu, piv, adjoint, bd);
         } else { /* X A = B  ⇔  Aᵀ Xᵀ = Bᵀ */
@@ -502,7 +502,7 @@ static tn_status solve_impl(tn_tensor *A, tn_tensor *B, bool left, tn_tensor **o
     int32_t *piv = tn_la_alloc(batch * n, sizeof(int32_t)), *info = tn_la_alloc(batch, sizeof(int32_t));
     tn_status st = piv && info ? tn_la_gather_expanded(A, nd + 2, asz, &a) : tn_error(TN_ERR_NO_MEMORY, "out of memory");
     if (st == TN_OK) st = tn_la_gather_expanded(B, bnd, bsz, &b);
-    bool run = st == TN_OK && tn_tensor_data(A) && tn_tensor_data(B);
+    bool run = st == TN_OK && !tn_tensor_is_meta(A) && !tn_tensor_is_meta(B);
     if (run && !left && !vec) {
         tmp = tn_la_alloc(batch * br * bc, sizeof(double));
         if (!tmp) st = tn_error(TN_ERR_NO_MEMORY, "out of memory"), run = false;
@@ -652,7 +652,7 @@ static tn_status inv_impl(const char *api, tn_tensor *A, bool check, tn_tensor *
     for (int64_t b = 0; st == TN_OK && b < batch; b++) {
         double *xb = x + b * n * n;
         for (int64_t i = 0; i < n; i++) xb[i * n + i] = 1;
-        if (tn_tensor_data(A)) tn_linalg_lu_solve(n, lu + b * n * n, n, piv + b * n, false, n, xb, n);
+        if (!tn_tensor_is_meta(A)) tn_linalg_lu_solve(n, lu + b * n * n, n, piv + b * n, false, n, xb, n);
     }
     if (st == TN_OK && check) {
         int64_t b = first_failure(info, batch);
@@ -694,7 +694,7 @@ static tn_status cholesky_impl(const char *api, tn_tensor *A, bool upper, tn_ten
     int32_t *info = tn_la_alloc(batch, sizeof(int32_t));
     if (!a || !info || !t) { free(a), free(info), free(t); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(A, a);
-    for (int64_t b = 0; b < batch && tn_tensor_data(A); b++) {
+    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) {
         double *ab = a + b * n * n;
         if (upper) { /* the upper triangle read as the lower one of Aᵀ */
             for (int64_t i = 0; i < n; i++)
@@ -778,7 +778,7 @@ tn_status tn_op_cholesky_solve(const tn_value *args, tn_value *rets) {
     double *l = NULL, *b = NULL;
     tn_status st = tn_la_gather_expanded(L, nd + 2, lsz, &l);
     if (st == TN_OK) st = tn_la_gather_expanded(B, nd + 2, bsz, &b);
-    for (int64_t i = 0; st == TN_OK && i < batch && tn_tensor_data(B) && tn_tensor_data(L); i++) {
+    for (int64_t i = 0; st == TN_OK && i < batch && !tn_tensor_is_meta(B) && !tn_tensor_is_meta(L); i++) {
         const double *li = l + i * n * n;
         double *bi = b + i * n * bc;
         if (!upper) { /* L y = b, Lᵀ x = y */
@@ -807,7 +807,7 @@ tn_status tn_op_cholesky_inverse(const tn_value *args, tn_value *rets) {
     if (!l || !x) { free(l), free(x); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(L, l);
     tn_status st = TN_OK;
-    for (int64_t i = 0; i < batch && tn_tensor_data(L); i++) {
+    for (int64_t i = 0; i < batch && !tn_tensor_is_meta(L); i++) {
         const double *li = l + i * n * n;
         for (int64_t d = 0; d < n; d++)
             if (li[d * n + d] == 0) {
@@ -851,7 +851,7 @@ static tn_status trsolve(const char *api, tn_tensor *A, tn_tensor *B, bool upper
     if (st == TN_OK) st = tn_la_gather_expanded(B, nd + 2, bsz, &b);
     if (st == TN_OK && !left && !(t = tn_la_alloc(batch * br * bc, sizeof(double))))
         st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
-    if (st == TN_OK && tn_tensor_data(A) && tn_tensor_data(B)) {
+    if (st == TN_OK && !tn_tensor_is_meta(A) && !tn_tensor_is_meta(B)) {
         if (!left) transpose_batch(batch, br, bc, b, t);
         for (int64_t i = 0; i < batch; i++) {
             const double *ai = a + i * n * n;
