@@ -88,4 +88,10 @@ int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double
  * the unit vectors, twice). */
 void tn_linalg_complete_basis(int64_t m, int64_t ncols, int64_t r, double *q, int64_t ld);
 
+/* ---- matrix exponential (linalg_expm.c) -------------------------------------------------- */
+
+/* out = exp(a) for the n×n matrix a (leading dimension n for both), by scaling and squaring
+ * with the degree-13 Padé approximant (Higham 2005). work: 8·n·n doubles, piv: n ints. */
+void tn_linalg_expm(int64_t n, const double *a, double *out, double *work, int32_t *piv);
+
 #endif
