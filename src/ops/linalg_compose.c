@@ -5,6 +5,7 @@
  * upstream's. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -391,3 +392,629 @@ tn_status tn_op_linalg_matrix_exp(const tn_value *args, tn_value *rets) {
     return ret1(st, &out, rets);
 }
 tn_status tn_op_matrix_exp(const tn_value *args, tn_value *rets) { return tn_op_linalg_matrix_exp(args, rets); }
+
+/* ---- door compositions ----------------------------------------------------------------------------- */
+
+static tn_status d_binary(tn_op_id op, tn_tensor *a, tn_tensor *b, tn_tensor **o) {
+    tn_value v[2] = {tn_value_tensor(a), tn_value_tensor(b)};
+    return tn_dispatch_one(op, v, o);
+}
+static tn_status d_sub(tn_tensor *a, tn_tensor *b, tn_tensor **o) {
+    tn_value v[3] = {tn_value_tensor(a), tn_value_tensor(b), tn_value_int(1)};
+    return tn_dispatch_one(TN_OP_sub_Tensor, v, o);
+}
+static tn_status d_roll(tn_tensor *t, int64_t shift, int64_t dim, tn_tensor **o) {
+    tn_value v[3] = {tn_value_tensor(t), tn_value_intlist(&shift, 1), tn_value_intlist(&dim, 1)};
+    return tn_dispatch_one(TN_OP_roll, v, o);
+}
+static tn_status d_sum_dim(tn_tensor *t, int64_t dim, bool keepdim, tn_tensor **o) {
+    tn_value v[4] = {tn_value_tensor(t), tn_value_intlist(&dim, 1), tn_value_bool(keepdim), none()};
+    return tn_dispatch_one(TN_OP_sum_dim_IntList, v, o);
+}
+static tn_status d_maxmin(tn_tensor *t, int64_t dim, bool keepdim, bool max, tn_tensor **o) {
+    tn_value v[3] = {tn_value_tensor(t), tn_value_intlist(&dim, 1), tn_value_bool(keepdim)};
+    return tn_dispatch_one(max ? TN_OP_amax : TN_OP_amin, v, o);
+}
+static tn_status d_permute(tn_tensor *t, const int64_t *perm, tn_tensor **o) {
+    tn_value v[2] = {tn_value_tensor(t), tn_value_intlist(perm, t->ndim)};
+    return tn_dispatch_one(TN_OP_permute, v, o);
+}
+static tn_status d_unsqueeze(tn_tensor *t, int64_t dim, tn_tensor **o) {
+    tn_value v[2] = {tn_value_tensor(t), tn_value_int(dim)};
+    return tn_dispatch_one(TN_OP_unsqueeze, v, o);
+}
+static tn_status d_reshape(tn_tensor *t, int n, const int64_t *sizes, tn_tensor **o) {
+    tn_value v[2] = {tn_value_tensor(t), tn_value_intlist(sizes, n)};
+    return tn_dispatch_one(TN_OP_reshape, v, o);
+}
+static tn_status d_clone(tn_tensor *t, tn_tensor **o) {
+    tn_value v[2] = {tn_value_tensor(t), {.tag = TN_V_MEMFMT}};
+    v[1].u.memfmt = 0;
+    return tn_dispatch_one(TN_OP_clone, v, o);
+}
+/* r = f(t) then release t: chains door calls that consume their input */
+#define CHAIN(call, t)                   \
+    do {                                 \
+        tn_tensor *chain_in_ = (t), *chain_out_; \
+        tn_status chain_st_ = (call);    \
+        tn_tensor_release(chain_in_);    \
+        if (chain_st_ != TN_OK) return chain_st_; \
+        (t) = chain_out_;                \
+    } while (0)
+#define IN chain_in_
+#define OUT (&chain_out_)
+
+/* aten::linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor: (x * y).sum(dim) */
+tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *y = args[1].u.t, *p;
+    if (x->dtype != y->dtype)
+        return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
+                        tn_dtype_infos[x->dtype].c10_name, tn_dtype_infos[y->dtype].c10_name);
+    if (tn_dtype_is_complex(x->dtype)) return tn_la_need_float("linalg.vecdot", x);
+    TN_TRY(d_binary(TN_OP_mul_Tensor, x, y, &p));
+    CHAIN(d_sum_dim(IN, args[2].u.i, false, OUT), p);
+    rets[0] = tn_value_tensor(p);
+    return TN_OK;
+}
+
+/* aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor:
+ * c = roll(a, -1)·roll(b, -2) - roll(a, -2)·roll(b, -1) along dim */
+tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t, *b = args[1].u.t;
+    if (a->ndim != b->ndim) return tn_error(TN_ERR_RUNTIME, "linalg.cross: inputs must have the same number of dimensions.");
+    int d;
+    TN_TRY(tn_wrap_dim(args[2].u.i, a->ndim, &d));
+    if (a->sizes[d] != 3 || b->sizes[d] != 3)
+        return tn_error(TN_ERR_RUNTIME, "linalg.cross: inputs dimension %lld must have length 3. Got %lld and %lld",
+                        (long long)args[2].u.i, (long long)a->sizes[d], (long long)b->sizes[d]);
+    if (a->dtype != b->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[a->dtype].c10_name,
+                        tn_dtype_infos[b->dtype].c10_name);
+    tn_tensor *r[4] = {0}, *p = NULL, *q = NULL, *out = NULL;
+    tn_status st = d_roll(a, -1, d, &r[0]);
+    if (st == TN_OK) st = d_roll(b, -2, d, &r[1]);
+    if (st == TN_OK) st = d_roll(a, -2, d, &r[2]);
+    if (st == TN_OK) st = d_roll(b, -1, d, &r[3]);
+    if (st == TN_OK) st = d_binary(TN_OP_mul_Tensor, r[0], r[1], &p);
+    if (st == TN_OK) st = d_binary(TN_OP_mul_Tensor, r[2], r[3], &q);
+    if (st == TN_OK) st = d_sub(p, q, &out);
+    for (int i = 0; i < 4; i++)
+        if (r[i]) tn_tensor_release(r[i]);
+    if (p) tn_tensor_release(p);
+    if (q) tn_tensor_release(q);
+    TN_TRY(st);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::cross(Tensor self, Tensor other, int? dim=None): linalg_cross, dim defaulting to the
+ * first dimension of size 3 */
+tn_status tn_op_cross(const tn_value *args, tn_value *rets) {
+    tn_tensor *a = args[0].u.t;
+    int64_t dim = -1;
+    if (args[2].tag == TN_V_INT) {
+        dim = args[2].u.i;
+    } else {
+        int i = 0;
+        while (i < a->ndim && a->sizes[i] != 3) i++;
+        if (i == a->ndim) return tn_error(TN_ERR_RUNTIME, "no dimension of size 3 in input");
+        dim = i;
+    }
+    tn_value v[3] = {args[0], args[1], tn_value_int(dim)};
+    return tn_op_linalg_cross(v, rets);
+}
+
+/* aten::linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor: [1, x, x², ...] along a new last dim */
+tn_status tn_op_linalg_vander(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    if (x->dtype == TN_DTYPE_BOOL)
+        return tn_error(TN_ERR_RUNTIME, "linalg.vander supports floating point, complex, and integer tensors, but got Bool");
+    int nd = x->ndim ? x->ndim : 1;
+    int64_t shape[TN_MAX_DIMS + 1];
+    if (x->ndim) memcpy(shape, x->sizes, sizeof(int64_t) * x->ndim);
+    else shape[0] = 1;
+    int64_t n = args[1].tag == TN_V_INT ? args[1].u.i : shape[nd - 1];
+    if (n <= 1) return tn_error(TN_ERR_RUNTIME, "N must be greater than 1.");
+    tn_tensor *t;
+    TN_TRY(d_reshape(x, nd, shape, &t));
+    CHAIN(d_unsqueeze(IN, -1, OUT), t);
+    shape[nd] = n - 1;
+    {
+        tn_value v[3] = {tn_value_tensor(t), tn_value_intlist(shape, nd + 1), tn_value_bool(false)};
+        tn_tensor *e;
+        tn_status st = tn_dispatch_one(TN_OP_expand, v, &e);
+        tn_tensor_release(t);
+        TN_TRY(st);
+        t = e;
+    }
+    {
+        tn_value v[3] = {tn_value_tensor(t), tn_value_int(-1), none()};
+        tn_tensor *c;
+        tn_status st = tn_dispatch_one(TN_OP_cumprod, v, &c);
+        tn_tensor_release(t);
+        TN_TRY(st);
+        t = c;
+    }
+    shape[nd] = 1;
+    tn_tensor *ones;
+    tn_status st = tn_tensor_empty(nd + 1, shape, t->dtype, tn_tensor_device(t), &ones);
+    if (st == TN_OK) {
+        double one = 1;
+        unsigned char elem[16];
+        tn_value ov = tn_value_double(one);
+        st = tn_scalar_to_bytes(&ov, t->dtype, elem);
+        if (st == TN_OK) tn_shape_fill_bytes(ones, elem);
+    }
+    if (st != TN_OK) { tn_tensor_release(t); return st; }
+    tn_tensor *parts[2] = {ones, t};
+    tn_value v[2] = {tn_value_tensorlist(parts, 2), tn_value_int(-1)};
+    st = tn_dispatch(TN_OP_cat, v, rets);
+    tn_tensor_release(ones), tn_tensor_release(t);
+    return st;
+}
+
+/* the optimal parenthesization of a chain of n matrices of sizes p[i] × p[i+1] (split[i*n+j]) */
+static void chain_order(int64_t n, const int64_t *p, int64_t *split, double *cost) {
+    for (int64_t i = 0; i < n; i++) cost[i * n + i] = 0;
+    for (int64_t len = 1; len < n; len++)
+        for (int64_t i = 0; i + len < n; i++) {
+            int64_t j = i + len;
+            cost[i * n + j] = INFINITY;
+            for (int64_t k = i; k < j; k++) {
+                double c = cost[i * n + k] + cost[(k + 1) * n + j] + (double)p[i] * (double)p[k + 1] * (double)p[j + 1];
+                if (c < cost[i * n + j]) cost[i * n + j] = c, split[i * n + j] = k;
+            }
+        }
+}
+static tn_status chain_mult(tn_tensor **ts, int64_t n, const int64_t *split, int64_t i, int64_t j, tn_tensor **out) {
+    if (i == j) { tn_tensor_retain(ts[i]); *out = ts[i]; return TN_OK; }
+    tn_tensor *l, *r;
+    TN_TRY(chain_mult(ts, n, split, i, split[i * n + j], &l));
+    tn_status st = chain_mult(ts, n, split, split[i * n + j] + 1, j, &r);
+    if (st == TN_OK) {
+        st = d_binary(TN_OP_mm, l, r, out);
+        tn_tensor_release(r);
+    }
+    tn_tensor_release(l);
+    return st;
+}
+
+/* aten::linalg_multi_dot(Tensor[] tensors) -> Tensor: the chain in its cheapest order */
+tn_status tn_op_linalg_multi_dot(const tn_value *args, tn_value *rets) {
+    int64_t n = args[0].u.tlist.n;
+    tn_tensor *const *in = args[0].u.tlist.data;
+    if (n < 2) return tn_error(TN_ERR_RUNTIME, "multi_dot(): expected at least 2 tensors but got %lld", (long long)n);
+    if (in[0]->ndim != 1 && in[0]->ndim != 2)
+        return tn_error(TN_ERR_RUNTIME, "multi_dot(): the first tensor must be 1D or 2D but got %dD", in[0]->ndim);
+    if (in[n - 1]->ndim != 1 && in[n - 1]->ndim != 2)
+        return tn_error(TN_ERR_RUNTIME, "multi_dot(): the last tensor must be 1D or 2D but got %dD", in[n - 1]->ndim);
+    for (int64_t i = 1; i < n - 1; i++)
+        if (in[i]->ndim != 2)
+            return tn_error(TN_ERR_RUNTIME, "multi_dot(): tensor %lld must be 2D but got %dD", (long long)i, in[i]->ndim);
+    for (int64_t i = 1; i < n; i++)
+        if (in[i]->dtype != in[0]->dtype)
+            return tn_error(TN_ERR_RUNTIME, "multi_dot(): all tensors must have be the same dtype but tensor 0 is %s and tensor %lld %s",
+                            tn_dtype_infos[in[0]->dtype].c10_name, (long long)i, tn_dtype_infos[in[i]->dtype].c10_name);
+    tn_tensor **ts = calloc((size_t)n, sizeof *ts);
+    int64_t *p = calloc((size_t)n + 1, sizeof *p), *split = calloc((size_t)(n * n), sizeof *split);
+    double *cost = calloc((size_t)(n * n), sizeof *cost);
+    tn_status st = ts && p && split && cost ? TN_OK : oom();
+    for (int64_t i = 0; st == TN_OK && i < n; i++) {
+        tn_tensor *t = in[i];
+        if (t->ndim == 1) st = d_unsqueeze(t, i == 0 ? 0 : -1, &ts[i]);
+        else tn_tensor_retain(t), ts[i] = t;
+    }
+    for (int64_t i = 1; st == TN_OK && i < n; i++)
+        if (ts[i - 1]->sizes[1] != ts[i]->sizes[0]) {
+            char b1[128], b2[128];
+            st = tn_error(TN_ERR_RUNTIME, "multi_dot(): tensors %lld and %lld with shapes %s and %s cannot be multiplied",
+                          (long long)(i - 1), (long long)i, tn_format_sizes(in[i - 1]->ndim, in[i - 1]->sizes, b1, sizeof b1),
+                          tn_format_sizes(in[i]->ndim, in[i]->sizes, b2, sizeof b2));
+        }
+    tn_tensor *r = NULL;
+    if (st == TN_OK) {
+        for (int64_t i = 0; i < n; i++) p[i] = ts[i]->sizes[0];
+        p[n] = ts[n - 1]->sizes[1];
+        if (n == 3) { /* the two orders compared as upstream does (ties: left first) */
+            int64_t a = p[0], b = p[1], c = p[2], d = p[3];
+            split[0 * n + 2] = (a * c) * (b + d) > (b * d) * (a + c) ? 0 : 1;
+            split[0 * n + 1] = 0, split[1 * n + 2] = 1;
+        } else {
+            chain_order(n, p, split, cost);
+        }
+        st = chain_mult(ts, n, split, 0, n - 1, &r);
+    }
+    if (st == TN_OK && (in[0]->ndim == 1 || in[n - 1]->ndim == 1)) {
+        int64_t shape[2];
+        int k = 0;
+        if (in[0]->ndim == 2) shape[k++] = in[0]->sizes[0];
+        if (in[n - 1]->ndim == 2) shape[k++] = in[n - 1]->sizes[1];
+        tn_tensor *v;
+        st = d_reshape(r, k, shape, &v);
+        tn_tensor_release(r);
+        r = st == TN_OK ? v : NULL;
+    }
+    for (int64_t i = 0; ts && i < n; i++)
+        if (ts[i]) tn_tensor_release(ts[i]);
+    free(ts), free(p), free(split), free(cost);
+    TN_TRY(st);
+    rets[0] = tn_value_tensor(r);
+    return TN_OK;
+}
+
+/* aten::linalg_matrix_power(Tensor self, int n) -> Tensor (binary powering; n < 0 inverts first) */
+tn_status tn_op_linalg_matrix_power(const tn_value *args, tn_value *rets) {
+    tn_tensor *A = args[0].u.t, *a;
+    int64_t n = args[1].u.i;
+    TN_TRY(tn_la_need_square("linalg.matrix_power", A, "A"));
+    if (n == 0) { /* the identity in every batch element */
+        tn_tensor *out;
+        TN_TRY(tn_tensor_zeros(A->ndim, A->sizes, A->dtype, tn_tensor_device(A), &out));
+        tn_tensor *diag;
+        tn_value dv[4] = {tn_value_tensor(out), tn_value_int(0), tn_value_int(-2), tn_value_int(-1)};
+        tn_status st = tn_dispatch_one(TN_OP_diagonal, dv, &diag);
+        if (st == TN_OK) {
+            tn_value fv[2] = {tn_value_tensor(diag), tn_value_int(1)};
+            tn_value r[1];
+            st = tn_dispatch(TN_OP_fill__Scalar, fv, r);
+            if (st == TN_OK) tn_value_release(&r[0]);
+            tn_tensor_release(diag);
+        }
+        if (st != TN_OK) { tn_tensor_release(out); return st; }
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
+    if (n < 0) {
+        tn_tensor *out[2] = {0};
+        tn_value iv[1] = {tn_value_tensor(A)};
+        TN_TRY(tn_dispatch_one(TN_OP_linalg_inv, iv, &out[0]));
+        a = out[0];
+        n = -n;
+    } else {
+        tn_tensor_retain(A);
+        a = A;
+    }
+    tn_tensor *res = NULL, *z = NULL;
+    tn_status st = TN_OK;
+    if (n == 1) st = d_clone(a, &res);
+    else if (n == 2) st = d_binary(TN_OP_matmul, a, a, &res);
+    else if (n == 3) {
+        tn_tensor *t;
+        st = d_binary(TN_OP_matmul, a, a, &t);
+        if (st == TN_OK) st = d_binary(TN_OP_matmul, t, a, &res), tn_tensor_release(t);
+    } else {
+        while (st == TN_OK && n > 0) {
+            int64_t bit = n % 2;
+            n /= 2;
+            tn_tensor *nz;
+            if (z) st = d_binary(TN_OP_matmul, z, z, &nz), tn_tensor_release(z);
+            else tn_tensor_retain(a), nz = a, st = TN_OK;
+            z = st == TN_OK ? nz : NULL;
+            if (st == TN_OK && bit) {
+                if (res) {
+                    tn_tensor *nr;
+                    st = d_binary(TN_OP_matmul, res, z, &nr);
+                    tn_tensor_release(res);
+                    res = st == TN_OK ? nr : NULL;
+                } else {
+                    tn_tensor_retain(z);
+                    res = z;
+                }
+            }
+        }
+    }
+    if (z) tn_tensor_release(z);
+    tn_tensor_release(a);
+    if (st != TN_OK) { if (res) tn_tensor_release(res); return st; }
+    rets[0] = tn_value_tensor(res);
+    return TN_OK;
+}
+tn_status tn_op_matrix_power(const tn_value *args, tn_value *rets) { return tn_op_linalg_matrix_power(args, rets); }
+
+/* aten::linalg_tensorinv(Tensor self, int ind=2) -> Tensor */
+tn_status tn_op_linalg_tensorinv(const tn_value *args, tn_value *rets) {
+    tn_tensor *A = args[0].u.t, *t;
+    int64_t ind = args[1].u.i;
+    if (ind <= 0) return tn_error(TN_ERR_RUNTIME, "Expected a strictly positive integer for 'ind', but got %lld", (long long)ind);
+    int64_t p = 1, q = 1, shape[TN_MAX_DIMS];
+    for (int i = 0; i < A->ndim; i++) {
+        if (i < ind) p *= A->sizes[i];
+        else q *= A->sizes[i];
+    }
+    if (ind > A->ndim) ind = A->ndim;
+    if (p != q)
+        return tn_error(TN_ERR_RUNTIME, "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got %lld != %lld",
+                        (long long)q, (long long)p);
+    int64_t sq[2] = {p, q};
+    TN_TRY(d_reshape(A, 2, sq, &t));
+    tn_value iv[2] = {tn_value_tensor(t), tn_value_bool(false)}, r[2];
+    tn_status st = tn_dispatch(TN_OP_linalg_inv_ex, iv, r);
+    tn_tensor_release(t);
+    TN_TRY(st);
+    tn_tensor *inv = r[0].u.t, *info = r[1].u.t;
+    int32_t code = tn_tensor_is_meta(info) ? 0 : *(int32_t *)tn_tensor_data(info);
+    tn_tensor_release(info);
+    if (code) {
+        tn_tensor_release(inv);
+        return tn_error(TN_ERR_LINALG, "inv: The diagonal element %d is zero, the inversion could not be completed because the input matrix is singular.", code);
+    }
+    int k = 0;
+    for (int i = (int)ind; i < A->ndim; i++) shape[k++] = A->sizes[i];
+    for (int i = 0; i < ind; i++) shape[k++] = A->sizes[i];
+    st = d_reshape(inv, k, shape, &t);
+    tn_tensor_release(inv);
+    TN_TRY(st);
+    rets[0] = tn_value_tensor(t);
+    return TN_OK;
+}
+
+/* aten::linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor */
+tn_status tn_op_linalg_tensorsolve(const tn_value *args, tn_value *rets) {
+    tn_tensor *A = args[0].u.t, *B = args[1].u.t, *a;
+    int nd = A->ndim;
+    if (args[2].tag == TN_V_INTLIST && args[2].u.ilist.n > 0) { /* the named dims moved to the end, in order */
+        int64_t perm[TN_MAX_DIMS];
+        bool used[TN_MAX_DIMS] = {0};
+        int64_t nm = args[2].u.ilist.n, k = 0;
+        int moved[TN_MAX_DIMS];
+        for (int64_t i = 0; i < nm; i++) {
+            int d;
+            TN_TRY(tn_wrap_dim(args[2].u.ilist.data[i], nd, &d));
+            if (used[d]) return tn_error(TN_ERR_RUNTIME, "movedim: repeated dim in `source` (%lld)", (long long)args[2].u.ilist.data[i]);
+            used[d] = true, moved[i] = d;
+        }
+        for (int i = 0; i < nd; i++)
+            if (!used[i]) perm[k++] = i;
+        for (int64_t i = 0; i < nm; i++) perm[k++] = moved[i];
+        TN_TRY(d_permute(A, perm, &a));
+    } else {
+        tn_tensor_retain(A);
+        a = A;
+    }
+    int64_t rs[TN_MAX_DIMS], rp = 1, op = 1;
+    int nr = 0;
+    for (int i = B->ndim; i < nd; i++) rs[nr++] = a->sizes[i], rp *= a->sizes[i];
+    for (int i = 0; i < B->ndim; i++) op *= B->sizes[i];
+    if (rp != op) {
+        tn_tensor_release(a);
+        return tn_error(TN_ERR_RUNTIME, "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got %lld != %lld",
+                        (long long)rp, (long long)op);
+    }
+    int64_t sq[2] = {rp, rp}, flat = -1;
+    CHAIN(d_reshape(IN, 2, sq, OUT), a);
+    tn_tensor *b;
+    tn_status st = d_reshape(B, 1, &flat, &b);
+    if (st != TN_OK) { tn_tensor_release(a); return st; }
+    tn_value sv[3] = {tn_value_tensor(a), tn_value_tensor(b), tn_value_bool(true)};
+    tn_tensor *x;
+    st = tn_dispatch_one(TN_OP_linalg_solve, sv, &x);
+    tn_tensor_release(a), tn_tensor_release(b);
+    TN_TRY(st);
+    CHAIN(d_reshape(IN, nr, rs, OUT), x);
+    rets[0] = tn_value_tensor(x);
+    return TN_OK;
+}
+
+/* ---- norms and the condition number --------------------------------------------------------------- */
+
+/* d0, d1 wrapped and checked as upstream's matrix-norm checks; low: whether bfloat16/half pass */
+static tn_status matrix_norm_checks(tn_tensor *A, const tn_value *dim, const tn_value *dtype, bool low, int *d0, int *d1) {
+    TN_TRY(tn_la_need_matrix("linalg.matrix_norm", A, "A"));
+    tn_dtype dt = A->dtype;
+    bool fl = dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64 || (low && (dt == TN_DTYPE_BFLOAT16 || dt == TN_DTYPE_FLOAT16));
+    if (!fl) TN_TRY(tn_la_need_float("linalg.matrix_norm", A));
+    if (dim->u.ilist.n != 2) {
+        char b[256];
+        int off = 0;
+        b[0] = 0;
+        for (int64_t i = 0; i < dim->u.ilist.n && off < 200; i++)
+            off += snprintf(b + off, sizeof b - off, "%s%lld", i ? " " : "", (long long)dim->u.ilist.data[i]);
+        return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: dim must be a 2-tuple. Got %s", b);
+    }
+    TN_TRY(tn_wrap_dim(dim->u.ilist.data[0], A->ndim, d0));
+    TN_TRY(tn_wrap_dim(dim->u.ilist.data[1], A->ndim, d1));
+    if (*d0 == *d1) return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: dims must be different. Got (%d, %d)", *d0, *d1);
+    return TN_OK;
+}
+
+/* svdvals of A with dims d0, d1 moved to the end, reduced over the last dim by sum (nuc),
+ * amax (2) or amin (-2); keepdim puts the two dims back as size 1 */
+static tn_status spectral_norm(tn_tensor *A, int d0, int d1, int kind, bool keepdim, const tn_value *dtype, tn_value *rets) {
+    int nd = A->ndim;
+    int64_t perm[TN_MAX_DIMS];
+    int k = 0;
+    for (int i = 0; i < nd; i++)
+        if (i != d0 && i != d1) perm[k++] = i;
+    perm[k++] = d0, perm[k++] = d1;
+    tn_tensor *t;
+    if (dtype->tag == TN_V_DTYPE) TN_TRY(to_dtype(A, dtype->u.dtype, &t));
+    else tn_tensor_retain(A), t = A;
+    CHAIN(d_permute(IN, perm, OUT), t);
+    {
+        tn_value v[2] = {tn_value_tensor(t), none()};
+        tn_tensor *s;
+        tn_status st = tn_dispatch_one(TN_OP_linalg_svdvals, v, &s);
+        tn_tensor_release(t);
+        TN_TRY(st);
+        t = s;
+    }
+    if (kind == 0) CHAIN(d_sum_dim(IN, -1, false, OUT), t);
+    else CHAIN(d_maxmin(IN, -1, false, kind > 0, OUT), t);
+    if (keepdim) { /* unsqueeze at the two dims, lower first */
+        int lo = d0 < d1 ? d0 : d1, hi = d0 < d1 ? d1 : d0;
+        CHAIN(d_unsqueeze(IN, lo, OUT), t);
+        CHAIN(d_unsqueeze(IN, hi, OUT), t);
+    }
+    rets[0] = tn_value_tensor(t);
+    return TN_OK;
+}
+
+/* aten::linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_linalg_matrix_norm(const tn_value *args, tn_value *rets) {
+    tn_tensor *A = args[0].u.t;
+    double ord = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].tag == TN_V_BOOL ? args[1].u.b : args[1].u.d;
+    double ab = fabs(ord);
+    if (!(ab == 2 || ab == 1 || ab == INFINITY)) {
+        if (args[1].tag == TN_V_INT) return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: Order %lld not supported.", (long long)args[1].u.i);
+        return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: Order %g not supported.", ord);
+    }
+    int d0, d1;
+    bool keepdim = args[3].u.b;
+    TN_TRY(matrix_norm_checks(A, &args[2], &args[4], ab != 2, &d0, &d1));
+    if (ab == 2) return spectral_norm(A, d0, d1, ord > 0 ? 1 : -1, keepdim, &args[4], rets);
+    if (ab == INFINITY) { int t = d0; d0 = d1, d1 = t; }
+    if (!keepdim && d0 < d1) d1--;
+    int64_t dd = d0;
+    tn_value v[5] = {tn_value_tensor(A), tn_value_double(1.0), tn_value_intlist(&dd, 1), tn_value_bool(keepdim), args[4]};
+    tn_tensor *t;
+    TN_TRY(tn_dispatch_one(TN_OP_linalg_vector_norm, v, &t));
+    CHAIN(d_maxmin(IN, d1, keepdim, ord > 0, OUT), t);
+    rets[0] = tn_value_tensor(t);
+    return TN_OK;
+}
+
+/* aten::linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_linalg_matrix_norm_str_ord(const tn_value *args, tn_value *rets) {
+    tn_tensor *A = args[0].u.t;
+    const char *ord = args[1].u.s.data;
+    bool fro = !strcmp(ord, "fro"), nuc = !strcmp(ord, "nuc");
+    if (!fro && !nuc) return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", ord);
+    int d0, d1;
+    TN_TRY(matrix_norm_checks(A, &args[2], &args[4], !nuc, &d0, &d1));
+    if (nuc) return spectral_norm(A, d0, d1, 0, args[3].u.b, &args[4], rets);
+    tn_value v[5] = {tn_value_tensor(A), tn_value_double(2.0), args[2], args[3], args[4]};
+    return tn_dispatch(TN_OP_linalg_vector_norm, v, rets);
+}
+
+/* aten::linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_linalg_norm(const tn_value *args, tn_value *rets) {
+    tn_tensor *X = args[0].u.t;
+    bool has_ord = args[1].tag != TN_V_NONE, has_dim = args[2].tag == TN_V_INTLIST;
+    int64_t ndim = has_dim ? args[2].u.ilist.n : 0;
+    if (has_dim && ndim != 1 && ndim != 2) {
+        char b[256];
+        int off = snprintf(b, sizeof b, "[");
+        for (int64_t i = 0; i < ndim && off < 200; i++)
+            off += snprintf(b + off, sizeof b - off, "%s%lld", i ? ", " : "", (long long)args[2].u.ilist.data[i]);
+        snprintf(b + off, sizeof b - off, "]");
+        return tn_error(TN_ERR_RUNTIME, "linalg.norm: If dim is specified, it must be of length 1 or 2. Got %s", b);
+    }
+    if (!has_dim && has_ord && X->ndim != 1 && X->ndim != 2)
+        return tn_error(TN_ERR_RUNTIME, "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got %dD.", X->ndim);
+    if (has_ord && ((has_dim && ndim == 2) || (!has_dim && X->ndim == 2))) {
+        int64_t d01[2] = {0, 1};
+        tn_value v[5] = {args[0], args[1], has_dim ? args[2] : tn_value_intlist(d01, 2), args[3], args[4]};
+        return tn_op_linalg_matrix_norm(v, rets);
+    }
+    tn_value v[5] = {args[0], has_ord ? args[1] : tn_value_double(2.0), args[2], args[3], args[4]};
+    return tn_dispatch(TN_OP_linalg_vector_norm, v, rets);
+}
+
+/* aten::linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) */
+tn_status tn_op_linalg_norm_ord_str(const tn_value *args, tn_value *rets) {
+    tn_tensor *X = args[0].u.t;
+    if (args[2].tag != TN_V_INTLIST && X->ndim != 2)
+        return tn_error(TN_ERR_RUNTIME, "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got %dD.", X->ndim);
+    int64_t d01[2] = {0, 1};
+    tn_value v[5] = {args[0], args[1], args[2].tag == TN_V_INTLIST ? args[2] : tn_value_intlist(d01, 2), args[3], args[4]};
+    return tn_op_linalg_matrix_norm_str_ord(v, rets);
+}
+
+/* ‖A‖·‖A⁻¹‖ in the given norm (ord: a Scalar value or a string), inf where A is singular */
+static tn_status cond_by_norms(tn_tensor *A, const tn_value *ord, tn_value *rets) {
+    tn_value iv[2] = {tn_value_tensor(A), tn_value_bool(false)}, r[2];
+    TN_TRY(tn_dispatch(TN_OP_linalg_inv_ex, iv, r));
+    tn_tensor *inv = r[0].u.t, *info = r[1].u.t, *na = NULL, *ni = NULL, *prod = NULL;
+    int64_t dims[2] = {-2, -1};
+    tn_value nv[5] = {tn_value_tensor(A), *ord, tn_value_intlist(dims, 2), tn_value_bool(false), none()};
+    bool str = ord->tag == TN_V_STRING;
+    tn_status st = str ? tn_dispatch_one(TN_OP_linalg_norm_ord_str, nv, &na) : tn_dispatch_one(TN_OP_linalg_norm, nv, &na);
+    nv[0] = tn_value_tensor(inv);
+    if (st == TN_OK) st = str ? tn_dispatch_one(TN_OP_linalg_norm_ord_str, nv, &ni) : tn_dispatch_one(TN_OP_linalg_norm, nv, &ni);
+    if (st == TN_OK) st = d_binary(TN_OP_mul_Tensor, na, ni, &prod);
+    if (st == TN_OK && !tn_tensor_is_meta(prod)) { /* singular: inf */
+        tn_tensor *c, *ic;
+        st = tn_tensor_contiguous(prod, &c);
+        if (st == TN_OK) st = tn_tensor_contiguous(info, &ic);
+        if (st == TN_OK) {
+            int64_t n = tn_tensor_numel(c);
+            const int32_t *iv32 = tn_tensor_data(ic);
+            for (int64_t i = 0; i < n; i++)
+                if (iv32[i] > 0) {
+                    if (c->dtype == TN_DTYPE_FLOAT32) ((float *)tn_tensor_data(c))[i] = INFINITY;
+                    else ((double *)tn_tensor_data(c))[i] = INFINITY;
+                }
+            tn_tensor_release(ic);
+            tn_tensor_release(prod);
+            prod = c;
+        } else if (c != prod) {
+            tn_tensor_release(c);
+        }
+    }
+    tn_tensor_release(inv), tn_tensor_release(info);
+    if (na) tn_tensor_release(na);
+    if (ni) tn_tensor_release(ni);
+    if (st != TN_OK) { if (prod) tn_tensor_release(prod); return st; }
+    rets[0] = tn_value_tensor(prod);
+    return TN_OK;
+}
+
+/* zeros of the batch shape (upstream's condition number of empty matrices) */
+static tn_status cond_empty(tn_tensor *A, tn_value *rets) {
+    tn_tensor *z;
+    TN_TRY(tn_tensor_zeros(A->ndim - 2, A->sizes, A->dtype, tn_tensor_device(A), &z));
+    rets[0] = tn_value_tensor(z);
+    return TN_OK;
+}
+
+/* aten::linalg_cond(Tensor self, Scalar? p=None) -> Tensor */
+tn_status tn_op_linalg_cond(const tn_value *args, tn_value *rets) {
+    tn_tensor *A = args[0].u.t;
+    if (A->ndim < 2) return tn_error(TN_ERR_RUNTIME, "linalg.cond: The input tensor must have at least 2 dimensions.");
+    tn_value ord = args[1].tag == TN_V_NONE ? tn_value_int(2) : args[1];
+    double p = ord.tag == TN_V_INT ? (double)ord.u.i : ord.tag == TN_V_BOOL ? ord.u.b : ord.u.d;
+    double ab = fabs(p);
+    if (!(ab == 2 || ab == 1 || ab == INFINITY)) {
+        if (ord.tag == TN_V_INT) return tn_error(TN_ERR_RUNTIME, "linalg.cond got an invalid norm type: %lld", (long long)ord.u.i);
+        return tn_error(TN_ERR_RUNTIME, "linalg.cond got an invalid norm type: %g", p);
+    }
+    if (tn_tensor_numel(A) == 0) return cond_empty(A, rets);
+    if (ab == 2) { /* s_max / s_min (or the inverse for -2) */
+        tn_value v[2] = {args[0], none()};
+        tn_tensor *s, *hi = NULL, *lo = NULL, *q = NULL;
+        TN_TRY(tn_dispatch_one(TN_OP_linalg_svdvals, v, &s));
+        int64_t k = s->sizes[s->ndim - 1];
+        tn_value n0[4] = {tn_value_tensor(s), tn_value_int(-1), tn_value_int(0), tn_value_int(1)};
+        tn_value n1[4] = {tn_value_tensor(s), tn_value_int(-1), tn_value_int(k - 1), tn_value_int(1)};
+        tn_status st = tn_dispatch_one(TN_OP_narrow, n0, &hi);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_narrow, n1, &lo);
+        if (st == TN_OK) st = p > 0 ? d_binary(TN_OP_div_Tensor, hi, lo, &q) : d_binary(TN_OP_div_Tensor, lo, hi, &q);
+        tn_tensor_release(s);
+        if (hi) tn_tensor_release(hi);
+        if (lo) tn_tensor_release(lo);
+        TN_TRY(st);
+        int64_t last = -1;
+        tn_value sq[2] = {tn_value_tensor(q), tn_value_intlist(&last, 1)};
+        st = tn_dispatch(TN_OP_squeeze_dims, sq, rets);
+        tn_tensor_release(q);
+        return st;
+    }
+    char api[64];
+    if (ord.tag == TN_V_INT) snprintf(api, sizeof api, "linalg.cond(ord=%lld)", (long long)ord.u.i);
+    else snprintf(api, sizeof api, "linalg.cond(ord=%f)", p);
+    TN_TRY(tn_la_need_square(api, A, "A"));
+    return cond_by_norms(A, &ord, rets);
+}
+
+/* aten::linalg_cond.p_str(Tensor self, str p) -> Tensor */
+tn_status tn_op_linalg_cond_p_str(const tn_value *args, tn_value *rets) {
+    tn_tensor *A = args[0].u.t;
+    const char *p = args[1].u.s.data;
+    if (A->ndim < 2) return tn_error(TN_ERR_RUNTIME, "linalg.cond: The input tensor must have at least 2 dimensions.");
+    if (strcmp(p, "fro") && strcmp(p, "nuc")) return tn_error(TN_ERR_RUNTIME, "linalg.cond got an invalid norm type: %s", p);
+    if (tn_tensor_numel(A) == 0) return cond_empty(A, rets);
+    char api[64];
+    snprintf(api, sizeof api, "linalg.cond(ord=%s)", p);
+    TN_TRY(tn_la_need_square(api, A, "A"));
+    return cond_by_norms(A, &args[1], rets);
+}
