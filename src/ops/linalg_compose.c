@@ -399,14 +399,6 @@ static tn_status d_binary(tn_op_id op, tn_tensor *a, tn_tensor *b, tn_tensor **o
     tn_value v[2] = {tn_value_tensor(a), tn_value_tensor(b)};
     return tn_dispatch_one(op, v, o);
 }
-static tn_status d_sub(tn_tensor *a, tn_tensor *b, tn_tensor **o) {
-    tn_value v[3] = {tn_value_tensor(a), tn_value_tensor(b), tn_value_int(1)};
-    return tn_dispatch_one(TN_OP_sub_Tensor, v, o);
-}
-static tn_status d_roll(tn_tensor *t, int64_t shift, int64_t dim, tn_tensor **o) {
-    tn_value v[3] = {tn_value_tensor(t), tn_value_intlist(&shift, 1), tn_value_intlist(&dim, 1)};
-    return tn_dispatch_one(TN_OP_roll, v, o);
-}
 static tn_status d_sum_dim(tn_tensor *t, int64_t dim, bool keepdim, tn_tensor **o) {
     tn_value v[4] = {tn_value_tensor(t), tn_value_intlist(&dim, 1), tn_value_bool(keepdim), none()};
     return tn_dispatch_one(TN_OP_sum_dim_IntList, v, o);
@@ -457,8 +449,32 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
     return TN_OK;
 }
 
-/* aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor:
- * c = roll(a, -1)·roll(b, -2) - roll(a, -2)·roll(b, -1) along dim */
+/* One cross product c = a × b of 3-vectors at element strides sa, sb, sc, in T arithmetic
+ * (bfloat16/half: each product and the difference rounded, as upstream's scalar type does). */
+#define CROSS_LOOP(T, LOAD, STORE)                                                                     \
+    for (int64_t it = 0; it < total; it++) {                                                          \
+        const T *pa = (const T *)a0 + oa, *pb = (const T *)b0 + ob;                                   \
+        T *pc = (T *)c0 + oc;                                                                         \
+        for (int i = 0; i < 3; i++) {                                                                 \
+            int j = (i + 1) % 3, k = (i + 2) % 3;                                                     \
+            pc[i * sc] = STORE(LOAD(STORE(LOAD(pa[j * sa]) * LOAD(pb[k * sb]))) -                     \
+                               LOAD(STORE(LOAD(pa[k * sa]) * LOAD(pb[j * sb]))));                    \
+        }                                                                                             \
+        for (int q = nd - 1; q >= 0; q--) {                                                           \
+            if (q == d) continue;                                                                     \
+            if (++idx[q] < sz[q]) { oa += A->strides[q], ob += B->strides[q], oc += C->strides[q]; break; } \
+            oa -= (idx[q] - 1) * A->strides[q], ob -= (idx[q] - 1) * B->strides[q];                   \
+            oc -= (idx[q] - 1) * C->strides[q], idx[q] = 0;                                           \
+        }                                                                                             \
+    }
+#define ID(x) (x)
+#define BF_LOAD(x) tn_bf16_to_f32(x)
+#define BF_STORE(x) tn_f32_to_bf16(x)
+#define H_LOAD(x) tn_half_to_f32(x)
+#define H_STORE(x) tn_f32_to_half(x)
+
+/* aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor: c_i = a_{i+1} b_{i+2} -
+ * a_{i+2} b_{i+1} along dim, the other dims broadcast */
 tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
     tn_tensor *a = args[0].u.t, *b = args[1].u.t;
     if (a->ndim != b->ndim) return tn_error(TN_ERR_RUNTIME, "linalg.cross: inputs must have the same number of dimensions.");
@@ -470,20 +486,36 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
     if (a->dtype != b->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[a->dtype].c10_name,
                         tn_dtype_infos[b->dtype].c10_name);
-    tn_tensor *r[4] = {0}, *p = NULL, *q = NULL, *out = NULL;
-    tn_status st = d_roll(a, -1, d, &r[0]);
-    if (st == TN_OK) st = d_roll(b, -2, d, &r[1]);
-    if (st == TN_OK) st = d_roll(a, -2, d, &r[2]);
-    if (st == TN_OK) st = d_roll(b, -1, d, &r[3]);
-    if (st == TN_OK) st = d_binary(TN_OP_mul_Tensor, r[0], r[1], &p);
-    if (st == TN_OK) st = d_binary(TN_OP_mul_Tensor, r[2], r[3], &q);
-    if (st == TN_OK) st = d_sub(p, q, &out);
-    for (int i = 0; i < 4; i++)
-        if (r[i]) tn_tensor_release(r[i]);
-    if (p) tn_tensor_release(p);
-    if (q) tn_tensor_release(q);
-    TN_TRY(st);
-    rets[0] = tn_value_tensor(out);
+    tn_dtype dt = a->dtype;
+    if (dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64 && dt != TN_DTYPE_INT64 && dt != TN_DTYPE_INT32 &&
+        dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "linalg_cross of %s tensors is not implemented by torchnative",
+                        tn_dtype_infos[dt].c10_name);
+    int nd;
+    int64_t sz[TN_MAX_DIMS];
+    TN_TRY(tn_shape_broadcast(a->ndim, a->sizes, b->ndim, b->sizes, &nd, sz));
+    tn_tensor *A, *B, *C;
+    TN_TRY(tn_shape_expand_view(a, nd, sz, &A));
+    tn_status st = tn_shape_expand_view(b, nd, sz, &B);
+    if (st != TN_OK) { tn_tensor_release(A); return st; }
+    st = tn_tensor_empty(nd, sz, dt, tn_tensor_device(a), &C);
+    if (st != TN_OK) { tn_tensor_release(A), tn_tensor_release(B); return st; }
+    int64_t total = tn_tensor_numel(C) / 3;
+    if (total > 0 && !tn_tensor_is_meta(C)) {
+        const char *a0 = tn_tensor_data(A), *b0 = tn_tensor_data(B);
+        char *c0 = tn_tensor_data(C);
+        int64_t sa = A->strides[d], sb = B->strides[d], sc = C->strides[d], oa = 0, ob = 0, oc = 0, idx[TN_MAX_DIMS] = {0};
+        switch (dt) {
+        case TN_DTYPE_FLOAT32: CROSS_LOOP(float, ID, ID) break;
+        case TN_DTYPE_FLOAT64: CROSS_LOOP(double, ID, ID) break;
+        case TN_DTYPE_INT64: CROSS_LOOP(int64_t, ID, ID) break;
+        case TN_DTYPE_INT32: CROSS_LOOP(int32_t, ID, ID) break;
+        case TN_DTYPE_BFLOAT16: CROSS_LOOP(tn_bfloat16, BF_LOAD, BF_STORE) break;
+        default: CROSS_LOOP(tn_half, H_LOAD, H_STORE) break;
+        }
+    }
+    tn_tensor_release(A), tn_tensor_release(B);
+    rets[0] = tn_value_tensor(C);
     return TN_OK;
 }
 
@@ -501,7 +533,7 @@ tn_status tn_op_cross(const tn_value *args, tn_value *rets) {
         dim = i;
     }
     tn_value v[3] = {args[0], args[1], tn_value_int(dim)};
-    return tn_op_linalg_cross(v, rets);
+    return tn_dispatch(TN_OP_linalg_cross, v, rets); /* through the door: recorded under autograd */
 }
 
 /* aten::linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor: [1, x, x², ...] along a new last dim */
