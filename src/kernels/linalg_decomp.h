@@ -49,6 +49,19 @@ void tn_linalg_lu_solve(int64_t n, const double *lu, int64_t ldlu, const int32_t
  * first leading minor that is not positive definite (the factorization stops there). */
 int64_t tn_linalg_cholesky(int64_t n, double *a, int64_t ld);
 
+/* ---- symmetric indefinite LDLᵀ (linalg_ldl.c) ---------------------------------------- */
+
+/* A = P L D Lᵀ Pᵀ by Bunch-Kaufman diagonal pivoting (sytrf, lower): the lower triangle of a
+ * is read and replaced by L (unit, below the diagonal) and D (1×1 and 2×2 blocks on and
+ * just below the diagonal), the strict upper triangle zeroed. piv[k] > 0: a 1×1 block,
+ * rows k and piv[k]-1 interchanged; piv[k] = piv[k+1] < 0: a 2×2 block, rows k+1 and
+ * -piv[k]-1 interchanged (1-based, as LAPACK writes them). Returns 0, or the 1-based index
+ * of the first exactly zero 1×1 block (D singular). */
+int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv);
+/* Solves A X = B in place of the n×nrhs matrix b with tn_linalg_ldl's factors (sytrs). */
+void tn_linalg_ldl_solve(int64_t n, const double *a, int64_t ld, const int32_t *piv, int64_t nrhs, double *b,
+                         int64_t ldb);
+
 /* ---- Householder QR (linalg_qr.c) ----------------------------------------------------- */
 
 /* QR of the m×n matrix a in place, as geqrf: R on and above the diagonal, reflector i's

@@ -915,3 +915,112 @@ tn_status tn_op_linalg_solve_triangular(const tn_value *args, tn_value *rets) {
     rets[0] = tn_value_tensor(out);
     return TN_OK;
 }
+
+/* ---- LDLᵀ (Bunch-Kaufman) --------------------------------------------------------------------- */
+
+/* LD, pivots and info of every matrix (the lower triangle read; hermitian is the same for
+ * real dtypes). out[0..2] */
+static tn_status ldl_impl(tn_tensor *A, tn_tensor **out, int32_t **info_out) {
+    const char *api = "torch.linalg.ldl_factor_ex";
+    TN_TRY(tn_la_need_square(api, A, "A"));
+    TN_TRY(tn_la_need_float(api, A));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
+    double *a = tn_la_alloc(batch * n * n, sizeof(double));
+    int32_t *piv = tn_la_alloc(batch * n, sizeof(int32_t)), *info = tn_la_alloc(batch, sizeof(int32_t));
+    if (!a || !piv || !info) { free(a), free(piv), free(info); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+    tn_la_gather(A, a);
+    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++)
+        info[b] = (int32_t)tn_linalg_ldl(n, a + b * n * n, n, piv + b * n);
+    tn_device dev = tn_tensor_device(A);
+    tn_status st = tn_la_new(A->dtype, dev, A->ndim, A->sizes, a, &out[0]);
+    if (st == TN_OK) st = tn_la_new_i32(dev, vec_sizes(A, n, sz), sz, piv, &out[1]);
+    if (st == TN_OK) st = tn_la_new_i32(dev, A->ndim - 2, A->sizes, info, &out[2]);
+    free(a), free(piv);
+    if (st != TN_OK) { free(info); release_all(3, out); return st; }
+    *info_out = info;
+    return TN_OK;
+}
+
+static tn_status ldl_check(const char *api, const tn_tensor *A, const int32_t *info) {
+    int64_t batch = tn_la_batch(A->ndim, A->sizes), b = first_failure(info, batch);
+    if (b < 0) return TN_OK;
+    char pb[48];
+    return tn_error(TN_ERR_RUNTIME, "%s: %sThe factorization could not be completed because the block diagonal matrix D is singular (D(%d, %d) is zero).",
+                    api, batch_prefix(A->ndim > 2, b, pb, sizeof pb), info[b], info[b]);
+}
+
+/* aten::linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (LD, pivots, info) */
+tn_status tn_op_linalg_ldl_factor_ex(const tn_value *args, tn_value *rets) {
+    tn_tensor *out[3] = {0};
+    int32_t *info;
+    TN_TRY(ldl_impl(args[0].u.t, out, &info));
+    tn_status st = args[2].u.b ? ldl_check("torch.linalg.ldl_factor_ex", args[0].u.t, info) : TN_OK;
+    free(info);
+    if (st != TN_OK) { release_all(3, out); return st; }
+    return set_rets(rets, 3, out);
+}
+
+/* aten::linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (LD, pivots) */
+tn_status tn_op_linalg_ldl_factor(const tn_value *args, tn_value *rets) {
+    tn_tensor *out[3] = {0};
+    int32_t *info;
+    TN_TRY(ldl_impl(args[0].u.t, out, &info));
+    tn_status st = ldl_check("torch.linalg.ldl_factor", args[0].u.t, info);
+    free(info);
+    tn_tensor_release(out[2]);
+    if (st != TN_OK) { release_all(2, out); return st; }
+    return set_rets(rets, 2, out);
+}
+
+/* aten::linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor */
+tn_status tn_op_linalg_ldl_solve(const tn_value *args, tn_value *rets) {
+    tn_tensor *LD = args[0].u.t, *pv = args[1].u.t, *B = args[2].u.t, *out = NULL;
+    const char *api = "torch.linalg.ldl_solve";
+    TN_TRY(tn_la_need_square(api, LD, "LD"));
+    if (B->ndim < 2) return tn_la_need_matrix(api, B, "B");
+    if (pv->dtype != TN_DTYPE_INT32 && pv->dtype != TN_DTYPE_INT64)
+        return tn_error(TN_ERR_RUNTIME, "%s: Expected pivots to be integers. Got %s", api, tn_dtype_infos[pv->dtype].c10_name);
+    if (LD->dtype != B->dtype)
+        return tn_error(TN_ERR_RUNTIME, "%s: LD dtype %s does not match b dtype %s", api, tn_dtype_infos[LD->dtype].c10_name,
+                        tn_dtype_infos[B->dtype].c10_name);
+    TN_TRY(tn_la_need_float(api, LD));
+    int64_t n = LD->sizes[LD->ndim - 1], br = B->sizes[B->ndim - 2], bc = B->sizes[B->ndim - 1];
+    if (br != n)
+        return tn_error(TN_ERR_RUNTIME, "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
+                        api, (long long)n, (long long)n, (long long)br, (long long)bc);
+    if (pv->ndim != LD->ndim - 1 || pv->sizes[pv->ndim - 1] != n)
+        return tn_error(TN_ERR_RUNTIME, "%s: Expected LD.shape[:-1] and pivots.shape to be the same", api);
+    int nd;
+    int64_t bs[TN_MAX_DIMS], lsz[TN_MAX_DIMS], psz[TN_MAX_DIMS], bsz[TN_MAX_DIMS];
+    TN_TRY(batch_broadcast(LD, 2, B, 2, &nd, bs));
+    int64_t batch = 1;
+    for (int i = 0; i < nd; i++) batch *= bs[i];
+    memcpy(lsz, bs, sizeof(int64_t) * nd), memcpy(psz, bs, sizeof(int64_t) * nd), memcpy(bsz, bs, sizeof(int64_t) * nd);
+    lsz[nd] = lsz[nd + 1] = n, psz[nd] = n, bsz[nd] = br, bsz[nd + 1] = bc;
+    double *l = NULL, *b = NULL, *pd = NULL;
+    int32_t *piv = tn_la_alloc(batch * n, sizeof(int32_t));
+    tn_tensor *pf = NULL;
+    tn_value ta[7] = {tn_value_tensor(pv), {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
+                      {.tag = TN_V_NONE}, tn_value_bool(false), {.tag = TN_V_NONE}};
+    ta[1].u.dtype = TN_DTYPE_FLOAT64;
+    tn_status st = piv ? tn_dispatch_one(TN_OP__to_copy, ta, &pf) : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    if (st == TN_OK) st = tn_la_gather_expanded(pf, nd + 1, psz, &pd);
+    if (st == TN_OK) st = tn_la_gather_expanded(LD, nd + 2, lsz, &l);
+    if (st == TN_OK) st = tn_la_gather_expanded(B, nd + 2, bsz, &b);
+    if (st == TN_OK && !tn_tensor_is_meta(B)) {
+        for (int64_t i = 0; i < batch * n; i++) piv[i] = (int32_t)pd[i];
+        for (int64_t i = 0; i < batch * n; i++) /* pivots out of range would index outside the matrix */
+            if (piv[i] == 0 || piv[i] > n || piv[i] < -n) {
+                st = tn_error(TN_ERR_RUNTIME, "%s: pivots must be in [-n, -1] or [1, n] (got %d)", api, (int)piv[i]);
+                break;
+            }
+        for (int64_t i = 0; st == TN_OK && i < batch; i++)
+            tn_linalg_ldl_solve(n, l + i * n * n, n, piv + i * n, bc, b + i * n * bc, bc);
+    }
+    if (st == TN_OK) st = tn_la_new(B->dtype, tn_tensor_device(B), nd + 2, bsz, b, &out);
+    if (pf) tn_tensor_release(pf);
+    free(l), free(b), free(pd), free(piv);
+    TN_TRY(st);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
