@@ -87,6 +87,13 @@ void tn_linalg_ormqr(bool left, bool transpose, int64_t m, int64_t n, int64_t k,
  * destroyed. Returns 0, or 1 if the sweeps did not converge (then w holds the diagonal). */
 int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v);
 
+/* Eigenvalues w[0..n) (ascending) and eigenvectors z (n×n, columns; required) of the
+ * symmetric matrix whose lower (or upper) triangle a holds, by LAPACK's syevd steps for
+ * small matrices: sytd2, steqr from the identity, ormtr (so eigenvector signs follow
+ * upstream's LAPACK). a is destroyed. work: 6·n doubles. Returns 0, or 1 if the QL/QR
+ * iteration did not converge. single: deflate with float32's thresholds (a float32 input). */
+int tn_linalg_syevd(int64_t n, double *a, bool lower, bool single, double *w, double *z, double *work);
+
 /* Singular values s[0..k) (descending, k = min(m, n)) of the m×n matrix a, by one-sided
  * Jacobi rotations on a's columns (m >= n; the caller passes the transpose otherwise).
  * When u / vt are not NULL: u m×ucols (ucols = n, or m for the complete basis) and vt

@@ -188,22 +188,18 @@ static tn_status eigh_impl(const char *api, tn_tensor *A, const char *uplo, bool
     bool lower = uplo[0] == 'L' || uplo[0] == 'l';
     int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
     double *a = tn_la_alloc(batch * n * n, sizeof(double)), *w = tn_la_alloc(batch * n, sizeof(double));
-    double *v = vectors ? tn_la_alloc(batch * n * n, sizeof(double)) : NULL;
-    if (!a || !w || (vectors && !v)) { free(a), free(w), free(v); return oom(); }
+    double *v = tn_la_alloc(vectors ? batch * n * n : n * n, sizeof(double)), *work = tn_la_alloc(6 * n, sizeof(double));
+    if (!a || !w || !v || !work) { free(a), free(w), free(v), free(work); return oom(); }
     tn_la_gather(A, a);
     tn_status st = TN_OK;
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) {
-        double *ab = a + b * n * n;
-        for (int64_t i = 0; i < n; i++) /* the named triangle mirrored */
-            for (int64_t j = i + 1; j < n; j++) {
-                if (lower) ab[i * n + j] = ab[j * n + i];
-                else ab[j * n + i] = ab[i * n + j];
-            }
-        if (tn_linalg_syev(n, ab, n, w + b * n, vectors ? v + b * n * n : NULL) != 0) {
+        /* LAPACK's syevd steps, so that eigenvector signs are upstream's */
+        if (tn_linalg_syevd(n, a + b * n * n, lower, A->dtype == TN_DTYPE_FLOAT32, w + b * n, vectors ? v + b * n * n : v, work) != 0) {
             st = tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues", api);
             break;
         }
     }
+    free(work);
     if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), with_tail(A, 1, n, 0, sz), sz, w, &out[0]);
     if (st == TN_OK && vectors) {
         st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim, A->sizes, v, &out[1]);
