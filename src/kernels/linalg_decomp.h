@@ -56,8 +56,10 @@ int64_t tn_linalg_cholesky(int64_t n, double *a, int64_t ld);
  * just below the diagonal), the strict upper triangle zeroed. piv[k] > 0: a 1×1 block,
  * rows k and piv[k]-1 interchanged; piv[k] = piv[k+1] < 0: a 2×2 block, rows k+1 and
  * -piv[k]-1 interchanged (1-based, as LAPACK writes them). Returns 0, or the 1-based index
- * of the first exactly zero 1×1 block (D singular). */
-int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv);
+ * of the first exactly zero 1×1 block (D singular). single: every operation rounded to
+ * float32, in sytf2's order (a float32 input: upstream factors it in float32 arithmetic,
+ * and the factors of an ill-conditioned matrix follow that rounding). */
+int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv, bool single);
 /* Solves A X = B in place of the n×nrhs matrix b with tn_linalg_ldl's factors (sytrs). */
 void tn_linalg_ldl_solve(int64_t n, const double *a, int64_t ld, const int32_t *piv, int64_t nrhs, double *b,
                          int64_t ldb);

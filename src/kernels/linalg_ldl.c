@@ -21,8 +21,13 @@ static void swap(double *a, double *b) {
     *a = *b, *b = t;
 }
 
-int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv) {
-    const double alpha = (1 + sqrt(17.0)) / 8;
+/* x rounded to float32 when the factorization runs in float32's arithmetic (each operation
+ * computed in float64 and rounded once is float32's correctly rounded operation) */
+static inline double rnd(bool single, double x) { return single ? (double)(float)x : x; }
+
+int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv, bool single) {
+#define R(x) rnd(single, (x))
+    const double alpha = R(R(1 + R(sqrt(17.0))) / 8);
 #define A(i, j) a[(i) * ld + (j)]
     int64_t info = 0, k = 0;
     while (k < n) {
@@ -36,7 +41,7 @@ int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv) {
             if (info == 0) info = k + 1; /* a zero column: D(k) = 0, nothing to eliminate */
             kp = k;
         } else {
-            if (absakk >= alpha * colmax) {
+            if (absakk >= R(alpha * colmax)) {
                 kp = k;
             } else {
                 /* the largest off-diagonal entry of row/column imax */
@@ -46,8 +51,8 @@ int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv) {
                     jmax = imax + 1 + iamax(n - imax - 1, &A(imax + 1, imax), ld);
                     rowmax = fmax(rowmax, fabs(A(jmax, imax)));
                 }
-                if (absakk >= alpha * colmax * (colmax / rowmax)) kp = k;
-                else if (fabs(A(imax, imax)) >= alpha * rowmax) kp = imax;
+                if (absakk >= R(R(alpha * colmax) * R(colmax / rowmax))) kp = k;
+                else if (fabs(A(imax, imax)) >= R(alpha * rowmax)) kp = imax;
                 else kp = imax, kstep = 2;
             }
             int64_t kk = k + kstep - 1;
@@ -57,22 +62,23 @@ int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv) {
                 swap(&A(kk, kk), &A(kp, kp));
                 if (kstep == 2) swap(&A(k + 1, k), &A(kp, k));
             }
-            if (kstep == 1) { /* A(k+1:, k+1:) -= x xᵀ / d, x /= d */
-                double r1 = 1 / A(k, k);
+            if (kstep == 1) { /* A(k+1:, k+1:) -= x xᵀ / d (syr), x /= d */
+                double r1 = R(1 / A(k, k));
                 for (int64_t j = k + 1; j < n; j++) {
                     double xj = A(j, k);
                     if (xj == 0) continue;
-                    for (int64_t i = j; i < n; i++) A(i, j) -= r1 * A(i, k) * xj;
+                    double temp = R(-r1 * xj);
+                    for (int64_t i = j; i < n; i++) A(i, j) = R(A(i, j) + R(A(i, k) * temp));
                 }
-                for (int64_t i = k + 1; i < n; i++) A(i, k) *= r1;
+                for (int64_t i = k + 1; i < n; i++) A(i, k) = R(A(i, k) * r1);
             } else if (k < n - 2) { /* the 2×2 block D = [[A(k,k), .], [A(k+1,k), A(k+1,k+1)]] */
-                double d21 = A(k + 1, k), d11 = A(k + 1, k + 1) / d21, d22 = A(k, k) / d21;
-                double t = 1 / (d11 * d22 - 1);
-                d21 = t / d21;
+                double d21 = A(k + 1, k), d11 = R(A(k + 1, k + 1) / d21), d22 = R(A(k, k) / d21);
+                double t = R(1 / R(R(d11 * d22) - 1));
+                d21 = R(t / d21);
                 for (int64_t j = k + 2; j < n; j++) {
-                    double wk = d21 * (d11 * A(j, k) - A(j, k + 1));
-                    double wkp1 = d21 * (d22 * A(j, k + 1) - A(j, k));
-                    for (int64_t i = j; i < n; i++) A(i, j) -= A(i, k) * wk + A(i, k + 1) * wkp1;
+                    double wk = R(d21 * R(R(d11 * A(j, k)) - A(j, k + 1)));
+                    double wkp1 = R(d21 * R(R(d22 * A(j, k + 1)) - A(j, k)));
+                    for (int64_t i = j; i < n; i++) A(i, j) = R(R(A(i, j) - R(A(i, k) * wk)) - R(A(i, k + 1) * wkp1));
                     A(j, k) = wk, A(j, k + 1) = wkp1;
                 }
             }
@@ -85,6 +91,7 @@ int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv) {
         for (int64_t j = i + 1; j < n; j++) A(i, j) = 0;
     return info;
 #undef A
+#undef R
 }
 
 void tn_linalg_ldl_solve(int64_t n, const double *a, int64_t ld, const int32_t *piv, int64_t nrhs, double *b,

@@ -930,7 +930,7 @@ static tn_status ldl_impl(tn_tensor *A, tn_tensor **out, int32_t **info_out) {
     if (!a || !piv || !info) { free(a), free(piv), free(info); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(A, a);
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++)
-        info[b] = (int32_t)tn_linalg_ldl(n, a + b * n * n, n, piv + b * n);
+        info[b] = (int32_t)tn_linalg_ldl(n, a + b * n * n, n, piv + b * n, A->dtype == TN_DTYPE_FLOAT32);
     tn_device dev = tn_tensor_device(A);
     tn_status st = tn_la_new(A->dtype, dev, A->ndim, A->sizes, a, &out[0]);
     if (st == TN_OK) st = tn_la_new_i32(dev, vec_sizes(A, n, sz), sz, piv, &out[1]);
