@@ -92,8 +92,9 @@ int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v);
 /* Eigenvalues w[0..n) (ascending) and eigenvectors z (n×n, columns; required) of the
  * symmetric matrix whose lower (or upper) triangle a holds, by LAPACK's syevd steps for
  * small matrices: sytd2, steqr from the identity, ormtr (so eigenvector signs follow
- * upstream's LAPACK). a is destroyed. work: 6·n doubles. Returns 0, or 1 if the QL/QR
- * iteration did not converge. single: deflate with float32's thresholds (a float32 input). */
+ * upstream's LAPACK). a is destroyed. work: 6·n doubles. Returns 0, or (steqr's info) the
+ * number of off-diagonal elements that did not converge to zero; a nan input never
+ * converges, as upstream's. single: deflate with float32's thresholds (a float32 input). */
 int tn_linalg_syevd(int64_t n, double *a, bool lower, bool single, double *w, double *z, double *work);
 
 /* Singular values s[0..k) (descending, k = min(m, n)) of the m×n matrix a, by one-sided
@@ -101,7 +102,8 @@ int tn_linalg_syevd(int64_t n, double *a, bool lower, bool single, double *w, do
  * When u / vt are not NULL: u m×ucols (ucols = n, or m for the complete basis) and vt
  * n×n receive A = U·diag(s)·Vᵀ, the columns of u that belong to zero singular values
  * (and the completion) filled with an orthonormal complement. a is destroyed (it holds
- * the scaled columns). work: n doubles. Returns 0, or 1 if the sweeps did not converge. */
+ * the scaled columns). work: n doubles. Returns 0, or 1 if the sweeps did not converge.
+ * An inf or nan anywhere in a makes every result nan, as upstream's gesdd. */
 int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double *u, int64_t ucols, double *vt,
                   double *work);
 

@@ -105,6 +105,17 @@ void tn_linalg_complete_basis(int64_t m, int64_t ncols, int64_t r, double *q, in
 
 int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double *u, int64_t ucols, double *vt,
                   double *work) {
+    for (int64_t i = 0; i < m; i++) /* inf or nan anywhere: everything nan, as LAPACK's gesdd gives */
+        for (int64_t j = 0; j < n; j++)
+            if (!isfinite(a[i * ld + j])) {
+                int64_t k = m < n ? m : n;
+                for (int64_t q = 0; q < k; q++) s[q] = NAN;
+                if (u)
+                    for (int64_t q = 0; q < m * ucols; q++) u[q] = NAN;
+                if (vt)
+                    for (int64_t q = 0; q < n * n; q++) vt[q] = NAN;
+                return 0;
+            }
     /* vt holds V (columns = right singular vectors) during the sweeps, transposed at the end */
     if (vt)
         for (int64_t i = 0; i < n; i++)

@@ -5,11 +5,12 @@
 
 #include "kernels/linalg_decomp.h"
 
-/* index of the first entry of largest magnitude among x[0], x[st], ..., x[(n-1)st] */
+/* index of the first entry of largest magnitude among x[0], x[st], ..., x[(n-1)st], as
+ * BLAS idamax compares (a nan first entry wins) */
 static int64_t iamax(int64_t n, const double *x, int64_t st) {
     int64_t best = 0;
-    double bv = -1;
-    for (int64_t i = 0; i < n; i++) {
+    double bv = fabs(x[0]);
+    for (int64_t i = 1; i < n; i++) {
         double v = fabs(x[i * st]);
         if (v > bv) bv = v, best = i;
     }
@@ -37,7 +38,9 @@ int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv, bool singl
             imax = k + 1 + iamax(n - k - 1, &A(k + 1, k), ld);
             colmax = fabs(A(imax, k));
         }
-        if (fmax(absakk, colmax) == 0 || absakk != absakk) {
+        /* Fortran's MAX(absakk, colmax) as LAPACK's compiled code evaluates it (a nan
+         * absakk gives colmax), so nan input pivots as upstream's does */
+        if ((absakk > colmax ? absakk : colmax) == 0) {
             if (info == 0) info = k + 1; /* a zero column: D(k) = 0, nothing to eliminate */
             kp = k;
         } else {

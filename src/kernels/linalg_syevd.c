@@ -110,9 +110,9 @@ static int steqr(int64_t n, double *d, double *e, double *z, double *work, bool 
         int64_t l = l1, lsv = l, lend = m, lendsv = lend;
         l1 = m + 1;
         if (lend == l) continue;
-        double anorm = 0;
-        for (int64_t i = l; i <= lend; i++) anorm = fmax(anorm, fabs(d[i]));
-        for (int64_t i = l; i < lend; i++) anorm = fmax(anorm, fabs(e[i]));
+        double anorm = 0; /* dlanst('M'): a nan propagates (and then never converges) */
+        for (int64_t i = l; i <= lend; i++) anorm = fabs(d[i]) > anorm || d[i] != d[i] ? fabs(d[i]) : anorm;
+        for (int64_t i = l; i < lend; i++) anorm = fabs(e[i]) > anorm || e[i] != e[i] ? fabs(e[i]) : anorm;
         int iscale = 0;
         if (anorm == 0) continue;
         double sc = 1;
@@ -225,7 +225,7 @@ static int steqr(int64_t n, double *d, double *e, double *z, double *work, bool 
         if (jtot >= nmaxit) {
             int bad = 0;
             for (int64_t i = 1; i < n; i++) bad += e[i] != 0;
-            if (bad) return 1;
+            if (bad) return bad;
         }
     }
     /* selection sort, ascending, eigenvectors along */

@@ -3,6 +3,7 @@
  * (linalg_eigh, linalg_eigvalsh) and the SVD (linalg_svd, svd, linalg_svdvals), with
  * upstream's checks, shapes and messages. Kernels: src/kernels/linalg_decomp.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,8 +195,11 @@ static tn_status eigh_impl(const char *api, tn_tensor *A, const char *uplo, bool
     tn_status st = TN_OK;
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) {
         /* LAPACK's syevd steps, so that eigenvector signs are upstream's */
-        if (tn_linalg_syevd(n, a + b * n * n, lower, A->dtype == TN_DTYPE_FLOAT32, w + b * n, vectors ? v + b * n * n : v, work) != 0) {
-            st = tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues", api);
+        int info = tn_linalg_syevd(n, a + b * n * n, lower, A->dtype == TN_DTYPE_FLOAT32, w + b * n, vectors ? v + b * n * n : v, work);
+        if (info != 0) { /* upstream's eigvalsh is its eigh: the message names linalg.eigh */
+            char pb[48] = "";
+            if (A->ndim > 2) snprintf(pb, sizeof pb, "(Batch element %lld): ", (long long)b);
+            st = tn_error(TN_ERR_LINALG, "linalg.eigh: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).", pb, info);
             break;
         }
     }
