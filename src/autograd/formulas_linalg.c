@@ -302,3 +302,42 @@ F(g_matrix_exp) {
     tn_tensor *E = AG(c, linalg_matrix_exp, VT(M));
     SET(0, narrow(c, narrow(c, E, -2, 0, n), -1, n, n));
 }
+
+/* A = P L U, square: gA = P L⁻ᵀ (tril(Lᵀ gL, -1) + triu(gU Uᵀ)) U⁻ᵀ (the LU differential
+ * solved for dL (strictly lower) and dU (upper)). Rectangular LU refuses by name. */
+static tn_tensor *lu_back(tn_grad_ctx *c, tn_tensor *P, tn_tensor *L, tn_tensor *U, tn_tensor *gL, tn_tensor *gU) {
+    if (c->st != TN_OK) return NULL;
+    if (L->sizes[L->ndim - 2] != U->sizes[U->ndim - 1]) {
+        ag_fail(c, tn_error(TN_ERR_NOT_IMPLEMENTED, "the derivative of the LU decomposition of a non-square matrix is not implemented by torchnative"));
+        return NULL;
+    }
+    tn_tensor *g = ag_add(c, tril(c, ag_matmul(c, mT(c, L), gL), -1), triu(c, ag_matmul(c, gU, mT(c, U)), 0));
+    g = solve_tri(c, mT(c, U), g, false, false, false);  /* g U⁻ᵀ */
+    g = solve_tri(c, mT(c, L), g, true, true, true);     /* L⁻ᵀ g */
+    return ag_matmul(c, P, g);
+}
+/* linalg_lu(A, pivot) -> (P, L, U) */
+F(g_linalg_lu) {
+    if (NEED(0)) SET(0, lu_back(c, RES(0), RES(1), RES(2), GRAD(1), GRAD(2)));
+}
+/* linalg_lu_factor_ex(A, pivot, check_errors) -> (LU, pivots, info): the packed gradient's
+ * strict lower part is L's, its upper part U's */
+F(g_linalg_lu_factor_ex) {
+    if (!NEED(0)) return;
+    tn_tensor *LU = RES(0);
+    if (c->st != TN_OK || !LU) return;
+    if (LU->sizes[LU->ndim - 2] != LU->sizes[LU->ndim - 1]) {
+        ag_fail(c, tn_error(TN_ERR_NOT_IMPLEMENTED, "the derivative of the LU decomposition of a non-square matrix is not implemented by torchnative"));
+        return;
+    }
+    /* P from the pivots alone (not differentiable); L and U by tril/triu of LU, so that a
+     * second derivative flows through them */
+    tn_tensor *plain = AG(c, detach, VT(LU));
+    tn_value a[4] = {VT(plain), VT(RES(1)), VB(false), VB(true)};
+    tn_tensor *o[3] = {0};
+    ag_op_n(c, TN_OP_lu_unpack, 4, a, o, 3);
+    int64_t n = LU->sizes[LU->ndim - 1];
+    tn_tensor *eye = AG(c, eye, VI(n), VDT(LU->dtype), VN(), VN(), VN());
+    tn_tensor *L = ag_add(c, tril(c, LU, -1), eye), *U = triu(c, LU, 0);
+    SET(0, lu_back(c, o[0], L, U, tril(c, GRAD(0), -1), triu(c, GRAD(0), 0)));
+}

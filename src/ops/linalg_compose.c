@@ -108,7 +108,7 @@ static tn_status tol_values(const tol_spec *ts, tn_tensor *A, int64_t batch, dou
 static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, bool hermitian, bool want_pinv,
                              tn_tensor **out) {
     TN_TRY(tn_la_need_matrix(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
+    TN_TRY(tn_la_need_float_lp(api, A));
     if (hermitian) TN_TRY(tn_la_need_square(api, A, "A"));
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
@@ -177,6 +177,32 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
     return st;
 }
 
+/* spectral_op over the batch shape broadcast from A's batch dims and the tolerance tensors'
+ * shapes (a batch of tolerances applies to one matrix as upstream's broadcasting does) */
+static tn_status spectral_bcast(const char *api, tn_tensor *A, const tol_spec *ts, bool hermitian, bool want_pinv,
+                                tn_tensor **out) {
+    if (A->ndim < 2 || (!ts->atol_t && !ts->rtol_t)) return spectral_op(api, A, ts, hermitian, want_pinv, out);
+    int nd = A->ndim - 2;
+    int64_t bs[TN_MAX_DIMS];
+    memcpy(bs, A->sizes, sizeof(int64_t) * nd);
+    tn_tensor *tols[2] = {ts->atol_t, ts->rtol_t};
+    for (int i = 0; i < 2; i++) {
+        if (!tols[i]) continue;
+        int64_t nb[TN_MAX_DIMS];
+        int nn;
+        TN_TRY(tn_shape_broadcast(nd, bs, tols[i]->ndim, tols[i]->sizes, &nn, nb));
+        if (nn + 2 > TN_MAX_DIMS) return tn_error(TN_ERR_RUNTIME, "%s: too many dimensions", api);
+        memcpy(bs, nb, sizeof(int64_t) * nn), nd = nn;
+    }
+    if (nd == A->ndim - 2) return spectral_op(api, A, ts, hermitian, want_pinv, out);
+    bs[nd] = A->sizes[A->ndim - 2], bs[nd + 1] = A->sizes[A->ndim - 1];
+    tn_tensor *e;
+    TN_TRY(tn_shape_expand_view(A, nd + 2, bs, &e));
+    tn_status st = spectral_bcast(api, e, ts, hermitian, want_pinv, out);
+    tn_tensor_release(e);
+    return st;
+}
+
 static tol_spec tol_from_values(const tn_value *atol, const tn_value *rtol) {
     tol_spec t = {0};
     if (atol->tag == TN_V_TENSOR) t.atol_t = atol->u.t;
@@ -196,7 +222,7 @@ static tn_status ret1(tn_status st, tn_tensor *const *t, tn_value *rets) {
 tn_status tn_op_linalg_pinv_atol_rtol_tensor(const tn_value *args, tn_value *rets) {
     tol_spec t = tol_from_values(&args[1], &args[2]);
     tn_tensor *out = NULL;
-    tn_status st = spectral_op("linalg.pinv", args[0].u.t, &t, args[3].u.b, true, &out);
+    tn_status st = spectral_bcast("linalg.pinv", args[0].u.t, &t, args[3].u.b, true, &out);
     return ret1(st, &out, rets);
 }
 tn_status tn_op_linalg_pinv_atol_rtol_float(const tn_value *args, tn_value *rets) {
@@ -209,7 +235,7 @@ tn_status tn_op_linalg_pinv(const tn_value *args, tn_value *rets) {
     tol_spec t = tol_from_values(&z, &args[1]);
     t.has_atol = false; /* atol 0 given: rtol is rcond as given */
     tn_tensor *out = NULL;
-    tn_status st = spectral_op("linalg.pinv", args[0].u.t, &t, args[2].u.b, true, &out);
+    tn_status st = spectral_bcast("linalg.pinv", args[0].u.t, &t, args[2].u.b, true, &out);
     return ret1(st, &out, rets);
 }
 tn_status tn_op_linalg_pinv_rcond_tensor(const tn_value *args, tn_value *rets) { return tn_op_linalg_pinv(args, rets); }
@@ -223,7 +249,7 @@ tn_status tn_op_pinverse(const tn_value *args, tn_value *rets) {
 tn_status tn_op_linalg_matrix_rank_atol_rtol_tensor(const tn_value *args, tn_value *rets) {
     tol_spec t = tol_from_values(&args[1], &args[2]);
     tn_tensor *out = NULL;
-    tn_status st = spectral_op("linalg.matrix_rank", args[0].u.t, &t, args[3].u.b, false, &out);
+    tn_status st = spectral_bcast("linalg.matrix_rank", args[0].u.t, &t, args[3].u.b, false, &out);
     return ret1(st, &out, rets);
 }
 tn_status tn_op_linalg_matrix_rank_atol_rtol_float(const tn_value *args, tn_value *rets) {
@@ -235,7 +261,7 @@ tn_status tn_op_linalg_matrix_rank(const tn_value *args, tn_value *rets) {
     tn_value z = tn_value_double(0);
     tol_spec t = tol_from_values(&args[1], &z);
     tn_tensor *out = NULL;
-    tn_status st = spectral_op("linalg.matrix_rank", args[0].u.t, &t, args[2].u.b, false, &out);
+    tn_status st = spectral_bcast("linalg.matrix_rank", args[0].u.t, &t, args[2].u.b, false, &out);
     return ret1(st, &out, rets);
 }
 tn_status tn_op_linalg_matrix_rank_tol_tensor(const tn_value *args, tn_value *rets) {
@@ -263,7 +289,7 @@ tn_status tn_op_linalg_lstsq(const tn_value *args, tn_value *rets) {
     if (A->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s and other's dtype %s",
                         tn_dtype_infos[A->dtype].c10_name, tn_dtype_infos[B->dtype].c10_name);
-    TN_TRY(tn_la_need_float("torch.linalg.lstsq", A));
+    TN_TRY(tn_la_need_float_lp("torch.linalg.lstsq", A));
     bool vec = B->ndim == A->ndim - 1;
     if (!vec && B->ndim < 2)
         return tn_error(TN_ERR_RUNTIME, "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
@@ -443,6 +469,9 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
                         tn_dtype_infos[x->dtype].c10_name, tn_dtype_infos[y->dtype].c10_name);
     if (tn_dtype_is_complex(x->dtype)) return tn_la_need_float("linalg.vecdot", x);
+    if (!tn_dtype_is_floating(x->dtype))
+        return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected a floating point or complex tensor as input. Got %s",
+                        tn_dtype_infos[x->dtype].c10_name);
     TN_TRY(d_binary(TN_OP_mul_Tensor, x, y, &p));
     CHAIN(d_sum_dim(IN, args[2].u.i, false, OUT), p);
     rets[0] = tn_value_tensor(p);
@@ -748,6 +777,8 @@ tn_status tn_op_linalg_tensorinv(const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *t;
     int64_t ind = args[1].u.i;
     if (ind <= 0) return tn_error(TN_ERR_RUNTIME, "Expected a strictly positive integer for 'ind', but got %lld", (long long)ind);
+    if (ind > A->ndim)
+        return tn_error(TN_ERR_RUNTIME, "linalg.tensorinv: ind (%lld) is larger than the number of dimensions (%d)", (long long)ind, A->ndim);
     int64_t p = 1, q = 1, shape[TN_MAX_DIMS];
     for (int i = 0; i < A->ndim; i++) {
         if (i < ind) p *= A->sizes[i];
@@ -833,8 +864,10 @@ tn_status tn_op_linalg_tensorsolve(const tn_value *args, tn_value *rets) {
 static tn_status matrix_norm_checks(tn_tensor *A, const tn_value *dim, const tn_value *dtype, bool low, int *d0, int *d1) {
     TN_TRY(tn_la_need_matrix("linalg.matrix_norm", A, "A"));
     tn_dtype dt = A->dtype;
-    bool fl = dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64 || (low && (dt == TN_DTYPE_BFLOAT16 || dt == TN_DTYPE_FLOAT16));
-    if (!fl) TN_TRY(tn_la_need_float("linalg.matrix_norm", A));
+    bool half = dt == TN_DTYPE_BFLOAT16 || dt == TN_DTYPE_FLOAT16;
+    if (half && !low)
+        return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: Low precision dtypes not supported. Got %s", tn_dtype_infos[dt].c10_name);
+    if (!half) TN_TRY(tn_la_need_float("linalg.matrix_norm", A));
     if (dim->u.ilist.n != 2) {
         char b[256];
         int off = 0;

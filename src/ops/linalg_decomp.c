@@ -22,11 +22,25 @@ tn_status tn_la_need_float(const char *api, const tn_tensor *t) {
     if (d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT64) return TN_OK;
     if (tn_dtype_is_complex(d))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "%s of complex tensors is not implemented by torchnative", api);
-    if (tn_dtype_is_floating(d))
-        return tn_error(TN_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", api,
-                        tn_dtype_infos[d].c10_name);
+    if (tn_dtype_is_floating(d)) /* past upstream's check, its LAPACK kernel has no such dtype */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", api, tn_dtype_infos[d].c10_name);
     return tn_error(TN_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", api,
                     tn_dtype_infos[d].c10_name);
+}
+
+tn_status tn_la_need_float_lp(const char *api, const tn_tensor *t) {
+    tn_dtype d = t->dtype;
+    if (d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16)
+        return tn_error(TN_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", api, tn_dtype_infos[d].c10_name);
+    return tn_la_need_float(api, t);
+}
+
+tn_status tn_la_need_float_kernel(const char *kernel, const tn_tensor *t) {
+    tn_dtype d = t->dtype;
+    if (d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT64) return TN_OK;
+    if (tn_dtype_is_complex(d))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "%s of complex tensors is not implemented by torchnative", kernel);
+    return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[d].c10_name);
 }
 
 tn_status tn_la_need_matrix(const char *api, const tn_tensor *t, const char *name) {
@@ -334,7 +348,25 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME,
                         "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: [%lld] instead",
                         (long long)(LU->ndim ? LU->sizes[0] : 0));
-    TN_TRY(tn_la_need_float("torch.lu_unpack", LU));
+    if (tn_dtype_is_complex(LU->dtype)) return tn_la_need_float("torch.lu_unpack", LU);
+    if (LU->dtype != TN_DTYPE_FLOAT32 && LU->dtype != TN_DTYPE_FLOAT64) { /* any real dtype: unpacked in float64, cast back */
+        tn_tensor *f, *o[3] = {0};
+        tn_value ta[7] = {args[0], {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
+                          tn_value_bool(false), {.tag = TN_V_NONE}};
+        ta[1].u.dtype = TN_DTYPE_FLOAT64;
+        TN_TRY(tn_dispatch_one(TN_OP__to_copy, ta, &f));
+        tn_value ua[4] = {tn_value_tensor(f), args[1], args[2], args[3]}, ur[3];
+        tn_status st = tn_op_lu_unpack(ua, ur);
+        tn_tensor_release(f);
+        TN_TRY(st);
+        for (int i = 0; i < 3; i++) {
+            ta[0] = ur[i], ta[1].u.dtype = LU->dtype;
+            if (st == TN_OK) st = tn_dispatch_one(TN_OP__to_copy, ta, &o[i]);
+            tn_value_release(&ur[i]);
+        }
+        if (st != TN_OK) { release_all(3, o); return st; }
+        return set_rets(rets, 3, o);
+    }
     int64_t m = LU->sizes[LU->ndim - 2], n = LU->sizes[LU->ndim - 1], k = m < n ? m : n;
     if (pv->dtype != TN_DTYPE_INT32)
         return tn_error(TN_ERR_RUNTIME, "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
@@ -563,7 +595,7 @@ tn_status tn_op_linalg_solve(const tn_value *args, tn_value *rets) {
 /* sign and log|det| (or det itself) of every matrix of A, from its LU factors. */
 static tn_status det_common(const char *api, tn_tensor *A, double **sign, double **logabs, double **det) {
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
+    TN_TRY(det ? tn_la_need_float(api, A) : tn_la_need_float_lp(api, A)); /* slogdet checks low precision first */
     double *lu;
     int32_t *piv, *info;
     TN_TRY(lu_batch(A, &lu, &piv, &info));
@@ -642,7 +674,7 @@ tn_status tn_op_logdet(const tn_value *args, tn_value *rets) {
 
 static tn_status inv_impl(const char *api, tn_tensor *A, bool check, tn_tensor **out) {
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
+    TN_TRY(tn_la_need_float_lp("linalg.inv", A));
     double *lu;
     int32_t *piv, *info;
     TN_TRY(lu_batch(A, &lu, &piv, &info));
@@ -738,6 +770,7 @@ tn_status tn_op_linalg_cholesky_ex(const tn_value *args, tn_value *rets) {
 
 static tn_status cholesky_op(const char *api, const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *out;
+    if (!strcmp(api, "cholesky")) TN_TRY(tn_la_need_float_kernel("cholesky_cpu", A)); /* no front-end check */
     int32_t *info;
     TN_TRY(cholesky_impl(api, A, args[1].u.b, &out, &info));
     tn_status st = cholesky_check(api, A, info);
@@ -763,7 +796,7 @@ tn_status tn_op_cholesky_solve(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
                         tn_dtype_infos[B->dtype].c10_name, tn_dtype_infos[L->dtype].c10_name);
     TN_TRY(tn_la_need_square("cholesky_solve", L, "A"));
-    TN_TRY(tn_la_need_float("cholesky_solve", B));
+    TN_TRY(tn_la_need_float_kernel("cholesky_solve_cpu", B));
     int64_t n = L->sizes[L->ndim - 1], br = B->sizes[B->ndim - 2], bc = B->sizes[B->ndim - 1];
     if (br != n)
         return tn_error(TN_ERR_RUNTIME, "Incompatible matrix sizes for cholesky_solve: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
@@ -801,7 +834,7 @@ tn_status tn_op_cholesky_inverse(const tn_value *args, tn_value *rets) {
     tn_tensor *L = args[0].u.t, *out;
     bool upper = args[1].u.b;
     TN_TRY(tn_la_need_square("cholesky_inverse", L, "A"));
-    TN_TRY(tn_la_need_float("cholesky_inverse", L));
+    TN_TRY(tn_la_need_float_kernel("cholesky_inverse_cpu", L));
     int64_t n = L->sizes[L->ndim - 1], batch = tn_la_batch(L->ndim, L->sizes);
     double *l = tn_la_alloc(batch * n * n, sizeof(double)), *x = tn_la_alloc(batch * n * n, sizeof(double));
     if (!l || !x) { free(l), free(x); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
@@ -890,7 +923,7 @@ tn_status tn_op_triangular_solve(const tn_value *args, tn_value *rets) {
     if (A->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
                         tn_dtype_infos[B->dtype].c10_name, tn_dtype_infos[A->dtype].c10_name);
-    TN_TRY(tn_la_need_float("triangular_solve", A));
+    TN_TRY(tn_la_need_float_kernel("triangular_solve_cpu", A));
     TN_TRY(trsolve("triangular_solve", A, B, args[2].u.b, true, args[3].u.b, args[4].u.b, &out[0], &out[1]));
     return set_rets(rets, 2, out);
 }
@@ -910,7 +943,7 @@ tn_status tn_op_linalg_solve_triangular(const tn_value *args, tn_value *rets) {
     if (A->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
                         tn_dtype_infos[A->dtype].c10_name, tn_dtype_infos[B->dtype].c10_name);
-    TN_TRY(tn_la_need_float("linalg.solve_triangular", A));
+    TN_TRY(tn_la_need_float_kernel("triangular_solve_cpu", A));
     TN_TRY(trsolve("linalg.solve_triangular", A, B, args[2].u.b, left, false, args[4].u.b, &out, NULL));
     rets[0] = tn_value_tensor(out);
     return TN_OK;

@@ -7,8 +7,16 @@
 #include "ops/dispatch.h"
 
 /* float32/float64 pass; integers raise upstream's RuntimeError ("<api>: Expected a floating
- * point or complex tensor as input. Got Long"), complex refuses by name. */
+ * point or complex tensor as input. Got Long"), float16/bfloat16 its NotImplementedError (the
+ * LAPACK kernel has no such dtype), complex refuses by name. */
 tn_status tn_la_need_float(const char *api, const tn_tensor *t);
+/* tn_la_need_float, but float16/bfloat16 raise upstream's RuntimeError "<api>: Low precision
+ * dtypes not supported. Got Half" (the front-ends that check it: inv, slogdet, ...). */
+tn_status tn_la_need_float_lp(const char *api, const tn_tensor *t);
+/* The same for the operators upstream dispatches without a dtype check of their own
+ * (geqrf, cholesky, cholesky_solve, ...): every other dtype is NotImplementedError
+ * "\"<kernel>\" not implemented for 'Long'". */
+tn_status tn_la_need_float_kernel(const char *kernel, const tn_tensor *t);
 /* "<api>: The input tensor <name> must have at least 2 dimensions." */
 tn_status tn_la_need_matrix(const char *api, const tn_tensor *t, const char *name);
 /* the above, and "<api>: <name> must be batches of square matrices, but they are m by n matrices" */

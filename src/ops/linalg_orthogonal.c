@@ -37,7 +37,7 @@ static int with_tail(const tn_tensor *t, int nt, int64_t a, int64_t b, int64_t *
 tn_status tn_op_geqrf(const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *out[2] = {0};
     if (A->ndim < 2) return tn_error(TN_ERR_RUNTIME, "torch.geqrf: input must have at least 2 dimensions.");
-    TN_TRY(tn_la_need_float("torch.geqrf", A));
+    TN_TRY(tn_la_need_float_kernel("geqrf_cpu", A));
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
     double *a = tn_la_alloc(batch * m * n, sizeof(double)), *tau = tn_la_alloc(batch * k, sizeof(double));
@@ -125,7 +125,7 @@ tn_status tn_op_linalg_householder_product(const tn_value *args, tn_value *rets)
     if (A->dtype != T->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s: tau dtype %s does not match input dtype %s", api,
                         tn_dtype_infos[T->dtype].c10_name, tn_dtype_infos[A->dtype].c10_name);
-    TN_TRY(tn_la_need_float(api, A));
+    TN_TRY(tn_la_need_float_kernel("orgqr_cpu", A));
     int64_t batch = tn_la_batch(A->ndim, A->sizes);
     double *a = tn_la_alloc(batch * m * n, sizeof(double)), *tau = tn_la_alloc(batch * k, sizeof(double));
     if (!a || !tau) { free(a), free(tau); return oom(); }
@@ -163,7 +163,7 @@ tn_status tn_op_ormqr(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "%s: input and other must have the same number of dimensions.", api);
     if (A->dtype != C->dtype || A->dtype != T->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s: Expected input and other to have the same dtype", api);
-    TN_TRY(tn_la_need_float(api, A));
+    TN_TRY(tn_la_need_float_kernel("ormqr_cpu", A));
     int64_t an = A->sizes[A->ndim - 1], batch = tn_la_batch(C->ndim, C->sizes);
     double *a = tn_la_alloc(batch * ar * an, sizeof(double)), *tau = tn_la_alloc(batch * k, sizeof(double));
     double *c = tn_la_alloc(batch * m * n, sizeof(double)), *work = tn_la_alloc(m > n ? m : n, sizeof(double));
@@ -185,7 +185,7 @@ static tn_status eigh_impl(const char *api, tn_tensor *A, const char *uplo, bool
     if (strlen(uplo) != 1 || (uplo[0] != 'L' && uplo[0] != 'U' && uplo[0] != 'l' && uplo[0] != 'u'))
         return tn_error(TN_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %s", uplo);
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
+    TN_TRY(tn_la_need_float_kernel("linalg_eigh_cpu", A));
     bool lower = uplo[0] == 'L' || uplo[0] == 'l';
     int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
     double *a = tn_la_alloc(batch * n * n, sizeof(double)), *w = tn_la_alloc(batch * n, sizeof(double));
@@ -295,8 +295,7 @@ tn_status tn_op_linalg_svd(const tn_value *args, tn_value *rets) {
     return set_rets(rets, 3, out);
 }
 /* aten::_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) */
-tn_status tn_op__linalg_svd(const tn_value *args, tn_value *rets) {
-    TN_TRY(no_driver(&args[3]));
+tn_status tn_op__linalg_svd(const tn_value *args, tn_value *rets) { /* driver: ignored on CPU, as upstream */
     tn_tensor *A = args[0].u.t, *out[3] = {0};
     bool uv = args[2].u.b;
     TN_TRY(svd_impl("linalg.svd", A, args[1].u.b, uv, out));
