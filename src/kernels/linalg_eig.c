@@ -7,7 +7,7 @@
 
 #include "kernels/linalg_decomp.h"
 
-#define MAX_SWEEPS 60
+#define MAX_SWEEPS 100
 
 /* Flips the sign of column j of the n×n matrix v (leading dimension ld) so that its entry
  * of largest magnitude (the first on ties) is positive. */

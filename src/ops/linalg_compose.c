@@ -568,8 +568,9 @@ tn_status tn_op_cross(const tn_value *args, tn_value *rets) {
 /* aten::linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor: [1, x, x², ...] along a new last dim */
 tn_status tn_op_linalg_vander(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
-    if (x->dtype == TN_DTYPE_BOOL)
-        return tn_error(TN_ERR_RUNTIME, "linalg.vander supports floating point, complex, and integer tensors, but got Bool");
+    if (x->dtype == TN_DTYPE_BOOL || x->dtype == TN_DTYPE_FLOAT16 || x->dtype == TN_DTYPE_BFLOAT16)
+        return tn_error(TN_ERR_RUNTIME, "linalg.vander supports floating point, complex, and integer tensors, but got %s",
+                        tn_dtype_infos[x->dtype].c10_name);
     int nd = x->ndim ? x->ndim : 1;
     int64_t shape[TN_MAX_DIMS + 1];
     if (x->ndim) memcpy(shape, x->sizes, sizeof(int64_t) * x->ndim);
@@ -876,6 +877,9 @@ static tn_status matrix_norm_checks(tn_tensor *A, const tn_value *dim, const tn_
             off += snprintf(b + off, sizeof b - off, "%s%lld", i ? " " : "", (long long)dim->u.ilist.data[i]);
         return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: dim must be a 2-tuple. Got %s", b);
     }
+    if (dtype->tag == TN_V_DTYPE && !tn_dtype_is_floating(dtype->u.dtype) && !tn_dtype_is_complex(dtype->u.dtype))
+        return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: dtype should be floating point or complex, but got %s",
+                        tn_dtype_infos[dtype->u.dtype].c10_name);
     TN_TRY(tn_wrap_dim(dim->u.ilist.data[0], A->ndim, d0));
     TN_TRY(tn_wrap_dim(dim->u.ilist.data[1], A->ndim, d1));
     if (*d0 == *d1) return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: dims must be different. Got (%d, %d)", *d0, *d1);

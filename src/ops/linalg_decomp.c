@@ -368,7 +368,7 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
         return set_rets(rets, 3, o);
     }
     int64_t m = LU->sizes[LU->ndim - 2], n = LU->sizes[LU->ndim - 1], k = m < n ? m : n;
-    if (pv->dtype != TN_DTYPE_INT32)
+    if (!tn_dtype_is_integral(pv->dtype, false))
         return tn_error(TN_ERR_RUNTIME, "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
                                         "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
     if (pv->ndim != LU->ndim - 1 || pv->sizes[pv->ndim - 1] != k)
@@ -378,8 +378,11 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
     int32_t *piv = tn_la_alloc(batch * k, sizeof(int32_t));
     if (!lu || !piv) { free(lu), free(piv); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(LU, lu);
-    tn_tensor *pc;
-    tn_status st = tn_tensor_contiguous(pv, &pc);
+    tn_tensor *pc; /* any integer dtype of pivots, read as int32 */
+    tn_value ta[7] = {tn_value_tensor(pv), {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
+                      {.tag = TN_V_NONE}, tn_value_bool(false), {.tag = TN_V_MEMFMT}};
+    ta[1].u.dtype = TN_DTYPE_INT32, ta[6].u.memfmt = 0;
+    tn_status st = tn_dispatch_one(TN_OP__to_copy, ta, &pc);
     if (st == TN_OK) {
         if (!tn_tensor_is_meta(pc) && batch * k != 0) memcpy(piv, tn_tensor_data(pc), (size_t)(batch * k) * sizeof(int32_t));
         tn_tensor_release(pc);
