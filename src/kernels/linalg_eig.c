@@ -116,6 +116,14 @@ int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double
                     for (int64_t q = 0; q < n * n; q++) vt[q] = NAN;
                 return 0;
             }
+    /* scaled to a largest magnitude of 1 (undone on s below), so that the column sums of
+     * squares cannot overflow for entries near the float64 range */
+    double amax = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) amax = fmax(amax, fabs(a[i * ld + j]));
+    if (amax > 0)
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) a[i * ld + j] /= amax;
     /* vt holds V (columns = right singular vectors) during the sweeps, transposed at the end */
     if (vt)
         for (int64_t i = 0; i < n; i++)
@@ -172,15 +180,15 @@ int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double
                 vt[k * n + i] = vt[k * n + b], vt[k * n + b] = x;
             }
     }
-    memcpy(s, work, (size_t)n * sizeof(double));
+    for (int64_t j = 0; j < n; j++) s[j] = work[j] * (amax > 0 ? amax : 1);
     if (!u) return status;
     /* U's columns: a's columns over their norms; the ones of (numerically) zero singular
      * values, and the completion to ucols, from the orthogonal complement */
-    double tiny = (n ? s[0] : 0) * 1e-15 * (double)(m > n ? m : n);
+    double tiny = (n ? work[0] : 0) * 1e-15 * (double)(m > n ? m : n);
     int64_t r = 0;
-    while (r < n && s[r] > tiny && s[r] > 0) r++;
+    while (r < n && work[r] > tiny && work[r] > 0) r++;
     for (int64_t j = 0; j < r; j++)
-        for (int64_t i = 0; i < m; i++) u[i * ucols + j] = a[i * ld + j] / s[j];
+        for (int64_t i = 0; i < m; i++) u[i * ucols + j] = a[i * ld + j] / work[j];
     tn_linalg_complete_basis(m, ucols, r, u, ucols);
     /* a consistent sign: each left singular vector's largest entry positive */
     for (int64_t j = 0; j < n && j < ucols; j++) {

@@ -921,6 +921,7 @@ static tn_status spectral_norm(tn_tensor *A, int d0, int d1, int kind, bool keep
 /* aten::linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) */
 tn_status tn_op_linalg_matrix_norm(const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t;
+    if (args[1].tag == TN_V_COMPLEX) return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: Expected a non-complex scalar as the order of norm.");
     double ord = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].tag == TN_V_BOOL ? args[1].u.b : args[1].u.d;
     double ab = fabs(ord);
     if (!(ab == 2 || ab == 1 || ab == INFINITY)) {

@@ -282,20 +282,21 @@ static tn_status svd_impl(const char *api, tn_tensor *A, bool full, bool uv, tn_
     return st;
 }
 
-static tn_status no_driver(const tn_value *v) {
-    if (v->tag == TN_V_NONE) return TN_OK;
+static tn_status no_driver(const tn_value *v, const tn_tensor *A) {
+    if (v->tag == TN_V_NONE || tn_tensor_numel(A) == 0) return TN_OK; /* upstream returns empty results first */
     return tn_error(TN_ERR_RUNTIME, "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.");
 }
 
 /* aten::linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (U, S, Vh) */
 tn_status tn_op_linalg_svd(const tn_value *args, tn_value *rets) {
-    TN_TRY(no_driver(&args[2]));
+    TN_TRY(no_driver(&args[2], args[0].u.t));
     tn_tensor *out[3] = {0};
     TN_TRY(svd_impl("linalg.svd", args[0].u.t, args[1].u.b, true, out));
     return set_rets(rets, 3, out);
 }
 /* aten::_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) */
-tn_status tn_op__linalg_svd(const tn_value *args, tn_value *rets) { /* driver: ignored on CPU, as upstream */
+tn_status tn_op__linalg_svd(const tn_value *args, tn_value *rets) {
+    TN_TRY(no_driver(&args[3], args[0].u.t));
     tn_tensor *A = args[0].u.t, *out[3] = {0};
     bool uv = args[2].u.b;
     TN_TRY(svd_impl("linalg.svd", A, args[1].u.b, uv, out));
@@ -309,7 +310,7 @@ tn_status tn_op__linalg_svd(const tn_value *args, tn_value *rets) { /* driver: i
 }
 /* aten::linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor */
 tn_status tn_op_linalg_svdvals(const tn_value *args, tn_value *rets) {
-    TN_TRY(no_driver(&args[1]));
+    TN_TRY(no_driver(&args[1], args[0].u.t));
     tn_tensor *out[3] = {0};
     TN_TRY(svd_impl("linalg.svd", args[0].u.t, false, false, out));
     rets[0] = tn_value_tensor(out[1]);
