@@ -38,6 +38,10 @@ Tasks:
   generate_ops  the operators generate() runs over the vocabulary every greedy step with
           min_new_tokens (arange(49152), isin against the eos id, where(mask, -inf, logits),
           argmax of the 1x49152 logits), each timed alone, microseconds per call
+  linalg  the linear-algebra operators at the OpInfo sweep's sample shapes (5x5 and a batch
+          of 2x5x5, float32; rectangular 5x3 / 3x5 where the operator allows it): the best
+          of 5 repeats of 500 calls each, microseconds per call (argument: a substring
+          filter on the operator names)
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -255,6 +259,43 @@ def task_generate_ops(torch, F, args):
         print(f"  {stmt:45s} {t * 1e6:7.2f} us")
 
 
+def task_linalg(torch, F, args):
+    import timeit
+    torch.manual_seed(0)
+    a, ab = torch.randn(5, 5), torch.randn(2, 5, 5)
+    spd, spdb = a @ a.mT + 5 * torch.eye(5), ab @ ab.mT + 5 * torch.eye(5)
+    r, w, b, bb = torch.randn(5, 3), torch.randn(3, 5), torch.randn(5, 3), torch.randn(2, 5, 3)
+    lu, piv = torch.linalg.lu_factor(a)
+    g = dict(torch=torch, L=torch.linalg, a=a, ab=ab, spd=spd, spdb=spdb, r=r, w=w, b=b, bb=bb, lu=lu, piv=piv,
+             chol=torch.linalg.cholesky(spd), qr=torch.geqrf(r), x=torch.randn(5, 3), y=torch.randn(5, 3))
+    stmts = {
+        "lu_factor": "L.lu_factor(a)", "lu_factor_b": "L.lu_factor(ab)", "lu": "L.lu(r)", "lu_unpack": "torch.lu_unpack(lu, piv)",
+        "lu_solve": "L.lu_solve(lu, piv, b)", "solve": "L.solve(a, b)", "solve_b": "L.solve(ab, bb)", "det": "L.det(a)",
+        "det_b": "L.det(ab)", "slogdet": "L.slogdet(a)", "logdet": "torch.logdet(spd)", "inv": "L.inv(a)", "inv_b": "L.inv(ab)",
+        "inv_ex": "L.inv_ex(a)", "cholesky": "L.cholesky(spd)", "cholesky_b": "L.cholesky(spdb)",
+        "cholesky_ex": "L.cholesky_ex(spd)", "cholesky_solve": "torch.cholesky_solve(b, chol)",
+        "cholesky_inverse": "torch.cholesky_inverse(chol)", "triangular_solve": "torch.triangular_solve(b, a)",
+        "solve_triangular": "L.solve_triangular(a, b, upper=True)", "qr": "L.qr(r)", "qr_complete": "L.qr(r, mode='complete')",
+        "geqrf": "torch.geqrf(r)", "householder_product": "L.householder_product(*qr)",
+        "ormqr": "torch.ormqr(*qr, b)", "eigh": "L.eigh(a)", "eigh_b": "L.eigh(ab)", "eigvalsh": "L.eigvalsh(a)",
+        "svd": "L.svd(r, full_matrices=False)", "svd_full": "L.svd(w)", "svdvals": "L.svdvals(ab)",
+        "pinv": "L.pinv(r)", "pinv_herm": "L.pinv(spd, hermitian=True)", "matrix_rank": "L.matrix_rank(ab)",
+        "lstsq": "L.lstsq(r, b[:, :2].contiguous())", "matrix_exp": "L.matrix_exp(a)", "matrix_exp_b": "L.matrix_exp(ab)",
+        "matrix_power": "L.matrix_power(a, 5)", "matrix_power_neg": "L.matrix_power(a, -2)",
+        "matrix_norm_fro": "L.matrix_norm(a)", "matrix_norm_nuc": "L.matrix_norm(a, 'nuc')", "matrix_norm_2": "L.matrix_norm(ab, 2)",
+        "matrix_norm_1": "L.matrix_norm(a, 1)", "norm": "L.norm(a, 'fro')", "cond": "L.cond(ab)", "cond_1": "L.cond(a, 1)",
+        "multi_dot": "L.multi_dot([a, a, b])", "vecdot": "L.vecdot(x, y)", "cross": "L.cross(x, y)",
+        "vander": "L.vander(x[0])", "tensorinv": "L.tensorinv(a.reshape(5, 5), ind=1)",
+        "tensorsolve": "L.tensorsolve(a, b[:, 0].contiguous())",
+    }
+    filt = args[0] if args else ""
+    for name, stmt in stmts.items():
+        if filt not in name:
+            continue
+        t = min(timeit.repeat(stmt, globals=g, number=500, repeat=5)) / 500
+        print(f"  {name:22s} {t * 1e6:8.2f} us")
+
+
 def task_profile(torch, F, args):
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
@@ -288,7 +329,7 @@ def task_profile(torch, F, args):
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
-                                                      "weight_stream", "generate_ops"):
+                                                      "weight_stream", "generate_ops", "linalg"):
         print(__doc__)
         sys.exit(2)
     import torch

@@ -812,6 +812,18 @@ static tn_status d_upsample_bilinear2d_vec(const tn_value *a, tn_value *rets) {
 #include "ops/foreach.def"
 #undef TN_FOREACH
 
+/* The linear-algebra compositions of ops/linalg_compose.c are door calls of their parts
+ * (linalg_svdvals, linalg_vector_norm, linalg_inv_ex, linalg_solve, matmul, mul, sum...):
+ * under autograd the parts are recorded, as upstream's composites are differentiated. */
+#define TN_LA_COMPOSED(X)                                                                          \
+    X(linalg_vecdot) X(cross) X(linalg_vander) X(linalg_multi_dot) X(linalg_matrix_power)        \
+    X(matrix_power) X(linalg_tensorinv) X(linalg_tensorsolve) X(linalg_matrix_norm)               \
+    X(linalg_matrix_norm_str_ord) X(linalg_norm) X(linalg_norm_ord_str) X(linalg_cond)            \
+    X(linalg_cond_p_str)
+#define TN_LA_DECL(op) tn_status tn_op_##op(const tn_value *args, tn_value *rets);
+TN_LA_COMPOSED(TN_LA_DECL)
+#undef TN_LA_DECL
+
 static const tn_decomp_fn decomps[TN_OP_COUNT] = {
 #define TN_FOREACH(op, each, result, ...) [TN_OP_##op] = tn_op_##op,
 #include "ops/foreach.def"
@@ -873,6 +885,9 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_cross_entropy_loss] = d_cross_entropy,
     [TN_OP_log_softmax_int] = d_log_softmax,
     [TN_OP_softmax_int] = d_softmax,
+#define TN_LA_ROW(op) [TN_OP_##op] = tn_op_##op,
+    TN_LA_COMPOSED(TN_LA_ROW)
+#undef TN_LA_ROW
 };
 
 tn_decomp_fn tn_autograd_decomp_for(tn_op_id op) { return (unsigned)op < TN_OP_COUNT ? decomps[op] : NULL; }

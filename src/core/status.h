@@ -13,6 +13,7 @@ typedef enum tn_status {
     TN_ERR_NOT_IMPLEMENTED, /* NotImplementedError */
     TN_ERR_NO_MEMORY,       /* MemoryError (RuntimeError upstream for huge allocations) */
     TN_ERR_PYTHON,          /* a Python exception is already set (binding use only) */
+    TN_ERR_LINALG,          /* torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError) */
 } tn_status;
 
 /* Sets the thread's error message (printf format) and returns `code`, so a failing

@@ -21,6 +21,13 @@ PyObject *tn_py_raise(tn_status st) {
     case TN_ERR_PYTHON:
         if (PyErr_Occurred()) return NULL;
         cls = PyExc_SystemError; break;
+    case TN_ERR_LINALG: { /* the class the Python surface defines on torch._C */
+        PyObject *c = tn_module ? PyObject_GetAttrString(tn_module, "_LinAlgError") : NULL;
+        if (!c) PyErr_Clear();
+        PyErr_SetString(c ? c : PyExc_RuntimeError, tn_error_message());
+        Py_XDECREF(c);
+        return NULL;
+    }
     default: cls = PyExc_RuntimeError; break;
     }
     PyErr_SetString(cls, tn_error_message());

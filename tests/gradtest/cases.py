@@ -14,6 +14,7 @@ ROW = In((5,))
 POS = In((4, 5), kind="pos")
 UNIT = In((4, 5), kind="unit")
 M34, M45 = In((3, 4)), In((4, 5))
+SQ = In((3, 4, 4))
 IDX = In((6,), "int64", "index", high=4)
 # cases also compared in bfloat16 (tolerance: harness.TOL)
 BF = ("float64", "float32", "bfloat16")
@@ -110,6 +111,29 @@ CASES = [
     G("linear_nobias", "lambda x, w: F.linear(x, w)", [In((3, 4)), In((5, 4))], (0, 1), ["linear"]),
     G("dot_mv_outer", "lambda a, v, w: torch.dot(v, v) + torch.mv(a, v).sum() + torch.outer(v, w).sum()",
       [M34, In((4,)), In((3,))], (0, 1, 2), ["dot", "mv", "outer"]),
+    # linear algebra beyond products: well-conditioned inputs (a + n·I), and functions of the
+    # results that do not depend on the sign of eigen/singular vectors (abs, products)
+    G("det", "lambda a: (torch.linalg.det(a + 4 * torch.eye(4, dtype=a.dtype)), torch.det(a[0] + 4 * torch.eye(4, dtype=a.dtype)))", [SQ], (0,), ["linalg_det", "det"], double=True),
+    G("slogdet", "lambda a: (torch.linalg.slogdet(a + 4 * torch.eye(4, dtype=a.dtype))[1], torch.slogdet(a[0] - 4 * torch.eye(4, dtype=a.dtype))[1], torch.logdet(a[1] @ a[1].mT + torch.eye(4, dtype=a.dtype)))", [SQ], (0,), ["linalg_slogdet", "slogdet", "logdet"], double=True),
+    G("inv", "lambda a: (torch.linalg.inv(a + 4 * torch.eye(4, dtype=a.dtype)), torch.inverse(a[0] - 4 * torch.eye(4, dtype=a.dtype)))", [SQ], (0,), ["linalg_inv", "inverse"], double=True),
+    G("solve", "lambda a, b: (torch.linalg.solve(a + 4 * torch.eye(4, dtype=a.dtype), b), torch.linalg.solve(a + 4 * torch.eye(4, dtype=a.dtype), b[..., 0]), torch.linalg.solve(a[0] + 4 * torch.eye(4, dtype=a.dtype), b.mT, left=False), torch.linalg.solve_ex(a + 4 * torch.eye(4, dtype=a.dtype), b)[0])", [SQ, In((3, 4, 2))], (0, 1), ["linalg_solve", "linalg_solve_ex"], double=True),
+    G("cholesky", "lambda a: (lambda s: (torch.linalg.cholesky(s), torch.linalg.cholesky(s, upper=True), torch.linalg.cholesky_ex(s)[0], torch.cholesky(s[0])))(a @ a.mT + 4 * torch.eye(4, dtype=a.dtype))", [SQ], (0,), ["linalg_cholesky", "linalg_cholesky_ex", "cholesky"], double=True),
+    G("cholesky_raw", "lambda a: torch.linalg.cholesky(a.tril() + 6 * torch.eye(4, dtype=a.dtype))", [SQ], (0,), ["linalg_cholesky"]),
+    G("cholesky_solve", "lambda b, l: (torch.cholesky_solve(b, l.tril() + 4 * torch.eye(4, dtype=l.dtype)), torch.cholesky_solve(b, l.triu() + 4 * torch.eye(4, dtype=l.dtype), upper=True))", [In((3, 4, 2)), SQ], (0, 1), ["cholesky_solve"], double=True),
+    G("cholesky_inverse", "lambda l: (torch.cholesky_inverse(l.tril() + 4 * torch.eye(4, dtype=l.dtype)), torch.cholesky_inverse(l.triu() + 4 * torch.eye(4, dtype=l.dtype), upper=True))", [SQ], (0,), ["cholesky_inverse"], double=True),
+    G("triangular_solve", "lambda b, a: (torch.triangular_solve(b, a + 4 * torch.eye(4, dtype=a.dtype))[0], torch.triangular_solve(b, a + 4 * torch.eye(4, dtype=a.dtype), upper=False, transpose=True)[0], torch.triangular_solve(b, a, unitriangular=True)[0])", [In((3, 4, 2)), SQ], (0, 1), ["triangular_solve"], double=True),
+    G("solve_triangular", "lambda a, b: (torch.linalg.solve_triangular(a + 4 * torch.eye(4, dtype=a.dtype), b, upper=True), torch.linalg.solve_triangular(a + 4 * torch.eye(4, dtype=a.dtype), b.mT, upper=False, left=False), torch.linalg.solve_triangular(a, b, upper=False, unitriangular=True))", [SQ, In((3, 4, 2))], (0, 1), ["linalg_solve_triangular"], double=True),
+    G("qr", "lambda a, w: (*torch.linalg.qr(a), *torch.linalg.qr(a.mT[..., :3, :]), *torch.linalg.qr(a[0, :4], mode='complete'), *torch.qr(w))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_qr", "qr"], double=True),
+    G("qr_r_err", "lambda a: torch.linalg.qr(a, mode='r')[1]", [In((5, 4))], (0,), ["linalg_qr"], error="RuntimeError"),
+    G("eigh", "lambda a: (lambda w, v: (w, v.abs(), (v * w.exp().unsqueeze(-2)) @ v.mT))(*torch.linalg.eigh(a + a.mT))", [SQ], (0,), ["linalg_eigh"], double=True),
+    G("eigh_triangle", "lambda a: (lambda w, v: (w, v.abs()))(*torch.linalg.eigh(a, UPLO='U'))", [SQ], (0,), ["linalg_eigh"]),
+    G("eigvalsh", "lambda a: (torch.linalg.eigvalsh(a), torch.linalg.eigvalsh(a, UPLO='U'))", [SQ], (0,), ["linalg_eigvalsh"], double=True),
+    G("svd", "lambda a, w: tuple(t for x in (a, w) for f in (False, True) for t in (lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs(), (u[..., :s.shape[-1]] * s.unsqueeze(-2)) @ v[..., :s.shape[-1], :]))(*torch.linalg.svd(x, full_matrices=f)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svd"], double=True),
+    G("svd_old", "lambda a: (lambda u, s, v: (u.abs(), s, v.abs()))(*torch.svd(a))", [In((3, 5, 4))], (0,), ["svd"]),
+    G("svdvals", "lambda a, w: (torch.linalg.svdvals(a), torch.linalg.svdvals(w), *(lambda u, s, v: (u.abs(), s))(*torch.ops.aten._linalg_svd.default(w)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svdvals", "_linalg_svd"], double=True),
+    G("matrix_exp", "lambda a: (torch.linalg.matrix_exp(a), torch.matrix_exp(a[0] * 0.3))", [SQ], (0,), ["linalg_matrix_exp", "matrix_exp"], double=True),
+    G("lu", "lambda a: (*torch.linalg.lu(a)[1:], torch.linalg.lu_factor(a)[0], torch.linalg.lu_factor_ex(a[0])[0])", [SQ], (0,), ["linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex"], double=True),
+    G("linalg_compositions", "lambda a, x, y: (torch.linalg.matrix_norm(a), torch.linalg.matrix_norm(a, 'nuc'), torch.linalg.matrix_norm(a, 2), torch.linalg.matrix_norm(a, -1), torch.linalg.norm(a[0], float('inf')), torch.linalg.cond(a + 4 * torch.eye(4, dtype=a.dtype)), torch.linalg.matrix_power(a, 3), torch.linalg.matrix_power(a + 4 * torch.eye(4, dtype=a.dtype), -2), torch.linalg.multi_dot([a[0], a[1], a[2]]), torch.linalg.vecdot(x, y), torch.cross(x, y, dim=-1), torch.linalg.vander(x[0]), torch.linalg.tensorinv(a[0].reshape(2, 2, 4) + torch.eye(4, dtype=a.dtype).reshape(2, 2, 4) * 4, ind=2), torch.linalg.tensorsolve(a[0] + 4 * torch.eye(4, dtype=a.dtype), x[0, :]  .new_ones(4) * x[0, 0]))", [SQ, In((4, 3)), In((4, 3))], (0, 1, 2), ["linalg_svdvals", "linalg_inv"], double=True),
     # views and data movement
     G("views", "lambda a: a.view(20).reshape(5, 4).t().unsqueeze(0).squeeze(0).flatten() * 1",
       [A], (0,), ["view", "reshape", "t", "unsqueeze", "squeeze_dim", "flatten_using_ints"]),

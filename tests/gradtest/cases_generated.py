@@ -292,6 +292,11 @@ CASES += [
       "+ torch.dist(a, b * 2) + torch.fill(a, 2.0) * b + torch.fill(b, torch.tensor(0.5)) * a", [A, B], (0, 1),
       ["rot90", "dist", "fill_Scalar", "fill_Tensor"], double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
+    # linear algebra rows generated from derivatives.yaml (linalg_lu_solve: B only, LU's formula
+    # calls linalg_lu_solve_LU, not in the vocabulary, and refuses by name)
+    G("linalg_cross", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b, dim=1))", [In((4, 3)), In((4, 3))], (0, 1), ["linalg_cross"], double=True),
+    G("linalg_inv_ex", "lambda a: torch.linalg.inv_ex(a + 4 * torch.eye(4, dtype=a.dtype))[0]", [In((3, 4, 4))], (0,), ["linalg_inv_ex"], double=True),
+    G("linalg_lu_solve", "lambda a, b: [torch.linalg.lu_solve(*torch.linalg.lu_factor(a.detach() + 4 * torch.eye(4, dtype=a.dtype)), b, left=l, adjoint=j) for l in (True, False) for j in (True, False)]", [In((3, 4, 4)), In((3, 4, 4))], (1,), ["linalg_lu_solve"], double=True),
 ]
 
 # Generated rows no case covers, with the reason (the coverage test reads this).

@@ -969,6 +969,79 @@ add("addmm_beta0_nan", "lambda a, b: torch.addmm(torch.full((7, 3), float('nan')
 add("addmm_int_float_beta_err", "lambda c, a, b: torch.addmm(c, a, b, beta=0.5)", [In((3,), "int32", "int"), In((3, 4), "int32", "int"), In((4, 3), "int32", "int")], ["addmm.default"])
 add("matmul_big", "lambda a, b: a @ b", [In((64, 257)), In((257, 65), layout="transposed")], ["matmul.default"], rtol=1e-4, atol=1e-4)
 
+# ---- linalg: decompositions and what is built on them ------------------------------------
+# Tolerances: ours computes in float64 and rounds once, upstream's LAPACK computes float32
+# in float32, so float32 results differ by upstream's rounding (times the conditioning).
+LA = {"float32": dict(rtol=1e-4, atol=1e-4), "float64": dict(rtol=1e-9, atol=1e-9)}
+SPD = "(a @ a.mT + a.shape[-1] * torch.eye(a.shape[-1], dtype=a.dtype))"
+SING = "torch.tensor([[1., 2., 3.], [2., 4., 6.], [1., 0., 1.]])"
+for dt in ("float32", "float64"):
+    t = LA[dt]
+    sq, bsq, rect, wide = In((5, 5), dt), In((2, 3, 4, 4), dt), In((2, 6, 4), dt), In((4, 6), dt)
+    add(f"lu_factor_{dt}", "lambda a, r: (torch.linalg.lu_factor(a), torch.linalg.lu_factor(r), torch.linalg.lu_factor_ex(a))", [bsq, rect], ["linalg_lu_factor.default", "linalg_lu_factor_ex.default"], **t)
+    add(f"lu_{dt}", "lambda a, r, w: (torch.linalg.lu(a), torch.linalg.lu(r), torch.linalg.lu(w), torch.lu(a, get_infos=True))", [bsq, rect, wide], ["linalg_lu.default", "_lu_with_info.default"], **t)
+    add(f"lu_unpack_{dt}", "lambda r: (torch.lu_unpack(*torch.linalg.lu_factor(r)), torch.lu_unpack(*torch.linalg.lu_factor(r), unpack_data=False), torch.lu_unpack(*torch.linalg.lu_factor(r), unpack_pivots=False))", [rect], ["lu_unpack.default"], **t)
+    add(f"lu_solve_{dt}", "lambda a, b: [torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b, left=l, adjoint=j) for l in (True, False) for j in (True, False)] + [torch.lu_solve(b, *torch.linalg.lu_factor(a))]", [bsq, In((3, 4, 4), dt)], ["linalg_lu_solve.default", "lu_solve.default"], **t)
+    add(f"solve_{dt}", "lambda a, b: (torch.linalg.solve(a, b), torch.linalg.solve(a, b[..., 0]), torch.linalg.solve(a, b.mT, left=False), torch.linalg.solve_ex(a[0, 0], b[0, 0]), torch.linalg.solve(a[0, 0], b))", [bsq, In((3, 4, 2), dt, layout="transposed")], ["linalg_solve.default", "linalg_solve_ex.default"], **t)
+    add(f"det_{dt}", "lambda a: (torch.linalg.det(a), torch.det(a), torch.linalg.slogdet(a), torch.slogdet(a), torch.logdet(a), torch.linalg.det(a[..., :0, :0]))", [bsq], ["linalg_det.default", "det.default", "linalg_slogdet.default", "slogdet.default", "logdet.default"], **t)
+    add(f"inv_{dt}", "lambda a: (torch.linalg.inv(a), torch.inverse(a), torch.linalg.inv_ex(a), torch.linalg.inv(a.mT))", [bsq], ["linalg_inv.default", "inverse.default", "linalg_inv_ex.default"], **t)
+    add(f"cholesky_{dt}", f"lambda a: (torch.linalg.cholesky({SPD}), torch.linalg.cholesky({SPD}, upper=True), torch.linalg.cholesky_ex({SPD}), torch.cholesky({SPD}, upper=True))", [bsq], ["linalg_cholesky.default", "linalg_cholesky_ex.default", "cholesky.default"], **t)
+    add(f"cholesky_solve_{dt}", f"lambda a, b: (torch.cholesky_solve(b, torch.linalg.cholesky({SPD})), torch.cholesky_solve(b, torch.linalg.cholesky({SPD}, upper=True), upper=True), torch.cholesky_inverse(torch.linalg.cholesky({SPD})), torch.cholesky_inverse(torch.linalg.cholesky({SPD}, upper=True), upper=True))", [bsq, In((3, 4, 2), dt)], ["cholesky_solve.default", "cholesky_inverse.default"], **t)
+    add(f"triangular_{dt}", "lambda a, b: (torch.triangular_solve(b, a), torch.triangular_solve(b, a, upper=False, transpose=True, unitriangular=True), torch.linalg.solve_triangular(a, b, upper=True), torch.linalg.solve_triangular(a, b.mT, upper=False, left=False))", [In((2, 3, 4, 4), dt, "pos"), In((3, 4, 2), dt)], ["triangular_solve.default", "linalg_solve_triangular.default"], **t)
+    add(f"qr_{dt}", "lambda a, r, w: [torch.linalg.qr(x, mode=m) for x in (a, r, w) for m in ('reduced', 'complete', 'r')] + [torch.qr(r, some=False), torch.geqrf(r), torch.geqrf(w)]", [bsq, rect, wide], ["linalg_qr.default", "qr.default", "geqrf.default"], **t)
+    add(f"householder_{dt}", "lambda r, c, d: (torch.linalg.householder_product(*torch.geqrf(r)), torch.orgqr(*torch.geqrf(r)), [torch.ormqr(*torch.geqrf(r), c, left=True, transpose=j) for j in (True, False)], [torch.ormqr(*torch.geqrf(r), d, left=False, transpose=j) for j in (True, False)])", [rect, In((2, 6, 3), dt), In((2, 3, 6), dt)], ["linalg_householder_product.default", "orgqr.default", "ormqr.default"], **t)
+    # eigenvectors and singular vectors are unique up to sign: compared through abs() and products
+    add(f"eigh_{dt}", "lambda a: (torch.linalg.eigvalsh(a), torch.linalg.eigvalsh(a, UPLO='U'), (lambda w, v: (w, v.abs(), v @ torch.diag_embed(w) @ v.mT))(*torch.linalg.eigh(a)))", [bsq], ["linalg_eigh.default", "linalg_eigvalsh.default"], **t)
+    add(f"svd_{dt}", "lambda r, w: [torch.linalg.svdvals(x) for x in (r, w)] + [(lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs(), (u[..., :s.shape[-1]] * s.unsqueeze(-2)) @ v[..., :s.shape[-1], :], u.mT @ u, v @ v.mT))(*torch.linalg.svd(x, full_matrices=f)) for x in (r, w) for f in (True, False)] + [(lambda u, s, v: (u.abs(), s, v.abs()))(*torch.svd(x)) for x in (r, w)] + [torch.svd(r, compute_uv=False), torch.ops.aten._linalg_svd.default(r, compute_uv=False)[1]]", [rect, wide], ["linalg_svd.default", "linalg_svdvals.default", "svd.default", "_linalg_svd.default"], **t)
+    add(f"pinv_{dt}", "lambda a, r, w: (torch.linalg.pinv(a), torch.linalg.pinv(r), torch.linalg.pinv(w), torch.linalg.pinv(r, rtol=0.3), torch.linalg.pinv(r, atol=torch.tensor(0.5)), torch.linalg.pinv(a + a.mT, hermitian=True), torch.pinverse(w), torch.ops.aten.linalg_pinv.default(r, 0.3), torch.ops.aten.linalg_pinv.rcond_tensor(r, torch.tensor(0.3)))", [bsq, rect, wide], ["linalg_pinv.atol_rtol_tensor", "linalg_pinv.atol_rtol_float", "linalg_pinv.default", "linalg_pinv.rcond_tensor", "pinverse.default"], **t)
+    add(f"matrix_rank_{dt}", "lambda r, w: (torch.linalg.matrix_rank(r), torch.linalg.matrix_rank(r @ r.mT), torch.linalg.matrix_rank(w, atol=1.0, rtol=0.1), torch.linalg.matrix_rank(r @ r.mT, hermitian=True), torch.ops.aten.linalg_matrix_rank.default(r, 1.0), torch.ops.aten.linalg_matrix_rank.tol_tensor(r, torch.tensor(1.0)), torch.linalg.matrix_rank(r, atol=torch.tensor([0.5, 2.0])))", [rect, wide], ["linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_rank.default", "linalg_matrix_rank.tol_tensor"], **t)
+    add(f"lstsq_{dt}", "lambda a, r, w, b: [torch.linalg.lstsq(x, b[..., :x.shape[-2], :], driver=d) for x in (a[0, :2, :, :], r, w.expand(2, 4, 6)) for d in ('gels', 'gelsy', 'gelsd', 'gelss')] + [torch.linalg.lstsq(r, b[..., 0])]", [bsq, rect, wide, In((2, 6, 3), dt)], ["linalg_lstsq.default"], **t)
+    add(f"matrix_exp_{dt}", "lambda a: (torch.linalg.matrix_exp(a), torch.matrix_exp(a * 0.1), torch.matrix_exp(a[..., :0, :0]))", [bsq], ["linalg_matrix_exp.default", "matrix_exp.default"], rtol=1e-4 if dt == "float32" else 1e-9, atol=1e-4 if dt == "float32" else 1e-9)
+    add(f"matrix_power_{dt}", "lambda a: [torch.linalg.matrix_power(a, n) for n in (0, 1, 2, 3, 6, -1, -3)] + [torch.matrix_power(a, 5)]", [bsq], ["linalg_matrix_power.default", "matrix_power.default"], **t)
+    add(f"matrix_norm_{dt}", "lambda a: [torch.linalg.matrix_norm(a, o, dim=d, keepdim=k) for o in (1, -1, 2, -2, float('inf'), -float('inf'), 'fro', 'nuc') for d in ((-2, -1), (-1, 0)) for k in (True, False)] + [torch.linalg.norm(a[0, 0], o) for o in (1, 2, 'fro', 'nuc')] + [torch.linalg.norm(a), torch.linalg.norm(a, 3, dim=1), torch.linalg.norm(a, dim=(1, 2)), torch.linalg.matrix_norm(a, dtype=torch.float64)]", [bsq], ["linalg_matrix_norm.default", "linalg_matrix_norm.str_ord", "linalg_norm.default", "linalg_norm.ord_str"], **t)
+    add(f"cond_{dt}", "lambda a, r: [torch.linalg.cond(a, p) for p in (None, 1, -1, 2, -2, float('inf'), 'fro', 'nuc')] + [torch.linalg.cond(r), torch.linalg.cond(a[..., :0, :0])]", [bsq, rect], ["linalg_cond.default", "linalg_cond.p_str"], **t)
+    add(f"multi_dot_{dt}", "lambda a, b, c, d: (torch.linalg.multi_dot([a, b]), torch.linalg.multi_dot([a, b, c]), torch.linalg.multi_dot([a, b, c, d]), torch.linalg.multi_dot([a[0], b, c, d[:, 0]]))", [In((3, 7), dt), In((7, 2), dt), In((2, 9), dt), In((9, 4), dt)], ["linalg_multi_dot.default"], **t)
+    add(f"tensorinv_solve_{dt}", "lambda a, b: (torch.linalg.tensorinv(a, ind=2), torch.linalg.tensorsolve(a.reshape(2, 3, 6), b), torch.linalg.tensorsolve(a.reshape(2, 3, 6), b, dims=(0, 2)))", [In((2, 3, 6), dt), In((2, 3), dt)], ["linalg_tensorinv.default", "linalg_tensorsolve.default"], **t)
+for dt in ("float32", "float64"):
+    add(f"ldl_{dt}", "lambda a, b: (torch.linalg.ldl_factor(a), torch.linalg.ldl_factor(a + a.mT), torch.linalg.ldl_factor_ex(a), torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b), torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b[0]))", [In((2, 6, 6), dt), In((2, 6, 3), dt)], ["linalg_ldl_factor.default", "linalg_ldl_factor_ex.default", "linalg_ldl_solve.default"], **LA[dt])
+add("ldl_singular", "lambda: torch.linalg.ldl_factor_ex(torch.zeros(2, 3, 3))", [], ["linalg_ldl_factor_ex.default"])
+add("ldl_singular_err", "lambda: torch.linalg.ldl_factor(torch.zeros(3, 3))", [], ["linalg_ldl_factor.default"])
+add("ldl_solve_shape_err", "lambda a, b: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b)", [In((4, 4)), In((3, 2))], ["linalg_ldl_solve.default"])
+add("vecdot_cross_vander", "lambda a, b, x: (torch.linalg.vecdot(a, b), torch.linalg.vecdot(a, b, dim=0), torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b), torch.cross(a, b, dim=1), torch.cross(a.mT, b.mT), torch.linalg.vander(x), torch.linalg.vander(x, N=6))", [In((4, 3)), In((4, 3)), In((2, 5))], ["linalg_vecdot.default", "linalg_cross.default", "cross.default", "linalg_vander.default"])
+add("cross_vander_int", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.vander(a[0], N=4), torch.linalg.multi_dot([a, b.mT]))", [In((4, 3), "int64", "int"), In((4, 3), "int64", "int")], ["linalg_cross.default", "linalg_vander.default", "linalg_multi_dot.default"])
+# error paths: singular, not positive definite, non-square, batch mismatch, wrong dtypes
+add("inv_singular_err", f"lambda: torch.linalg.inv({SING})", [], ["linalg_inv.default"])
+add("inv_batch_singular_err", f"lambda: torch.linalg.inv(torch.stack([torch.eye(3), {SING}]))", [], ["linalg_inv.default"])
+add("inv_ex_singular_info", f"lambda: torch.linalg.inv_ex({SING})[1]", [], ["linalg_inv_ex.default"])
+add("inv_ex_check_err", f"lambda: torch.linalg.inv_ex({SING}, check_errors=True)", [], ["linalg_inv_ex.default"])
+add("solve_singular_err", f"lambda b: torch.linalg.solve({SING}, b)", [In((3,))], ["linalg_solve.default"])
+add("solve_ex_singular_info", f"lambda b: torch.linalg.solve_ex({SING}, b)[1]", [In((3,))], ["linalg_solve_ex.default"])
+add("solve_batch_mismatch_err", "lambda a, b: torch.linalg.solve(a, b)", [In((2, 3, 3)), In((3, 3, 1))], ["linalg_solve.default"])
+add("solve_shape_err", "lambda a, b: torch.linalg.solve(a, b)", [In((3, 3)), In((2, 1))], ["linalg_solve.default"])
+add("solve_dtype_err", "lambda a, b: torch.linalg.solve(a, b)", [In((3, 3)), In((3, 1), "float64")], ["linalg_solve.default"])
+add("det_nonsquare_err", "lambda a: torch.linalg.det(a)", [In((2, 3))], ["linalg_det.default"])
+add("det_int_err", "lambda a: torch.linalg.det(a)", [In((3, 3), "int64", "int")], ["linalg_det.default"])
+add("det_singular", "lambda: (lambda z: (torch.linalg.det(z), torch.linalg.slogdet(z), torch.logdet(z), torch.logdet(-torch.eye(3))))(torch.tensor([[1., 2., 3.], [0., 0., 0.], [4., 5., 6.]], dtype=torch.float64))", [], ["linalg_det.default", "linalg_slogdet.default", "logdet.default"])
+add("inv_1d_err", "lambda a: torch.linalg.inv(a)", [In((3,))], ["linalg_inv.default"])
+add("cholesky_not_pd_err", "lambda: torch.linalg.cholesky(torch.tensor([[1., 2.], [2., 1.]]))", [], ["linalg_cholesky.default"])
+add("cholesky_batch_not_pd_err", "lambda: torch.linalg.cholesky(torch.stack([torch.eye(2), torch.tensor([[1., 2.], [2., 1.]])]))", [], ["linalg_cholesky.default"])
+add("cholesky_ex_not_pd", "lambda: torch.linalg.cholesky_ex(torch.tensor([[1., 2.], [2., 1.]]))", [], ["linalg_cholesky_ex.default"])
+add("cholesky_nonsquare_err", "lambda a: torch.linalg.cholesky(a)", [In((2, 3))], ["linalg_cholesky.default"])
+add("cholesky_inverse_singular_err", "lambda: torch.cholesky_inverse(torch.zeros(2, 2))", [], ["cholesky_inverse.default"])
+add("lu_factor_singular_err", f"lambda: torch.linalg.lu_factor({SING} * 0)", [], ["linalg_lu_factor.default"])
+add("lu_factor_ex_singular", f"lambda: torch.linalg.lu_factor_ex(torch.zeros(2, 3, 3))", [], ["linalg_lu_factor_ex.default"])
+add("lu_solve_pivots_dtype_err", "lambda a, b: torch.linalg.lu_solve(a, torch.ones(3), b)", [In((3, 3)), In((3, 1))], ["linalg_lu_solve.default"])
+add("triangular_solve_shape_err", "lambda a, b: torch.linalg.solve_triangular(a, b, upper=True)", [In((3, 3)), In((2, 1))], ["linalg_solve_triangular.default"])
+add("qr_mode_err", "lambda a: torch.linalg.qr(a, mode='full')", [In((3, 2))], ["linalg_qr.default"])
+add("eigh_uplo_err", "lambda a: torch.linalg.eigh(a, UPLO='X')", [In((3, 3))], ["linalg_eigh.default"])
+add("householder_shape_err", "lambda a, t: torch.linalg.householder_product(a, t)", [In((2, 3)), In((2,))], ["linalg_householder_product.default"])
+add("svd_driver_err", "lambda a: torch.linalg.svdvals(a, driver='gesvd')", [In((3, 3))], ["linalg_svdvals.default"])
+add("matrix_power_singular_err", f"lambda: torch.linalg.matrix_power({SING}, -2)", [], ["linalg_matrix_power.default"])
+add("matrix_norm_ord_err", "lambda a: torch.linalg.matrix_norm(a, 3)", [In((3, 3))], ["linalg_matrix_norm.default"])
+add("multi_dot_shape_err", "lambda a, b: torch.linalg.multi_dot([a, b])", [In((2, 3)), In((2, 3))], ["linalg_multi_dot.default"])
+add("cross_len_err", "lambda a, b: torch.linalg.cross(a, b)", [In((3, 2)), In((3, 2))], ["linalg_cross.default"])
+add("tensorinv_shape_err", "lambda a: torch.linalg.tensorinv(a, ind=1)", [In((2, 3, 4))], ["linalg_tensorinv.default"])
+
 # ---- nn ---------------------------------------------------------------------------------
 F = "torch.nn.functional"
 NN32 = dict(rtol=1e-5, atol=1e-5)  # normalisation statistics: accumulation order differs

@@ -1,0 +1,121 @@
+/* linalg_decomp.h — dense matrix decompositions in float64 for the linear-algebra operators
+ * (src/ops/linalg_decomp.c): LU with partial pivoting, triangular solves, Cholesky,
+ * Householder QR (geqrf / orgqr / ormqr), the symmetric eigenproblem and the SVD.
+ *
+ * Conventions shared by every function here:
+ * - one matrix per call (the caller loops over batches), row-major storage: element (i, j)
+ *   of a matrix with leading dimension `ld` is a[i * ld + j]. Read-only operands may be
+ *   given as (row stride, column stride) instead, so a transposed operand costs nothing;
+ * - float64 only: the operators compute float32 in float64 and round once at the end
+ *   (what makes small float32 problems agree with upstream's LAPACK within tolerance);
+ * - results follow LAPACK's conventions where they define the answer: 1-based pivots as
+ *   getrf writes them, info = the 1-based index of the first failure (0 = success),
+ *   Householder reflectors H = I - tau v vᵀ with v[0] = 1 and beta = -sign(alpha)·‖x‖ as
+ *   dlarfg chooses them (so R's diagonal signs are LAPACK's);
+ * - no allocation except where a contract says `work`: the caller passes scratch space.
+ * Plain C11; no Python. */
+#ifndef TN_LINALG_DECOMP_H
+#define TN_LINALG_DECOMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- LU, triangular solves, Cholesky (linalg_lu.c) ----------------------------------- */
+
+/* LU with partial pivoting of the m×n matrix a, in place (L unit lower below the diagonal,
+ * U on and above): piv[i] (i < min(m, n)) is the 1-based row swapped with row i at step i.
+ * Returns 0, or the 1-based index of the first exactly zero pivot (the factorization still
+ * completes, as getrf's does). */
+int64_t tn_linalg_lu(int64_t m, int64_t n, double *a, int64_t ld, int32_t *piv);
+
+/* Applies the row interchanges of piv[0..k) to the m×nrhs matrix b (forward order), or
+ * undoes them (reverse order) when `inverse`. */
+void tn_linalg_swap_rows(int64_t k, const int32_t *piv, bool inverse, int64_t nrhs, double *b, int64_t ld);
+
+/* Solves T X = B in place of the n×nrhs matrix b, T n×n triangular (upper or lower),
+ * read at element (i, j) = t[i * trs + j * tcs] (pass swapped strides for Tᵀ); unit:
+ * the diagonal is taken as ones and not read. Division by a zero diagonal gives inf/nan,
+ * as LAPACK's trsm does. */
+void tn_linalg_trsm(int64_t n, int64_t nrhs, const double *t, int64_t trs, int64_t tcs, bool upper, bool unit,
+                    double *b, int64_t ld);
+
+/* Solves A X = B (or Aᵀ X = B when `transpose`) in place of b, given the LU factors and
+ * pivots tn_linalg_lu produced for the n×n matrix A. */
+void tn_linalg_lu_solve(int64_t n, const double *lu, int64_t ldlu, const int32_t *piv, bool transpose, int64_t nrhs,
+                        double *b, int64_t ld);
+
+/* Cholesky factor L (A = L Lᵀ) of the symmetric n×n matrix a, whose lower triangle is read;
+ * L replaces it (the strict upper triangle is set to zero). Returns 0, or the order of the
+ * first leading minor that is not positive definite (the factorization stops there). */
+int64_t tn_linalg_cholesky(int64_t n, double *a, int64_t ld);
+
+/* ---- symmetric indefinite LDLᵀ (linalg_ldl.c) ---------------------------------------- */
+
+/* A = P L D Lᵀ Pᵀ by Bunch-Kaufman diagonal pivoting (sytrf, lower): the lower triangle of a
+ * is read and replaced by L (unit, below the diagonal) and D (1×1 and 2×2 blocks on and
+ * just below the diagonal), the strict upper triangle zeroed. piv[k] > 0: a 1×1 block,
+ * rows k and piv[k]-1 interchanged; piv[k] = piv[k+1] < 0: a 2×2 block, rows k+1 and
+ * -piv[k]-1 interchanged (1-based, as LAPACK writes them). Returns 0, or the 1-based index
+ * of the first exactly zero 1×1 block (D singular). single: every operation rounded to
+ * float32, in sytf2's order (a float32 input: upstream factors it in float32 arithmetic,
+ * and the factors of an ill-conditioned matrix follow that rounding). */
+int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv, bool single);
+/* Solves A X = B in place of the n×nrhs matrix b with tn_linalg_ldl's factors (sytrs). */
+void tn_linalg_ldl_solve(int64_t n, const double *a, int64_t ld, const int32_t *piv, int64_t nrhs, double *b,
+                         int64_t ldb);
+
+/* ---- Householder QR (linalg_qr.c) ----------------------------------------------------- */
+
+/* QR of the m×n matrix a in place, as geqrf: R on and above the diagonal, reflector i's
+ * vector below the diagonal of column i (v[i] = 1 implied), tau[i] for i < min(m, n). */
+void tn_linalg_geqrf(int64_t m, int64_t n, double *a, int64_t ld, double *tau);
+
+/* The first n columns of Q = H(0)·H(1)···H(k-1), m >= n >= k, formed in place of the
+ * m×n matrix a that holds the k reflectors' vectors in its first k columns (orgqr). */
+void tn_linalg_orgqr(int64_t m, int64_t n, int64_t k, double *a, int64_t ld, const double *tau);
+
+/* c := op(Q)·c (left) or c·op(Q) (right), op = transpose or identity, c m×n, Q = H(0)···
+ * H(k-1) of order m (left) or n (right) given by k reflectors in the columns of v (element
+ * (i, j) at v[i * ld_v + j], below the diagonal) and tau (ormqr). work: max(m, n) doubles. */
+void tn_linalg_ormqr(bool left, bool transpose, int64_t m, int64_t n, int64_t k, const double *v, int64_t ld_v,
+                     const double *tau, double *c, int64_t ld, double *work);
+
+/* ---- symmetric eigenproblem and SVD (linalg_eig.c) -------------------------------------- */
+
+/* Eigenvalues w[0..n) (ascending) of the symmetric n×n matrix a (both triangles read: the
+ * caller symmetrizes), by cyclic Jacobi rotations. When v is not NULL, the orthonormal
+ * eigenvectors go to the columns of v (n×n, leading dimension n), column j for w[j], each
+ * signed so that its entry of largest magnitude (first one on ties) is positive. a is
+ * destroyed. Returns 0, or 1 if the sweeps did not converge (then w holds the diagonal). */
+int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v);
+
+/* Eigenvalues w[0..n) (ascending) and eigenvectors z (n×n, columns; required) of the
+ * symmetric matrix whose lower (or upper) triangle a holds, by LAPACK's syevd steps for
+ * small matrices: sytd2, steqr from the identity, ormtr (so eigenvector signs follow
+ * upstream's LAPACK). a is destroyed. work: 6·n doubles. Returns 0, or (steqr's info) the
+ * number of off-diagonal elements that did not converge to zero; a nan input never
+ * converges, as upstream's. single: deflate with float32's thresholds (a float32 input). */
+int tn_linalg_syevd(int64_t n, double *a, bool lower, bool single, double *w, double *z, double *work);
+
+/* Singular values s[0..k) (descending, k = min(m, n)) of the m×n matrix a, by one-sided
+ * Jacobi rotations on a's columns (m >= n; the caller passes the transpose otherwise).
+ * When u / vt are not NULL: u m×ucols (ucols = n, or m for the complete basis) and vt
+ * n×n receive A = U·diag(s)·Vᵀ, the columns of u that belong to zero singular values
+ * (and the completion) filled with an orthonormal complement. a is destroyed (it holds
+ * the scaled columns). work: n doubles. Returns 0, or 1 if the sweeps did not converge.
+ * An inf or nan anywhere in a makes every result nan, as upstream's gesdd. */
+int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double *u, int64_t ucols, double *vt,
+                  double *work);
+
+/* Fills columns r..ncols of the m×ncols matrix q (leading dimension ld, ncols <= m), whose
+ * first r columns are orthonormal, with an orthonormal complement (Gram-Schmidt against
+ * the unit vectors, twice). */
+void tn_linalg_complete_basis(int64_t m, int64_t ncols, int64_t r, double *q, int64_t ld);
+
+/* ---- matrix exponential (linalg_expm.c) -------------------------------------------------- */
+
+/* out = exp(a) for the n×n matrix a (leading dimension n for both), by scaling and squaring
+ * with the degree-13 Padé approximant (Higham 2005). work: 8·n·n doubles, piv: n ints. */
+void tn_linalg_expm(int64_t n, const double *a, double *out, double *work, int32_t *piv);
+
+#endif

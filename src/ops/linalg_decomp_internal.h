@@ -1,0 +1,38 @@
+/* linalg_decomp_internal.h — helpers shared by the linear-algebra operator files
+ * (linalg_decomp.c, linalg_decomp_qr.c, linalg_compose.c): argument checks with upstream's
+ * wording, and the float64 gather / write-back every decomposition operator uses. */
+#ifndef TN_OPS_LINALG_DECOMP_INTERNAL_H
+#define TN_OPS_LINALG_DECOMP_INTERNAL_H
+
+#include "ops/dispatch.h"
+
+/* float32/float64 pass; integers raise upstream's RuntimeError ("<api>: Expected a floating
+ * point or complex tensor as input. Got Long"), float16/bfloat16 its NotImplementedError (the
+ * LAPACK kernel has no such dtype), complex refuses by name. */
+tn_status tn_la_need_float(const char *api, const tn_tensor *t);
+/* tn_la_need_float, but float16/bfloat16 raise upstream's RuntimeError "<api>: Low precision
+ * dtypes not supported. Got Half" (the front-ends that check it: inv, slogdet, ...). */
+tn_status tn_la_need_float_lp(const char *api, const tn_tensor *t);
+/* The same for the operators upstream dispatches without a dtype check of their own
+ * (geqrf, cholesky, cholesky_solve, ...): every other dtype is NotImplementedError
+ * "\"<kernel>\" not implemented for 'Long'". */
+tn_status tn_la_need_float_kernel(const char *kernel, const tn_tensor *t);
+/* "<api>: The input tensor <name> must have at least 2 dimensions." */
+tn_status tn_la_need_matrix(const char *api, const tn_tensor *t, const char *name);
+/* the above, and "<api>: <name> must be batches of square matrices, but they are m by n matrices" */
+tn_status tn_la_need_square(const char *api, const tn_tensor *t, const char *name);
+/* The number of matrices in a tensor of these sizes (product of all but the last two). */
+int64_t tn_la_batch(int ndim, const int64_t *sizes);
+/* Every element of t (float32 or float64, any strides) in row-major order into dst, as
+ * float64. No-op for meta tensors. */
+void tn_la_gather(const tn_tensor *t, double *dst);
+/* t expanded to `sizes` (broadcast), gathered into a new calloc'd buffer *dst (caller frees). */
+tn_status tn_la_gather_expanded(tn_tensor *t, int ndim, const int64_t *sizes, double **dst);
+/* A new contiguous tensor of dtype dt (float32/float64/int32/int64/bool) holding src
+ * (row-major; NULL leaves it uninitialised). */
+tn_status tn_la_new(tn_dtype dt, tn_device dev, int ndim, const int64_t *sizes, const double *src, tn_tensor **out);
+tn_status tn_la_new_i32(tn_device dev, int ndim, const int64_t *sizes, const int32_t *src, tn_tensor **out);
+/* calloc of n elements of `size` bytes (at least one element, so 0 is not a failure). */
+void *tn_la_alloc(int64_t n, size_t size);
+
+#endif
