@@ -10,11 +10,11 @@
  *   Q8_0  34 bytes: d, 32 signed bytes          w[j] = d * q[j]                 (j < 16 for the nibbles)
  *
  * How the product is computed (the "fast path", the only path): each row of x is first
- * quantised to 8 bits per 32-block (tn_q8x_block: d = max|x|/127, q = round(x/d), as
+ * quantised to 8 bits per 32-block (tn_q8x_block: d ≈ max|x|/127, q = round(x/d), as
  * llama.cpp's q8_0/q8_1 do for activations), then every (weight block, activation block)
  * pair is one exact integer dot product of 32 int8 × int4/int8 pairs, scaled in float32:
  *   Q4_0, Q8_0:  y += (d_w * d_x) * Σ q_w q_x
- *   Q4_1:        y += (d_w * d_x) * Σ q_w q_x + m_w * (d_x * Σ q_x)
+ *   Q4_1:        y += (d_w * d_x) * Σ q_w q_x + m_w * s_x        (s_x ≈ d_x * Σ q_x)
  * Why the float result differs from dequantise-then-multiply: x is rounded to 8 bits per
  * block, an absolute error of at most d_x/2 = max|x_block|/254 per element, so each block's
  * contribution carries a relative error of about 1/254/sqrt(3) (uniform rounding error)
@@ -48,11 +48,13 @@ int tn_qtype_block_bytes(int qtype);
 /* "q4_0" / "q4_1" / "q8_0", or NULL when the type is not supported. */
 const char *tn_qtype_name(int qtype);
 
-/* One block of quantised activations: x[j] ≈ d * q[j]; sum = Σ q[j] (exact, for the Q4_1
- * minimum term and for the offset forms the integer kernels use). */
+/* One block of quantised activations, llama.cpp's q8_1 in meaning (q8_0 plus s): with
+ * a = max|x_j|, q[j] = round-half-even(x[j] * 127/a), d = binary16(a/127) and
+ * s = binary16(a/127 * Σ q[j]) (the Q4_1 minimum term), both kept as float so kernels
+ * need no conversion. Matching llama.cpp's roundings makes the integer sums identical to
+ * its own, so the two differ only by float summation order (tests/test_quant.py). */
 typedef struct tn_q8x_block {
-    float d;
-    int32_t sum;
+    float d, s;
     int8_t q[TN_QK];
 } tn_q8x_block;
 

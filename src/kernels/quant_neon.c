@@ -65,7 +65,7 @@ INL void load_q8_0(const uint8_t *blk, int8x16_t *lo, int8x16_t *hi, float *d, f
                 PRAGMA(GCC unroll 4) for (int r = 0; r < R; r++) {                                    \
                     int32x4_t p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), lo[r], x0), hi[r], x1);         \
                     acc[i][r] = vfmaq_f32(acc[i][r], vcvtq_f32_s32(p), vdupq_n_f32(dw[r] * dx));      \
-                    if (HASMIN) macc[i][r] += mw[r] * (dx * (float)xb->sum);                          \
+                    if (HASMIN) macc[i][r] += mw[r] * xb->s;                          \
                 }                                                                                     \
             }                                                                                         \
         }                                                                                             \

@@ -32,22 +32,23 @@ static float half_at(const uint8_t *p) {
     return tn_half_to_f32(h);
 }
 
+/* x rounded to binary16 and back: the precision llama.cpp's q8_0 / q8_1 blocks keep. */
+static float half_round(float x) { return tn_half_to_f32(tn_f32_to_half(x)); }
+
 void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
     for (int64_t b = 0; b < k / TN_QK; b++) {
         const float *xb = x + b * TN_QK;
         float amax = 0;
         for (int j = 0; j < TN_QK; j++) amax = fmaxf(amax, fabsf(xb[j]));
-        float d = amax / 127.0f, id = d > 0 ? 1.0f / d : 0.0f;
+        float d = amax / 127.0f, id = amax != 0 ? 127.0f / amax : 0.0f;
         int32_t sum = 0;
         for (int j = 0; j < TN_QK; j++) {
-            /* round to nearest, ties to even: what the SIMD conversions do, should a
-             * vector quantiser ever replace this one */
-            int v = (int)nearbyintf(xb[j] * id);
+            int v = (int)nearbyintf(xb[j] * id); /* ties to even, as x86 vector rounding does */
             out[b].q[j] = (int8_t)v;
             sum += v;
         }
-        out[b].d = d;
-        out[b].sum = sum;
+        out[b].d = half_round(d);
+        out[b].s = half_round(d * (float)sum);
     }
 }
 
@@ -92,7 +93,7 @@ static float term_q4_0(const uint8_t *blk, const tn_q8x_block *x) {
 static float term_q4_1(const uint8_t *blk, const tn_q8x_block *x) {
     int32_t s = 0;
     for (int j = 0; j < 16; j++) s += (blk[4 + j] & 15) * x->q[j] + (blk[4 + j] >> 4) * x->q[j + 16];
-    return half_at(blk) * x->d * (float)s + half_at(blk + 2) * (x->d * (float)x->sum);
+    return half_at(blk) * x->d * (float)s + half_at(blk + 2) * x->s;
 }
 static float term_q8_0(const uint8_t *blk, const tn_q8x_block *x) {
     int32_t s = 0;
