@@ -23,8 +23,10 @@ import numpy as np
 NEW_TOKENS = 64
 
 
-def load(path, n_threads=2, n_ctx=1024):
-    """llama_cpp.Llama over `path` with extra buffer types off (see the module docstring)."""
+def load(path, n_threads=1, n_ctx=1024):
+    """llama_cpp.Llama over `path` with the settings in the module docstring. One thread:
+    llama.cpp's threads spin while they wait, which on a loaded 2-core machine made a
+    2-thread run take minutes; results do not depend on the count."""
     import llama_cpp
     import llama_cpp.llama as llama_mod
 

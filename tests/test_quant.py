@@ -42,7 +42,8 @@ def rounding_bound(x, w):
     (kernels/quant.h): each x_p is replaced by d·q with |x_p - (amax/127)·q| <= amax/254
     (amax: the max |x| of p's 32-block) and d = binary16(amax/127) (relative error
     <= 2^-11), so |error_p| <= amax/254 + |x_p|·2^-11 (slack 1.05 and float32 summation,
-    1e-6 of Σ|x w|). Measured errors sit at 10-40 % of it."""
+    1e-6 of Σ|x w|). The worst measured error is 9-11 % of it at k = 576, 28-32 % at
+    k = 64."""
     xb = x.reshape(*x.shape[:-1], -1, 32)
     amax = xb.abs().amax(-1, keepdim=True).expand_as(xb).reshape(x.shape)
     per = amax / 254 + x.abs() * 2.0 ** -11
@@ -93,7 +94,9 @@ def test_linear_matches_dequantised_matmul(name, shape):
     ref = x @ w.T
     assert y.shape == ref.shape and y.dtype == torch.float32
     if ref.numel():
-        assert ((y - ref).abs() <= rounding_bound(x, w)).all()
+        ratio = ((y - ref).abs() / rounding_bound(x, w)).max().item()
+        print(f"{name} {tuple(shape)}: worst error / rounding bound = {ratio:.3f}")
+        assert ratio <= 1
     # not trivially equal: the activations really are rounded to 8 bits
     if x.numel() > 1000:
         assert (y - ref).abs().max().item() > 0
@@ -264,20 +267,21 @@ def test_cli_default_runs_kept_quantised():
 def test_graph_decode_gives_eager_tokens(qmodel):
     """Static cache + operator graphs (the CLI's decode) capture _tn_quant_linear at the
     door and replay it: the same greedy tokens as eager decoding."""
-    from torchnative.graphs import accelerate_decode
-    ids = torch.tensor([[1, 9690, 198, 2683, 359, 253, 5356, 314, 260, 3575, 282, 4649, 47]])
+    from torchnative.graphs import accelerate_decode, remove_decode_graphs
+    # the CLI's default question in SmolLM2's chat template
+    ids = torch.tensor([[1, 9690, 198, 2683, 359, 253, 5356, 5646, 11173, 3365, 3511, 308, 34519, 28, 7018, 411, 407,
+                         19712, 8182, 2, 198, 1, 4093, 198, 1780, 314, 260, 3575, 282, 4649, 47, 2, 198, 1, 520, 9531, 198]])
+    kw = dict(attention_mask=torch.ones_like(ids), max_new_tokens=24, min_new_tokens=24, do_sample=False)
     with torch.inference_mode():
-        eager = qmodel.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=24, do_sample=False)
+        eager = qmodel.generate(ids, **kw)
     graphs = accelerate_decode(qmodel)
     try:
         with torch.inference_mode():
-            fast = qmodel.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=24, do_sample=False,
-                                   cache_implementation="static")
+            fast = qmodel.generate(ids, cache_implementation="static", **kw)
         st = graphs.stats()
     finally:
-        if hasattr(graphs, "close"):
-            graphs.close()
-    assert st["replays"] > 0, st
+        remove_decode_graphs(qmodel)
+    assert st["replays"] >= 20, st
     assert fast.tolist() == eager.tolist()
 
 
@@ -316,7 +320,9 @@ def test_kept_quantised_vs_float32_dequantised(runs):
                        "leading_tokens_agree": _leading_agreement(o[f"quant_tokens{i}"], o[f"float_tokens{i}"]),
                        "tokens_agree": int((o[f"quant_tokens{i}"] == o[f"float_tokens{i}"]).sum())})
     print(json.dumps(report))
-    # measured: max |diff| 2.8 on logits up to 38, prompt-position argmax agreement >= 95 %
+    # measured (docs/INFERENCE.md): max |diff| 2.62 on logits up to 38 (8-bit activations
+    # amplified over 30 layers by the model's massive-activation channel), prompt-position
+    # argmax agreement 97-100 %; greedy continuations agree for 0-64 leading tokens
     assert max(r["max_logit_diff"] for r in report) <= 4.0, report
     assert min(r["argmax_agree"] for r in report) >= 0.9, report
 
@@ -328,14 +334,18 @@ def test_kept_quantised_vs_llama_cpp(runs):
     report = []
     for i in range(n):
         q, ref = o[f"quant_logits{i}"], lc[f"logits{i}"]
-        report.append({"max_logit_diff": float(np.abs(q - ref).max()),
+        report.append({"first_position_max_diff": float(np.abs(q[0] - ref[0]).max()),
+                       "max_logit_diff": float(np.abs(q - ref).max()),
                        "rms_logit_diff": float(np.sqrt(((q - ref) ** 2).mean())),
                        "float32_max_logit_diff": float(np.abs(o[f"float_logits{i}"] - ref).max()),
                        "argmax_agree": float((q.argmax(-1) == ref.argmax(-1)).mean()),
                        "leading_tokens_agree": _leading_agreement(o[f"quant_tokens{i}"], lc[f"tokens{i}"])})
     print(json.dumps(report))
-    assert max(r["max_logit_diff"] for r in report) <= LLAMA_MAX_DIFF, report
+    # The first position (attention over one token, so no rotary or softmax rounding):
+    # measured bit-identical; 1e-3 leaves room for another float summation order.
+    assert max(r["first_position_max_diff"] for r in report) <= 1e-3, report
+    # Later positions: rotary/attention rounding differs in float32, and the 8-bit
+    # activation rounding amplifies it; measured max 2.05, rms 0.31-0.36 (float32-
+    # dequantised vs llama.cpp: max 2.55, rms 0.44-0.48), argmax agreement 100 %.
+    assert max(r["max_logit_diff"] for r in report) <= 3.0, report
     assert min(r["argmax_agree"] for r in report) >= 0.95, report
-
-
-LLAMA_MAX_DIFF = 4.0

@@ -23,7 +23,7 @@ Errors are one-line ValueErrors naming the file or tensor.
 import torch
 from torch import nn
 
-from torchnative.gguf_file import GGML_TYPES, GGUFFile
+from torchnative.gguf_file import GGUFFile
 
 # ggml types the kernels read in place (kernels/quant.h)
 KEPT_TYPES = {2: "Q4_0", 3: "Q4_1", 8: "Q8_0"}
@@ -238,13 +238,5 @@ def from_gguf(path, *, return_timings=False):
     return model
 
 
-def gguf_types(path):
-    """{ggml type name: tensor count} of a GGUF file (for messages and tests)."""
-    counts = {}
-    for info in GGUFFile(path).tensors.values():
-        counts[GGML_TYPES[info.type][0]] = counts.get(GGML_TYPES[info.type][0], 0) + 1
-    return counts
-
-
 __all__ = ["from_gguf", "QuantLinear", "QuantEmbedding", "quant_linear", "dequantize", "config_from_gguf",
-           "KEPT_TYPES", "gguf_types"]
+           "KEPT_TYPES"]

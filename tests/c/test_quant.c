@@ -81,10 +81,12 @@ static void test_quantize_activations(void) {
     for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(x[j]));
     for (int j = 0; j < 32; j++) {
         sum += b[0].q[j];
-        ok &= fabsf(b[0].d * b[0].q[j] - x[j]) <= b[0].d * 0.5f * 1.0001f && abs(b[0].q[j]) <= 127;
+        /* the quants round x * 127/amax; d is that scale's binary16 neighbour (rel 2^-11) */
+        ok &= fabsf(amax / 127 * b[0].q[j] - x[j]) <= amax / 127 * 0.5f * 1.0001f && abs(b[0].q[j]) <= 127;
     }
-    TN_CHECK(ok && b[0].d == amax / 127 && b[0].sum == sum, "q8x: d = amax/127, |x - d q| <= d/2, sum = Σq");
-    ok = b[1].d == 0 && b[1].sum == 0;
+    float d16 = tn_half_to_f32(tn_f32_to_half(amax / 127)), s16 = tn_half_to_f32(tn_f32_to_half(amax / 127 * (float)sum));
+    TN_CHECK(ok && b[0].d == d16 && b[0].s == s16, "q8x: d = binary16(amax/127), |x - amax/127 q| <= amax/254, s = binary16(d Σq)");
+    ok = b[1].d == 0 && b[1].s == 0;
     for (int j = 0; j < 32; j++) ok &= b[1].q[j] == 0;
     TN_CHECK(ok, "q8x: a zero block has d = 0 and zero quants");
 }
