@@ -340,7 +340,9 @@ def test_kept_quantised_vs_llama_cpp(runs):
                        "rms_logit_diff": float(np.sqrt(((q - ref) ** 2).mean())),
                        "float32_max_logit_diff": float(np.abs(o[f"float_logits{i}"] - ref).max()),
                        "argmax_agree": float((q.argmax(-1) == ref.argmax(-1)).mean()),
-                       "leading_tokens_agree": _leading_agreement(o[f"quant_tokens{i}"], lc[f"tokens{i}"])})
+                       "leading_tokens_agree": _leading_agreement(o[f"quant_tokens{i}"], lc[f"tokens{i}"]),
+                       "float32_leading_tokens_agree": _leading_agreement(o[f"float_tokens{i}"], lc[f"tokens{i}"]),
+                       "rms_float32_logit_diff": float(np.sqrt(((o[f"float_logits{i}"] - ref) ** 2).mean()))})
     print(json.dumps(report))
     # The first position (attention over one token, so no rotary or softmax rounding):
     # measured bit-identical; 1e-3 leaves room for another float summation order.
