@@ -108,7 +108,9 @@ def _start_jobs(names, tmp):
                                 env=dict(ENV, ATEN_CPU_CAPABILITY=_ATEN_CAPABILITY) if _ATEN_CAPABILITY else ENV),
         # stderr merged into stdout: the order of the two streams in one pipe shows whether
         # the text was streamed (it arrives before the final tok/s line) or printed at exit.
-        "cli_default": lambda: Job(cli, stderr=subprocess.STDOUT),
+        # --dtype float32: the dequantised path, comparable with upstream's float32 text
+        # (the default keeps the GGUF quantised: tests/test_quant.py checks that one).
+        "cli_default": lambda: Job(cli + ["--dtype", "float32"], stderr=subprocess.STDOUT),
         "cli_missing": lambda: Job(cli + ["hi", "--model", str(tmp / "missing.gguf")]),
         "cli_not_gguf": lambda: Job(cli + ["hi", "--model", str(tmp / "not_a_model.txt")]),
         "cli_fake_gguf": lambda: Job(cli + ["hi", "--model", str(tmp / "fake.gguf")]),

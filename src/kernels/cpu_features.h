@@ -13,6 +13,8 @@ typedef struct tn_cpu_features {
      * (XCR0 bits 17/18), and this process was granted it (arch_prctl ARCH_REQ_XCOMP_PERM,
      * asked once at detection; refused means amx_ok stays false and nothing uses tiles). */
     bool amx_tile, amx_bf16, amx_ok;
+    /* aarch64: the dot-product extension (SDOT/UDOT, HWCAP_ASIMDDP). */
+    bool asimd_dot;
 } tn_cpu_features;
 
 /* Kernel tiers in increasing order; a tier implies every feature its kernels use
@@ -43,5 +45,8 @@ static inline bool tn_cpu_has_avx512_bf16(void) { return tn_cpu_isa() >= TN_ISA_
 /* Whether kernels may use AMX tile instructions (tier in effect is amx). Each thread must
  * still load a tile configuration before its first tile instruction. */
 static inline bool tn_cpu_has_amx(void) { return tn_cpu_isa() >= TN_ISA_AMX; }
+/* Whether kernels may use the aarch64 dot-product instructions: the host has them and
+ * TN_FORCE_ISA is not "scalar" (aarch64 has no tiers; this is its one lowering). */
+bool tn_cpu_has_asimd_dot(void);
 
 #endif

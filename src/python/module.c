@@ -34,12 +34,14 @@ PyObject *tn_py_raise(tn_status st) {
     return NULL;
 }
 
-/* _tn_kernel_ops(): "name.overload" of every operator with an implementation of its own
- * (derived in-place/out= variants excluded); the op tests require a case for each. */
+/* _tn_kernel_ops(): "name.overload" of every upstream operator with an implementation of
+ * its own (derived in-place/out= variants excluded); the op tests require a case for each.
+ * torchnative's own operators (`_tn_*`, tools/codegen/torchnative_functions.yaml) have no
+ * upstream to compare with and are left out (tests/test_quant.py covers them). */
 static PyObject *f_tn_kernel_ops(PyObject *m, PyObject *u) {
     PyObject *l = PyList_New(0);
     for (int i = 0; l && i < TN_OP_COUNT; i++) {
-        if (!tn_op_impl((tn_op_id)i)) continue;
+        if (!tn_op_impl((tn_op_id)i) || !strncmp(tn_op_schemas[i].name, "_tn_", 4)) continue;
         const tn_op_schema *s = &tn_op_schemas[i];
         PyObject *n = PyUnicode_FromFormat("%s.%s", s->name, s->overload[0] ? s->overload : "default");
         if (!n || PyList_Append(l, n) < 0) { Py_XDECREF(n); Py_DECREF(l); return NULL; }

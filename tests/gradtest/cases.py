@@ -227,4 +227,6 @@ UNCOVERED = {
     "_convolution": "reached only from TorchScript-era callers; same formula as convolution",
     "_native_batch_norm_legit": "functional batch_norm reaches native_batch_norm here",
     "_native_batch_norm_legit_no_training": "functional batch_norm reaches native_batch_norm here",
+    "_tn_quant_linear": "torchnative's own operator (no upstream); tests/test_quant.py compares its input "
+                        "gradient with upstream's gradient of x @ dequantize(W).T",
 }

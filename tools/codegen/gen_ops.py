@@ -87,9 +87,14 @@ def c_str(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# torchnative's own operators (names `_tn_*`), appended to upstream's.
+OWN_YAML = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torchnative_functions.yaml")
+
+
 def load(yaml_path: str):
     tags = os.path.join(os.path.dirname(yaml_path), "tags.yaml")
-    fns = parse_native_yaml(yaml_path, tags).native_functions
+    fns = list(parse_native_yaml(yaml_path, tags).native_functions)
+    fns += parse_native_yaml(OWN_YAML, tags).native_functions
     fns = sorted(fns, key=lambda f: (str(f.func.name.name), f.func.name.overload_name))
     return fns
 

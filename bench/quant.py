@@ -1,0 +1,207 @@
+"""Quantised inference side by side with llama.cpp on the same GGUF file (issue 20).
+
+    .venv/bin/python bench/quant.py                     # 3 counted rounds, 2 threads
+    .venv/bin/python bench/quant.py --rounds 5 --new-tokens 64 --sizes 128,512
+    .venv/bin/python bench/quant.py --no-float          # skip the float32-dequantised run
+
+Each measurement is a fresh process, one side at a time (never both at once), alternating
+torchnative / llama.cpp for `--rounds` rounds after one warm-up round; figures are medians.
+Every process runs with `--threads` threads (torch.set_num_threads and OMP_NUM_THREADS for
+ours, n_threads / n_threads_batch for llama.cpp) and reports:
+
+- load: `from_gguf` (ours; the transformers model classes imported first, as any
+  from_pretrained needs them and `import transformers` does not load them) or
+  `llama_cpp.Llama(...)` (llama.cpp), seconds;
+- decode: greedy tokens per second over `--new-tokens` tokens after a chat prompt of 37
+  tokens (ours: static cache + operator graphs, what the CLI runs, and eager with the
+  dynamic cache; llama.cpp: `generate` with top_k=1), the first new token excluded;
+- prefill: tokens per second of one forward over S prompt tokens (ours: model(ids) keeping
+  only the last position's logits; llama.cpp: `eval` with n_batch = S);
+- peak RSS of the process (ru_maxrss).
+The float32 run (`--dtype float32`, transformers dequantising in numpy) gives today's
+decode speed and RSS for the "RSS <= 0.5x" target.
+
+llama.cpp: llama_cpp_python in .venv-ref (`scripts/setup.sh --llama-cpp`), default
+settings except extra buffer types off (its AMX path dies with SIGILL on the development
+VM; see tests/quant_llama_cpp.py). Ratios measured on a shared, loaded machine are not
+results: docs/PERFORMANCE.md says how the lead measures them quietly.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OURS = os.path.join(ROOT, ".venv", "bin", "python")
+REF = os.path.join(ROOT, ".venv-ref", "bin", "python")
+
+# The chat prompt of the CLI's default question, as token ids (SmolLM2's chat template).
+PROMPT = [1, 9690, 198, 2683, 359, 253, 5356, 5646, 11173, 3365, 3511, 308, 34519, 28, 7018, 411, 407, 19712, 8182, 2,
+          198, 1, 4093, 198, 1780, 314, 260, 3575, 282, 4649, 47, 2, 198, 1, 520, 9531, 198]
+
+OURS_CODE = r"""
+import json, os, resource, sys, time
+cfg = json.loads(sys.argv[1])
+import torch
+torch.set_num_threads(cfg["threads"])
+import transformers
+from transformers import AutoModelForCausalLM
+import transformers.models.llama.modeling_llama  # the model class, imported by any loader
+from torchnative.cli import bundled_model
+d, f = bundled_model()
+path = os.path.join(d, f)
+t = time.perf_counter()
+if cfg["float"]:
+    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()
+else:
+    from torchnative.quant import from_gguf
+    model = from_gguf(path)
+load = time.perf_counter() - t
+res = {"load_s": load}
+ids = torch.tensor([cfg["prompt"]])
+n = cfg["new_tokens"]
+
+class Clock:
+    # times each new token: generate's streamer gets the prompt first, then one put per token
+    def __init__(self): self.t = []
+    def put(self, v): self.t.append(time.perf_counter())
+    def end(self): pass
+
+def decode(**kw):
+    c = Clock()
+    with torch.inference_mode():
+        out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
+                             do_sample=False, streamer=c, **kw)
+    t = c.t[1:]  # t[0]: the prompt; t[1]: first new token (prefill + capture)
+    return (len(t) - 1) / (t[-1] - t[0]), out[0, ids.shape[1]:].tolist()
+
+res["decode_eager_tok_s"], res["tokens"] = decode()
+if not cfg["float"] and hasattr(torch._C, "_tn_graph_capture_begin"):
+    from torchnative.graphs import accelerate_decode
+    g = accelerate_decode(model)
+    res["decode_graphs_tok_s"], toks = decode(cache_implementation="static")
+    res["graphs_same_tokens"] = toks == res["tokens"]
+for s in cfg["sizes"]:
+    x = torch.randint(100, 40000, (1, s), generator=torch.Generator().manual_seed(s))
+    with torch.inference_mode():
+        model(x, logits_to_keep=1)
+        t = time.perf_counter()
+        model(x, logits_to_keep=1)
+        res[f"prefill_{s}_tok_s"] = s / (time.perf_counter() - t)
+res["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+if not cfg["float"]:
+    # attn_q / attn_k rows: permuted once at load (what from_gguf does) against a row map
+    # applied to each product's output (an index_select per q/k call of every decode step)
+    import torchnative.quant as Q
+    from torchnative.gguf_file import GGUFFile
+    g = GGUFFile(path)
+    c = model.config
+    names = [m for m in g.tensors if ".attn_q." in m or ".attn_k." in m]
+    t = time.perf_counter()
+    for m in names:
+        Q._reverse_permute_rows(g.tensor_data(m), c.num_attention_heads if ".attn_q." in m else c.num_key_value_heads)
+    res["permute_at_load_ms"] = (time.perf_counter() - t) * 1e3
+    outs = [(torch.randn(1, 1, g.tensors[m].shape[0]), torch.randperm(g.tensors[m].shape[0])) for m in names]
+    with torch.inference_mode():
+        t = time.perf_counter()
+        for _ in range(50):
+            for y, p in outs:
+                y.index_select(-1, p)
+    res["row_map_per_token_us"] = (time.perf_counter() - t) / 50 * 1e6
+print(json.dumps(res))
+"""
+
+LLAMA_CODE = r"""
+import json, os, resource, sys, time
+cfg = json.loads(sys.argv[1])
+sys.path.insert(0, os.path.join(cfg["root"], "tests"))
+import llama_cpp
+import llama_cpp.llama as llama_mod
+default = llama_cpp.llama_model_default_params
+def params():
+    p = default(); p.use_extra_bufts = False; return p
+llama_mod.llama_cpp.llama_model_default_params = params
+t = time.perf_counter()
+llm = llama_cpp.Llama(model_path=cfg["path"], n_ctx=1024, n_batch=512, n_threads=cfg["threads"],
+                      n_threads_batch=cfg["threads"], verbose=False)
+res = {"load_s": time.perf_counter() - t}
+n = cfg["new_tokens"]
+t, toks = [], []
+for tok in llm.generate(cfg["prompt"], top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0, reset=True):
+    t.append(time.perf_counter()); toks.append(tok)
+    if len(toks) >= n:
+        break
+res["decode_tok_s"] = (len(t) - 1) / (t[-1] - t[0])
+res["tokens"] = toks
+import random
+for s in cfg["sizes"]:
+    rng = random.Random(s)
+    x = [rng.randrange(100, 40000) for _ in range(s)]
+    llm.reset(); llm.eval(x)
+    llm.reset()
+    t0 = time.perf_counter(); llm.eval(x)
+    res[f"prefill_{s}_tok_s"] = s / (time.perf_counter() - t0)
+res["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(res))
+"""
+
+
+def run(python, code, cfg, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error",
+               TQDM_DISABLE="1", TOKENIZERS_PARALLELISM="false")
+    r = subprocess.run([python, "-c", code, json.dumps(cfg)], capture_output=True, text=True, env=env, timeout=3600)
+    if r.returncode != 0:
+        raise SystemExit(f"bench/quant.py: {os.path.basename(os.path.dirname(os.path.dirname(python)))} run failed:\n"
+                         f"{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--new-tokens", type=int, default=64)
+    ap.add_argument("--sizes", default="128,512")
+    ap.add_argument("--no-float", action="store_true", help="skip the float32-dequantised run")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
+    a = ap.parse_args()
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from torchnative.cli import bundled_model  # noqa: E402  (needs no torch)
+    d, f = bundled_model()
+    cfg = {"threads": a.threads, "new_tokens": a.new_tokens, "sizes": [int(s) for s in a.sizes.split(",")],
+           "prompt": PROMPT, "path": os.path.join(d, f), "root": ROOT, "float": False}
+    have_llama = subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
+    runs = {"ours": [], "llama.cpp": [], "float32": []}
+    for i in range(a.rounds + 1):
+        print(f"round {i}{' (warm-up)' if i == 0 else ''} ...", file=sys.stderr, flush=True)
+        r = run(OURS, OURS_CODE, cfg, a.threads)
+        if i:
+            runs["ours"].append(r)
+        if have_llama:
+            r = run(REF, LLAMA_CODE, cfg, a.threads)
+            if i:
+                runs["llama.cpp"].append(r)
+    if not a.no_float:
+        runs["float32"].append(run(OURS, OURS_CODE, dict(cfg, float=True), a.threads))
+    med = {side: {k: statistics.median(r[k] for r in rs) for k in rs[0] if isinstance(rs[0][k], (int, float))
+                  and not isinstance(rs[0][k], bool)} for side, rs in runs.items() if rs}
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as fh:
+        json.dump({"config": {k: v for k, v in cfg.items() if k != "prompt"}, "runs": runs, "median": med}, fh, indent=1)
+    keys = ["load_s", "decode_graphs_tok_s", "decode_eager_tok_s", "decode_tok_s"] + \
+           [f"prefill_{s}_tok_s" for s in cfg["sizes"]] + ["peak_rss_mib", "permute_at_load_ms", "row_map_per_token_us"]
+    print(f"| {'metric':<22} | " + " | ".join(f"{s:>10}" for s in med) + " |")
+    print("|" + "-" * 24 + "|" + "|".join("-" * 12 for _ in med) + "|")
+    for k in keys:
+        if any(k in m for m in med.values()):
+            print(f"| {k:<22} | " + " | ".join(f"{m[k]:>10.2f}" if k in m else f"{'':>10}" for m in med.values()) + " |")
+    if runs["llama.cpp"] and runs["ours"]:
+        same = sum(x == y for x, y in zip(runs["ours"][0]["tokens"], runs["llama.cpp"][0]["tokens"]))
+        print(f"greedy tokens equal to llama.cpp's (default settings) at {same} of {a.new_tokens} positions")
+    print(f"written {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+/* quant_avx2.c — AVX2 quantised dot kernels (quant.h): 32 int8 pairs per block through
+ * vpmaddubsw (unsigned × signed -> int16 pairs; |w| <= 128 and |x| <= 127 keep each pair
+ * sum below 2^15) and vpmaddwd against ones (-> int32). Tiles of 4 activation rows × 2
+ * weight rows fit the 16 ymm registers; decode runs 1 × 4. Called only after
+ * tn_cpu_isa() allows AVX2. */
+#include "kernels/quant.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#define TGT __attribute__((target("avx2,fma,f16c")))
+#define SUFFIX(name) name##__avx2
+
+static inline __attribute__((always_inline)) TGT __m256i dot_maddubs(__m256i u, __m256i s) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+}
+#define DOT(u, s) dot_maddubs(u, s)
+
+#include "kernels/quant_x86.inc"
+
+DEFINE_KERNEL(q4_0, 18, 1, 4, 2, 4)
+DEFINE_KERNEL(q4_1, 20, 0, 4, 2, 4)
+DEFINE_KERNEL(q8_0, 34, 1, 4, 2, 4)
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int tn_quant_avx2_unused;
+#endif

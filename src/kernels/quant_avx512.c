@@ -1,0 +1,25 @@
+/* quant_avx512.c — AVX-512 VNNI quantised dot kernels (quant.h): the 32 int8 pairs of a
+ * block in one vpdpbusd (unsigned × signed bytes summed into int32 lanes, exact), on ymm
+ * registers (AVX512-VL), with the 32 registers of the AVX-512 tier holding tiles of 4
+ * activation rows × 4 weight rows. Called only when the tier is avx512 or higher and the
+ * host has AVX512-VNNI. */
+#include "kernels/quant.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#define TGT __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define SUFFIX(name) name##__avx512vnni
+#define DOT(u, s) _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s)
+
+#include "kernels/quant_x86.inc"
+
+DEFINE_KERNEL(q4_0, 18, 1, 4, 4, 4)
+DEFINE_KERNEL(q4_1, 20, 0, 4, 4, 4)
+DEFINE_KERNEL(q8_0, 34, 1, 4, 4, 4)
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int tn_quant_avx512_unused;
+#endif

@@ -1,0 +1,116 @@
+/* quant_neon.c — aarch64 quantised dot kernels (quant.h) on the dot-product extension:
+ * each 32-pair block is two sdot instructions (16 signed int8 pairs into 4 int32 lanes,
+ * exact), scaled per block in float32. Nibbles are unpacked to int8 (Q4_0 minus 8; Q4_1
+ * unsigned 0..15, which int8 holds). Tiles of 4 activation rows × 2 weight rows; decode
+ * runs 1 × 4. Compiled only on aarch64; chosen when the host reports ASIMDDP
+ * (cpu_features.c). */
+#if defined(__aarch64__)
+#pragma GCC target("arch=armv8.2-a+dotprod")
+#include <arm_neon.h>
+#include <string.h>
+
+#include "kernels/quant.h"
+
+#define INL static inline __attribute__((always_inline))
+#define PRAGMA(x) _Pragma(#x)
+
+INL float h2f(const uint8_t *p) {
+    __fp16 h;
+    memcpy(&h, p, 2);
+    return (float)h;
+}
+
+/* A weight block as two int8x16 halves (elements 0..15, 16..31), its scale and minimum. */
+INL void load_q4_0(const uint8_t *blk, int8x16_t *lo, int8x16_t *hi, float *d, float *mn) {
+    uint8x16_t t = vld1q_u8(blk + 2);
+    *lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(t, vdupq_n_u8(15))), vdupq_n_s8(8));
+    *hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(t, 4)), vdupq_n_s8(8));
+    *d = h2f(blk);
+    *mn = 0;
+}
+INL void load_q4_1(const uint8_t *blk, int8x16_t *lo, int8x16_t *hi, float *d, float *mn) {
+    uint8x16_t t = vld1q_u8(blk + 4);
+    *lo = vreinterpretq_s8_u8(vandq_u8(t, vdupq_n_u8(15)));
+    *hi = vreinterpretq_s8_u8(vshrq_n_u8(t, 4));
+    *d = h2f(blk);
+    *mn = h2f(blk + 2);
+}
+INL void load_q8_0(const uint8_t *blk, int8x16_t *lo, int8x16_t *hi, float *d, float *mn) {
+    *lo = vld1q_s8((const int8_t *)blk + 2);
+    *hi = vld1q_s8((const int8_t *)blk + 18);
+    *d = h2f(blk);
+    *mn = 0;
+}
+
+/* HASMIN: Q4_1's minimum term. */
+#define DEFINE_TILE(FMT, BB, HASMIN)                                                                  \
+    INL void tile_##FMT(int64_t nb, const int M, const int R, const uint8_t *w, int64_t ldw,            \
+                        const tn_q8x_block *x, int64_t ldx, float *y, int64_t ldy) {                   \
+        float32x4_t acc[4][4];                                                                        \
+        float macc[4][4];                                                                             \
+        PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++)                                              \
+            PRAGMA(GCC unroll 4) for (int r = 0; r < R; r++) acc[i][r] = vdupq_n_f32(0), macc[i][r] = 0; \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            int8x16_t lo[4], hi[4];                                                                   \
+            float dw[4], mw[4];                                                                       \
+            PRAGMA(GCC unroll 4) for (int r = 0; r < R; r++) {                                        \
+                const uint8_t *blk = w + r * ldw + b * (BB);                                          \
+                __builtin_prefetch(blk + R * ldw);                                                    \
+                load_##FMT(blk, &lo[r], &hi[r], &dw[r], &mw[r]);                                      \
+            }                                                                                         \
+            PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {                                        \
+                const tn_q8x_block *xb = x + i * ldx + b;                                             \
+                int8x16_t x0 = vld1q_s8(xb->q), x1 = vld1q_s8(xb->q + 16);                            \
+                float dx = xb->d;                                                                     \
+                PRAGMA(GCC unroll 4) for (int r = 0; r < R; r++) {                                    \
+                    int32x4_t p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), lo[r], x0), hi[r], x1);         \
+                    acc[i][r] = vfmaq_f32(acc[i][r], vcvtq_f32_s32(p), vdupq_n_f32(dw[r] * dx));      \
+                    if (HASMIN) macc[i][r] += mw[r] * xb->s;                          \
+                }                                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+        PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++)                                              \
+            PRAGMA(GCC unroll 4) for (int r = 0; r < R; r++) y[i * ldy + r] = vaddvq_f32(acc[i][r]) + macc[i][r]; \
+    }
+
+#define DEFINE_KERNEL(FMT, BB, HASMIN)                                                                \
+    DEFINE_TILE(FMT, BB, HASMIN)                                                                      \
+    TN_QDOT_DECLARE(FMT##_qdot__neon) {                                                               \
+        if (m == 1) {                                                                                 \
+            int64_t r = 0;                                                                            \
+            for (; r + 4 <= nrows; r += 4) tile_##FMT(nb, 1, 4, w + r * ldw, ldw, x, ldx, y + r, ldy); \
+            for (; r < nrows; r++) tile_##FMT(nb, 1, 1, w + r * ldw, ldw, x, ldx, y + r, ldy);        \
+            return;                                                                                   \
+        }                                                                                             \
+        for (int64_t i = 0; i < m; i += 4) {                                                          \
+            int mt = m - i < 4 ? (int)(m - i) : 4;                                                    \
+            const tn_q8x_block *xi = x + i * ldx;                                                     \
+            float *yi = y + i * ldy;                                                                  \
+            int64_t r = 0;                                                                            \
+            for (; r + 2 <= nrows; r += 2) {                                                          \
+                switch (mt) {                                                                         \
+                case 1: tile_##FMT(nb, 1, 2, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;         \
+                case 2: tile_##FMT(nb, 2, 2, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;         \
+                case 3: tile_##FMT(nb, 3, 2, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;         \
+                default: tile_##FMT(nb, 4, 2, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;        \
+                }                                                                                     \
+            }                                                                                         \
+            for (; r < nrows; r++) {                                                                  \
+                switch (mt) {                                                                         \
+                case 1: tile_##FMT(nb, 1, 1, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;         \
+                case 2: tile_##FMT(nb, 2, 1, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;         \
+                case 3: tile_##FMT(nb, 3, 1, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;         \
+                default: tile_##FMT(nb, 4, 1, w + r * ldw, ldw, xi, ldx, yi + r, ldy); break;        \
+                }                                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+    }
+
+DEFINE_KERNEL(q4_0, 18, 0)
+DEFINE_KERNEL(q4_1, 20, 1)
+DEFINE_KERNEL(q8_0, 34, 0)
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int tn_quant_neon_unused;
+#endif

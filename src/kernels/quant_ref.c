@@ -1,0 +1,116 @@
+/* quant_ref.c — the plain C reference of the quantised products (quant.h): block sizes,
+ * the activation quantiser, dequantisation, and the per-format dot kernels every ISA
+ * variant is tested against (tests/c/test_quant.c). */
+#include "kernels/quant.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/dtype.h"
+
+int tn_qtype_block_bytes(int qtype) {
+    switch (qtype) {
+    case TN_QTYPE_Q4_0: return 2 + TN_QK / 2;
+    case TN_QTYPE_Q4_1: return 4 + TN_QK / 2;
+    case TN_QTYPE_Q8_0: return 2 + TN_QK;
+    default: return 0;
+    }
+}
+
+const char *tn_qtype_name(int qtype) {
+    switch (qtype) {
+    case TN_QTYPE_Q4_0: return "q4_0";
+    case TN_QTYPE_Q4_1: return "q4_1";
+    case TN_QTYPE_Q8_0: return "q8_0";
+    default: return NULL;
+    }
+}
+
+static float half_at(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return tn_half_to_f32(h);
+}
+
+/* x rounded to binary16 and back: the precision llama.cpp's q8_0 / q8_1 blocks keep. */
+static float half_round(float x) { return tn_half_to_f32(tn_f32_to_half(x)); }
+
+void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
+    for (int64_t b = 0; b < k / TN_QK; b++) {
+        const float *xb = x + b * TN_QK;
+        float amax = 0;
+        for (int j = 0; j < TN_QK; j++) amax = fmaxf(amax, fabsf(xb[j]));
+        float d = amax / 127.0f, id = amax != 0 ? 127.0f / amax : 0.0f;
+        int32_t sum = 0;
+        for (int j = 0; j < TN_QK; j++) {
+            int v = (int)nearbyintf(xb[j] * id); /* ties to even, as x86 vector rounding does */
+            out[b].q[j] = (int8_t)v;
+            sum += v;
+        }
+        out[b].d = half_round(d);
+        out[b].s = half_round(d * (float)sum);
+    }
+}
+
+void tn_quant_dequantize(int qtype, const uint8_t *w, int64_t ldw, int64_t nrows, int64_t k, float *out, int64_t ldo) {
+    int bb = tn_qtype_block_bytes(qtype);
+    for (int64_t r = 0; r < nrows; r++) {
+        const uint8_t *row = w + r * ldw;
+        float *o = out + r * ldo;
+        for (int64_t b = 0; b < k / TN_QK; b++) {
+            const uint8_t *blk = row + b * bb;
+            float *ob = o + b * TN_QK;
+            float d = half_at(blk);
+            switch (qtype) {
+            case TN_QTYPE_Q4_0:
+                for (int j = 0; j < 16; j++) {
+                    ob[j] = d * (float)((blk[2 + j] & 15) - 8);
+                    ob[j + 16] = d * (float)((blk[2 + j] >> 4) - 8);
+                }
+                break;
+            case TN_QTYPE_Q4_1: {
+                float mn = half_at(blk + 2);
+                for (int j = 0; j < 16; j++) {
+                    ob[j] = d * (float)(blk[4 + j] & 15) + mn;
+                    ob[j + 16] = d * (float)(blk[4 + j] >> 4) + mn;
+                }
+                break;
+            }
+            default:
+                for (int j = 0; j < TN_QK; j++) ob[j] = d * (float)(int8_t)blk[2 + j];
+                break;
+            }
+        }
+    }
+}
+
+/* One (weight block, activation block) term, as quant.h writes it. */
+static float term_q4_0(const uint8_t *blk, const tn_q8x_block *x) {
+    int32_t s = 0;
+    for (int j = 0; j < 16; j++) s += ((blk[2 + j] & 15) - 8) * x->q[j] + ((blk[2 + j] >> 4) - 8) * x->q[j + 16];
+    return half_at(blk) * x->d * (float)s;
+}
+static float term_q4_1(const uint8_t *blk, const tn_q8x_block *x) {
+    int32_t s = 0;
+    for (int j = 0; j < 16; j++) s += (blk[4 + j] & 15) * x->q[j] + (blk[4 + j] >> 4) * x->q[j + 16];
+    return half_at(blk) * x->d * (float)s + half_at(blk + 2) * x->s;
+}
+static float term_q8_0(const uint8_t *blk, const tn_q8x_block *x) {
+    int32_t s = 0;
+    for (int j = 0; j < TN_QK; j++) s += (int8_t)blk[2 + j] * x->q[j];
+    return half_at(blk) * x->d * (float)s;
+}
+
+#define REF_KERNEL(NAME, TERM, BB)                                                                 \
+    TN_QDOT_DECLARE(NAME) {                                                                        \
+        for (int64_t i = 0; i < m; i++)                                                            \
+            for (int64_t r = 0; r < nrows; r++) {                                                  \
+                float acc = 0;                                                                     \
+                for (int64_t b = 0; b < nb; b++) acc += TERM(w + r * ldw + b * (BB), x + i * ldx + b); \
+                y[i * ldy + r] = acc;                                                              \
+            }                                                                                      \
+    }
+
+REF_KERNEL(q4_0_qdot__ref, term_q4_0, 18)
+REF_KERNEL(q4_1_qdot__ref, term_q4_1, 20)
+REF_KERNEL(q8_0_qdot__ref, term_q8_0, 34)

@@ -1,0 +1,53 @@
+"""Model side of tests/test_quant.py, run in a fresh process: the bundled GGUF loaded kept
+quantised (torchnative.quant.from_gguf) and dequantised to float32 (transformers'
+from_pretrained), greedy generation and prompt logits of both on the same prompts.
+
+    python tests/quant_run.py OUT.npz [--llama-cpp-tokens]
+
+Writes OUT.npz: prompt token ids, logits of each path on each prompt, greedy tokens of
+each path. Both paths can also run under upstream torch for the float32 side, but the
+kept-quantised path needs torchnative's operators.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+PROMPTS = ["What is the capital of France?", "Write a haiku about the sea.",
+           "Explain gravity to a child in two sentences.", "List three fruits and their colours."]
+NEW_TOKENS = 64
+
+
+def main():
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    out = sys.argv[1]
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from torchnative.cli import bundled_model
+    from torchnative.quant import from_gguf
+
+    d, f = bundled_model()
+    tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+    ids = [tok.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True,
+                                   return_tensors="pt", return_dict=True)["input_ids"] for p in PROMPTS]
+    models = {"quant": from_gguf(os.path.join(d, f)),
+              "float": AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()}
+    res = {}
+    for i, x in enumerate(ids):
+        res[f"ids{i}"] = x[0].numpy()
+        for name, m in models.items():
+            with torch.inference_mode():
+                res[f"{name}_logits{i}"] = m(x).logits[0].numpy()
+                g = m.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=NEW_TOKENS, do_sample=False,
+                               min_new_tokens=NEW_TOKENS)
+            res[f"{name}_tokens{i}"] = g[0, x.shape[-1]:].numpy()
+    np.savez(out, **res)
+    print(json.dumps({"prompts": len(ids)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,354 @@
+"""Quantised inference (issue 20): GGUF weights kept in their blocks.
+
+1. The operators (aten::_tn_quant_linear / _tn_quant_dequantize, src/ops/quant_linear.c)
+   against a dequantise-then-multiply on our core and on upstream torch (weights
+   dequantised by gguf-py, the package transformers' GGUF loader uses), their backward,
+   and their errors.
+2. Loading (torchnative.quant.from_gguf): the config transformers builds, embeddings and
+   norms as the file has them, the tied lm_head sharing the embedding's blocks, the
+   blocks mapped from the file, and one-line errors for truncated or corrupted files and
+   unsupported types.
+3. The model: greedy tokens and prompt logits of the kept-quantised path against the
+   float32-dequantised path (tests/quant_run.py), and against llama.cpp's own logits on the
+   same file (tests/quant_llama_cpp.py under .venv-ref; skipped, with the reason, only when
+   llama_cpp_python is not installed there: `scripts/setup.sh --llama-cpp`). Decoding with
+   operator graphs gives the eager tokens.
+
+Tolerances are measured (docs/INFERENCE.md, "Quantised inference", has the numbers).
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import REF_PYTHON, ROOT, run_reference
+
+quant = pytest.importorskip("torchnative.quant")
+from torchnative.cli import bundled_model  # noqa: E402
+from torchnative.gguf_file import GGUFFile  # noqa: E402
+
+QTYPES = {"q4_0": 2, "q4_1": 3, "q8_0": 8}
+BLOCK_BYTES = {2: 18, 3: 20, 8: 34}
+
+
+def rounding_bound(x, w):
+    """A bound on |quantised product - x·wᵀ| that follows from the activation rounding
+    (kernels/quant.h): each x_p is replaced by d·q with |x_p - (amax/127)·q| <= amax/254
+    (amax: the max |x| of p's 32-block) and d = binary16(amax/127) (relative error
+    <= 2^-11), so |error_p| <= amax/254 + |x_p|·2^-11 (slack 1.05 and float32 summation,
+    1e-6 of Σ|x w|). The worst measured error is 9-11 % of it at k = 576, 28-32 % at
+    k = 64."""
+    xb = x.reshape(*x.shape[:-1], -1, 32)
+    amax = xb.abs().amax(-1, keepdim=True).expand_as(xb).reshape(x.shape)
+    per = amax / 254 + x.abs() * 2.0 ** -11
+    return 1.05 * (per @ w.abs().T) + 1e-6 * (x.abs() @ w.abs().T)
+ENV = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error", TQDM_DISABLE="1",
+           TOKENIZERS_PARALLELISM="false")
+
+
+def gguf_path():
+    d, f = bundled_model()
+    return os.path.join(d, f)
+
+
+def random_blocks(qtype, n, k, seed=0):
+    """n rows of k random elements in ggml blocks (numpy uint8 (n, k/32 * block bytes))."""
+    rng = np.random.default_rng(seed)
+    bb, nb = BLOCK_BYTES[qtype], k // 32
+    b = rng.integers(0, 256, size=(n, nb, bb), dtype=np.uint8)
+    b[:, :, 0:2] = (rng.uniform(0.005, 0.03, size=(n, nb)).astype(np.float16)).view(np.uint8).reshape(n, nb, 2)
+    if qtype == 3:
+        b[:, :, 2:4] = (rng.uniform(-0.2, -0.05, size=(n, nb)).astype(np.float16)).view(np.uint8).reshape(n, nb, 2)
+    return b.reshape(n, nb * bb)
+
+
+def gguf_dequantize(blocks, qtype):
+    import gguf
+    return gguf.quants.dequantize(blocks, gguf.GGMLQuantizationType(qtype)).astype(np.float32)
+
+
+# ---- 1. the operators --------------------------------------------------------------------
+@pytest.mark.parametrize("name", list(QTYPES))
+def test_dequantize_matches_gguf_py(name):
+    q = QTYPES[name]
+    b = random_blocks(q, 37, 96)
+    ours = quant.dequantize(torch.from_numpy(b), q).numpy()
+    assert ours.shape == (37, 96)
+    np.testing.assert_array_equal(ours, gguf_dequantize(b, q))
+
+
+@pytest.mark.parametrize("name", list(QTYPES))
+@pytest.mark.parametrize("shape", [(1, 576), (3, 5, 576), (70, 64), (0, 32)])
+def test_linear_matches_dequantised_matmul(name, shape):
+    q, k = QTYPES[name], shape[-1]
+    b = torch.from_numpy(random_blocks(q, 67, k, seed=len(shape)))
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(1)) * 2
+    y = quant.quant_linear(x, b, q)
+    w = quant.dequantize(b, q)
+    ref = x @ w.T
+    assert y.shape == ref.shape and y.dtype == torch.float32
+    if ref.numel():
+        ratio = ((y - ref).abs() / rounding_bound(x, w)).max().item()
+        print(f"{name} {tuple(shape)}: worst error / rounding bound = {ratio:.3f}")
+        assert ratio <= 1
+    # not trivially equal: the activations really are rounded to 8 bits
+    if x.numel() > 1000:
+        assert (y - ref).abs().max().item() > 0
+
+
+@pytest.mark.parametrize("name", list(QTYPES))
+def test_linear_and_gradient_against_upstream(name, tmp_path):
+    """Upstream torch multiplies by gguf-py's dequantisation of the same blocks; its
+    gradient of x is grad @ W, which our backward formula must give too."""
+    q = QTYPES[name]
+    b = random_blocks(q, 48, 128, seed=3)
+    x = np.random.default_rng(4).standard_normal((6, 128)).astype(np.float32)
+    g = np.random.default_rng(5).standard_normal((6, 48)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", b=b, x=x, g=g)
+    run_reference(f"""
+import json, numpy as np, torch, gguf
+d = np.load({str(tmp_path / 'in.npz')!r})
+w = torch.from_numpy(gguf.quants.dequantize(d['b'], gguf.GGMLQuantizationType({q})).astype(np.float32))
+x = torch.from_numpy(d['x']).requires_grad_()
+y = x @ w.T
+y.backward(torch.from_numpy(d['g']))
+np.savez({str(tmp_path / 'ref.npz')!r}, y=y.detach().numpy(), gx=x.grad.numpy())
+print(json.dumps(1))
+""")
+    ref = np.load(tmp_path / "ref.npz")
+    xt = torch.from_numpy(x).requires_grad_()
+    y = quant.quant_linear(xt, torch.from_numpy(b), q)
+    assert type(y.grad_fn).__name__ == "TnQuantLinearBackward0"
+    y.backward(torch.from_numpy(g))
+    bound = rounding_bound(xt.detach(), torch.from_numpy(gguf_dequantize(b, q))).numpy()
+    assert (np.abs(y.detach().numpy() - ref["y"]) <= bound).all()
+    np.testing.assert_allclose(xt.grad.numpy(), ref["gx"], rtol=1e-5, atol=1e-5)
+
+
+def test_linear_errors():
+    b = torch.from_numpy(random_blocks(3, 4, 64))
+    with pytest.raises(ValueError, match="unsupported quantisation type 12"):
+        quant.quant_linear(torch.randn(2, 64), b, 12)
+    with pytest.raises(RuntimeError, match="input has 96 features but the q4_1 weight's rows hold 64"):
+        quant.quant_linear(torch.randn(2, 96), b, 3)
+    with pytest.raises(RuntimeError, match="uint8"):
+        quant.quant_linear(torch.randn(2, 64), b.float(), 3)
+    with pytest.raises(RuntimeError, match="float32 input"):
+        quant.quant_linear(torch.randn(2, 64, dtype=torch.float64), b, 3)
+    with pytest.raises(RuntimeError, match="whole number of q8_0 blocks"):
+        quant.quant_linear(torch.randn(2, 64), b, 8)
+
+
+def test_linear_non_contiguous_input_and_meta():
+    q = 3
+    b = torch.from_numpy(random_blocks(q, 16, 64))
+    x = torch.randn(64, 5).T  # rows of 64, non-contiguous
+    np.testing.assert_array_equal(quant.quant_linear(x, b, q).numpy(), quant.quant_linear(x.contiguous(), b, q).numpy())
+    m = quant.quant_linear(torch.empty(2, 3, 64, device="meta"), b.to("meta"), q)
+    assert m.shape == (2, 3, 16) and m.is_meta
+
+
+# ---- 2. loading --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def qmodel():
+    return quant.from_gguf(gguf_path())
+
+
+def test_model_structure_and_blocks_are_mapped(qmodel):
+    path = gguf_path()
+    g = GGUFFile(path)
+    attn = qmodel.model.layers[0].self_attn
+    assert type(qmodel).__name__ == "LlamaForCausalLM"
+    assert isinstance(attn.v_proj, quant.QuantLinear) and isinstance(qmodel.model.embed_tokens, quant.QuantEmbedding)
+    # the tied lm_head shares the embedding's Q8_0 blocks, and those are the file's mapping
+    assert qmodel.lm_head.blocks.data_ptr() == qmodel.model.embed_tokens.blocks.data_ptr()
+    assert qmodel.lm_head.qtype == 8
+    v = g.tensors["blk.0.attn_v.weight"]
+    with open(path, "rb") as f:
+        f.seek(v.offset)
+        assert f.read(64) == bytes(attn.v_proj.blocks.reshape(-1)[:64].tolist())
+    # every float parameter is a norm weight with the file's values; no weight is float
+    params = dict(qmodel.named_parameters())
+    assert all(p.dim() == 1 for p in params.values()) and len(params) == 61
+    np.testing.assert_array_equal(params["model.norm.weight"].detach().numpy(),
+                                  g.tensor_f32("output_norm.weight").numpy())
+
+
+def test_q_k_rows_reverse_permuted_like_transformers(qmodel):
+    """attn_q / attn_k block rows permuted once at load give the matrix transformers'
+    loader builds by dequantising and then reverse-permuting."""
+    from transformers.modeling_gguf_pytorch_utils import LlamaTensorProcessor
+    g = GGUFFile(gguf_path())
+    proc = LlamaTensorProcessor(config=qmodel.config.to_dict())
+    for gname, mod in (("blk.3.attn_q.weight", qmodel.model.layers[3].self_attn.q_proj),
+                       ("blk.3.attn_k.weight", qmodel.model.layers[3].self_attn.k_proj)):
+        raw = g.tensor_data(gname).numpy()
+        expect = proc.process(weights=gguf_dequantize(raw, 3), name=gname).weights
+        np.testing.assert_array_equal(quant.dequantize(mod.blocks, 3).numpy(), expect)
+
+
+def test_config_matches_transformers_gguf_config():
+    from transformers import AutoConfig
+    d, f = bundled_model()
+    ours = quant.config_from_gguf(GGUFFile(gguf_path())).to_dict()
+    theirs = AutoConfig.from_pretrained(d, gguf_file=f).to_dict()
+    for key in ("_name_or_path", "transformers_version"):
+        ours.pop(key, None), theirs.pop(key, None)
+    assert ours == theirs
+
+
+def test_embedding_rows_are_the_dequantised_rows(qmodel):
+    g = GGUFFile(gguf_path())
+    ids = torch.tensor([[0, 5, 49151], [17, 17, 300]])
+    rows = qmodel.model.embed_tokens(ids)
+    expect = gguf_dequantize(g.tensor_data("token_embd.weight").numpy()[ids.reshape(-1).numpy()], 8)
+    np.testing.assert_array_equal(rows.reshape(-1, 576).numpy(), expect)
+
+
+def _copy_with(tmp_path, name, edit=None, size=None):
+    src = gguf_path()
+    dst = tmp_path / name
+    shutil.copyfile(src, dst)
+    if size is not None:
+        os.truncate(dst, size)
+    if edit is not None:
+        with open(dst, "r+b") as f:
+            head = f.read(4 << 20)
+            edit(f, head)
+    return str(dst)
+
+
+def _set_type(tensor, ggml_type):
+    """An edit setting `tensor`'s ggml type field in the tensor table."""
+    def edit(f, head):
+        name = tensor.encode()
+        at = head.index(struct.pack("<Q", len(name)) + name) + 8 + len(name)
+        ndim = struct.unpack_from("<I", head, at)[0]
+        f.seek(at + 4 + 8 * ndim)
+        f.write(struct.pack("<I", ggml_type))
+    return edit
+
+
+def test_load_errors_are_one_line_value_errors(tmp_path):
+    size = os.path.getsize(gguf_path())
+    cases = [
+        (_copy_with(tmp_path, "half.gguf", size=size // 2), r"truncated GGUF file: tensor '.*' needs bytes"),
+        (_copy_with(tmp_path, "head.gguf", size=3000), r"truncated GGUF file \(header or metadata"),
+        (_copy_with(tmp_path, "magic.gguf", edit=lambda f, h: (f.seek(0), f.write(b"GGUX"))), "not a GGUF file"),
+        (_copy_with(tmp_path, "unknown.gguf", edit=_set_type("blk.0.attn_q.weight", 99)),
+         "tensor 'blk.0.attn_q.weight' has unknown ggml type 99"),
+        (_copy_with(tmp_path, "q5.gguf", edit=_set_type("blk.2.ffn_up.weight", 6)),
+         r"tensor 'blk.2.ffn_up.weight' is Q5_0; the kept-quantised path reads Q4_0, Q4_1, Q8_0"),
+        (str(tmp_path / "missing.gguf"), "cannot open GGUF file"),
+    ]
+    for path, pattern in cases:
+        with pytest.raises(ValueError, match=pattern) as e:
+            quant.from_gguf(path)
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(path), msg
+
+
+def test_cli_default_runs_kept_quantised():
+    r = subprocess.run([sys.executable, "-m", "torchnative", "generate", "Name a colour.", "--max-new-tokens", "8"],
+                       capture_output=True, text=True, env=ENV, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "(kept quantised)" in r.stderr and re.search(r"torchnative: [1-8] tokens in", r.stderr), r.stderr[-3000:]
+    bad = subprocess.run([sys.executable, "-m", "torchnative", "generate", "hi", "--model",
+                          os.path.join(ROOT, "README.md")], capture_output=True, text=True, env=ENV, timeout=600)
+    assert bad.returncode == 1
+
+
+def test_graph_decode_gives_eager_tokens(qmodel):
+    """Static cache + operator graphs (the CLI's decode) capture _tn_quant_linear at the
+    door and replay it: the same greedy tokens as eager decoding."""
+    from torchnative.graphs import accelerate_decode, remove_decode_graphs
+    # the CLI's default question in SmolLM2's chat template
+    ids = torch.tensor([[1, 9690, 198, 2683, 359, 253, 5356, 5646, 11173, 3365, 3511, 308, 34519, 28, 7018, 411, 407,
+                         19712, 8182, 2, 198, 1, 4093, 198, 1780, 314, 260, 3575, 282, 4649, 47, 2, 198, 1, 520, 9531, 198]])
+    kw = dict(attention_mask=torch.ones_like(ids), max_new_tokens=24, min_new_tokens=24, do_sample=False)
+    with torch.inference_mode():
+        eager = qmodel.generate(ids, **kw)
+    graphs = accelerate_decode(qmodel)
+    try:
+        with torch.inference_mode():
+            fast = qmodel.generate(ids, cache_implementation="static", **kw)
+        st = graphs.stats()
+    finally:
+        remove_decode_graphs(qmodel)
+    assert st["replays"] >= 20, st
+    assert fast.tolist() == eager.tolist()
+
+
+# ---- 3. the model: against float32-dequantised and llama.cpp --------------------------------
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("quant")
+    ours = tmp / "ours.npz"
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "quant_run.py"), str(ours)],
+                       capture_output=True, text=True, env=ENV, timeout=1800)
+    assert r.returncode == 0, r.stderr[-3000:]
+    llama = tmp / "llama.npz"
+    r = subprocess.run([REF_PYTHON, os.path.join(ROOT, "tests", "quant_llama_cpp.py"), gguf_path(), str(ours), str(llama)],
+                       capture_output=True, text=True, env=ENV, timeout=1800)
+    if r.returncode == 3:
+        llama = None
+    else:
+        assert r.returncode == 0, r.stderr[-3000:]
+    o = np.load(ours)
+    n = len([k for k in o.files if k.startswith("ids")])
+    return o, (np.load(llama) if llama else None), n
+
+
+def _leading_agreement(a, b):
+    eq = a[:min(len(a), len(b))] == b[:min(len(a), len(b))]
+    return len(eq) if eq.all() else int(np.argmin(eq))
+
+
+def test_kept_quantised_vs_float32_dequantised(runs):
+    o, _, n = runs
+    report = []
+    for i in range(n):
+        q, f = o[f"quant_logits{i}"], o[f"float_logits{i}"]
+        report.append({"max_logit_diff": float(np.abs(q - f).max()),
+                       "argmax_agree": float((q.argmax(-1) == f.argmax(-1)).mean()),
+                       "leading_tokens_agree": _leading_agreement(o[f"quant_tokens{i}"], o[f"float_tokens{i}"]),
+                       "tokens_agree": int((o[f"quant_tokens{i}"] == o[f"float_tokens{i}"]).sum())})
+    print(json.dumps(report))
+    # measured (docs/INFERENCE.md): max |diff| 2.62 on logits up to 38 (8-bit activations
+    # amplified over 30 layers by the model's massive-activation channel), prompt-position
+    # argmax agreement 97-100 %; greedy continuations agree for 0-64 leading tokens
+    assert max(r["max_logit_diff"] for r in report) <= 4.0, report
+    assert min(r["argmax_agree"] for r in report) >= 0.9, report
+
+
+def test_kept_quantised_vs_llama_cpp(runs):
+    o, lc, n = runs
+    if lc is None:
+        pytest.skip("llama_cpp_python is not installed in .venv-ref (scripts/setup.sh --llama-cpp installs it)")
+    report = []
+    for i in range(n):
+        q, ref = o[f"quant_logits{i}"], lc[f"logits{i}"]
+        report.append({"first_position_max_diff": float(np.abs(q[0] - ref[0]).max()),
+                       "max_logit_diff": float(np.abs(q - ref).max()),
+                       "rms_logit_diff": float(np.sqrt(((q - ref) ** 2).mean())),
+                       "float32_max_logit_diff": float(np.abs(o[f"float_logits{i}"] - ref).max()),
+                       "argmax_agree": float((q.argmax(-1) == ref.argmax(-1)).mean()),
+                       "leading_tokens_agree": _leading_agreement(o[f"quant_tokens{i}"], lc[f"tokens{i}"]),
+                       "float32_leading_tokens_agree": _leading_agreement(o[f"float_tokens{i}"], lc[f"tokens{i}"]),
+                       "rms_float32_logit_diff": float(np.sqrt(((o[f"float_logits{i}"] - ref) ** 2).mean()))})
+    print(json.dumps(report))
+    # The first position (attention over one token, so no rotary or softmax rounding):
+    # measured bit-identical; 1e-3 leaves room for another float summation order.
+    assert max(r["first_position_max_diff"] for r in report) <= 1e-3, report
+    # Later positions: rotary/attention rounding differs in float32, and the 8-bit
+    # activation rounding amplifies it; measured max 2.05, rms 0.31-0.36 (float32-
+    # dequantised vs llama.cpp: max 2.55, rms 0.44-0.48), argmax agreement 100 %.
+    assert max(r["max_logit_diff"] for r in report) <= 3.0, report
+    assert min(r["argmax_agree"] for r in report) >= 0.95, report
