@@ -57,6 +57,7 @@ static coef coef_of(const tn_value *v) {
     coef c = {0, 0, 0};
     switch (v->tag) {
     case TN_V_INT: c.re = (double)v->u.i, c.i = v->u.i; break;
+    case TN_V_UINT: c.re = (double)v->u.u, c.i = (int64_t)v->u.u; break;
     case TN_V_BOOL: c.re = v->u.b, c.i = v->u.b; break;
     case TN_V_DOUBLE: c.re = v->u.d, c.i = (int64_t)v->u.d; break;
     case TN_V_COMPLEX: c.re = v->u.c.re, c.im = v->u.c.im, c.i = (int64_t)v->u.c.re; break;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "kernels/cast.h"
 #include "kernels/elementwise_backward.h"
 #include "ops/elementwise_common.h"
@@ -16,19 +17,13 @@
 /* ================================ pointwise gradients ================================== */
 
 /* A Scalar argument as double. */
-static double scalar_of(const tn_value *v) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_BOOL: return v->u.b ? 1.0 : 0.0;
-    case TN_V_DOUBLE: return v->u.d;
-    default: return 0.0;
-    }
-}
+static double scalar_of(const tn_value *v) { return v->tag == TN_V_COMPLEX ? 0.0 : tn_scalar_as_double(v); }
 
 /* A Scalar rounded into dtype and read back (upstream's `scalar.to<scalar_t>()`). */
 static double scalar_in(const tn_value *v, tn_dtype dt) {
     unsigned char buf[16];
     if (v->tag == TN_V_INT) tn_cast_store_scalar(buf, dt, 'i', v->u.i, 0, 0);
+    else if (v->tag == TN_V_UINT) tn_cast_store_scalar(buf, dt, 'u', (int64_t)v->u.u, 0, 0);
     else tn_cast_store_scalar(buf, dt, 'f', 0, scalar_of(v), 0);
     return tn_cast_load_double(buf, dt);
 }

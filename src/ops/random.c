@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/generator.h"
+#include "core/scalar.h"
 #include "kernels/random.h"
 #include "ops/iter.h"
 #include "ops/dispatch.h"
@@ -21,14 +22,7 @@ static tn_generator *gen_of(const tn_value *v) {
     return v->tag == TN_V_GENERATOR && v->u.ptr ? (tn_generator *)v->u.ptr : tn_generator_default();
 }
 
-static double num(const tn_value *v) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_BOOL: return v->u.b ? 1.0 : 0.0;
-    case TN_V_DOUBLE: return v->u.d;
-    default: return 0.0;
-    }
-}
+static double num(const tn_value *v) { return v->tag == TN_V_COMPLEX ? 0.0 : tn_scalar_as_double(v); }
 
 static void strided_of(const tn_tensor *t, tn_strided *s) {
     s->data = tn_tensor_data(t);

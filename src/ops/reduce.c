@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "core/threadpool.h"
 #include "kernels/reduce.h"
 #include "ops/graph.h"
@@ -928,12 +929,7 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
 }
 
 static double scalar_of(const tn_value *v, double dflt) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_DOUBLE: return v->u.d;
-    case TN_V_BOOL: return v->u.b;
-    default: return dflt;
-    }
+    return tn_scalar_is_number(v) && v->tag != TN_V_COMPLEX ? tn_scalar_as_double(v) : dflt;
 }
 
 static bool dims_all(const tn_value *d) { return d->tag == TN_V_NONE || (d->tag == TN_V_INTLIST && d->u.ilist.n == 0); }

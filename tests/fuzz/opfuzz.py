@@ -718,6 +718,64 @@ def replay(idx, seed, targets_cache=None):
     print("verdict: ", classify(r[idx], g[idx]))
 
 
+def recheck(state_dir, family=None, op=None, limit=None, out=None):
+    """Reruns, on both sides, the stored cases of a run's findings that known.json files
+    under `family` (and/or whose operator matches the glob `op`), without touching the
+    run's state; prints per (op, category) how many still disagree and how many agree now.
+    out: a path to write the rerun verdicts to (one JSON line per case)."""
+    known = load_known()
+    cases = []
+    with open(os.path.join(state_dir, "findings.jsonl")) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec["category"] in FATAL:
+                continue
+            k = allowed(known, rec["op"], rec["category"], rec["detail"])
+            if family and (k["family"] if k else "unlisted") != family:
+                continue
+            if op and not fnmatch.fnmatch(rec["op"], op):
+                continue
+            cases.append(rec)
+    cases = cases[:limit] if limit else cases
+    import tempfile
+
+    by = {}
+    with tempfile.TemporaryDirectory() as d:
+        ours, ref = Worker(OURS_PYTHON, "ours", d), Worker(REF_PYTHON, "ref", d)
+        ours.start()
+        ref.start()
+        sink = open(out, "w") if out else None
+        try:
+            for lo in range(0, len(cases), 40):
+                batch = cases[lo:lo + 40]
+                rres, ores = run_both(ours, ref, [r["case"] for r in batch], 20.0)
+                for rec in batch:
+                    i = rec["idx"]
+                    res = classify(rres[i], ores[i])
+                    if res and res[0] == "value" and has_alias(rec["case"]):
+                        res = ("value-aliased", res[1])
+                    key = (rec["op"], rec["category"])
+                    slot = by.setdefault(key, {"agree": 0, "still": 0, "now": {}})
+                    if res is None:
+                        slot["agree"] += 1
+                    else:
+                        slot["still"] += 1
+                        slot["now"].setdefault(res[0], (i, res[1][:140]))
+                    if sink:
+                        sink.write(json.dumps({"idx": i, "op": rec["op"], "was": rec["category"],
+                                               "now": res[0] if res else "agree",
+                                               "detail": res[1][:400] if res else ""}) + "\n")
+        finally:
+            ours.kill()
+            ref.kill()
+            if sink:
+                sink.close()
+    for (o, cat), s in sorted(by.items()):
+        now = "; ".join(f"{c} #{i}: {d}" for c, (i, d) in s["now"].items())
+        print(f"{o:45} {cat:15} agree {s['agree']:3} still {s['still']:3}  {now}")
+    print(f"{len(cases)} cases: {sum(s['agree'] for s in by.values())} agree now")
+
+
 def summary(state_dir):
     with open(os.path.join(state_dir, "state.json")) as f:
         state = json.load(f)
@@ -753,7 +811,14 @@ def main():
     ap.add_argument("--summary", metavar="DIR")
     ap.add_argument("--triage", metavar="DIR", help="print known.json entries for DIR's new findings")
     ap.add_argument("--write", action="store_true", help="with --triage: add them to known.json")
+    ap.add_argument("--recheck", metavar="DIR", help="rerun DIR's findings (--family/--op select) on both sides")
+    ap.add_argument("--family", help="with --recheck: findings known.json files under this family ('unlisted': none)")
+    ap.add_argument("--op", help="with --recheck: findings whose operator matches this glob")
+    ap.add_argument("--limit", type=int, default=None, help="with --recheck: at most this many cases")
+    ap.add_argument("--out", help="with --recheck: write each case's verdict to this JSON-lines file")
     a = ap.parse_args()
+    if a.recheck:
+        return recheck(a.recheck, a.family, a.op, a.limit, a.out)
     if a.summary:
         return summary(a.summary)
     if a.triage:

@@ -1768,3 +1768,32 @@ add("isclose_basic", "lambda a, b: (torch.isclose(a, a + b * 1e-4, rtol=1e-3, at
 add("allclose_basic", "lambda a, b: (torch.allclose(a, a + b * 1e-7), torch.allclose(a, b), torch.allclose(a, a * (1 + 1e-3), rtol=1e-2))", [In((33,)), In((33,))], ["allclose.default"])
 add("diff", "lambda a, b: (torch.diff(a), torch.diff(a, n=2, dim=0), torch.diff(a, dim=0, prepend=a[:1], append=b[:2]), torch.diff(a > 0, dim=1))", [In((5, 7)), In((3, 7))], ["diff.default"])
 add("diff_int", "lambda a: (torch.diff(a), torch.diff(a, n=3))", [In((2, 9), "int64", "int")], ["diff.default"])
+
+# ---- unsigned Scalars: a Python int in [2**63, 2**64) ------------------------------------
+# upstream keeps it as an unsigned Scalar (Tag::UInt): positive in floating arithmetic, a
+# UInt64 wrapped number in promotion, refused by the checked conversion into the integer
+# dtypes but UInt64 (fill_, clamp, full, alpha), wrapped where a kernel casts it unchecked
+# into an int64 computation (int64 tensor + 2**63)
+U64 = "2**63"
+U64MAX = "(2**64 - 1)"
+add("uint64_scalar_arith", f"lambda a, i: (torch.add(a, {U64}), a - {U64}, {U64} - a, a * {U64MAX}, a / {U64}, torch.floor_divide(a, {U64}), torch.add(a, a, alpha={U64}), torch.sub(a, a, alpha={U64MAX}), torch.sub(a, a, alpha={U64} + 5), torch.add(i, {U64}), i * {U64}, i / {U64}, a.bfloat16() * {U64}, a.clone().sub_({U64}), torch.pow({U64}, a.abs() / 64))", [In((33,)), In((33,), "int64", "int")], ["add.Tensor", "sub.Tensor", "rsub.Scalar", "mul.Tensor", "div.Tensor", "floor_divide.default"])
+add("uint64_scalar_compare", f"lambda a, i: (a == {U64}, i < {U64}, i > {U64MAX}, i.short() >= {U64}, a.double() != {U64MAX}, torch.result_type(i, {U64}), torch.result_type(i.to(torch.uint64), {U64}))", [In((33,)), In((33,), "int64", "int")], ["eq.Scalar", "lt.Scalar", "gt.Scalar", "ge.Scalar", "ne.Scalar"])
+add("uint64_scalar_fill", f"lambda a: (torch.full((3,), {U64MAX}, dtype=torch.uint64), torch.full((2,), {U64MAX}, dtype=torch.float32), torch.full((2,), {U64}, dtype=torch.bfloat16), a.clone().fill_({U64}), torch.zeros(2, dtype=torch.uint64).fill_({U64MAX}), a.masked_fill(a > 0, {U64}), torch.where(a > 0, a, {U64}), a.clamp(max={U64}), a.clamp(min={U64}), a.clamp_min({U64}), torch.scalar_tensor({U64}), torch.linspace(0, {U64}, 3), torch.logspace(0, {U64}, 3), torch.full_like(a, {U64}))", [In((33,))], ["full.default", "fill_.Scalar", "masked_fill.Scalar", "where.ScalarOther", "clamp.default", "clamp_min.default", "scalar_tensor.default", "linspace.default", "logspace.default"])
+add("uint64_scalar_nn", f"lambda g, a: (torch.ops.aten.softshrink_backward.default(g, a, {U64}), torch.nn.functional.softshrink(a, {U64}), torch.threshold(a, {U64}, 1.0), torch.nn.functional.hardtanh(a, 0.0, {U64}), torch.addcmul(a, a, a, value={U64}), torch._foreach_add([a], {U64})[0], torch._foreach_pow({U64}, [a.abs() / 64])[0])", [In((33,)), In((33,))], ["softshrink_backward.default", "softshrink.default", "threshold.default", "hardtanh.default", "addcmul.default"])
+add("uint64_tensor_data", f"lambda: (torch.tensor([{U64}], dtype=torch.uint64), torch.tensor([{U64MAX}], dtype=torch.float32), torch.tensor([{U64MAX}, 1.5]), torch.tensor([2**70], dtype=torch.float64), torch.tensor([{U64}], dtype=torch.bool), torch.tensor({U64MAX}, dtype=torch.uint64).item(), torch.tensor([{U64MAX}], dtype=torch.uint64).tolist(), float(torch.tensor({U64MAX}, dtype=torch.uint64)), torch.tensor({U64MAX}, dtype=torch.uint64) == {U64MAX})", [], [])
+for _n, _src in [
+    ("full_int64", f"torch.full((2,), {U64MAX})"),
+    ("fill_int", f"i.clone().fill_({U64})"),
+    ("clamp_int", f"i.clamp(max={U64})"),
+    ("clamp_uint8", f"i.byte().clamp(min={U64})"),
+    ("add_int_alpha", f"torch.add(i, i, alpha={U64})"),
+    ("where_uint8", f"torch.where(i > 0, i.byte(), {U64})"),
+    ("hardtanh_int", f"torch.nn.functional.hardtanh(i, 0, {U64})"),
+    ("add_bool", f"torch.add(i > 0, {U64})"),
+    ("tensor_int", f"torch.tensor([{U64}])"),
+    ("tensor_int32", f"torch.tensor([{U64MAX}], dtype=torch.int32)"),
+    ("tensor_uint64_beyond", "torch.tensor([2**64], dtype=torch.uint64)"),
+    ("full_negative_beyond", f"torch.full((1,), -{U64} - 1)"),
+    ("int_of_uint64", f"int(torch.tensor({U64MAX}, dtype=torch.uint64))"),
+]:
+    add(f"uint64_scalar_{_n}_err", f"lambda i: {_src}", [In((7,), "int64", "int")], [])
