@@ -117,7 +117,7 @@ tn_status tn_op_leaky_relu_backward(const tn_value *args, tn_value *rets) {
 tn_status tn_op_elu_backward(const tn_value *args, tn_value *rets) {
     double alpha = scalar_of(&args[1]), scale = scalar_of(&args[2]), input_scale = scalar_of(&args[3]);
     bool is_result = args[4].u.b;
-    if (is_result && alpha < 0)
+    if (is_result && !(alpha >= 0)) /* upstream's check: a NaN alpha fails it too */
         return tn_error(TN_ERR_RUNTIME, "In-place elu backward calculation is triggered with a negative slope which is "
                                         "not supported. This is caused by calling in-place forward function with a "
                                         "negative slope, please call out-of-place version instead.");

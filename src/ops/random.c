@@ -32,24 +32,8 @@ static void strided_of(const tn_tensor *t, tn_strided *s) {
     s->dtype = t->dtype;
 }
 
-/* caffe2::TypeMeta names, which upstream prints in these messages */
-static const char *typemeta_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_UINT8: return "unsigned char";
-    case TN_DTYPE_INT8: return "signed char";
-    case TN_DTYPE_INT16: return "short int";
-    case TN_DTYPE_INT32: return "int";
-    case TN_DTYPE_INT64: return "long int";
-    case TN_DTYPE_FLOAT16: return "c10::Half";
-    case TN_DTYPE_FLOAT32: return "float";
-    case TN_DTYPE_FLOAT64: return "double";
-    case TN_DTYPE_BOOL: return "bool";
-    case TN_DTYPE_BFLOAT16: return "c10::BFloat16";
-    case TN_DTYPE_COMPLEX64: return "c10::complex<float>";
-    case TN_DTYPE_COMPLEX128: return "c10::complex<double>";
-    default: return tn_dtype_infos[d].c10_name;
-    }
-}
+/* caffe2::TypeMeta's name of a dtype, which upstream prints in these messages (dtype table). */
+static const char *typemeta_name(tn_dtype d) { return tn_dtype_infos[d].cpp_name; }
 
 static bool is_floatish(tn_dtype d) {
     return d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT64 || d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16;

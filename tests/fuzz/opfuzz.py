@@ -582,6 +582,11 @@ def triage(state_dir, write=False):
             e["family"] = "open"
         if (e["op"], e["category"]) not in have and not allowed(doc["allow"], e["op"], e["category"], e["example"]):
             doc["allow"].append(e)
+    write_known(doc)
+
+
+def write_known(doc):
+    """Writes known.json in its one-entry-per-line layout."""
     with open(KNOWN, "w") as f:
         f.write('{\n "about": ' + json.dumps(doc["about"]) + ',\n "families": ' +
                 json.dumps(doc["families"], indent=2).replace("\n", "\n ") + ',\n "allow": [\n')
@@ -718,11 +723,12 @@ def replay(idx, seed, targets_cache=None):
     print("verdict: ", classify(r[idx], g[idx]))
 
 
-def recheck(state_dir, family=None, op=None, limit=None, out=None):
+def recheck(state_dir, family=None, op=None, limit=None, out=None, prune=False):
     """Reruns, on both sides, the stored cases of a run's findings that known.json files
     under `family` (and/or whose operator matches the glob `op`), without touching the
     run's state; prints per (op, category) how many still disagree and how many agree now.
-    out: a path to write the rerun verdicts to (one JSON line per case)."""
+    out: a path to write the rerun verdicts to (one JSON line per case). prune: remove from
+    known.json the entries (exact operator, category) all of whose rerun cases agree."""
     known = load_known()
     cases = []
     with open(os.path.join(state_dir, "findings.jsonl")) as f:
@@ -774,6 +780,15 @@ def recheck(state_dir, family=None, op=None, limit=None, out=None):
         now = "; ".join(f"{c} #{i}: {d}" for c, (i, d) in s["now"].items())
         print(f"{o:45} {cat:15} agree {s['agree']:3} still {s['still']:3}  {now}")
     print(f"{len(cases)} cases: {sum(s['agree'] for s in by.values())} agree now")
+    if prune:
+        fixed = {key for key, s in by.items() if s["still"] == 0}
+        with open(KNOWN) as f:
+            doc = json.load(f)
+        keep = [k for k in doc["allow"] if (k["op"], k["category"]) not in fixed
+                or (family and k["family"] != family)]
+        print(f"pruned {len(doc['allow']) - len(keep)} known.json entries")
+        doc["allow"] = keep
+        write_known(doc)
 
 
 def summary(state_dir):
@@ -816,9 +831,10 @@ def main():
     ap.add_argument("--op", help="with --recheck: findings whose operator matches this glob")
     ap.add_argument("--limit", type=int, default=None, help="with --recheck: at most this many cases")
     ap.add_argument("--out", help="with --recheck: write each case's verdict to this JSON-lines file")
+    ap.add_argument("--prune", action="store_true", help="with --recheck: drop known.json entries whose cases all agree")
     a = ap.parse_args()
     if a.recheck:
-        return recheck(a.recheck, a.family, a.op, a.limit, a.out)
+        return recheck(a.recheck, a.family, a.op, a.limit, a.out, a.prune)
     if a.summary:
         return summary(a.summary)
     if a.triage:

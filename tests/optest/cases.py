@@ -1797,3 +1797,28 @@ for _n, _src in [
     ("int_of_uint64", f"int(torch.tensor({U64MAX}, dtype=torch.uint64))"),
 ]:
     add(f"uint64_scalar_{_n}_err", f"lambda i: {_src}", [In((7,), "int64", "int")], [])
+
+# ---- the door's derived out= rules (the out= column of the op rows, src/ops/dispatch.h) --
+# each row's rule refuses an out of another dtype as upstream's kernel family does; the
+# promoting ops still cast into out
+add("derived_out_casts_where_upstream_does", "lambda a, i: (torch.sqrt(a.abs(), out=torch.empty(7, dtype=torch.float64)), torch.add(a, a, out=torch.empty(7, dtype=torch.float64)), torch.clamp(i, 0.5, out=torch.empty(7)), torch.lerp(a, a, 0.3, out=torch.empty(7, dtype=torch.float64)), a.double().float_power_(2), torch.float_power(a, 2, out=torch.empty(7, dtype=torch.float64)), torch.all(i.byte(), 0, out=torch.empty((), dtype=torch.uint8)), torch.isposinf(a, out=torch.empty(7, dtype=torch.bool)), torch.abs(a, out=torch.empty(7)), torch.threshold(a, 0.0, 1.0, out=torch.empty(7, dtype=torch.float64)))", [In((7,)), In((7,), "int64", "int")], ["sqrt.default", "add.Tensor", "clamp.default", "lerp.Scalar", "float_power.Tensor_Scalar", "all.dim", "isposinf.default", "abs.default", "threshold.default"])
+for _n, _src in [
+    ("same_dtype_abs", "torch.abs(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("same_dtype_floor", "torch.floor(a.double(), out=torch.empty(7))"),
+    ("same_dtype_clamp", "torch.clamp(a, 0, out=torch.empty(7, dtype=torch.float64))"),
+    ("same_dtype_clamp_promoted", "torch.clamp(i, 0.5, out=torch.empty(7, dtype=torch.int64))"),
+    ("same_dtype_before_kernel", "torch._C._nn.hardsigmoid(i, out=torch.empty(7))"),
+    ("same_dtype_lerp_tensor", "torch.lerp(a, a, a, out=torch.empty(7, dtype=torch.float64))"),
+    ("same_dtype_hardshrink", "torch._C._nn.softshrink(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("exact_argmax", "torch.argmax(a, out=torch.empty((), dtype=torch.int32))"),
+    ("exact_clone", "torch.ops.aten.clone.out(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("exact_sort_indices", "torch.sort(a, out=(torch.empty(7), torch.empty(7)))"),
+    ("exact_isnan", "torch.ops.aten.isnan.out(a, out=torch.empty(7))"),
+    ("bool_only_isposinf", "torch.isposinf(a, out=torch.empty(7))"),
+    ("bool_result_all", "torch.all(a, 0, out=torch.empty(()))"),
+    ("float_power_inplace_float", "a.clone().float_power_(2)"),
+    ("float_power_out_float", "torch.float_power(a, a, out=torch.empty(7))"),
+    ("nan_to_num_out", "torch.nan_to_num(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("log_sigmoid_out", "torch._C._nn.log_sigmoid(a, out=torch.empty(7, dtype=torch.float64))"),
+]:
+    add(f"derived_out_{_n}_err", f"lambda a, i: {_src}", [In((7,)), In((7,), "int64", "int")], [])
