@@ -1822,3 +1822,5 @@ for _n, _src in [
     ("log_sigmoid_out", "torch._C._nn.log_sigmoid(a, out=torch.empty(7, dtype=torch.float64))"),
 ]:
     add(f"derived_out_{_n}_err", f"lambda a, i: {_src}", [In((7,)), In((7,), "int64", "int")], [])
+# elu_backward with is_result refuses an alpha that is not >= 0: NaN too (upstream's check)
+add("elu_backward_nan_alpha_result_err", "lambda g, x: torch.ops.aten.elu_backward.default(g, float('nan'), 1.0, 1.0, True, x)", [In((7,)), In((7,))], ["elu_backward.default"])
