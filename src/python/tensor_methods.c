@@ -380,7 +380,7 @@ static PyObject *m_detach(PyObject *self, PyObject *u) {
 
 static PyObject *m_detach_(PyObject *self, PyObject *u) {
     tn_tensor *t = tn_py_tensor_get(self);
-    if (t->flags & TN_TENSOR_IS_VIEW && tn_requires_grad(t)) {
+    if (t->flags & TN_TENSOR_IS_VIEW) { /* upstream refuses any view, with or without grad */
         PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead. If you are using "
                                             "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
                                             "is set as True, gradients are views of DDP buckets, and hence detach_() "

@@ -493,8 +493,12 @@ def has_alias(case):
     """Whether an argument of the case aliases another (["ref"], ["view"]), or a written-to
     tensor overlaps itself (an in-place self or out= with the "overlap" layout): upstream's
     result then depends on its order of reads and writes, ours computes first and copies."""
-    def walk(v):
-        return isinstance(v, list) and v and (v[0] in ("ref", "view") or any(walk(x) for x in v[1:]))
+    def walk(v):  # a spec ["kind", ...] or a plain list of specs (a tuple's items)
+        if not isinstance(v, list) or not v:
+            return False
+        if isinstance(v[0], str):
+            return v[0] in ("ref", "view") or any(walk(x) for x in v[1:])
+        return any(walk(x) for x in v)
 
     def overlapping(v):  # a self-overlapping tensor, or a list (in-place foreach) holding one
         if isinstance(v, list) and v and v[0] in ("list", "tuple"):

@@ -1824,3 +1824,21 @@ for _n, _src in [
     add(f"derived_out_{_n}_err", f"lambda a, i: {_src}", [In((7,)), In((7,), "int64", "int")], [])
 # elu_backward with is_result refuses an alpha that is not >= 0: NaN too (upstream's check)
 add("elu_backward_nan_alpha_result_err", "lambda g, x: torch.ops.aten.elu_backward.default(g, float('nan'), 1.0, 1.0, True, x)", [In((7,)), In((7,))], ["elu_backward.default"])
+# native_dropout_backward is grad * mask * scale with upstream's promotions (an int grad or a
+# float64 mask gives a float result), any mask dtype
+add("native_dropout_backward_promotes", "lambda g, m: tuple(torch.ops.aten.native_dropout_backward.default(g.to(gd) * 3, m.to(md), 1 / 0.3) for gd in (torch.float32, torch.uint8, torch.float16, torch.int64) for md in (torch.bool, torch.float32, torch.float64, torch.int32))", [In((3, 50)), In((3, 50), "bool", "bool")], ["native_dropout_backward.default"])
+# a loss gradient is written into zeros_like(self): a bool self refuses the float result
+add("loss_backward_bool_self_err", "lambda g, x, t: torch.ops.aten.smooth_l1_loss_backward.default(g, x, t, 1, 1e-5)", [In((4, 4)), In((4, 4), "bool", "bool"), In((4, 4))], ["smooth_l1_loss_backward.default"])
+# linalg.vector_norm's dtype= and order checks, in upstream's order
+for _n, _src in [("dtype_int", "torch.linalg.vector_norm(a, dtype=torch.uint8)"),
+                 ("dtype_narrowing", "torch.linalg.vector_norm(a.double(), dtype=torch.float32)"),
+                 ("dtype_complex_for_real", "torch.linalg.vector_norm(a, dtype=torch.complex64)"),
+                 ("complex_order", "torch.linalg.vector_norm(a, ord=2 + 0j)"),
+                 ("norm_dtype_int", "torch.norm(a, p=2, dtype=torch.int64)")]:
+    add(f"vector_norm_{_n}_err", f"lambda a: {_src}", [In((7,))], ["linalg_vector_norm.default"])
+add("vector_norm_dtype_widening", "lambda a: (torch.linalg.vector_norm(a, dtype=torch.float64), torch.norm(a, 3, dtype=torch.float64))", [In((7,))], ["linalg_vector_norm.default"])
+# _local_scalar_dense reads the first element of a larger tensor (only an empty one refuses)
+add("local_scalar_dense_first_element", "lambda a: (torch.ops.aten._local_scalar_dense.default(a), torch.ops.aten._local_scalar_dense.default(a.t()[1]))", [In((3, 4))], ["_local_scalar_dense.default"])
+add("local_scalar_dense_empty_err", "lambda a: torch.ops.aten._local_scalar_dense.default(a[:0])", [In((3, 4))], ["_local_scalar_dense.default"])
+# detach_() refuses every view, with or without requires_grad
+add("detach_inplace_view_err", "lambda a: a.reshape(4, 3).detach_()", [In((3, 4))], [])
