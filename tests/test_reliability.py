@@ -5,6 +5,7 @@ tests/optest/cases.py; this file holds what the operator harness cannot express.
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -321,6 +322,21 @@ step(lambda: torch.tensor([[1], [2]], dtype=torch.uint8).expand(2, 3).all().toli
 e = torch.tensor([[3], [0]], dtype=torch.int32).expand(2, 2**20)
 step(lambda: [torch.prod(e, 1, dtype=torch.bool).tolist(), torch.prod(e[:1], dtype=torch.bool).item(),
               torch.prod(e, dtype=torch.bool).item(), torch.prod(e.float(), 1).tolist()])
+# 82160 (run 7): sum over a float32 view of 2**31 elements read them one by one through an
+# indirect load (12 s against upstream's 1.5 s); the cascade over a zero-stride reduced dim
+# is now computed in closed form, bit-identical to upstream's order of additions (on one
+# thread: upstream's parallel reduction splits the range by thread count, ours does not)
+def one_thread(f):
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return f()
+    finally:
+        torch.set_num_threads(n)
+step(lambda: one_thread(lambda: [torch.tensor([-2.4024]).expand(2**31).sum().item(), torch.tensor([[0.1], [1 / 3]]).expand(2, 2**24 + 5).sum(1).tolist(),
+              torch.tensor([0.7], dtype=torch.float64).expand(2**24 + 3).nansum().item(),
+              torch.tensor([1.5, -7.25], dtype=torch.bfloat16)[:, None].expand(2, 2**20 + 1).sum(1).tolist(),
+              torch.tensor([[0.3, 1e5]]).expand(70001, 2).sum(0).tolist()]))
 # 62798: triu_indices(2**63 - 1, 0, 7) on meta looped over 2**63 rows; the count is now in
 # closed form and only rows with entries are visited
 for dev in ("meta", "cpu"):
@@ -361,6 +377,18 @@ def test_fuzz_hangs_answer_at_once(reference):
     ref = reference(HANG_PROBE)
     diff = [(i, o, r) for i, (o, r) in enumerate(zip(ours, ref)) if o != r]
     assert not diff and len(ours) == len(ref), diff
+
+
+def test_sum_over_a_huge_expanded_view_answers_at_once():
+    """#82160: a sum over a zero-stride dim of 2**36 elements (upstream scans it: minutes)
+    is computed in closed form; its values are compared with upstream at 2**31 in
+    test_fuzz_hangs_answer_at_once. The bound is loose for the loaded machine: the loop it
+    replaced took about 6 ns per element, so 2**36 elements took over 6 minutes."""
+    x = torch.tensor([0.1]).expand(2**36)
+    t0 = time.perf_counter()
+    total = x.sum().item()
+    assert time.perf_counter() - t0 < 10.0
+    assert abs(total - 0.1 * 2**36) < 1e-3 * 0.1 * 2**36
 
 
 def test_idempotent_reductions_read_a_repeated_dim_once():

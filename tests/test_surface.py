@@ -384,12 +384,19 @@ _PARSE_TO_AGREE = """[((), {}), (("cpu",), {}), ((torch.float16,), {}), (("cpu",
     ((), {"dtype": torch.bfloat16}), ((), {"device": "meta"}), ((torch.float32, True), {}),
     ((), {"memory_format": torch.channels_last}), ((torch.device("cpu"),), {"non_blocking": True}),
     ((None,), {}), ((None, torch.float32), {}), (("foo",), {})]"""
-# Where src/python/tensor_methods.c parse_to()/f_parse_to() still differs from upstream
-# (reported to the lead): copy=True must raise, a Python scalar binds the Tensor overload,
-# the keyword is `tensor` (not `other`), non-bool non_blocking and unknown keywords are
-# TypeErrors, and an int device needs an accelerator.
-_PARSE_TO_C_GAPS = """[(("cpu",), {"copy": True}), ((torch.float32, False, True), {}), ((1.5,), {}),
-    ((), {"tensor": t}), ((torch.float32, "x"), {}), ((torch.float32,), {"foo": 1}), ((0,), {})]"""
+# Edge cases of upstream's parser that the C parse_to() (src/python/tensor_methods.c) once
+# missed: copy= given at all (False too) raises in _parse_to, a Python scalar binds the
+# Tensor overload, the keyword is `tensor` (not `other`), a non-bool non_blocking, an
+# unknown keyword, a keyword repeating a positional argument and a keyword of another
+# signature are TypeErrors, a second positional of the device form must be a dtype, and an
+# int device needs an accelerator. Tensor.to parses through the same function.
+_PARSE_TO_EDGES = """[(("cpu",), {"copy": True}), ((torch.float32, False, True), {}), ((1.5,), {}),
+    ((), {"tensor": t}), ((torch.float32, "x"), {}), ((torch.float32,), {"foo": 1}), ((0,), {}),
+    ((), {"other": t}), ((torch.float32, False, False), {}), ((), {"copy": False}), (("cpu", False), {}),
+    (("cpu", torch.float32), {"dtype": torch.float64}), ((torch.float32,), {"device": "cpu"}),
+    ((t,), {"dtype": torch.float32}), ((), {"tensor": t, "dtype": torch.float32}), ((t,), {"tensor": t}),
+    ((torch.float32, True), {"non_blocking": False}), (("cpu", None, True), {}), (((1, 2),), {}),
+    ((torch.float32, False, True, torch.contiguous_format), {}), ((t,), {"non_blocking": 1})]"""
 
 
 @needs_torch
@@ -399,10 +406,12 @@ def test_parse_to_matches_upstream():
 
 
 @needs_torch
-@pytest.mark.xfail(reason="C _parse_to (src/python/tensor_methods.c) gaps, see comment", strict=True)
 def test_parse_to_edge_cases_match_upstream():
-    code = _PARSE_TO.replace("CASES", _PARSE_TO_C_GAPS)
+    code = _PARSE_TO.replace("CASES", _PARSE_TO_EDGES)
     assert _ours(code) == _ref(code)
+    # Tensor.to reads its arguments the same way (copy=False is fine there)
+    code = _PARSE_TO.replace("p = torch._C._nn._parse_to", "p = lambda *a, **k: (lambda r: (r.dtype, r.device))(torch.ones(2).to(*a, **k))")
+    assert _ours(code.replace("CASES", _PARSE_TO_EDGES)) == _ref(code.replace("CASES", _PARSE_TO_EDGES))
 
 
 @needs_torch

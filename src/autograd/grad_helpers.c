@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "autograd/formulas.h"
+#include "core/scalar.h"
 
 void ag_fail(tn_grad_ctx *c, tn_status st) {
     if (c->st == TN_OK) c->st = st;
@@ -83,15 +84,7 @@ void ag_set_list(tn_grad_ctx *c, int arg, int k, tn_tensor *g) {
 
 void ag_set(tn_grad_ctx *c, int arg, tn_tensor *g) { ag_set_list(c, arg, 0, g); }
 
-double ag_scalar(const tn_value *v) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_DOUBLE: return v->u.d;
-    case TN_V_BOOL: return v->u.b;
-    case TN_V_COMPLEX: return v->u.c.re;
-    default: return 0.0;
-    }
-}
+double ag_scalar(const tn_value *v) { return tn_scalar_as_double(v); }
 
 tn_tensor *ag_unary(tn_grad_ctx *c, tn_op_id op, tn_tensor *a) { return ag_op(c, op, 1, (tn_value[]){VT(a)}); }
 tn_tensor *ag_binary(tn_grad_ctx *c, tn_op_id op, tn_tensor *a, tn_tensor *b) {

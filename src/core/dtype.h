@@ -11,59 +11,61 @@
 #include <stdint.h>
 #include <string.h>
 
-/* X-macro list: (enum suffix, c10 name, element size in bytes, kind).
+/* X-macro list: (enum suffix, c10 name, element size in bytes, kind, C++ name).
  * Kind: 'b' bool, 'u' unsigned int, 'i' signed int, 'f' float, 'c' complex, 'q' quantized,
- * 'x' bits/opaque. Order and numbering are c10::ScalarType's; never reorder. */
-#define TN_DTYPE_LIST(X)                   \
-    X(UINT8, Byte, 1, 'u')                 \
-    X(INT8, Char, 1, 'i')                  \
-    X(INT16, Short, 2, 'i')                \
-    X(INT32, Int, 4, 'i')                  \
-    X(INT64, Long, 8, 'i')                 \
-    X(FLOAT16, Half, 2, 'f')               \
-    X(FLOAT32, Float, 4, 'f')              \
-    X(FLOAT64, Double, 8, 'f')             \
-    X(COMPLEX32, ComplexHalf, 4, 'c')      \
-    X(COMPLEX64, ComplexFloat, 8, 'c')     \
-    X(COMPLEX128, ComplexDouble, 16, 'c')  \
-    X(BOOL, Bool, 1, 'b')                  \
-    X(QINT8, QInt8, 1, 'q')                \
-    X(QUINT8, QUInt8, 1, 'q')              \
-    X(QINT32, QInt32, 4, 'q')              \
-    X(BFLOAT16, BFloat16, 2, 'f')          \
-    X(QUINT4X2, QUInt4x2, 1, 'q')          \
-    X(QUINT2X4, QUInt2x4, 1, 'q')          \
-    X(BITS1X8, Bits1x8, 1, 'x')            \
-    X(BITS2X4, Bits2x4, 1, 'x')            \
-    X(BITS4X2, Bits4x2, 1, 'x')            \
-    X(BITS8, Bits8, 1, 'x')                \
-    X(BITS16, Bits16, 2, 'x')              \
-    X(FLOAT8_E5M2, Float8_e5m2, 1, 'f')    \
-    X(FLOAT8_E4M3FN, Float8_e4m3fn, 1, 'f')       \
-    X(FLOAT8_E5M2FNUZ, Float8_e5m2fnuz, 1, 'f')   \
-    X(FLOAT8_E4M3FNUZ, Float8_e4m3fnuz, 1, 'f')   \
-    X(UINT16, UInt16, 2, 'u')              \
-    X(UINT32, UInt32, 4, 'u')              \
-    X(UINT64, UInt64, 8, 'u')              \
-    X(UINT1, UInt1, 1, 'u')                \
-    X(UINT2, UInt2, 1, 'u')                \
-    X(UINT3, UInt3, 1, 'u')                \
-    X(UINT4, UInt4, 1, 'u')                \
-    X(UINT5, UInt5, 1, 'u')                \
-    X(UINT6, UInt6, 1, 'u')                \
-    X(UINT7, UInt7, 1, 'u')                \
-    X(INT1, Int1, 1, 'i')                  \
-    X(INT2, Int2, 1, 'i')                  \
-    X(INT3, Int3, 1, 'i')                  \
-    X(INT4, Int4, 1, 'i')                  \
-    X(INT5, Int5, 1, 'i')                  \
-    X(INT6, Int6, 1, 'i')                  \
-    X(INT7, Int7, 1, 'i')                  \
-    X(FLOAT8_E8M0FNU, Float8_e8m0fnu, 1, 'f')     \
-    X(FLOAT4_E2M1FN_X2, Float4_e2m1fn_x2, 1, 'x')
+ * 'x' bits/opaque. C++ name: what caffe2::TypeMeta prints for the element type ("long int",
+ * "c10::Half"), which upstream's copy_arg / reduction / mm messages show.
+ * Order and numbering are c10::ScalarType's; never reorder. */
+#define TN_DTYPE_LIST(X)                                          \
+    X(UINT8, Byte, 1, 'u', "unsigned char")                       \
+    X(INT8, Char, 1, 'i', "signed char")                          \
+    X(INT16, Short, 2, 'i', "short int")                          \
+    X(INT32, Int, 4, 'i', "int")                                  \
+    X(INT64, Long, 8, 'i', "long int")                            \
+    X(FLOAT16, Half, 2, 'f', "c10::Half")                         \
+    X(FLOAT32, Float, 4, 'f', "float")                            \
+    X(FLOAT64, Double, 8, 'f', "double")                          \
+    X(COMPLEX32, ComplexHalf, 4, 'c', "c10::complex<c10::Half>")  \
+    X(COMPLEX64, ComplexFloat, 8, 'c', "c10::complex<float>")     \
+    X(COMPLEX128, ComplexDouble, 16, 'c', "c10::complex<double>") \
+    X(BOOL, Bool, 1, 'b', "bool")                                 \
+    X(QINT8, QInt8, 1, 'q', "c10::QInt8")                         \
+    X(QUINT8, QUInt8, 1, 'q', "c10::QUInt8")                      \
+    X(QINT32, QInt32, 4, 'q', "c10::QInt32")                      \
+    X(BFLOAT16, BFloat16, 2, 'f', "c10::BFloat16")                \
+    X(QUINT4X2, QUInt4x2, 1, 'q', "c10::QUInt4x2")                \
+    X(QUINT2X4, QUInt2x4, 1, 'q', "c10::QUInt2x4")                \
+    X(BITS1X8, Bits1x8, 1, 'x', "c10::Bits1x8")                   \
+    X(BITS2X4, Bits2x4, 1, 'x', "c10::Bits2x4")                   \
+    X(BITS4X2, Bits4x2, 1, 'x', "c10::Bits4x2")                   \
+    X(BITS8, Bits8, 1, 'x', "c10::Bits8")                         \
+    X(BITS16, Bits16, 2, 'x', "c10::Bits16")                      \
+    X(FLOAT8_E5M2, Float8_e5m2, 1, 'f', "c10::Float8_e5m2")       \
+    X(FLOAT8_E4M3FN, Float8_e4m3fn, 1, 'f', "c10::Float8_e4m3fn") \
+    X(FLOAT8_E5M2FNUZ, Float8_e5m2fnuz, 1, 'f', "c10::Float8_e5m2fnuz")\
+    X(FLOAT8_E4M3FNUZ, Float8_e4m3fnuz, 1, 'f', "c10::Float8_e4m3fnuz")\
+    X(UINT16, UInt16, 2, 'u', "short unsigned int")               \
+    X(UINT32, UInt32, 4, 'u', "unsigned int")                     \
+    X(UINT64, UInt64, 8, 'u', "long unsigned int")                \
+    X(UINT1, UInt1, 1, 'u', "c10::UInt1")                         \
+    X(UINT2, UInt2, 1, 'u', "c10::UInt2")                         \
+    X(UINT3, UInt3, 1, 'u', "c10::UInt3")                         \
+    X(UINT4, UInt4, 1, 'u', "c10::UInt4")                         \
+    X(UINT5, UInt5, 1, 'u', "c10::UInt5")                         \
+    X(UINT6, UInt6, 1, 'u', "c10::UInt6")                         \
+    X(UINT7, UInt7, 1, 'u', "c10::UInt7")                         \
+    X(INT1, Int1, 1, 'i', "c10::Int1")                            \
+    X(INT2, Int2, 1, 'i', "c10::Int2")                            \
+    X(INT3, Int3, 1, 'i', "c10::Int3")                            \
+    X(INT4, Int4, 1, 'i', "c10::Int4")                            \
+    X(INT5, Int5, 1, 'i', "c10::Int5")                            \
+    X(INT6, Int6, 1, 'i', "c10::Int6")                            \
+    X(INT7, Int7, 1, 'i', "c10::Int7")                            \
+    X(FLOAT8_E8M0FNU, Float8_e8m0fnu, 1, 'f', "c10::Float8_e8m0fnu")\
+    X(FLOAT4_E2M1FN_X2, Float4_e2m1fn_x2, 1, 'x', "c10::Float4_e2m1fn_x2")
 
 typedef enum tn_dtype {
-#define TN_X(e, c10, size, kind) TN_DTYPE_##e,
+#define TN_X(e, c10, size, kind, cpp) TN_DTYPE_##e,
     TN_DTYPE_LIST(TN_X)
 #undef TN_X
     TN_DTYPE_COUNT,
@@ -74,6 +76,7 @@ typedef struct tn_dtype_info {
     const char *c10_name; /* "Float" */
     int itemsize;         /* bytes per element */
     char kind;            /* see TN_DTYPE_LIST */
+    const char *cpp_name; /* "float", "long int": caffe2::TypeMeta's name */
 } tn_dtype_info;
 
 extern const tn_dtype_info tn_dtype_infos[TN_DTYPE_COUNT];

@@ -194,6 +194,7 @@ void tn_cast_load_complex(const void *p, tn_dtype d, double *re, double *im) {
 void tn_cast_store_scalar(void *p, tn_dtype d, char kind, int64_t i, double re, double im) {
     switch (kind) {
     case 'i': cast_one(p, d, &i, TN_DTYPE_INT64); break;
+    case 'u': { uint64_t u = (uint64_t)i; cast_one(p, d, &u, TN_DTYPE_UINT64); break; }
     case 'b': { uint8_t b = i != 0; cast_one(p, d, &b, TN_DTYPE_BOOL); break; }
     case 'f': cast_one(p, d, &re, TN_DTYPE_FLOAT64); break;
     default: { double _Complex z = CMPLX(re, im); cast_one(p, d, &z, TN_DTYPE_COMPLEX128); break; }

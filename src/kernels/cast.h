@@ -27,7 +27,8 @@ int64_t tn_cast_load_int64(const void *p, tn_dtype d);
 void tn_cast_load_complex(const void *p, tn_dtype d, double *re, double *im);
 
 /* Writes one scalar into an element of dtype `d` with the conversion rules above; the
- * scalar is given as exactly one of int64 (kind 'i'), bool ('b'), double ('f'), complex ('c'). */
+ * scalar is given as exactly one of int64 (kind 'i'), uint64 (kind 'u', its bits passed in i),
+ * bool ('b'), double ('f'), complex ('c'). */
 void tn_cast_store_scalar(void *p, tn_dtype d, char kind, int64_t i, double re, double im);
 
 #endif

@@ -46,6 +46,31 @@ typedef void (*load_f)(float *dst, const char *p, int w, bool nan);
 typedef void (*load_d)(double *dst, const char *p, int w, bool nan);
 
 #define DEFINE_CASCADE(acc_t, SFX, LOADT)                                                      \
+    /* 0 + x + x + ... (k additions, each rounded in acc_t) */                                \
+    static acc_t seq_sum_##SFX(acc_t x, int64_t k) {                                          \
+        acc_t a = 0;                                                                          \
+        for (int64_t i = 0; i < k; i++) a += x;                                               \
+        return a;                                                                             \
+    }                                                                                         \
+    /* What multi_row_sum's cascade gives for `size` units all equal to x (a zero-stride     \
+     * reduced dimension, e.g. an expanded view of 2**31 elements), in O(level_step) adds    \
+     * instead of O(size): every full block of level_step units leaves the same sum B0 in   \
+     * level 0, every level_step blocks the same B1 in level 1, every level_step**2 blocks  \
+     * the same B2 in level 2, so each level's final value is a repeated sum of its block   \
+     * value, added in the order the loop below adds them. Bit-identical to that loop. */   \
+    static acc_t repeated_sum_##SFX(acc_t x, int64_t size, int64_t step) {                    \
+        const int64_t nb = size / step;                                                       \
+        const acc_t b0 = seq_sum_##SFX(x, step), b1 = seq_sum_##SFX(b0, step);                \
+        const acc_t b2 = seq_sum_##SFX(b1, step);                                             \
+        const acc_t l1 = seq_sum_##SFX(b0, nb % step);                                        \
+        const acc_t l2 = seq_sum_##SFX(b1, (nb / step) % step);                               \
+        const acc_t l3 = seq_sum_##SFX(b2, nb / step / step);                                 \
+        acc_t a = seq_sum_##SFX(x, size - nb * step);                                         \
+        a += l1;                                                                              \
+        a += l2;                                                                              \
+        a += l3;                                                                              \
+        return a;                                                                             \
+    }                                                                                         \
     /* sums `size` units per row for nrows rows at once (upstream multi_row_sum) */           \
     static void multi_row_sum_##SFX(acc_t *ret, const char *in, int64_t row_stride,           \
                                     int64_t col_stride, int64_t size, int nrows, int w,       \
@@ -56,6 +81,13 @@ typedef void (*load_d)(double *dst, const char *p, int w, bool nan);
         const int n = nrows * w;                                                              \
         acc_t acc[NLEVELS][NROWS * MAXW];                                                     \
         acc_t tmp[MAXW];                                                                      \
+        if (row_stride == 0 && size > 0) { /* every step reads the same units: closed form */ \
+            for (int r = 0; r < nrows; r++) {                                                 \
+                load(tmp, in + r * col_stride, w, nan);                                       \
+                for (int k = 0; k < w; k++) ret[r * w + k] = repeated_sum_##SFX(tmp[k], size, level_step); \
+            }                                                                                 \
+            return;                                                                           \
+        }                                                                                     \
         for (int l = 0; l < NLEVELS; l++)                                                     \
             for (int k = 0; k < n; k++) acc[l][k] = 0;                                        \
         int64_t i = 0;                                                                        \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "ops/dispatch.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
@@ -229,7 +230,7 @@ tn_status tn_op_selu(const tn_value *args, tn_value *rets) {
     return tn_dispatch(TN_OP_elu, a, rets);
 }
 tn_status tn_op_celu(const tn_value *args, tn_value *rets) {
-    double alpha = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].tag == TN_V_BOOL ? (double)args[1].u.b : args[1].u.d;
+    double alpha = tn_scalar_as_double(&args[1]);
     tn_value a[4] = {args[0], args[1], tn_value_double(1.0), tn_value_double(1.0 / alpha)};
     return tn_dispatch(TN_OP_elu, a, rets);
 }

@@ -113,6 +113,7 @@ tn_status tn_factory_scalar_bytes(const tn_value *v, tn_dtype dtype, void *out) 
     case TN_V_BOOL: iv = v->u.b; re = (double)iv; is_int = true; break;
     case TN_V_DOUBLE: re = v->u.d; break;
     case TN_V_COMPLEX: re = v->u.c.re; im = v->u.c.im; is_cplx = true; break;
+    case TN_V_UINT: return tn_scalar_to_bytes(v, dtype, out); /* one home for the unsigned kind */
     default: return tn_error(TN_ERR_TYPE, "expected a Scalar (bool, int, float or complex)");
     }
     if (dtype == TN_DTYPE_BOOL) { /* Scalar::toBool never overflows */
@@ -169,6 +170,7 @@ tn_dtype tn_factory_scalar_dtype(const tn_value *v) {
     switch (v->tag) {
     case TN_V_BOOL: return TN_DTYPE_BOOL;
     case TN_V_INT: return TN_DTYPE_INT64;
+    case TN_V_UINT: return TN_DTYPE_INT64; /* upstream's full() infers Long, then fails to convert */
     case TN_V_COMPLEX: return tn_factory_default_complex();
     default: return tn_default_dtype();
     }

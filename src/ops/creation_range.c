@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "kernels/creation.h"
@@ -61,10 +62,10 @@ static tn_status to_f32(const tn_value *v, double *out) {
 }
 
 static bool is_reduced(tn_dtype d) { return d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16; }
-static bool v_integral(const tn_value *v) { return v->tag == TN_V_INT || v->tag == TN_V_BOOL; }
+static bool v_integral(const tn_value *v) { return tn_scalar_is_integral(v, true); }
 static bool v_complex(const tn_value *v) { return v->tag == TN_V_COMPLEX; }
 static double v_double(const tn_value *v) {
-    return v->tag == TN_V_INT ? (double)v->u.i : v->tag == TN_V_BOOL ? (double)v->u.b : v->tag == TN_V_DOUBLE ? v->u.d : v->u.c.re;
+    return tn_scalar_as_double(v);
 }
 
 /* Reads start/end/step into the accumulation type of dtype and applies the checks shared by

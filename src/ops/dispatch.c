@@ -6,6 +6,7 @@
 #include "autograd/formulas.h"
 #include "ops/graph.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define TN_MAX_RETS 8
@@ -47,14 +48,75 @@ static tn_status check_no_internal_overlap(const tn_tensor *t) {
     return TN_OK;
 }
 
+/* The functional's name without a trailing '_' ("float_power" for float_power_). */
+static const char *base_name(const tn_op_schema *s, char *buf, size_t n) {
+    snprintf(buf, n, "%s", s->name);
+    size_t len = strlen(buf);
+    if (len > 1 && buf[len - 1] == '_') buf[len - 1] = 0;
+    return buf;
+}
+
+/* The out= rule of the op row (tn_out_rule) for a result of dtype `res` written into `dst`
+ * (an out= tensor, or self when `inplace`): TN_OK, or upstream's refusal. */
+static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtype res, const tn_tensor *dst,
+                                bool inplace) {
+    char nb[96];
+    if (dst->dtype == res) return TN_OK;
+    switch (rule) {
+    case TN_OUT_SAME_DTYPE:
+        if (inplace) return TN_OK; /* self is an input: the can-cast check below speaks */
+        return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_dtype_infos[dst->dtype].c10_name,
+                        tn_dtype_infos[res].c10_name);
+    case TN_OUT_EXACT:
+        if (inplace) return TN_OK;
+        return tn_error(TN_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                        tn_dtype_infos[res].cpp_name, tn_dtype_infos[dst->dtype].cpp_name);
+    case TN_OUT_BOOL_ONLY:
+        if (inplace || dst->dtype == TN_DTYPE_BOOL) return TN_OK;
+        return tn_error(TN_ERR_RUNTIME, "%s does not support non-boolean outputs.", base_name(s, nb, sizeof nb));
+    case TN_OUT_BOOL_RESULT:
+        if (inplace || dst->dtype == TN_DTYPE_BOOL) return TN_OK;
+        return tn_error(TN_ERR_RUNTIME, "%s only supports bool tensor for result, got: %s", base_name(s, nb, sizeof nb),
+                        tn_dtype_infos[dst->dtype].c10_name);
+    case TN_OUT_AS_INPUT:
+        if (inplace) return TN_OK;
+        return tn_error(TN_ERR_RUNTIME, "%s: dtype of out: %s should be same as input: %s", base_name(s, nb, sizeof nb),
+                        tn_dtype_infos[dst->dtype].c10_name, tn_dtype_infos[res].c10_name);
+    case TN_OUT_SCALAR_TYPE:
+        if (inplace) return TN_OK;
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[res].c10_name,
+                        tn_dtype_infos[dst->dtype].c10_name);
+    case TN_OUT_RESULT_DTYPE:
+        return tn_error(TN_ERR_RUNTIME, "the %s given to %s has dtype %s but the operation's result requires dtype %s",
+                        inplace ? "base" : "output", inplace ? s->name : base_name(s, nb, sizeof nb),
+                        tn_dtype_infos[dst->dtype].c10_name, tn_dtype_infos[res].c10_name);
+    default:
+        return TN_OK;
+    }
+}
+
+/* Upstream checks an out= dtype of the rules that fix it before the kernel runs, so a call
+ * that would fail in the kernel as well reports the out= dtype: the result dtype predicted
+ * from the inputs (self's for the non-promoting ops; bool) when the functional failed. */
+static tn_status out_rule_before(tn_out_rule rule, const tn_op_schema *s, const tn_value *args, tn_status failed) {
+    if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || args[0].tag != TN_V_TENSOR) return failed;
+    const tn_tensor *out = args[s->nargs - 1].u.t;
+    tn_dtype predicted = rule == TN_OUT_SAME_DTYPE || rule == TN_OUT_AS_INPUT || rule == TN_OUT_SCALAR_TYPE ? args[0].u.t->dtype : rule == TN_OUT_BOOL_ONLY ? TN_DTYPE_BOOL
+                                                                                                  : TN_DTYPE_UNDEFINED;
+    if (predicted == TN_DTYPE_UNDEFINED || !out) return failed;
+    tn_status st = check_out_rule(rule, s, predicted, out, false);
+    return st != TN_OK ? st : failed;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
     tn_value tmp[TN_MAX_RETS];
     char b1[160], b2[160];
+    tn_out_rule rule = tn_op_out_rule((tn_op_id)s->functional);
     if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) TN_TRY(check_no_internal_overlap(args[0].u.t));
-    TN_TRY(fn(args, tmp));
-    tn_status st = TN_OK;
+    tn_status st = fn(args, tmp);
+    if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
     if (s->kind == TN_OP_KIND_INPLACE) {
         tn_tensor *self = args[0].u.t, *res = tmp[0].u.t;
         if (tn_op_is_view((tn_op_id)s->functional) && res->storage == self->storage) {
@@ -68,7 +130,8 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
             release_rets(tmp, s->nrets);
             return TN_OK;
         }
-        if (!same_shape(self, res)) {
+        if ((st = check_out_rule(rule, s, res->dtype, self, true)) != TN_OK) {
+        } else if (!same_shape(self, res)) {
             st = tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
                           tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1),
                           tn_format_sizes(res->ndim, res->sizes, b2, sizeof b2));
@@ -92,6 +155,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
                           "are not allowed!", tn_tensor_is_meta(res) ? "meta" : "cpu", tn_tensor_is_meta(out) ? "meta" : "cpu");
             break;
         }
+        if ((st = check_out_rule(rule, s, res->dtype, out, false)) != TN_OK) break;
         if (!tn_dtype_can_cast(res->dtype, out->dtype)) {
             st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
                           tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[out->dtype].c10_name);

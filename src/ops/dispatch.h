@@ -30,6 +30,30 @@ static inline tn_status tn_dispatch_one(tn_op_id op, const tn_value *args, tn_te
 
 /* The implementation registered for op, or NULL. */
 tn_op_fn tn_op_impl(tn_op_id op);
+
+/* How the door writes a functional operator's result into the out= (and self of the
+ * in-place) variants it derives: the optional third column of the op's TN_OP_IMPL row
+ * (default TN_OUT_CAST). Each value is one of upstream's families of out= kernels. */
+typedef enum tn_out_rule {
+    TN_OUT_CAST = 0,     /* promoting ops: the result is cast into out when it can be
+                          * ("result type Float can't be cast to the desired output type Long") */
+    TN_OUT_SAME_DTYPE,   /* TensorIterator ops without promotion (abs, floor, clamp, the
+                          * activations): out must have the result's dtype, "Found dtype
+                          * Double but expected Float", checked before the kernel runs */
+    TN_OUT_EXACT,        /* out= generated from the functional (autogen copy_arg) and
+                          * structured kernels with a fixed result dtype (argmax, sort, isnan):
+                          * "Expected out tensor to have dtype float, but got double instead" */
+    TN_OUT_BOOL_ONLY,    /* isposinf, isneginf, signbit: "<op> does not support non-boolean outputs." */
+    TN_OUT_BOOL_RESULT,  /* all, any: "<op> only supports bool tensor for result, got: Float" */
+    TN_OUT_AS_INPUT,     /* nan_to_num: "nan_to_num: dtype of out: Double should be same as input: Float" */
+    TN_OUT_SCALAR_TYPE,  /* log_sigmoid: "expected scalar type Float but found Double" */
+    TN_OUT_RESULT_DTYPE, /* float_power: out and the in-place self must have the result's dtype,
+                          * "the output given to float_power has dtype Float but the
+                          * operation's result requires dtype Double" */
+} tn_out_rule;
+
+/* The out= rule of a functional operator's row. */
+tn_out_rule tn_op_out_rule(tn_op_id functional);
 /* Whether `op` can run (own implementation or a functional sibling that has one). */
 bool tn_op_has_kernel(tn_op_id op);
 

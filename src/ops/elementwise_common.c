@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "kernels/cast.h"
+#include "ops/shape.h"
 
 tn_status tn_ew_scalar_tensor(const tn_value *v, tn_tensor **out) {
     tn_dtype d;
     switch (v->tag) {
     case TN_V_INT: d = TN_DTYPE_INT64; break;
+    case TN_V_UINT: d = TN_DTYPE_UINT64; break;
     case TN_V_DOUBLE: d = TN_DTYPE_FLOAT64; break;
     case TN_V_BOOL: d = TN_DTYPE_BOOL; break;
     case TN_V_COMPLEX: d = TN_DTYPE_COMPLEX128; break;
@@ -20,6 +22,7 @@ tn_status tn_ew_scalar_tensor(const tn_value *v, tn_tensor **out) {
     void *p = tn_tensor_data(t);
     switch (v->tag) {
     case TN_V_INT: memcpy(p, &v->u.i, 8); break;
+    case TN_V_UINT: memcpy(p, &v->u.u, 8); break;
     case TN_V_DOUBLE: memcpy(p, &v->u.d, 8); break;
     case TN_V_BOOL: *(uint8_t *)p = v->u.b ? 1 : 0; break;
     default: memcpy(p, &v->u.c.re, 8); memcpy((char *)p + 8, &v->u.c.im, 8); break;
@@ -36,6 +39,7 @@ tn_status tn_ew_scalar_in_dtype(const tn_value *v, tn_dtype dtype, double *d, in
                         tn_dtype_infos[dtype].c10_name);
     switch (v->tag) {
     case TN_V_INT: tn_cast_store_scalar(buf, dtype, 'i', v->u.i, 0, 0); break;
+    case TN_V_UINT: TN_TRY(tn_scalar_to_bytes(v, dtype, buf)); break; /* checked: only UInt64 holds it */
     case TN_V_BOOL: tn_cast_store_scalar(buf, dtype, 'b', v->u.b, 0, 0); break;
     case TN_V_COMPLEX: tn_cast_store_scalar(buf, dtype, 'c', 0, v->u.c.re, v->u.c.im); break;
     default: tn_cast_store_scalar(buf, dtype, 'f', 0, v->u.d, 0); break;

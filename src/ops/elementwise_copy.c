@@ -7,6 +7,7 @@
 #include "ops/elementwise_common.h"
 #include "ops/graph.h"
 #include "ops/promote.h"
+#include "ops/shape.h"
 
 /* A same-dtype 2-D copy whose source is transposed relative to the destination
  * (x.t().contiguous()): the 1-D loops would read the source a cache line (and often a
@@ -115,6 +116,7 @@ static tn_status fill_with(tn_tensor *self, const tn_value *v, tn_value *rets) {
     memset(&ctx, 0, sizeof ctx);
     switch (v->tag) {
     case TN_V_INT: tn_cast_store_scalar(ctx.bytes, self->dtype, 'i', v->u.i, 0, 0); break;
+    case TN_V_UINT: TN_TRY(tn_scalar_to_bytes(v, self->dtype, ctx.bytes)); break; /* Scalar::to<T>, checked */
     case TN_V_BOOL: tn_cast_store_scalar(ctx.bytes, self->dtype, 'b', v->u.b, 0, 0); break;
     case TN_V_DOUBLE: tn_cast_store_scalar(ctx.bytes, self->dtype, 'f', 0, v->u.d, 0); break;
     case TN_V_COMPLEX: tn_cast_store_scalar(ctx.bytes, self->dtype, 'c', 0, v->u.c.re, v->u.c.im); break;
@@ -256,6 +258,14 @@ static tn_status where_impl(tn_tensor *cond, tn_tensor *a, tn_tensor *b, tn_valu
 }
 
 static tn_status where_values(const tn_value *args, tn_value *rets) {
+    /* upstream makes a Scalar operand a tensor of the result dtype through Scalar::to (checked):
+     * a uint Scalar next to an int32 tensor refuses */
+    for (int k = 1; k <= 2; k++)
+        if (args[k].tag == TN_V_UINT) {
+            tn_dtype common;
+            TN_TRY(tn_result_type(2, &args[1], &common));
+            TN_TRY(tn_ew_scalar_in_dtype(&args[k], common, NULL, NULL));
+        }
     tn_tensor *a = NULL, *b = NULL;
     tn_status st = tn_ew_scalar_tensor(&args[1], &a);
     if (st == TN_OK) st = tn_ew_scalar_tensor(&args[2], &b);
@@ -280,6 +290,7 @@ static tn_status masked_fill_impl(tn_tensor *self, tn_tensor *mask, const tn_val
     memset(&ctx, 0, sizeof ctx);
     switch (value->tag) {
     case TN_V_INT: tn_cast_store_scalar(ctx.bytes, self->dtype, 'i', value->u.i, 0, 0); break;
+    case TN_V_UINT: TN_TRY(tn_scalar_to_bytes(value, self->dtype, ctx.bytes)); break; /* Scalar::to<T>, checked */
     case TN_V_BOOL: tn_cast_store_scalar(ctx.bytes, self->dtype, 'b', value->u.b, 0, 0); break;
     case TN_V_DOUBLE: tn_cast_store_scalar(ctx.bytes, self->dtype, 'f', 0, value->u.d, 0); break;
     case TN_V_COMPLEX:

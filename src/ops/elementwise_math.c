@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "kernels/cast.h"
 #include "ops/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "ops/promote.h"
+#include "ops/shape.h"
 
 static const char *dname(tn_dtype d) { return tn_dtype_infos[d].c10_name; }
 
@@ -87,14 +89,7 @@ TN_UNARY_SAME(round, round, "round_cpu")
 TN_UNARY_SAME(trunc, trunc, "trunc_cpu")
 TN_UNARY_SAME(bitwise_not, bitwise_not, "bitwise_not_cpu")
 
-static double sv(const tn_value *v) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_BOOL: return v->u.b;
-    case TN_V_COMPLEX: return v->u.c.re;
-    default: return v->u.d;
-    }
-}
+static double sv(const tn_value *v) { return tn_scalar_as_double(v); }
 
 /* aten::abs: Bool refused; complex abs (a real result) is not implemented yet. */
 tn_status tn_op_abs(const tn_value *args, tn_value *rets) {
@@ -320,7 +315,8 @@ tn_status tn_op_hardtanh(const tn_value *args, tn_value *rets) {
     tn_value lim[2];
     for (int k = 0; k < 2; k++) {
         const tn_value *v = &args[1 + k];
-        int64_t x = v->tag == TN_V_DOUBLE ? (int64_t)v->u.d : v->tag == TN_V_BOOL ? v->u.b : v->u.i;
+        int64_t x = tn_scalar_as_int64(v);
+        if (v->tag == TN_V_UINT) TN_TRY(tn_scalar_to_bytes(v, TN_DTYPE_INT64, &x)); /* min.to<int64_t>(): refuses */
         lim[k] = tn_value_int(x);
     }
     if (a->dtype == TN_DTYPE_UINT8 && (lim[0].u.i < 0 || lim[1].u.i < 0))
@@ -362,10 +358,15 @@ static tn_status add_impl(const tn_value *self, const tn_value *other, const tn_
     int64_t ai = 1;
     if (alpha->tag == TN_V_COMPLEX) { re = alpha->u.c.re; im = alpha->u.c.im; }
     else if (alpha->tag == TN_V_DOUBLE) re = alpha->u.d;
-    else { ai = alpha->tag == TN_V_BOOL ? alpha->u.b : alpha->u.i; re = (double)ai; }
+    else { ai = tn_scalar_as_int64(alpha); re = tn_scalar_as_double(alpha); }
     if (negate) { re = -re; im = -im; ai = (int64_t)(0 - (uint64_t)ai); }
-    /* alpha is converted to the compute dtype first (upstream's alpha.to<scalar_t>()). */
-    tn_value av = alpha->tag == TN_V_INT || alpha->tag == TN_V_BOOL ? tn_value_int(ai) : tn_value_double(re);
+    /* upstream negates a uint Scalar through its int64 bits (Scalar::operator-), giving an
+     * int: sub(x, y, alpha=2**64-1) adds y */
+    if (negate && alpha->tag == TN_V_UINT) re = (double)ai;
+    /* alpha is converted to the compute dtype first (upstream's alpha.to<scalar_t>(), which
+     * refuses a uint alpha for the integer dtypes but UInt64). */
+    tn_value av = alpha->tag == TN_V_UINT && !negate ? *alpha
+                : tn_scalar_is_integral(alpha, true) ? tn_value_int(ai) : tn_value_double(re);
     if (tn_cast_supported(common) && !tn_dtype_is_complex(common)) TN_TRY(tn_ew_scalar_in_dtype(&av, common, &re, NULL));
     ctx.i[0] = ai;
     ctx.d[0] = re;
@@ -392,7 +393,7 @@ static bool reduced_with_scalar(const tn_value *a, const tn_value *b, tn_dtype c
     if (common != TN_DTYPE_BFLOAT16 && common != TN_DTYPE_FLOAT16) return false;
     if (a->tag != TN_V_TENSOR || a->u.t->dtype != common || a->u.t->ndim == 0) return false;
     if (b->tag == TN_V_TENSOR) return (b->u.t->flags & TN_TENSOR_WRAPPED_NUMBER) && b->u.t->ndim == 0;
-    return b->tag == TN_V_INT || b->tag == TN_V_DOUBLE || b->tag == TN_V_BOOL;
+    return tn_scalar_is_number(b) && b->tag != TN_V_COMPLEX;
 }
 
 static double scalar_of(const tn_value *b) {

@@ -12,24 +12,8 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-/* The C++ spelling upstream's mm/addmm dtype message prints (c10 toString of the scalar). */
-static const char *cpp_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_UINT8: return "unsigned char";
-    case TN_DTYPE_INT8: return "signed char";
-    case TN_DTYPE_INT16: return "short int";
-    case TN_DTYPE_INT32: return "int";
-    case TN_DTYPE_INT64: return "long int";
-    case TN_DTYPE_FLOAT16: return "c10::Half";
-    case TN_DTYPE_FLOAT32: return "float";
-    case TN_DTYPE_FLOAT64: return "double";
-    case TN_DTYPE_COMPLEX64: return "c10::complex<float>";
-    case TN_DTYPE_COMPLEX128: return "c10::complex<double>";
-    case TN_DTYPE_BOOL: return "bool";
-    case TN_DTYPE_BFLOAT16: return "c10::BFloat16";
-    default: return tn_dtype_infos[d].c10_name;
-    }
-}
+/* caffe2::TypeMeta's name of a dtype, which upstream prints in these messages (dtype table). */
+static const char *cpp_name(tn_dtype d) { return tn_dtype_infos[d].cpp_name; }
 static const char *lower_name(tn_dtype d) { /* "float", "double", as str(torch.float) minus "torch." */
     switch (d) {
     case TN_DTYPE_FLOAT32: return "float";
@@ -57,6 +41,7 @@ static coef coef_of(const tn_value *v) {
     coef c = {0, 0, 0};
     switch (v->tag) {
     case TN_V_INT: c.re = (double)v->u.i, c.i = v->u.i; break;
+    case TN_V_UINT: c.re = (double)v->u.u, c.i = (int64_t)v->u.u; break;
     case TN_V_BOOL: c.re = v->u.b, c.i = v->u.b; break;
     case TN_V_DOUBLE: c.re = v->u.d, c.i = (int64_t)v->u.d; break;
     case TN_V_COMPLEX: c.re = v->u.c.re, c.im = v->u.c.im, c.i = (int64_t)v->u.c.re; break;

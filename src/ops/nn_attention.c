@@ -11,19 +11,8 @@
 #include "ops/nn_internal.h"
 
 
-/* Upstream prints dtypes here with caffe2's TypeMeta names. */
-static const char *meta_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_FLOAT32: return "float";
-    case TN_DTYPE_FLOAT64: return "double";
-    case TN_DTYPE_FLOAT16: return "c10::Half";
-    case TN_DTYPE_BFLOAT16: return "c10::BFloat16";
-    case TN_DTYPE_BOOL: return "bool";
-    case TN_DTYPE_INT64: return "long int";
-    case TN_DTYPE_INT32: return "int";
-    default: return tn_dtype_infos[d].c10_name;
-    }
-}
+/* caffe2::TypeMeta's name of a dtype, which upstream prints in these messages (dtype table). */
+static const char *meta_name(tn_dtype d) { return tn_dtype_infos[d].cpp_name; }
 
 typedef struct attn_args {
     tn_tensor *q, *k, *v, *mask;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "kernels/cast.h"
 #include "kernels/elementwise_backward.h"
 #include "ops/elementwise_common.h"
@@ -16,19 +17,13 @@
 /* ================================ pointwise gradients ================================== */
 
 /* A Scalar argument as double. */
-static double scalar_of(const tn_value *v) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_BOOL: return v->u.b ? 1.0 : 0.0;
-    case TN_V_DOUBLE: return v->u.d;
-    default: return 0.0;
-    }
-}
+static double scalar_of(const tn_value *v) { return v->tag == TN_V_COMPLEX ? 0.0 : tn_scalar_as_double(v); }
 
 /* A Scalar rounded into dtype and read back (upstream's `scalar.to<scalar_t>()`). */
 static double scalar_in(const tn_value *v, tn_dtype dt) {
     unsigned char buf[16];
     if (v->tag == TN_V_INT) tn_cast_store_scalar(buf, dt, 'i', v->u.i, 0, 0);
+    else if (v->tag == TN_V_UINT) tn_cast_store_scalar(buf, dt, 'u', (int64_t)v->u.u, 0, 0);
     else tn_cast_store_scalar(buf, dt, 'f', 0, scalar_of(v), 0);
     return tn_cast_load_double(buf, dt);
 }
@@ -122,7 +117,7 @@ tn_status tn_op_leaky_relu_backward(const tn_value *args, tn_value *rets) {
 tn_status tn_op_elu_backward(const tn_value *args, tn_value *rets) {
     double alpha = scalar_of(&args[1]), scale = scalar_of(&args[2]), input_scale = scalar_of(&args[3]);
     bool is_result = args[4].u.b;
-    if (is_result && alpha < 0)
+    if (is_result && !(alpha >= 0)) /* upstream's check: a NaN alpha fails it too */
         return tn_error(TN_ERR_RUNTIME, "In-place elu backward calculation is triggered with a negative slope which is "
                                         "not supported. This is caused by calling in-place forward function with a "
                                         "negative slope, please call out-of-place version instead.");
@@ -167,7 +162,15 @@ static tn_status loss_backward(tn_ewb_op op, const char *kname, const tn_value *
     ewb_scalars sc = {param ? 2 : 1, {&vn, param}, {false, false}};
     tn_loop_ctx ctx = {0};
     TN_TRY(ewb_run(op, kname, 3, ins, &sc, &ctx, rets));
-    tn_status st = tn_nnb_cast_result(&rets[0].u.t, args[1].u.t->dtype);
+    /* upstream writes into grad_input = zeros_like(self): the computed dtype must cast to it
+     * (a bool or integer self refuses instead of rounding the gradient away) */
+    tn_dtype common = rets[0].u.t->dtype, want = args[1].u.t->dtype;
+    if (!tn_dtype_can_cast(common, want)) {
+        tn_tensor_release(rets[0].u.t);
+        return tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                        tn_dtype_infos[common].c10_name, tn_dtype_infos[want].c10_name);
+    }
+    tn_status st = tn_nnb_cast_result(&rets[0].u.t, want);
     if (st != TN_OK) tn_tensor_release(rets[0].u.t);
     return st;
 }
@@ -222,18 +225,19 @@ tn_status tn_op_binary_cross_entropy_backward(const tn_value *args, tn_value *re
     return TN_OK;
 }
 
-/* aten::native_dropout_backward(grad_output, mask, scale) -> Tensor: grad · mask · scale
- * (any mask dtype, as upstream's CPU kernel). */
+/* aten::native_dropout_backward(grad_output, mask, scale) -> Tensor: grad * mask * scale, as
+ * upstream's CPU kernel writes it (two products through the door, each promoting: an int
+ * grad or a float64 mask gives a float result; any mask dtype). */
 tn_status tn_op_native_dropout_backward(const tn_value *args, tn_value *rets) {
-    tn_tensor *g = args[0].u.t, *mask = args[1].u.t;
-    tn_tensor *ins[2] = {g, mask};
-    tn_loop_ctx ctx = {0};
-    tn_value vs = tn_value_double(args[2].u.d);
-    ewb_scalars sc = {1, {&vs}, {false}};
-    TN_TRY(ewb_run(TN_EWB_dropout, "masked_scale", 2, ins, &sc, &ctx, rets));
-    tn_status st = tn_nnb_cast_result(&rets[0].u.t, g->dtype);
-    if (st != TN_OK) tn_tensor_release(rets[0].u.t);
-    return st;
+    tn_value a[2] = {args[0], args[1]};
+    tn_tensor *gm = NULL, *r = NULL;
+    TN_TRY(tn_dispatch_one(TN_OP_mul_Tensor, a, &gm));
+    tn_value b[2] = {tn_value_tensor(gm), tn_value_double(args[2].u.d)};
+    tn_status st = tn_dispatch_one(TN_OP_mul_Scalar, b, &r);
+    tn_tensor_release(gm);
+    TN_TRY(st);
+    rets[0] = tn_value_tensor(r);
+    return TN_OK;
 }
 
 /* aten::softshrink_backward(grad_output, self, lambd) -> Tensor */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/scalar.h"
 #include "core/tensor.h"
 #include "kernels/nn_vec.h"
 #include "ops/dispatch.h"
@@ -65,7 +66,7 @@ double tn_nn_read(const tn_tensor *t, int64_t i);
 static inline tn_tensor *tn_nn_opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? v->u.t : NULL; }
 /* Optional float argument: `dflt` for None. */
 static inline double tn_nn_opt_double(const tn_value *v, double dflt) {
-    return v->tag == TN_V_DOUBLE ? v->u.d : v->tag == TN_V_INT ? (double)v->u.i : dflt;
+    return v->tag == TN_V_DOUBLE || tn_scalar_is_integral(v, false) ? tn_scalar_as_double(v) : dflt;
 }
 /* Reads an int[N] argument that may be given as one int (broadcast to n) or a list of
  * n; writes n entries. Returns false if the list has a different length. */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "kernels/optim_fused.h"
@@ -67,7 +68,7 @@ static void job_run(optim_job *j) {
 }
 
 static double num(const tn_value *v) {
-    return v->tag == TN_V_INT ? (double)v->u.i : v->tag == TN_V_BOOL ? (double)v->u.b : v->u.d;
+    return tn_scalar_as_double(v);
 }
 
 static tn_status expect(bool ok, const char *what) {

@@ -102,6 +102,7 @@ tn_dtype tn_promote_types_or_undefined(tn_dtype a, tn_dtype b) {
 tn_dtype tn_scalar_value_dtype(const tn_value *v) {
     switch (v->tag) {
     case TN_V_INT: return TN_DTYPE_INT64;
+    case TN_V_UINT: return TN_DTYPE_UINT64;
     case TN_V_DOUBLE: return TN_DTYPE_FLOAT64;
     case TN_V_BOOL: return TN_DTYPE_BOOL;
     case TN_V_COMPLEX: return TN_DTYPE_COMPLEX128;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/generator.h"
+#include "core/scalar.h"
 #include "kernels/random.h"
 #include "ops/iter.h"
 #include "ops/dispatch.h"
@@ -21,14 +22,7 @@ static tn_generator *gen_of(const tn_value *v) {
     return v->tag == TN_V_GENERATOR && v->u.ptr ? (tn_generator *)v->u.ptr : tn_generator_default();
 }
 
-static double num(const tn_value *v) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_BOOL: return v->u.b ? 1.0 : 0.0;
-    case TN_V_DOUBLE: return v->u.d;
-    default: return 0.0;
-    }
-}
+static double num(const tn_value *v) { return v->tag == TN_V_COMPLEX ? 0.0 : tn_scalar_as_double(v); }
 
 static void strided_of(const tn_tensor *t, tn_strided *s) {
     s->data = tn_tensor_data(t);
@@ -38,24 +32,8 @@ static void strided_of(const tn_tensor *t, tn_strided *s) {
     s->dtype = t->dtype;
 }
 
-/* caffe2::TypeMeta names, which upstream prints in these messages */
-static const char *typemeta_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_UINT8: return "unsigned char";
-    case TN_DTYPE_INT8: return "signed char";
-    case TN_DTYPE_INT16: return "short int";
-    case TN_DTYPE_INT32: return "int";
-    case TN_DTYPE_INT64: return "long int";
-    case TN_DTYPE_FLOAT16: return "c10::Half";
-    case TN_DTYPE_FLOAT32: return "float";
-    case TN_DTYPE_FLOAT64: return "double";
-    case TN_DTYPE_BOOL: return "bool";
-    case TN_DTYPE_BFLOAT16: return "c10::BFloat16";
-    case TN_DTYPE_COMPLEX64: return "c10::complex<float>";
-    case TN_DTYPE_COMPLEX128: return "c10::complex<double>";
-    default: return tn_dtype_infos[d].c10_name;
-    }
-}
+/* caffe2::TypeMeta's name of a dtype, which upstream prints in these messages (dtype table). */
+static const char *typemeta_name(tn_dtype d) { return tn_dtype_infos[d].cpp_name; }
 
 static bool is_floatish(tn_dtype d) {
     return d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT64 || d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16;

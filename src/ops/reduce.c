@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "core/threadpool.h"
 #include "kernels/reduce.h"
 #include "ops/graph.h"
+#include "ops/promote.h"
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
@@ -831,12 +833,31 @@ static void norm_loop(char *out, const char *in, const int64_t st[4], int64_t s0
 }
 
 /* linalg_vector_norm(self, ord, dim mask, keepdim, dtype) */
+/* upstream refuses a complex order before anything else but the input's dtype */
+static tn_status check_ord(const tn_tensor *self, const tn_value *ord) {
+    if (ord->tag == TN_V_COMPLEX && (is_float(self->dtype) || tn_dtype_is_complex(self->dtype)))
+        return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm: Expected a non-complex scalar as the order of norm.");
+    return TN_OK;
+}
+
 static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all, bool keepdim, const tn_value *dtype, tn_tensor **res) {
     if (!is_float(self->dtype) && !tn_dtype_is_complex(self->dtype))
         return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
                         tn_dtype_infos[self->dtype].c10_name);
     TN_TRY(tn_reduce_check_dtype("linalg.vector_norm", self->dtype));
     tn_dtype odt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : self->dtype;
+    if (odt != self->dtype) { /* upstream's checks of a dtype= argument, in its order */
+        const char *in = tn_dtype_infos[self->dtype].c10_name, *want = tn_dtype_infos[odt].c10_name;
+        bool cplx = tn_dtype_is_complex(self->dtype);
+        if (!tn_dtype_is_floating(odt) && !tn_dtype_is_complex(odt))
+            return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm: dtype should be floating point or complex, but got %s", want);
+        if (cplx != tn_dtype_is_complex(odt))
+            return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm: dtype should be%s for %s inputs, but got %s",
+                            cplx ? "" : " real", cplx ? "complex" : "real", want);
+        if (tn_promote_types_or_undefined(self->dtype, odt) != odt)
+            return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm: the dtype of the input (%s) should be convertible "
+                            "without narrowing to the specified dtype (%s)", in, want);
+    }
     /* a reduction over one element gives |x| for any p != 0, as upstream's (which never
      * raises it to p there: p = 1e308 or NaN, or an overflowing |x|**p, still give |x|) */
     int64_t red = 1;
@@ -928,12 +949,7 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
 }
 
 static double scalar_of(const tn_value *v, double dflt) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_DOUBLE: return v->u.d;
-    case TN_V_BOOL: return v->u.b;
-    default: return dflt;
-    }
+    return tn_scalar_is_number(v) && v->tag != TN_V_COMPLEX ? tn_scalar_as_double(v) : dflt;
 }
 
 static bool dims_all(const tn_value *d) { return d->tag == TN_V_NONE || (d->tag == TN_V_INTLIST && d->u.ilist.n == 0); }
@@ -941,6 +957,7 @@ static bool dims_all(const tn_value *d) { return d->tag == TN_V_NONE || (d->tag 
 /* aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) */
 tn_status tn_op_linalg_vector_norm(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(check_ord(self, &a[1]));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[2], self->ndim, true, &m));
     TN_TRY(vector_norm(self, scalar_of(&a[1], 2), m, dims_all(&a[2]), arg_bool(&a[3], false), &a[4], &out));
@@ -951,6 +968,7 @@ tn_status tn_op_linalg_vector_norm(const tn_value *a, tn_value *r) {
 /* aten::norm.Scalar(Tensor self, Scalar p=2) */
 tn_status tn_op_norm_scalar(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(check_ord(self, &a[1]));
     TN_TRY(vector_norm(self, scalar_of(&a[1], 2), all_mask(self), true, false, NULL, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
@@ -959,6 +977,7 @@ tn_status tn_op_norm_scalar(const tn_value *a, tn_value *r) {
 /* aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) */
 tn_status tn_op_norm_scalaropt_dtype(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(check_ord(self, &a[1]));
     TN_TRY(vector_norm(self, scalar_of(&a[1], 2), all_mask(self), true, false, &a[2], &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
@@ -968,6 +987,7 @@ tn_status tn_op_norm_scalaropt_dtype(const tn_value *a, tn_value *r) {
  * norm.ScalarOpt_dim_dtype(..., bool keepdim, *, ScalarType dtype) */
 tn_status tn_op_norm_scalaropt_dim(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
+    TN_TRY(check_ord(self, &a[1]));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[2], self->ndim, true, &m));
     TN_TRY(vector_norm(self, scalar_of(&a[1], 2), m, dims_all(&a[2]), arg_bool(&a[3], false), NULL, &out));

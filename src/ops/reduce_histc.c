@@ -3,16 +3,10 @@
  * use it to count tokens per expert. */
 #include <math.h>
 
+#include "core/scalar.h"
 #include "ops/dispatch.h"
 
-static double scalar_as_double(const tn_value *v) {
-    switch (v->tag) {
-    case TN_V_INT: return (double)v->u.i;
-    case TN_V_BOOL: return v->u.b ? 1.0 : 0.0;
-    case TN_V_COMPLEX: return v->u.c.re;
-    default: return v->u.d;
-    }
-}
+static double scalar_as_double(const tn_value *v) { return tn_scalar_as_double(v); }
 
 /* Element `linear` (row-major) of t at its strides, as an element offset. */
 static int64_t offset_of(const tn_tensor *t, int64_t linear) {

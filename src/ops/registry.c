@@ -1,15 +1,32 @@
-/* registry.c — the op implementation table, filled from the per-family *.def lists.
- * Adding a kernel is one TN_OP_IMPL line in the family's .def plus the function. */
+/* registry.c — the op implementation table and the out= rule column, filled from the
+ * per-family *.def lists. Adding a kernel is one TN_OP_IMPL line in the family's .def plus
+ * the function; a row is TN_OP_IMPL(op, fn) or TN_OP_IMPL(op, fn, out rule). */
 #include "ops/dispatch.h"
 
-#define TN_OP_IMPL(op, fn) tn_status fn(const tn_value *args, tn_value *rets);
+/* The row's columns: the function, and the out= rule (TN_OUT_CAST when absent). The
+ * trailing empty argument keeps every variadic use non-empty (C11). */
+#define TN_ROW_FN(fn, ...) fn
+#define TN_ROW_RULE_(fn, rule, ...) rule
+#define TN_ROW_RULE(...) TN_ROW_RULE_(__VA_ARGS__, TN_OUT_CAST, )
+
+#define TN_OP_IMPL(op, ...) tn_status TN_ROW_FN(__VA_ARGS__, )(const tn_value *args, tn_value *rets);
 #include "ops/all_ops.def"
 #undef TN_OP_IMPL
 
 static const tn_op_fn tn_op_table[TN_OP_COUNT] = {
-#define TN_OP_IMPL(op, fn) [TN_OP_##op] = fn,
+#define TN_OP_IMPL(op, ...) [TN_OP_##op] = TN_ROW_FN(__VA_ARGS__, ),
+#include "ops/all_ops.def"
+#undef TN_OP_IMPL
+};
+
+static const unsigned char tn_op_out_rules[TN_OP_COUNT] = {
+#define TN_OP_IMPL(op, ...) [TN_OP_##op] = TN_ROW_RULE(__VA_ARGS__),
 #include "ops/all_ops.def"
 #undef TN_OP_IMPL
 };
 
 tn_op_fn tn_op_impl(tn_op_id op) { return (unsigned)op < TN_OP_COUNT ? tn_op_table[op] : NULL; }
+
+tn_out_rule tn_op_out_rule(tn_op_id functional) {
+    return (unsigned)functional < TN_OP_COUNT ? (tn_out_rule)tn_op_out_rules[functional] : TN_OUT_CAST;
+}

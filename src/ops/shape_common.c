@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cast.h"
 #include "ops/dispatch.h"
 
 tn_status tn_view_sizes(int64_t numel, int n, const int64_t *shape, int64_t *out) {
@@ -263,6 +264,19 @@ overflow:
     return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type %s without overflow", name);
 }
 
+/* The C++ type name upstream's Scalar accessor reports for an integral dtype. */
+static const char *uint_target_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_UINT8: return "uint8_t";
+    case TN_DTYPE_INT8: return "int8_t";
+    case TN_DTYPE_INT16: return "int16_t";
+    case TN_DTYPE_INT32: return "int";
+    case TN_DTYPE_UINT16: return "uint16_t";
+    case TN_DTYPE_UINT32: return "uint32_t";
+    default: return "int64_t";
+    }
+}
+
 tn_status tn_scalar_to_bytes(const tn_value *v, tn_dtype dtype, void *out) {
     double re = 0, im = 0;
     int64_t iv = 0;
@@ -272,6 +286,13 @@ tn_status tn_scalar_to_bytes(const tn_value *v, tn_dtype dtype, void *out) {
     case TN_V_BOOL: iv = v->u.b; re = iv; is_int = true; break;
     case TN_V_DOUBLE: re = v->u.d; break;
     case TN_V_COMPLEX: re = v->u.c.re; im = v->u.c.im; break;
+    case TN_V_UINT: /* checked_convert from uint64: only UInt64 holds it among the integers */
+        if (tn_dtype_is_integral(dtype, false) && dtype != TN_DTYPE_UINT64)
+            return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                            uint_target_name(dtype));
+        if (!tn_cast_supported(dtype)) break;
+        tn_cast_store_scalar(out, dtype, 'u', (int64_t)v->u.u, 0, 0);
+        return TN_OK;
     default: return tn_error(TN_ERR_TYPE, "expected a number");
     }
     int64_t k = 0;

@@ -19,6 +19,7 @@ typedef enum tn_value_tag {
     TN_V_NONE = 0,   /* absent optional */
     TN_V_TENSOR,     /* Tensor; also Tensor? when present */
     TN_V_INT,        /* int, SymInt, Scalar holding an int */
+    TN_V_UINT,       /* Scalar holding an int in [2**63, 2**64) (u.u): upstream's Scalar Tag::UInt */
     TN_V_DOUBLE,     /* float, Scalar holding a float */
     TN_V_BOOL,       /* bool, Scalar holding a bool */
     TN_V_COMPLEX,    /* Scalar holding a complex */
@@ -42,6 +43,7 @@ struct tn_value {
     union {
         tn_tensor *t;
         int64_t i;
+        uint64_t u;
         double d;
         bool b;
         struct { double re, im; } c;
@@ -61,6 +63,7 @@ struct tn_value {
 
 static inline tn_value tn_value_tensor(tn_tensor *t) { tn_value v = {.tag = TN_V_TENSOR}; v.u.t = t; return v; }
 static inline tn_value tn_value_int(int64_t i) { tn_value v = {.tag = TN_V_INT}; v.u.i = i; return v; }
+static inline tn_value tn_value_uint(uint64_t u) { tn_value v = {.tag = TN_V_UINT}; v.u.u = u; return v; }
 static inline tn_value tn_value_double(double d) { tn_value v = {.tag = TN_V_DOUBLE}; v.u.d = d; return v; }
 static inline tn_value tn_value_bool(bool b) { tn_value v = {.tag = TN_V_BOOL}; v.u.b = b; return v; }
 /* Borrows p: the list must outlive every use of the value. */

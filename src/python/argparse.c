@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "functions.h"
 #include "ops/graph.h"
+#include "ops/promote.h"
 
 /* ---- small Python helpers ----------------------------------------------------------- */
 
@@ -708,7 +710,11 @@ static int tensor_item(tn_tensor *t, tn_value *v) {
     case TN_DTYPE_INT64: *v = tn_value_int(*(const int64_t *)p); return 0;
     case TN_DTYPE_UINT16: *v = tn_value_int(*(const uint16_t *)p); return 0;
     case TN_DTYPE_UINT32: *v = tn_value_int(*(const uint32_t *)p); return 0;
-    case TN_DTYPE_UINT64: *v = tn_value_int((int64_t) * (const uint64_t *)p); return 0;
+    case TN_DTYPE_UINT64: {
+        uint64_t u = *(const uint64_t *)p;
+        *v = u > (uint64_t)INT64_MAX ? tn_value_uint(u) : tn_value_int((int64_t)u);
+        return 0;
+    }
     case TN_DTYPE_FLOAT32: *v = tn_value_double(*(const float *)p); return 0;
     case TN_DTYPE_FLOAT64: *v = tn_value_double(*(const double *)p); return 0;
     case TN_DTYPE_FLOAT16: *v = tn_value_double(tn_half_to_f32(*(const tn_half *)p)); return 0;
@@ -740,12 +746,8 @@ static int to_scalar(PyObject *o, tn_value *v) {
         if (overflow) {
             /* upstream keeps huge ints as uint64 when they fit, else errors */
             unsigned long long u = PyLong_AsUnsignedLongLong(o);
-            if (PyErr_Occurred()) {
-                PyErr_Clear();
-                PyErr_SetString(PyExc_OverflowError, "int too big to convert");
-                return -1;
-            }
-            *v = tn_value_int((int64_t)u);
+            if (PyErr_Occurred()) return -1; /* Python's own OverflowError, as upstream */
+            *v = tn_value_uint(u);
             return 0;
         }
         if (x == -1 && PyErr_Occurred()) return -1;
@@ -796,7 +798,7 @@ static int to_int64(PyObject *o, int64_t *out) {
     if (tn_py_is_tensor(o)) {
         tn_value v;
         if (tensor_item(tn_py_tensor_get(o), &v) < 0) return -1;
-        *out = v.tag == TN_V_INT ? v.u.i : v.tag == TN_V_BOOL ? v.u.b : (int64_t)v.u.d;
+        *out = tn_scalar_as_int64(&v);
         return 0;
     }
     PyObject *i = PyNumber_Index(o);
@@ -819,8 +821,7 @@ static int to_int64(PyObject *o, int64_t *out) {
 static int number_tensor(PyObject *o, tn_arena *a, tn_tensor **out) {
     tn_value v;
     if (to_scalar(o, &v) < 0) return -1;
-    tn_dtype dt = v.tag == TN_V_BOOL ? TN_DTYPE_BOOL : v.tag == TN_V_INT ? TN_DTYPE_INT64
-                : v.tag == TN_V_COMPLEX ? TN_DTYPE_COMPLEX128 : TN_DTYPE_FLOAT64;
+    tn_dtype dt = tn_scalar_value_dtype(&v);
     tn_tensor *t;
     tn_status st = tn_tensor_empty(0, NULL, dt, tn_device_cpu(), &t);
     if (st != TN_OK) { tn_py_raise(st); return -1; }
@@ -828,6 +829,7 @@ static int number_tensor(PyObject *o, tn_arena *a, tn_tensor **out) {
     switch (dt) {
     case TN_DTYPE_BOOL: *(uint8_t *)p = v.u.b; break;
     case TN_DTYPE_INT64: *(int64_t *)p = v.u.i; break;
+    case TN_DTYPE_UINT64: *(uint64_t *)p = v.u.u; break;
     case TN_DTYPE_COMPLEX128: ((double *)p)[0] = v.u.c.re; ((double *)p)[1] = v.u.c.im; break;
     default: *(double *)p = v.u.d; break;
     }
@@ -882,9 +884,7 @@ static int convert_obj(const tn_param *p, PyObject *o, tn_arena *a, tn_value *v)
     case TN_PT_DOUBLE:
         if (tn_py_is_tensor(o)) {
             if (to_scalar(o, v) < 0) return -1;
-            if (v->tag == TN_V_INT) *v = tn_value_double((double)v->u.i);
-            else if (v->tag == TN_V_BOOL) *v = tn_value_double(v->u.b);
-            else if (v->tag == TN_V_COMPLEX) *v = tn_value_double(v->u.c.re);
+            *v = tn_value_double(tn_scalar_as_double(v));
             return 0;
         } else {
             double d = PyFloat_AsDouble(o);
@@ -895,7 +895,7 @@ static int convert_obj(const tn_param *p, PyObject *o, tn_arena *a, tn_value *v)
     case TN_PT_COMPLEX:
         if (to_scalar(o, v) < 0) return -1;
         if (v->tag != TN_V_COMPLEX) {
-            double re = v->tag == TN_V_INT ? (double)v->u.i : v->tag == TN_V_BOOL ? v->u.b : v->u.d;
+            double re = tn_scalar_as_double(v);
             v->tag = TN_V_COMPLEX;
             v->u.c.re = re;
             v->u.c.im = 0;
@@ -1156,7 +1156,7 @@ int tn_argparse_convert(const tn_match *m, int use_out, PyObject *self, tn_value
                 return -1;
             }
             /* a python int bound to a float schema argument stays a float */
-            if (sp->type == TN_PT_DOUBLE && v->tag == TN_V_INT) *v = tn_value_double((double)v->u.i);
+            if (sp->type == TN_PT_DOUBLE && tn_scalar_is_integral(v, false)) *v = tn_value_double(tn_scalar_as_double(v));
         }
     }
     return op;
@@ -1226,7 +1226,7 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
         }
         Py_XDECREF(co);
         if (ov->n) continue; /* torch function takes over; no conversion needed */
-        if (p->type == TN_PT_DOUBLE && out[k].tag == TN_V_INT) out[k] = tn_value_double((double)out[k].u.i);
+        if (p->type == TN_PT_DOUBLE && tn_scalar_is_integral(&out[k], false)) out[k] = tn_value_double(tn_scalar_as_double(&out[k]));
     }
     if (used_kw != nkw) {
         for (Py_ssize_t j = 0; j < nkw; j++) {

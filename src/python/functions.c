@@ -42,6 +42,7 @@ static PyObject *wrap_value(tn_value *v, int tuples) {
         return l;
     }
     case TN_V_INT: return PyLong_FromLongLong(v->u.i);
+    case TN_V_UINT: return PyLong_FromUnsignedLongLong(v->u.u);
     case TN_V_DOUBLE: return PyFloat_FromDouble(v->u.d);
     case TN_V_BOOL: return PyBool_FromLong(v->u.b);
     case TN_V_COMPLEX: return PyComplex_FromDoubles(v->u.c.re, v->u.c.im);

@@ -376,6 +376,7 @@ static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *value_to_py(const tn_value *v) {
     switch (v->tag) {
     case TN_V_INT: return PyLong_FromLongLong(v->u.i);
+    case TN_V_UINT: return PyLong_FromUnsignedLongLong(v->u.u);
     case TN_V_DOUBLE: return PyFloat_FromDouble(v->u.d);
     case TN_V_BOOL: return PyBool_FromLong(v->u.b);
     case TN_V_COMPLEX: return PyComplex_FromDoubles(v->u.c.re, v->u.c.im);
@@ -444,6 +445,15 @@ static PyObject *m_int(PyObject *self) {
     if (!v) return NULL;
     PyObject *r = PyNumber_Long(v);
     Py_DECREF(v);
+    if (r && T(self)->dtype == TN_DTYPE_UINT64) { /* upstream reads item<int64_t>(), checked */
+        int overflow = 0;
+        PyLong_AsLongLongAndOverflow(r, &overflow);
+        if (overflow) {
+            Py_DECREF(r);
+            PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
+            return NULL;
+        }
+    }
     return r;
 }
 static PyObject *m_index(PyObject *self) {

@@ -62,29 +62,33 @@ static int parse_dtype_arg(PyObject *o, int *has, tn_dtype *d) {
 }
 
 typedef struct {
-    int has_dtype, has_device, copy, non_blocking, memfmt;
+    int has_dtype, has_device, copy, copy_given, non_blocking, memfmt;
     tn_dtype dtype;
     tn_device device;
 } tn_to_args;
 
-/* Parses the three spellings of to() (also _nn._parse_to):
- * to(dtype, non_blocking=False, copy=False, *, memory_format=None)
+/* upstream's PythonArgParser refusal when no signature of to() matches the call */
+static int to_no_match(void) {
+    PyErr_SetString(PyExc_TypeError, "to() received an invalid combination of arguments - no signature of "
+                                     "to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None), "
+                                     "to(dtype, non_blocking=False, copy=False, *, memory_format=None) or "
+                                     "to(tensor, non_blocking=False, copy=False, *, memory_format=None) matches");
+    return -1;
+}
+
+/* Parses the three spellings of to() (also _nn._parse_to), as upstream's parser binds them:
  * to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None)
- * to(other, non_blocking=False, copy=False, *, memory_format=None) */
+ * to(dtype, non_blocking=False, copy=False, *, memory_format=None)
+ * to(tensor, non_blocking=False, copy=False, *, memory_format=None)
+ * The first positional argument picks the signature (no positional: `tensor=` picks the
+ * third, anything else the first); a keyword must be a parameter of that signature and not
+ * one already given by position; non_blocking and copy are bools, dtype a dtype or None. */
 static int parse_to(PyObject *args, PyObject *kw, tn_to_args *out) {
+    static const char *const dev_form[] = {"device", "dtype", "non_blocking", "copy", NULL};
+    static const char *const dtype_form[] = {"dtype", "non_blocking", "copy", NULL};
+    static const char *const tensor_form[] = {"tensor", "non_blocking", "copy", NULL};
     Py_ssize_t n = args ? PyTuple_Size(args) : 0;
     PyObject *first = n > 0 ? PyTuple_GetItem(args, 0) : NULL;
-    PyObject *device = NULL, *dtype = NULL, *other = NULL, *nb = NULL, *cp = NULL, *mf = NULL;
-    PyObject *rest = NULL;
-    if (kw) {
-        device = PyDict_GetItemString(kw, "device");
-        dtype = PyDict_GetItemString(kw, "dtype");
-        other = PyDict_GetItemString(kw, "tensor");
-        nb = PyDict_GetItemString(kw, "non_blocking");
-        cp = PyDict_GetItemString(kw, "copy");
-        mf = PyDict_GetItemString(kw, "memory_format");
-    }
-    Py_ssize_t i = 0;
     if (first && (PyFloat_Check(first) || PyBool_Check(first) || PyComplex_Check(first))) {
         /* a Python number stands for a CPU tensor of its double-precision type (upstream
          * wraps it with scalar_to_tensor: float -> Double, complex -> ComplexDouble) */
@@ -96,27 +100,46 @@ static int parse_to(PyObject *args, PyObject *kw, tn_to_args *out) {
         out->memfmt = -1;
         return 0;
     }
-    if (first && tn_py_is_dtype(first)) { dtype = first; i = 1; }
-    else if (first && tn_py_is_tensor(first)) { other = first; i = 1; }
-    else if (first && (first == Py_None || PyUnicode_Check(first) || tn_py_is_device(first) || PyLong_Check(first))) {
-        device = first;
-        i = 1;
-        if (n > 1 && tn_py_is_dtype(PyTuple_GetItem(args, 1))) { dtype = PyTuple_GetItem(args, 1); i = 2; }
-        else if (n > 1 && PyTuple_GetItem(args, 1) == Py_None) { i = 2; }
-    } else if (first) {
-        PyErr_Format(PyExc_TypeError, "to() received an invalid combination of arguments - got (%R)", first);
+    const char *const *form;
+    if (first && tn_py_is_dtype(first)) form = dtype_form;
+    else if (first && tn_py_is_tensor(first)) form = tensor_form;
+    else if (!first || first == Py_None || PyUnicode_Check(first) || tn_py_is_device(first) || PyLong_Check(first))
+        form = !first && kw && PyDict_GetItemString(kw, "tensor") ? tensor_form : dev_form;
+    else
+        return to_no_match();
+    int nparams = 0;
+    while (form[nparams]) nparams++;
+    if (n > nparams) {
+        PyErr_Format(PyExc_TypeError, "to() takes from 0 to %d positional arguments but %zd were given", nparams, n);
         return -1;
     }
-    if (i < n) nb = PyTuple_GetItem(args, i++);
-    if (i < n) cp = PyTuple_GetItem(args, i++);
-    if (i < n) { PyErr_SetString(PyExc_TypeError, "to() received too many positional arguments"); return -1; }
-    (void)rest;
-    if ((nb && !PyBool_Check(nb)) || (cp && !PyBool_Check(cp))) {
-        PyErr_SetString(PyExc_TypeError, "to() received an invalid combination of arguments: non_blocking and copy must be bool");
-        return -1;
+    PyObject *val[4] = {NULL, NULL, NULL, NULL}, *mf = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) val[i] = PyTuple_GetItem(args, i);
+    if (kw) {
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(kw, &pos, &key, &value)) {
+            const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
+            if (!k) return -1;
+            if (!strcmp(k, "memory_format")) { mf = value; continue; }
+            int j = 0;
+            while (form[j] && strcmp(form[j], k)) j++;
+            if (!form[j] || j < n) return to_no_match(); /* unknown, or given twice */
+            val[j] = value;
+        }
     }
+    /* the slots by name */
+    PyObject *device = NULL, *dtype = NULL, *other = NULL;
+    if (form == dev_form) { device = val[0]; dtype = val[1]; }
+    else if (form == dtype_form) dtype = val[0];
+    else other = val[0];
+    PyObject *nb = val[nparams - 2], *cp = val[nparams - 1];
+    if ((nb && !PyBool_Check(nb)) || (cp && !PyBool_Check(cp))) return to_no_match();
+    if (dtype && dtype != Py_None && !tn_py_is_dtype(dtype)) return to_no_match();
+    if (form == tensor_form && !(other && tn_py_is_tensor(other))) return to_no_match();
     memset(out, 0, sizeof *out);
     out->copy = cp == Py_True;
+    out->copy_given = cp != NULL;
     out->non_blocking = nb == Py_True;
     out->memfmt = -1;
     out->dtype = TN_DTYPE_FLOAT32;
@@ -149,7 +172,7 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *f_parse_to(PyObject *m, PyObject *args, PyObject *kw) {
     tn_to_args a;
     if (parse_to(args, kw, &a) < 0) return NULL;
-    if (a.copy) {
+    if (a.copy_given) { /* upstream refuses copy= given at all, False too */
         PyErr_SetString(PyExc_RuntimeError, ".to() does not accept copy argument");
         return NULL;
     }
@@ -357,7 +380,7 @@ static PyObject *m_detach(PyObject *self, PyObject *u) {
 
 static PyObject *m_detach_(PyObject *self, PyObject *u) {
     tn_tensor *t = tn_py_tensor_get(self);
-    if (t->flags & TN_TENSOR_IS_VIEW && tn_requires_grad(t)) {
+    if (t->flags & TN_TENSOR_IS_VIEW) { /* upstream refuses any view, with or without grad */
         PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead. If you are using "
                                             "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
                                             "is set as True, gradients are views of DDP buckets, and hence detach_() "

@@ -312,7 +312,7 @@ static int py_to_value(PyObject *o, tn_value *v) {
     if (PyLong_Check(o)) {
         int overflow;
         long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (overflow) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return -1; }
+        if (overflow) { PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long"); return -1; }
         *v = tn_value_int(i);
         return 0;
     }
@@ -329,6 +329,34 @@ static int py_to_value(PyObject *o, tn_value *v) {
     int rc = py_to_value(item, v);
     Py_DECREF(item);
     return rc;
+}
+
+/* A Python int leaf as the value stored into `dtype`, with upstream's store_scalar rules
+ * for ints beyond int64: UInt64 takes [2**63, 2**64) (OverflowError beyond), floating,
+ * complex and bool elements take the int as a Python float, the other integer dtypes
+ * raise ValueError (THPUtils_unpackLong). */
+static int big_int_value(PyObject *o, tn_dtype dtype, tn_value *v) {
+    int overflow;
+    long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+        if (i == -1 && PyErr_Occurred()) return -1;
+        *v = tn_value_int(i);
+        return 0;
+    }
+    if (dtype == TN_DTYPE_UINT64) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(o);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+        *v = tn_value_uint(u);
+        return 0;
+    }
+    if (tn_dtype_is_integral(dtype, false)) {
+        PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+        return -1;
+    }
+    double d = PyLong_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    *v = tn_value_double(d);
+    return 0;
 }
 
 /* Writes the leaves of o into the contiguous buffer of `out` starting at element *pos. */
@@ -393,7 +421,11 @@ static int fill(PyObject *o, int depth, tn_tensor *out, int64_t *pos) {
         return -1;
     }
     tn_value v;
-    if (py_to_value(o, &v) < 0) return -1;
+    if (PyLong_Check(o) && !PyBool_Check(o)) {
+        if (big_int_value(o, out->dtype, &v) < 0) return -1;
+    } else if (py_to_value(o, &v) < 0) {
+        return -1;
+    }
     tn_status st = tn_scalar_store(out->dtype, base + (*pos)++ * item, &v);
     if (st != TN_OK) { tn_py_raise(st); return -1; }
     return 0;

@@ -493,8 +493,12 @@ def has_alias(case):
     """Whether an argument of the case aliases another (["ref"], ["view"]), or a written-to
     tensor overlaps itself (an in-place self or out= with the "overlap" layout): upstream's
     result then depends on its order of reads and writes, ours computes first and copies."""
-    def walk(v):
-        return isinstance(v, list) and v and (v[0] in ("ref", "view") or any(walk(x) for x in v[1:]))
+    def walk(v):  # a spec ["kind", ...] or a plain list of specs (a tuple's items)
+        if not isinstance(v, list) or not v:
+            return False
+        if isinstance(v[0], str):
+            return v[0] in ("ref", "view") or any(walk(x) for x in v[1:])
+        return any(walk(x) for x in v)
 
     def overlapping(v):  # a self-overlapping tensor, or a list (in-place foreach) holding one
         if isinstance(v, list) and v and v[0] in ("list", "tuple"):
@@ -582,6 +586,11 @@ def triage(state_dir, write=False):
             e["family"] = "open"
         if (e["op"], e["category"]) not in have and not allowed(doc["allow"], e["op"], e["category"], e["example"]):
             doc["allow"].append(e)
+    write_known(doc)
+
+
+def write_known(doc):
+    """Writes known.json in its one-entry-per-line layout."""
     with open(KNOWN, "w") as f:
         f.write('{\n "about": ' + json.dumps(doc["about"]) + ',\n "families": ' +
                 json.dumps(doc["families"], indent=2).replace("\n", "\n ") + ',\n "allow": [\n')
@@ -718,6 +727,74 @@ def replay(idx, seed, targets_cache=None):
     print("verdict: ", classify(r[idx], g[idx]))
 
 
+def recheck(state_dir, family=None, op=None, limit=None, out=None, prune=False):
+    """Reruns, on both sides, the stored cases of a run's findings that known.json files
+    under `family` (and/or whose operator matches the glob `op`), without touching the
+    run's state; prints per (op, category) how many still disagree and how many agree now.
+    out: a path to write the rerun verdicts to (one JSON line per case). prune: remove from
+    known.json the entries (exact operator, category) all of whose rerun cases agree."""
+    known = load_known()
+    cases = []
+    with open(os.path.join(state_dir, "findings.jsonl")) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec["category"] in FATAL:
+                continue
+            k = allowed(known, rec["op"], rec["category"], rec["detail"])
+            if family and (k["family"] if k else "unlisted") != family:
+                continue
+            if op and not fnmatch.fnmatch(rec["op"], op):
+                continue
+            cases.append(rec)
+    cases = cases[:limit] if limit else cases
+    import tempfile
+
+    by = {}
+    with tempfile.TemporaryDirectory() as d:
+        ours, ref = Worker(OURS_PYTHON, "ours", d), Worker(REF_PYTHON, "ref", d)
+        ours.start()
+        ref.start()
+        sink = open(out, "w") if out else None
+        try:
+            for lo in range(0, len(cases), 40):
+                batch = cases[lo:lo + 40]
+                rres, ores = run_both(ours, ref, [r["case"] for r in batch], 20.0)
+                for rec in batch:
+                    i = rec["idx"]
+                    res = classify(rres[i], ores[i])
+                    if res and res[0] == "value" and has_alias(rec["case"]):
+                        res = ("value-aliased", res[1])
+                    key = (rec["op"], rec["category"])
+                    slot = by.setdefault(key, {"agree": 0, "still": 0, "now": {}})
+                    if res is None:
+                        slot["agree"] += 1
+                    else:
+                        slot["still"] += 1
+                        slot["now"].setdefault(res[0], (i, res[1][:140]))
+                    if sink:
+                        sink.write(json.dumps({"idx": i, "op": rec["op"], "was": rec["category"],
+                                               "now": res[0] if res else "agree",
+                                               "detail": res[1][:400] if res else ""}) + "\n")
+        finally:
+            ours.kill()
+            ref.kill()
+            if sink:
+                sink.close()
+    for (o, cat), s in sorted(by.items()):
+        now = "; ".join(f"{c} #{i}: {d}" for c, (i, d) in s["now"].items())
+        print(f"{o:45} {cat:15} agree {s['agree']:3} still {s['still']:3}  {now}")
+    print(f"{len(cases)} cases: {sum(s['agree'] for s in by.values())} agree now")
+    if prune:
+        fixed = {key for key, s in by.items() if s["still"] == 0}
+        with open(KNOWN) as f:
+            doc = json.load(f)
+        keep = [k for k in doc["allow"] if (k["op"], k["category"]) not in fixed
+                or (family and k["family"] != family)]
+        print(f"pruned {len(doc['allow']) - len(keep)} known.json entries")
+        doc["allow"] = keep
+        write_known(doc)
+
+
 def summary(state_dir):
     with open(os.path.join(state_dir, "state.json")) as f:
         state = json.load(f)
@@ -753,7 +830,15 @@ def main():
     ap.add_argument("--summary", metavar="DIR")
     ap.add_argument("--triage", metavar="DIR", help="print known.json entries for DIR's new findings")
     ap.add_argument("--write", action="store_true", help="with --triage: add them to known.json")
+    ap.add_argument("--recheck", metavar="DIR", help="rerun DIR's findings (--family/--op select) on both sides")
+    ap.add_argument("--family", help="with --recheck: findings known.json files under this family ('unlisted': none)")
+    ap.add_argument("--op", help="with --recheck: findings whose operator matches this glob")
+    ap.add_argument("--limit", type=int, default=None, help="with --recheck: at most this many cases")
+    ap.add_argument("--out", help="with --recheck: write each case's verdict to this JSON-lines file")
+    ap.add_argument("--prune", action="store_true", help="with --recheck: drop known.json entries whose cases all agree")
     a = ap.parse_args()
+    if a.recheck:
+        return recheck(a.recheck, a.family, a.op, a.limit, a.out, a.prune)
     if a.summary:
         return summary(a.summary)
     if a.triage:

@@ -1841,3 +1841,77 @@ add("isclose_basic", "lambda a, b: (torch.isclose(a, a + b * 1e-4, rtol=1e-3, at
 add("allclose_basic", "lambda a, b: (torch.allclose(a, a + b * 1e-7), torch.allclose(a, b), torch.allclose(a, a * (1 + 1e-3), rtol=1e-2))", [In((33,)), In((33,))], ["allclose.default"])
 add("diff", "lambda a, b: (torch.diff(a), torch.diff(a, n=2, dim=0), torch.diff(a, dim=0, prepend=a[:1], append=b[:2]), torch.diff(a > 0, dim=1))", [In((5, 7)), In((3, 7))], ["diff.default"])
 add("diff_int", "lambda a: (torch.diff(a), torch.diff(a, n=3))", [In((2, 9), "int64", "int")], ["diff.default"])
+
+# ---- unsigned Scalars: a Python int in [2**63, 2**64) ------------------------------------
+# upstream keeps it as an unsigned Scalar (Tag::UInt): positive in floating arithmetic, a
+# UInt64 wrapped number in promotion, refused by the checked conversion into the integer
+# dtypes but UInt64 (fill_, clamp, full, alpha), wrapped where a kernel casts it unchecked
+# into an int64 computation (int64 tensor + 2**63)
+U64 = "2**63"
+U64MAX = "(2**64 - 1)"
+add("uint64_scalar_arith", f"lambda a, i: (torch.add(a, {U64}), a - {U64}, {U64} - a, a * {U64MAX}, a / {U64}, torch.floor_divide(a, {U64}), torch.add(a, a, alpha={U64}), torch.sub(a, a, alpha={U64MAX}), torch.sub(a, a, alpha={U64} + 5), torch.add(i, {U64}), i * {U64}, i / {U64}, a.bfloat16() * {U64}, a.clone().sub_({U64}), torch.pow({U64}, a.abs() / 64))", [In((33,)), In((33,), "int64", "int")], ["add.Tensor", "sub.Tensor", "rsub.Scalar", "mul.Tensor", "div.Tensor", "floor_divide.default"])
+add("uint64_scalar_compare", f"lambda a, i: (a == {U64}, i < {U64}, i > {U64MAX}, i.short() >= {U64}, a.double() != {U64MAX}, torch.result_type(i, {U64}), torch.result_type(i.to(torch.uint64), {U64}))", [In((33,)), In((33,), "int64", "int")], ["eq.Scalar", "lt.Scalar", "gt.Scalar", "ge.Scalar", "ne.Scalar"])
+add("uint64_scalar_fill", f"lambda a: (torch.full((3,), {U64MAX}, dtype=torch.uint64), torch.full((2,), {U64MAX}, dtype=torch.float32), torch.full((2,), {U64}, dtype=torch.bfloat16), a.clone().fill_({U64}), torch.zeros(2, dtype=torch.uint64).fill_({U64MAX}), a.masked_fill(a > 0, {U64}), torch.where(a > 0, a, {U64}), a.clamp(max={U64}), a.clamp(min={U64}), a.clamp_min({U64}), torch.scalar_tensor({U64}), torch.linspace(0, {U64}, 3), torch.logspace(0, {U64}, 3), torch.full_like(a, {U64}))", [In((33,))], ["full.default", "fill_.Scalar", "masked_fill.Scalar", "where.ScalarOther", "clamp.default", "clamp_min.default", "scalar_tensor.default", "linspace.default", "logspace.default"])
+add("uint64_scalar_nn", f"lambda g, a: (torch.ops.aten.softshrink_backward.default(g, a, {U64}), torch.nn.functional.softshrink(a, {U64}), torch.threshold(a, {U64}, 1.0), torch.nn.functional.hardtanh(a, 0.0, {U64}), torch.addcmul(a, a, a, value={U64}), torch._foreach_add([a], {U64})[0], torch._foreach_pow({U64}, [a.abs() / 64])[0])", [In((33,)), In((33,))], ["softshrink_backward.default", "softshrink.default", "threshold.default", "hardtanh.default", "addcmul.default"])
+add("uint64_tensor_data", f"lambda: (torch.tensor([{U64}], dtype=torch.uint64), torch.tensor([{U64MAX}], dtype=torch.float32), torch.tensor([{U64MAX}, 1.5]), torch.tensor([2**70], dtype=torch.float64), torch.tensor([{U64}], dtype=torch.bool), torch.tensor({U64MAX}, dtype=torch.uint64).item(), torch.tensor([{U64MAX}], dtype=torch.uint64).tolist(), float(torch.tensor({U64MAX}, dtype=torch.uint64)), torch.tensor({U64MAX}, dtype=torch.uint64) == {U64MAX})", [], [])
+for _n, _src in [
+    ("full_int64", f"torch.full((2,), {U64MAX})"),
+    ("fill_int", f"i.clone().fill_({U64})"),
+    ("clamp_int", f"i.clamp(max={U64})"),
+    ("clamp_uint8", f"i.byte().clamp(min={U64})"),
+    ("add_int_alpha", f"torch.add(i, i, alpha={U64})"),
+    ("where_uint8", f"torch.where(i > 0, i.byte(), {U64})"),
+    ("hardtanh_int", f"torch.nn.functional.hardtanh(i, 0, {U64})"),
+    ("add_bool", f"torch.add(i > 0, {U64})"),
+    ("tensor_int", f"torch.tensor([{U64}])"),
+    ("tensor_int32", f"torch.tensor([{U64MAX}], dtype=torch.int32)"),
+    ("tensor_uint64_beyond", "torch.tensor([2**64], dtype=torch.uint64)"),
+    ("full_negative_beyond", f"torch.full((1,), -{U64} - 1)"),
+    ("int_of_uint64", f"int(torch.tensor({U64MAX}, dtype=torch.uint64))"),
+]:
+    add(f"uint64_scalar_{_n}_err", f"lambda i: {_src}", [In((7,), "int64", "int")], [])
+
+# ---- the door's derived out= rules (the out= column of the op rows, src/ops/dispatch.h) --
+# each row's rule refuses an out of another dtype as upstream's kernel family does; the
+# promoting ops still cast into out
+add("derived_out_casts_where_upstream_does", "lambda a, i: (torch.sqrt(a.abs(), out=torch.empty(7, dtype=torch.float64)), torch.add(a, a, out=torch.empty(7, dtype=torch.float64)), torch.clamp(i, 0.5, out=torch.empty(7)), torch.lerp(a, a, 0.3, out=torch.empty(7, dtype=torch.float64)), a.double().float_power_(2), torch.float_power(a, 2, out=torch.empty(7, dtype=torch.float64)), torch.all(i.byte(), 0, out=torch.empty((), dtype=torch.uint8)), torch.isposinf(a, out=torch.empty(7, dtype=torch.bool)), torch.abs(a, out=torch.empty(7)), torch.threshold(a, 0.0, 1.0, out=torch.empty(7, dtype=torch.float64)))", [In((7,)), In((7,), "int64", "int")], ["sqrt.default", "add.Tensor", "clamp.default", "lerp.Scalar", "float_power.Tensor_Scalar", "all.dim", "isposinf.default", "abs.default", "threshold.default"])
+for _n, _src in [
+    ("same_dtype_abs", "torch.abs(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("same_dtype_floor", "torch.floor(a.double(), out=torch.empty(7))"),
+    ("same_dtype_clamp", "torch.clamp(a, 0, out=torch.empty(7, dtype=torch.float64))"),
+    ("same_dtype_clamp_promoted", "torch.clamp(i, 0.5, out=torch.empty(7, dtype=torch.int64))"),
+    ("same_dtype_before_kernel", "torch._C._nn.hardsigmoid(i, out=torch.empty(7))"),
+    ("same_dtype_lerp_tensor", "torch.lerp(a, a, a, out=torch.empty(7, dtype=torch.float64))"),
+    ("same_dtype_hardshrink", "torch._C._nn.softshrink(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("exact_argmax", "torch.argmax(a, out=torch.empty((), dtype=torch.int32))"),
+    ("exact_clone", "torch.ops.aten.clone.out(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("exact_sort_indices", "torch.sort(a, out=(torch.empty(7), torch.empty(7)))"),
+    ("exact_isnan", "torch.ops.aten.isnan.out(a, out=torch.empty(7))"),
+    ("bool_only_isposinf", "torch.isposinf(a, out=torch.empty(7))"),
+    ("bool_result_all", "torch.all(a, 0, out=torch.empty(()))"),
+    ("float_power_inplace_float", "a.clone().float_power_(2)"),
+    ("float_power_out_float", "torch.float_power(a, a, out=torch.empty(7))"),
+    ("nan_to_num_out", "torch.nan_to_num(a, out=torch.empty(7, dtype=torch.float64))"),
+    ("log_sigmoid_out", "torch._C._nn.log_sigmoid(a, out=torch.empty(7, dtype=torch.float64))"),
+]:
+    add(f"derived_out_{_n}_err", f"lambda a, i: {_src}", [In((7,)), In((7,), "int64", "int")], [])
+# elu_backward with is_result refuses an alpha that is not >= 0: NaN too (upstream's check)
+add("elu_backward_nan_alpha_result_err", "lambda g, x: torch.ops.aten.elu_backward.default(g, float('nan'), 1.0, 1.0, True, x)", [In((7,)), In((7,))], ["elu_backward.default"])
+# native_dropout_backward is grad * mask * scale with upstream's promotions (an int grad or a
+# float64 mask gives a float result), any mask dtype
+add("native_dropout_backward_promotes", "lambda g, m: tuple(torch.ops.aten.native_dropout_backward.default(g.to(gd) * 3, m.to(md), 1 / 0.3) for gd in (torch.float32, torch.uint8, torch.float16, torch.int64) for md in (torch.bool, torch.float32, torch.float64, torch.int32))", [In((3, 50)), In((3, 50), "bool", "bool")], ["native_dropout_backward.default"])
+# a loss gradient is written into zeros_like(self): a bool self refuses the float result
+add("loss_backward_bool_self_err", "lambda g, x, t: torch.ops.aten.smooth_l1_loss_backward.default(g, x, t, 1, 1e-5)", [In((4, 4)), In((4, 4), "bool", "bool"), In((4, 4))], ["smooth_l1_loss_backward.default"])
+# linalg.vector_norm's dtype= and order checks, in upstream's order
+for _n, _src in [("dtype_int", "torch.linalg.vector_norm(a, dtype=torch.uint8)"),
+                 ("dtype_narrowing", "torch.linalg.vector_norm(a.double(), dtype=torch.float32)"),
+                 ("dtype_complex_for_real", "torch.linalg.vector_norm(a, dtype=torch.complex64)"),
+                 ("complex_order", "torch.linalg.vector_norm(a, ord=2 + 0j)"),
+                 ("norm_dtype_int", "torch.norm(a, p=2, dtype=torch.int64)")]:
+    add(f"vector_norm_{_n}_err", f"lambda a: {_src}", [In((7,))], ["linalg_vector_norm.default"])
+add("vector_norm_dtype_widening", "lambda a: (torch.linalg.vector_norm(a, dtype=torch.float64), torch.norm(a, 3, dtype=torch.float64))", [In((7,))], ["linalg_vector_norm.default"])
+# _local_scalar_dense reads the first element of a larger tensor (only an empty one refuses)
+add("local_scalar_dense_first_element", "lambda a: (torch.ops.aten._local_scalar_dense.default(a), torch.ops.aten._local_scalar_dense.default(a.t()[1]))", [In((3, 4))], ["_local_scalar_dense.default"])
+add("local_scalar_dense_empty_err", "lambda a: torch.ops.aten._local_scalar_dense.default(a[:0])", [In((3, 4))], ["_local_scalar_dense.default"])
+# detach_() refuses every view, with or without requires_grad
+add("detach_inplace_view_err", "lambda a: a.reshape(4, 3).detach_()", [In((3, 4))], [])
