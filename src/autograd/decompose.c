@@ -431,7 +431,8 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(atleast_3d) X(atleast_1d_Sequence) X(atleast_2d_Sequence) X(atleast_3d_Sequence) X(hsplit_int)              \
     X(hsplit_array) X(vsplit_int) X(vsplit_array) X(dsplit_int) X(dsplit_array) X(column_stack)                   \
     X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace) X(log_sigmoid) X(threshold) \
-    X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist)
+    X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist) X(special_polygamma) X(special_psi) X(special_digamma) X(special_gammaln) X(special_i0) X(special_erfinv) X(special_multigammaln) X(special_gammainc) \
+    X(special_gammaincc) X(special_expit) X(special_exp2) X(special_expm1) X(special_erf) X(special_erfc) X(special_log1p) X(special_sinc)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

@@ -291,6 +291,20 @@ CASES += [
     G("dec_rot90_fill_dist", "lambda a, b: torch.rot90(a, 1).t() + torch.rot90(a, 3, [1, 0]).t() + torch.rot90(a, 2) "
       "+ torch.dist(a, b * 2) + torch.fill(a, 2.0) * b + torch.fill(b, torch.tensor(0.5)) * a", [A, B], (0, 1),
       ["rot90", "dist", "fill_Scalar", "fill_Tensor"], double=True),
+    # special functions (kernels/elementwise_special.c)
+    G("gen_lgamma_digamma_polygamma", "lambda a: (a + 0.5).lgamma() + (a + 0.5).digamma() + torch.polygamma(2, a + 0.5)",
+      [POS], (0,), ["lgamma", "digamma", "polygamma"], double=True),
+    G("gen_erfinv_i0_i0e", "lambda a, u: torch.erfinv(u * 0.9) + torch.i0(a) + torch.special.i0e(a)", [A, UNIT], (0, 1),
+      ["erfinv", "i0", "special_i0e"]),  # no double backward: special_i1's own derivative (i1_backward) refuses
+    G("gen_erfcx_ndtri_log_ndtr_entr", "lambda a, u: torch.special.erfcx(a) + torch.special.log_ndtr(a) "
+      "+ torch.special.ndtri(u.abs() * 0.8 + 0.1) + torch.special.entr(u.abs() + 0.1)", [A, UNIT], (0, 1),
+      ["special_erfcx", "special_log_ndtr", "special_ndtri", "special_entr"], double=True),
+    G("gen_xlog1py_zeta", "lambda a, p: torch.special.xlog1py(a, p) + torch.special.xlog1py(a, 2.5) "
+      "+ torch.special.xlog1py(1.5, p) + torch.special.zeta(p.detach() + 1.5, p + 0.5)", [A, POS], (0, 1),
+      ["special_xlog1py", "special_xlog1py_other_scalar", "special_xlog1py_self_scalar", "special_zeta"], double=True),
+    G("gen_igamma_igammac", "lambda a, p: torch.igamma(a.detach().abs() + 0.5, p) + torch.igammac(a.detach().abs() + 1.5, p)",
+      [A, POS], (1,), ["igamma", "igammac"]),
+    G("gen_frexp", "lambda a: torch.frexp(a * 3)[0]", [A], (0,), ["frexp_Tensor"]),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 
@@ -312,5 +326,6 @@ UNCOVERED = {
     "uniform_": "in-place sampler: outputs kept out of the graph (decompose.c)",
     "normal_float_Tensor": "float mean and Tensor std: same zeros formula as normal_Tensor_Tensor (covered)",
     "_conj": "upstream asserts on real tensors (the conjugate view is complex-only); real dtypes only here",
+    "nextafter": "upstream marks both inputs not_implemented: backward refuses by name",
     "lift_fresh": "listed as never differentiable in decompose.c (outputs do not require grad)",
 }

@@ -1345,6 +1345,37 @@ add("fill_functional", "lambda a, i: (torch.fill(a, 2.5), torch.fill(i, 2.7), to
 add("fill_tensor_value_err", "lambda a: torch.fill(a, torch.ones(2))", [In((3, 4))], ["fill.Tensor"])
 add("dist_p", "lambda a, b: (torch.dist(a, b), torch.dist(a, b, 1), torch.dist(a, b, float('inf')), torch.dist(a, b[0], 0), torch.dist(a, b, 3.5))", [In((3, 4)), In((3, 4), layout="transposed")], ["dist.default"])
 add("dist_int_err", "lambda a: torch.dist(a, a)", [In((3,), "int64", "int")], ["dist.default"])
+# ---- special functions (kernels/elementwise_special.c) ----
+for dt in ("float32", "float64", "bfloat16", "int64"):
+    kind = {"int64": "int", "bfloat16": "normal"}.get(dt, "special")
+    add(f"gamma_family_{dt}", "lambda a: (torch.lgamma(a), torch.digamma(a), torch.polygamma(1, a), torch.polygamma(3, a), torch.mvlgamma(a.abs() + 3, 3), torch.special.polygamma(2, a), torch.special.psi(a), torch.special.gammaln(a), torch.special.digamma(a), torch.special.multigammaln(a.abs() + 2, 2))",
+        [In((7, 33), dt, kind)], ["lgamma.default", "digamma.default", "polygamma.default", "mvlgamma.default", "special_polygamma.default", "special_psi.default", "special_gammaln.default", "special_digamma.default", "special_multigammaln.default"])
+    add(f"bessel_i_erf_{dt}", "lambda a, u: (torch.i0(a), torch.special.i0e(a), torch.special.i1(a), torch.special.i1e(a), torch.erfinv(u), torch.special.i0(a), torch.special.erfinv(u), torch.special.ndtr(a), torch.special.entr(a), torch.special.expit(a), torch.special.exp2(a), torch.special.expm1(a), torch.special.erf(a), torch.special.erfc(a), torch.special.log1p(u), torch.special.sinc(a))",
+        [In((7, 33), dt, kind), In((7, 33), dt, "int" if dt == "int64" else "unit")],
+        ["i0.default", "special_i0e.default", "special_i1.default", "special_i1e.default", "erfinv.default", "special_i0.default", "special_erfinv.default", "special_ndtr.default", "special_entr.default", "special_expit.default", "special_exp2.default", "special_expm1.default", "special_erf.default", "special_erfc.default", "special_log1p.default", "special_sinc.default"])
+    add(f"xlog1py_igamma_{dt}", "lambda a, b: (torch.special.xlog1py(a, b), torch.special.xlog1py(a, 2.5), torch.special.xlog1py(0.5, b))",
+        [In((7, 33), dt, kind), In((33,), dt, "int" if dt == "int64" else "unit")], ["special_xlog1py.default", "special_xlog1py.self_scalar", "special_xlog1py.other_scalar"])
+for dt in ("float32", "float64"):
+    add(f"bessel_{dt}", "lambda a: (torch.special.bessel_j0(a * 4), torch.special.bessel_j1(a * 4), torch.special.bessel_y0(a * 4), torch.special.bessel_y1(a * 4), torch.special.modified_bessel_i0(a * 4), torch.special.modified_bessel_i1(a * 4), torch.special.modified_bessel_k0(a * 4), torch.special.modified_bessel_k1(a * 4), torch.special.scaled_modified_bessel_k0(a * 4), torch.special.scaled_modified_bessel_k1(a * 4), torch.special.spherical_bessel_j0(a * 4))",
+        [In((7, 33), dt, "special")], ["special_bessel_j0.default", "special_bessel_j1.default", "special_bessel_y0.default", "special_bessel_y1.default", "special_modified_bessel_i0.default", "special_modified_bessel_i1.default", "special_modified_bessel_k0.default", "special_modified_bessel_k1.default", "special_scaled_modified_bessel_k0.default", "special_scaled_modified_bessel_k1.default", "special_spherical_bessel_j0.default"])
+    add(f"normal_family_{dt}", "lambda a, u: (torch.special.erfcx(a * 5), torch.special.ndtri(u.abs()), torch.special.log_ndtr(a * 5), torch.special.zeta(a.abs() + 1, u), torch.special.zeta(2.5, u), torch.special.zeta(a.abs() + 1, 0.5))",
+        [In((7, 33), dt, "special"), In((7, 33), dt, "unit")], ["special_erfcx.default", "special_ndtri.default", "special_log_ndtr.default", "special_zeta.default", "special_zeta.self_scalar", "special_zeta.other_scalar"])
+    add(f"igamma_nextafter_frexp_{dt}", "lambda a, b: (torch.igamma(a.abs(), b.abs()), torch.igammac(a.abs(), b.abs()), torch.special.gammainc(a.abs(), b.abs()), torch.special.gammaincc(a.abs(), b.abs()), torch.nextafter(a, b), torch.frexp(a * 100))",
+        [In((7, 33), dt, "special"), In((7, 33), dt, "special")], ["igamma.default", "igammac.default", "special_gammainc.default", "special_gammaincc.default", "nextafter.default", "frexp.Tensor"])
+    for poly in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"):
+        add(f"{poly}_{dt}", f"lambda u, n: (torch.special.{poly}(u, n), torch.special.{poly}(0.25, n), torch.special.{poly}(u, 9), torch.special.{poly}(u * 3, n))",
+            [In((5, 33), dt, "unit"), In((33,), dt, "int")], [f"special_{poly}.default", f"special_{poly}.x_scalar", f"special_{poly}.n_scalar"])
+add("nextafter_frexp_bf16", "lambda a, b: (torch.nextafter(a, b), torch.nextafter(a * 0, b), torch.frexp(a * 100))", [In((7, 33), "bfloat16"), In((7, 33), "bfloat16")], ["nextafter.default", "frexp.Tensor"])
+add("special_err_polygamma_neg", "lambda a: torch.polygamma(-1, a)", [In((7,))], ["polygamma.default"])
+add("special_err_mvlgamma_p", "lambda a: torch.mvlgamma(a, 0)", [In((7,))], ["mvlgamma.default"])
+add("special_err_mvlgamma_bool", "lambda a: torch.mvlgamma(a, 1)", [In((7,), "bool", "bool")], ["mvlgamma.default"])
+add("special_err_frexp_int", "lambda a: torch.frexp(a)", [In((7,), "int64", "int")], ["frexp.Tensor"])
+add("special_err_igamma_int", "lambda a: torch.igamma(a, a)", [In((7,), "int64", "int")], ["igamma.default"])
+add("special_err_nextafter_int", "lambda a: torch.nextafter(a, a)", [In((7,), "int64", "int")], ["nextafter.default"])
+add("special_err_erfcx_bf16", "lambda a: torch.special.erfcx(a)", [In((7,), "bfloat16")], ["special_erfcx.default"])
+add("special_err_bessel_bf16", "lambda a: torch.special.bessel_j0(a)", [In((7,), "bfloat16")], ["special_bessel_j0.default"])
+add("special_err_zeta_bf16", "lambda a: torch.special.zeta(a, a)", [In((7,), "bfloat16")], ["special_zeta.default"])
+add("special_err_poly_bf16", "lambda a: torch.special.hermite_polynomial_h(a, a)", [In((7,), "bfloat16")], ["special_hermite_polynomial_h.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
