@@ -305,6 +305,13 @@ CASES += [
     G("gen_igamma_igammac", "lambda a, p: torch.igamma(a.detach().abs() + 0.5, p) + torch.igammac(a.detach().abs() + 1.5, p)",
       [A, POS], (1,), ["igamma", "igammac"]),
     G("gen_frexp", "lambda a: torch.frexp(a * 3)[0]", [A], (0,), ["frexp_Tensor"]),
+    G("dec_nn_losses", "lambda a, b: torch.nn.functional.margin_ranking_loss(a, b, torch.sign(b - 0.1)) "
+      "+ torch.nn.functional.hinge_embedding_loss(a, torch.sign(b - 0.1)) + torch.nn.functional.kl_div(a, b.abs()) "
+      "+ torch.nn.functional.poisson_nll_loss(a, b.abs()) + torch.nn.functional.soft_margin_loss(a, torch.sign(b.detach())) "
+      "+ torch.nn.functional.triplet_margin_loss(a, b, a * 2 - b) + torch.nn.functional.cosine_similarity(a, b).sum()",
+      [A, B], (0, 1), [], double=True),
+    G("dec_prelu_shuffle", "lambda a, w: torch.nn.functional.prelu(a, w).sum() + torch.nn.functional.pixel_shuffle(a, 2).sum() "
+      "* 0.5 + torch.nn.functional.channel_shuffle(a * a, 2).sum()", [In((2, 4, 3, 5)), In((4,))], (0, 1), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

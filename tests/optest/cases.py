@@ -1376,6 +1376,33 @@ add("special_err_erfcx_bf16", "lambda a: torch.special.erfcx(a)", [In((7,), "bfl
 add("special_err_bessel_bf16", "lambda a: torch.special.bessel_j0(a)", [In((7,), "bfloat16")], ["special_bessel_j0.default"])
 add("special_err_zeta_bf16", "lambda a: torch.special.zeta(a, a)", [In((7,), "bfloat16")], ["special_zeta.default"])
 add("special_err_poly_bf16", "lambda a: torch.special.hermite_polynomial_h(a, a)", [In((7,), "bfloat16")], ["special_hermite_polynomial_h.default"])
+# ---- nn compositions (composite_nn.c) ----
+F_ = "torch.nn.functional."
+for red in ("mean", "sum", "none"):
+    add(f"losses_{red}", f"lambda a, b, y: ({F_}margin_ranking_loss(a, b, y, margin=0.2, reduction='{red}'), {F_}hinge_embedding_loss(a, y, margin=0.5, reduction='{red}'), "
+        f"{F_}soft_margin_loss(a, y, reduction='{red}'), {F_}kl_div(a, b.abs(), reduction='{red}'), {F_}kl_div(a, b, reduction='{red}', log_target=True), "
+        f"{F_}poisson_nll_loss(a, b.abs(), reduction='{red}'), {F_}poisson_nll_loss(a.abs(), b.abs() * 3, log_input=False, full=True, reduction='{red}'), "
+        f"{F_}cosine_embedding_loss(a, b, y[:, 0], margin=0.1, reduction='{red}'), {F_}triplet_margin_loss(a, b, a * 2 - b, swap=True, reduction='{red}'))",
+        [In((6, 5)), In((6, 5)), In((6, 5), "float64", "int")],
+        ["margin_ranking_loss.default", "hinge_embedding_loss.default", "soft_margin_loss.default", "kl_div.default", "poisson_nll_loss.default", "cosine_embedding_loss.default", "triplet_margin_loss.default", "pairwise_distance.default"])
+add("distances", f"lambda a, b, i: ({F_}pairwise_distance(a, b), {F_}pairwise_distance(a, b[0], p=1.5, keepdim=True), {F_}cosine_similarity(a, b), {F_}cosine_similarity(a, b[:1], dim=-1), {F_}cosine_similarity(i, i * 2, dim=0))",
+    [In((6, 5)), In((6, 5)), In((4, 3), "int64", "int")], ["pairwise_distance.default", "cosine_similarity.default"])
+add("cosine_similarity_int_err", "lambda i: torch.cosine_similarity(i, i)", [In((4, 3), "int64", "int")], ["cosine_similarity.default"])
+add("cosine_embedding_loss_err", f"lambda a: {F_}cosine_embedding_loss(a, a, a)", [In((4, 3))], ["cosine_embedding_loss.default"])
+add("margin_ranking_loss_err", "lambda a, b: torch.margin_ranking_loss(a, b, b[0], 0.0, 1)", [In((4, 3)), In((4, 3))], ["margin_ranking_loss.default"])
+add("prelu_rrelu", f"lambda a, w, x: ({F_}prelu(a, w), {F_}prelu(a, w[:1]), {F_}prelu(x, w[:1]), {F_}rrelu(a, 0.1, 0.3), torch.rrelu(x))", [In((2, 3, 4)), In((3,)), In(())], ["prelu.default", "rrelu.default"])
+add("prelu_err", f"lambda a, w: {F_}prelu(a, w)", [In((2, 3, 4)), In((4,))], ["prelu.default"])
+add("dropouts", "lambda a: (torch.manual_seed(0), torch.feature_dropout(a, 0.4, True), torch.alpha_dropout(a, 0.3, True), torch.feature_alpha_dropout(a, 0.5, True), "
+    "torch.feature_dropout(a, 0.4, False), torch.alpha_dropout(a, 1.0, True), torch.feature_alpha_dropout(a, 0.0, True))[1:]",
+    [In((3, 4, 5))], ["feature_dropout.default", "alpha_dropout.default", "feature_alpha_dropout.default"])
+add("feature_dropout_err", "lambda a: torch.feature_dropout(a, 0.5, True)", [In((4,))], ["feature_dropout.default"])
+add("one_hot", f"lambda i: ({F_}one_hot(i.abs()), {F_}one_hot(i.abs(), 12), {F_}one_hot(i.abs()[:0], 3))", [In((4, 3), "int64", "int")], ["one_hot.default"])
+add("one_hot_neg_err", f"lambda i: {F_}one_hot(i.abs() * -1 - 1)", [In((4, 3), "int64", "int")], ["one_hot.default"])
+add("one_hot_big_err", f"lambda i: {F_}one_hot(i.abs(), 1)", [In((4, 3), "int64", "int")], ["one_hot.default"])
+add("pixel_channel_shuffle", f"lambda a, b: ({F_}pixel_shuffle(a, 2), {F_}pixel_unshuffle(b, 2), {F_}pixel_shuffle(b, 1), {F_}channel_shuffle(a, 4), torch.channel_shuffle(b, 2))",
+    [In((2, 8, 3, 5)), In((1, 2, 6, 4), "float64")], ["pixel_shuffle.default", "pixel_unshuffle.default", "channel_shuffle.default"])
+add("pixel_shuffle_err", f"lambda a: {F_}pixel_shuffle(a, 3)", [In((2, 8, 3, 5))], ["pixel_shuffle.default"])
+add("channel_shuffle_err", "lambda a: torch.channel_shuffle(a, 3)", [In((2, 8, 3, 5))], ["channel_shuffle.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
