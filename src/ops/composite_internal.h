@@ -61,6 +61,13 @@ static inline tn_status tn_cx_finish(tn_cx *c, tn_tensor *result, tn_value *rets
     return c->st;
 }
 
+/* Releases the temporaries without producing a result (a composition that hands its
+ * result over some other way). */
+static inline void tn_cx_release(tn_cx *c) {
+    for (int k = 0; k < c->n; k++) tn_tensor_release(c->tmp[k]);
+    c->n = 0;
+}
+
 /* Argument shorthands for the door's positional arrays. */
 #define TN_T(x) tn_value_tensor(x)
 #define TN_I(x) tn_value_int(x)

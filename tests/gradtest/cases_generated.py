@@ -312,6 +312,14 @@ CASES += [
       [A, B], (0, 1), [], double=True),
     G("dec_prelu_shuffle", "lambda a, w: torch.nn.functional.prelu(a, w).sum() + torch.nn.functional.pixel_shuffle(a, 2).sum() "
       "* 0.5 + torch.nn.functional.channel_shuffle(a * a, 2).sum()", [In((2, 4, 3, 5)), In((4,))], (0, 1), []),
+    G("dec_products_index", "lambda a, b: torch.tensordot(a, b.t(), dims=([1], [0])).sum() + torch.inner(a, b).sum() "
+      "+ torch.kron(a, b[:2]).sum() + torch.block_diag(a, b).sum() * 0.5 + torch.addr(a, a[:, 0], b[0], beta=2, alpha=0.5).sum() "
+      "+ torch.index_add(a, 1, torch.tensor([0, 2]), b[:, :2] * 2).sum() + torch.put(a, torch.tensor([1, 3]), b[0, :2]).pow(2).sum() "
+      "+ torch.nanmean(a * b) + torch.trapezoid(a * b, dim=0).sum() + torch.cumulative_trapezoid(a, b[0]).sum()",
+      [A, B], (0, 1), []),
+    G("dec_bilinear_instance_norm", "lambda a, b, w, x: torch.nn.functional.bilinear(a, b, w).sum() "
+      "+ torch.nn.functional.instance_norm(x * 2).pow(2).sum()", [In((4, 3)), In((4, 5)), In((2, 3, 5)), In((2, 3, 7))],
+      (0, 1, 2, 3), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

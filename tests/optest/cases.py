@@ -1403,6 +1403,36 @@ add("pixel_channel_shuffle", f"lambda a, b: ({F_}pixel_shuffle(a, 2), {F_}pixel_
     [In((2, 8, 3, 5)), In((1, 2, 6, 4), "float64")], ["pixel_shuffle.default", "pixel_unshuffle.default", "channel_shuffle.default"])
 add("pixel_shuffle_err", f"lambda a: {F_}pixel_shuffle(a, 3)", [In((2, 8, 3, 5))], ["pixel_shuffle.default"])
 add("channel_shuffle_err", "lambda a: torch.channel_shuffle(a, 3)", [In((2, 8, 3, 5))], ["channel_shuffle.default"])
+# ---- products, indexing and integration (composite_shape.c) ----
+for dt in ("float32", "float64", "int64"):
+    kind = "int" if dt == "int64" else "normal"
+    add(f"products_{dt}", "lambda a, b, v, w: (torch.tensordot(a, b, dims=([1], [0])), torch.tensordot(a, b.t(), dims=([1, 0], [1, 0])), torch.inner(a, b.t()), torch.inner(v, w), torch.inner(a, v[0]), torch.kron(a, b), torch.kron(v, a), torch.addr(a[:, :1], v, w[:4], beta=2, alpha=3), torch.addr(a, v, w[:4], beta=0))",
+        [In((5, 4), dt, kind), In((4, 5), dt, kind), In((5,), dt, kind), In((5,), dt, kind)], ["tensordot.default", "inner.default", "kron.default", "addr.default"])
+    add(f"block_cartesian_{dt}", "lambda a, v, w: (torch.block_diag(a, v, w[0], a.t()), torch.cartesian_prod(v, w), torch.cartesian_prod(v), torch.combinations(v), torch.combinations(v, 3, True), torch.combinations(v, 0), torch.argwhere(a > 0))",
+        [In((3, 4), dt, kind), In((4,), dt, kind), In((3,), dt, kind)], ["block_diag.default", "cartesian_prod.default", "combinations.default", "argwhere.default"])
+    add(f"index_ops_{dt}", "lambda a, s, i: (torch.index_add(a, 1, i, s, alpha=2), a.index_add(0, i[:2], s.t()[:2]), torch.index_copy(a, 1, i[:1], s[:, :1]), torch.index_fill(a, 1, i, 7), a.index_fill(0, i[:1], torch.tensor(3)), torch.put(a, i, s[0, :3]), torch.put(a, i, s[0, :3], accumulate=True))",
+        [In((5, 6), dt, kind), In((5, 3), dt, kind), In((3,), "int64", "index", high=5)], ["index_add.default", "index_copy.default", "index_fill.int_Scalar", "index_fill.int_Tensor", "put.default"])
+for dt in ("float32", "float64"):
+    add(f"integrate_{dt}", "lambda y, x: (torch.trapezoid(y), torch.trapezoid(y, dx=0.5, dim=0), torch.trapezoid(y, x), torch.trapezoid(y, x[None].expand(3, 6) * 2, dim=1), torch.trapz(y, x), torch.trapz(y, dx=2.0), torch.cumulative_trapezoid(y), torch.cumulative_trapezoid(y, x), torch.cumulative_trapezoid(y, dx=3, dim=0), torch.trapezoid(y[:, :0]), torch.nanmean(y), torch.nanmean(y / y, 1, keepdim=True))",
+        [In((3, 6), dt), In((6,), dt)], ["trapezoid.x", "trapezoid.dx", "trapz.x", "trapz.dx", "cumulative_trapezoid.x", "cumulative_trapezoid.dx", "nanmean.default"])
+    add(f"bilinear_instance_norm_{dt}", "lambda a, b, w, x, rm: (torch.nn.functional.bilinear(a, b, w), torch.nn.functional.bilinear(a[None], b[None], w, w[:, 0, 0]), torch.nn.functional.instance_norm(x), torch.nn.functional.instance_norm(x, rm.clone(), rm.abs(), use_input_stats=True, weight=rm, bias=rm), torch.nn.functional.instance_norm(x, rm, rm.abs(), use_input_stats=False))",
+        [In((4, 3), dt), In((4, 5), dt), In((2, 3, 5), dt), In((2, 3, 7), dt), In((3,), dt)], ["bilinear.default", "instance_norm.default"])
+add("addr_bool", "lambda t, v: (torch.addr(t, v, v[:3]), torch.addr(t, v, v[:3], beta=0, alpha=2))", [In((4, 3), "bool", "bool"), In((4,), "bool", "bool")], ["addr.default"])
+add("addr_err_beta", "lambda a: torch.addr(a, a[0], a[:, 0], beta=True)", [In((3, 3))], ["addr.default"])
+add("addr_err_int", "lambda a: torch.addr(a, a[0], a[:, 0], alpha=0.5)", [In((3, 3), "int64", "int")], ["addr.default"])
+add("addr_err_dim", "lambda a: torch.addr(a, a, a[:, 0])", [In((3, 3))], ["addr.default"])
+add("tensordot_err", "lambda a: torch.tensordot(a, a, dims=([0], [0, 1]))", [In((3, 4))], ["tensordot.default"])
+add("tensordot_size_err", "lambda a: torch.tensordot(a, a, dims=([0], [1]))", [In((3, 4))], ["tensordot.default"])
+add("inner_err", "lambda a: torch.inner(a, a.t())", [In((3, 4))], ["inner.default"])
+add("block_diag_err", "lambda a: torch.block_diag(a)", [In((2, 3, 4))], ["block_diag.default"])
+add("combinations_err", "lambda a: torch.combinations(a)", [In((2, 3))], ["combinations.default"])
+add("nanmean_int_err", "lambda a: torch.nanmean(a)", [In((2, 3), "int64", "int")], ["nanmean.default"])
+add("index_add_dtype_err", "lambda a, i: torch.index_add(a, 0, i, a.double()[:2])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["index_add.default"])
+add("index_add_index_err", "lambda a, i: torch.index_add(a, 0, i.float(), a[:2])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["index_add.default"])
+add("put_err", "lambda a, i: torch.put(a, i, a[0])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["put.default"])
+add("trapezoid_x_err", "lambda y: torch.trapezoid(y, y[0, :2])", [In((3, 4))], ["trapezoid.x"])
+add("bilinear_err", "lambda a, w: torch.nn.functional.bilinear(a, a, w)", [In((3, 4)), In((2, 3, 4))], ["bilinear.default"])
+add("instance_norm_err", "lambda x: torch.instance_norm(x, None, None, None, None, False, 0.1, 1e-5, False)", [In((2, 3, 4))], ["instance_norm.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
