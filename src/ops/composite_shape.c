@@ -512,3 +512,13 @@ tn_status tn_op_trapz_x(const tn_value *a, tn_value *r) { return trapezoid_impl(
 tn_status tn_op_trapz_dx(const tn_value *a, tn_value *r) { return trapezoid_impl(a, r, false, false); }
 tn_status tn_op_cumulative_trapezoid_x(const tn_value *a, tn_value *r) { return trapezoid_impl(a, r, true, true); }
 tn_status tn_op_cumulative_trapezoid_dx(const tn_value *a, tn_value *r) { return trapezoid_impl(a, r, false, true); }
+
+/* aten::cummaxmin_backward(grad, input, indices, dim): grad scattered (added) to the
+ * positions the running max/min came from */
+tn_status tn_op_cummaxmin_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[1].u.t;
+    tn_cx c = {0};
+    if (tn_tensor_numel(x) == 0) return tn_cx_finish(&c, x, rets);
+    tn_tensor *z = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(x), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
+    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_scatter_add, TN_ARGS(TN_T(z), args[3], args[2], args[0])), rets);
+}

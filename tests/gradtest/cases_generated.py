@@ -320,6 +320,15 @@ CASES += [
     G("dec_bilinear_instance_norm", "lambda a, b, w, x: torch.nn.functional.bilinear(a, b, w).sum() "
       "+ torch.nn.functional.instance_norm(x * 2).pow(2).sum()", [In((4, 3)), In((4, 5)), In((2, 3, 5)), In((2, 3, 7))],
       (0, 1, 2, 3), []),
+    G("gen_cummax_cummin", "lambda a: torch.cummax(a, 1)[0] * 2 + torch.cummin(a, 0)[0]", [A], (0,), ["cummax", "cummin"],
+      double=True),
+    G("gen_addr_index_put", "lambda a, b: torch.addr(a, a[:, 0], b[0], beta=2, alpha=0.5) "
+      "+ torch.index_add(a, 1, torch.tensor([0, 2]), b[:, :2], alpha=2) + torch.index_copy(a, 1, torch.tensor([3, 1]), b[:, :2]) "
+      "+ torch.index_fill(a, 0, torch.tensor([1]), 2.0) + torch.index_fill(b, 1, torch.tensor([0, 4]), torch.tensor(3.0)) "
+      "+ torch.put(a, torch.tensor([1, 3]), b[0, :2]) + torch.put(b, torch.tensor([2, 2]), a[0, :2], accumulate=True)",
+      [A, B], (0, 1), ["addr", "index_add", "index_copy", "index_fill_int_Scalar", "index_fill_int_Tensor", "put"], double=True),
+    G("gen_pixel_shuffle", "lambda x: torch.nn.functional.pixel_shuffle(x, 2).sum(1) + torch.nn.functional.pixel_unshuffle(x, 1).sum()",
+      [In((2, 4, 3, 5))], (0,), ["pixel_shuffle", "pixel_unshuffle"], double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

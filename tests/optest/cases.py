@@ -1433,6 +1433,17 @@ add("put_err", "lambda a, i: torch.put(a, i, a[0])", [In((3, 4)), In((2,), "int6
 add("trapezoid_x_err", "lambda y: torch.trapezoid(y, y[0, :2])", [In((3, 4))], ["trapezoid.x"])
 add("bilinear_err", "lambda a, w: torch.nn.functional.bilinear(a, a, w)", [In((3, 4)), In((2, 3, 4))], ["bilinear.default"])
 add("instance_norm_err", "lambda x: torch.instance_norm(x, None, None, None, None, False, 0.1, 1e-5, False)", [In((2, 3, 4))], ["instance_norm.default"])
+# ---- scans (reduce_scan.c) ----
+for dt in ("float32", "float64", "bfloat16", "int64", "bool"):
+    kind = {"int64": "int", "bool": "bool", "bfloat16": "normal"}.get(dt, "special")
+    add(f"cummax_cummin_{dt}", "lambda a: (torch.cummax(a, 0), torch.cummin(a, 1), torch.cummax(a, -1), torch.cummin(a[0, 0], 0), torch.cummax(a[:0], 1))",
+        [In((5, 7), dt, kind)], ["cummax.default", "cummin.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"logcumsumexp_{dt}", "lambda a: (torch.logcumsumexp(a, 0), torch.logcumsumexp(a * 30, 1), torch.logcumsumexp(a[0, 0], 0))",
+        [In((5, 7), dt, "special" if dt != "bfloat16" else "normal")], ["logcumsumexp.default"])
+add("logcumsumexp_int_err", "lambda a: torch.logcumsumexp(a, 0)", [In((5,), "int64", "int")], ["logcumsumexp.default"])
+add("cummax_dim_err", "lambda a: torch.cummax(a, 2)", [In((5, 3))], ["cummax.default"])
+add("cummaxmin_backward", "lambda g, a: torch.ops.aten.cummaxmin_backward(g, a, torch.cummax(a, 1)[1], 1)", [In((4, 5)), In((4, 5))], ["cummaxmin_backward.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
