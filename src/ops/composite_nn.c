@@ -369,3 +369,102 @@ tn_status tn_op_channel_shuffle(const tn_value *args, tn_value *rets) {
     v = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(v), tn_value_intlist(x->sizes, x->ndim)));
     return tn_cx_finish(&c, v, rets);
 }
+
+/* ---- 1-d pooling and resampling as their 2-d forms over a height-1 image ---------------
+ * upstream's own 1-d entry points (avg_pool1d, adaptive_avg_pool1d, max_pool1d) do the same
+ * unsqueeze / 2-d op / squeeze; the 1-d upsampling kernels index the width exactly as the
+ * 2-d ones do with a height of 1 at scale 1. */
+
+static tn_status check_1d_input(const char *name, const tn_tensor *x) {
+    if (x->ndim != 2 && x->ndim != 3)
+        return tn_error(TN_ERR_RUNTIME, "%s: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got: %dD", name, x->ndim);
+    return TN_OK;
+}
+
+/* a 1-element int[1] list as the 2-d pair (fill, v); an empty list stays empty */
+static tn_value pair_of(const tn_value *v, int64_t fill, int64_t *buf) {
+    if (v->tag != TN_V_INTLIST || v->u.ilist.n == 0) return v->tag == TN_V_INTLIST ? tn_value_intlist(buf, 0) : *v;
+    buf[0] = fill;
+    buf[1] = v->u.ilist.data[0];
+    return tn_value_intlist(buf, 2);
+}
+
+static tn_tensor *unsq(tn_cx *c, tn_tensor *x) { return tn_cx_call(c, TN_OP_unsqueeze, TN_ARGS(TN_T(x), TN_I(-2))); }
+static tn_tensor *sq(tn_cx *c, tn_tensor *x) { return tn_cx_call(c, TN_OP_squeeze_dim, TN_ARGS(TN_T(x), TN_I(-2))); }
+
+/* aten::avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad) */
+tn_status tn_op_avg_pool1d(const tn_value *args, tn_value *rets) {
+    TN_TRY(check_1d_input("avg_pool1d", args[0].u.t));
+    int64_t k[2], s[2], p[2];
+    tn_cx c = {0};
+    tn_tensor *o = tn_cx_call(&c, TN_OP_avg_pool2d, TN_ARGS(TN_T(unsq(&c, args[0].u.t)), pair_of(&args[1], 1, k), pair_of(&args[2], 1, s),
+                                                           pair_of(&args[3], 0, p), args[4], args[5], TN_NONE));
+    return tn_cx_finish(&c, sq(&c, o), rets);
+}
+
+/* aten::max_pool1d_with_indices / max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode) */
+static tn_status max_pool1d_impl(const tn_value *args, tn_value *rets, bool with_indices) {
+    TN_TRY(check_1d_input("max_pool1d", args[0].u.t));
+    int64_t k[2], s[2], p[2], d[2];
+    tn_cx c = {0};
+    tn_value r[2];
+    tn_tensor *u = unsq(&c, args[0].u.t);
+    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
+    tn_status st = tn_dispatch(TN_OP_max_pool2d_with_indices, TN_ARGS(TN_T(u), pair_of(&args[1], 1, k), pair_of(&args[2], 1, s),
+                                                                     pair_of(&args[3], 0, p), pair_of(&args[4], 1, d), args[5]), r);
+    if (st != TN_OK) { tn_cx_fail(&c, st); return tn_cx_finish(&c, NULL, rets); }
+    tn_cx_keep(&c, r[0].u.t);
+    tn_cx_keep(&c, r[1].u.t);
+    tn_value_release(&r[0]);
+    tn_value_release(&r[1]);
+    tn_tensor *v = sq(&c, r[0].u.t), *i = with_indices ? sq(&c, r[1].u.t) : NULL;
+    if (with_indices && c.st == TN_OK) {
+        tn_tensor_retain(i);
+        rets[1] = tn_value_tensor(i);
+    }
+    st = tn_cx_finish(&c, v, rets);
+    if (st != TN_OK && with_indices && i) tn_tensor_release(i);
+    return st;
+}
+tn_status tn_op_max_pool1d_with_indices(const tn_value *a, tn_value *r) { return max_pool1d_impl(a, r, true); }
+tn_status tn_op_max_pool1d(const tn_value *a, tn_value *r) { return max_pool1d_impl(a, r, false); }
+
+/* aten::adaptive_avg_pool1d(self, output_size) */
+tn_status tn_op_adaptive_avg_pool1d(const tn_value *args, tn_value *rets) {
+    TN_TRY(check_1d_input("adaptive_avg_pool1d", args[0].u.t));
+    if (args[1].u.ilist.n != 1) return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool1d: output_size must be 1");
+    int64_t o[2];
+    tn_cx c = {0};
+    tn_tensor *y = tn_cx_call(&c, TN_OP_adaptive_avg_pool2d, TN_ARGS(TN_T(unsq(&c, args[0].u.t)), pair_of(&args[1], 1, o)));
+    return tn_cx_finish(&c, sq(&c, y), rets);
+}
+
+/* upsample_{nearest,linear}1d.vec(input, output_size?, [align_corners,] scale_factors?) */
+static tn_status upsample1d(const tn_value *args, tn_value *rets, bool linear) {
+    tn_tensor *x = args[0].u.t;
+    const tn_value *osz = &args[1], *sf = &args[linear ? 3 : 2];
+    if (x->ndim != 3)
+        return tn_error(TN_ERR_RUNTIME, "Input Error: Only 3D input Tensors supported (got %dD) for the modes: nearest | linear (got %s)",
+                        x->ndim, linear ? "linear" : "nearest");
+    int64_t o2[2];
+    double s2[2] = {1.0, 0};
+    tn_value ov = {.tag = TN_V_NONE}, sv = {.tag = TN_V_NONE};
+    if (osz->tag == TN_V_INTLIST) {
+        if (osz->u.ilist.n != 1) return tn_error(TN_ERR_RUNTIME, "It is expected output_size equals to 1, but got size %lld", (long long)osz->u.ilist.n);
+        ov = pair_of(osz, 1, o2);
+    }
+    if (sf->tag == TN_V_DOUBLELIST) {
+        if (sf->u.dlist.n != 1) return tn_error(TN_ERR_RUNTIME, "It is expected scale_factors equals to 1, but got size %lld", (long long)sf->u.dlist.n);
+        s2[1] = sf->u.dlist.data[0];
+        sv.tag = TN_V_DOUBLELIST;
+        sv.u.dlist.data = s2;
+        sv.u.dlist.n = 2;
+    }
+    tn_cx c = {0};
+    tn_tensor *u = unsq(&c, x), *y;
+    if (linear) y = tn_cx_call(&c, TN_OP_upsample_bilinear2d_vec, TN_ARGS(TN_T(u), ov, args[2], sv));
+    else y = tn_cx_call(&c, TN_OP_upsample_nearest2d_vec, TN_ARGS(TN_T(u), ov, sv));
+    return tn_cx_finish(&c, sq(&c, y), rets);
+}
+tn_status tn_op_upsample_nearest1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, false); }
+tn_status tn_op_upsample_linear1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, true); }

@@ -329,6 +329,9 @@ CASES += [
       [A, B], (0, 1), ["addr", "index_add", "index_copy", "index_fill_int_Scalar", "index_fill_int_Tensor", "put"], double=True),
     G("gen_pixel_shuffle", "lambda x: torch.nn.functional.pixel_shuffle(x, 2).sum(1) + torch.nn.functional.pixel_unshuffle(x, 1).sum()",
       [In((2, 4, 3, 5))], (0,), ["pixel_shuffle", "pixel_unshuffle"], double=True),
+    G("dec_pool_upsample_1d", "lambda x: torch.nn.functional.avg_pool1d(x, 3, 2, 1).sum() + torch.nn.functional.max_pool1d(x, 2).pow(2).sum() "
+      "+ torch.nn.functional.adaptive_avg_pool1d(x, 4).pow(2).sum() + torch.nn.functional.interpolate(x, size=13).pow(2).sum() "
+      "+ torch.nn.functional.interpolate(x, scale_factor=1.5, mode='linear').pow(2).sum()", [SEQ], (0,), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

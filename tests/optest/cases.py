@@ -1444,6 +1444,18 @@ for dt in ("float32", "float64", "bfloat16"):
 add("logcumsumexp_int_err", "lambda a: torch.logcumsumexp(a, 0)", [In((5,), "int64", "int")], ["logcumsumexp.default"])
 add("cummax_dim_err", "lambda a: torch.cummax(a, 2)", [In((5, 3))], ["cummax.default"])
 add("cummaxmin_backward", "lambda g, a: torch.ops.aten.cummaxmin_backward(g, a, torch.cummax(a, 1)[1], 1)", [In((4, 5)), In((4, 5))], ["cummaxmin_backward.default"])
+# ---- 1-d pooling and resampling (composite_nn.c) ----
+for dt in ("float32", "float64"):
+    add(f"pool1d_{dt}", "lambda x: (torch.nn.functional.avg_pool1d(x, 3), torch.nn.functional.avg_pool1d(x, 2, 1, 1, True, False), torch.nn.functional.max_pool1d(x, 2), "
+        "torch.nn.functional.max_pool1d(x, 3, 2, 1, 2, True, return_indices=True), torch.nn.functional.adaptive_avg_pool1d(x, 4), torch.nn.functional.avg_pool1d(x[0], 2))",
+        [In((2, 3, 9), dt)], ["avg_pool1d.default", "max_pool1d.default", "max_pool1d_with_indices.default", "adaptive_avg_pool1d.default"])
+    add(f"upsample1d_{dt}", "lambda x: (torch.nn.functional.interpolate(x, size=13), torch.nn.functional.interpolate(x, scale_factor=1.7), torch.nn.functional.interpolate(x, size=5, mode='linear'), "
+        "torch.nn.functional.interpolate(x, scale_factor=2.5, mode='linear', align_corners=True), torch.nn.functional.interpolate(x, size=4, mode='area'))",
+        [In((2, 3, 9), dt)], ["upsample_nearest1d.vec", "upsample_linear1d.vec", "adaptive_avg_pool1d.default"])
+add("pool1d_err", "lambda x: torch.nn.functional.avg_pool1d(x, 2)", [In((2, 3, 4, 9))], ["avg_pool1d.default"])
+add("max_pool1d_err", "lambda x: torch.nn.functional.max_pool1d(x, 2)", [In((9,))], ["max_pool1d.default"])
+add("max_pool1d_with_indices_err", "lambda x: torch.max_pool1d_with_indices(x, [2])", [In((9,))], ["max_pool1d_with_indices.default"])
+add("adaptive_avg_pool1d_err", "lambda x: torch.adaptive_avg_pool1d(x, [2])", [In((1, 2, 3, 9))], ["adaptive_avg_pool1d.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
