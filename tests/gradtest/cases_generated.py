@@ -332,6 +332,9 @@ CASES += [
     G("dec_pool_upsample_1d", "lambda x: torch.nn.functional.avg_pool1d(x, 3, 2, 1).sum() + torch.nn.functional.max_pool1d(x, 2).pow(2).sum() "
       "+ torch.nn.functional.adaptive_avg_pool1d(x, 4).pow(2).sum() + torch.nn.functional.interpolate(x, size=13).pow(2).sum() "
       "+ torch.nn.functional.interpolate(x, scale_factor=1.5, mode='linear').pow(2).sum()", [SEQ], (0,), []),
+    G("gen_order_statistics", "lambda a: torch.kthvalue(a, 2, 1)[0] * 2 + torch.median(a, 1)[0] + torch.nanmedian(a, 1)[0] * 3 "
+      "+ torch.mode(a.round(), 1)[0] + torch.median(a) + torch.nanmedian(a) * 2", [A], (0,),
+      ["kthvalue", "median", "median_dim", "mode", "nanmedian", "nanmedian_dim"], double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

@@ -1456,6 +1456,27 @@ add("pool1d_err", "lambda x: torch.nn.functional.avg_pool1d(x, 2)", [In((2, 3, 4
 add("max_pool1d_err", "lambda x: torch.nn.functional.max_pool1d(x, 2)", [In((9,))], ["max_pool1d.default"])
 add("max_pool1d_with_indices_err", "lambda x: torch.max_pool1d_with_indices(x, [2])", [In((9,))], ["max_pool1d_with_indices.default"])
 add("adaptive_avg_pool1d_err", "lambda x: torch.adaptive_avg_pool1d(x, [2])", [In((1, 2, 3, 9))], ["adaptive_avg_pool1d.default"])
+# ---- order statistics (reduce_select.c) ----
+for dt in ("float32", "float64", "int64", "bfloat16"):
+    kind = {"int64": "int", "bfloat16": "normal"}.get(dt, "special")
+    add(f"order_stats_{dt}", "lambda a: (torch.kthvalue(a, 3, 1), torch.kthvalue(a, 1, 0, True), torch.median(a), torch.median(a, 1), torch.median(a, 0, keepdim=True), "
+        "torch.nanmedian(a), torch.nanmedian(a, 1), torch.mode(a, 1), torch.mode(a, 0), torch.mode(a.round() if a.is_floating_point() else a % 3, 1), torch.kthvalue(a[0, 0], 1))",
+        [In((5, 21), dt, kind)], ["kthvalue.default", "median.default", "median.dim", "nanmedian.default", "nanmedian.dim", "mode.default"])
+for dt in ("float32", "float64"):
+    add(f"quantile_{dt}", "lambda a, q: tuple(f(a, *args, interpolation=m) for f in (torch.quantile, torch.nanquantile) for m in ('linear', 'lower', 'higher', 'midpoint', 'nearest') "
+        "for args in ((0.3,), (q,), (q, 1), (0.75, 0, True), (q[0], None, True)))",
+        [In((5, 7), dt, "special"), In((3,), dt, "pos")], ["quantile.default", "quantile.scalar", "nanquantile.default", "nanquantile.scalar"])
+add("median_empty", "lambda a: (torch.median(a[:0]), torch.nanmedian(a[:0]))", [In((5,))], ["median.default", "nanmedian.default"])
+add("median_bool_err", "lambda a: torch.median(a)", [In((5,), "bool", "bool")], ["median.default"])
+add("kthvalue_k_err", "lambda a: torch.kthvalue(a, 6)", [In((5,))], ["kthvalue.default"])
+add("kthvalue_empty_err", "lambda a: torch.kthvalue(a[:, :0], 1, 1)", [In((5, 3))], ["kthvalue.default"])
+add("mode_empty_err", "lambda a: torch.mode(a[:, :0], 1)", [In((5, 3))], ["mode.default"])
+add("median_dim_empty_err", "lambda a: torch.median(a[:, :0], 1)", [In((5, 3))], ["median.dim"])
+add("quantile_q_err", "lambda a: torch.quantile(a, 1.5)", [In((5,))], ["quantile.scalar"])
+add("quantile_dtype_err", "lambda a: torch.quantile(a, 0.5)", [In((5,), "int64", "int")], ["quantile.scalar"])
+add("quantile_interp_err", "lambda a: torch.nanquantile(a, 0.5, interpolation='foo')", [In((5,))], ["nanquantile.scalar"])
+add("quantile_qdim_err", "lambda a: torch.quantile(a, a.reshape(5, 1).abs() / 10)", [In((5,))], ["quantile.default"])
+add("quantile_qrange_err", "lambda a: torch.nanquantile(a, a.abs() + 1)", [In((5,))], ["nanquantile.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
