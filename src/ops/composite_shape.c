@@ -522,3 +522,80 @@ tn_status tn_op_cummaxmin_backward(const tn_value *args, tn_value *rets) {
     tn_tensor *z = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(x), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
     return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_scatter_add, TN_ARGS(TN_T(z), args[3], args[2], args[0])), rets);
 }
+
+/* ---- cov / corrcoef ---------------------------------------------------------------------- */
+
+static bool scalar_true(tn_cx *c, tn_tensor *t) {
+    if (c->st != TN_OK || !t) return false;
+    return *(const uint8_t *)tn_tensor_data(t) != 0;
+}
+
+/* aten::cov(self, correction=1, fweights=None, aweights=None): variables in rows,
+ * observations in columns, weighted as upstream's Correlation.cpp */
+tn_status tn_op_cov(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    int64_t corr = args[1].u.i;
+    tn_tensor *fw = args[2].tag == TN_V_TENSOR ? args[2].u.t : NULL, *aw = args[3].tag == TN_V_TENSOR ? args[3].u.t : NULL;
+    if (self->ndim > 2)
+        return tn_error(TN_ERR_RUNTIME, "cov(): expected input to have two or fewer dimensions but got an input with %d dimensions", self->ndim);
+    if (self->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "cov(): bool dtype is not supported for input");
+    tn_cx c = {0};
+    int64_t m1[2] = {1, -1};
+    tn_tensor *in = self->ndim < 2 ? tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(self), ilist(m1, 2))) : self;
+    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
+    int64_t nobs = in->sizes[1];
+    tn_tensor *w = NULL;
+    for (int k = 0; k < 2; k++) {
+        tn_tensor *x = k == 0 ? fw : aw;
+        const char *name = k == 0 ? "fweights" : "aweights";
+        if (!x) continue;
+        if (x->ndim > 1)
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): expected %s to have one or fewer dimensions but got %s with %d dimensions", name, name, x->ndim));
+        else if (k == 0 && !tn_dtype_is_integral(x->dtype, false))
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): expected fweights to have integral dtype but got fweights with %s dtype", tn_dtype_infos[x->dtype].c10_name));
+        else if (k == 1 && !tn_dtype_is_floating(x->dtype))
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): expected aweights to have floating point dtype but got aweights with %s dtype", tn_dtype_infos[x->dtype].c10_name));
+        else if (tn_tensor_numel(x) != nobs)
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): expected %s to have the same numel as there are observations in the input but got %lld != %lld",
+                                    name, (long long)tn_tensor_numel(x), (long long)nobs));
+        else if (nobs > 0 && !scalar_true(&c, tn_cx_call(&c, TN_OP_ge_Scalar, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_min, TN_ARGS(TN_T(x)))), TN_I(0)))))
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): %s cannot be negative", name));
+        w = w ? binop(&c, TN_OP_mul_Tensor, w, x) : x;
+    }
+    tn_tensor *wsum = w ? tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(w), TN_NONE))
+                        : tn_cx_call(&c, TN_OP_scalar_tensor, TN_ARGS(TN_I(nobs), dtype_v(TN_DTYPE_INT64), TN_NONE, device_v(self), TN_NONE));
+    if (w && c.st == TN_OK && !scalar_true(&c, tn_cx_call(&c, TN_OP_ne_Scalar, TN_ARGS(TN_T(wsum), TN_I(0)))))
+        tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): weights sum to zero, can't be normalized"));
+    tn_tensor *avg = binop(&c, TN_OP_div_Tensor, sum_dim(&c, w ? binop(&c, TN_OP_mul_Tensor, in, w) : in, 1, false), wsum);
+    tn_tensor *norm;
+    if (w && aw && corr != 0) {
+        tn_tensor *t = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(binop(&c, TN_OP_mul_Tensor, w, aw)), TN_NONE));
+        t = binop(&c, TN_OP_div_Tensor, tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(t), TN_I(corr))), wsum);
+        norm = sub(&c, wsum, t);
+    } else {
+        norm = tn_cx_call(&c, TN_OP_sub_Scalar, TN_ARGS(TN_T(wsum), TN_I(corr), TN_I(1)));
+    }
+    if (c.st == TN_OK && scalar_true(&c, tn_cx_call(&c, TN_OP_le_Scalar, TN_ARGS(TN_T(norm), TN_I(0)))))
+        norm = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(norm), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
+    tn_tensor *centred = sub(&c, in, tn_cx_call(&c, TN_OP_unsqueeze, TN_ARGS(TN_T(avg), TN_I(1))));
+    tn_tensor *rhs = tn_cx_call(&c, TN_OP_t, TN_ARGS(TN_T(w ? binop(&c, TN_OP_mul_Tensor, centred, w) : centred)));
+    tn_tensor *cm = binop(&c, TN_OP_mm, centred, rhs);
+    tn_tensor *o = tn_cx_call(&c, TN_OP_true_divide_Tensor, TN_ARGS(TN_T(cm), TN_T(norm)));
+    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_squeeze, TN_ARGS(TN_T(o))), rets);
+}
+
+/* aten::corrcoef(self): cov normalised by the standard deviations and clipped to [-1, 1] */
+tn_status tn_op_corrcoef(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    if (self->ndim > 2)
+        return tn_error(TN_ERR_RUNTIME, "corrcoef(): expected input to have two or fewer dimensions but got an input with %d dimensions", self->ndim);
+    tn_cx c = {0};
+    tn_tensor *cv = tn_cx_call(&c, TN_OP_cov, TN_ARGS(args[0], TN_I(1), TN_NONE, TN_NONE));
+    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
+    if (cv->ndim == 0) return tn_cx_finish(&c, binop(&c, TN_OP_div_Tensor, cv, cv), rets);
+    tn_tensor *sd = tn_cx_call(&c, TN_OP_sqrt, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_diagonal, TN_ARGS(TN_T(cv), TN_I(0), TN_I(0), TN_I(1))))));
+    int64_t col[2] = {-1, 1}, row[2] = {1, -1};
+    tn_tensor *o = binop(&c, TN_OP_div_Tensor, cv, tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(sd), ilist(col, 2))));
+    o = binop(&c, TN_OP_div_Tensor, o, tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(sd), ilist(row, 2))));
+    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_clamp, TN_ARGS(TN_T(o), TN_I(-1), TN_I(1))), rets);
+}

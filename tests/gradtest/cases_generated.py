@@ -335,6 +335,8 @@ CASES += [
     G("gen_order_statistics", "lambda a: torch.kthvalue(a, 2, 1)[0] * 2 + torch.median(a, 1)[0] + torch.nanmedian(a, 1)[0] * 3 "
       "+ torch.mode(a.round(), 1)[0] + torch.median(a) + torch.nanmedian(a) * 2", [A], (0,),
       ["kthvalue", "median", "median_dim", "mode", "nanmedian", "nanmedian_dim"], double=True),
+    G("dec_cov_corrcoef", "lambda a: torch.cov(a).sum() + torch.corrcoef(a * 2 + 1).pow(2).sum() "
+      "+ torch.cov(a, aweights=torch.arange(1.0, 6.0, dtype=a.dtype)).sum()", [A], (0,), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

@@ -1477,6 +1477,33 @@ add("quantile_dtype_err", "lambda a: torch.quantile(a, 0.5)", [In((5,), "int64",
 add("quantile_interp_err", "lambda a: torch.nanquantile(a, 0.5, interpolation='foo')", [In((5,))], ["nanquantile.scalar"])
 add("quantile_qdim_err", "lambda a: torch.quantile(a, a.reshape(5, 1).abs() / 10)", [In((5,))], ["quantile.default"])
 add("quantile_qrange_err", "lambda a: torch.nanquantile(a, a.abs() + 1)", [In((5,))], ["nanquantile.default"])
+# ---- search, count, unique (reduce_search.c, reduce_unique.c), cov (composite_shape.c) ----
+for dt in ("float32", "float64", "int64"):
+    kind = "int" if dt == "int64" else "special"
+    add(f"search_{dt}", "lambda s, v: (torch.searchsorted(s.sort()[0], v), torch.searchsorted(s.sort()[0], v, right=True), torch.searchsorted(s.sort()[0], v, side='right', out_int32=True), "
+        "torch.searchsorted(s, v, sorter=s.argsort()), torch.searchsorted(s.sort()[0], 1), torch.bucketize(v, s.sort()[0]), torch.bucketize(v, s.sort()[0], right=True, out_int32=True), "
+        "torch.bucketize(2, s.sort()[0]), torch.searchsorted(v.sort(1)[0], v))", [In((9,), dt, kind), In((4, 9), dt, kind)],
+        ["searchsorted.Tensor", "searchsorted.Scalar", "bucketize.Tensor", "bucketize.Scalar"])
+    add(f"unique_{dt}", "lambda a: (torch.unique(a), torch.unique(a, return_inverse=True, return_counts=True), torch.unique(a, sorted=False, return_counts=True), torch.unique(a, dim=1, return_inverse=True, return_counts=True), "
+        "torch.unique_consecutive(a), torch.unique_consecutive(a, return_inverse=True, return_counts=True), torch.unique_consecutive(a, return_counts=True, dim=0), torch.unique(a[:0]))",
+        [In((4, 6), dt, "int" if dt == "int64" else "normal")], ["_unique2.default", "unique_dim.default", "unique_consecutive.default"])
+    add(f"cov_{dt}", "lambda a, f, w: (torch.cov(a), torch.cov(a, correction=0), torch.cov(a[0]), torch.cov(a, fweights=f.abs()), torch.cov(a, aweights=w.abs()), torch.cov(a, correction=2, fweights=f.abs(), aweights=w.abs()), torch.corrcoef(a), torch.corrcoef(a[0]))",
+        [In((3, 6), dt, kind), In((6,), "int64", "int"), In((6,), "float64", "pos")], ["cov.default", "corrcoef.default"])
+add("unique_bool", "lambda a: (torch.unique(a, return_inverse=True, return_counts=True), torch.unique_consecutive(a, return_counts=True))", [In((9,), "bool", "bool")], ["_unique2.default", "unique_consecutive.default"])
+add("bincount", "lambda i, w: (torch.bincount(i.abs()), torch.bincount(i.abs(), w), torch.bincount(i.abs(), w.double(), 30), torch.bincount(i.abs(), minlength=3), torch.bincount(i[:0]), torch.bincount(i.abs().to(torch.uint8)), torch.bincount(i.abs(), i))",
+    [In((9,), "int64", "int"), In((9,))], ["bincount.default"])
+add("bincount_neg_err", "lambda i: torch.bincount(i.abs() * -1 - 1)", [In((9,), "int64", "int")], ["bincount.default"])
+add("bincount_float_err", "lambda i: torch.bincount(i)", [In((9,))], ["bincount.default"])
+add("bincount_minlength_err", "lambda i: torch.bincount(i.abs(), minlength=-1)", [In((9,), "int64", "int")], ["bincount.default"])
+add("searchsorted_side_err", "lambda s: torch.searchsorted(s, s, side='left', right=True)", [In((9,))], ["searchsorted.Tensor"])
+add("searchsorted_shape_err", "lambda s, v: torch.searchsorted(s, v)", [In((2, 9)), In((3, 9))], ["searchsorted.Tensor"])
+add("searchsorted_sorter_err", "lambda s: torch.searchsorted(s, s, sorter=torch.tensor([0, 1]))", [In((9,))], ["searchsorted.Tensor"])
+add("bucketize_dim_err", "lambda s: torch.bucketize(s, s.reshape(3, 3))", [In((9,))], ["bucketize.Tensor"])
+add("cov_dim_err", "lambda a: torch.cov(a)", [In((2, 3, 4))], ["cov.default"])
+add("cov_bool_err", "lambda a: torch.cov(a)", [In((2, 3), "bool", "bool")], ["cov.default"])
+add("cov_fweights_err", "lambda a: torch.cov(a, fweights=a[0])", [In((2, 3))], ["cov.default"])
+add("cov_aweights_err", "lambda a: torch.cov(a, aweights=a[0] * 0 - 1)", [In((2, 3))], ["cov.default"])
+add("corrcoef_dim_err", "lambda a: torch.corrcoef(a)", [In((2, 3, 4))], ["corrcoef.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
