@@ -599,3 +599,96 @@ tn_status tn_op_corrcoef(const tn_value *args, tn_value *rets) {
     o = binop(&c, TN_OP_div_Tensor, o, tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(sd), ilist(row, 2))));
     return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_clamp, TN_ARGS(TN_T(o), TN_I(-1), TN_I(1))), rets);
 }
+
+/* aten::index_reduce(self, dim, index, source, reduce, include_self): scatter_reduce with
+ * the 1-d index laid along dim and expanded to source's shape */
+tn_status tn_op_index_reduce(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t;
+    int64_t dim = args[1].u.i;
+    const char *red = args[4].u.s.data;
+    TN_TRY(index_checks("index_reduce_", self, &dim, index, src));
+    if (strcmp(red, "prod") && strcmp(red, "mean") && strcmp(red, "amax") && strcmp(red, "amin"))
+        return tn_error(TN_ERR_RUNTIME, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", red);
+    int nd = src->ndim > 0 ? src->ndim : 1;
+    if (src->ndim != self->ndim && !(src->ndim <= 1 && self->ndim <= 1))
+        return tn_error(TN_ERR_INDEX, "index_reduce_(): Source/destination tensor must have same slice shapes.");
+    if (tn_tensor_numel(index) != (src->ndim ? src->sizes[dim] : 1))
+        return tn_error(TN_ERR_INDEX, "index_reduce_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                        (long long)tn_tensor_numel(index), (long long)(src->ndim ? src->sizes[dim] : 1));
+    tn_cx c = {0};
+    int64_t shape[TN_MAX_DIMS], ones[TN_MAX_DIMS], n1 = 1;
+    for (int d = 0; d < nd; d++) {
+        shape[d] = src->ndim ? src->sizes[d] : 1;
+        ones[d] = d == dim ? tn_tensor_numel(index) : 1;
+    }
+    tn_tensor *s1 = self->ndim ? self : reshape(&c, self, &n1, 1), *src1 = src->ndim ? src : reshape(&c, src, &n1, 1);
+    tn_tensor *idx = tn_cx_call(&c, TN_OP_expand, TN_ARGS(TN_T(reshape(&c, index, ones, nd)), ilist(shape, nd), TN_B(false)));
+    tn_value rv = {.tag = TN_V_STRING};
+    rv.u.s = args[4].u.s;
+    tn_tensor *o = tn_cx_call(&c, TN_OP_scatter_reduce_two, TN_ARGS(TN_T(s1), TN_I(dim), TN_T(idx), TN_T(src1), rv, args[5]));
+    if (!self->ndim) o = reshape(&c, o, NULL, 0);
+    return tn_cx_finish(&c, o, rets);
+}
+
+/* ---- cdist / pdist ----------------------------------------------------------------------- */
+
+/* p-norm distances of rows: x1 (*, r1, m), x2 (*, r2, m) -> (*, r1, r2). p = 2 with more
+ * than 25 rows on either side (or compute_mode 1) takes upstream's matrix-product form
+ * |x|^2 - 2 x.y + |y|^2, clamped at 0 before the root; else the norm of the differences. */
+static tn_tensor *cdist(tn_cx *c, tn_tensor *x1, tn_tensor *x2, double p, int64_t mode) {
+    if (c->st != TN_OK) return NULL;
+    int64_t r1 = x1->sizes[x1->ndim - 2], r2 = x2->sizes[x2->ndim - 2];
+    bool mm = p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
+    if (mm) {
+        int64_t last = -1;
+        tn_tensor *n1 = tn_cx_call(c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(tn_cx_call(c, TN_OP_pow_Tensor_Scalar, TN_ARGS(TN_T(x1), TN_I(2)))), ilist(&last, 1), TN_B(true), TN_NONE));
+        tn_tensor *n2 = tn_cx_call(c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(tn_cx_call(c, TN_OP_pow_Tensor_Scalar, TN_ARGS(TN_T(x2), TN_I(2)))), ilist(&last, 1), TN_B(true), TN_NONE));
+        tn_tensor *p1 = tn_cx_call(c, TN_OP_ones_like, TN_ARGS(TN_T(n1), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
+        tn_tensor *p2 = tn_cx_call(c, TN_OP_ones_like, TN_ARGS(TN_T(n2), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
+        tn_tensor *a[3] = {tn_cx_call(c, TN_OP_mul_Scalar, TN_ARGS(TN_T(x1), TN_I(-2))), n1, p1}, *b[3] = {x2, p2, n2};
+        if (c->st != TN_OK) return NULL;
+        tn_tensor *x1_ = tn_cx_call(c, TN_OP_cat, TN_ARGS(tn_value_tensorlist(a, 3), TN_I(-1)));
+        tn_tensor *x2_ = tn_cx_call(c, TN_OP_cat, TN_ARGS(tn_value_tensorlist(b, 3), TN_I(-1)));
+        tn_tensor *r = binop(c, TN_OP_matmul, x1_, tn_cx_call(c, TN_OP_transpose_int, TN_ARGS(TN_T(x2_), TN_I(-2), TN_I(-1))));
+        r = tn_cx_call(c, TN_OP_clamp_min, TN_ARGS(TN_T(r), TN_I(0)));
+        return tn_cx_call(c, TN_OP_sqrt, TN_ARGS(TN_T(r)));
+    }
+    tn_tensor *d = sub(c, tn_cx_call(c, TN_OP_unsqueeze, TN_ARGS(TN_T(x1), TN_I(-2))), tn_cx_call(c, TN_OP_unsqueeze, TN_ARGS(TN_T(x2), TN_I(-3))));
+    int64_t last = -1;
+    return tn_cx_call(c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(d), TN_D(p), ilist(&last, 1), TN_B(false), TN_NONE));
+}
+
+/* aten::cdist(x1, x2, p=2, compute_mode=None) */
+tn_status tn_op_cdist(const tn_value *args, tn_value *rets) {
+    tn_tensor *x1 = args[0].u.t, *x2 = args[1].u.t;
+    double p = args[2].u.d;
+    int64_t mode = args[3].tag == TN_V_NONE ? 0 : args[3].u.i;
+    if (x1->ndim < 2) return tn_error(TN_ERR_RUNTIME, "cdist only supports at least 2D tensors, X1 got: %dD", x1->ndim);
+    if (x2->ndim < 2) return tn_error(TN_ERR_RUNTIME, "cdist only supports at least 2D tensors, X2 got: %dD", x2->ndim);
+    if (x1->sizes[x1->ndim - 1] != x2->sizes[x2->ndim - 1])
+        return tn_error(TN_ERR_RUNTIME, "X1 and X2 must have the same number of columns. X1: %lld X2: %lld",
+                        (long long)x1->sizes[x1->ndim - 1], (long long)x2->sizes[x2->ndim - 1]);
+    if (!tn_dtype_is_floating(x1->dtype) || !tn_dtype_is_floating(x2->dtype))
+        return tn_error(TN_ERR_RUNTIME, "cdist only supports floating-point dtypes, X1 got: %s", tn_dtype_infos[x1->dtype].c10_name);
+    if (!(p >= 0)) return tn_error(TN_ERR_RUNTIME, "cdist only supports non-negative p values");
+    if (mode < 0 || mode > 2) return tn_error(TN_ERR_RUNTIME, "possible modes: None, 1, 2, but was: %lld", (long long)mode);
+    tn_cx c = {0};
+    return tn_cx_finish(&c, cdist(&c, x1, x2, p, mode), rets);
+}
+
+/* aten::pdist(self, p=2): the distances of row pairs i < j, row-major */
+tn_status tn_op_pdist(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    double p = args[1].u.d;
+    if (x->ndim != 2) return tn_error(TN_ERR_RUNTIME, "pdist only supports 2D tensors, got: %dD", x->ndim);
+    if (!tn_dtype_is_floating(x->dtype)) return tn_error(TN_ERR_RUNTIME, "pdist only supports floating-point dtypes");
+    if (!(p >= 0)) return tn_error(TN_ERR_RUNTIME, "pdist only supports non-negative p values");
+    tn_cx c = {0};
+    int64_t n = x->sizes[0];
+    tn_tensor *ij = tn_cx_call(&c, TN_OP_triu_indices, TN_ARGS(TN_I(n), TN_I(n), TN_I(1), (tn_value){.tag = TN_V_DTYPE, .u.dtype = TN_DTYPE_INT64}, TN_NONE, TN_NONE, TN_NONE));
+    tn_tensor *a = tn_cx_call(&c, TN_OP_index_select, TN_ARGS(TN_T(x), TN_I(0), TN_T(tn_cx_call(&c, TN_OP_select_int, TN_ARGS(TN_T(ij), TN_I(0), TN_I(0))))));
+    tn_tensor *b = tn_cx_call(&c, TN_OP_index_select, TN_ARGS(TN_T(x), TN_I(0), TN_T(tn_cx_call(&c, TN_OP_select_int, TN_ARGS(TN_T(ij), TN_I(0), TN_I(1))))));
+    int64_t last = -1;
+    tn_tensor *o = tn_cx_call(&c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(sub(&c, a, b)), TN_D(p), ilist(&last, 1), TN_B(false), TN_NONE));
+    return tn_cx_finish(&c, o, rets);
+}

@@ -1504,6 +1504,19 @@ add("cov_bool_err", "lambda a: torch.cov(a)", [In((2, 3), "bool", "bool")], ["co
 add("cov_fweights_err", "lambda a: torch.cov(a, fweights=a[0])", [In((2, 3))], ["cov.default"])
 add("cov_aweights_err", "lambda a: torch.cov(a, aweights=a[0] * 0 - 1)", [In((2, 3))], ["cov.default"])
 add("corrcoef_dim_err", "lambda a: torch.corrcoef(a)", [In((2, 3, 4))], ["corrcoef.default"])
+# ---- index_reduce, cdist, pdist (composite_shape.c) ----
+for dt in ("float32", "float64", "int64"):
+    kind = "int" if dt == "int64" else "normal"
+    add(f"index_reduce_{dt}", "lambda a, s, i: tuple(torch.index_reduce(a, 1, i, s, r, include_self=inc) for r in ('prod', 'mean', 'amax', 'amin') for inc in (True, False))",
+        [In((5, 6), dt, kind), In((5, 4), dt, kind), In((4,), "int64", "index", high=6)], ["index_reduce.default"])
+for dt in ("float32", "float64"):
+    add(f"cdist_pdist_{dt}", "lambda a, b, big: (torch.cdist(a, b), torch.cdist(a, b, p=1), torch.cdist(a, b, p=0), torch.cdist(a, b, p=float('inf')), torch.cdist(a, b, p=3.5), "
+        "torch.cdist(big, big[:7]), torch.cdist(a, b, compute_mode='use_mm_for_euclid_dist'), torch.cdist(a[None], b[None]), torch.pdist(a), torch.pdist(big, p=1.5), torch.pdist(a, 0))",
+        [In((5, 3), dt), In((4, 3), dt), In((30, 3), dt)], ["cdist.default", "pdist.default"])
+add("index_reduce_err", "lambda a, s, i: torch.index_reduce(a, 1, i, s, 'sum')", [In((5, 6)), In((5, 4)), In((4,), "int64", "index", high=6)], ["index_reduce.default"])
+add("cdist_err", "lambda a, b: torch.cdist(a, b)", [In((5, 3)), In((4, 2))], ["cdist.default"])
+add("cdist_dim_err", "lambda a: torch.cdist(a, a)", [In((5,))], ["cdist.default"])
+add("pdist_err", "lambda a: torch.pdist(a)", [In((5, 3, 2))], ["pdist.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
