@@ -692,3 +692,106 @@ tn_status tn_op_pdist(const tn_value *args, tn_value *rets) {
     tn_tensor *o = tn_cx_call(&c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(sub(&c, a, b)), TN_D(p), ilist(&last, 1), TN_B(false), TN_NONE));
     return tn_cx_finish(&c, o, rets);
 }
+
+/* ---- small shape compositions ------------------------------------------------------------ */
+
+/* aten::sum_to_size(self, size): self summed down to a shape it expands from (self itself
+ * when the shapes agree, a full sum for size (), as upstream's sum_to) */
+tn_status tn_op_sum_to_size(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    const int64_t *sz = args[1].u.ilist.data;
+    int64_t n = args[1].u.ilist.n, lead = x->ndim - n;
+    bool ok = lead >= 0;
+    for (int64_t k = 0; ok && k < n; k++) ok = sz[k] == x->sizes[lead + k] || sz[k] == 1;
+    if (!ok) return tn_error(TN_ERR_RUNTIME, "size {...} is not expandable to size {...}.");
+    int64_t dims[TN_MAX_DIMS];
+    int nd = 0;
+    for (int64_t k = 0; k < lead; k++) dims[nd++] = k;
+    for (int64_t k = 0; k < n; k++)
+        if (sz[k] == 1 && x->sizes[lead + k] != 1) dims[nd++] = lead + k;
+    tn_cx c = {0};
+    if (n == 0) return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(x), TN_NONE)), rets); /* a full sum, as upstream */
+    if (nd == 0) return tn_cx_finish(&c, x, rets);
+    tn_tensor *s = tn_cx_call(&c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(x), ilist(dims, nd), TN_B(true), TN_NONE));
+    return tn_cx_finish(&c, reshape(&c, s, sz, (int)n), rets);
+}
+
+/* aten::nonzero_static(self, *, size, fill_value=-1): nonzero's rows cut or padded to size */
+tn_status tn_op_nonzero_static(const tn_value *args, tn_value *rets) {
+    int64_t size = args[1].u.i;
+    if (size < 0) return tn_error(TN_ERR_RUNTIME, "nonzero_static: 'size' must be an non-negative integer, but got size: %lld", (long long)size);
+    tn_cx c = {0};
+    tn_tensor *nz = tn_cx_call(&c, TN_OP_nonzero, TN_ARGS(args[0]));
+    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
+    int64_t n = nz->sizes[0], nd = args[0].u.t->ndim;
+    if (n >= size) return tn_cx_finish(&c, slice(&c, nz, 0, 0, size), rets);
+    int64_t fs[2] = {size - n, nd};
+    tn_tensor *fill = tn_cx_call(&c, TN_OP_full, TN_ARGS(ilist(fs, 2), args[2], dtype_v(TN_DTYPE_INT64), TN_NONE, device_v(args[0].u.t), TN_NONE));
+    tn_tensor *parts[2] = {nz, fill};
+    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
+    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_cat, TN_ARGS(tn_value_tensorlist(parts, 2), TN_I(0))), rets);
+}
+
+/* aten::empty_permuted(size, physical_layout, ...): an uninitialised tensor whose memory
+ * holds its dims in physical_layout order */
+tn_status tn_op_empty_permuted(const tn_value *args, tn_value *rets) {
+    const int64_t *sz = args[0].u.ilist.data, *pl = args[1].u.ilist.data;
+    int64_t n = args[0].u.ilist.n;
+    if (args[1].u.ilist.n != n)
+        return tn_error(TN_ERR_RUNTIME, "Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = %lld is not equal to len(physical_layout) = %lld",
+                        (long long)n, (long long)args[1].u.ilist.n);
+    if (n > TN_MAX_DIMS) return tn_error(TN_ERR_RUNTIME, "empty_permuted: too many dimensions");
+    int64_t strides[TN_MAX_DIMS], acc = 1;
+    bool seen[TN_MAX_DIMS] = {0};
+    for (int64_t k = n - 1; k >= 0; k--) {
+        if (pl[k] < 0 || pl[k] >= n || seen[pl[k]]) return tn_error(TN_ERR_RUNTIME, "Dimension out of range or repeated in physical_layout");
+        seen[pl[k]] = true;
+        strides[pl[k]] = acc;
+        acc *= sz[pl[k]] > 1 ? sz[pl[k]] : 1;
+    }
+    return tn_dispatch(TN_OP_empty_strided, TN_ARGS(args[0], ilist(strides, n), args[2], args[3], args[4], args[5]), rets);
+}
+
+/* aten::im2col(self, kernel_size, dilation, padding, stride): (N, C, H, W) -> (N, C*kh*kw,
+ * L) sliding blocks, as the strided slices of the padded input for each kernel offset,
+ * stacked channel-major */
+tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    const tn_value *k = &args[1], *d = &args[2], *p = &args[3], *s = &args[4];
+    const char *names[4] = {"kernel_size", "dilation", "padding", "stride"};
+    for (int a = 0; a < 4; a++)
+        if (args[1 + a].u.ilist.n != 2)
+            return tn_error(TN_ERR_RUNTIME, "It is expected %s equals to 2, but got size %lld", names[a], (long long)args[1 + a].u.ilist.n);
+    int64_t kh = k->u.ilist.data[0], kw = k->u.ilist.data[1], dh = d->u.ilist.data[0], dw = d->u.ilist.data[1];
+    int64_t ph = p->u.ilist.data[0], pw = p->u.ilist.data[1], sh = s->u.ilist.data[0], sw = s->u.ilist.data[1];
+    if (kh <= 0 || kw <= 0) return tn_error(TN_ERR_RUNTIME, "kernel size should be greater than zero, but got kernel_height: %lld kernel_width: %lld", (long long)kh, (long long)kw);
+    if (dh <= 0 || dw <= 0) return tn_error(TN_ERR_RUNTIME, "dilation should be greater than zero, but got dilation_height: %lld dilation_width: %lld", (long long)dh, (long long)dw);
+    if (ph < 0 || pw < 0) return tn_error(TN_ERR_RUNTIME, "padding should be non-negative, but got pad_height: %lld pad_width: %lld", (long long)ph, (long long)pw);
+    if (sh <= 0 || sw <= 0) return tn_error(TN_ERR_RUNTIME, "stride should be greater than zero, but got stride_height: %lld stride_width: %lld", (long long)sh, (long long)sw);
+    if (!((x->ndim == 3 && x->sizes[0] != 0 && x->sizes[1] != 0 && x->sizes[2] != 0) || (x->ndim == 4 && x->sizes[1] != 0 && x->sizes[2] != 0 && x->sizes[3] != 0)))
+        return tn_error(TN_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input");
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"im2col_out_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
+    int b = x->ndim == 4;
+    int64_t N = b ? x->sizes[0] : 1, C = x->sizes[b], H = x->sizes[b + 1], W = x->sizes[b + 2];
+    int64_t oh = (H + 2 * ph - (dh * (kh - 1) + 1)) / sh + 1, ow = (W + 2 * pw - (dw * (kw - 1) + 1)) / sw + 1;
+    if (oh < 1 || ow < 1 || H + 2 * ph - (dh * (kh - 1) + 1) < 0 || W + 2 * pw - (dw * (kw - 1) + 1) < 0)
+        return tn_error(TN_ERR_RUNTIME, "Given input with spatial size (%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, %lld), calculated shape of the array of sliding blocks as (%lld, %lld), but its components must be at least one.",
+                        (long long)H, (long long)W, (long long)kh, (long long)kw, (long long)dh, (long long)dw, (long long)ph, (long long)pw, (long long)oh, (long long)ow);
+    if (kh * kw > TN_CX_MAX / 2 - 4)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::im2col with more than %d kernel positions is not implemented by torchnative", TN_CX_MAX / 2 - 4);
+    tn_cx c = {0};
+    int64_t pad[4] = {pw, pw, ph, ph};
+    tn_tensor *xp = tn_cx_call(&c, TN_OP_constant_pad_nd, TN_ARGS(TN_T(x), ilist(pad, 4), TN_I(0)));
+    tn_tensor *blocks[TN_CX_MAX];
+    int nb = 0;
+    for (int64_t i = 0; i < kh; i++)
+        for (int64_t j = 0; j < kw; j++) {
+            tn_tensor *r = tn_cx_call(&c, TN_OP_slice_Tensor, TN_ARGS(TN_T(xp), TN_I(b + 1), TN_I(i * dh), TN_I(i * dh + sh * (oh - 1) + 1), TN_I(sh)));
+            blocks[nb++] = tn_cx_call(&c, TN_OP_slice_Tensor, TN_ARGS(TN_T(r), TN_I(b + 2), TN_I(j * dw), TN_I(j * dw + sw * (ow - 1) + 1), TN_I(sw)));
+        }
+    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
+    tn_tensor *st = tn_cx_call(&c, TN_OP_stack, TN_ARGS(tn_value_tensorlist(blocks, nb), TN_I(b + 1)));
+    int64_t shape[3] = {N, C * kh * kw, oh * ow};
+    return tn_cx_finish(&c, reshape(&c, st, b ? shape : shape + 1, b ? 3 : 2), rets);
+}

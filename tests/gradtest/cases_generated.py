@@ -339,6 +339,8 @@ CASES += [
       "+ torch.cov(a, aweights=torch.arange(1.0, 6.0, dtype=a.dtype)).sum()", [A], (0,), []),
     G("dec_cdist_pdist_index_reduce", "lambda a, b: torch.cdist(a, b).sum() + torch.cdist(a, b, p=1).sum() + torch.pdist(a * 2).sum() "
       "+ torch.index_reduce(a, 1, torch.tensor([0, 2, 0]), b[:, :3], 'amax').sum()", [A, B], (0, 1), []),
+    G("dec_unfold_sum_to_size", "lambda x: torch.nn.functional.unfold(x, (2, 3), padding=1, stride=(2, 1)).pow(2).sum() "
+      "+ x.sum_to_size(1, 3, 1, 8).pow(2).sum()", [IMG], (0,), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

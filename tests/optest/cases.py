@@ -1517,6 +1517,19 @@ add("index_reduce_err", "lambda a, s, i: torch.index_reduce(a, 1, i, s, 'sum')",
 add("cdist_err", "lambda a, b: torch.cdist(a, b)", [In((5, 3)), In((4, 2))], ["cdist.default"])
 add("cdist_dim_err", "lambda a: torch.cdist(a, a)", [In((5,))], ["cdist.default"])
 add("pdist_err", "lambda a: torch.pdist(a)", [In((5, 3, 2))], ["pdist.default"])
+# ---- small shape compositions (composite_shape.c) ----
+for dt in ("float32", "int64", "bool"):
+    kind = {"int64": "int", "bool": "bool"}.get(dt, "normal")
+    add(f"sum_to_nonzero_static_{dt}", "lambda a: (a.sum_to_size(1, 5), a.sum_to_size(4, 1), a.sum_to_size(5), a.sum_to_size(4, 5), a[0, 0].sum_to_size(()), torch.nonzero_static(a, size=3), torch.nonzero_static(a, size=30, fill_value=7))",
+        [In((4, 5), dt, kind)], ["sum_to_size.default", "nonzero_static.default"])
+add("empty_permuted", "lambda: (lambda e: (tuple(e.shape), e.stride(), e.dtype))(torch.empty_permuted((2, 3, 4), (2, 0, 1), dtype=torch.float64))", [], ["empty_permuted.default"])
+add("empty_permuted_err", "lambda: torch.empty_permuted((2, 3), (0,))", [], ["empty_permuted.default"])
+for dt in ("float32", "float64", "int64"):
+    add(f"im2col_{dt}", "lambda x: (torch.nn.functional.unfold(x, 2), torch.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), torch.nn.functional.unfold(x[0], 3, stride=2))",
+        [In((2, 3, 6, 7), dt, "int" if dt == "int64" else "normal")], ["im2col.default"])
+add("im2col_err", "lambda x: torch.nn.functional.unfold(x, 9)", [In((2, 3, 6, 7))], ["im2col.default"])
+add("sum_to_size_err", "lambda a: a.sum_to_size(3, 5)", [In((4, 5))], ["sum_to_size.default"])
+add("nonzero_static_err", "lambda a: torch.nonzero_static(a, size=-1)", [In((4, 5))], ["nonzero_static.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
