@@ -770,7 +770,7 @@ tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
     if (sh <= 0 || sw <= 0) return tn_error(TN_ERR_RUNTIME, "stride should be greater than zero, but got stride_height: %lld stride_width: %lld", (long long)sh, (long long)sw);
     if (!((x->ndim == 3 && x->sizes[0] != 0 && x->sizes[1] != 0 && x->sizes[2] != 0) || (x->ndim == 4 && x->sizes[1] != 0 && x->sizes[2] != 0 && x->sizes[3] != 0)))
         return tn_error(TN_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input");
-    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype) && x->dtype != TN_DTYPE_BOOL)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"im2col_out_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
     int b = x->ndim == 4;
     int64_t N = b ? x->sizes[0] : 1, C = x->sizes[b], H = x->sizes[b + 1], W = x->sizes[b + 2];
