@@ -279,7 +279,9 @@ tn_status tn_op_one_hot(const tn_value *args, tn_value *rets) {
     tn_cx c = {0};
     int64_t n = tn_tensor_numel(x);
     if (n == 0 && nc <= 0) return tn_error(TN_ERR_RUNTIME, "Can not infer total number of classes from empty tensor.");
-    if (n > 0) {
+    if (tn_tensor_is_meta(x) && nc < 0)
+        return tn_error(TN_ERR_RUNTIME, "Tensor.item() cannot be called on meta tensors"); /* upstream reads the max */
+    if (n > 0 && !tn_tensor_is_meta(x)) {
         tn_tensor *mn = tn_cx_call(&c, TN_OP_min, TN_ARGS(TN_T(x)));
         tn_tensor *mx = tn_cx_call(&c, TN_OP_max, TN_ARGS(TN_T(x)));
         if (c.st == TN_OK) {

@@ -525,8 +525,9 @@ tn_status tn_op_cummaxmin_backward(const tn_value *args, tn_value *rets) {
 
 /* ---- cov / corrcoef ---------------------------------------------------------------------- */
 
-static bool scalar_true(tn_cx *c, tn_tensor *t) {
-    if (c->st != TN_OK || !t) return false;
+/* a 0-dim Bool result's value: 1 or 0, -1 when unknown (meta device: value checks skipped) */
+static int scalar_bool(tn_cx *c, tn_tensor *t) {
+    if (c->st != TN_OK || !t || tn_tensor_is_meta(t)) return -1;
     return *(const uint8_t *)tn_tensor_data(t) != 0;
 }
 
@@ -539,6 +540,8 @@ tn_status tn_op_cov(const tn_value *args, tn_value *rets) {
     if (self->ndim > 2)
         return tn_error(TN_ERR_RUNTIME, "cov(): expected input to have two or fewer dimensions but got an input with %d dimensions", self->ndim);
     if (self->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "cov(): bool dtype is not supported for input");
+    if (tn_tensor_is_meta(self)) /* upstream reads values (its weight checks) and refuses too */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::cov on the meta device is not implemented by torchnative");
     tn_cx c = {0};
     int64_t m1[2] = {1, -1};
     tn_tensor *in = self->ndim < 2 ? tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(self), ilist(m1, 2))) : self;
@@ -558,13 +561,13 @@ tn_status tn_op_cov(const tn_value *args, tn_value *rets) {
         else if (tn_tensor_numel(x) != nobs)
             tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): expected %s to have the same numel as there are observations in the input but got %lld != %lld",
                                     name, (long long)tn_tensor_numel(x), (long long)nobs));
-        else if (nobs > 0 && !scalar_true(&c, tn_cx_call(&c, TN_OP_ge_Scalar, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_min, TN_ARGS(TN_T(x)))), TN_I(0)))))
+        else if (nobs > 0 && scalar_bool(&c, tn_cx_call(&c, TN_OP_ge_Scalar, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_min, TN_ARGS(TN_T(x)))), TN_I(0)))) == 0)
             tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): %s cannot be negative", name));
         w = w ? binop(&c, TN_OP_mul_Tensor, w, x) : x;
     }
     tn_tensor *wsum = w ? tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(w), TN_NONE))
                         : tn_cx_call(&c, TN_OP_scalar_tensor, TN_ARGS(TN_I(nobs), dtype_v(TN_DTYPE_INT64), TN_NONE, device_v(self), TN_NONE));
-    if (w && c.st == TN_OK && !scalar_true(&c, tn_cx_call(&c, TN_OP_ne_Scalar, TN_ARGS(TN_T(wsum), TN_I(0)))))
+    if (w && c.st == TN_OK && scalar_bool(&c, tn_cx_call(&c, TN_OP_ne_Scalar, TN_ARGS(TN_T(wsum), TN_I(0)))) == 0)
         tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "cov(): weights sum to zero, can't be normalized"));
     tn_tensor *avg = binop(&c, TN_OP_div_Tensor, sum_dim(&c, w ? binop(&c, TN_OP_mul_Tensor, in, w) : in, 1, false), wsum);
     tn_tensor *norm;
@@ -575,7 +578,7 @@ tn_status tn_op_cov(const tn_value *args, tn_value *rets) {
     } else {
         norm = tn_cx_call(&c, TN_OP_sub_Scalar, TN_ARGS(TN_T(wsum), TN_I(corr), TN_I(1)));
     }
-    if (c.st == TN_OK && scalar_true(&c, tn_cx_call(&c, TN_OP_le_Scalar, TN_ARGS(TN_T(norm), TN_I(0)))))
+    if (c.st == TN_OK && scalar_bool(&c, tn_cx_call(&c, TN_OP_le_Scalar, TN_ARGS(TN_T(norm), TN_I(0)))) == 1)
         norm = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(norm), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
     tn_tensor *centred = sub(&c, in, tn_cx_call(&c, TN_OP_unsqueeze, TN_ARGS(TN_T(avg), TN_I(1))));
     tn_tensor *rhs = tn_cx_call(&c, TN_OP_t, TN_ARGS(TN_T(w ? binop(&c, TN_OP_mul_Tensor, centred, w) : centred)));

@@ -52,7 +52,7 @@ static tn_status searchsorted_core(tn_tensor *seq, tn_tensor *v, bool out_int32,
     if (st == TN_OK) st = tn_tensor_contiguous(v, &vc);
     if (st == TN_OK && sorter) st = tn_tensor_contiguous(sorter, &so);
     if (st == TN_OK) st = tn_tensor_empty(v->ndim, v->sizes, out_int32 ? TN_DTYPE_INT32 : TN_DTYPE_INT64, tn_tensor_device(v), &out);
-    if (st == TN_OK && !tn_tensor_is_meta(v)) {
+    if (st == TN_OK && !tn_tensor_is_meta(v) && !tn_tensor_is_meta(seq) && !(sorter && tn_tensor_is_meta(sorter))) {
         bool ints = tn_dtype_is_integral(seq->dtype, false) && tn_dtype_is_integral(v->dtype, false);
         int64_t len = seq->sizes[seq->ndim - 1], nv = tn_tensor_numel(v);
         int64_t per_row = seq->ndim > 1 ? (v->ndim ? v->sizes[v->ndim - 1] : 1) : nv;
@@ -151,6 +151,8 @@ tn_status tn_op_bincount(const tn_value *a, tn_value *r) {
     if (!tn_dtype_is_integral(x->dtype, false))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"bincount_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
     if (minlength < 0) return tn_error(TN_ERR_RUNTIME, "minlength should be >= 0");
+    if (tn_tensor_is_meta(x) || (w && tn_tensor_is_meta(w))) /* the length depends on the values */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::bincount on the meta device is not implemented by torchnative");
     if (x->ndim == 1 && tn_tensor_numel(x) == 0) {
         tn_tensor *o;
         int64_t n = minlength;

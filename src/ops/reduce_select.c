@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/dispatch.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -418,7 +419,10 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
     int64_t nq = qt ? tn_tensor_numel(qt) : 1;
     double *qs = malloc(sizeof(double) * (size_t)(nq ? nq : 1));
     if (!qs) return tn_error(TN_ERR_RUNTIME, "out of memory");
-    if (qt) {
+    bool meta = tn_tensor_is_meta(self) || (qt && tn_tensor_is_meta(qt));
+    if (qt && meta) {
+        for (int64_t j = 0; j < nq; j++) qs[j] = 0; /* no values on the meta device */
+    } else if (qt) {
         tn_tensor *qc;
         tn_status st = tn_tensor_contiguous(qt, &qc);
         if (st != TN_OK) { free(qs); return st; }
@@ -446,8 +450,13 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
     } else if (keepdim) {
         for (int d = 0; d < self->ndim; d++) shape[nd++] = 1;
     }
+    /* with a 1-d q, upstream's result is the (reduced..., q) buffer seen with q first (its
+     * strides say so): allocate that buffer and return the permuted view */
+    bool qlast = qt && qt->ndim == 1;
+    int64_t bshape[TN_MAX_DIMS + 1];
+    for (int d = 0; d < nd; d++) bshape[d] = qlast ? shape[(d + 1) % nd] : shape[d];
     tn_tensor *out;
-    tn_status st = tn_tensor_empty(nd, shape, dt, tn_tensor_device(self), &out);
+    tn_status st = tn_tensor_empty(nd, bshape, dt, tn_tensor_device(self), &out);
     if (st != TN_OK) { free(qs); return st; }
     sel_lanes L = {0};
     tn_tensor *src = self;
@@ -464,7 +473,7 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
         tn_tensor_retain(src);
     }
     if (st == TN_OK) st = lanes_open(src, dim, &L);
-    if (st == TN_OK && !tn_tensor_is_meta(self)) {
+    if (st == TN_OK && !meta) {
         int64_t lanes = L.outer * L.inner;
         sel_elem *e = malloc(sizeof(sel_elem) * (size_t)L.n);
         double *s = malloc(sizeof(double) * (size_t)L.n);
@@ -474,7 +483,8 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
             for (int64_t j = 0; j < L.n; j++) s[j] = e[j].d;
             qsort_r(s, (size_t)L.n, sizeof(double), quantile_cmp, NULL);
             for (int64_t j = 0; j < nq; j++)
-                tn_rd_set((char *)tn_tensor_data(out) + (j * lanes + k) * L.es, dt, quantile_lane(s, L.n, qs[j], mode, ignore_nan, dt));
+                tn_rd_set((char *)tn_tensor_data(out) + (qlast ? k * nq + j : j * lanes + k) * L.es, dt,
+                          quantile_lane(s, L.n, qs[j], mode, ignore_nan, dt));
         }
         free(e);
         free(s);
@@ -483,6 +493,14 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
     tn_tensor_release(src);
     free(qs);
     if (st != TN_OK) { tn_tensor_release(out); return st; }
+    if (qlast) {
+        int64_t perm[TN_MAX_DIMS + 1];
+        perm[0] = nd - 1;
+        for (int d = 1; d < nd; d++) perm[d] = d - 1;
+        st = tn_dispatch(TN_OP_permute, (tn_value[]){tn_value_tensor(out), tn_value_intlist(perm, nd)}, r);
+        tn_tensor_release(out);
+        return st;
+    }
     r[0] = tn_value_tensor(out);
     return TN_OK;
 }

@@ -54,6 +54,8 @@ static tn_status empty_long(int64_t n, tn_tensor *like, tn_tensor **out) {
 /* dim < 0: elements of the flattened tensor; else slices along dim */
 static tn_status unique_impl(tn_tensor *self, int dim, bool sorted, bool consecutive, bool want_inv, bool want_cnt,
                              tn_value *rets) {
+    if (tn_tensor_is_meta(self)) /* the result's size depends on the values */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::unique on the meta device is not implemented by torchnative");
     if (tn_dtype_is_complex(self->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::unique of complex tensors is not implemented by torchnative");
     tn_status st = TN_OK;

@@ -1530,6 +1530,14 @@ for dt in ("float32", "float64", "int64"):
 add("im2col_err", "lambda x: torch.nn.functional.unfold(x, 9)", [In((2, 3, 6, 7))], ["im2col.default"])
 add("sum_to_size_err", "lambda a: a.sum_to_size(3, 5)", [In((4, 5))], ["sum_to_size.default"])
 add("nonzero_static_err", "lambda a: torch.nonzero_static(a, size=-1)", [In((4, 5))], ["nonzero_static.default"])
+# meta tensors: shapes and dtypes only, or upstream's refusal class
+for name, expr in (("quantile", "torch.quantile(m, 0.3, 1)"), ("quantile_t", "torch.nanquantile(m, torch.empty(2, device='meta'), 1)"), ("searchsorted", "torch.searchsorted(m[0], m)"),
+                   ("one_hot", "torch.nn.functional.one_hot(torch.empty(4, dtype=torch.long, device='meta'), 5)"), ("frexp", "torch.frexp(m)[1]"), ("kthvalue", "torch.kthvalue(m, 2)[1]"),
+                   ("median", "torch.median(m)"), ("i0e", "torch.special.i0e(m)"), ("cummax", "torch.cummax(m, 1)[1]"), ("mode", "torch.mode(m, 0)[0]"), ("zeta", "torch.special.zeta(m, m)")):
+    add(f"special_meta_{name}", meta(f"(lambda m: {expr})(torch.empty(3, 5, device='meta'))"), [], [])
+for name, expr in (("bincount", "torch.bincount(torch.empty(4, dtype=torch.long, device='meta'))"), ("unique", "torch.unique(torch.empty(3, device='meta'))"),
+                   ("one_hot_nc", "torch.nn.functional.one_hot(torch.empty(4, dtype=torch.long, device='meta'))"), ("cov", "torch.cov(torch.empty(3, 5, device='meta'))")):
+    add(f"special_meta_err_{name}", f"lambda: {expr}", [], [])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
