@@ -1538,6 +1538,15 @@ for name, expr in (("quantile", "torch.quantile(m, 0.3, 1)"), ("quantile_t", "to
 for name, expr in (("bincount", "torch.bincount(torch.empty(4, dtype=torch.long, device='meta'))"), ("unique", "torch.unique(torch.empty(3, device='meta'))"),
                    ("one_hot_nc", "torch.nn.functional.one_hot(torch.empty(4, dtype=torch.long, device='meta'))"), ("cov", "torch.cov(torch.empty(3, 5, device='meta'))")):
     add(f"special_meta_err_{name}", f"lambda: {expr}", [], [])
+# ---- adaptive pooling (nn_pool_adaptive.c) ----
+for dt in ("float32", "float64"):
+    add(f"adaptive_pools_{dt}", "lambda x: (torch.nn.functional.adaptive_max_pool1d(x[0], 3, return_indices=True), torch.nn.functional.adaptive_max_pool2d(x[0], (2, 3), return_indices=True), "
+        "torch.nn.functional.adaptive_max_pool2d(x[:, 0], 4), torch.nn.functional.adaptive_max_pool3d(x, (2, 2, 3), return_indices=True), torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2)), "
+        "torch.nn.functional.adaptive_avg_pool3d(x[0], 1), torch.ops.aten._adaptive_avg_pool3d(x, [3, 1, 2]))",
+        [In((2, 3, 5, 6, 7), dt, "special")], ["adaptive_max_pool1d.default", "adaptive_max_pool2d.default", "adaptive_max_pool3d.default", "adaptive_avg_pool3d.default", "_adaptive_avg_pool3d.default"])
+add("adaptive_max_pool2d_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((5,))], ["adaptive_max_pool2d.default"])
+add("adaptive_max_pool_int_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((2, 5, 5), "int64", "int")], ["adaptive_max_pool2d.default"])
+add("adaptive_avg_pool3d_err", "lambda x: torch.nn.functional.adaptive_avg_pool3d(x, 2)", [In((2, 0, 5, 5))], ["adaptive_avg_pool3d.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
