@@ -341,6 +341,7 @@ CASES += [
       "+ torch.index_reduce(a, 1, torch.tensor([0, 2, 0]), b[:, :3], 'amax').sum()", [A, B], (0, 1), []),
     G("dec_unfold_sum_to_size", "lambda x: torch.nn.functional.unfold(x, (2, 3), padding=1, stride=(2, 1)).pow(2).sum() "
       "+ x.sum_to_size(1, 3, 1, 8).pow(2).sum()", [IMG], (0,), []),
+    G("dec_renorm", "lambda a: torch.renorm(a * 3, 2, 0, 1.0).pow(2).sum() + torch.renorm(a, 1, 1, 100.0).sum()", [A], (0,), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
 ]
 

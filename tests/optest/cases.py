@@ -1547,6 +1547,11 @@ for dt in ("float32", "float64"):
 add("adaptive_max_pool2d_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((5,))], ["adaptive_max_pool2d.default"])
 add("adaptive_max_pool_int_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((2, 5, 5), "int64", "int")], ["adaptive_max_pool2d.default"])
 add("adaptive_avg_pool3d_err", "lambda x: torch.nn.functional.adaptive_avg_pool3d(x, 2)", [In((2, 0, 5, 5))], ["adaptive_avg_pool3d.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"renorm_{dt}", "lambda x: (torch.renorm(x, 2, 0, 1.0), torch.renorm(x, 1, 1, 0.5), x.renorm(3.5, -1, 100.0), torch.renorm(x, 2, 0, 0))", [In((4, 5, 3), dt)], ["renorm.default"])
+add("renorm_p_err", "lambda x: torch.renorm(x, 0, 0, 1.0)", [In((4, 5))], ["renorm.default"])
+add("renorm_dim_err", "lambda x: torch.renorm(x, 2, 0, 1.0)", [In((4,))], ["renorm.default"])
+add("renorm_int_err", "lambda x: torch.renorm(x, 2, 0, 1.0)", [In((4, 5), "int64", "int")], ["renorm.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----
