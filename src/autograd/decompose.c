@@ -431,7 +431,13 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(atleast_3d) X(atleast_1d_Sequence) X(atleast_2d_Sequence) X(atleast_3d_Sequence) X(hsplit_int)              \
     X(hsplit_array) X(vsplit_int) X(vsplit_array) X(dsplit_int) X(dsplit_array) X(column_stack)                   \
     X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace) X(log_sigmoid) X(threshold) \
-    X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist)
+    X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist) X(special_polygamma) X(special_psi) X(special_digamma) X(special_gammaln) X(special_i0) X(special_erfinv) X(special_multigammaln) X(special_gammainc) \
+    X(special_gammaincc) X(special_expit) X(special_exp2) X(special_expm1) X(special_erf) X(special_erfc) X(special_log1p) X(special_sinc) \
+    /* composite_nn.c */ X(margin_ranking_loss) X(hinge_embedding_loss) X(cosine_embedding_loss) X(pairwise_distance) X(triplet_margin_loss) X(kl_div) X(poisson_nll_loss) X(soft_margin_loss) X(cosine_similarity) \
+    X(prelu) X(rrelu) X(feature_dropout) X(alpha_dropout) X(feature_alpha_dropout) X(one_hot) X(pixel_shuffle) X(pixel_unshuffle) X(channel_shuffle) \
+    /* composite_shape.c */ X(tensordot) X(inner) X(kron) X(block_diag) X(cartesian_prod) X(combinations) X(argwhere) X(nanmean) X(addr) X(bilinear) X(instance_norm) \
+    X(index_add) X(index_copy) X(index_fill_int_Scalar) X(index_fill_int_Tensor) X(put) X(trapezoid_x) X(trapezoid_dx) X(trapz_x) X(trapz_dx) X(cumulative_trapezoid_x) X(cumulative_trapezoid_dx) \
+    X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

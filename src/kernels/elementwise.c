@@ -18,6 +18,7 @@ static pthread_once_t ew_once = PTHREAD_ONCE_INIT;
 static void ew_init(void) {
     tn_ew_register_unary(ew_table[0]);
     tn_ew_register_binary(ew_table[0]);
+    tn_ew_register_special(ew_table[0]);
     const tn_cpu_features *f = tn_cpu_features_get();
     memcpy(ew_table[1], ew_table[0], sizeof ew_table[0]);
     if (f->avx2 && f->fma && f->f16c) tn_ew_register_avx2(ew_table[1], ew_table[0]);

@@ -52,7 +52,17 @@ enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
     /* binary, Bool result */                                                              \
     X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor)         \
     /* ternary */                                                                          \
-    X(lerp) X(addcmul) X(addcdiv) X(clamp_tensor)
+    X(lerp) X(addcmul) X(addcdiv) X(clamp_tensor)                                           \
+    /* special functions (elementwise_special.c): unary, floating */                      \
+    X(lgamma) X(digamma) X(polygamma) X(mvlgamma) X(erfinv) X(i0) X(i0e) X(i1) X(i1e)       \
+    X(erfcx) X(ndtr) X(ndtri) X(log_ndtr) X(entr) X(bessel_j0) X(bessel_j1) X(bessel_y0)    \
+    X(bessel_y1) X(modified_bessel_k0) X(modified_bessel_k1) X(scaled_modified_bessel_k0)   \
+    X(scaled_modified_bessel_k1) X(spherical_bessel_j0)                                     \
+    /* special functions: binary */                                                        \
+    X(xlog1py) X(zeta) X(igamma) X(igammac) X(nextafter) X(chebyshev_t) X(chebyshev_u)      \
+    X(chebyshev_v) X(chebyshev_w) X(shifted_chebyshev_t) X(shifted_chebyshev_u)             \
+    X(shifted_chebyshev_v) X(shifted_chebyshev_w) X(hermite_h) X(hermite_he) X(laguerre_l)  \
+    X(legendre_p)
 
 typedef enum tn_ew_op {
 #define TN_X(op) TN_EW_##op,
@@ -80,5 +90,10 @@ tn_loop_fn tn_ew_fill_loop(int itemsize);
 /* Filled by each kernel file for its ops (called once, in order, by tn_ew_loop). */
 void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]);
 void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]);
+void tn_ew_register_special(tn_loop_fn (*t)[TN_DTYPE_COUNT]);
+
+/* frexp over n contiguous elements of a floating dtype: mantissa (same dtype) and int32
+ * exponent, both contiguous (elementwise_special.c). */
+void tn_ew_frexp(tn_dtype dtype, const char *in, char *mant, int32_t *expo, int64_t n);
 
 #endif

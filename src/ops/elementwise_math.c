@@ -634,3 +634,118 @@ tn_status tn_op_clamp_min_Tensor(const tn_value *args, tn_value *rets) {
 tn_status tn_op_clamp_max_Tensor(const tn_value *args, tn_value *rets) {
     return run2v(TN_EW_minimum, "clamp_max_cpu", false, false, &args[0], &args[1], NULL, rets);
 }
+
+/* ---- special functions (loops in kernels/elementwise_special.c) ---------------------- */
+
+/* Unary special functions: integers promote to the default float dtype. `halves` says
+ * whether upstream's kernel takes Half/BFloat16 (the shared loop may; the op refuses). */
+static tn_status special1(tn_ew_op op, const char *kname, bool halves, const tn_value *args, tn_loop_ctx *ctx,
+                          tn_value *rets) {
+    tn_dtype d = args[0].u.t->dtype;
+    if (!halves && (d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16)) return tn_ew_refuse_dtype(kname, d);
+    return run1(op, kname, true, false, args[0].u.t, ctx, rets);
+}
+#define TN_SPECIAL1(ident, ewop, kname, halves)                                  \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {             \
+        return special1(TN_EW_##ewop, kname, halves, args, NULL, rets);         \
+    }
+TN_SPECIAL1(lgamma, lgamma, "lgamma_vml_cpu", true)
+TN_SPECIAL1(digamma, digamma, "digamma", true)
+TN_SPECIAL1(erfinv, erfinv, "erfinv_vml_cpu", true)
+TN_SPECIAL1(i0, i0, "i0_cpu", true)
+TN_SPECIAL1(special_i0e, i0e, "i0e_cpu", true)
+TN_SPECIAL1(special_i1, i1, "i1_cpu", true)
+TN_SPECIAL1(special_i1e, i1e, "i1e_cpu", true)
+TN_SPECIAL1(special_ndtr, ndtr, "ndtr_cpu", true)
+TN_SPECIAL1(special_entr, entr, "entr_cpu", true)
+TN_SPECIAL1(special_erfcx, erfcx, "erfcx_cpu", false)
+TN_SPECIAL1(special_ndtri, ndtri, "ndtri_cpu", false)
+TN_SPECIAL1(special_log_ndtr, log_ndtr, "log_ndtr_cpu", false)
+TN_SPECIAL1(special_bessel_j0, bessel_j0, "bessel_j0_cpu", false)
+TN_SPECIAL1(special_bessel_j1, bessel_j1, "bessel_j1_cpu", false)
+TN_SPECIAL1(special_bessel_y0, bessel_y0, "bessel_y0_cpu", false)
+TN_SPECIAL1(special_bessel_y1, bessel_y1, "bessel_y1_cpu", false)
+TN_SPECIAL1(special_modified_bessel_i0, i0, "modified_bessel_i0_cpu", false)
+TN_SPECIAL1(special_modified_bessel_i1, i1, "modified_bessel_i1_cpu", false)
+TN_SPECIAL1(special_modified_bessel_k0, modified_bessel_k0, "modified_bessel_k0_cpu", false)
+TN_SPECIAL1(special_modified_bessel_k1, modified_bessel_k1, "modified_bessel_k1_cpu", false)
+TN_SPECIAL1(special_scaled_modified_bessel_k0, scaled_modified_bessel_k0, "scaled_modified_bessel_k0_cpu", false)
+TN_SPECIAL1(special_scaled_modified_bessel_k1, scaled_modified_bessel_k1, "scaled_modified_bessel_k1_cpu", false)
+TN_SPECIAL1(special_spherical_bessel_j0, spherical_bessel_j0, "spherical_bessel_j0_cpu", false)
+
+/* aten::polygamma(int n, Tensor self) */
+tn_status tn_op_polygamma(const tn_value *args, tn_value *rets) {
+    if (args[0].u.i < 0) return tn_error(TN_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    tn_loop_ctx ctx = {0};
+    ctx.i[0] = args[0].u.i;
+    tn_value a[1] = {args[1]};
+    return special1(TN_EW_polygamma, "polygamma", true, a, &ctx, rets);
+}
+
+/* aten::mvlgamma(Tensor self, int p): upstream checks p and the dtype, not the domain. */
+tn_status tn_op_mvlgamma(const tn_value *args, tn_value *rets) {
+    if (args[0].u.t->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "The input tensor may not be a boolean tensor.");
+    if (args[1].u.i < 1) return tn_error(TN_ERR_RUNTIME, "p has to be greater than or equal to 1");
+    tn_loop_ctx ctx = {0};
+    ctx.i[0] = args[1].u.i;
+    return special1(TN_EW_mvlgamma, "mvlgamma", true, args, &ctx, rets);
+}
+
+/* Binary special functions over (tensor|scalar, tensor|scalar); `halves` as special1. */
+static tn_status special2(tn_ew_op op, const char *kname, bool int_to_float, bool halves, const tn_value *args,
+                          tn_value *rets) {
+    if (!halves) {
+        tn_dtype common;
+        TN_TRY(common2(&args[0], &args[1], &common));
+        if (common == TN_DTYPE_FLOAT16 || common == TN_DTYPE_BFLOAT16) return tn_ew_refuse_dtype(kname, common);
+    }
+    return run2v(op, kname, int_to_float, false, &args[0], &args[1], NULL, rets);
+}
+#define TN_SPECIAL2(ident, ewop, kname, int_to_float, halves)                          \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                   \
+        return special2(TN_EW_##ewop, kname, int_to_float, halves, args, rets);       \
+    }
+/* the Tensor, self_scalar / x_scalar and other_scalar / n_scalar overloads share one body */
+#define TN_SPECIAL2_ALL(name, s1, s2, ewop, kname, halves)                  \
+    TN_SPECIAL2(name, ewop, kname, true, halves)                            \
+    TN_SPECIAL2(name##_##s1, ewop, kname, true, halves)                     \
+    TN_SPECIAL2(name##_##s2, ewop, kname, true, halves)
+TN_SPECIAL2_ALL(special_xlog1py, self_scalar, other_scalar, xlog1py, "xlog1py_cpu", true)
+TN_SPECIAL2_ALL(special_zeta, self_scalar, other_scalar, zeta, "zeta_cpu", false)
+TN_SPECIAL2_ALL(special_chebyshev_polynomial_t, x_scalar, n_scalar, chebyshev_t, "chebyshev_polynomial_t_cpu", false)
+TN_SPECIAL2_ALL(special_chebyshev_polynomial_u, x_scalar, n_scalar, chebyshev_u, "chebyshev_polynomial_u_cpu", false)
+TN_SPECIAL2_ALL(special_chebyshev_polynomial_v, x_scalar, n_scalar, chebyshev_v, "chebyshev_polynomial_v_cpu", false)
+TN_SPECIAL2_ALL(special_chebyshev_polynomial_w, x_scalar, n_scalar, chebyshev_w, "chebyshev_polynomial_w_cpu", false)
+TN_SPECIAL2_ALL(special_shifted_chebyshev_polynomial_t, x_scalar, n_scalar, shifted_chebyshev_t, "shifted_chebyshev_polynomial_t_cpu", false)
+TN_SPECIAL2_ALL(special_shifted_chebyshev_polynomial_u, x_scalar, n_scalar, shifted_chebyshev_u, "shifted_chebyshev_polynomial_u_cpu", false)
+TN_SPECIAL2_ALL(special_shifted_chebyshev_polynomial_v, x_scalar, n_scalar, shifted_chebyshev_v, "shifted_chebyshev_polynomial_v_cpu", false)
+TN_SPECIAL2_ALL(special_shifted_chebyshev_polynomial_w, x_scalar, n_scalar, shifted_chebyshev_w, "shifted_chebyshev_polynomial_w_cpu", false)
+TN_SPECIAL2_ALL(special_hermite_polynomial_h, x_scalar, n_scalar, hermite_h, "hermite_polynomial_h_cpu", false)
+TN_SPECIAL2_ALL(special_hermite_polynomial_he, x_scalar, n_scalar, hermite_he, "hermite_polynomial_he_cpu", false)
+TN_SPECIAL2_ALL(special_laguerre_polynomial_l, x_scalar, n_scalar, laguerre_l, "laguerre_polynomial_l_cpu", false)
+TN_SPECIAL2_ALL(special_legendre_polynomial_p, x_scalar, n_scalar, legendre_p, "legendre_polynomial_p_cpu", false)
+/* igamma / igammac / nextafter: upstream's kernels take floating dtypes only (no promotion) */
+TN_SPECIAL2(igamma, igamma, "igamma_cpu", false, true)
+TN_SPECIAL2(igammac, igammac, "igammac_cpu", false, true)
+TN_SPECIAL2(nextafter, nextafter, "nextafter_cpu", false, true)
+
+/* aten::frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent) */
+tn_status tn_op_frexp_Tensor(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *c = NULL, *m = NULL, *e = NULL;
+    if (!tn_dtype_is_floating(x->dtype))
+        return tn_error(TN_ERR_RUNTIME, "torch.frexp() only supports floating-point dtypes");
+    tn_status st = tn_tensor_contiguous(x, &c);
+    if (st == TN_OK) st = tn_tensor_empty(x->ndim, x->sizes, x->dtype, x->storage->device, &m);
+    if (st == TN_OK) st = tn_tensor_empty(x->ndim, x->sizes, TN_DTYPE_INT32, x->storage->device, &e);
+    if (st == TN_OK && !tn_tensor_is_meta(c))
+        tn_ew_frexp(x->dtype, tn_tensor_data(c), tn_tensor_data(m), tn_tensor_data(e), tn_tensor_numel(c));
+    tn_tensor_release(c);
+    if (st != TN_OK) {
+        tn_tensor_release(m);
+        tn_tensor_release(e);
+        return st;
+    }
+    rets[0] = tn_value_tensor(m);
+    rets[1] = tn_value_tensor(e);
+    return TN_OK;
+}

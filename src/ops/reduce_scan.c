@@ -1,10 +1,12 @@
 /* reduce_scan.c — scans and normalisations along one dim: cumsum, cumprod, softmax,
- * log_softmax (and the _softmax / _log_softmax primitives). Upstream scans accumulate in
+ * log_softmax (and the _softmax / _log_softmax primitives), cummax / cummin, logcumsumexp. Upstream scans accumulate in
  * double for floats (acc_type on CPU) and store rounded; softmax follows the vectorised
  * max / exp-sum / scale pattern of ATen cpu/SoftMaxKernel.cpp. */
 #include "ops/reduce.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/reduce.h"
 
@@ -69,6 +71,89 @@ static tn_status cum_op(const tn_value *a, tn_value *r, bool prod) {
 tn_status tn_op_cumsum(const tn_value *a, tn_value *r) { return cum_op(a, r, false); }
 /* aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) */
 tn_status tn_op_cumprod(const tn_value *a, tn_value *r) { return cum_op(a, r, true); }
+
+/* ---- cummax / cummin ------------------------------------------------------------------ */
+
+/* Running max (min) and its index along dim, as upstream's cummax_cummin_helper: an element
+ * replaces the running value when it is NaN, or when neither is NaN and it is >= (<=) it,
+ * so ties and repeated NaNs take the later index. */
+static tn_status cum_ext(const tn_value *a, tn_value *r, bool is_max) {
+    tn_tensor *self = a[0].u.t;
+    TN_TRY(tn_reduce_check_dtype(is_max ? "cummax" : "cummin", self->dtype));
+    int dim;
+    TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
+    tn_tensor *vals = NULL, *idx = NULL;
+    tn_status st = tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &vals);
+    if (st == TN_OK) st = tn_tensor_empty(self->ndim, self->sizes, TN_DTYPE_INT64, tn_tensor_device(self), &idx);
+    if (st != TN_OK) { tn_tensor_release(vals); return st; }
+    int64_t numel = tn_tensor_numel(self);
+    if (!tn_tensor_is_meta(self) && numel > 0) {
+        tn_dtype dt = self->dtype;
+        int64_t n = self->ndim ? self->sizes[dim] : 1, lanes = numel / n;
+        int es = tn_dtype_itemsize(dt);
+        int64_t is = (self->ndim ? self->strides[dim] : 0) * es, vs = (vals->ndim ? vals->strides[dim] : 0) * es;
+        int64_t xs = (idx->ndim ? idx->strides[dim] : 0) * 8;
+        bool fl = tn_dtype_is_floating(dt);
+        for (int64_t k = 0; k < lanes; k++) {
+            const char *p = (const char *)tn_tensor_data(self) + (self->ndim ? lane_off(self, dim, k) : 0);
+            char *q = (char *)tn_tensor_data(vals) + (vals->ndim ? lane_off(vals, dim, k) : 0);
+            char *ix = (char *)tn_tensor_data(idx) + (idx->ndim ? lane_off(idx, dim, k) : 0);
+            int64_t best = 0;
+            for (int64_t i = 0; i < n; i++) {
+                bool take;
+                if (fl) {
+                    double x = tn_rd_get(p + i * is, dt), o = tn_rd_get(p + best * is, dt);
+                    take = isnan(x) || (!isnan(o) && (is_max ? x >= o : x <= o));
+                } else {
+                    int64_t x = tn_rd_get_i(p + i * is, dt), o = tn_rd_get_i(p + best * is, dt);
+                    take = is_max ? x >= o : x <= o;
+                }
+                if (take) best = i;
+                memcpy(q + i * vs, p + best * is, (size_t)es);
+                memcpy(ix + i * xs, &best, 8);
+            }
+        }
+    }
+    r[0] = tn_value_tensor(vals);
+    r[1] = tn_value_tensor(idx);
+    return TN_OK;
+}
+/* aten::cummax(Tensor self, int dim) -> (values, indices) */
+tn_status tn_op_cummax(const tn_value *a, tn_value *r) { return cum_ext(a, r, true); }
+/* aten::cummin(Tensor self, int dim) -> (values, indices) */
+tn_status tn_op_cummin(const tn_value *a, tn_value *r) { return cum_ext(a, r, false); }
+
+/* aten::logcumsumexp(Tensor self, int dim): the running log-add-exp in double (upstream's
+ * accumulate type), from -inf; equal infinities pass through, NaN propagates. */
+tn_status tn_op_logcumsumexp(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t;
+    if (!tn_dtype_is_floating(self->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"logcumsumexp_out_cpu\" not implemented for '%s'", tn_dtype_infos[self->dtype].c10_name);
+    int dim;
+    TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
+    tn_tensor *out;
+    TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+    int64_t numel = tn_tensor_numel(self);
+    if (!tn_tensor_is_meta(self) && numel > 0) {
+        tn_dtype dt = self->dtype;
+        int64_t n = self->ndim ? self->sizes[dim] : 1, lanes = numel / n;
+        int es = tn_dtype_itemsize(dt);
+        int64_t is = (self->ndim ? self->strides[dim] : 0) * es, os = (out->ndim ? out->strides[dim] : 0) * es;
+        for (int64_t k = 0; k < lanes; k++) {
+            const char *p = (const char *)tn_tensor_data(self) + (self->ndim ? lane_off(self, dim, k) : 0);
+            char *q = (char *)tn_tensor_data(out) + (out->ndim ? lane_off(out, dim, k) : 0);
+            double acc = -INFINITY;
+            for (int64_t i = 0; i < n; i++) {
+                double x = tn_rd_get(p + i * is, dt);
+                double lo = isnan(acc) ? acc : (acc < x ? acc : x), hi = isnan(acc) ? acc : (x < acc ? acc : x);
+                acc = (lo != hi || isfinite(lo)) ? log1p(exp(lo - hi)) + hi : x;
+                tn_rd_set(q + i * os, dt, acc);
+            }
+        }
+    }
+    r[0] = tn_value_tensor(out);
+    return TN_OK;
+}
 
 /* ---- softmax ------------------------------------------------------------------------- */
 

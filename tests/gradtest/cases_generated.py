@@ -291,6 +291,57 @@ CASES += [
     G("dec_rot90_fill_dist", "lambda a, b: torch.rot90(a, 1).t() + torch.rot90(a, 3, [1, 0]).t() + torch.rot90(a, 2) "
       "+ torch.dist(a, b * 2) + torch.fill(a, 2.0) * b + torch.fill(b, torch.tensor(0.5)) * a", [A, B], (0, 1),
       ["rot90", "dist", "fill_Scalar", "fill_Tensor"], double=True),
+    # special functions (kernels/elementwise_special.c)
+    G("gen_lgamma_digamma_polygamma", "lambda a: (a + 0.5).lgamma() + (a + 0.5).digamma() + torch.polygamma(2, a + 0.5)",
+      [POS], (0,), ["lgamma", "digamma", "polygamma"], double=True),
+    G("gen_erfinv_i0_i0e", "lambda a, u: torch.erfinv(u * 0.9) + torch.i0(a) + torch.special.i0e(a)", [A, UNIT], (0, 1),
+      ["erfinv", "i0", "special_i0e"]),  # no double backward: special_i1's own derivative (i1_backward) refuses
+    G("gen_erfcx_ndtri_log_ndtr_entr", "lambda a, u: torch.special.erfcx(a) + torch.special.log_ndtr(a) "
+      "+ torch.special.ndtri(u.abs() * 0.8 + 0.1) + torch.special.entr(u.abs() + 0.1)", [A, UNIT], (0, 1),
+      ["special_erfcx", "special_log_ndtr", "special_ndtri", "special_entr"], double=True),
+    G("gen_xlog1py_zeta", "lambda a, p: torch.special.xlog1py(a, p) + torch.special.xlog1py(a, 2.5) "
+      "+ torch.special.xlog1py(1.5, p) + torch.special.zeta(p.detach() + 1.5, p + 0.5)", [A, POS], (0, 1),
+      ["special_xlog1py", "special_xlog1py_other_scalar", "special_xlog1py_self_scalar", "special_zeta"], double=True),
+    G("gen_igamma_igammac", "lambda a, p: torch.igamma(a.detach().abs() + 0.5, p) + torch.igammac(a.detach().abs() + 1.5, p)",
+      [A, POS], (1,), ["igamma", "igammac"]),
+    G("gen_frexp", "lambda a: torch.frexp(a * 3)[0]", [A], (0,), ["frexp_Tensor"]),
+    G("dec_nn_losses", "lambda a, b: torch.nn.functional.margin_ranking_loss(a, b, torch.sign(b - 0.1)) "
+      "+ torch.nn.functional.hinge_embedding_loss(a, torch.sign(b - 0.1)) + torch.nn.functional.kl_div(a, b.abs()) "
+      "+ torch.nn.functional.poisson_nll_loss(a, b.abs()) + torch.nn.functional.soft_margin_loss(a, torch.sign(b.detach())) "
+      "+ torch.nn.functional.triplet_margin_loss(a, b, a * 2 - b) + torch.nn.functional.cosine_similarity(a, b).sum()",
+      [A, B], (0, 1), [], double=True),
+    G("dec_prelu_shuffle", "lambda a, w: torch.nn.functional.prelu(a, w).sum() + torch.nn.functional.pixel_shuffle(a, 2).sum() "
+      "* 0.5 + torch.nn.functional.channel_shuffle(a * a, 2).sum()", [In((2, 4, 3, 5)), In((4,))], (0, 1), []),
+    G("dec_products_index", "lambda a, b: torch.tensordot(a, b.t(), dims=([1], [0])).sum() + torch.inner(a, b).sum() "
+      "+ torch.kron(a, b[:2]).sum() + torch.block_diag(a, b).sum() * 0.5 + torch.addr(a, a[:, 0], b[0], beta=2, alpha=0.5).sum() "
+      "+ torch.index_add(a, 1, torch.tensor([0, 2]), b[:, :2] * 2).sum() + torch.put(a, torch.tensor([1, 3]), b[0, :2]).pow(2).sum() "
+      "+ torch.nanmean(a * b) + torch.trapezoid(a * b, dim=0).sum() + torch.cumulative_trapezoid(a, b[0]).sum()",
+      [A, B], (0, 1), []),
+    G("dec_bilinear_instance_norm", "lambda a, b, w, x: torch.nn.functional.bilinear(a, b, w).sum() "
+      "+ torch.nn.functional.instance_norm(x * 2).pow(2).sum()", [In((4, 3)), In((4, 5)), In((2, 3, 5)), In((2, 3, 7))],
+      (0, 1, 2, 3), []),
+    G("gen_cummax_cummin", "lambda a: torch.cummax(a, 1)[0] * 2 + torch.cummin(a, 0)[0]", [A], (0,), ["cummax", "cummin"],
+      double=True),
+    G("gen_addr_index_put", "lambda a, b: torch.addr(a, a[:, 0], b[0], beta=2, alpha=0.5) "
+      "+ torch.index_add(a, 1, torch.tensor([0, 2]), b[:, :2], alpha=2) + torch.index_copy(a, 1, torch.tensor([3, 1]), b[:, :2]) "
+      "+ torch.index_fill(a, 0, torch.tensor([1]), 2.0) + torch.index_fill(b, 1, torch.tensor([0, 4]), torch.tensor(3.0)) "
+      "+ torch.put(a, torch.tensor([1, 3]), b[0, :2]) + torch.put(b, torch.tensor([2, 2]), a[0, :2], accumulate=True)",
+      [A, B], (0, 1), ["addr", "index_add", "index_copy", "index_fill_int_Scalar", "index_fill_int_Tensor", "put"], double=True),
+    G("gen_pixel_shuffle", "lambda x: torch.nn.functional.pixel_shuffle(x, 2).sum(1) + torch.nn.functional.pixel_unshuffle(x, 1).sum()",
+      [In((2, 4, 3, 5))], (0,), ["pixel_shuffle", "pixel_unshuffle"], double=True),
+    G("dec_pool_upsample_1d", "lambda x: torch.nn.functional.avg_pool1d(x, 3, 2, 1).sum() + torch.nn.functional.max_pool1d(x, 2).pow(2).sum() "
+      "+ torch.nn.functional.adaptive_avg_pool1d(x, 4).pow(2).sum() + torch.nn.functional.interpolate(x, size=13).pow(2).sum() "
+      "+ torch.nn.functional.interpolate(x, scale_factor=1.5, mode='linear').pow(2).sum()", [SEQ], (0,), []),
+    G("gen_order_statistics", "lambda a: torch.kthvalue(a, 2, 1)[0] * 2 + torch.median(a, 1)[0] + torch.nanmedian(a, 1)[0] * 3 "
+      "+ torch.mode(a.round(), 1)[0] + torch.median(a) + torch.nanmedian(a) * 2", [A], (0,),
+      ["kthvalue", "median", "median_dim", "mode", "nanmedian", "nanmedian_dim"], double=True),
+    G("dec_cov_corrcoef", "lambda a: torch.cov(a).sum() + torch.corrcoef(a * 2 + 1).pow(2).sum() "
+      "+ torch.cov(a, aweights=torch.arange(1.0, 6.0, dtype=a.dtype)).sum()", [A], (0,), []),
+    G("dec_cdist_pdist_index_reduce", "lambda a, b: torch.cdist(a, b).sum() + torch.cdist(a, b, p=1).sum() + torch.pdist(a * 2).sum() "
+      "+ torch.index_reduce(a, 1, torch.tensor([0, 2, 0]), b[:, :3], 'amax').sum()", [A, B], (0, 1), []),
+    G("dec_unfold_sum_to_size", "lambda x: torch.nn.functional.unfold(x, (2, 3), padding=1, stride=(2, 1)).pow(2).sum() "
+      "+ x.sum_to_size(1, 3, 1, 8).pow(2).sum()", [IMG], (0,), []),
+    G("dec_renorm", "lambda a: torch.renorm(a * 3, 2, 0, 1.0).pow(2).sum() + torch.renorm(a, 1, 1, 100.0).sum()", [A], (0,), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
     # linear algebra rows generated from derivatives.yaml (linalg_lu_solve: B only, LU's formula
     # calls linalg_lu_solve_LU, not in the vocabulary, and refuses by name)
@@ -317,5 +368,6 @@ UNCOVERED = {
     "uniform_": "in-place sampler: outputs kept out of the graph (decompose.c)",
     "normal_float_Tensor": "float mean and Tensor std: same zeros formula as normal_Tensor_Tensor (covered)",
     "_conj": "upstream asserts on real tensors (the conjugate view is complex-only); real dtypes only here",
+    "nextafter": "upstream marks both inputs not_implemented: backward refuses by name",
     "lift_fresh": "listed as never differentiable in decompose.c (outputs do not require grad)",
 }

@@ -1418,6 +1418,213 @@ add("fill_functional", "lambda a, i: (torch.fill(a, 2.5), torch.fill(i, 2.7), to
 add("fill_tensor_value_err", "lambda a: torch.fill(a, torch.ones(2))", [In((3, 4))], ["fill.Tensor"])
 add("dist_p", "lambda a, b: (torch.dist(a, b), torch.dist(a, b, 1), torch.dist(a, b, float('inf')), torch.dist(a, b[0], 0), torch.dist(a, b, 3.5))", [In((3, 4)), In((3, 4), layout="transposed")], ["dist.default"])
 add("dist_int_err", "lambda a: torch.dist(a, a)", [In((3,), "int64", "int")], ["dist.default"])
+# ---- special functions (kernels/elementwise_special.c) ----
+for dt in ("float32", "float64", "bfloat16", "int64"):
+    kind = {"int64": "int", "bfloat16": "normal"}.get(dt, "special")
+    add(f"gamma_family_{dt}", "lambda a: (torch.lgamma(a), torch.digamma(a), torch.polygamma(1, a), torch.polygamma(3, a), torch.mvlgamma(a.abs() + 3, 3), torch.special.polygamma(2, a), torch.special.psi(a), torch.special.gammaln(a), torch.special.digamma(a), torch.special.multigammaln(a.abs() + 2, 2))",
+        [In((7, 33), dt, kind)], ["lgamma.default", "digamma.default", "polygamma.default", "mvlgamma.default", "special_polygamma.default", "special_psi.default", "special_gammaln.default", "special_digamma.default", "special_multigammaln.default"])
+    add(f"bessel_i_erf_{dt}", "lambda a, u: (torch.i0(a), torch.special.i0e(a), torch.special.i1(a), torch.special.i1e(a), torch.erfinv(u), torch.special.i0(a), torch.special.erfinv(u), torch.special.ndtr(a), torch.special.entr(a), torch.special.expit(a), torch.special.exp2(a), torch.special.expm1(a), torch.special.erf(a), torch.special.erfc(a), torch.special.log1p(u), torch.special.sinc(a))",
+        [In((7, 33), dt, kind), In((7, 33), dt, "int" if dt == "int64" else "unit")],
+        ["i0.default", "special_i0e.default", "special_i1.default", "special_i1e.default", "erfinv.default", "special_i0.default", "special_erfinv.default", "special_ndtr.default", "special_entr.default", "special_expit.default", "special_exp2.default", "special_expm1.default", "special_erf.default", "special_erfc.default", "special_log1p.default", "special_sinc.default"])
+    add(f"xlog1py_igamma_{dt}", "lambda a, b: (torch.special.xlog1py(a, b), torch.special.xlog1py(a, 2.5), torch.special.xlog1py(0.5, b))",
+        [In((7, 33), dt, kind), In((33,), dt, "int" if dt == "int64" else "unit")], ["special_xlog1py.default", "special_xlog1py.self_scalar", "special_xlog1py.other_scalar"])
+for dt in ("float32", "float64"):
+    add(f"bessel_{dt}", "lambda a: (torch.special.bessel_j0(a * 4), torch.special.bessel_j1(a * 4), torch.special.bessel_y0(a * 4), torch.special.bessel_y1(a * 4), torch.special.modified_bessel_i0(a * 4), torch.special.modified_bessel_i1(a * 4), torch.special.modified_bessel_k0(a * 4), torch.special.modified_bessel_k1(a * 4), torch.special.scaled_modified_bessel_k0(a * 4), torch.special.scaled_modified_bessel_k1(a * 4), torch.special.spherical_bessel_j0(a * 4))",
+        [In((7, 33), dt, "special")], ["special_bessel_j0.default", "special_bessel_j1.default", "special_bessel_y0.default", "special_bessel_y1.default", "special_modified_bessel_i0.default", "special_modified_bessel_i1.default", "special_modified_bessel_k0.default", "special_modified_bessel_k1.default", "special_scaled_modified_bessel_k0.default", "special_scaled_modified_bessel_k1.default", "special_spherical_bessel_j0.default"])
+    add(f"normal_family_{dt}", "lambda a, u: (torch.special.erfcx(a * 5), torch.special.ndtri(u.abs()), torch.special.log_ndtr(a * 5), torch.special.zeta(a.abs() + 1, u), torch.special.zeta(2.5, u), torch.special.zeta(a.abs() + 1, 0.5))",
+        [In((7, 33), dt, "special"), In((7, 33), dt, "unit")], ["special_erfcx.default", "special_ndtri.default", "special_log_ndtr.default", "special_zeta.default", "special_zeta.self_scalar", "special_zeta.other_scalar"])
+    add(f"igamma_nextafter_frexp_{dt}", "lambda a, b: (torch.igamma(a.abs(), b.abs()), torch.igammac(a.abs(), b.abs()), torch.special.gammainc(a.abs(), b.abs()), torch.special.gammaincc(a.abs(), b.abs()), torch.nextafter(a, b), torch.frexp(a * 100))",
+        [In((7, 33), dt, "special"), In((7, 33), dt, "special")], ["igamma.default", "igammac.default", "special_gammainc.default", "special_gammaincc.default", "nextafter.default", "frexp.Tensor"])
+    for poly in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"):
+        add(f"{poly}_{dt}", f"lambda u, n: (torch.special.{poly}(u, n), torch.special.{poly}(0.25, n), torch.special.{poly}(u, 9), torch.special.{poly}(u * 3, n))",
+            [In((5, 33), dt, "unit"), In((33,), dt, "int")], [f"special_{poly}.default", f"special_{poly}.x_scalar", f"special_{poly}.n_scalar"])
+add("nextafter_frexp_bf16", "lambda a, b: (torch.nextafter(a, b), torch.nextafter(a * 0, b), torch.frexp(a * 100))", [In((7, 33), "bfloat16"), In((7, 33), "bfloat16")], ["nextafter.default", "frexp.Tensor"])
+add("special_err_polygamma_neg", "lambda a: torch.polygamma(-1, a)", [In((7,))], ["polygamma.default"])
+add("special_err_mvlgamma_p", "lambda a: torch.mvlgamma(a, 0)", [In((7,))], ["mvlgamma.default"])
+add("special_err_mvlgamma_bool", "lambda a: torch.mvlgamma(a, 1)", [In((7,), "bool", "bool")], ["mvlgamma.default"])
+add("special_err_frexp_int", "lambda a: torch.frexp(a)", [In((7,), "int64", "int")], ["frexp.Tensor"])
+add("special_err_igamma_int", "lambda a: torch.igamma(a, a)", [In((7,), "int64", "int")], ["igamma.default"])
+add("special_err_nextafter_int", "lambda a: torch.nextafter(a, a)", [In((7,), "int64", "int")], ["nextafter.default"])
+add("special_err_erfcx_bf16", "lambda a: torch.special.erfcx(a)", [In((7,), "bfloat16")], ["special_erfcx.default"])
+add("special_err_bessel_bf16", "lambda a: torch.special.bessel_j0(a)", [In((7,), "bfloat16")], ["special_bessel_j0.default"])
+add("special_err_zeta_bf16", "lambda a: torch.special.zeta(a, a)", [In((7,), "bfloat16")], ["special_zeta.default"])
+add("special_err_poly_bf16", "lambda a: torch.special.hermite_polynomial_h(a, a)", [In((7,), "bfloat16")], ["special_hermite_polynomial_h.default"])
+# ---- nn compositions (composite_nn.c) ----
+F_ = "torch.nn.functional."
+for red in ("mean", "sum", "none"):
+    add(f"losses_{red}", f"lambda a, b, y: ({F_}margin_ranking_loss(a, b, y, margin=0.2, reduction='{red}'), {F_}hinge_embedding_loss(a, y, margin=0.5, reduction='{red}'), "
+        f"{F_}soft_margin_loss(a, y, reduction='{red}'), {F_}kl_div(a, b.abs(), reduction='{red}'), {F_}kl_div(a, b, reduction='{red}', log_target=True), "
+        f"{F_}poisson_nll_loss(a, b.abs(), reduction='{red}'), {F_}poisson_nll_loss(a.abs(), b.abs() * 3, log_input=False, full=True, reduction='{red}'), "
+        f"{F_}cosine_embedding_loss(a, b, y[:, 0], margin=0.1, reduction='{red}'), {F_}triplet_margin_loss(a, b, a * 2 - b, swap=True, reduction='{red}'))",
+        [In((6, 5)), In((6, 5)), In((6, 5), "float64", "int")],
+        ["margin_ranking_loss.default", "hinge_embedding_loss.default", "soft_margin_loss.default", "kl_div.default", "poisson_nll_loss.default", "cosine_embedding_loss.default", "triplet_margin_loss.default", "pairwise_distance.default"])
+add("distances", f"lambda a, b, i: ({F_}pairwise_distance(a, b), {F_}pairwise_distance(a, b[0], p=1.5, keepdim=True), {F_}cosine_similarity(a, b), {F_}cosine_similarity(a, b[:1], dim=-1), {F_}cosine_similarity(i, i * 2, dim=0))",
+    [In((6, 5)), In((6, 5)), In((4, 3), "int64", "int")], ["pairwise_distance.default", "cosine_similarity.default"])
+add("cosine_similarity_int_err", "lambda i: torch.cosine_similarity(i, i)", [In((4, 3), "int64", "int")], ["cosine_similarity.default"])
+add("cosine_embedding_loss_err", f"lambda a: {F_}cosine_embedding_loss(a, a, a)", [In((4, 3))], ["cosine_embedding_loss.default"])
+add("margin_ranking_loss_err", "lambda a, b: torch.margin_ranking_loss(a, b, b[0], 0.0, 1)", [In((4, 3)), In((4, 3))], ["margin_ranking_loss.default"])
+add("prelu_rrelu", f"lambda a, w, x: ({F_}prelu(a, w), {F_}prelu(a, w[:1]), {F_}prelu(x, w[:1]), {F_}rrelu(a, 0.1, 0.3), torch.rrelu(x))", [In((2, 3, 4)), In((3,)), In(())], ["prelu.default", "rrelu.default"])
+add("prelu_err", f"lambda a, w: {F_}prelu(a, w)", [In((2, 3, 4)), In((4,))], ["prelu.default"])
+add("dropouts", "lambda a: (torch.manual_seed(0), torch.feature_dropout(a, 0.4, True), torch.alpha_dropout(a, 0.3, True), torch.feature_alpha_dropout(a, 0.5, True), "
+    "torch.feature_dropout(a, 0.4, False), torch.alpha_dropout(a, 1.0, True), torch.feature_alpha_dropout(a, 0.0, True))[1:]",
+    [In((3, 4, 5))], ["feature_dropout.default", "alpha_dropout.default", "feature_alpha_dropout.default"])
+add("feature_dropout_err", "lambda a: torch.feature_dropout(a, 0.5, True)", [In((4,))], ["feature_dropout.default"])
+add("one_hot", f"lambda i: ({F_}one_hot(i.abs()), {F_}one_hot(i.abs(), 12), {F_}one_hot(i.abs()[:0], 3))", [In((4, 3), "int64", "int")], ["one_hot.default"])
+add("one_hot_neg_err", f"lambda i: {F_}one_hot(i.abs() * -1 - 1)", [In((4, 3), "int64", "int")], ["one_hot.default"])
+add("one_hot_big_err", f"lambda i: {F_}one_hot(i.abs(), 1)", [In((4, 3), "int64", "int")], ["one_hot.default"])
+add("pixel_channel_shuffle", f"lambda a, b: ({F_}pixel_shuffle(a, 2), {F_}pixel_unshuffle(b, 2), {F_}pixel_shuffle(b, 1), {F_}channel_shuffle(a, 4), torch.channel_shuffle(b, 2))",
+    [In((2, 8, 3, 5)), In((1, 2, 6, 4), "float64")], ["pixel_shuffle.default", "pixel_unshuffle.default", "channel_shuffle.default"])
+add("pixel_shuffle_err", f"lambda a: {F_}pixel_shuffle(a, 3)", [In((2, 8, 3, 5))], ["pixel_shuffle.default"])
+add("channel_shuffle_err", "lambda a: torch.channel_shuffle(a, 3)", [In((2, 8, 3, 5))], ["channel_shuffle.default"])
+# ---- products, indexing and integration (composite_shape.c) ----
+for dt in ("float32", "float64", "int64"):
+    kind = "int" if dt == "int64" else "normal"
+    add(f"products_{dt}", "lambda a, b, v, w: (torch.tensordot(a, b, dims=([1], [0])), torch.tensordot(a, b.t(), dims=([1, 0], [1, 0])), torch.inner(a, b.t()), torch.inner(v, w), torch.inner(a, v[0]), torch.kron(a, b), torch.kron(v, a), torch.addr(a[:, :1], v, w[:4], beta=2, alpha=3), torch.addr(a, v, w[:4], beta=0))",
+        [In((5, 4), dt, kind), In((4, 5), dt, kind), In((5,), dt, kind), In((5,), dt, kind)], ["tensordot.default", "inner.default", "kron.default", "addr.default"])
+    add(f"block_cartesian_{dt}", "lambda a, v, w: (torch.block_diag(a, v, w[0], a.t()), torch.cartesian_prod(v, w), torch.cartesian_prod(v), torch.combinations(v), torch.combinations(v, 3, True), torch.combinations(v, 0), torch.argwhere(a > 0))",
+        [In((3, 4), dt, kind), In((4,), dt, kind), In((3,), dt, kind)], ["block_diag.default", "cartesian_prod.default", "combinations.default", "argwhere.default"])
+    add(f"index_ops_{dt}", "lambda a, s, i: (torch.index_add(a, 1, i, s, alpha=2), a.index_add(0, i[:2], s.t()[:2]), torch.index_copy(a, 1, i[:1], s[:, :1]), torch.index_fill(a, 1, i, 7), a.index_fill(0, i[:1], torch.tensor(3)), torch.put(a, i, s[0, :3]), torch.put(a, i, s[0, :3], accumulate=True))",
+        [In((5, 6), dt, kind), In((5, 3), dt, kind), In((3,), "int64", "index", high=5)], ["index_add.default", "index_copy.default", "index_fill.int_Scalar", "index_fill.int_Tensor", "put.default"])
+for dt in ("float32", "float64"):
+    add(f"integrate_{dt}", "lambda y, x: (torch.trapezoid(y), torch.trapezoid(y, dx=0.5, dim=0), torch.trapezoid(y, x), torch.trapezoid(y, x[None].expand(3, 6) * 2, dim=1), torch.trapz(y, x), torch.trapz(y, dx=2.0), torch.cumulative_trapezoid(y), torch.cumulative_trapezoid(y, x), torch.cumulative_trapezoid(y, dx=3, dim=0), torch.trapezoid(y[:, :0]), torch.nanmean(y), torch.nanmean(y / y, 1, keepdim=True))",
+        [In((3, 6), dt), In((6,), dt)], ["trapezoid.x", "trapezoid.dx", "trapz.x", "trapz.dx", "cumulative_trapezoid.x", "cumulative_trapezoid.dx", "nanmean.default"])
+    add(f"bilinear_instance_norm_{dt}", "lambda a, b, w, x, rm: (torch.nn.functional.bilinear(a, b, w), torch.nn.functional.bilinear(a[None], b[None], w, w[:, 0, 0]), torch.nn.functional.instance_norm(x), torch.nn.functional.instance_norm(x, rm.clone(), rm.abs(), use_input_stats=True, weight=rm, bias=rm), torch.nn.functional.instance_norm(x, rm, rm.abs(), use_input_stats=False))",
+        [In((4, 3), dt), In((4, 5), dt), In((2, 3, 5), dt), In((2, 3, 7), dt), In((3,), dt)], ["bilinear.default", "instance_norm.default"])
+add("addr_bool", "lambda t, v: (torch.addr(t, v, v[:3]), torch.addr(t, v, v[:3], beta=0, alpha=2))", [In((4, 3), "bool", "bool"), In((4,), "bool", "bool")], ["addr.default"])
+add("addr_err_beta", "lambda a: torch.addr(a, a[0], a[:, 0], beta=True)", [In((3, 3))], ["addr.default"])
+add("addr_err_int", "lambda a: torch.addr(a, a[0], a[:, 0], alpha=0.5)", [In((3, 3), "int64", "int")], ["addr.default"])
+add("addr_err_dim", "lambda a: torch.addr(a, a, a[:, 0])", [In((3, 3))], ["addr.default"])
+add("tensordot_err", "lambda a: torch.tensordot(a, a, dims=([0], [0, 1]))", [In((3, 4))], ["tensordot.default"])
+add("tensordot_size_err", "lambda a: torch.tensordot(a, a, dims=([0], [1]))", [In((3, 4))], ["tensordot.default"])
+add("inner_err", "lambda a: torch.inner(a, a.t())", [In((3, 4))], ["inner.default"])
+add("block_diag_err", "lambda a: torch.block_diag(a)", [In((2, 3, 4))], ["block_diag.default"])
+add("combinations_err", "lambda a: torch.combinations(a)", [In((2, 3))], ["combinations.default"])
+add("nanmean_int_err", "lambda a: torch.nanmean(a)", [In((2, 3), "int64", "int")], ["nanmean.default"])
+add("index_add_dtype_err", "lambda a, i: torch.index_add(a, 0, i, a.double()[:2])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["index_add.default"])
+add("index_add_index_err", "lambda a, i: torch.index_add(a, 0, i.float(), a[:2])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["index_add.default"])
+add("put_err", "lambda a, i: torch.put(a, i, a[0])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["put.default"])
+add("trapezoid_x_err", "lambda y: torch.trapezoid(y, y[0, :2])", [In((3, 4))], ["trapezoid.x"])
+add("bilinear_err", "lambda a, w: torch.nn.functional.bilinear(a, a, w)", [In((3, 4)), In((2, 3, 4))], ["bilinear.default"])
+add("instance_norm_err", "lambda x: torch.instance_norm(x, None, None, None, None, False, 0.1, 1e-5, False)", [In((2, 3, 4))], ["instance_norm.default"])
+# ---- scans (reduce_scan.c) ----
+for dt in ("float32", "float64", "bfloat16", "int64", "bool"):
+    kind = {"int64": "int", "bool": "bool", "bfloat16": "normal"}.get(dt, "special")
+    add(f"cummax_cummin_{dt}", "lambda a: (torch.cummax(a, 0), torch.cummin(a, 1), torch.cummax(a, -1), torch.cummin(a[0, 0], 0), torch.cummax(a[:0], 1))",
+        [In((5, 7), dt, kind)], ["cummax.default", "cummin.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"logcumsumexp_{dt}", "lambda a: (torch.logcumsumexp(a, 0), torch.logcumsumexp(a * 30, 1), torch.logcumsumexp(a[0, 0], 0))",
+        [In((5, 7), dt, "special" if dt != "bfloat16" else "normal")], ["logcumsumexp.default"])
+add("logcumsumexp_int_err", "lambda a: torch.logcumsumexp(a, 0)", [In((5,), "int64", "int")], ["logcumsumexp.default"])
+add("cummax_dim_err", "lambda a: torch.cummax(a, 2)", [In((5, 3))], ["cummax.default"])
+add("cummaxmin_backward", "lambda g, a: torch.ops.aten.cummaxmin_backward(g, a, torch.cummax(a, 1)[1], 1)", [In((4, 5)), In((4, 5))], ["cummaxmin_backward.default"])
+# ---- 1-d pooling and resampling (composite_nn.c) ----
+for dt in ("float32", "float64"):
+    add(f"pool1d_{dt}", "lambda x: (torch.nn.functional.avg_pool1d(x, 3), torch.nn.functional.avg_pool1d(x, 2, 1, 1, True, False), torch.nn.functional.max_pool1d(x, 2), "
+        "torch.nn.functional.max_pool1d(x, 3, 2, 1, 2, True, return_indices=True), torch.nn.functional.adaptive_avg_pool1d(x, 4), torch.nn.functional.avg_pool1d(x[0], 2))",
+        [In((2, 3, 9), dt)], ["avg_pool1d.default", "max_pool1d.default", "max_pool1d_with_indices.default", "adaptive_avg_pool1d.default"])
+    add(f"upsample1d_{dt}", "lambda x: (torch.nn.functional.interpolate(x, size=13), torch.nn.functional.interpolate(x, scale_factor=1.7), torch.nn.functional.interpolate(x, size=5, mode='linear'), "
+        "torch.nn.functional.interpolate(x, scale_factor=2.5, mode='linear', align_corners=True), torch.nn.functional.interpolate(x, size=4, mode='area'))",
+        [In((2, 3, 9), dt)], ["upsample_nearest1d.vec", "upsample_linear1d.vec", "adaptive_avg_pool1d.default"])
+add("pool1d_err", "lambda x: torch.nn.functional.avg_pool1d(x, 2)", [In((2, 3, 4, 9))], ["avg_pool1d.default"])
+add("max_pool1d_err", "lambda x: torch.nn.functional.max_pool1d(x, 2)", [In((9,))], ["max_pool1d.default"])
+add("max_pool1d_with_indices_err", "lambda x: torch.max_pool1d_with_indices(x, [2])", [In((9,))], ["max_pool1d_with_indices.default"])
+add("adaptive_avg_pool1d_err", "lambda x: torch.adaptive_avg_pool1d(x, [2])", [In((1, 2, 3, 9))], ["adaptive_avg_pool1d.default"])
+# ---- order statistics (reduce_select.c) ----
+for dt in ("float32", "float64", "int64", "bfloat16"):
+    kind = {"int64": "int", "bfloat16": "normal"}.get(dt, "special")
+    add(f"order_stats_{dt}", "lambda a: (torch.kthvalue(a, 3, 1), torch.kthvalue(a, 1, 0, True), torch.median(a), torch.median(a, 1), torch.median(a, 0, keepdim=True), "
+        "torch.nanmedian(a), torch.nanmedian(a, 1), torch.mode(a, 1), torch.mode(a, 0), torch.mode(a.round() if a.is_floating_point() else a % 3, 1), torch.kthvalue(a[0, 0], 1))",
+        [In((5, 21), dt, kind)], ["kthvalue.default", "median.default", "median.dim", "nanmedian.default", "nanmedian.dim", "mode.default"])
+for dt in ("float32", "float64"):
+    add(f"quantile_{dt}", "lambda a, q: tuple(f(a, *args, interpolation=m) for f in (torch.quantile, torch.nanquantile) for m in ('linear', 'lower', 'higher', 'midpoint', 'nearest') "
+        "for args in ((0.3,), (q,), (q, 1), (0.75, 0, True), (q[0], None, True)))",
+        [In((5, 7), dt, "special"), In((3,), dt, "pos")], ["quantile.default", "quantile.scalar", "nanquantile.default", "nanquantile.scalar"])
+add("median_empty", "lambda a: (torch.median(a[:0]), torch.nanmedian(a[:0]))", [In((5,))], ["median.default", "nanmedian.default"])
+add("median_bool_err", "lambda a: torch.median(a)", [In((5,), "bool", "bool")], ["median.default"])
+add("kthvalue_k_err", "lambda a: torch.kthvalue(a, 6)", [In((5,))], ["kthvalue.default"])
+add("kthvalue_empty_err", "lambda a: torch.kthvalue(a[:, :0], 1, 1)", [In((5, 3))], ["kthvalue.default"])
+add("mode_empty_err", "lambda a: torch.mode(a[:, :0], 1)", [In((5, 3))], ["mode.default"])
+add("median_dim_empty_err", "lambda a: torch.median(a[:, :0], 1)", [In((5, 3))], ["median.dim"])
+add("quantile_q_err", "lambda a: torch.quantile(a, 1.5)", [In((5,))], ["quantile.scalar"])
+add("quantile_dtype_err", "lambda a: torch.quantile(a, 0.5)", [In((5,), "int64", "int")], ["quantile.scalar"])
+add("quantile_interp_err", "lambda a: torch.nanquantile(a, 0.5, interpolation='foo')", [In((5,))], ["nanquantile.scalar"])
+add("quantile_qdim_err", "lambda a: torch.quantile(a, a.reshape(5, 1).abs() / 10)", [In((5,))], ["quantile.default"])
+add("quantile_qrange_err", "lambda a: torch.nanquantile(a, a.abs() + 1)", [In((5,))], ["nanquantile.default"])
+# ---- search, count, unique (reduce_search.c, reduce_unique.c), cov (composite_shape.c) ----
+for dt in ("float32", "float64", "int64"):
+    kind = "int" if dt == "int64" else "special"
+    add(f"search_{dt}", "lambda s, v: (torch.searchsorted(s.sort()[0], v), torch.searchsorted(s.sort()[0], v, right=True), torch.searchsorted(s.sort()[0], v, side='right', out_int32=True), "
+        "torch.searchsorted(s, v, sorter=s.argsort()), torch.searchsorted(s.sort()[0], 1), torch.bucketize(v, s.sort()[0]), torch.bucketize(v, s.sort()[0], right=True, out_int32=True), "
+        "torch.bucketize(2, s.sort()[0]), torch.searchsorted(v.sort(1)[0], v))", [In((9,), dt, kind), In((4, 9), dt, kind)],
+        ["searchsorted.Tensor", "searchsorted.Scalar", "bucketize.Tensor", "bucketize.Scalar"])
+    add(f"unique_{dt}", "lambda a: (torch.unique(a), torch.unique(a, return_inverse=True, return_counts=True), torch.unique(a, sorted=False, return_counts=True), torch.unique(a, dim=1, return_inverse=True, return_counts=True), "
+        "torch.unique_consecutive(a), torch.unique_consecutive(a, return_inverse=True, return_counts=True), torch.unique_consecutive(a, return_counts=True, dim=0), torch.unique(a[:0]))",
+        [In((4, 6), dt, "int" if dt == "int64" else "normal")], ["_unique2.default", "unique_dim.default", "unique_consecutive.default"])
+    add(f"cov_{dt}", "lambda a, f, w: (torch.cov(a), torch.cov(a, correction=0), torch.cov(a[0]), torch.cov(a, fweights=f.abs()), torch.cov(a, aweights=w.abs()), torch.cov(a, correction=2, fweights=f.abs(), aweights=w.abs()), torch.corrcoef(a), torch.corrcoef(a[0]))",
+        [In((3, 6), dt, kind), In((6,), "int64", "int"), In((6,), "float64", "pos")], ["cov.default", "corrcoef.default"])
+add("unique_bool", "lambda a: (torch.unique(a, return_inverse=True, return_counts=True), torch.unique_consecutive(a, return_counts=True))", [In((9,), "bool", "bool")], ["_unique2.default", "unique_consecutive.default"])
+add("bincount", "lambda i, w: (torch.bincount(i.abs()), torch.bincount(i.abs(), w), torch.bincount(i.abs(), w.double(), 30), torch.bincount(i.abs(), minlength=3), torch.bincount(i[:0]), torch.bincount(i.abs().to(torch.uint8)), torch.bincount(i.abs(), i))",
+    [In((9,), "int64", "int"), In((9,))], ["bincount.default"])
+add("bincount_neg_err", "lambda i: torch.bincount(i.abs() * -1 - 1)", [In((9,), "int64", "int")], ["bincount.default"])
+add("bincount_float_err", "lambda i: torch.bincount(i)", [In((9,))], ["bincount.default"])
+add("bincount_minlength_err", "lambda i: torch.bincount(i.abs(), minlength=-1)", [In((9,), "int64", "int")], ["bincount.default"])
+add("searchsorted_side_err", "lambda s: torch.searchsorted(s, s, side='left', right=True)", [In((9,))], ["searchsorted.Tensor"])
+add("searchsorted_shape_err", "lambda s, v: torch.searchsorted(s, v)", [In((2, 9)), In((3, 9))], ["searchsorted.Tensor"])
+add("searchsorted_sorter_err", "lambda s: torch.searchsorted(s, s, sorter=torch.tensor([0, 1]))", [In((9,))], ["searchsorted.Tensor"])
+add("bucketize_dim_err", "lambda s: torch.bucketize(s, s.reshape(3, 3))", [In((9,))], ["bucketize.Tensor"])
+add("cov_dim_err", "lambda a: torch.cov(a)", [In((2, 3, 4))], ["cov.default"])
+add("cov_bool_err", "lambda a: torch.cov(a)", [In((2, 3), "bool", "bool")], ["cov.default"])
+add("cov_fweights_err", "lambda a: torch.cov(a, fweights=a[0])", [In((2, 3))], ["cov.default"])
+add("cov_aweights_err", "lambda a: torch.cov(a, aweights=a[0] * 0 - 1)", [In((2, 3))], ["cov.default"])
+add("corrcoef_dim_err", "lambda a: torch.corrcoef(a)", [In((2, 3, 4))], ["corrcoef.default"])
+# ---- index_reduce, cdist, pdist (composite_shape.c) ----
+for dt in ("float32", "float64", "int64"):
+    kind = "int" if dt == "int64" else "normal"
+    add(f"index_reduce_{dt}", "lambda a, s, i: tuple(torch.index_reduce(a, 1, i, s, r, include_self=inc) for r in ('prod', 'mean', 'amax', 'amin') for inc in (True, False))",
+        [In((5, 6), dt, kind), In((5, 4), dt, kind), In((4,), "int64", "index", high=6)], ["index_reduce.default"])
+for dt in ("float32", "float64"):
+    add(f"cdist_pdist_{dt}", "lambda a, b, big: (torch.cdist(a, b), torch.cdist(a, b, p=1), torch.cdist(a, b, p=0), torch.cdist(a, b, p=float('inf')), torch.cdist(a, b, p=3.5), "
+        "torch.cdist(big, big[:7]), torch.cdist(a, b, compute_mode='use_mm_for_euclid_dist'), torch.cdist(a[None], b[None]), torch.pdist(a), torch.pdist(big, p=1.5), torch.pdist(a, 0))",
+        [In((5, 3), dt), In((4, 3), dt), In((30, 3), dt)], ["cdist.default", "pdist.default"])
+add("index_reduce_err", "lambda a, s, i: torch.index_reduce(a, 1, i, s, 'sum')", [In((5, 6)), In((5, 4)), In((4,), "int64", "index", high=6)], ["index_reduce.default"])
+add("cdist_err", "lambda a, b: torch.cdist(a, b)", [In((5, 3)), In((4, 2))], ["cdist.default"])
+add("cdist_dim_err", "lambda a: torch.cdist(a, a)", [In((5,))], ["cdist.default"])
+add("pdist_err", "lambda a: torch.pdist(a)", [In((5, 3, 2))], ["pdist.default"])
+# ---- small shape compositions (composite_shape.c) ----
+for dt in ("float32", "int64", "bool"):
+    kind = {"int64": "int", "bool": "bool"}.get(dt, "normal")
+    add(f"sum_to_nonzero_static_{dt}", "lambda a: (a.sum_to_size(1, 5), a.sum_to_size(4, 1), a.sum_to_size(5), a.sum_to_size(4, 5), a[0, 0].sum_to_size(()), torch.nonzero_static(a, size=3), torch.nonzero_static(a, size=30, fill_value=7))",
+        [In((4, 5), dt, kind)], ["sum_to_size.default", "nonzero_static.default"])
+add("empty_permuted", "lambda: (lambda e: (tuple(e.shape), e.stride(), e.dtype))(torch.empty_permuted((2, 3, 4), (2, 0, 1), dtype=torch.float64))", [], ["empty_permuted.default"])
+add("empty_permuted_err", "lambda: torch.empty_permuted((2, 3), (0,))", [], ["empty_permuted.default"])
+for dt in ("float32", "float64", "int64"):
+    add(f"im2col_{dt}", "lambda x: (torch.nn.functional.unfold(x, 2), torch.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), torch.nn.functional.unfold(x[0], 3, stride=2))",
+        [In((2, 3, 6, 7), dt, "int" if dt == "int64" else "normal")], ["im2col.default"])
+add("im2col_err", "lambda x: torch.nn.functional.unfold(x, 9)", [In((2, 3, 6, 7))], ["im2col.default"])
+add("sum_to_size_err", "lambda a: a.sum_to_size(3, 5)", [In((4, 5))], ["sum_to_size.default"])
+add("nonzero_static_err", "lambda a: torch.nonzero_static(a, size=-1)", [In((4, 5))], ["nonzero_static.default"])
+# meta tensors: shapes and dtypes only, or upstream's refusal class
+for name, expr in (("quantile", "torch.quantile(m, 0.3, 1)"), ("quantile_t", "torch.nanquantile(m, torch.empty(2, device='meta'), 1)"), ("searchsorted", "torch.searchsorted(m[0], m)"),
+                   ("one_hot", "torch.nn.functional.one_hot(torch.empty(4, dtype=torch.long, device='meta'), 5)"), ("frexp", "torch.frexp(m)[1]"), ("kthvalue", "torch.kthvalue(m, 2)[1]"),
+                   ("median", "torch.median(m)"), ("i0e", "torch.special.i0e(m)"), ("cummax", "torch.cummax(m, 1)[1]"), ("mode", "torch.mode(m, 0)[0]"), ("zeta", "torch.special.zeta(m, m)")):
+    add(f"special_meta_{name}", meta(f"(lambda m: {expr})(torch.empty(3, 5, device='meta'))"), [], [])
+for name, expr in (("bincount", "torch.bincount(torch.empty(4, dtype=torch.long, device='meta'))"), ("unique", "torch.unique(torch.empty(3, device='meta'))"),
+                   ("one_hot_nc", "torch.nn.functional.one_hot(torch.empty(4, dtype=torch.long, device='meta'))"), ("cov", "torch.cov(torch.empty(3, 5, device='meta'))")):
+    add(f"special_meta_err_{name}", f"lambda: {expr}", [], [])
+# ---- adaptive pooling (nn_pool_adaptive.c) ----
+for dt in ("float32", "float64"):
+    add(f"adaptive_pools_{dt}", "lambda x: (torch.nn.functional.adaptive_max_pool1d(x[0], 3, return_indices=True), torch.nn.functional.adaptive_max_pool2d(x[0], (2, 3), return_indices=True), "
+        "torch.nn.functional.adaptive_max_pool2d(x[:, 0], 4), torch.nn.functional.adaptive_max_pool3d(x, (2, 2, 3), return_indices=True), torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2)), "
+        "torch.nn.functional.adaptive_avg_pool3d(x[0], 1), torch.ops.aten._adaptive_avg_pool3d(x, [3, 1, 2]))",
+        [In((2, 3, 5, 6, 7), dt, "special")], ["adaptive_max_pool1d.default", "adaptive_max_pool2d.default", "adaptive_max_pool3d.default", "adaptive_avg_pool3d.default", "_adaptive_avg_pool3d.default"])
+add("adaptive_max_pool2d_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((5,))], ["adaptive_max_pool2d.default"])
+add("adaptive_max_pool_int_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((2, 5, 5), "int64", "int")], ["adaptive_max_pool2d.default"])
+add("adaptive_avg_pool3d_err", "lambda x: torch.nn.functional.adaptive_avg_pool3d(x, 2)", [In((2, 0, 5, 5))], ["adaptive_avg_pool3d.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"renorm_{dt}", "lambda x: (torch.renorm(x, 2, 0, 1.0), torch.renorm(x, 1, 1, 0.5), x.renorm(3.5, -1, 100.0), torch.renorm(x, 2, 0, 0))", [In((4, 5, 3), dt)], ["renorm.default"])
+add("renorm_p_err", "lambda x: torch.renorm(x, 0, 0, 1.0)", [In((4, 5))], ["renorm.default"])
+add("renorm_dim_err", "lambda x: torch.renorm(x, 2, 0, 1.0)", [In((4,))], ["renorm.default"])
+add("renorm_int_err", "lambda x: torch.renorm(x, 2, 0, 1.0)", [In((4, 5), "int64", "int")], ["renorm.default"])
 add("meshgrid_2d_err", "lambda a: torch.meshgrid(a, indexing='ij')", [In((3, 2))], ["meshgrid.indexing"])
 
 # ---- equal (misc_ops.c) ----

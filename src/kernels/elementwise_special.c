@@ -1,0 +1,722 @@
+/* elementwise_special.c — scalar loops of the special functions (gamma family, error-function
+ * relatives, Bessel functions, orthogonal polynomials, incomplete gamma, nextafter, frexp).
+ *
+ * Each function is computed in double from its defining series, recurrence or integral, to
+ * near double precision, so float32/float64 results land within upstream's tolerances of
+ * upstream's own approximations (Cephes-style rational fits in ATen's Math.h). Where
+ * upstream's *semantics* matter beyond accuracy — special values, domains, the branch a
+ * polynomial takes for large degree — the branches below follow upstream's. Plain C11. */
+#include <float.h>
+#include <math.h>
+
+#include "kernels/elementwise_access.h"
+
+#define TN_EULER_GAMMA 0.57721566490153286061
+#define TN_SQRT_PI 1.77245385090851797885
+#define TN_LOG_PI 1.14472988584940017414
+
+/* ---- gamma family -------------------------------------------------------------------- */
+
+static double sf_lgamma(double x) { int s; return lgamma_r(x, &s); }
+
+/* digamma: reflection below 0 (NaN at the poles, -+inf at +-0 as upstream), recurrence up to
+ * x >= 10, then the asymptotic series log x - 1/2x - sum B_2k / (2k x^2k). */
+static double sf_digamma(double x) {
+    if (x == 0) return copysign(INFINITY, -x);
+    if (x < 0) {
+        if (x == trunc(x)) return NAN;
+        return sf_digamma(1 - x) - M_PI / tan(M_PI * (x - trunc(x)));
+    }
+    double acc = 0;
+    while (x < 10) { acc -= 1 / x; x += 1; }
+    if (x == 10) return acc + 2.25175258906672110764; /* digamma(10) */
+    double y = 0;
+    if (x < 1e17) {
+        double z = 1 / (x * x);
+        y = z * (1. / 12 - z * (1. / 120 - z * (1. / 252 - z * (1. / 240 - z * (1. / 132 - z * (691. / 32760 - z / 12))))));
+    }
+    return acc + log(x) - 0.5 / x - y;
+}
+
+/* trigamma: reflection below 1/2, six recurrence steps, then its asymptotic series. */
+static double sf_trigamma(double x) {
+    double sign = 1, acc = 0;
+    if (x < 0.5) {
+        double s = sin(M_PI * x);
+        sign = -1;
+        acc -= M_PI * M_PI / (s * s);
+        x = 1 - x;
+    }
+    for (int i = 0; i < 6; i++) { acc += 1 / (x * x); x += 1; }
+    double ixx = 1 / (x * x);
+    acc += (1 + 1 / (2 * x) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x;
+    return sign * acc;
+}
+
+/* trigamma in float arithmetic, as upstream computes it for float inputs: its sin(pi x) in
+ * float is far from the exact one for large negative x (and finite at the poles), more
+ * than float32's tolerance. */
+static float sf_trigammaf(float x) {
+    const float pi = (float)M_PI;
+    float sign = 1, acc = 0;
+    if (x < 0.5f) {
+        float s = sinf(pi * x);
+        sign = -1;
+        acc -= pi * pi / (s * s);
+        x = 1 - x;
+    }
+    for (int i = 0; i < 6; i++) { acc += 1 / (x * x); x += 1; }
+    float ixx = 1 / (x * x);
+    acc += (1 + 1 / (2 * x) + ixx * (1.f / 6 - ixx * (1.f / 30 - ixx * (1.f / 42)))) / x;
+    return sign * acc;
+}
+
+/* Hurwitz zeta(s, q) = sum_k (k + q)^-s: direct terms, then the Euler-Maclaurin tail with
+ * the Bernoulli factors 2k! / B_2k (the classic Cephes scheme; upstream's domain rules). */
+static double sf_zeta(double s, double q) {
+    static const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                                 7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                                 -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+    const double eps = 1.11022302462515654042e-16;
+    if (s == 1) return INFINITY;
+    if (s < 1) return NAN;
+    if (q <= 0) {
+        if (q == floor(q)) return INFINITY;
+        if (s != floor(s)) return NAN;
+    }
+    double sum = pow(q, -s), a = q, b = 0;
+    int i = 0;
+    while (i < 9 || a <= 9) {
+        i++;
+        a += 1;
+        b = pow(a, -s);
+        sum += b;
+        if (-eps * sum < b && b < eps * sum) return sum;
+    }
+    double w = a, k = 0, fac = 1;
+    sum += b * w / (s - 1);
+    sum -= 0.5 * b;
+    for (int j = 0; j < 12; j++) {
+        fac *= s + k;
+        b /= w;
+        double t = fac * b / A[j];
+        sum += t;
+        if (fabs(t / sum) < eps) return sum;
+        k += 1;
+        fac *= s + k;
+        b /= w;
+        k += 1;
+    }
+    return sum;
+}
+
+/* polygamma(n, x) for n >= 0 (the op checks n): digamma, trigamma, else
+ * (-1)^(n+1) n! zeta(n + 1, x). */
+static double sf_polygamma(int64_t n, double x) {
+    if (n == 0) return sf_digamma(x);
+    if (n == 1) return sf_trigamma(x);
+    return ((n % 2) ? 1.0 : -1.0) * exp(sf_lgamma((double)n + 1.0)) * sf_zeta((double)n + 1, x);
+}
+
+/* multivariate log-gamma of dimension p: sum_j lgamma(x - j/2) + p(p-1)/4 log(pi). */
+static double sf_mvlgamma(double x, int64_t p) {
+    double acc = (double)p * (double)(p - 1) * 0.25 * TN_LOG_PI;
+    for (int64_t j = 0; j < p; j++) acc += sf_lgamma(x - 0.5 * (double)j);
+    return acc;
+}
+
+/* Regularised incomplete gamma P(a, x) / Q(a, x): the power series when x < a + 1, the
+ * Lentz continued fraction otherwise; upstream's special values first. */
+static double igamma_prefix(double a, double x) { return exp(a * log(x) - x - sf_lgamma(a)); }
+static double igamma_series(double a, double x) {
+    double ap = a, del = 1 / a, sum = del;
+    for (int n = 0; n < 10000; n++) {
+        ap += 1;
+        del *= x / ap;
+        sum += del;
+        if (fabs(del) < fabs(sum) * 1e-17) break;
+    }
+    return sum * igamma_prefix(a, x);
+}
+static double igammac_cf(double a, double x) {
+    const double tiny = 1e-300;
+    double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+    for (int i = 1; i < 10000; i++) {
+        double an = -i * (i - a);
+        b += 2;
+        d = an * d + b;
+        if (fabs(d) < tiny) d = tiny;
+        c = b + an / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1) < 1e-16) break;
+    }
+    return igamma_prefix(a, x) * h;
+}
+static double sf_igamma(double a, double x, bool upper) {
+    if (isnan(a) || isnan(x)) return NAN;
+    if (x < 0 || a < 0) return NAN;
+    if (a == 0) return x > 0 ? (upper ? 0.0 : 1.0) : NAN;
+    if (x == 0) return upper ? 1.0 : 0.0;
+    if (isinf(a)) return isinf(x) ? NAN : (upper ? 1.0 : 0.0);
+    if (isinf(x)) return upper ? 0.0 : 1.0;
+    if (x < a + 1) {
+        double p = igamma_series(a, x);
+        return upper ? 1 - p : p;
+    }
+    double q = igammac_cf(a, x);
+    return upper ? q : 1 - q;
+}
+
+/* ---- error-function relatives ---------------------------------------------------------- */
+
+/* erfinv: Winitzki's closed-form start, then Halley steps on erf (or on erfc near +-1,
+ * where 1 - |y| is exact and erf would have lost the digits). */
+static double sf_erfinv(double y) {
+    if (isnan(y) || y < -1 || y > 1) return NAN;
+    if (y == 1) return INFINITY;
+    if (y == -1) return -INFINITY;
+    if (y == 0) return y;
+    double ay = fabs(y), l = log((1 - ay) * (1 + ay)), a = 0.147, t = 2 / (M_PI * a) + 0.5 * l;
+    double x = sqrt(sqrt(t * t - l / a) - t);
+    for (int it = 0; it < 3; it++) {
+        double f = ay < 0.5 ? erf(x) - ay : (1 - ay) - erfc(x); /* both increase with x */
+        double d = f / (2 / TN_SQRT_PI * exp(-x * x));
+        x -= d / (1 + x * d);
+    }
+    return copysign(x, y);
+}
+
+/* erfcx(x) = exp(x^2) erfc(x): directly for |x| < 20 (the exponent's rounding costs at most
+ * x^2 ulps), the asymptotic series 1/(x sqrt(pi)) sum (-1)^k (2k-1)!! / (2x^2)^k beyond,
+ * and 2 exp(x^2) - erfcx(-x) for negative x, where x^2 is rounded to float for float
+ * inputs (`single`) as upstream's float kernel does (it moves the result by up to x^2 float
+ * ulps, beyond float32's tolerance). */
+static double sf_erfcx_t(double x, bool single) {
+    if (isnan(x)) return x;
+    if (x < 0) {
+        if (x < -26.7) return INFINITY;
+        double xx = single ? (double)((float)x * (float)x) : x * x;
+        return 2 * exp(xx) - (x > -20 ? exp(x * x) * erfc(-x) : 0);
+    }
+    if (x < 20) return exp(x * x) * erfc(x);
+    if (isinf(x)) return 0;
+    double inv = 1 / (2 * x * x), term = 1, sum = 1;
+    for (int k = 1; k < 12; k++) { term *= -(2 * k - 1) * inv; sum += term; }
+    return sum / (x * TN_SQRT_PI);
+}
+
+static double sf_erfcx(double x) { return sf_erfcx_t(x, false); }
+
+/* standard normal CDF, each tail from erfc (full relative precision in the lower tail; the
+ * inverse and log_ndtr need it; the op itself is upstream's composition, below) */
+static double sf_ndtr(double x) {
+    double t = x * M_SQRT1_2;
+    return x < 0 ? 0.5 * erfc(-t) : 1 - 0.5 * erfc(t);
+}
+
+/* log of the normal CDF: log(erfcx / 2) - t^2 in the far lower tail, log1p otherwise. */
+static double sf_log_ndtr(double x) {
+    double t = x * M_SQRT1_2;
+    if (x < -1) return log(sf_erfcx(-t) / 2) - t * t;
+    return log1p(-erfc(t) / 2);
+}
+
+/* inverse normal CDF: Abramowitz & Stegun 26.2.23 as the start (error < 4.5e-4), then
+ * Halley steps on ndtr in the lower tail (p > 1/2 by symmetry, 1 - p exact there). */
+static double sf_ndtri(double p) {
+    if (isnan(p) || p < 0 || p > 1) return NAN;
+    if (p == 0) return -INFINITY;
+    if (p == 1) return INFINITY;
+    double q = p > 0.5 ? 1 - p : p;
+    double t = sqrt(-2 * log(q));
+    double x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+    for (int it = 0; it < 3; it++) {
+        double phi = exp(-0.5 * x * x) / (TN_SQRT_PI * M_SQRT2);
+        if (phi == 0) break;
+        double d = (sf_ndtr(x) - q) / phi;
+        x -= d / (1 + 0.5 * x * d);
+    }
+    return p > 0.5 ? -x : x;
+}
+
+static double sf_entr(double x) {
+    if (isnan(x)) return x;
+    if (x > 0) return -x * log(x);
+    if (x == 0) return 0;
+    return -INFINITY;
+}
+
+static double sf_xlog1py(double x, double y) {
+    if (isnan(y)) return NAN;
+    if (x == 0) return 0;
+    return x * log1p(y);
+}
+
+/* ---- Bessel functions ------------------------------------------------------------------ */
+
+/* exp(-|x|) I_nu(|x|) for nu = 0, 1: the power series sum (x^2/4)^k / (k! (k+nu)!) up to
+ * |x| = 17, the asymptotic series sum (-1)^k prod_j (4nu^2 - (2j-1)^2) / (k! (8x)^k) above
+ * (its smallest term there is about exp(-2x) < 2e-15). */
+static double bessel_ie(int nu, double x) {
+    double ax = fabs(x);
+    if (isinf(ax)) return 0;
+    if (ax <= 17) {
+        double q = 0.25 * ax * ax, term = nu ? 0.5 * ax : 1, sum = term;
+        for (int k = 1; k < 200; k++) {
+            term *= q / ((double)k * (double)(k + nu));
+            sum += term;
+            if (term < sum * 1e-17) break;
+        }
+        return sum * exp(-ax);
+    }
+    double mu = 4.0 * nu * nu, term = 1, sum = 1, prev = INFINITY;
+    for (int k = 1; k < 60; k++) {
+        double nt = -term * (mu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8.0 * ax);
+        if (fabs(nt) >= prev) break;
+        prev = fabs(nt);
+        term = nt;
+        sum += term;
+        if (fabs(term) < 1e-17 * fabs(sum)) break;
+    }
+    return sum / sqrt(2 * M_PI * ax);
+}
+/* (upstream's I0/I1 of +-inf are NaN: its Chebyshev form meets 0 * inf) */
+static double sf_i0(double x) { return isinf(x) ? NAN : bessel_ie(0, x) * exp(fabs(x)); }
+static double sf_i0e(double x) { return bessel_ie(0, x); }
+static double sf_i1(double x) { return isinf(x) ? NAN : copysign(bessel_ie(1, x) * exp(fabs(x)), x); }
+static double sf_i1e(double x) { return copysign(bessel_ie(1, x), x); }
+
+/* exp(x) K_nu(x), nu = 0, 1, x > 0. Up to x = 2 the series (A&S 9.6.13, 9.6.11) with
+ * psi(k+1) = H_k - gamma; above, the trapezoidal rule on
+ * exp(x) K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt, whose error falls like
+ * exp(-pi^2 / h) for this integrand (step h <= 0.6 / sqrt(x) keeps it below 1e-15). */
+static double bessel_ke(int nu, double x) {
+    if (isnan(x)) return x;
+    if (x < 0) return NAN;
+    if (x == 0) return INFINITY;
+    if (isinf(x)) return 0;
+    if (x <= 2) {
+        double q = 0.25 * x * x, lg = log(0.5 * x), h = 0, sum, term;
+        if (nu == 0) {
+            term = 1;
+            sum = 0;
+            for (int k = 1; k < 60; k++) {
+                term *= q / ((double)k * k);
+                h += 1.0 / k;
+                sum += h * term;
+                if (term * h < 1e-17 * fabs(sum)) break;
+            }
+            double i0 = bessel_ie(0, x) * exp(x);
+            return (sum - (lg + TN_EULER_GAMMA) * i0) * exp(x);
+        }
+        term = 1;
+        double hk1 = 1; /* H_{k+1} */
+        sum = (hk1 - 2 * TN_EULER_GAMMA) * term;
+        for (int k = 1; k < 60; k++) {
+            term *= q / ((double)k * (k + 1));
+            h += 1.0 / k;
+            hk1 += 1.0 / (k + 1);
+            double add = (h + hk1 - 2 * TN_EULER_GAMMA) * term;
+            sum += add;
+            if (fabs(add) < 1e-17 * fabs(sum)) break;
+        }
+        double i1 = bessel_ie(1, x) * exp(x);
+        return (1 / x + lg * i1 - 0.25 * x * sum) * exp(x);
+    }
+    double step = 0.6 / sqrt(x);
+    if (step > 0.25) step = 0.25;
+    double sum = 0.5; /* the t = 0 node, halved */
+    for (int k = 1; k < 2000; k++) {
+        double t = k * step, c = cosh(t), e = exp(-x * (c - 1));
+        sum += nu ? e * c : e;
+        if (x * (c - 1) > 40) break;
+    }
+    return sum * step;
+}
+static double sf_k0(double x) { return x > 700 ? 0 : bessel_ke(0, x) * exp(-x); }
+static double sf_k1(double x) { return x > 700 ? 0 : bessel_ke(1, x) * exp(-x); }
+static double sf_k0e(double x) { return bessel_ke(0, x); }
+static double sf_k1e(double x) { return bessel_ke(1, x); }
+
+/* Bessel functions of the first and second kind. libm's j0/j1/y0/y1 are more accurate, but
+ * upstream's values beyond |x| = 5 differ from them by up to ~1e-6 (relative), more than
+ * float64's tolerance, so these evaluate the same Cephes rational approximations upstream
+ * does: a rational function of x^2 up to 5 (with the zeros of J0/J1 factored out), above it
+ * the Hankel-type form with P, Q rational in 25/x^2 and the phases x - pi/4, x - 3pi/4.
+ * Upstream evaluates every denominator without Cephes' implicit leading 1 (its Horner
+ * sums start at 0), which is where it departs from libm; so does ratio(). */
+static double ratio(double z, const double *num, int nn, const double *den, int nd) {
+    double p = 0, q = 0;
+    for (int i = 0; i < nn; i++) p = p * z + num[i];
+    for (int i = 0; i < nd; i++) q = q * z + den[i];
+    return p / q;
+}
+static const double BJ0_PP[7] = {7.96936729297347051624e-04, 8.28352392107440799803e-02, 1.23953371646414299388e+00,
+                                 5.44725003058768775090e+00, 8.74716500199817011941e+00, 5.30324038235394892183e+00,
+                                 9.99999999999999997821e-01};
+static const double BJ0_PQ[7] = {9.24408810558863637013e-04, 8.56288474354474431428e-02, 1.25352743901058953537e+00,
+                                 5.47097740330417105182e+00, 8.76190883237069594232e+00, 5.30605288235394617618e+00,
+                                 1.00000000000000000218e+00};
+static const double BJ0_QP[8] = {-1.13663838898469149931e-02, -1.28252718670509318512e+00, -1.95539544257735972385e+01,
+                                 -9.32060152123768231369e+01, -1.77681167980488050595e+02, -1.47077505154951170175e+02,
+                                 -5.14105326766599330220e+01, -6.05014350600728481186e+00};
+static const double BJ0_QQ[7] = {6.43178256118178023184e+01, 8.56430025976980587198e+02, 3.88240183605401609683e+03,
+                                 7.24046774195652478189e+03, 5.93072701187316984827e+03, 2.06209331660327847417e+03,
+                                 2.42005740240291393179e+02};
+static const double BJ0_RP[4] = {-4.79443220978201773821e+09, 1.95617491946556577543e+12, -2.49248344360967716204e+14,
+                                 9.70862251047306323952e+15};
+static const double BJ0_RQ[8] = {4.99563147152651017219e+02, 1.73785401676374683123e+05, 4.84409658339962045305e+07,
+                                 1.11855537045356834862e+10, 2.11277520115489217587e+12, 3.10518229857422583814e+14,
+                                 3.18121955943204943306e+16, 1.71086294081043136091e+18};
+static const double BY0_YP[8] = {1.55924367855235737965e+04, -1.46639295903971606143e+07, 5.43526477051876500413e+09,
+                                 -9.82136065717911466409e+11, 8.75906394395366999549e+13, -3.46628303384729719441e+15,
+                                 4.42733268572569800351e+16, -1.84950800436986690637e+16};
+static const double BY0_YQ[7] = {1.04128353664259848412e+03, 6.26107330137134956842e+05, 2.68919633393814121987e+08,
+                                 8.64002487103935000337e+10, 2.02979612750105546709e+13, 3.17157752842975028269e+15,
+                                 2.50596256172653059228e+17};
+static const double BJ1_PP[7] = {7.62125616208173112003e-04, 7.31397056940917570436e-02, 1.12719608129684925192e+00,
+                                 5.11207951146807644818e+00, 8.42404590141772420927e+00, 5.21451598682361504063e+00,
+                                 1.00000000000000000254e+00};
+static const double BJ1_PQ[7] = {5.71323128072548699714e-04, 6.88455908754495404082e-02, 1.10514232634061696926e+00,
+                                 5.07386386128601488557e+00, 8.39985554327604159757e+00, 5.20982848682361821619e+00,
+                                 9.99999999999999997461e-01};
+static const double BJ1_QP[8] = {5.10862594750176621635e-02, 4.98213872951233449420e+00, 7.58238284132545283818e+01,
+                                 3.66779609360150777800e+02, 7.10856304998926107277e+02, 5.97489612400613639965e+02,
+                                 2.11688757100572135698e+02, 2.52070205858023719784e+01};
+static const double BJ1_QQ[7] = {7.42373277035675149943e+01, 1.05644886038262816351e+03, 4.98641058337653607651e+03,
+                                 9.56231892404756170795e+03, 7.99704160447350683650e+03, 2.82619278517639096600e+03,
+                                 3.36093607810698293419e+02};
+static const double BJ1_RP[4] = {-8.99971225705559398224e+08, 4.52228297998194034323e+11, -7.27494245221818276015e+13,
+                                 3.68295732863852883286e+15};
+static const double BJ1_RQ[8] = {6.20836478118054335476e+02, 2.56987256757748830383e+05, 8.35146791431949253037e+07,
+                                 2.21511595479792499675e+10, 4.74914122079991414898e+12, 7.84369607876235854894e+14,
+                                 8.95222336184627338078e+16, 5.32278620332680085395e+18};
+static const double BY1_YP[6] = {1.26320474790178026440e+09, -6.47355876379160291031e+11, 1.14509511541823727583e+14,
+                                 -8.12770255501325109621e+15, 2.02439475713594898196e+17, -7.78877196265950026825e+17};
+static const double BY1_YQ[8] = {5.94301592346128195359e+02, 2.35564092943068577943e+05, 7.34811944459721705660e+07,
+                                 1.87601316108706159478e+10, 3.88231277496238566008e+12, 6.20557727146953693363e+14,
+                                 6.87141087355300489866e+16, 3.97270608116560655612e+18};
+#define TN_SQRT_2_OVER_PI 0.797884560802865355879892119868763737
+/* the x > 5 form: (P cos|sin(x - phase) -+ 5/x Q sin|cos(x - phase)) sqrt(2/(pi x)) */
+static double bessel_far(double x, bool one, bool second) {
+    double z = 25 / (x * x), ph = x - (one ? 2.356194490192344928846982537459627163 : 0.785398163397448309615660845819875721);
+    double p = ratio(z, one ? BJ1_PP : BJ0_PP, 7, one ? BJ1_PQ : BJ0_PQ, 7);
+    double q = ratio(z, one ? BJ1_QP : BJ0_QP, 8, one ? BJ1_QQ : BJ0_QQ, 7);
+    double v = second ? p * sin(ph) + 5 / x * q * cos(ph) : p * cos(ph) - 5 / x * q * sin(ph);
+    return v * TN_SQRT_2_OVER_PI / sqrt(x);
+}
+static double sf_j0(double x) {
+    x = fabs(x);
+    if (x <= 5) {
+        double z = x * x;
+        if (x < 1e-5) return 1 - z / 4;
+        return (z - 5.78318596294678452118e+00) * (z - 3.04712623436620863991e+01) * ratio(z, BJ0_RP, 4, BJ0_RQ, 8);
+    }
+    return bessel_far(x, false, false);
+}
+static double sf_j1(double x) {
+    if (x < 0) return -sf_j1(-x);
+    if (x <= 5) {
+        double z = x * x;
+        return ratio(z, BJ1_RP, 4, BJ1_RQ, 8) * x * (z - 1.46819706421238932572e+01) * (z - 4.92184563216946036703e+01);
+    }
+    return bessel_far(x, true, false);
+}
+static double sf_y0(double x) {
+    if (x <= 5) {
+        if (x == 0) return -INFINITY;
+        if (x < 0) return NAN;
+        return ratio(x * x, BY0_YP, 8, BY0_YQ, 7) + 0.636619772367581343075535053490057448 * log(x) * sf_j0(x);
+    }
+    return bessel_far(x, false, true);
+}
+static double sf_y1(double x) {
+    if (x <= 5) {
+        if (x == 0) return -INFINITY;
+        if (x < 0) return NAN;
+        return x * ratio(x * x, BY1_YP, 6, BY1_YQ, 8) + 0.636619772367581343075535053490057448 * (sf_j1(x) * log(x) - 1 / x);
+    }
+    return bessel_far(x, true, true);
+}
+
+/* spherical j0 = sin(x)/x, its Taylor series near 0 (as upstream, below |x| = 1/2) */
+static double sf_sj0(double x) {
+    if (isinf(x)) return 0;
+    if (fabs(x) < 0.5) {
+        double z = x * x;
+        return 1 + z * (-1. / 6 + z * (1. / 120 + z * (-1. / 5040 + z * (1. / 362880 + z * (-1. / 39916800 + z * (1. / 6227020800.))))));
+    }
+    return sin(x) / x;
+}
+
+/* ---- orthogonal polynomials (x, n): upstream's special values and, for large n inside
+ * the interval, its trigonometric forms; the three-term recurrences otherwise ------------- */
+
+/* Upstream runs the recurrences in the input's type: float inputs round every step to float
+ * (`single`), which matters where the recurrence cancels. One float operation done in double
+ * and rounded once is the float result exactly. Upstream's build contracts each step's
+ * a * b - c into one fused multiply-add, which the sums below reproduce with fma(). */
+#define RS(v) (single ? (double)(float)(v) : (v))
+
+/* upstream's static_cast<int64_t>(n): NaN, infinities and out-of-range values become
+ * INT64_MIN on x86 (a negative degree, so the polynomial is 0) */
+static int64_t poly_degree(double n) {
+    if (!(n >= -9.2e18 && n <= 9.2e18)) return INT64_MIN;
+    return (int64_t)n;
+}
+
+/* Chebyshev-type recurrence r_k = 2y r_{k-1} - r_{k-2} from r_0 = 1, r_1 = q1, stopping at NaN */
+static double cheb_rec(double y, double q1, int64_t n, bool single) {
+    if (n == 0) return 1;
+    if (n == 1) return q1;
+    double p = 1, q = q1, r = q1;
+    for (int64_t k = 2; k <= n && !isnan(q); k++) {
+        r = RS(fma(RS(y + y), q, -p));
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+/* kind 0..3 = T, U, V, W strictly inside (-1, 1), for degrees above upstream's threshold */
+static double cheb_trig(int kind, double y, int64_t n) {
+    double theta = acos(y), nd = (double)n;
+    switch (kind) {
+    case 0: return cos(nd * theta);
+    case 1:
+        if (sin(theta) != 0) return sin((nd + 1) * theta) / sin(theta);
+        return (nd + 1) * cos((nd + 1) * theta) / y;
+    case 2:
+        if (sin(theta / 2) != 1) return cos((nd + 0.5) * theta) / cos(theta / 2);
+        return n % 2 == 0 ? 2 * nd + 1 : -(2 * nd + 1);
+    default:
+        if (cos(theta / 2) != 1) return sin((nd + 0.5) * theta) / sin(theta / 2);
+        return y > 0 ? 2 * nd + 1 : (n % 2 == 0 ? 1 : -1);
+    }
+}
+
+static double sf_cheb(int kind, double x, double nf, bool single) {
+    int64_t n = poly_degree(nf);
+    if (n < 0) return 0;
+    double nd = (double)n;
+    if (fabs(x) == 1) {
+        bool odd_neg = x < 0 && n % 2 != 0;
+        switch (kind) {
+        case 0: return odd_neg ? -1 : 1;
+        case 1: return odd_neg ? -(nd + 1) : nd + 1;
+        case 2: return x > 0 ? 1 : (n % 2 == 0 ? 2 * nd + 1 : -(2 * nd + 1));
+        default: return x > 0 ? 2 * nd + 1 : (n % 2 == 0 ? 1 : -1);
+        }
+    }
+    if (n > (kind == 0 ? 6 : 8) && fabs(x) < 1) return cheb_trig(kind, x, n);
+    double q1 = kind == 0 ? x : kind == 1 ? RS(x + x) : kind == 2 ? RS(RS(x + x) - 1) : RS(RS(x + x) + 1);
+    return cheb_rec(x, q1, n, single);
+}
+
+/* the shifted polynomials T*_n(x) = T_n(2x - 1), ...: special values at x = 1 and x = 0 */
+static double sf_scheb(int kind, double x, double nf, bool single) {
+    int64_t n = poly_degree(nf);
+    if (n < 0) return 0;
+    double nd = (double)n, y = RS(RS(x + x) - 1);
+    if (x == 1) return kind == 0 ? 1 : kind == 1 ? nd + 1 : kind == 2 ? 1 : 2 * nd + 1;
+    if (x == 0) {
+        bool even = n % 2 == 0;
+        switch (kind) {
+        case 0: return even ? 1 : -1;
+        case 1: return even ? nd + 1 : -(nd + 1);
+        case 2: return even ? 2 * nd + 1 : -(2 * nd + 1);
+        default: return even ? 1 : -1;
+        }
+    }
+    /* (upstream's W branch answers +-1 where the unshifted one answers 2n + 1 at y -> 1) */
+    if (n > (kind == 3 ? 4 : 6) && fabs(y) < 1) {
+        if (kind == 3 && cos(acos(y) / 2) == 1) return n % 2 == 0 ? 1 : -1;
+        return cheb_trig(kind, y, n);
+    }
+    double q1 = kind == 0 ? y : kind == 1 ? RS(y + y) : kind == 2 ? RS(RS(y + y) - 1) : RS(RS(y + y) + 1);
+    return cheb_rec(y, q1, n, single);
+}
+
+/* physicists' Hermite H_n; NaN above upstream's degree limit for the dtype (`limit`) */
+static double sf_hermite_h(double x, double nf, int64_t limit, bool single) {
+    int64_t n = poly_degree(nf);
+    if (n < 0) return 0;
+    if (n == 0) return 1;
+    if (n == 1) return x + x;
+    if (n > limit) return NAN;
+    double p = 1, q = x + x, r = 0;
+    for (int64_t k = 2; k < n + n; k += 2) {
+        r = RS(fma(RS(x + x), q, -RS((double)k * p)));
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+/* probabilists' Hermite He_n */
+static double sf_hermite_he(double x, double nf, int64_t limit, bool single) {
+    int64_t n = poly_degree(nf);
+    if (n < 0) return 0;
+    if (n == 0) return 1;
+    if (n == 1) return x;
+    if (n > limit) return NAN;
+    double p = 1, q = x, r = 0;
+    for (int64_t k = 1; k < n; k++) {
+        r = RS(fma(x, q, -RS((double)k * p)));
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+static double sf_laguerre(double x, double nf, bool single) {
+    int64_t n = poly_degree(nf);
+    if (n < 0) return 0;
+    if (fabs(x) == 0 || n == 0) return 1;
+    if (n == 1) return 1 - x;
+    double p = 1, q = RS(1 - x), r = q;
+    for (int64_t k = 1; k < n && !isnan(q); k++) {
+        r = RS(RS(fma(RS(2.0 * k + RS(1 - x)), q, -RS((double)k * p))) / (double)(k + 1));
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+static double sf_legendre(double x, double nf, bool single) {
+    int64_t n = poly_degree(nf);
+    if (n < 0) return 0;
+    if (fabs(x) == 1) return (x > 0 || n % 2 == 0) ? 1 : -1;
+    if (n == 0) return 1;
+    if (n == 1) return x;
+    double p = 1, q = x, r = q;
+    for (int64_t k = 1; k < n && !isnan(q); k++) {
+        r = RS(RS(fma(RS((2.0 * k + 1) * x), q, -RS((double)k * p))) / (double)(k + 1));
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
+/* ---- loops ------------------------------------------------------------------------------- */
+
+/* float32/float64 only (upstream's AT_DISPATCH_FLOATING_TYPES kernels) */
+#define TN_EW_F2(X, ...) X(f32, FLOAT32, float, float, __VA_ARGS__) X(f64, FLOAT64, double, double, __VA_ARGS__)
+/* degree limit of the Hermite polynomials per compute type (upstream's getHermitianLimit) */
+#define TN_SINGLE (sizeof(T) == sizeof(float))
+#define TN_HERMITE_LIMIT ((int64_t)(sizeof(T) == sizeof(float) ? 128 : 512))
+
+#define TN_SF1(op, fn) TN_EW_FLOATS(TN_EW_U_SAME, op, (T)fn((double)x))
+#define TN_SF1_F2(op, fn) TN_EW_F2(TN_EW_U_SAME, op, (T)fn((double)x))
+TN_SF1(lgamma, sf_lgamma)
+TN_SF1(digamma, sf_digamma)
+TN_SF1(erfinv, sf_erfinv)
+TN_SF1(i0, sf_i0)
+TN_SF1(i0e, sf_i0e)
+TN_SF1(i1, sf_i1)
+TN_SF1(i1e, sf_i1e)
+/* special_ndtr is upstream's composition (1 + erf(x * sqrt(1/2))) * 0.5, each step rounded
+ * to the tensor's dtype (so it cancels in the lower tail just as upstream's does). */
+static inline float rnd_bf16(float v) { return tn_bf16_to_f32(tn_f32_to_bf16(v)); }
+static inline float rnd_f16(float v) { return tn_half_to_f32(tn_f32_to_half(v)); }
+#define TN_NDTR(R) R(R(1 + R(erf(R(x * (T)M_SQRT1_2)))) * (T)0.5)
+#define TN_ID(v) (v)
+TN_EW_LOOP1(f32_ndtr__scalar, float, float, ld_f32, float, st_f32, TN_NDTR(TN_ID))
+TN_EW_LOOP1(f64_ndtr__scalar, double, double, ld_f64, double, st_f64, TN_NDTR(TN_ID))
+TN_EW_LOOP1(f16_ndtr__scalar, uint16_t, float, ld_f16, uint16_t, st_f16, TN_NDTR(rnd_f16))
+TN_EW_LOOP1(bf16_ndtr__scalar, uint16_t, float, ld_bf16, uint16_t, st_bf16, TN_NDTR(rnd_bf16))
+TN_SF1(entr, sf_entr)
+TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float)))
+TN_SF1_F2(ndtri, sf_ndtri)
+TN_SF1_F2(log_ndtr, sf_log_ndtr)
+TN_SF1_F2(bessel_j0, sf_j0)
+TN_SF1_F2(bessel_j1, sf_j1)
+TN_SF1_F2(bessel_y0, sf_y0)
+TN_SF1_F2(bessel_y1, sf_y1)
+TN_SF1_F2(modified_bessel_k0, sf_k0)
+TN_SF1_F2(modified_bessel_k1, sf_k1)
+TN_SF1_F2(scaled_modified_bessel_k0, sf_k0e)
+TN_SF1_F2(scaled_modified_bessel_k1, sf_k1e)
+TN_SF1_F2(spherical_bessel_j0, sf_sj0)
+/* i[0] = n (polygamma) or p (mvlgamma) */
+TN_EW_FLOATS(TN_EW_U_SAME, polygamma, (sizeof(T) == sizeof(float) && ctx->i[0] == 1) ? (T)sf_trigammaf((float)x)
+                                                                               : (T)sf_polygamma(ctx->i[0], (double)x))
+TN_EW_FLOATS(TN_EW_U_SAME, mvlgamma, (T)sf_mvlgamma((double)x, ctx->i[0]))
+
+#define TN_SF2(op, expr) TN_EW_FLOATS(TN_EW_B_SAME, op, (T)(expr))
+#define TN_SF2_F2(op, expr) TN_EW_F2(TN_EW_B_SAME, op, (T)(expr))
+TN_SF2(xlog1py, sf_xlog1py((double)x, (double)y))
+TN_SF2(igamma, sf_igamma((double)x, (double)y, false))
+TN_SF2(igammac, sf_igamma((double)x, (double)y, true))
+TN_SF2_F2(zeta, sf_zeta((double)x, (double)y))
+TN_SF2_F2(chebyshev_t, sf_cheb(0, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(chebyshev_u, sf_cheb(1, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(chebyshev_v, sf_cheb(2, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(chebyshev_w, sf_cheb(3, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(shifted_chebyshev_t, sf_scheb(0, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(shifted_chebyshev_u, sf_scheb(1, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(shifted_chebyshev_v, sf_scheb(2, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(shifted_chebyshev_w, sf_scheb(3, (double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(hermite_h, sf_hermite_h((double)x, (double)y, TN_HERMITE_LIMIT, TN_SINGLE))
+TN_SF2_F2(hermite_he, sf_hermite_he((double)x, (double)y, TN_HERMITE_LIMIT, TN_SINGLE))
+TN_SF2_F2(laguerre_l, sf_laguerre((double)x, (double)y, TN_SINGLE))
+TN_SF2_F2(legendre_p, sf_legendre((double)x, (double)y, TN_SINGLE))
+
+/* nextafter in the storage type itself: libm for float/double, the bit neighbour for the
+ * 16-bit floats (both are sign-magnitude, so the next value is bits +- 1; from 0 the
+ * smallest subnormal with the sign of `to`, as upstream's c10 helpers). */
+TN_EW_F2(TN_EW_B_SAME, nextafter, nextafter(x, y))
+static uint16_t next16(uint16_t from, uint16_t to, float f, float t) {
+    if (f == t) return to;
+    if (f == 0) return (uint16_t)((to & 0x8000) | 1);
+    return ((f < t) == (f > 0)) ? (uint16_t)(from + 1) : (uint16_t)(from - 1);
+}
+#define TN_NEXT16(sfx, LD, NANBITS)                                                                    \
+    static void sfx##_nextafter__scalar(char **data, const int64_t *strides, int64_t n, void *ctx) {  \
+        (void)ctx;                                                                                     \
+        for (int64_t k = 0; k < n; k++) {                                                              \
+            uint16_t a, b, r;                                                                          \
+            memcpy(&a, data[1] + k * strides[1], 2);                                                   \
+            memcpy(&b, data[2] + k * strides[2], 2);                                                   \
+            float f = LD(data[1] + k * strides[1]), t = LD(data[2] + k * strides[2]);                  \
+            r = (f != f || t != t) ? (uint16_t)(NANBITS) : next16(a, b, f, t);                         \
+            memcpy(data[0] + k * strides[0], &r, 2);                                                   \
+        }                                                                                              \
+    }
+TN_NEXT16(f16, ld_f16, 0x7e00)
+TN_NEXT16(bf16, ld_bf16, 0x7fc0)
+
+void tn_ew_register_special(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
+#define TN_REG_F(op) TN_EW_FLOATS(TN_EW_REG, op)
+#define TN_REG_F2(op) TN_EW_F2(TN_EW_REG, op)
+    TN_REG_F(lgamma) TN_REG_F(digamma) TN_REG_F(erfinv) TN_REG_F(i0) TN_REG_F(i0e) TN_REG_F(i1) TN_REG_F(i1e)
+    TN_REG_F(ndtr) TN_REG_F(entr) TN_REG_F(polygamma) TN_REG_F(mvlgamma) TN_REG_F(xlog1py) TN_REG_F(igamma)
+    TN_REG_F(igammac)
+    TN_REG_F2(erfcx) TN_REG_F2(ndtri) TN_REG_F2(log_ndtr) TN_REG_F2(bessel_j0) TN_REG_F2(bessel_j1)
+    TN_REG_F2(bessel_y0) TN_REG_F2(bessel_y1) TN_REG_F2(modified_bessel_k0) TN_REG_F2(modified_bessel_k1)
+    TN_REG_F2(scaled_modified_bessel_k0) TN_REG_F2(scaled_modified_bessel_k1) TN_REG_F2(spherical_bessel_j0)
+    TN_REG_F2(zeta) TN_REG_F2(chebyshev_t) TN_REG_F2(chebyshev_u) TN_REG_F2(chebyshev_v) TN_REG_F2(chebyshev_w)
+    TN_REG_F2(shifted_chebyshev_t) TN_REG_F2(shifted_chebyshev_u) TN_REG_F2(shifted_chebyshev_v)
+    TN_REG_F2(shifted_chebyshev_w) TN_REG_F2(hermite_h) TN_REG_F2(hermite_he) TN_REG_F2(laguerre_l)
+    TN_REG_F2(legendre_p) TN_REG_F2(nextafter)
+    t[TN_EW_nextafter][TN_DTYPE_FLOAT16] = f16_nextafter__scalar;
+    t[TN_EW_nextafter][TN_DTYPE_BFLOAT16] = bf16_nextafter__scalar;
+}
+
+/* frexp over n contiguous elements of a floating dtype: mantissa in the same dtype (in
+ * [0.5, 1) in magnitude), exponent as int32; libm's frexp, as upstream's std::frexp. */
+void tn_ew_frexp(tn_dtype dtype, const char *in, char *mant, int32_t *expo, int64_t n) {
+    for (int64_t k = 0; k < n; k++) {
+        int e = 0;
+        switch (dtype) {
+        case TN_DTYPE_FLOAT32: { float m = frexpf(ld_f32(in + 4 * k), &e); st_f32(mant + 4 * k, m); break; }
+        case TN_DTYPE_FLOAT64: { double m = frexp(ld_f64(in + 8 * k), &e); st_f64(mant + 8 * k, m); break; }
+        case TN_DTYPE_FLOAT16: { float m = frexpf(ld_f16(in + 2 * k), &e); st_f16(mant + 2 * k, m); break; }
+        default: { float m = frexpf(ld_bf16(in + 2 * k), &e); st_bf16(mant + 2 * k, m); break; }
+        }
+        expo[k] = e;
+    }
+}

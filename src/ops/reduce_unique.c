@@ -1,0 +1,183 @@
+/* reduce_unique.c — unique elements or slices: _unique2 (torch.unique without dim),
+ * unique_dim, unique_consecutive. The tensor is viewed as rows (the slices along `dim`, or
+ * single elements), sorted stably (NaN after every number, as upstream's sort) unless only
+ * consecutive runs are merged, and grouped by element-wise ==, so each NaN stays its own
+ * group and -0.0 joins 0.0 under the first one met. Inverse indices and counts are returned
+ * when asked for, else empty Long tensors (upstream's placeholders). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/dispatch.h"
+#include "ops/reduce.h"
+#include "ops/shape.h"
+
+typedef struct uq_rows {
+    const char *base;
+    int64_t n, len; /* rows and elements per row (contiguous) */
+    tn_dtype dt;
+    int es;
+    bool fl;
+} uq_rows;
+
+static int uq_cmp_elem(const uq_rows *R, const char *a, const char *b) {
+    if (R->fl) {
+        double x = tn_rd_get(a, R->dt), y = tn_rd_get(b, R->dt);
+        bool xn = isnan(x), yn = isnan(y);
+        if (xn || yn) return xn - yn; /* NaN last; NaNs tie (the index decides) */
+        return x < y ? -1 : x > y;
+    }
+    int64_t x = tn_rd_get_i(a, R->dt), y = tn_rd_get_i(b, R->dt);
+    return x < y ? -1 : x > y;
+}
+static int uq_cmp(const void *pa, const void *pb, void *ctx) {
+    const uq_rows *R = ctx;
+    int64_t i = *(const int64_t *)pa, j = *(const int64_t *)pb;
+    for (int64_t k = 0; k < R->len; k++) {
+        int c = uq_cmp_elem(R, R->base + (i * R->len + k) * R->es, R->base + (j * R->len + k) * R->es);
+        if (c) return c;
+    }
+    return i < j ? -1 : i > j;
+}
+static bool uq_equal(const uq_rows *R, int64_t i, int64_t j) {
+    for (int64_t k = 0; k < R->len; k++) {
+        const char *a = R->base + (i * R->len + k) * R->es, *b = R->base + (j * R->len + k) * R->es;
+        if (R->fl ? !(tn_rd_get(a, R->dt) == tn_rd_get(b, R->dt)) : tn_rd_get_i(a, R->dt) != tn_rd_get_i(b, R->dt)) return false;
+    }
+    return true;
+}
+
+static tn_status empty_long(int64_t n, tn_tensor *like, tn_tensor **out) {
+    return tn_tensor_empty(1, &n, TN_DTYPE_INT64, tn_tensor_device(like), out);
+}
+
+/* dim < 0: elements of the flattened tensor; else slices along dim */
+static tn_status unique_impl(tn_tensor *self, int dim, bool sorted, bool consecutive, bool want_inv, bool want_cnt,
+                             tn_value *rets) {
+    if (tn_tensor_is_meta(self)) /* the result's size depends on the values */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::unique on the meta device is not implemented by torchnative");
+    if (tn_dtype_is_complex(self->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::unique of complex tensors is not implemented by torchnative");
+    tn_status st = TN_OK;
+    tn_tensor *moved = NULL, *c = NULL, *vals = NULL, *inv = NULL, *cnt = NULL;
+    int64_t *order = NULL, *group = NULL, *counts = NULL, *first = NULL;
+    int nd = self->ndim;
+    if (dim >= 0) {
+        int64_t perm[TN_MAX_DIMS];
+        perm[0] = dim;
+        for (int d = 0, k = 1; d < nd; d++)
+            if (d != dim) perm[k++] = d;
+        st = tn_dispatch_one(TN_OP_permute, (tn_value[]){tn_value_tensor(self), tn_value_intlist(perm, nd)}, &moved);
+    } else {
+        moved = self;
+        tn_tensor_retain(moved);
+    }
+    if (st == TN_OK) st = tn_tensor_contiguous(moved, &c);
+    uq_rows R = {0};
+    int64_t total = tn_tensor_numel(self);
+    if (st == TN_OK) {
+        R.base = tn_tensor_data(c);
+        R.dt = self->dtype;
+        R.es = tn_dtype_itemsize(self->dtype);
+        R.fl = tn_dtype_is_floating(self->dtype);
+        R.n = dim >= 0 ? self->sizes[dim] : total;
+        R.len = dim >= 0 ? (R.n ? total / R.n : 0) : 1;
+        order = malloc(sizeof(int64_t) * (size_t)(R.n + 1));
+        group = malloc(sizeof(int64_t) * (size_t)(R.n + 1));
+        counts = malloc(sizeof(int64_t) * (size_t)(R.n + 1));
+        first = malloc(sizeof(int64_t) * (size_t)(R.n + 1));
+        if (!order || !group || !counts || !first) st = tn_error(TN_ERR_RUNTIME, "out of memory");
+    }
+    int64_t ng = 0;
+    if (st == TN_OK && !tn_tensor_is_meta(self)) {
+        for (int64_t i = 0; i < R.n; i++) order[i] = i;
+        (void)sorted; /* upstream's CPU kernels sort either way */
+        if (!consecutive) qsort_r(order, (size_t)R.n, sizeof(int64_t), uq_cmp, &R);
+        for (int64_t p = 0; p < R.n; p++) {
+            if (p == 0 || !uq_equal(&R, order[p - 1], order[p])) {
+                first[ng] = order[p];
+                counts[ng++] = 0;
+            }
+            counts[ng - 1]++;
+            group[order[p]] = ng - 1;
+        }
+    }
+    if (st == TN_OK) {
+        /* values: the first row of each group, back in self's layout */
+        int64_t shape[TN_MAX_DIMS];
+        if (dim >= 0) {
+            shape[0] = ng;
+            for (int d = 0, k = 1; d < nd; d++)
+                if (d != dim) shape[k++] = self->sizes[d];
+        } else shape[0] = ng;
+        tn_tensor *rows;
+        st = tn_tensor_empty(dim >= 0 ? nd : 1, shape, self->dtype, tn_tensor_device(self), &rows);
+        if (st == TN_OK) {
+            for (int64_t g = 0; g < ng; g++)
+                memcpy((char *)tn_tensor_data(rows) + g * R.len * R.es, R.base + first[g] * R.len * R.es, (size_t)(R.len * R.es));
+            if (dim >= 0) {
+                /* inverse permutation: dim 0 goes back to `dim` */
+                int64_t inv_perm[TN_MAX_DIMS];
+                for (int d = 0, k = 1; d < nd; d++) inv_perm[d] = d == dim ? 0 : k++;
+                tn_tensor *p2;
+                st = tn_dispatch_one(TN_OP_permute, (tn_value[]){tn_value_tensor(rows), tn_value_intlist(inv_perm, nd)}, &p2);
+                if (st == TN_OK) {
+                    st = tn_tensor_contiguous(p2, &vals);
+                    tn_tensor_release(p2);
+                }
+                tn_tensor_release(rows);
+            } else vals = rows;
+        }
+    }
+    if (st == TN_OK) {
+        if (want_inv) {
+            const int64_t *ishape = dim >= 0 ? &R.n : self->sizes;
+            st = tn_tensor_empty(dim >= 0 ? 1 : nd, ishape, TN_DTYPE_INT64, tn_tensor_device(self), &inv);
+            if (st == TN_OK) memcpy(tn_tensor_data(inv), group, sizeof(int64_t) * (size_t)R.n);
+        } else st = empty_long(0, self, &inv);
+    }
+    if (st == TN_OK) {
+        if (want_cnt) {
+            st = empty_long(ng, self, &cnt);
+            if (st == TN_OK) memcpy(tn_tensor_data(cnt), counts, sizeof(int64_t) * (size_t)ng);
+        } else st = empty_long(0, self, &cnt);
+    }
+    free(order);
+    free(group);
+    free(counts);
+    free(first);
+    tn_tensor_release(moved);
+    tn_tensor_release(c);
+    if (st != TN_OK) {
+        tn_tensor_release(vals);
+        tn_tensor_release(inv);
+        tn_tensor_release(cnt);
+        return st;
+    }
+    rets[0] = tn_value_tensor(vals);
+    rets[1] = tn_value_tensor(inv);
+    rets[2] = tn_value_tensor(cnt);
+    return TN_OK;
+}
+
+/* aten::_unique2(self, sorted=True, return_inverse=False, return_counts=False): always
+ * sorted, as upstream's CPU kernel */
+tn_status tn_op__unique2(const tn_value *a, tn_value *r) { return unique_impl(a[0].u.t, -1, true, false, a[2].u.b, a[3].u.b, r); }
+
+/* aten::unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False) */
+tn_status tn_op_unique_dim(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t;
+    int dim;
+    TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
+    if (self->ndim == 0) return unique_impl(self, -1, true, false, a[3].u.b, a[4].u.b, r);
+    return unique_impl(self, dim, true, false, a[3].u.b, a[4].u.b, r);
+}
+
+/* aten::unique_consecutive(self, return_inverse=False, return_counts=False, dim=None) */
+tn_status tn_op_unique_consecutive(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t;
+    if (a[3].tag == TN_V_NONE || self->ndim == 0) return unique_impl(self, -1, false, true, a[1].u.b, a[2].u.b, r);
+    int dim;
+    TN_TRY(tn_wrap_dim(a[3].u.i, self->ndim, &dim));
+    return unique_impl(self, dim, false, true, a[1].u.b, a[2].u.b, r);
+}
