@@ -257,6 +257,9 @@ TIER_INDEPENDENT_FILES = {
     "test_leaks.py": "live bytes and resident size over 1,000 steps; allocation, not arithmetic",
     # packaging: the wheel carries the host build; its kernels are the suite's business
     "test_wheel.py": "builds and installs the wheel into a fresh environment; no kernel choice",
+    # the quantised kernels' ISA instances are compared at every tier by the C test
+    # tests/c/test_quant.c (it sweeps the tiers itself); the model runs here once
+    "test_quant.py": "quantised products: every ISA instance is compared by tests/c/test_quant.c",
 }
 
 
@@ -294,7 +297,10 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    # ours; LeakSanitizer is the leak check of that tier
                    "test_leaks.py",
                    # installs the normal build into a fresh environment (no sanitizer runtime)
-                   "test_wheel.py"}
+                   "test_wheel.py",
+                   # a 135M model loaded twice and decoded on 4 prompts (and llama.cpp's side);
+                   # the quantised kernels run under ASan in the C test test_quant
+                   "test_quant.py"}
 # single tests, as "file::name"
 ASAN_SKIP_TESTS: set = set()
 # (test_nn_vec was here: its generic 2x2 max pool disagreed under ASan+UBSan only. That was
