@@ -2,10 +2,12 @@
  * attention gradient rebuilt from the forward's logsumexp, its products on the GEMM kernel.
  * Plain C11; no Python. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "ops/nn_backward_internal.h"
 
 /* ================================ attention ============================================ */
@@ -17,71 +19,108 @@
  * GEMM kernel, accumulating in place; the elementwise steps run here in acc. */
 typedef struct sdpa_bufs {
     const void *q, *k, *v, *o, *go, *lse, *mask; /* contiguous acc buffers (mask additive or NULL) */
-    void *p, *dp;                                /* [L, S] scratch each */
     int64_t ms[4];
 } sdpa_bufs;
 
-static tn_status sdpa_backward_run(const sdpa_bufs *t, tn_dtype acc, int64_t B, int64_t Hq, int64_t Hk, int64_t L,
-                                   int64_t S, int64_t E, int64_t Ev, double scale, bool causal, void *gq, void *gk,
-                                   void *gv) {
+/* One backward job: the operands, the shapes, and the outputs (accumulated into). */
+typedef struct sdpa_job {
+    const sdpa_bufs *t;
+    tn_dtype acc;
+    int64_t B, Hq, Hk, L, S, E, Ev;
+    double scale;
+    bool causal;
+    void *gq, *gk, *gv;
+    atomic_int failed;
+} sdpa_job;
+
+/* Query head h of batch b, with p and dp ([L, S] each) as scratch. */
+static tn_status sdpa_head(const sdpa_job *job, int64_t b, int64_t h, void *p, void *dp) {
+    const sdpa_bufs *t = job->t;
+    const tn_dtype acc = job->acc;
+    const int64_t Hq = job->Hq, Hk = job->Hk, L = job->L, S = job->S, E = job->E, Ev = job->Ev;
+    const double scale = job->scale;
+    const bool causal = job->causal;
+    void *gq = job->gq, *gk = job->gk, *gv = job->gv;
     bool f = acc == TN_DTYPE_FLOAT32;
     size_t isz = (size_t)tn_dtype_itemsize(acc);
     int64_t rep = Hq / Hk;
-    tn_status st = TN_OK;
+    tn_status st;
 #define AT(ptr, off) ((const char *)(ptr) + (size_t)(off) * isz)
 #define ATW(ptr, off) ((char *)(ptr) + (size_t)(off) * isz)
-    for (int64_t b = 0; b < B && st == TN_OK; b++)
-        for (int64_t h = 0; h < Hq && st == TN_OK; h++) {
-            int64_t hk = h / rep, qo = (b * Hq + h) * L * E, ko = (b * Hk + hk) * S * E;
-            int64_t vo = (b * Hk + hk) * S * Ev, oo = (b * Hq + h) * L * Ev, lo = (b * Hq + h) * L;
-            /* scores Q·Kᵀ into p, then P in place */
-            st = tn_nnb_gemm(acc, L, S, E, AT(t->q, qo), E, 1, AT(t->k, ko), 1, E, t->p, S, 1, 0.0);
-            if (st != TN_OK) break;
-            for (int64_t i = 0; i < L; i++) {
-                double l = f ? ((const float *)t->lse)[lo + i] : ((const double *)t->lse)[lo + i];
-                for (int64_t j = 0; j < S; j++) {
-                    double s = f ? (double)((float *)t->p)[i * S + j] : ((double *)t->p)[i * S + j], m = 0;
-                    if (t->mask) {
-                        int64_t mi = b * t->ms[0] + h * t->ms[1] + i * t->ms[2] + j * t->ms[3];
-                        m = f ? ((const float *)t->mask)[mi] : ((const double *)t->mask)[mi];
-                    }
-                    double pv = (causal && j > i) ? 0.0 : exp(s * scale + m - l);
-                    if (pv != pv) pv = 0; /* fully masked row: -inf - lse */
-                    if (f) ((float *)t->p)[i * S + j] = (float)pv;
-                    else ((double *)t->p)[i * S + j] = pv;
-                }
+    int64_t hk = h / rep, qo = (b * Hq + h) * L * E, ko = (b * Hk + hk) * S * E;
+    int64_t vo = (b * Hk + hk) * S * Ev, oo = (b * Hq + h) * L * Ev, lo = (b * Hq + h) * L;
+    /* scores Q·Kᵀ into p, then P in place */
+    st = tn_nnb_gemm(acc, L, S, E, AT(t->q, qo), E, 1, AT(t->k, ko), 1, E, p, S, 1, 0.0);
+    if (st != TN_OK) return st;
+    for (int64_t i = 0; i < L; i++) {
+        double l = f ? ((const float *)t->lse)[lo + i] : ((const double *)t->lse)[lo + i];
+        for (int64_t j = 0; j < S; j++) {
+            double s = f ? (double)((float *)p)[i * S + j] : ((double *)p)[i * S + j], m = 0;
+            if (t->mask) {
+                int64_t mi = b * t->ms[0] + h * t->ms[1] + i * t->ms[2] + j * t->ms[3];
+                m = f ? ((const float *)t->mask)[mi] : ((const double *)t->mask)[mi];
             }
-            /* dV += Pᵀ · dO */
-            st = tn_nnb_gemm(acc, S, Ev, L, t->p, 1, S, AT(t->go, oo), Ev, 1, ATW(gv, vo), Ev, 1, 1.0);
-            if (st != TN_OK) break;
-            /* dS = scale · P ∘ (dO·Vᵀ - D) */
-            st = tn_nnb_gemm(acc, L, S, Ev, AT(t->go, oo), Ev, 1, AT(t->v, vo), 1, Ev, t->dp, S, 1, 0.0);
-            if (st != TN_OK) break;
-            for (int64_t i = 0; i < L; i++) {
-                double D = 0;
-                for (int64_t e = 0; e < Ev; e++) {
-                    int64_t k = oo + i * Ev + e;
-                    D += f ? (double)((const float *)t->go)[k] * ((const float *)t->o)[k]
-                           : ((const double *)t->go)[k] * ((const double *)t->o)[k];
-                }
-                for (int64_t j = 0; j < S; j++) {
-                    if (f) {
-                        float *pp = (float *)t->p + i * S + j;
-                        *pp = (float)((double)*pp * ((double)((const float *)t->dp)[i * S + j] - D) * scale);
-                    } else {
-                        double *pp = (double *)t->p + i * S + j;
-                        *pp = *pp * (((const double *)t->dp)[i * S + j] - D) * scale;
-                    }
-                }
-            }
-            /* dQ += dS·K, dK += dSᵀ·Q */
-            st = tn_nnb_gemm(acc, L, E, S, t->p, S, 1, AT(t->k, ko), E, 1, ATW(gq, qo), E, 1, 1.0);
-            if (st != TN_OK) break;
-            st = tn_nnb_gemm(acc, S, E, L, t->p, 1, S, AT(t->q, qo), E, 1, ATW(gk, ko), E, 1, 1.0);
+            double pv = (causal && j > i) ? 0.0 : exp(s * scale + m - l);
+            if (pv != pv) pv = 0; /* fully masked row: -inf - lse */
+            if (f) ((float *)p)[i * S + j] = (float)pv;
+            else ((double *)p)[i * S + j] = pv;
         }
+    }
+    /* dV += Pᵀ · dO */
+    st = tn_nnb_gemm(acc, S, Ev, L, p, 1, S, AT(t->go, oo), Ev, 1, ATW(gv, vo), Ev, 1, 1.0);
+    if (st != TN_OK) return st;
+    /* dS = scale · P ∘ (dO·Vᵀ - D) */
+    st = tn_nnb_gemm(acc, L, S, Ev, AT(t->go, oo), Ev, 1, AT(t->v, vo), 1, Ev, dp, S, 1, 0.0);
+    if (st != TN_OK) return st;
+    for (int64_t i = 0; i < L; i++) {
+        double D = 0;
+        for (int64_t e = 0; e < Ev; e++) {
+            int64_t k = oo + i * Ev + e;
+            D += f ? (double)((const float *)t->go)[k] * ((const float *)t->o)[k]
+                   : ((const double *)t->go)[k] * ((const double *)t->o)[k];
+        }
+        for (int64_t j = 0; j < S; j++) {
+            if (f) {
+                float *pp = (float *)p + i * S + j;
+                *pp = (float)((double)*pp * ((double)((const float *)dp)[i * S + j] - D) * scale);
+            } else {
+                double *pp = (double *)p + i * S + j;
+                *pp = *pp * (((const double *)dp)[i * S + j] - D) * scale;
+            }
+        }
+    }
+    /* dQ += dS·K, dK += dSᵀ·Q */
+    st = tn_nnb_gemm(acc, L, E, S, p, S, 1, AT(t->k, ko), E, 1, ATW(gq, qo), E, 1, 1.0);
+    if (st != TN_OK) return st;
+    st = tn_nnb_gemm(acc, S, E, L, p, 1, S, AT(t->q, qo), E, 1, ATW(gk, ko), E, 1, 1.0);
+    return st;
 #undef AT
 #undef ATW
-    return st;
+}
+
+/* Tasks are (batch, key head) pairs: the query heads sharing a key head run in one task, in
+ * increasing order (the order the serial loop had), so dK and dV are accumulated by one
+ * thread each and the result does not depend on the thread count. Products inside a task
+ * run on the calling thread (a parallel region does not nest). */
+static void sdpa_task(void *ctx, int64_t begin, int64_t end) {
+    sdpa_job *j = ctx;
+    void *p = NULL, *dp = NULL;
+    if (tn_nnb_acc_alloc(j->acc, j->L * j->S, false, &p) != TN_OK ||
+        tn_nnb_acc_alloc(j->acc, j->L * j->S, false, &dp) != TN_OK) {
+        atomic_store(&j->failed, 1);
+    } else {
+        int64_t rep = j->Hq / j->Hk;
+        for (int64_t i = begin; i < end && !atomic_load(&j->failed); i++) {
+            int64_t b = i / j->Hk, hk = i % j->Hk;
+            for (int64_t r = 0; r < rep; r++)
+                if (sdpa_head(j, b, hk * rep + r, p, dp) != TN_OK) {
+                    atomic_store(&j->failed, 1);
+                    break;
+                }
+        }
+    }
+    free(p);
+    free(dp);
 }
 
 /* aten::_scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value,
@@ -139,14 +178,11 @@ tn_status tn_op__scaled_dot_product_flash_attention_for_cpu_backward(const tn_va
         tn_dtype acc = tn_nn_acc(q->dtype);
         sdpa_bufs t = {0};
         tn_nn_buf bq = {0}, bk = {0}, bv = {0}, bo = {0}, bgo = {0}, bl = {0}, bm = {0}, ogq = {0}, ogk = {0}, ogv = {0};
-        void *p = NULL, *dp = NULL;
         st = tn_nn_load(q, acc, &bq);
         if (st == TN_OK) st = tn_nn_load(k, acc, &bk);
         if (st == TN_OK) st = tn_nn_load(v, acc, &bv);
         if (st == TN_OK) st = tn_nn_load(o, acc, &bo);
         if (st == TN_OK) st = tn_nn_load(go, acc, &bgo);
-        if (st == TN_OK) st = tn_nnb_acc_alloc(acc, L * S, false, &p);
-        if (st == TN_OK) st = tn_nnb_acc_alloc(acc, L * S, false, &dp);
         if (st == TN_OK) st = tn_nn_is_float(lse->dtype) ? tn_nn_load(lse, acc, &bl)
                                                           : tn_error(TN_ERR_RUNTIME, "logsumexp must be floating point");
         if (st == TN_OK && mask) {
@@ -175,17 +211,16 @@ tn_status tn_op__scaled_dot_product_flash_attention_for_cpu_backward(const tn_va
             t.q = bq.data; t.k = bk.data; t.v = bv.data; t.o = bo.data; t.go = bgo.data;
             t.lse = bl.data;
             t.mask = mask ? bm.data : NULL;
-            t.p = p; t.dp = dp;
             memcpy(t.ms, ms, sizeof ms);
-            st = sdpa_backward_run(&t, acc, B, Hq, Hk, L, S, E, Ev, scale, causal, ogq.data, ogk.data, ogv.data);
+            sdpa_job job = {&t, acc, B, Hq, Hk, L, S, E, Ev, scale, causal, ogq.data, ogk.data, ogv.data, 0};
+            tn_parallel_for(B * Hk, 1, sdpa_task, &job);
+            if (atomic_load(&job.failed)) st = tn_error(TN_ERR_NO_MEMORY, "flash_attention_backward: out of memory");
         }
         if (st == TN_OK) {
             tn_nn_out_finish(gq, acc, &ogq);
             tn_nn_out_finish(gk, acc, &ogk);
             tn_nn_out_finish(gv, acc, &ogv);
         }
-        free(p);
-        free(dp);
         tn_nn_buf_free(&bq); tn_nn_buf_free(&bk); tn_nn_buf_free(&bv); tn_nn_buf_free(&bo); tn_nn_buf_free(&bgo);
         tn_nn_buf_free(&bl); tn_nn_buf_free(&bm); tn_nn_buf_free(&ogq); tn_nn_buf_free(&ogk); tn_nn_buf_free(&ogv);
     }
