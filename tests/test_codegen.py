@@ -16,7 +16,7 @@ GEN = os.path.join(BUILD, "gen")
 # Names upstream binds by hand (python_torch_functions_manual.cpp, python_variable_methods.cpp,
 # python_nn_functions.cpp, functionalization bindings) rather than from native_functions:
 # they are the lead's / surface helper's to provide, not generated.
-# torchnative's own operators (tools/codegen/torchnative_functions.yaml), bound to no
+# torchnative's own operators (tools/codegen/own_operators.yaml), bound to no
 # Python namespace; the schema tests check nothing else is added.
 OWN_OPS = {"_tn_quant_linear", "_tn_quant_dequantize"}
 
@@ -106,7 +106,7 @@ def test_every_schema_string_matches_upstream(upstream):
     assert not bad, list(bad.items())[:10]
     # upstream also registers ~650 aten:: schemas outside native_functions (TorchScript
     # builtins such as aten::Bool.Tensor); every overload we generate must exist upstream,
-    # except torchnative's own (`_tn_*`, tools/codegen/torchnative_functions.yaml)
+    # except torchnative's own (`_tn_*`, tools/codegen/own_operators.yaml)
     extra = sorted(set(ours) - set(theirs))
     assert not [e for e in extra if not e.startswith("_tn_")], extra[:20]
     assert {e.split(".")[0] for e in extra} == OWN_OPS, extra

@@ -106,7 +106,7 @@ def write_ninja(python):
         f"cc = {os.environ.get('CC', 'cc')}",
         f"build {' '.join(gen_out)}: gen {gen_script} {yaml} | "
         + " ".join(sorted(glob.glob(os.path.join(ROOT, 'tools', 'codegen', '*.py'))))
-        + " " + os.path.join(ROOT, "tools", "codegen", "torchnative_functions.yaml"),
+        + " " + os.path.join(ROOT, "tools", "codegen", "own_operators.yaml"),
     ]
     # Derivative formulas generated from upstream's derivatives.yaml (tools/codegen/gen_derivatives.py).
     deriv_script = os.path.join(ROOT, "tools", "codegen", "gen_derivatives.py")

@@ -5,7 +5,7 @@
  *   aten::_tn_quant_dequantize(Tensor weight, int qtype) -> Tensor
  *       block rows (..., k/32 * block bytes) uint8 -> (..., k) float32 (the embedding's
  *       gathered rows, the backward's weight).
- * Declared in tools/codegen/torchnative_functions.yaml (not upstream operators: the `_tn_`
+ * Declared in tools/codegen/own_operators.yaml (not upstream operators: the `_tn_`
  * prefix marks them); shape and argument checks here, loops in the kernels. */
 #include "core/threadpool.h"
 #include "kernels/quant.h"

@@ -36,7 +36,7 @@ PyObject *tn_py_raise(tn_status st) {
 
 /* _tn_kernel_ops(): "name.overload" of every upstream operator with an implementation of
  * its own (derived in-place/out= variants excluded); the op tests require a case for each.
- * torchnative's own operators (`_tn_*`, tools/codegen/torchnative_functions.yaml) have no
+ * torchnative's own operators (`_tn_*`, tools/codegen/own_operators.yaml) have no
  * upstream to compare with and are left out (tests/test_quant.py covers them). */
 static PyObject *f_tn_kernel_ops(PyObject *m, PyObject *u) {
     PyObject *l = PyList_New(0);

@@ -88,7 +88,7 @@ def c_str(s: str) -> str:
 
 
 # torchnative's own operators (names `_tn_*`), appended to upstream's.
-OWN_YAML = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torchnative_functions.yaml")
+OWN_YAML = os.path.join(os.path.dirname(os.path.abspath(__file__)), "own_operators.yaml")
 
 
 def load(yaml_path: str):
