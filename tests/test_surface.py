@@ -444,3 +444,18 @@ def test_overload_packet_call_resolves_like_upstream():
     # torch.ops.aten.<op>(...) without an overload name picks the first overload whose
     # schema the arguments match; a call no overload matches is upstream's RuntimeError
     assert _ours(_PACKET_CODE) == _ref(_PACKET_CODE)
+
+
+def test_profiler_refuses_by_name_with_upstreams_config_record():
+    """torch.profiler.profile builds an _ExperimentalConfig (upstream's fields and defaults,
+    trace_only among them) and then refuses by name: no profiler backend, no AttributeError."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    cfg = torch._C._profiler._ExperimentalConfig(verbose=True)
+    assert cfg.trace_only is False and cfg.custom_profiler_config == "" and cfg.verbose is True
+    with pytest.raises(TypeError):
+        torch._C._profiler._ExperimentalConfig(nonsense=1)
+    with pytest.raises(NotImplementedError, match="_prepare_profiler"):
+        with profile(activities=[ProfilerActivity.CPU]):
+            torch.ones(2).add(1)

@@ -100,6 +100,17 @@ void tn_softmax_backward_rows__generic(float *gx, const float *gy, const float *
 void tn_softmax_backward_rows__avx2(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log);
 void tn_softmax_backward_rows__avx512(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log);
 
+/* ---- float32 rows of the attention backward (nn_backward_attention.c), same family and
+ * dispatch: P's row from the scores and the forward's log-sum-exp, in float like upstream's
+ * vectorised kernel (exp with the vector polynomial above, <= 2 ulp), and dS's row. */
+#define TN_ATTN_BWD_ROW_FNS(SFX)                                                              \
+    void tn_attn_bwd_prob_row##SFX(float *p, int64_t n, int64_t lim, float scale, float lse); \
+    void tn_attn_bwd_ds_row##SFX(float *p, const float *dp, int64_t n, float D, float scale);
+TN_ATTN_BWD_ROW_FNS(_f32)
+TN_ATTN_BWD_ROW_FNS(__generic)
+TN_ATTN_BWD_ROW_FNS(__avx2)
+TN_ATTN_BWD_ROW_FNS(__avx512)
+
 #define T float
 #define TN_NN_BWD_DECL_F32(name, args) void f32_##name##__scalar args;
 TN_NN_BWD_KERNELS(TN_NN_BWD_DECL_F32)

@@ -14,4 +14,10 @@
 void tn_softmax_backward_rows__avx512(float *gx, const float *gy, const float *y, int64_t rows, int64_t n, bool is_log) {
     tn_softmax_backward_rows__generic(gx, gy, y, rows, n, is_log);
 }
+void tn_attn_bwd_prob_row__avx512(float *p, int64_t n, int64_t lim, float scale, float lse) {
+    tn_attn_bwd_prob_row__generic(p, n, lim, scale, lse);
+}
+void tn_attn_bwd_ds_row__avx512(float *p, const float *dp, int64_t n, float D, float scale) {
+    tn_attn_bwd_ds_row__generic(p, dp, n, D, scale);
+}
 #endif

@@ -52,8 +52,18 @@ static tn_status sdpa_head(const sdpa_job *job, int64_t b, int64_t h, void *p, v
     /* scores Q·Kᵀ into p, then P in place */
     st = tn_nnb_gemm(acc, L, S, E, AT(t->q, qo), E, 1, AT(t->k, ko), 1, E, p, S, 1, 0.0);
     if (st != TN_OK) return st;
-    for (int64_t i = 0; i < L; i++) {
-        double l = f ? ((const float *)t->lse)[lo + i] : ((const double *)t->lse)[lo + i];
+    for (int64_t i = 0; i < L && f; i++) { /* float32: vector rows (kernels/nn_backward.h) */
+        float *row = (float *)p + i * S, sc = (float)scale;
+        int64_t lim = causal ? (i + 1 < S ? i + 1 : S) : S;
+        if (t->mask) {
+            const float *m = (const float *)t->mask + b * t->ms[0] + h * t->ms[1] + i * t->ms[2];
+            for (int64_t j = 0; j < lim; j++) row[j] = row[j] * sc + m[j * t->ms[3]];
+            sc = 1.0f;
+        }
+        tn_attn_bwd_prob_row_f32(row, S, lim, sc, ((const float *)t->lse)[lo + i]);
+    }
+    for (int64_t i = 0; i < L && !f; i++) {
+        double l = ((const double *)t->lse)[lo + i];
         for (int64_t j = 0; j < S; j++) {
             double s = f ? (double)((float *)p)[i * S + j] : ((double *)p)[i * S + j], m = 0;
             if (t->mask) {
@@ -78,6 +88,10 @@ static tn_status sdpa_head(const sdpa_job *job, int64_t b, int64_t h, void *p, v
             int64_t k = oo + i * Ev + e;
             D += f ? (double)((const float *)t->go)[k] * ((const float *)t->o)[k]
                    : ((const double *)t->go)[k] * ((const double *)t->o)[k];
+        }
+        if (f) {
+            tn_attn_bwd_ds_row_f32((float *)p + i * S, (const float *)dp + i * S, S, (float)D, (float)scale);
+            continue;
         }
         for (int64_t j = 0; j < S; j++) {
             if (f) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels/cast.h"
+#include "ops/shape.h"
 #include "ops/nn_internal.h"
 
 bool tn_nn_is_float(tn_dtype d) {
@@ -93,6 +94,12 @@ tn_status tn_nn_load(const tn_tensor *t, tn_dtype acc, tn_nn_buf *out) {
     out->data = malloc(n > 0 ? (size_t)n * isz : 1);
     if (!out->data) return tn_error(TN_ERR_NO_MEMORY, "out of memory gathering %lld elements", (long long)n);
     out->owned = true;
+    if (t->dtype == acc) { /* a strided gather of the same type: rows over the pool */
+        int64_t cs[TN_MAX_DIMS], st = 1;
+        for (int i = t->ndim - 1; i >= 0; i--) { cs[i] = st; st *= t->sizes[i]; }
+        tn_strided_copy_bytes(out->data, cs, tn_tensor_data(t), t->strides, t->ndim, t->sizes, (int)isz);
+        return TN_OK;
+    }
     if (acc == TN_DTYPE_FLOAT32) {
         float *d = out->data;
         if (contig && t->dtype == TN_DTYPE_BFLOAT16) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "ops/dispatch.h"
 
@@ -128,34 +129,31 @@ static inline void move_elem(char *d, const char *s, int w) {
     }
 }
 
-void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, const int64_t *src_strides,
-                           int ndim, const int64_t *sizes, int w) {
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= sizes[i];
-    if (!d || !s || n == 0) return;
-    /* Coalesce: drop size-1 dims and merge neighbours that are contiguous in both
-     * tensors, so most copies become a few long rows. */
+/* A coalesced copy plan: nd dims (the last the innermost), strides in elements. */
+typedef struct {
+    char *d;
+    const char *s;
     int64_t sz[TN_STRIDED_MAX_DIMS], ds[TN_STRIDED_MAX_DIMS], ss[TN_STRIDED_MAX_DIMS];
-    int nd = 0;
-    for (int i = 0; i < ndim; i++) {
-        if (sizes[i] == 1) continue;
-        if (nd > 0 && ds[nd - 1] == dst_strides[i] * sizes[i] && ss[nd - 1] == src_strides[i] * sizes[i]) {
-            sz[nd - 1] *= sizes[i];
-            ds[nd - 1] = dst_strides[i];
-            ss[nd - 1] = src_strides[i];
-            continue;
-        }
-        sz[nd] = sizes[i]; ds[nd] = dst_strides[i]; ss[nd] = src_strides[i];
-        nd++;
+    int nd, w;
+} strided_plan;
+
+/* Copies rows [o0, o1) of the plan (a row: the innermost dim). */
+static void strided_rows(void *ctx, int64_t o0, int64_t o1) {
+    const strided_plan *P = ctx;
+    int nd = P->nd, w = P->w;
+    int64_t inner = P->sz[nd - 1], dsi = P->ds[nd - 1] * w, ssi = P->ss[nd - 1] * w;
+    bool rows = P->ds[nd - 1] == 1 && P->ss[nd - 1] == 1;
+    /* the outer multi-index (dims 0..nd-2) of row o0, and its addresses */
+    int64_t idx[TN_STRIDED_MAX_DIMS] = {0}, rem = o0;
+    char *dp = P->d;
+    const char *sp = P->s;
+    for (int k = nd - 2; k >= 0; k--) {
+        idx[k] = rem % P->sz[k];
+        rem /= P->sz[k];
+        dp += idx[k] * P->ds[k] * w;
+        sp += idx[k] * P->ss[k] * w;
     }
-    if (nd == 0) { move_elem(d, s, w); return; }
-    int64_t inner = sz[nd - 1], dsi = ds[nd - 1] * w, ssi = ss[nd - 1] * w;
-    bool rows = ds[nd - 1] == 1 && ss[nd - 1] == 1;
-    int64_t idx[TN_STRIDED_MAX_DIMS] = {0};
-    int64_t outer = n / inner;
-    char *dp = d;
-    const char *sp = s;
-    for (int64_t o = 0; o < outer; o++) {
+    for (int64_t o = o0; o < o1; o++) {
         if (rows) {
             memcpy(dp, sp, (size_t)(inner * w));
         } else {
@@ -163,13 +161,48 @@ void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, c
             const char *sq = sp;
             for (int64_t k = 0; k < inner; k++, dq += dsi, sq += ssi) move_elem(dq, sq, w);
         }
-        /* Advance the outer multi-index (dims 0..nd-2) like an odometer. */
+        /* Advance the outer multi-index like an odometer. */
         for (int k = nd - 2; k >= 0; k--) {
-            if (++idx[k] < sz[k]) { dp += ds[k] * w; sp += ss[k] * w; break; }
-            dp -= ds[k] * w * (sz[k] - 1);
-            sp -= ss[k] * w * (sz[k] - 1);
+            if (++idx[k] < P->sz[k]) { dp += P->ds[k] * w; sp += P->ss[k] * w; break; }
+            dp -= P->ds[k] * w * (P->sz[k] - 1);
+            sp -= P->ss[k] * w * (P->sz[k] - 1);
             idx[k] = 0;
         }
+    }
+}
+
+/* Copies of at least this many bytes are split by rows over the pool. */
+#define STRIDED_PARALLEL_BYTES ((int64_t)1 << 18)
+
+void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, const int64_t *src_strides,
+                           int ndim, const int64_t *sizes, int w) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= sizes[i];
+    if (!d || !s || n == 0) return;
+    /* Coalesce: drop size-1 dims and merge neighbours that are contiguous in both
+     * tensors, so most copies become a few long rows. */
+    strided_plan P = {.d = d, .s = s, .w = w};
+    int nd = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 1) continue;
+        if (nd > 0 && P.ds[nd - 1] == dst_strides[i] * sizes[i] && P.ss[nd - 1] == src_strides[i] * sizes[i]) {
+            P.sz[nd - 1] *= sizes[i];
+            P.ds[nd - 1] = dst_strides[i];
+            P.ss[nd - 1] = src_strides[i];
+            continue;
+        }
+        P.sz[nd] = sizes[i]; P.ds[nd] = dst_strides[i]; P.ss[nd] = src_strides[i];
+        nd++;
+    }
+    if (nd == 0) { move_elem(d, s, w); return; }
+    P.nd = nd;
+    int64_t outer = n / P.sz[nd - 1];
+    if (n * w >= STRIDED_PARALLEL_BYTES && outer > 1) {
+        /* rows of at least ~64 KB per chunk, so the split pays for the hand-off */
+        int64_t row_bytes = P.sz[nd - 1] * w, grain = ((int64_t)1 << 16) / (row_bytes ? row_bytes : 1);
+        tn_parallel_for(outer, grain > 1 ? grain : 1, strided_rows, &P);
+    } else {
+        strided_rows(&P, 0, outer);
     }
 }
 
@@ -324,6 +357,18 @@ void tn_shape_fill_bytes(tn_tensor *t, const void *elem) {
     int64_t n = tn_tensor_numel(t);
     if (!d || n == 0) return;
     int w = tn_dtype_itemsize(t->dtype);
+    if (tn_tensor_is_contiguous(t)) {
+        /* all-zero bytes: memset; otherwise one element, then the filled prefix copied
+         * over the rest in doubling steps (long memcpys instead of per-element moves) */
+        bool zero_bytes = true;
+        for (int i = 0; i < w; i++) zero_bytes = zero_bytes && ((const char *)elem)[i] == 0;
+        size_t total = (size_t)n * (size_t)w;
+        if (zero_bytes) { memset(d, 0, total); return; }
+        memcpy(d, elem, (size_t)w);
+        for (size_t have = (size_t)w; have < total; have *= 2)
+            memcpy(d + have, d, have < total - have ? have : total - have);
+        return;
+    }
     /* Fill one element, then copy it over the rest with stride 0 as the source. */
     int64_t zero[TN_MAX_DIMS] = {0};
     tn_strided_copy_bytes(d, t->strides, elem, zero, t->ndim, t->sizes, w);

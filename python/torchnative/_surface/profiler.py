@@ -36,7 +36,33 @@ class _Record:
             setattr(self, k, v)
 
 
-add(P, "_ExperimentalConfig", type("_ExperimentalConfig", (_Record,), {}), "real", "config record")
+class _ExperimentalConfig:
+    """Kineto's experimental options: upstream's constructor fields and defaults; the two
+    attributes upstream exposes (trace_only, custom_profiler_config) readable. A config
+    record only: starting a profile refuses by name (_prepare_profiler)."""
+
+    _FIELDS = (("profiler_metrics", ()), ("profiler_measure_per_kernel", False), ("verbose", False),
+               ("performance_events", ()), ("enable_cuda_sync_events", False), ("adjust_profiler_step", False),
+               ("disable_external_correlation", False), ("profile_all_threads", False),
+               ("capture_overload_names", False), ("record_python_gc_info", False),
+               ("expose_kineto_event_metadata", False), ("custom_profiler_config", ""),
+               ("adjust_timestamps", False), ("trace_only", False))
+
+    def __init__(self, *args, **kwargs):
+        names = [n for n, _ in self._FIELDS]
+        if len(args) > len(names):
+            raise TypeError(f"_ExperimentalConfig takes at most {len(names)} arguments ({len(args)} given)")
+        vals = dict(self._FIELDS)
+        vals.update(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in vals:
+                raise TypeError(f"_ExperimentalConfig got an unexpected keyword argument '{k}'")
+            vals[k] = v
+        for k, v in vals.items():
+            setattr(self, k, list(v) if isinstance(v, tuple) else v)
+
+
+add(P, "_ExperimentalConfig", _ExperimentalConfig, "real", "config record")
 add(P, "ProfilerConfig", type("ProfilerConfig", (_Record,), {}), "real", "config record")
 
 
