@@ -2122,3 +2122,22 @@ add("local_scalar_dense_first_element", "lambda a: (torch.ops.aten._local_scalar
 add("local_scalar_dense_empty_err", "lambda a: torch.ops.aten._local_scalar_dense.default(a[:0])", [In((3, 4))], ["_local_scalar_dense.default"])
 # detach_() refuses every view, with or without requires_grad
 add("detach_inplace_view_err", "lambda a: a.reshape(4, 3).detach_()", [In((3, 4))], [])
+# ---- private operators upstream composes (composite_private.c) ----
+aten_ = "torch.ops.aten."
+add("chunk_cat", f"lambda a, b: ({aten_}_chunk_cat([a, b], 1, 3), {aten_}_chunk_cat([a, b[:, :2]], -1, 2), {aten_}_chunk_cat([a, b.reshape(4, 5, 1)], 1, 4), {aten_}_chunk_cat([a], 0, 1))",
+    [In((4, 5)), In((4, 5))], ["_chunk_cat.default"])
+for nm, expr in (("dtype", "[a, a.double()], 0, 2"), ("chunks", "[a], 0, 0"), ("empty_list", "[], 0, 2"), ("empty", "[a, a[:0]], 0, 2"),
+                 ("leading", "[a, a[:2]], 1, 2"), ("neg_dim", "[a, a[0]], -1, 2"), ("dim_ndim", "[a, a[0]], 1, 2"), ("dim_range", "[a], 2, 2")):
+    add(f"chunk_cat_err_{nm}", f"lambda a: {aten_}_chunk_cat({expr})", [In((4, 5))], ["_chunk_cat.default"])
+add("safe_softmax", f"lambda a: ({aten_}_safe_softmax(a.masked_fill(a > 0.5, float('-inf')), 1), {aten_}_safe_softmax(torch.full((2, 3), float('-inf')), 0), {aten_}_safe_softmax(a, 0, torch.float64))",
+    [In((4, 5))], ["_safe_softmax.default"])
+add("safe_softmax_err_dim", f"lambda a: {aten_}_safe_softmax(a, 2)", [In((4, 5))], ["_safe_softmax.default"])
+add("unsafe_masked_index", f"lambda a, v, i: ({aten_}_unsafe_masked_index(a, (i < 3)[:, None], [i * 3 - 4], 1.5), {aten_}_unsafe_masked_index(a, i[:, None] > 1, [i.int(), i - 1], -2), "
+    f"{aten_}_unsafe_masked_index(a[:0], (i < 3)[:, None], [i], 1.5), {aten_}_unsafe_masked_index(a, (i[:5] < 3)[None], [None, i[:5]], 0), "
+    f"{aten_}_unsafe_masked_index_put_accumulate(a, (i > 1)[:, None], [i * 2 - 5], v), {aten_}_unsafe_masked_index_put_accumulate(a[:0], (i > 1)[:, None], [i], v[:, :0]))",
+    [In((4, 5)), In((6, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default", "_unsafe_masked_index_put_accumulate.default"])
+add("unsafe_masked_index_err_float", f"lambda a, i: {aten_}_unsafe_masked_index(a, i > 1, [i.float()], 0)", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default"])
+add("unsafe_masked_index_put_err_float", f"lambda a, i: {aten_}_unsafe_masked_index_put_accumulate(a, (i > 1)[:, None], [i.float()], a[:1])", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index_put_accumulate.default"])
+add("unsafe_masked_index_err_many", f"lambda a, i: {aten_}_unsafe_masked_index(a, i > 1, [i, i, i], 0)", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default"])
+add("batch_norm_with_update", f"lambda x, w, b: (lambda rm, rv: ({aten_}_batch_norm_with_update(x, w, b, rm, rv, 0.2, 1e-3), rm, rv))(torch.zeros(3), torch.ones(3))",
+    [In((4, 3, 5)), In((3,)), In((3,))], ["_batch_norm_with_update.default"])
