@@ -352,6 +352,14 @@ CASES += [
       double=True),
     G("dec_batch_norm_with_update", "lambda x, w, b: torch.ops.aten._batch_norm_with_update(x, w, b, torch.zeros(3, dtype=x.dtype), "
       "torch.ones(3, dtype=x.dtype), 0.1, 1e-5)[0] * x", [In((4, 3, 5)), In((3,)), In((3,))], (0, 1, 2), []),
+    # multi-class margin losses (src/ops/composite_nn_margin.c)
+    G("gen_multi_margin_loss", "lambda a, w, t: [torch.nn.functional.multi_margin_loss(a, t, p=p, margin=0.6, weight=wt, reduction=r) * "
+      "(torch.arange(4.0, dtype=a.dtype) + 1 if r == 'none' else 1) for p in (1, 2) for wt in (None, w.abs()) for r in ('mean', 'sum', 'none')]",
+      [A, ROW, In((4,), "int64", "index", high=5)], (0,), ["multi_margin_loss"]),
+    G("gen_multilabel_margin_loss", "lambda a: [torch.nn.functional.multilabel_margin_loss(a, torch.tensor([[3, 0, -1, 1, 2], [0, 1, 2, 3, 4], "
+      "[4, -1, 0, 0, 1], [-1, 2, 2, 2, 2]]), reduction=r) * (torch.arange(4.0, dtype=a.dtype) + 1 if r == 'none' else 1) "
+      "for r in ('mean', 'sum', 'none')] + [torch.nn.functional.multilabel_margin_loss(a[1], torch.tensor([2, 4, -1, 0, 0]), reduction='none')]",
+      [A], (0,), ["multilabel_margin_loss_forward"]),
     # linear algebra rows generated from derivatives.yaml (linalg_lu_solve: B only, LU's formula
     # calls linalg_lu_solve_LU, not in the vocabulary, and refuses by name)
     G("linalg_cross", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b, dim=1))", [In((4, 3)), In((4, 3))], (0, 1), ["linalg_cross"], double=True),

@@ -2141,3 +2141,25 @@ add("unsafe_masked_index_put_err_float", f"lambda a, i: {aten_}_unsafe_masked_in
 add("unsafe_masked_index_err_many", f"lambda a, i: {aten_}_unsafe_masked_index(a, i > 1, [i, i, i], 0)", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default"])
 add("batch_norm_with_update", f"lambda x, w, b: (lambda rm, rv: ({aten_}_batch_norm_with_update(x, w, b, rm, rv, 0.2, 1e-3), rm, rv))(torch.zeros(3), torch.ones(3))",
     [In((4, 3, 5)), In((3,)), In((3,))], ["_batch_norm_with_update.default"])
+# ---- multi-class margin losses (composite_nn_margin.c) ----
+MLT = "torch.tensor([[3, 0, -1, 1, 2], [0, 1, 2, 3, 4], [4, -1, 0, 0, 1], [-1, 2, 2, 2, 2]])"
+for dt in ("float32", "float64"):
+    add(f"multi_margin_loss_{dt}", f"lambda a, w, t: [{F_}multi_margin_loss(x, tt, p=p, margin=0.6, weight=wt, reduction=r) for p in (1, 2) for wt in (None, w.abs()) "
+        f"for r in ('mean', 'sum', 'none') for x, tt in ((a, t), (a[0], t[1]), (a[0], t[1:2]), (a[0, 0], t[0] * 0)) if wt is None or x.ndim]",
+        [In((4, 5), dt), In((5,), dt), In((4,), "int64", "index", high=5)], ["multi_margin_loss.default"])
+    add(f"multi_margin_loss_backward_{dt}", f"lambda g, a, w, t: [torch.ops.aten.multi_margin_loss_backward(gg, a, t, p, 0.6, wt, r) for p in (1, 2) for wt in (None, w.abs()) "
+        f"for r, gg in ((0, g), (1, g[0]), (2, g[0]))]",
+        [In((4,), dt), In((4, 5), dt), In((5,), dt), In((4,), "int64", "index", high=5)], ["multi_margin_loss_backward.default"])
+    add(f"multilabel_margin_loss_{dt}", f"lambda a: [f(x, tt, reduction=r) for f in ({F_}multilabel_margin_loss, lambda *s, **k: torch.ops.aten.multilabel_margin_loss_forward(*s, {{'mean': 1, 'sum': 2, 'none': 0}}[k['reduction']])) "
+        f"for r in ('mean', 'sum', 'none') for x, tt in ((a, {MLT}), (a[1], {MLT}[2]), (a[0, 0], {MLT}[3, 0] + 1))]",
+        [In((4, 5), dt)], ["multilabel_margin_loss.default", "multilabel_margin_loss_forward.default"])
+    add(f"multilabel_margin_loss_backward_{dt}", f"lambda g, a: [torch.ops.aten.multilabel_margin_loss_backward(gg, a, {MLT}, r, torch.ops.aten.multilabel_margin_loss_forward(a, {MLT}, r)[1]) "
+        f"for r, gg in ((0, g), (1, g[0]), (2, g[0]))]", [In((4,), dt), In((4, 5), dt)], ["multilabel_margin_loss_backward.default"])
+for nm, expr in (("target_range", "a, t * 0 + 5"), ("target_neg", "a, t * 0 - 1"), ("p", "a, t, 3"), ("target_size", "a, t[:2]"), ("weight", "a, t, 1, 1, a[0, :3]"),
+                 ("empty_dim", "a[:, :0], t"), ("long", "a.long(), t"), ("float_target", "a, t.float()"), ("bf16", "a.bfloat16(), t"), ("3d", "a[None], t")):
+    add(f"multi_margin_loss_err_{nm}", f"lambda a, t: torch.ops.aten.multi_margin_loss({expr})", [In((4, 5)), In((4,), "int64", "index", high=5)], ["multi_margin_loss.default"])
+add("multi_margin_loss_backward_err_bf16", "lambda a, t: torch.ops.aten.multi_margin_loss_backward(a[0, 0].bfloat16(), a.bfloat16(), t, 1, 1)", [In((4, 5)), In((4,), "int64", "index", high=5)], ["multi_margin_loss_backward.default"])
+for nm, expr in (("target_range", f"a, {MLT} + 1"), ("target_neg", f"a, {MLT} - 1"), ("target_size", f"a, {MLT}[:2]"), ("empty_dim", f"a[:, :0], {MLT}[:, :0]"),
+                 ("long", f"a.long(), {MLT}"), ("float_target", f"a, {MLT}.float()"), ("bf16", f"a.bfloat16(), {MLT}"), ("1d_size", f"a[0], {MLT}[0, :3]")):
+    add(f"multilabel_margin_loss_err_{nm}", f"lambda a: torch.ops.aten.multilabel_margin_loss({expr})", [In((4, 5))], ["multilabel_margin_loss.default"])
+add("multilabel_margin_loss_backward_err_bf16", f"lambda a: torch.ops.aten.multilabel_margin_loss_backward(a[0, 0].bfloat16(), a.bfloat16(), {MLT}, 1, a.bfloat16())", [In((4, 5))], ["multilabel_margin_loss_backward.default"])
