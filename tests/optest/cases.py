@@ -2163,3 +2163,11 @@ for nm, expr in (("target_range", f"a, {MLT} + 1"), ("target_neg", f"a, {MLT} - 
                  ("long", f"a.long(), {MLT}"), ("float_target", f"a, {MLT}.float()"), ("bf16", f"a.bfloat16(), {MLT}"), ("1d_size", f"a[0], {MLT}[0, :3]")):
     add(f"multilabel_margin_loss_err_{nm}", f"lambda a: torch.ops.aten.multilabel_margin_loss({expr})", [In((4, 5))], ["multilabel_margin_loss.default"])
 add("multilabel_margin_loss_backward_err_bf16", f"lambda a: torch.ops.aten.multilabel_margin_loss_backward(a[0, 0].bfloat16(), a.bfloat16(), {MLT}, 1, a.bfloat16())", [In((4, 5))], ["multilabel_margin_loss_backward.default"])
+# ---- tie order of the unstable sorts (reduce_stdsort.c: libstdc++'s std::sort, nth_element, partial_sort) ----
+for n in (17, 100, 3000):
+    add(f"sort_ties_{n}", f"lambda x: [f(t, dim=d, descending=s) for f in (lambda *a, **k: torch.sort(*a, **k)[1], torch.argsort) for t, d in ((x, 1), (x.t(), 0), (x > 0, 1), (x.double(), 1)) for s in (False, True)] + "
+        f"[torch.sort(x, dim=1, stable=False)[1], torch.sort(x, dim=1, stable=True)[1], torch.sort(x[:1].expand(3, {n}), dim=0)[1]]",
+        [In((3, n), "int64", "index", high=3)], ["sort.default", "sort.stable", "argsort.default"])
+    add(f"topk_ties_{n}", f"lambda x: [torch.topk(t, k, dim=1, largest=l, sorted=s) for t in (x, x.float(), x.float().masked_fill(x == 1, float('nan'))) "
+        f"for k in sorted({{1, 3, max(1, {n} // 64), {n} // 2}}) for l in (True, False) for s in (True, False)]",
+        [In((3, n), "int64", "index", high=3)], ["topk.default"])
