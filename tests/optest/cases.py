@@ -2171,3 +2171,8 @@ for n in (17, 100, 3000):
     add(f"topk_ties_{n}", f"lambda x: [torch.topk(t, k, dim=1, largest=l, sorted=s) for t in (x, x.float(), x.float().masked_fill(x == 1, float('nan'))) "
         f"for k in sorted({{1, 3, max(1, {n} // 64), {n} // 2}}) for l in (True, False) for s in (True, False)]",
         [In((3, n), "int64", "index", high=3)], ["topk.default"])
+# ---- embedding_renorm (composite_nn.c) ----
+add("embedding_renorm", "lambda w, i: [torch.embedding_renorm_(w.clone(), i, 1.0, 2.0), torch.embedding_renorm_(w.clone(), i[:2].int(), 0.5, 1.0), torch.ops.aten.embedding_renorm(w, i.reshape(2, 3), 100.0, 3.0), torch.embedding_renorm_(w.clone(), i[:0], 1.0, 2.0)]",
+    [In((5, 4)), In((6,), "int64", "index", high=5)], ["embedding_renorm.default", "embedding_renorm_.default"])
+for nm, expr in (("dim", "w[0].clone(), i"), ("float_idx", "w.clone(), i.float()"), ("range", "w.clone(), i + 5"), ("long_self", "w.long(), i")):
+    add(f"embedding_renorm_err_{nm}", f"lambda w, i: torch.embedding_renorm_({expr}, 1.0, 2.0)", [In((5, 4)), In((6,), "int64", "index", high=5)], ["embedding_renorm_.default"])
