@@ -360,6 +360,8 @@ CASES += [
       "[4, -1, 0, 0, 1], [-1, 2, 2, 2, 2]]), reduction=r) * (torch.arange(4.0, dtype=a.dtype) + 1 if r == 'none' else 1) "
       "for r in ('mean', 'sum', 'none')] + [torch.nn.functional.multilabel_margin_loss(a[1], torch.tensor([2, 4, -1, 0, 0]), reduction='none')]",
       [A], (0,), ["multilabel_margin_loss_forward"]),
+    G("dec_einsum", "lambda a, b, c: [torch.einsum('ij,jk->ik', a, b), torch.einsum('ii->i', c), torch.einsum('bi,bi->b', a, a), torch.einsum('ij,jk,kl->il', a, b, c[:, :3])]",
+      [In((3, 4)), In((4, 4)), In((4, 4))], (0, 1, 2), [], double=True),
     # linear algebra rows generated from derivatives.yaml (linalg_lu_solve: B only, LU's formula
     # calls linalg_lu_solve_LU, not in the vocabulary, and refuses by name)
     G("linalg_cross", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b, dim=1))", [In((4, 3)), In((4, 3))], (0, 1), ["linalg_cross"], double=True),

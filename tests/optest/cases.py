@@ -2176,3 +2176,14 @@ add("embedding_renorm", "lambda w, i: [torch.embedding_renorm_(w.clone(), i, 1.0
     [In((5, 4)), In((6,), "int64", "index", high=5)], ["embedding_renorm.default", "embedding_renorm_.default"])
 for nm, expr in (("dim", "w[0].clone(), i"), ("float_idx", "w.clone(), i.float()"), ("range", "w.clone(), i + 5"), ("long_self", "w.long(), i")):
     add(f"embedding_renorm_err_{nm}", f"lambda w, i: torch.embedding_renorm_({expr}, 1.0, 2.0)", [In((5, 4)), In((6,), "int64", "index", high=5)], ["embedding_renorm_.default"])
+# ---- einsum (composite_einsum.c) ----
+add("einsum", "lambda a, b, c, v: [torch.einsum('ij,jk->ik', a, b), torch.einsum('ij,jk', a, b), torch.einsum('ii->i', c), torch.einsum('ii', c), torch.einsum('ij->ji', a), "
+    "torch.einsum('...ij,...jk->...ik', a[None].expand(2, 3, 4), b), torch.einsum('i,j->ij', v, v[:2]), torch.einsum('ij,jk,kl->il', a, b, b.t()), torch.einsum('a,b,c->abc', v, v, v[:2]), "
+    "torch.einsum('iij->ji', c[:, :, None].expand(4, 4, 2)), torch.einsum('i...->...', a), torch.einsum('...i,...i', a, v[:4]), torch.einsum('ij,ij->ij', a[:, :1], a[:1]), "
+    "torch.einsum('Ab,bC->AC', a, b), torch.einsum('i j , j k -> i k', a, b), torch.einsum('ij,kl->', a, b), torch.einsum('i->i', v[:0]), torch.einsum(a, [0, 1], b, [1, 2], [0, 2])]",
+    [In((3, 4)), In((4, 5)), In((4, 4)), In((5,))], ["einsum.default"])
+add("einsum_int", "lambda a, b: torch.einsum('ij,jk->ik', a, b)", [In((3, 4), "int64", "int"), In((4, 5), "int64", "int")], ["einsum.default"])
+for nm, eq, shapes in (("size", "ij,jk->ik", ((3, 4), (5, 5))), ("out_missing", "ij->ik", ((3, 4),)), ("out_twice", "ij->ii", ((3, 4),)), ("more_ops", "ij", ((3, 4), (3, 4))),
+                       ("fewer_ops", "ij,jk", ((3, 4),)), ("ndim", "ijk", ((3, 4),)), ("char", "i1", ((3, 4),)), ("diag_size", "ii", ((3, 4),)), ("dots", "..i.", ((3,),))):
+    add(f"einsum_err_{nm}", f"lambda *x: torch.einsum('{eq}', *x)", [In(s) for s in shapes], ["einsum.default"])
+add("einsum_err_dtype", "lambda a, b: torch.einsum('ij,jk->ik', a, b.double())", [In((3, 4)), In((4, 5))], ["einsum.default"])
