@@ -2187,3 +2187,7 @@ for nm, eq, shapes in (("size", "ij,jk->ik", ((3, 4), (5, 5))), ("out_missing", 
                        ("fewer_ops", "ij,jk", ((3, 4),)), ("ndim", "ijk", ((3, 4),)), ("char", "i1", ((3, 4),)), ("diag_size", "ii", ((3, 4),)), ("dots", "..i.", ((3,),))):
     add(f"einsum_err_{nm}", f"lambda *x: torch.einsum('{eq}', *x)", [In(s) for s in shapes], ["einsum.default"])
 add("einsum_err_dtype", "lambda a, b: torch.einsum('ij,jk->ik', a, b.double())", [In((3, 4)), In((4, 5))], ["einsum.default"])
+# ---- histc of BFloat16 / Half: arithmetic and per-thread counts in the type (reduce_histc.c) ----
+for dt in ("bfloat16", "float16"):
+    add(f"histc_{dt}", "lambda x: [torch.histc(x, 10), torch.histc(x, 7, -2, 2.5), torch.histc(x, 100, -1.3, 1.7), torch.histc(x[:1], 5), torch.histc(x[0, 0], 3, 0, 10), torch.histc(x.t(), 13, -5, 5)]",
+        [In((30, 100), dt)], ["histc.default"])
