@@ -2191,3 +2191,12 @@ add("einsum_err_dtype", "lambda a, b: torch.einsum('ij,jk->ik', a, b.double())",
 for dt in ("bfloat16", "float16"):
     add(f"histc_{dt}", "lambda x: [torch.histc(x, 10), torch.histc(x, 7, -2, 2.5), torch.histc(x, 100, -1.3, 1.7), torch.histc(x[:1], 5), torch.histc(x[0, 0], 3, 0, 10), torch.histc(x.t(), 13, -5, 5)]",
         [In((30, 100), dt)], ["histc.default"])
+# ---- segment_reduce (reduce_segment.c) ----
+SEGL = "torch.tensor([2, 0, 3, 1])"
+add("segment_reduce", f"lambda d, e: [torch.segment_reduce(x, r, lengths=l, axis=ax, initial=i) for x, l, ax in ((d, {SEGL}, 0), (e, {SEGL}.int(), 0), (d.reshape(2, 9)[:, 1:7], torch.tensor([[1, 5, 0], [3, 3, 0]]), 1)) "
+    f"for r in ('max', 'mean', 'min', 'sum', 'prod') for i in (None, 1.5)] + [torch.segment_reduce(d, 'sum', offsets=torch.tensor([0, 2, 2, 6])), torch.segment_reduce(d, 'mean', offsets=torch.tensor([0, 1, 6]), initial=2)]",
+    [In((6, 3)), In((6,), "bfloat16")], ["segment_reduce.default"])
+for nm, expr in (("reduce", f"d, 'foo', lengths={SEGL}"), ("sum", "d, 'sum', lengths=torch.tensor([2, 2])"), ("neg", "d, 'sum', lengths=torch.tensor([7, -1])"),
+                 ("none", "d, 'sum'"), ("indices", f"d, 'sum', lengths={SEGL}, indices={SEGL}"), ("long", f"d.long(), 'sum', lengths={SEGL}"),
+                 ("float_len", f"d, 'sum', lengths={SEGL}.float()"), ("axis", f"d, 'sum', lengths={SEGL}, axis=1")):
+    add(f"segment_reduce_err_{nm}", f"lambda d: torch.segment_reduce({expr})", [In((6, 3))], ["segment_reduce.default"])
