@@ -2200,3 +2200,9 @@ for nm, expr in (("reduce", f"d, 'foo', lengths={SEGL}"), ("sum", "d, 'sum', len
                  ("none", "d, 'sum'"), ("indices", f"d, 'sum', lengths={SEGL}, indices={SEGL}"), ("long", f"d.long(), 'sum', lengths={SEGL}"),
                  ("float_len", f"d, 'sum', lengths={SEGL}.float()"), ("axis", f"d, 'sum', lengths={SEGL}, axis=1")):
     add(f"segment_reduce_err_{nm}", f"lambda d: torch.segment_reduce({expr})", [In((6, 3))], ["segment_reduce.default"])
+# ---- hash_tensor (reduce_hash.c) ----
+add("hash_tensor", "lambda x: [torch.hash_tensor(t, *d, keepdim=k) for t in (x, x.double(), x.bfloat16(), (x * 10).long(), (x * 10).int(), x > 0, x.half(), x.transpose(0, 2)) "
+    "for d, k in (((), False), ((1,), False), (((0, 2),), True), ((-1,), False))] + [torch.hash_tensor(x[:, :0], 0), torch.hash_tensor(x[0, 0, 0], 0)]",
+    [In((4, 5, 3))], ["hash_tensor.default"])
+for nm, expr in (("mode", "x, mode=1"), ("empty", "x[:0]"), ("dim", "x, 3"), ("empty_dim", "x[:0], 0")):
+    add(f"hash_tensor_err_{nm}", f"lambda x: torch.hash_tensor({expr})", [In((4, 5, 3))], ["hash_tensor.default"])
