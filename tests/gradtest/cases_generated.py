@@ -362,6 +362,8 @@ CASES += [
       [A], (0,), ["multilabel_margin_loss_forward"]),
     G("dec_einsum", "lambda a, b, c: [torch.einsum('ij,jk->ik', a, b), torch.einsum('ii->i', c), torch.einsum('bi,bi->b', a, a), torch.einsum('ij,jk,kl->il', a, b, c[:, :3])]",
       [In((3, 4)), In((4, 4)), In((4, 4))], (0, 1, 2), [], double=True),
+    G("dec_gradient", "lambda x: list(torch.gradient(x, spacing=(torch.tensor([0., 1.5, 2., 4., 4.5], dtype=x.dtype), torch.arange(6.0, dtype=x.dtype) ** 1.3), dim=(0, 1), edge_order=2)) + list(torch.gradient(x, spacing=0.5))",
+      [In((5, 6))], (0,), []),
     # linear algebra rows generated from derivatives.yaml (linalg_lu_solve: B only, LU's formula
     # calls linalg_lu_solve_LU, not in the vocabulary, and refuses by name)
     G("linalg_cross", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b, dim=1))", [In((4, 3)), In((4, 3))], (0, 1), ["linalg_cross"], double=True),

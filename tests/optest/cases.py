@@ -2206,3 +2206,11 @@ add("hash_tensor", "lambda x: [torch.hash_tensor(t, *d, keepdim=k) for t in (x, 
     [In((4, 5, 3))], ["hash_tensor.default"])
 for nm, expr in (("mode", "x, mode=1"), ("empty", "x[:0]"), ("dim", "x, 3"), ("empty_dim", "x[:0], 0")):
     add(f"hash_tensor_err_{nm}", f"lambda x: torch.hash_tensor({expr})", [In((4, 5, 3))], ["hash_tensor.default"])
+# ---- torch.gradient's overloads (composite_gradient.c) ----
+GC = "(torch.tensor([0., 1.5, 2., 4., 4.5], dtype=x.dtype), torch.arange(6.0, dtype=x.dtype) ** 1.3)"
+add("gradient", f"lambda x: [torch.gradient(x), torch.gradient(x, spacing=2.0), torch.gradient(x, dim=1), torch.gradient(x, spacing=0.5, dim=(0, 2), edge_order=2), torch.gradient(x, dim=[0, 1]), "
+    f"torch.gradient(x, spacing=[2.0, 3.0, 1.5]), torch.gradient(x, spacing=[2.0, 3.0], dim=[0, 1], edge_order=2), torch.gradient(x, spacing={GC}, dim=(0, 1)), "
+    f"torch.gradient(x, spacing={GC}, dim=(0, 1), edge_order=2), torch.gradient(x[:, 0, 0], spacing={GC}[:1]), torch.gradient((x * 10).long())]",
+    [In((5, 6, 4), "float64")], ["gradient.scalarint", "gradient.scalararray", "gradient.array", "gradient.scalarrayint", "gradient.scalarrayarray", "gradient.tensorarrayint", "gradient.tensorarray"])
+for nm, expr in (("order", "x, edge_order=3"), ("size", "x[:2], edge_order=2"), ("spacing_len", "x, spacing=[1.0, 2.0]"), ("dim", "x, dim=5")):
+    add(f"gradient_err_{nm}", f"lambda x: torch.gradient({expr})", [In((5, 6, 4))], ["gradient.scalarint"])
