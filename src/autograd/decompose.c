@@ -437,7 +437,9 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(prelu) X(rrelu) X(feature_dropout) X(alpha_dropout) X(feature_alpha_dropout) X(one_hot) X(pixel_shuffle) X(pixel_unshuffle) X(channel_shuffle) \
     /* composite_shape.c */ X(tensordot) X(inner) X(kron) X(block_diag) X(cartesian_prod) X(combinations) X(argwhere) X(nanmean) X(addr) X(bilinear) X(instance_norm) \
     X(index_add) X(index_copy) X(index_fill_int_Scalar) X(index_fill_int_Tensor) X(put) X(trapezoid_x) X(trapezoid_dx) X(trapz_x) X(trapz_dx) X(cumulative_trapezoid_x) X(cumulative_trapezoid_dx) \
-    X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm)
+    X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm) \
+    /* composite_nn_margin.c (the losses and their backward: generated rows) */ X(multilabel_margin_loss) /* composite_einsum.c */ X(einsum) /* composite_gradient.c */ X(gradient_scalarint) X(gradient_scalararray) X(gradient_array) X(gradient_scalarrayint) X(gradient_scalarrayarray) X(gradient_tensorarrayint) X(gradient_tensorarray) \
+    /* composite_private.c (_safe_softmax, _unsafe_masked_index(_put_accumulate): generated rows; _chunk_cat: none, upstream refuses its derivative) */ X(_batch_norm_with_update)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

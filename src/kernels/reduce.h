@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/dtype.h"
+
 /* Vector width (bytes) of the upstream kernel that would run on this machine. Upstream
  * registers most kernels (sum, norm) only up to AVX2, so they use 32-byte vectors even on
  * AVX-512 hosts; a few (softmax last-dim) also have AVX-512 builds: pass avx512_kernel.
@@ -40,17 +42,36 @@ void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
  * every tier gives the same index. */
 int64_t tn_argext_f32(const float *x, int64_t n, bool mx);
 
+/* What the softmax row kernels compute. The reduced-precision log-softmax modes follow
+ * upstream's last-dim kernel for BFloat16 / Half (LogSoftmaxKernelImpl.h), which keeps the
+ * sum of exp(x - max) and then its log in buffers of the input's type: both are rounded to
+ * that type before use. Softmax, and log-softmax of float / double, round nothing. */
+typedef enum tn_softmax_mode {
+    TN_SOFTMAX_PLAIN = 0,      /* exp(x - max) / sum */
+    TN_SOFTMAX_LOG = 1,        /* x - max - log(sum) */
+    TN_SOFTMAX_LOG_BF16 = 2,   /* the same, sum and log(sum) rounded to bfloat16 */
+    TN_SOFTMAX_LOG_F16 = 3,    /* the same, sum and log(sum) rounded to float16 */
+} tn_softmax_mode;
+
+/* v rounded to the reduced type of `mode` (v itself for the unrounded modes) */
+static inline float tn_softmax_round(float v, int mode) {
+    if (mode == TN_SOFTMAX_LOG_BF16) return tn_bf16_to_f32(tn_f32_to_bf16(v));
+    if (mode == TN_SOFTMAX_LOG_F16) return tn_half_to_f32(tn_f32_to_half(v));
+    return v;
+}
+
 /* Softmax / log-softmax of `rows` contiguous rows of n floats (row stride n): max, then
- * exp(x - max) and its sum, then scale (softmax) or subtract log-sum (log_softmax). */
-void f32_softmax_lastdim__scalar(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
-void f64_softmax_lastdim__scalar(double *out, const double *in, int64_t rows, int64_t n, bool is_log);
+ * exp(x - max) and its sum, then scale (softmax) or subtract log-sum (log_softmax);
+ * `mode` is a tn_softmax_mode (the f64 kernel knows only PLAIN and LOG). */
+void f32_softmax_lastdim__scalar(float *out, const float *in, int64_t rows, int64_t n, int mode);
+void f64_softmax_lastdim__scalar(double *out, const double *in, int64_t rows, int64_t n, int mode);
 
 /* The same over `rows` rows on 16-lane vectors (the reference's order with 16 lanes;
  * its own vectorised exp, within 2 ulp of libm's), threaded over rows and dispatched on
  * tn_cpu_isa(). Callers use it when tn_reduce_vec_bytes(true) == 64. */
-void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
-void tn_softmax_rows__generic(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
-void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
-void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, bool is_log);
+void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, int mode);
+void tn_softmax_rows__generic(float *out, const float *in, int64_t rows, int64_t n, int mode);
+void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, int mode);
+void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode);
 
 #endif

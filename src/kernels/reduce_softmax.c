@@ -30,15 +30,15 @@
         }                                                                                     \
         return acc[0];                                                                        \
     }                                                                                         \
-    void NAME##_softmax_lastdim__scalar(T *out, const T *in, int64_t rows, int64_t n, bool is_log) { \
+    void NAME##_softmax_lastdim__scalar(T *out, const T *in, int64_t rows, int64_t n, int mode) {   \
         int lanes = tn_reduce_vec_bytes(true) / ESIZE;                                            \
         for (int64_t r = 0; r < rows; r++, in += n, out += n) {                               \
             T mx = in[0];                                                                     \
             for (int64_t i = 1; i < n; i++)                                                   \
                 if (isnan(in[i]) || in[i] > mx) { if (!isnan(mx)) mx = in[i]; }               \
-            if (is_log) {                                                                     \
+            if (mode != TN_SOFTMAX_PLAIN) {                                                   \
                 for (int64_t i = 0; i < n; i++) out[i] = EXP(in[i] - mx);                     \
-                T ls = LOG(NAME##_sum(out, n, lanes));                                        \
+                T ls = ROUND(LOG(ROUND(NAME##_sum(out, n, lanes), mode)), mode);              \
                 for (int64_t i = 0; i < n; i++) out[i] = in[i] - mx - ls;                     \
             } else {                                                                          \
                 for (int64_t i = 0; i < n; i++) out[i] = EXP(in[i] - mx);                     \
@@ -48,5 +48,9 @@
         }                                                                                     \
     }
 
+#define ROUND(v, mode) tn_softmax_round(v, mode)
 DEFINE_SOFTMAX(float, f32, expf, logf, 4)
+#undef ROUND
+#define ROUND(v, mode) (v)
 DEFINE_SOFTMAX(double, f64, exp, log, 8)
+#undef ROUND

@@ -15,17 +15,17 @@ typedef struct sm_job {
     float *out;
     const float *in;
     int64_t n;
-    bool is_log;
-    void (*fn)(float *, const float *, int64_t, int64_t, bool);
+    int mode;
+    void (*fn)(float *, const float *, int64_t, int64_t, int);
 } sm_job;
 
 static void sm_worker(void *ctx, int64_t b, int64_t e) {
     const sm_job *j = ctx;
-    j->fn(j->out + b * j->n, j->in + b * j->n, e - b, j->n, j->is_log);
+    j->fn(j->out + b * j->n, j->in + b * j->n, e - b, j->n, j->mode);
 }
 
-void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, bool is_log) {
-    sm_job j = {out, in, n, is_log, tn_softmax_rows__generic};
+void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, int mode) {
+    sm_job j = {out, in, n, mode, tn_softmax_rows__generic};
     tn_isa isa = tn_cpu_isa();
     if (isa >= TN_ISA_AVX512) j.fn = tn_softmax_rows__avx512;
     else if (isa >= TN_ISA_AVX2) j.fn = tn_softmax_rows__avx2;

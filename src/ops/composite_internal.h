@@ -10,7 +10,7 @@
 
 #include "ops/dispatch.h"
 
-#define TN_CX_MAX 64
+#define TN_CX_MAX 96
 
 typedef struct tn_cx {
     tn_tensor *tmp[TN_CX_MAX];

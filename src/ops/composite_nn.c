@@ -470,3 +470,27 @@ static tn_status upsample1d(const tn_value *args, tn_value *rets, bool linear) {
 }
 tn_status tn_op_upsample_nearest1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, false); }
 tn_status tn_op_upsample_linear1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, true); }
+
+/* aten::embedding_renorm(self, indices, max_norm, norm_type), the functional form of
+ * embedding_renorm_ (the door derives the in-place one): each distinct row indexed whose
+ * norm_type-norm exceeds max_norm is scaled by max_norm / (norm + 1e-7). */
+tn_status tn_op_embedding_renorm(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *idx = args[1].u.t;
+    double max_norm = args[2].u.d, p = args[3].u.d;
+    if (self->ndim != 2)
+        return tn_error(TN_ERR_RUNTIME, "Expected 2-dimensional tensor, but got %d-dimensional tensor for argument #1 'self' (while checking arguments for embedding_renorm_)", self->ndim);
+    if (idx->dtype != TN_DTYPE_INT64 && idx->dtype != TN_DTYPE_INT32)
+        return tn_error(TN_ERR_RUNTIME, "Expected tensor for argument #2 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding_renorm_)",
+                        tn_dtype_infos[idx->dtype].c10_name);
+    tn_cx c = {0};
+    int64_t m1 = -1, one = 1;
+    tn_tensor *flat = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(idx), tn_value_intlist(&m1, 1)));
+    tn_tensor *u = tn_cx_call(&c, TN_OP__unique2, TN_ARGS(TN_T(flat), TN_B(true), TN_B(false), TN_B(false)));
+    tn_tensor *rows = tn_cx_call(&c, TN_OP_index_select, TN_ARGS(TN_T(self), TN_I(0), TN_T(u)));
+    tn_tensor *norms = tn_cx_call(&c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(rows), TN_D(p), tn_value_intlist(&one, 1), TN_B(true), TN_NONE));
+    tn_tensor *scale = muls(&c, unary(&c, TN_OP_reciprocal, adds(&c, norms, TN_D(1e-7))), TN_D(max_norm));
+    tn_tensor *ones = tn_cx_call(&c, TN_OP_ones_like, TN_ARGS(TN_T(scale), TN_NONE, TN_NONE, TN_NONE, TN_NONE, memfmt(0)));
+    scale = where(&c, cmps(&c, TN_OP_gt_Scalar, norms, TN_D(max_norm)), scale, ones);
+    tn_tensor *o = tn_cx_call(&c, TN_OP_index_copy, TN_ARGS(TN_T(self), TN_I(0), TN_T(u), TN_T(mul(&c, rows, scale))));
+    return tn_cx_finish(&c, o, rets);
+}

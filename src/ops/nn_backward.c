@@ -643,9 +643,11 @@ static tn_status softmax_backward(const tn_value *args, tn_value *rets, bool log
         return tn_error(TN_ERR_RUNTIME, "grad_output %s and output %s must have the same shape", TN_NN_FMT(gy, b1),
                         TN_NN_FMT(y, b2));
     }
-    if (gy->dtype != in_dt)
-        return tn_error(TN_ERR_RUNTIME, "%s backward with half to float conversion is not supported on CPU",
-                        log ? "log_softmax" : "softmax");
+    /* upstream's CPU meta function: a grad dtype other than input_dtype is accepted and the
+     * result takes the grad's dtype, except float grad with a Half input_dtype, whose Half
+     * result the kernel then refuses */
+    if (gy->dtype != in_dt && gy->dtype == TN_DTYPE_FLOAT32 && in_dt == TN_DTYPE_FLOAT16)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type Float but found Half");
     if (y->dtype != gy->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected output and grad_output to have the same dtype, but got %s and %s",
                         tn_nnb_dname(y->dtype), tn_nnb_dname(gy->dtype));

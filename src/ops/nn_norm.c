@@ -294,6 +294,11 @@ static void store_into(tn_tensor *t, const double *vals) {
     }
 }
 
+/* v rounded to the reduced floating type d (BFloat16 or Half) */
+static double round_to(tn_dtype d, double v) {
+    return d == TN_DTYPE_BFLOAT16 ? (double)tn_bf16_to_f32(tn_f32_to_bf16((float)v)) : (double)tn_half_to_f32(tn_f32_to_half((float)v));
+}
+
 /* The CPU batch norm: training uses batch statistics (and updates running stats in place
  * with momentum and the unbiased variance); eval uses the running statistics and returns
  * empty save_mean / save_invstd. The running statistics are written without advancing
@@ -351,9 +356,27 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
             PUT(var, c, tn_nn_read(rvar, c));
         }
     }
+    /* Upstream keeps the batch statistics of a BFloat16 / Half input with parameters of the
+     * same type in tensors of that type (batch_norm_cpu_update_stats_template): the mean is
+     * rounded to it, the sum of squares is taken around the rounded mean and rounded, and
+     * the variance, the unbiased variance and invstd are divided and rounded in it (c10's
+     * BFloat16 / int64 arithmetic rounds the count too). */
+    bool reduced = training && (input->dtype == TN_DTYPE_BFLOAT16 || input->dtype == TN_DTYPE_FLOAT16) &&
+                   pdt == input->dtype;
+    double cnt_all = (double)N * (double)S;
     for (int64_t c = 0; c < C; c++) {
         work[C + c] = AT(var, c); /* the biased variance, kept for the running update */
         double invstd = 1.0 / sqrt(AT(var, c) + eps);
+        if (reduced) {
+            double m = AT(mean, c), mr = round_to(input->dtype, m);
+            double vsum = round_to(input->dtype, cnt_all * AT(var, c) + cnt_all * (m - mr) * (m - mr));
+            double v = round_to(input->dtype, vsum / round_to(input->dtype, cnt_all));
+            invstd = round_to(input->dtype, (float)(1.0 / sqrt(v + eps)));
+            PUT(mean, c, mr);
+            /* the running update's unbiased variance, rounded as upstream divides it */
+            work[C + c] = cnt_all > 1 ? round_to(input->dtype, vsum / round_to(input->dtype, cnt_all - 1)) * (cnt_all - 1) / cnt_all
+                                      : vsum;
+        }
         PUT(var, c, invstd); /* var now holds invstd */
         double w = weight ? tn_nn_read(weight, c) : 1.0, b = bias ? tn_nn_read(bias, c) : 0.0;
         /* y = x * alpha + beta with alpha = invstd * w, beta = b - mean * alpha (upstream). */
@@ -436,6 +459,27 @@ tn_status tn_op__native_batch_norm_legit_no_training(const tn_value *args, tn_va
  * eps, cudnn_enabled) -> out */
 tn_status tn_op_batch_norm(const tn_value *args, tn_value *rets) {
     tn_value r[3];
+    if (tn_tensor_numel(args[0].u.t) == 0 && !tn_tensor_is_meta(args[0].u.t)) {
+        /* upstream's _batch_norm_impl_index: an empty input gives a copy of it, times
+         * weight[0] and plus bias[0] when given, whatever its rank */
+        tn_value cl[2] = {args[0], {.tag = TN_V_NONE}};
+        TN_TRY(tn_dispatch(TN_OP_clone, cl, rets));
+        for (int k = 1; k <= 2; k++) {
+            tn_tensor *p = tn_nn_opt_tensor(&args[k]);
+            if (!p) continue;
+            tn_value sel[3] = {tn_value_tensor(p), tn_value_int(0), tn_value_int(0)}, e, o;
+            tn_status st = tn_dispatch(TN_OP_select_int, sel, &e);
+            if (st == TN_OK) {
+                tn_value bin[3] = {rets[0], e, tn_value_int(1)};
+                st = tn_dispatch(k == 1 ? TN_OP_mul_Tensor : TN_OP_add_Tensor, bin, &o);
+                tn_value_release(&e);
+            }
+            tn_value_release(&rets[0]);
+            if (st != TN_OK) return st;
+            rets[0] = o;
+        }
+        return TN_OK;
+    }
     TN_TRY(batch_norm_run(args[0].u.t, tn_nn_opt_tensor(&args[1]), tn_nn_opt_tensor(&args[2]),
                           tn_nn_opt_tensor(&args[3]), tn_nn_opt_tensor(&args[4]), args[5].u.b, args[6].u.d,
                           args[7].u.d, r));

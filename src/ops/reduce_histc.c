@@ -2,8 +2,11 @@
  * when min == max), counted in the input's floating dtype. MoE routers (qwen2_moe, mixtral)
  * use it to count tokens per expert. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/scalar.h"
+#include "core/threadpool.h"
 #include "ops/dispatch.h"
 
 static double scalar_as_double(const tn_value *v) { return tn_scalar_as_double(v); }
@@ -18,25 +21,32 @@ static int64_t offset_of(const tn_tensor *t, int64_t linear) {
     return off;
 }
 
-/* The bin rule of upstream's LINEAR_INTERPOLATION histogram, written once per dtype T:
- * every element in [lo, hi] (NaN never is) lands in trunc((x - lo) * bins / (hi - lo)),
- * evaluated in T, with x == hi folded into the last bin. Counts accumulate in T too. */
-#define HISTC_LOOP(T, NAME)                                                                       \
-    static void NAME(const tn_tensor *self, T *hist, int64_t bins, double lo_d, double hi_d) {     \
-        const T *x = (const T *)self->storage->data;                                              \
-        const T lo = (T)lo_d, hi = (T)hi_d;                                                       \
-        int64_t n = tn_tensor_numel(self);                                                        \
+/* The bin rule of upstream's LINEAR_INTERPOLATION histogram, written once per dtype: every
+ * element in [lo, hi] (NaN never is) lands in trunc((x - lo) * bins / (hi - lo)), evaluated
+ * in the input's type, with x == hi folded into the last bin; counts accumulate in that type
+ * too. T is the arithmetic type, LD loads element i, RD rounds a result to the input's type
+ * (BFloat16 / Half arithmetic in c10 rounds every operation, bins included; identity for
+ * float and double). */
+#define HISTC_LOOP(T, NAME, ST, LD, RD)                                                            \
+    static void NAME(const tn_tensor *self, T *hist, int64_t bins, double lo_d, double hi_d, int64_t i0, int64_t i1) { \
+        const ST *x = (const ST *)self->storage->data;                                            \
+        const T lo = RD((T)lo_d), hi = RD((T)hi_d), nb = RD((T)bins), width = RD(hi - lo);         \
         bool contig = tn_tensor_is_contiguous(self);                                              \
-        for (int64_t i = 0; i < n; i++) {                                                         \
-            T e = x[contig ? self->offset + i : offset_of(self, i)];                              \
+        for (int64_t i = i0; i < i1; i++) {                                                       \
+            T e = LD(x[contig ? self->offset + i : offset_of(self, i)]);                          \
             if (!(e >= lo && e <= hi)) continue;                                                  \
-            int64_t pos = (int64_t)((e - lo) * (T)bins / (hi - lo));                              \
+            int64_t pos = (int64_t)RD(RD(RD(e - lo) * nb) / width);                               \
             if (pos == bins) pos -= 1;                                                            \
-            hist[pos] += (T)1;                                                                    \
+            hist[pos] = RD(hist[pos] + (T)1);                                                     \
         }                                                                                         \
     }
-HISTC_LOOP(float, histc_count_f32)
-HISTC_LOOP(double, histc_count_f64)
+#define HISTC_ID(v) (v)
+#define HISTC_BF16(v) tn_bf16_to_f32(tn_f32_to_bf16(v))
+#define HISTC_F16(v) tn_half_to_f32(tn_f32_to_half(v))
+HISTC_LOOP(float, histc_count_f32, float, HISTC_ID, HISTC_ID)
+HISTC_LOOP(double, histc_count_f64, double, HISTC_ID, HISTC_ID)
+HISTC_LOOP(float, histc_count_bf16, uint16_t, tn_bf16_to_f32, HISTC_BF16)
+HISTC_LOOP(float, histc_count_f16, uint16_t, tn_half_to_f32, HISTC_F16)
 
 /* Smallest and largest element; NaN if any element is NaN (as aminmax propagates it). */
 static void data_range(const tn_tensor *self, double *lo, double *hi) {
@@ -45,8 +55,11 @@ static void data_range(const tn_tensor *self, double *lo, double *hi) {
     double mn = INFINITY, mx = -INFINITY;
     for (int64_t i = 0; i < n; i++) {
         int64_t off = contig ? self->offset + i : offset_of(self, i);
-        double e = self->dtype == TN_DTYPE_FLOAT32 ? (double)((const float *)self->storage->data)[off]
-                                                   : ((const double *)self->storage->data)[off];
+        const void *d = self->storage->data;
+        double e = self->dtype == TN_DTYPE_FLOAT32    ? (double)((const float *)d)[off]
+                   : self->dtype == TN_DTYPE_FLOAT64  ? ((const double *)d)[off]
+                   : self->dtype == TN_DTYPE_BFLOAT16 ? (double)tn_bf16_to_f32(((const uint16_t *)d)[off])
+                                                      : (double)tn_half_to_f32(((const uint16_t *)d)[off]);
         if (isnan(e)) { mn = mx = NAN; break; }
         if (e < mn) mn = e;
         if (e > mx) mx = e;
@@ -59,10 +72,7 @@ static void data_range(const tn_tensor *self, double *lo, double *hi) {
 tn_status tn_op_histc(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
     int64_t bins = args[1].u.i;
-    if (self->dtype == TN_DTYPE_FLOAT16 || self->dtype == TN_DTYPE_BFLOAT16)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::histc.default for %s is not implemented by torchnative",
-                        tn_dtype_infos[self->dtype].c10_name);
-    if (self->dtype != TN_DTYPE_FLOAT32 && self->dtype != TN_DTYPE_FLOAT64)
+    if (!tn_dtype_is_floating(self->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"histogram_cpu\" not implemented for '%s'", tn_dtype_infos[self->dtype].c10_name);
     if (bins <= 0)
         return tn_error(TN_ERR_RUNTIME, "torch.histogramdd(): bins must be > 0, but got %lld for dimension 0",
@@ -80,8 +90,32 @@ tn_status tn_op_histc(const tn_value *args, tn_value *rets) {
     tn_tensor *out;
     TN_TRY(tn_tensor_zeros(1, &bins, self->dtype, tn_tensor_device(self), &out));
     if (!meta) {
-        if (self->dtype == TN_DTYPE_FLOAT32) histc_count_f32(self, tn_tensor_data(out), bins, lo, hi);
-        else histc_count_f64(self, tn_tensor_data(out), bins, lo, hi);
+        if (self->dtype == TN_DTYPE_FLOAT32) histc_count_f32(self, tn_tensor_data(out), bins, lo, hi, 0, tn_tensor_numel(self));
+        else if (self->dtype == TN_DTYPE_FLOAT64) histc_count_f64(self, tn_tensor_data(out), bins, lo, hi, 0, tn_tensor_numel(self));
+        else {
+            /* Upstream counts each thread's share of the elements (at::parallel_for with a
+             * grain of 200: as many equal chunks as threads, at most one per 200 elements)
+             * into a histogram of the input's type, whose counts stop growing once + 1
+             * rounds away (256 in BFloat16), then sums the per-thread histograms. */
+            int64_t n = tn_tensor_numel(self), nt = tn_get_num_threads();
+            int64_t by_grain = (n + 199) / 200;
+            if (nt > by_grain) nt = by_grain;
+            if (nt < 1) nt = 1;
+            int64_t chunk = (n + nt - 1) / nt;
+            float *h = calloc((size_t)bins * 2, sizeof(float)), *sum = h + bins;
+            if (!h) { tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+            bool bf = self->dtype == TN_DTYPE_BFLOAT16;
+            for (int64_t t = 0; t < nt && t * chunk < n; t++) {
+                int64_t i0 = t * chunk, i1 = i0 + chunk < n ? i0 + chunk : n;
+                memset(h, 0, sizeof(float) * (size_t)bins);
+                if (bf) histc_count_bf16(self, h, bins, lo, hi, i0, i1);
+                else histc_count_f16(self, h, bins, lo, hi, i0, i1);
+                for (int64_t b = 0; b < bins; b++) sum[b] += h[b];
+            }
+            uint16_t *o = tn_tensor_data(out);
+            for (int64_t b = 0; b < bins; b++) o[b] = bf ? tn_f32_to_bf16(sum[b]) : tn_f32_to_half(sum[b]);
+            free(h);
+        }
     }
     rets[0] = tn_value_tensor(out);
     return TN_OK;

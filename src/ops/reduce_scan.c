@@ -175,11 +175,16 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
     int es = tn_dtype_itemsize(dt);
     int64_t is = (self->ndim ? self->strides[dim] : 0) * es, os = (self->ndim ? out->strides[dim] : 0) * es;
     bool dbl = dt == TN_DTYPE_FLOAT64;
+    /* the last-dim log-softmax of BFloat16 / Half rounds its sum and log-sum to the type */
+    int mode = !is_log ? TN_SOFTMAX_PLAIN
+               : !last ? TN_SOFTMAX_LOG
+               : dt == TN_DTYPE_BFLOAT16 ? TN_SOFTMAX_LOG_BF16
+               : dt == TN_DTYPE_FLOAT16 ? TN_SOFTMAX_LOG_F16 : TN_SOFTMAX_LOG;
     if (last && !dbl && tn_tensor_is_contiguous(self) && tn_reduce_vec_bytes(true) == 64) {
         /* contiguous rows: the vectorised, threaded kernel (widened to float and rounded
          * once for Half / BFloat16) */
         if (dt == TN_DTYPE_FLOAT32) {
-            tn_softmax_rows_f32(tn_tensor_data(out), tn_tensor_data(self), lanes, n, is_log);
+            tn_softmax_rows_f32(tn_tensor_data(out), tn_tensor_data(self), lanes, n, mode);
         } else {
             float *tmp = malloc((size_t)numel * 2 * sizeof(float));
             if (!tmp) { tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
@@ -187,7 +192,7 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
             uint16_t *dst = tn_tensor_data(out);
             bool bf = dt == TN_DTYPE_BFLOAT16;
             for (int64_t i = 0; i < numel; i++) tmp[i] = bf ? tn_bf16_to_f32(src[i]) : tn_half_to_f32(src[i]);
-            tn_softmax_rows_f32(tmp + numel, tmp, lanes, n, is_log);
+            tn_softmax_rows_f32(tmp + numel, tmp, lanes, n, mode);
             for (int64_t i = 0; i < numel; i++) dst[i] = bf ? tn_f32_to_bf16(tmp[numel + i]) : tn_f32_to_half(tmp[numel + i]);
             free(tmp);
         }
@@ -202,7 +207,7 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
         if (dbl) {
             double *x = buf_in, *y = buf_out;
             for (int64_t i = 0; i < n; i++) x[i] = tn_rd_get(p + i * is, dt);
-            if (last) f64_softmax_lastdim__scalar(y, x, 1, n, is_log);
+            if (last) f64_softmax_lastdim__scalar(y, x, 1, n, mode);
             else {
                 /* upstream's non-last-dim loop: running max, then exp and a sequential sum */
                 double mx = x[0], sum = 0;
@@ -215,7 +220,7 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
         } else {
             float *x = buf_in, *y = buf_out;
             for (int64_t i = 0; i < n; i++) x[i] = (float)tn_rd_get(p + i * is, dt);
-            if (last) f32_softmax_lastdim__scalar(y, x, 1, n, is_log);
+            if (last) f32_softmax_lastdim__scalar(y, x, 1, n, mode);
             else {
                 float mx = x[0], sum = 0;
                 for (int64_t i = 1; i < n; i++) mx = (isnan(x[i]) || x[i] > mx) && !isnan(mx) ? x[i] : mx;

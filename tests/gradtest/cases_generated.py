@@ -343,6 +343,27 @@ CASES += [
       "+ x.sum_to_size(1, 3, 1, 8).pow(2).sum()", [IMG], (0,), []),
     G("dec_renorm", "lambda a: torch.renorm(a * 3, 2, 0, 1.0).pow(2).sum() + torch.renorm(a, 1, 1, 100.0).sum()", [A], (0,), []),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
+    # private operators (src/ops/composite_private.c)
+    G("gen_safe_softmax", "lambda a: torch.ops.aten._safe_softmax(a.masked_fill(a[:, :1] > 0, float('-inf')), 1) * a + "
+      "torch.ops.aten._safe_softmax(a, 0, torch.float64)", [A], (0,), ["_safe_softmax"], double=True),
+    G("gen_unsafe_masked_index", "lambda a, v, i: torch.ops.aten._unsafe_masked_index(a, (i < 3)[:, None], [i * 2 - 3], 0.5) * v + "
+      "torch.ops.aten._unsafe_masked_index_put_accumulate(a, (i > 1)[:, None], [i], v)[:2].sum()",
+      [A, In((6, 5)), In((6,), "int64", "index", high=4)], (0, 1), ["_unsafe_masked_index", "_unsafe_masked_index_put_accumulate"],
+      double=True),
+    G("dec_batch_norm_with_update", "lambda x, w, b: torch.ops.aten._batch_norm_with_update(x, w, b, torch.zeros(3, dtype=x.dtype), "
+      "torch.ones(3, dtype=x.dtype), 0.1, 1e-5)[0] * x", [In((4, 3, 5)), In((3,)), In((3,))], (0, 1, 2), []),
+    # multi-class margin losses (src/ops/composite_nn_margin.c)
+    G("gen_multi_margin_loss", "lambda a, w, t: [torch.nn.functional.multi_margin_loss(a, t, p=p, margin=0.6, weight=wt, reduction=r) * "
+      "(torch.arange(4.0, dtype=a.dtype) + 1 if r == 'none' else 1) for p in (1, 2) for wt in (None, w.abs()) for r in ('mean', 'sum', 'none')]",
+      [A, ROW, In((4,), "int64", "index", high=5)], (0,), ["multi_margin_loss"]),
+    G("gen_multilabel_margin_loss", "lambda a: [torch.nn.functional.multilabel_margin_loss(a, torch.tensor([[3, 0, -1, 1, 2], [0, 1, 2, 3, 4], "
+      "[4, -1, 0, 0, 1], [-1, 2, 2, 2, 2]]), reduction=r) * (torch.arange(4.0, dtype=a.dtype) + 1 if r == 'none' else 1) "
+      "for r in ('mean', 'sum', 'none')] + [torch.nn.functional.multilabel_margin_loss(a[1], torch.tensor([2, 4, -1, 0, 0]), reduction='none')]",
+      [A], (0,), ["multilabel_margin_loss_forward"]),
+    G("dec_einsum", "lambda a, b, c: [torch.einsum('ij,jk->ik', a, b), torch.einsum('ii->i', c), torch.einsum('bi,bi->b', a, a), torch.einsum('ij,jk,kl->il', a, b, c[:, :3])]",
+      [In((3, 4)), In((4, 4)), In((4, 4))], (0, 1, 2), [], double=True),
+    G("dec_gradient", "lambda x: list(torch.gradient(x, spacing=(torch.tensor([0., 1.5, 2., 4., 4.5], dtype=x.dtype), torch.arange(6.0, dtype=x.dtype) ** 1.3), dim=(0, 1), edge_order=2)) + list(torch.gradient(x, spacing=0.5))",
+      [In((5, 6))], (0,), []),
     # linear algebra rows generated from derivatives.yaml (linalg_lu_solve: B only, LU's formula
     # calls linalg_lu_solve_LU, not in the vocabulary, and refuses by name)
     G("linalg_cross", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b, dim=1))", [In((4, 3)), In((4, 3))], (0, 1), ["linalg_cross"], double=True),

@@ -2122,3 +2122,95 @@ add("local_scalar_dense_first_element", "lambda a: (torch.ops.aten._local_scalar
 add("local_scalar_dense_empty_err", "lambda a: torch.ops.aten._local_scalar_dense.default(a[:0])", [In((3, 4))], ["_local_scalar_dense.default"])
 # detach_() refuses every view, with or without requires_grad
 add("detach_inplace_view_err", "lambda a: a.reshape(4, 3).detach_()", [In((3, 4))], [])
+# ---- private operators upstream composes (composite_private.c) ----
+aten_ = "torch.ops.aten."
+add("chunk_cat", f"lambda a, b: ({aten_}_chunk_cat([a, b], 1, 3), {aten_}_chunk_cat([a, b[:, :2]], -1, 2), {aten_}_chunk_cat([a, b.reshape(4, 5, 1)], 1, 4), {aten_}_chunk_cat([a], 0, 1))",
+    [In((4, 5)), In((4, 5))], ["_chunk_cat.default"])
+for nm, expr in (("dtype", "[a, a.double()], 0, 2"), ("chunks", "[a], 0, 0"), ("empty_list", "[], 0, 2"), ("empty", "[a, a[:0]], 0, 2"),
+                 ("leading", "[a, a[:2]], 1, 2"), ("neg_dim", "[a, a[0]], -1, 2"), ("dim_ndim", "[a, a[0]], 1, 2"), ("dim_range", "[a], 2, 2")):
+    add(f"chunk_cat_err_{nm}", f"lambda a: {aten_}_chunk_cat({expr})", [In((4, 5))], ["_chunk_cat.default"])
+add("safe_softmax", f"lambda a: ({aten_}_safe_softmax(a.masked_fill(a > 0.5, float('-inf')), 1), {aten_}_safe_softmax(torch.full((2, 3), float('-inf')), 0), {aten_}_safe_softmax(a, 0, torch.float64))",
+    [In((4, 5))], ["_safe_softmax.default"])
+add("safe_softmax_err_dim", f"lambda a: {aten_}_safe_softmax(a, 2)", [In((4, 5))], ["_safe_softmax.default"])
+add("unsafe_masked_index", f"lambda a, v, i: ({aten_}_unsafe_masked_index(a, (i < 3)[:, None], [i * 3 - 4], 1.5), {aten_}_unsafe_masked_index(a, i[:, None] > 1, [i.int(), i - 1], -2), "
+    f"{aten_}_unsafe_masked_index(a[:0], (i < 3)[:, None], [i], 1.5), {aten_}_unsafe_masked_index(a, (i[:5] < 3)[None], [None, i[:5]], 0), "
+    f"{aten_}_unsafe_masked_index_put_accumulate(a, (i > 1)[:, None], [i * 2 - 5], v), {aten_}_unsafe_masked_index_put_accumulate(a[:0], (i > 1)[:, None], [i], v[:, :0]))",
+    [In((4, 5)), In((6, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default", "_unsafe_masked_index_put_accumulate.default"])
+add("unsafe_masked_index_err_float", f"lambda a, i: {aten_}_unsafe_masked_index(a, i > 1, [i.float()], 0)", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default"])
+add("unsafe_masked_index_put_err_float", f"lambda a, i: {aten_}_unsafe_masked_index_put_accumulate(a, (i > 1)[:, None], [i.float()], a[:1])", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index_put_accumulate.default"])
+add("unsafe_masked_index_err_many", f"lambda a, i: {aten_}_unsafe_masked_index(a, i > 1, [i, i, i], 0)", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default"])
+add("batch_norm_with_update", f"lambda x, w, b: (lambda rm, rv: ({aten_}_batch_norm_with_update(x, w, b, rm, rv, 0.2, 1e-3), rm, rv))(torch.zeros(3), torch.ones(3))",
+    [In((4, 3, 5)), In((3,)), In((3,))], ["_batch_norm_with_update.default"])
+# ---- multi-class margin losses (composite_nn_margin.c) ----
+MLT = "torch.tensor([[3, 0, -1, 1, 2], [0, 1, 2, 3, 4], [4, -1, 0, 0, 1], [-1, 2, 2, 2, 2]])"
+for dt in ("float32", "float64"):
+    add(f"multi_margin_loss_{dt}", f"lambda a, w, t: [{F_}multi_margin_loss(x, tt, p=p, margin=0.6, weight=wt, reduction=r) for p in (1, 2) for wt in (None, w.abs()) "
+        f"for r in ('mean', 'sum', 'none') for x, tt in ((a, t), (a[0], t[1]), (a[0], t[1:2]), (a[0, 0], t[0] * 0)) if wt is None or x.ndim]",
+        [In((4, 5), dt), In((5,), dt), In((4,), "int64", "index", high=5)], ["multi_margin_loss.default"])
+    add(f"multi_margin_loss_backward_{dt}", f"lambda g, a, w, t: [torch.ops.aten.multi_margin_loss_backward(gg, a, t, p, 0.6, wt, r) for p in (1, 2) for wt in (None, w.abs()) "
+        f"for r, gg in ((0, g), (1, g[0]), (2, g[0]))]",
+        [In((4,), dt), In((4, 5), dt), In((5,), dt), In((4,), "int64", "index", high=5)], ["multi_margin_loss_backward.default"])
+    add(f"multilabel_margin_loss_{dt}", f"lambda a: [f(x, tt, reduction=r) for f in ({F_}multilabel_margin_loss, lambda *s, **k: torch.ops.aten.multilabel_margin_loss_forward(*s, {{'mean': 1, 'sum': 2, 'none': 0}}[k['reduction']])) "
+        f"for r in ('mean', 'sum', 'none') for x, tt in ((a, {MLT}), (a[1], {MLT}[2]), (a[0, 0], {MLT}[3, 0] + 1))]",
+        [In((4, 5), dt)], ["multilabel_margin_loss.default", "multilabel_margin_loss_forward.default"])
+    add(f"multilabel_margin_loss_backward_{dt}", f"lambda g, a: [torch.ops.aten.multilabel_margin_loss_backward(gg, a, {MLT}, r, torch.ops.aten.multilabel_margin_loss_forward(a, {MLT}, r)[1]) "
+        f"for r, gg in ((0, g), (1, g[0]), (2, g[0]))]", [In((4,), dt), In((4, 5), dt)], ["multilabel_margin_loss_backward.default"])
+for nm, expr in (("target_range", "a, t * 0 + 5"), ("target_neg", "a, t * 0 - 1"), ("p", "a, t, 3"), ("target_size", "a, t[:2]"), ("weight", "a, t, 1, 1, a[0, :3]"),
+                 ("empty_dim", "a[:, :0], t"), ("long", "a.long(), t"), ("float_target", "a, t.float()"), ("bf16", "a.bfloat16(), t"), ("3d", "a[None], t")):
+    add(f"multi_margin_loss_err_{nm}", f"lambda a, t: torch.ops.aten.multi_margin_loss({expr})", [In((4, 5)), In((4,), "int64", "index", high=5)], ["multi_margin_loss.default"])
+add("multi_margin_loss_backward_err_bf16", "lambda a, t: torch.ops.aten.multi_margin_loss_backward(a[0, 0].bfloat16(), a.bfloat16(), t, 1, 1)", [In((4, 5)), In((4,), "int64", "index", high=5)], ["multi_margin_loss_backward.default"])
+for nm, expr in (("target_range", f"a, {MLT} + 1"), ("target_neg", f"a, {MLT} - 1"), ("target_size", f"a, {MLT}[:2]"), ("empty_dim", f"a[:, :0], {MLT}[:, :0]"),
+                 ("long", f"a.long(), {MLT}"), ("float_target", f"a, {MLT}.float()"), ("bf16", f"a.bfloat16(), {MLT}"), ("1d_size", f"a[0], {MLT}[0, :3]")):
+    add(f"multilabel_margin_loss_err_{nm}", f"lambda a: torch.ops.aten.multilabel_margin_loss({expr})", [In((4, 5))], ["multilabel_margin_loss.default"])
+add("multilabel_margin_loss_backward_err_bf16", f"lambda a: torch.ops.aten.multilabel_margin_loss_backward(a[0, 0].bfloat16(), a.bfloat16(), {MLT}, 1, a.bfloat16())", [In((4, 5))], ["multilabel_margin_loss_backward.default"])
+# ---- tie order of the unstable sorts (reduce_stdsort.c: libstdc++'s std::sort, nth_element, partial_sort) ----
+for n in (17, 100, 3000):
+    add(f"sort_ties_{n}", f"lambda x: [f(t, dim=d, descending=s) for f in (lambda *a, **k: torch.sort(*a, **k)[1], torch.argsort) for t, d in ((x, 1), (x.t(), 0), (x > 0, 1), (x.double(), 1)) for s in (False, True)] + "
+        f"[torch.sort(x, dim=1, stable=False)[1], torch.sort(x, dim=1, stable=True)[1], torch.sort(x[:1].expand(3, {n}), dim=0)[1]]",
+        [In((3, n), "int64", "index", high=3)], ["sort.default", "sort.stable", "argsort.default"])
+    add(f"topk_ties_{n}", f"lambda x: [torch.topk(t, k, dim=1, largest=l, sorted=s) for t in (x, x.float(), x.float().masked_fill(x == 1, float('nan'))) "
+        f"for k in sorted({{1, 3, max(1, {n} // 64), {n} // 2}}) for l in (True, False) for s in (True, False)]",
+        [In((3, n), "int64", "index", high=3)], ["topk.default"])
+# ---- embedding_renorm (composite_nn.c) ----
+add("embedding_renorm", "lambda w, i: [torch.embedding_renorm_(w.clone(), i, 1.0, 2.0), torch.embedding_renorm_(w.clone(), i[:2].int(), 0.5, 1.0), torch.ops.aten.embedding_renorm(w, i.reshape(2, 3), 100.0, 3.0), torch.embedding_renorm_(w.clone(), i[:0], 1.0, 2.0)]",
+    [In((5, 4)), In((6,), "int64", "index", high=5)], ["embedding_renorm.default", "embedding_renorm_.default"])
+for nm, expr in (("dim", "w[0].clone(), i"), ("float_idx", "w.clone(), i.float()"), ("range", "w.clone(), i + 5"), ("long_self", "w.long(), i")):
+    add(f"embedding_renorm_err_{nm}", f"lambda w, i: torch.embedding_renorm_({expr}, 1.0, 2.0)", [In((5, 4)), In((6,), "int64", "index", high=5)], ["embedding_renorm_.default"])
+# ---- einsum (composite_einsum.c) ----
+add("einsum", "lambda a, b, c, v: [torch.einsum('ij,jk->ik', a, b), torch.einsum('ij,jk', a, b), torch.einsum('ii->i', c), torch.einsum('ii', c), torch.einsum('ij->ji', a), "
+    "torch.einsum('...ij,...jk->...ik', a[None].expand(2, 3, 4), b), torch.einsum('i,j->ij', v, v[:2]), torch.einsum('ij,jk,kl->il', a, b, b.t()), torch.einsum('a,b,c->abc', v, v, v[:2]), "
+    "torch.einsum('iij->ji', c[:, :, None].expand(4, 4, 2)), torch.einsum('i...->...', a), torch.einsum('...i,...i', a, v[:4]), torch.einsum('ij,ij->ij', a[:, :1], a[:1]), "
+    "torch.einsum('Ab,bC->AC', a, b), torch.einsum('i j , j k -> i k', a, b), torch.einsum('ij,kl->', a, b), torch.einsum('i->i', v[:0]), torch.einsum(a, [0, 1], b, [1, 2], [0, 2])]",
+    [In((3, 4)), In((4, 5)), In((4, 4)), In((5,))], ["einsum.default"])
+add("einsum_int", "lambda a, b: torch.einsum('ij,jk->ik', a, b)", [In((3, 4), "int64", "int"), In((4, 5), "int64", "int")], ["einsum.default"])
+for nm, eq, shapes in (("size", "ij,jk->ik", ((3, 4), (5, 5))), ("out_missing", "ij->ik", ((3, 4),)), ("out_twice", "ij->ii", ((3, 4),)), ("more_ops", "ij", ((3, 4), (3, 4))),
+                       ("fewer_ops", "ij,jk", ((3, 4),)), ("ndim", "ijk", ((3, 4),)), ("char", "i1", ((3, 4),)), ("diag_size", "ii", ((3, 4),)), ("dots", "..i.", ((3,),))):
+    add(f"einsum_err_{nm}", f"lambda *x: torch.einsum('{eq}', *x)", [In(s) for s in shapes], ["einsum.default"])
+add("einsum_err_dtype", "lambda a, b: torch.einsum('ij,jk->ik', a, b.double())", [In((3, 4)), In((4, 5))], ["einsum.default"])
+# ---- histc of BFloat16 / Half: arithmetic and per-thread counts in the type (reduce_histc.c) ----
+for dt in ("bfloat16", "float16"):
+    add(f"histc_{dt}", "lambda x: [torch.histc(x, 10), torch.histc(x, 7, -2, 2.5), torch.histc(x, 100, -1.3, 1.7), torch.histc(x[:1], 5), torch.histc(x[0, 0], 3, 0, 10), torch.histc(x.t(), 13, -5, 5)]",
+        [In((30, 100), dt)], ["histc.default"])
+# ---- segment_reduce (reduce_segment.c) ----
+SEGL = "torch.tensor([2, 0, 3, 1])"
+add("segment_reduce", f"lambda d, e: [torch.segment_reduce(x, r, lengths=l, axis=ax, initial=i) for x, l, ax in ((d, {SEGL}, 0), (e, {SEGL}.int(), 0), (d.reshape(2, 9)[:, 1:7], torch.tensor([[1, 5, 0], [3, 3, 0]]), 1)) "
+    f"for r in ('max', 'mean', 'min', 'sum', 'prod') for i in (None, 1.5)] + [torch.segment_reduce(d, 'sum', offsets=torch.tensor([0, 2, 2, 6])), torch.segment_reduce(d, 'mean', offsets=torch.tensor([0, 1, 6]), initial=2)]",
+    [In((6, 3)), In((6,), "bfloat16")], ["segment_reduce.default"])
+for nm, expr in (("reduce", f"d, 'foo', lengths={SEGL}"), ("sum", "d, 'sum', lengths=torch.tensor([2, 2])"), ("neg", "d, 'sum', lengths=torch.tensor([7, -1])"),
+                 ("none", "d, 'sum'"), ("indices", f"d, 'sum', lengths={SEGL}, indices={SEGL}"), ("long", f"d.long(), 'sum', lengths={SEGL}"),
+                 ("float_len", f"d, 'sum', lengths={SEGL}.float()"), ("axis", f"d, 'sum', lengths={SEGL}, axis=1")):
+    add(f"segment_reduce_err_{nm}", f"lambda d: torch.segment_reduce({expr})", [In((6, 3))], ["segment_reduce.default"])
+# ---- hash_tensor (reduce_hash.c) ----
+add("hash_tensor", "lambda x: [torch.hash_tensor(t, *d, keepdim=k) for t in (x, x.double(), x.bfloat16(), (x * 10).long(), (x * 10).int(), x > 0, x.half(), x.transpose(0, 2)) "
+    "for d, k in (((), False), ((1,), False), (((0, 2),), True), ((-1,), False))] + [torch.hash_tensor(x[:, :0], 0), torch.hash_tensor(x[0, 0, 0], 0)]",
+    [In((4, 5, 3))], ["hash_tensor.default"])
+for nm, expr in (("mode", "x, mode=1"), ("empty", "x[:0]"), ("dim", "x, 3"), ("empty_dim", "x[:0], 0")):
+    add(f"hash_tensor_err_{nm}", f"lambda x: torch.hash_tensor({expr})", [In((4, 5, 3))], ["hash_tensor.default"])
+# ---- torch.gradient's overloads (composite_gradient.c) ----
+GC = "(torch.tensor([0., 1.5, 2., 4., 4.5], dtype=x.dtype), torch.arange(6.0, dtype=x.dtype) ** 1.3)"
+add("gradient", f"lambda x: [torch.gradient(x), torch.gradient(x, spacing=2.0), torch.gradient(x, dim=1), torch.gradient(x, spacing=0.5, dim=(0, 2), edge_order=2), torch.gradient(x, dim=[0, 1]), "
+    f"torch.gradient(x, spacing=[2.0, 3.0, 1.5]), torch.gradient(x, spacing=[2.0, 3.0], dim=[0, 1], edge_order=2), torch.gradient(x, spacing={GC}, dim=(0, 1)), "
+    f"torch.gradient(x, spacing={GC}, dim=(0, 1), edge_order=2), torch.gradient(x[:, 0, 0], spacing={GC}[:1]), torch.gradient((x * 10).long())]",
+    [In((5, 6, 4), "float64")], ["gradient.scalarint", "gradient.scalararray", "gradient.array", "gradient.scalarrayint", "gradient.scalarrayarray", "gradient.tensorarrayint", "gradient.tensorarray"])
+for nm, expr in (("order", "x, edge_order=3"), ("size", "x[:2], edge_order=2"), ("spacing_len", "x, spacing=[1.0, 2.0]"), ("dim", "x, dim=5")):
+    add(f"gradient_err_{nm}", f"lambda x: torch.gradient({expr})", [In((5, 6, 4))], ["gradient.scalarint"])
