@@ -565,6 +565,13 @@ static tn_status d_self_if_real(const tn_value *a, tn_value *rets) {
     return TN_OK;
 }
 
+/* resolve_conj / resolve_neg: the tensor itself for every dtype (the core sets no lazy bits). */
+static tn_status d_self(const tn_value *a, tn_value *rets) {
+    tn_tensor_retain(a[0].u.t);
+    rets[0] = tn_value_tensor(a[0].u.t);
+    return TN_OK;
+}
+
 /* adjoint / mH / matrix_H of a real tensor: transpose(-2, -1). */
 tn_status tn_op_adjoint(const tn_value *args, tn_value *rets);
 static tn_status d_adjoint(const tn_value *a, tn_value *rets) {
@@ -844,8 +851,8 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_conv1d_padding] = d_conv1d_padding,
     [TN_OP_conv2d_padding] = d_conv2d_padding,
     [TN_OP_conj] = d_self_if_real,
-    [TN_OP_resolve_conj] = d_self_if_real,
-    [TN_OP_resolve_neg] = d_self_if_real,
+    [TN_OP_resolve_conj] = d_self,
+    [TN_OP_resolve_neg] = d_self,
     [TN_OP_adjoint] = d_adjoint,
     [TN_OP_mH] = d_adjoint,
     [TN_OP_matrix_H] = d_matrix_H,
