@@ -175,6 +175,11 @@ tn_status tn_op__fft_c2r(const tn_value *args, tn_value *rets) {
     int64_t sz[TN_MAX_DIMS];
     memcpy(sz, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
     int64_t half = L / 2 + 1;
+    /* upstream's kernel accepts the half spectrum or a full one (whose upper part it ignores) */
+    if (x->sizes[last] != half && x->sizes[last] != L)
+        return tn_error(TN_ERR_RUNTIME, "_fft_c2r: the last transformed dimension has %lld entries where "
+                        "last_dim_size %lld needs %lld (or %lld)", (long long)x->sizes[last], (long long)L,
+                        (long long)half, (long long)L);
     sz[last] = L;
     /* only the first `half` entries of the last dimension are read */
     tn_tensor *xin = x;
