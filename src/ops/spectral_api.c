@@ -304,3 +304,70 @@ static tn_status freqs(const tn_value *args, tn_value *rets, int64_t count, bool
 /* aten::fft_fftfreq / fft_rfftfreq(int n, float d=1., *, dtype, layout, device, pin_memory) */
 tn_status tn_op_fft_fftfreq(const tn_value *a, tn_value *r) { return freqs(a, r, a[0].u.i, true); }
 tn_status tn_op_fft_rfftfreq(const tn_value *a, tn_value *r) { return freqs(a, r, a[0].u.i / 2 + 1, false); }
+
+/* ---- short-time transform ------------------------------------------------------------ */
+
+/* aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None,
+ * Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None,
+ * bool? align_to_window=None): frames of n_fft every hop_length (as a strided view), times
+ * the window centred in n_fft, transformed along the frame; (batch,) freq x frames. The
+ * centre padding of torch.stft happens in Python before this call. */
+tn_status tn_op_stft(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *win = args[4].tag == TN_V_TENSOR ? args[4].u.t : NULL;
+    int64_t n_fft = args[1].u.i;
+    int64_t hop = args[2].tag == TN_V_NONE ? n_fft / 4 : args[2].u.i;
+    int64_t wl = args[3].tag == TN_V_NONE ? n_fft : args[3].u.i;
+    bool cplx_in = tn_dtype_is_complex(x->dtype) || (win && tn_dtype_is_complex(win->dtype));
+    bool return_complex = args[7].tag == TN_V_NONE ? cplx_in : args[7].u.b;
+    if (!return_complex && args[7].tag == TN_V_NONE)
+        return tn_error(TN_ERR_RUNTIME, "stft requires the return_complex parameter be given for real inputs, and will "
+                        "further require that return_complex=True in a future PyTorch release.");
+    if (args[8].tag == TN_V_BOOL && args[8].u.b)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::stft with align_to_window=True is not implemented by torchnative");
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_RUNTIME, "stft: expected a tensor of floating point or complex values");
+    if (x->ndim != 1 && x->ndim != 2) return tn_error(TN_ERR_RUNTIME, "stft: expected a 1D or 2D tensor");
+    int64_t len = x->sizes[x->ndim - 1];
+    if (n_fft <= 0 || n_fft > len)
+        return tn_error(TN_ERR_RUNTIME, "stft: expected 0 < n_fft < %lld, but got n_fft=%lld", (long long)len, (long long)n_fft);
+    if (hop <= 0) return tn_error(TN_ERR_RUNTIME, "stft: expected hop_length > 0, but got hop_length=%lld", (long long)hop);
+    if (wl <= 0 || wl > n_fft)
+        return tn_error(TN_ERR_RUNTIME, "stft: expected 0 < win_length <= n_fft, but got win_length=%lld", (long long)wl);
+    if (win && (win->ndim != 1 || win->sizes[0] != wl))
+        return tn_error(TN_ERR_RUNTIME, "stft: expected a 1D window tensor of size equal to win_length=%lld", (long long)wl);
+    bool onesided = args[6].tag == TN_V_NONE ? !cplx_in : args[6].u.b;
+    if (cplx_in && onesided) return tn_error(TN_ERR_RUNTIME, "Cannot have onesided output if window or input is complex");
+    tn_cx c = {0};
+    tn_tensor *in = x->ndim == 1 ? tn_cx_call(&c, TN_OP_unsqueeze, TN_ARGS(TN_T(x), TN_I(0))) : x;
+    tn_tensor *w = win;
+    if (in && wl < n_fft) {
+        /* the window centred in n_fft zeros (a window of ones when none is given) */
+        int64_t left = (n_fft - wl) / 2, pad[2] = {left, n_fft - wl - left};
+        tn_value oa[5] = {TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE};
+        int64_t one = wl;
+        oa[0] = tn_value_intlist(&one, 1);
+        oa[1].tag = TN_V_DTYPE;
+        oa[1].u.dtype = tn_dtype_to_real(in->dtype);
+        tn_tensor *base = win ? win : tn_cx_call(&c, TN_OP_ones, oa);
+        w = base ? tn_cx_call(&c, TN_OP_constant_pad_nd, TN_ARGS(TN_T(base), tn_value_intlist(pad, 2), TN_I(0))) : NULL;
+    }
+    tn_tensor *frames = NULL;
+    if (in) {
+        int64_t n_frames = 1 + (len - n_fft) / hop;
+        int64_t sz[3] = {in->sizes[0], n_frames, n_fft}, st[3] = {in->strides[0], hop * in->strides[1], in->strides[1]};
+        frames = tn_cx_call(&c, TN_OP_as_strided, TN_ARGS(TN_T(in), tn_value_intlist(sz, 3), tn_value_intlist(st, 3), TN_I(in->offset)));
+    }
+    if (frames && w) frames = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(frames), TN_T(w)));
+    int64_t last = 2, norm = args[5].u.b ? NORM_BY_ROOT_N : NORM_NONE;
+    tn_tensor *out = NULL;
+    if (frames) {
+        if (tn_dtype_is_complex(frames->dtype))
+            out = tn_cx_call(&c, TN_OP__fft_c2c, TN_ARGS(TN_T(frames), tn_value_intlist(&last, 1), TN_I(norm), TN_B(true)));
+        else
+            out = tn_cx_call(&c, TN_OP__fft_r2c, TN_ARGS(TN_T(frames), tn_value_intlist(&last, 1), TN_I(norm), TN_B(onesided)));
+    }
+    if (out) out = tn_cx_call(&c, TN_OP_transpose_int, TN_ARGS(TN_T(out), TN_I(1), TN_I(2)));
+    if (out && x->ndim == 1) out = tn_cx_call(&c, TN_OP_squeeze_dim, TN_ARGS(TN_T(out), TN_I(0)));
+    if (out && !return_complex) out = tn_cx_call(&c, TN_OP_view_as_real, TN_ARGS(TN_T(out)));
+    return tn_cx_finish(&c, out, rets);
+}

@@ -1333,6 +1333,17 @@ add("fft_aten_kernels", f"lambda a, b: (lambda z: (torch.ops.aten._fft_c2c.defau
 add("fft_c2r_last_size_err", f"lambda a, b: torch.ops.aten._fft_c2r.default({_Z}, [1], 0, 11)", _C, ["_fft_c2r.default"])
 add("fft_shift", "lambda a: (torch.fft.fftshift(a), torch.fft.ifftshift(a), torch.fft.fftshift(a, dim=1), torch.fft.ifftshift(a, dim=(0,)), torch.fft.fftshift(a[:5, :7]))", _R, ["fft_fftshift.default", "fft_ifftshift.default"])
 add("fft_freq", "lambda: (torch.fft.fftfreq(7), torch.fft.fftfreq(8, 0.25), torch.fft.rfftfreq(9, 2.0), torch.fft.rfftfreq(8), torch.fft.fftfreq(5, dtype=torch.float64), torch.fft.fftfreq(1))", [], ["fft_fftfreq.default", "fft_rfftfreq.default"])
+# stft (torch.stft pads the centre in Python, then aten::stft) and the window functions
+add("fft_stft", "lambda a: (torch.stft(a, 16, return_complex=True), torch.stft(a[0], 16, hop_length=5, win_length=12, window=torch.hann_window(12), return_complex=True, pad_mode='constant'), torch.stft(a.double(), 16, 3, window=torch.hamming_window(16, dtype=torch.float64), center=False, normalized=True, onesided=False, return_complex=True), torch.stft(a, 16, return_complex=False), torch.stft(a, 15, 4, 10, return_complex=True))", [In((2, 50))], ["stft.default"])
+for _n, _src in [("no_return_complex", "torch.stft(a, 16)"), ("n_fft", "torch.stft(a, 100, return_complex=True, center=False)"), ("hop", "torch.stft(a, 16, 0, return_complex=True)"),
+                 ("win_length", "torch.stft(a, 16, 4, 17, return_complex=True)"), ("window_size", "torch.stft(a, 16, window=torch.ones(5), return_complex=True)"),
+                 ("ndim", "torch.stft(a.reshape(2, 5, 10), 4, return_complex=True, center=False)"), ("int", "torch.stft(a.long(), 16, return_complex=True, center=False)"),
+                 ("onesided_complex", "torch.stft(a.to(torch.complex64), 16, onesided=True, return_complex=True, center=False)")]:
+    add(f"fft_stft_{_n}_err", f"lambda a: {_src}", [In((2, 50))], [])
+add("fft_windows", "lambda: tuple(getattr(torch, f)(n, periodic=p, dtype=dt) for f in ('hann_window', 'hamming_window', 'blackman_window', 'bartlett_window') for n in (0, 1, 2, 7, 8) for p in (True, False) for dt in (torch.float32, torch.float64)) + (torch.hamming_window(9, True, 0.6, 0.3), torch.hamming_window(9, False, 0.6), torch.hann_window(5), torch.bartlett_window(6))", [],
+    ["hann_window.default", "hann_window.periodic", "hamming_window.default", "hamming_window.periodic", "hamming_window.periodic_alpha", "hamming_window.periodic_alpha_beta", "blackman_window.default", "blackman_window.periodic", "bartlett_window.default", "bartlett_window.periodic"])
+for _n, _src in [("negative", "torch.hann_window(-1)"), ("int_dtype", "torch.blackman_window(5, dtype=torch.long)")]:
+    add(f"fft_window_{_n}_err", f"lambda: {_src}", [], [])
 # not compared: an empty batch (upstream's MKL path raises "Inconsistent configuration
 # parameters"; ours returns the empty result, as upstream's pocketfft path does)
 for _n, _src in [("n0", "torch.fft.fft(a, n=0)"), ("n_neg", "torch.fft.rfft(a, n=-2)"), ("dim", "torch.fft.fft(a, dim=2)"), ("dim_neg", "torch.fft.ifft(a, dim=-3)"),
