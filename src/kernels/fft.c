@@ -23,6 +23,13 @@ struct tn_fft_plan {
     double complex *chirp, *chirp_ft;
 };
 
+/* a * b without C99's Annex G checks (which call __muldc3 per product): the FFT's operands
+ * are finite twiddles, and NaN/inf inputs still propagate through the plain formula. */
+static inline double complex cmul(double complex a, double complex b) {
+    double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    return CMPLX(ar * br - ai * bi, ar * bi + ai * br);
+}
+
 /* e^{-2 pi i num / den} from an exact integer angle reduced modulo den. */
 static double complex unit_root(int64_t num, int64_t den) {
     num %= den;
@@ -99,20 +106,24 @@ static void rec(const tn_fft_plan *p, int64_t n, const double complex *in, int64
     if (n == 1) { out[0] = in[0]; return; }
     int r = f[0];
     int64_t m = n / r;
-    for (int q = 0; q < r; q++) rec(p, m, in + q * s, s * r, out + q * m, f + 1, nf - 1, tws * r, sign, tmp);
+    if (m == 1) /* the sub-transforms of length 1 are the samples themselves */
+        for (int q = 0; q < r; q++) out[q] = in[q * s];
+    else
+        for (int q = 0; q < r; q++) rec(p, m, in + q * s, s * r, out + q * m, f + 1, nf - 1, tws * r, sign, tmp);
     if (r == 2) {
         for (int64_t k = 0; k < m; k++) {
-            double complex a = out[k], b = out[m + k] * twiddle(p, k * tws, sign);
+            double complex a = out[k], b = cmul(out[m + k], twiddle(p, k * tws, sign));
             out[k] = a + b;
             out[m + k] = a - b;
         }
     } else if (r == 4) {
-        double complex isg = sign < 0 ? -I : I;
         for (int64_t k = 0; k < m; k++) {
-            double complex a0 = out[k], a1 = out[m + k] * twiddle(p, k * tws, sign),
-                           a2 = out[2 * m + k] * twiddle(p, 2 * k * tws, sign),
-                           a3 = out[3 * m + k] * twiddle(p, 3 * k * tws, sign);
-            double complex t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3, t3 = (a1 - a3) * isg;
+            double complex a0 = out[k], a1 = cmul(out[m + k], twiddle(p, k * tws, sign)),
+                           a2 = cmul(out[2 * m + k], twiddle(p, 2 * k * tws, sign)),
+                           a3 = cmul(out[3 * m + k], twiddle(p, 3 * k * tws, sign));
+            double complex d = a1 - a3; /* times -i (forward) or i (inverse) */
+            double complex t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3,
+                           t3 = sign < 0 ? CMPLX(cimag(d), -creal(d)) : CMPLX(-cimag(d), creal(d));
             out[k] = t0 + t2;
             out[m + k] = t1 + t3;
             out[2 * m + k] = t0 - t2;
@@ -122,10 +133,10 @@ static void rec(const tn_fft_plan *p, int64_t n, const double complex *in, int64
         /* direct radix-r butterfly: out[k + q m] = sum_u w^{u (k + q m)} out[u m + k] */
         int64_t N = n * tws; /* the plan's full length */
         for (int64_t k = 0; k < m; k++) {
-            for (int u = 0; u < r; u++) tmp[u] = out[u * m + k] * twiddle(p, (u * k * tws) % N, sign);
+            for (int u = 0; u < r; u++) tmp[u] = cmul(out[u * m + k], twiddle(p, (u * k * tws) % N, sign));
             for (int q = 0; q < r; q++) {
                 double complex acc = 0;
-                for (int u = 0; u < r; u++) acc += tmp[u] * twiddle(p, ((int64_t)u * q % r) * m * tws, sign);
+                for (int u = 0; u < r; u++) acc += cmul(tmp[u], twiddle(p, ((int64_t)u * q % r) * m * tws, sign));
                 out[q * m + k] = acc;
             }
         }
@@ -139,14 +150,14 @@ void tn_fft_line(const tn_fft_plan *p, double complex *x, int sign, double compl
         /* X_k = b_k sum_j (x_j b_j) conj(b_{k-j}), b = chirp (conjugated for the inverse) */
         int64_t m = p->blue->n;
         double complex *a = scratch, *s = scratch + 2 * m;
-        for (int64_t j = 0; j < n; j++) a[j] = x[j] * (sign < 0 ? p->chirp[j] : conj(p->chirp[j]));
+        for (int64_t j = 0; j < n; j++) a[j] = cmul(x[j], sign < 0 ? p->chirp[j] : conj(p->chirp[j]));
         memset(a + n, 0, sizeof(double complex) * (size_t)(m - n));
         tn_fft_line(p->blue, a, -1, s);
         /* the inverse's kernel is conj(chirp_ft) read backwards: conj(FT(conj c)) at -k */
-        for (int64_t k = 0; k < m; k++) a[k] *= sign < 0 ? p->chirp_ft[k] : conj(p->chirp_ft[(m - k) % m]);
+        for (int64_t k = 0; k < m; k++) a[k] = cmul(a[k], sign < 0 ? p->chirp_ft[k] : conj(p->chirp_ft[(m - k) % m]));
         tn_fft_line(p->blue, a, 1, s);
         double inv = 1.0 / (double)m;
-        for (int64_t k = 0; k < n; k++) x[k] = a[k] * inv * (sign < 0 ? p->chirp[k] : conj(p->chirp[k]));
+        for (int64_t k = 0; k < n; k++) x[k] = cmul(a[k] * inv, sign < 0 ? p->chirp[k] : conj(p->chirp[k]));
         return;
     }
     double complex *out = scratch, *tmp = scratch + n;
@@ -188,4 +199,52 @@ int tn_fft_lines(const tn_fft_plan *p, double complex *data, int64_t nouter, int
     int64_t grain = 32768 / (p->n > 0 ? p->n : 1);
     tn_parallel_for(lines, grain > 1 ? grain : 1, lines_range, &c);
     return c.failed ? -1 : 0;
+}
+
+typedef struct conv_ctx {
+    void *dst;
+    const void *src;
+    tn_fft_elem elem;
+    int64_t row_len, src_row_stride;
+} conv_ctx;
+
+static void widen_range(void *vc, int64_t b, int64_t e) {
+    conv_ctx *c = vc;
+    double complex *d = c->dst;
+    switch (c->elem) {
+    case TN_FFT_F32: for (int64_t i = b; i < e; i++) d[i] = CMPLX(((const float *)c->src)[i], 0.0); break;
+    case TN_FFT_F64: for (int64_t i = b; i < e; i++) d[i] = CMPLX(((const double *)c->src)[i], 0.0); break;
+    case TN_FFT_C64: for (int64_t i = b; i < e; i++) d[i] = CMPLX(((const float *)c->src)[2 * i], ((const float *)c->src)[2 * i + 1]); break;
+    case TN_FFT_C128: memcpy(d + b, (const double complex *)c->src + b, sizeof(double complex) * (size_t)(e - b)); break;
+    }
+}
+
+void tn_fft_widen(double complex *dst, const void *src, tn_fft_elem from, int64_t n) {
+    conv_ctx c = {dst, src, from, 0, 0};
+    tn_parallel_for(n, 1 << 16, widen_range, &c);
+}
+
+static void narrow_range(void *vc, int64_t b, int64_t e) {
+    conv_ctx *c = vc;
+    int64_t L = c->row_len;
+    for (int64_t r = b; r < e; r++) {
+        const double complex *s = (const double complex *)c->src + r * c->src_row_stride;
+        switch (c->elem) {
+        case TN_FFT_F32: { float *d = (float *)c->dst + r * L; for (int64_t j = 0; j < L; j++) d[j] = (float)creal(s[j]); break; }
+        case TN_FFT_F64: { double *d = (double *)c->dst + r * L; for (int64_t j = 0; j < L; j++) d[j] = creal(s[j]); break; }
+        case TN_FFT_C64: {
+            float *d = (float *)c->dst + 2 * r * L;
+            for (int64_t j = 0; j < L; j++) { d[2 * j] = (float)creal(s[j]); d[2 * j + 1] = (float)cimag(s[j]); }
+            break;
+        }
+        case TN_FFT_C128: memcpy((double complex *)c->dst + r * L, s, sizeof(double complex) * (size_t)L); break;
+        }
+    }
+}
+
+void tn_fft_narrow_rows(void *dst, tn_fft_elem to, const double complex *src, int64_t rows, int64_t row_len,
+                        int64_t src_row_stride) {
+    conv_ctx c = {dst, src, to, row_len, src_row_stride};
+    int64_t grain = (1 << 16) / (row_len > 0 ? row_len : 1);
+    tn_parallel_for(rows, grain > 1 ? grain : 1, narrow_range, &c);
 }

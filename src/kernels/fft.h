@@ -31,3 +31,14 @@ int tn_fft_lines(const tn_fft_plan *p, double complex *data, int64_t nouter, int
                  int64_t ninner, int64_t line_stride, int sign);
 
 #endif
+
+/* Element types the conversions below read or write. */
+typedef enum tn_fft_elem { TN_FFT_F32, TN_FFT_F64, TN_FFT_C64, TN_FFT_C128 } tn_fft_elem;
+
+/* dst[i] = src[i] widened to complex double, i < n (a real source gets zero imaginary
+ * parts); src is contiguous of element type `from`. On the pool. */
+void tn_fft_widen(double complex *dst, const void *src, tn_fft_elem from, int64_t n);
+/* rows x row_len elements of dst (contiguous, type `to`: complex, or real taking the real
+ * parts) from src rows that start every src_row_stride complex elements. On the pool. */
+void tn_fft_narrow_rows(void *dst, tn_fft_elem to, const double complex *src, int64_t rows, int64_t row_len,
+                        int64_t src_row_stride);

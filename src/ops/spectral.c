@@ -12,6 +12,17 @@
 /* upstream's fft_norm_mode */
 enum { NORM_NONE = 0, NORM_BY_ROOT_N = 1, NORM_BY_N = 2 };
 
+/* The kernel's element type for dtype d; false for dtypes the kernel does not convert. */
+static bool fft_elem(tn_dtype d, tn_fft_elem *e) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: *e = TN_FFT_F32; return true;
+    case TN_DTYPE_FLOAT64: *e = TN_FFT_F64; return true;
+    case TN_DTYPE_COMPLEX64: *e = TN_FFT_C64; return true;
+    case TN_DTYPE_COMPLEX128: *e = TN_FFT_C128; return true;
+    default: return false;
+    }
+}
+
 /* Wraps and checks the dims list of a kernel call (unique, in range). */
 static tn_status wrap_dims(const tn_tensor *x, const tn_value *v, int *dims, int *nd) {
     int64_t n = v->tag == TN_V_INT ? 1 : v->u.ilist.n;
@@ -31,6 +42,16 @@ static tn_status wrap_dims(const tn_tensor *x, const tn_value *v, int *dims, int
  * along every dimension to `sizes` (only the overlapping window is copied). */
 static tn_status work_copy(tn_tensor *x, const int64_t *sizes, tn_tensor **out) {
     tn_tensor *w;
+    tn_fft_elem e;
+    bool same = true;
+    for (int d = 0; d < x->ndim; d++) same = same && sizes[d] == x->sizes[d];
+    if (same && fft_elem(x->dtype, &e) && tn_tensor_is_contiguous(x) && tn_tensor_data(x)) {
+        /* the common case: one widening pass on the pool */
+        TN_TRY(tn_tensor_empty(x->ndim, sizes, TN_DTYPE_COMPLEX128, tn_tensor_device(x), &w));
+        tn_fft_widen(tn_tensor_data(w), tn_tensor_data(x), e, tn_tensor_numel(x));
+        *out = w;
+        return TN_OK;
+    }
     TN_TRY(tn_tensor_zeros(x->ndim, sizes, TN_DTYPE_COMPLEX128, tn_tensor_device(x), &w));
     int64_t vs[TN_MAX_DIMS];
     for (int d = 0; d < x->ndim; d++) vs[d] = sizes[d] < x->sizes[d] ? sizes[d] : x->sizes[d];
@@ -84,10 +105,26 @@ static void scale_all(tn_tensor *w, double s) {
 /* rets[0] = src (complex double, or its real parts when `real_part`) cast to `dtype`. */
 static tn_status finish(tn_tensor *src, bool real_part, tn_dtype dtype, tn_value *rets) {
     tn_tensor *from = src, *out;
+    tn_fft_elem e;
+    /* the common case, one narrowing pass on the pool: rows of the last dimension that lie
+     * row_stride apart (the contiguous work, or its onesided cut along the last dimension) */
+    int nd = src->ndim;
+    int64_t n = nd ? src->sizes[nd - 1] : 1, rows = 1;
+    for (int d = 0; d + 1 < nd; d++) rows *= src->sizes[d];
+    int64_t row_stride = nd > 1 ? src->strides[nd - 2] : n;
+    bool dense_rows = nd > 0 && tn_tensor_data(src) != NULL && src->strides[nd - 1] == 1 && row_stride >= n;
+    for (int d = nd - 3; dense_rows && d >= 0; d--)
+        dense_rows = src->strides[d] == src->strides[d + 1] * src->sizes[d + 1];
+    if (dense_rows && fft_elem(dtype, &e) && tn_dtype_is_complex(dtype) != real_part) {
+        TN_TRY(tn_tensor_empty(src->ndim, src->sizes, dtype, tn_tensor_device(src), &out));
+        if (rows > 0 && n > 0) tn_fft_narrow_rows(tn_tensor_data(out), e, tn_tensor_data(src), rows, n, row_stride);
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
     if (real_part) {
         int64_t st[TN_MAX_DIMS];
         for (int d = 0; d < src->ndim; d++) st[d] = src->strides[d] * 2;
-        from = tn_tensor_new_view(src->storage, 0, src->ndim, src->sizes, st, TN_DTYPE_FLOAT64);
+        from = tn_tensor_new_view(src->storage, src->offset * 2, src->ndim, src->sizes, st, TN_DTYPE_FLOAT64);
         if (!from) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     } else {
         tn_tensor_retain(from);
