@@ -440,7 +440,7 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm) \
     /* spectral_api.c, complex_parts.c */ X(fft_fft) X(fft_ifft) X(fft_rfft) X(fft_irfft) X(fft_hfft) X(fft_ihfft) X(fft_fft2) X(fft_ifft2) \
     X(fft_rfft2) X(fft_irfft2) X(fft_hfft2) X(fft_ihfft2) X(fft_fftn) X(fft_ifftn) X(fft_rfftn) X(fft_irfftn) X(fft_hfftn) X(fft_ihfftn) \
-    X(fft_fftshift) X(fft_ifftshift) X(stft) X(real) X(imag)
+    X(fft_fftshift) X(fft_ifftshift) X(stft) X(istft) X(real) X(imag)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

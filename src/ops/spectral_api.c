@@ -4,6 +4,7 @@
  * or trimming to n / s, normalisation modes. Autograd records the three kernels. */
 #include <string.h>
 
+#include "core/scalar.h"
 #include "ops/composite_internal.h"
 #include "ops/promote.h"
 
@@ -370,4 +371,88 @@ tn_status tn_op_stft(const tn_value *args, tn_value *rets) {
     if (out && x->ndim == 1) out = tn_cx_call(&c, TN_OP_squeeze_dim, TN_ARGS(TN_T(out), TN_I(0)));
     if (out && !return_complex) out = tn_cx_call(&c, TN_OP_view_as_real, TN_ARGS(TN_T(out)));
     return tn_cx_finish(&c, out, rets);
+}
+
+/* aten::istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None,
+ * Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None,
+ * int? length=None, bool return_complex=False): inverse transforms of each frame, windowed,
+ * overlap-added (unfold_backward) and divided by the overlap-added squared window, the
+ * centre padding trimmed; upstream's checks in its order. */
+tn_status tn_op_istft(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *win = args[4].tag == TN_V_TENSOR ? args[4].u.t : NULL;
+    int64_t n_fft = args[1].u.i;
+    int64_t hop = args[2].tag == TN_V_NONE ? n_fft / 4 : args[2].u.i;
+    int64_t wl = args[3].tag == TN_V_NONE ? n_fft : args[3].u.i;
+    bool center = args[5].u.b, normalized = args[6].u.b, return_complex = args[9].u.b;
+    if (!tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_RUNTIME, "istft requires a complex-valued input tensor matching the output from stft with "
+                        "return_complex=True.");
+    if (tn_tensor_numel(x) == 0) return tn_error(TN_ERR_RUNTIME, "istft: input tensor cannot be empty.");
+    if (x->ndim != 2 && x->ndim != 3)
+        return tn_error(TN_ERR_RUNTIME, "istft: expected a tensor with 3 or 4 dimensions of complex, but got %d", x->ndim + 1);
+    int64_t n_frames = x->sizes[x->ndim - 1], fft_size = x->sizes[x->ndim - 2];
+    bool onesided = args[7].tag == TN_V_NONE ? fft_size != n_fft : args[7].u.b;
+    if (onesided && n_fft / 2 + 1 != fft_size)
+        return tn_error(TN_ERR_RUNTIME, "istft: expected the frequency dimension (3rd to the last) of the input tensor to "
+                        "match n_fft / 2 + 1 when onesided=True, but got %lld", (long long)fft_size);
+    if (!onesided && n_fft != fft_size)
+        return tn_error(TN_ERR_RUNTIME, "istft: expected the frequency dimension (3rd to the last) of the input tensor to "
+                        "match n_fft when onesided=False, but got %lld", (long long)fft_size);
+    if (!(0 < hop && hop <= wl)) return tn_error(TN_ERR_RUNTIME, "istft: expected 0 < hop_length <= win_length");
+    if (!(0 < wl && wl <= n_fft)) return tn_error(TN_ERR_RUNTIME, "istft: expected 0 < win_length <= n_fft");
+    if (win && (win->ndim != 1 || win->sizes[0] != wl))
+        return tn_error(TN_ERR_RUNTIME, "istft: expected a 1D window tensor of size equal to win_length=%lld", (long long)wl);
+    if (return_complex && onesided) return tn_error(TN_ERR_RUNTIME, "Cannot have onesided output if window or input is complex");
+    if (!return_complex && win && tn_dtype_is_complex(win->dtype))
+        return tn_error(TN_ERR_RUNTIME, "Complex windows are incompatible with return_complex=False");
+    int64_t len = n_fft + hop * (n_frames - 1);
+    tn_cx c = {0};
+    tn_tensor *w = win;
+    if (!w) {
+        tn_value oa[5] = {tn_value_intlist(&wl, 1), {.tag = TN_V_DTYPE}, TN_NONE, TN_NONE, TN_NONE};
+        oa[1].u.dtype = tn_dtype_to_real(x->dtype);
+        w = tn_cx_call(&c, TN_OP_ones, oa);
+    }
+    if (w && wl != n_fft) {
+        int64_t left = (n_fft - wl) / 2, pad[2] = {left, n_fft - wl - left};
+        w = tn_cx_call(&c, TN_OP_constant_pad_nd, TN_ARGS(TN_T(w), tn_value_intlist(pad, 2), TN_I(0)));
+    }
+    tn_tensor *in = x->ndim == 2 ? tn_cx_call(&c, TN_OP_unsqueeze, TN_ARGS(TN_T(x), TN_I(0))) : x;
+    if (in) in = tn_cx_call(&c, TN_OP_transpose_int, TN_ARGS(TN_T(in), TN_I(1), TN_I(2))); /* channel, frames, freq */
+    int64_t last = 2, norm = normalized ? NORM_BY_ROOT_N : NORM_BY_N;
+    if (in && return_complex) {
+        in = tn_cx_call(&c, TN_OP__fft_c2c, TN_ARGS(TN_T(in), tn_value_intlist(&last, 1), TN_I(norm), TN_B(false)));
+    } else if (in) {
+        if (!onesided) in = tn_cx_call(&c, TN_OP_narrow, TN_ARGS(TN_T(in), TN_I(-1), TN_I(0), TN_I(n_fft / 2 + 1)));
+        in = tn_cx_call(&c, TN_OP__fft_c2r, TN_ARGS(TN_T(in), tn_value_intlist(&last, 1), TN_I(norm), TN_I(n_fft)));
+    }
+    int64_t wv[3] = {1, 1, n_fft};
+    tn_tensor *w3 = w ? tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(w), tn_value_intlist(wv, 3))) : NULL;
+    tn_tensor *yt = in && w3 ? tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(in), TN_T(w3))) : NULL;
+    int64_t ysz[2] = {yt ? yt->sizes[0] : 0, len}, esz[2] = {1, len}, ex[3] = {1, n_frames, n_fft};
+    tn_tensor *y = yt ? tn_cx_call(&c, TN_OP_unfold_backward, TN_ARGS(TN_T(yt), tn_value_intlist(ysz, 2), TN_I(1), TN_I(n_fft), TN_I(hop))) : NULL;
+    tn_tensor *w2 = w3 ? tn_cx_call(&c, TN_OP_pow_Tensor_Scalar, TN_ARGS(TN_T(w3), TN_I(2))) : NULL;
+    if (w2) w2 = tn_cx_call(&c, TN_OP_expand, TN_ARGS(TN_T(w2), tn_value_intlist(ex, 3), TN_B(false)));
+    tn_tensor *env = w2 ? tn_cx_call(&c, TN_OP_unfold_backward, TN_ARGS(TN_T(w2), tn_value_intlist(esz, 2), TN_I(1), TN_I(n_fft), TN_I(hop))) : NULL;
+    int64_t start = center ? n_fft / 2 : 0;
+    int64_t end = args[8].tag != TN_V_NONE ? start + args[8].u.i : center ? len - n_fft / 2 : len;
+    int64_t cut = end < len ? end : len;
+    if (y) y = tn_cx_call(&c, TN_OP_slice_Tensor, TN_ARGS(TN_T(y), TN_I(1), TN_I(start), TN_I(cut), TN_I(1)));
+    if (env) env = tn_cx_call(&c, TN_OP_slice_Tensor, TN_ARGS(TN_T(env), TN_I(1), TN_I(start), TN_I(cut), TN_I(1)));
+    tn_tensor *m = env ? tn_cx_call(&c, TN_OP_abs, TN_ARGS(TN_T(env))) : NULL;
+    if (m) m = tn_cx_call(&c, TN_OP_min, TN_ARGS(TN_T(m)));
+    if (m) {
+        tn_value v;
+        tn_status st = tn_dispatch(TN_OP__local_scalar_dense, TN_ARGS(TN_T(m)), &v);
+        if (st != TN_OK) tn_cx_fail(&c, st);
+        else if (tn_scalar_as_double(&v) < 1e-11)
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "istft: window overlap add min: %g", tn_scalar_as_double(&v)));
+    }
+    if (y && env) y = tn_cx_call(&c, TN_OP_div_Tensor, TN_ARGS(TN_T(y), TN_T(env)));
+    if (y && x->ndim == 2) y = tn_cx_call(&c, TN_OP_squeeze_dim, TN_ARGS(TN_T(y), TN_I(0)));
+    if (y && end > len) {
+        int64_t pad[2] = {0, end - len};
+        y = tn_cx_call(&c, TN_OP_constant_pad_nd, TN_ARGS(TN_T(y), tn_value_intlist(pad, 2), TN_I(0)));
+    }
+    return tn_cx_finish(&c, y, rets);
 }
