@@ -99,3 +99,18 @@ def test_complex_backward_of_real_to_complex_refuses_by_name():
     x = torch.randn(8, dtype=torch.float64, requires_grad=True)
     with pytest.raises(NotImplementedError, match="_fft_r2c"):
         torch.view_as_real(torch.fft.rfft(x)).sum().backward()
+
+
+def test_complex_to_real_cast_warns_like_upstream():
+    """Upstream warns once per process when a cast drops imaginary parts; a fresh process
+    each side, so the once-flag of an earlier test cannot hide it."""
+    code = ("import torch, warnings\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    torch.tensor([1+2j]).real.float(); n0 = len(w)\n"
+            "    torch.tensor([1+2j]).float(); torch.zeros(1).copy_(torch.tensor([3j]))\n"
+            "print(n0, [str(x.message).split(' (Triggered')[0] for x in w])\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    rc, want, err = run_upstream(["-c", code], timeout=300)
+    assert r.returncode == 0 and rc == 0, r.stderr + err
+    assert r.stdout == want, (r.stdout, want)

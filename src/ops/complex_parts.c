@@ -95,3 +95,10 @@ tn_status tn_op_conj_physical(const tn_value *args, tn_value *rets) {
     tn_cx_call(&c, TN_OP_neg_, TN_ARGS(TN_T(im)));
     return tn_cx_finish(&c, out, rets);
 }
+
+/* aten::chalf(self, *, memory_format): a ComplexHalf copy (upstream's _to_copy to kComplexHalf). */
+tn_status tn_op_chalf(const tn_value *args, tn_value *rets) {
+    tn_value ta[7] = {args[0], {.tag = TN_V_DTYPE}, TN_NONE, TN_NONE, TN_NONE, TN_B(false), args[1]};
+    ta[1].u.dtype = TN_DTYPE_COMPLEX32;
+    return tn_dispatch(TN_OP__to_copy, ta, rets);
+}
