@@ -42,6 +42,9 @@ Tasks:
           of 2x5x5, float32; rectangular 5x3 / 3x5 where the operator allows it): the best
           of 5 repeats of 500 calls each, microseconds per call (argument: a substring
           filter on the operator names)
+  fft     torch.fft.fft of 2^16 complex64 points and torch.fft.rfft of 4096x1024 float32
+          (rows of 1024), after checking each result against numpy's float64 FFT: the best
+          of 5 repeats, milliseconds per call
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -296,6 +299,19 @@ def task_linalg(torch, F, args):
         print(f"  {name:22s} {t * 1e6:8.2f} us")
 
 
+def task_fft(torch, F, args):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal(1 << 16) + 1j * rng.standard_normal(1 << 16)
+    r = rng.standard_normal((4096, 1024))
+    zt, rt = torch.from_numpy(z.astype(np.complex64)), torch.from_numpy(r.astype(np.float32))
+    for name, fn, want in (("fft 2^16 complex64", lambda: torch.fft.fft(zt), np.fft.fft(z)),
+                           ("rfft 4096x1024 float32", lambda: torch.fft.rfft(rt), np.fft.rfft(r))):
+        err = np.abs(fn().numpy() - want).max() / np.abs(want).max()
+        assert err < 1e-5, f"{name}: relative error {err}"
+        print(f"  {name:24s} {best_of(fn, 5) * 1e3:8.2f} ms  (max error / max |X| = {err:.1e})")
+
+
 def task_profile(torch, F, args):
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
@@ -329,7 +345,7 @@ def task_profile(torch, F, args):
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
-                                                      "weight_stream", "generate_ops", "linalg"):
+                                                      "weight_stream", "generate_ops", "linalg", "fft"):
         print(__doc__)
         sys.exit(2)
     import torch

@@ -439,7 +439,10 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(index_add) X(index_copy) X(index_fill_int_Scalar) X(index_fill_int_Tensor) X(put) X(trapezoid_x) X(trapezoid_dx) X(trapz_x) X(trapz_dx) X(cumulative_trapezoid_x) X(cumulative_trapezoid_dx) \
     X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm) \
     /* composite_nn_margin.c (the losses and their backward: generated rows) */ X(multilabel_margin_loss) /* composite_einsum.c */ X(einsum) /* composite_gradient.c */ X(gradient_scalarint) X(gradient_scalararray) X(gradient_array) X(gradient_scalarrayint) X(gradient_scalarrayarray) X(gradient_tensorarrayint) X(gradient_tensorarray) \
-    /* composite_private.c (_safe_softmax, _unsafe_masked_index(_put_accumulate): generated rows; _chunk_cat: none, upstream refuses its derivative) */ X(_batch_norm_with_update)
+    /* composite_private.c (_safe_softmax, _unsafe_masked_index(_put_accumulate): generated rows; _chunk_cat: none, upstream refuses its derivative) */ X(_batch_norm_with_update) \
+    /* spectral_api.c, complex_parts.c */ X(fft_fft) X(fft_ifft) X(fft_rfft) X(fft_irfft) X(fft_hfft) X(fft_ihfft) X(fft_fft2) X(fft_ifft2) \
+    X(fft_rfft2) X(fft_irfft2) X(fft_hfft2) X(fft_ihfft2) X(fft_fftn) X(fft_ifftn) X(fft_rfftn) X(fft_irfftn) X(fft_hfftn) X(fft_ihfftn) \
+    X(fft_fftshift) X(fft_ifftshift) X(stft) X(istft) X(real) X(imag)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 
@@ -564,6 +567,13 @@ static tn_status d_self_if_real(const tn_value *a, tn_value *rets) {
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of conj on complex tensors is not implemented by torchnative");
     tn_tensor_retain(x);
     rets[0] = tn_value_tensor(x);
+    return TN_OK;
+}
+
+/* resolve_conj / resolve_neg: the tensor itself for every dtype (the core sets no lazy bits). */
+static tn_status d_self(const tn_value *a, tn_value *rets) {
+    tn_tensor_retain(a[0].u.t);
+    rets[0] = tn_value_tensor(a[0].u.t);
     return TN_OK;
 }
 
@@ -846,8 +856,8 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_conv1d_padding] = d_conv1d_padding,
     [TN_OP_conv2d_padding] = d_conv2d_padding,
     [TN_OP_conj] = d_self_if_real,
-    [TN_OP_resolve_conj] = d_self_if_real,
-    [TN_OP_resolve_neg] = d_self_if_real,
+    [TN_OP_resolve_conj] = d_self,
+    [TN_OP_resolve_neg] = d_self,
     [TN_OP_adjoint] = d_adjoint,
     [TN_OP_mH] = d_adjoint,
     [TN_OP_matrix_H] = d_matrix_H,

@@ -15,3 +15,10 @@ tn_status tn_error(tn_status code, const char *fmt, ...) {
 }
 
 const char *tn_error_message(void) { return tn_error_buf; }
+
+void (*tn_warn_hook)(const char *msg);
+
+void tn_warn_once(int *once, const char *msg) {
+    if (__atomic_exchange_n(once, 1, __ATOMIC_RELAXED)) return;
+    if (tn_warn_hook) tn_warn_hook(msg);
+}

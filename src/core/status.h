@@ -22,6 +22,12 @@ tn_status tn_error(tn_status code, const char *fmt, ...) __attribute__((format(p
 /* The message of the last error on this thread ("" if none). */
 const char *tn_error_message(void);
 
+/* Upstream's TORCH_WARN_ONCE: emits `msg` once per process through the hook the binding
+ * installs (a Python UserWarning); without a hook (plain C) nothing is emitted. `once`
+ * is the call site's flag. Only on the thread that entered the door. */
+void tn_warn_once(int *once, const char *msg);
+extern void (*tn_warn_hook)(const char *msg);
+
 #define TN_TRY(expr)                      \
     do {                                  \
         tn_status tn_try_st_ = (expr);    \

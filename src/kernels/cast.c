@@ -23,6 +23,7 @@
     X(BFLOAT16, bf16, uint16_t, float)                 \
     X(FLOAT32, f32, float, float)                      \
     X(FLOAT64, f64, double, double)                    \
+    X(COMPLEX32, c32, uint32_t, float _Complex)        \
     X(COMPLEX64, c64, float _Complex, float _Complex)  \
     X(COMPLEX128, c128, double _Complex, double _Complex)
 
@@ -34,6 +35,12 @@ TN_PLAIN_LD(i64, int64_t) TN_PLAIN_LD(u16, uint16_t) TN_PLAIN_LD(u32, uint32_t) 
 TN_PLAIN_LD(f32, float) TN_PLAIN_LD(f64, double) TN_PLAIN_LD(c64, float _Complex) TN_PLAIN_LD(c128, double _Complex)
 static inline float ld_f16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tn_half_to_f32(h); }
 static inline float ld_bf16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tn_bf16_to_f32(h); }
+/* ComplexHalf: two binary16 parts, computed as float complex */
+static inline float _Complex ld_c32(const char *p) {
+    uint16_t h[2];
+    memcpy(h, p, 4);
+    return CMPLXF(tn_half_to_f32(h[0]), tn_half_to_f32(h[1]));
+}
 
 /* ---- stores: native -> storage ---------------------------------------------------- */
 static inline void st_b8(char *p, bool v) { *(uint8_t *)p = v ? 1 : 0; }
@@ -43,6 +50,10 @@ TN_PLAIN_ST(i64, int64_t) TN_PLAIN_ST(u16, uint16_t) TN_PLAIN_ST(u32, uint32_t) 
 TN_PLAIN_ST(f32, float) TN_PLAIN_ST(f64, double) TN_PLAIN_ST(c64, float _Complex) TN_PLAIN_ST(c128, double _Complex)
 static inline void st_f16(char *p, float v) { uint16_t h = tn_f32_to_half(v); memcpy(p, &h, 2); }
 static inline void st_bf16(char *p, float v) { uint16_t h = tn_f32_to_bf16(v); memcpy(p, &h, 2); }
+static inline void st_c32(char *p, float _Complex v) {
+    uint16_t h[2] = {tn_f32_to_half(crealf(v)), tn_f32_to_half(cimagf(v))};
+    memcpy(p, h, 4);
+}
 
 /* ---- float -> integer as upstream's x86 build behaves ------------------------------
  * cvttsd2si returns the "integer indefinite" value (INT_MIN) for NaN and out-of-range
@@ -80,6 +91,7 @@ static inline double re_of_cd(double _Complex z) { return creal(z); }
 #define cv_bf16(v) TN_TO_REAL(float, v)
 #define cv_f32(v) TN_TO_REAL(float, v)
 #define cv_f64(v) TN_TO_REAL(double, v)
+#define cv_c32(v) ((float _Complex)(v))
 #define cv_c64(v) ((float _Complex)(v))
 #define cv_c128(v) ((double _Complex)(v))
 
@@ -112,6 +124,7 @@ static inline double re_of_cd(double _Complex z) { return creal(z); }
     TN_CAST_LOOP(SE, S, SST, SNT, BFLOAT16, bf16, uint16_t, float)                  \
     TN_CAST_LOOP(SE, S, SST, SNT, FLOAT32, f32, float, float)                       \
     TN_CAST_LOOP(SE, S, SST, SNT, FLOAT64, f64, double, double)                     \
+    TN_CAST_LOOP(SE, S, SST, SNT, COMPLEX32, c32, uint32_t, float _Complex)         \
     TN_CAST_LOOP(SE, S, SST, SNT, COMPLEX64, c64, float _Complex, float _Complex)   \
     TN_CAST_LOOP(SE, S, SST, SNT, COMPLEX128, c128, double _Complex, double _Complex)
 TN_CAST_DTYPES(TN_CAST_OUTER)
@@ -142,7 +155,8 @@ static const tn_loop_fn cast_table[TN_DTYPE_COUNT][TN_DTYPE_COUNT] = {
         [TN_DTYPE_UINT64] = cast_##S##_to_u64, [TN_DTYPE_FLOAT16] = cast_##S##_to_f16,           \
         [TN_DTYPE_BFLOAT16] = cast_##S##_to_bf16, [TN_DTYPE_FLOAT32] = cast_##S##_to_f32,        \
         [TN_DTYPE_FLOAT64] = cast_##S##_to_f64, [TN_DTYPE_COMPLEX64] = cast_##S##_to_c64,        \
-        [TN_DTYPE_COMPLEX128] = cast_##S##_to_c128, [TN_DTYPE_##SE] = copy_##S,                  \
+        [TN_DTYPE_COMPLEX128] = cast_##S##_to_c128, [TN_DTYPE_COMPLEX32] = cast_##S##_to_c32,    \
+        [TN_DTYPE_##SE] = copy_##S,                                                              \
     },
     TN_CAST_DTYPES(TN_ROW)
 #undef TN_ROW

@@ -384,25 +384,6 @@ tn_status tn_op_float_power_Scalar(const tn_value *args, tn_value *rets) {
     return st;
 }
 
-/* aten::real / aten::isreal of a real tensor: self itself / all true (complex refuses by name) */
-tn_status tn_op_real(const tn_value *args, tn_value *rets) {
-    tn_tensor *x = args[0].u.t;
-    if (tn_dtype_is_complex(x->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::real of complex tensors is not implemented by torchnative");
-    tn_tensor_retain(x);
-    rets[0] = tn_value_tensor(x);
-    return TN_OK;
-}
-tn_status tn_op_isreal(const tn_value *args, tn_value *rets) {
-    tn_tensor *x = args[0].u.t;
-    if (tn_dtype_is_complex(x->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::isreal of complex tensors is not implemented by torchnative");
-    tn_value oa[6] = {args[0], {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
-                      {.tag = TN_V_NONE}};
-    oa[1].u.dtype = TN_DTYPE_BOOL;
-    return tn_dispatch(TN_OP_ones_like, oa, rets);
-}
-
 /* aten::log_sigmoid(self) = min(self, 0) - log1p(exp(-|self|)), upstream's formula; floats only. */
 tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t, *t[5] = {0};

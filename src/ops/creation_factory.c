@@ -10,6 +10,7 @@
 #include "kernels/cast.h"
 #include "ops/creation_internal.h"
 #include "ops/iter.h"
+#include "ops/promote.h"
 #include "ops/shape.h"
 
 static tn_status ret_tensor(tn_tensor *t, tn_value *rets) {
@@ -402,10 +403,6 @@ static int64_t elem_offset(const tn_tensor *t, int64_t i) {
     return off * tn_dtype_itemsize(t->dtype);
 }
 
-static tn_dtype complex_of(tn_dtype d) {
-    return d == TN_DTYPE_FLOAT16 ? TN_DTYPE_COMPLEX32 : d == TN_DTYPE_FLOAT32 ? TN_DTYPE_COMPLEX64 : TN_DTYPE_COMPLEX128;
-}
-
 /* aten::complex(Tensor real, Tensor imag): the parts' bits side by side. */
 tn_status tn_op_complex(const tn_value *args, tn_value *rets) {
     tn_tensor *re = args[0].u.t, *im = args[1].u.t;
@@ -419,7 +416,7 @@ tn_status tn_op_complex(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "Expected object of scalar type %s but got scalar type %s for second argument",
                         tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
     tn_tensor *ea, *eb, *out;
-    TN_TRY(pair_setup(re, im, complex_of(a), &ea, &eb, &out));
+    TN_TRY(pair_setup(re, im, tn_dtype_to_complex(a), &ea, &eb, &out));
     char *o = tn_tensor_data(out);
     const char *pa = tn_tensor_data(ea), *pb = tn_tensor_data(eb);
     if (o && pa && pb) {
@@ -448,7 +445,7 @@ tn_status tn_op_polar(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "Expected object of scalar type %s but got scalar type %s for second argument",
                         tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
     tn_tensor *ea, *eb, *out;
-    TN_TRY(pair_setup(ab, an, complex_of(a), &ea, &eb, &out));
+    TN_TRY(pair_setup(ab, an, tn_dtype_to_complex(a), &ea, &eb, &out));
     char *o = tn_tensor_data(out);
     const char *pa = tn_tensor_data(ea), *pb = tn_tensor_data(eb);
     if (o && pa && pb) {

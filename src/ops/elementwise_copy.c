@@ -87,6 +87,10 @@ tn_status tn_op_copy_(const tn_value *args, tn_value *rets) {
         rets[0] = tn_value_tensor(self);
         return TN_OK;
     }
+    if (tn_dtype_is_complex(src->dtype) && !tn_dtype_is_complex(self->dtype)) {
+        static int warned;
+        tn_warn_once(&warned, "Casting complex values to real discards the imaginary part");
+    }
     tn_iter_config c = tn_iter_config_init(1, 1);
     c.outputs[0] = self;
     c.inputs[0] = src;

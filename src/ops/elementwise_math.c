@@ -7,6 +7,7 @@
 
 #include "core/scalar.h"
 #include "kernels/cast.h"
+#include "ops/complex_parts.h"
 #include "ops/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "ops/promote.h"
@@ -91,11 +92,10 @@ TN_UNARY_SAME(bitwise_not, bitwise_not, "bitwise_not_cpu")
 
 static double sv(const tn_value *v) { return tn_scalar_as_double(v); }
 
-/* aten::abs: Bool refused; complex abs (a real result) is not implemented yet. */
+/* aten::abs: Bool refused; complex inputs give their modulus (complex_parts.c). */
 tn_status tn_op_abs(const tn_value *args, tn_value *rets) {
     tn_tensor *a = args[0].u.t;
-    if (tn_dtype_is_complex(a->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::abs on complex tensors is not implemented by torchnative");
+    if (tn_dtype_is_complex(a->dtype)) return tn_complex_abs(a, rets);
     return run1(TN_EW_abs, "abs_cpu", false, false, a, NULL, rets);
 }
 

@@ -15,6 +15,7 @@
 #include "kernels/random.h"
 #include "ops/iter.h"
 #include "ops/dispatch.h"
+#include "ops/promote.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -60,13 +61,8 @@ static bool skip_fill(const tn_tensor *t) { return tn_tensor_is_meta(t) || tn_te
 
 /* view_as_real for complex outputs: the float view with a trailing dimension of 2. */
 static bool real_view(const tn_tensor *t, tn_strided *s, int64_t *sz, int64_t *st) {
-    tn_dtype r;
-    switch (t->dtype) {
-    case TN_DTYPE_COMPLEX64: r = TN_DTYPE_FLOAT32; break;
-    case TN_DTYPE_COMPLEX128: r = TN_DTYPE_FLOAT64; break;
-    case TN_DTYPE_COMPLEX32: r = TN_DTYPE_FLOAT16; break;
-    default: return false;
-    }
+    if (!tn_dtype_is_complex(t->dtype)) return false;
+    tn_dtype r = tn_dtype_to_real(t->dtype);
     for (int d = 0; d < t->ndim; d++) { sz[d] = t->sizes[d]; st[d] = t->strides[d] * 2; }
     sz[t->ndim] = 2;
     st[t->ndim] = 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ops/dispatch.h"
+#include "ops/promote.h"
 #include "ops/shape.h"
 
 #define SIZES_BUF 512
@@ -989,4 +990,46 @@ tn_status tn_op_contiguous(const tn_value *args, tn_value *rets) {
     tn_shape_copy_same_dtype(out, self);
     rets[0] = tn_value_tensor(out);
     return TN_OK;
+}
+
+/* aten::view_as_real(Tensor(a) self) -> Tensor(a): the parts of a complex tensor as a
+ * trailing dimension of 2 over the same storage (strides and offset doubled). The core has
+ * no lazy conjugate bit, so every complex tensor here is resolved. */
+tn_status tn_op_view_as_real(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    if (!tn_dtype_is_complex(self->dtype))
+        return tn_error(TN_ERR_RUNTIME, "view_as_real is only supported for complex tensors");
+    int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS];
+    if (self->ndim + 1 > TN_MAX_DIMS)
+        return tn_error(TN_ERR_RUNTIME, "view_as_real: more than %d dimensions are not supported", TN_MAX_DIMS);
+    for (int d = 0; d < self->ndim; d++) {
+        sizes[d] = self->sizes[d];
+        strides[d] = self->strides[d] * 2;
+    }
+    sizes[self->ndim] = 2;
+    strides[self->ndim] = 1;
+    return ret_view(self, self->offset * 2, self->ndim + 1, sizes, strides, tn_dtype_to_real(self->dtype), rets);
+}
+
+/* aten::view_as_complex(Tensor(a) self) -> Tensor(a): a trailing dimension of 2 (stride 1)
+ * read as (real, imaginary) pairs; upstream's checks in its order and words. */
+tn_status tn_op_view_as_complex(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    tn_dtype d = self->dtype;
+    if (d != TN_DTYPE_FLOAT16 && d != TN_DTYPE_FLOAT32 && d != TN_DTYPE_FLOAT64)
+        return tn_error(TN_ERR_RUNTIME,
+                        "view_as_complex is only supported for half, float and double tensors, but got a tensor of "
+                        "scalar type: %s", tn_dtype_infos[d].c10_name);
+    int n = self->ndim;
+    if (n == 0) return tn_error(TN_ERR_RUNTIME, "Input tensor must have one or more dimensions");
+    if (self->sizes[n - 1] != 2) return tn_error(TN_ERR_RUNTIME, "Tensor must have a last dimension of size 2");
+    if (self->strides[n - 1] != 1) return tn_error(TN_ERR_RUNTIME, "Tensor must have a last dimension with stride 1");
+    int64_t strides[TN_MAX_DIMS];
+    for (int k = 0; k < n - 1; k++) {
+        if (self->strides[k] % 2 != 0)
+            return tn_error(TN_ERR_RUNTIME, "Tensor must have a stride divisible by 2 for all but last dimension");
+        strides[k] = self->strides[k] / 2;
+    }
+    if (self->offset % 2 != 0) return tn_error(TN_ERR_RUNTIME, "Tensor must have a storage_offset divisible by 2");
+    return ret_view(self, self->offset / 2, n - 1, self->sizes, strides, tn_dtype_to_complex(d), rets);
 }

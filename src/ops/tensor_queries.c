@@ -75,8 +75,15 @@ tn_status tn_op__conj(const tn_value *args, tn_value *rets) {
     if (!tn_dtype_is_complex(SELF->dtype)) return tn_error(TN_ERR_RUNTIME, "Expected a complex tensor for aten::_conj");
     return alias_real(args, rets, "_conj");
 }
-tn_status tn_op_resolve_conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "resolve_conj"); }
-tn_status tn_op_resolve_neg(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "resolve_neg"); }
+/* resolve_conj / resolve_neg: the tensor itself. The core never sets a lazy conjugate or
+ * negative bit (conj of a complex tensor refuses above), so every tensor is resolved. */
+static tn_status alias_self(const tn_value *args, tn_value *rets) {
+    tn_tensor_retain(SELF);
+    rets[0] = tn_value_tensor(SELF);
+    return TN_OK;
+}
+tn_status tn_op_resolve_conj(const tn_value *args, tn_value *rets) { return alias_self(args, rets); }
+tn_status tn_op_resolve_neg(const tn_value *args, tn_value *rets) { return alias_self(args, rets); }
 
 static tn_status ret_dtype(tn_value *rets, tn_dtype d) {
     rets[0].tag = TN_V_DTYPE;

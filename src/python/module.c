@@ -71,10 +71,17 @@ static struct PyModuleDef tn_module_def = {
     PyModuleDef_HEAD_INIT, "torch._C", "torchnative: torch._C implemented in C.", -1, tn_module_functions,
 };
 
+/* The core's warnings (tn_warn_once) as Python UserWarnings; a warning filter turning them
+ * into errors is not honoured (the operator has already succeeded): the error is cleared. */
+static void warn_hook(const char *msg) {
+    if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) PyErr_Clear();
+}
+
 PyMODINIT_FUNC PyInit__C(void) {
     PyObject *m = PyModule_Create(&tn_module_def);
     if (!m) return NULL;
     tn_module = m;
+    tn_warn_hook = warn_hook;
     if (tn_py_init_dtype(m) < 0 || tn_py_init_device(m) < 0 || tn_py_init_size(m) < 0 ||
         tn_py_add_torch_function_api(m) < 0 || tn_py_add_functions(m) < 0 ||
         tn_py_init_tensor(m) < 0 || tn_py_init_state(m) < 0 || tn_py_init_tensor_new(m) < 0 ||

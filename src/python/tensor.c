@@ -246,22 +246,8 @@ static PyObject *get_H(PyObject *self, void *c) {
     }
     return op_getter(self, TN_OP_adjoint);
 }
-static PyObject *get_real(PyObject *self, void *c) {
-    if (tn_dtype_is_complex(T(self)->dtype)) {
-        PyErr_SetString(PyExc_NotImplementedError, "Tensor.real of complex tensors is not implemented by torchnative");
-        return NULL;
-    }
-    Py_INCREF(self);
-    return self;
-}
-static PyObject *get_imag(PyObject *self, void *c) {
-    if (!tn_dtype_is_complex(T(self)->dtype)) {
-        PyErr_SetString(PyExc_RuntimeError, "imag is not implemented for tensors with non-complex dtypes.");
-        return NULL;
-    }
-    PyErr_SetString(PyExc_NotImplementedError, "Tensor.imag is not implemented by torchnative");
-    return NULL;
-}
+static PyObject *get_real(PyObject *self, void *c) { return op_getter(self, TN_OP_real); }
+static PyObject *get_imag(PyObject *self, void *c) { return op_getter(self, TN_OP_imag); }
 static PyObject *get_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(T(self)); }
 
 static PyGetSetDef tensor_getset[] = {

@@ -23,6 +23,8 @@ CASES = [
     # elementwise (broadcast and non-contiguous operands)
     G("add", "lambda a, b: torch.add(a, b, alpha=2.5)", [A, ROW], (0, 1), ["add_Tensor"], double=True, dtypes=BF),
     G("add_scalar", "lambda a: a + 3", [AT], (0,), ["add_Scalar"]),
+    G("fft_r2c_c2r", "lambda a: (torch.view_as_real(torch.fft.rfft(a, dim=0, norm='ortho')), torch.view_as_real(torch.fft.fft(a)), torch.fft.irfft(torch.fft.rfft(a), n=7), torch.fft.irfft(torch.view_as_complex(torch.stack((a, a.flip(0)), -1)), n=8, norm='forward'), torch.fft.hfft(torch.view_as_complex(torch.stack((a, a * 2), -1)), n=9))",
+      [In((4, 5))], (0,), ["_fft_r2c", "_fft_c2r", "conj_physical"]),
     G("sub", "lambda a, b: torch.sub(a, b, alpha=0.5)", [AS, B], (0, 1), ["sub_Tensor"]),
     G("sub_scalar", "lambda a: a - 2", [A], (0,), ["sub_Scalar"]),
     G("rsub", "lambda a, b: torch.rsub(a, b, alpha=3)", [A, B], (0, 1), ["rsub_Tensor"]),

@@ -18,6 +18,9 @@ SEQ = In((2, 3, 7))
 aten = "torch.ops.aten."
 
 CASES = [
+    # complex views and the c2c transform: real in, real out, complex gradients in between
+    G("gen_view_as_complex_fft_c2c", "lambda a: torch.view_as_real(torch.ops.aten._fft_c2c.default(torch.view_as_complex(a), [0, 1], 1, True)) + torch.view_as_real(torch.fft.ifft(torch.view_as_complex(a), n=7, dim=0))[:4]",
+      [In((4, 5, 2))], (0,), ["view_as_complex", "view_as_real", "_fft_c2c"]),
     # pointwise
     G("gen_acos_asin_atanh", "lambda a: a.acos() + a.asin() + a.atanh()", [UNIT], (0,), ["acos", "asin", "atanh"],
       double=True),

@@ -1295,6 +1295,71 @@ add("diff_prepend_rank_err", "lambda a: torch.diff(a, 0, 1, a[0])", [In((4, 5))]
 # vector_norm over one element is |x| for any p != 0 (p = NaN, 1e308, or x**p overflowing)
 add("vector_norm_one_element", "lambda a: tuple(torch.linalg.vector_norm(v, p, dim=d) for v, d in ((a[:, :1], 1), (a[0, 0], None), (a[:1, :1] * 1e30, None)) for p in (float('nan'), 1e308, 3.0, 2.0, -2.0, 0, float('inf'))) + (torch.norm(a[0, 0], float('nan')), torch.linalg.vector_norm(a[:1, :1].bfloat16(), 1e308))", [In((5, 4))], ["linalg_vector_norm.default", "norm.Scalar"])
 
+# ---- complex parts and the FFT family (issue 22; tests/test_fft.py runs the "cx_"/"fft_" cases) ----
+_Z = "torch.complex(a, b)"
+add("cx_abs", f"lambda a, b: (torch.abs({_Z}), torch.abs({_Z}.double()))", [In((33,)), In((33,))], ["abs.default"])
+add("cx_view_as_real", f"lambda a, b: (lambda z: (torch.view_as_real(z), torch.view_as_real(z[1:]).storage_offset(), torch.view_as_real(z.t()).stride()))({_Z})", [In((5, 6)), In((5, 6))], ["view_as_real.default"])
+add("cx_view_as_complex", "lambda a: (torch.view_as_complex(a), torch.view_as_complex(a[1:]).stride(), torch.view_as_complex(a.double()))", [In((4, 3, 2))], ["view_as_complex.default"])
+for _n, _src in [("size", "a[..., :1]"), ("stride", "a.transpose(0, 1).contiguous().transpose(0, 1)"), ("odd_stride", "a.reshape(4, 6)[:, 1:5].reshape(4, 2, 2)[:, :1]"), ("dtype", "a.long()"), ("scalar", "a[0, 0, 0]"), ("offset", "a.reshape(-1)[1:7].reshape(3, 2)")]:
+    add(f"cx_view_as_complex_{_n}_err", f"lambda a: torch.view_as_complex({_src})", [In((4, 3, 2))], [])
+add("cx_view_as_real_real_err", "lambda a: torch.view_as_real(a)", [In((4, 3))], [])
+add("cx_real_imag", f"lambda a, b: (lambda z: (z.real, z.imag, z.real.stride(), z.imag.storage_offset(), torch.real(a)))({_Z})", [In((5, 6)), In((5, 6))], ["real.default", "imag.default"])
+add("cx_imag_real_err", "lambda a: a.imag", [In((5,))], ["imag.default"])
+add("cx_real_write_through", f"lambda a, b: (lambda z: (z.real.mul_(2), z.imag.zero_(), z)[2])({_Z})", [In((7,)), In((7,))], ["real.default", "imag.default"])
+add("cx_isreal", f"lambda a, b: (torch.isreal(torch.complex(a, b * (a > 0)))), torch.isreal(a))", [In((33,)), In((33,))], ["isreal.default"])
+add("cx_angle", f"lambda a, b: (torch.angle({_Z}), torch.angle(a), torch.angle(a.double()), torch.angle((a * 3).long()), torch.angle(torch.tensor([0.0, -0.0, float('nan'), -float('inf')])))", [In((33,)), In((33,))], ["angle.default"])
+add("cx_conj_physical", f"lambda a, b: (torch.conj_physical({_Z}), torch.conj_physical(a), torch.conj_physical({_Z}.t()))", [In((5, 6)), In((5, 6))], ["conj_physical.default"])
+add("cx_resolve_complex", f"lambda a, b: (lambda z: (z.resolve_conj(), z.resolve_neg(), z.is_conj(), z.is_neg()))({_Z})", [In((7,)), In((7,))], ["resolve_conj.default", "resolve_neg.default"])
+add("cx_chalf", f"lambda a, b: (a.chalf(), {_Z}.chalf(), {_Z}.chalf().to(torch.complex64), (a * 1e5).chalf().cdouble(), torch.view_as_real({_Z}.chalf()), {_Z}.chalf().float())", [In((33,)), In((33,))], ["chalf.default"])
+add("cx_repr", f"lambda a, b: repr(torch.complex(a, b).double())", [In((2, 3)), In((2, 3))], [])
+# every public torch.fft spelling on the same inputs, each normalisation, n/s padding and trimming
+_R, _C = [In((6, 10))], [In((6, 10)), In((6, 10))]
+for _norm in (None, "backward", "ortho", "forward"):
+    _k = f", norm={_norm!r}"
+    for _fn in ("fft", "ifft", "rfft", "ihfft"):
+        add(f"fft_{_fn}_real_{_norm}", f"lambda a: (torch.fft.{_fn}(a{_k}), torch.fft.{_fn}(a, n=7, dim=0{_k}), torch.fft.{_fn}(a.double(), n=13{_k}), torch.fft.{_fn}(a.t(){_k}))", _R, ["_fft_r2c.default", f"fft_{_fn}.default"])
+    for _fn in ("fft", "ifft", "irfft", "hfft"):
+        add(f"fft_{_fn}_complex_{_norm}", f"lambda a, b: (lambda z: (torch.fft.{_fn}(z{_k}), torch.fft.{_fn}(z, n=7, dim=0{_k}), torch.fft.{_fn}(z.to(torch.complex128), n=17{_k}), torch.fft.{_fn}(z.t(){_k})))({_Z})", _C, ["_fft_c2c.default", "_fft_c2r.default", f"fft_{_fn}.default"])
+    for _fn in ("fft2", "ifft2", "fftn", "ifftn", "rfft2", "rfftn", "ihfft2", "ihfftn"):
+        add(f"fft_{_fn}_real_{_norm}", f"lambda a: (torch.fft.{_fn}(a{_k}), torch.fft.{_fn}(a, s=(5, 12){_k}), torch.fft.{_fn}(a.double().reshape(3, 2, 10), dim=(0, 2){_k}))", _R, [f"fft_{_fn}.default"])
+    for _fn in ("fft2", "ifft2", "fftn", "ifftn", "irfft2", "irfftn", "hfft2", "hfftn"):
+        add(f"fft_{_fn}_complex_{_norm}", f"lambda a, b: (lambda z: (torch.fft.{_fn}(z{_k}), torch.fft.{_fn}(z, s=(5, 12){_k}), torch.fft.{_fn}(z.to(torch.complex128).reshape(3, 2, 10), dim=(0, 2){_k}), torch.fft.{_fn}(z, s=(-1, 7){_k})))({_Z})", _C, [f"fft_{_fn}.default"])
+# lengths of every kernel path: radix 4/2/3/5, other small primes, Bluestein's large primes
+# (float32 beyond ~1000 points: upstream's MKL sums in float32, ours in double, so the two
+# differ by upstream's rounding, ~1e-5 at these magnitudes; atol says so, rtol stays default)
+for _n in (1, 2, 3, 5, 8, 12, 30, 49, 64, 97, 121, 210, 1000, 1009, 4096, 4099):
+    add(f"fft_length_{_n}", "lambda a: (torch.fft.fft(a), torch.fft.rfft(a.double()), torch.fft.irfft(torch.fft.rfft(a)))", [In((2, _n))], ["_fft_r2c.default"], **(dict(atol=1e-4) if _n >= 1000 else {}))
+add("fft_integer_input", "lambda a: (torch.fft.fft(a), torch.fft.rfft(a), torch.fft.fftn(a), torch.fft.irfft(a))", [In((4, 6), "int64", "int")], ["_fft_r2c.default"])
+add("fft_aten_kernels", f"lambda a, b: (lambda z: (torch.ops.aten._fft_c2c.default(z, [0, 1], 1, True), torch.ops.aten._fft_r2c.default(a, [1], 2, False), torch.ops.aten._fft_c2r.default(z, [1], 0, 18), torch.ops.aten._fft_c2r.default(z, [1], 0, 19), torch.ops.aten._fft_c2r.default(z, [0, 1], 2, 10)))({_Z})", _C, ["_fft_c2c.default", "_fft_r2c.default", "_fft_c2r.default"])
+add("fft_c2r_last_size_err", f"lambda a, b: torch.ops.aten._fft_c2r.default({_Z}, [1], 0, 11)", _C, ["_fft_c2r.default"])
+add("fft_shift", "lambda a: (torch.fft.fftshift(a), torch.fft.ifftshift(a), torch.fft.fftshift(a, dim=1), torch.fft.ifftshift(a, dim=(0,)), torch.fft.fftshift(a[:5, :7]))", _R, ["fft_fftshift.default", "fft_ifftshift.default"])
+add("fft_freq", "lambda: (torch.fft.fftfreq(7), torch.fft.fftfreq(8, 0.25), torch.fft.rfftfreq(9, 2.0), torch.fft.rfftfreq(8), torch.fft.fftfreq(5, dtype=torch.float64), torch.fft.fftfreq(1))", [], ["fft_fftfreq.default", "fft_rfftfreq.default"])
+# stft (torch.stft pads the centre in Python, then aten::stft) and the window functions
+add("fft_stft", "lambda a: (torch.stft(a, 16, return_complex=True), torch.stft(a[0], 16, hop_length=5, win_length=12, window=torch.hann_window(12), return_complex=True, pad_mode='constant'), torch.stft(a.double(), 16, 3, window=torch.hamming_window(16, dtype=torch.float64), center=False, normalized=True, onesided=False, return_complex=True), torch.stft(a, 16, return_complex=False), torch.stft(a, 15, 4, 10, return_complex=True))", [In((2, 50))], ["stft.default"])
+for _n, _src in [("no_return_complex", "torch.stft(a, 16)"), ("n_fft", "torch.stft(a, 100, return_complex=True, center=False)"), ("hop", "torch.stft(a, 16, 0, return_complex=True)"),
+                 ("win_length", "torch.stft(a, 16, 4, 17, return_complex=True)"), ("window_size", "torch.stft(a, 16, window=torch.ones(5), return_complex=True)"),
+                 ("ndim", "torch.stft(a.reshape(2, 5, 10), 4, return_complex=True, center=False)"), ("int", "torch.stft(a.long(), 16, return_complex=True, center=False)"),
+                 ("onesided_complex", "torch.stft(a.to(torch.complex64), 16, onesided=True, return_complex=True, center=False)")]:
+    add(f"fft_stft_{_n}_err", f"lambda a: {_src}", [In((2, 50))], [])
+add("fft_istft", "lambda a: (lambda w: (torch.istft(torch.stft(a, 16, 4, window=w, return_complex=True), 16, 4, window=w), torch.istft(torch.stft(a[0], 16, 4, window=w, return_complex=True), 16, 4, window=w, length=45), torch.istft(torch.stft(a.double(), 16, 5, 12, return_complex=True, center=False), 16, 5, 12, center=False, length=60), torch.istft(torch.stft(a, 16, 4, window=w, onesided=False, return_complex=True), 16, 4, window=w, onesided=False, return_complex=True), torch.istft(torch.stft(a, 16, 4, window=w, return_complex=True, normalized=True), 16, 4, window=w, normalized=True)))(torch.hann_window(16))", [In((2, 50))], ["istft.default"])
+for _n, _src in [("real", "torch.istft(a, 16)"), ("hop", "torch.istft(torch.stft(a, 16, return_complex=True), 16, 20)"), ("freq", "torch.istft(torch.stft(a, 16, return_complex=True), 18)"),
+                 ("envelope", "torch.istft(torch.stft(a, 16, 4, window=torch.hann_window(16), return_complex=True), 16, 4, window=torch.hann_window(16), center=False)"),
+                 ("window_size", "torch.istft(torch.stft(a, 16, return_complex=True), 16, window=torch.ones(4))"), ("onesided_complex", "torch.istft(torch.stft(a, 16, return_complex=True), 16, return_complex=True)")]:
+    add(f"fft_istft_{_n}_err", f"lambda a: {_src}", [In((2, 50))], [])
+add("fft_windows", "lambda: tuple(getattr(torch, f)(n, periodic=p, dtype=dt) for f in ('hann_window', 'hamming_window', 'blackman_window', 'bartlett_window') for n in (0, 1, 2, 7, 8) for p in (True, False) for dt in (torch.float32, torch.float64)) + (torch.hamming_window(9, True, 0.6, 0.3), torch.hamming_window(9, False, 0.6), torch.hann_window(5), torch.bartlett_window(6))", [],
+    ["hann_window.default", "hann_window.periodic", "hamming_window.default", "hamming_window.periodic", "hamming_window.periodic_alpha", "hamming_window.periodic_alpha_beta", "blackman_window.default", "blackman_window.periodic", "bartlett_window.default", "bartlett_window.periodic"])
+for _n, _src in [("negative", "torch.hann_window(-1)"), ("int_dtype", "torch.blackman_window(5, dtype=torch.long)")]:
+    add(f"fft_window_{_n}_err", f"lambda: {_src}", [], [])
+# not compared: an empty batch (upstream's MKL path raises "Inconsistent configuration
+# parameters"; ours returns the empty result, as upstream's pocketfft path does)
+for _n, _src in [("n0", "torch.fft.fft(a, n=0)"), ("n_neg", "torch.fft.rfft(a, n=-2)"), ("dim", "torch.fft.fft(a, dim=2)"), ("dim_neg", "torch.fft.ifft(a, dim=-3)"),
+                 ("norm", "torch.fft.fft(a, norm='bogus')"), ("norm_n", "torch.fft.fftn(a, norm='Ortho')"), ("rfft_complex", "torch.fft.rfft(a.to(torch.complex64))"),
+                 ("rfftn_complex", "torch.fft.rfftn(a.to(torch.complex64))"), ("bf16", "torch.fft.fft(a.bfloat16())"), ("half", "torch.fft.rfft(a.half())"),
+                 ("s_dim_len", "torch.fft.fftn(a, s=(3,), dim=(0, 1))"), ("s_too_long", "torch.fft.fftn(a, s=(3, 4, 5))"), ("dims_unique", "torch.fft.fftn(a, dim=(1, -1))"),
+                 ("s_zero", "torch.fft.fft2(a, s=(0, 3))"), ("irfft_n1", "torch.fft.irfft(a[:, :1].to(torch.complex64))"), ("scalar", "torch.fft.fft(a[0, 0])"),
+                 ("rfftn_no_axis", "torch.fft.rfftn(a, dim=())"), ("irfftn_no_axis", "torch.fft.irfftn(a, dim=())"), ("shift_dim", "torch.fft.fftshift(a, dim=3)")]:
+    add(f"fft_bad_{_n}_err", f"lambda a: {_src}", _R, [])
+
 # ---- not compared: outside torchnative's scope or known bugs outside src/ops, src/kernels ----
 # Complex arithmetic and these composite ops are refused by name (NotImplementedError) by
 # design; the cases stay here to document the gap.
@@ -1306,7 +1371,6 @@ add("selu", "lambda a: torch.nn.functional.selu(a)", [In((1000,))], ["elu.defaul
 add("celu", "lambda a: torch.nn.functional.celu(a, 2.0)", [In((1000,))], ["elu.default"])
 add("relu6", "lambda a: torch.nn.functional.relu6(a * 5)", [In((1000,))], ["hardtanh.default"])
 add("sgn_complex", "lambda a, b: torch.sgn(torch.complex(a, b))", [In((33,)), In((33,))], ["sgn.default"])
-add("abs_complex", "lambda a, b: torch.abs(torch.complex(a, b))", [In((33,)), In((33,))], ["abs.default"])
 add("inner", "lambda a, b: torch.inner(a, b)", [In((33,)), In((33,))], [])
 add("cross_entropy_smooth_idx", "lambda a: torch.nn.functional.cross_entropy(a, torch.arange(7) % 5, label_smoothing=0.1)", [In((7, 33))], [])
 add("pad_circular_functional", "lambda a: torch.nn.functional.pad(a, (2, 3), mode='circular')", [In((2, 3, 7))], [])

@@ -124,7 +124,9 @@ def encode(torch, value):
         t = value.detach()
         if t.is_meta:
             return ("meta", str(t.dtype).replace("torch.", ""), tuple(t.shape))
-        c = t.contiguous()
+        # a lazily conjugated/negated view (upstream's ifft of real input) holds the
+        # unconjugated bytes: compare the values it stands for
+        c = t.resolve_conj().resolve_neg().contiguous()
         raw = ctypes.string_at(c.data_ptr(), c.numel() * c.element_size()) if c.numel() else b""
         return ("tensor", str(t.dtype).replace("torch.", ""), tuple(t.shape), raw)
     if isinstance(value, (tuple, list)):
