@@ -65,6 +65,11 @@ static tn_status d_max_pool2d(const tn_value *a, tn_value *rets) {
     return first_of(TN_OP_max_pool2d_with_indices, b, rets);
 }
 
+static tn_status d_max_pool3d(const tn_value *a, tn_value *rets) {
+    tn_value b[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
+    return first_of(TN_OP_max_pool3d_with_indices, b, rets);
+}
+
 /* nll_loss / nll_loss_nd / nll_loss2d(self, target, weight, reduction, ignore_index) */
 static tn_status d_nll_loss(const tn_value *a, tn_value *rets) {
     tn_value b[5] = {a[0], a[1], a[2], a[3], a[4]};
@@ -885,6 +890,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_conv1d] = d_conv,
     [TN_OP_conv2d] = d_conv,
     [TN_OP_max_pool2d] = d_max_pool2d,
+    [TN_OP_max_pool3d] = d_max_pool3d,
     [TN_OP_nll_loss] = d_nll_loss,
     [TN_OP_nll_loss_nd] = d_nll_loss,
     [TN_OP_nll_loss2d] = d_nll_loss,

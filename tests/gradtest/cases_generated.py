@@ -169,6 +169,16 @@ CASES = [
       "[0, 0], [1, 1], False, F.max_pool2d(x.detach(), 2, return_indices=True)[1]) + x", [In((2, 3, 3, 4)),
                                                                                          IMG], (0, 1),
       ["max_pool2d_with_indices_backward"]),
+    # 3-d pooling and max unpooling (src/ops/nn_pool3d.c)
+    G("gen_pool3d", "lambda x: F.max_pool3d(x, 2, stride=1, padding=1) ** 2 + 0 * F.max_pool3d(x, (2, 3, 2), dilation=(1, 2, 1), "
+      "ceil_mode=True).sum() + F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False) + "
+      "F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True, divisor_override=5).sum() + F.avg_pool3d(x, 2, stride=1, padding=1) ** 2",
+      [In((2, 2, 3, 4, 5))], (0,), ["max_pool3d_with_indices", "avg_pool3d", "max_pool3d_with_indices_backward",
+                                    "avg_pool3d_backward"], double=True),
+    G("gen_max_unpool", "lambda x, y: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2) ** 2 + "
+      "0 * (F.max_unpool3d(*F.max_pool3d(y, 2, return_indices=True), 2, output_size=(3, 4, 5)) ** 2).sum() + "
+      "0 * (F.max_unpool1d(*F.max_pool1d(x[0], 2, return_indices=True), 2) ** 2).sum()",
+      [In((2, 3, 6, 8)), In((2, 2, 3, 4, 5))], (0, 1), ["max_unpool2d", "max_unpool3d"], double=True),
 ]
 
 CASES += [

@@ -2122,3 +2122,37 @@ add("local_scalar_dense_first_element", "lambda a: (torch.ops.aten._local_scalar
 add("local_scalar_dense_empty_err", "lambda a: torch.ops.aten._local_scalar_dense.default(a[:0])", [In((3, 4))], ["_local_scalar_dense.default"])
 # detach_() refuses every view, with or without requires_grad
 add("detach_inplace_view_err", "lambda a: a.reshape(4, 3).detach_()", [In((3, 4))], [])
+
+# ---- 3-d pooling and max unpooling (src/ops/nn_pool3d.c) ---------------------------------
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"max_pool3d_{dt}", f"lambda a: ({F}.max_pool3d(a, 3, 2, 1, ceil_mode=True, return_indices=True), {F}.max_pool3d(a, 2), {F}.max_pool3d(a, (3, 2, 2), dilation=(1, 2, 1)), {F}.max_pool3d(a[0], 2))", [In((2, 3, 5, 9, 11), dt)], ["max_pool3d.default", "max_pool3d_with_indices.default"])
+for dt in ("float32", "float64"):
+    add(f"avg_pool3d_{dt}", f"lambda a: ({F}.avg_pool3d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False), {F}.avg_pool3d(a, 2), {F}.avg_pool3d(a, 3, 1, 1, divisor_override=2), {F}.avg_pool3d(a[0], (2, 3, 1)))", [In((2, 3, 5, 9, 11), dt)], ["avg_pool3d.default"])
+    add(f"pool3d_backward_{dt}", "lambda g, x, h: (torch.ops.aten.avg_pool3d_backward.default(g, x, [3, 3, 3], [2, 2, 2], [1, 1, 1], True, False, None), torch.ops.aten.max_pool3d_with_indices_backward.default(h, x, [2, 2, 2], [1, 2, 2], [1, 0, 1], [1, 1, 1], False, torch.nn.functional.max_pool3d(x, 2, (1, 2, 2), (1, 0, 1), return_indices=True)[1]))", [In((2, 3, 3, 5, 6), dt), In((2, 3, 5, 9, 11), dt), In((2, 3, 6, 4, 6), dt)], ["avg_pool3d_backward.default", "max_pool3d_with_indices_backward.default"])
+for dt in ("int64", "int8", "int32"):
+    add(f"max_pool3d_{dt}", f"lambda a: {F}.max_pool3d(a, 3, 2, 1, return_indices=True)", [In((2, 3, 5, 6, 7), dt, "int")], ["max_pool3d_with_indices.default"])
+    add(f"avg_pool3d_{dt}", f"lambda a: {F}.avg_pool3d(a * 7, 3, 2, 1, ceil_mode=True, count_include_pad=False)", [In((2, 3, 5, 6, 7), dt, "int")], ["avg_pool3d.default"])
+add("max_pool3d_special", f"lambda a: {F}.max_pool3d(a, 2, return_indices=True)", [In((1, 2, 4, 6, 6), kind="special")], ["max_pool3d_with_indices.default"])
+add("max_pool3d_transposed", f"lambda a: {F}.max_pool3d(a, 2)", [In((3, 4, 6, 7), layout="transposed")], ["max_pool3d.default"])
+for _n, _src in [("rank", "F.max_pool3d(a[0, 0], 2)"), ("too_small", "F.max_pool3d(a, 6)"), ("pad", "F.max_pool3d(a, 2, padding=2)"),
+                 ("stride0", "torch.ops.aten.max_pool3d_with_indices(a, [2, 2, 2], [0, 1, 1])"),
+                 ("kernel_neg", "torch.ops.aten.max_pool3d_with_indices(a, [-1, 2, 2], [1, 1, 1])"),
+                 ("empty_plane", "F.max_pool3d(a[:, :0], 2)"), ("bool", "F.max_pool3d(a > 0, 2)"),
+                 ("avg_small", "F.avg_pool3d(a, 6)"), ("avg_pad", "F.avg_pool3d(a, 3, padding=2)"),
+                 ("avg_divisor0", "F.avg_pool3d(a, 2, divisor_override=0)"), ("avg_bf16", "F.avg_pool3d(a.bfloat16(), 2)"),
+                 ("avg_int32", "F.avg_pool3d(a.int(), 2)"), ("avg_rank", "F.avg_pool3d(a[0, 0], 2)"),
+                 ("bwd_grad_shape", "torch.ops.aten.avg_pool3d_backward(a, a, [2], [2], [0], False, True, None)")]:
+    add(f"pool3d_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 5, 6, 7))], ["max_pool3d.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"max_unpool_{dt}", f"lambda a, b: ({F}.max_unpool2d(*{F}.max_pool2d(a, 2, return_indices=True), 2, output_size=(9, 11)), {F}.max_unpool2d(*{F}.max_pool2d(a, 3, 2, 1, return_indices=True), 3, 2, 1, output_size=(9, 11)), {F}.max_unpool1d(*{F}.max_pool1d(a[0], 2, return_indices=True), 2), {F}.max_unpool3d(*{F}.max_pool3d(b, 2, return_indices=True), 2, output_size=(5, 7, 9)), {F}.max_unpool3d(*{F}.max_pool3d(b[0], 2, return_indices=True), 2, output_size=(5, 7, 9)))", [In((2, 3, 9, 11), dt), In((2, 3, 5, 7, 9), dt)], ["max_unpool2d.default", "max_unpool3d.default"])
+for _n, _src in [("long", "torch.ops.aten.max_unpool2d(a.long(), i, [6, 6])"),
+                 ("int_indices", "torch.ops.aten.max_unpool2d(a, i.int(), [6, 6])"),
+                 ("bad_index", "torch.ops.aten.max_unpool2d(a, i + 100, [6, 6])"),
+                 ("shape", "torch.ops.aten.max_unpool2d(a, i[..., :1], [6, 6])"),
+                 ("output_size", "torch.ops.aten.max_unpool2d(a, i, [6, 6, 6])"),
+                 ("rank", "torch.ops.aten.max_unpool2d(a[0, 0], i[0, 0], [6, 6])"),
+                 ("empty", "torch.ops.aten.max_unpool2d(a[:, :0], i[:, :0], [6, 6])"),
+                 ("3d_bad_index", "torch.ops.aten.max_unpool3d(a, i + 100, [1, 6, 6], [1, 2, 2], [0, 0, 0])"),
+                 ("3d_stride0", "torch.ops.aten.max_unpool3d(a, i, [1, 6, 6], [0, 2, 2], [0, 0, 0])"),
+                 ("3d_rank", "torch.ops.aten.max_unpool3d(a[0, 0], i[0, 0], [1, 6, 6], [1, 2, 2], [0, 0, 0])")]:
+    add(f"max_unpool_{_n}_err", f"lambda a, i: {_src.replace('F.', F + '.')}", [In((2, 3, 3, 3)), In((2, 3, 3, 3), "int64", "index", high=36)], ["max_unpool2d.default"])
