@@ -306,7 +306,7 @@ static tn_status d_sdpa(const tn_value *a, tn_value *rets) {
 }
 
 /* pad(self, pad, mode, value): mode "constant" is constant_pad_nd; the other modes run
- * their own operators (reflection_pad2d ...), recorded as themselves. */
+ * their own operators (reflection_pad2d ..., _pad_circular's parts), recorded as themselves. */
 static tn_status d_pad(const tn_value *a, tn_value *rets) {
     const char *mode = a[2].tag == TN_V_STRING ? a[2].u.s.data : "constant";
     size_t n = a[2].tag == TN_V_STRING ? (size_t)a[2].u.s.n : 8;
@@ -317,11 +317,28 @@ static tn_status d_pad(const tn_value *a, tn_value *rets) {
     /* reflect / replicate over the last 1 or 2 dims: upstream's composite picks the same ops */
     int64_t np = a[1].u.ilist.n;
     bool reflect = n == 7 && strncmp(mode, "reflect", 7) == 0, replicate = n == 9 && strncmp(mode, "replicate", 9) == 0;
-    if ((reflect || replicate) && (np == 2 || np == 4)) {
+    int in_dim = a[0].u.t->ndim;
+    bool fits = np % 2 == 0 && np >= 2 && np <= 6 && (in_dim == np / 2 + 1 || in_dim == np / 2 + 2);
+    if ((reflect || replicate) && fits && (np == 2 || np == 4)) {
         tn_op_id op = reflect ? (np == 2 ? TN_OP_reflection_pad1d : TN_OP_reflection_pad2d)
                               : (np == 2 ? TN_OP_replication_pad1d : TN_OP_replication_pad2d);
         tn_value b[2] = {a[0], a[1]};
         return tn_dispatch(op, b, rets);
+    }
+    /* circular, over the dims upstream's pad admits (else its kernel gives the message) */
+    if (n == 8 && strncmp(mode, "circular", 8) == 0 && fits) {
+        tn_value b[2] = {a[0], a[1]};
+        return tn_dispatch(TN_OP__pad_circular, b, rets);
+    }
+    if (reflect || replicate || (n == 8 && strncmp(mode, "circular", 8) == 0)) {
+        tn_status tn_op_pad(const tn_value *args, tn_value *rets);
+        tn_status st = tn_op_pad(a, rets); /* fails with upstream's message, or refuses by name */
+        if (st == TN_OK) {
+            tn_value_release(&rets[0]);
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of pad with mode '%.*s' over %lld padded dims is not "
+                                                    "implemented by torchnative", (int)n, mode, (long long)(np / 2));
+        }
+        return st;
     }
     return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of pad with mode '%.*s' is not implemented by torchnative",
                     (int)n, mode);
@@ -439,7 +456,7 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist) X(special_polygamma) X(special_psi) X(special_digamma) X(special_gammaln) X(special_i0) X(special_erfinv) X(special_multigammaln) X(special_gammainc) \
     X(special_gammaincc) X(special_expit) X(special_exp2) X(special_expm1) X(special_erf) X(special_erfc) X(special_log1p) X(special_sinc) \
     /* composite_nn.c */ X(margin_ranking_loss) X(hinge_embedding_loss) X(cosine_embedding_loss) X(pairwise_distance) X(triplet_margin_loss) X(kl_div) X(poisson_nll_loss) X(soft_margin_loss) X(cosine_similarity) \
-    X(prelu) X(rrelu) X(feature_dropout) X(alpha_dropout) X(feature_alpha_dropout) X(one_hot) X(pixel_shuffle) X(pixel_unshuffle) X(channel_shuffle) \
+    X(prelu) X(rrelu) X(feature_dropout) X(alpha_dropout) X(feature_alpha_dropout) X(one_hot) X(pixel_shuffle) X(pixel_unshuffle) X(channel_shuffle) X(_pad_circular) \
     /* composite_shape.c */ X(tensordot) X(inner) X(kron) X(block_diag) X(cartesian_prod) X(combinations) X(argwhere) X(nanmean) X(addr) X(bilinear) X(instance_norm) \
     X(index_add) X(index_copy) X(index_fill_int_Scalar) X(index_fill_int_Tensor) X(put) X(trapezoid_x) X(trapezoid_dx) X(trapz_x) X(trapz_dx) X(cumulative_trapezoid_x) X(cumulative_trapezoid_dx) \
     X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm)

@@ -169,6 +169,10 @@ CASES = [
       "[0, 0], [1, 1], False, F.max_pool2d(x.detach(), 2, return_indices=True)[1]) + x", [In((2, 3, 3, 4)),
                                                                                          IMG], (0, 1),
       ["max_pool2d_with_indices_backward"]),
+    # circular padding runs as its parts (narrow, cat); replication with negative pads crops
+    G("gen_pad_circular_negative", "lambda x: F.pad(x, (-1, 2, 1, -2), mode='replicate') ** 2 + "
+      "F.pad(x, (-1, 2, 1, -2), mode='circular') ** 2 + 0 * (F.pad(x[0], (2, 3), mode='circular') ** 2).sum()",
+      [IMG], (0,), ["replication_pad2d", "replication_pad2d_backward"], double=True),
     # 3-d pooling and max unpooling (src/ops/nn_pool3d.c)
     G("gen_pool3d", "lambda x: F.max_pool3d(x, 2, stride=1, padding=1) ** 2 + 0 * F.max_pool3d(x, (2, 3, 2), dilation=(1, 2, 1), "
       "ceil_mode=True).sum() + F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False) + "

@@ -2156,3 +2156,13 @@ for _n, _src in [("long", "torch.ops.aten.max_unpool2d(a.long(), i, [6, 6])"),
                  ("3d_stride0", "torch.ops.aten.max_unpool3d(a, i, [1, 6, 6], [0, 2, 2], [0, 0, 0])"),
                  ("3d_rank", "torch.ops.aten.max_unpool3d(a[0, 0], i[0, 0], [1, 6, 6], [1, 2, 2], [0, 0, 0])")]:
     add(f"max_unpool_{_n}_err", f"lambda a, i: {_src.replace('F.', F + '.')}", [In((2, 3, 3, 3)), In((2, 3, 3, 3), "int64", "index", high=36)], ["max_unpool2d.default"])
+
+# ---- circular padding (composite_nn.c) and replication padding with negative pads ---------
+for dt in ("float32", "float64", "int64", "bool", "bfloat16"):
+    add(f"pad_circular_{dt}", f"lambda a: ({F}.pad(a[0], (1, 2), mode='circular'), {F}.pad(a, (1, 2, 3, 0), mode='circular'), {F}.pad(a, (-1, 2, 1, -2), mode='circular'), {F}.pad(a[0], (2, 2), mode='circular'), {F}.pad(a[0, 0], (5, 5), mode='circular'), {F}.pad(a[None], (1, 1, 0, 2, 1, 1), mode='circular'), torch.ops.aten._pad_circular.default(a, [0, 0, 0, 0]))", [In((2, 3, 4, 5), dt)], ["pad.default", "_pad_circular.default"])
+add("pad_replicate_negative", f"lambda a: ({F}.pad(a, (-1, 2, 3, -2), mode='replicate'), {F}.pad(a, (-2, -2, 0, 0), mode='replicate'), {F}.pad(a[0], (-1, -3), mode='replicate'), torch.ops.aten.replication_pad2d_backward.default(torch.ones(2, 3, 5, 6), a, [-1, 2, 3, -2]))", [In((2, 3, 4, 5))], ["replication_pad2d.default", "replication_pad1d.default", "replication_pad2d_backward.default"])
+for _n, _src in [("wrap", "F.pad(a[0], (6, 0), mode='circular')"), ("empty_dim", "F.pad(a[0], (-3, -3), mode='circular')"),
+                 ("dims", "F.pad(a, (1, 1), mode='circular')"), ("length", "F.pad(a[0, 0], (1, 1, 1, 1, 1, 1), mode='circular')"),
+                 ("aten_dims", "torch.ops.aten._pad_circular.default(a, [1, 1, 1, 1, 1, 1, 1, 1])"),
+                 ("replicate_negative_dim", "F.pad(a, (-4, -2, 0, 0), mode='replicate')")]:
+    add(f"pad_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5))], ["pad.default"])
