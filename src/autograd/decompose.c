@@ -384,6 +384,7 @@ tn_status tn_op_tile(const tn_value *args, tn_value *rets);
 tn_status tn_op_movedim_intlist(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv_transpose1d(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv_transpose2d_input(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv_transpose3d_input(const tn_value *args, tn_value *rets);
 
 /* take_along_dim(self, indices, dim?): gather of the two broadcast against each other
  * except along dim; without dim, of the flattened tensors. */
@@ -561,6 +562,9 @@ static tn_status d_conv_transpose1d(const tn_value *a, tn_value *rets) {
 static tn_status d_conv_transpose2d(const tn_value *a, tn_value *rets) {
     return d_conv_transpose(a, rets, tn_op_conv_transpose2d_input);
 }
+static tn_status d_conv_transpose3d(const tn_value *a, tn_value *rets) {
+    return d_conv_transpose(a, rets, tn_op_conv_transpose3d_input);
+}
 
 /* where with a Scalar branch: the scalar as a 0-dim tensor of the other branch's dtype. */
 static tn_status d_where_scalar(const tn_value *a, tn_value *rets, int scalar_at) {
@@ -662,14 +666,15 @@ static tn_status d_dstack(const tn_value *a, tn_value *rets) { return d_stack_nd
  * odd element on the right (a constant_pad_nd first when any total is odd), as upstream. */
 tn_status tn_op_conv1d_padding(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv2d_padding(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv3d_padding(const tn_value *args, tn_value *rets);
 static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
     tn_tensor *x = a[0].u.t, *w = a[1].u.t, *xp = NULL;
     int nsp = w->ndim - 2;
     const char *mode = a[4].tag == TN_V_STRING ? a[4].u.s.data : "";
     int64_t mn = a[4].tag == TN_V_STRING ? a[4].u.s.n : 0;
     bool valid = mn == 5 && memcmp(mode, "valid", 5) == 0, same = mn == 4 && memcmp(mode, "same", 4) == 0;
-    if (nsp < 1 || nsp > 2 || (!valid && !same) || a[5].u.ilist.n != nsp || x->ndim < nsp + 1) return kernel(a, rets);
-    int64_t sym[2] = {0, 0}, pad[4] = {0, 0, 0, 0}, zeros[2] = {0, 0};
+    if (nsp < 1 || nsp > 3 || (!valid && !same) || a[5].u.ilist.n != nsp || x->ndim < nsp + 1) return kernel(a, rets);
+    int64_t sym[3] = {0, 0, 0}, pad[6] = {0, 0, 0, 0, 0, 0}, zeros[3] = {0, 0, 0};
     bool odd = false;
     if (same) {
         for (int i = 0; i < nsp; i++)
@@ -695,6 +700,7 @@ static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*k
 }
 static tn_status d_conv1d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv1d_padding); }
 static tn_status d_conv2d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv2d_padding); }
+static tn_status d_conv3d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv3d_padding); }
 
 /* tensor_split (all overloads): the kernel's pieces, rebuilt as narrow views through the door
  * so that each is recorded (upstream's composite is slices and narrows). */
@@ -865,6 +871,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_repeat_interleave_self_Tensor] = d_repeat_interleave_tensor,
     [TN_OP_conv1d_padding] = d_conv1d_padding,
     [TN_OP_conv2d_padding] = d_conv2d_padding,
+    [TN_OP_conv3d_padding] = d_conv3d_padding,
     [TN_OP_conj] = d_self_if_real,
     [TN_OP_resolve_conj] = d_self_if_real,
     [TN_OP_resolve_neg] = d_self_if_real,
@@ -891,6 +898,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_moveaxis_intlist] = d_movedim_intlist,
     [TN_OP_conv_transpose1d] = d_conv_transpose1d,
     [TN_OP_conv_transpose2d_input] = d_conv_transpose2d,
+    [TN_OP_conv_transpose3d_input] = d_conv_transpose3d,
     [TN_OP_where_ScalarSelf] = d_where_scalar_self,
     [TN_OP_where_ScalarOther] = d_where_scalar_other,
     [TN_OP_var_mean] = d_var_mean,
@@ -906,6 +914,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_rms_norm] = d_rms_norm,
     [TN_OP_conv1d] = d_conv,
     [TN_OP_conv2d] = d_conv,
+    [TN_OP_conv3d] = d_conv,
     [TN_OP_max_pool2d] = d_max_pool2d,
     [TN_OP_max_pool3d] = d_max_pool3d,
     [TN_OP_nll_loss] = d_nll_loss,

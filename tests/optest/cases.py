@@ -2166,3 +2166,25 @@ for _n, _src in [("wrap", "F.pad(a[0], (6, 0), mode='circular')"), ("empty_dim",
                  ("aten_dims", "torch.ops.aten._pad_circular.default(a, [1, 1, 1, 1, 1, 1, 1, 1])"),
                  ("replicate_negative_dim", "F.pad(a, (-4, -2, 0, 0), mode='replicate')")]:
     add(f"pad_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5))], ["pad.default"])
+
+# ---- 3-d convolution, transposed 3-d, integer transposed convolution (src/ops/nn_conv3d.c) --
+for dt in ("float32", "float64", "bfloat16"):
+    tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else dict(rtol=2e-2, atol=5e-2) if dt == "bfloat16" else {}
+    add(f"conv3d_{dt}", f"lambda a, w, b: ({F}.conv3d(a, w, b, stride=(2, 1, 2), padding=(1, 2, 0), dilation=(1, 2, 1), groups=2), {F}.conv3d(a[0], w, groups=2), torch.ops.aten.convolution.default(a, w, b, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 2))", [In((2, 4, 5, 6, 7), dt), In((6, 2, 3, 2, 3), dt), In((6,), dt)], ["conv3d.default", "convolution.default"], **tol)
+    add(f"conv3d_same_{dt}", f"lambda a, w: ({F}.conv3d(a, w, padding='same', dilation=(1, 2, 1)), {F}.conv3d(a, w, padding='valid'))", [In((1, 2, 5, 6, 7), dt), In((3, 2, 2, 3, 4), dt)], ["conv3d.padding"], **tol)
+    add(f"conv_transpose3d_{dt}", f"lambda a, w, b: ({F}.conv_transpose3d(a, w, b, stride=(2, 1, 3), padding=(1, 0, 1), output_padding=(1, 0, 2), dilation=(1, 2, 1), groups=2), {F}.conv_transpose3d(a[1], w, None, stride=2, groups=2))", [In((2, 4, 5, 6, 7), dt), In((4, 3, 3, 2, 3), dt), In((6,), dt)], ["conv_transpose3d.input", "convolution.default"], **tol)
+    add(f"bwd_conv3d_{dt}", f"lambda x, w, g, h, wt: ({A}.convolution_backward.default(g, x, w, [6], [2, 1, 1], [1, 0, 2], [1, 2, 1], False, [0, 0, 0], 2, [True, True, True]), {A}.convolution_backward.default(h, x, wt, [6], [2, 1, 3], [1, 0, 1], [1, 1, 1], True, [1, 0, 2], 2, [True, True, False]))",
+        [In((2, 4, 5, 6, 7), dt), In((6, 2, 3, 2, 3), dt), In((2, 6, 3, 4, 9), dt), In((2, 6, 10, 7, 21), dt), In((4, 3, 3, 2, 3), dt)], ["convolution_backward.default"], **BWD_TOL[dt])
+for dt in ("int64", "int32"):
+    add(f"conv3d_int_{dt}", f"lambda a, w, b: {F}.conv3d(a * 7, w, b, stride=(2, 1, 2), padding=1, groups=2)", [In((2, 4, 5, 6, 7), dt, "int"), In((6, 2, 3, 2, 3), dt, "int"), In((6,), dt, "int")], ["conv3d.default"])
+    add(f"conv_transpose_int_{dt}", f"lambda a, w, b: ({F}.conv_transpose3d(a, w, b, stride=(2, 1, 2), padding=1, output_padding=(1, 0, 0), groups=2), {F}.conv_transpose2d(a[:, :, 0], w[:, :, 0], b, stride=2, output_padding=1, dilation=(1, 2), groups=2), {F}.conv_transpose1d(a[:, :, 0, 0], w[:, :, 0, 0], None, stride=3, padding=1, groups=2))", [In((2, 4, 5, 6, 7), dt, "int"), In((4, 3, 3, 2, 3), dt, "int"), In((6,), dt, "int")], ["conv_transpose3d.input", "conv_transpose2d.input", "conv_transpose1d.default"])
+for _n, _src in [("kernel", "F.conv3d(a, torch.ones(6, 4, 7, 1, 1))"), ("groups", "F.conv3d(a, torch.ones(6, 2, 3, 2, 3), groups=3)"),
+                 ("rank", "F.conv3d(a[0, 0], torch.ones(6, 4, 3, 2, 3))"), ("same_stride", "F.conv3d(a, torch.ones(6, 4, 3, 2, 3), padding='same', stride=2)"),
+                 ("stride0", "F.conv3d(a, torch.ones(6, 4, 1, 1, 1), stride=0)"), ("bias", "F.conv3d(a, torch.ones(6, 4, 1, 1, 1), torch.ones(3))"),
+                 ("padding_str", "F.conv3d(a, torch.ones(6, 4, 1, 1, 1), padding='full')"),
+                 ("transpose_output_padding", "F.conv_transpose3d(a, torch.ones(4, 2, 2, 2, 2), output_padding=1)"),
+                 ("transpose_channels", "F.conv_transpose3d(a, torch.ones(3, 2, 2, 2, 2))"),
+                 ("transpose_rank", "F.conv_transpose3d(a[0, 0], torch.ones(4, 2, 2, 2, 2))"),
+                 ("transpose_bool", "F.conv_transpose3d(a > 0, torch.ones(4, 2, 2, 2, 2) > 0)"),
+                 ("transpose_int8", "F.conv_transpose2d(a[:, :, 0].to(torch.int8), torch.ones(4, 2, 2, 2, dtype=torch.int8))")]:
+    add(f"conv3d_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 4, 5, 6, 7))], ["conv3d.default"])
