@@ -173,6 +173,15 @@ CASES = [
     G("gen_pad_circular_negative", "lambda x: F.pad(x, (-1, 2, 1, -2), mode='replicate') ** 2 + "
       "F.pad(x, (-1, 2, 1, -2), mode='circular') ** 2 + 0 * (F.pad(x[0], (2, 3), mode='circular') ** 2).sum()",
       [IMG], (0,), ["replication_pad2d", "replication_pad2d_backward"], double=True),
+    # resampling beyond 2-d nearest / bilinear (src/ops/nn_upsample_nd.c)
+    G("gen_upsample_nd", "lambda x: F.interpolate(x, size=(7, 3, 11), mode='trilinear') ** 2 + "
+      "0 * (F.interpolate(x, size=(7, 3, 11), mode='nearest') ** 2 + F.interpolate(x, size=(7, 3, 11), mode='nearest-exact') ** 2).sum() + "
+      "0 * (F.interpolate(x[:, :, 0], size=(9, 4), mode='bicubic', align_corners=True) ** 2).sum() + "
+      "0 * (F.interpolate(x[:, :, 0], size=(9, 4), mode='nearest-exact') ** 2).sum() + 0 * (F.interpolate(x[:, :, 0, 0], size=13, mode='nearest-exact') ** 2).sum()",
+      [In((2, 2, 4, 5, 6))], (0,), ["upsample_trilinear3d", "upsample_nearest3d", "_upsample_nearest_exact3d", "upsample_bicubic2d",
+                                    "_upsample_nearest_exact2d", "_upsample_nearest_exact1d", "upsample_trilinear3d_backward",
+                                    "upsample_nearest3d_backward", "_upsample_nearest_exact3d_backward", "upsample_bicubic2d_backward",
+                                    "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact1d_backward"], double=True),
     # 3-d pooling and max unpooling (src/ops/nn_pool3d.c)
     G("gen_pool3d", "lambda x: F.max_pool3d(x, 2, stride=1, padding=1) ** 2 + 0 * F.max_pool3d(x, (2, 3, 2), dilation=(1, 2, 1), "
       "ceil_mode=True).sum() + F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False) + "

@@ -2188,3 +2188,26 @@ for _n, _src in [("kernel", "F.conv3d(a, torch.ones(6, 4, 7, 1, 1))"), ("groups"
                  ("transpose_bool", "F.conv_transpose3d(a > 0, torch.ones(4, 2, 2, 2, 2) > 0)"),
                  ("transpose_int8", "F.conv_transpose2d(a[:, :, 0].to(torch.int8), torch.ones(4, 2, 2, 2, dtype=torch.int8))")]:
     add(f"conv3d_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 4, 5, 6, 7))], ["conv3d.default"])
+
+# ---- resampling: nearest 3-d, nearest-exact 1-3d, trilinear, bicubic (src/ops/nn_upsample_nd.c) --
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"upsample_nd_{dt}", f"lambda a: ({F}.interpolate(a, size=(7, 3, 11), mode='trilinear'), {F}.interpolate(a, size=(4, 10, 12), mode='trilinear', align_corners=True), {F}.interpolate(a, scale_factor=1.7, mode='trilinear'), "
+        f"{F}.interpolate(a, size=(7, 3, 11), mode='nearest'), {F}.interpolate(a, scale_factor=0.6, mode='nearest'), {F}.interpolate(a, size=(7, 3, 11), mode='nearest-exact'), "
+        f"{F}.interpolate(a[:, :, 0], size=(9, 4), mode='bicubic'), {F}.interpolate(a[:, :, 0], scale_factor=2.0, mode='bicubic', align_corners=True), {F}.interpolate(a[:, :, 0], size=(3, 13), mode='nearest-exact'), "
+        f"{F}.interpolate(a[:, :, 0, 0], size=13, mode='nearest-exact'), {F}.interpolate(a[:, :, 0, 0], scale_factor=0.5, mode='nearest-exact'))",
+        [In((2, 3, 4, 5, 6), dt)], ["upsample_trilinear3d.vec", "upsample_nearest3d.vec", "_upsample_nearest_exact3d.vec", "upsample_bicubic2d.vec", "_upsample_nearest_exact2d.vec", "_upsample_nearest_exact1d.vec"])
+    add(f"upsample_nd_sized_{dt}", f"lambda a: ({A}.upsample_trilinear3d.default(a, [7, 3, 11], False, 0.5, None, 2.5), {A}.upsample_nearest3d.default(a, [7, 3, 11], 1.5, None, None), {A}._upsample_nearest_exact3d.default(a, [7, 3, 11]), "
+        f"{A}.upsample_bicubic2d.default(a[:, :, 0], [9, 4], False, 1.6, None), {A}._upsample_nearest_exact2d.default(a[:, :, 0], [9, 4]), {A}._upsample_nearest_exact1d.default(a[:, :, 0, 0], [13]))",
+        [In((2, 3, 4, 5, 6), dt)], ["upsample_trilinear3d.default", "upsample_nearest3d.default", "_upsample_nearest_exact3d.default", "upsample_bicubic2d.default", "_upsample_nearest_exact2d.default", "_upsample_nearest_exact1d.default"])
+for dt in ("float32", "float64"):
+    add(f"upsample_nd_backward_{dt}", f"lambda g, h, k: ({A}.upsample_trilinear3d_backward.default(g, [7, 3, 11], [2, 3, 4, 5, 6], True), {A}.upsample_nearest3d_backward.default(g, [7, 3, 11], [2, 3, 4, 5, 6]), {A}._upsample_nearest_exact3d_backward.default(g, [7, 3, 11], [2, 3, 4, 5, 6]), "
+        f"{A}.upsample_bicubic2d_backward.default(h, [9, 4], [2, 3, 5, 6], False), {A}._upsample_nearest_exact2d_backward.default(h, [9, 4], [2, 3, 5, 6]), {A}._upsample_nearest_exact1d_backward.default(k, [13], [2, 3, 6]))",
+        [In((2, 3, 7, 3, 11), dt), In((2, 3, 9, 4), dt), In((2, 3, 13), dt)],
+        ["upsample_trilinear3d_backward.default", "upsample_nearest3d_backward.default", "_upsample_nearest_exact3d_backward.default", "upsample_bicubic2d_backward.default", "_upsample_nearest_exact2d_backward.default", "_upsample_nearest_exact1d_backward.default"], **BWD_TOL[dt])
+for _n, _src in [("size0", "F.interpolate(a, size=(0, 2, 2), mode='trilinear')"), ("rank", "torch.ops.aten.upsample_trilinear3d(a[0], [2, 2, 2], False)"),
+                 ("osz", "torch.ops.aten.upsample_bicubic2d(a[0], [2, 2, 2], False)"), ("long", "F.interpolate(a.long(), size=(2, 2, 2), mode='trilinear')"),
+                 ("long_nearest", "F.interpolate(a.long(), size=(2, 2, 2), mode='nearest')"), ("long_cubic", "F.interpolate(a[0].long(), size=(2, 2), mode='bicubic')"),
+                 ("both", "torch.ops.aten.upsample_trilinear3d.vec(a, [2, 2, 2], False, [2.0, 2.0, 2.0])"),
+                 ("scales_len", "torch.ops.aten.upsample_nearest3d.vec(a, None, [2.0, 2.0])"),
+                 ("bwd_input_size", "torch.ops.aten.upsample_trilinear3d_backward(a, [4, 5, 6], [2, 3, 4, 5], False)")]:
+    add(f"upsample_nd_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6))], ["upsample_trilinear3d.default"])
