@@ -2211,3 +2211,16 @@ for _n, _src in [("size0", "F.interpolate(a, size=(0, 2, 2), mode='trilinear')")
                  ("scales_len", "torch.ops.aten.upsample_nearest3d.vec(a, None, [2.0, 2.0])"),
                  ("bwd_input_size", "torch.ops.aten.upsample_trilinear3d_backward(a, [4, 5, 6], [2, 3, 4, 5], False)")]:
     add(f"upsample_nd_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6))], ["upsample_trilinear3d.default"])
+
+# ---- grid sampling (src/ops/nn_grid_sample.c); bfloat16 is not matched (upstream computes the
+# coordinates in bfloat16 arithmetic), so the cases are float32 / float64 --------------------
+for dt in ("float32", "float64"):
+    add(f"grid_sample_{dt}", "lambda x, g2, g3: tuple(torch.nn.functional.grid_sample(x[:, :, 0], g2 * 1.3, mode=m, padding_mode=p, align_corners=ac) for m in ('bilinear', 'nearest', 'bicubic') for p in ('zeros', 'border', 'reflection') for ac in (False, True)) + "
+        "tuple(torch.nn.functional.grid_sample(x, g3 * 1.3, mode=m, padding_mode=p, align_corners=ac) for m in ('bilinear', 'nearest') for p in ('zeros', 'border', 'reflection') for ac in (False, True)) + "
+        "(torch.ops.aten.grid_sampler_2d.default(x[:, :, 0], g2, 0, 0, False), torch.ops.aten.grid_sampler_3d.default(x, g3, 1, 2, True))",
+        [In((2, 3, 4, 5, 6), dt), In((2, 7, 4, 2), dt, "unit"), In((2, 3, 4, 5, 3), dt, "unit")], ["grid_sampler.default", "grid_sampler_2d.default", "grid_sampler_3d.default"])
+for _n, _src in [("bicubic3d", "F.grid_sample(x, g, mode='bicubic', align_corners=False)"), ("dtype", "torch.grid_sampler(x, g.double(), 0, 0, False)"),
+                 ("last_dim", "F.grid_sample(x, g[..., :2], align_corners=False)"), ("batch", "F.grid_sample(x, g[:1], align_corners=False)"),
+                 ("rank", "torch.ops.aten.grid_sampler_2d(x, g, 0, 0, False)"), ("empty", "F.grid_sample(x[:, :, :, :0], g, align_corners=False)"),
+                 ("long", "torch.grid_sampler(x.long(), g.long(), 0, 0, False)")]:
+    add(f"grid_sample_{_n}_err", f"lambda x, g: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6)), In((2, 3, 4, 5, 3), kind="unit")], ["grid_sampler.default"])
