@@ -21,7 +21,11 @@ typedef struct tn_pool3d_geom {
     /* y, idx [P, out]: the maximum of each window (NaN wins and sticks) and its index */                            \
     void SFX##_max_pool3d__scalar(T *y, int64_t *idx, const T *x, int64_t P, const tn_pool3d_geom *g);              \
     /* y [P, out]: the mean of each window (upstream's divisor rules) */                                              \
-    void SFX##_avg_pool3d__scalar(T *y, const T *x, int64_t P, const tn_pool3d_geom *g);
+    void SFX##_avg_pool3d__scalar(T *y, const T *x, int64_t P, const tn_pool3d_geom *g);                          \
+    /* fractional max pooling: y, idx [P, out] over windows of g->k starting, per plane, at  \
+     * starts [P, out[0] + out[1] + out[2]] (depth starts, then height, then width) */        \
+    void SFX##_max_pool3d_starts__scalar(T *y, int64_t *idx, const T *x, int64_t P, const tn_pool3d_geom *g,        \
+                                         const int64_t *starts);
 TN_POOL3D_KERNELS(float, f32)
 TN_POOL3D_KERNELS(double, f64)
 TN_POOL3D_KERNELS(int64_t, i64)

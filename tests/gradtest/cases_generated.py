@@ -182,6 +182,13 @@ CASES = [
                                     "_upsample_nearest_exact2d", "_upsample_nearest_exact1d", "upsample_trilinear3d_backward",
                                     "upsample_nearest3d_backward", "_upsample_nearest_exact3d_backward", "upsample_bicubic2d_backward",
                                     "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact1d_backward"], double=True),
+    # fractional max pooling: the samples are an argument, so both sides pool the same windows
+    G("gen_fractional_max_pool", "lambda x, y: torch.ops.aten.fractional_max_pool2d(x, [3, 3], [4, 3], torch.linspace(0.05, 0.95, 12, "
+      "dtype=x.dtype).reshape(2, 3, 2))[0] ** 2 + 0 * (torch.ops.aten.fractional_max_pool3d(y, [2, 2, 2], [3, 4, 2], "
+      "torch.linspace(0.1, 0.9, 12, dtype=y.dtype).reshape(2, 2, 3))[0] ** 2).sum()",
+      [In((2, 3, 9, 7)), In((2, 2, 5, 6, 4))], (0, 1), ["fractional_max_pool2d", "fractional_max_pool3d",
+                                                     "fractional_max_pool2d_backward", "fractional_max_pool3d_backward"],
+      double=True),
     # 3-d pooling and max unpooling (src/ops/nn_pool3d.c)
     G("gen_pool3d", "lambda x: F.max_pool3d(x, 2, stride=1, padding=1) ** 2 + 0 * F.max_pool3d(x, (2, 3, 2), dilation=(1, 2, 1), "
       "ceil_mode=True).sum() + F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False) + "

@@ -2224,3 +2224,18 @@ for _n, _src in [("bicubic3d", "F.grid_sample(x, g, mode='bicubic', align_corner
                  ("rank", "torch.ops.aten.grid_sampler_2d(x, g, 0, 0, False)"), ("empty", "F.grid_sample(x[:, :, :, :0], g, align_corners=False)"),
                  ("long", "torch.grid_sampler(x.long(), g.long(), 0, 0, False)")]:
     add(f"grid_sample_{_n}_err", f"lambda x, g: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6)), In((2, 3, 4, 5, 3), kind="unit")], ["grid_sampler.default"])
+
+# ---- fractional max pooling (src/ops/nn_pool_fractional.c): window starts from _random_samples --
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"fractional_max_pool_{dt}", f"lambda a, s2, s3: ({A}.fractional_max_pool2d.default(a[:, :, 0], [3, 3], [4, 3], s2), {A}.fractional_max_pool2d.default(a[0, :, 0], [2, 3], [5, 4], s2), "
+        f"{A}.fractional_max_pool3d.default(a, [2, 2, 2], [3, 4, 2], s3), {A}.fractional_max_pool3d.default(a, [3, 2, 1], [4, 5, 6], s3))",
+        [In((2, 3, 9, 9, 7), dt), In((2, 3, 2), dt, "unit"), In((2, 3, 3), dt, "unit")], ["fractional_max_pool2d.default", "fractional_max_pool3d.default"])
+for dt in ("float32", "float64"):
+    add(f"fractional_max_pool_backward_{dt}", f"lambda a, s2, s3, g2, g3: ({A}.fractional_max_pool2d_backward.default(g2, a[:, :, 0], [3, 3], [4, 3], {A}.fractional_max_pool2d.default(a[:, :, 0], [3, 3], [4, 3], s2)[1]), "
+        f"{A}.fractional_max_pool3d_backward.default(g3, a, [2, 2, 2], [3, 4, 2], {A}.fractional_max_pool3d.default(a, [2, 2, 2], [3, 4, 2], s3)[1]))",
+        [In((2, 3, 9, 9, 7), dt), In((2, 3, 2), dt, "unit"), In((2, 3, 3), dt, "unit"), In((2, 3, 4, 3), dt), In((2, 3, 3, 4, 2), dt)],
+        ["fractional_max_pool2d_backward.default", "fractional_max_pool3d_backward.default"])
+for _n, _src in [("too_large", f"{A}.fractional_max_pool2d(a[:, :, 0], [5, 5], [6, 6], s[..., :2])"), ("dtype", f"{A}.fractional_max_pool2d(a[:, :, 0], [2, 2], [3, 3], s[..., :2].double())"),
+                 ("rank", f"{A}.fractional_max_pool3d(a[0, 0], [2, 2, 2], [2, 2, 2], s)"), ("empty", f"{A}.fractional_max_pool3d(a[:, :, :0], [1, 1, 1], [1, 1, 1], s)"),
+                 ("long", f"{A}.fractional_max_pool3d(a.long(), [2, 2, 2], [2, 2, 2], s.long())")]:
+    add(f"fractional_max_pool_{_n}_err", f"lambda a, s: {_src}", [In((2, 3, 9, 9, 7)), In((2, 3, 3), kind="unit")], ["fractional_max_pool2d.default"])
