@@ -2,6 +2,7 @@
  * coordinate arithmetic (unnormalise, clip, reflect) in the element type, as upstream's
  * scalar kernels compute it. */
 #include <math.h>
+#include <stddef.h>
 
 #include "kernels/nn_grid_sample.h"
 
@@ -115,5 +116,131 @@
             }                                                                                                        \
     }
 
+/* The backward: padding functions that also give d(coordinate)/d(input coordinate). */
+#define GRID_SAMPLE_BACKWARD(T, SFX)                                                                                 \
+    static T SFX##_clip_g(T c, int64_t size, T *g) {                                                                 \
+        if (c <= 0) { *g = 0; return 0; }                                                                            \
+        T hi = (T)(size - 1);                                                                                        \
+        if (c >= hi) { *g = 0; return hi; }                                                                          \
+        *g = 1;                                                                                                      \
+        return c;                                                                                                    \
+    }                                                                                                                \
+    static T SFX##_reflect_g(T c, int64_t twice_low, int64_t twice_high, T *g) {                                     \
+        if (twice_low == twice_high) { *g = 0; return 0; }                                                           \
+        T mn = (T)twice_low / 2, span = (T)(twice_high - twice_low) / 2, m = 1;                                      \
+        c = c - mn;                                                                                                  \
+        if (c < 0) { m = -1; c = -c; }                                                                               \
+        T extra = (T)fmod((double)c, (double)span);                                                                  \
+        int flips = (int)floor((double)(c / span));                                                                  \
+        if (flips % 2 == 0) { *g = m; return extra + mn; }                                                           \
+        *g = -m;                                                                                                     \
+        return span - extra + mn;                                                                                    \
+    }                                                                                                                \
+    /* the source coordinate of normalised c and its derivative (*g) */                                              \
+    static T SFX##_source_g(T c, int64_t size, const tn_grid_geom *gm, T *g) {                                       \
+        T gc, gr;                                                                                                    \
+        if (gm->align_corners) { *g = (T)(size - 1) / 2; c = ((c + 1) / 2) * (T)(size - 1); }                        \
+        else { *g = (T)size / 2; c = ((c + 1) * (T)size - 1) / 2; }                                                  \
+        if (gm->interp == TN_GRID_BICUBIC) return c;                                                                 \
+        if (gm->padding == TN_GRID_BORDER) {                                                                         \
+            c = SFX##_clip_g(c, size, &gc);                                                                          \
+            *g = *g * gc;                                                                                            \
+        } else if (gm->padding == TN_GRID_REFLECTION) {                                                              \
+            c = gm->align_corners ? SFX##_reflect_g(c, 0, 2 * (size - 1), &gr) : SFX##_reflect_g(c, -1, 2 * size - 1, &gr); \
+            c = SFX##_clip_g(c, size, &gc);                                                                          \
+            *g = (*g * gr) * gc;                                                                                     \
+        }                                                                                                            \
+        return c;                                                                                                    \
+    }                                                                                                                \
+    static void SFX##_add(T *gc, const tn_grid_geom *g, int64_t z, int64_t y, int64_t x, T v) {                      \
+        if (z < 0 || z >= g->in[0] || y < 0 || y >= g->in[1] || x < 0 || x >= g->in[2]) return;                     \
+        gc[(z * g->in[1] + y) * g->in[2] + x] += v;                                                                  \
+    }                                                                                                                \
+    static void SFX##_cubic_grad(T t, T c[4]) {                                                                      \
+        const T A = (T)-0.75;                                                                                        \
+        T x = -1 - t;                                                                                                \
+        c[0] = (-3 * A * x - 10 * A) * x - 8 * A;                                                                    \
+        x = -t;                                                                                                      \
+        c[1] = (-3 * (A + 2) * x - 2 * (A + 3)) * x;                                                                 \
+        x = 1 - t;                                                                                                   \
+        c[2] = (3 * (A + 2) * x - 2 * (A + 3)) * x;                                                                  \
+        x = 2 - t;                                                                                                   \
+        c[3] = (3 * A * x - 10 * A) * x + 8 * A;                                                                     \
+    }                                                                                                                \
+    static void SFX##_cubic_coef(T t, T c[4]) {                                                                      \
+        const T A = (T)-0.75;                                                                                        \
+        c[0] = SFX##_cubic2(t + 1, A);                                                                               \
+        c[1] = SFX##_cubic1(t, A);                                                                                   \
+        c[2] = SFX##_cubic1(1 - t, A);                                                                               \
+        c[3] = SFX##_cubic2(2 - t, A);                                                                               \
+    }                                                                                                                \
+    /* a bicubic tap's padded position, for reading and for adding */                                               \
+    static void SFX##_tap_pos(const tn_grid_geom *g, int64_t y, int64_t x, int64_t *py, int64_t *px) {              \
+        *px = (int64_t)SFX##_pad((T)x, g->in[2], g->padding, g->align_corners);                                      \
+        *py = (int64_t)SFX##_pad((T)y, g->in[1], g->padding, g->align_corners);                                      \
+    }                                                                                                                \
+    void SFX##_grid_sample_backward__scalar(T *gx, T *ggrid, const T *gy, const T *x, const T *grid,                 \
+                                            const tn_grid_geom *g, int64_t n0, int64_t n1) {                         \
+        int64_t iv = g->in[0] * g->in[1] * g->in[2], ov = g->out[0] * g->out[1] * g->out[2];                         \
+        for (int64_t n = n0; n < n1; n++)                                                                            \
+            for (int64_t o = 0; o < ov; o++) {                                                                       \
+                const T *pt = grid + (n * ov + o) * g->nsp;                                                          \
+                T *gpt = ggrid + (n * ov + o) * g->nsp;                                                              \
+                T mx, my, mz = 0;                                                                                    \
+                T ix = SFX##_source_g(pt[0], g->in[2], g, &mx), iy = SFX##_source_g(pt[1], g->in[1], g, &my);        \
+                T iz = g->nsp == 3 ? SFX##_source_g(pt[2], g->in[0], g, &mz) : (T)0;                                 \
+                T gix = 0, giy = 0, giz = 0;                                                                         \
+                for (int64_t c = 0; c < g->C; c++) {                                                                 \
+                    const T *xc = x + (n * g->C + c) * iv;                                                           \
+                    T *gc = gx ? gx + (n * g->C + c) * iv : NULL;                                                    \
+                    T go = gy[(n * g->C + c) * ov + o];                                                              \
+                    if (g->interp == TN_GRID_NEAREST) {                                                              \
+                        if (gc)                                                                                      \
+                            SFX##_add(gc, g, (int64_t)nearbyint((double)iz), (int64_t)nearbyint((double)iy),         \
+                                      (int64_t)nearbyint((double)ix), go);                                           \
+                        continue;                                                                                    \
+                    }                                                                                                \
+                    if (g->interp == TN_GRID_BICUBIC) {                                                              \
+                        T fx = (T)floor((double)ix), fy = (T)floor((double)iy);                                      \
+                        T cx[4], cy[4], dx[4], dy[4];                                                                \
+                        SFX##_cubic_coef(ix - fx, cx); SFX##_cubic_coef(iy - fy, cy);                                 \
+                        SFX##_cubic_grad(ix - fx, dx); SFX##_cubic_grad(iy - fy, dy);                                 \
+                        int64_t x0 = (int64_t)fx, y0 = (int64_t)fy;                                                  \
+                        for (int i = 0; i < 4; i++)                                                                  \
+                            for (int j = 0; j < 4; j++) {                                                            \
+                                int64_t py, px;                                                                      \
+                                SFX##_tap_pos(g, y0 - 1 + j, x0 - 1 + i, &py, &px);                                  \
+                                if (gc) SFX##_add(gc, g, 0, py, px, go * cx[i] * cy[j]);                             \
+                                T v = SFX##_at(xc, g, 0, py, px);                                                    \
+                                gix -= v * dx[i] * cy[j] * go;                                                       \
+                                giy -= v * dy[j] * cx[i] * go;                                                       \
+                            }                                                                                        \
+                        continue;                                                                                    \
+                    }                                                                                                \
+                    int64_t x0 = (int64_t)floor((double)ix), y0 = (int64_t)floor((double)iy),                        \
+                            z0 = g->nsp == 3 ? (int64_t)floor((double)iz) : 0;                                       \
+                    T wx[2] = {(T)(x0 + 1) - ix, ix - (T)x0}, wy[2] = {(T)(y0 + 1) - iy, iy - (T)y0};                \
+                    T wz[2] = {g->nsp == 3 ? (T)(z0 + 1) - iz : (T)1, g->nsp == 3 ? iz - (T)z0 : (T)0};              \
+                    for (int a = 0; a < (g->nsp == 3 ? 2 : 1); a++)                                                  \
+                        for (int b = 0; b < 2; b++)                                                                  \
+                            for (int e = 0; e < 2; e++) {                                                            \
+                                int64_t z = z0 + a, y = y0 + b, xx = x0 + e;                                         \
+                                if (gc) SFX##_add(gc, g, z, y, xx, wx[e] * wy[b] * wz[a] * go);                      \
+                                if (z < 0 || z >= g->in[0] || y < 0 || y >= g->in[1] || xx < 0 || xx >= g->in[2])   \
+                                    continue;                                                                        \
+                                T v = xc[(z * g->in[1] + y) * g->in[2] + xx] * go;                                   \
+                                gix += (e ? v : -v) * wy[b] * wz[a];                                                 \
+                                giy += (b ? v : -v) * wx[e] * wz[a];                                                 \
+                                giz += (a ? v : -v) * wx[e] * wy[b];                                                 \
+                            }                                                                                        \
+                }                                                                                                    \
+                gpt[0] = mx * gix;                                                                                   \
+                gpt[1] = my * giy;                                                                                   \
+                if (g->nsp == 3) gpt[2] = mz * giz;                                                                  \
+            }                                                                                                        \
+    }
+
 GRID_SAMPLE(float, f32)
 GRID_SAMPLE(double, f64)
+GRID_SAMPLE_BACKWARD(float, f32)
+GRID_SAMPLE_BACKWARD(double, f64)

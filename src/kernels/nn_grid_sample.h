@@ -22,4 +22,11 @@ typedef struct tn_grid_geom {
 void f32_grid_sample__scalar(float *y, const float *x, const float *grid, const tn_grid_geom *g, int64_t n0, int64_t n1);
 void f64_grid_sample__scalar(double *y, const double *x, const double *grid, const tn_grid_geom *g, int64_t n0, int64_t n1);
 
+/* The adjoint for grad y [N, C, out]: gx [N, C, in] += (NULL: not wanted; zeroed by the
+ * caller), ggrid [N, out, nsp] = d loss / d grid (written; 0 for nearest, as upstream). */
+void f32_grid_sample_backward__scalar(float *gx, float *ggrid, const float *gy, const float *x, const float *grid,
+                                      const tn_grid_geom *g, int64_t n0, int64_t n1);
+void f64_grid_sample_backward__scalar(double *gx, double *ggrid, const double *gy, const double *x, const double *grid,
+                                      const tn_grid_geom *g, int64_t n0, int64_t n1);
+
 #endif

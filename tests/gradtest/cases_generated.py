@@ -189,6 +189,13 @@ CASES = [
       [In((2, 3, 9, 7)), In((2, 2, 5, 6, 4))], (0, 1), ["fractional_max_pool2d", "fractional_max_pool3d",
                                                      "fractional_max_pool2d_backward", "fractional_max_pool3d_backward"],
       double=True),
+    # grid sampling: input and grid gradients, every mode and padding
+    G("gen_grid_sample", "lambda x, g, y, h: sum((F.grid_sample(x, g * 1.3, mode=m, padding_mode=p, align_corners=ac) * "
+      "(1 + 0.1 * i)).sum((2, 3)) for i, (m, p, ac) in enumerate((m, p, ac) for m in ('bilinear', 'nearest', 'bicubic') "
+      "for p in ('zeros', 'border', 'reflection') for ac in (False, True))) + sum(F.grid_sample(y, h * 1.3, mode=m, "
+      "padding_mode=p, align_corners=ac).sum((2, 3, 4)) for m in ('bilinear', 'nearest') for p in ('zeros', 'border', 'reflection') "
+      "for ac in (False, True))", [In((2, 3, 5, 6)), In((2, 7, 4, 2), kind="unit"), In((2, 3, 4, 5, 6)), In((2, 3, 4, 5, 3), kind="unit")],
+      (0, 1, 2, 3), ["grid_sampler_2d", "grid_sampler_3d"]),
     # 3-d pooling and max unpooling (src/ops/nn_pool3d.c)
     G("gen_pool3d", "lambda x: F.max_pool3d(x, 2, stride=1, padding=1) ** 2 + 0 * F.max_pool3d(x, (2, 3, 2), dilation=(1, 2, 1), "
       "ceil_mode=True).sum() + F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False) + "

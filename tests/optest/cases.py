@@ -2239,3 +2239,9 @@ for _n, _src in [("too_large", f"{A}.fractional_max_pool2d(a[:, :, 0], [5, 5], [
                  ("rank", f"{A}.fractional_max_pool3d(a[0, 0], [2, 2, 2], [2, 2, 2], s)"), ("empty", f"{A}.fractional_max_pool3d(a[:, :, :0], [1, 1, 1], [1, 1, 1], s)"),
                  ("long", f"{A}.fractional_max_pool3d(a.long(), [2, 2, 2], [2, 2, 2], s.long())")]:
     add(f"fractional_max_pool_{_n}_err", f"lambda a, s: {_src}", [In((2, 3, 9, 9, 7)), In((2, 3, 3), kind="unit")], ["fractional_max_pool2d.default"])
+for dt in ("float32", "float64"):
+    add(f"grid_sample_backward_{dt}", "lambda x, g2, g3, y2, y3: tuple(torch.ops.aten.grid_sampler_2d_backward.default(y2, x[:, :, 0], g2 * 1.3, m, p, ac, [True, True]) for m in (0, 1, 2) for p in (0, 1, 2) for ac in (False, True)) + "
+        "tuple(torch.ops.aten.grid_sampler_3d_backward.default(y3, x, g3 * 1.3, m, p, ac, [True, True]) for m in (0, 1) for p in (0, 1, 2) for ac in (False, True)) + "
+        "(torch.ops.aten.grid_sampler_2d_backward.default(y2, x[:, :, 0], g2, 0, 0, False, [False, True]),)",
+        [In((2, 3, 4, 5, 6), dt), In((2, 7, 4, 2), dt, "unit"), In((2, 3, 4, 5, 3), dt, "unit"), In((2, 3, 7, 4), dt), In((2, 3, 3, 4, 5), dt)],
+        ["grid_sampler_2d_backward.default", "grid_sampler_3d_backward.default"], **BWD_TOL[dt])
