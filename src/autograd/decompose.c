@@ -460,7 +460,7 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(prelu) X(rrelu) X(feature_dropout) X(alpha_dropout) X(feature_alpha_dropout) X(one_hot) X(pixel_shuffle) X(pixel_unshuffle) X(channel_shuffle) X(_pad_circular) \
     /* composite_shape.c */ X(tensordot) X(inner) X(kron) X(block_diag) X(cartesian_prod) X(combinations) X(argwhere) X(nanmean) X(addr) X(bilinear) X(instance_norm) \
     X(index_add) X(index_copy) X(index_fill_int_Scalar) X(index_fill_int_Tensor) X(put) X(trapezoid_x) X(trapezoid_dx) X(trapz_x) X(trapz_dx) X(cumulative_trapezoid_x) X(cumulative_trapezoid_dx) \
-    X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(upsample_nearest3d_vec) X(_upsample_nearest_exact1d_vec) X(_upsample_nearest_exact2d_vec) X(_upsample_nearest_exact3d_vec) X(upsample_trilinear3d_vec) X(upsample_bicubic2d_vec) X(grid_sampler) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm)
+    X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(upsample_nearest3d_vec) X(_upsample_nearest_exact1d_vec) X(_upsample_nearest_exact2d_vec) X(_upsample_nearest_exact3d_vec) X(upsample_trilinear3d_vec) X(upsample_bicubic2d_vec) X(_upsample_bilinear2d_aa_vec) X(_upsample_bicubic2d_aa_vec) X(grid_sampler) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 

@@ -1,5 +1,6 @@
 /* nn_upsample_nd.c — resampling beyond the 2-d nearest / bilinear kernels of nn_pool.c:
- * nearest over 3 dims, nearest-exact over 1 to 3, trilinear and bicubic, with their backward
+ * nearest over 3 dims, nearest-exact over 1 to 3, trilinear, bicubic and the antialiased
+ * bilinear / bicubic (2-d), with their backward
  * operators and .vec overloads. Each spatial dim gets a tap table (input positions and
  * weights) computed as upstream's UpSample.h does, in the opmath type (float arithmetic for
  * Float/Half/BFloat16, double for Double; forward weights stored in the input's dtype as
@@ -14,7 +15,9 @@
 #include "ops/nn_backward_internal.h"
 #include "ops/reduce.h"
 
-enum { UP_NEAREST, UP_NEAREST_EXACT, UP_LINEAR, UP_CUBIC };
+enum { UP_NEAREST, UP_NEAREST_EXACT, UP_LINEAR, UP_CUBIC, UP_AA_LINEAR, UP_AA_CUBIC };
+
+static bool is_aa(int mode) { return mode == UP_AA_LINEAR || mode == UP_AA_CUBIC; }
 
 /* One upsampling operator: its mode and spatial dims, and whether it takes align_corners. */
 typedef struct up_kind {
@@ -52,11 +55,53 @@ static void cubic_coeffs(bool f, double t, double c[4]) {
 #undef CC2
 }
 
+/* the antialiasing filters: triangle, and the cubic with a = -0.5 */
+static double aa_filter(bool f, int mode, double x) {
+    x = fabs(x);
+    if (mode == UP_AA_LINEAR) return x < 1 ? rf(f, 1 - x) : 0;
+    const double a = -0.5;
+    if (x < 1) return rf(f, rf(f, rf(f, rf(f, rf(f, (a + 2) * x) - (a + 3)) * x) * x) + 1);
+    if (x < 2) return rf(f, rf(f, rf(f, rf(f, rf(f, x - 5) * x) + 8) * x) - 4) * a;
+    return 0;
+}
+
+/* antialiased taps: the support half-width and the number of taps of every output */
+static double aa_support(bool f, int mode, double scale) {
+    double half = mode == UP_AA_LINEAR ? 1.0 : 2.0;
+    return scale >= 1.0 ? rf(f, half * scale) : half;
+}
+static int aa_taps(bool f, int mode, const tn_value *s, int64_t in, int64_t out, bool align) {
+    return (int)ceil(aa_support(f, mode, scale_of(f, s, in, out, align, true))) * 2 + 1;
+}
+
 /* Fills dim d's table (idx, w have out * taps entries). backward: opmath weights, else
  * rounded to dt. */
 static void build_dim(int mode, tn_dtype dt, bool backward, int64_t in, int64_t out, const tn_value *s, bool align,
-                      int64_t *idx, double *w) {
+                      int taps, int64_t *idx, double *w) {
     bool f = dt != TN_DTYPE_FLOAT64;
+    if (is_aa(mode)) { /* upstream's _compute_indices_min_size_weights_aa, unused taps weight 0 */
+        double sc = scale_of(f, s, in, out, align, true), support = aa_support(f, mode, sc);
+        double inv = sc >= 1.0 ? rf(f, 1.0 / sc) : 1.0;
+        for (int64_t o = 0; o < out; o++) {
+            /* (i + 0.5) and the + 0.5 below are double arithmetic upstream; the rest opmath */
+            double center = rf(f, sc * ((double)o + 0.5));
+            int64_t lo = (int64_t)(rf(f, center - support) + 0.5);
+            if (lo < 0) lo = 0;
+            int64_t hi = (int64_t)(rf(f, center + support) + 0.5);
+            if (hi > in) hi = in;
+            int64_t n = hi - lo;
+            double total = 0, *wo = w + o * taps;
+            for (int j = 0; j < taps; j++) {
+                idx[o * taps + j] = j < n ? lo + j : (lo < in ? lo : in - 1);
+                wo[j] = j < n ? aa_filter(f, mode, rf(f, rf(f, rf(f, (double)(j + lo) - center) + 0.5) * inv)) : 0;
+                if (j < n) total = rf(f, total + wo[j]);
+            }
+            for (int j = 0; j < n && total != 0; j++) wo[j] = rf(f, wo[j] / total);
+            if (!backward)
+                for (int j = 0; j < n; j++) wo[j] = round_to(dt, wo[j]);
+        }
+        return;
+    }
     if (mode == UP_NEAREST || mode == UP_NEAREST_EXACT) {
         float sc = (float)scale_of(true, s, in, out, false, false);
         for (int64_t o = 0; o < out; o++) {
@@ -142,12 +187,18 @@ static tn_status up_run(const up_kind *k, tn_tensor *src, int nd, const int64_t 
     tn_tensor *y;
     TN_TRY(tn_nn_empty(nd, dsz, src->dtype, src, &y));
     if (tn_tensor_is_meta(src) || tn_tensor_numel(y) == 0) { *res = y; return TN_OK; }
-    int taps = k->mode == UP_LINEAR ? 2 : k->mode == UP_CUBIC ? 4 : 1;
+    int taps[3];
     tn_up_table t;
     int64_t *idx = NULL;
     double *w = NULL;
     int64_t total = 0;
-    for (int d = 0; d < 3; d++) total += out[d] * taps;
+    bool f = src->dtype != TN_DTYPE_FLOAT64;
+    for (int d = 0; d < 3; d++) {
+        int sd = d - (3 - k->nsp);
+        taps[d] = sd < 0 ? 1 : is_aa(k->mode) ? aa_taps(f, k->mode, &scales[sd], in[d], out[d], align)
+                 : k->mode == UP_LINEAR ? 2 : k->mode == UP_CUBIC ? 4 : 1;
+        total += out[d] * taps[d];
+    }
     idx = malloc(sizeof(int64_t) * (size_t)(total + 3));
     w = malloc(sizeof(double) * (size_t)(total + 3));
     if (!idx || !w) { free(idx); free(w); tn_tensor_release(y); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
@@ -164,9 +215,9 @@ static tn_status up_run(const up_kind *k, tn_tensor *src, int nd, const int64_t 
             w[at] = 1.0;
             at += 1;
         } else {
-            t.taps[d] = taps;
-            build_dim(k->mode, src->dtype, backward, in[d], out[d], &scales[sd], align, idx + at, w + at);
-            at += out[d] * taps;
+            t.taps[d] = taps[d];
+            build_dim(k->mode, src->dtype, backward, in[d], out[d], &scales[sd], align, taps[d], idx + at, w + at);
+            at += out[d] * taps[d];
         }
     }
     tn_dtype acc = tn_nn_acc(src->dtype);
@@ -177,7 +228,7 @@ static tn_status up_run(const up_kind *k, tn_tensor *src, int nd, const int64_t 
         int64_t P = 1;
         for (int i = 0; i < nd - k->nsp; i++) P *= dsz[i];
         up_job j = {acc, backward, (size_t)tn_dtype_itemsize(acc), bd.data, bs.data, &t};
-        int64_t per = (out[0] * out[1] * out[2]) * (int64_t)taps * taps;
+        int64_t per = (out[0] * out[1] * out[2]) * (int64_t)taps[1] * taps[2];
         /* the adjoint accumulates within a plane only, so planes still run independently */
         tn_parallel_for(P, per > 0 && per < TN_NNB_GRAIN ? TN_NNB_GRAIN / per : 1, up_planes, &j);
         tn_nn_out_finish(y, acc, &bd);
@@ -224,7 +275,7 @@ static tn_status read_osz(const up_kind *k, const tn_value *v, int64_t *osz) {
 /* forward: (self, output_size, [align_corners,] scales...) */
 static tn_status up_forward(const up_kind *k, const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
-    bool has_align = k->mode == UP_LINEAR || k->mode == UP_CUBIC;
+    bool has_align = k->mode != UP_NEAREST && k->mode != UP_NEAREST_EXACT;
     int64_t osz[3];
     TN_TRY(read_osz(k, &args[1], osz));
     if (x->ndim != k->nsp + 2) {
@@ -233,10 +284,16 @@ static tn_status up_forward(const up_kind *k, const tn_value *args, tn_value *re
                         TN_NN_FMT(x, b));
     }
     TN_TRY(check_sizes(k, x->sizes, x->ndim, osz));
-    if (!tn_nn_is_float(x->dtype)) /* upstream's index/weight computation names the refusal */
+    bool same = true;
+    for (int i = 0; i < k->nsp; i++) same = same && osz[i] == x->sizes[2 + i];
+    /* the antialiased kernels have Float and Double (and Byte, not built) weights only; an
+     * unchanged size skips them upstream (the copy below is exact) */
+    bool aa_refused = is_aa(k->mode) && x->dtype != TN_DTYPE_FLOAT32 && x->dtype != TN_DTYPE_FLOAT64 && !same;
+    if (!tn_nn_is_float(x->dtype) || aa_refused) /* upstream's index/weight computation names the refusal */
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                         k->mode == UP_LINEAR ? "compute_indices_weights_linear"
-                        : k->mode == UP_CUBIC ? "compute_indices_weights_cubic" : "compute_indices_weights_nearest",
+                        : k->mode == UP_CUBIC ? "compute_indices_weights_cubic"
+                        : is_aa(k->mode) ? "compute_index_ranges_weights" : "compute_indices_weights_nearest",
                         tn_nnb_dname(x->dtype));
     int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, dsz[5] = {x->sizes[0], x->sizes[1]};
     for (int i = 0; i < k->nsp; i++) {
@@ -253,7 +310,7 @@ static tn_status up_forward(const up_kind *k, const tn_value *args, tn_value *re
 /* backward: (grad_output, output_size, input_size, [align_corners,] scales...) */
 static tn_status up_backward(const up_kind *k, const tn_value *args, tn_value *rets) {
     tn_tensor *gy = args[0].u.t;
-    bool has_align = k->mode == UP_LINEAR || k->mode == UP_CUBIC;
+    bool has_align = k->mode != UP_NEAREST && k->mode != UP_NEAREST_EXACT;
     int64_t osz[3];
     TN_TRY(read_osz(k, &args[1], osz));
     const tn_value *isv = &args[2];
@@ -283,7 +340,7 @@ static tn_status up_backward(const up_kind *k, const tn_value *args, tn_value *r
 /* .vec: (input, output_size?, [align_corners,] scale_factors?) -> the sized operator */
 static tn_status up_vec(const up_kind *k, tn_op_id sized, const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
-    bool has_align = k->mode == UP_LINEAR || k->mode == UP_CUBIC;
+    bool has_align = k->mode != UP_NEAREST && k->mode != UP_NEAREST_EXACT;
     const tn_value *osv = &args[1], *sfv = &args[has_align ? 3 : 2];
     bool has_os = osv->tag == TN_V_INTLIST, has_sf = sfv->tag == TN_V_DOUBLELIST;
     if (has_os == has_sf) return tn_error(TN_ERR_RUNTIME, "Must specify exactly one of output_size and scale_factors");
@@ -329,3 +386,7 @@ UP_OPS(_upsample_nearest_exact3d, UP_NEAREST_EXACT, 3, "_upsample_nearest_exact3
 UP_OPS(upsample_trilinear3d, UP_LINEAR, 3, "upsample_trilinear3d_out_frame")
 /* aten::upsample_bicubic2d(self, output_size[2], align_corners, scales_h?, scales_w?), .vec, _backward */
 UP_OPS(upsample_bicubic2d, UP_CUBIC, 2, "upsample_bicubic2d_out_frame")
+/* aten::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa(self, output_size[2], align_corners,
+ * scales_h?, scales_w?), .vec, _backward: antialiased (the filter widened by the downscale) */
+UP_OPS(_upsample_bilinear2d_aa, UP_AA_LINEAR, 2, "_upsample_bilinear2d_aa_out_frame")
+UP_OPS(_upsample_bicubic2d_aa, UP_AA_CUBIC, 2, "_upsample_bicubic2d_aa_out_frame")

@@ -182,6 +182,10 @@ CASES = [
                                     "_upsample_nearest_exact2d", "_upsample_nearest_exact1d", "upsample_trilinear3d_backward",
                                     "upsample_nearest3d_backward", "_upsample_nearest_exact3d_backward", "upsample_bicubic2d_backward",
                                     "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact1d_backward"], double=True),
+    G("gen_upsample_aa", "lambda x: F.interpolate(x, size=(3, 9), mode='bilinear', antialias=True) ** 2 + "
+      "F.interpolate(x, size=(3, 9), mode='bicubic', antialias=True, align_corners=True) ** 2", [In((2, 2, 7, 5))], (0,),
+      ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_bilinear2d_aa_backward", "_upsample_bicubic2d_aa_backward"],
+      double=True),
     # fractional max pooling: the samples are an argument, so both sides pool the same windows
     G("gen_fractional_max_pool", "lambda x, y: torch.ops.aten.fractional_max_pool2d(x, [3, 3], [4, 3], torch.linspace(0.05, 0.95, 12, "
       "dtype=x.dtype).reshape(2, 3, 2))[0] ** 2 + 0 * (torch.ops.aten.fractional_max_pool3d(y, [2, 2, 2], [3, 4, 2], "

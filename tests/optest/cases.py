@@ -2245,3 +2245,13 @@ for dt in ("float32", "float64"):
         "(torch.ops.aten.grid_sampler_2d_backward.default(y2, x[:, :, 0], g2, 0, 0, False, [False, True]),)",
         [In((2, 3, 4, 5, 6), dt), In((2, 7, 4, 2), dt, "unit"), In((2, 3, 4, 5, 3), dt, "unit"), In((2, 3, 7, 4), dt), In((2, 3, 3, 4, 5), dt)],
         ["grid_sampler_2d_backward.default", "grid_sampler_3d_backward.default"], **BWD_TOL[dt])
+# antialiased bilinear / bicubic (the same tables, widened by the downscale); upstream has them in
+# Float and Double only (other dtypes refuse unless the size is unchanged)
+for dt in ("float32", "float64"):
+    add(f"upsample_aa_{dt}", f"lambda a: tuple({F}.interpolate(a, size=sz, mode=m, antialias=True, align_corners=ac) for m in ('bilinear', 'bicubic') for sz in ((5, 4), (9, 20), (3, 30), (1, 1)) for ac in (False, True)) + "
+        f"({F}.interpolate(a, scale_factor=0.3, mode='bilinear', antialias=True), {A}._upsample_bilinear2d_aa.default(a, [5, 7], False, 0.3, None), {A}._upsample_bicubic2d_aa.default(a, [6, 4], True))",
+        [In((2, 3, 17, 13), dt)], ["_upsample_bilinear2d_aa.vec", "_upsample_bicubic2d_aa.vec", "_upsample_bilinear2d_aa.default", "_upsample_bicubic2d_aa.default"])
+    add(f"upsample_aa_backward_{dt}", f"lambda g, h: ({A}._upsample_bilinear2d_aa_backward.default(g, [5, 20], [2, 3, 17, 13], False), {A}._upsample_bicubic2d_aa_backward.default(g, [5, 20], [2, 3, 17, 13], True), {A}._upsample_bicubic2d_aa_backward.default(h, [3, 4], [2, 3, 17, 13], False, 0.2, None))",
+        [In((2, 3, 5, 20), dt), In((2, 3, 3, 4), dt)], ["_upsample_bilinear2d_aa_backward.default", "_upsample_bicubic2d_aa_backward.default"], **BWD_TOL[dt])
+add("upsample_aa_bfloat16_err", f"lambda a: {F}.interpolate(a, size=(5, 4), mode='bilinear', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bilinear2d_aa.vec"])
+add("upsample_aa_bfloat16_same_size", f"lambda a: {F}.interpolate(a, size=(17, 13), mode='bicubic', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bicubic2d_aa.vec"])
