@@ -48,7 +48,24 @@ static tn_status d_rms_norm(const tn_value *a, tn_value *rets) {
     return first_of(TN_OP__fused_rms_norm, b, rets);
 }
 
-/* conv1d/conv2d(input, weight, bias, stride, padding, dilation, groups) */
+/* convolution(b[0..8]) of an input that may lack the batch dim (one less than the weight):
+ * then unsqueeze, convolution, squeeze, as upstream's conv1d/2d/3d do. */
+static tn_status conv_maybe_unbatched(tn_value *b, tn_value *rets) {
+    tn_tensor *x = b[0].u.t, *w = b[1].u.t;
+    if (x->ndim != w->ndim - 1) return tn_dispatch(TN_OP_convolution, b, rets);
+    tn_value u[2] = {b[0], tn_value_int(0)}, xb, y;
+    TN_TRY(tn_dispatch(TN_OP_unsqueeze, u, &xb));
+    b[0] = xb;
+    tn_status st = tn_dispatch(TN_OP_convolution, b, &y);
+    tn_value_release(&xb);
+    if (st != TN_OK) return st;
+    tn_value q[2] = {y, tn_value_int(0)};
+    st = tn_dispatch(TN_OP_squeeze_dim, q, rets);
+    tn_value_release(&y);
+    return st;
+}
+
+/* conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation, groups) */
 static tn_status d_conv(const tn_value *a, tn_value *rets) {
     int64_t zeros[3] = {0, 0, 0};
     int nsp = a[1].u.t->ndim - 2;
@@ -57,7 +74,7 @@ static tn_status d_conv(const tn_value *a, tn_value *rets) {
     op.u.ilist.data = zeros;
     op.u.ilist.n = nsp;
     tn_value b[9] = {a[0], a[1], a[2], a[3], a[4], a[5], tn_value_bool(false), op, a[6]};
-    return tn_dispatch(TN_OP_convolution, b, rets);
+    return conv_maybe_unbatched(b, rets);
 }
 
 static tn_status d_max_pool2d(const tn_value *a, tn_value *rets) {
@@ -694,7 +711,7 @@ static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*k
         in = tn_value_tensor(xp);
     }
     tn_value b[9] = {in, a[1], a[2], a[3], tn_value_intlist(sym, nsp), a[5], tn_value_bool(false), tn_value_intlist(zeros, nsp), a[6]};
-    tn_status st = tn_dispatch(TN_OP_convolution, b, rets);
+    tn_status st = conv_maybe_unbatched(b, rets);
     tn_tensor_release(xp);
     return st;
 }
