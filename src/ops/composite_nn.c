@@ -441,7 +441,9 @@ tn_status tn_op_adaptive_avg_pool1d(const tn_value *args, tn_value *rets) {
     return tn_cx_finish(&c, sq(&c, y), rets);
 }
 
-/* upsample_{nearest,linear}1d.vec(input, output_size?, [align_corners,] scale_factors?) */
+/* upsample_nearest1d.vec(input, output_size?, scale_factors?) (upsample_linear1d has its own
+ * kernel in nn_upsample_nd.c: upstream stores its bfloat16 weights rounded, the 2-d bilinear
+ * kernel here does not) */
 static tn_status upsample1d(const tn_value *args, tn_value *rets, bool linear) {
     tn_tensor *x = args[0].u.t;
     const tn_value *osz = &args[1], *sf = &args[linear ? 3 : 2];
@@ -469,7 +471,6 @@ static tn_status upsample1d(const tn_value *args, tn_value *rets, bool linear) {
     return tn_cx_finish(&c, sq(&c, y), rets);
 }
 tn_status tn_op_upsample_nearest1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, false); }
-tn_status tn_op_upsample_linear1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, true); }
 
 /* ---- circular padding -------------------------------------------------------------------
  * aten::_pad_circular(self, pad): each padded dim (pad lists the last dim first, (left,

@@ -1,5 +1,5 @@
 /* nn_upsample_nd.c — resampling beyond the 2-d nearest / bilinear kernels of nn_pool.c:
- * nearest over 3 dims, nearest-exact over 1 to 3, trilinear, bicubic and the antialiased
+ * nearest over 3 dims, nearest-exact over 1 to 3, linear 1-d, trilinear, bicubic and the antialiased
  * bilinear / bicubic (2-d), with their backward
  * operators and .vec overloads. Each spatial dim gets a tap table (input positions and
  * weights) computed as upstream's UpSample.h does, in the opmath type (float arithmetic for
@@ -382,6 +382,8 @@ UP_OPS(upsample_nearest3d, UP_NEAREST, 3, "upsample_nearest3d_out_frame")
 UP_OPS(_upsample_nearest_exact1d, UP_NEAREST_EXACT, 1, "_upsample_nearest_exact1d_out_frame")
 UP_OPS(_upsample_nearest_exact2d, UP_NEAREST_EXACT, 2, "_upsample_nearest_exact2d_out_frame")
 UP_OPS(_upsample_nearest_exact3d, UP_NEAREST_EXACT, 3, "_upsample_nearest_exact3d_out_frame")
+/* aten::upsample_linear1d(self, output_size[1], align_corners, scales?), .vec, _backward */
+UP_OPS(upsample_linear1d, UP_LINEAR, 1, "upsample_linear1d_out_frame")
 /* aten::upsample_trilinear3d(self, output_size[3], align_corners, scales_d?, scales_h?, scales_w?), .vec, _backward */
 UP_OPS(upsample_trilinear3d, UP_LINEAR, 3, "upsample_trilinear3d_out_frame")
 /* aten::upsample_bicubic2d(self, output_size[2], align_corners, scales_h?, scales_w?), .vec, _backward */

@@ -1525,6 +1525,9 @@ for dt in ("float32", "float64"):
     add(f"upsample1d_{dt}", "lambda x: (torch.nn.functional.interpolate(x, size=13), torch.nn.functional.interpolate(x, scale_factor=1.7), torch.nn.functional.interpolate(x, size=5, mode='linear'), "
         "torch.nn.functional.interpolate(x, scale_factor=2.5, mode='linear', align_corners=True), torch.nn.functional.interpolate(x, size=4, mode='area'))",
         [In((2, 3, 9), dt)], ["upsample_nearest1d.vec", "upsample_linear1d.vec", "adaptive_avg_pool1d.default"])
+    add(f"upsample_linear1d_{dt}", "lambda x, g: (torch.ops.aten.upsample_linear1d.default(x, [13], False, 1.3), torch.ops.aten.upsample_linear1d.default(x, [5], True), torch.ops.aten.upsample_linear1d_backward.default(g, [5], [2, 3, 9], False))",
+        [In((2, 3, 9), dt), In((2, 3, 5), dt)], ["upsample_linear1d.default", "upsample_linear1d_backward.default"], **(dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}))
+add("upsample_linear1d_bfloat16", "lambda x: (torch.nn.functional.interpolate(x, size=5, mode='linear'), torch.nn.functional.interpolate(x, size=13, mode='linear'), torch.nn.functional.interpolate(x, scale_factor=1.7, mode='linear', align_corners=True))", [In((2, 3, 9), "bfloat16")], ["upsample_linear1d.vec"])
 add("pool1d_err", "lambda x: torch.nn.functional.avg_pool1d(x, 2)", [In((2, 3, 4, 9))], ["avg_pool1d.default"])
 add("max_pool1d_err", "lambda x: torch.nn.functional.max_pool1d(x, 2)", [In((9,))], ["max_pool1d.default"])
 add("max_pool1d_with_indices_err", "lambda x: torch.max_pool1d_with_indices(x, [2])", [In((9,))], ["max_pool1d_with_indices.default"])
