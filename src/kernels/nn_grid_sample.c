@@ -1,26 +1,30 @@
-/* nn_grid_sample.c — float and double instances of grid sampling (nn_grid_sample.h): the
- * coordinate arithmetic (unnormalise, clip, reflect) in the element type, as upstream's
- * scalar kernels compute it. */
+/* nn_grid_sample.c — float, double and bfloat16-rounding instances of grid sampling
+ * (nn_grid_sample.h): the coordinate arithmetic (unnormalise, clip, reflect) and the weights
+ * in the element type, as upstream's kernels compute them. */
 #include <math.h>
 #include <stddef.h>
 
+#include "core/dtype.h"
 #include "kernels/nn_grid_sample.h"
 
-#define GRID_SAMPLE(T, SFX)                                                                                          \
+/* R rounds every intermediate: the identity for float and double; for bfloat16 the kernel
+ * computes in float and rounds each operation to bfloat16, as upstream's kernels do in
+ * their scalar_t arithmetic (checked against upstream element by element). */
+#define GRID_SAMPLE(T, SFX, R)                                                                                       \
     static T SFX##_unnormalize(T c, int64_t size, bool align) {                                                     \
-        return align ? ((c + 1) / 2) * (T)(size - 1) : ((c + 1) * (T)size - 1) / 2;                                  \
+        return align ? R(R(R(c + 1) / 2) * R((T)(size - 1))) : R(R(R(R(c + 1) * R((T)size)) - 1) / 2);              \
     }                                                                                                                \
     static T SFX##_clip(T c, int64_t size) {                                                                         \
-        T hi = (T)(size - 1);                                                                                        \
+        T hi = R((T)(size - 1));                                                                                     \
         return c < 0 ? (T)0 : c > hi ? hi : c;                                                                       \
     }                                                                                                                \
     static T SFX##_reflect(T c, int64_t twice_low, int64_t twice_high) {                                             \
         if (twice_low == twice_high) return (T)0;                                                                    \
-        T mn = (T)twice_low / 2, span = (T)(twice_high - twice_low) / 2;                                             \
-        c = (T)fabs((double)(c - mn));                                                                               \
-        T extra = (T)fmod((double)c, (double)span);                                                                  \
-        int flips = (int)floor((double)(c / span));                                                                  \
-        return flips % 2 == 0 ? extra + mn : span - extra + mn;                                                      \
+        T mn = R(R((T)twice_low) / 2), span = R(R((T)(twice_high - twice_low)) / 2);                                 \
+        c = R((T)fabs((double)R(c - mn)));                                                                           \
+        T extra = R((T)fmod((double)c, (double)span));                                                               \
+        int flips = (int)floor((double)R(c / span));                                                                 \
+        return flips % 2 == 0 ? R(extra + mn) : R(R(span - extra) + mn);                                             \
     }                                                                                                                \
     /* padding applied to an unnormalised coordinate; a non-finite or huge one becomes -100 */                       \
     static T SFX##_pad(T c, int64_t size, int padding, bool align) {                                                 \
@@ -37,13 +41,21 @@
         if (z < 0 || z >= g->in[0] || y < 0 || y >= g->in[1] || x < 0 || x >= g->in[2]) return (T)0;                \
         return xc[(z * g->in[1] + y) * g->in[2] + x];                                                                \
     }                                                                                                                \
-    static T SFX##_cubic1(T x, T A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }                                  \
-    static T SFX##_cubic2(T x, T A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }                            \
-    static T SFX##_cubic_interp(T x0, T x1, T x2, T x3, T t) {                                                       \
+    static T SFX##_cubic1(T x, T A) { return R(R(R(R(R(R(A + 2) * x) - R(A + 3)) * x) * x) + 1); }                   \
+    static T SFX##_cubic2(T x, T A) { return R(R(R(R(R(R(A * x) - R(5 * A)) * x) + R(8 * A)) * x) - R(4 * A)); }     \
+    /* upstream's coefficients: t + 1, t, 1 - t and (1 - t) + 1 */                                                   \
+    static void SFX##_cubic_coef(T t, T c[4]) {                                                                      \
         const T A = (T)-0.75;                                                                                        \
-        T c0 = SFX##_cubic2(t + 1, A), c1 = SFX##_cubic1(t, A), c2 = SFX##_cubic1(1 - t, A),                          \
-          c3 = SFX##_cubic2(2 - t, A);                                                                               \
-        return x0 * c0 + x1 * c1 + x2 * c2 + x3 * c3;                                                                \
+        T x2 = R(1 - t);                                                                                             \
+        c[0] = SFX##_cubic2(R(t + 1), A);                                                                            \
+        c[1] = SFX##_cubic1(t, A);                                                                                   \
+        c[2] = SFX##_cubic1(x2, A);                                                                                  \
+        c[3] = SFX##_cubic2(R(x2 + 1), A);                                                                           \
+    }                                                                                                                \
+    static T SFX##_cubic_interp(T x0, T x1, T x2, T x3, T t) {                                                       \
+        T c[4];                                                                                                      \
+        SFX##_cubic_coef(t, c);                                                                                      \
+        return R(R(R(R(x0 * c[0]) + R(x1 * c[1])) + R(x2 * c[2])) + R(x3 * c[3]));                                   \
     }                                                                                                                \
     /* a bicubic tap: its coordinates padded, then read with zeros outside */                                        \
     static T SFX##_tap(const T *xc, const tn_grid_geom *g, int64_t y, int64_t x) {                                   \
@@ -64,7 +76,7 @@
                         T ix = SFX##_unnormalize(gx, g->in[2], g->align_corners);                                    \
                         T iy = SFX##_unnormalize(gy, g->in[1], g->align_corners);                                    \
                         T fx = (T)floor((double)ix), fy = (T)floor((double)iy);                                      \
-                        T tx = ix - fx, ty = iy - fy;                                                                \
+                        T tx = R(ix - fx), ty = R(iy - fy);                                                          \
                         int64_t x0 = (int64_t)fx, y0 = (int64_t)fy;                                                  \
                         T rows[4];                                                                                   \
                         for (int i = 0; i < 4; i++)                                                                  \
@@ -89,29 +101,26 @@
                     }                                                                                                \
                     int64_t x0 = (int64_t)floor((double)ix), y0 = (int64_t)floor((double)iy),                        \
                             z0 = (int64_t)floor((double)iz);                                                         \
-                    T wx1 = ix - (T)x0, wx0 = (T)(x0 + 1) - ix, wy1 = iy - (T)y0, wy0 = (T)(y0 + 1) - iy;            \
+                    T wx1 = R(ix - R((T)x0)), wx0 = R(R((T)(x0 + 1)) - ix), wy1 = R(iy - R((T)y0)),                  \
+                      wy0 = R(R((T)(y0 + 1)) - iy);                                                                  \
+                    T out = 0;                                                                                       \
                     if (g->nsp == 2) {                                                                               \
-                        T nw = wx0 * wy0, ne = wx1 * wy0, sw = wx0 * wy1, se = wx1 * wy1;                            \
-                        T out = 0;                                                                                   \
-                        out += SFX##_at(xc, g, 0, y0, x0) * nw;                                                      \
-                        out += SFX##_at(xc, g, 0, y0, x0 + 1) * ne;                                                  \
-                        out += SFX##_at(xc, g, 0, y0 + 1, x0) * sw;                                                  \
-                        out += SFX##_at(xc, g, 0, y0 + 1, x0 + 1) * se;                                              \
-                        *dst = out;                                                                                  \
+                        T nw = R(wx0 * wy0), ne = R(wx1 * wy0), sw = R(wx0 * wy1), se = R(wx1 * wy1);                \
+                        out = R(out + R(SFX##_at(xc, g, 0, y0, x0) * nw));                                           \
+                        out = R(out + R(SFX##_at(xc, g, 0, y0, x0 + 1) * ne));                                       \
+                        out = R(out + R(SFX##_at(xc, g, 0, y0 + 1, x0) * sw));                                       \
+                        out = R(out + R(SFX##_at(xc, g, 0, y0 + 1, x0 + 1) * se));                                   \
                     } else {                                                                                         \
-                        T wz1 = iz - (T)z0, wz0 = (T)(z0 + 1) - iz;                                                  \
-                        T out = 0;                                                                                   \
+                        T wz1 = R(iz - R((T)z0)), wz0 = R(R((T)(z0 + 1)) - iz);                                      \
                         /* upstream's order: tnw tne tsw tse bnw bne bsw bse */                                      \
-                        out += SFX##_at(xc, g, z0, y0, x0) * (wx0 * wy0 * wz0);                                      \
-                        out += SFX##_at(xc, g, z0, y0, x0 + 1) * (wx1 * wy0 * wz0);                                  \
-                        out += SFX##_at(xc, g, z0, y0 + 1, x0) * (wx0 * wy1 * wz0);                                  \
-                        out += SFX##_at(xc, g, z0, y0 + 1, x0 + 1) * (wx1 * wy1 * wz0);                              \
-                        out += SFX##_at(xc, g, z0 + 1, y0, x0) * (wx0 * wy0 * wz1);                                  \
-                        out += SFX##_at(xc, g, z0 + 1, y0, x0 + 1) * (wx1 * wy0 * wz1);                              \
-                        out += SFX##_at(xc, g, z0 + 1, y0 + 1, x0) * (wx0 * wy1 * wz1);                              \
-                        out += SFX##_at(xc, g, z0 + 1, y0 + 1, x0 + 1) * (wx1 * wy1 * wz1);                          \
-                        *dst = out;                                                                                  \
+                        for (int a = 0; a < 2; a++)                                                                  \
+                            for (int b = 0; b < 2; b++)                                                              \
+                                for (int e = 0; e < 2; e++) {                                                        \
+                                    T w = R(R((e ? wx1 : wx0) * (b ? wy1 : wy0)) * (a ? wz1 : wz0));                 \
+                                    out = R(out + R(SFX##_at(xc, g, z0 + a, y0 + b, x0 + e) * w));                   \
+                                }                                                                                    \
                     }                                                                                                \
+                    *dst = out;                                                                                      \
                 }                                                                                                    \
             }                                                                                                        \
     }
@@ -166,13 +175,6 @@
         c[2] = (3 * (A + 2) * x - 2 * (A + 3)) * x;                                                                  \
         x = 2 - t;                                                                                                   \
         c[3] = (3 * A * x - 10 * A) * x + 8 * A;                                                                     \
-    }                                                                                                                \
-    static void SFX##_cubic_coef(T t, T c[4]) {                                                                      \
-        const T A = (T)-0.75;                                                                                        \
-        c[0] = SFX##_cubic2(t + 1, A);                                                                               \
-        c[1] = SFX##_cubic1(t, A);                                                                                   \
-        c[2] = SFX##_cubic1(1 - t, A);                                                                               \
-        c[3] = SFX##_cubic2(2 - t, A);                                                                               \
     }                                                                                                                \
     /* a bicubic tap's padded position, for reading and for adding */                                               \
     static void SFX##_tap_pos(const tn_grid_geom *g, int64_t y, int64_t x, int64_t *py, int64_t *px) {              \
@@ -240,7 +242,11 @@
             }                                                                                                        \
     }
 
-GRID_SAMPLE(float, f32)
-GRID_SAMPLE(double, f64)
+static inline float round_f32(float v) { return v; }
+static inline double round_f64(double v) { return v; }
+static inline float round_bf16(float v) { return tn_bf16_to_f32(tn_f32_to_bf16(v)); }
+GRID_SAMPLE(float, f32, round_f32)
+GRID_SAMPLE(double, f64, round_f64)
+GRID_SAMPLE(float, bf16, round_bf16)
 GRID_SAMPLE_BACKWARD(float, f32)
 GRID_SAMPLE_BACKWARD(double, f64)
