@@ -45,6 +45,11 @@ Tasks:
   fft     torch.fft.fft of 2^16 complex64 points and torch.fft.rfft of 4096x1024 float32
           (rows of 1024), after checking each result against numpy's float64 FFT: the best
           of 5 repeats, milliseconds per call
+  nn3d    (run with .venv; it runs both sides) conv3d forward, N=2, C=16->32, 16x32x32,
+          k=3, padding 1, with bias, and max_pool3d (k=3, stride 2, padding 1) of the same
+          input, float32: each side in its own process, alternating, 3 rounds; best of 5
+          calls per round, ms per call, the ratio ours/upstream of the best times, and a
+          checksum of each output for a side-by-side check before timing is trusted
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -312,6 +317,34 @@ def task_fft(torch, F, args):
         print(f"  {name:24s} {best_of(fn, 5) * 1e3:8.2f} ms  (max error / max |X| = {err:.1e})")
 
 
+def task_nn3d(torch, F, args):
+    if args and args[0] == "--side":  # one side's timings, one line each
+        torch.manual_seed(0)
+        x = torch.randn(2, 16, 16, 32, 32)
+        w = torch.randn(32, 16, 3, 3, 3) * 0.1
+        b = torch.randn(32)
+        for name, fn in (("conv3d", lambda: F.conv3d(x, w, b, padding=1)),
+                         ("max_pool3d", lambda: F.max_pool3d(x, 3, stride=2, padding=1))):
+            y = fn()
+            print(f"{name} {best_of(fn, 5) * 1e3:.3f} {float(y.double().sum()):.6e}")
+        return
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sides = {"upstream": os.path.join(root, ".venv-ref", "bin", "python"), "ours": sys.executable}
+    best = {}
+    for r in range(3):
+        for side, py in sides.items():
+            out = subprocess.run([py, os.path.abspath(__file__), "nn3d", "--side"], capture_output=True, text=True,
+                                 check=True).stdout.split()
+            for i in range(0, len(out), 3):
+                key = (out[i], side)
+                best[key] = min(best.get(key, float("inf")), float(out[i + 1]))
+                if r == 0:
+                    print(f"  {side:9s} {out[i]:11s} checksum {out[i + 2]}")
+    for name in ("conv3d", "max_pool3d"):
+        u, o = best[(name, "upstream")], best[(name, "ours")]
+        print(f"{name:11s} upstream {u:8.3f} ms  ours {o:8.3f} ms  ours/upstream {o / u:5.2f}")
+
+
 def task_profile(torch, F, args):
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
@@ -345,7 +378,7 @@ def task_profile(torch, F, args):
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
-                                                      "weight_stream", "generate_ops", "linalg", "fft"):
+                                                      "weight_stream", "generate_ops", "linalg", "fft", "nn3d"):
         print(__doc__)
         sys.exit(2)
     import torch

@@ -48,7 +48,24 @@ static tn_status d_rms_norm(const tn_value *a, tn_value *rets) {
     return first_of(TN_OP__fused_rms_norm, b, rets);
 }
 
-/* conv1d/conv2d(input, weight, bias, stride, padding, dilation, groups) */
+/* convolution(b[0..8]) of an input that may lack the batch dim (one less than the weight):
+ * then unsqueeze, convolution, squeeze, as upstream's conv1d/2d/3d do. */
+static tn_status conv_maybe_unbatched(tn_value *b, tn_value *rets) {
+    tn_tensor *x = b[0].u.t, *w = b[1].u.t;
+    if (x->ndim != w->ndim - 1) return tn_dispatch(TN_OP_convolution, b, rets);
+    tn_value u[2] = {b[0], tn_value_int(0)}, xb, y;
+    TN_TRY(tn_dispatch(TN_OP_unsqueeze, u, &xb));
+    b[0] = xb;
+    tn_status st = tn_dispatch(TN_OP_convolution, b, &y);
+    tn_value_release(&xb);
+    if (st != TN_OK) return st;
+    tn_value q[2] = {y, tn_value_int(0)};
+    st = tn_dispatch(TN_OP_squeeze_dim, q, rets);
+    tn_value_release(&y);
+    return st;
+}
+
+/* conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation, groups) */
 static tn_status d_conv(const tn_value *a, tn_value *rets) {
     int64_t zeros[3] = {0, 0, 0};
     int nsp = a[1].u.t->ndim - 2;
@@ -57,12 +74,17 @@ static tn_status d_conv(const tn_value *a, tn_value *rets) {
     op.u.ilist.data = zeros;
     op.u.ilist.n = nsp;
     tn_value b[9] = {a[0], a[1], a[2], a[3], a[4], a[5], tn_value_bool(false), op, a[6]};
-    return tn_dispatch(TN_OP_convolution, b, rets);
+    return conv_maybe_unbatched(b, rets);
 }
 
 static tn_status d_max_pool2d(const tn_value *a, tn_value *rets) {
     tn_value b[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
     return first_of(TN_OP_max_pool2d_with_indices, b, rets);
+}
+
+static tn_status d_max_pool3d(const tn_value *a, tn_value *rets) {
+    tn_value b[6] = {a[0], a[1], a[2], a[3], a[4], a[5]};
+    return first_of(TN_OP_max_pool3d_with_indices, b, rets);
 }
 
 /* nll_loss / nll_loss_nd / nll_loss2d(self, target, weight, reduction, ignore_index) */
@@ -301,7 +323,7 @@ static tn_status d_sdpa(const tn_value *a, tn_value *rets) {
 }
 
 /* pad(self, pad, mode, value): mode "constant" is constant_pad_nd; the other modes run
- * their own operators (reflection_pad2d ...), recorded as themselves. */
+ * their own operators (reflection_pad2d ..., _pad_circular's parts), recorded as themselves. */
 static tn_status d_pad(const tn_value *a, tn_value *rets) {
     const char *mode = a[2].tag == TN_V_STRING ? a[2].u.s.data : "constant";
     size_t n = a[2].tag == TN_V_STRING ? (size_t)a[2].u.s.n : 8;
@@ -312,11 +334,28 @@ static tn_status d_pad(const tn_value *a, tn_value *rets) {
     /* reflect / replicate over the last 1 or 2 dims: upstream's composite picks the same ops */
     int64_t np = a[1].u.ilist.n;
     bool reflect = n == 7 && strncmp(mode, "reflect", 7) == 0, replicate = n == 9 && strncmp(mode, "replicate", 9) == 0;
-    if ((reflect || replicate) && (np == 2 || np == 4)) {
+    int in_dim = a[0].u.t->ndim;
+    bool fits = np % 2 == 0 && np >= 2 && np <= 6 && (in_dim == np / 2 + 1 || in_dim == np / 2 + 2);
+    if ((reflect || replicate) && fits && (np == 2 || np == 4)) {
         tn_op_id op = reflect ? (np == 2 ? TN_OP_reflection_pad1d : TN_OP_reflection_pad2d)
                               : (np == 2 ? TN_OP_replication_pad1d : TN_OP_replication_pad2d);
         tn_value b[2] = {a[0], a[1]};
         return tn_dispatch(op, b, rets);
+    }
+    /* circular, over the dims upstream's pad admits (else its kernel gives the message) */
+    if (n == 8 && strncmp(mode, "circular", 8) == 0 && fits) {
+        tn_value b[2] = {a[0], a[1]};
+        return tn_dispatch(TN_OP__pad_circular, b, rets);
+    }
+    if (reflect || replicate || (n == 8 && strncmp(mode, "circular", 8) == 0)) {
+        tn_status tn_op_pad(const tn_value *args, tn_value *rets);
+        tn_status st = tn_op_pad(a, rets); /* fails with upstream's message, or refuses by name */
+        if (st == TN_OK) {
+            tn_value_release(&rets[0]);
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of pad with mode '%.*s' over %lld padded dims is not "
+                                                    "implemented by torchnative", (int)n, mode, (long long)(np / 2));
+        }
+        return st;
     }
     return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of pad with mode '%.*s' is not implemented by torchnative",
                     (int)n, mode);
@@ -362,6 +401,7 @@ tn_status tn_op_tile(const tn_value *args, tn_value *rets);
 tn_status tn_op_movedim_intlist(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv_transpose1d(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv_transpose2d_input(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv_transpose3d_input(const tn_value *args, tn_value *rets);
 
 /* take_along_dim(self, indices, dim?): gather of the two broadcast against each other
  * except along dim; without dim, of the flattened tensors. */
@@ -434,10 +474,10 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist) X(special_polygamma) X(special_psi) X(special_digamma) X(special_gammaln) X(special_i0) X(special_erfinv) X(special_multigammaln) X(special_gammainc) \
     X(special_gammaincc) X(special_expit) X(special_exp2) X(special_expm1) X(special_erf) X(special_erfc) X(special_log1p) X(special_sinc) \
     /* composite_nn.c */ X(margin_ranking_loss) X(hinge_embedding_loss) X(cosine_embedding_loss) X(pairwise_distance) X(triplet_margin_loss) X(kl_div) X(poisson_nll_loss) X(soft_margin_loss) X(cosine_similarity) \
-    X(prelu) X(rrelu) X(feature_dropout) X(alpha_dropout) X(feature_alpha_dropout) X(one_hot) X(pixel_shuffle) X(pixel_unshuffle) X(channel_shuffle) \
+    X(prelu) X(rrelu) X(feature_dropout) X(alpha_dropout) X(feature_alpha_dropout) X(one_hot) X(pixel_shuffle) X(pixel_unshuffle) X(channel_shuffle) X(_pad_circular) \
     /* composite_shape.c */ X(tensordot) X(inner) X(kron) X(block_diag) X(cartesian_prod) X(combinations) X(argwhere) X(nanmean) X(addr) X(bilinear) X(instance_norm) \
     X(index_add) X(index_copy) X(index_fill_int_Scalar) X(index_fill_int_Tensor) X(put) X(trapezoid_x) X(trapezoid_dx) X(trapz_x) X(trapz_dx) X(cumulative_trapezoid_x) X(cumulative_trapezoid_dx) \
-    X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm) \
+    X(cummaxmin_backward) X(avg_pool1d) X(max_pool1d_with_indices) X(max_pool1d) X(adaptive_avg_pool1d) X(upsample_nearest1d_vec) X(upsample_linear1d_vec) X(upsample_nearest3d_vec) X(_upsample_nearest_exact1d_vec) X(_upsample_nearest_exact2d_vec) X(_upsample_nearest_exact3d_vec) X(upsample_trilinear3d_vec) X(upsample_bicubic2d_vec) X(_upsample_bilinear2d_aa_vec) X(_upsample_bicubic2d_aa_vec) X(grid_sampler) X(cov) X(corrcoef) X(index_reduce) X(cdist) X(pdist) X(sum_to_size) X(im2col) X(renorm) \
     /* composite_nn_margin.c (the losses and their backward: generated rows) */ X(multilabel_margin_loss) /* composite_einsum.c */ X(einsum) /* composite_gradient.c */ X(gradient_scalarint) X(gradient_scalararray) X(gradient_array) X(gradient_scalarrayint) X(gradient_scalarrayarray) X(gradient_tensorarrayint) X(gradient_tensorarray) \
     /* composite_private.c (_safe_softmax, _unsafe_masked_index(_put_accumulate): generated rows; _chunk_cat: none, upstream refuses its derivative) */ X(_batch_norm_with_update) \
     /* spectral_api.c, complex_parts.c */ X(fft_fft) X(fft_ifft) X(fft_rfft) X(fft_irfft) X(fft_hfft) X(fft_ihfft) X(fft_fft2) X(fft_ifft2) \
@@ -543,6 +583,9 @@ static tn_status d_conv_transpose1d(const tn_value *a, tn_value *rets) {
 }
 static tn_status d_conv_transpose2d(const tn_value *a, tn_value *rets) {
     return d_conv_transpose(a, rets, tn_op_conv_transpose2d_input);
+}
+static tn_status d_conv_transpose3d(const tn_value *a, tn_value *rets) {
+    return d_conv_transpose(a, rets, tn_op_conv_transpose3d_input);
 }
 
 /* where with a Scalar branch: the scalar as a 0-dim tensor of the other branch's dtype. */
@@ -652,14 +695,15 @@ static tn_status d_dstack(const tn_value *a, tn_value *rets) { return d_stack_nd
  * odd element on the right (a constant_pad_nd first when any total is odd), as upstream. */
 tn_status tn_op_conv1d_padding(const tn_value *args, tn_value *rets);
 tn_status tn_op_conv2d_padding(const tn_value *args, tn_value *rets);
+tn_status tn_op_conv3d_padding(const tn_value *args, tn_value *rets);
 static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*kernel)(const tn_value *, tn_value *)) {
     tn_tensor *x = a[0].u.t, *w = a[1].u.t, *xp = NULL;
     int nsp = w->ndim - 2;
     const char *mode = a[4].tag == TN_V_STRING ? a[4].u.s.data : "";
     int64_t mn = a[4].tag == TN_V_STRING ? a[4].u.s.n : 0;
     bool valid = mn == 5 && memcmp(mode, "valid", 5) == 0, same = mn == 4 && memcmp(mode, "same", 4) == 0;
-    if (nsp < 1 || nsp > 2 || (!valid && !same) || a[5].u.ilist.n != nsp || x->ndim < nsp + 1) return kernel(a, rets);
-    int64_t sym[2] = {0, 0}, pad[4] = {0, 0, 0, 0}, zeros[2] = {0, 0};
+    if (nsp < 1 || nsp > 3 || (!valid && !same) || a[5].u.ilist.n != nsp || x->ndim < nsp + 1) return kernel(a, rets);
+    int64_t sym[3] = {0, 0, 0}, pad[6] = {0, 0, 0, 0, 0, 0}, zeros[3] = {0, 0, 0};
     bool odd = false;
     if (same) {
         for (int i = 0; i < nsp; i++)
@@ -679,12 +723,13 @@ static tn_status d_conv_padding(const tn_value *a, tn_value *rets, tn_status (*k
         in = tn_value_tensor(xp);
     }
     tn_value b[9] = {in, a[1], a[2], a[3], tn_value_intlist(sym, nsp), a[5], tn_value_bool(false), tn_value_intlist(zeros, nsp), a[6]};
-    tn_status st = tn_dispatch(TN_OP_convolution, b, rets);
+    tn_status st = conv_maybe_unbatched(b, rets);
     tn_tensor_release(xp);
     return st;
 }
 static tn_status d_conv1d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv1d_padding); }
 static tn_status d_conv2d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv2d_padding); }
+static tn_status d_conv3d_padding(const tn_value *a, tn_value *rets) { return d_conv_padding(a, rets, tn_op_conv3d_padding); }
 
 /* tensor_split (all overloads): the kernel's pieces, rebuilt as narrow views through the door
  * so that each is recorded (upstream's composite is slices and narrows). */
@@ -855,6 +900,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_repeat_interleave_self_Tensor] = d_repeat_interleave_tensor,
     [TN_OP_conv1d_padding] = d_conv1d_padding,
     [TN_OP_conv2d_padding] = d_conv2d_padding,
+    [TN_OP_conv3d_padding] = d_conv3d_padding,
     [TN_OP_conj] = d_self_if_real,
     [TN_OP_resolve_conj] = d_self,
     [TN_OP_resolve_neg] = d_self,
@@ -881,6 +927,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_moveaxis_intlist] = d_movedim_intlist,
     [TN_OP_conv_transpose1d] = d_conv_transpose1d,
     [TN_OP_conv_transpose2d_input] = d_conv_transpose2d,
+    [TN_OP_conv_transpose3d_input] = d_conv_transpose3d,
     [TN_OP_where_ScalarSelf] = d_where_scalar_self,
     [TN_OP_where_ScalarOther] = d_where_scalar_other,
     [TN_OP_var_mean] = d_var_mean,
@@ -896,7 +943,9 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_rms_norm] = d_rms_norm,
     [TN_OP_conv1d] = d_conv,
     [TN_OP_conv2d] = d_conv,
+    [TN_OP_conv3d] = d_conv,
     [TN_OP_max_pool2d] = d_max_pool2d,
+    [TN_OP_max_pool3d] = d_max_pool3d,
     [TN_OP_nll_loss] = d_nll_loss,
     [TN_OP_nll_loss_nd] = d_nll_loss,
     [TN_OP_nll_loss2d] = d_nll_loss,

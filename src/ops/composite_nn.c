@@ -441,7 +441,9 @@ tn_status tn_op_adaptive_avg_pool1d(const tn_value *args, tn_value *rets) {
     return tn_cx_finish(&c, sq(&c, y), rets);
 }
 
-/* upsample_{nearest,linear}1d.vec(input, output_size?, [align_corners,] scale_factors?) */
+/* upsample_nearest1d.vec(input, output_size?, scale_factors?) (upsample_linear1d has its own
+ * kernel in nn_upsample_nd.c: upstream stores its bfloat16 weights rounded, the 2-d bilinear
+ * kernel here does not) */
 static tn_status upsample1d(const tn_value *args, tn_value *rets, bool linear) {
     tn_tensor *x = args[0].u.t;
     const tn_value *osz = &args[1], *sf = &args[linear ? 3 : 2];
@@ -469,7 +471,6 @@ static tn_status upsample1d(const tn_value *args, tn_value *rets, bool linear) {
     return tn_cx_finish(&c, sq(&c, y), rets);
 }
 tn_status tn_op_upsample_nearest1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, false); }
-tn_status tn_op_upsample_linear1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, true); }
 
 /* aten::embedding_renorm(self, indices, max_norm, norm_type), the functional form of
  * embedding_renorm_ (the door derives the in-place one): each distinct row indexed whose
@@ -493,4 +494,47 @@ tn_status tn_op_embedding_renorm(const tn_value *args, tn_value *rets) {
     scale = where(&c, cmps(&c, TN_OP_gt_Scalar, norms, TN_D(max_norm)), scale, ones);
     tn_tensor *o = tn_cx_call(&c, TN_OP_index_copy, TN_ARGS(TN_T(self), TN_I(0), TN_T(u), TN_T(mul(&c, rows, scale))));
     return tn_cx_finish(&c, o, rets);
+}
+
+/* ---- circular padding -------------------------------------------------------------------
+ * aten::_pad_circular(self, pad): each padded dim (pad lists the last dim first, (left,
+ * right) pairs) is first cropped by its negative pads, then wrapped: out[j] = crop[(j -
+ * left) mod n]. Built as narrow + cat per dim, so autograd records the parts; the values are
+ * what upstream's slice copies produce. */
+tn_status tn_op__pad_circular(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    const int64_t *pad = args[1].u.ilist.data;
+    int64_t np = args[1].u.ilist.n, npd = np / 2, nonpad = x->ndim - npd;
+    if (np % 2 != 0 || (nonpad != 1 && nonpad != 2))
+        return tn_error(TN_ERR_RUNTIME, "Invalid padding size, expected 1 or 2 non-padded dimensions, which would be "
+                                        "equivalent to padding of length %d or %d respectively but got %lld",
+                        (x->ndim - 1) * 2, (x->ndim - 2) * 2, (long long)np);
+    for (int64_t i = 0; i < npd; i++) {
+        int64_t l = pad[2 * (npd - i - 1)], r = pad[2 * (npd - i - 1) + 1], n = x->sizes[nonpad + i];
+        if (l > n || r > n) return tn_error(TN_ERR_RUNTIME, "Padding value causes wrapping around more than once.");
+        if (n + l + r < 0) return tn_error(TN_ERR_RUNTIME, "Negative padding value is resulting in an empty dimension");
+    }
+    tn_cx c = {0};
+    tn_tensor *v = x;
+    for (int64_t i = 0; i < npd; i++) {
+        int64_t dim = x->ndim - 1 - i, l = pad[2 * i], r = pad[2 * i + 1];
+        int64_t lo = l < 0 ? -l : 0, hi = r < 0 ? -r : 0, n = v->sizes[dim] - lo - hi;
+        if (lo || hi) v = tn_cx_call(&c, TN_OP_narrow, TN_ARGS(TN_T(v), TN_I(dim), TN_I(lo), TN_I(n)));
+        if (!v) break;
+        if (l > n || r > n) { /* the crop left less than a wrap needs */
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "Padding value causes wrapping around more than once."));
+            break;
+        }
+        tn_tensor *parts[3];
+        int k = 0;
+        if (l > 0) parts[k++] = tn_cx_call(&c, TN_OP_narrow, TN_ARGS(TN_T(v), TN_I(dim), TN_I(n - l), TN_I(l)));
+        parts[k++] = v;
+        if (r > 0) parts[k++] = tn_cx_call(&c, TN_OP_narrow, TN_ARGS(TN_T(v), TN_I(dim), TN_I(0), TN_I(r)));
+        if (k > 1) v = tn_cx_call(&c, TN_OP_cat, TN_ARGS(tn_value_tensorlist(parts, k), TN_I(dim)));
+        if (!v) break;
+    }
+    /* a result that is only a crop is still a fresh tensor, as upstream's */
+    if (v == x || (c.st == TN_OK && v && v->storage == x->storage))
+        v = tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(v), memfmt(0)));
+    return tn_cx_finish(&c, v, rets);
 }

@@ -899,10 +899,10 @@ static tn_status pad_backward(const tn_value *args, tn_value *rets, int nsp, boo
     if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
         return tn_error(TN_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
                                         "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b1));
-    for (int i = 0; i < 2 * nsp; i++)
+    for (int i = 0; reflect && i < 2 * nsp; i++) /* replication's clamped indices crop for negative pads */
         if (pd[i] < 0)
-            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s_pad%dd_backward with negative padding is not implemented "
-                                                    "by torchnative", reflect ? "reflection" : "replication", nsp);
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::reflection_pad%dd_backward with negative padding is not "
+                                                    "implemented by torchnative", nsp);
     int64_t pl = pd[0], pr = pd[1], pt = nsp == 2 ? pd[2] : 0, pb = nsp == 2 ? pd[3] : 0;
     int64_t W = x->sizes[x->ndim - 1], H = nsp == 2 ? x->sizes[x->ndim - 2] : 1, P = 1;
     for (int i = 0; i < x->ndim - nsp; i++) P *= x->sizes[i];

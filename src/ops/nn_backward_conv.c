@@ -180,6 +180,7 @@ tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
     char b1[256], b2[256];
     bool transposed = args[7].u.b;
     int nsp = w->ndim - 2;
+    if (nsp == 3) return tn_nn_conv3d_backward(args, rets);
     if (nsp != 1 && nsp != 2)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution_backward with %d spatial dimensions is not implemented "
                                                 "by torchnative", nsp < 0 ? 0 : nsp);
@@ -315,6 +316,9 @@ tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, con
                                 int64_t groups, tn_tensor **out) {
     char b1[256], b2[256];
     int nsp = w->ndim - 2;
+    /* 3-d, and integer inputs (upstream's direct slow path), are nn_conv3d.c's */
+    if (nsp == 3 || (nsp >= 1 && nsp <= 2 && !tn_nn_is_float(x->dtype)))
+        return tn_nn_conv_transposed3d(x, w, bias, stride, padding, output_padding, dilation, groups, out);
     if (nsp != 1 && nsp != 2)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution with transposed=True and %d spatial dimensions is "
                                                 "not implemented by torchnative", nsp < 0 ? 0 : nsp);

@@ -231,6 +231,12 @@ tn_status tn_op_convolution(const tn_value *args, tn_value *rets) {
         return TN_OK;
     }
     int nsp = weight->ndim - 2;
+    if (nsp == 3) {
+        tn_tensor *y;
+        TN_TRY(tn_nn_convolution3d(args, &y));
+        rets[0] = tn_value_tensor(y);
+        return TN_OK;
+    }
     if (nsp != 1 && nsp != 2)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::convolution with %d spatial dimensions is not implemented by "
                                                 "torchnative", nsp < 0 ? 0 : nsp);

@@ -82,6 +82,21 @@ tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, con
                                 const tn_value *padding, const tn_value *output_padding, const tn_value *dilation,
                                 int64_t groups, tn_tensor **out);
 
+/* 3-d convolution (nn_conv3d.c): input [N, C, D, H, W], weight [O, C/G, kd, kh, kw];
+ * s, p, d per spatial dim, extra = zero rows added after the input (padding='same' with an
+ * odd total). */
+tn_status tn_nn_conv3d(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const int64_t s[3], const int64_t p[3],
+                       const int64_t extra[3], const int64_t d[3], int64_t G, tn_tensor **out);
+/* Transposed convolution of 3 spatial dims, or of an integer input of 1 to 3 (nn_conv3d.c);
+ * arguments as tn_nn_conv_transposed. */
+tn_status tn_nn_conv_transposed3d(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const tn_value *stride,
+                                  const tn_value *padding, const tn_value *output_padding, const tn_value *dilation,
+                                  int64_t groups, tn_tensor **out);
+/* aten::convolution (its arguments) for a 3-d weight, not transposed (nn_conv3d.c). */
+tn_status tn_nn_convolution3d(const tn_value *args, tn_tensor **out);
+/* aten::convolution_backward for a 3-d weight (nn_conv3d.c); same arguments and results. */
+tn_status tn_nn_conv3d_backward(const tn_value *args, tn_value *rets);
+
 /* Runs an op at the door and returns its single tensor result in *out. */
 tn_status tn_nn_call1(tn_op_id op, const tn_value *args, tn_tensor **out);
 

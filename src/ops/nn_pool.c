@@ -265,10 +265,12 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
                                         "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b));
     pad_args a = {0, 0, pd[0], pd[1], reflect};
     if (nsp == 2) { a.pt = pd[2]; a.pb = pd[3]; }
-    for (int i = 0; i < 2 * nsp; i++)
+    /* replication indexes by clamping, so negative pads crop as upstream's; reflection's
+     * negative pads are not built */
+    for (int i = 0; reflect && i < 2 * nsp; i++)
         if (pd[i] < 0)
-            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s_pad%dd with negative padding is not implemented by torchnative",
-                            reflect ? "reflection" : "replication", nsp);
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::reflection_pad%dd with negative padding is not implemented by "
+                                                    "torchnative", nsp);
     TN_TRY(tn_nn_check_float_or_int(x, reflect ? (nsp == 1 ? "reflection_pad1d" : "reflection_pad2d")
                                                : (nsp == 1 ? "replication_pad1d" : "replication_pad2d"), false));
     /* View as planes [P, H, W] with H = 1 for 1-d padding. */
@@ -291,6 +293,13 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
     }
     int64_t oh = g.H + a.pt + a.pb, ow = g.W + a.pl + a.pr;
     int64_t sz[TN_MAX_DIMS];
+    if (oh < 0 || ow < 0) {
+        memcpy(sz, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+        sz[x->ndim - 1] = ow;
+        if (nsp == 2) sz[x->ndim - 2] = oh;
+        return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                        (long long)(oh < 0 ? oh : ow), tn_format_sizes(x->ndim, sz, b, (int)sizeof b));
+    }
     memcpy(sz, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
     sz[x->ndim - 1] = ow;
     if (nsp == 2) sz[x->ndim - 2] = oh;

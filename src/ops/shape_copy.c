@@ -515,25 +515,30 @@ tn_status tn_op_constant_pad_nd(const tn_value *args, tn_value *rets) {
     return constant_pad(args[0].u.t, args[1].u.ilist.data, args[1].u.ilist.n, &args[2], rets);
 }
 
-/* constant pads here; reflect and replicate go to their kernels; circular is not built yet. */
+/* constant pads here; reflect and replicate go to their kernels, circular to _pad_circular. */
 static tn_status pad_mode(const tn_value *args, int mode, const char *op, tn_value *rets) {
     static const char *names[] = {"constant", "reflect", "replicate", "circular"};
     if (mode != 0 && mode > 0 && mode < 4 && !tn_value_is_none(&args[3]))
         return tn_error(TN_ERR_RUNTIME, "Padding mode \"%s\" doesn't take in value argument", names[mode]);
-    if (mode == 1 || mode == 2) {
+    if (mode == 1 || mode == 2 || mode == 3) {
         /* reflect / replicate: upstream's pad routes to {reflection,replication}_pad{1,2,3}d
          * by the number of padded dimensions */
         int64_t npad = args[1].u.ilist.n;
         int nd = (int)(npad / 2), in_dim = args[0].u.t->ndim;
         if (npad % 2 || nd < 1 || nd > 3)
             return tn_error(TN_ERR_RUNTIME, "Padding length must be divisible by 2");
+        if (npad > 2 * in_dim)
+            return tn_error(TN_ERR_RUNTIME, "Padding length should be less than or equal to two times the input "
+                                            "dimension but got padding length %lld and input of dimension %d",
+                            (long long)npad, in_dim);
         if (in_dim != nd + 1 && in_dim != nd + 2)
-            return tn_error(TN_ERR_NOT_IMPLEMENTED,
-                            "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "Padding size %lld is not supported for %dD input tensor.",
+                            (long long)npad, in_dim);
         static const tn_op_id reflect[3] = {TN_OP_reflection_pad1d, TN_OP_reflection_pad2d, TN_OP_reflection_pad3d};
         static const tn_op_id replicate[3] = {TN_OP_replication_pad1d, TN_OP_replication_pad2d,
                                               TN_OP_replication_pad3d};
         tn_value a[2] = {args[0], args[1]};
+        if (mode == 3) return tn_dispatch(TN_OP__pad_circular, a, rets);
         return tn_dispatch(mode == 1 ? reflect[nd - 1] : replicate[nd - 1], a, rets);
     }
     if (mode != 0)

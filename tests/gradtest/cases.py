@@ -213,6 +213,14 @@ CASES = [
     G("conv2d_groups", "lambda x, w: F.conv2d(x, w, stride=2, groups=2, dilation=1)",
       [In((1, 4, 7, 7)), In((6, 2, 3, 3))], (0, 1), ["convolution"]),
     G("conv1d", "lambda x, w: F.conv1d(x, w, padding=2)", [In((2, 3, 9)), In((4, 3, 5))], (0, 1), ["convolution"]),
+    G("conv3d", "lambda x, w, b: F.conv3d(x, w, b, stride=(2, 1, 1), padding=(1, 0, 2), dilation=(1, 2, 1), groups=2) + 0 * "
+      "F.conv3d(x, w, padding='same', groups=2)[:, :, :3, :4, :9].sum()",
+      [In((2, 4, 5, 6, 7)), In((6, 2, 3, 2, 3)), In((6,))], (0, 1, 2), ["convolution"], double=True),
+    G("conv_unbatched", "lambda x, w, y, v: F.conv3d(x, w, padding='same').sum((1, 2, 3)) + F.conv2d(y, v).sum((1, 2)).sum()",
+      [In((4, 5, 6, 7)), In((6, 4, 2, 2, 2)), In((4, 5, 6)), In((6, 4, 2, 2))], (0, 1, 2, 3), ["convolution"]),
+    G("conv_transpose3d", "lambda x, w, b: F.conv_transpose3d(x, w, b, stride=(2, 1, 3), padding=(1, 0, 1), "
+      "output_padding=(1, 0, 2), groups=2)", [In((2, 4, 3, 4, 3)), In((4, 3, 3, 2, 3)), In((6,))], (0, 1, 2),
+      ["convolution"], double=True),
     G("sdpa", "lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)",
       [In((1, 2, 5, 4)), In((1, 2, 5, 4)), In((1, 2, 5, 4))], (0, 1, 2), ["_scaled_dot_product_flash_attention_for_cpu"], dtypes=BF),
     G("sdpa_gqa_mask", "lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True, "

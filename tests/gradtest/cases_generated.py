@@ -172,6 +172,49 @@ CASES = [
       "[0, 0], [1, 1], False, F.max_pool2d(x.detach(), 2, return_indices=True)[1]) + x", [In((2, 3, 3, 4)),
                                                                                          IMG], (0, 1),
       ["max_pool2d_with_indices_backward"]),
+    # circular padding runs as its parts (narrow, cat); replication with negative pads crops
+    G("gen_pad_circular_negative", "lambda x: F.pad(x, (-1, 2, 1, -2), mode='replicate') ** 2 + "
+      "F.pad(x, (-1, 2, 1, -2), mode='circular') ** 2 + 0 * (F.pad(x[0], (2, 3), mode='circular') ** 2).sum()",
+      [IMG], (0,), ["replication_pad2d", "replication_pad2d_backward"], double=True),
+    # resampling beyond 2-d nearest / bilinear (src/ops/nn_upsample_nd.c)
+    G("gen_upsample_nd", "lambda x: F.interpolate(x, size=(7, 3, 11), mode='trilinear') ** 2 + "
+      "0 * (F.interpolate(x, size=(7, 3, 11), mode='nearest') ** 2 + F.interpolate(x, size=(7, 3, 11), mode='nearest-exact') ** 2).sum() + "
+      "0 * (F.interpolate(x[:, :, 0], size=(9, 4), mode='bicubic', align_corners=True) ** 2).sum() + "
+      "0 * (F.interpolate(x[:, :, 0], size=(9, 4), mode='nearest-exact') ** 2).sum() + 0 * (F.interpolate(x[:, :, 0, 0], size=13, mode='nearest-exact') ** 2).sum() + "
+      "0 * (F.interpolate(x[:, :, 0, 0], size=13, mode='linear') ** 2).sum() + 0 * (F.interpolate(x[:, :, 0, 0], scale_factor=0.6, mode='linear', align_corners=True) ** 2).sum()",
+      [In((2, 2, 4, 5, 6))], (0,), ["upsample_trilinear3d", "upsample_nearest3d", "_upsample_nearest_exact3d", "upsample_bicubic2d",
+                                    "_upsample_nearest_exact2d", "_upsample_nearest_exact1d", "upsample_trilinear3d_backward",
+                                    "upsample_nearest3d_backward", "_upsample_nearest_exact3d_backward", "upsample_bicubic2d_backward",
+                                    "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact1d_backward", "upsample_linear1d",
+                                    "upsample_linear1d_backward"], double=True),
+    G("gen_upsample_aa", "lambda x: F.interpolate(x, size=(3, 9), mode='bilinear', antialias=True) ** 2 + "
+      "F.interpolate(x, size=(3, 9), mode='bicubic', antialias=True, align_corners=True) ** 2", [In((2, 2, 7, 5))], (0,),
+      ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_bilinear2d_aa_backward", "_upsample_bicubic2d_aa_backward"],
+      double=True),
+    # fractional max pooling: the samples are an argument, so both sides pool the same windows
+    G("gen_fractional_max_pool", "lambda x, y: torch.ops.aten.fractional_max_pool2d(x, [3, 3], [4, 3], torch.linspace(0.05, 0.95, 12, "
+      "dtype=x.dtype).reshape(2, 3, 2))[0] ** 2 + 0 * (torch.ops.aten.fractional_max_pool3d(y, [2, 2, 2], [3, 4, 2], "
+      "torch.linspace(0.1, 0.9, 12, dtype=y.dtype).reshape(2, 2, 3))[0] ** 2).sum()",
+      [In((2, 3, 9, 7)), In((2, 2, 5, 6, 4))], (0, 1), ["fractional_max_pool2d", "fractional_max_pool3d",
+                                                     "fractional_max_pool2d_backward", "fractional_max_pool3d_backward"],
+      double=True),
+    # grid sampling: input and grid gradients, every mode and padding
+    G("gen_grid_sample", "lambda x, g, y, h: sum((F.grid_sample(x, g * 1.3, mode=m, padding_mode=p, align_corners=ac) * "
+      "(1 + 0.1 * i)).sum((2, 3)) for i, (m, p, ac) in enumerate((m, p, ac) for m in ('bilinear', 'nearest', 'bicubic') "
+      "for p in ('zeros', 'border', 'reflection') for ac in (False, True))) + sum(F.grid_sample(y, h * 1.3, mode=m, "
+      "padding_mode=p, align_corners=ac).sum((2, 3, 4)) for m in ('bilinear', 'nearest') for p in ('zeros', 'border', 'reflection') "
+      "for ac in (False, True))", [In((2, 3, 5, 6)), In((2, 7, 4, 2), kind="unit"), In((2, 3, 4, 5, 6)), In((2, 3, 4, 5, 3), kind="unit")],
+      (0, 1, 2, 3), ["grid_sampler_2d", "grid_sampler_3d"]),
+    # 3-d pooling and max unpooling (src/ops/nn_pool3d.c)
+    G("gen_pool3d", "lambda x: F.max_pool3d(x, 2, stride=1, padding=1) ** 2 + 0 * F.max_pool3d(x, (2, 3, 2), dilation=(1, 2, 1), "
+      "ceil_mode=True).sum() + F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False) + "
+      "F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True, divisor_override=5).sum() + F.avg_pool3d(x, 2, stride=1, padding=1) ** 2",
+      [In((2, 2, 3, 4, 5))], (0,), ["max_pool3d_with_indices", "avg_pool3d", "max_pool3d_with_indices_backward",
+                                    "avg_pool3d_backward"], double=True),
+    G("gen_max_unpool", "lambda x, y: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2) ** 2 + "
+      "0 * (F.max_unpool3d(*F.max_pool3d(y, 2, return_indices=True), 2, output_size=(3, 4, 5)) ** 2).sum() + "
+      "0 * (F.max_unpool1d(*F.max_pool1d(x[0], 2, return_indices=True), 2) ** 2).sum()",
+      [In((2, 3, 6, 8)), In((2, 2, 3, 4, 5))], (0, 1), ["max_unpool2d", "max_unpool3d"], double=True),
 ]
 
 CASES += [

@@ -1589,6 +1589,9 @@ for dt in ("float32", "float64"):
     add(f"upsample1d_{dt}", "lambda x: (torch.nn.functional.interpolate(x, size=13), torch.nn.functional.interpolate(x, scale_factor=1.7), torch.nn.functional.interpolate(x, size=5, mode='linear'), "
         "torch.nn.functional.interpolate(x, scale_factor=2.5, mode='linear', align_corners=True), torch.nn.functional.interpolate(x, size=4, mode='area'))",
         [In((2, 3, 9), dt)], ["upsample_nearest1d.vec", "upsample_linear1d.vec", "adaptive_avg_pool1d.default"])
+    add(f"upsample_linear1d_{dt}", "lambda x, g: (torch.ops.aten.upsample_linear1d.default(x, [13], False, 1.3), torch.ops.aten.upsample_linear1d.default(x, [5], True), torch.ops.aten.upsample_linear1d_backward.default(g, [5], [2, 3, 9], False))",
+        [In((2, 3, 9), dt), In((2, 3, 5), dt)], ["upsample_linear1d.default", "upsample_linear1d_backward.default"], **(dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}))
+add("upsample_linear1d_bfloat16", "lambda x: (torch.nn.functional.interpolate(x, size=5, mode='linear'), torch.nn.functional.interpolate(x, size=13, mode='linear'), torch.nn.functional.interpolate(x, scale_factor=1.7, mode='linear', align_corners=True))", [In((2, 3, 9), "bfloat16")], ["upsample_linear1d.vec"])
 add("pool1d_err", "lambda x: torch.nn.functional.avg_pool1d(x, 2)", [In((2, 3, 4, 9))], ["avg_pool1d.default"])
 add("max_pool1d_err", "lambda x: torch.nn.functional.max_pool1d(x, 2)", [In((9,))], ["max_pool1d.default"])
 add("max_pool1d_with_indices_err", "lambda x: torch.max_pool1d_with_indices(x, [2])", [In((9,))], ["max_pool1d_with_indices.default"])
@@ -2278,3 +2281,136 @@ add("gradient", f"lambda x: [torch.gradient(x), torch.gradient(x, spacing=2.0), 
     [In((5, 6, 4), "float64")], ["gradient.scalarint", "gradient.scalararray", "gradient.array", "gradient.scalarrayint", "gradient.scalarrayarray", "gradient.tensorarrayint", "gradient.tensorarray"])
 for nm, expr in (("order", "x, edge_order=3"), ("size", "x[:2], edge_order=2"), ("spacing_len", "x, spacing=[1.0, 2.0]"), ("dim", "x, dim=5")):
     add(f"gradient_err_{nm}", f"lambda x: torch.gradient({expr})", [In((5, 6, 4))], ["gradient.scalarint"])
+
+# ---- 3-d pooling and max unpooling (src/ops/nn_pool3d.c) ---------------------------------
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"max_pool3d_{dt}", f"lambda a: ({F}.max_pool3d(a, 3, 2, 1, ceil_mode=True, return_indices=True), {F}.max_pool3d(a, 2), {F}.max_pool3d(a, (3, 2, 2), dilation=(1, 2, 1)), {F}.max_pool3d(a[0], 2))", [In((2, 3, 5, 9, 11), dt)], ["max_pool3d.default", "max_pool3d_with_indices.default"])
+for dt in ("float32", "float64"):
+    add(f"avg_pool3d_{dt}", f"lambda a: ({F}.avg_pool3d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False), {F}.avg_pool3d(a, 2), {F}.avg_pool3d(a, 3, 1, 1, divisor_override=2), {F}.avg_pool3d(a[0], (2, 3, 1)))", [In((2, 3, 5, 9, 11), dt)], ["avg_pool3d.default"])
+    add(f"pool3d_backward_{dt}", "lambda g, x, h: (torch.ops.aten.avg_pool3d_backward.default(g, x, [3, 3, 3], [2, 2, 2], [1, 1, 1], True, False, None), torch.ops.aten.max_pool3d_with_indices_backward.default(h, x, [2, 2, 2], [1, 2, 2], [1, 0, 1], [1, 1, 1], False, torch.nn.functional.max_pool3d(x, 2, (1, 2, 2), (1, 0, 1), return_indices=True)[1]))", [In((2, 3, 3, 5, 6), dt), In((2, 3, 5, 9, 11), dt), In((2, 3, 6, 4, 6), dt)], ["avg_pool3d_backward.default", "max_pool3d_with_indices_backward.default"])
+for dt in ("int64", "int8", "int32"):
+    add(f"max_pool3d_{dt}", f"lambda a: {F}.max_pool3d(a, 3, 2, 1, return_indices=True)", [In((2, 3, 5, 6, 7), dt, "int")], ["max_pool3d_with_indices.default"])
+    add(f"avg_pool3d_{dt}", f"lambda a: {F}.avg_pool3d(a * 7, 3, 2, 1, ceil_mode=True, count_include_pad=False)", [In((2, 3, 5, 6, 7), dt, "int")], ["avg_pool3d.default"])
+add("max_pool3d_special", f"lambda a: {F}.max_pool3d(a, 2, return_indices=True)", [In((1, 2, 4, 6, 6), kind="special")], ["max_pool3d_with_indices.default"])
+add("max_pool3d_transposed", f"lambda a: {F}.max_pool3d(a, 2)", [In((3, 4, 6, 7), layout="transposed")], ["max_pool3d.default"])
+for _n, _src in [("rank", "F.max_pool3d(a[0, 0], 2)"), ("too_small", "F.max_pool3d(a, 6)"), ("pad", "F.max_pool3d(a, 2, padding=2)"),
+                 ("stride0", "torch.ops.aten.max_pool3d_with_indices(a, [2, 2, 2], [0, 1, 1])"),
+                 ("kernel_neg", "torch.ops.aten.max_pool3d_with_indices(a, [-1, 2, 2], [1, 1, 1])"),
+                 ("empty_plane", "F.max_pool3d(a[:, :0], 2)"), ("bool", "F.max_pool3d(a > 0, 2)"),
+                 ("avg_small", "F.avg_pool3d(a, 6)"), ("avg_pad", "F.avg_pool3d(a, 3, padding=2)"),
+                 ("avg_divisor0", "F.avg_pool3d(a, 2, divisor_override=0)"), ("avg_bf16", "F.avg_pool3d(a.bfloat16(), 2)"),
+                 ("avg_int32", "F.avg_pool3d(a.int(), 2)"), ("avg_rank", "F.avg_pool3d(a[0, 0], 2)"),
+                 ("bwd_grad_shape", "torch.ops.aten.avg_pool3d_backward(a, a, [2], [2], [0], False, True, None)")]:
+    add(f"pool3d_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 5, 6, 7))], ["max_pool3d.default"])
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"max_unpool_{dt}", f"lambda a, b: ({F}.max_unpool2d(*{F}.max_pool2d(a, 2, return_indices=True), 2, output_size=(9, 11)), {F}.max_unpool2d(*{F}.max_pool2d(a, 3, 2, 1, return_indices=True), 3, 2, 1, output_size=(9, 11)), {F}.max_unpool1d(*{F}.max_pool1d(a[0], 2, return_indices=True), 2), {F}.max_unpool3d(*{F}.max_pool3d(b, 2, return_indices=True), 2, output_size=(5, 7, 9)), {F}.max_unpool3d(*{F}.max_pool3d(b[0], 2, return_indices=True), 2, output_size=(5, 7, 9)))", [In((2, 3, 9, 11), dt), In((2, 3, 5, 7, 9), dt)], ["max_unpool2d.default", "max_unpool3d.default"])
+for _n, _src in [("long", "torch.ops.aten.max_unpool2d(a.long(), i, [6, 6])"),
+                 ("int_indices", "torch.ops.aten.max_unpool2d(a, i.int(), [6, 6])"),
+                 ("bad_index", "torch.ops.aten.max_unpool2d(a, i + 100, [6, 6])"),
+                 ("shape", "torch.ops.aten.max_unpool2d(a, i[..., :1], [6, 6])"),
+                 ("output_size", "torch.ops.aten.max_unpool2d(a, i, [6, 6, 6])"),
+                 ("rank", "torch.ops.aten.max_unpool2d(a[0, 0], i[0, 0], [6, 6])"),
+                 ("empty", "torch.ops.aten.max_unpool2d(a[:, :0], i[:, :0], [6, 6])"),
+                 ("3d_bad_index", "torch.ops.aten.max_unpool3d(a, i + 100, [1, 6, 6], [1, 2, 2], [0, 0, 0])"),
+                 ("3d_stride0", "torch.ops.aten.max_unpool3d(a, i, [1, 6, 6], [0, 2, 2], [0, 0, 0])"),
+                 ("3d_rank", "torch.ops.aten.max_unpool3d(a[0, 0], i[0, 0], [1, 6, 6], [1, 2, 2], [0, 0, 0])")]:
+    add(f"max_unpool_{_n}_err", f"lambda a, i: {_src.replace('F.', F + '.')}", [In((2, 3, 3, 3)), In((2, 3, 3, 3), "int64", "index", high=36)], ["max_unpool2d.default"])
+
+# ---- circular padding (composite_nn.c) and replication padding with negative pads ---------
+for dt in ("float32", "float64", "int64", "bool", "bfloat16"):
+    add(f"pad_circular_{dt}", f"lambda a: ({F}.pad(a[0], (1, 2), mode='circular'), {F}.pad(a, (1, 2, 3, 0), mode='circular'), {F}.pad(a, (-1, 2, 1, -2), mode='circular'), {F}.pad(a[0], (2, 2), mode='circular'), {F}.pad(a[0, 0], (5, 5), mode='circular'), {F}.pad(a[None], (1, 1, 0, 2, 1, 1), mode='circular'), torch.ops.aten._pad_circular.default(a, [0, 0, 0, 0]))", [In((2, 3, 4, 5), dt)], ["pad.default", "_pad_circular.default"])
+add("pad_replicate_negative", f"lambda a: ({F}.pad(a, (-1, 2, 3, -2), mode='replicate'), {F}.pad(a, (-2, -2, 0, 0), mode='replicate'), {F}.pad(a[0], (-1, -3), mode='replicate'), torch.ops.aten.replication_pad2d_backward.default(torch.ones(2, 3, 5, 6), a, [-1, 2, 3, -2]))", [In((2, 3, 4, 5))], ["replication_pad2d.default", "replication_pad1d.default", "replication_pad2d_backward.default"])
+for _n, _src in [("wrap", "F.pad(a[0], (6, 0), mode='circular')"), ("empty_dim", "F.pad(a[0], (-3, -3), mode='circular')"),
+                 ("dims", "F.pad(a, (1, 1), mode='circular')"), ("length", "F.pad(a[0, 0], (1, 1, 1, 1, 1, 1), mode='circular')"),
+                 ("aten_dims", "torch.ops.aten._pad_circular.default(a, [1, 1, 1, 1, 1, 1, 1, 1])"),
+                 ("replicate_negative_dim", "F.pad(a, (-4, -2, 0, 0), mode='replicate')")]:
+    add(f"pad_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5))], ["pad.default"])
+
+# ---- 3-d convolution, transposed 3-d, integer transposed convolution (src/ops/nn_conv3d.c) --
+for dt in ("float32", "float64", "bfloat16"):
+    tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else dict(rtol=2e-2, atol=5e-2) if dt == "bfloat16" else {}
+    add(f"conv3d_{dt}", f"lambda a, w, b: ({F}.conv3d(a, w, b, stride=(2, 1, 2), padding=(1, 2, 0), dilation=(1, 2, 1), groups=2), {F}.conv3d(a[0], w, groups=2), torch.ops.aten.convolution.default(a, w, b, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 2))", [In((2, 4, 5, 6, 7), dt), In((6, 2, 3, 2, 3), dt), In((6,), dt)], ["conv3d.default", "convolution.default"], **tol)
+    add(f"conv3d_same_{dt}", f"lambda a, w: ({F}.conv3d(a, w, padding='same', dilation=(1, 2, 1)), {F}.conv3d(a, w, padding='valid'))", [In((1, 2, 5, 6, 7), dt), In((3, 2, 2, 3, 4), dt)], ["conv3d.padding"], **tol)
+    add(f"conv_transpose3d_{dt}", f"lambda a, w, b: ({F}.conv_transpose3d(a, w, b, stride=(2, 1, 3), padding=(1, 0, 1), output_padding=(1, 0, 2), dilation=(1, 2, 1), groups=2), {F}.conv_transpose3d(a[1], w, None, stride=2, groups=2))", [In((2, 4, 5, 6, 7), dt), In((4, 3, 3, 2, 3), dt), In((6,), dt)], ["conv_transpose3d.input", "convolution.default"], **tol)
+    add(f"bwd_conv3d_{dt}", f"lambda x, w, g, h, wt: ({A}.convolution_backward.default(g, x, w, [6], [2, 1, 1], [1, 0, 2], [1, 2, 1], False, [0, 0, 0], 2, [True, True, True]), {A}.convolution_backward.default(h, x, wt, [6], [2, 1, 3], [1, 0, 1], [1, 1, 1], True, [1, 0, 2], 2, [True, True, False]))",
+        [In((2, 4, 5, 6, 7), dt), In((6, 2, 3, 2, 3), dt), In((2, 6, 3, 4, 9), dt), In((2, 6, 10, 7, 21), dt), In((4, 3, 3, 2, 3), dt)], ["convolution_backward.default"], **BWD_TOL[dt])
+for dt in ("int64", "int32"):
+    add(f"conv3d_int_{dt}", f"lambda a, w, b: {F}.conv3d(a * 7, w, b, stride=(2, 1, 2), padding=1, groups=2)", [In((2, 4, 5, 6, 7), dt, "int"), In((6, 2, 3, 2, 3), dt, "int"), In((6,), dt, "int")], ["conv3d.default"])
+    add(f"conv_transpose_int_{dt}", f"lambda a, w, b: ({F}.conv_transpose3d(a, w, b, stride=(2, 1, 2), padding=1, output_padding=(1, 0, 0), groups=2), {F}.conv_transpose2d(a[:, :, 0], w[:, :, 0], b, stride=2, output_padding=1, dilation=(1, 2), groups=2), {F}.conv_transpose1d(a[:, :, 0, 0], w[:, :, 0, 0], None, stride=3, padding=1, groups=2))", [In((2, 4, 5, 6, 7), dt, "int"), In((4, 3, 3, 2, 3), dt, "int"), In((6,), dt, "int")], ["conv_transpose3d.input", "conv_transpose2d.input", "conv_transpose1d.default"])
+for _n, _src in [("kernel", "F.conv3d(a, torch.ones(6, 4, 7, 1, 1))"), ("groups", "F.conv3d(a, torch.ones(6, 2, 3, 2, 3), groups=3)"),
+                 ("rank", "F.conv3d(a[0, 0], torch.ones(6, 4, 3, 2, 3))"), ("same_stride", "F.conv3d(a, torch.ones(6, 4, 3, 2, 3), padding='same', stride=2)"),
+                 ("stride0", "F.conv3d(a, torch.ones(6, 4, 1, 1, 1), stride=0)"), ("bias", "F.conv3d(a, torch.ones(6, 4, 1, 1, 1), torch.ones(3))"),
+                 ("padding_str", "F.conv3d(a, torch.ones(6, 4, 1, 1, 1), padding='full')"),
+                 ("transpose_output_padding", "F.conv_transpose3d(a, torch.ones(4, 2, 2, 2, 2), output_padding=1)"),
+                 ("transpose_channels", "F.conv_transpose3d(a, torch.ones(3, 2, 2, 2, 2))"),
+                 ("transpose_rank", "F.conv_transpose3d(a[0, 0], torch.ones(4, 2, 2, 2, 2))"),
+                 ("transpose_bool", "F.conv_transpose3d(a > 0, torch.ones(4, 2, 2, 2, 2) > 0)"),
+                 ("transpose_int8", "F.conv_transpose2d(a[:, :, 0].to(torch.int8), torch.ones(4, 2, 2, 2, dtype=torch.int8))")]:
+    add(f"conv3d_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 4, 5, 6, 7))], ["conv3d.default"])
+
+# ---- resampling: nearest 3-d, nearest-exact 1-3d, trilinear, bicubic (src/ops/nn_upsample_nd.c) --
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"upsample_nd_{dt}", f"lambda a: ({F}.interpolate(a, size=(7, 3, 11), mode='trilinear'), {F}.interpolate(a, size=(4, 10, 12), mode='trilinear', align_corners=True), {F}.interpolate(a, scale_factor=1.7, mode='trilinear'), "
+        f"{F}.interpolate(a, size=(7, 3, 11), mode='nearest'), {F}.interpolate(a, scale_factor=0.6, mode='nearest'), {F}.interpolate(a, size=(7, 3, 11), mode='nearest-exact'), "
+        f"{F}.interpolate(a[:, :, 0], size=(9, 4), mode='bicubic'), {F}.interpolate(a[:, :, 0], scale_factor=2.0, mode='bicubic', align_corners=True), {F}.interpolate(a[:, :, 0], size=(3, 13), mode='nearest-exact'), "
+        f"{F}.interpolate(a[:, :, 0, 0], size=13, mode='nearest-exact'), {F}.interpolate(a[:, :, 0, 0], scale_factor=0.5, mode='nearest-exact'))",
+        [In((2, 3, 4, 5, 6), dt)], ["upsample_trilinear3d.vec", "upsample_nearest3d.vec", "_upsample_nearest_exact3d.vec", "upsample_bicubic2d.vec", "_upsample_nearest_exact2d.vec", "_upsample_nearest_exact1d.vec"])
+    add(f"upsample_nd_sized_{dt}", f"lambda a: ({A}.upsample_trilinear3d.default(a, [7, 3, 11], False, 0.5, None, 2.5), {A}.upsample_nearest3d.default(a, [7, 3, 11], 1.5, None, None), {A}._upsample_nearest_exact3d.default(a, [7, 3, 11]), "
+        f"{A}.upsample_bicubic2d.default(a[:, :, 0], [9, 4], False, 1.6, None), {A}._upsample_nearest_exact2d.default(a[:, :, 0], [9, 4]), {A}._upsample_nearest_exact1d.default(a[:, :, 0, 0], [13]))",
+        [In((2, 3, 4, 5, 6), dt)], ["upsample_trilinear3d.default", "upsample_nearest3d.default", "_upsample_nearest_exact3d.default", "upsample_bicubic2d.default", "_upsample_nearest_exact2d.default", "_upsample_nearest_exact1d.default"])
+for dt in ("float32", "float64"):
+    add(f"upsample_nd_backward_{dt}", f"lambda g, h, k: ({A}.upsample_trilinear3d_backward.default(g, [7, 3, 11], [2, 3, 4, 5, 6], True), {A}.upsample_nearest3d_backward.default(g, [7, 3, 11], [2, 3, 4, 5, 6]), {A}._upsample_nearest_exact3d_backward.default(g, [7, 3, 11], [2, 3, 4, 5, 6]), "
+        f"{A}.upsample_bicubic2d_backward.default(h, [9, 4], [2, 3, 5, 6], False), {A}._upsample_nearest_exact2d_backward.default(h, [9, 4], [2, 3, 5, 6]), {A}._upsample_nearest_exact1d_backward.default(k, [13], [2, 3, 6]))",
+        [In((2, 3, 7, 3, 11), dt), In((2, 3, 9, 4), dt), In((2, 3, 13), dt)],
+        ["upsample_trilinear3d_backward.default", "upsample_nearest3d_backward.default", "_upsample_nearest_exact3d_backward.default", "upsample_bicubic2d_backward.default", "_upsample_nearest_exact2d_backward.default", "_upsample_nearest_exact1d_backward.default"], **BWD_TOL[dt])
+for _n, _src in [("size0", "F.interpolate(a, size=(0, 2, 2), mode='trilinear')"), ("rank", "torch.ops.aten.upsample_trilinear3d(a[0], [2, 2, 2], False)"),
+                 ("osz", "torch.ops.aten.upsample_bicubic2d(a[0], [2, 2, 2], False)"), ("long", "F.interpolate(a.long(), size=(2, 2, 2), mode='trilinear')"),
+                 ("long_nearest", "F.interpolate(a.long(), size=(2, 2, 2), mode='nearest')"), ("long_cubic", "F.interpolate(a[0].long(), size=(2, 2), mode='bicubic')"),
+                 ("both", "torch.ops.aten.upsample_trilinear3d.vec(a, [2, 2, 2], False, [2.0, 2.0, 2.0])"),
+                 ("scales_len", "torch.ops.aten.upsample_nearest3d.vec(a, None, [2.0, 2.0])"),
+                 ("bwd_input_size", "torch.ops.aten.upsample_trilinear3d_backward(a, [4, 5, 6], [2, 3, 4, 5], False)")]:
+    add(f"upsample_nd_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6))], ["upsample_trilinear3d.default"])
+
+# ---- grid sampling (src/ops/nn_grid_sample.c); bfloat16 with every intermediate rounded to
+# bfloat16, as upstream's kernels compute it -------------------------------------------------
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"grid_sample_{dt}", "lambda x, g2, g3: tuple(torch.nn.functional.grid_sample(x[:, :, 0], g2 * 1.3, mode=m, padding_mode=p, align_corners=ac) for m in ('bilinear', 'nearest', 'bicubic') for p in ('zeros', 'border', 'reflection') for ac in (False, True)) + "
+        "tuple(torch.nn.functional.grid_sample(x, g3 * 1.3, mode=m, padding_mode=p, align_corners=ac) for m in ('bilinear', 'nearest') for p in ('zeros', 'border', 'reflection') for ac in (False, True)) + "
+        "(torch.ops.aten.grid_sampler_2d.default(x[:, :, 0], g2, 0, 0, False), torch.ops.aten.grid_sampler_3d.default(x, g3, 1, 2, True))",
+        [In((2, 3, 4, 5, 6), dt), In((2, 7, 4, 2), dt, "unit"), In((2, 3, 4, 5, 3), dt, "unit")], ["grid_sampler.default", "grid_sampler_2d.default", "grid_sampler_3d.default"])
+for _n, _src in [("bicubic3d", "F.grid_sample(x, g, mode='bicubic', align_corners=False)"), ("dtype", "torch.grid_sampler(x, g.double(), 0, 0, False)"),
+                 ("last_dim", "F.grid_sample(x, g[..., :2], align_corners=False)"), ("batch", "F.grid_sample(x, g[:1], align_corners=False)"),
+                 ("rank", "torch.ops.aten.grid_sampler_2d(x, g, 0, 0, False)"), ("empty", "F.grid_sample(x[:, :, :, :0], g, align_corners=False)"),
+                 ("long", "torch.grid_sampler(x.long(), g.long(), 0, 0, False)")]:
+    add(f"grid_sample_{_n}_err", f"lambda x, g: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6)), In((2, 3, 4, 5, 3), kind="unit")], ["grid_sampler.default"])
+
+# ---- fractional max pooling (src/ops/nn_pool_fractional.c): window starts from _random_samples --
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"fractional_max_pool_{dt}", f"lambda a, s2, s3: ({A}.fractional_max_pool2d.default(a[:, :, 0], [3, 3], [4, 3], s2), {A}.fractional_max_pool2d.default(a[0, :, 0], [2, 3], [5, 4], s2), "
+        f"{A}.fractional_max_pool3d.default(a, [2, 2, 2], [3, 4, 2], s3), {A}.fractional_max_pool3d.default(a, [3, 2, 1], [4, 5, 6], s3))",
+        [In((2, 3, 9, 9, 7), dt), In((2, 3, 2), dt, "unit"), In((2, 3, 3), dt, "unit")], ["fractional_max_pool2d.default", "fractional_max_pool3d.default"])
+for dt in ("float32", "float64"):
+    add(f"fractional_max_pool_backward_{dt}", f"lambda a, s2, s3, g2, g3: ({A}.fractional_max_pool2d_backward.default(g2, a[:, :, 0], [3, 3], [4, 3], {A}.fractional_max_pool2d.default(a[:, :, 0], [3, 3], [4, 3], s2)[1]), "
+        f"{A}.fractional_max_pool3d_backward.default(g3, a, [2, 2, 2], [3, 4, 2], {A}.fractional_max_pool3d.default(a, [2, 2, 2], [3, 4, 2], s3)[1]))",
+        [In((2, 3, 9, 9, 7), dt), In((2, 3, 2), dt, "unit"), In((2, 3, 3), dt, "unit"), In((2, 3, 4, 3), dt), In((2, 3, 3, 4, 2), dt)],
+        ["fractional_max_pool2d_backward.default", "fractional_max_pool3d_backward.default"])
+for _n, _src in [("too_large", f"{A}.fractional_max_pool2d(a[:, :, 0], [5, 5], [6, 6], s[..., :2])"), ("dtype", f"{A}.fractional_max_pool2d(a[:, :, 0], [2, 2], [3, 3], s[..., :2].double())"),
+                 ("rank", f"{A}.fractional_max_pool3d(a[0, 0], [2, 2, 2], [2, 2, 2], s)"), ("empty", f"{A}.fractional_max_pool3d(a[:, :, :0], [1, 1, 1], [1, 1, 1], s)"),
+                 ("long", f"{A}.fractional_max_pool3d(a.long(), [2, 2, 2], [2, 2, 2], s.long())")]:
+    add(f"fractional_max_pool_{_n}_err", f"lambda a, s: {_src}", [In((2, 3, 9, 9, 7)), In((2, 3, 3), kind="unit")], ["fractional_max_pool2d.default"])
+for dt in ("float32", "float64"):
+    add(f"grid_sample_backward_{dt}", "lambda x, g2, g3, y2, y3: tuple(torch.ops.aten.grid_sampler_2d_backward.default(y2, x[:, :, 0], g2 * 1.3, m, p, ac, [True, True]) for m in (0, 1, 2) for p in (0, 1, 2) for ac in (False, True)) + "
+        "tuple(torch.ops.aten.grid_sampler_3d_backward.default(y3, x, g3 * 1.3, m, p, ac, [True, True]) for m in (0, 1) for p in (0, 1, 2) for ac in (False, True)) + "
+        "(torch.ops.aten.grid_sampler_2d_backward.default(y2, x[:, :, 0], g2, 0, 0, False, [False, True]),)",
+        [In((2, 3, 4, 5, 6), dt), In((2, 7, 4, 2), dt, "unit"), In((2, 3, 4, 5, 3), dt, "unit"), In((2, 3, 7, 4), dt), In((2, 3, 3, 4, 5), dt)],
+        ["grid_sampler_2d_backward.default", "grid_sampler_3d_backward.default"], **BWD_TOL[dt])
+# antialiased bilinear / bicubic (the same tables, widened by the downscale); upstream has them in
+# Float and Double only (other dtypes refuse unless the size is unchanged)
+for dt in ("float32", "float64"):
+    add(f"upsample_aa_{dt}", f"lambda a: tuple({F}.interpolate(a, size=sz, mode=m, antialias=True, align_corners=ac) for m in ('bilinear', 'bicubic') for sz in ((5, 4), (9, 20), (3, 30), (1, 1)) for ac in (False, True)) + "
+        f"({F}.interpolate(a, scale_factor=0.3, mode='bilinear', antialias=True), {A}._upsample_bilinear2d_aa.default(a, [5, 7], False, 0.3, None), {A}._upsample_bicubic2d_aa.default(a, [6, 4], True))",
+        [In((2, 3, 17, 13), dt)], ["_upsample_bilinear2d_aa.vec", "_upsample_bicubic2d_aa.vec", "_upsample_bilinear2d_aa.default", "_upsample_bicubic2d_aa.default"])
+    add(f"upsample_aa_backward_{dt}", f"lambda g, h: ({A}._upsample_bilinear2d_aa_backward.default(g, [5, 20], [2, 3, 17, 13], False), {A}._upsample_bicubic2d_aa_backward.default(g, [5, 20], [2, 3, 17, 13], True), {A}._upsample_bicubic2d_aa_backward.default(h, [3, 4], [2, 3, 17, 13], False, 0.2, None))",
+        [In((2, 3, 5, 20), dt), In((2, 3, 3, 4), dt)], ["_upsample_bilinear2d_aa_backward.default", "_upsample_bicubic2d_aa_backward.default"], **BWD_TOL[dt])
+add("upsample_aa_bfloat16_err", f"lambda a: {F}.interpolate(a, size=(5, 4), mode='bilinear', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bilinear2d_aa.vec"])
+add("upsample_aa_bfloat16_same_size", f"lambda a: {F}.interpolate(a, size=(17, 13), mode='bicubic', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bicubic2d_aa.vec"])
