@@ -31,7 +31,7 @@ K = 576
 # Multiply-accumulate lanes per instruction, by mnemonic and register width. aarch64:
 # fmla .4s = 4, .8h = 8; sdot/udot .4s = 16 (four int8 pairs per lane); smmla/ummla = 32.
 # x86: vfmadd*ps xmm/ymm/zmm = 4/8/16; vpdpbusd = 4 int8 pairs per int32 lane;
-# vpmaddubsw = one int8 pair per int16 lane; vdpbf16ps = two bf16 pairs per lane.
+# vpmaddubsw = two int8 pairs per int16 lane (four per 32 bits); vdpbf16ps = two bf16 pairs per lane.
 X86_WIDTH = {"xmm": 4, "ymm": 8, "zmm": 16}
 
 
@@ -55,7 +55,7 @@ def mac_lanes(arch, mnemonic, operands):
     if mnemonic == "vpdpbusd":
         return 4 * lanes32
     if mnemonic == "vpmaddubsw":
-        return 2 * lanes32
+        return 4 * lanes32
     if mnemonic == "vdpbf16ps":
         return 2 * lanes32
     return 0
@@ -63,10 +63,12 @@ def mac_lanes(arch, mnemonic, operands):
 
 # (kernel family, dtype, x86-64 symbols, aarch64 symbols)
 KERNELS = [
-    ("GEMV", "float32", ["f32_gemv__avx2", "f32_gemv__avx512"], ["f32_gemv__neon", "f32_gemv__scalar"]),
+    ("GEMV", "float32", ["f32_gemv__avx2", "f32_gemv__avx512"], ["f32_gemv__neon"]),
     ("GEMV", "bfloat16", ["bf16_gemv__avx2", "bf16_gemv__avx512", "bf16_gemv__avx512bf16"], ["bf16_gemv__neon"]),
     ("GEMV", "float16", ["f16_gemv__avx2", "f16_gemv__avx512"], ["f16_gemv__neon"]),
-    ("GEMM micro-kernel", "float32", ["f32_gemm_6x16__avx2", "f32_gemm_12x32__avx512"], ["f32_gemm_4x8__scalar"]),
+    # aarch64 has no NEON GEMM micro-kernel yet: it runs the portable f32_gemm_4x8__scalar,
+    # which GCC -O2 leaves scalar (separate fmul and fadd: -std=c11 turns FMA contraction off)
+    ("GEMM micro-kernel", "float32", ["f32_gemm_6x16__avx2", "f32_gemm_12x32__avx512"], []),
     ("quantised dot", "Q4_0", ["q4_0_qdot__avx2", "q4_0_qdot__avx512vnni"], ["q4_0_qdot__neon"]),
     ("quantised dot", "Q4_1", ["q4_1_qdot__avx2", "q4_1_qdot__avx512vnni"], ["q4_1_qdot__neon"]),
     ("quantised dot", "Q8_0", ["q8_0_qdot__avx2", "q8_0_qdot__avx512vnni"], ["q8_0_qdot__neon"]),

@@ -8,6 +8,7 @@ Needs the emulated environment (scripts/aarch64_env.sh) and the cross build
 TN_AARCH64=1. Without that variable the file is skipped (the host tiers do not run it).
     TN_AARCH64_OPS_EVERY=N   every N-th operator case (default 25: ~300 cases); 1 = all
     TN_AARCH64_MODEL=1       also SmolLM2's greedy tokens (minutes under emulation)
+    TN_AARCH64_FULL=1        also the C tests in SLOW_C (test_gemm alone: 9 minutes)
 """
 import json
 import os
@@ -31,6 +32,9 @@ SYSROOT = os.path.join(ENV, "sysroot")
 RUNNER = os.path.join(ROOT, "tests", "optest", "run_side.py")
 TOKENS = os.path.join(ROOT, "tests", "greedy_tokens.py")
 EVERY = int(os.environ.get("TN_AARCH64_OPS_EVERY", "25"))
+# C tests left out of the CI slice for time (measured under qemu -cpu max on the loaded
+# 2-core machine: test_gemm 554 s; docs/AARCH64.md); TN_AARCH64_FULL=1 runs them.
+SLOW_C = {"test_gemm"}
 C_SOURCES = sorted(f[:-2] for f in os.listdir(os.path.join(ROOT, "tests", "c")) if f.startswith("test_") and f.endswith(".c"))
 
 
@@ -54,9 +58,11 @@ def qemu(exe, cpu="max", force=None, timeout=900):
 
 @pytest.mark.parametrize("name", C_SOURCES)
 def test_c_unit_under_qemu(name):
+    if name in SLOW_C and os.environ.get("TN_AARCH64_FULL") != "1":
+        pytest.skip(f"{name} under emulation is slow: TN_AARCH64_FULL=1")
     exe = os.path.join(CTESTS, name)
     assert os.path.exists(exe), f"{exe} was not cross-built"
-    r = qemu(exe)
+    r = qemu(exe, timeout=3600)
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
     assert " passed, 0 failed" in r.stdout
 
@@ -99,7 +105,7 @@ def test_import_torch_reports_the_tier():
         r = subprocess.run([PY, "--cpu", cpu, "-c", code], capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, r.stderr[-4000:]
         machine, version, isa = r.stdout.strip().split(" ", 2)
-        assert (machine, version) == ("aarch64", "2.13.0")
+        assert machine == "aarch64" and version.startswith("2.13.0"), (machine, version)
         assert eval(isa)[0] == tier
 
 
@@ -115,20 +121,58 @@ def op_results(tmp_path_factory):
         return pickle.load(f), pickle.load(g)
 
 
+def arch_case(case):
+    """The case as compared across architectures. Normal sampling (randn, normal_, ...) is
+    bit-exact with upstream on the same architecture, but upstream's x86-64 build draws
+    float32 normals through its AVX2 avx_mathfun log/sin/cos, its aarch64 build through the
+    scalar libm path, and ours follows the aarch64 path there (kernels/random.c): against
+    x86-64's answers those cases get their dtype's tolerance instead of exactness."""
+    if "randn" in case.fn or "normal" in case.fn:
+        return H.Case(case.name, case.fn, case.inputs, case.covers, equal_nan=case.equal_nan)
+    return case
+
+
 @pytest.mark.parametrize("case", C.CASES[::EVERY], ids=[c.name for c in C.CASES[::EVERY]])
 def test_op_matches_upstream_x86(case, op_results):
     ref, ours = op_results
+    case = arch_case(case)
     diff = H.compare(case, ref[case.name], ours[case.name])
     assert diff is None, f"{case.name}: {case.fn}: {diff}"
 
 
 @pytest.mark.skipif(os.environ.get("TN_AARCH64_MODEL") != "1", reason="SmolLM2 under emulation: TN_AARCH64_MODEL=1")
 def test_smollm2_float32_greedy_tokens_equal_x86():
-    r = subprocess.run([sys.executable, TOKENS], capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stderr[-4000:]
-    x86 = json.loads(r.stdout.strip().splitlines()[-1])
-    r = subprocess.run([PY, TOKENS], capture_output=True, text=True, timeout=5400)
-    assert r.returncode == 0, r.stderr[-4000:]
-    arm = json.loads(r.stdout.strip().splitlines()[-1])
-    assert len(x86["tokens"]) == 16
-    assert arm["tokens"] == x86["tokens"], (arm["text"], x86["text"])
+    out = {}
+    for side, cmd in (("upstream x86-64", [REF_PYTHON, TOKENS]), ("ours x86-64", [sys.executable, TOKENS]),
+                      ("ours aarch64", [PY, TOKENS])):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=5400)
+        assert r.returncode == 0, f"{side}: {r.stderr[-4000:]}"
+        out[side] = json.loads(r.stdout.strip().splitlines()[-1])
+    assert len(out["upstream x86-64"]["tokens"]) >= 4
+    assert out["ours aarch64"]["tokens"] == out["ours x86-64"]["tokens"] == out["upstream x86-64"]["tokens"], out
+
+
+def doc_insn_table():
+    """{kernel: instructions per MAC} from docs/AARCH64.md's instruction-count table."""
+    rows = {}
+    with open(os.path.join(ROOT, "docs", "AARCH64.md")) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 7 and cells[2] in ("x86-64", "aarch64"):
+                rows[cells[0]] = float(cells[5])
+    return rows
+
+
+def test_kernel_instruction_counts_not_regressed():
+    """scripts/kernel_insns.py against the table in docs/AARCH64.md: every kernel there is
+    still measured, and none needs more than 10 % more instructions per multiply-accumulate
+    (a rise past that is a regression to fix, or a new table to commit with its reason)."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "kernel_insns.py"), "--json"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    now = {row["kernel"]: row["per_mac"] for row in json.loads(r.stdout)}
+    doc = doc_insn_table()
+    assert len(doc) >= 15, doc
+    assert sorted(doc) == sorted(now), (sorted(doc), sorted(now))
+    worse = {k: (doc[k], round(now[k], 3)) for k in doc if now[k] > doc[k] * 1.10}
+    assert not worse, f"instructions per MAC rose (documented, now): {worse}"
