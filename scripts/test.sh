@@ -15,19 +15,24 @@
 #   asan   the suite, C unit tests included, on the AddressSanitizer +
 #          UndefinedBehaviorSanitizer build (scripts/asan.sh), except the model files and
 #          the GEMM sweep (`asan_skip`; docs/RELIABILITY.md says why and what it costs);
-#   tsan   the threaded C tests on the ThreadSanitizer build (scripts/tsan.sh).
+#   tsan   the threaded C tests on the ThreadSanitizer build (scripts/tsan.sh);
+#   aarch64  the cross-built _C and C unit tests under qemu-user (tests/test_aarch64.py,
+#          docs/AARCH64.md): the C tests, the tier chosen under each emulated CPU, and a
+#          slice of the operator cases (every 25th) against upstream's x86-64 answers.
+#          Skipped, saying why, only when scripts/aarch64_env.sh cannot set the emulated
+#          environment up (its exit status 3); any other failure fails the run.
 #   scripts/test.sh [pytest args]
 #   TN_TEST_TIERS=host scripts/test.sh ...        # only the host tier (quick, for development)
-#   TN_TEST_TIERS="lower asan" scripts/test.sh    # any subset of: host lower asan tsan (default all)
+#   TN_TEST_TIERS="lower asan" scripts/test.sh    # any subset of: host lower asan tsan aarch64 (default all)
 # pytest's exit status 5 (nothing selected) fails the run like any other: a tier that
 # silently tested nothing must not pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TIERS=${TN_TEST_TIERS:-all}
-[ "$TIERS" = all ] && TIERS="host lower asan tsan"
+[ "$TIERS" = all ] && TIERS="host lower asan tsan aarch64"
 want() { [[ " $TIERS " == *" $1 "* ]]; }
 for t in $TIERS; do
-  case $t in host|lower|asan|tsan) ;; *) echo "TN_TEST_TIERS: unknown tier $t (host lower asan tsan all)" >&2; exit 2 ;; esac
+  case $t in host|lower|asan|tsan|aarch64) ;; *) echo "TN_TEST_TIERS: unknown tier $t (host lower asan tsan aarch64 all)" >&2; exit 2 ;; esac
 done
 
 if want asan; then scripts/setup.sh --asan; else scripts/setup.sh; fi
@@ -76,5 +81,19 @@ if want asan; then
     scripts/asan.sh -m pytest tests -m "not asan_skip" "$@"
 fi
 want tsan && run "tsan: threaded C tests" scripts/tsan.sh
+if want aarch64; then
+  start=$(date +%s)
+  rc=0
+  scripts/aarch64_env.sh || rc=$?
+  if [ $rc -eq 3 ]; then
+    echo "== aarch64: skipped: the emulated environment cannot be set up here (reason above)"
+    SUMMARY+=("$(printf '%-44s %5d s  skipped' "aarch64: environment cannot be set up" $(( $(date +%s) - start )))")
+  else
+    SUMMARY+=("$(printf '%-44s %5d s  exit %d' "aarch64: emulated environment" $(( $(date +%s) - start )) $rc)")
+    [ $rc -eq 0 ] || { printf '%s\n' "${SUMMARY[@]}"; exit $rc; }
+    run "aarch64: cross build (build.py --target)" .venv/bin/python scripts/build.py --target aarch64
+    run "aarch64: C tests, tiers, op slice (qemu)" env TN_AARCH64=1 .venv/bin/python -m pytest tests/test_aarch64.py "$@"
+  fi
+fi
 echo "== summary"
 printf '%s\n' "${SUMMARY[@]}"

@@ -260,6 +260,9 @@ TIER_INDEPENDENT_FILES = {
     # the quantised kernels' ISA instances are compared at every tier by the C test
     # tests/c/test_quant.c (it sweeps the tiers itself); the model runs here once
     "test_quant.py": "quantised products: every ISA instance is compared by tests/c/test_quant.c",
+    # runs only in scripts/test.sh's aarch64 tier, which walks the aarch64 tiers itself
+    # (qemu -cpu models and TN_FORCE_ISA=neon|dotprod|scalar)
+    "test_aarch64.py": "the emulated aarch64 run: its own tiers are walked under qemu",
 }
 
 

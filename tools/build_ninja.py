@@ -64,6 +64,18 @@ if SANITIZE:
     LDFLAGS = LDFLAGS + sanitize_cflags(SANITIZE)
 
 
+# Cross-compilation (scripts/build.py --target aarch64; docs/AARCH64.md): TN_CROSS is the
+# toolchain prefix (aarch64-linux-gnu), TN_PY_INCLUDE the target CPython's header
+# directories (pyconfig.h is per architecture), os.pathsep-separated. Read once here.
+CROSS = os.environ.get("TN_CROSS", "")
+PY_INCLUDES = [p for p in os.environ.get("TN_PY_INCLUDE", "").split(os.pathsep) if p] or [sysconfig.get_paths()["include"]]
+
+
+def _tool(name, default):
+    """The cross toolchain's `name` (gcc, ar) when cross-compiling, else `default`."""
+    return f"{CROSS}-{name}" if CROSS else default
+
+
 def _sources():
     return sorted(glob.glob(os.path.join(ROOT, "src", "**", "*.c"), recursive=True))
 
@@ -76,14 +88,15 @@ def _native_functions_yaml(python):
 
 def write_ninja(python):
     os.makedirs(BUILD, exist_ok=True)
-    inc = sysconfig.get_paths()["include"]
+    # a cross build's target headers are system headers (no warnings from the sysroot's libc)
+    inc = (" -isystem " if CROSS else " -I").join(PY_INCLUDES)
     yaml = _native_functions_yaml(python)
     gen_script = os.path.join(ROOT, "tools", "codegen", "gen_ops.py")
     gen_out = [os.path.join(GEN, n) for n in ("ops_generated.h", "ops_generated.c", "pysig_generated.h",
                                               "pysig_generated.c", "pysig_generated.def")]
     lines = [
         "ninja_required_version = 1.5",
-        f"cflags = {' '.join(CFLAGS)} -I{ROOT}/src -I{ROOT}/tests/c -I{GEN} -I{inc}",
+        f"cflags = {' '.join(CFLAGS)} -I{ROOT}/src -I{ROOT}/tests/c -I{GEN} {'-isystem ' if CROSS else '-I'}{inc}",
         f"ldflags = {' '.join(LDFLAGS)}",
         "rule cc",
         "  command = ${cc} -MMD -MF $out.d $cflags -c $in -o $out",
@@ -94,7 +107,7 @@ def write_ninja(python):
         "  command = ${cc} -o $out $in $ldflags",
         "  description = LINK $out",
         "rule ar",
-        "  command = rm -f $out && ar rcs $out $in",
+        f"  command = rm -f $out && {_tool('ar', 'ar')} rcs $out $in",
         "  description = AR $out",
         "rule ctest_link",
         f"  command = ${{cc}} -o $out $in {' '.join(sanitize_cflags(SANITIZE))} -lm -lpthread -ldl",
@@ -103,7 +116,7 @@ def write_ninja(python):
         f"  command = {python} {gen_script} --yaml {yaml} --out {GEN}",
         "  description = GEN operator tables",
         "  restat = 1",
-        f"cc = {os.environ.get('CC', 'cc')}",
+        f"cc = {_tool('gcc', os.environ.get('CC', 'cc'))}",
         f"build {' '.join(gen_out)}: gen {gen_script} {yaml} | "
         + " ".join(sorted(glob.glob(os.path.join(ROOT, 'tools', 'codegen', '*.py'))))
         + " " + os.path.join(ROOT, "tools", "codegen", "own_operators.yaml"),

@@ -124,9 +124,11 @@ bool tn_attn_gemm_run(const tn_attn_desc *d) {
     int64_t br = d->qk == TN_ATTN_BF16 ? AG_BR_BF16 : AG_BR;
     ag_job j = {d, br, (d->L + br - 1) / br, (d->S + 31) / 16 * 16, tn_attn_prob_row__generic,
                 tn_attn_finish_rows__generic, 0};
+#if defined(__x86_64__) /* the x86 instances exist only there (attn_avx2.c, attn_avx512.c) */
     tn_isa isa = tn_cpu_isa();
     if (isa >= TN_ISA_AVX512) j.prob = tn_attn_prob_row__avx512, j.finish = tn_attn_finish_rows__avx512;
     else if (isa >= TN_ISA_AVX2) j.prob = tn_attn_prob_row__avx2, j.finish = tn_attn_finish_rows__avx2;
+#endif
     int64_t ntasks = d->B * d->Hq * j.nrb;
     if (tn_get_num_threads() > 1 && ntasks > 1) tn_parallel_for(ntasks, 1, ag_tasks, &j);
     else ag_tasks(&j, 0, ntasks);

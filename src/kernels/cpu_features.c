@@ -1,5 +1,5 @@
-/* cpu_features.c — cpuid/xgetbv detection of the x86-64 features our kernels use, and the
- * TN_FORCE_ISA override. Other architectures report the scalar tier. */
+/* cpu_features.c — detection of the CPU features our kernels use (cpuid/xgetbv on x86-64,
+ * HWCAPs on aarch64), the tiers they map to, and the TN_FORCE_ISA override. */
 #include "kernels/cpu_features.h"
 
 #include <stdatomic.h>
@@ -68,7 +68,10 @@ static void detect(tn_cpu_features *f) {
 #include <sys/auxv.h>
 static void detect(tn_cpu_features *f) {
     memset(f, 0, sizeof *f);
-    f->asimd_dot = (getauxval(AT_HWCAP) >> 20) & 1; /* HWCAP_ASIMDDP */
+    unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
+    f->asimd = (hw >> 1) & 1;          /* HWCAP_ASIMD */
+    f->asimd_dot = (hw >> 20) & 1;     /* HWCAP_ASIMDDP */
+    f->asimd_i8mm = (hw2 >> 13) & 1;   /* HWCAP2_I8MM */
 }
 #else
 static void detect(tn_cpu_features *f) { memset(f, 0, sizeof *f); }
@@ -123,9 +126,51 @@ tn_isa tn_cpu_isa(void) {
     return tn_cpu_isa_set(isa);
 }
 
-bool tn_cpu_has_asimd_dot(void) {
+tn_arm_isa tn_cpu_arm_host_isa(void) {
+    const tn_cpu_features *f = tn_cpu_features_get();
+    if (!f->asimd) return TN_ARM_ISA_SCALAR;
+    if (!f->asimd_dot) return TN_ARM_ISA_NEON;
+    return f->asimd_i8mm ? TN_ARM_ISA_I8MM : TN_ARM_ISA_DOTPROD;
+}
+
+static atomic_int g_arm_isa = -1;
+
+tn_arm_isa tn_cpu_arm_isa(void) {
+    int v = atomic_load_explicit(&g_arm_isa, memory_order_relaxed);
+    if (v >= 0) return (tn_arm_isa)v;
+    tn_arm_isa isa = tn_cpu_arm_host_isa();
     const char *force = getenv("TN_FORCE_ISA");
-    return tn_cpu_features_get()->asimd_dot && !(force && !strcmp(force, "scalar"));
+    if (force) {
+        if (!strcmp(force, "scalar")) isa = TN_ARM_ISA_SCALAR;
+        else if (!strcmp(force, "neon") && isa > TN_ARM_ISA_NEON) isa = TN_ARM_ISA_NEON;
+        else if (!strcmp(force, "dotprod") && isa > TN_ARM_ISA_DOTPROD) isa = TN_ARM_ISA_DOTPROD;
+        /* "i8mm", an x86 name or anything unknown leaves the host tier: the variable only lowers. */
+    }
+    atomic_store(&g_arm_isa, (int)isa);
+    return isa;
+}
+
+const char *tn_arm_isa_name(tn_arm_isa isa) {
+    switch (isa) {
+    case TN_ARM_ISA_NEON: return "neon";
+    case TN_ARM_ISA_DOTPROD: return "dotprod";
+    case TN_ARM_ISA_I8MM: return "i8mm";
+    default: return "scalar";
+    }
+}
+
+int tn_cpu_tiers(const char **cur, const char *names[TN_CPU_MAX_TIERS]) {
+    int n = 0;
+#if defined(__aarch64__)
+    *cur = tn_arm_isa_name(tn_cpu_arm_isa());
+    for (int t = TN_ARM_ISA_SCALAR; t <= (int)tn_cpu_arm_host_isa() && n < TN_CPU_MAX_TIERS; t++)
+        names[n++] = tn_arm_isa_name((tn_arm_isa)t);
+#else
+    *cur = tn_isa_name(tn_cpu_isa());
+    for (int t = TN_ISA_SCALAR; t <= (int)tn_cpu_host_isa() && n < TN_CPU_MAX_TIERS; t++)
+        names[n++] = tn_isa_name((tn_isa)t);
+#endif
+    return n;
 }
 
 const char *tn_isa_name(tn_isa isa) {

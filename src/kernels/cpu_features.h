@@ -1,6 +1,8 @@
-/* cpu_features.h — what the host CPU can run, detected once (cpuid + xgetbv), and the ISA
- * tier kernels dispatch on. TN_FORCE_ISA=scalar|avx2|avx512|avx512bf16 caps the tier (never raises it)
- * so tests and benchmarks can exercise every lower variant on a bigger machine. */
+/* cpu_features.h — what the host CPU can run, detected once (cpuid + xgetbv on x86-64, the
+ * auxiliary vector's HWCAPs on aarch64), and the ISA tier kernels dispatch on.
+ * TN_FORCE_ISA caps the tier (never raises it) so tests and benchmarks can exercise every
+ * lower variant on a bigger machine: scalar|avx2|avx512|avx512bf16 on x86-64,
+ * scalar|neon|dotprod on aarch64. */
 #ifndef TN_CPU_FEATURES_H
 #define TN_CPU_FEATURES_H
 
@@ -13,8 +15,9 @@ typedef struct tn_cpu_features {
      * (XCR0 bits 17/18), and this process was granted it (arch_prctl ARCH_REQ_XCOMP_PERM,
      * asked once at detection; refused means amx_ok stays false and nothing uses tiles). */
     bool amx_tile, amx_bf16, amx_ok;
-    /* aarch64: the dot-product extension (SDOT/UDOT, HWCAP_ASIMDDP). */
-    bool asimd_dot;
+    /* aarch64: Advanced SIMD (HWCAP_ASIMD), the dot-product extension (SDOT/UDOT,
+     * HWCAP_ASIMDDP) and the int8 matrix multiply (SMMLA/UMMLA/USDOT, HWCAP2_I8MM). */
+    bool asimd, asimd_dot, asimd_i8mm;
 } tn_cpu_features;
 
 /* Kernel tiers in increasing order; a tier implies every feature its kernels use
@@ -45,8 +48,30 @@ static inline bool tn_cpu_has_avx512_bf16(void) { return tn_cpu_isa() >= TN_ISA_
 /* Whether kernels may use AMX tile instructions (tier in effect is amx). Each thread must
  * still load a tile configuration before its first tile instruction. */
 static inline bool tn_cpu_has_amx(void) { return tn_cpu_isa() >= TN_ISA_AMX; }
-/* Whether kernels may use the aarch64 dot-product instructions: the host has them and
- * TN_FORCE_ISA is not "scalar" (aarch64 has no tiers; this is its one lowering). */
-bool tn_cpu_has_asimd_dot(void);
+/* aarch64 kernel tiers in increasing order; a tier implies the features of those below:
+ * neon = Advanced SIMD (the GEMV), dotprod = + SDOT (the quantised products), i8mm = +
+ * SMMLA (no kernel uses it yet: it selects the dotprod kernels). scalar = the portable
+ * reference kernels. On other architectures the tier is scalar. */
+typedef enum tn_arm_isa {
+    TN_ARM_ISA_SCALAR = 0,
+    TN_ARM_ISA_NEON = 1,
+    TN_ARM_ISA_DOTPROD = 2,
+    TN_ARM_ISA_I8MM = 3,
+} tn_arm_isa;
+/* The aarch64 tier: the host's best, lowered by TN_FORCE_ISA (scalar|neon|dotprod), cached
+ * at first call. */
+tn_arm_isa tn_cpu_arm_isa(void);
+/* The host's best aarch64 tier, ignoring TN_FORCE_ISA. */
+tn_arm_isa tn_cpu_arm_host_isa(void);
+/* "scalar" / "neon" / "dotprod" / "i8mm". */
+const char *tn_arm_isa_name(tn_arm_isa isa);
+/* Whether kernels may use the aarch64 dot-product instructions (tier dotprod or above). */
+static inline bool tn_cpu_has_asimd_dot(void) { return tn_cpu_arm_isa() >= TN_ARM_ISA_DOTPROD; }
+/* The host architecture's tiers as names, for reports (torch._C._tn_isa, scripts/test.sh):
+ * *cur the tier in effect; names[] every tier the host can run, lowest first. Returns how
+ * many names were written (at most TN_CPU_MAX_TIERS): x86-64's tn_isa tiers there,
+ * aarch64's tn_arm_isa tiers there. */
+enum { TN_CPU_MAX_TIERS = 8 };
+int tn_cpu_tiers(const char **cur, const char *names[TN_CPU_MAX_TIERS]);
 
 #endif

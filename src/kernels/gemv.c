@@ -28,13 +28,17 @@ typedef struct { tn_gemv_kernel fn, hot; const char *name; } kernel;
 #define KH(f) ((kernel){f, f##_hot, #f})
 
 static kernel pick(tn_dtype d) {
-    tn_isa isa = tn_cpu_isa();
 #if defined(__aarch64__)
-    (void)isa;
-    if (d == TN_DTYPE_BFLOAT16) return KN(bf16_gemv__neon);
-    if (d == TN_DTYPE_FLOAT16) return KN(f16_gemv__neon);
-    return KN(f32_gemv__neon);
+    if (tn_cpu_arm_isa() >= TN_ARM_ISA_NEON) {
+        if (d == TN_DTYPE_BFLOAT16) return KN(bf16_gemv__neon);
+        if (d == TN_DTYPE_FLOAT16) return KN(f16_gemv__neon);
+        return KN(f32_gemv__neon);
+    }
+    if (d == TN_DTYPE_BFLOAT16) return KN(bf16_gemv__scalar);
+    if (d == TN_DTYPE_FLOAT16) return KN(f16_gemv__scalar);
+    return KN(f32_gemv__scalar);
 #else
+    tn_isa isa = tn_cpu_isa();
     if (d == TN_DTYPE_BFLOAT16) {
         if (isa >= TN_ISA_AVX512_BF16) return KH(bf16_gemv__avx512bf16);
         if (isa >= TN_ISA_AVX512) return KH(bf16_gemv__avx512);

@@ -149,18 +149,19 @@ static PyObject *f_blas_load(PyObject *m, PyObject *arg) {
 }
 
 /* _tn_isa() -> (tier in effect, [every tier this host can run, lowest first]): the
- * kernel tier TN_FORCE_ISA selects, for scripts/test.sh and the benchmark report. */
+ * kernel tier TN_FORCE_ISA selects, for scripts/test.sh and the benchmark report
+ * (x86-64's tiers there, aarch64's there: cpu_features.h tn_cpu_tiers). */
 static PyObject *f_isa(PyObject *m, PyObject *u) {
-    tn_isa cur = tn_cpu_isa();
-    tn_isa top = tn_cpu_host_isa();
+    const char *cur, *names[TN_CPU_MAX_TIERS];
+    int n = tn_cpu_tiers(&cur, names);
     PyObject *all = PyList_New(0);
-    for (int t = TN_ISA_SCALAR; all && t <= (int)top; t++) {
-        PyObject *name = PyUnicode_FromString(tn_isa_name((tn_isa)t));
+    for (int t = 0; all && t < n; t++) {
+        PyObject *name = PyUnicode_FromString(names[t]);
         if (!name || PyList_Append(all, name) < 0) { Py_XDECREF(name); Py_CLEAR(all); break; }
         Py_DECREF(name);
     }
     if (!all) return NULL;
-    return Py_BuildValue("(sN)", tn_isa_name(cur), all);
+    return Py_BuildValue("(sN)", cur, all);
 }
 
 /* _tn_weight_prefetch(on=None) -> whether the weight stream (kernels/stream.h) was on;
