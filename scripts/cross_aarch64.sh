@@ -26,7 +26,7 @@ for s in "${SRCS[@]}"; do
 done
 "$CC" "${FLAGS[@]}" -static "$ROOT/tests/c/test_quant.c" "${OBJS[@]}" -lm -lpthread -o "$OUT/test_quant"
 DIS="$("$OBJDUMP" -d --no-show-raw-insn "$OUT/test_quant")"
-for k in q4_0_qdot__neon q4_1_qdot__neon q8_0_qdot__neon; do
+for k in q4_0_qdot__neon q4_1_qdot__neon q8_0_qdot__neon i4_qdot__neon; do
     n="$(awk -v f="<$k>:" '$2 == f {on=1; next} on && /^$/ {exit} on && /sdot/ {c++} END {print c+0}' <<<"$DIS")"
     [ "$n" -gt 0 ] || { echo "cross_aarch64.sh: $k has no sdot instruction" >&2; exit 1; }
     echo "  $k: $n sdot instructions"

@@ -114,3 +114,48 @@ static float term_q8_0(const uint8_t *blk, const tn_q8x_block *x) {
 REF_KERNEL(q4_0_qdot__ref, term_q4_0, 18)
 REF_KERNEL(q4_1_qdot__ref, term_q4_1, 20)
 REF_KERNEL(q8_0_qdot__ref, term_q8_0, 34)
+
+/* ---- 8da4w and int8 weight-only (quant.h) ---------------------------------------------- */
+void tn_quant_i8_row(const float *x, int64_t k, int8_t *q, float *d) {
+    float amax = 0;
+    for (int64_t j = 0; j < k; j++) amax = fmaxf(amax, fabsf(x[j]));
+    float id = amax != 0 ? 127.0f / amax : 0.0f;
+    for (int64_t j = 0; j < k; j++) q[j] = (int8_t)(int)nearbyintf(x[j] * id);
+    *d = amax / 127.0f;
+}
+
+/* Element j of an int4 row (quant.h's chunk layout), as q in [-8, 7]. */
+static inline int i4_at(const uint8_t *row, int64_t j) {
+    uint8_t b = row[j / TN_QK * 16 + j % 16];
+    return (j % TN_QK < 16 ? b & 15 : b >> 4) - 8;
+}
+
+void tn_quant_i4_dequantize(const uint8_t *w, int64_t ldw, const float *s, int64_t lds, int64_t n, int64_t k,
+                            int64_t g, float *out, int64_t ldo) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t j = 0; j < k; j++) out[r * ldo + j] = s[r * lds + j / g] * (float)i4_at(w + r * ldw, j);
+}
+
+TN_I4DOT_DECLARE(i4_qdot__ref) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t r = 0; r < nrows; r++) {
+            const uint8_t *row = w + r * ldw;
+            const int8_t *xi = xq + i * ldx;
+            float acc = 0;
+            for (int64_t g0 = 0; g0 < k; g0 += g) {
+                int32_t isum = 0;
+                for (int64_t j = g0; j < g0 + g; j++) isum += i4_at(row, j) * xi[j];
+                acc += s[r * lds + g0 / g] * (float)isum;
+            }
+            y[i * ldy + r] = xd[i] * acc;
+        }
+}
+
+TN_W8DOT_DECLARE(w8_dot__ref) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t r = 0; r < nrows; r++) {
+            float acc = 0;
+            for (int64_t j = 0; j < k; j++) acc += x[i * ldx + j] * (float)w[r * ldw + j];
+            y[i * ldy + r] = s[r] * acc;
+        }
+}
