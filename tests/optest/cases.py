@@ -2122,3 +2122,43 @@ add("local_scalar_dense_first_element", "lambda a: (torch.ops.aten._local_scalar
 add("local_scalar_dense_empty_err", "lambda a: torch.ops.aten._local_scalar_dense.default(a[:0])", [In((3, 4))], ["_local_scalar_dense.default"])
 # detach_() refuses every view, with or without requires_grad
 add("detach_inplace_view_err", "lambda a: a.reshape(4, 3).detach_()", [In((3, 4))], [])
+
+# ---- quantised weights (quant_linear.c): upstream's int8 weight-only product ------------
+# The int8 weight is built inside the lambda from a float draw (the full int8 range); the
+# float32 sums of K products differ from upstream's only by summation order; 16-bit
+# outputs are rounded once from float32 (upstream's CPU kernel does the same per element).
+Q8MM = "torch.ops.aten._weight_int8pack_mm"
+Q8W = "(w * 40).round().clamp(-128, 127).to(torch.int8)"
+Q8_TOL = {"float32": dict(rtol=1e-4, atol=1e-4), "bfloat16": dict(rtol=1.6e-2, atol=1e-2), "float16": dict(rtol=2e-3, atol=2e-3)}
+# Upstream 2.13.0's bfloat16 CPU kernel crashes (SIGSEGV) when K is not a multiple of 16
+# (K = 577, 7, 1, 8 tried), so the bfloat16 shapes keep K a multiple of 16; ours computes
+# any K (the float32 and float16 shapes cover the tails).
+Q8_SHAPES = {"float32": ((1, 67, 577), (5, 7, 64), (33, 9, 7), (4, 130, 1)),
+             "float16": ((1, 67, 577), (5, 7, 64), (33, 9, 7), (4, 130, 1)),
+             "bfloat16": ((1, 67, 576), (5, 7, 64), (33, 9, 96), (4, 130, 32))}
+for dt in ("float32", "bfloat16", "float16"):
+    for m, n, k in Q8_SHAPES[dt]:
+        add(f"weight_int8pack_mm_{dt}_{m}x{n}x{k}", f"lambda a, w, s: {Q8MM}(a, {Q8W}, (s.abs() + 0.01).to(a.dtype))",
+            [In((m, k), dt), In((n, k)), In((n,))], ["_weight_int8pack_mm.default"], **Q8_TOL[dt])
+# no rows: sliced from a drawn tensor (torch.from_numpy of a (0, k) array gives other strides
+# upstream, which its kernel then refuses as not contiguous on the last dimension)
+add("weight_int8pack_mm_no_rows", f"lambda a, w, s: {Q8MM}(a[:0], {Q8W}, s)",
+    [In((3, 8)), In((5, 8)), In((5,))], ["_weight_int8pack_mm.default"])
+add("weight_int8pack_mm_a_row_padded", f"lambda a, w, s: {Q8MM}(a[:, :33], {Q8W}, s)",
+    [In((6, 40)), In((5, 33)), In((5,))], ["_weight_int8pack_mm.default"], rtol=1e-4, atol=1e-4)
+for name, fn in {
+    "f64": f"{Q8MM}(a.double(), {Q8W}, s.double())",
+    "scales_dtype": f"{Q8MM}(a.bfloat16(), {Q8W}, s)",
+    "b_uint8": f"{Q8MM}(a, {Q8W}.to(torch.uint8), s)",
+    "b_float": f"{Q8MM}(a, w, s)",
+    "k_mismatch": f"{Q8MM}(a[:, :16], {Q8W}, s)",
+    "scales_size": f"{Q8MM}(a, {Q8W}, s[:4])",
+    "scales_2d": f"{Q8MM}(a, {Q8W}, s[:, None])",
+    "a_3d": f"{Q8MM}(a[None], {Q8W}, s)",
+    "a_1d": f"{Q8MM}(a[0], {Q8W}, s)",
+    "a_noncontig": f"{Q8MM}(a.t().contiguous().t(), {Q8W}, s)",
+    "b_noncontig": f"{Q8MM}(a, {Q8W}.t().contiguous().t(), s)",
+    "b_1d": f"{Q8MM}(a, {Q8W}[0], s)",
+}.items():
+    add(f"weight_int8pack_mm_err_{name}", f"lambda a, w, s: {fn}", [In((3, 32)), In((5, 32)), In((5,))],
+        ["_weight_int8pack_mm.default"])
