@@ -196,4 +196,19 @@ typedef struct tn_w8matmul_desc {
 /* The int8 weight-only product on the pool. No result depends on the thread count. */
 void tn_w8matmul(const tn_w8matmul_desc *d);
 
+/* ---- upstream's CPU int4 packing (aten::_convert_weight_to_int4pack_for_cpu) ------------
+ * n × k values (int32, normally 0..15) -> n × k/2 bytes (n % 16 == 0, k even). Measured on
+ * upstream 2.13.0 (tests/test_quant.py compares the bytes): the first floor(n/64)*64 rows go in
+ * blocks of 64 rows, block b's bytes at b*32*k + kk*32 + r for column kk, holding row
+ * 64b + r in the low nibble and row 64b + 32 + r in the high one (r < 32); the remaining
+ * R rows follow column by column, nibble (kk*R + r) counted from there, even nibbles low.
+ * A byte is lo | (hi << 4) as upstream computes it (values above 15 spill into the high
+ * nibble there too). innerKTiles does not change the CPU layout. */
+void tn_quant_int4pack(const int32_t *q, int64_t n, int64_t k, uint8_t *out);
+/* The value (0..15) at row r, column c of a packed n × k weight. */
+int tn_quant_int4pack_at(const uint8_t *p, int64_t n, int64_t k, int64_t r, int64_t c);
+/* upstream's _weight_int4pack_mm_for_cpu weight as float32 n × k:
+ * w[r][c] = (q - 8) * sz[(c/g)*n*2 + r*2] + sz[(c/g)*n*2 + r*2 + 1] (scale, zero). */
+void tn_quant_int4pack_dequantize(const uint8_t *p, int64_t n, int64_t k, int64_t g, const float *sz, float *out);
+
 #endif

@@ -159,3 +159,43 @@ TN_W8DOT_DECLARE(w8_dot__ref) {
             y[i * ldy + r] = s[r] * acc;
         }
 }
+
+/* ---- upstream's CPU int4 packing (quant.h) ---------------------------------------------- */
+/* Nibble index (2 * byte + high) of row r, column c. */
+static int64_t int4pack_nibble(int64_t n, int64_t k, int64_t r, int64_t c) {
+    int64_t full = n / 64 * 64;
+    if (r < full) {
+        int64_t b = r / 64, rr = r % 64;
+        return 2 * (b * 32 * k + c * 32 + rr % 32) + (rr >= 32);
+    }
+    return full * k + c * (n - full) + (r - full);
+}
+
+void tn_quant_int4pack(const int32_t *q, int64_t n, int64_t k, uint8_t *out) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t c = 0; c < k; c++) {
+            int64_t p = int4pack_nibble(n, k, r, c);
+            if (p & 1) continue; /* written with its low partner */
+            int64_t r2 = r, c2 = c;
+            /* the row / column whose value goes in the high nibble of this byte */
+            if (r < n / 64 * 64) r2 = r + 32;
+            else {
+                int64_t R = n - n / 64 * 64, j = (p - n / 64 * 64 * k) + 1;
+                c2 = j / R, r2 = n / 64 * 64 + j % R;
+            }
+            out[p / 2] = (uint8_t)(q[r * k + c] | (q[r2 * k + c2] << 4));
+        }
+}
+
+int tn_quant_int4pack_at(const uint8_t *p, int64_t n, int64_t k, int64_t r, int64_t c) {
+    int64_t i = int4pack_nibble(n, k, r, c);
+    return i & 1 ? p[i / 2] >> 4 : p[i / 2] & 15;
+}
+
+void tn_quant_int4pack_dequantize(const uint8_t *p, int64_t n, int64_t k, int64_t g, const float *sz, float *out) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t c = 0; c < k; c++) {
+            const float *e = sz + (c / g) * n * 2 + r * 2;
+            out[r * k + c] = (float)(tn_quant_int4pack_at(p, n, k, r, c) - 8) * e[0] + e[1];
+        }
+}

@@ -14,6 +14,10 @@
  *   aten::_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
  *       upstream's: self (m, k) float32/bfloat16/float16, mat2 (n, k) int8, scales (n,) of
  *       self's dtype: (m, n) of self's dtype; upstream's checks and exception classes.
+ *   aten::_convert_weight_to_int4pack_for_cpu(Tensor self, int innerKTiles) -> Tensor
+ *   aten::_weight_int4pack_mm_for_cpu(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor
+ *       upstream's tinygemm-style int4 weight: packing bytes equal to upstream's (quant.h),
+ *       the product in float32 with zero points, as upstream's CPU kernel.
  * Declared in tools/codegen/own_operators.yaml (not upstream operators: the `_tn_`
  * prefix marks them); shape and argument checks here, loops in the kernels. */
 #include <string.h>
@@ -23,6 +27,7 @@
 #include "ops/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "ops/graph.h"
+#include "ops/nn_backward_internal.h"
 #include "ops/shape.h"
 
 /* Row bytes of a k-element row of qtype. */
@@ -239,6 +244,95 @@ tn_status tn_op__weight_int8pack_mm(const tn_value *args, tn_value *rets) {
         }
     }
     tn_tensor *tmp[] = {a32, ac, s32, sc32, y32};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++)
+        if (tmp[i]) tn_tensor_release(tmp[i]);
+    if (st != TN_OK) {
+        if (y) tn_tensor_release(y);
+        return st;
+    }
+    rets[0] = tn_value_tensor(y);
+    return TN_OK;
+}
+
+/* ---- upstream's CPU int4 weight (tinygemm layout, kernels/quant.h) ---------------------- */
+tn_status tn_op__convert_weight_to_int4pack_for_cpu(const tn_value *args, tn_value *rets) {
+    static const char op[] = "_convert_weight_to_int4pack_cpu";
+    tn_tensor *w = args[0].u.t, *wc = NULL, *y = NULL;
+    if (w->dtype != TN_DTYPE_INT32) return tn_error(TN_ERR_RUNTIME, "%s : expect weight to be kInt.", op);
+    if (w->ndim != 2) return tn_error(TN_ERR_RUNTIME, "%s : expect weight to be 2D tensor.", op);
+    int64_t n = w->sizes[0], k = w->sizes[1];
+    if (n % 16) return tn_error(TN_ERR_RUNTIME, "%s : expect N to be dividable by 16", op);
+    if (k % 2) return tn_error(TN_ERR_RUNTIME, "_convert_weight_to_int4pack: expect K to be dividable by 2");
+    int64_t sizes[2] = {n, k / 2};
+    TN_TRY(tn_graph_empty_result(2, sizes, NULL, TN_DTYPE_UINT8, tn_tensor_device(w), &y));
+    if (!tn_tensor_is_meta(w)) {
+        tn_status st = tn_tensor_contiguous(w, &wc);
+        if (st != TN_OK) {
+            tn_tensor_release(y);
+            return st;
+        }
+        tn_quant_int4pack(tn_tensor_data(wc), n, k, tn_tensor_data(y));
+        tn_tensor_release(wc);
+    }
+    rets[0] = tn_value_tensor(y);
+    return TN_OK;
+}
+
+/* y = A · Wᵀ in float32 with W dequantised from upstream's packing (quant.h), the result in
+ * A's dtype: upstream's CPU kernel computes in float as well (no activation rounding). */
+tn_status tn_op__weight_int4pack_mm_for_cpu(const tn_value *args, tn_value *rets) {
+    static const char op[] = "_weight_int4pack_mm_cpu";
+    tn_tensor *a = args[0].u.t, *b = args[1].u.t, *sz = args[3].u.t;
+    int64_t g = args[2].u.i;
+    if (a->ndim < 2 || b->ndim < 1)
+        return tn_error(TN_ERR_INDEX, "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+    tn_dtype dt = a->dtype;
+    if (dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16)
+        return tn_error(TN_ERR_RUNTIME, "%s : expect A to be either 32-bit or 16-bit float tensor.", op);
+    if (!tn_tensor_is_contiguous(a)) return tn_error(TN_ERR_RUNTIME, "%s : expect A to be contiguous.", op);
+    if (a->ndim != 2) return tn_error(TN_ERR_RUNTIME, "%s : expect A to be 2D tensor.", op);
+    if (b->dtype != TN_DTYPE_UINT8) return tn_error(TN_ERR_RUNTIME, "%s : expect B to be uint8 tensor.", op);
+    if (!tn_tensor_is_contiguous(b)) return tn_error(TN_ERR_RUNTIME, "%s : expect B to be contiguous.", op);
+    if (b->ndim < 2) return tn_error(TN_ERR_INDEX, "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+    int64_t m = a->sizes[0], k = a->sizes[1], n = b->sizes[0];
+    if (b->sizes[1] * 2 != k) return tn_error(TN_ERR_RUNTIME, "%s : expect B.size(1) to be K/2, got %lld", op, (long long)b->sizes[1]);
+    if (g != 32 && g != 64 && g != 128 && g != 256)
+        return tn_error(TN_ERR_RUNTIME, "%s: expect qGroupSize to be 32, 64, 128 or 256, got %lld", op, (long long)g);
+    if (k % g)
+        return tn_error(TN_ERR_RUNTIME, "%s: expect K to be divisible by qGroupSize, got K:%lld, qGroupSize:%lld", op,
+                        (long long)k, (long long)g);
+    if (sz->ndim != 3 || sz->sizes[1] != n || sz->sizes[2] != 2)
+        return tn_error(TN_ERR_RUNTIME, "%s: expect qScaleAndZeros to be 3d tensor with sizes [:, %lld, 2]", op, (long long)n);
+    /* upstream reads rows k/g of qScaleAndZeros without checking there are that many */
+    if (sz->sizes[0] < k / g)
+        return tn_error(TN_ERR_RUNTIME, "%s: qScaleAndZeros has %lld groups, K/qGroupSize is %lld", op,
+                        (long long)sz->sizes[0], (long long)(k / g));
+    if (b->ndim != 2) return tn_error(TN_ERR_RUNTIME, "%s : expect B to be 2D tensor.", op);
+    if (sz->dtype != dt)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[dt].c10_name,
+                        tn_dtype_infos[sz->dtype].c10_name);
+    int64_t sizes[2] = {m, n}, wsizes[2] = {n, k};
+    tn_tensor *y = NULL, *a32 = NULL, *s32 = NULL, *w32 = NULL, *y32 = NULL;
+    tn_status st = tn_graph_empty_result(2, sizes, NULL, dt, tn_tensor_device(a), &y);
+    if (st == TN_OK && !tn_tensor_is_meta(a) && !tn_tensor_is_meta(b)) {
+        st = tn_nnb_acc_tensor(a, TN_DTYPE_FLOAT32, &a32);
+        if (st == TN_OK) st = tn_nnb_acc_tensor(sz, TN_DTYPE_FLOAT32, &s32);
+        if (st == TN_OK) st = tn_tensor_empty(2, wsizes, TN_DTYPE_FLOAT32, tn_tensor_device(a), &w32);
+        if (st == TN_OK) st = dt == TN_DTYPE_FLOAT32 ? (tn_tensor_retain(y), y32 = y, TN_OK)
+                                                     : tn_tensor_empty(2, sizes, TN_DTYPE_FLOAT32, tn_tensor_device(a), &y32);
+        if (st == TN_OK) {
+            tn_quant_int4pack_dequantize(tn_tensor_data(b), n, k, g, tn_tensor_data(s32), tn_tensor_data(w32));
+            st = tn_nnb_gemm(TN_DTYPE_FLOAT32, m, n, k, tn_tensor_data(a32), k, 1, tn_tensor_data(w32), 1, k,
+                             tn_tensor_data(y32), n, 1, 0.0);
+        }
+        if (st == TN_OK && y32 != y) {
+            tn_tensor *conv = NULL;
+            st = tn_ew_to_dtype(y32, dt, &conv);
+            if (st == TN_OK) memcpy(tn_tensor_data(y), tn_tensor_data(conv), (size_t)(m * n) * tn_dtype_infos[dt].itemsize);
+            if (conv) tn_tensor_release(conv);
+        }
+    }
+    tn_tensor *tmp[] = {a32, s32, w32, y32};
     for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++)
         if (tmp[i]) tn_tensor_release(tmp[i]);
     if (st != TN_OK) {

@@ -2162,3 +2162,41 @@ for name, fn in {
 }.items():
     add(f"weight_int8pack_mm_err_{name}", f"lambda a, w, s: {fn}", [In((3, 32)), In((5, 32)), In((5,))],
         ["_weight_int8pack_mm.default"])
+
+# upstream's CPU int4 packing and product (tinygemm layout): the packed bytes must be
+# upstream's exactly (N a multiple of 64, and N = 16/48/80 whose last rows take the tail
+# layout); values 0..15 drawn inside the lambda from a float draw.
+I4Q = "((w.abs() * 6).floor().clamp(0, 15)).to(torch.int32)"
+I4CONV = "torch.ops.aten._convert_weight_to_int4pack_for_cpu"
+I4MM = "torch.ops.aten._weight_int4pack_mm_for_cpu"
+for n, k in ((64, 128), (16, 32), (48, 64), (80, 96), (128, 256), (16, 2)):
+    add(f"convert_weight_to_int4pack_{n}x{k}", f"lambda w: {I4CONV}({I4Q}, 2)", [In((n, k))],
+        ["_convert_weight_to_int4pack_for_cpu.default"], **EXACT)
+add("convert_weight_to_int4pack_noncontig", f"lambda w: {I4CONV}({I4Q}.t(), 8)", [In((64, 32))],
+    ["_convert_weight_to_int4pack_for_cpu.default"], **EXACT)
+for name, fn in {"uint8": f"{I4CONV}({I4Q}.to(torch.uint8), 2)", "1d": f"{I4CONV}({I4Q}[0], 2)",
+                 "n15": f"{I4CONV}({I4Q}[:15], 2)", "k_odd": f"{I4CONV}({I4Q}[:, :31], 2)"}.items():
+    add(f"convert_weight_to_int4pack_err_{name}", f"lambda w: {fn}", [In((64, 32))],
+        ["_convert_weight_to_int4pack_for_cpu.default"])
+I4_TOL = {"float32": dict(rtol=1e-4, atol=1e-4), "bfloat16": dict(rtol=1.6e-2, atol=2e-2), "float16": dict(rtol=2e-3, atol=2e-3)}
+for dt in ("float32", "bfloat16", "float16"):
+    for m, n, k, g in ((1, 64, 256, 32), (5, 48, 128, 64), (33, 80, 256, 128), (3, 16, 256, 256), (7, 128, 512, 64)):
+        add(f"weight_int4pack_mm_{dt}_{m}x{n}x{k}_g{g}",
+            f"lambda a, w, sz: {I4MM}(a, {I4CONV}({I4Q}, 2), {g}, (sz * torch.tensor([0.05, 0.2])).to(a.dtype))",
+            [In((m, k), dt), In((n, k)), In((k // g, n, 2))], ["_weight_int4pack_mm_for_cpu.default"], **I4_TOL[dt])
+I4B = f"{I4CONV}({I4Q}, 2)"
+for name, fn in {
+    "group48": f"{I4MM}(a, {I4B}, 48, sz)",
+    "k_not_group": f"{I4MM}(a[:, :64].contiguous(), {I4CONV}({I4Q}[:, :64], 2), 128, sz)",
+    "sz_shape": f"{I4MM}(a, {I4B}, 32, sz[:, :, :1])",
+    "k_mismatch": f"{I4MM}(a[:, :64].contiguous(), {I4B}, 32, sz)",
+    "a_noncontig": f"{I4MM}(a[:, :64], {I4B}, 32, sz)",
+    "f64": f"{I4MM}(a.double(), {I4B}, 32, sz.double())",
+    "b_int32": f"{I4MM}(a, {I4B}.to(torch.int32), 32, sz)",
+    "a_1d": f"{I4MM}(a[0], {I4B}, 32, sz)",
+    "a_3d": f"{I4MM}(a[None], {I4B}, 32, sz)",
+    "sz_dtype": f"{I4MM}(a, {I4B}, 32, sz.bfloat16())",
+    "b_noncontig": f"{I4MM}(a, {I4B}[:, :32], 32, sz)",
+}.items():
+    add(f"weight_int4pack_mm_err_{name}", f"lambda a, w, sz: {fn}", [In((3, 128)), In((64, 128)), In((4, 64, 2))],
+        ["_weight_int4pack_mm_for_cpu.default"])
