@@ -2,7 +2,8 @@
 a transformers causal LM quantised by torchnative.quantize against a float reference with
 the same fake-quantised weights (each quantised layer's weight replaced by its
 dequantisation, and for 8da4w its input rounded per token to int8 and back by a forward
-pre-hook), on prompt logits and greedy tokens; and the save / load round trips.
+pre-hook), on prompt logits and greedy tokens, and layer by layer on the inputs each
+quantised layer saw; and the save / load round trips.
 
     python tests/quantize_run.py tiny|smollm2 OUT.json
 
@@ -27,8 +28,12 @@ def fake_quant_per_token(module, args):
 
     x = args[0]
     a = x.abs().amax(-1, keepdim=True)
-    inv = torch.where(a > 0, 127.0 / a, torch.zeros_like(a))
-    return (torch.round(x * inv) * (a / 127.0),) + tuple(args[1:])
+    # true float32 divisions, as the kernel computes them: torch's `127.0 / a` is
+    # reciprocal(a) * 127 and `a / 127.0` multiplies by 1/127 on the CPU, each up to an
+    # ulp away, which flips the rounding of an occasional x * 127/a near a half
+    c = torch.full_like(a, 127.0)
+    inv = torch.where(a > 0, c / a, torch.zeros_like(a))
+    return (torch.round(x * inv) * (a / c),) + tuple(args[1:])
 
 
 def reference_for(float_model, qmodel):
@@ -40,6 +45,27 @@ def reference_for(float_model, qmodel):
         if spec["method"] == "8da4w":
             lin.register_forward_pre_hook(fake_quant_per_token)
     return ref
+
+
+def per_layer(qmodel, ids):
+    """Worst over the quantised layers of max|y - y_ref| / max|y_ref| on the inputs each
+    layer saw in a forward over ids, y_ref the fake-quantised float product of that input
+    (no propagation between layers: only the kernels' summation order remains)."""
+    import torch
+
+    seen = []
+    hooks = [qmodel.get_submodule(n).register_forward_hook(lambda mod, a, y: seen.append((mod, a[0], y)))
+             for n in qmodel.torchnative_quantization]
+    with torch.inference_mode():
+        qmodel(ids)
+        for h in hooks:
+            h.remove()
+        worst = 0.0
+        for mod, x, y in seen:
+            xr = fake_quant_per_token(None, (x,))[0] if hasattr(mod, "group_size") else x
+            ref = xr @ mod.dequantized_weight().T
+            worst = max(worst, ((y - ref).abs().max() / ref.abs().max()).item())
+    return worst
 
 
 def run(model, prompts):
@@ -56,14 +82,17 @@ def run(model, prompts):
 
 
 def compare(a, b):
-    """Worst max|Δlogits| / max|logits| over the prompts, and the greedy tokens that agree
-    before the first difference (of all generated)."""
-    rel, agree, total = 0.0, 0, 0
+    """Worst max|Δlogits| / max|logits| over the prompts, the fraction of prompt positions
+    whose argmax agrees, and the greedy tokens that agree before the first difference (of
+    all generated)."""
+    rel, agree, total, same_argmax, positions = 0.0, 0, 0, 0, 0
     for (la, ta), (lb, tb) in zip(a, b):
         rel = max(rel, ((la - lb).abs().max() / lb.abs().max()).item())
+        same_argmax += (la.argmax(-1) == lb.argmax(-1)).sum().item()
+        positions += la.shape[0]
         n = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), len(ta))
         agree, total = agree + n, total + len(ta)
-    return {"logits_rel": rel, "tokens_agree": agree, "tokens": total}
+    return {"logits_rel": rel, "argmax_agree": same_argmax / positions, "tokens_agree": agree, "tokens": total}
 
 
 def main():
@@ -105,6 +134,7 @@ def main():
         q = torchnative.quantize(copy.deepcopy(base), method, group_size=g)
         q_runs = run(q, prompts)
         res[key] = {"vs_fake_quant": compare(q_runs, run(reference_for(base, q), prompts)),
+                    "per_layer_rel": per_layer(q, prompts[-1]),
                     "vs_float": compare(q_runs, float_runs),
                     "swapped": len(q.torchnative_quantization),
                     "lm_head": type(q.lm_head).__name__}

@@ -459,13 +459,19 @@ def _quantize_run(which, tmp_path):
     return json.loads(out.read_text())
 
 
-# Measured (tests/quantize_run.py): the quantised model's logits agree with the fake-quantised
-# float reference to 5e-7 of max|logits| unless a per-token activation rounding flips between
-# the two (the float paths before a layer differ in summation order), which moved them by up
-# to 5.3e-3 on the tiny llama and 1.1e-2 on SmolLM2; greedy tokens agree throughout. Against the
-# plain float model the 8da4w logits move by 0.17-0.23 (int8: 0.012): the bound below is far
-# under that, so a kernel that ignored the quantisation would fail it.
+# Measured (tests/quantize_run.py; docs/INFERENCE.md, "Quantising a float model"): each
+# quantised layer agrees with its fake-quantised float product on the inputs it saw to
+# <= 1.1e-6 of max|y|. Whole models agree to 5e-7 of max|logits| unless a per-token
+# activation rounding flips between the two paths (the float products before a layer
+# differ in summation order): 2.5e-3 / 5.3e-3 on the tiny llama at G = 64 / 128, and in
+# SmolLM2, whose massive-activation channel makes one flip a large step compounded over
+# 30 layers, 0.18-0.25 at 8da4w (int8: 2.3e-6). Against the plain float model the 8da4w
+# logits move by 0.17-0.23 on the tiny llama and 0.57-0.60 on SmolLM2 (int8: 0.012 / 0.05).
+# Prompt positions whose argmax agrees: SmolLM2 8da4w vs the reference 0.72 (G = 32) and
+# 0.87 (G = 64); vs the float model 0.59 / 0.56.
+PER_LAYER_TOL = 1e-5
 FAKE_QUANT_TOL = 2e-2
+SMOLLM2_8DA4W_ARGMAX = 0.65
 
 
 def test_quantize_tiny_llama_vs_fake_quantised_reference(tmp_path):
@@ -474,6 +480,7 @@ def test_quantize_tiny_llama_vs_fake_quantised_reference(tmp_path):
     for key, r in res.items():
         print(key, r)
         assert r["swapped"] == 14 and r["lm_head"] == "Linear"   # 7 linears per layer, lm_head kept float
+        assert r["per_layer_rel"] <= PER_LAYER_TOL
         assert r["vs_fake_quant"]["logits_rel"] <= FAKE_QUANT_TOL
         assert r["vs_fake_quant"]["tokens_agree"] == r["vs_fake_quant"]["tokens"]
         assert r["vs_float"]["logits_rel"] > 5 * r["vs_fake_quant"]["logits_rel"]
@@ -486,6 +493,11 @@ def test_quantize_smollm2_vs_fake_quantised_reference(tmp_path):
     for key, r in res.items():
         print(key, r)
         assert r["swapped"] == 30 * 7 and r["lm_head"] == "Linear"
-        assert r["vs_fake_quant"]["logits_rel"] <= FAKE_QUANT_TOL
-        assert r["vs_fake_quant"]["tokens_agree"] == r["vs_fake_quant"]["tokens"]
-        assert r["vs_float"]["logits_rel"] > 5 * r["vs_fake_quant"]["logits_rel"]
+        assert r["per_layer_rel"] <= PER_LAYER_TOL
+        if key == "int8":
+            assert r["vs_fake_quant"]["logits_rel"] <= FAKE_QUANT_TOL
+            assert r["vs_fake_quant"]["tokens_agree"] == r["vs_fake_quant"]["tokens"]
+            assert r["vs_float"]["logits_rel"] > 5 * r["vs_fake_quant"]["logits_rel"]
+        else:  # rounding flips compound (above): closer to the reference than to the float model
+            assert r["vs_fake_quant"]["argmax_agree"] >= SMOLLM2_8DA4W_ARGMAX
+            assert r["vs_fake_quant"]["logits_rel"] < 0.6 * r["vs_float"]["logits_rel"]

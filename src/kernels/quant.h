@@ -211,4 +211,15 @@ int tn_quant_int4pack_at(const uint8_t *p, int64_t n, int64_t k, int64_t r, int6
  * w[r][c] = (q - 8) * sz[(c/g)*n*2 + r*2] + sz[(c/g)*n*2 + r*2 + 1] (scale, zero). */
 void tn_quant_int4pack_dequantize(const uint8_t *p, int64_t n, int64_t k, int64_t g, const float *sz, float *out);
 
+/* ---- upstream's _dyn_quant_matmul_4bit without KleidiAI (measured on upstream 2.13.0) ----
+ * Weights: n rows of k/2 bytes, element 2j in the low nibble of byte j and 2j+1 in the high,
+ * value nibble - 8, one float scale per group of g. Activations: each row rounded to
+ * asymmetric int8 as KleidiAI's qai8dx reference does: with lo = min(0, min x),
+ * hi = max(0, max x), s = 255/(hi - lo) (1 when hi == lo), zero point z = rint of
+ * (-128 - lo*s) or (127 - hi*s) (whichever end rounds less, clamped to the int8 range),
+ * q = clamp(rint(x*s) + z, -128, 127), and x -> (q - z)/s. */
+void tn_quant_dyn4_activation_row(const float *x, int64_t k, float *out);
+/* Dequantises the weight above (bytes given as floats, as upstream's fallback stores them). */
+void tn_quant_dyn4_dequantize(const float *wbytes, const float *scales, int64_t n, int64_t k, int64_t g, float *out);
+
 #endif

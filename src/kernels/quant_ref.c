@@ -199,3 +199,25 @@ void tn_quant_int4pack_dequantize(const uint8_t *p, int64_t n, int64_t k, int64_
             out[r * k + c] = (float)(tn_quant_int4pack_at(p, n, k, r, c) - 8) * e[0] + e[1];
         }
 }
+
+/* ---- upstream's _dyn_quant_matmul_4bit fallback (quant.h) ------------------------------- */
+void tn_quant_dyn4_activation_row(const float *x, int64_t k, float *out) {
+    float lo = 0, hi = 0;
+    for (int64_t j = 0; j < k; j++) lo = fminf(lo, x[j]), hi = fmaxf(hi, x[j]);
+    float s = lo == hi ? 1.0f : 255.0f / (hi - lo), rs = 1.0f / s;
+    float dlo = lo * s, dhi = hi * s;
+    float z = (-128.0f + dlo) + (127.0f + dhi) > 0 ? -128.0f - dlo : 127.0f - dhi;
+    z = nearbyintf(fminf(fmaxf(z, -128.0f), 127.0f));
+    for (int64_t j = 0; j < k; j++) {
+        float q = fminf(fmaxf(nearbyintf(x[j] * s) + z, -128.0f), 127.0f);
+        out[j] = (q - z) * rs;
+    }
+}
+
+void tn_quant_dyn4_dequantize(const float *wbytes, const float *scales, int64_t n, int64_t k, int64_t g, float *out) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t j = 0; j < k; j++) {
+            int b = (int)wbytes[r * (k / 2) + j / 2];
+            out[r * k + j] = (float)(((j & 1) ? b >> 4 : b & 15) - 8) * scales[r * (k / g) + j / g];
+        }
+}

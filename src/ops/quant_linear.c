@@ -18,6 +18,9 @@
  *   aten::_weight_int4pack_mm_for_cpu(Tensor self, Tensor mat2, int qGroupSize, Tensor qScaleAndZeros) -> Tensor
  *       upstream's tinygemm-style int4 weight: packing bytes equal to upstream's (quant.h),
  *       the product in float32 with zero points, as upstream's CPU kernel.
+ *   aten::_dyn_quant_pack_4bit_weight / aten::_dyn_quant_matmul_4bit
+ *       upstream's CPU fallback (no KleidiAI): a float32 buffer of weight bytes, scales and
+ *       bias; asymmetric int8 per-token activations, int4 weights (quant.h).
  * Declared in tools/codegen/own_operators.yaml (not upstream operators: the `_tn_`
  * prefix marks them); shape and argument checks here, loops in the kernels. */
 #include <string.h>
@@ -333,6 +336,102 @@ tn_status tn_op__weight_int4pack_mm_for_cpu(const tn_value *args, tn_value *rets
         }
     }
     tn_tensor *tmp[] = {a32, s32, w32, y32};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++)
+        if (tmp[i]) tn_tensor_release(tmp[i]);
+    if (st != TN_OK) {
+        if (y) tn_tensor_release(y);
+        return st;
+    }
+    rets[0] = tn_value_tensor(y);
+    return TN_OK;
+}
+
+/* ---- upstream's _dyn_quant_* without KleidiAI (kernels/quant.h) -------------------------
+ * The packed weight is upstream's fallback buffer: float32 [weight bytes (n*k/2), scales
+ * (n*k/g), bias (n) when given]. Upstream does not check that the pieces have those sizes
+ * (it computes from whatever it is given); here a size that does not fit is a RuntimeError. */
+/* A contiguous float32 copy of t (any real dtype, integers included); new reference. */
+static tn_status f32_contiguous(tn_tensor *t, tn_tensor **out) {
+    tn_tensor *c = NULL;
+    TN_TRY(tn_ew_to_dtype(t, TN_DTYPE_FLOAT32, &c));
+    tn_status st = tn_tensor_contiguous(c, out);
+    tn_tensor_release(c);
+    return st;
+}
+
+tn_status tn_op__dyn_quant_pack_4bit_weight(const tn_value *args, tn_value *rets) {
+    static const char op[] = "_dyn_quant_pack_4bit_weight_cpu";
+    tn_tensor *w = args[0].u.t, *sc = args[1].u.t, *bias = args[2].tag == TN_V_TENSOR ? args[2].u.t : NULL;
+    int64_t g = args[3].u.i, k = args[4].u.i, n = args[5].u.i;
+    if (w->dtype != TN_DTYPE_UINT8) return tn_error(TN_ERR_RUNTIME, "%s : expect weight to be kByte.", op);
+    if (g <= 0 || (g % 32 && g != k) || k % g)
+        return tn_error(TN_ERR_RUNTIME, "%s: Group size should be multiple of 32, in_features [%lld]. Provided %lld", op,
+                        (long long)k, (long long)g);
+    if (n < 0 || k % 2 || tn_tensor_numel(w) != n * k / 2 || tn_tensor_numel(sc) != n * (k / g) ||
+        (bias && tn_tensor_numel(bias) != n))
+        return tn_error(TN_ERR_RUNTIME, "%s: expected weights of %lld bytes, %lld scales and %s for in_features %lld, "
+                        "out_features %lld, block_size %lld", op, (long long)(n * k / 2), (long long)(n * (k / g)),
+                        bias ? "a bias of out_features" : "no bias", (long long)k, (long long)n, (long long)g);
+    int64_t nw = n * k / 2, ns = n * (k / g), size = nw + ns + (bias ? n : 0);
+    tn_tensor *y = NULL, *parts[3] = {NULL, NULL, NULL};
+    TN_TRY(tn_graph_empty_result(1, &size, NULL, TN_DTYPE_FLOAT32, tn_tensor_device(w), &y));
+    tn_status st = TN_OK;
+    if (!tn_tensor_is_meta(w)) {
+        st = f32_contiguous(w, &parts[0]);
+        if (st == TN_OK) st = f32_contiguous(sc, &parts[1]);
+        if (st == TN_OK && bias) st = f32_contiguous(bias, &parts[2]);
+        if (st == TN_OK) {
+            float *o = tn_tensor_data(y);
+            memcpy(o, tn_tensor_data(parts[0]), (size_t)nw * sizeof(float));
+            memcpy(o + nw, tn_tensor_data(parts[1]), (size_t)ns * sizeof(float));
+            if (bias) memcpy(o + nw + ns, tn_tensor_data(parts[2]), (size_t)n * sizeof(float));
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (parts[i]) tn_tensor_release(parts[i]);
+    if (st != TN_OK) {
+        tn_tensor_release(y);
+        return st;
+    }
+    rets[0] = tn_value_tensor(y);
+    return TN_OK;
+}
+
+tn_status tn_op__dyn_quant_matmul_4bit(const tn_value *args, tn_value *rets) {
+    static const char op[] = "_dyn_quant_matmul_4bit_cpu";
+    tn_tensor *x = args[0].u.t, *p = args[1].u.t;
+    int64_t g = args[2].u.i, k = args[3].u.i, n = args[4].u.i;
+    if (x->dtype != TN_DTYPE_FLOAT32)
+        return tn_error(TN_ERR_RUNTIME, "%s : expect input to be float32 or bfloat16 tensor.", op);
+    if (g <= 0 || k <= 0 || n < 0 || k % g || k % 2)
+        return tn_error(TN_ERR_RUNTIME, "%s: block_size %lld does not divide in_features %lld", op, (long long)g, (long long)k);
+    int64_t nw = n * k / 2, ns = n * (k / g), total = tn_tensor_numel(p);
+    bool has_bias = total == nw + ns + n;
+    if (p->dtype != TN_DTYPE_FLOAT32 || (!has_bias && total != nw + ns))
+        return tn_error(TN_ERR_RUNTIME, "Expected bias length to match output dimension");
+    if (x->ndim != 2 || x->sizes[1] != k)
+        return tn_error(TN_ERR_RUNTIME, "%s: expected input (M, %lld), got %d-D with %lld features", op, (long long)k,
+                        x->ndim, (long long)(x->ndim ? x->sizes[x->ndim - 1] : 0));
+    int64_t m = x->sizes[0], sizes[2] = {m, n}, wsizes[2] = {n, k};
+    tn_tensor *y = NULL, *xc = NULL, *pc = NULL, *xq = NULL, *w32 = NULL;
+    tn_status st = tn_graph_empty_result(2, sizes, NULL, TN_DTYPE_FLOAT32, tn_tensor_device(x), &y);
+    if (st == TN_OK && !tn_tensor_is_meta(x) && !tn_tensor_is_meta(p)) {
+        st = tn_tensor_contiguous(x, &xc);
+        if (st == TN_OK) st = tn_tensor_contiguous(p, &pc);
+        if (st == TN_OK) st = tn_tensor_empty(2, x->sizes, TN_DTYPE_FLOAT32, tn_tensor_device(x), &xq);
+        if (st == TN_OK) st = tn_tensor_empty(2, wsizes, TN_DTYPE_FLOAT32, tn_tensor_device(x), &w32);
+        if (st == TN_OK) {
+            const float *pd = tn_tensor_data(pc), *xd = tn_tensor_data(xc);
+            float *q = tn_tensor_data(xq), *yd = tn_tensor_data(y);
+            for (int64_t i = 0; i < m; i++) tn_quant_dyn4_activation_row(xd + i * k, k, q + i * k);
+            tn_quant_dyn4_dequantize(pd, pd + nw, n, k, g, tn_tensor_data(w32));
+            st = tn_nnb_gemm(TN_DTYPE_FLOAT32, m, n, k, q, k, 1, tn_tensor_data(w32), 1, k, yd, n, 1, 0.0);
+            if (st == TN_OK && has_bias)
+                for (int64_t i = 0; i < m; i++)
+                    for (int64_t r = 0; r < n; r++) yd[i * n + r] += pd[nw + ns + r];
+        }
+    }
+    tn_tensor *tmp[] = {xc, pc, xq, w32};
     for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++)
         if (tmp[i]) tn_tensor_release(tmp[i]);
     if (st != TN_OK) {

@@ -2200,3 +2200,27 @@ for name, fn in {
 }.items():
     add(f"weight_int4pack_mm_err_{name}", f"lambda a, w, sz: {fn}", [In((3, 128)), In((64, 128)), In((4, 64, 2))],
         ["_weight_int4pack_mm_for_cpu.default"])
+
+# upstream's _dyn_quant_* CPU fallback (no KleidiAI in either build): the packed buffer
+# exactly; the product within float32 rounding of an int8 asymmetric per-token activation
+# (a rounding flip there would move an output by a whole step: none on these inputs).
+# Upstream accepts mis-sized pieces and computes from them; ours refuses them (not compared).
+DQP = "torch.ops.aten._dyn_quant_pack_4bit_weight"
+DQM = "torch.ops.aten._dyn_quant_matmul_4bit"
+DQW = "(w.abs() * 80).floor().clamp(0, 255).to(torch.uint8)"
+for m, n, k, g, bias in ((1, 8, 64, 32, False), (5, 16, 128, 64, True), (33, 24, 256, 256, False), (3, 8, 96, 96, True)):
+    b = "b" if bias else "None"
+    add(f"dyn_quant_pack_4bit_{n}x{k}_g{g}{'_bias' if bias else ''}", f"lambda w, s, b: {DQP}({DQW}, s.abs() + 0.5, {b}, {g}, {k}, {n})",
+        [In((n, k // 2)), In((n, k // g)), In((n,))], ["_dyn_quant_pack_4bit_weight.default"], **EXACT)
+    add(f"dyn_quant_matmul_4bit_{m}x{n}x{k}_g{g}{'_bias' if bias else ''}",
+        f"lambda x, w, s, b: {DQM}(x, {DQP}({DQW}, s.abs() + 0.5, {b}, {g}, {k}, {n}), {g}, {k}, {n})",
+        [In((m, k)), In((n, k // 2)), In((n, k // g)), In((n,))], ["_dyn_quant_matmul_4bit.default", "_dyn_quant_pack_4bit_weight.default"],
+        rtol=1e-4, atol=1e-3)
+add("dyn_quant_pack_4bit_bf16_scales", f"lambda w, s: {DQP}({DQW}, s.bfloat16(), None, 32, 64, 8)",
+    [In((8, 32)), In((8, 2))], ["_dyn_quant_pack_4bit_weight.default"], **EXACT)
+for name, fn in {"block16": f"{DQP}({DQW}, s, None, 16, 64, 8)", "block48": f"{DQP}({DQW}, s, None, 48, 64, 8)",
+                 "weight_int": f"{DQP}({DQW}.int(), s, None, 32, 64, 8)",
+                 "mm_bf16": f"{DQM}(x.bfloat16(), {DQP}({DQW}, s, None, 32, 64, 8), 32, 64, 8)",
+                 "mm_short": f"{DQM}(x, {DQP}({DQW}, s, None, 32, 64, 8)[:-1], 32, 64, 8)"}.items():
+    add(f"dyn_quant_err_{name}", f"lambda x, w, s: {fn}", [In((3, 64)), In((8, 32)), In((8, 2))],
+        ["_dyn_quant_pack_4bit_weight.default"])
