@@ -6,7 +6,7 @@
 #
 # Checks, without running anything: every file compiles with -Werror, the NEON kernels
 # are defined in the binary, and they contain sdot instructions (objdump). Running the
-# binary (under qemu-user or on an arm64 host) is issue 23's. Needs aarch64-linux-gnu-gcc
+# binary: `qemu-aarch64 -cpu max build/aarch64/test_quant` (qemu-user) or an arm64 host. Needs aarch64-linux-gnu-gcc
 # (Debian/Ubuntu: apt-get install gcc-aarch64-linux-gnu).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
