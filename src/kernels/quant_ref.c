@@ -183,7 +183,7 @@ void tn_quant_int4pack(const int32_t *q, int64_t n, int64_t k, uint8_t *out) {
                 int64_t R = n - n / 64 * 64, j = (p - n / 64 * 64 * k) + 1;
                 c2 = j / R, r2 = n / 64 * 64 + j % R;
             }
-            out[p / 2] = (uint8_t)(q[r * k + c] | (q[r2 * k + c2] << 4));
+            out[p / 2] = (uint8_t)((uint32_t)q[r * k + c] | ((uint32_t)q[r2 * k + c2] << 4));
         }
 }
 
@@ -217,7 +217,8 @@ void tn_quant_dyn4_activation_row(const float *x, int64_t k, float *out) {
 void tn_quant_dyn4_dequantize(const float *wbytes, const float *scales, int64_t n, int64_t k, int64_t g, float *out) {
     for (int64_t r = 0; r < n; r++)
         for (int64_t j = 0; j < k; j++) {
-            int b = (int)wbytes[r * (k / 2) + j / 2];
+            float v = wbytes[r * (k / 2) + j / 2]; /* a byte stored as float; anything else reads as 0 */
+            int b = v >= 0 && v < 256 ? (int)v : 0;
             out[r * k + j] = (float)(((j & 1) ? b >> 4 : b & 15) - 8) * scales[r * (k / g) + j / g];
         }
 }
