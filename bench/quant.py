@@ -3,6 +3,8 @@
     .venv/bin/python bench/quant.py                     # 3 counted rounds, 2 threads
     .venv/bin/python bench/quant.py --rounds 5 --new-tokens 64 --sizes 128,512
     .venv/bin/python bench/quant.py --no-float          # skip the float32-dequantised run
+    .venv/bin/python bench/quant.py --quantize 8da4w:64,8da4w:64:head,int8 --no-llama
+                                                        # torchnative.quantize of the float32 model
 
 Each measurement is a fresh process, one side at a time (never both at once), alternating
 torchnative / llama.cpp for `--rounds` rounds after one warm-up round; figures are medians.
@@ -19,7 +21,10 @@ ours, n_threads / n_threads_batch for llama.cpp) and reports:
   only the last position's logits; llama.cpp: `eval` with n_batch = S);
 - peak RSS of the process (ru_maxrss).
 The float32 run (`--dtype float32`, transformers dequantising in numpy) gives today's
-decode speed and RSS for the "RSS <= 0.5x" target.
+decode speed and RSS for the "RSS <= 0.5x" target. `--quantize` adds one run per listed
+method on that float32 model after torchnative.quantize (method:group_size, ":head" to
+quantise lm_head too), for the "8da4w decode >= 3x our float32 decode" target; their load
+time includes the quantisation.
 
 llama.cpp: llama_cpp_python in .venv-ref (`scripts/setup.sh --llama-cpp`), default
 settings except extra buffer types off (its AMX path dies with SIGILL on the development
@@ -55,6 +60,11 @@ path = os.path.join(d, f)
 t = time.perf_counter()
 if cfg["float"]:
     model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()
+    if cfg.get("quantize"):
+        import torchnative
+        method, _, rest = cfg["quantize"].partition(":")
+        g, _, head = rest.partition(":")
+        torchnative.quantize(model, method, group_size=int(g) if g else None, include_lm_head=head == "head")
 else:
     from torchnative.quant import from_gguf
     model = from_gguf(path)
@@ -78,7 +88,7 @@ def decode(**kw):
     return (len(t) - 1) / (t[-1] - t[0]), out[0, ids.shape[1]:].tolist()
 
 res["decode_eager_tok_s"], res["tokens"] = decode()
-if not cfg["float"] and hasattr(torch._C, "_tn_graph_capture_begin"):
+if (not cfg["float"] or cfg.get("quantize")) and hasattr(torch._C, "_tn_graph_capture_begin"):
     from torchnative.graphs import accelerate_decode
     g = accelerate_decode(model)
     res["decode_graphs_tok_s"], toks = decode(cache_implementation="static")
@@ -165,6 +175,9 @@ def main():
     ap.add_argument("--new-tokens", type=int, default=64)
     ap.add_argument("--sizes", default="128,512")
     ap.add_argument("--no-float", action="store_true", help="skip the float32-dequantised run")
+    ap.add_argument("--quantize", default="", help="comma-separated torchnative.quantize methods to run "
+                    "(8da4w:G[:head], int8[::head])")
+    ap.add_argument("--no-llama", action="store_true", help="skip llama.cpp")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
     a = ap.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -172,8 +185,9 @@ def main():
     d, f = bundled_model()
     cfg = {"threads": a.threads, "new_tokens": a.new_tokens, "sizes": [int(s) for s in a.sizes.split(",")],
            "prompt": PROMPT, "path": os.path.join(d, f), "root": ROOT, "float": False}
-    have_llama = subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
-    runs = {"ours": [], "llama.cpp": [], "float32": []}
+    have_llama = not a.no_llama and subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
+    methods = [m for m in a.quantize.split(",") if m]
+    runs = {"ours": [], "llama.cpp": [], "float32": [], **{m: [] for m in methods}}
     for i in range(a.rounds + 1):
         print(f"round {i}{' (warm-up)' if i == 0 else ''} ...", file=sys.stderr, flush=True)
         r = run(OURS, OURS_CODE, cfg, a.threads)
@@ -185,6 +199,8 @@ def main():
                 runs["llama.cpp"].append(r)
     if not a.no_float:
         runs["float32"].append(run(OURS, OURS_CODE, dict(cfg, float=True), a.threads))
+    for m in methods:
+        runs[m].append(run(OURS, OURS_CODE, dict(cfg, float=True, quantize=m), a.threads))
     med = {side: {k: statistics.median(r[k] for r in rs) for k in rs[0] if isinstance(rs[0][k], (int, float))
                   and not isinstance(rs[0][k], bool)} for side, rs in runs.items() if rs}
     os.makedirs(os.path.dirname(a.out), exist_ok=True)

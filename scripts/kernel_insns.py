@@ -73,7 +73,7 @@ KERNELS = [
     ("quantised dot", "Q4_1", ["q4_1_qdot__avx2", "q4_1_qdot__avx512vnni"], ["q4_1_qdot__neon"]),
     ("quantised dot", "Q8_0", ["q8_0_qdot__avx2", "q8_0_qdot__avx512vnni"], ["q8_0_qdot__neon"]),
 ]
-SDOT_REQUIRED = ("q4_0_qdot__neon", "q4_1_qdot__neon", "q8_0_qdot__neon")
+SDOT_REQUIRED = ("q4_0_qdot__neon", "q4_1_qdot__neon", "q8_0_qdot__neon", "i4_qdot__neon")
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
 

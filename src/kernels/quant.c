@@ -65,14 +65,105 @@ static void run_chunks(void *ctx, int64_t c0, int64_t c1) {
     }
 }
 
+/* How many chunks a thread's task takes: enough weight bytes (and, for tall x, work) that
+ * waking a second thread pays. */
+static int64_t chunk_grain(int64_t m, int64_t row_bytes) {
+    int64_t chunk_bytes = CHUNK_ROWS * row_bytes * (m < 8 ? 1 : 8);
+    return MIN_TASK_BYTES / (chunk_bytes > 0 ? chunk_bytes : 1) + 1;
+}
+
 void tn_qmatmul(const tn_qmatmul_desc *d) {
     job jb = {.d = d, .fn = pick(d->qtype).fn, .nb = d->k / TN_QK};
     if (d->m <= 0 || d->n <= 0) return;
     /* a quantised row is ~k/3 float operations; rows split when there are many */
     tn_parallel_for(d->m, d->k >= 4096 ? 1 : 4096 / (d->k > 0 ? d->k : 1), quantize_rows, &jb);
-    int64_t chunks = (d->n + CHUNK_ROWS - 1) / CHUNK_ROWS;
-    int64_t chunk_bytes = CHUNK_ROWS * d->ldw * (d->m < 8 ? 1 : 8);
-    int64_t grain = MIN_TASK_BYTES / (chunk_bytes > 0 ? chunk_bytes : 1) + 1;
     if (d->m <= 4) tn_stream_note(d->w, d->n * d->ldw);
-    tn_parallel_for(chunks, grain, run_chunks, &jb);
+    tn_parallel_for((d->n + CHUNK_ROWS - 1) / CHUNK_ROWS, chunk_grain(d->m, d->ldw), run_chunks, &jb);
+}
+
+/* ---- 8da4w and int8 weight-only (quant.h) ---------------------------------------------- */
+typedef struct { tn_i4dot_kernel fn; const char *name; } i4_kernel;
+typedef struct { tn_w8dot_kernel fn; const char *name; } w8_kernel;
+
+static i4_kernel pick_i4(void) {
+#if defined(__x86_64__)
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni) return (i4_kernel){i4_qdot__avx512vnni, "i4_qdot__avx512vnni"};
+    if (isa >= TN_ISA_AVX2) return (i4_kernel){i4_qdot__avx2, "i4_qdot__avx2"};
+#elif defined(__aarch64__)
+    if (tn_cpu_has_asimd_dot()) return (i4_kernel){i4_qdot__neon, "i4_qdot__neon"};
+#endif
+    return (i4_kernel){i4_qdot__ref, "i4_qdot__ref"};
+}
+
+static w8_kernel pick_w8(void) {
+#if defined(__x86_64__)
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni) return (w8_kernel){w8_dot__avx512vnni, "w8_dot__avx512vnni"};
+    if (isa >= TN_ISA_AVX2) return (w8_kernel){w8_dot__avx2, "w8_dot__avx2"};
+#elif defined(__aarch64__)
+    if (tn_cpu_has_asimd_dot()) return (w8_kernel){w8_dot__neon, "w8_dot__neon"};
+#endif
+    return (w8_kernel){w8_dot__ref, "w8_dot__ref"};
+}
+
+tn_i4dot_kernel tn_i4dot_pick(void) { return pick_i4().fn; }
+const char *tn_i4dot_variant(void) { return pick_i4().name; }
+tn_w8dot_kernel tn_w8dot_pick(void) { return pick_w8().fn; }
+const char *tn_w8dot_variant(void) { return pick_w8().name; }
+
+/* The quants of x first (64-byte aligned rows' worth), then the m per-token scales. */
+static size_t i4_quants_bytes(int64_t m, int64_t k) { return ((size_t)(m * k) + 63) & ~(size_t)63; }
+size_t tn_i4matmul_scratch_bytes(int64_t m, int64_t k) { return i4_quants_bytes(m, k) + (size_t)m * sizeof(float); }
+
+typedef struct i4_job {
+    const tn_i4matmul_desc *d;
+    tn_i4dot_kernel fn;
+    int8_t *xq;
+    float *xd;
+} i4_job;
+
+static void i4_quantize_rows(void *ctx, int64_t i0, int64_t i1) {
+    const i4_job *jb = ctx;
+    for (int64_t i = i0; i < i1; i++) tn_quant_i8_row(jb->d->x + i * jb->d->ldx, jb->d->k, jb->xq + i * jb->d->k, jb->xd + i);
+}
+
+static void i4_run_chunks(void *ctx, int64_t c0, int64_t c1) {
+    const i4_job *jb = ctx;
+    const tn_i4matmul_desc *d = jb->d;
+    for (int64_t c = c0; c < c1; c++) {
+        int64_t r0 = c * CHUNK_ROWS, nr = d->n - r0 < CHUNK_ROWS ? d->n - r0 : CHUNK_ROWS;
+        jb->fn(d->k, d->g, d->w + r0 * d->ldw, d->ldw, d->s + r0 * d->lds, d->lds, nr, jb->xq, jb->xd, d->k, d->m,
+               d->y + r0, d->ldy);
+    }
+}
+
+void tn_i4matmul(const tn_i4matmul_desc *d) {
+    if (d->m <= 0 || d->n <= 0) return;
+    i4_job jb = {.d = d, .fn = pick_i4().fn, .xq = d->scratch,
+                 .xd = (float *)((char *)d->scratch + i4_quants_bytes(d->m, d->k))};
+    tn_parallel_for(d->m, d->k >= 4096 ? 1 : 4096 / (d->k > 0 ? d->k : 1), i4_quantize_rows, &jb);
+    if (d->m <= 4) tn_stream_note(d->w, d->n * d->ldw);
+    tn_parallel_for((d->n + CHUNK_ROWS - 1) / CHUNK_ROWS, chunk_grain(d->m, d->ldw), i4_run_chunks, &jb);
+}
+
+typedef struct w8_job {
+    const tn_w8matmul_desc *d;
+    tn_w8dot_kernel fn;
+} w8_job;
+
+static void w8_run_chunks(void *ctx, int64_t c0, int64_t c1) {
+    const w8_job *jb = ctx;
+    const tn_w8matmul_desc *d = jb->d;
+    for (int64_t c = c0; c < c1; c++) {
+        int64_t r0 = c * CHUNK_ROWS, nr = d->n - r0 < CHUNK_ROWS ? d->n - r0 : CHUNK_ROWS;
+        jb->fn(d->k, d->w + r0 * d->ldw, d->ldw, d->s + r0, nr, d->x, d->ldx, d->m, d->y + r0, d->ldy);
+    }
+}
+
+void tn_w8matmul(const tn_w8matmul_desc *d) {
+    if (d->m <= 0 || d->n <= 0) return;
+    w8_job jb = {.d = d, .fn = pick_w8().fn};
+    if (d->m <= 4) tn_stream_note(d->w, d->n * d->ldw);
+    tn_parallel_for((d->n + CHUNK_ROWS - 1) / CHUNK_ROWS, chunk_grain(d->m, d->ldw), w8_run_chunks, &jb);
 }

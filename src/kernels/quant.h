@@ -1,4 +1,5 @@
-/* quant.h — y = x · Wᵀ with W in GGUF block formats (Q4_0, Q4_1, Q8_0) read in place, for
+/* quant.h — y = x · Wᵀ with W in GGUF block formats (Q4_0, Q4_1, Q8_0) read in place, in
+ * 8da4w groups (int4 weights, int8 per-token activations) or int8 weight-only, for
  * decode (m = 1) and prefill (m up to a few hundred) shapes.
  *
  * A quantised weight is n rows of k elements; each row is k/32 blocks of 32 elements
@@ -113,5 +114,112 @@ int64_t tn_qmatmul_scratch_blocks(int64_t m, int64_t k);
  * Preconditions (the ops layer checks them): supported qtype, k % TN_QK == 0, m, n >= 0.
  * No result depends on the thread count. */
 void tn_qmatmul(const tn_qmatmul_desc *d);
+
+/* ---- 8da4w: int4 weights in groups, 8-bit per-token dynamic activations --------------
+ * The layout torchnative.quantize(model, "8da4w", group_size=G) stores (and the int4
+ * upstream operators unpack into): W is n rows of k elements (k a multiple of G, G a
+ * multiple of TN_QK: 32, 64, 128 or 256 in practice), each element a symmetric int4
+ * q ∈ [-8, 7] with one float32 scale per group of G consecutive elements of a row:
+ *   w[r][j] = s[r][j / G] * q[r][j]
+ * Row r's quants are k/2 bytes at w + r*ldw, in chunks of 32 elements laid out as a GGUF
+ * Q4_0 block's nibbles without its scale: byte c*16 + j holds element 32c + j in its low
+ * nibble and 32c + 16 + j in its high nibble, each stored as q + 8. Scales: s[r*lds + g].
+ * Activations: each row of x is quantised as a whole (per token) to int8,
+ *   a = max|x_j|, d = a/127, xq_j = round-half-even(x_j * 127/a)   (a = 0: d = 0, xq = 0)
+ * and y[i][r] = d_i * Σ_g s[r][g] * (Σ_{j in g} q[r][j] * xq[i][j]), the inner sums exact in
+ * int32 (|q xq| <= 8 * 127, G <= 2^20). As with the GGUF blocks, the ISA variants differ
+ * from the reference only by the order of the float32 sums over groups. */
+typedef void (*tn_i4dot_kernel)(int64_t k, int64_t g, const uint8_t *w, int64_t ldw, const float *s, int64_t lds,
+                                int64_t nrows, const int8_t *xq, const float *xd, int64_t ldx, int64_t m, float *y,
+                                int64_t ldy);
+#define TN_I4DOT_DECLARE(name)                                                                              \
+    void name(int64_t k, int64_t g, const uint8_t *w, int64_t ldw, const float *s, int64_t lds, int64_t nrows, \
+              const int8_t *xq, const float *xd, int64_t ldx, int64_t m, float *y, int64_t ldy)
+TN_I4DOT_DECLARE(i4_qdot__ref);
+TN_I4DOT_DECLARE(i4_qdot__avx2);
+TN_I4DOT_DECLARE(i4_qdot__avx512vnni);
+TN_I4DOT_DECLARE(i4_qdot__neon);
+
+/* Quantises one row of k floats per token as above: k int8 quants and their scale. */
+void tn_quant_i8_row(const float *x, int64_t k, int8_t *q, float *d);
+/* Dequantises n int4 rows (the layout above) into float32 rows of stride ldo. */
+void tn_quant_i4_dequantize(const uint8_t *w, int64_t ldw, const float *s, int64_t lds, int64_t n, int64_t k,
+                            int64_t g, float *out, int64_t ldo);
+
+/* ---- int8 weight-only: per-output-channel scale, float32 activations ------------------
+ * W is n rows of k int8 (row stride ldw), s[r] one float32 scale per row:
+ *   y[i][r] = s[r] * Σ_j x[i][j] * w[r][j]      (float32 products and sums)
+ * This is upstream's aten::_weight_int8pack_mm. Variants differ by float summation order. */
+typedef void (*tn_w8dot_kernel)(int64_t k, const int8_t *w, int64_t ldw, const float *s, int64_t nrows,
+                                const float *x, int64_t ldx, int64_t m, float *y, int64_t ldy);
+#define TN_W8DOT_DECLARE(name)                                                                        \
+    void name(int64_t k, const int8_t *w, int64_t ldw, const float *s, int64_t nrows, const float *x, \
+              int64_t ldx, int64_t m, float *y, int64_t ldy)
+TN_W8DOT_DECLARE(w8_dot__ref);
+TN_W8DOT_DECLARE(w8_dot__avx2);
+TN_W8DOT_DECLARE(w8_dot__avx512vnni);
+TN_W8DOT_DECLARE(w8_dot__neon);
+
+/* This host's kernels and their names ("i4_qdot__avx512vnni", ...). */
+tn_i4dot_kernel tn_i4dot_pick(void);
+const char *tn_i4dot_variant(void);
+tn_w8dot_kernel tn_w8dot_pick(void);
+const char *tn_w8dot_variant(void);
+
+typedef struct tn_i4matmul_desc {
+    int64_t m, n, k, g;  /* x: m × k, W: n × k in groups of g (k % g == 0, g % TN_QK == 0) */
+    const float *x;      /* row stride ldx elements */
+    int64_t ldx;
+    const uint8_t *w;    /* row stride ldw bytes (>= k/2) */
+    int64_t ldw;
+    const float *s;      /* row stride lds floats (>= k/g) */
+    int64_t lds;
+    float *y;            /* row stride ldy; overwritten */
+    int64_t ldy;
+    void *scratch;       /* tn_i4matmul_scratch_bytes(m, k) bytes, written */
+} tn_i4matmul_desc;
+size_t tn_i4matmul_scratch_bytes(int64_t m, int64_t k);
+/* The 8da4w product on the pool (quantise x per token, then weight rows across threads).
+ * Preconditions checked by the ops layer. No result depends on the thread count. */
+void tn_i4matmul(const tn_i4matmul_desc *d);
+
+typedef struct tn_w8matmul_desc {
+    int64_t m, n, k;
+    const float *x;     /* row stride ldx */
+    int64_t ldx;
+    const int8_t *w;    /* row stride ldw */
+    int64_t ldw;
+    const float *s;     /* n scales */
+    float *y;           /* row stride ldy; overwritten */
+    int64_t ldy;
+} tn_w8matmul_desc;
+/* The int8 weight-only product on the pool. No result depends on the thread count. */
+void tn_w8matmul(const tn_w8matmul_desc *d);
+
+/* ---- upstream's CPU int4 packing (aten::_convert_weight_to_int4pack_for_cpu) ------------
+ * n × k values (int32, normally 0..15) -> n × k/2 bytes (n % 16 == 0, k even). Measured on
+ * upstream 2.13.0 (tests/test_quant.py compares the bytes): the first floor(n/64)*64 rows go in
+ * blocks of 64 rows, block b's bytes at b*32*k + kk*32 + r for column kk, holding row
+ * 64b + r in the low nibble and row 64b + 32 + r in the high one (r < 32); the remaining
+ * R rows follow column by column, nibble (kk*R + r) counted from there, even nibbles low.
+ * A byte is lo | (hi << 4) as upstream computes it (values above 15 spill into the high
+ * nibble there too). innerKTiles does not change the CPU layout. */
+void tn_quant_int4pack(const int32_t *q, int64_t n, int64_t k, uint8_t *out);
+/* The value (0..15) at row r, column c of a packed n × k weight. */
+int tn_quant_int4pack_at(const uint8_t *p, int64_t n, int64_t k, int64_t r, int64_t c);
+/* upstream's _weight_int4pack_mm_for_cpu weight as float32 n × k:
+ * w[r][c] = (q - 8) * sz[(c/g)*n*2 + r*2] + sz[(c/g)*n*2 + r*2 + 1] (scale, zero). */
+void tn_quant_int4pack_dequantize(const uint8_t *p, int64_t n, int64_t k, int64_t g, const float *sz, float *out);
+
+/* ---- upstream's _dyn_quant_matmul_4bit without KleidiAI (measured on upstream 2.13.0) ----
+ * Weights: n rows of k/2 bytes, element 2j in the low nibble of byte j and 2j+1 in the high,
+ * value nibble - 8, one float scale per group of g. Activations: each row rounded to
+ * asymmetric int8 as KleidiAI's qai8dx reference does: with lo = min(0, min x),
+ * hi = max(0, max x), s = 255/(hi - lo) (1 when hi == lo), zero point z = rint of
+ * (-128 - lo*s) or (127 - hi*s) (whichever end rounds less, clamped to the int8 range),
+ * q = clamp(rint(x*s) + z, -128, 127), and x -> (q - z)/s. */
+void tn_quant_dyn4_activation_row(const float *x, int64_t k, float *out);
+/* Dequantises the weight above (bytes given as floats, as upstream's fallback stores them). */
+void tn_quant_dyn4_dequantize(const float *wbytes, const float *scales, int64_t n, int64_t k, int64_t g, float *out);
 
 #endif

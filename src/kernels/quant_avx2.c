@@ -22,6 +22,7 @@ static inline __attribute__((always_inline)) TGT __m256i dot_maddubs(__m256i u, 
 DEFINE_KERNEL(q4_0, 18, 1, 4, 2, 4)
 DEFINE_KERNEL(q4_1, 20, 0, 4, 2, 4)
 DEFINE_KERNEL(q8_0, 34, 1, 4, 2, 4)
+DEFINE_I4_W8_KERNELS(2, 2, 4, 2)
 
 #else
 /* ISO C forbids an empty translation unit. */

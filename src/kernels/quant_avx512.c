@@ -12,12 +12,14 @@
 #define TGT __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 #define SUFFIX(name) name##__avx512vnni
 #define DOT(u, s) _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s)
+#define DOT_ACC(a, u, s) _mm256_dpbusd_epi32(a, u, s)
 
 #include "kernels/quant_x86.inc"
 
 DEFINE_KERNEL(q4_0, 18, 1, 4, 4, 4)
 DEFINE_KERNEL(q4_1, 20, 0, 4, 4, 4)
 DEFINE_KERNEL(q8_0, 34, 1, 4, 4, 4)
+DEFINE_I4_W8_KERNELS(4, 2, 4, 4)
 
 #else
 /* ISO C forbids an empty translation unit. */

@@ -114,3 +114,111 @@ static float term_q8_0(const uint8_t *blk, const tn_q8x_block *x) {
 REF_KERNEL(q4_0_qdot__ref, term_q4_0, 18)
 REF_KERNEL(q4_1_qdot__ref, term_q4_1, 20)
 REF_KERNEL(q8_0_qdot__ref, term_q8_0, 34)
+
+/* ---- 8da4w and int8 weight-only (quant.h) ---------------------------------------------- */
+void tn_quant_i8_row(const float *x, int64_t k, int8_t *q, float *d) {
+    float amax = 0;
+    for (int64_t j = 0; j < k; j++) amax = fmaxf(amax, fabsf(x[j]));
+    float id = amax != 0 ? 127.0f / amax : 0.0f;
+    for (int64_t j = 0; j < k; j++) q[j] = (int8_t)(int)nearbyintf(x[j] * id);
+    *d = amax / 127.0f;
+}
+
+/* Element j of an int4 row (quant.h's chunk layout), as q in [-8, 7]. */
+static inline int i4_at(const uint8_t *row, int64_t j) {
+    uint8_t b = row[j / TN_QK * 16 + j % 16];
+    return (j % TN_QK < 16 ? b & 15 : b >> 4) - 8;
+}
+
+void tn_quant_i4_dequantize(const uint8_t *w, int64_t ldw, const float *s, int64_t lds, int64_t n, int64_t k,
+                            int64_t g, float *out, int64_t ldo) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t j = 0; j < k; j++) out[r * ldo + j] = s[r * lds + j / g] * (float)i4_at(w + r * ldw, j);
+}
+
+TN_I4DOT_DECLARE(i4_qdot__ref) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t r = 0; r < nrows; r++) {
+            const uint8_t *row = w + r * ldw;
+            const int8_t *xi = xq + i * ldx;
+            float acc = 0;
+            for (int64_t g0 = 0; g0 < k; g0 += g) {
+                int32_t isum = 0;
+                for (int64_t j = g0; j < g0 + g; j++) isum += i4_at(row, j) * xi[j];
+                acc += s[r * lds + g0 / g] * (float)isum;
+            }
+            y[i * ldy + r] = xd[i] * acc;
+        }
+}
+
+TN_W8DOT_DECLARE(w8_dot__ref) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t r = 0; r < nrows; r++) {
+            float acc = 0;
+            for (int64_t j = 0; j < k; j++) acc += x[i * ldx + j] * (float)w[r * ldw + j];
+            y[i * ldy + r] = s[r] * acc;
+        }
+}
+
+/* ---- upstream's CPU int4 packing (quant.h) ---------------------------------------------- */
+/* Nibble index (2 * byte + high) of row r, column c. */
+static int64_t int4pack_nibble(int64_t n, int64_t k, int64_t r, int64_t c) {
+    int64_t full = n / 64 * 64;
+    if (r < full) {
+        int64_t b = r / 64, rr = r % 64;
+        return 2 * (b * 32 * k + c * 32 + rr % 32) + (rr >= 32);
+    }
+    return full * k + c * (n - full) + (r - full);
+}
+
+void tn_quant_int4pack(const int32_t *q, int64_t n, int64_t k, uint8_t *out) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t c = 0; c < k; c++) {
+            int64_t p = int4pack_nibble(n, k, r, c);
+            if (p & 1) continue; /* written with its low partner */
+            int64_t r2 = r, c2 = c;
+            /* the row / column whose value goes in the high nibble of this byte */
+            if (r < n / 64 * 64) r2 = r + 32;
+            else {
+                int64_t R = n - n / 64 * 64, j = (p - n / 64 * 64 * k) + 1;
+                c2 = j / R, r2 = n / 64 * 64 + j % R;
+            }
+            out[p / 2] = (uint8_t)((uint32_t)q[r * k + c] | ((uint32_t)q[r2 * k + c2] << 4));
+        }
+}
+
+int tn_quant_int4pack_at(const uint8_t *p, int64_t n, int64_t k, int64_t r, int64_t c) {
+    int64_t i = int4pack_nibble(n, k, r, c);
+    return i & 1 ? p[i / 2] >> 4 : p[i / 2] & 15;
+}
+
+void tn_quant_int4pack_dequantize(const uint8_t *p, int64_t n, int64_t k, int64_t g, const float *sz, float *out) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t c = 0; c < k; c++) {
+            const float *e = sz + (c / g) * n * 2 + r * 2;
+            out[r * k + c] = (float)(tn_quant_int4pack_at(p, n, k, r, c) - 8) * e[0] + e[1];
+        }
+}
+
+/* ---- upstream's _dyn_quant_matmul_4bit fallback (quant.h) ------------------------------- */
+void tn_quant_dyn4_activation_row(const float *x, int64_t k, float *out) {
+    float lo = 0, hi = 0;
+    for (int64_t j = 0; j < k; j++) lo = fminf(lo, x[j]), hi = fmaxf(hi, x[j]);
+    float s = lo == hi ? 1.0f : 255.0f / (hi - lo), rs = 1.0f / s;
+    float dlo = lo * s, dhi = hi * s;
+    float z = (-128.0f + dlo) + (127.0f + dhi) > 0 ? -128.0f - dlo : 127.0f - dhi;
+    z = nearbyintf(fminf(fmaxf(z, -128.0f), 127.0f));
+    for (int64_t j = 0; j < k; j++) {
+        float q = fminf(fmaxf(nearbyintf(x[j] * s) + z, -128.0f), 127.0f);
+        out[j] = (q - z) * rs;
+    }
+}
+
+void tn_quant_dyn4_dequantize(const float *wbytes, const float *scales, int64_t n, int64_t k, int64_t g, float *out) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t j = 0; j < k; j++) {
+            float v = wbytes[r * (k / 2) + j / 2]; /* a byte stored as float; anything else reads as 0 */
+            int b = v >= 0 && v < 256 ? (int)v : 0;
+            out[r * k + j] = (float)(((j & 1) ? b >> 4 : b & 15) - 8) * scales[r * (k / g) + j / g];
+        }
+}

@@ -170,6 +170,146 @@ static void driver_case(int qtype, int64_t m, int64_t n, int64_t k) {
     free(w), free(x), free(y0), free(y1), free(xq), free(xq1);
 }
 
+/* ---- 8da4w and int8 weight-only ------------------------------------------------------ */
+static uint8_t *random_i4(int64_t n, int64_t k) {
+    uint8_t *w = malloc((size_t)(n * k / 2 + 1));
+    for (int64_t i = 0; i < n * k / 2; i++) w[i] = (uint8_t)rnd_u64();
+    return w;
+}
+static float *random_scales(int64_t n) {
+    float *s = malloc(sizeof(float) * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++) s[i] = 0.02f * (rnd() + 1.5f);
+    return s;
+}
+
+typedef struct { const char *name; tn_i4dot_kernel i4; tn_w8dot_kernel w8; bool available; } isa_i4w8;
+
+static double worst_i4_rel = 0, worst_w8_rel = 0, worst_i4_fake = 0;
+
+static double worst_rel(const float *a, const float *b, int64_t count) {
+    float scale = 0;
+    for (int64_t i = 0; i < count; i++) scale = fmaxf(scale, fabsf(a[i]));
+    double worst = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double e = fabs((double)b[i] - a[i]) / (scale + 1e-30);
+        if (isnan(e)) e = INFINITY;
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+/* Every ISA's 8da4w and int8 kernels against the references, with padded row strides (the
+ * int8 rows k - 3 long, so the 8-wide loops have tails). */
+static void i4w8_kernel_case(const isa_i4w8 *ik, int64_t m, int64_t n, int64_t k, int64_t g) {
+    int64_t ldw = k / 2 + 16, lds = k / g + 1, ldx = k + 3, ldy = n + 2;
+    uint8_t *w = random_i4(n, ldw * 2);
+    float *s = random_scales(n * lds), *x = random_x(m * ldx);
+    int8_t *xq = malloc((size_t)(m * ldx + 1)), *w8 = (int8_t *)random_i4(n, ldx * 2);
+    float *xd = malloc(sizeof(float) * (size_t)(m + 1));
+    float *y0 = calloc((size_t)(m * ldy + 1), sizeof(float)), *y1 = calloc((size_t)(m * ldy + 1), sizeof(float));
+    for (int64_t i = 0; i < m; i++) tn_quant_i8_row(x + i * ldx, k, xq + i * ldx, xd + i);
+    i4_qdot__ref(k, g, w, ldw, s, lds, n, xq, xd, ldx, m, y0, ldy);
+    for (int t = 1; ik[t].name; t++) {
+        if (!ik[t].available) continue;
+        for (int64_t i = 0; i < m * ldy; i++) y1[i] = 0;
+        ik[t].i4(k, g, w, ldw, s, lds, n, xq, xd, ldx, m, y1, ldy);
+        double e = worst_rel(y0, y1, m * ldy);
+        if (e > worst_i4_rel) worst_i4_rel = e;
+        TN_CHECK(e <= 1e-5, "i4 %s m=%lld n=%lld k=%lld g=%lld: worst |diff|/max|y| %.3g", ik[t].name, (long long)m,
+                 (long long)n, (long long)k, (long long)g, e);
+    }
+    int64_t k8 = k - 3; /* int8 rows need not be a multiple of 8: exercise the tail */
+    w8_dot__ref(k8, w8, ldx, s, n, x, ldx, m, y0, ldy);
+    for (int t = 1; ik[t].name; t++) {
+        if (!ik[t].available) continue;
+        for (int64_t i = 0; i < m * ldy; i++) y1[i] = 0;
+        ik[t].w8(k8, w8, ldx, s, n, x, ldx, m, y1, ldy);
+        double e = worst_rel(y0, y1, m * ldy);
+        if (e > worst_w8_rel) worst_w8_rel = e;
+        TN_CHECK(e <= 1e-5, "w8 %s m=%lld n=%lld k=%lld: worst |diff|/max|y| %.3g", ik[t].name, (long long)m, (long long)n,
+                 (long long)k, e);
+    }
+    free(w), free(s), free(x), free(xq), free(w8), free(xd), free(y0), free(y1);
+}
+
+/* The driver against the definition in double: dequantised weights times the fake-quantised
+ * activations (d_i * xq_ij), relative to Σ|x w|; then bit-identical across tiers and threads. */
+static void i4_driver_case(int64_t m, int64_t n, int64_t k, int64_t g) {
+    int64_t ldw = k / 2, lds = k / g;
+    uint8_t *w = random_i4(n, k);
+    float *s = random_scales(n * lds), *x = random_x(m * k), *wf = malloc(sizeof(float) * (size_t)(n * k));
+    float *y0 = malloc(sizeof(float) * (size_t)(m * n)), *y1 = malloc(sizeof(float) * (size_t)(m * n));
+    void *scratch = malloc(tn_i4matmul_scratch_bytes(m, k));
+    int8_t *xq = malloc((size_t)(m * k));
+    float *xd = malloc(sizeof(float) * (size_t)m);
+    tn_quant_i4_dequantize(w, ldw, s, lds, n, k, g, wf, k);
+    bool ok = true;
+    for (int64_t r = 0; r < n && ok; r++) /* quant.h's chunk layout, element by element */
+        for (int64_t j = 0; j < k; j++) {
+            uint8_t b = w[r * ldw + j / 32 * 16 + j % 16];
+            ok &= wf[r * k + j] == s[r * lds + j / g] * (float)((j % 32 < 16 ? b & 15 : b >> 4) - 8);
+        }
+    TN_CHECK(ok, "i4 dequantise: element 32c+j in the low nibble of byte 16c+j, 32c+16+j in its high nibble, minus 8");
+    tn_i4matmul_desc d = {m, n, k, g, x, k, w, ldw, s, lds, y0, n, scratch};
+    tn_i4matmul(&d);
+    for (int64_t i = 0; i < m; i++) tn_quant_i8_row(x + i * k, k, xq + i * k, xd + i);
+    double worst = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t r = 0; r < n; r++) {
+            double acc = 0, a = 0;
+            for (int64_t p = 0; p < k; p++) {
+                acc += (double)xd[i] * xq[i * k + p] * wf[r * k + p];
+                a += fabs((double)x[i * k + p] * wf[r * k + p]);
+            }
+            double e = fabs(y0[i * n + r] - acc) / (a + 1e-30);
+            if (e > worst) worst = e;
+        }
+    if (worst > worst_i4_fake) worst_i4_fake = worst;
+    TN_CHECK(worst <= 1e-5, "i4 driver m=%lld n=%lld k=%lld g=%lld (%s) vs fake-quantised double: %.3g", (long long)m,
+             (long long)n, (long long)k, (long long)g, tn_i4dot_variant(), worst);
+    tn_isa host = tn_cpu_host_isa();
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        tn_i4dot_pick()(k, g, w, ldw, s, lds, n, xq, xd, k, m, y0, n);
+        float *xf = malloc(sizeof(float) * (size_t)(m * n));
+        tn_w8matmul_desc d8 = {m, n, k, x, k, (const int8_t *)w, ldw, s, xf, n};
+        float *w8ref = malloc(sizeof(float) * (size_t)(m * n));
+        tn_w8dot_pick()(k / 2, (const int8_t *)w, ldw, s, n, x, k, m, w8ref, n);
+        for (int threads = 1; threads <= 2; threads++) {
+            tn_set_num_threads(threads);
+            tn_i4matmul(&d);
+            d.y = y1;
+            tn_i4matmul(&d);
+            d.y = y0;
+            TN_CHECK(!memcmp(y0, y1, sizeof(float) * (size_t)(m * n)), "i4 driver (%s) m=%lld n=%lld threads=%d differs",
+                     tn_i4dot_variant(), (long long)m, (long long)n, threads);
+            d8.k = k / 2;
+            tn_w8matmul(&d8);
+            TN_CHECK(!memcmp(xf, w8ref, sizeof(float) * (size_t)(m * n)), "w8 driver (%s) m=%lld n=%lld threads=%d differs",
+                     tn_w8dot_variant(), (long long)m, (long long)n, threads);
+        }
+        free(xf), free(w8ref);
+    }
+    tn_cpu_isa_set(host);
+    free(w), free(s), free(x), free(wf), free(y0), free(y1), free(scratch), free(xq), free(xd);
+}
+
+static void test_quantize_per_token(void) {
+    float x[100];
+    int8_t q[100];
+    float d, amax = 0;
+    for (int j = 0; j < 100; j++) x[j] = rnd() * 4, amax = fmaxf(amax, fabsf(x[j]));
+    tn_quant_i8_row(x, 100, q, &d);
+    bool ok = d == amax / 127;
+    for (int j = 0; j < 100; j++) ok &= q[j] == (int8_t)nearbyintf(x[j] * (127 / amax)) && fabsf(d * q[j] - x[j]) <= d * 0.5001f;
+    TN_CHECK(ok, "per-token int8: d = amax/127, q = round(x * 127/amax), |x - d q| <= d/2");
+    memset(x, 0, sizeof x);
+    tn_quant_i8_row(x, 100, q, &d);
+    ok = d == 0;
+    for (int j = 0; j < 100; j++) ok &= q[j] == 0;
+    TN_CHECK(ok, "per-token int8: a zero row has d = 0 and zero quants");
+}
+
 int main(void) {
     const tn_cpu_features *f = tn_cpu_features_get();
     tn_isa host = tn_cpu_host_isa();
@@ -200,6 +340,27 @@ int main(void) {
         driver_case(QTYPES[q], 13, 200, 256);
         driver_case(QTYPES[q], 64, 67, 64);
     }
+    isa_i4w8 ik4[] = {
+        {"ref", i4_qdot__ref, w8_dot__ref, true},
+#if defined(__x86_64__)
+        {"avx2", i4_qdot__avx2, w8_dot__avx2, host >= TN_ISA_AVX2},
+        {"avx512vnni", i4_qdot__avx512vnni, w8_dot__avx512vnni, host >= TN_ISA_AVX512 && f->avx512_vnni},
+#elif defined(__aarch64__)
+        {"neon", i4_qdot__neon, w8_dot__neon, f->asimd_dot},
+#endif
+        {NULL, NULL, NULL, false},
+    };
+    test_quantize_per_token();
+    const int64_t i4ks[][2] = {{32, 32}, {64, 32}, {128, 64}, {256, 128}, {512, 256}, {576, 64}, {256, 256}};
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t c = 0; c < sizeof i4ks / sizeof *i4ks; c++) i4w8_kernel_case(ik4, ms[a], ns[b], i4ks[c][0], i4ks[c][1]);
+    i4_driver_case(1, 130, 576, 64);
+    i4_driver_case(13, 200, 256, 128);
+    i4_driver_case(64, 67, 512, 32);
+    i4_driver_case(5, 70, 1536, 256);
+    printf("8da4w: worst kernel-vs-reference %.3g, worst driver-vs-fake-quantised double %.3g; int8: worst kernel-vs-reference %.3g\n",
+           worst_i4_rel, worst_i4_fake, worst_w8_rel);
     printf("worst kernel-vs-reference |diff|/max|y|: %.3g; worst reference-vs-dequantised |diff|/Σ|xw|: %.3g\n",
            worst_kernel_rel, worst_deq_rel);
     return tn_test_summary();

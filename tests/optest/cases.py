@@ -2414,3 +2414,105 @@ for dt in ("float32", "float64"):
         [In((2, 3, 5, 20), dt), In((2, 3, 3, 4), dt)], ["_upsample_bilinear2d_aa_backward.default", "_upsample_bicubic2d_aa_backward.default"], **BWD_TOL[dt])
 add("upsample_aa_bfloat16_err", f"lambda a: {F}.interpolate(a, size=(5, 4), mode='bilinear', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bilinear2d_aa.vec"])
 add("upsample_aa_bfloat16_same_size", f"lambda a: {F}.interpolate(a, size=(17, 13), mode='bicubic', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bicubic2d_aa.vec"])
+
+# ---- quantised weights (quant_linear.c): upstream's int8 weight-only product ------------
+# The int8 weight is built inside the lambda from a float draw (the full int8 range); the
+# float32 sums of K products differ from upstream's only by summation order; 16-bit
+# outputs are rounded once from float32 (upstream's CPU kernel does the same per element).
+Q8MM = "torch.ops.aten._weight_int8pack_mm"
+Q8W = "(w * 40).round().clamp(-128, 127).to(torch.int8)"
+Q8_TOL = {"float32": dict(rtol=1e-4, atol=1e-4), "bfloat16": dict(rtol=1.6e-2, atol=1e-2), "float16": dict(rtol=2e-3, atol=2e-3)}
+# Upstream 2.13.0's bfloat16 CPU kernel crashes (SIGSEGV) when K is not a multiple of 16
+# (K = 577, 7, 1, 8 tried), so the bfloat16 shapes keep K a multiple of 16; ours computes
+# any K (the float32 and float16 shapes cover the tails).
+Q8_SHAPES = {"float32": ((1, 67, 577), (5, 7, 64), (33, 9, 7), (4, 130, 1)),
+             "float16": ((1, 67, 577), (5, 7, 64), (33, 9, 7), (4, 130, 1)),
+             "bfloat16": ((1, 67, 576), (5, 7, 64), (33, 9, 96), (4, 130, 32))}
+for dt in ("float32", "bfloat16", "float16"):
+    for m, n, k in Q8_SHAPES[dt]:
+        add(f"weight_int8pack_mm_{dt}_{m}x{n}x{k}", f"lambda a, w, s: {Q8MM}(a, {Q8W}, (s.abs() + 0.01).to(a.dtype))",
+            [In((m, k), dt), In((n, k)), In((n,))], ["_weight_int8pack_mm.default"], **Q8_TOL[dt])
+# no rows: sliced from a drawn tensor (torch.from_numpy of a (0, k) array gives other strides
+# upstream, which its kernel then refuses as not contiguous on the last dimension)
+add("weight_int8pack_mm_no_rows", f"lambda a, w, s: {Q8MM}(a[:0], {Q8W}, s)",
+    [In((3, 8)), In((5, 8)), In((5,))], ["_weight_int8pack_mm.default"])
+add("weight_int8pack_mm_a_row_padded", f"lambda a, w, s: {Q8MM}(a[:, :33], {Q8W}, s)",
+    [In((6, 40)), In((5, 33)), In((5,))], ["_weight_int8pack_mm.default"], rtol=1e-4, atol=1e-4)
+for name, fn in {
+    "f64": f"{Q8MM}(a.double(), {Q8W}, s.double())",
+    "scales_dtype": f"{Q8MM}(a.bfloat16(), {Q8W}, s)",
+    "b_uint8": f"{Q8MM}(a, {Q8W}.to(torch.uint8), s)",
+    "b_float": f"{Q8MM}(a, w, s)",
+    "k_mismatch": f"{Q8MM}(a[:, :16], {Q8W}, s)",
+    "scales_size": f"{Q8MM}(a, {Q8W}, s[:4])",
+    "scales_2d": f"{Q8MM}(a, {Q8W}, s[:, None])",
+    "a_3d": f"{Q8MM}(a[None], {Q8W}, s)",
+    "a_1d": f"{Q8MM}(a[0], {Q8W}, s)",
+    "a_noncontig": f"{Q8MM}(a.t().contiguous().t(), {Q8W}, s)",
+    "b_noncontig": f"{Q8MM}(a, {Q8W}.t().contiguous().t(), s)",
+    "b_1d": f"{Q8MM}(a, {Q8W}[0], s)",
+}.items():
+    add(f"weight_int8pack_mm_err_{name}", f"lambda a, w, s: {fn}", [In((3, 32)), In((5, 32)), In((5,))],
+        ["_weight_int8pack_mm.default"])
+
+# upstream's CPU int4 packing and product (tinygemm layout): the packed bytes must be
+# upstream's exactly (N a multiple of 64, and N = 16/48/80 whose last rows take the tail
+# layout); values 0..15 drawn inside the lambda from a float draw.
+I4Q = "((w.abs() * 6).floor().clamp(0, 15)).to(torch.int32)"
+I4CONV = "torch.ops.aten._convert_weight_to_int4pack_for_cpu"
+I4MM = "torch.ops.aten._weight_int4pack_mm_for_cpu"
+for n, k in ((64, 128), (16, 32), (48, 64), (80, 96), (128, 256), (16, 2)):
+    add(f"convert_weight_to_int4pack_{n}x{k}", f"lambda w: {I4CONV}({I4Q}, 2)", [In((n, k))],
+        ["_convert_weight_to_int4pack_for_cpu.default"], **EXACT)
+add("convert_weight_to_int4pack_noncontig", f"lambda w: {I4CONV}({I4Q}.t(), 8)", [In((64, 32))],
+    ["_convert_weight_to_int4pack_for_cpu.default"], **EXACT)
+for name, fn in {"uint8": f"{I4CONV}({I4Q}.to(torch.uint8), 2)", "1d": f"{I4CONV}({I4Q}[0], 2)",
+                 "n15": f"{I4CONV}({I4Q}[:15], 2)", "k_odd": f"{I4CONV}({I4Q}[:, :31], 2)"}.items():
+    add(f"convert_weight_to_int4pack_err_{name}", f"lambda w: {fn}", [In((64, 32))],
+        ["_convert_weight_to_int4pack_for_cpu.default"])
+I4_TOL = {"float32": dict(rtol=1e-4, atol=1e-4), "bfloat16": dict(rtol=1.6e-2, atol=2e-2), "float16": dict(rtol=2e-3, atol=2e-3)}
+for dt in ("float32", "bfloat16", "float16"):
+    for m, n, k, g in ((1, 64, 256, 32), (5, 48, 128, 64), (33, 80, 256, 128), (3, 16, 256, 256), (7, 128, 512, 64)):
+        add(f"weight_int4pack_mm_{dt}_{m}x{n}x{k}_g{g}",
+            f"lambda a, w, sz: {I4MM}(a, {I4CONV}({I4Q}, 2), {g}, (sz * torch.tensor([0.05, 0.2])).to(a.dtype))",
+            [In((m, k), dt), In((n, k)), In((k // g, n, 2))], ["_weight_int4pack_mm_for_cpu.default"], **I4_TOL[dt])
+I4B = f"{I4CONV}({I4Q}, 2)"
+for name, fn in {
+    "group48": f"{I4MM}(a, {I4B}, 48, sz)",
+    "k_not_group": f"{I4MM}(a[:, :64].contiguous(), {I4CONV}({I4Q}[:, :64], 2), 128, sz)",
+    "sz_shape": f"{I4MM}(a, {I4B}, 32, sz[:, :, :1])",
+    "k_mismatch": f"{I4MM}(a[:, :64].contiguous(), {I4B}, 32, sz)",
+    "a_noncontig": f"{I4MM}(a[:, :64], {I4B}, 32, sz)",
+    "f64": f"{I4MM}(a.double(), {I4B}, 32, sz.double())",
+    "b_int32": f"{I4MM}(a, {I4B}.to(torch.int32), 32, sz)",
+    "a_1d": f"{I4MM}(a[0], {I4B}, 32, sz)",
+    "a_3d": f"{I4MM}(a[None], {I4B}, 32, sz)",
+    "sz_dtype": f"{I4MM}(a, {I4B}, 32, sz.bfloat16())",
+    "b_noncontig": f"{I4MM}(a, {I4B}[:, :32], 32, sz)",
+}.items():
+    add(f"weight_int4pack_mm_err_{name}", f"lambda a, w, sz: {fn}", [In((3, 128)), In((64, 128)), In((4, 64, 2))],
+        ["_weight_int4pack_mm_for_cpu.default"])
+
+# upstream's _dyn_quant_* CPU fallback (no KleidiAI in either build): the packed buffer
+# exactly; the product within float32 rounding of an int8 asymmetric per-token activation
+# (a rounding flip there would move an output by a whole step: none on these inputs).
+# Upstream accepts mis-sized pieces and computes from them; ours refuses them (not compared).
+DQP = "torch.ops.aten._dyn_quant_pack_4bit_weight"
+DQM = "torch.ops.aten._dyn_quant_matmul_4bit"
+DQW = "(w.abs() * 80).floor().clamp(0, 255).to(torch.uint8)"
+for m, n, k, g, bias in ((1, 8, 64, 32, False), (5, 16, 128, 64, True), (33, 24, 256, 256, False), (3, 8, 96, 96, True)):
+    b = "b" if bias else "None"
+    add(f"dyn_quant_pack_4bit_{n}x{k}_g{g}{'_bias' if bias else ''}", f"lambda w, s, b: {DQP}({DQW}, s.abs() + 0.5, {b}, {g}, {k}, {n})",
+        [In((n, k // 2)), In((n, k // g)), In((n,))], ["_dyn_quant_pack_4bit_weight.default"], **EXACT)
+    add(f"dyn_quant_matmul_4bit_{m}x{n}x{k}_g{g}{'_bias' if bias else ''}",
+        f"lambda x, w, s, b: {DQM}(x, {DQP}({DQW}, s.abs() + 0.5, {b}, {g}, {k}, {n}), {g}, {k}, {n})",
+        [In((m, k)), In((n, k // 2)), In((n, k // g)), In((n,))], ["_dyn_quant_matmul_4bit.default", "_dyn_quant_pack_4bit_weight.default"],
+        rtol=1e-4, atol=1e-3)
+add("dyn_quant_pack_4bit_bf16_scales", f"lambda w, s: {DQP}({DQW}, s.bfloat16(), None, 32, 64, 8)",
+    [In((8, 32)), In((8, 2))], ["_dyn_quant_pack_4bit_weight.default"], **EXACT)
+for name, fn in {"block16": f"{DQP}({DQW}, s, None, 16, 64, 8)", "block48": f"{DQP}({DQW}, s, None, 48, 64, 8)",
+                 "weight_int": f"{DQP}({DQW}.int(), s, None, 32, 64, 8)",
+                 "mm_bf16": f"{DQM}(x.bfloat16(), {DQP}({DQW}, s, None, 32, 64, 8), 32, 64, 8)",
+                 "mm_short": f"{DQM}(x, {DQP}({DQW}, s, None, 32, 64, 8)[:-1], 32, 64, 8)"}.items():
+    add(f"dyn_quant_err_{name}", f"lambda x, w, s: {fn}", [In((3, 64)), In((8, 32)), In((8, 2))],
+        ["_dyn_quant_pack_4bit_weight.default"])
