@@ -63,6 +63,14 @@ static inline tn_status tn_cx_finish(tn_cx *c, tn_tensor *result, tn_value *rets
 
 /* Releases the temporaries without producing a result (a composition that hands its
  * result over some other way). */
+/* A dimension argument of a composition: checked by the core's tn_wrap_dim (upstream's
+ * IndexError text), then wrapped; ndim 0 behaves as 1. */
+static inline tn_status tn_cx_check_dim(int64_t d, int nd) {
+    int w;
+    return tn_wrap_dim(d, nd, &w);
+}
+static inline int64_t tn_cx_wrap_dim(int64_t d, int nd) { return d < 0 ? d + (nd > 0 ? nd : 1) : d; }
+
 static inline void tn_cx_release(tn_cx *c) {
     for (int k = 0; k < c->n; k++) tn_tensor_release(c->tmp[k]);
     c->n = 0;

@@ -10,21 +10,13 @@
 
 static tn_value dtype_v(tn_dtype d) { tn_value v = {.tag = TN_V_DTYPE}; v.u.dtype = d; return v; }
 static tn_value memfmt_v(int m) { tn_value v = {.tag = TN_V_MEMFMT}; v.u.memfmt = m; return v; }
-static int64_t wrap_dim(int64_t d, int nd) { return d < 0 ? d + (nd > 0 ? nd : 1) : d; }
-static tn_status check_dim(int64_t d, int nd) {
-    int64_t lo = nd > 0 ? -nd : -1, hi = nd > 0 ? nd - 1 : 0;
-    if (d < lo || d > hi)
-        return tn_error(TN_ERR_INDEX, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                        (long long)lo, (long long)hi, (long long)d);
-    return TN_OK;
-}
 
 /* aten::_safe_softmax(self, dim, dtype?): softmax, with rows that are entirely -inf giving
  * zeros instead of NaN (upstream: where(all(self == -inf, dim, keepdim), 0, softmax)). */
 tn_status tn_op__safe_softmax(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
     int64_t dim = args[1].u.i;
-    TN_TRY(check_dim(dim, x->ndim));
+    TN_TRY(tn_cx_check_dim(dim, x->ndim));
     tn_cx c = {0};
     tn_tensor *out = tn_cx_call(&c, TN_OP_softmax_int, TN_ARGS(TN_T(x), TN_I(dim), args[2]));
     tn_tensor *masked = tn_cx_call(&c, TN_OP_eq_Scalar, TN_ARGS(TN_T(x), TN_D(-INFINITY)));
@@ -49,8 +41,8 @@ tn_status tn_op__chunk_cat(const tn_value *args, tn_value *rets) {
         if (ts[k]->ndim != ts[0]->ndim) same_ndim = false;
     }
     if (same_ndim) {
-        TN_TRY(check_dim(dim, ts[0]->ndim));
-        dim = wrap_dim(dim, ts[0]->ndim);
+        TN_TRY(tn_cx_check_dim(dim, ts[0]->ndim));
+        dim = tn_cx_wrap_dim(dim, ts[0]->ndim);
     } else {
         if (dim < 0) return tn_error(TN_ERR_RUNTIME, "_chunk_cat expects non-negative dim when input tensors have different ndims");
         for (int64_t k = 0; k < n; k++)

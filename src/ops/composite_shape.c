@@ -13,14 +13,6 @@ static tn_value dtype_v(tn_dtype d) { tn_value v = {.tag = TN_V_DTYPE}; v.u.dtyp
 static tn_value device_v(const tn_tensor *t) { tn_value v = {.tag = TN_V_DEVICE}; v.u.device = t->storage->device; return v; }
 static tn_value ilist(const int64_t *p, int64_t n) { return tn_value_intlist(p, n); }
 
-static int64_t wrap_dim(int64_t d, int nd) { return d < 0 ? d + (nd > 0 ? nd : 1) : d; }
-static tn_status check_dim(int64_t d, int nd) {
-    int64_t lo = nd > 0 ? -nd : -1, hi = nd > 0 ? nd - 1 : 0;
-    if (d < lo || d > hi)
-        return tn_error(TN_ERR_INDEX, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                        (long long)lo, (long long)hi, (long long)d);
-    return TN_OK;
-}
 
 static tn_tensor *to_dtype(tn_cx *c, tn_tensor *t, tn_dtype d) {
     if (!t || t->dtype == d) return t;
@@ -51,11 +43,11 @@ static tn_tensor *tensordot(tn_cx *c, tn_tensor *a, tn_tensor *b, const int64_t 
     int64_t da[TN_MAX_DIMS], db[TN_MAX_DIMS], csize = 1;
     tn_tensor *t1 = a, *t2 = b;
     for (int64_t i = 0; i < nd; i++) {
-        tn_status st = check_dim(da_in[i], a->ndim);
-        if (st == TN_OK) st = check_dim(db_in[i], b->ndim);
+        tn_status st = tn_cx_check_dim(da_in[i], a->ndim);
+        if (st == TN_OK) st = tn_cx_check_dim(db_in[i], b->ndim);
         if (st != TN_OK) { tn_cx_fail(c, st); return NULL; }
-        da[i] = wrap_dim(da_in[i], a->ndim);
-        db[i] = wrap_dim(db_in[i], b->ndim);
+        da[i] = tn_cx_wrap_dim(da_in[i], a->ndim);
+        db[i] = tn_cx_wrap_dim(db_in[i], b->ndim);
         if (ca[da[i]] || cb[db[i]]) {
             tn_cx_fail(c, tn_error(TN_ERR_RUNTIME, "dim %lld appears multiple times in the list of dims",
                                    (long long)(ca[da[i]] ? da[i] : db[i])));
@@ -353,8 +345,8 @@ tn_status tn_op_instance_norm(const tn_value *args, tn_value *rets) {
 /* ---- index_add / index_copy / index_fill / put: index_put with `dim` leading full slices -- */
 
 static tn_status index_checks(const char *name, tn_tensor *self, int64_t *dim, tn_tensor *index, tn_tensor *source) {
-    TN_TRY(check_dim(*dim, self->ndim));
-    *dim = wrap_dim(*dim, self->ndim);
+    TN_TRY(tn_cx_check_dim(*dim, self->ndim));
+    *dim = tn_cx_wrap_dim(*dim, self->ndim);
     if (index->ndim > 1) return tn_error(TN_ERR_INDEX, "%s(): Index is supposed to be a vector", name);
     if (index->dtype != TN_DTYPE_INT64 && index->dtype != TN_DTYPE_INT32)
         return tn_error(TN_ERR_RUNTIME, "%s(): Expected dtype int32/int64 for index", name);
@@ -474,8 +466,8 @@ static tn_tensor *trapezoid_dx(tn_cx *c, tn_tensor *y, tn_tensor *x, int64_t dim
 static tn_status trapezoid_impl(const tn_value *args, tn_value *rets, bool with_x, bool cumulative) {
     tn_tensor *y = args[0].u.t;
     int64_t dim = args[with_x ? 2 : 2].u.i;
-    TN_TRY(check_dim(dim, y->ndim));
-    dim = wrap_dim(dim, y->ndim);
+    TN_TRY(tn_cx_check_dim(dim, y->ndim));
+    dim = tn_cx_wrap_dim(dim, y->ndim);
     if (y->dtype == TN_DTYPE_BOOL || (with_x && args[1].u.t->dtype == TN_DTYPE_BOOL))
         return tn_error(TN_ERR_RUNTIME, "trapezoid: received a bool input for `x` or `y`, but bool is not supported");
     tn_cx c = {0};
@@ -811,8 +803,8 @@ tn_status tn_op_renorm(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "renorm: input needs to be floating point or complex, got %s", tn_dtype_infos[x->dtype].c10_name);
     if (!(maxnorm >= 0)) return tn_error(TN_ERR_RUNTIME, "renorm: expected maxnorm to be >= 0 but got %g", maxnorm);
     if (x->ndim <= 1) return tn_error(TN_ERR_RUNTIME, "renorm: input needs at least 2 dimensions, got %d dimensions", x->ndim);
-    TN_TRY(check_dim(args[2].u.i, x->ndim));
-    int64_t dim = wrap_dim(args[2].u.i, x->ndim), dims[TN_MAX_DIMS];
+    TN_TRY(tn_cx_check_dim(args[2].u.i, x->ndim));
+    int64_t dim = tn_cx_wrap_dim(args[2].u.i, x->ndim), dims[TN_MAX_DIMS];
     int nd = 0;
     for (int d = 0; d < x->ndim; d++)
         if (d != dim) dims[nd++] = d;
