@@ -4,6 +4,7 @@ scripts/test.sh (the `tier_independent` marker); and, under the ASan+UBSan tier
 (scripts/asan.sh), keeping the sanitizer preload out of the processes that are not ours."""
 import json
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -141,6 +142,19 @@ def run_upstream(args, *, outputs=(), input=None, env=None, cwd=None, timeout=No
         u.kill()
         raise
     return u.returncode, so, se
+
+
+def run_side_pickled(python, script, out, timeout):
+    """Runs `script out` under `python` (upstream through run_upstream, ours directly),
+    asserts success and returns the object the script pickled into `out`."""
+    if python == REF_PYTHON:
+        rc, _, err = run_upstream([script, out], outputs=[out], timeout=timeout)
+    else:
+        r = subprocess.run([python, script, out], capture_output=True, text=True, timeout=timeout)
+        rc, err = r.returncode, r.stderr
+    assert rc == 0, err[-4000:]
+    with open(out, "rb") as f:
+        return pickle.load(f)
 
 
 def run_reference(code: str, timeout: float = 600):

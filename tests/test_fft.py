@@ -4,14 +4,13 @@ normalisation, n/s padding and trimming, kernel paths by length, bad input by ex
 class) run on both sides here, plus properties checked on our side alone (views share
 storage, accuracy against numpy's float64 FFT at lengths of every kernel path)."""
 import os
-import pickle
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from conftest import REF_PYTHON, ROOT, run_upstream
+from conftest import REF_PYTHON, ROOT, run_side_pickled, run_upstream
 from optest import cases as C
 from optest import harness as H
 
@@ -28,14 +27,7 @@ def _run(python, out):
     script = out + ".py"
     with open(script, "w") as f:
         f.write(RUNNER)
-    if python == REF_PYTHON:
-        rc, _, err = run_upstream([script, out], outputs=[out], timeout=600)
-    else:
-        r = subprocess.run([python, script, out], capture_output=True, text=True, timeout=600)
-        rc, err = r.returncode, r.stderr
-    assert rc == 0, err[-4000:]
-    with open(out, "rb") as f:
-        return pickle.load(f)
+    return run_side_pickled(python, script, out, 600)
 
 
 @pytest.fixture(scope="module")

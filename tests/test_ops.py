@@ -1,14 +1,12 @@
 """Every operator with a kernel, compared with upstream torch on identical inputs:
 values (per-dtype tolerance), dtype, shape, and the exception class for invalid input."""
 import os
-import pickle
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from conftest import REF_PYTHON, ROOT, run_upstream
+from conftest import REF_PYTHON, ROOT, run_side_pickled
 from optest import cases as C
 from optest import harness as H
 
@@ -16,14 +14,7 @@ RUNNER = os.path.join(ROOT, "tests", "optest", "run_side.py")
 
 
 def _run(python, out):
-    if python == REF_PYTHON:
-        rc, _, err = run_upstream([RUNNER, out], outputs=[out], timeout=1200)
-    else:
-        r = subprocess.run([python, RUNNER, out], capture_output=True, text=True, timeout=1200)
-        rc, err = r.returncode, r.stderr
-    assert rc == 0, err[-4000:]
-    with open(out, "rb") as f:
-        return pickle.load(f)
+    return run_side_pickled(python, RUNNER, out, 1200)
 
 
 @pytest.fixture(scope="module")
