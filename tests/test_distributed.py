@@ -3,6 +3,10 @@ two mixed), init methods, destroy/re-init, the gloo process group compared colle
 collective with upstream torch's gloo at world sizes 2, 3 and 4, and faults (a killed
 peer, mismatched sizes, an unreachable master, a port in use, store timeouts).
 
+Ranks on one host share memory (src/dist/shm.c) unless TN_DIST_SHM=0: the comparisons
+and fault tests run on both paths (TCP_ONLY below), plus the shared-memory path cut into
+4 KB slices with no small-slice shortcut (SHM_SLICED).
+
 Every launched process gets a bounded time and is killed (with its process group) when
 the test ends, however it ends."""
 import json
@@ -301,14 +305,34 @@ def test_init_methods(method, tmp_path):
 
 # ---- collectives against upstream -------------------------------------------------------
 _cache = {}
+TCP_ONLY = {"TN_DIST_SHM": "0"}
+# every all_reduce through the slots' in-place fold, in 4 KB slices (many per tensor)
+SHM_SLICED = {"TN_DIST_SHM_SLOT": "4096", "TN_DIST_SHM_SMALL": "0"}
+PATHS = {"shm": None, "tcp": TCP_ONLY}
 
 
-def collectives(python, ws):
-    key = (python, ws)
+def collectives(python, ws, env=None):
+    key = (python, ws, tuple(sorted((env or {}).items())))
     if key not in _cache:
-        res = launch(python, os.path.join(HERE, "distributed", "collectives.py"), ws, timeout=300)
+        res = launch(python, os.path.join(HERE, "distributed", "collectives.py"), ws, timeout=300, env_extra=env)
         _cache[key] = [last_json(r) for r in res]
     return _cache[key]
+
+
+def compare_with_upstream(ours, ref):
+    """(number of results bitwise equal, differing results); EXTENSIONS must differ."""
+    same, diffs = 0, []
+    for r in range(len(ref)):
+        assert set(ours[r]) == set(ref[r])
+        for k in ref[r]:
+            a, b = ours[r][k], ref[r][k]
+            if k in EXTENSIONS:
+                assert b[0] == "error" and a[0] != "error", (k, a, b)
+            elif a == b:
+                same += 1
+            else:
+                diffs.append((r, k, str(a)[:200], str(b)[:200]))
+    return same, diffs
 
 
 # Upstream's gloo refuses PREMUL_SUM ("Cannot use ReduceOp.PREMUL_SUM with Gloo"); ours
@@ -323,18 +347,21 @@ def test_collectives_match_upstream(ws):
     gloo's ring with its chunk boundaries and direction, reduce_scatter folds in gloo's
     order (docs/DISTRIBUTED.md); integer results are exact by construction."""
     ours, ref = collectives(OURS, ws), collectives(REF_PYTHON, ws)
-    same, diffs = 0, []
-    for r in range(ws):
-        assert set(ours[r]) == set(ref[r])
-        for k in ref[r]:
-            a, b = ours[r][k], ref[r][k]
-            if k in EXTENSIONS:
-                assert b[0] == "error" and a[0] != "error", (k, a, b)
-            elif a == b:
-                same += 1
-            else:
-                diffs.append((r, k, str(a)[:200], str(b)[:200]))
+    same, diffs = compare_with_upstream(ours, ref)
     print(f"ws={ws}: {same} results bitwise equal to upstream gloo")
+    assert diffs == [], diffs[:5]
+
+
+@needs_ref
+@pytest.mark.parametrize("ws", [2, 3, 4])
+@pytest.mark.parametrize("path", ["tcp", "shm_sliced"])
+def test_collectives_match_upstream_other_paths(ws, path):
+    """The same comparison on the TCP ring (TN_DIST_SHM=0) and on shared memory cut into
+    4 KB slices folded in place (every dtype x op through the slots, tensors of many
+    slices)."""
+    env = TCP_ONLY if path == "tcp" else SHM_SLICED
+    same, diffs = compare_with_upstream(collectives(OURS, ws, env), collectives(REF_PYTHON, ws))
+    print(f"ws={ws} {path}: {same} results bitwise equal to upstream gloo")
     assert diffs == [], diffs[:5]
 
 
@@ -418,8 +445,9 @@ except Exception as e:
 """
 
 
-def test_killed_peer_raises_naming_it():
-    res = launch(OURS, KILLED, 3, timeout=60)
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_killed_peer_raises_naming_it(path):
+    res = launch(OURS, KILLED, 3, timeout=60, env_extra=PATHS[path])
     assert res[2][0] == 3
     for r in (0, 1):
         got = last_json(res[r])
@@ -445,8 +473,9 @@ else:
 """
 
 
-def test_stalled_peer_times_out():
-    got = last_json(launch(OURS, STALLED, 2, timeout=60)[0])
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_stalled_peer_times_out(path):
+    got = last_json(launch(OURS, STALLED, 2, timeout=60, env_extra=PATHS[path])[0])
     assert got[0] == "DistBackendError" and "Timed out" in got[1] and "rank 1" in got[1], got
     assert 1.5 < got[2] < 6, got
 
@@ -549,8 +578,9 @@ print(json.dumps(out))
 
 
 @pytest.mark.parametrize("ws", [2, 3])
-def test_mismatch_raises_on_every_rank(ws):
-    res = launch(OURS, MISMATCH, ws, timeout=90)
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_mismatch_raises_on_every_rank(ws, path):
+    res = launch(OURS, MISMATCH, ws, timeout=90, env_extra=PATHS[path])
     for r in range(ws):
         got = last_json(res[r])
         assert got[0] != "no error" and got[1] != "no error", (r, got)
@@ -602,3 +632,79 @@ def test_monitored_barrier_names_late_rank():
     res = launch(OURS, MONITORED, 3, timeout=60)
     got = last_json(res[0])
     assert "Rank 2 failed to pass monitoredBarrier" in got[1], got
+
+
+# ---- shared memory between ranks on one host ------------------------------------------------
+SHM_TAKEN = """
+import datetime, glob, json, os, signal, torch, torch.distributed as dist
+rank, ws = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
+t = torch.arange(300001, dtype=torch.float32) * (rank + 1)
+dist.all_reduce(t)
+b = torch.full((70000,), float(rank))
+dist.broadcast(b, src=ws - 1)
+left = sorted(os.path.basename(p) for p in glob.glob(f"/dev/shm/tn_dist_{os.getpid()}_*"))
+print(json.dumps([os.getpid(), left, t[-3:].tolist(), b[:2].tolist()]), flush=True)
+if rank == ws - 1:
+    os.kill(os.getpid(), signal.SIGKILL)   # dies holding its mapping
+dist.destroy_process_group()
+"""
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_shm_path_taken_and_unlinked(path):
+    """With TN_DIST_SHM_LOG=1 each rank says which path its group took and, at destroy,
+    how many collectives went through shared memory; the segment's name is gone from
+    /dev/shm while the ranks still use it, and nothing is left after one is killed."""
+    env = dict(PATHS[path] or {}, TN_DIST_SHM_LOG="1")
+    res = launch(OURS, SHM_TAKEN, 3, timeout=90, env_extra=env)
+    assert res[2][0] == -signal.SIGKILL
+    outs = [json.loads(r[1].strip().splitlines()[-1]) for r in res]
+    pid0 = outs[0][0]
+    for r, (rc, out, err) in enumerate(res):
+        assert outs[r][1] == []   # no segment name of this process left while running
+        assert outs[r][2:] == outs[0][2:]   # values: compared with upstream in the tests above
+        if path == "shm":
+            assert f"rank {r} of 3: shared memory on" in err, err[-2000:]
+            if r < 2:
+                assert f"rank {r}: 1 all_reduce and 1 broadcast through shared memory" in err, err[-2000:]
+        else:
+            assert f"rank {r} of 3: shared memory off (TN_DIST_SHM=0)" in err, err[-2000:]
+            assert "through shared memory" not in err
+    assert [f for f in os.listdir("/dev/shm") if f.startswith(f"tn_dist_{pid0}_")] == []
+
+
+ORDER = """
+import datetime, hashlib, json, os, torch, torch.distributed as dist
+rank, ws = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
+
+def data(n, salt):
+    k = torch.arange(n, dtype=torch.float64)
+    return ((k * 0.1 + rank * 1.37 + salt * 0.01 + 0.003 * k * rank) * (1 - 2 * ((k + rank) % 2))).float()
+
+def digest(t):
+    return hashlib.sha256(bytes(t.contiguous().view(torch.uint8).tolist())).hexdigest()
+
+out = []
+for n in (5, 70001, 600001):
+    a, b, c, d = data(n, 1), data(n, 2), data(n, 3), data(n, 4)
+    h1 = dist.all_reduce(a, async_op=True)          # queued on the worker thread
+    dist.all_reduce(b)                              # blocking, on this thread, meanwhile
+    h2 = dist.broadcast(c, src=ws - 1, async_op=True)
+    h3 = dist.all_reduce(d, op=dist.ReduceOp.MAX, async_op=True)
+    for h in (h3, h1, h2):
+        h.wait()
+    out.append([digest(x) for x in (a, b, c, d)])
+print(json.dumps(out))
+"""
+
+
+@needs_ref
+def test_async_and_blocking_collectives_interleaved():
+    """Asynchronous collectives on the worker thread next to blocking ones on the calling
+    thread: the shared-memory path runs them in their order (tn_pg_wait_turn) and every
+    result is bitwise upstream gloo's."""
+    ours = [last_json(r) for r in launch(OURS, ORDER, 3, timeout=120)]
+    ref = [last_json(r) for r in launch(REF_PYTHON, ORDER, 3, timeout=120)]
+    assert ours == ref

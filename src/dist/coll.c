@@ -15,6 +15,7 @@
 
 #include "dist/net.h"
 #include "dist/pg.h"
+#include "dist/shm.h"
 
 /* ---- reductions --------------------------------------------------------------------- */
 /* restrict: acc and src never overlap, and saying so lets -O2 vectorise the loops */
@@ -103,7 +104,8 @@ tn_status tn_dist_reduce_into(void *acc, const void *src, size_t count, tn_dtype
 /* ---- helpers ------------------------------------------------------------------------ */
 static uint16_t meta_of(tn_dtype dt, tn_redop op) { return (uint16_t)(((unsigned)dt & 0xff) | ((unsigned)op << 8)); }
 
-/* A failing collective tells its peers, so they raise too instead of timing out. */
+/* Every collective ends here: a failing one tells its peers, so they raise too instead
+ * of timing out; either way the collective is recorded as finished on this rank. */
 static tn_status fail_coll(tn_pg *pg, uint64_t seq, tn_status st) {
     if (st != TN_OK && !strstr(tn_error_message(), "failed in the same collective")) {
         char msg[600];
@@ -113,6 +115,7 @@ static tn_status fail_coll(tn_pg *pg, uint64_t seq, tn_status st) {
         tn_error(st, "%s", msg);
         tn_dist_set_kind(kind);
     }
+    tn_pg_seq_done(pg, seq);
     return st;
 }
 
@@ -208,6 +211,8 @@ static tn_status broadcast_impl(tn_pg *pg, uint64_t seq, void *buf, size_t nbyte
 }
 
 tn_status tn_pg_broadcast(tn_pg *pg, uint64_t seq, void *buf, size_t nbytes, int root) {
+    tn_shm *shm = tn_pg_shm(pg);
+    if (tn_shm_takes_broadcast(shm, nbytes)) return fail_coll(pg, seq, tn_shm_broadcast(shm, pg, seq, buf, nbytes, root));
     return fail_coll(pg, seq, broadcast_impl(pg, seq, buf, nbytes, root));
 }
 
@@ -221,7 +226,7 @@ tn_status tn_pg_broadcast(tn_pg *pg, uint64_t seq, void *buf, size_t nbytes, int
  * make float sums bitwise equal to upstream's. (The gloo source in the index computes
  * the segment size first and the count second; the wheel's boundaries disagree with that
  * from 2 MB up.) start must hold n + 1 entries. */
-static void gloo_chunks(size_t count, size_t isz, int n, size_t *start) {
+void tn_dist_gloo_chunks(size_t count, size_t isz, int n, size_t *start) {
     size_t total = count * isz, maxseg = isz * (((size_t)1 << 20) / isz);
     size_t nseg = (total + maxseg - 1) / maxseg;
     if (nseg < (size_t)(2 * n)) nseg = (size_t)(2 * n);
@@ -363,7 +368,7 @@ static tn_status ring_setup(tn_pg *pg, size_t count, tn_dtype dt, int n, size_t 
     *start = malloc(sizeof(size_t) * (size_t)(n + 1));
     *tmp = NULL;
     if (!*start) return tn_error(TN_ERR_NO_MEMORY, "out of memory in a reduction");
-    gloo_chunks(count, isz, n, *start);
+    tn_dist_gloo_chunks(count, isz, n, *start);
     size_t maxlen = 0;
     for (int i = 0; i < n; i++)
         if ((*start)[i + 1] - (*start)[i] > maxlen) maxlen = (*start)[i + 1] - (*start)[i];
@@ -380,6 +385,8 @@ static tn_status allreduce_impl(tn_pg *pg, uint64_t seq, void *buf, size_t count
     TN_TRY(tn_dist_check_reduce(dt, op == TN_REDOP_AVG || op == TN_REDOP_PREMUL_SUM ? TN_REDOP_SUM : op));
     int n = tn_pg_size(pg);
     if (n == 1 || count == 0) return TN_OK;
+    tn_shm *shm = tn_pg_shm(pg);
+    if (tn_shm_takes_allreduce(shm, count, dt)) return tn_shm_allreduce(shm, pg, seq, buf, count, dt, op);
     size_t *start, half;
     uint8_t *tmp;
     TN_TRY(ring_setup(pg, count, dt, n, &start, &tmp, &half));
@@ -513,8 +520,8 @@ tn_status tn_pg_alltoall(tn_pg *pg, uint64_t seq, const void *const *ins, const 
  * out in the order gloo's ring allreduce would combine them for elements at positions
  * offset.. of a buffer of `total` elements: for an element in gloo chunk c the fold is
  * x_{c-1}, then x_{c-j} (op) acc for j = 2..n. */
-static tn_status fold_gloo_order(void *out, const uint8_t *const *xs, size_t count, size_t total, size_t offset,
-                                 int n, tn_dtype dt, tn_redop op) {
+tn_status tn_dist_fold_gloo_order(void *out, const uint8_t *const *xs, size_t count, size_t total, size_t offset,
+                                  int n, tn_dtype dt, tn_redop op) {
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     size_t *start = malloc(sizeof(size_t) * (size_t)(n + 1));
     uint8_t *scratch = malloc(count * isz + 1);
@@ -523,7 +530,7 @@ static tn_status fold_gloo_order(void *out, const uint8_t *const *xs, size_t cou
         free(scratch);
         return tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce_scatter");
     }
-    gloo_chunks(total, isz, n, start);
+    tn_dist_gloo_chunks(total, isz, n, start);
     tn_status st = TN_OK;
     uint8_t *o = out;
     for (int c = 0; c < n && st == TN_OK; c++) {
@@ -572,7 +579,7 @@ static tn_status reduce_scatter_impl(tn_pg *pg, uint64_t seq, const void *const 
     if (st == TN_OK) st = st2;
     if (st == TN_OK && counts[r]) {
         size_t total = flat ? counts[r] * (size_t)n : counts[r], offset = flat ? counts[r] * (size_t)r : 0;
-        st = fold_gloo_order(out, xs, counts[r], total, offset, n, dt, op);
+        st = tn_dist_fold_gloo_order(out, xs, counts[r], total, offset, n, dt, op);
     }
     free(tmp);
     free(reqs);
@@ -603,7 +610,7 @@ tn_status tn_pg_barrier(tn_pg *pg, uint64_t seq) {
     return st;
 }
 
-tn_status tn_pg_monitored_barrier(tn_pg *pg, uint64_t seq, int64_t timeout_ms, int wait_all_ranks) {
+static tn_status monitored_barrier_impl(tn_pg *pg, uint64_t seq, int64_t timeout_ms, int wait_all_ranks) {
     int n = tn_pg_size(pg), r = tn_pg_rank(pg);
     if (n == 1) return TN_OK;
     char dummy;
@@ -632,4 +639,10 @@ tn_status tn_pg_monitored_barrier(tn_pg *pg, uint64_t seq, int64_t timeout_ms, i
                             nfailed > 1 ? "Ranks" : "Rank", failed, (long long)timeout_ms);
     for (int p = 1; p < n; p++) TN_TRY(send_c(pg, p, seq, 1, 0, &dummy, 0));
     return TN_OK;
+}
+
+tn_status tn_pg_monitored_barrier(tn_pg *pg, uint64_t seq, int64_t timeout_ms, int wait_all_ranks) {
+    tn_status st = monitored_barrier_impl(pg, seq, timeout_ms, wait_all_ranks);
+    tn_pg_seq_done(pg, seq); /* no abort to the peers: rank 0 reports the late ones itself */
+    return st;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dist/net.h"
+#include "dist/shm.h"
 
 #define PG_MAGIC 0x544e5047u /* "TNPG" */
 #define HELLO_MAGIC 0x544e4845u
@@ -101,6 +102,12 @@ struct tn_pg {
     /* cached scratch for reductions (fresh multi-MB mallocs cost page faults each call) */
     void *scratch;
     size_t scratch_n;
+    /* shared memory with the peers when all are on this host (shm.h), else NULL */
+    tn_shm *shm;
+    /* finished collectives: every seq < done_below, plus the out-of-order ones in done[] */
+    uint64_t done_below;
+    uint64_t *done;
+    size_t ndone, done_cap;
 };
 
 typedef struct rx_arg {
@@ -416,6 +423,7 @@ tn_status tn_pg_new(int rank, int size, int64_t timeout_ms, tn_pg **out) {
     pg->size = size;
     pg->timeout_ms = timeout_ms;
     pg->lfd = -1;
+    pg->done_below = 1;
     pthread_mutex_init(&pg->mu, NULL);
     pthread_cond_init(&pg->cv, NULL);
     for (int i = 0; i < size; i++) pthread_mutex_init(&pg->peers[i].send_mu, NULL);
@@ -491,6 +499,13 @@ tn_status tn_pg_tcp_connect(tn_pg *pg, const char *const *hosts, const int *port
     }
     close(pg->lfd);
     pg->lfd = -1;
+    /* before the receiver threads start: the handshake talks on the connections */
+    tn_conn **conns = calloc((size_t)pg->size, sizeof *conns);
+    if (!conns) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int p = 0; p < pg->size; p++) conns[p] = pg->peers[p].conn;
+    tn_status st = tn_shm_setup(pg->rank, pg->size, conns, deadline, &pg->shm);
+    free(conns);
+    TN_TRY(st);
     return tn_pg_start(pg);
 }
 
@@ -525,6 +540,8 @@ void tn_pg_free(tn_pg *pg) {
         free(a);
     }
     free(pg->scratch);
+    tn_shm_free(pg->shm);
+    free(pg->done);
     pthread_mutex_destroy(&pg->mu);
     pthread_cond_destroy(&pg->cv);
     free(pg->peers);
@@ -560,6 +577,87 @@ int tn_pg_size(const tn_pg *pg) { return pg->size; }
 int64_t tn_pg_timeout(const tn_pg *pg) { return pg->timeout_ms; }
 void tn_pg_set_timeout(tn_pg *pg, int64_t timeout_ms) { pg->timeout_ms = timeout_ms; }
 uint64_t tn_pg_next_seq(tn_pg *pg) { return ++pg->seq; }
+tn_shm *tn_pg_shm(const tn_pg *pg) { return pg->shm; }
+
+void tn_pg_seq_done(tn_pg *pg, uint64_t seq) {
+    pthread_mutex_lock(&pg->mu);
+    if (seq == pg->done_below) {
+        pg->done_below++;
+        /* absorb the out-of-order completions that now join the prefix */
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (size_t i = 0; i < pg->ndone; i++)
+                if (pg->done[i] == pg->done_below) {
+                    pg->done[i] = pg->done[--pg->ndone];
+                    pg->done_below++;
+                    moved = 1;
+                    break;
+                }
+        }
+    } else if (seq > pg->done_below) {
+        if (pg->ndone == pg->done_cap) {
+            size_t cap = pg->done_cap ? 2 * pg->done_cap : 16;
+            uint64_t *d = realloc(pg->done, cap * sizeof *d);
+            if (d) {
+                pg->done = d;
+                pg->done_cap = cap;
+            }
+        }
+        if (pg->ndone < pg->done_cap) pg->done[pg->ndone++] = seq;
+    }
+    pthread_cond_broadcast(&pg->cv);
+    pthread_mutex_unlock(&pg->mu);
+}
+
+/* pg->mu held */
+static tn_status faults_locked(tn_pg *pg, uint64_t seq, char *msg, size_t n) {
+    if (pg->stopping) {
+        snprintf(msg, n, "the process group was destroyed");
+        return TN_ERR_RUNTIME;
+    }
+    for (int p = 0; p < pg->size; p++)
+        if (p != pg->rank && pg->peers[p].dead) {
+            snprintf(msg, n, "%s", pg->peers[p].err);
+            return TN_ERR_RUNTIME;
+        }
+    const char *ab = find_abort(pg, seq);
+    if (ab) {
+        snprintf(msg, n, "%s", ab);
+        return TN_ERR_RUNTIME;
+    }
+    return TN_OK;
+}
+
+tn_status tn_pg_check_faults(tn_pg *pg, uint64_t seq) {
+    char msg[600];
+    pthread_mutex_lock(&pg->mu);
+    tn_status st = faults_locked(pg, seq, msg, sizeof msg);
+    pthread_mutex_unlock(&pg->mu);
+    return st == TN_OK ? TN_OK : tn_dist_fail(TN_DIST_ERR_BACKEND, "%s", msg);
+}
+
+tn_status tn_pg_wait_turn(tn_pg *pg, uint64_t seq) {
+    int64_t deadline = tn_net_deadline(pg->timeout_ms);
+    char msg[600];
+    tn_status st = TN_OK;
+    pthread_mutex_lock(&pg->mu);
+    while (pg->done_below < seq) {
+        if ((st = faults_locked(pg, seq, msg, sizeof msg)) != TN_OK) break;
+        if (deadline >= 0 && tn_net_now_ms() >= deadline) {
+            snprintf(msg, sizeof msg,
+                     "Timed out waiting %" PRId64 "ms for collective %" PRIu64 " to finish on rank %d before "
+                     "collective %" PRIu64,
+                     pg->timeout_ms, pg->done_below, pg->rank, seq);
+            st = TN_ERR_RUNTIME;
+            break;
+        }
+        struct timespec ts;
+        abs_ts(deadline < 0 ? tn_net_now_ms() + 1000 : deadline, &ts);
+        pthread_cond_timedwait(&pg->cv, &pg->mu, &ts);
+    }
+    pthread_mutex_unlock(&pg->mu);
+    return st == TN_OK ? TN_OK : tn_dist_fail(TN_DIST_ERR_BACKEND, "%s", msg);
+}
 
 /* ---- send / receive ----------------------------------------------------------------- */
 tn_status tn_pg_send(tn_pg *pg, int dst, int kind, uint64_t seq, uint32_t sub, uint16_t meta, const void *buf,

@@ -67,6 +67,17 @@ void *tn_pg_scratch_take(tn_pg *pg, size_t n);
 void tn_pg_scratch_give(tn_pg *pg, void *p, size_t n);
 /* Next collective sequence number (call in program order, on the caller's thread). */
 uint64_t tn_pg_next_seq(tn_pg *pg);
+/* Records that collective seq has finished on this rank (every collective does, once). */
+void tn_pg_seq_done(tn_pg *pg, uint64_t seq);
+/* Waits until every collective numbered below seq has finished on this rank (the
+ * shared-memory path runs its collectives one at a time, in order); fails on a dead
+ * peer, an abort of seq, the group's destruction or its timeout. */
+tn_status tn_pg_wait_turn(tn_pg *pg, uint64_t seq);
+/* DistBackendError when a peer's connection dropped, a peer aborted collective seq, or
+ * the group is being destroyed; TN_OK otherwise. */
+tn_status tn_pg_check_faults(tn_pg *pg, uint64_t seq);
+/* The group's shared memory with its peers (shm.h), NULL when it runs on TCP only. */
+struct tn_shm *tn_pg_shm(const tn_pg *pg);
 
 /* ---- point to point ----------------------------------------------------------------- */
 typedef struct tn_pg_req tn_pg_req;
@@ -109,6 +120,13 @@ void tn_pg_work_release(tn_pg_work *w);
 tn_status tn_dist_reduce_into(void *acc, const void *src, size_t count, tn_dtype dt, tn_redop op);
 /* Checks that gloo can reduce dt with op (upstream's messages). */
 tn_status tn_dist_check_reduce(tn_dtype dt, tn_redop op);
+/* Upstream gloo's ring chunk boundaries (elements) for count elements of itemsize isz at
+ * n ranks: chunk c is [start[c], start[c+1]); start holds n + 1 entries. */
+void tn_dist_gloo_chunks(size_t count, size_t isz, int n, size_t *start);
+/* Folds the n contributions xs[0..n) (count elements each) into out in the order gloo's
+ * ring allreduce combines elements offset..offset+count of a buffer of `total` elements. */
+tn_status tn_dist_fold_gloo_order(void *out, const uint8_t *const *xs, size_t count, size_t total, size_t offset,
+                                  int n, tn_dtype dt, tn_redop op);
 
 /* Every collective: every rank calls it with the same seq and matching arguments; a
  * failure on one rank (peer gone, size/dtype mismatch, timeout) is reported to the
