@@ -4,7 +4,10 @@ one launch of W fresh processes of one side on 127.0.0.1, launches alternate ups
 torchnative, pair 0 is a warm-up whose results are validated, then --pairs counted pairs;
 each figure is the median per side and the median / min / max of the per-pair ratios.
 
-    .venv/bin/python bench/dist.py [--pairs 3] [--only allreduce,latency,broadcast,ddp]
+    .venv/bin/python bench/dist.py [--pairs 3] [--only allreduce,latency,broadcast,ddp] [--tcp]
+
+--tcp adds a third side in every round: torchnative with TN_DIST_SHM=0 (the TCP path even
+where the ranks share a host), reported as extra rows against the same upstream runs.
 
 Sections (issue 17's speed targets):
   allreduce  float32 all_reduce of 4 KB, 1 MB and 64 MB at world sizes 2 and 4: time per
@@ -35,7 +38,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SIDES = {"upstream": os.path.join(ROOT, ".venv-ref", "bin", "python"),
-         "torchnative": os.path.join(ROOT, ".venv", "bin", "python")}
+         "torchnative": os.path.join(ROOT, ".venv", "bin", "python"),
+         "torchnative-tcp": os.path.join(ROOT, ".venv", "bin", "python")}
+SIDE_ENV = {"torchnative-tcp": {"TN_DIST_SHM": "0"}}
+ORDER = ["upstream", "torchnative"]
 MARK = "DIST-RESULT "
 SECTIONS = ["allreduce", "latency", "broadcast", "ddp"]
 T0 = time.time()
@@ -125,6 +131,7 @@ def launch(side, world, cfg, timeout):
         for r in range(world):
             env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(r), WORLD_SIZE=str(world),
                        OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+            env.update(SIDE_ENV.get(side, {}))
             procs.append(subprocess.Popen([SIDES[side], "-c", WORKER, json.dumps(cfg)], env=env, cwd=ROOT,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                           start_new_session=True))
@@ -162,10 +169,10 @@ def stats(xs):
 def measure(world, cfg, pairs, timeout, what):
     """Warm-up pair (validated) + counted pairs, alternating upstream / torchnative.
     Returns {"runs": {side: [result ...]}, "valid": bool, "why": str}."""
-    runs = {"upstream": [], "torchnative": []}
+    runs = {side: [] for side in ORDER}
     valid, why = True, ""
     for i in range(pairs + 1):
-        for side in ("upstream", "torchnative"):
+        for side in ORDER:
             log(f"{what} W={world} {side} {'warm-up' if i == 0 else f'pair {i}'}")
             r = launch(side, world, cfg, timeout)
             if i == 0:
@@ -176,10 +183,10 @@ def measure(world, cfg, pairs, timeout, what):
     return {"runs": runs, "valid": valid, "why": why}
 
 
-def figure(m, key, busbw_bytes=None, world=None):
+def figure(m, key, busbw_bytes=None, world=None, side="torchnative"):
     """Median times per side and per-pair ratios for one key of the results."""
     up = [r[key]["s"] if r else None for r in m["runs"]["upstream"]]
-    tn = [r[key]["s"] if r else None for r in m["runs"]["torchnative"]]
+    tn = [r[key]["s"] if r else None for r in m["runs"][side]]
     ratio = stats([b / a for a, b in zip(up, tn) if a and b])  # time ours / upstream
     f = {"upstream_s": stats(up), "torchnative_s": stats(tn), "time_ratio": ratio, "valid": m["valid"]}
     if busbw_bytes and world:
@@ -200,13 +207,19 @@ def rng(st, spec=".2f"):
     return "—" if not st else f"{st['median']:{spec}} ({st['min']:{spec}}–{st['max']:{spec}})"
 
 
+TAG = {"torchnative": "", "torchnative-tcp": " [TN_DIST_SHM=0]"}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--only", default=",".join(SECTIONS))
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--tcp", action="store_true", help="also run torchnative with TN_DIST_SHM=0")
     a = ap.parse_args()
+    if a.tcp:
+        ORDER.append("torchnative-tcp")
     only = [s for s in a.only.split(",") if s]
     res = {"pairs": a.pairs, "load_before": os.getloadavg(), "figures": {}}
     F = res["figures"]
@@ -215,13 +228,16 @@ def main():
             sizes = [[4096, 300], [1 << 20, 30], [64 << 20, 3]]
             m = measure(world, {"sec": "allreduce", "sizes": sizes}, a.pairs, a.timeout, "all_reduce")
             for nbytes, _ in sizes:
-                F[f"all_reduce {nbytes} B, W={world}"] = figure(m, str(nbytes), nbytes, world)
+                for side in ORDER[1:]:
+                    F[f"all_reduce {nbytes} B, W={world}{TAG[side]}"] = figure(m, str(nbytes), nbytes, world, side)
         if "latency" in only:
             m = measure(world, {"sec": "latency", "sizes": [[4, 1000]]}, a.pairs, a.timeout, "latency")
-            F[f"all_reduce 4 B, W={world}"] = figure(m, "4")
+            for side in ORDER[1:]:
+                F[f"all_reduce 4 B, W={world}{TAG[side]}"] = figure(m, "4", side=side)
     if "broadcast" in only:
         m = measure(4, {"sec": "broadcast", "bytes": 538 * 1000 * 1000}, a.pairs, a.timeout, "broadcast")
-        F["broadcast 538 MB, root + 3 ranks"] = figure(m, "broadcast")
+        for side in ORDER[1:]:
+            F[f"broadcast 538 MB, root + 3 ranks{TAG[side]}"] = figure(m, "broadcast", side=side)
     if "ddp" in only:
         models = [["digits MLP", [64, 64, 32, 10], 64, None],
                   ["wide MLP, default buckets", [64, 1024, 1024, 1024, 10], 64, None],

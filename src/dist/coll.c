@@ -516,38 +516,55 @@ tn_status tn_pg_alltoall(tn_pg *pg, uint64_t seq, const void *const *ins, const 
 }
 
 /* ---- reduce_scatter ------------------------------------------------------------------ */
+/* The fold of gloo's ring for elements of chunk c: x_{c-1}, then x_{c-j} (op) acc for
+ * j = 2..n. Block by block through two buffers on the stack, so every input is read once
+ * and dst written once (dst may be one of the inputs: each block is read before it is
+ * written). */
+tn_status tn_dist_fold_chunk(void *dst, const uint8_t *const *xs, int n, int c, size_t count, tn_dtype dt,
+                             tn_redop op) {
+    enum { BLOCK = 8192 };
+    _Alignas(64) uint8_t b0[BLOCK], b1[BLOCK];
+    size_t isz = (size_t)tn_dtype_itemsize(dt), len = count * isz, step = BLOCK / isz * isz;
+    for (size_t at = 0; at < len; at += step) {
+        size_t k = len - at < step ? len - at : step;
+        uint8_t *acc = b0, *x = b1;
+        memcpy(acc, xs[((c - 1) % n + n) % n] + at, k);
+        for (int j = 2; j <= n; j++) {
+            memcpy(x, xs[((c - j) % n + n) % n] + at, k);
+            TN_TRY(tn_dist_reduce_into(x, acc, k / isz, dt, op));
+            uint8_t *t = acc;
+            acc = x;
+            x = t;
+        }
+        memcpy((uint8_t *)dst + at, acc, k);
+    }
+    return TN_OK;
+}
+
 /* Folds the n contributions xs[0..n) (count elements each, already gathered here) into
  * out in the order gloo's ring allreduce would combine them for elements at positions
- * offset.. of a buffer of `total` elements: for an element in gloo chunk c the fold is
- * x_{c-1}, then x_{c-j} (op) acc for j = 2..n. */
+ * offset.. of a buffer of `total` elements (each element by the fold of its chunk). */
 tn_status tn_dist_fold_gloo_order(void *out, const uint8_t *const *xs, size_t count, size_t total, size_t offset,
                                   int n, tn_dtype dt, tn_redop op) {
     size_t isz = (size_t)tn_dtype_itemsize(dt);
     size_t *start = malloc(sizeof(size_t) * (size_t)(n + 1));
-    uint8_t *scratch = malloc(count * isz + 1);
-    if (!start || !scratch) {
+    const uint8_t **at = malloc(sizeof *at * (size_t)n);
+    if (!start || !at) {
         free(start);
-        free(scratch);
-        return tn_error(TN_ERR_NO_MEMORY, "out of memory in reduce_scatter");
+        free(at);
+        return tn_error(TN_ERR_NO_MEMORY, "out of memory in a reduction");
     }
     tn_dist_gloo_chunks(total, isz, n, start);
     tn_status st = TN_OK;
-    uint8_t *o = out;
     for (int c = 0; c < n && st == TN_OK; c++) {
         size_t lo = start[c] > offset ? start[c] - offset : 0, hi = start[c + 1] > offset ? start[c + 1] - offset : 0;
         if (hi > count) hi = count;
         if (lo >= hi) continue;
-        size_t len = hi - lo;
-        /* acc lives in `out`; each step computes x (op) acc into scratch, then copies back */
-        memcpy(o + lo * isz, xs[(c - 1 + n) % n] + lo * isz, len * isz);
-        for (int j = 2; j <= n && st == TN_OK; j++) {
-            memcpy(scratch, xs[((c - j) % n + n) % n] + lo * isz, len * isz);
-            st = tn_dist_reduce_into(scratch, o + lo * isz, len, dt, op);
-            memcpy(o + lo * isz, scratch, len * isz);
-        }
+        for (int p = 0; p < n; p++) at[p] = xs[p] + lo * isz;
+        st = tn_dist_fold_chunk((uint8_t *)out + lo * isz, at, n, c, hi - lo, dt, op);
     }
     free(start);
-    free(scratch);
+    free(at);
     return st;
 }
 

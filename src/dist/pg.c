@@ -452,6 +452,16 @@ tn_status tn_pg_start(tn_pg *pg) {
     return TN_OK;
 }
 
+tn_status tn_pg_setup_shm(tn_pg *pg, int64_t deadline) {
+    if (pg->size == 1) return TN_OK;
+    tn_conn **conns = calloc((size_t)pg->size, sizeof *conns);
+    if (!conns) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int p = 0; p < pg->size; p++) conns[p] = pg->peers[p].conn;
+    tn_status st = tn_shm_setup(pg->rank, pg->size, conns, deadline, &pg->shm);
+    free(conns);
+    return st;
+}
+
 tn_status tn_pg_tcp_listen(tn_pg *pg, int *port) { return tn_net_listen(0, &pg->lfd, port); }
 
 tn_status tn_pg_tcp_connect(tn_pg *pg, const char *const *hosts, const int *ports, uint64_t nonce) {
@@ -499,13 +509,7 @@ tn_status tn_pg_tcp_connect(tn_pg *pg, const char *const *hosts, const int *port
     }
     close(pg->lfd);
     pg->lfd = -1;
-    /* before the receiver threads start: the handshake talks on the connections */
-    tn_conn **conns = calloc((size_t)pg->size, sizeof *conns);
-    if (!conns) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
-    for (int p = 0; p < pg->size; p++) conns[p] = pg->peers[p].conn;
-    tn_status st = tn_shm_setup(pg->rank, pg->size, conns, deadline, &pg->shm);
-    free(conns);
-    TN_TRY(st);
+    TN_TRY(tn_pg_setup_shm(pg, deadline));
     return tn_pg_start(pg);
 }
 

@@ -47,6 +47,9 @@ enum { TN_PG_KIND_COLL = 1, TN_PG_KIND_P2P = 2, TN_PG_KIND_ABORT = 3 };
 tn_status tn_pg_new(int rank, int size, int64_t timeout_ms, tn_pg **out);
 /* Installs the connection to `peer` (ownership moves to the group). */
 void tn_pg_set_peer(tn_pg *pg, int peer, tn_conn *c);
+/* Shared memory with the peers when all are on this host (shm.h): the handshake on the
+ * connections, before tn_pg_start (every rank at once; tn_pg_tcp_connect calls it). */
+tn_status tn_pg_setup_shm(tn_pg *pg, int64_t deadline);
 /* Starts receiver and worker threads once every peer is set. */
 tn_status tn_pg_start(tn_pg *pg);
 /* TCP mesh, step 1: listen on a free port (the caller publishes it through the store). */
@@ -123,6 +126,10 @@ tn_status tn_dist_check_reduce(tn_dtype dt, tn_redop op);
 /* Upstream gloo's ring chunk boundaries (elements) for count elements of itemsize isz at
  * n ranks: chunk c is [start[c], start[c+1]); start holds n + 1 entries. */
 void tn_dist_gloo_chunks(size_t count, size_t isz, int n, size_t *start);
+/* dst[0..count) = the fold of xs[0..n)[0..count) for elements of gloo ring chunk c:
+ * x_{c-1}, then x_{c-j} (op) acc for j = 2..n (dst may be one of the xs). */
+tn_status tn_dist_fold_chunk(void *dst, const uint8_t *const *xs, int n, int c, size_t count, tn_dtype dt,
+                             tn_redop op);
 /* Folds the n contributions xs[0..n) (count elements each) into out in the order gloo's
  * ring allreduce combines elements offset..offset+count of a buffer of `total` elements. */
 tn_status tn_dist_fold_gloo_order(void *out, const uint8_t *const *xs, size_t count, size_t total, size_t offset,

@@ -9,9 +9,9 @@
  * passed a barrier that every rank reaches only after reading slice j.
  *
  * all_reduce, per slice of `slot` bytes: each rank copies its slice into its slot; barrier;
- * each rank folds 1/size of the slice in gloo's order, in place in the slots (for chunk c:
- * slot[c-2] op= slot[c-1], slot[c-3] op= slot[c-2], ..., so x_{c-j} op acc as gloo's ring,
- * ending in slot[c]); barrier; every rank copies the slice out. Slices up to `small` bytes
+ * each rank folds 1/size of the slice in gloo's order (for chunk c: x_{c-1}, then
+ * x_{c-j} op acc for j = 2..size, as gloo's ring) and writes the result into slot c;
+ * barrier; every rank copies the slice out. Slices up to `small` bytes
  * (16 KB) skip the second barrier: every rank folds the whole slice into its own buffer. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -255,12 +255,9 @@ static tn_status allreduce_impl(tn_shm *s, tn_pg *pg, uint64_t seq, uint8_t *buf
         for (int c = 0; c < n && a < b; c++) {
             size_t lo = start[c] > a ? start[c] : a, hi = start[c + 1] < b ? start[c + 1] : b;
             if (lo >= hi) continue;
-            size_t off = (lo - e0) * isz;
-            for (int j = 2; j <= n; j++) {
-                int acc = ((c - j) % n + n) % n, src = ((c - j + 1) % n + n) % n;
-                TN_TRY(fail_broken(s, tn_dist_reduce_into(slot_of(s, sl, acc) + off, slot_of(s, sl, src) + off,
-                                                          hi - lo, dt, op)));
-            }
+            const uint8_t *at[TN_SHM_MAX_RANKS];
+            for (int p = 0; p < n; p++) at[p] = slot_of(s, sl, p) + (lo - e0) * isz;
+            TN_TRY(fail_broken(s, tn_dist_fold_chunk(slot_of(s, sl, c) + (lo - e0) * isz, at, n, c, hi - lo, dt, op)));
         }
         TN_TRY(barrier(s, pg, seq, "all_reduce"));
         /* copy the slice out: chunk c's result is in slot c */
