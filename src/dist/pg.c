@@ -613,17 +613,16 @@ void tn_pg_seq_done(tn_pg *pg, uint64_t seq) {
     pthread_mutex_unlock(&pg->mu);
 }
 
-/* pg->mu held */
-static tn_status faults_locked(tn_pg *pg, uint64_t seq, char *msg, size_t n) {
+/* pg->mu held; peer < 0: no peer's connection is checked */
+static tn_status faults_locked(tn_pg *pg, uint64_t seq, int peer, char *msg, size_t n) {
     if (pg->stopping) {
         snprintf(msg, n, "the process group was destroyed");
         return TN_ERR_RUNTIME;
     }
-    for (int p = 0; p < pg->size; p++)
-        if (p != pg->rank && pg->peers[p].dead) {
-            snprintf(msg, n, "%s", pg->peers[p].err);
-            return TN_ERR_RUNTIME;
-        }
+    if (peer >= 0 && peer != pg->rank && pg->peers[peer].dead) {
+        snprintf(msg, n, "%s", pg->peers[peer].err);
+        return TN_ERR_RUNTIME;
+    }
     const char *ab = find_abort(pg, seq);
     if (ab) {
         snprintf(msg, n, "%s", ab);
@@ -632,10 +631,10 @@ static tn_status faults_locked(tn_pg *pg, uint64_t seq, char *msg, size_t n) {
     return TN_OK;
 }
 
-tn_status tn_pg_check_faults(tn_pg *pg, uint64_t seq) {
+tn_status tn_pg_check_faults(tn_pg *pg, uint64_t seq, int peer) {
     char msg[600];
     pthread_mutex_lock(&pg->mu);
-    tn_status st = faults_locked(pg, seq, msg, sizeof msg);
+    tn_status st = faults_locked(pg, seq, peer, msg, sizeof msg);
     pthread_mutex_unlock(&pg->mu);
     return st == TN_OK ? TN_OK : tn_dist_fail(TN_DIST_ERR_BACKEND, "%s", msg);
 }
@@ -646,7 +645,7 @@ tn_status tn_pg_wait_turn(tn_pg *pg, uint64_t seq) {
     tn_status st = TN_OK;
     pthread_mutex_lock(&pg->mu);
     while (pg->done_below < seq) {
-        if ((st = faults_locked(pg, seq, msg, sizeof msg)) != TN_OK) break;
+        if ((st = faults_locked(pg, seq, -1, msg, sizeof msg)) != TN_OK) break;
         if (deadline >= 0 && tn_net_now_ms() >= deadline) {
             snprintf(msg, sizeof msg,
                      "Timed out waiting %" PRId64 "ms for collective %" PRIu64 " to finish on rank %d before "

@@ -76,9 +76,10 @@ void tn_pg_seq_done(tn_pg *pg, uint64_t seq);
  * shared-memory path runs its collectives one at a time, in order); fails on a dead
  * peer, an abort of seq, the group's destruction or its timeout. */
 tn_status tn_pg_wait_turn(tn_pg *pg, uint64_t seq);
-/* DistBackendError when a peer's connection dropped, a peer aborted collective seq, or
- * the group is being destroyed; TN_OK otherwise. */
-tn_status tn_pg_check_faults(tn_pg *pg, uint64_t seq);
+/* DistBackendError when rank `peer`'s connection dropped (peer < 0: none checked), a
+ * peer aborted collective seq, or the group is being destroyed; TN_OK otherwise. (A peer
+ * that has already done its part may exit: only the peers still awaited count.) */
+tn_status tn_pg_check_faults(tn_pg *pg, uint64_t seq, int peer);
 /* The group's shared memory with its peers (shm.h), NULL when it runs on TCP only. */
 struct tn_shm *tn_pg_shm(const tn_pg *pg);
 

@@ -162,7 +162,11 @@ static tn_status barrier(tn_shm *s, tn_pg *pg, uint64_t seq, const char *what) {
         int miss = first_missing(s, k);
         if (miss < 0) return TN_OK;
         TN_TRY(fail_broken(s, broken_error(s)));
-        TN_TRY(fail_broken(s, tn_pg_check_faults(pg, seq)));
+        /* only the ranks still awaited: one that has passed this barrier and then exited
+         * (its last collective done) is no fault */
+        for (int p = miss; p < s->size; p++)
+            if ((int32_t)(atomic_load_explicit(&ctl(s, p)->arrived, memory_order_acquire) - k) < 0)
+                TN_TRY(fail_broken(s, tn_pg_check_faults(pg, seq, p)));
         if (deadline >= 0 && tn_net_now_ms() >= deadline)
             return fail_broken(s, tn_dist_fail(TN_DIST_ERR_BACKEND,
                                                "Timed out waiting %" PRId64 "ms for the shared-memory %s to complete "
