@@ -227,7 +227,13 @@ int tn_shm_takes_allreduce(const tn_shm *s, size_t count, tn_dtype dt) {
     return s && count > 0;
 }
 
-int tn_shm_takes_broadcast(const tn_shm *s, size_t nbytes) { return s && nbytes > 0; }
+/* Broadcast through the segment only up to SMALL_BCAST bytes (one slice, one barrier).
+ * Above, it was not shown faster than TCP's chain: the slices move in lockstep (the root
+ * waits at every slice for the slowest reader), and a 256 MB broadcast at 2 ranks took
+ * 1.5-3.9 s through the segment against 0.7-1.8 s on TCP in a later run at similar load
+ * (not side by side; docs/DISTRIBUTED.md). */
+#define SMALL_BCAST ((size_t)64 << 10)
+int tn_shm_takes_broadcast(const tn_shm *s, size_t nbytes) { return s && nbytes > 0 && nbytes <= SMALL_BCAST; }
 
 static tn_status allreduce_impl(tn_shm *s, tn_pg *pg, uint64_t seq, uint8_t *buf, size_t count, tn_dtype dt,
                                 tn_redop op) {

@@ -45,7 +45,7 @@ void tn_shm_free(tn_shm *s);
 
 /* Whether all_reduce of `count` elements of dt goes through the segment. */
 int tn_shm_takes_allreduce(const tn_shm *s, size_t count, tn_dtype dt);
-/* Whether broadcast of nbytes goes through the segment. */
+/* Whether broadcast of nbytes goes through the segment (up to 64 KB; TCP's chain above). */
 int tn_shm_takes_broadcast(const tn_shm *s, size_t nbytes);
 
 /* The collectives (coll.c calls them; the caller reports failures to the peers). Each

@@ -122,7 +122,12 @@ static void *run(void *arg) {
             if (tn_pg_allreduce(pg, tn_pg_next_seq(pg), b, c->count, c->dt, c->op) != TN_OK) j->ok = 0;
             results[j->shm][k][r] = b;
         }
-        /* broadcast of several slices from rank 1 */
+        /* a small broadcast (through the segment) and a large one (TCP's chain) from rank 1 */
+        uint8_t sb[1000];
+        for (size_t i = 0; i < sizeof sb; i++) sb[i] = r == 1 ? (uint8_t)(i * 3) : 0;
+        if (tn_pg_broadcast(pg, tn_pg_next_seq(pg), sb, sizeof sb, 1) != TN_OK) j->ok = 0;
+        for (size_t i = 0; i < sizeof sb; i++)
+            if (sb[i] != (uint8_t)(i * 3)) j->ok = 0;
         size_t big = (3u << 20) + 5;
         uint8_t *b = malloc(big);
         for (size_t i = 0; i < big; i++) b[i] = r == 1 ? (uint8_t)(i * 7) : 0;
