@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh >&2
 .venv/bin/python scripts/build.py --sanitize thread >&2
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(test_threadpool test_stream test_concurrency test_elementwise test_nn test_alloc test_dist test_reducer)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(test_threadpool test_stream test_concurrency test_elementwise test_nn test_alloc test_dist test_dist_shm test_reducer)
 # halt_on_error: the first race fails the test; second_deadlock_stack for lock reports.
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:exitcode=66"
 fail=0
