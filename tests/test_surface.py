@@ -2,7 +2,6 @@
 
 Run with the project environment:  .venv/bin/python -m pytest tests/test_surface.py
 Upstream facts are computed live by .venv-ref/bin/python in a subprocess.
-Tests marked `needs_torch` import the full torch tree on our _C.
 """
 
 import json
@@ -274,11 +273,6 @@ def test_add_docstr(boot):
 
 
 # ---- full imports on our _C ----------------------------------------------------------------
-def needs_torch(f):  # formerly xfail: these now run on the real _C
-    return f
-
-
-@needs_torch
 @pytest.mark.parametrize("stmt", [
     "import torch",
     "import torch.distributed as dist; assert dist.is_available()",
@@ -297,7 +291,6 @@ def test_imports(stmt):
     assert out.returncode == 0, out.stderr[-3000:]
 
 
-@needs_torch
 @pytest.mark.parametrize("expr", ["torch", "torch.Tensor", "torch.nn.functional"])
 def test_dir_contains_upstream(expr):
     code = f"import json, torch, torch.nn.functional; print(json.dumps(dir({expr})))"
@@ -306,7 +299,6 @@ def test_dir_contains_upstream(expr):
     assert sorted(set(up) - set(mine)) == []
 
 
-@needs_torch
 def test_C_file_is_ours():
     mine = _ours("import json, torch; print(json.dumps(torch._C.__file__))")
     assert os.path.realpath(mine).startswith(os.path.realpath(ROOT)) or "_C.abi3.so" in mine
@@ -335,7 +327,6 @@ print(json.dumps([[t.__name__, list(d.get_type_slots(t))] for t in ts] + [enums,
 """
 
 
-@needs_torch
 def test_dynamo_type_slots_match_upstream():
     assert _ours(_SLOTS_PROBE) == _ref(_SLOTS_PROBE)
 
@@ -363,7 +354,6 @@ print(json.dumps(out))
 """
 
 
-@needs_torch
 def test_dtensor_placements_match_upstream():
     assert _ours(_PLACEMENT_PROBE) == _ref(_PLACEMENT_PROBE)
 
@@ -399,13 +389,11 @@ _PARSE_TO_EDGES = """[(("cpu",), {"copy": True}), ((torch.float32, False, True),
     ((torch.float32, False, True, torch.contiguous_format), {}), ((t,), {"non_blocking": 1})]"""
 
 
-@needs_torch
 def test_parse_to_matches_upstream():
     code = _PARSE_TO.replace("CASES", _PARSE_TO_AGREE)
     assert _ours(code) == _ref(code)
 
 
-@needs_torch
 def test_parse_to_edge_cases_match_upstream():
     code = _PARSE_TO.replace("CASES", _PARSE_TO_EDGES)
     assert _ours(code) == _ref(code)
@@ -414,7 +402,6 @@ def test_parse_to_edge_cases_match_upstream():
     assert _ours(code.replace("CASES", _PARSE_TO_EDGES)) == _ref(code.replace("CASES", _PARSE_TO_EDGES))
 
 
-@needs_torch
 def test_init_extension_aliases():
     code = "import json, torch; print(json.dumps([torch.bit is torch.uint1, torch.Storage.__name__]))"
     assert _ours(code) == _ref(code)
@@ -439,7 +426,6 @@ print(json.dumps(out))
 """
 
 
-@needs_torch
 def test_overload_packet_call_resolves_like_upstream():
     # torch.ops.aten.<op>(...) without an overload name picks the first overload whose
     # schema the arguments match; a call no overload matches is upstream's RuntimeError

@@ -2,6 +2,7 @@
  * CompositeImplicitAutograd): with grad mode on, e.g. batch_norm becomes native_batch_norm
  * through the door, so the part is recorded under upstream's node name. Also the list of
  * operators whose outputs never require grad (detach, factories *_like). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,6 +454,88 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     return st;
 }
 
+/* special_ndtr(x) = (1 + erf(x * M_SQRT1_2)) * 0.5: upstream's composite. */
+static tn_status d_special_ndtr(const tn_value *a, tn_value *rets) {
+    tn_tensor *m = NULL, *e = NULL, *p = NULL;
+    tn_value ma[2] = {a[0], tn_value_double(M_SQRT1_2)};
+    TN_TRY(run(TN_OP_mul_Scalar, 2, ma, &m));
+    tn_value ea[1] = {tn_value_tensor(m)};
+    tn_status st = run(TN_OP_erf, 1, ea, &e);
+    tn_value pa[3] = {tn_value_tensor(e), tn_value_int(1), tn_value_int(1)};
+    if (st == TN_OK) st = run(TN_OP_add_Scalar, 3, pa, &p);
+    tn_value ha[2] = {tn_value_tensor(p), tn_value_double(0.5)};
+    if (st == TN_OK) st = tn_dispatch(TN_OP_mul_Scalar, ha, rets);
+    tn_tensor_release(m), tn_tensor_release(e), tn_tensor_release(p);
+    return st;
+}
+
+/* ---- linalg.pinv's other overloads and pinverse: upstream's composites over
+ * linalg_pinv.atol_rtol_tensor (which has the derivative), with float64 tolerance tensors:
+ * atol defaults to 0, rtol to eps * max(m, n) unless a positive atol was given. Inputs
+ * they do not take (not a real floating matrix) go to their kernel for its error. */
+tn_status tn_op_linalg_pinv_atol_rtol_float(const tn_value *args, tn_value *rets);
+tn_status tn_op_linalg_pinv(const tn_value *args, tn_value *rets);
+tn_status tn_op_linalg_pinv_rcond_tensor(const tn_value *args, tn_value *rets);
+
+static tn_status scalar64(double v, tn_tensor **out) {
+    tn_value dt = {.tag = TN_V_DTYPE};
+    dt.u.dtype = TN_DTYPE_FLOAT64;
+    tn_value f[6] = {tn_value_intlist(NULL, 0), tn_value_double(v), dt, none(), none(), none()};
+    return run(TN_OP_full, 6, f, out);
+}
+
+static double pinv_default_rtol(const tn_tensor *x) {
+    double eps = x->dtype == TN_DTYPE_FLOAT32 ? (double)FLT_EPSILON : DBL_EPSILON;
+    int64_t m = x->sizes[x->ndim - 2], n = x->sizes[x->ndim - 1];
+    return eps * (double)(m > n ? m : n);
+}
+
+static bool pinv_composable(const tn_tensor *x) {
+    return x->ndim >= 2 && (x->dtype == TN_DTYPE_FLOAT32 || x->dtype == TN_DTYPE_FLOAT64);
+}
+
+/* rets[0] = linalg_pinv.atol_rtol_tensor(x, atol, rtol, hermitian): the overload with the
+ * derivative (LinalgPinvBackward0) */
+static tn_status pinv_tensor(tn_tensor *x, tn_tensor *atol, tn_tensor *rtol, bool hermitian, tn_value *rets) {
+    tn_value b[4] = {tn_value_tensor(x), tn_value_tensor(atol), tn_value_tensor(rtol), tn_value_bool(hermitian)};
+    return tn_dispatch(TN_OP_linalg_pinv_atol_rtol_tensor, b, rets);
+}
+
+/* linalg_pinv.atol_rtol_float(self, atol?, rtol?, hermitian) */
+static tn_status d_pinv_float(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (!pinv_composable(x)) return tn_op_linalg_pinv_atol_rtol_float(a, rets);
+    bool has_atol = a[1].tag == TN_V_DOUBLE;
+    double atol = has_atol ? a[1].u.d : 0.0;
+    double rtol = a[2].tag == TN_V_DOUBLE ? a[2].u.d : (has_atol && atol > 0.0 ? 0.0 : pinv_default_rtol(x));
+    tn_tensor *at = NULL, *rt = NULL;
+    tn_status st = scalar64(atol, &at);
+    if (st == TN_OK) st = scalar64(rtol, &rt);
+    if (st == TN_OK) st = pinv_tensor(x, at, rt, a[3].u.b, rets);
+    tn_tensor_release(at), tn_tensor_release(rt);
+    return st;
+}
+
+/* linalg_pinv(self, rcond, hermitian) / .rcond_tensor: rtol = rcond, atol = 0 */
+static tn_status d_pinv_rcond(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    if (!pinv_composable(x))
+        return a[1].tag == TN_V_TENSOR ? tn_op_linalg_pinv_rcond_tensor(a, rets) : tn_op_linalg_pinv(a, rets);
+    tn_tensor *at = NULL, *rt = NULL;
+    tn_status st = scalar64(0, &at);
+    if (st == TN_OK && a[1].tag == TN_V_TENSOR) rt = a[1].u.t, tn_tensor_retain(rt);
+    else if (st == TN_OK) st = scalar64(a[1].u.d, &rt);
+    if (st == TN_OK) st = pinv_tensor(x, at, rt, a[2].u.b, rets);
+    tn_tensor_release(at), tn_tensor_release(rt);
+    return st;
+}
+
+/* pinverse(self, rcond) = linalg_pinv(self, rcond, hermitian=False) */
+static tn_status d_pinverse(const tn_value *a, tn_value *rets) {
+    tn_value b[3] = {a[0], a[1], tn_value_bool(false)};
+    return d_pinv_rcond(b, rets);
+}
+
 /* the functional forms of views (view_functional.c) are compositions through the door:
  * under autograd they run as themselves, so their parts (view, clone, copy_) are recorded */
 #define TN_VIEW_FUNCTIONAL(op) tn_status tn_op_##op(const tn_value *args, tn_value *rets);
@@ -482,7 +565,8 @@ static tn_status d_take_along_dim(const tn_value *a, tn_value *rets) {
     /* composite_private.c (_safe_softmax, _unsafe_masked_index(_put_accumulate): generated rows; _chunk_cat: none, upstream refuses its derivative) */ X(_batch_norm_with_update) \
     /* spectral_api.c, complex_parts.c */ X(fft_fft) X(fft_ifft) X(fft_rfft) X(fft_irfft) X(fft_hfft) X(fft_ihfft) X(fft_fft2) X(fft_ifft2) \
     X(fft_rfft2) X(fft_irfft2) X(fft_hfft2) X(fft_ihfft2) X(fft_fftn) X(fft_ifftn) X(fft_rfftn) X(fft_irfftn) X(fft_hfftn) X(fft_ihfftn) \
-    X(fft_fftshift) X(fft_ifftshift) X(stft) X(istft) X(real) X(imag)
+    X(fft_fftshift) X(fft_ifftshift) X(stft) X(istft) X(real) X(imag) \
+    /* misc_ops.c */ X(diff)
 TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
 
@@ -893,6 +977,11 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
 #undef TN_FOREACH
     [TN_OP_pad] = d_pad,
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
+    [TN_OP_special_ndtr] = d_special_ndtr,
+    [TN_OP_linalg_pinv_atol_rtol_float] = d_pinv_float,
+    [TN_OP_linalg_pinv] = d_pinv_rcond,
+    [TN_OP_linalg_pinv_rcond_tensor] = d_pinv_rcond,
+    [TN_OP_pinverse] = d_pinverse,
     [TN_OP_group_norm] = d_group_norm,
     [TN_OP_tensor_split_sections] = d_tensor_split_sections,
     [TN_OP_tensor_split_indices] = d_tensor_split_indices,

@@ -63,6 +63,32 @@ F(g_linalg_inv) {
     }
 }
 
+/* A⁺ of an m×n A, with P = A⁺ (the standard derivative of the pseudo-inverse, as
+ * upstream's pinv_backward arranges it for the smaller of m, n):
+ *   m ≤ n: K = gᵀP, gA = -(PK)ᵀ + KPᵀ - (AP)(KPᵀ) + (PᵀP)(gᵀ - KA)
+ *   m > n: K = Pgᵀ, gA = -(KP)ᵀ + (gᵀ - AK)PPᵀ + PᵀK - (PᵀK)PA
+ * (real dtypes: ᵀ is the transpose of the last two dims) */
+F(g_linalg_pinv) {
+    if (!NEED(0)) return;
+    tn_tensor *A = ARG(0), *P = RES(0), *g = GRAD(0);
+    const tn_geom *ga = GEOM(0);
+    int64_t m = ga->sizes[ga->ndim - 2], n = ga->sizes[ga->ndim - 1];
+    tn_tensor *Ph = mT(c, P), *gh = mT(c, g), *r;
+    if (m <= n) {
+        tn_tensor *K = ag_matmul(c, gh, P), *KPh = ag_matmul(c, K, Ph);
+        r = ag_sub(c, KPh, mT(c, ag_matmul(c, P, K)));
+        r = ag_sub(c, r, ag_matmul(c, ag_matmul(c, A, P), KPh));
+        r = ag_add(c, r, ag_matmul(c, ag_matmul(c, Ph, P), ag_sub(c, gh, ag_matmul(c, K, A))));
+    } else {
+        tn_tensor *K = ag_matmul(c, P, gh), *PhK = ag_matmul(c, Ph, K);
+        r = ag_neg(c, mT(c, ag_matmul(c, K, P)));
+        r = ag_add(c, r, ag_matmul(c, ag_matmul(c, ag_sub(c, gh, ag_matmul(c, A, K)), P), Ph));
+        r = ag_add(c, r, PhK);
+        r = ag_sub(c, r, ag_matmul(c, ag_matmul(c, PhK, P), A));
+    }
+    SET(0, r);
+}
+
 /* X = A⁻¹B (left) or B A⁻¹: gB = A⁻ᵀ g (or g A⁻ᵀ), gA = -gB Xᵀ (or -Xᵀ gB); B a (batch of)
  * vector(s) when it is 1-D or A's shape without the last dim, as the forward decides */
 F(g_linalg_solve) {

@@ -53,6 +53,7 @@ CASES = [
     G("silu", "lambda a: F.silu(a)", [A], (0,), ["silu"], dtypes=BF),
     G("sin_cos", "lambda a: a.sin() + a.cos()", [A], (0,), ["sin", "cos"], double=True),
     G("erf", "lambda a: torch.erf(a)", [A], (0,), ["erf"]),
+    G("ndtr_diff", "lambda a, p: (torch.special.ndtr(a), torch.diff(a, dim=0), torch.diff(a, n=2, dim=1, prepend=p, append=p), torch.diff(a[:1], n=3))", [A, In((4, 2))], (0, 1), ["erf", "sub_Tensor"], double=True),
     G("abs", "lambda a: a.abs()", [A], (0,), ["abs"]),
     G("rounding", "lambda a: a.sign() + a.floor() + a.ceil() + a.round() + a.trunc() + a",
       [A], (0,), ["sign", "floor", "ceil", "round", "trunc"]),
@@ -132,6 +133,10 @@ CASES = [
     G("eigvalsh", "lambda a: (torch.linalg.eigvalsh(a), torch.linalg.eigvalsh(a, UPLO='U'))", [SQ], (0,), ["linalg_eigvalsh"], double=True),
     G("svd", "lambda a, w: tuple(t for x in (a, w) for f in (False, True) for t in (lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs(), (u[..., :s.shape[-1]] * s.unsqueeze(-2)) @ v[..., :s.shape[-1], :]))(*torch.linalg.svd(x, full_matrices=f)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svd"], double=True),
     G("svd_old", "lambda a: (lambda u, s, v: (u.abs(), s, v.abs()))(*torch.svd(a))", [In((3, 5, 4))], (0,), ["svd"]),
+    # pinv: its derivative scales rounding by about the condition number squared, so float32
+    # is compared at 1e-3 (float64, with second order, at the default 1e-10)
+    G("pinv", "lambda a, w: (torch.linalg.pinv(a), torch.linalg.pinv(w, rtol=0.05), torch.linalg.pinv(a, atol=torch.tensor(0.1, dtype=torch.float64)), torch.linalg.pinv(a[0].mT @ a[0], hermitian=True), torch.linalg.pinv(a.mT @ a, atol=0.5, hermitian=True), torch.pinverse(w), torch.linalg.pinv(w, 1e-3), torch.linalg.pinv(w[:0]))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_pinv_atol_rtol_tensor"], double=True, dtypes=("float64",)),
+    G("pinv_f32", "lambda a, w: (torch.linalg.pinv(a), torch.linalg.pinv(w, rtol=0.05), torch.linalg.pinv(a, atol=torch.tensor(0.1, dtype=torch.float64)), torch.linalg.pinv(a[0].mT @ a[0], hermitian=True), torch.linalg.pinv(a.mT @ a, atol=0.5, hermitian=True), torch.pinverse(w), torch.linalg.pinv(w, 1e-3), torch.linalg.pinv(w[:0]))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_pinv_atol_rtol_tensor"], dtypes=("float32",), rtol=1e-3, atol=1e-3),
     G("svdvals", "lambda a, w: (torch.linalg.svdvals(a), torch.linalg.svdvals(w), *(lambda u, s, v: (u.abs(), s))(*torch.ops.aten._linalg_svd.default(w)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svdvals", "_linalg_svd"], double=True),
     G("matrix_exp", "lambda a: (torch.linalg.matrix_exp(a), torch.matrix_exp(a[0] * 0.3))", [SQ], (0,), ["linalg_matrix_exp", "matrix_exp"], double=True),
     G("lu", "lambda a: (*torch.linalg.lu(a)[1:], torch.linalg.lu_factor(a)[0], torch.linalg.lu_factor_ex(a[0])[0])", [SQ], (0,), ["linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex"], double=True),

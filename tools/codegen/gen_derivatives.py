@@ -835,6 +835,10 @@ class Gen:
         self.hand = set(re.findall(r"^TN_GRAD\((\w+),", hand_text, re.M))
         decomp_text = open(os.path.join(ROOT, "src", "autograd", "decompose.c")).read()
         self.decomp = set(re.findall(r"\[TN_OP_(\w+)\] = d_", decomp_text))
+        # and the composites listed in X-macros (`#define NAME(X) X(op) ...`), which the table
+        # maps to their own kernels, written as door calls
+        for body in re.findall(r"^#define \w+\(X\)((?:[^\n]*\\\n)*[^\n]*)", decomp_text, re.M):
+            self.decomp |= set(re.findall(r"\bX\((\w+)\)", body))
 
     @staticmethod
     def ident(f):
