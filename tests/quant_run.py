@@ -2,7 +2,7 @@
 quantised (torchnative.quant.from_gguf) and dequantised to float32 (transformers'
 from_pretrained), greedy generation and prompt logits of both on the same prompts.
 
-    python tests/quant_run.py OUT.npz [--llama-cpp-tokens]
+    python tests/quant_run.py OUT.npz [MODEL.gguf]      (default: the bundled GGUF)
 
 Writes OUT.npz: prompt token ids, logits of each path on each prompt, greedy tokens of
 each path. Both paths can also run under upstream torch for the float32 side, but the
@@ -31,6 +31,8 @@ def main():
     from torchnative.quant import from_gguf
 
     d, f = bundled_model()
+    if len(sys.argv) > 2:  # another GGUF of the same model (tests/quant_k_model.py's re-quantised copy)
+        d, f = os.path.split(os.path.abspath(sys.argv[2]))
     tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
     ids = [tok.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True,
                                    return_tensors="pt", return_dict=True)["input_ids"] for p in PROMPTS]
