@@ -136,6 +136,31 @@ print(json.dumps(1))
     np.testing.assert_allclose(xt.grad.numpy(), ref["gx"], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", list(KTYPES))
+def test_linear_against_ggml(name, tmp_path):
+    """ggml's own Q8_K quantiser and k-quant dot products (llama.cpp's CPU library, called
+    through ctypes by tests/quant_k_ggml.py). The integer sums are the same; the AVX2
+    kernels also take ggml's float steps, so there the results are bit-identical (other
+    tiers: float32 summation order, 1e-5 of the largest output)."""
+    q = KTYPES[name]
+    b = quantised_blocks(q, 40, 1536, seed=6)[0]
+    x = (np.random.default_rng(7).standard_normal((3, 1536)) * 2).astype(np.float32)
+    x[1, 5] = 300.0  # a massive activation, as SmolLM2's ffn_down inputs have
+    x[2, :256] = 0.0  # an all-zero block
+    np.savez(tmp_path / "in.npz", x=x, b=b)
+    r = subprocess.run([REF_PYTHON, os.path.join(ROOT, "tests", "quant_k_ggml.py"), str(tmp_path / "in.npz"),
+                        str(tmp_path / "out.npy"), str(q)], capture_output=True, text=True, timeout=600)
+    if r.returncode == 3:
+        pytest.skip("llama_cpp_python is not installed in .venv-ref (scripts/setup.sh --llama-cpp installs it)")
+    assert r.returncode == 0, r.stderr[-3000:]
+    ref = np.load(tmp_path / "out.npy")
+    ours = quant.quant_linear(torch.from_numpy(x), torch.from_numpy(b), q).numpy()
+    if torch._C._tn_isa()[0] == "avx2":
+        np.testing.assert_array_equal(ours, ref)
+    else:
+        assert np.abs(ours - ref).max() <= 1e-5 * np.abs(ref).max()
+
+
 def test_linear_threads_and_tiers_agree():
     """No result depends on the thread count; the kernels the host can run differ from the
     portable C reference only in float32 summation order (TN_FORCE_ISA=scalar, fresh process)."""
@@ -215,7 +240,7 @@ def runs(kfile, tmp_path_factory):
     path = kfile[0]
     tmp = tmp_path_factory.mktemp("quant_k")
     ours = tmp / "ours.npz"
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "quant_run.py"), str(ours), path],
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "quant_run.py"), str(ours), path, "16"],
                        capture_output=True, text=True, env=ENV, timeout=1800)
     assert r.returncode == 0, r.stderr[-3000:]
     llama = tmp / "llama.npz"
