@@ -5,6 +5,8 @@
     .venv/bin/python bench/quant.py --no-float          # skip the float32-dequantised run
     .venv/bin/python bench/quant.py --quantize 8da4w:64,8da4w:64:head,int8 --no-llama
                                                         # torchnative.quantize of the float32 model
+    .venv/bin/python bench/quant.py --kquant            # also the k-quant copy of the model
+    .venv/bin/python bench/quant.py --ops               # the products alone, every block type
 
 Each measurement is a fresh process, one side at a time (never both at once), alternating
 torchnative / llama.cpp for `--rounds` rounds after one warm-up round; figures are medians.
@@ -20,6 +22,13 @@ ours, n_threads / n_threads_batch for llama.cpp) and reports:
 - prefill: tokens per second of one forward over S prompt tokens (ours: model(ids) keeping
   only the last position's logits; llama.cpp: `eval` with n_batch = S);
 - peak RSS of the process (ru_maxrss).
+`--kquant` adds the bundled model with ffn_down re-quantised to Q4_K_M's Q4_K / Q6_K mix
+(tests/quant_k_model.py, written into build/models/; the only rows of SmolLM2-135M that
+k-quant super-blocks fit), run alternately with the bundled file on both sides ("ours-k",
+"llama.cpp-k"). `--ops` times aten::_tn_quant_linear alone for every block type against
+the float32 product (torch.nn.functional.linear) in one process, the types interleaved,
+for decode (m = 1) and prefill (m = 128) rows at the model's ffn_down shape and a larger
+one, and prints ratios to float32 and to Q4_1 (min / median / max over the rounds).
 The float32 run (`--dtype float32`, transformers dequantising in numpy) gives today's
 decode speed and RSS for the "RSS <= 0.5x" target. `--quantize` adds one run per listed
 method on that float32 model after torchnative.quantize (method:group_size, ":head" to
@@ -54,9 +63,8 @@ torch.set_num_threads(cfg["threads"])
 import transformers
 from transformers import AutoModelForCausalLM
 import transformers.models.llama.modeling_llama  # the model class, imported by any loader
-from torchnative.cli import bundled_model
-d, f = bundled_model()
-path = os.path.join(d, f)
+path = cfg["path"]
+d, f = os.path.split(path)
 t = time.perf_counter()
 if cfg["float"]:
     model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()
@@ -158,6 +166,46 @@ print(json.dumps(res))
 """
 
 
+OPS_CODE = r"""
+import json, statistics, sys, time
+cfg = json.loads(sys.argv[1])
+import numpy as np, torch
+torch.set_num_threads(cfg["threads"])
+sys.path.insert(0, cfg["tests"])
+import gguf
+import quant_k_model as qk
+from torchnative import quant
+QT = {"q4_0": 2, "q4_1": 3, "q8_0": 8, "q4_k": 12, "q6_k": 14}
+res = {}
+for n, k in cfg["shapes"]:
+    w = (np.random.default_rng(0).standard_normal((n, k)) * 0.05).astype(np.float32)
+    blocks = {}
+    for name, q in QT.items():
+        if q in qk.QUANTIZERS:
+            blocks[name] = torch.from_numpy(qk.QUANTIZERS[q](w))
+        else:
+            blocks[name] = torch.from_numpy(gguf.quants.quantize(w, gguf.GGMLQuantizationType(q)))
+    wf = torch.from_numpy(w)
+    for m in (1, 128):
+        x = torch.randn(m, k)
+        fns = {name: (lambda b=b, q=QT[name]: quant.quant_linear(x, b, q)) for name, b in blocks.items()}
+        fns["float32"] = lambda: torch.nn.functional.linear(x, wf)
+        reps = max(3, int(cfg["work"] / (m * n * k)))
+        times = {name: [] for name in fns}
+        with torch.inference_mode():
+            for fn in fns.values():
+                fn()
+            for _ in range(cfg["rounds"]):
+                for name, fn in fns.items():  # interleaved: the load hits every type alike
+                    t = time.perf_counter()
+                    for _ in range(reps):
+                        fn()
+                    times[name].append((time.perf_counter() - t) / reps * 1e6)
+        res[f"{n}x{k} m={m}"] = times
+print(json.dumps(res))
+"""
+
+
 def run(python, code, cfg, threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error",
                TQDM_DISABLE="1", TOKENIZERS_PARALLELISM="false")
@@ -178,6 +226,8 @@ def main():
     ap.add_argument("--quantize", default="", help="comma-separated torchnative.quantize methods to run "
                     "(8da4w:G[:head], int8[::head])")
     ap.add_argument("--no-llama", action="store_true", help="skip llama.cpp")
+    ap.add_argument("--kquant", action="store_true", help="also the k-quant copy of the model (ours-k, llama.cpp-k)")
+    ap.add_argument("--ops", action="store_true", help="time the products alone (every block type vs float32) and exit")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
     a = ap.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -185,18 +235,31 @@ def main():
     d, f = bundled_model()
     cfg = {"threads": a.threads, "new_tokens": a.new_tokens, "sizes": [int(s) for s in a.sizes.split(",")],
            "prompt": PROMPT, "path": os.path.join(d, f), "root": ROOT, "float": False}
+    if a.ops:
+        return ops(a)
     have_llama = not a.no_llama and subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
     methods = [m for m in a.quantize.split(",") if m]
     runs = {"ours": [], "llama.cpp": [], "float32": [], **{m: [] for m in methods}}
+    kcfg = None
+    if a.kquant:
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        kpath = os.path.join(ROOT, "build", "models", "SmolLM2-135M-Instruct.ffn_down-Q4_K_M.gguf")
+        os.makedirs(os.path.dirname(kpath), exist_ok=True)
+        subprocess.run([OURS, os.path.join(ROOT, "tests", "quant_k_model.py"), kpath], check=True, capture_output=True)
+        kcfg = dict(cfg, path=kpath)
+        runs.update({"ours-k": [], "llama.cpp-k": []})
     for i in range(a.rounds + 1):
         print(f"round {i}{' (warm-up)' if i == 0 else ''} ...", file=sys.stderr, flush=True)
-        r = run(OURS, OURS_CODE, cfg, a.threads)
-        if i:
-            runs["ours"].append(r)
-        if have_llama:
-            r = run(REF, LLAMA_CODE, cfg, a.threads)
+        for suffix, c in (("", cfg), ("-k", kcfg)):
+            if c is None:
+                continue
+            r = run(OURS, OURS_CODE, c, a.threads)
             if i:
-                runs["llama.cpp"].append(r)
+                runs["ours" + suffix].append(r)
+            if have_llama:
+                r = run(REF, LLAMA_CODE, c, a.threads)
+                if i:
+                    runs["llama.cpp" + suffix].append(r)
     if not a.no_float:
         runs["float32"].append(run(OURS, OURS_CODE, dict(cfg, float=True), a.threads))
     for m in methods:
@@ -217,6 +280,27 @@ def main():
         same = sum(x == y for x, y in zip(runs["ours"][0]["tokens"], runs["llama.cpp"][0]["tokens"]))
         print(f"greedy tokens equal to llama.cpp's (default settings) at {same} of {a.new_tokens} positions")
     print(f"written {a.out}")
+
+
+def ops(a):
+    """--ops: the products alone; ratios per round (each round runs every type once)."""
+    cfg = {"threads": a.threads, "rounds": max(a.rounds, 3) * 3, "tests": os.path.join(ROOT, "tests"),
+           "shapes": [[576, 1536], [2048, 2048]], "work": 2e9}
+    res = run(OURS, OPS_CODE, cfg, a.threads)
+    print(f"| {'shape':<18} | {'type':<7} | {'us (median)':>11} | {'float32 / type':>22} | {'q4_1 / type':>22} |")
+    print("|" + "-" * 20 + "|" + "-" * 9 + "|" + "-" * 13 + "|" + "-" * 24 + "|" + "-" * 24 + "|")
+    for shape, times in res.items():
+        for name, ts in times.items():
+            def ratios(base):
+                r = sorted(b / t for b, t in zip(times[base], ts))
+                return f"{r[0]:.2f} / {statistics.median(r):.2f} / {r[-1]:.2f}"
+            print(f"| {shape:<18} | {name:<7} | {statistics.median(ts):>11.1f} | {ratios('float32'):>22} | "
+                  f"{ratios('q4_1'):>22} |")
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    out = a.out.replace(".json", "_ops.json")
+    with open(out, "w") as fh:
+        json.dump({"config": cfg, "us": res}, fh, indent=1)
+    print(f"ratios min / median / max over {cfg['rounds']} interleaved rounds; written {out}")
 
 
 if __name__ == "__main__":

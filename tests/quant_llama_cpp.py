@@ -1,7 +1,8 @@
 """llama.cpp's side of tests/test_quant.py (run with .venv-ref's Python, where
 `scripts/setup.sh --llama-cpp` installs llama_cpp_python): the same GGUF file, the prompt
 token ids written by tests/quant_run.py, and llama.cpp's logits for every prompt position
-plus its greedy continuation.
+(the prompt evaluated as one batch), of the first token evaluated alone, and its greedy
+continuation.
 
     python tests/quant_llama_cpp.py MODEL.gguf IN.npz OUT.npz
 
@@ -61,6 +62,9 @@ def main():
         llm.reset()
         llm.eval(ids)
         res[f"logits{i}"] = np.array(llm.scores[:len(ids)], dtype=np.float32)
+        llm.reset()  # the first token alone: llama.cpp's one-row path (vec_dot), not its batched one
+        llm.eval(ids[:1])
+        res[f"first_alone{i}"] = np.array(llm.scores[0], dtype=np.float32)
         toks = []
         for t in llm.generate(ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0, reset=True):
             toks.append(t)

@@ -2,7 +2,7 @@
 quantised (torchnative.quant.from_gguf) and dequantised to float32 (transformers'
 from_pretrained), greedy generation and prompt logits of both on the same prompts.
 
-    python tests/quant_run.py OUT.npz [--llama-cpp-tokens]
+    python tests/quant_run.py OUT.npz [MODEL.gguf [NEW_TOKENS]]   (default: the bundled GGUF, 64)
 
 Writes OUT.npz: prompt token ids, logits of each path on each prompt, greedy tokens of
 each path. Both paths can also run under upstream torch for the float32 side, but the
@@ -31,6 +31,9 @@ def main():
     from torchnative.quant import from_gguf
 
     d, f = bundled_model()
+    new_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else NEW_TOKENS
+    if len(sys.argv) > 2:  # another GGUF of the same model (tests/quant_k_model.py's re-quantised copy)
+        d, f = os.path.split(os.path.abspath(sys.argv[2]))
     tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
     ids = [tok.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True,
                                    return_tensors="pt", return_dict=True)["input_ids"] for p in PROMPTS]
@@ -42,8 +45,8 @@ def main():
         for name, m in models.items():
             with torch.inference_mode():
                 res[f"{name}_logits{i}"] = m(x).logits[0].numpy()
-                g = m.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=NEW_TOKENS, do_sample=False,
-                               min_new_tokens=NEW_TOKENS)
+                g = m.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=new_tokens, do_sample=False,
+                               min_new_tokens=new_tokens)
             res[f"{name}_tokens{i}"] = g[0, x.shape[-1]:].numpy()
     np.savez(out, **res)
     print(json.dumps({"prompts": len(ids)}))

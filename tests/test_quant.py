@@ -134,8 +134,8 @@ print(json.dumps(1))
 
 def test_linear_errors():
     b = torch.from_numpy(random_blocks(3, 4, 64))
-    with pytest.raises(ValueError, match="unsupported quantisation type 12"):
-        quant.quant_linear(torch.randn(2, 64), b, 12)
+    with pytest.raises(ValueError, match="unsupported quantisation type 13"):
+        quant.quant_linear(torch.randn(2, 64), b, 13)
     with pytest.raises(RuntimeError, match="input has 96 features but the q4_1 weight's rows hold 64"):
         quant.quant_linear(torch.randn(2, 96), b, 3)
     with pytest.raises(RuntimeError, match="uint8"):
@@ -245,7 +245,7 @@ def test_load_errors_are_one_line_value_errors(tmp_path):
         (_copy_with(tmp_path, "unknown.gguf", edit=_set_type("blk.0.attn_q.weight", 99)),
          "tensor 'blk.0.attn_q.weight' has unknown ggml type 99"),
         (_copy_with(tmp_path, "q5.gguf", edit=_set_type("blk.2.ffn_up.weight", 6)),
-         r"tensor 'blk.2.ffn_up.weight' is Q5_0; the kept-quantised path reads Q4_0, Q4_1, Q8_0"),
+         r"tensor 'blk.2.ffn_up.weight' is Q5_0; the kept-quantised path reads Q4_0, Q4_1, Q8_0, Q4_K, Q6_K"),
         (str(tmp_path / "missing.gguf"), "cannot open GGUF file"),
     ]
     for path, pattern in cases:

@@ -1,5 +1,6 @@
 """Quantised inference: a transformers causal LM whose linear weights stay in a GGUF file's
-blocks (Q4_0, Q4_1, Q8_0), mapped from the file and never copied or dequantised.
+blocks (Q4_0, Q4_1, Q8_0, and the k-quants Q4_K, Q6_K), mapped from the file and never
+copied or dequantised.
 
     from torchnative.quant import from_gguf
     model = from_gguf("SmolLM2-135M-Instruct.Q4_1.gguf")   # the genuine LlamaForCausalLM
@@ -26,7 +27,7 @@ from torch import nn
 from torchnative.gguf_file import GGUFFile
 
 # ggml types the kernels read in place (kernels/quant.h)
-KEPT_TYPES = {2: "Q4_0", 3: "Q4_1", 8: "Q8_0"}
+KEPT_TYPES = {2: "Q4_0", 3: "Q4_1", 8: "Q8_0", 12: "Q4_K", 14: "Q6_K"}
 # architectures whose weight names and row permutation this loader knows
 SUPPORTED_ARCHITECTURES = ("llama",)
 
@@ -46,12 +47,13 @@ def _call(name, *args):
 
 
 def quant_linear(x, blocks, qtype):
-    """x (..., k) float32 @ dequantize(blocks)ᵀ: blocks (n, k/32 * block bytes) uint8."""
+    """x (..., k) float32 @ dequantize(blocks)ᵀ: blocks (n, k/QK * block bytes) uint8 (QK = 32,
+    256 for Q4_K / Q6_K)."""
     return _call("_tn_quant_linear", x, blocks, qtype)
 
 
 def dequantize(blocks, qtype):
-    """Block rows (..., k/32 * block bytes) uint8 -> (..., k) float32."""
+    """Block rows (..., k/QK * block bytes) uint8 -> (..., k) float32."""
     return _call("_tn_quant_dequantize", blocks, qtype)
 
 
@@ -153,7 +155,7 @@ def from_gguf(path, *, return_timings=False):
     """Builds the transformers causal LM of a GGUF file with its linear weights kept in the
     file's blocks. ValueError (one line, naming the file or tensor) for a truncated or
     corrupted file, an unsupported architecture or a linear weight in a type the kernels do
-    not read (Q4_K, Q6_K, ...: use the float path, --dtype float32)."""
+    not read (Q5_0, Q2_K, Q5_K, ...: use the float path, --dtype float32)."""
     import time
 
     from transformers import AutoModelForCausalLM

@@ -12,8 +12,9 @@
 #define CHUNK_ROWS 64
 #define MIN_TASK_BYTES 65536
 
-typedef struct { tn_qdot_kernel fn; const char *name; } kernel;
-#define K(f) ((kernel){f, #f})
+typedef struct { tn_qdot_kernel fn; const char *name; tn_qkdot_kernel kfn; } kernel;
+#define K(f) ((kernel){f, #f, NULL})
+#define KK(f) ((kernel){NULL, #f, f})
 
 static kernel pick(int qtype) {
 #if defined(__x86_64__)
@@ -22,38 +23,54 @@ static kernel pick(int qtype) {
         if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__avx512vnni);
         if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__avx512vnni);
         if (qtype == TN_QTYPE_Q8_0) return K(q8_0_qdot__avx512vnni);
+        if (qtype == TN_QTYPE_Q4_K) return KK(q4_k_qdot__avx512vnni);
+        if (qtype == TN_QTYPE_Q6_K) return KK(q6_k_qdot__avx512vnni);
     } else if (isa >= TN_ISA_AVX2) {
         if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__avx2);
         if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__avx2);
         if (qtype == TN_QTYPE_Q8_0) return K(q8_0_qdot__avx2);
+        if (qtype == TN_QTYPE_Q4_K) return KK(q4_k_qdot__avx2);
+        if (qtype == TN_QTYPE_Q6_K) return KK(q6_k_qdot__avx2);
     }
 #elif defined(__aarch64__)
     if (tn_cpu_has_asimd_dot()) {
         if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__neon);
         if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__neon);
         if (qtype == TN_QTYPE_Q8_0) return K(q8_0_qdot__neon);
+        if (qtype == TN_QTYPE_Q4_K) return KK(q4_k_qdot__neon);
+        if (qtype == TN_QTYPE_Q6_K) return KK(q6_k_qdot__neon);
     }
 #endif
     if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__ref);
     if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__ref);
     if (qtype == TN_QTYPE_Q8_0) return K(q8_0_qdot__ref);
-    return (kernel){NULL, NULL};
+    if (qtype == TN_QTYPE_Q4_K) return KK(q4_k_qdot__ref);
+    if (qtype == TN_QTYPE_Q6_K) return KK(q6_k_qdot__ref);
+    return (kernel){NULL, NULL, NULL};
 }
 
 tn_qdot_kernel tn_qdot_pick(int qtype) { return pick(qtype).fn; }
+tn_qkdot_kernel tn_qkdot_pick(int qtype) { return pick(qtype).kfn; }
 const char *tn_qdot_variant(int qtype) { return pick(qtype).name; }
 
-int64_t tn_qmatmul_scratch_blocks(int64_t m, int64_t k) { return m * (k / TN_QK); }
+size_t tn_qmatmul_scratch_bytes(int qtype, int64_t m, int64_t k) {
+    if (tn_qtype_block_elems(qtype) == TN_QKK) return (size_t)(m * (k / TN_QKK)) * sizeof(tn_q8k_block);
+    return (size_t)(m * (k / TN_QK)) * sizeof(tn_q8x_block);
+}
 
 typedef struct job {
     const tn_qmatmul_desc *d;
-    tn_qdot_kernel fn;
-    int64_t nb;
+    kernel kn;
+    int64_t nb; /* (super-)blocks per row */
 } job;
 
 static void quantize_rows(void *ctx, int64_t i0, int64_t i1) {
     const job *jb = ctx;
-    for (int64_t i = i0; i < i1; i++) tn_quant_q8x_row(jb->d->x + i * jb->d->ldx, jb->d->k, jb->d->scratch + i * jb->nb);
+    const tn_qmatmul_desc *d = jb->d;
+    for (int64_t i = i0; i < i1; i++) {
+        if (jb->kn.kfn) tn_quant_q8k_row(d->x + i * d->ldx, d->k, (tn_q8k_block *)d->scratch + i * jb->nb);
+        else tn_quant_q8x_row(d->x + i * d->ldx, d->k, (tn_q8x_block *)d->scratch + i * jb->nb);
+    }
 }
 
 static void run_chunks(void *ctx, int64_t c0, int64_t c1) {
@@ -61,7 +78,8 @@ static void run_chunks(void *ctx, int64_t c0, int64_t c1) {
     const tn_qmatmul_desc *d = jb->d;
     for (int64_t c = c0; c < c1; c++) {
         int64_t r0 = c * CHUNK_ROWS, nr = d->n - r0 < CHUNK_ROWS ? d->n - r0 : CHUNK_ROWS;
-        jb->fn(jb->nb, d->w + r0 * d->ldw, d->ldw, nr, d->scratch, jb->nb, d->m, d->y + r0, d->ldy);
+        if (jb->kn.kfn) jb->kn.kfn(jb->nb, d->w + r0 * d->ldw, d->ldw, nr, d->scratch, jb->nb, d->m, d->y + r0, d->ldy);
+        else jb->kn.fn(jb->nb, d->w + r0 * d->ldw, d->ldw, nr, d->scratch, jb->nb, d->m, d->y + r0, d->ldy);
     }
 }
 
@@ -73,7 +91,7 @@ static int64_t chunk_grain(int64_t m, int64_t row_bytes) {
 }
 
 void tn_qmatmul(const tn_qmatmul_desc *d) {
-    job jb = {.d = d, .fn = pick(d->qtype).fn, .nb = d->k / TN_QK};
+    job jb = {.d = d, .kn = pick(d->qtype), .nb = d->k / tn_qtype_block_elems(d->qtype)};
     if (d->m <= 0 || d->n <= 0) return;
     /* a quantised row is ~k/3 float operations; rows split when there are many */
     tn_parallel_for(d->m, d->k >= 4096 ? 1 : 4096 / (d->k > 0 ? d->k : 1), quantize_rows, &jb);

@@ -1,4 +1,5 @@
-/* quant.h — y = x · Wᵀ with W in GGUF block formats (Q4_0, Q4_1, Q8_0) read in place, in
+/* quant.h — y = x · Wᵀ with W in GGUF block formats (Q4_0, Q4_1, Q8_0; the k-quants Q4_K,
+ * Q6_K in the second section) read in place, in
  * 8da4w groups (int4 weights, int8 per-token activations) or int8 weight-only, for
  * decode (m = 1) and prefill (m up to a few hundred) shapes.
  *
@@ -39,14 +40,19 @@ typedef enum tn_qtype {
     TN_QTYPE_Q4_0 = 2,
     TN_QTYPE_Q4_1 = 3,
     TN_QTYPE_Q8_0 = 8,
+    TN_QTYPE_Q4_K = 12,
+    TN_QTYPE_Q6_K = 14,
 } tn_qtype;
 
-/* Elements per block (every supported format). */
+/* Elements per block of Q4_0 / Q4_1 / Q8_0, and per super-block of the k-quants. */
 #define TN_QK 32
+#define TN_QKK 256
 
 /* Bytes of one block of `qtype`, or 0 when the type is not supported. */
 int tn_qtype_block_bytes(int qtype);
-/* "q4_0" / "q4_1" / "q8_0", or NULL when the type is not supported. */
+/* Elements of one block of `qtype` (TN_QK or TN_QKK), or 0 when the type is not supported. */
+int tn_qtype_block_elems(int qtype);
+/* "q4_0" / "q4_1" / "q8_0" / "q4_k" / "q6_k", or NULL when the type is not supported. */
 const char *tn_qtype_name(int qtype);
 
 /* One block of quantised activations, llama.cpp's q8_1 in meaning (q8_0 plus s): with
@@ -62,7 +68,7 @@ typedef struct tn_q8x_block {
 /* Quantises one row of k (a multiple of TN_QK) floats into k/TN_QK blocks. */
 void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out);
 /* Dequantises `nrows` weight rows of k elements (row stride ldw bytes) into float32 rows of
- * stride ldo. qtype must be supported. */
+ * stride ldo. qtype must be supported (any of the five; k a multiple of its block). */
 void tn_quant_dequantize(int qtype, const uint8_t *w, int64_t ldw, int64_t nrows, int64_t k, float *out, int64_t ldo);
 
 /* ---- kernels (shared with the per-ISA files) ----------------------------------------
@@ -105,15 +111,79 @@ typedef struct tn_qmatmul_desc {
     int64_t ldw;
     float *y;           /* row stride ldy elements; overwritten */
     int64_t ldy;
-    tn_q8x_block *scratch; /* tn_qmatmul_scratch_blocks(m, k) blocks, written */
+    void *scratch;      /* tn_qmatmul_scratch_bytes(qtype, m, k) bytes, written: the
+                           quantised x (tn_q8x_block or, for the k-quants, tn_q8k_block) */
 } tn_qmatmul_desc;
 
-/* Blocks of scratch tn_qmatmul needs for the quantised x. */
-int64_t tn_qmatmul_scratch_blocks(int64_t m, int64_t k);
+/* Bytes of scratch tn_qmatmul needs for the quantised x. */
+size_t tn_qmatmul_scratch_bytes(int qtype, int64_t m, int64_t k);
 /* Runs the product on the thread pool (quantise x, then weight rows split across threads).
- * Preconditions (the ops layer checks them): supported qtype, k % TN_QK == 0, m, n >= 0.
- * No result depends on the thread count. */
+ * Preconditions (the ops layer checks them): supported qtype, k a multiple of
+ * tn_qtype_block_elems(qtype), m, n >= 0. No result depends on the thread count. */
 void tn_qmatmul(const tn_qmatmul_desc *d);
+
+/* ---- k-quants: Q4_K and Q6_K super-blocks of 256 (quant_k_ref.c) ----------------------
+ * ggml's layouts (ggml-common.h), little-endian, binary16 d / dmin:
+ *   Q4_K 144 bytes: d, dmin, 12 bytes of packed 6-bit scales sc[8] and mins mn[8]
+ *        (tn_q4k_scale_min), 128 bytes of nibbles. Sub-block s (32 elements) = 64-chunk
+ *        s/2's bytes qs[32(s/2) + l], low nibbles for even s, high for odd:
+ *        w = (d * sc[s]) * q - (dmin * mn[s]),  q in 0..15.
+ *   Q6_K 210 bytes: ql[128] (low 4 bits), qh[64] (high 2 bits), int8 scales[16], d.
+ *        Half h (128 elements) uses ql[64h..], qh[32h..], scales[8h..]; element 32t + l
+ *        (t < 4, l < 32) of the half is q = (ql[l + 32(t&1)] >> 4(t>>1) & 15)
+ *        | ((qh[l] >> 2t & 3) << 4), minus 32, and w = (d * scales[8h + (32t + l)/16]) * q.
+ * The activations are llama.cpp's Q8_K blocks (quantize_row_q8_K_ref's meaning): per 256
+ * elements, max = the element of largest |x| (the first one), iscale = -127/max,
+ * q = min(127, round-half-even(iscale * x)), d = 1/iscale (float32, not binary16), and
+ * bsums[j] = Σ of q over elements 16j..16j+15 (all zero, d = 0, for an all-zero block).
+ * Each (weight super-block, activation block) pair is then exact integer sums scaled in
+ * float32:
+ *   Q4_K:  (d_w * d_x) * Σ_s sc[s] Σ_{l in s} q_l xq_l  -  (dmin_w * d_x) * Σ_s mn[s] (bsums[2s] + bsums[2s+1])
+ *   Q6_K:  (d_w * d_x) * Σ_j scales[j] Σ_{l in 16-group j} q_l xq_l
+ * (|sums| < 2^28: int32 is exact), the products llama.cpp's ggml_vec_dot_q4_K_q8_K /
+ * q6_K_q8_K compute, so the kernels differ from it, and from each other, only in the
+ * order of float32 sums. The activation rounding error per element is at most
+ * max|x_block|/254 as for the 32-blocks, but over 256 elements. */
+typedef struct tn_q8k_block {
+    float d;
+    int8_t q[TN_QKK];
+    int16_t bsums[TN_QKK / 16];
+} tn_q8k_block;
+
+/* The 6-bit scale and min of each Q4_K sub-block from its 12 packed bytes: sub-blocks
+ * 0..3 in the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); 4..7 from the nibbles of
+ * bytes 8..11 (low: scale, high: min) with their top 2 bits in the high bits of bytes
+ * 0..3 (scales) and 4..7 (mins). */
+static inline void tn_q4k_scale_min(const uint8_t *p, uint8_t sc[8], uint8_t mn[8]) {
+    for (int j = 0; j < 4; j++) {
+        sc[j] = p[j] & 63, mn[j] = p[j + 4] & 63;
+        sc[j + 4] = (uint8_t)((p[j + 8] & 15) | ((p[j] >> 6) << 4));
+        mn[j + 4] = (uint8_t)((p[j + 8] >> 4) | ((p[j + 4] >> 6) << 4));
+    }
+}
+
+/* One Q4_K / Q6_K row of k elements to float32 (tn_quant_dequantize's k-quant half). */
+void tn_quant_k_dequantize_row(int qtype, const uint8_t *row, int64_t k, float *out);
+/* Quantises one row of k (a multiple of TN_QKK) floats into k/TN_QKK Q8_K blocks. */
+void tn_quant_q8k_row(const float *x, int64_t k, tn_q8k_block *out);
+
+/* Kernels as tn_qdot_kernel, over super-blocks: nb = k / TN_QKK. */
+typedef void (*tn_qkdot_kernel)(int64_t nb, const uint8_t *w, int64_t ldw, int64_t nrows, const tn_q8k_block *x,
+                                int64_t ldx, int64_t m, float *y, int64_t ldy);
+#define TN_QKDOT_DECLARE(name)                                                                      \
+    void name(int64_t nb, const uint8_t *w, int64_t ldw, int64_t nrows, const tn_q8k_block *x, int64_t ldx, \
+              int64_t m, float *y, int64_t ldy)
+TN_QKDOT_DECLARE(q4_k_qdot__ref);
+TN_QKDOT_DECLARE(q6_k_qdot__ref);
+TN_QKDOT_DECLARE(q4_k_qdot__avx2);
+TN_QKDOT_DECLARE(q6_k_qdot__avx2);
+TN_QKDOT_DECLARE(q4_k_qdot__avx512vnni);
+TN_QKDOT_DECLARE(q6_k_qdot__avx512vnni);
+TN_QKDOT_DECLARE(q4_k_qdot__neon);
+TN_QKDOT_DECLARE(q6_k_qdot__neon);
+/* This host's k-quant kernel for `qtype` (NULL: not a k-quant). tn_qdot_variant names
+ * either family's kernel. */
+tn_qkdot_kernel tn_qkdot_pick(int qtype);
 
 /* ---- 8da4w: int4 weights in groups, 8-bit per-token dynamic activations --------------
  * The layout torchnative.quantize(model, "8da4w", group_size=G) stores (and the int4

@@ -1,7 +1,8 @@
 /* quant_avx2.c — AVX2 quantised dot kernels (quant.h): 32 int8 pairs per block through
  * vpmaddubsw (unsigned × signed -> int16 pairs; |w| <= 128 and |x| <= 127 keep each pair
  * sum below 2^15) and vpmaddwd against ones (-> int32). Tiles of 4 activation rows × 2
- * weight rows fit the 16 ymm registers; decode runs 1 × 4. Called only after
+ * weight rows fit the 16 ymm registers; decode runs 1 × 4. The k-quants (quant_k_x86.inc)
+ * put their scales in the vpmaddwd operand and tile 2 × 2. Called only after
  * tn_cpu_isa() allows AVX2. */
 #include "kernels/quant.h"
 
@@ -23,6 +24,14 @@ DEFINE_KERNEL(q4_0, 18, 1, 4, 2, 4)
 DEFINE_KERNEL(q4_1, 20, 0, 4, 2, 4)
 DEFINE_KERNEL(q8_0, 34, 1, 4, 2, 4)
 DEFINE_I4_W8_KERNELS(2, 2, 4, 2)
+
+/* k-quants: vpmaddubsw pairs times int16 scales through vpmaddwd. */
+#define SCV(a, b) _mm256_set_m128i(_mm_set1_epi16((short)(b)), _mm_set1_epi16((short)(a)))
+#define DOT_SC(u, s, v) _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), v)
+#include "kernels/quant_k_x86.inc"
+
+DEFINE_K_KERNEL(q4_k, 2, 2, 4)
+DEFINE_K_KERNEL(q6_k, 2, 2, 4)
 
 #else
 /* ISO C forbids an empty translation unit. */

@@ -13,8 +13,15 @@ int tn_qtype_block_bytes(int qtype) {
     case TN_QTYPE_Q4_0: return 2 + TN_QK / 2;
     case TN_QTYPE_Q4_1: return 4 + TN_QK / 2;
     case TN_QTYPE_Q8_0: return 2 + TN_QK;
+    case TN_QTYPE_Q4_K: return 4 + 12 + TN_QKK / 2;
+    case TN_QTYPE_Q6_K: return TN_QKK / 2 + TN_QKK / 4 + TN_QKK / 16 + 2;
     default: return 0;
     }
+}
+
+int tn_qtype_block_elems(int qtype) {
+    if (qtype == TN_QTYPE_Q4_K || qtype == TN_QTYPE_Q6_K) return TN_QKK;
+    return tn_qtype_block_bytes(qtype) ? TN_QK : 0;
 }
 
 const char *tn_qtype_name(int qtype) {
@@ -22,6 +29,8 @@ const char *tn_qtype_name(int qtype) {
     case TN_QTYPE_Q4_0: return "q4_0";
     case TN_QTYPE_Q4_1: return "q4_1";
     case TN_QTYPE_Q8_0: return "q8_0";
+    case TN_QTYPE_Q4_K: return "q4_k";
+    case TN_QTYPE_Q6_K: return "q6_k";
     default: return NULL;
     }
 }
@@ -54,6 +63,10 @@ void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
 
 void tn_quant_dequantize(int qtype, const uint8_t *w, int64_t ldw, int64_t nrows, int64_t k, float *out, int64_t ldo) {
     int bb = tn_qtype_block_bytes(qtype);
+    if (tn_qtype_block_elems(qtype) == TN_QKK) {
+        for (int64_t r = 0; r < nrows; r++) tn_quant_k_dequantize_row(qtype, w + r * ldw, k, out + r * ldo);
+        return;
+    }
     for (int64_t r = 0; r < nrows; r++) {
         const uint8_t *row = w + r * ldw;
         float *o = out + r * ldo;

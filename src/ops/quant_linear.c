@@ -1,10 +1,11 @@
 /* quant_linear.c — the operators over quantised weights (kernels/quant.h): torchnative's own
  * GGUF and 8da4w products, and upstream's aten::_weight_int8pack_mm.
  *   aten::_tn_quant_linear(Tensor input, Tensor weight, int qtype) -> Tensor
- *       input (..., k) float32 times the block rows of weight (n, k/32 * block bytes)
- *       uint8, transposed: (..., n) float32. Backward w.r.t. input: formulas.def.
+ *       input (..., k) float32 times the block rows of weight (n, k/QK * block bytes)
+ *       uint8 (QK = 32, or 256 for the k-quants Q4_K / Q6_K), transposed: (..., n) float32.
+ *       Backward w.r.t. input: formulas.def.
  *   aten::_tn_quant_dequantize(Tensor weight, int qtype) -> Tensor
- *       block rows (..., k/32 * block bytes) uint8 -> (..., k) float32 (the embedding's
+ *       block rows (..., k/QK * block bytes) uint8 -> (..., k) float32 (the embedding's
  *       gathered rows, the backward's weight).
  *   aten::_tn_quant_linear_8da4w(Tensor input, Tensor weight, Tensor scales, int group_size) -> Tensor
  *       input (..., k) float32; weight (n, k/2) uint8 int4 quants in quant.h's chunk layout;
@@ -34,11 +35,11 @@
 #include "ops/shape.h"
 
 /* Row bytes of a k-element row of qtype. */
-static int64_t row_bytes(int qtype, int64_t k) { return k / TN_QK * tn_qtype_block_bytes(qtype); }
+static int64_t row_bytes(int qtype, int64_t k) { return k / tn_qtype_block_elems(qtype) * tn_qtype_block_bytes(qtype); }
 
 static tn_status check_weight(const char *op, const tn_tensor *w, int64_t qtype, int min_ndim) {
     if (!tn_qtype_name((int)qtype))
-        return tn_error(TN_ERR_VALUE, "%s: unsupported quantisation type %lld (supported: 2 = q4_0, 3 = q4_1, 8 = q8_0)",
+        return tn_error(TN_ERR_VALUE, "%s: unsupported quantisation type %lld (supported: 2 = q4_0, 3 = q4_1, 8 = q8_0, 12 = q4_k, 14 = q6_k)",
                         op, (long long)qtype);
     if (w->dtype != TN_DTYPE_UINT8)
         return tn_error(TN_ERR_RUNTIME, "%s: expected the weight's blocks as a uint8 tensor, got %s", op,
@@ -61,10 +62,11 @@ tn_status tn_op__tn_quant_linear(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "_tn_quant_linear: expected float32 input, got %s", tn_dtype_infos[x->dtype].c10_name);
     if (x->ndim < 1) return tn_error(TN_ERR_RUNTIME, "_tn_quant_linear: input must have at least 1 dimension");
     int64_t k = x->sizes[x->ndim - 1], n = w->sizes[0];
-    if (k % TN_QK || row_bytes((int)qtype, k) != w->sizes[1])
+    int qk = tn_qtype_block_elems((int)qtype);
+    if (k % qk || row_bytes((int)qtype, k) != w->sizes[1])
         return tn_error(TN_ERR_RUNTIME,
                         "_tn_quant_linear: input has %lld features but the %s weight's rows hold %lld (%lld bytes)",
-                        (long long)k, tn_qtype_name((int)qtype), (long long)(w->sizes[1] / tn_qtype_block_bytes((int)qtype) * TN_QK),
+                        (long long)k, tn_qtype_name((int)qtype), (long long)(w->sizes[1] / tn_qtype_block_bytes((int)qtype) * qk),
                         (long long)w->sizes[1]);
     int64_t sizes[TN_MAX_DIMS];
     for (int d = 0; d < x->ndim - 1; d++) sizes[d] = x->sizes[d];
@@ -79,10 +81,10 @@ tn_status tn_op__tn_quant_linear(const tn_value *args, tn_value *rets) {
     tn_status st = tn_tensor_contiguous(x, &xc);
     if (st == TN_OK) st = w->strides[1] == 1 ? (tn_tensor_retain(w), wc = w, TN_OK) : tn_tensor_contiguous(w, &wc);
     if (st == TN_OK) {
-        tn_q8x_block *scratch = NULL;
-        int64_t blocks = tn_qmatmul_scratch_blocks(m, k);
-        if (blocks > 0 && !(scratch = tn_thread_scratch(TN_SCRATCH_QUANT, (size_t)blocks * sizeof(tn_q8x_block))))
-            st = tn_error(TN_ERR_NO_MEMORY, "_tn_quant_linear: out of memory for %lld activation blocks", (long long)blocks);
+        void *scratch = NULL;
+        size_t bytes = tn_qmatmul_scratch_bytes((int)qtype, m, k);
+        if (bytes > 0 && !(scratch = tn_thread_scratch(TN_SCRATCH_QUANT, bytes)))
+            st = tn_error(TN_ERR_NO_MEMORY, "_tn_quant_linear: out of memory for %lld activation rows", (long long)m);
         if (st == TN_OK) {
             tn_qmatmul_desc d = {(int)qtype, m, n, k, tn_tensor_data(xc), k, tn_tensor_data(wc), wc->strides[0],
                                  tn_tensor_data(y), n, scratch};
@@ -100,7 +102,7 @@ tn_status tn_op__tn_quant_dequantize(const tn_value *args, tn_value *rets) {
     int64_t qtype = args[1].u.i;
     TN_TRY(check_weight("_tn_quant_dequantize", w, qtype, 1));
     int bb = tn_qtype_block_bytes((int)qtype);
-    int64_t sizes[TN_MAX_DIMS], rb = w->sizes[w->ndim - 1], k = rb / bb * TN_QK;
+    int64_t sizes[TN_MAX_DIMS], rb = w->sizes[w->ndim - 1], k = rb / bb * tn_qtype_block_elems((int)qtype);
     for (int d = 0; d < w->ndim - 1; d++) sizes[d] = w->sizes[d];
     sizes[w->ndim - 1] = k;
     tn_tensor *y;

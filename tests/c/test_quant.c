@@ -66,8 +66,10 @@ static void test_decode_blocks(void) {
     for (int j = 0; j < 32; j++) ok &= o[j] == 0.5f * (j - 16);
     TN_CHECK(ok, "q8_0 block decodes as d * q");
     TN_CHECK(tn_qtype_block_bytes(TN_QTYPE_Q4_0) == 18 && tn_qtype_block_bytes(TN_QTYPE_Q4_1) == 20 &&
-                 tn_qtype_block_bytes(TN_QTYPE_Q8_0) == 34 && tn_qtype_block_bytes(12) == 0 && !tn_qtype_name(12),
-             "block sizes; Q4_K (12) is not supported");
+                 tn_qtype_block_bytes(TN_QTYPE_Q8_0) == 34 && tn_qtype_block_bytes(TN_QTYPE_Q4_K) == 144 &&
+                 tn_qtype_block_bytes(TN_QTYPE_Q6_K) == 210 && tn_qtype_block_elems(TN_QTYPE_Q6_K) == 256 &&
+                 tn_qtype_block_bytes(13) == 0 && !tn_qtype_name(13) && tn_qtype_block_elems(13) == 0,
+             "block sizes; Q5_K (13) is not supported");
 }
 
 static void test_quantize_activations(void) {
@@ -168,6 +170,106 @@ static void driver_case(int qtype, int64_t m, int64_t n, int64_t k) {
     }
     tn_cpu_isa_set(host);
     free(w), free(x), free(y0), free(y1), free(xq), free(xq1);
+}
+
+static double worst_rel(const float *a, const float *b, int64_t count);
+
+/* ---- k-quants (Q4_K, Q6_K with Q8_K activations) -------------------------------------- */
+/* n rows of k random elements: random quants and packed scales, d (and dmin) ~1e-3 / 1e-2. */
+static uint8_t *random_k_weight(int qtype, int64_t n, int64_t k) {
+    int bb = tn_qtype_block_bytes(qtype);
+    int64_t blocks = n * (k / TN_QKK);
+    uint8_t *w = malloc((size_t)(blocks * bb + 1));
+    for (int64_t i = 0; i < blocks * bb; i++) w[i] = (uint8_t)rnd_u64();
+    for (int64_t b = 0; b < blocks; b++) {
+        uint16_t d = tn_f32_to_half(0.002f * (rnd() + 1.5f)), dm = tn_f32_to_half(0.01f * (rnd() + 1.0f));
+        if (qtype == TN_QTYPE_Q4_K) memcpy(w + b * bb, &d, 2), memcpy(w + b * bb + 2, &dm, 2);
+        else memcpy(w + b * bb + 208, &d, 2);
+    }
+    return w;
+}
+
+static void test_quantize_q8k(void) {
+    float x[512];
+    for (int j = 0; j < 512; j++) x[j] = j < 256 ? 4 * rnd() : 0;
+    x[77] = -9.0f; /* the largest |x|: its sign decides d's */
+    tn_q8k_block b[2];
+    tn_quant_q8k_row(x, 512, b);
+    bool ok = b[0].q[77] == -127 && b[0].d == 1.0f / (-127.0f / -9.0f); /* the max element maps to -127 */
+    for (int j = 0; j < 256; j++) ok &= fabsf(b[0].d * b[0].q[j] - x[j]) <= fabsf(b[0].d) * 0.5f * 1.0001f;
+    for (int g = 0; g < 16; g++) {
+        int s = 0;
+        for (int l = 0; l < 16; l++) s += b[0].q[16 * g + l];
+        ok &= b[0].bsums[g] == s;
+    }
+    TN_CHECK(ok, "q8k: iscale = -127/max (signed), d = 1/iscale, |x - d q| <= |d|/2, bsums = Σ of 16 quants");
+    ok = b[1].d == 0;
+    for (int j = 0; j < 256; j++) ok &= b[1].q[j] == 0;
+    for (int g = 0; g < 16; g++) ok &= b[1].bsums[g] == 0;
+    TN_CHECK(ok, "q8k: a zero block has d = 0, zero quants and bsums");
+}
+
+typedef struct { const char *name; tn_qkdot_kernel fn[2]; bool available; } isa_kkernels;
+static double worst_k_kernel_rel = 0, worst_k_deq_rel = 0;
+
+static void k_kernel_case(const isa_kkernels *ik, int qtype, int64_t m, int64_t n, int64_t k) {
+    int64_t nb = k / TN_QKK, ldw = nb * tn_qtype_block_bytes(qtype);
+    int qi = qtype == TN_QTYPE_Q6_K;
+    uint8_t *w = random_k_weight(qtype, n, k);
+    float *x = random_x(m * k), *y0 = calloc((size_t)(m * n + 1), sizeof(float)), *y1 = calloc((size_t)(m * n + 1), sizeof(float));
+    tn_q8k_block *xq = malloc(sizeof(tn_q8k_block) * (size_t)(m * nb + 1));
+    for (int64_t i = 0; i < m; i++) tn_quant_q8k_row(x + i * k, k, xq + i * nb);
+    ik[0].fn[qi](nb, w, ldw, n, xq, nb, m, y0, n);
+    for (int t = 1; ik[t].name; t++) {
+        if (!ik[t].available) continue;
+        for (int64_t i = 0; i < m * n; i++) y1[i] = NAN;
+        ik[t].fn[qi](nb, w, ldw, n, xq, nb, m, y1, n);
+        double e = worst_rel(y0, y1, m * n);
+        if (e > worst_k_kernel_rel) worst_k_kernel_rel = e;
+        TN_CHECK(e <= 1e-5, "%s %s m=%lld n=%lld k=%lld: worst |diff|/max|y| %.3g vs the reference", ik[t].name,
+                 tn_qtype_name(qtype), (long long)m, (long long)n, (long long)k, e);
+    }
+    free(w), free(x), free(y0), free(y1), free(xq);
+}
+
+/* The driver against a double dequantise-then-multiply (relative to Σ|x w|), then the same
+ * bits on every tier's kernel run serially and on 1 / 2 threads. */
+static void k_driver_case(int qtype, int64_t m, int64_t n, int64_t k) {
+    int64_t nb = k / TN_QKK, ldw = nb * tn_qtype_block_bytes(qtype);
+    uint8_t *w = random_k_weight(qtype, n, k);
+    float *x = random_x(m * k), *y0 = malloc(sizeof(float) * (size_t)(m * n)), *y1 = malloc(sizeof(float) * (size_t)(m * n));
+    float *wf = malloc(sizeof(float) * (size_t)(n * k));
+    void *xq = malloc(tn_qmatmul_scratch_bytes(qtype, m, k));
+    tn_q8k_block *xq1 = malloc(sizeof(tn_q8k_block) * (size_t)(m * nb));
+    tn_quant_dequantize(qtype, w, ldw, n, k, wf, k);
+    tn_qmatmul_desc d = {qtype, m, n, k, x, k, w, ldw, y0, n, xq};
+    tn_qmatmul(&d);
+    double worst = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t r = 0; r < n; r++) {
+            double s = 0, a = 0;
+            for (int64_t p = 0; p < k; p++) s += (double)x[i * k + p] * wf[r * k + p], a += fabs((double)x[i * k + p] * wf[r * k + p]);
+            double e = fabs(y0[i * n + r] - s) / (a + 1e-30);
+            if (e > worst) worst = e;
+        }
+    if (worst > worst_k_deq_rel) worst_k_deq_rel = worst;
+    TN_CHECK(worst <= 2e-3, "%s m=%lld n=%lld k=%lld (%s): worst |y - x·deq(W)ᵀ| / Σ|x w| = %.3g", tn_qtype_name(qtype),
+             (long long)m, (long long)n, (long long)k, tn_qdot_variant(qtype), worst);
+    tn_isa host = tn_cpu_host_isa();
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (int64_t i = 0; i < m; i++) tn_quant_q8k_row(x + i * k, k, xq1 + i * nb);
+        tn_qkdot_pick(qtype)(nb, w, ldw, n, xq1, nb, m, y0, n);
+        for (int threads = 1; threads <= 2; threads++) {
+            tn_set_num_threads(threads);
+            tn_qmatmul_desc d2 = {qtype, m, n, k, x, k, w, ldw, y1, n, xq};
+            tn_qmatmul(&d2);
+            TN_CHECK(!memcmp(y0, y1, sizeof(float) * (size_t)(m * n)), "driver %s (%s) m=%lld n=%lld k=%lld threads=%d differs",
+                     tn_qtype_name(qtype), tn_qdot_variant(qtype), (long long)m, (long long)n, (long long)k, threads);
+        }
+    }
+    tn_cpu_isa_set(host);
+    free(w), free(x), free(y0), free(y1), free(wf), free(xq), free(xq1);
 }
 
 /* ---- 8da4w and int8 weight-only ------------------------------------------------------ */
@@ -340,6 +442,29 @@ int main(void) {
         driver_case(QTYPES[q], 13, 200, 256);
         driver_case(QTYPES[q], 64, 67, 64);
     }
+    isa_kkernels ikk[] = {
+        {"ref", {q4_k_qdot__ref, q6_k_qdot__ref}, true},
+#if defined(__x86_64__)
+        {"avx2", {q4_k_qdot__avx2, q6_k_qdot__avx2}, host >= TN_ISA_AVX2},
+        {"avx512vnni", {q4_k_qdot__avx512vnni, q6_k_qdot__avx512vnni}, host >= TN_ISA_AVX512 && f->avx512_vnni},
+#elif defined(__aarch64__)
+        {"neon", {q4_k_qdot__neon, q6_k_qdot__neon}, f->asimd_dot},
+#endif
+        {NULL, {NULL, NULL}, false},
+    };
+    test_quantize_q8k();
+    const int kq[] = {TN_QTYPE_Q4_K, TN_QTYPE_Q6_K};
+    const int64_t kks[] = {256, 512, 1536};
+    for (int q = 0; q < 2; q++) {
+        for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+            for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+                for (size_t c = 0; c < sizeof kks / sizeof *kks; c++) k_kernel_case(ikk, kq[q], ms[a], ns[b], kks[c]);
+        k_driver_case(kq[q], 1, 130, 1536);
+        k_driver_case(kq[q], 13, 200, 256);
+        k_driver_case(kq[q], 7, 67, 512);
+    }
+    printf("k-quants: worst kernel-vs-reference |diff|/max|y| %.3g; worst driver-vs-dequantised |diff|/Σ|xw| %.3g\n",
+           worst_k_kernel_rel, worst_k_deq_rel);
     isa_i4w8 ik4[] = {
         {"ref", i4_qdot__ref, w8_dot__ref, true},
 #if defined(__x86_64__)
