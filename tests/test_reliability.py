@@ -348,6 +348,48 @@ step(lambda: torch.threshold(s, 1, 2).tolist())
 step(lambda: torch._C._nn._pad_circular(torch.ones(2, 7), [-4]))
 step(lambda: torch._C._nn._pad_circular(torch.arange(14.).view(2, 7), [1, 1, 1]).tolist())
 """,
+    # torch.add/sub/addcmul/addcdiv's deprecated signatures with the Scalar second: the
+    # functional form bound out='s argument list (self read from the wrong slot: TypeError,
+    # and addcmul/addcdiv a SIGSEGV)
+    "deprecated_scalar_second_signatures": """
+import warnings
+warnings.simplefilter("ignore")
+o = torch.ones(3)
+step(lambda: torch.add(o, 2, o).tolist())
+step(lambda: torch.add(o, 2, 3).tolist())
+step(lambda: torch.add(o, 2.5, 3).tolist())
+step(lambda: torch.sub(o, 2, 3).tolist())
+step(lambda: torch.add(o.long(), 2.5, 3))
+step(lambda: torch.add(o.long(), True, 3))
+step(lambda: torch.add(o, 2, 3, out=torch.empty(3)).tolist())
+step(lambda: torch.addcmul(o, 2, o, o * 3).tolist())
+step(lambda: torch.addcdiv(o, 2, o, o * 4).tolist())
+step(lambda: torch.addcmul(o, 2, o, o, out=torch.empty(3)).tolist())
+""",
+    # the derived out= and in-place forms of TensorIterator operators (and cat) refuse a
+    # written-to tensor overlapping itself or partially overlapping an input
+    "derived_out_overlap": """
+b = torch.arange(16.)
+e = torch.ones(1)
+step(lambda: torch.exp(b[:4], out=b[2:6]))
+step(lambda: torch.exp(b[:4], out=b[:4].view(2, 2)))
+step(lambda: torch.exp(b[:4].clone(), out=b[:4]).tolist())
+step(lambda: torch.exp(b[:4], out=b[::2][:4]).tolist())
+step(lambda: torch.exp(b[:4], out=e.expand(2)))
+step(lambda: torch.sigmoid(b[:4], out=e.expand(4)))
+step(lambda: torch.add(b[:4], 1, out=e.expand(4)))
+step(lambda: torch.nn.functional.gelu(b[:3], out=e.expand(3, 3)) if False else torch._C._nn.gelu(b[:3], out=e.expand(3, 3)))
+step(lambda: torch.where(b[:4] > 0, b[:4], b[:4], out=b[2:6]))
+step(lambda: torch.lerp(b[:4], b[1:5], 0.5, out=b[2:6]))
+step(lambda: torch.frexp(b[:4], out=(b[2:6], torch.ones(4, dtype=torch.int32))))
+step(lambda: b.clone()[:4].eq_(b[2:6]))
+step(lambda: (lambda c: c[:4].add_(c[2:6]))(b.clone()))
+step(lambda: (lambda c: c[:4].add_(c[:4]).tolist())(b.clone()))
+step(lambda: (lambda c: torch.cat([c[:4], c[4:8]], out=c[2:10]))(b.clone()))
+step(lambda: (lambda c: torch.cat([c[:4], c[4:8]], out=c[8:16]).tolist())(b.clone()))
+step(lambda: (lambda c: torch.ops.aten.masked_fill.Scalar_out(c[:4], c[:4] > 1, 2., out=c[2:6]).tolist())(b.clone()))
+step(lambda: (lambda c: torch.mvlgamma(c[:4] + 3, 1, out=c[2:6]).shape)(b.clone()))
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])
