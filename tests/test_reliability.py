@@ -286,6 +286,110 @@ step(lambda: torch.ops.aten.slice_backward.out(gg, (2**62, 7), -2, 3, 0, 2**31 -
 step(lambda: torch.ops.aten.slice_backward.default(gg, (2**62, 7), 0, 0, 3, 1))
 step(lambda: torch.ops.aten.select_backward.default(gg[0], (2**62, 4, 3), 0, 0))
 """,
+    # session 15's new operators, argument checks in upstream's order: a dim read by
+    # size() (IndexError, "no dimensions" for a 0-dim tensor) before the op's own checks
+    "check_order_size_reads": """
+step(lambda: torch.mv(torch.tensor(1.), torch.tensor(2)))
+step(lambda: torch.mv(torch.ones(2), torch.ones(2)))
+g4, i4 = torch.ones(4), torch.zeros(4, dtype=torch.long)
+step(lambda: torch.ops.aten.fractional_max_pool2d_backward(g4, torch.ones(4), [3, 5], [0, 1], i4))
+step(lambda: torch.ops.aten.fractional_max_pool2d_backward(g4, torch.ones(4, 4), [3, 5], [0, 1], i4))
+step(lambda: torch.ops.aten.fractional_max_pool2d_backward(g4, torch.tensor(1.), [3, 5], [0, 1], i4))
+step(lambda: torch.ops.aten.fractional_max_pool2d_backward(g4, torch.ones(2, 2, 2), [3, 5], [0, 1], i4))
+step(lambda: torch.ops.aten.fractional_max_pool3d_backward(torch.ones(2), torch.ones(2, 1, 2), [7, 1, 2], [4, 1, 3], i4))
+step(lambda: torch.ops.aten.fractional_max_pool3d_backward(torch.ones(2), torch.ones(2, 1, 2, 2), [7, 1, 2], [4, 1, 3], i4))
+step(lambda: torch.ops.aten.fractional_max_pool3d_backward(torch.ones(2, 1, 2, 2), torch.ones(2, 1, 2, 2), [7, 1, 2], [2, 1, 2], i4))
+step(lambda: torch.gradient(torch.ones(1), dim=[0, 1, 2], edge_order=2))
+step(lambda: torch.gradient(torch.ones(4), dim=[0, 0], edge_order=1))
+step(lambda: torch.gradient(torch.tensor(1.), dim=[0], edge_order=1))
+step(lambda: torch.gradient(torch.tensor(1.), edge_order=1))
+step(lambda: torch.gradient(torch.ones(3, dtype=torch.uint8), edge_order=3))
+step(lambda: torch.gradient(torch.ones(3), spacing=[1., 2.], dim=[0], edge_order=3))
+""",
+    "check_order_index_fill_reduce": """
+a = torch.ones(2, 2)
+step(lambda: torch.index_fill(a, 5, torch.tensor([0], dtype=torch.int32), 1))
+step(lambda: torch.index_fill(a, 0, torch.tensor([0], dtype=torch.int32), 1))
+step(lambda: torch.index_fill(a, 5, torch.tensor([[0]]), 1))
+step(lambda: torch.index_fill(a, 5, torch.tensor([[0]]), 1j))
+step(lambda: torch.index_fill(a, 0, torch.tensor([[0]]), torch.ones(2)))
+step(lambda: torch.index_fill(a, 0, torch.tensor([0.]), 1))
+step(lambda: torch.index_fill(a, 0, torch.tensor([0]), torch.tensor(1j)))
+step(lambda: torch.index_fill(torch.tensor(1.), 0, torch.tensor([0]), 2))
+step(lambda: torch.index_fill(torch.tensor(1.), 1, torch.tensor([0]), 2))
+step(lambda: torch.ones(2, 2).index_fill_(0, torch.tensor([[0]]), 3))
+step(lambda: torch.index_fill(torch.ones(3, 0, 3), -4, torch.ones(1, 0, 5, dtype=torch.int32), torch.ones(3, 0, 3)))
+step(lambda: torch.ops.aten.index_reduce(torch.ones(1, 1), 2, torch.tensor([0]), torch.ones(1, 1), ""))
+step(lambda: torch.ops.aten.index_reduce(torch.ones(1, 1), 2, torch.tensor([0]), torch.ones(1, 1), "prod"))
+""",
+    # out= forms upstream generates from the functional (the view copies) or whose
+    # structured kernel fixes the dtype (the paddings): out must have the result's dtype
+    "derived_out_exact_dtype": """
+d = dict(dtype=torch.float64)
+step(lambda: torch.permute_copy(torch.ones(2, 2, dtype=torch.half), [1, 0], out=torch.empty(2, 2, dtype=torch.bfloat16)))
+step(lambda: torch.permute_copy(torch.ones(2, 2), [1, 0], out=torch.empty(2, 2)))
+step(lambda: torch.as_strided_copy(torch.ones(4), [2], [1], out=torch.empty(2, **d)))
+step(lambda: torch.expand_copy(torch.ones(2), [2, 2], out=torch.empty(2, 2, **d)))
+step(lambda: torch.view_copy(torch.ones(4), torch.int32, out=torch.empty(4, **d)))
+step(lambda: torch.slice_scatter(torch.ones(4), torch.ones(2), 0, 0, 2, out=torch.empty(4, **d)))
+step(lambda: torch._C._nn.reflection_pad1d(torch.ones(1, 3), [1, 1], out=torch.empty(1, 5, **d)))
+step(lambda: torch._C._nn.reflection_pad2d(torch.ones(1, 3, 3), [1, 1, 1, 1], out=torch.empty(1, 5, 5, **d)))
+step(lambda: torch._C._nn.replication_pad1d(torch.ones(1, 3), [1, 1], out=torch.empty(1, 5, **d)))
+step(lambda: torch._C._nn.replication_pad2d(torch.ones(1, 3, 3), [1, 1, 1, 1], out=torch.empty(1, 5, 5, **d)))
+""",
+    # threshold reads its Scalars in an integer self's dtype (checked); _pad_circular pads
+    # pad.size() // 2 dims, so an odd trailing entry pads nothing
+    "threshold_scalar_range_pad_circular_odd": """
+s = torch.ones(1, dtype=torch.int16)
+step(lambda: torch.threshold(s, True, float("nan")))
+step(lambda: torch.threshold(s, True, float("nan"), out=torch.empty(1, dtype=torch.bfloat16)))
+step(lambda: torch.threshold(s, 1e9, 2))
+step(lambda: torch.threshold(s, 1, 2).tolist())
+step(lambda: torch._C._nn._pad_circular(torch.ones(2, 7), [-4]))
+step(lambda: torch._C._nn._pad_circular(torch.arange(14.).view(2, 7), [1, 1, 1]).tolist())
+""",
+    # torch.add/sub/addcmul/addcdiv's deprecated signatures with the Scalar second: the
+    # functional form bound out='s argument list (self read from the wrong slot: TypeError,
+    # and addcmul/addcdiv a SIGSEGV)
+    "deprecated_scalar_second_signatures": """
+import warnings
+warnings.simplefilter("ignore")
+o = torch.ones(3)
+step(lambda: torch.add(o, 2, o).tolist())
+step(lambda: torch.add(o, 2, 3).tolist())
+step(lambda: torch.add(o, 2.5, 3).tolist())
+step(lambda: torch.sub(o, 2, 3).tolist())
+step(lambda: torch.add(o.long(), 2.5, 3))
+step(lambda: torch.add(o.long(), True, 3))
+step(lambda: torch.add(o, 2, 3, out=torch.empty(3)).tolist())
+step(lambda: torch.addcmul(o, 2, o, o * 3).tolist())
+step(lambda: torch.addcdiv(o, 2, o, o * 4).tolist())
+step(lambda: torch.addcmul(o, 2, o, o, out=torch.empty(3)).tolist())
+""",
+    # the derived out= and in-place forms of TensorIterator operators (and cat) refuse a
+    # written-to tensor overlapping itself or partially overlapping an input
+    "derived_out_overlap": """
+b = torch.arange(16.)
+e = torch.ones(1)
+step(lambda: torch.exp(b[:4], out=b[2:6]))
+step(lambda: torch.exp(b[:4], out=b[:4].view(2, 2)))
+step(lambda: torch.exp(b[:4].clone(), out=b[:4]).tolist())
+step(lambda: torch.exp(b[:4], out=b[::2][:4]).tolist())
+step(lambda: torch.exp(b[:4], out=e.expand(2)))
+step(lambda: torch.sigmoid(b[:4], out=e.expand(4)))
+step(lambda: torch.add(b[:4], 1, out=e.expand(4)))
+step(lambda: torch.nn.functional.gelu(b[:3], out=e.expand(3, 3)) if False else torch._C._nn.gelu(b[:3], out=e.expand(3, 3)))
+step(lambda: torch.where(b[:4] > 0, b[:4], b[:4], out=b[2:6]))
+step(lambda: torch.lerp(b[:4], b[1:5], 0.5, out=b[2:6]))
+step(lambda: torch.frexp(b[:4], out=(b[2:6], torch.ones(4, dtype=torch.int32))))
+step(lambda: b.clone()[:4].eq_(b[2:6]))
+step(lambda: (lambda c: c[:4].add_(c[2:6]))(b.clone()))
+step(lambda: (lambda c: c[:4].add_(c[:4]).tolist())(b.clone()))
+step(lambda: (lambda c: torch.cat([c[:4], c[4:8]], out=c[2:10]))(b.clone()))
+step(lambda: (lambda c: torch.cat([c[:4], c[4:8]], out=c[8:16]).tolist())(b.clone()))
+step(lambda: (lambda c: torch.ops.aten.masked_fill.Scalar_out(c[:4], c[:4] > 1, 2., out=c[2:6]).tolist())(b.clone()))
+step(lambda: (lambda c: torch.mvlgamma(c[:4] + 3, 1, out=c[2:6]).shape)(b.clone()))
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])

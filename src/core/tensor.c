@@ -402,6 +402,12 @@ tn_status tn_wrap_dim(int64_t dim, int ndim, int *out) {
     return TN_OK;
 }
 
+tn_status tn_wrap_dim_strict(int64_t dim, int ndim, int *out) {
+    if (ndim == 0)
+        return tn_error(TN_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
+    return tn_wrap_dim(dim, ndim, out);
+}
+
 tn_status tn_tensor_resize(tn_tensor *t, int ndim, const int64_t *sizes) {
     int64_t n, need, off;
     TN_TRY(numel_of(ndim, sizes, &n));

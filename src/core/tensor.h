@@ -148,5 +148,8 @@ tn_status tn_check_storage_bounds(int ndim, const int64_t *sizes, const int64_t 
                                   int64_t offset, int itemsize, int64_t storage_nbytes);
 /* Wraps a negative dimension and checks range; `ndim` 0 behaves as 1 (upstream rule). */
 tn_status tn_wrap_dim(int64_t dim, int ndim, int *out);
+/* As tn_wrap_dim without the 0-dim rule (upstream's Tensor::size(dim) and
+ * maybe_wrap_dim(wrap_scalar=false)): a 0-dim tensor has no dim to name (IndexError). */
+tn_status tn_wrap_dim_strict(int64_t dim, int ndim, int *out);
 
 #endif

@@ -417,6 +417,28 @@ static double sf_j0(double x) {
     }
     return bessel_far(x, false, false);
 }
+/* sf_j0 in float arithmetic, as upstream's bessel_j0_forward<float> computes it (float
+ * coefficients, Horner steps, argument reduction and cosf/sinf all rounded to float: near
+ * the zeros of a large argument the result is float's, not the double one rounded). */
+static float ratio_f(float z, const double *num, int nn, const double *den, int nd) {
+    float p = 0, q = 0;
+    for (int i = 0; i < nn; i++) p = p * z + (float)num[i];
+    for (int i = 0; i < nd; i++) q = q * z + (float)den[i];
+    return p / q;
+}
+static float sf_j0_f(float x) {
+    x = fabsf(x);
+    if (x <= 5.0f) {
+        if (x < 0.00001f) return 1.0f - x * x / 4.0f;
+        float num = 0, den = 0, z = x * x;
+        for (int i = 0; i < 4; i++) num = num * z + (float)BJ0_RP[i];
+        for (int i = 0; i < 8; i++) den = den * z + (float)BJ0_RQ[i];
+        return (z - 5.78318596294678452118e+00f) * (z - 3.04712623436620863991e+01f) * num / den;
+    }
+    float q = 25.0f / (x * x), ph = x - 0.785398163397448309615660845819875721f;
+    return (ratio_f(q, BJ0_PP, 7, BJ0_PQ, 7) * cosf(ph) - 5.0f / x * ratio_f(q, BJ0_QP, 8, BJ0_QQ, 7) * sinf(ph)) *
+           0.797884560802865355879892119868763737f / sqrtf(x);
+}
 static double sf_j1(double x) {
     if (x < 0) return -sf_j1(-x);
     if (x <= 5) {
@@ -632,7 +654,7 @@ TN_SF1(entr, sf_entr)
 TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float)))
 TN_SF1_F2(ndtri, sf_ndtri)
 TN_SF1_F2(log_ndtr, sf_log_ndtr)
-TN_SF1_F2(bessel_j0, sf_j0)
+TN_EW_F2(TN_EW_U_SAME, bessel_j0, sizeof(T) == sizeof(float) ? (T)sf_j0_f((float)x) : (T)sf_j0((double)x))
 TN_SF1_F2(bessel_j1, sf_j1)
 TN_SF1_F2(bessel_y0, sf_y0)
 TN_SF1_F2(bessel_y1, sf_y1)

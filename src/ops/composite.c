@@ -408,6 +408,12 @@ tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
 /* aten::threshold(self, threshold, value): value where self <= threshold (NaN stays), in self's dtype */
 tn_status tn_op_threshold(const tn_value *args, tn_value *rets) {
     tn_tensor *m;
+    /* upstream's kernel reads both Scalars in self's dtype first: checked for the integers */
+    if (tn_dtype_is_integral(args[0].u.t->dtype, false)) {
+        char buf[16];
+        TN_TRY(tn_scalar_to_bytes(&args[1], args[0].u.t->dtype, buf));
+        TN_TRY(tn_scalar_to_bytes(&args[2], args[0].u.t->dtype, buf));
+    }
     tn_value la[2] = {args[0], args[1]};
     TN_TRY(tn_dispatch_one(TN_OP_le_Scalar, la, &m));
     tn_value fa[3] = {args[0], tn_value_tensor(m), args[2]};

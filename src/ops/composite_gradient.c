@@ -79,20 +79,30 @@ static tn_status gradient(tn_tensor *x, const tn_value *spacing, int nsp, bool t
     int64_t all[TN_MAX_DIMS], nd = dims ? ndims : x->ndim;
     if (!dims) for (int i = 0; i < x->ndim; i++) all[i] = i;
     const int64_t *dl = dims ? dims : all;
-    if (order != 1 && order != 2) return tn_error(TN_ERR_RUNTIME, "torch.gradient only supports edge_order=1 and edge_order=2.");
+    if (x->dtype == TN_DTYPE_UINT8) return tn_error(TN_ERR_RUNTIME, "torch.gradient does not support uint8 input.");
     bool list = spacing && (tensors || spacing->tag == TN_V_SCALARLIST);
     if (list ? nsp != nd : nsp > 1)
         return tn_error(TN_ERR_RUNTIME, "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to have the same length, but got a spacing argument of length %d and a dim argument of length %lld.",
                         nsp, (long long)nd);
+    if (order != 1 && order != 2) return tn_error(TN_ERR_RUNTIME, "torch.gradient only supports edge_order=1 and edge_order=2.");
     int64_t w[TN_MAX_DIMS];
+    /* upstream's order: the whole dim list is wrapped (a 0-dim input as 1-d) and checked
+     * for repeats, then each size is read (a 0-dim input has none: IndexError) */
+    bool seen[TN_MAX_DIMS] = {false};
+    for (int64_t i = 0; dims && i < nd; i++) {
+        int d;
+        TN_TRY(tn_wrap_dim(dl[i], x->ndim, &d));
+        if (seen[d]) return tn_error(TN_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d);
+        seen[d] = true;
+    }
     for (int64_t i = 0; i < nd; i++) {
-        int64_t d = dl[i];
-        int lo = x->ndim ? -x->ndim : -1, hi = x->ndim ? x->ndim - 1 : 0;
-        if (d < lo || d > hi)
-            return tn_error(TN_ERR_INDEX, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", lo, hi, (long long)d);
-        w[i] = d < 0 ? d + x->ndim : d;
-        if (x->ndim == 0 || x->sizes[w[i]] < order + 1)
+        int d;
+        TN_TRY(tn_wrap_dim_strict(dl[i], x->ndim, &d));
+        w[i] = d;
+        if (x->sizes[d] < order + 1)
             return tn_error(TN_ERR_RUNTIME, "torch.gradient expected each dimension size to be at least edge_order+1");
+    }
+    for (int64_t i = 0; i < nd; i++) {
         if (tensors) {
             tn_tensor *t = spacing->u.tlist.data[i];
             if (t->ndim != 1 || t->sizes[0] != x->sizes[w[i]])

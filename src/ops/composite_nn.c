@@ -505,7 +505,7 @@ tn_status tn_op__pad_circular(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
     const int64_t *pad = args[1].u.ilist.data;
     int64_t np = args[1].u.ilist.n, npd = np / 2, nonpad = x->ndim - npd;
-    if (np % 2 != 0 || (nonpad != 1 && nonpad != 2))
+    if (nonpad != 1 && nonpad != 2) /* an odd trailing entry pads nothing, as upstream's pad.size() / 2 */
         return tn_error(TN_ERR_RUNTIME, "Invalid padding size, expected 1 or 2 non-padded dimensions, which would be "
                                         "equivalent to padding of length %d or %d respectively but got %lld",
                         (x->ndim - 1) * 2, (x->ndim - 2) * 2, (long long)np);

@@ -395,11 +395,18 @@ tn_status tn_op_index_copy(const tn_value *args, tn_value *rets) {
 
 /* aten::index_fill.int_Scalar / int_Tensor(self, dim, index, value) */
 static tn_status index_fill(const tn_value *args, tn_value *rets, bool tensor_value) {
-    tn_tensor *self = args[0].u.t;
+    tn_tensor *self = args[0].u.t, *index = args[2].u.t;
     int64_t dim = args[1].u.i;
-    TN_TRY(index_checks("index_fill_", self, &dim, args[2].u.t, NULL));
+    /* upstream's index_fill_ checks, in its order (its own, not index_checks') */
     if (tensor_value && args[3].u.t->ndim != 0)
         return tn_error(TN_ERR_RUNTIME, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", args[3].u.t->ndim);
+    if (index->dtype != TN_DTYPE_INT64) return tn_error(TN_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
+    bool cx_value = tensor_value ? tn_dtype_is_complex(args[3].u.t->dtype) : args[3].tag == TN_V_COMPLEX;
+    if (cx_value && !tn_dtype_is_complex(self->dtype))
+        return tn_error(TN_ERR_RUNTIME, "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+    TN_TRY(tn_cx_check_dim(dim, self->ndim));
+    dim = tn_cx_wrap_dim(dim, self->ndim);
+    if (index->ndim > 1) return tn_error(TN_ERR_RUNTIME, "Index has to be a vector/scalar");
     tn_cx c = {0};
     tn_tensor *v = tensor_value ? to_dtype(&c, args[3].u.t, self->dtype)
                                 : tn_cx_call(&c, TN_OP_scalar_tensor, TN_ARGS(args[3], dtype_v(self->dtype), TN_NONE, device_v(self), TN_NONE));
@@ -601,9 +608,9 @@ tn_status tn_op_index_reduce(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t;
     int64_t dim = args[1].u.i;
     const char *red = args[4].u.s.data;
-    TN_TRY(index_checks("index_reduce_", self, &dim, index, src));
     if (strcmp(red, "prod") && strcmp(red, "mean") && strcmp(red, "amax") && strcmp(red, "amin"))
         return tn_error(TN_ERR_RUNTIME, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", red);
+    TN_TRY(index_checks("index_reduce_", self, &dim, index, src));
     int nd = src->ndim > 0 ? src->ndim : 1;
     if (src->ndim != self->ndim && !(src->ndim <= 1 && self->ndim <= 1))
         return tn_error(TN_ERR_INDEX, "index_reduce_(): Source/destination tensor must have same slice shapes.");

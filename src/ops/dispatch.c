@@ -5,6 +5,7 @@
 #include "autograd/autograd.h"
 #include "autograd/formulas.h"
 #include "ops/graph.h"
+#include "ops/iter.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +109,26 @@ static tn_status out_rule_before(tn_out_rule rule, const tn_op_schema *s, const 
     return st != TN_OK ? st : failed;
 }
 
+/* A TensorIterator operator's written-to tensors (its out=, or its in-place self) against
+ * itself and each input, in upstream's order: internal overlap first, then the inputs. */
+static tn_status iter_overlap_checks(const tn_op_schema *s, const tn_value *args) {
+    int first_out = s->kind == TN_OP_KIND_OUT ? s->nargs - s->nout : 1;
+    int nw = s->kind == TN_OP_KIND_OUT ? s->nout : 1, w0 = s->kind == TN_OP_KIND_OUT ? first_out : 0;
+    if (s->kind != TN_OP_KIND_OUT && s->kind != TN_OP_KIND_INPLACE) return TN_OK;
+    for (int k = w0; k < w0 + nw; k++)
+        if (args[k].tag == TN_V_TENSOR) TN_TRY(tn_iter_check_overlap(args[k].u.t, NULL));
+    for (int k = w0; k < w0 + nw; k++) {
+        if (args[k].tag != TN_V_TENSOR) continue;
+        for (int i = s->kind == TN_OP_KIND_OUT ? 0 : 1; i < (s->kind == TN_OP_KIND_OUT ? first_out : s->nargs); i++) {
+            if (args[i].tag == TN_V_TENSOR) TN_TRY(tn_iter_check_overlap(args[k].u.t, args[i].u.t));
+            else if (args[i].tag == TN_V_TENSORLIST)
+                for (int64_t j = 0; j < args[i].u.tlist.n; j++)
+                    if (args[i].u.tlist.data[j]) TN_TRY(tn_iter_check_overlap(args[k].u.t, args[i].u.tlist.data[j]));
+        }
+    }
+    return TN_OK;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
@@ -115,6 +136,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     char b1[160], b2[160];
     tn_out_rule rule = tn_op_out_rule((tn_op_id)s->functional);
     if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) TN_TRY(check_no_internal_overlap(args[0].u.t));
+    if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
     tn_status st = fn(args, tmp);
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
     if (s->kind == TN_OP_KIND_INPLACE) {

@@ -51,9 +51,17 @@ typedef enum tn_out_rule {
                           * "the output given to float_power has dtype Float but the
                           * operation's result requires dtype Double" */
 } tn_out_rule;
+/* Joined to a row's rule (TN_OUT_CAST | TN_OUT_ITER): the operator is one of upstream's
+ * TensorIterator kernels (or cat and the stacks upstream builds on it, which check the
+ * same), so its derived out= may neither overlap itself nor an input partially, and its
+ * derived in-place self no other input ("unsupported operation: ..."), checked before the
+ * kernel runs (tn_iter_check_overlap). */
+#define TN_OUT_ITER 0x40
 
 /* The out= rule of a functional operator's row. */
 tn_out_rule tn_op_out_rule(tn_op_id functional);
+/* Whether the row of a functional operator carries TN_OUT_ITER. */
+bool tn_op_out_iter(tn_op_id functional);
 /* Whether `op` can run (own implementation or a functional sibling that has one). */
 bool tn_op_has_kernel(tn_op_id op);
 

@@ -136,7 +136,7 @@ static void byte_range(const tn_tensor *t, uintptr_t *lo, uintptr_t *hi) {
 
 /* Upstream's assert_no_internal_overlap / assert_no_partial_overlap (full overlap, i.e.
  * in-place on the same geometry, is allowed; undecidable layouts are let through). */
-static tn_status check_overlap(const tn_tensor *out, const tn_tensor *in) {
+tn_status tn_iter_check_overlap(const tn_tensor *out, const tn_tensor *in) {
     if (tn_tensor_numel(out) == 0 || !out->storage->data) return TN_OK;
     if (!in) {
         if (tn_tensor_is_non_overlapping_and_dense(out)) return TN_OK;
@@ -405,9 +405,9 @@ tn_status tn_iter_build(tn_iter *it, const tn_iter_config *cfg) {
     if (st == TN_OK && cfg->check_mem_overlap) {
         for (int k = 0; k < it->noutputs && st == TN_OK; k++) {
             if (!it->ops[k].tensor) continue;
-            st = check_overlap(it->ops[k].tensor, NULL);
+            st = tn_iter_check_overlap(it->ops[k].tensor, NULL);
             for (int j = it->noutputs; j < it->noperands && st == TN_OK; j++)
-                st = check_overlap(it->ops[k].tensor, it->ops[j].tensor);
+                st = tn_iter_check_overlap(it->ops[k].tensor, it->ops[j].tensor);
         }
     }
     if (st == TN_OK) st = compute_types(it, cfg);

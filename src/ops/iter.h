@@ -71,6 +71,11 @@ typedef struct tn_iter {
 /* Builds the iterator (checks, broadcasting, promotion, conversion, allocation). On
  * failure nothing is leaked and `it` needs no release. */
 tn_status tn_iter_build(tn_iter *it, const tn_iter_config *cfg);
+/* The iterator's memory-overlap check of a written-to tensor, shared with the door's derived
+ * out=/in-place forms of TensorIterator operators: `in` NULL checks `out` for internal
+ * overlap (a broadcast dim), else for a partial overlap with the input `in` (full overlap,
+ * the same geometry, is allowed). RuntimeError with upstream's "unsupported operation". */
+tn_status tn_iter_check_overlap(const tn_tensor *out, const tn_tensor *in);
 /* Runs `loop` over the whole iteration space (no-op for meta or empty iterators). */
 void tn_iter_for_each(const tn_iter *it, tn_loop_fn loop, void *ctx);
 /* Runs `loop` over linear indices [begin, end) of the iteration space: the unit a

@@ -329,6 +329,8 @@ static tn_status addmv_impl(tn_tensor *self, tn_tensor *mat, tn_tensor *vec, coe
 /* aten::mv(Tensor self, Tensor vec) -> Tensor */
 tn_status tn_op_mv(const tn_value *args, tn_value *rets) {
     tn_tensor *out;
+    int d0; /* upstream sizes its result by self.size(0) before addmv's checks */
+    TN_TRY(tn_wrap_dim_strict(0, args[0].u.t->ndim, &d0));
     TN_TRY(addmv_impl(NULL, args[0].u.t, args[1].u.t, ZERO, ONE, &out));
     rets[0] = tn_value_tensor(out);
     return TN_OK;

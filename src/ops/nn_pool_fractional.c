@@ -122,6 +122,19 @@ static tn_status fractional_backward(const tn_value *args, tn_value *rets, int n
     char b1[256], b2[256];
     int64_t k[3], o[3];
     TN_TRY(read_args(args, 2, nsp, k, o));
+    /* upstream's order: the input's plane and spatial sizes are read first (an IndexError
+     * for too few dims), then the 2-d form checks grad_output's rank and both forms its
+     * spatial sizes (3-d: read by index, IndexError again) */
+    int lead = x->ndim == nsp + 2, w;
+    for (int i = 0; i <= nsp; i++) TN_TRY(tn_wrap_dim_strict(lead + i, x->ndim, &w));
+    if (nsp == 2 && gy->ndim != x->ndim)
+        return tn_error(TN_ERR_RUNTIME, "fractional_max_pool2d_backward(): gradOutput sizes unexpected");
+    for (int i = 0; i < nsp; i++) {
+        TN_TRY(tn_wrap_dim_strict(lead + 1 + i, gy->ndim, &w));
+        if (gy->sizes[w] != o[i])
+            return tn_error(TN_ERR_RUNTIME, "fractional_max_pool%dd_backward(): gradOutput %s and indices %s do not "
+                                            "match the output size", nsp, TN_NN_FMT(gy, b1), TN_NN_FMT(idx, b2));
+    }
     if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
         return tn_error(TN_ERR_RUNTIME, "fractional_max_pool%dd_backward(): Expected %dD or %dD tensor, but got: %s", nsp,
                         nsp + 1, nsp + 2, TN_NN_FMT(x, b1));

@@ -718,10 +718,8 @@ static tn_status pieces_result(tn_tensor *self, int d, int64_t n, const int64_t 
 /* aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[] */
 tn_status tn_op_unbind(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
-    if (self->ndim == 0)
-        return tn_error(TN_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)args[1].u.i);
     int d;
-    TN_TRY(tn_wrap_dim(args[1].u.i, self->ndim, &d));
+    TN_TRY(tn_wrap_dim_strict(args[1].u.i, self->ndim, &d));
     int64_t n = self->sizes[d];
     tn_tensor **parts = malloc(sizeof(tn_tensor *) * (size_t)(n > 0 ? n : 1));
     if (!parts) return tn_error(TN_ERR_NO_MEMORY, "out of memory");

@@ -26,11 +26,7 @@ static tn_status norm_mode(const tn_value *v, bool forward, int64_t *out) {
 }
 
 /* upstream's maybe_wrap_dim without scalar wrapping. */
-static tn_status wrap_dim(const tn_tensor *x, int64_t d, int *out) {
-    if (x->ndim == 0)
-        return tn_error(TN_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)d);
-    return tn_wrap_dim(d, x->ndim, out);
-}
+static tn_status wrap_dim(const tn_tensor *x, int64_t d, int *out) { return tn_wrap_dim_strict(d, x->ndim, out); }
 
 /* upstream's promote_tensor_fft: integers and bool become the default dtype; only Float and
  * Double (or their complexes) transform; require_complex turns reals into complex. */

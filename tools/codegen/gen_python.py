@@ -302,6 +302,11 @@ def arg_map(ps, f, py_names, out_param, method, problems):
     src = {}
     if isinstance(ps, PythonSignatureDeprecated):
         exprs = list(ps.deprecated_args_exprs)
+        if not f.func.is_out_fn():
+            # the deprecated call names out first (add_out(out, self, other, alpha)); the
+            # functional it also maps to takes the rest in order
+            outs = {x.name for x in (ps.output_args.outputs if ps.output_args else ())}
+            exprs = [e for e in exprs if e not in outs]
         order = (list(a.out) + list(a.flat_non_out)) if f.func.is_out_fn() else list(a.flat_all)
         for arg, e in zip(order, exprs):
             src[arg.name] = e
