@@ -268,10 +268,12 @@ void tn_w8matmul(const tn_w8matmul_desc *d);
 
 /* ---- upstream's CPU int4 packing (aten::_convert_weight_to_int4pack_for_cpu) ------------
  * n × k values (int32, normally 0..15) -> n × k/2 bytes (n % 16 == 0, k even). Measured on
- * upstream 2.13.0 (tests/test_quant.py compares the bytes): the first floor(n/64)*64 rows go in
- * blocks of 64 rows, block b's bytes at b*32*k + kk*32 + r for column kk, holding row
- * 64b + r in the low nibble and row 64b + 32 + r in the high one (r < 32); the remaining
- * R rows follow column by column, nibble (kk*R + r) counted from there, even nibbles low.
+ * upstream 2.13.0 (tests/test_quant.py compares the bytes): with B = 64 on an AVX-512 host
+ * and 32 on an AVX2 one (upstream's layout follows its CPU capability), the first
+ * floor(n/B)*B rows go in blocks of B rows, block b's bytes at b*(B/2)*k + kk*(B/2) + r for
+ * column kk, holding row Bb + r in the low nibble and row Bb + B/2 + r in the high one
+ * (r < B/2); the remaining R rows follow column by column, nibble (kk*R + r) counted from
+ * there, even nibbles low.
  * A byte is lo | (hi << 4) as upstream computes it (values above 15 spill into the high
  * nibble there too). innerKTiles does not change the CPU layout. */
 void tn_quant_int4pack(const int32_t *q, int64_t n, int64_t k, uint8_t *out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "kernels/cpu_features.h"
 
 int tn_qtype_block_bytes(int qtype) {
     switch (qtype) {
@@ -174,34 +175,47 @@ TN_W8DOT_DECLARE(w8_dot__ref) {
 }
 
 /* ---- upstream's CPU int4 packing (quant.h) ---------------------------------------------- */
-/* Nibble index (2 * byte + high) of row r, column c. */
-static int64_t int4pack_nibble(int64_t n, int64_t k, int64_t r, int64_t c) {
-    int64_t full = n / 64 * 64;
+/* Rows per interleaved block: upstream packs for its CPU capability (4 float vectors of
+ * rows), 64 on an AVX-512 host and 32 on an AVX2 one; the host decides, not TN_FORCE_ISA,
+ * since the bytes are a format (upstream on the same host is the reference). aarch64 keeps
+ * the 64-row layout its reference values were computed with. */
+static int64_t int4pack_block(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return tn_cpu_host_isa() >= TN_ISA_AVX512 ? 64 : 32;
+#else
+    return 64;
+#endif
+}
+
+/* Nibble index (2 * byte + high) of row r, column c, blocks of B rows. */
+static int64_t int4pack_nibble(int64_t B, int64_t n, int64_t k, int64_t r, int64_t c) {
+    int64_t full = n / B * B, H = B / 2;
     if (r < full) {
-        int64_t b = r / 64, rr = r % 64;
-        return 2 * (b * 32 * k + c * 32 + rr % 32) + (rr >= 32);
+        int64_t b = r / B, rr = r % B;
+        return 2 * (b * H * k + c * H + rr % H) + (rr >= H);
     }
     return full * k + c * (n - full) + (r - full);
 }
 
 void tn_quant_int4pack(const int32_t *q, int64_t n, int64_t k, uint8_t *out) {
+    int64_t B = int4pack_block(), full = n / B * B;
     for (int64_t r = 0; r < n; r++)
         for (int64_t c = 0; c < k; c++) {
-            int64_t p = int4pack_nibble(n, k, r, c);
+            int64_t p = int4pack_nibble(B, n, k, r, c);
             if (p & 1) continue; /* written with its low partner */
             int64_t r2 = r, c2 = c;
             /* the row / column whose value goes in the high nibble of this byte */
-            if (r < n / 64 * 64) r2 = r + 32;
+            if (r < full) r2 = r + B / 2;
             else {
-                int64_t R = n - n / 64 * 64, j = (p - n / 64 * 64 * k) + 1;
-                c2 = j / R, r2 = n / 64 * 64 + j % R;
+                int64_t R = n - full, j = (p - full * k) + 1;
+                c2 = j / R, r2 = full + j % R;
             }
             out[p / 2] = (uint8_t)((uint32_t)q[r * k + c] | ((uint32_t)q[r2 * k + c2] << 4));
         }
 }
 
 int tn_quant_int4pack_at(const uint8_t *p, int64_t n, int64_t k, int64_t r, int64_t c) {
-    int64_t i = int4pack_nibble(n, k, r, c);
+    int64_t i = int4pack_nibble(int4pack_block(), n, k, r, c);
     return i & 1 ? p[i / 2] >> 4 : p[i / 2] & 15;
 }
 
