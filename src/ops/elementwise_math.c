@@ -682,6 +682,13 @@ tn_status tn_op_polygamma(const tn_value *args, tn_value *rets) {
     return special1(TN_EW_polygamma, "polygamma", true, a, &ctx, rets);
 }
 
+/* aten::polygamma_(Tensor(a!) self, int n): polygamma.out writing into self; the functional
+ * takes (n, self), so the door cannot derive the in-place form from it. */
+tn_status tn_op_polygamma_(const tn_value *args, tn_value *rets) {
+    tn_value a[3] = {args[1], args[0], args[0]};
+    return tn_dispatch(TN_OP_polygamma_out, a, rets);
+}
+
 /* aten::mvlgamma(Tensor self, int p): upstream checks p and the dtype, not the domain. */
 tn_status tn_op_mvlgamma(const tn_value *args, tn_value *rets) {
     if (args[0].u.t->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "The input tensor may not be a boolean tensor.");
