@@ -84,3 +84,17 @@ def test_comparator_catches_each_difference():
     assert compare.judge_sample(bf, ("ok", _t("bfloat16", (2,), [1.0, 2.5])))[0] == "disagree"
     # bfloat16 within upstream's tolerance (rtol 1.6e-2): one unit in the last place of 2.0
     assert compare.judge_sample(bf, ("ok", _t("bfloat16", (2,), [1.0, 2.015625])))[0] == "agree"
+
+
+def test_judging_a_dtype_skips_forms_not_run_and_counts_missing_results():
+    ok = ("ok", _t("float32", (2,), [1.0, 2.0]))
+    bad = ("ok", _t("float32", (2,), [1.0, 3.0]))
+    # an out= form is not run for a sample whose function result is no tensor (None on both sides)
+    assert compare.judge_dtype([None, ok], [None, ok], "x") == ("agree", "")
+    assert compare.judge_dtype([None, ok], [None, bad], "x")[0] == "disagree"
+    assert compare.judge_dtype([ok, ok], [ok], "x")[0] == "crash"
+    assert compare.judge_dtype([ok], None, "x")[0] == "crash"
+    # in-place results carry whether the mutated tensor itself was returned
+    same = ("ok", ("seq", "inplace", [("py", True), _t("float32", (2,), [1.0, 2.0])]))
+    other = ("ok", ("seq", "inplace", [("py", False), _t("float32", (2,), [1.0, 2.0])]))
+    assert compare.judge_dtype([same], [other], "x")[0] == "disagree"
