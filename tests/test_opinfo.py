@@ -1,8 +1,8 @@
 """Upstream's own operator database (op_db) on our core: every entry's CPU samples, drawn by
-upstream, run on both sides (function form, and method form where the entry declares one)
-and compared (tests/opinfo/). The agreeing entries may only grow:
-tests/opinfo/floor.json lists them, and `python tests/opinfo/driver.py --update-floor` raises
-it after a change makes more entries agree."""
+upstream, run on both sides in each form the entry declares (function, Tensor method,
+in-place, out=) and each dtype of driver.CI_DTYPES, and compared (tests/opinfo/). The
+agreeing (form, dtype, entry) triples may only grow: tests/opinfo/floor.json lists them, and
+`python tests/opinfo/driver.py --update-floor` raises it after a change makes more agree."""
 import os
 import sys
 
@@ -17,39 +17,36 @@ import driver  # noqa: E402
 
 @pytest.fixture(scope="module")
 def sweep():
-    v, m = driver.sweep()
+    v = driver.sweep()
     report = os.path.join(driver.BUILD, "opinfo", "report.txt")
     with open(report, "w") as f:
-        f.write(driver.summary(v, m) + "\n")
-        for form, vs in (("", v), ("method ", m)):
-            for k, (st, d) in sorted(vs.items()):
-                f.write(f"{form}{st:9s} {k}: {d}\n")
-    print("\n" + driver.summary(v, m) + f" (per entry: {report})")
-    return v, m
+        f.write(driver.summary(v) + "\n")
+        for form in driver.FORMS:
+            for k, per_dt in sorted(v[form].items()):
+                for dt, (st, d) in sorted(per_dt.items()):
+                    f.write(f"{form:8s} {dt:10s} {st:9s} {k}: {d}\n")
+    print("\n" + driver.summary(v) + f"\n(per entry: {report})")
+    return v
 
 
 def test_no_entry_crashes_or_hangs(sweep):
-    crashed = {k: d for v in sweep for k, (st, d) in v.items() if st == "crash"}
+    crashed = {(form, k, dt): d for form, per_entry in sweep.items() for k, per_dt in per_entry.items()
+               for dt, (st, d) in per_dt.items() if st == "crash"}
     assert crashed == {}
 
 
-@pytest.mark.parametrize("form", ["function", "method"])
+@pytest.mark.parametrize("form", driver.FORMS)
 def test_agreeing_entries_only_grow(sweep, form):
-    verdicts = sweep[0] if form == "function" else sweep[1]
-    floor = driver.load_floor()
-    names, least = (floor["agree"], floor["min_agree"]) if form == "function" else \
-        (floor["method_agree"], floor["min_method_agree"])
-    lost = {k: verdicts.get(k, ("missing", "no samples this run")) for k in names
-            if verdicts.get(k, ("missing",))[0] != "agree"}
-    assert lost == {}, f"entries whose {form} form agreed before and no longer does: {lost}"
-    n = sum(1 for st, _ in verdicts.values() if st == "agree")
-    assert n >= least, f"{n} entries agree in the {form} form, the floor is {least}"
+    lost, short = driver.floor_regressions({form: sweep[form]}, driver.CI_DTYPES)
+    assert lost == {}, f"(form, dtype, entry) triples that agreed before and no longer do: {lost}"
+    assert short == {}, f"agreeing entries per (form, dtype), (now, floor): {short}"
 
 
 def test_counts_add_up(sweep):
-    c, m = driver.counts(sweep[0]), driver.counts(sweep[1])
-    assert sum(c[s] for s in compare.STATUSES) == c["entries"] > 600  # op_db has ~690 entries with samples
-    assert sum(m[s] for s in compare.STATUSES) == m["entries"] > 300  # ~330 of them declare a method
+    c = {form: driver.counts(sweep[form]) for form in driver.FORMS}
+    assert sum(c["function"][s] for s in compare.STATUSES) == c["function"]["entries"] > 600  # ~690 with samples
+    assert c["method"]["entries"] > 300  # ~330 of them declare a method
+    assert c["inplace"]["entries"] > 100 and c["out"]["entries"] > 200
 
 
 # ---- the comparator itself catches each kind of difference ------------------------------
@@ -87,3 +84,17 @@ def test_comparator_catches_each_difference():
     assert compare.judge_sample(bf, ("ok", _t("bfloat16", (2,), [1.0, 2.5])))[0] == "disagree"
     # bfloat16 within upstream's tolerance (rtol 1.6e-2): one unit in the last place of 2.0
     assert compare.judge_sample(bf, ("ok", _t("bfloat16", (2,), [1.0, 2.015625])))[0] == "agree"
+
+
+def test_judging_a_dtype_skips_forms_not_run_and_counts_missing_results():
+    ok = ("ok", _t("float32", (2,), [1.0, 2.0]))
+    bad = ("ok", _t("float32", (2,), [1.0, 3.0]))
+    # an out= form is not run for a sample whose function result is no tensor (None on both sides)
+    assert compare.judge_dtype([None, ok], [None, ok], "x") == ("agree", "")
+    assert compare.judge_dtype([None, ok], [None, bad], "x")[0] == "disagree"
+    assert compare.judge_dtype([ok, ok], [ok], "x")[0] == "crash"
+    assert compare.judge_dtype([ok], None, "x")[0] == "crash"
+    # in-place results carry whether the mutated tensor itself was returned
+    same = ("ok", ("seq", "inplace", [("py", True), _t("float32", (2,), [1.0, 2.0])]))
+    other = ("ok", ("seq", "inplace", [("py", False), _t("float32", (2,), [1.0, 2.0])]))
+    assert compare.judge_dtype([same], [other], "x")[0] == "disagree"

@@ -203,11 +203,35 @@ static tn_status const_bool(tn_tensor *t, bool value, tn_value *rets) {
     return TN_OK;
 }
 
+/* isinf / isfinite of a complex tensor, as upstream: of its real and imaginary parts, either
+ * infinite (`any`) or both finite. */
+static tn_status classify_complex_parts(tn_op_id part_op, tn_op_id join, tn_tensor *a, tn_value *rets) {
+    tn_value x[1] = {tn_value_tensor(a)};
+    tn_tensor *re = NULL, *im = NULL, *cre = NULL, *cim = NULL;
+    tn_status st = tn_dispatch_one(TN_OP_real, x, &re);
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_imag, x, &im);
+    tn_value r[1] = {tn_value_tensor(re)}, i[1] = {tn_value_tensor(im)};
+    if (st == TN_OK) st = tn_dispatch_one(part_op, r, &cre);
+    if (st == TN_OK) st = tn_dispatch_one(part_op, i, &cim);
+    if (st == TN_OK) {
+        tn_value b[2] = {tn_value_tensor(cre), tn_value_tensor(cim)};
+        st = tn_dispatch(join, b, rets);
+    }
+    tn_tensor *all[4] = {re, im, cre, cim};
+    for (int k = 0; k < 4; k++)
+        if (all[k]) tn_tensor_release(all[k]);
+    return st;
+}
+
 /* isnan / isinf / isfinite / isposinf / isneginf: integers answer without looking. */
 #define TN_CLASSIFY(ident, int_answer, complex_ok)                                               \
     tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                             \
         tn_tensor *a = args[0].u.t;                                                              \
         if (tn_dtype_is_integral(a->dtype, true)) return const_bool(a, int_answer, rets);       \
+        if (tn_dtype_is_complex(a->dtype) && TN_OP_##ident == TN_OP_isinf)                       \
+            return classify_complex_parts(TN_OP_isinf, TN_OP_logical_or, a, rets);              \
+        if (tn_dtype_is_complex(a->dtype) && TN_OP_##ident == TN_OP_isfinite)                    \
+            return classify_complex_parts(TN_OP_isfinite, TN_OP_logical_and, a, rets);          \
         if (!(complex_ok) && tn_dtype_is_complex(a->dtype))                                      \
             return tn_error(TN_ERR_RUNTIME, #ident " does not support complex inputs.");         \
         tn_ew_run r = {TN_EW_##ident, #ident "_cpu", false, true, TN_DTYPE_UNDEFINED};           \
@@ -680,6 +704,21 @@ tn_status tn_op_polygamma(const tn_value *args, tn_value *rets) {
     ctx.i[0] = args[0].u.i;
     tn_value a[1] = {args[1]};
     return special1(TN_EW_polygamma, "polygamma", true, a, &ctx, rets);
+}
+
+/* aten::abs_: abs.out into self; upstream refuses it for complex self (the result is real). */
+tn_status tn_op_abs_(const tn_value *args, tn_value *rets) {
+    if (tn_dtype_is_complex(args[0].u.t->dtype))
+        return tn_error(TN_ERR_RUNTIME, "In-place abs is not supported for complex tensors.");
+    tn_value a[2] = {args[0], args[0]};
+    return tn_dispatch(TN_OP_abs_out, a, rets);
+}
+
+/* aten::polygamma_(Tensor(a!) self, int n): polygamma.out writing into self; the functional
+ * takes (n, self), so the door cannot derive the in-place form from it. */
+tn_status tn_op_polygamma_(const tn_value *args, tn_value *rets) {
+    tn_value a[3] = {args[1], args[0], args[0]};
+    return tn_dispatch(TN_OP_polygamma_out, a, rets);
 }
 
 /* aten::mvlgamma(Tensor self, int p): upstream checks p and the dtype, not the domain. */

@@ -670,7 +670,36 @@ static PyObject *call_method_of_first(const char *method, PyObject *args, PyObje
     Py_XDECREF(rest);
     return r;
 }
-static PyObject *f_nonzero(PyObject *m, PyObject *a, PyObject *k) { return call_method_of_first("nonzero", a, k); }
+/* torch.nonzero(input, *, out=None, as_tuple=False): the method, or aten::nonzero.out into `out`. */
+static PyObject *f_nonzero(PyObject *m, PyObject *a, PyObject *k) {
+    PyObject *out = k ? PyDict_GetItemString(k, "out") : NULL;
+    if (!out || out == Py_None) {
+        if (!out) return call_method_of_first("nonzero", a, k);
+        PyObject *k2 = PyDict_Copy(k);
+        if (!k2 || PyDict_DelItemString(k2, "out") < 0) { Py_XDECREF(k2); return NULL; }
+        PyObject *r = call_method_of_first("nonzero", a, k2);
+        Py_DECREF(k2);
+        return r;
+    }
+    static char *kwlist[] = {"input", "as_tuple", "out", NULL};
+    PyObject *input, *o;
+    int as_tuple = 0;
+    if (!PyArg_ParseTupleAndKeywords(a, k, "O|$pO:nonzero", kwlist, &input, &as_tuple, &o)) return NULL;
+    if (!tn_py_is_tensor(input) || !tn_py_is_tensor(o)) {
+        PyErr_SetString(PyExc_TypeError, "nonzero(): arguments 'input' and 'out' must be Tensor");
+        return NULL;
+    }
+    if (as_tuple) {
+        PyErr_SetString(PyExc_RuntimeError, "nonzero does not support the out kwarg when as_tuple is True");
+        return NULL;
+    }
+    tn_value args[2] = {tn_value_tensor(tn_py_tensor_get(input)), tn_value_tensor(tn_py_tensor_get(o))}, r;
+    tn_status st = tn_dispatch(TN_OP_nonzero_out, args, &r);
+    if (st != TN_OK) return tn_py_raise(st);
+    tn_tensor_release(r.u.t);
+    Py_INCREF(o);
+    return o;
+}
 static PyObject *f_numel(PyObject *m, PyObject *a, PyObject *k) { return call_method_of_first("numel", a, k); }
 static PyObject *f_get_device(PyObject *m, PyObject *a, PyObject *k) { return call_method_of_first("get_device", a, k); }
 

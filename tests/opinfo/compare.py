@@ -92,16 +92,18 @@ def judge_sample(ref, got, values=True):
     return ("agree", "") if d is None else ("disagree", d)
 
 
-def judge_entry(ref_rec, ours):
-    """(status, detail) of one entry: the worst status over its samples (STATUSES order),
-    with the first sample's detail that has it, prefixed by dtype and sample index.
-    `ours` is {dtype: [got, ...]}."""
+def judge_dtype(refs, ours, key):
+    """(status, detail) of one entry in one form and dtype: the worst status over its samples
+    (STATUSES order), with the first sample's detail that has it, prefixed by its index.
+    `refs`/`ours` list one result per sample; None where the form was not run (an out= form
+    for a sample whose function result is no tensor)."""
+    if ours is None or len(ours) != len(refs):
+        return "crash", f"{0 if ours is None else len(ours)} results for {len(refs)} samples"
     worst, detail = "agree", ""
-    for dt, (_, refs) in ref_rec["dtypes"].items():
-        for i, (r, g) in enumerate(zip(refs, ours.get(dt, []))):
-            st, d = judge_sample(r, g, ref_rec["key"] not in UNINITIALIZED)
-            if STATUSES.index(st) < STATUSES.index(worst):
-                worst, detail = st, f"{dt}#{i}: {d}"
-        if len(ours.get(dt, [])) != len(refs):
-            return "crash", f"{dt}: {len(ours.get(dt, []))} results for {len(refs)} samples"
+    for i, (r, g) in enumerate(zip(refs, ours)):
+        if r is None:
+            continue
+        st, d = judge_sample(r, g, key not in UNINITIALIZED)
+        if STATUSES.index(st) < STATUSES.index(worst):
+            worst, detail = st, f"#{i}: {d}"
     return worst, detail

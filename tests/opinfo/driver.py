@@ -1,24 +1,30 @@
-"""Runs the OpInfo sweep: upstream's samples and results (cached under build/), our side in a
-watched subprocess that is restarted after a crash or hang, the per-entry verdicts, and the
-floor of agreeing entries that tests/test_opinfo.py holds us to.
+"""Runs the OpInfo sweep: upstream's samples and results (cached under build/, one file per
+dtype), our side in a watched subprocess that is restarted after a crash or hang, the
+verdicts per form (function, method, in-place, out=) and dtype, and the floor of agreeing
+(entry, form, dtype) triples that tests/test_opinfo.py holds us to.
 
-    python tests/opinfo/driver.py                 run the sweep, print the counts
+    python tests/opinfo/driver.py                 the CI sweep (CI_DTYPES), print the counts
+    python tests/opinfo/driver.py --full          every dtype of ALL_DTYPES
     python tests/opinfo/driver.py --update-floor  also raise the floor to this run's agreement
-    python tests/opinfo/driver.py --details       also list every entry that does not agree
+    python tests/opinfo/driver.py --details       also list every entry and form that does not agree
+    python tests/opinfo/driver.py --check         exit 1 when the run falls below the floor
 """
 import hashlib
+import inspect
 import json
 import os
 import pickle
 import select
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import compare  # noqa: E402
+import worker  # noqa: E402  (imports torch only inside its functions)
 
 REF_PYTHON = os.path.join(ROOT, ".venv-ref", "bin", "python")
 # ours is the interpreter running the driver (.venv, or .venv-asan under scripts/asan.sh)
@@ -28,20 +34,31 @@ WORKER = os.path.join(HERE, "worker.py")
 FLOOR = os.path.join(HERE, "floor.json")
 
 MAX_SAMPLES = 8  # per entry and dtype
-DTYPES = ("float32", "float64", "int64", "bool", "bfloat16")
+ALL_DTYPES = ("float32", "float64", "int64", "int32", "int8", "uint8", "bool", "float16", "bfloat16",
+              "complex64", "complex128")
+# the CI sweep (tests/test_opinfo.py): every form in the five dtypes of the first sweeps plus
+# one half and one complex dtype; int32, int8, uint8 and complex128 run with --full only, to
+# keep the test within minutes on two cores (regenerating upstream's reference of all eleven
+# took 42 min on the loaded shared machine, two dtypes at a time)
+CI_DTYPES = ("float32", "float64", "int64", "bool", "bfloat16", "float16", "complex64")
+FORMS = ("function", "method", "inplace", "out")
+JOBS = 2  # our side's worker processes, each replaying a contiguous half of the entries
 ENTRY_TIMEOUT = 120.0  # seconds one entry may run on our side before it counts as hung
-REF_TIMEOUT = 1200.0
+REF_TIMEOUT = 1800.0
 
 
-def cache_path():
-    """The reference cache's file: keyed by everything that decides the samples (the worker's
-    code, the stub, the sample count and dtypes), so changing any of them regenerates it."""
+def cache_path(dtype):
+    """One dtype's reference cache file: keyed by everything that decides its samples and
+    upstream's results (the worker's code that draws and runs them, the stub, the sample
+    limits, the dtype), so changing any of them regenerates it; our side's replay is not part
+    of the key."""
     h = hashlib.sha256()
-    for p in (WORKER, os.path.join(HERE, "stubs", "expecttest.py")):
-        with open(p, "rb") as f:
-            h.update(f.read())
-    h.update(repr((MAX_SAMPLES, DTYPES)).encode())
-    return os.path.join(BUILD, "opinfo", f"reference-{h.hexdigest()[:16]}.pkl")
+    for name in worker.REFERENCE_CODE:
+        h.update(inspect.getsource(getattr(worker, name)).encode())
+    with open(os.path.join(HERE, "stubs", "expecttest.py"), "rb") as f:
+        h.update(f.read())
+    h.update(repr((MAX_SAMPLES, worker.MAX_SAMPLE_BYTES, dtype)).encode())
+    return os.path.join(BUILD, "opinfo", f"reference-{dtype}-{h.hexdigest()[:16]}.pkl")
 
 
 def _env():
@@ -51,31 +68,70 @@ def _env():
     return env
 
 
-def ensure_reference():
-    """Upstream's samples and results, generated on first use of this cache key."""
-    path = cache_path()
-    if not os.path.exists(path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        r = subprocess.run([REF_PYTHON, WORKER, "gen", path, str(MAX_SAMPLES), *DTYPES], env=_env(),
-                           capture_output=True, text=True, timeout=REF_TIMEOUT)
-        if r.returncode != 0 or not os.path.exists(path):
-            raise RuntimeError(f"the reference worker failed:\n{r.stderr[-4000:]}")
-    with open(path, "rb") as f:
-        return path, pickle.load(f)["entries"]
+def ensure_reference(dtypes):
+    """The reference cache files of `dtypes` (upstream's samples and results), generating the
+    missing ones two at a time; returns (paths, op_db's entries with every dtype merged)."""
+    paths = [cache_path(dt) for dt in dtypes]
+    missing = [(dt, p) for dt, p in zip(dtypes, paths) if not os.path.exists(p)]
+    os.makedirs(os.path.join(BUILD, "opinfo"), exist_ok=True)
+    while missing:
+        batch, missing = missing[:2], missing[2:]
+        procs = [(dt, p, subprocess.Popen([REF_PYTHON, WORKER, "gen", p, str(MAX_SAMPLES), dt], env=_env(),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+                 for dt, p in batch]
+        for dt, p, proc in procs:
+            _, err = proc.communicate(timeout=REF_TIMEOUT)
+            if proc.returncode != 0 or not os.path.exists(p):
+                raise RuntimeError(f"the reference worker failed for {dt}:\n{err[-4000:]}")
+    merged = None
+    for p in paths:
+        with open(p, "rb") as f:
+            entries = pickle.load(f)["entries"]
+        if merged is None:
+            merged = [{"key": r["key"], "dtypes": {}, "forms": {}} for r in entries]
+        for m, r in zip(merged, entries):
+            assert m["key"] == r["key"], "reference files list op_db in different orders"
+            for dt, (_, refs) in r["dtypes"].items():
+                m["dtypes"][dt] = refs
+            for form, per_dt in r.get("forms", {}).items():
+                m["forms"].setdefault(form, {}).update(per_dt)
+    return paths, merged
 
 
-def run_ours(samples_path, n_entries, python=OUR_PYTHON):
-    """Our results {entry index: {dtype: [got, ...]}} and the entries that crashed or hung
-    {index: reason}. The worker announces each entry; when it dies or stalls inside one,
-    that entry is recorded and a new worker continues after it."""
-    out_path = os.path.join(os.path.dirname(samples_path), f"ours-{os.getpid()}.pkl")
+def run_ours(samples_paths, n_entries, python=OUR_PYTHON, jobs=JOBS):
+    """Our results {entry index: {form: {dtype: [got, ...]}}} and the entries that crashed or hung
+    {index: reason}, from `jobs` workers each given a contiguous range of the entries."""
+    bounds = [n_entries * j // jobs for j in range(jobs + 1)]
+    parts = [None] * jobs
+
+    def one(j):
+        parts[j] = _run_range(samples_paths, bounds[j], bounds[j + 1], python, j)
+
+    threads = [threading.Thread(target=one, args=(j,)) for j in range(jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    results, crashed = {}, {}
+    for j, part in enumerate(parts):
+        if part is None:
+            raise RuntimeError(f"the sweep's worker thread {j} failed")
+        results.update(part[0])
+        crashed.update(part[1])
+    return results, crashed
+
+
+def _run_range(samples_paths, start, end, python, j):
+    """Our results for entries [start, end) from one watched worker: it announces each entry;
+    when it dies or stalls inside one, that entry is recorded and a new worker continues after it."""
+    out_path = os.path.join(BUILD, "opinfo", f"ours-{os.getpid()}-{j}.pkl")
     if os.path.exists(out_path):
         os.remove(out_path)
-    crashed, start = {}, 0
-    while start < n_entries:
+    crashed = {}
+    while start < end:
         # stderr goes to a file: a pipe nobody reads until exit could fill and stall the worker
         err_file = open(out_path + ".err", "w+")
-        p = subprocess.Popen([python, WORKER, "run", samples_path, out_path, str(start)], env=_env(),
+        p = subprocess.Popen([python, WORKER, "run", ",".join(samples_paths), out_path, str(start), str(end)], env=_env(),
                              stdout=subprocess.PIPE, stderr=err_file, text=True)
         current, deadline, buf = None, time.monotonic() + ENTRY_TIMEOUT + 60, ""
         try:
@@ -92,7 +148,7 @@ def run_ours(samples_path, n_entries, python=OUR_PYTHON):
                 if not line:  # the worker exited
                     rc = p.wait()
                     if current is None and rc == 0:
-                        start = n_entries
+                        start = end
                     else:
                         idx = current if current is not None else start
                         err_file.seek(0)
@@ -105,8 +161,8 @@ def run_ours(samples_path, n_entries, python=OUR_PYTHON):
                     current, deadline = int(idx), time.monotonic() + ENTRY_TIMEOUT
                 elif tag == "E":
                     current = None
-                    if int(idx) == n_entries - 1:
-                        start = n_entries
+                    if int(idx) == end - 1:
+                        start = end
         finally:
             if p.poll() is None:
                 p.kill()
@@ -119,53 +175,82 @@ def run_ours(samples_path, n_entries, python=OUR_PYTHON):
         with open(out_path, "rb") as f:
             while True:
                 try:
-                    i, res, mres = pickle.load(f)
+                    i, res = pickle.load(f)
                 except EOFError:
                     break
-                results[i] = (res, mres)
+                results[i] = res
         os.remove(out_path)
     return results, crashed
 
 
-def sweep():
-    """The verdicts of every entry with samples, {key: (status, detail)}, for the function
-    form and (second dict) for the method form of the entries that declare one."""
-    samples_path, entries = ensure_reference()
-    ours, crashed = run_ours(samples_path, len(entries))
-    verdicts, method = {}, {}
+def sweep(dtypes=CI_DTYPES):
+    """The verdicts {form: {entry key: {dtype: (status, detail)}}} of every entry with samples
+    in `dtypes`, for each form the entry declares."""
+    paths, entries = ensure_reference(dtypes)
+    ours, crashed = run_ours(paths, len(entries))
+    verdicts = {f: {} for f in FORMS}
     for i, rec in enumerate(entries):
         if not rec["dtypes"]:
             continue
-        has_method = bool(rec.get("method"))
-        if i in crashed or i not in ours:
-            why = ("crash", crashed.get(i, "no result recorded"))
-            verdicts[rec["key"]] = why
-            if has_method:
-                method[rec["key"]] = why
-            continue
-        res, mres = ours[i]
-        verdicts[rec["key"]] = compare.judge_entry(rec, res)
-        if has_method:
-            mrec = {"key": rec["key"], "dtypes": {dt: (None, refs) for dt, refs in rec["method"].items()}}
-            method[rec["key"]] = compare.judge_entry(mrec, mres)
-    return verdicts, method
+        refs = {"function": rec["dtypes"], **rec["forms"]}
+        for form, per_dt in refs.items():
+            if i in crashed or i not in ours:
+                why = ("crash", crashed.get(i, "no result recorded"))
+                verdicts[form][rec["key"]] = {dt: why for dt in per_dt}
+                continue
+            got = ours[i].get(form, {})
+            verdicts[form][rec["key"]] = {dt: compare.judge_dtype(r, got.get(dt), rec["key"])
+                                          for dt, r in per_dt.items()}
+    return verdicts
 
 
-def counts(verdicts):
+def entry_status(per_dt):
+    """An entry's status in one form: the worst over its dtypes, with that dtype's detail."""
+    return min(((st, f"{dt}: {d}") for dt, (st, d) in per_dt.items()), key=lambda sd: compare.STATUSES.index(sd[0]))
+
+
+def counts(per_entry):
+    """{status: number of entries, "entries": n} for {key: {dtype: verdict}} (entry = worst dtype)."""
     c = {s: 0 for s in compare.STATUSES}
-    for st, _ in verdicts.values():
-        c[st] += 1
-    c["entries"] = len(verdicts)
+    for per_dt in per_entry.values():
+        c[entry_status(per_dt)[0]] += 1
+    c["entries"] = len(per_entry)
     return c
 
 
-def summary(verdicts, method):
-    c, m = counts(verdicts), counts(method)
-    return (f"OpInfo sweep ({', '.join(DTYPES)}; <= {MAX_SAMPLES} samples per entry and dtype): function form: "
-            f"{c['entries']} entries with samples: {c['agree']} agree, {c['refuse']} refuse, "
-            f"{c['fail']} fail, {c['disagree']} disagree, {c['crash']} crash; method form: {m['entries']} entries "
-            f"declare one: {m['agree']} agree, {m['refuse']} refuse, {m['fail']} fail, {m['disagree']} disagree, "
-            f"{m['crash']} crash")
+def dtype_counts(per_entry, dt):
+    c = {s: 0 for s in compare.STATUSES}
+    for per_dt in per_entry.values():
+        if dt in per_dt:
+            c[per_dt[dt][0]] += 1
+    c["entries"] = sum(c[s] for s in compare.STATUSES)
+    return c
+
+
+def _fmt(c):
+    return "/".join(str(c[s]) for s in reversed(compare.STATUSES))
+
+
+def summary(verdicts, dtypes=CI_DTYPES):
+    """The first line: entries agreeing on every dtype, per form; then one line per form with
+    its per-dtype counts, agree/refuse/fail/disagree/crash."""
+    lines = [f"OpInfo sweep ({len(dtypes)} dtypes; <= {MAX_SAMPLES} samples per entry and dtype), entries "
+             "agree/refuse/fail/disagree/crash over all their dtypes: " +
+             "; ".join(f"{form} {_fmt(counts(verdicts[form]))} of {len(verdicts[form])}" for form in FORMS)]
+    for form in FORMS:
+        lines.append(f"  {form:8s} " + "  ".join(f"{dt} {_fmt(dtype_counts(verdicts[form], dt))}" for dt in dtypes))
+    return "\n".join(lines)
+
+
+def agreeing(verdicts):
+    """{form: {dtype: sorted keys of the entries agreeing in that form and dtype}}."""
+    out = {}
+    for form, per_entry in verdicts.items():
+        for key, per_dt in per_entry.items():
+            for dt, (st, _) in per_dt.items():
+                if st == "agree":
+                    out.setdefault(form, {}).setdefault(dt, []).append(key)
+    return {f: {dt: sorted(ks) for dt, ks in sorted(d.items())} for f, d in sorted(out.items())}
 
 
 def load_floor():
@@ -173,29 +258,63 @@ def load_floor():
         return json.load(f)
 
 
-def write_floor(verdicts, method):
-    agree = sorted(k for k, (st, _) in verdicts.items() if st == "agree")
-    magree = sorted(k for k, (st, _) in method.items() if st == "agree")
-    old = load_floor() if os.path.exists(FLOOR) else {}
-    lost = sorted(set(old.get("agree", [])) - set(agree)) + sorted(set(old.get("method_agree", [])) - set(magree))
+def write_floor(verdicts):
+    now = agreeing(verdicts)
+    old = load_floor().get("agree", {}) if os.path.exists(FLOOR) else {}
+    lost = [f"{form} {dt} {k}" for form, d in old.items() for dt, ks in d.items()
+            for k in sorted(set(ks) - set(now.get(form, {}).get(dt, [])))]
     if lost:
-        raise SystemExit(f"not lowering the floor: entries no longer agreeing: {lost}")
+        raise SystemExit(f"not lowering the floor: no longer agreeing: {lost}")
     with open(FLOOR, "w") as f:
-        json.dump({"min_agree": len(agree), "agree": agree, "min_method_agree": len(magree), "method_agree": magree},
-                  f, indent=0)
+        json.dump({"counts": {form: {dt: len(ks) for dt, ks in d.items()} for form, d in now.items()},
+                   "agree": now}, f, indent=0)
         f.write("\n")
 
 
+def floor_regressions(verdicts, dtypes):
+    """What the floor holds that this run lost: {(form, dtype, key): verdict} of the (entry,
+    form, dtype) triples that agreed before, and {(form, dtype): (now, floor)} of the counts
+    that dropped; only for the forms in `verdicts` and for `dtypes` (a run of fewer cannot
+    judge the others)."""
+    floor = load_floor()
+    lost, short = {}, {}
+    for form, per_dt in floor["agree"].items():
+        if form not in verdicts:
+            continue
+        for dt, names in per_dt.items():
+            if dt not in dtypes:
+                continue
+            for k in names:
+                got = verdicts.get(form, {}).get(k, {}).get(dt, ("missing", "no samples this run"))
+                if got[0] != "agree":
+                    lost[(form, dt, k)] = got
+            n = sum(1 for v in verdicts.get(form, {}).values() if v.get(dt, ("",))[0] == "agree")
+            if n < floor["counts"][form][dt]:
+                short[(form, dt)] = (n, floor["counts"][form][dt])
+    return lost, short
+
+
 def main():
-    verdicts, method = sweep()
-    print(summary(verdicts, method))
+    dtypes = ALL_DTYPES if "--full" in sys.argv else CI_DTYPES
+    t0 = time.monotonic()
+    verdicts = sweep(dtypes)
+    print(summary(verdicts, dtypes))
+    print(f"({time.monotonic() - t0:.0f} s)")
     if "--details" in sys.argv:
-        for form, v in (("", verdicts), ("method ", method)):
-            for k, (st, d) in sorted(v.items(), key=lambda kv: (compare.STATUSES.index(kv[1][0]), kv[0])):
+        for form in FORMS:
+            for k, per_dt in sorted(verdicts[form].items()):
+                st, d = entry_status(per_dt)
                 if st != "agree":
-                    print(f"{form}{st:9s} {k}: {d}")
+                    print(f"{form:8s} {st:9s} {k}: {d}")
+    if "--check" in sys.argv:
+        lost, short = floor_regressions(verdicts, dtypes)
+        for what in (lost, short):
+            for k, v in sorted(what.items()):
+                print("below the floor:", *k, v)
+        if lost or short:
+            raise SystemExit(1)
     if "--update-floor" in sys.argv:
-        write_floor(verdicts, method)
+        write_floor(verdicts)
 
 
 if __name__ == "__main__":

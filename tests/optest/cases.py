@@ -1311,6 +1311,9 @@ add("cx_angle", f"lambda a, b: (torch.angle({_Z}), torch.angle(a), torch.angle(a
 add("cx_conj_physical", f"lambda a, b: (torch.conj_physical({_Z}), torch.conj_physical(a), torch.conj_physical({_Z}.t()))", [In((5, 6)), In((5, 6))], ["conj_physical.default"])
 add("cx_resolve_complex", f"lambda a, b: (lambda z: (z.resolve_conj(), z.resolve_neg(), z.is_conj(), z.is_neg()))({_Z})", [In((7,)), In((7,))], ["resolve_conj.default", "resolve_neg.default"])
 add("cx_chalf", f"lambda a, b: (a.chalf(), {_Z}.chalf(), {_Z}.chalf().to(torch.complex64), (a * 1e5).chalf().cdouble(), torch.view_as_real({_Z}.chalf()), {_Z}.chalf().float())", [In((33,)), In((33,))], ["chalf.default"])
+add("cx_isinf_isfinite", "lambda a, b: (lambda z: (torch.isinf(z), torch.isfinite(z), torch.isinf(z.cdouble()[::2]), torch.isfinite(z.t())))(torch.complex(a, b))", [In((4, 6), kind="special"), In((4, 6), kind="special")], ["isinf.default", "isfinite.default"])
+add("cx_abs_inplace_err", f"lambda a, b: {_Z}.abs_()", [In((5,)), In((5,))], [])
+add("abs_inplace_polygamma_inplace", "lambda a, i: (a.clone().abs_(), i.clone().abs_(), (a.abs() + 0.5).polygamma_(1), (a.abs() + 0.5).polygamma_(2))", [In((7,)), In((7,), "int64", "int")], ["abs_.default", "polygamma_.default"])
 add("cx_repr", f"lambda a, b: repr(torch.complex(a, b).double())", [In((2, 3)), In((2, 3))], [])
 # every public torch.fft spelling on the same inputs, each normalisation, n/s padding and trimming
 _R, _C = [In((6, 10))], [In((6, 10)), In((6, 10))]

@@ -99,6 +99,14 @@ def load(yaml_path: str):
     return fns
 
 
+def _loose_signature(f):
+    """Name, overload and argument types, not argument names: dropout_(Tensor(a!) self, ...)
+    has no signature-equal functional (dropout names its tensor `input`), but is its in-place form."""
+    a = f.func.arguments
+    return (str(f.func.name.name.base), f.func.name.overload_name,
+            tuple(str(x.type) for x in list(a.flat_positional) + list(a.flat_kwarg_only)))
+
+
 def emit(fns, out_dir: str) -> None:
     os.makedirs(out_dir, exist_ok=True)
     idents = [c_ident(f.func.name) for f in fns]
@@ -125,16 +133,19 @@ def emit(fns, out_dir: str) -> None:
           "extern const tn_op_schema tn_op_schemas[TN_OP_COUNT];", "", "#endif", ""]
     kinds = {"functional": "TN_OP_KIND_FUNCTIONAL", "inplace": "TN_OP_KIND_INPLACE",
              "out": "TN_OP_KIND_OUT", "mutable": "TN_OP_KIND_MUTABLE", "scratch": "TN_OP_KIND_SCRATCH"}
-    functional_of = {}
+    functional_of, loose_of = {}, {}
     for f, i in zip(fns, idents):
         if f.func.kind().name == "functional":
             functional_of.setdefault(f.func.signature(), i)
+            loose_of.setdefault(_loose_signature(f), i)
     c = [HEADER, '#include "ops_generated.h"', "",
          "const tn_op_schema tn_op_schemas[TN_OP_COUNT] = {"]
     for f, i in zip(fns, idents):
         a = f.func.arguments
         nargs = len(a.flat_positional) + len(a.flat_kwarg_only) + len(a.out)
         sib = functional_of.get(f.func.signature())
+        if sib is None and f.func.kind().name == "inplace":
+            sib = loose_of.get(_loose_signature(f))
         c.append(f"    [TN_OP_{i}] = {{{c_str(str(f.func.name.name))}, "
                  f"{c_str(f.func.name.overload_name)}, {c_str(schema_str(f.func))}, "
                  f"{nargs}, {len(f.func.returns)}, {len(a.out)}, {kinds[f.func.kind().name]}, "
