@@ -36,11 +36,12 @@ FLOOR = os.path.join(HERE, "floor.json")
 MAX_SAMPLES = 8  # per entry and dtype
 ALL_DTYPES = ("float32", "float64", "int64", "int32", "int8", "uint8", "bool", "float16", "bfloat16",
               "complex64", "complex128")
-# the CI sweep (tests/test_opinfo.py): every form in the five dtypes of the first sweeps plus
-# one half and one complex dtype; int32, int8, uint8 and complex128 run with --full only, to
-# keep the test within minutes on two cores (regenerating upstream's reference of all eleven
-# took 42 min on the loaded shared machine, two dtypes at a time)
-CI_DTYPES = ("float32", "float64", "int64", "bool", "bfloat16", "float16", "complex64")
+# the CI sweep (tests/test_opinfo.py): every form in the five dtypes of the first sweeps;
+# int32, int8, uint8, float16 and the complex dtypes run with --full only, to keep the test
+# within minutes on two cores and CI within its budget (regenerating upstream's reference of
+# all eleven took 42 min on the loaded shared machine, two dtypes at a time; on a fresh CI
+# machine the reference is always regenerated). Session 16 narrowed it from seven dtypes.
+CI_DTYPES = ("float32", "float64", "int64", "bool", "bfloat16")
 FORMS = ("function", "method", "inplace", "out")
 JOBS = 2  # our side's worker processes, each replaying a contiguous half of the entries
 ENTRY_TIMEOUT = 120.0  # seconds one entry may run on our side before it counts as hung
