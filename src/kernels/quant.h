@@ -266,6 +266,19 @@ typedef struct tn_w8matmul_desc {
 /* The int8 weight-only product on the pool. No result depends on the thread count. */
 void tn_w8matmul(const tn_w8matmul_desc *d);
 
+/* The reference row-block kernels of every block format (quant_ref.c, quant_k_ref.c): y[i][r] =
+ * the sum over blocks b of TERM(weight block b of row r, activation block b of row i), BB
+ * bytes per weight block; DECLARE is the format family's kernel signature. */
+#define TN_QREF_KERNEL(DECLARE, NAME, TERM, BB)                                                   \
+    DECLARE(NAME) {                                                                               \
+        for (int64_t i = 0; i < m; i++)                                                           \
+            for (int64_t r = 0; r < nrows; r++) {                                                 \
+                float acc = 0;                                                                    \
+                for (int64_t b = 0; b < nb; b++) acc += TERM(w + r * ldw + b * (BB), x + i * ldx + b); \
+                y[i * ldy + r] = acc;                                                             \
+            }                                                                                     \
+    }
+
 /* ---- upstream's CPU int4 packing (aten::_convert_weight_to_int4pack_for_cpu) ------------
  * n × k values (int32, normally 0..15) -> n × k/2 bytes (n % 16 == 0, k even). Measured on
  * upstream 2.13.0 (tests/test_quant.py compares the bytes): with B = 64 on an AVX-512 host

@@ -100,15 +100,7 @@ static float term_q6_k(const uint8_t *blk, const tn_q8k_block *x) {
     return half_at(blk + 208) * x->d * (float)isum;
 }
 
-#define REF_KERNEL(NAME, TERM, BB)                                                                 \
-    TN_QKDOT_DECLARE(NAME) {                                                                       \
-        for (int64_t i = 0; i < m; i++)                                                            \
-            for (int64_t r = 0; r < nrows; r++) {                                                  \
-                float acc = 0;                                                                     \
-                for (int64_t b = 0; b < nb; b++) acc += TERM(w + r * ldw + b * (BB), x + i * ldx + b); \
-                y[i * ldy + r] = acc;                                                              \
-            }                                                                                      \
-    }
+#define REF_KERNEL(NAME, TERM, BB) TN_QREF_KERNEL(TN_QKDOT_DECLARE, NAME, TERM, BB)
 
 REF_KERNEL(q4_k_qdot__ref, term_q4_k, 144)
 REF_KERNEL(q6_k_qdot__ref, term_q6_k, 210)

@@ -115,15 +115,7 @@ static float term_q8_0(const uint8_t *blk, const tn_q8x_block *x) {
     return half_at(blk) * x->d * (float)s;
 }
 
-#define REF_KERNEL(NAME, TERM, BB)                                                                 \
-    TN_QDOT_DECLARE(NAME) {                                                                        \
-        for (int64_t i = 0; i < m; i++)                                                            \
-            for (int64_t r = 0; r < nrows; r++) {                                                  \
-                float acc = 0;                                                                     \
-                for (int64_t b = 0; b < nb; b++) acc += TERM(w + r * ldw + b * (BB), x + i * ldx + b); \
-                y[i * ldy + r] = acc;                                                              \
-            }                                                                                      \
-    }
+#define REF_KERNEL(NAME, TERM, BB) TN_QREF_KERNEL(TN_QDOT_DECLARE, NAME, TERM, BB)
 
 REF_KERNEL(q4_0_qdot__ref, term_q4_0, 18)
 REF_KERNEL(q4_1_qdot__ref, term_q4_1, 20)
