@@ -89,10 +89,12 @@ def run(python, world, args, timeout=240):
         job.close()
 
 
-def hosted_store(port):
-    """The rendezvous store, hosted by the test (it outlives any rank, as torchrun's)."""
+def hosted_store():
+    """The rendezvous store, hosted by the test (it outlives any rank, as torchrun's), on a
+    port the kernel picks as it binds (a port probed free beforehand can be taken before
+    the bind: EADDRINUSE seen in CI). Its port is the store's .port."""
     import torch.distributed as dist
-    return dist.TCPStore("127.0.0.1", port, None, True, timeout=datetime.timedelta(seconds=60),
+    return dist.TCPStore("127.0.0.1", 0, None, True, timeout=datetime.timedelta(seconds=60),
                          wait_for_workers=False)
 
 
@@ -125,9 +127,8 @@ def run_poisoned(digits, tmp):
 def run_coordinator_restart(digits, tmp):
     """The coordinator of BASE dies in round 2 (rc 18) and is started again on the same
     checkpoint; the clients and the hosted store live on."""
-    port = free_port()
-    store = hosted_store(port)
-    job = Job(3, port)
+    store = hosted_store()
+    job = Job(3, store.port)
     ck = os.path.join(tmp, "coordinator.ckpt")
     args = [digits] + BASE + ["--mode", "store", "--checkpoint", ck]
     try:
@@ -152,9 +153,8 @@ DEATHS = "3:2,2:3"
 def run_client_deaths(digits, tmp):
     """Secure aggregation over 3 clients; client 3 dies in round 2, client 2 in round 3;
     each is started again once it has died (rc 17)."""
-    port = free_port()
-    store = hosted_store(port)
-    job = Job(4, port)
+    store = hosted_store()
+    job = Job(4, store.port)
     args = [digits, "--clients", "3", "--rounds", "4", "--mode", "store", "--secagg", "--min-clients", "2",
             "--round-timeout", "12", "--max-retries", "20", "--die", DEATHS]
     try:

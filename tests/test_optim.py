@@ -281,11 +281,15 @@ OPTIM_CASES += [
 # operation; and SGD in every form in float32/float64 (only mul/add/addcmul-style ops).
 #
 # Within SQRT_ULPS units in the last place (float32/float64 for-loop and foreach Adam,
-# AdamW, RMSprop, Adagrad): upstream's torch.sqrt (at::vml, MKL's VML in this wheel) lands
-# one ulp below the correctly rounded root for about 0.6% of inputs (measured: 636 of
-# 100000 float32, 737 of 100000 float64 against numpy); ours is correctly rounded. Each such ulp then propagates through the remaining
-# steps (RMSprop's centered variance subtracts nearly equal numbers, so it amplifies most:
-# 32 ulp measured after 6 steps).
+# AdamW, RMSprop, Adagrad): upstream's torch.sqrt (at::vml, MKL's VML in this wheel) is
+# not correctly rounded, and how often depends on the host: on AVX-512 Intel hosts one
+# ulp below the root for about 0.6% of inputs (636 of 100000 float32, 737 of 100000
+# float64 against numpy); on an AVX2 AMD EPYC host one ulp off either way for 15.6% of
+# float32 and 1.3% of float64 inputs (session 17, 100000 inputs in [0, 10)). Ours is
+# correctly rounded. Each such ulp propagates through the remaining steps (RMSprop's
+# centered variance subtracts nearly equal numbers, so it amplifies most), and an element
+# that the steps carry near zero is many of its own ulps off, so an element may be off by
+# SQRT_ULPS of its own ulps or of the ulps of its tensor's largest magnitude (_diff).
 #
 # Within BF16_SCALE of each tensor's largest magnitude (bfloat16 for-loop and foreach, and
 # fused bfloat16 SGD against upstream's for-loop): besides the sqrt above, upstream's
@@ -342,7 +346,8 @@ def _ulps(dtype, a_hex, b_hex):
 
 def _diff(ref, got, path="", limit=0, scale=None):
     """(description or None, largest ulp distance) between two encoded reports. Tensors
-    may differ by `limit` ulp, or with `scale`, by scale * their largest magnitude."""
+    may differ by `limit` ulp (float32/float64: of the element or of the tensor's largest
+    magnitude), or with `scale`, by scale * their largest magnitude."""
     if isinstance(ref, list) and len(ref) == 3 and isinstance(ref[0], str) and ref[0].startswith("torch."):
         if not (isinstance(got, list) and len(got) == 3):
             return f"{path}: {got!r} is not a tensor", 0
@@ -357,6 +362,12 @@ def _diff(ref, got, path="", limit=0, scale=None):
             ok = np.isfinite(b).all() and worst <= bound
             return (None if ok else f"{path}: differs by {worst:.3g} > {bound:.3g}"), 0
         u = _ulps(ref[0], ref[2], got[2])
+        if u > limit and limit and ref[0] in ("torch.float32", "torch.float64"):
+            # counted in ulps of the tensor's largest magnitude: an element near zero
+            # that a one-ulp difference upstream of it moved is not a thousand ulps off
+            a, b = _floats(ref), _floats(got)
+            unit = float(np.spacing(np.abs(a).max().astype(np.float64 if ref[0] == "torch.float64" else np.float32)))
+            u = int(np.ceil(np.abs(a - b).max() / unit)) if np.isfinite(b).all() else u
         return (None if u <= limit else f"{path}: {u} ulp"), u
     if isinstance(ref, dict):
         if set(ref) != set(got if isinstance(got, dict) else {}):

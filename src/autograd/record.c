@@ -253,9 +253,11 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
             through_view = true;
         }
         if (f && (f->save_args & 1u)) {
-            /* The formula reads self as it was before the operator overwrote it. */
+            /* The formula reads self as it was before the operator overwrote it: a clone
+             * recorded as upstream's original_self = self.clone(), so a double backward
+             * through the formula reaches self's history before the write. */
             tn_value a[2] = {tn_value_tensor(self), {.tag = TN_V_NONE}}, r;
-            TN_TRY(run_no_grad(run, TN_OP_clone, a, &r));
+            TN_TRY(tn_requires_grad(self) ? tn_dispatch(TN_OP_clone, a, &r) : run_no_grad(run, TN_OP_clone, a, &r));
             self_orig = r.u.t;
         }
     }

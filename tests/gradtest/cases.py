@@ -19,6 +19,12 @@ IDX = In((6,), "int64", "index", high=4)
 # cases also compared in bfloat16 (tolerance: harness.TOL)
 BF = ("float64", "float32", "bfloat16")
 
+# svd/svdvals second-order gradients in float32 go through 1 / (s_i^2 - s_j^2) and the
+# singular vectors, which amplify the LAPACK's rounding: on an AVX2 AMD host upstream's
+# (MKL) float32 second derivative is 1.2e-3 from the float64 one and ours 5.7e-5, and the
+# two differ by up to 7.4e-5 in the case below (session 17); float64 keeps the default.
+SVD_F32 = {"float32": (2e-4, 2e-4)}
+
 CASES = [
     # elementwise (broadcast and non-contiguous operands)
     G("add", "lambda a, b: torch.add(a, b, alpha=2.5)", [A, ROW], (0, 1), ["add_Tensor"], double=True, dtypes=BF),
@@ -131,13 +137,13 @@ CASES = [
     G("eigh", "lambda a: (lambda w, v: (w, v.abs(), (v * w.exp().unsqueeze(-2)) @ v.mT))(*torch.linalg.eigh(a + a.mT))", [SQ], (0,), ["linalg_eigh"], double=True),
     G("eigh_triangle", "lambda a: (lambda w, v: (w, v.abs()))(*torch.linalg.eigh(a, UPLO='U'))", [SQ], (0,), ["linalg_eigh"]),
     G("eigvalsh", "lambda a: (torch.linalg.eigvalsh(a), torch.linalg.eigvalsh(a, UPLO='U'))", [SQ], (0,), ["linalg_eigvalsh"], double=True),
-    G("svd", "lambda a, w: tuple(t for x in (a, w) for f in (False, True) for t in (lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs(), (u[..., :s.shape[-1]] * s.unsqueeze(-2)) @ v[..., :s.shape[-1], :]))(*torch.linalg.svd(x, full_matrices=f)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svd"], double=True),
+    G("svd", "lambda a, w: tuple(t for x in (a, w) for f in (False, True) for t in (lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs(), (u[..., :s.shape[-1]] * s.unsqueeze(-2)) @ v[..., :s.shape[-1], :]))(*torch.linalg.svd(x, full_matrices=f)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svd"], double=True, tol=SVD_F32),
     G("svd_old", "lambda a: (lambda u, s, v: (u.abs(), s, v.abs()))(*torch.svd(a))", [In((3, 5, 4))], (0,), ["svd"]),
     # pinv: its derivative scales rounding by about the condition number squared, so float32
     # is compared at 1e-3 (float64, with second order, at the default 1e-10)
     G("pinv", "lambda a, w: (torch.linalg.pinv(a), torch.linalg.pinv(w, rtol=0.05), torch.linalg.pinv(a, atol=torch.tensor(0.1, dtype=torch.float64)), torch.linalg.pinv(a[0].mT @ a[0], hermitian=True), torch.linalg.pinv(a.mT @ a, atol=0.5, hermitian=True), torch.pinverse(w), torch.linalg.pinv(w, 1e-3), torch.linalg.pinv(w[:0]))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_pinv_atol_rtol_tensor"], double=True, dtypes=("float64",)),
     G("pinv_f32", "lambda a, w: (torch.linalg.pinv(a), torch.linalg.pinv(w, rtol=0.05), torch.linalg.pinv(a, atol=torch.tensor(0.1, dtype=torch.float64)), torch.linalg.pinv(a[0].mT @ a[0], hermitian=True), torch.linalg.pinv(a.mT @ a, atol=0.5, hermitian=True), torch.pinverse(w), torch.linalg.pinv(w, 1e-3), torch.linalg.pinv(w[:0]))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_pinv_atol_rtol_tensor"], dtypes=("float32",), rtol=1e-3, atol=1e-3),
-    G("svdvals", "lambda a, w: (torch.linalg.svdvals(a), torch.linalg.svdvals(w), *(lambda u, s, v: (u.abs(), s))(*torch.ops.aten._linalg_svd.default(w)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svdvals", "_linalg_svd"], double=True),
+    G("svdvals", "lambda a, w: (torch.linalg.svdvals(a), torch.linalg.svdvals(w), *(lambda u, s, v: (u.abs(), s))(*torch.ops.aten._linalg_svd.default(w)))", [In((3, 5, 4)), In((3, 5))], (0, 1), ["linalg_svdvals", "_linalg_svd"], double=True, tol=SVD_F32),
     G("matrix_exp", "lambda a: (torch.linalg.matrix_exp(a), torch.matrix_exp(a[0] * 0.3))", [SQ], (0,), ["linalg_matrix_exp", "matrix_exp"], double=True),
     G("lu", "lambda a: (*torch.linalg.lu(a)[1:], torch.linalg.lu_factor(a)[0], torch.linalg.lu_factor_ex(a[0])[0])", [SQ], (0,), ["linalg_lu", "linalg_lu_factor", "linalg_lu_factor_ex"], double=True),
     G("linalg_compositions", "lambda a, x, y: (torch.linalg.matrix_norm(a), torch.linalg.matrix_norm(a, 'nuc'), torch.linalg.matrix_norm(a, 2), torch.linalg.matrix_norm(a, -1), torch.linalg.norm(a[0], float('inf')), torch.linalg.cond(a + 4 * torch.eye(4, dtype=a.dtype)), torch.linalg.matrix_power(a, 3), torch.linalg.matrix_power(a + 4 * torch.eye(4, dtype=a.dtype), -2), torch.linalg.multi_dot([a[0], a[1], a[2]]), torch.linalg.vecdot(x, y), torch.cross(x, y, dim=-1), torch.linalg.vander(x[0]), torch.linalg.tensorinv(a[0].reshape(2, 2, 4) + torch.eye(4, dtype=a.dtype).reshape(2, 2, 4) * 4, ind=2), torch.linalg.tensorsolve(a[0] + 4 * torch.eye(4, dtype=a.dtype), x[0, :]  .new_ones(4) * x[0, 0]))", [SQ, In((4, 3)), In((4, 3))], (0, 1, 2), ["linalg_svdvals", "linalg_inv"], double=True),

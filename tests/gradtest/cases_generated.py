@@ -338,8 +338,8 @@ CASES += [
       "+ torch.dist(a, b * 2) + torch.fill(a, 2.0) * b + torch.fill(b, torch.tensor(0.5)) * a", [A, B], (0, 1),
       ["rot90", "dist", "fill_Scalar", "fill_Tensor"], double=True),
     # special functions (kernels/elementwise_special.c)
-    G("gen_lgamma_digamma_polygamma", "lambda a: (a + 0.5).lgamma() + (a + 0.5).digamma() + torch.polygamma(2, a + 0.5)",
-      [POS], (0,), ["lgamma", "digamma", "polygamma"], double=True),
+    G("gen_lgamma_digamma_polygamma", "lambda a: (a + 0.5).lgamma() + (a + 0.5).digamma() + torch.polygamma(2, a + 0.5) + (a + 0.5).polygamma_(1)",
+      [POS], (0,), ["lgamma", "digamma", "polygamma", "polygamma_"], double=True),
     G("gen_erfinv_i0_i0e", "lambda a, u: torch.erfinv(u * 0.9) + torch.i0(a) + torch.special.i0e(a)", [A, UNIT], (0, 1),
       ["erfinv", "i0", "special_i0e"]),  # no double backward: special_i1's own derivative (i1_backward) refuses
     G("gen_erfcx_ndtri_log_ndtr_entr", "lambda a, u: torch.special.erfcx(a) + torch.special.log_ndtr(a) "

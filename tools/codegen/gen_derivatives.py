@@ -197,6 +197,18 @@ class Val:
         return f"Val({self.kind}, {self.expr})"
 
 
+def decomposed_ops():
+    """Op idents that run as their parts under autograd (src/autograd/decompose.c): the
+    table's entries, and the composites listed in X-macros (`#define NAME(X) X(op) ...`),
+    which the table maps to their own kernels written as door calls. No row is generated
+    for them: the decomposition is recorded instead."""
+    text = open(os.path.join(ROOT, "src", "autograd", "decompose.c")).read()
+    ops = set(re.findall(r"\[TN_OP_(\w+)\] = d_", text))
+    for body in re.findall(r"^#define \w+\(X\)((?:[^\n]*\\\n)*[^\n]*)", text, re.M):
+        ops |= set(re.findall(r"\bX\((\w+)\)", body))
+    return ops
+
+
 def num(v, is_int):
     return Val("N", repr(v), py=(v, is_int))
 
@@ -833,12 +845,7 @@ class Gen:
             self.impl |= set(re.findall(r"^TN_OP_IMPL\((\w+),", open(path).read(), re.M))
         hand_text = open(os.path.join(ROOT, "src", "autograd", "formulas.def")).read()
         self.hand = set(re.findall(r"^TN_GRAD\((\w+),", hand_text, re.M))
-        decomp_text = open(os.path.join(ROOT, "src", "autograd", "decompose.c")).read()
-        self.decomp = set(re.findall(r"\[TN_OP_(\w+)\] = d_", decomp_text))
-        # and the composites listed in X-macros (`#define NAME(X) X(op) ...`), which the table
-        # maps to their own kernels, written as door calls
-        for body in re.findall(r"^#define \w+\(X\)((?:[^\n]*\\\n)*[^\n]*)", decomp_text, re.M):
-            self.decomp |= set(re.findall(r"\bX\((\w+)\)", body))
+        self.decomp = decomposed_ops()
 
     @staticmethod
     def ident(f):
