@@ -167,6 +167,8 @@ def run_client_deaths(digits, tmp):
         res = result(procs[0], deadline)
         for r in (1, 2, 3):
             result(procs[r], deadline)
+        # a client (re)started after the federation ended leaves at once, with no rounds
+        res["late_client"] = result(job.start(OURS, 1, [a for a in args if a not in ("--die", DEATHS)]), deadline)
     finally:
         job.close()
         del store
@@ -289,3 +291,4 @@ def test_client_killed_mid_round(background):
     assert len(h[2]["participants"]) >= 2 and ({2, 3} & set(h[2]["participants"] + h[3]["participants"]))
     acc = accuracies(res)
     assert all(np.isfinite(acc)) and acc[-1] > 0.5, acc   # the masks cancelled: the model trained
+    assert res["late_client"]["history"] == [] and res["late_client"]["seconds"] < 30
