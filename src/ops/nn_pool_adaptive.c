@@ -131,8 +131,10 @@ static tn_status adaptive_max_backward(const tn_value *a, tn_value *rets, int ns
     const char *gname = nsp == 2 ? "grad_output" : "gradOutput";
     char b1[256], b2[256];
     if (gy->ndim != nsp + 1 && gy->ndim != nsp + 2)
-        return tn_error(TN_ERR_RUNTIME, "adaptive_max_pooling%dd_backward(): Expected %dD or %dD grad_output, but got: %s",
-                        nsp, nsp + 1, nsp + 2, TN_NN_FMT(gy, b1));
+        return nsp == 2 ? tn_error(TN_ERR_RUNTIME, "adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, but got: %s",
+                                   TN_NN_FMT(gy, b1))
+                        : tn_error(TN_ERR_RUNTIME, "adaptive_max_pool3d_backward(): Expected 4D or 5D gradOutput, but got: %s",
+                                   TN_NN_FMT(gy, b1));
     for (int d = gy->ndim - nsp; d < gy->ndim; d++)
         if (gy->sizes[d] == 0)
             return tn_error(TN_ERR_RUNTIME, "%s(): Expected grad_output to have non-zero size for non-batch dimensions, "
