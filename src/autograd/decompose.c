@@ -954,6 +954,13 @@ static tn_status d_upsample_bilinear2d_vec(const tn_value *a, tn_value *rets) {
     return tn_dispatch(TN_OP_upsample_bilinear2d, b, rets);
 }
 
+/* lu_solve(self, LU_data, LU_pivots) = linalg_lu_solve(LU_data, LU_pivots, self), upstream's
+ * composite (the deprecated spelling), so both LU and B get linalg_lu_solve's gradients. */
+static tn_status d_lu_solve(const tn_value *a, tn_value *rets) {
+    tn_value b[5] = {a[1], a[2], a[0], tn_value_bool(true), tn_value_bool(false)};
+    return tn_dispatch(TN_OP_linalg_lu_solve, b, rets);
+}
+
 /* ---- adaptive pooling: upstream's composites ---------------------------------------------- */
 
 tn_status tn_op_adaptive_max_pool1d(const tn_value *args, tn_value *rets);
@@ -1173,6 +1180,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_pad] = d_pad,
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
     [TN_OP_adaptive_avg_pool3d] = d_adaptive_avg_pool3d,
+    [TN_OP_lu_solve] = d_lu_solve,
     [TN_OP_adaptive_max_pool1d] = d_adaptive_max_pool1d,
     [TN_OP_quantile] = d_quantile,
     [TN_OP_quantile_scalar] = d_quantile_scalar,

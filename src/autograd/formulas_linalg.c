@@ -1,11 +1,12 @@
 /* formulas_linalg.c — derivatives of the linear-algebra operators (rows in formulas.def):
  * det/slogdet/logdet, inverse, solve, Cholesky (factor, solve, inverse), triangular
  * solves, QR, the symmetric eigenproblem, the SVD and the matrix exponential, for real
- * dtypes. Written from the mathematics (the matrix-calculus identities named at each
+ * dtypes; and the LU gradient of linalg_lu_solve (a vocabulary helper of the generated row). Written from the mathematics (the matrix-calculus identities named at each
  * formula); every step is a door call, so under create_graph they differentiate again. */
 #include <string.h>
 
 #include "autograd/formulas.h"
+#include "autograd/formulas_vocab.h"
 
 #define F(name) void name(tn_grad_ctx *c)
 
@@ -342,6 +343,39 @@ static tn_tensor *lu_back(tn_grad_ctx *c, tn_tensor *P, tn_tensor *L, tn_tensor 
     g = solve_tri(c, mT(c, L), g, true, true, true);     /* L⁻ᵀ g */
     return ag_matmul(c, P, g);
 }
+/* linalg_lu_solve's gradient for the packed LU (derivatives.yaml's linalg_lu_solve_LU):
+ * X = op(A)⁻¹ B (left) or B op(A)⁻¹ (right), op(A) = A or Aᴴ, A = P L U. The gradient of A
+ * is -A⁻ᴴ G Xᴴ (left), -X (A⁻¹ G)ᴴ (left, adjoint), -Xᴴ G A⁻ᴴ (right), -(G A⁻¹)ᴴ X
+ * (right, adjoint), each inverse applied by linalg_lu_solve itself; then dA = P (dL U + L dU) gives
+ * L's part tril(Pᵀ gA Uᵀ, -1) and U's part triu(Lᵀ Pᵀ gA), packed as the LU. Real dtypes. */
+tn_tensor *ag_linalg_lu_solve_LU(tn_grad_ctx *c, tn_tensor *g, tn_tensor *LU, tn_tensor *pivots, tn_tensor *X,
+                                 bool left, bool adjoint) {
+    if (c->st != TN_OK || !g) return NULL;
+    tn_tensor *gA;
+    if (left) {
+        tn_tensor *s = AG(c, linalg_lu_solve, VT(LU), VT(pivots), VT(g), VB(true), VB(!adjoint));
+        gA = adjoint ? ag_matmul(c, X, mT(c, s)) : ag_matmul(c, s, mT(c, X));
+    } else {
+        tn_tensor *s = AG(c, linalg_lu_solve, VT(LU), VT(pivots), VT(g), VB(false), VB(!adjoint));
+        gA = adjoint ? ag_matmul(c, mT(c, s), X) : ag_matmul(c, mT(c, X), s);
+    }
+    gA = ag_neg(c, gA);
+    if (c->st != TN_OK) return NULL;
+    /* P from the pivots alone (not differentiable); L and U by tril/triu of LU */
+    tn_tensor *plain = AG(c, detach, VT(LU));
+    tn_value a[4] = {VT(plain), VT(pivots), VB(false), VB(true)};
+    tn_tensor *o[3] = {0};
+    ag_op_n(c, TN_OP_lu_unpack, 4, a, o, 3);
+    if (c->st != TN_OK) return NULL;
+    int64_t n = LU->sizes[LU->ndim - 1];
+    tn_tensor *eye = AG(c, eye, VI(n), VDT(LU->dtype), VN(), VN(), VN());
+    tn_tensor *L = ag_add(c, tril(c, LU, -1), eye), *U = triu(c, LU, 0);
+    tn_tensor *PtgA = ag_matmul(c, mT(c, o[0]), gA);
+    tn_tensor *r = ag_add(c, tril(c, ag_matmul(c, PtgA, mT(c, U)), -1), triu(c, ag_matmul(c, mT(c, L), PtgA), 0));
+    if (c->st != TN_OK) return NULL;
+    return ag_sum_to(c, r, LU->ndim, LU->sizes);
+}
+
 /* linalg_lu(A, pivot) -> (P, L, U) */
 F(g_linalg_lu) {
     if (NEED(0)) SET(0, lu_back(c, RES(0), RES(1), RES(2), GRAD(1), GRAD(2)));

@@ -457,11 +457,14 @@ CASES += [
       [In((3, 4)), In((4, 4)), In((4, 4))], (0, 1, 2), [], double=True),
     G("dec_gradient", "lambda x: list(torch.gradient(x, spacing=(torch.tensor([0., 1.5, 2., 4., 4.5], dtype=x.dtype), torch.arange(6.0, dtype=x.dtype) ** 1.3), dim=(0, 1), edge_order=2)) + list(torch.gradient(x, spacing=0.5))",
       [In((5, 6))], (0,), []),
-    # linear algebra rows generated from derivatives.yaml (linalg_lu_solve: B only, LU's formula
-    # calls linalg_lu_solve_LU, not in the vocabulary, and refuses by name)
+    # linear algebra rows generated from derivatives.yaml (linalg_lu_solve's LU: the vocabulary
+    # helper ag_linalg_lu_solve_LU, formulas_linalg.c)
     G("linalg_cross", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b, dim=1))", [In((4, 3)), In((4, 3))], (0, 1), ["linalg_cross"], double=True),
     G("linalg_inv_ex", "lambda a: torch.linalg.inv_ex(a + 4 * torch.eye(4, dtype=a.dtype))[0]", [In((3, 4, 4))], (0,), ["linalg_inv_ex"], double=True),
     G("linalg_lu_solve", "lambda a, b: [torch.linalg.lu_solve(*torch.linalg.lu_factor(a.detach() + 4 * torch.eye(4, dtype=a.dtype)), b, left=l, adjoint=j) for l in (True, False) for j in (True, False)]", [In((3, 4, 4)), In((3, 4, 4))], (1,), ["linalg_lu_solve"], double=True),
+    G("linalg_lu_solve_LU", "lambda m, b: [torch.linalg.lu_solve(m + 4 * torch.eye(4, dtype=m.dtype), torch.linalg.lu_factor(m.detach() + 4 * torch.eye(4, dtype=m.dtype))[1], b, left=l, adjoint=j) "
+      "for l in (True, False) for j in (True, False)] + [torch.linalg.lu_solve(m[:1] + 4 * torch.eye(4, dtype=m.dtype), torch.linalg.lu_factor(m[:1].detach() + 4 * torch.eye(4, dtype=m.dtype))[1], b[:, :, :2]), "
+      "torch.lu_solve(b, *torch.linalg.lu_factor(m + 4 * torch.eye(4, dtype=m.dtype)))]", [In((3, 4, 4)), In((3, 4, 4))], (0, 1), ["linalg_lu_solve", "lu_solve"], double=True),
 ]
 
 # Generated rows no case covers, with the reason (the coverage test reads this).

@@ -281,6 +281,7 @@ HELPERS = {
     "pow_backward_exponent": ("ag_pow_backward_exponent", ["T", "S", "T", "T"], "T"),
     "clamp_backward": ("ag_clamp_backward", ["T", "T", "V", "V"], "T"),
     "clamp_backward_min_max": ("ag_clamp_backward_min_max", ["T", "T", "V", "V", "M"], "TT2"),
+    "linalg_lu_solve_LU": ("ag_linalg_lu_solve_LU", ["T", "T", "T", "T", "B", "B"], "T"),
 }
 
 
