@@ -961,6 +961,12 @@ static tn_status d_lu_solve(const tn_value *a, tn_value *rets) {
     return tn_dispatch(TN_OP_linalg_lu_solve, b, rets);
 }
 
+/* orgqr(self, input2) = linalg_householder_product(self, input2), upstream's composite */
+static tn_status d_orgqr(const tn_value *a, tn_value *rets) {
+    tn_value b[2] = {a[0], a[1]};
+    return tn_dispatch(TN_OP_linalg_householder_product, b, rets);
+}
+
 /* ---- adaptive pooling: upstream's composites ---------------------------------------------- */
 
 tn_status tn_op_adaptive_max_pool1d(const tn_value *args, tn_value *rets);
@@ -1181,6 +1187,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
     [TN_OP_adaptive_avg_pool3d] = d_adaptive_avg_pool3d,
     [TN_OP_lu_solve] = d_lu_solve,
+    [TN_OP_orgqr] = d_orgqr,
     [TN_OP_adaptive_max_pool1d] = d_adaptive_max_pool1d,
     [TN_OP_quantile] = d_quantile,
     [TN_OP_quantile_scalar] = d_quantile_scalar,

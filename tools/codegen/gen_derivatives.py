@@ -282,6 +282,7 @@ HELPERS = {
     "clamp_backward": ("ag_clamp_backward", ["T", "T", "V", "V"], "T"),
     "clamp_backward_min_max": ("ag_clamp_backward_min_max", ["T", "T", "V", "V", "M"], "TT2"),
     "linalg_lu_solve_LU": ("ag_linalg_lu_solve_LU", ["T", "T", "T", "T", "B", "B"], "T"),
+    "householder_product_backward": ("ag_householder_product_backward", ["T", "T", "T", "T"], "TT2"),
 }
 
 
