@@ -11,6 +11,7 @@
 #include "autograd/formulas.h"
 #include "ops/iter.h"
 #include "ops/quantile.h"
+#include "ops/shape.h"
 
 static tn_value none(void) { tn_value v = {.tag = TN_V_NONE}; return v; }
 
@@ -967,6 +968,35 @@ static tn_status d_orgqr(const tn_value *a, tn_value *rets) {
     return tn_dispatch(TN_OP_linalg_householder_product, b, rets);
 }
 
+tn_status tn_op_linalg_ldl_factor(const tn_value *args, tn_value *rets);
+
+/* linalg_ldl_factor(self, hermitian) = linalg_ldl_factor_ex(self, hermitian, False) and a
+ * check of info, upstream's composite (so its node is linalg_ldl_factor_ex's, which upstream
+ * cannot differentiate); a nonzero info reruns the kernel for its error. */
+static tn_status d_linalg_ldl_factor(const tn_value *a, tn_value *rets) {
+    tn_value b[3] = {a[0], a[1], tn_value_bool(false)}, r[3];
+    TN_TRY(tn_dispatch(TN_OP_linalg_ldl_factor_ex, b, r));
+    tn_tensor *info = r[2].u.t;
+    bool bad = false;
+    if (!tn_tensor_is_meta(info)) {
+        tn_tensor *ic;
+        tn_status st = tn_tensor_contiguous(info, &ic);
+        if (st != TN_OK) { for (int k = 0; k < 3; k++) tn_value_release(&r[k]); return st; }
+        const int32_t *iv = tn_tensor_data(ic);
+        for (int64_t i = 0, n = tn_tensor_numel(ic); i < n && !bad; i++) bad = iv[i] != 0;
+        tn_tensor_release(ic);
+    }
+    tn_value_release(&r[2]);
+    if (bad) {
+        tn_value_release(&r[0]);
+        tn_value_release(&r[1]);
+        return tn_op_linalg_ldl_factor(a, rets);
+    }
+    rets[0] = r[0];
+    rets[1] = r[1];
+    return TN_OK;
+}
+
 /* ---- adaptive pooling: upstream's composites ---------------------------------------------- */
 
 tn_status tn_op_adaptive_max_pool1d(const tn_value *args, tn_value *rets);
@@ -1188,6 +1218,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_adaptive_avg_pool3d] = d_adaptive_avg_pool3d,
     [TN_OP_lu_solve] = d_lu_solve,
     [TN_OP_orgqr] = d_orgqr,
+    [TN_OP_linalg_ldl_factor] = d_linalg_ldl_factor,
     [TN_OP_adaptive_max_pool1d] = d_adaptive_max_pool1d,
     [TN_OP_quantile] = d_quantile,
     [TN_OP_quantile_scalar] = d_quantile_scalar,
@@ -1271,6 +1302,14 @@ static const bool nodiff_generated[TN_OP_COUNT] = {
 #include "formulas_generated_nodiff.def"
 #undef TN_NODIFF_GENERATED
 };
+
+static const bool upstream_refuses[TN_OP_COUNT] = {
+#define TN_UPSTREAM_REFUSES(op) [TN_OP_##op] = true,
+#include "formulas_generated_refused.def"
+#undef TN_UPSTREAM_REFUSES
+};
+
+bool tn_autograd_upstream_refuses(tn_op_id op) { return (unsigned)op < TN_OP_COUNT && upstream_refuses[op]; }
 
 bool tn_autograd_nondifferentiable(tn_op_id op) {
     static signed char memo[TN_OP_COUNT];

@@ -258,6 +258,19 @@ CASES = [
     G("dec_adaptive_max_pool1d_bad", "lambda s: F.adaptive_max_pool1d(s[:, :, :0], 2)", [SEQ], (0,), [], error="RuntimeError"),
     G("dec_adaptive_avg_pool3d_bad", "lambda y: F.adaptive_avg_pool3d(y, (2, -1, 2))", [In((2, 2, 5, 7, 6))], (0,), [],
       error="RuntimeError"),
+    # operators upstream has no derivative for either (not composites, no derivatives.yaml entry:
+    # build/gen/formulas_generated_refused.def): upstream's RuntimeError at backward time
+    G("refused_ldl_factor", "lambda a: torch.linalg.ldl_factor(a + a.mT)[0]", [In((4, 4))], (0,), ["linalg_ldl_factor"],
+      error="RuntimeError"),
+    G("refused_ldl_factor_ex", "lambda a: torch.linalg.ldl_factor_ex(a + a.mT, hermitian=True)[0]", [In((2, 4, 4))], (0,), [],
+      error="RuntimeError"),
+    G("refused_ldl_solve", "lambda a, b: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a + a.mT + 8 * torch.eye(4, dtype=a.dtype)), b)",
+      [In((4, 4)), In((4, 2))], (1,), [], error="RuntimeError"),
+    G("refused_heaviside", "lambda a: torch.heaviside(a, torch.tensor(0.5, dtype=a.dtype))", [A], (0,), [], error="RuntimeError"),
+    G("refused_floor_divide", "lambda a: torch.floor_divide(a, 0.7) + torch.remainder(2.0, a)", [A], (0,), [], error="RuntimeError"),
+    G("refused_scatter_reduce", "lambda a: torch.scatter(a, 1, torch.zeros(4, 1, dtype=torch.long), a[:, :1], reduce='multiply')", [A], (0,), [],
+      error="RuntimeError"),
+    G("refused_hardsigmoid_double", "lambda a: F.hardsigmoid(a * 4)", [A], (0,), [], double=True, error="RuntimeError"),
     G("gen_max_unpool", "lambda x, y: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2) ** 2 + "
       "0 * (F.max_unpool3d(*F.max_pool3d(y, 2, return_indices=True), 2, output_size=(3, 4, 5)) ** 2).sum() + "
       "0 * (F.max_unpool1d(*F.max_pool1d(x[0], 2, return_indices=True), 2) ** 2).sum()",
