@@ -166,10 +166,35 @@ static tn_status adaptive_max_backward(const tn_value *a, tn_value *rets, int ns
     }
     tn_dtype acc = tn_nn_acc(x->dtype);
     tn_nn_buf bg = {0}, bi = {0}, bx = {0};
+    /* Half / BFloat16: upstream's 3-d kernel adds in the tensor's dtype, each add rounded
+     * (its 2-d kernel accumulates in float, as the plane scatter below) */
+    bool step_round = nsp == 3 && acc != x->dtype;
     tn_status st = tn_nn_load(gy, acc, &bg);
     if (st == TN_OK) st = tn_nn_load_index(idx, &bi);
-    if (st == TN_OK) st = tn_nnb_out_begin(gx, acc, true, &bx);
-    if (st == TN_OK) {
+    if (st == TN_OK && step_round) {
+        const float *gv = bg.data;
+        const int64_t *iv = bi.data;
+        double *sum = calloc((size_t)(P * in_plane), sizeof(double));
+        if (!sum) st = tn_error(TN_ERR_RUNTIME, "out of memory");
+        for (int64_t p = 0; st == TN_OK && p < P; p++)
+            for (int64_t j = 0; j < out_plane; j++) {
+                int64_t at = iv[p * out_plane + j];
+                if (at < 0 || at >= in_plane) {
+                    st = tn_error(TN_ERR_RUNTIME, "%s: index %lld is out of bounds for a plane of %lld elements", name,
+                                  (long long)at, (long long)in_plane);
+                    break;
+                }
+                double *d = sum + p * in_plane + at;
+                *d = tn_rd_round(x->dtype, *d + (double)gv[p * out_plane + j]);
+            }
+        if (st == TN_OK) {
+            char *dst = tn_tensor_data(gx);
+            int es = tn_dtype_itemsize(x->dtype);
+            for (int64_t k = 0; k < P * in_plane; k++) tn_rd_set(dst + k * es, x->dtype, sum[k]);
+        }
+        free(sum);
+    } else if (st == TN_OK) st = tn_nnb_out_begin(gx, acc, true, &bx);
+    if (st == TN_OK && !step_round) {
         int64_t bad = 0;
         bool fine = acc == TN_DTYPE_FLOAT32
                         ? f32_plane_scatter_add__scalar(bx.data, bg.data, bi.data, P, in_plane, out_plane, &bad)
