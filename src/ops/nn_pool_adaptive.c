@@ -166,9 +166,8 @@ static tn_status adaptive_max_backward(const tn_value *a, tn_value *rets, int ns
     }
     tn_dtype acc = tn_nn_acc(x->dtype);
     tn_nn_buf bg = {0}, bi = {0}, bx = {0};
-    /* Half / BFloat16: upstream's 3-d kernel adds in the tensor's dtype, each add rounded
-     * (its 2-d kernel accumulates in float, as the plane scatter below) */
-    bool step_round = nsp == 3 && acc != x->dtype;
+    /* Half / BFloat16: upstream's kernels add in the tensor's dtype, each add rounded */
+    bool step_round = acc != x->dtype;
     tn_status st = tn_nn_load(gy, acc, &bg);
     if (st == TN_OK) st = tn_nn_load_index(idx, &bi);
     if (st == TN_OK && step_round) {

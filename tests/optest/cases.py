@@ -2401,8 +2401,7 @@ for dt in ("float32", "float64", "bfloat16"):
         [In((2, 3, 5, 7, 6), dt, "special"), In((2, 3, 4, 3), dt), In((2, 3, 3, 4, 3), dt, layout="transposed"), In((2, 3, 5, 9, 13), dt)],
         ["adaptive_max_pool2d_backward.default", "adaptive_max_pool3d_backward.default", "_adaptive_avg_pool3d_backward.default"])
 # output larger than the input (3 -> 8): every input element is the maximum of many windows, so
-# bfloat16 gradients collide: upstream's 3-d
-# kernel rounds each add to bfloat16, its 2-d kernel accumulates in float (bit for bit)
+# bfloat16 gradients collide: upstream's kernels (2-d and 3-d) round each add to bfloat16
 add("bwd_adaptive_max_pool_bf16_collisions", f"lambda x, g3, g2: ({A}.adaptive_max_pool3d_backward.default(g3, x, {A}.adaptive_max_pool3d.default(x, [8, 8, 8])[1]), "
     f"{A}.adaptive_max_pool2d_backward.default(g2, x[0], {A}.adaptive_max_pool2d.default(x[0], [8, 8])[1]))",
     [In((2, 2, 3, 3, 3), "bfloat16"), In((2, 2, 8, 8, 8), "bfloat16", "pos"), In((2, 3, 8, 8), "bfloat16", "pos")],
