@@ -125,7 +125,7 @@ def write_ninja(python):
     deriv_script = os.path.join(ROOT, "tools", "codegen", "gen_derivatives.py")
     packaged = os.path.dirname(os.path.dirname(os.path.dirname(yaml)))
     deriv_out = [os.path.join(GEN, n) for n in ("formulas_generated.def", "formulas_generated.c",
-                                                "formulas_generated_nodiff.def")]
+                                                "formulas_generated_nodiff.def", "formulas_generated_refused.def")]
     deriv_in = [deriv_script, os.path.join(packaged, "autograd", "derivatives.yaml"), yaml,
                 os.path.join(ROOT, "src", "autograd", "formulas.def"), os.path.join(ROOT, "src", "autograd", "decompose.c")]
     deriv_in += sorted(glob.glob(os.path.join(ROOT, "src", "ops", "*.def")))

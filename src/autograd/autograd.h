@@ -137,6 +137,7 @@ struct tn_node {
     void *py_hooks;           /* binding-owned hooks state; freed by tn_autograd_callbacks */
     const char *name;         /* "MulBackward0" */
     char *msg;                /* TN_NODE_ERROR: owned message */
+    bool msg_upstream;        /* TN_NODE_ERROR: upstream refuses too (RuntimeError, its message) */
     /* TN_NODE_OP */
     tn_op_id op;
     const struct tn_grad_formula *formula;

@@ -9,6 +9,9 @@
 
 #include "autograd/decompose.h"
 #include "autograd/formulas.h"
+#include "ops/iter.h"
+#include "ops/quantile.h"
+#include "ops/shape.h"
 
 static tn_value none(void) { tn_value v = {.tag = TN_V_NONE}; return v; }
 
@@ -952,6 +955,241 @@ static tn_status d_upsample_bilinear2d_vec(const tn_value *a, tn_value *rets) {
     return tn_dispatch(TN_OP_upsample_bilinear2d, b, rets);
 }
 
+/* lu_solve(self, LU_data, LU_pivots) = linalg_lu_solve(LU_data, LU_pivots, self), upstream's
+ * composite (the deprecated spelling), so both LU and B get linalg_lu_solve's gradients. */
+static tn_status d_lu_solve(const tn_value *a, tn_value *rets) {
+    tn_value b[5] = {a[1], a[2], a[0], tn_value_bool(true), tn_value_bool(false)};
+    return tn_dispatch(TN_OP_linalg_lu_solve, b, rets);
+}
+
+/* orgqr(self, input2) = linalg_householder_product(self, input2), upstream's composite */
+static tn_status d_orgqr(const tn_value *a, tn_value *rets) {
+    tn_value b[2] = {a[0], a[1]};
+    return tn_dispatch(TN_OP_linalg_householder_product, b, rets);
+}
+
+tn_status tn_op_linalg_ldl_factor(const tn_value *args, tn_value *rets);
+
+/* linalg_ldl_factor(self, hermitian) = linalg_ldl_factor_ex(self, hermitian, False) and a
+ * check of info, upstream's composite (so its node is linalg_ldl_factor_ex's, which upstream
+ * cannot differentiate); a nonzero info reruns the kernel for its error. */
+static tn_status d_linalg_ldl_factor(const tn_value *a, tn_value *rets) {
+    tn_value b[3] = {a[0], a[1], tn_value_bool(false)}, r[3];
+    TN_TRY(tn_dispatch(TN_OP_linalg_ldl_factor_ex, b, r));
+    tn_tensor *info = r[2].u.t;
+    bool bad = false;
+    if (!tn_tensor_is_meta(info)) {
+        tn_tensor *ic;
+        tn_status st = tn_tensor_contiguous(info, &ic);
+        if (st != TN_OK) { for (int k = 0; k < 3; k++) tn_value_release(&r[k]); return st; }
+        const int32_t *iv = tn_tensor_data(ic);
+        for (int64_t i = 0, n = tn_tensor_numel(ic); i < n && !bad; i++) bad = iv[i] != 0;
+        tn_tensor_release(ic);
+    }
+    tn_value_release(&r[2]);
+    if (bad) {
+        tn_value_release(&r[0]);
+        tn_value_release(&r[1]);
+        return tn_op_linalg_ldl_factor(a, rets);
+    }
+    rets[0] = r[0];
+    rets[1] = r[1];
+    return TN_OK;
+}
+
+/* ---- adaptive pooling: upstream's composites ---------------------------------------------- */
+
+tn_status tn_op_adaptive_max_pool1d(const tn_value *args, tn_value *rets);
+
+/* adaptive_max_pool1d(self, output_size) = adaptive_max_pool2d of self.unsqueeze(-2) at
+ * (1, output_size), both results squeezed at -2. Arguments upstream's checks refuse go to
+ * the kernel, for its error. */
+static tn_status d_adaptive_max_pool1d(const tn_value *a, tn_value *rets) {
+    tn_tensor *x = a[0].u.t;
+    bool fine = (x->ndim == 2 || x->ndim == 3) && a[1].tag == TN_V_INTLIST && a[1].u.ilist.n == 1;
+    for (int d = 1; fine && d < x->ndim; d++) fine = x->sizes[d] > 0;
+    if (!fine) return tn_op_adaptive_max_pool1d(a, rets);
+    int64_t os[2] = {1, a[1].u.ilist.data[0]};
+    tn_tensor *xu;
+    tn_value u[2] = {a[0], tn_value_int(-2)}, r[2];
+    TN_TRY(run(TN_OP_unsqueeze, 2, u, &xu));
+    tn_value p[2] = {tn_value_tensor(xu), tn_value_intlist(os, 2)};
+    tn_status st = tn_dispatch(TN_OP_adaptive_max_pool2d, p, r);
+    tn_tensor_release(xu);
+    if (st != TN_OK) return st;
+    for (int k = 0; k < 2; k++) {
+        tn_value q[2] = {r[k], tn_value_int(-2)};
+        if (st == TN_OK) st = tn_dispatch(TN_OP_squeeze_dim, q, &rets[k]);
+        if (st != TN_OK && k == 1) tn_value_release(&rets[0]);
+    }
+    tn_value_release(&r[0]);
+    tn_value_release(&r[1]);
+    return st;
+}
+
+/* adaptive_avg_pool3d(self, output_size): mean over the last three dims (keepdim) for an
+ * output of 1x1x1, else _adaptive_avg_pool3d, as upstream's composite. */
+static tn_status d_adaptive_avg_pool3d(const tn_value *a, tn_value *rets) {
+    const tn_value *os = &a[1];
+    if (os->tag != TN_V_INTLIST || os->u.ilist.n != 3)
+        return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool3d: output_size must be 3");
+    const int64_t *o = os->u.ilist.data;
+    if (o[0] < 0 || o[1] < 0 || o[2] < 0)
+        return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool3d: elements of output_size must be greater than or equal to "
+                                        "0 but received {%lld, %lld, %lld}", (long long)o[0], (long long)o[1], (long long)o[2]);
+    if (o[0] == 1 && o[1] == 1 && o[2] == 1) {
+        int64_t dims[3] = {-1, -2, -3};
+        tn_value m[4] = {a[0], tn_value_intlist(dims, 3), tn_value_bool(true), none()};
+        return tn_dispatch(TN_OP_mean_dim, m, rets);
+    }
+    tn_value b[2] = {a[0], a[1]};
+    return tn_dispatch(TN_OP__adaptive_avg_pool3d, b, rets);
+}
+
+/* ---- quantile / nanquantile: upstream's composite, sort then gather and lerp --------------- */
+
+static tn_value dtype_value(tn_dtype d) {
+    tn_value v = {.tag = TN_V_DTYPE};
+    v.u.dtype = d;
+    return v;
+}
+
+/* _to_copy(t, dtype) */
+static tn_status to_dtype(tn_tensor *t, tn_dtype d, tn_tensor **out) {
+    tn_value c[7] = {tn_value_tensor(t), dtype_value(d), none(), none(), none(), tn_value_bool(false), none()};
+    return run(TN_OP__to_copy, 7, c, out);
+}
+
+/* gather(sorted, -1, index) */
+static tn_status gather_last(tn_tensor *sorted, tn_tensor *index, tn_tensor **out) {
+    tn_value g[4] = {tn_value_tensor(sorted), tn_value_int(-1), tn_value_tensor(index), tn_value_bool(false)};
+    return run(TN_OP_gather, 4, g, out);
+}
+
+/* a = (self, q, dim, keepdim, interpolation); q a double when q_scalar. The steps are
+ * upstream's: the reduced dim moved last and sorted, viewed as (out_shape[1:], n); ranks
+ * q * (n - 1) (n - 1 where the row holds a NaN), or for nanquantile q * (non-NaN count - 1)
+ * (0 when negative); rounded per mode; values gathered at floor and ceil and lerped by the
+ * rank's fraction (0.5 for midpoint); q's dim moved first. */
+static tn_status quantile_parts(const tn_value *a, bool q_scalar, bool ignore_nan, tn_value *rets) {
+    int mode, wd;
+    TN_TRY(tn_quantile_check(a, q_scalar, &mode, &wd));
+    tn_tensor *self = a[0].u.t, *T[32] = {0}, *q = NULL, *t = NULL;
+    int nt = 0;
+    tn_status st = TN_OK;
+#define Q_STEP(op, n, ...)                                                       \
+    do {                                                                         \
+        tn_value args_[] = {__VA_ARGS__};                                        \
+        if (st == TN_OK) st = run(op, n, args_, &t);                             \
+        if (st == TN_OK) T[nt++] = t;                                            \
+    } while (0)
+#define TV(x) tn_value_tensor(x)
+    if (q_scalar) {
+        Q_STEP(TN_OP_full, 6, tn_value_intlist(NULL, 0), tn_value_double(a[1].u.d), dtype_value(self->dtype), none(),
+               none(), none());
+        q = t;
+    } else {
+        q = a[1].u.t;
+    }
+    bool has_dim = a[2].tag != TN_V_NONE, keepdim = a[3].u.b;
+    int64_t os[TN_MAX_DIMS + 2];
+    int no = 0;
+    os[no++] = q->ndim == 0 ? 1 : q->sizes[0];
+    if (has_dim && self->ndim > 0) {
+        for (int d = 0; d < self->ndim; d++)
+            if (d != wd) os[no++] = self->sizes[d];
+            else if (keepdim) os[no++] = 1;
+    } else if (keepdim) {
+        for (int d = 0; d < self->ndim; d++) os[no++] = 1;
+    }
+    tn_tensor *src = self, *sorted = NULL;
+    if (!has_dim) {
+        Q_STEP(TN_OP_flatten_using_ints, 3, TV(self), tn_value_int(0), tn_value_int(-1));
+        src = t;
+    } else if (wd != self->ndim - 1) {
+        Q_STEP(TN_OP_unsqueeze, 2, TV(self), tn_value_int(-1));
+        Q_STEP(TN_OP_transpose_int, 3, TV(t), tn_value_int(wd), tn_value_int(-1));
+        src = t;
+    }
+    Q_STEP(TN_OP_sort, 3, TV(src), tn_value_int(-1), tn_value_bool(false));
+    if (st != TN_OK) goto done;
+    int64_t n = t->sizes[t->ndim - 1], in_shape[TN_MAX_DIMS + 2];
+    for (int d = 0; d + 1 < no; d++) in_shape[d] = os[d + 1];
+    in_shape[no - 1] = n;
+    Q_STEP(TN_OP_reshape, 2, TV(t), tn_value_intlist(in_shape, no));
+    sorted = t;
+    if (st == TN_OK && n > (1 << 24)) st = tn_error(TN_ERR_RUNTIME, "quantile() input tensor is too large");
+    tn_tensor *ranks = NULL;
+    Q_STEP(TN_OP_isnan, 1, TV(sorted));
+    tn_tensor *nan = t;
+    if (ignore_nan) {
+        int64_t last = -1;
+        Q_STEP(TN_OP_logical_not, 1, TV(nan));
+        Q_STEP(TN_OP_sum_dim_IntList, 4, TV(t), tn_value_intlist(&last, 1), tn_value_bool(true), none());
+        Q_STEP(TN_OP_sub_Scalar, 3, TV(t), tn_value_int(1), tn_value_int(1));
+        Q_STEP(TN_OP_mul_Tensor, 2, TV(q), TV(t));
+        tn_tensor *r0 = t;
+        Q_STEP(TN_OP_lt_Scalar, 2, TV(r0), tn_value_int(0));
+        Q_STEP(TN_OP_masked_fill_Scalar, 3, TV(r0), TV(t), tn_value_int(0));
+        ranks = t;
+    } else {
+        Q_STEP(TN_OP_any_dim, 3, TV(nan), tn_value_int(-1), tn_value_bool(true));
+        tn_tensor *any = t;
+        Q_STEP(TN_OP_mul_Scalar, 2, TV(q), tn_value_int(n - 1));
+        tn_tensor *ql = t;
+        int nb = 0;
+        int64_t bs[TN_MAX_DIMS + 2];
+        if (st == TN_OK) st = tn_broadcast_shapes(ql->ndim, ql->sizes, any->ndim, any->sizes, &nb, bs);
+        Q_STEP(TN_OP_expand, 3, TV(ql), tn_value_intlist(bs, nb), tn_value_bool(false));
+        ql = t;
+        Q_STEP(TN_OP_expand, 3, TV(any), tn_value_intlist(bs, nb), tn_value_bool(false));
+        Q_STEP(TN_OP_masked_fill_Scalar, 3, TV(ql), TV(t), tn_value_int(n - 1));
+        ranks = t;
+    }
+    if (mode == TN_Q_LOWER) Q_STEP(TN_OP_floor, 1, TV(ranks));
+    else if (mode == TN_Q_HIGHER) Q_STEP(TN_OP_ceil, 1, TV(ranks));
+    else if (mode == TN_Q_NEAREST) Q_STEP(TN_OP_round, 1, TV(ranks));
+    if (mode == TN_Q_LOWER || mode == TN_Q_HIGHER || mode == TN_Q_NEAREST) ranks = t;
+    if (st == TN_OK && (st = to_dtype(ranks, TN_DTYPE_INT64, &t)) == TN_OK) T[nt++] = t;
+    tn_tensor *below = t;
+    if (st == TN_OK && (st = gather_last(sorted, below, &t)) == TN_OK) T[nt++] = t;
+    tn_tensor *res = t;
+    if (mode == TN_Q_LINEAR || mode == TN_Q_MIDPOINT) {
+        tn_tensor *w;
+        if (mode == TN_Q_MIDPOINT)
+            Q_STEP(TN_OP_full, 6, tn_value_intlist(ranks->sizes, ranks->ndim), tn_value_double(0.5),
+                   dtype_value(sorted->dtype), none(), none(), none());
+        else
+            Q_STEP(TN_OP_sub_Tensor, 3, TV(ranks), TV(below), tn_value_int(1));
+        w = t;
+        Q_STEP(TN_OP_ceil, 1, TV(ranks));
+        if (st == TN_OK && (st = to_dtype(t, TN_DTYPE_INT64, &t)) == TN_OK) T[nt++] = t;
+        if (st == TN_OK && (st = gather_last(sorted, t, &t)) == TN_OK) T[nt++] = t;
+        Q_STEP(TN_OP_lerp_Tensor, 3, TV(res), TV(t), TV(w));
+        res = t;
+    }
+    if (st != TN_OK) goto done;
+    if (q->ndim == 0) {
+        tn_value s[2] = {TV(res), tn_value_int(-1)};
+        st = tn_dispatch(TN_OP_squeeze_dim, s, rets);
+    } else {
+        Q_STEP(TN_OP_unsqueeze, 2, TV(res), tn_value_int(0));
+        Q_STEP(TN_OP_transpose_int, 3, TV(t), tn_value_int(0), tn_value_int(-1));
+        tn_value s[2] = {TV(t), tn_value_int(-1)};
+        if (st == TN_OK) st = tn_dispatch(TN_OP_squeeze_dim, s, rets);
+    }
+done:
+    for (int k = 0; k < nt; k++) tn_tensor_release(T[k]);
+    return st;
+#undef Q_STEP
+#undef TV
+}
+
+static tn_status d_quantile(const tn_value *a, tn_value *rets) { return quantile_parts(a, false, false, rets); }
+static tn_status d_quantile_scalar(const tn_value *a, tn_value *rets) { return quantile_parts(a, true, false, rets); }
+static tn_status d_nanquantile(const tn_value *a, tn_value *rets) { return quantile_parts(a, false, true, rets); }
+static tn_status d_nanquantile_scalar(const tn_value *a, tn_value *rets) { return quantile_parts(a, true, true, rets); }
+
 /* The _foreach_* family (ops/foreach.c) is already door calls of its per-element
  * operators: under autograd each element records that operator's node, as upstream's
  * per-element foreach derivatives do (and an in-place one on a leaf refuses alike). */
@@ -977,6 +1215,15 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
 #undef TN_FOREACH
     [TN_OP_pad] = d_pad,
     [TN_OP_adaptive_avg_pool2d] = d_adaptive_avg_pool2d,
+    [TN_OP_adaptive_avg_pool3d] = d_adaptive_avg_pool3d,
+    [TN_OP_lu_solve] = d_lu_solve,
+    [TN_OP_orgqr] = d_orgqr,
+    [TN_OP_linalg_ldl_factor] = d_linalg_ldl_factor,
+    [TN_OP_adaptive_max_pool1d] = d_adaptive_max_pool1d,
+    [TN_OP_quantile] = d_quantile,
+    [TN_OP_quantile_scalar] = d_quantile_scalar,
+    [TN_OP_nanquantile] = d_nanquantile,
+    [TN_OP_nanquantile_scalar] = d_nanquantile_scalar,
     [TN_OP_special_ndtr] = d_special_ndtr,
     [TN_OP_linalg_pinv_atol_rtol_float] = d_pinv_float,
     [TN_OP_linalg_pinv] = d_pinv_rcond,
@@ -1055,6 +1302,14 @@ static const bool nodiff_generated[TN_OP_COUNT] = {
 #include "formulas_generated_nodiff.def"
 #undef TN_NODIFF_GENERATED
 };
+
+static const bool upstream_refuses[TN_OP_COUNT] = {
+#define TN_UPSTREAM_REFUSES(op) [TN_OP_##op] = true,
+#include "formulas_generated_refused.def"
+#undef TN_UPSTREAM_REFUSES
+};
+
+bool tn_autograd_upstream_refuses(tn_op_id op) { return (unsigned)op < TN_OP_COUNT && upstream_refuses[op]; }
 
 bool tn_autograd_nondifferentiable(tn_op_id op) {
     static signed char memo[TN_OP_COUNT];

@@ -14,5 +14,8 @@ typedef tn_status (*tn_decomp_fn)(const tn_value *args, tn_value *rets);
 tn_decomp_fn tn_autograd_decomp_for(tn_op_id op);
 /* Whether op's outputs never require grad (detach, factories, samplers, argmax ...). */
 bool tn_autograd_nondifferentiable(tn_op_id op);
+/* Whether upstream has no derivative for op either (generated list): backward through its
+ * node raises upstream's RuntimeError rather than refusing by torchnative's name. */
+bool tn_autograd_upstream_refuses(tn_op_id op);
 
 #endif

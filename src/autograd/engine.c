@@ -249,7 +249,8 @@ tn_status tn_autograd_apply_node(tn_node *n, tn_tensor **in, tn_tensor **out) {
         if (!in[k] && n->in_meta[k].ndim >= 0)
             TN_TRY(tn_tensor_zeros(n->in_meta[k].ndim, n->in_meta[k].sizes, n->in_meta[k].dtype, n->in_meta[k].device, &in[k]));
     if (n->kind == TN_NODE_ERROR)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "%s", n->msg ? n->msg : "derivative not implemented by torchnative");
+        return tn_error(n->msg_upstream ? TN_ERR_RUNTIME : TN_ERR_NOT_IMPLEMENTED, "%s",
+                        n->msg ? n->msg : "derivative not implemented by torchnative");
     return apply_op(n, in, out);
 }
 
@@ -477,7 +478,8 @@ static tn_status execute(task *t, entry *e) {
         }
         break;
     case TN_NODE_ERROR:
-        st = tn_error(TN_ERR_NOT_IMPLEMENTED, "%s", n->msg ? n->msg : "derivative not implemented by torchnative");
+        st = tn_error(n->msg_upstream ? TN_ERR_RUNTIME : TN_ERR_NOT_IMPLEMENTED, "%s",
+                      n->msg ? n->msg : "derivative not implemented by torchnative");
         break;
     default: break;
     }

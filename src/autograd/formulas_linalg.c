@@ -1,11 +1,14 @@
 /* formulas_linalg.c — derivatives of the linear-algebra operators (rows in formulas.def):
  * det/slogdet/logdet, inverse, solve, Cholesky (factor, solve, inverse), triangular
  * solves, QR, the symmetric eigenproblem, the SVD and the matrix exponential, for real
- * dtypes. Written from the mathematics (the matrix-calculus identities named at each
+ * dtypes; and the vocabulary helpers of two generated rows: linalg_lu_solve's LU gradient and
+ * householder_product_backward. Written from the mathematics (the matrix-calculus identities named at each
  * formula); every step is a door call, so under create_graph they differentiate again. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "autograd/formulas.h"
+#include "autograd/formulas_vocab.h"
 
 #define F(name) void name(tn_grad_ctx *c)
 
@@ -342,6 +345,89 @@ static tn_tensor *lu_back(tn_grad_ctx *c, tn_tensor *P, tn_tensor *L, tn_tensor 
     g = solve_tri(c, mT(c, L), g, true, true, true);     /* L⁻ᵀ g */
     return ag_matmul(c, P, g);
 }
+/* linalg_lu_solve's gradient for the packed LU (derivatives.yaml's linalg_lu_solve_LU):
+ * X = op(A)⁻¹ B (left) or B op(A)⁻¹ (right), op(A) = A or Aᴴ, A = P L U. The gradient of A
+ * is -A⁻ᴴ G Xᴴ (left), -X (A⁻¹ G)ᴴ (left, adjoint), -Xᴴ G A⁻ᴴ (right), -(G A⁻¹)ᴴ X
+ * (right, adjoint), each inverse applied by linalg_lu_solve itself; then dA = P (dL U + L dU) gives
+ * L's part tril(Pᵀ gA Uᵀ, -1) and U's part triu(Lᵀ Pᵀ gA), packed as the LU. Real dtypes. */
+tn_tensor *ag_linalg_lu_solve_LU(tn_grad_ctx *c, tn_tensor *g, tn_tensor *LU, tn_tensor *pivots, tn_tensor *X,
+                                 bool left, bool adjoint) {
+    if (c->st != TN_OK || !g) return NULL;
+    tn_tensor *gA;
+    if (left) {
+        tn_tensor *s = AG(c, linalg_lu_solve, VT(LU), VT(pivots), VT(g), VB(true), VB(!adjoint));
+        gA = adjoint ? ag_matmul(c, X, mT(c, s)) : ag_matmul(c, s, mT(c, X));
+    } else {
+        tn_tensor *s = AG(c, linalg_lu_solve, VT(LU), VT(pivots), VT(g), VB(false), VB(!adjoint));
+        gA = adjoint ? ag_matmul(c, mT(c, s), X) : ag_matmul(c, mT(c, X), s);
+    }
+    gA = ag_neg(c, gA);
+    if (c->st != TN_OK) return NULL;
+    /* P from the pivots alone (not differentiable); L and U by tril/triu of LU */
+    tn_tensor *plain = AG(c, detach, VT(LU));
+    tn_value a[4] = {VT(plain), VT(pivots), VB(false), VB(true)};
+    tn_tensor *o[3] = {0};
+    ag_op_n(c, TN_OP_lu_unpack, 4, a, o, 3);
+    if (c->st != TN_OK) return NULL;
+    int64_t n = LU->sizes[LU->ndim - 1];
+    tn_tensor *eye = AG(c, eye, VI(n), VDT(LU->dtype), VN(), VN(), VN());
+    tn_tensor *L = ag_add(c, tril(c, LU, -1), eye), *U = triu(c, LU, 0);
+    tn_tensor *PtgA = ag_matmul(c, mT(c, o[0]), gA);
+    tn_tensor *r = ag_add(c, tril(c, ag_matmul(c, PtgA, mT(c, U)), -1), triu(c, ag_matmul(c, mT(c, L), PtgA), 0));
+    if (c->st != TN_OK) return NULL;
+    return ag_sum_to(c, r, LU->ndim, LU->sizes);
+}
+
+/* linalg_householder_product's gradients (derivatives.yaml's householder_product_backward):
+ * Q = H₀ H₁ … H_{k-1} E, E the first n columns of I_m, H_i = I - τ_i v_i v_iᵀ with v_i column
+ * i of tril(V, -1) + I (1 at row i, V's entries below). With P_i = H₀ … H_{i-1} and
+ * S_i = H_{i+1} … H_{k-1} E, dQ = Σ P_i dH_i S_i, so for a = S_iᵀ v_i, b = P_i v_i:
+ * g_τ_i = -bᵀ G a and g_v_i = -τ_i (P_iᵀ G a + S_i Gᵀ b), of which V keeps the entries below
+ * the diagonal (columns from k on: zero). P and S are built by rank-one updates; every step is
+ * a door call, so the gradient differentiates again. Real dtypes. out = {g_V, g_τ}. */
+void ag_householder_product_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *Q, tn_tensor *V, tn_tensor *tau,
+                                     tn_tensor **out) {
+    (void)Q;
+    out[0] = out[1] = NULL;
+    if (c->st != TN_OK || !g) return;
+    int64_t m = V->sizes[V->ndim - 2], n = V->sizes[V->ndim - 1], k = tau->sizes[tau->ndim - 1];
+    if (k == 0) {
+        out[0] = ag_zeros_like(c, V);
+        out[1] = ag_zeros_like(c, tau);
+        return;
+    }
+    tn_tensor **vs = calloc((size_t)(4 * k + 1), sizeof(tn_tensor *));
+    if (!vs) { ag_fail(c, tn_error(TN_ERR_NO_MEMORY, "out of memory")); return; }
+    tn_tensor **ts = vs + k, **S = ts + k, **gv = S + k;
+    tn_tensor *E = AG(c, eye_m, VI(m), VI(n), VDT(V->dtype), VN(), VN(), VN());
+    tn_tensor *Vl = ag_add(c, tril(c, V, -1), E);
+    for (int64_t i = 0; i < k && c->st == TN_OK; i++) {
+        vs[i] = narrow(c, Vl, -1, i, 1);
+        ts[i] = ag_unsqueeze(c, narrow(c, tau, -1, i, 1), -1);
+    }
+    S[k - 1] = E;
+    for (int64_t i = k - 2; i >= 0 && c->st == TN_OK; i--) /* S_i = H_{i+1} S_{i+1} */
+        S[i] = ag_sub(c, S[i + 1], ag_mul(c, ts[i + 1], ag_matmul(c, vs[i + 1], ag_matmul(c, mT(c, vs[i + 1]), S[i + 1]))));
+    tn_tensor *P = AG(c, eye, VI(m), VDT(V->dtype), VN(), VN(), VN());
+    tn_tensor **gt = vs; /* g_τ_i overwrites v_i once P has moved past it */
+    for (int64_t i = 0; i < k && c->st == TN_OK; i++) {
+        tn_tensor *v = vs[i], *t = ts[i];
+        tn_tensor *a = ag_matmul(c, mT(c, S[i]), v), *b = ag_matmul(c, P, v);
+        tn_tensor *Ga = ag_matmul(c, g, a), *Gtb = ag_matmul(c, mT(c, g), b);
+        gv[i] = ag_neg(c, ag_mul(c, t, ag_add(c, ag_matmul(c, mT(c, P), Ga), ag_matmul(c, S[i], Gtb))));
+        P = ag_sub(c, P, ag_mul(c, t, ag_matmul(c, b, mT(c, v))));
+        gt[i] = ag_neg(c, ag_matmul(c, mT(c, b), Ga));
+    }
+    int ncols = (int)k;
+    if (n > k && c->st == TN_OK) gv[ncols++] = ag_zeros_like(c, narrow(c, V, -1, k, n - k));
+    if (c->st == TN_OK) {
+        out[0] = tril(c, AG(c, cat, tn_value_tensorlist(gv, ncols), VI(-1)), -1);
+        tn_tensor *gtc = AG(c, cat, tn_value_tensorlist(gt, (int)k), VI(-1));
+        if (c->st == TN_OK) out[1] = ag_reshape(c, gtc, tau->ndim, tau->sizes);
+    }
+    free(vs);
+}
+
 /* linalg_lu(A, pivot) -> (P, L, U) */
 F(g_linalg_lu) {
     if (NEED(0)) SET(0, lu_back(c, RES(0), RES(1), RES(2), GRAD(1), GRAD(2)));

@@ -133,6 +133,11 @@ tn_tensor *ag_gelu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *g
                                    const tn_value *approximate);
 tn_tensor *ag_softmax_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, int64_t dim, tn_tensor *y);
 tn_tensor *ag_max_pool_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t dim);
+/* formulas_linalg.c */
+tn_tensor *ag_linalg_lu_solve_LU(tn_grad_ctx *c, tn_tensor *g, tn_tensor *LU, tn_tensor *pivots, tn_tensor *X,
+                                 bool left, bool adjoint);
+void ag_householder_product_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *Q, tn_tensor *V, tn_tensor *tau,
+                                     tn_tensor **out);
 tn_tensor *ag_embedding_dense_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t padding_idx);
 tn_tensor *ag_native_dropout_double_backward(tn_grad_ctx *c, tn_tensor *ggi, tn_tensor *grad, tn_tensor *mask,
                                              double scale);

@@ -304,7 +304,10 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
     if (!f) {
         size_t len = strlen(s->name) + strlen(s->overload) + 96;
         n->msg = malloc(len);
-        if (n->msg)
+        n->msg_upstream = tn_autograd_upstream_refuses(op);
+        if (n->msg && n->msg_upstream) /* upstream's NotImplemented node, word for word */
+            snprintf(n->msg, len, "derivative for aten::%s is not implemented", s->name);
+        else if (n->msg)
             snprintf(n->msg, len, "the derivative for 'aten::%s%s%s' is not implemented by torchnative", s->name,
                      s->overload[0] ? "." : "", s->overload);
     }

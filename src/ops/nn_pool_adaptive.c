@@ -1,11 +1,16 @@
 /* nn_pool_adaptive.c — adaptive max pooling over 1 to 3 spatial dims (with the flat index
  * of each maximum in its input plane) and adaptive average pooling over 3: output cell o
  * covers input [floor(o I / O), ceil((o + 1) I / O)) per dim, as upstream's
- * AdaptivePooling.h; NaN wins a max (and keeps its index) as in upstream's kernels. */
+ * AdaptivePooling.h; NaN wins a max (and keeps its index) as in upstream's kernels. Also
+ * their backward operators (adaptive_max_pool{2,3}d_backward: the index scatter-add;
+ * _adaptive_avg_pool3d_backward: each cell's gradient spread over it). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "kernels/nn_pool3d.h"
 #include "ops/dispatch.h"
+#include "ops/nn_backward_internal.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -103,3 +108,179 @@ tn_status tn_op_adaptive_max_pool3d(const tn_value *a, tn_value *r) { return ada
 /* aten::adaptive_avg_pool3d / _adaptive_avg_pool3d(self, output_size) */
 tn_status tn_op_adaptive_avg_pool3d(const tn_value *a, tn_value *r) { return adaptive_pool(a, r, 3, false, "adaptive_avg_pool3d"); }
 tn_status tn_op__adaptive_avg_pool3d(const tn_value *a, tn_value *r) { return adaptive_pool(a, r, 3, false, "adaptive_avg_pool3d"); }
+
+/* ---- backward operators ------------------------------------------------------------------ */
+
+/* Checks shared by the backward operators: grad_output gy [lead..., out...] against the
+ * input x [lead..., in...] (nsp spatial dims; the leading dims must agree, which upstream
+ * does not check: it reads past a smaller grad_output). */
+static tn_status adaptive_grad_lead(const tn_tensor *gy, const tn_tensor *x, int nsp, const char *name) {
+    char b1[256], b2[256];
+    for (int d = 0; d < x->ndim - nsp; d++)
+        if (gy->sizes[d] != x->sizes[d])
+            return tn_error(TN_ERR_RUNTIME, "%s(): grad_output %s does not match input %s", name, TN_NN_FMT(gy, b1),
+                            TN_NN_FMT(x, b2));
+    return TN_OK;
+}
+
+/* aten::adaptive_max_pool2d_backward / adaptive_max_pool3d_backward(grad_output, self,
+ * indices) -> Tensor: grad_output added at the indices of each input plane. */
+static tn_status adaptive_max_backward(const tn_value *a, tn_value *rets, int nsp) {
+    tn_tensor *gy = a[0].u.t, *x = a[1].u.t, *idx = a[2].u.t;
+    const char *name = nsp == 2 ? "adaptive_max_pool2d_backward" : "adaptive_max_pool3d_backward";
+    const char *gname = nsp == 2 ? "grad_output" : "gradOutput";
+    char b1[256], b2[256];
+    if (gy->ndim != nsp + 1 && gy->ndim != nsp + 2)
+        return nsp == 2 ? tn_error(TN_ERR_RUNTIME, "adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, but got: %s",
+                                   TN_NN_FMT(gy, b1))
+                        : tn_error(TN_ERR_RUNTIME, "adaptive_max_pool3d_backward(): Expected 4D or 5D gradOutput, but got: %s",
+                                   TN_NN_FMT(gy, b1));
+    for (int d = gy->ndim - nsp; d < gy->ndim; d++)
+        if (gy->sizes[d] == 0)
+            return tn_error(TN_ERR_RUNTIME, "%s(): Expected grad_output to have non-zero size for non-batch dimensions, "
+                                            "but grad_output has sizes %s with dimension %d being empty",
+                            name, TN_NN_FMT(gy, b1), d);
+    if (gy->dtype != x->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s", tn_dtype_infos[x->dtype].cpp_name,
+                        gname, tn_dtype_infos[gy->dtype].cpp_name);
+    if (idx->dtype != TN_DTYPE_INT64)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type Long but found %s", tn_nnb_dname(idx->dtype));
+    if (!tn_nnb_same_sizes(idx, gy))
+        return tn_error(TN_ERR_RUNTIME, "expected sizes %s for `%s` but got sizes %s", TN_NN_FMT(idx, b1), gname,
+                        TN_NN_FMT(gy, b2));
+    if (x->ndim != gy->ndim)
+        return tn_error(TN_ERR_RUNTIME, "%s(): Expected input of %d dimensions, but got %s", name, gy->ndim,
+                        TN_NN_FMT(x, b1));
+    TN_TRY(adaptive_grad_lead(gy, x, nsp, name));
+    TN_TRY(tn_nnb_check_float(x, name));
+    tn_tensor *gx;
+    TN_TRY(tn_nn_empty(x->ndim, x->sizes, x->dtype, gy, &gx));
+    if (tn_tensor_is_meta(gy) || tn_tensor_is_meta(idx) || tn_tensor_numel(gx) == 0) {
+        rets[0] = tn_value_tensor(gx);
+        return TN_OK;
+    }
+    int64_t in_plane = 1, out_plane = 1, P = 1;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d < x->ndim - nsp) P *= x->sizes[d];
+        else { in_plane *= x->sizes[d]; out_plane *= gy->sizes[d]; }
+    }
+    tn_dtype acc = tn_nn_acc(x->dtype);
+    tn_nn_buf bg = {0}, bi = {0}, bx = {0};
+    /* Half / BFloat16: upstream's kernels add in the tensor's dtype, each add rounded */
+    bool step_round = acc != x->dtype;
+    tn_status st = tn_nn_load(gy, acc, &bg);
+    if (st == TN_OK) st = tn_nn_load_index(idx, &bi);
+    if (st == TN_OK && step_round) {
+        const float *gv = bg.data;
+        const int64_t *iv = bi.data;
+        double *sum = calloc((size_t)(P * in_plane), sizeof(double));
+        if (!sum) st = tn_error(TN_ERR_RUNTIME, "out of memory");
+        for (int64_t p = 0; st == TN_OK && p < P; p++)
+            for (int64_t j = 0; j < out_plane; j++) {
+                int64_t at = iv[p * out_plane + j];
+                if (at < 0 || at >= in_plane) {
+                    st = tn_error(TN_ERR_RUNTIME, "%s: index %lld is out of bounds for a plane of %lld elements", name,
+                                  (long long)at, (long long)in_plane);
+                    break;
+                }
+                double *d = sum + p * in_plane + at;
+                *d = tn_rd_round(x->dtype, *d + (double)gv[p * out_plane + j]);
+            }
+        if (st == TN_OK) {
+            char *dst = tn_tensor_data(gx);
+            int es = tn_dtype_itemsize(x->dtype);
+            for (int64_t k = 0; k < P * in_plane; k++) tn_rd_set(dst + k * es, x->dtype, sum[k]);
+        }
+        free(sum);
+    } else if (st == TN_OK) st = tn_nnb_out_begin(gx, acc, true, &bx);
+    if (st == TN_OK && !step_round) {
+        int64_t bad = 0;
+        bool fine = acc == TN_DTYPE_FLOAT32
+                        ? f32_plane_scatter_add__scalar(bx.data, bg.data, bi.data, P, in_plane, out_plane, &bad)
+                        : f64_plane_scatter_add__scalar(bx.data, bg.data, bi.data, P, in_plane, out_plane, &bad);
+        if (fine) tn_nn_out_finish(gx, acc, &bx);
+        else {
+            tn_nn_buf_free(&bx);
+            st = tn_error(TN_ERR_RUNTIME, "%s: index %lld is out of bounds for a plane of %lld elements", name,
+                          (long long)bad, (long long)in_plane);
+        }
+    }
+    tn_nn_buf_free(&bg);
+    tn_nn_buf_free(&bi);
+    if (st != TN_OK) { tn_tensor_release(gx); return st; }
+    rets[0] = tn_value_tensor(gx);
+    return TN_OK;
+}
+
+tn_status tn_op_adaptive_max_pool2d_backward(const tn_value *a, tn_value *r) { return adaptive_max_backward(a, r, 2); }
+tn_status tn_op_adaptive_max_pool3d_backward(const tn_value *a, tn_value *r) { return adaptive_max_backward(a, r, 3); }
+
+/* aten::_adaptive_avg_pool3d_backward(grad_output, self) -> Tensor: each output cell's
+ * gradient divided by the cell's three extents in turn and added to every input element of
+ * the cell, each step rounded to the tensor's dtype (upstream's scalar_t loop). */
+tn_status tn_op__adaptive_avg_pool3d_backward(const tn_value *a, tn_value *rets) {
+    tn_tensor *gy = a[0].u.t, *x = a[1].u.t;
+    char b1[256];
+    for (int d = gy->ndim > 3 ? gy->ndim - 3 : 0; d < gy->ndim; d++)
+        if (gy->sizes[d] == 0)
+            return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool3d_backward(): Expected grad_output to have non-zero size "
+                                            "for non-batch dimensions, but grad_output has sizes %s with dimension %d "
+                                            "being empty", TN_NN_FMT(gy, b1), d);
+    if (gy->ndim != x->ndim)
+        return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool3d_backward_out_cpu_template: Expected dimensions %d for "
+                                        "`gradOutput_` but got dimensions %d", x->ndim, gy->ndim);
+    int w;
+    TN_TRY(tn_wrap_dim_strict(-4, x->ndim, &w));
+    if (x->ndim != 4 && x->ndim != 5)
+        return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool3d_backward(): Expected 4D or 5D tensor, but got %s",
+                        TN_NN_FMT(x, b1));
+    TN_TRY(adaptive_grad_lead(gy, x, 3, "adaptive_avg_pool3d_backward"));
+    if (gy->dtype != x->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_nnb_dname(x->dtype),
+                        tn_nnb_dname(gy->dtype));
+    TN_TRY(tn_nnb_check_float(x, "adaptive_avg_pool3d_backward_cpu"));
+    tn_tensor *gx;
+    TN_TRY(tn_nn_empty(x->ndim, x->sizes, x->dtype, gy, &gx));
+    if (tn_tensor_is_meta(gy) || tn_tensor_numel(gx) == 0) {
+        rets[0] = tn_value_tensor(gx);
+        return TN_OK;
+    }
+    tn_dtype dt = x->dtype;
+    int es = tn_dtype_itemsize(dt);
+    int64_t in[3], out[3], P = 1;
+    for (int d = 0; d < x->ndim - 3; d++) P *= x->sizes[d];
+    for (int d = 0; d < 3; d++) in[d] = x->sizes[x->ndim - 3 + d], out[d] = gy->sizes[gy->ndim - 3 + d];
+    int64_t plane_in = in[0] * in[1] * in[2], plane_out = out[0] * out[1] * out[2];
+    tn_tensor *gc = NULL;
+    double *acc = calloc((size_t)(P * plane_in), sizeof(double));
+    tn_status st = acc ? tn_tensor_contiguous(gy, &gc) : tn_error(TN_ERR_RUNTIME, "out of memory");
+    if (st == TN_OK) {
+        const char *src = tn_tensor_data(gc);
+        for (int64_t p = 0; p < P; p++) {
+            double *g = acc + p * plane_in;
+            for (int64_t od = 0; od < out[0]; od++)
+                for (int64_t oh = 0; oh < out[1]; oh++)
+                    for (int64_t ow = 0; ow < out[2]; ow++) {
+                        int64_t d0 = start_index(od, in[0], out[0]), d1 = end_index(od, in[0], out[0]);
+                        int64_t h0 = start_index(oh, in[1], out[1]), h1 = end_index(oh, in[1], out[1]);
+                        int64_t w0 = start_index(ow, in[2], out[2]), w1 = end_index(ow, in[2], out[2]);
+                        double v = tn_rd_get(src + (p * plane_out + (od * out[1] + oh) * out[2] + ow) * es, dt);
+                        double delta = tn_rd_round(dt, tn_rd_round(dt, tn_rd_round(dt, v / (double)(d1 - d0)) /
+                                                                           (double)(h1 - h0)) / (double)(w1 - w0));
+                        for (int64_t d = d0; d < d1; d++)
+                            for (int64_t h = h0; h < h1; h++)
+                                for (int64_t ww = w0; ww < w1; ww++) {
+                                    double *at = g + (d * in[1] + h) * in[2] + ww;
+                                    *at = tn_rd_round(dt, *at + delta);
+                                }
+                    }
+        }
+        char *dst = tn_tensor_data(gx);
+        for (int64_t k = 0; k < P * plane_in; k++) tn_rd_set(dst + k * es, dt, acc[k]);
+    }
+    free(acc);
+    tn_tensor_release(gc);
+    if (st != TN_OK) { tn_tensor_release(gx); return st; }
+    rets[0] = tn_value_tensor(gx);
+    return TN_OK;
+}

@@ -9,6 +9,7 @@
 
 #include "ops/dispatch.h"
 #include "ops/reduce.h"
+#include "ops/quantile.h"
 #include "ops/shape.h"
 
 /* one lane element: its value (as double for floats, int64 for integers) and position */
@@ -356,7 +357,6 @@ tn_status tn_op_mode(const tn_value *a, tn_value *r) {
 
 /* ---- quantile / nanquantile ----------------------------------------------------------- */
 
-enum { Q_LINEAR, Q_LOWER, Q_HIGHER, Q_MIDPOINT, Q_NEAREST };
 
 /* v rounded to the compute dtype (float32 steps for float inputs, as upstream's tensors) */
 static double rq(double v, tn_dtype dt) { return dt == TN_DTYPE_FLOAT32 ? (double)(float)v : v; }
@@ -384,27 +384,27 @@ static double quantile_lane(const double *s, int64_t n, double q, int mode, bool
     } else {
         rank = anynan ? (double)(n - 1) : rq(q * (double)(n - 1), dt);
     }
-    if (mode == Q_LOWER) rank = floor(rank);
-    else if (mode == Q_HIGHER) rank = ceil(rank);
-    else if (mode == Q_NEAREST) rank = nearbyint(rank);
+    if (mode == TN_Q_LOWER) rank = floor(rank);
+    else if (mode == TN_Q_HIGHER) rank = ceil(rank);
+    else if (mode == TN_Q_NEAREST) rank = nearbyint(rank);
     int64_t below = (int64_t)rank;
     double vb = s[below];
-    if (mode != Q_LINEAR && mode != Q_MIDPOINT) return vb;
-    double w = mode == Q_MIDPOINT ? 0.5 : rq(rank - (double)below, dt);
+    if (mode != TN_Q_LINEAR && mode != TN_Q_MIDPOINT) return vb;
+    double w = mode == TN_Q_MIDPOINT ? 0.5 : rq(rank - (double)below, dt);
     double va = s[(int64_t)ceil(rank)];
     /* upstream's lerp: from the nearer end */
     return w < 0.5 ? rq(vb + rq(w * rq(va - vb, dt), dt), dt) : rq(va - rq(rq(va - vb, dt) * rq(1 - w, dt), dt), dt);
 }
 
-static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bool ignore_nan) {
+/* ops/quantile.h */
+tn_status tn_quantile_check(const tn_value *a, bool q_scalar, int *mode, int *dim) {
     tn_tensor *self = a[0].u.t;
     const char *interp = a[4].u.s.data;
-    int mode;
-    if (!strcmp(interp, "linear")) mode = Q_LINEAR;
-    else if (!strcmp(interp, "lower")) mode = Q_LOWER;
-    else if (!strcmp(interp, "higher")) mode = Q_HIGHER;
-    else if (!strcmp(interp, "midpoint")) mode = Q_MIDPOINT;
-    else if (!strcmp(interp, "nearest")) mode = Q_NEAREST;
+    if (!strcmp(interp, "linear")) *mode = TN_Q_LINEAR;
+    else if (!strcmp(interp, "lower")) *mode = TN_Q_LOWER;
+    else if (!strcmp(interp, "higher")) *mode = TN_Q_HIGHER;
+    else if (!strcmp(interp, "midpoint")) *mode = TN_Q_MIDPOINT;
+    else if (!strcmp(interp, "nearest")) *mode = TN_Q_NEAREST;
     else return tn_error(TN_ERR_RUNTIME, "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got %s", interp);
     if (q_scalar && !(a[1].u.d >= 0 && a[1].u.d <= 1))
         return tn_error(TN_ERR_RUNTIME, "quantile() q must be in the range [0, 1] but got %g", a[1].u.d);
@@ -415,6 +415,28 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
     if (dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64)
         return tn_error(TN_ERR_RUNTIME, "quantile() input tensor must be either float or double dtype");
     if (qt && qt->dtype != dt) return tn_error(TN_ERR_RUNTIME, "quantile() q tensor must be same dtype as the input tensor");
+    if (qt && !tn_tensor_is_meta(qt)) {
+        tn_tensor *qc;
+        TN_TRY(tn_tensor_contiguous(qt, &qc));
+        bool ok = true;
+        for (int64_t j = 0, nq = tn_tensor_numel(qt); ok && j < nq; j++) {
+            double v = tn_rd_get((const char *)tn_tensor_data(qc) + j * tn_dtype_itemsize(dt), dt);
+            ok = v >= 0 && v <= 1;
+        }
+        tn_tensor_release(qc);
+        if (!ok) return tn_error(TN_ERR_RUNTIME, "quantile() q values must be in the range [0, 1]");
+    }
+    *dim = 0;
+    if (a[2].tag != TN_V_NONE) return tn_wrap_dim(a[2].u.i, self->ndim, dim);
+    return TN_OK;
+}
+
+static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bool ignore_nan) {
+    tn_tensor *self = a[0].u.t;
+    int mode, dim;
+    TN_TRY(tn_quantile_check(a, q_scalar, &mode, &dim));
+    tn_tensor *qt = q_scalar ? NULL : a[1].u.t;
+    tn_dtype dt = self->dtype;
     /* the q values, in self's dtype */
     int64_t nq = qt ? tn_tensor_numel(qt) : 1;
     double *qs = malloc(sizeof(double) * (size_t)(nq ? nq : 1));
@@ -428,17 +450,10 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
         if (st != TN_OK) { free(qs); return st; }
         for (int64_t j = 0; j < nq; j++) qs[j] = tn_rd_get((const char *)tn_tensor_data(qc) + j * tn_dtype_itemsize(dt), dt);
         tn_tensor_release(qc);
-        for (int64_t j = 0; j < nq; j++)
-            if (!(qs[j] >= 0 && qs[j] <= 1)) { free(qs); return tn_error(TN_ERR_RUNTIME, "quantile() q values must be in the range [0, 1]"); }
     } else {
         qs[0] = rq(a[1].u.d, dt);
     }
     bool has_dim = a[2].tag != TN_V_NONE, keepdim = a[3].u.b;
-    int dim = 0;
-    if (has_dim) {
-        tn_status st = tn_wrap_dim(a[2].u.i, self->ndim, &dim);
-        if (st != TN_OK) { free(qs); return st; }
-    }
     /* output shape: [nq] (q 1-d) + the reduced shape */
     int64_t shape[TN_MAX_DIMS + 1];
     int nd = 0;

@@ -2390,6 +2390,32 @@ for _n, _src in [("bicubic3d", "F.grid_sample(x, g, mode='bicubic', align_corner
                  ("long", "torch.grid_sampler(x.long(), g.long(), 0, 0, False)")]:
     add(f"grid_sample_{_n}_err", f"lambda x, g: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6)), In((2, 3, 4, 5, 3), kind="unit")], ["grid_sampler.default"])
 
+# ---- adaptive pooling backward operators (src/ops/nn_pool_adaptive.c): windows of unequal,
+# overlapping extents (7 -> 4, 5 -> 3, 6 -> 4), indices from the forward, 3-d and 4-d / 4-d and 5-d inputs
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"bwd_adaptive_pools_{dt}", f"lambda a, g2, g3, h: ({A}.adaptive_max_pool2d_backward.default(g2, a[:, :, 0], {A}.adaptive_max_pool2d.default(a[:, :, 0], [4, 3])[1]), "
+        f"{A}.adaptive_max_pool2d_backward.default(g2[0], a[0, :, 0], {A}.adaptive_max_pool2d.default(a[0, :, 0], [4, 3])[1]), "
+        f"{A}.adaptive_max_pool3d_backward.default(g3, a, {A}.adaptive_max_pool3d.default(a, [3, 4, 3])[1]), "
+        f"{A}.adaptive_max_pool3d_backward.default(g3[1], a[1], {A}.adaptive_max_pool3d.default(a[1], [3, 4, 3])[1]), "
+        f"{A}._adaptive_avg_pool3d_backward.default(g3, a), {A}._adaptive_avg_pool3d_backward.default(h[0], a[0]), {A}._adaptive_avg_pool3d_backward.default(h, a))",
+        [In((2, 3, 5, 7, 6), dt, "special"), In((2, 3, 4, 3), dt), In((2, 3, 3, 4, 3), dt, layout="transposed"), In((2, 3, 5, 9, 13), dt)],
+        ["adaptive_max_pool2d_backward.default", "adaptive_max_pool3d_backward.default", "_adaptive_avg_pool3d_backward.default"])
+# output larger than the input (3 -> 8): every input element is the maximum of many windows, so
+# bfloat16 gradients collide: upstream's kernels (2-d and 3-d) round each add to bfloat16
+add("bwd_adaptive_max_pool_bf16_collisions", f"lambda x, g3, g2: ({A}.adaptive_max_pool3d_backward.default(g3, x, {A}.adaptive_max_pool3d.default(x, [8, 8, 8])[1]), "
+    f"{A}.adaptive_max_pool2d_backward.default(g2, x[0], {A}.adaptive_max_pool2d.default(x[0], [8, 8])[1]))",
+    [In((2, 2, 3, 3, 3), "bfloat16"), In((2, 2, 8, 8, 8), "bfloat16", "pos"), In((2, 3, 8, 8), "bfloat16", "pos")],
+    ["adaptive_max_pool3d_backward.default", "adaptive_max_pool2d_backward.default"], **EXACT)
+for _n, _src in [("grad_rank", f"{A}.adaptive_max_pool2d_backward(g[0, 0], a[0, 0], i[0, 0])"), ("index_dtype", f"{A}.adaptive_max_pool2d_backward(g, a, i.int())"),
+                 ("grad_dtype", f"{A}.adaptive_max_pool2d_backward(g.double(), a, i)"), ("long", f"{A}.adaptive_max_pool2d_backward(g.long(), a.long(), i)"),
+                 ("index_shape", f"{A}.adaptive_max_pool2d_backward(g, a, i[..., :1])"),
+                 ("grad_rank3", f"{A}.adaptive_max_pool3d_backward(g[0], a[0], i[0])"),
+                 ("avg_rank", f"{A}._adaptive_avg_pool3d_backward(g[0], a)"), ("avg_dtype", f"{A}._adaptive_avg_pool3d_backward(g.double().unsqueeze(0), a.unsqueeze(0))"),
+                 ("avg_long", f"{A}._adaptive_avg_pool3d_backward(g.long().unsqueeze(0), a.long().unsqueeze(0))"), ("avg_3d", f"{A}._adaptive_avg_pool3d_backward(g[0], a[0])"),
+                 ("avg_empty", f"{A}._adaptive_avg_pool3d_backward(g[:, :0].unsqueeze(0), a.unsqueeze(0))")]:
+    add(f"bwd_adaptive_pool_{_n}_err", f"lambda a: (lambda y, i: (lambda g: {_src})(y * 2))(*{A}.adaptive_max_pool2d(a, [2, 3]))", [In((2, 3, 5, 7))],
+        ["adaptive_max_pool2d_backward.default", "adaptive_max_pool3d_backward.default", "_adaptive_avg_pool3d_backward.default"])
+
 # ---- fractional max pooling (src/ops/nn_pool_fractional.c): window starts from _random_samples --
 for dt in ("float32", "float64", "bfloat16"):
     add(f"fractional_max_pool_{dt}", f"lambda a, s2, s3: ({A}.fractional_max_pool2d.default(a[:, :, 0], [3, 3], [4, 3], s2), {A}.fractional_max_pool2d.default(a[0, :, 0], [2, 3], [5, 4], s2), "

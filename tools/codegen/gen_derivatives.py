@@ -281,6 +281,8 @@ HELPERS = {
     "pow_backward_exponent": ("ag_pow_backward_exponent", ["T", "S", "T", "T"], "T"),
     "clamp_backward": ("ag_clamp_backward", ["T", "T", "V", "V"], "T"),
     "clamp_backward_min_max": ("ag_clamp_backward_min_max", ["T", "T", "V", "V", "M"], "TT2"),
+    "linalg_lu_solve_LU": ("ag_linalg_lu_solve_LU", ["T", "T", "T", "T", "B", "B"], "T"),
+    "householder_product_backward": ("ag_householder_product_backward", ["T", "T", "T", "T"], "TT2"),
 }
 
 
@@ -988,13 +990,23 @@ class Gen:
             and i not in with_entry and i not in self.hand and i not in self.decomp)
         report["no_entry_composite"] = [i for i in report["no_entry"]
                                         if self.by_ident[i].has_composite_implicit_autograd_kernel]
+        # the others get upstream's NotImplemented node ("derivative for aten::X is not
+        # implemented", a RuntimeError at backward time), unless the entry of their in-place
+        # sibling serves them (uniform, cauchy, ... reuse uniform_'s)
+        entry_names = {str(schema.name.name) for schema in self.infos}
+        report["upstream_refuses"] = [i for i in report["no_entry"] if i not in report["no_entry_composite"]
+                                      and str(self.by_ident[i].func.name.name) + "_" not in entry_names]
         return rows, funcs, report
 
-    def write(self, out_dir, rows, funcs, nodiff):
+    def write(self, out_dir, rows, funcs, nodiff, refused):
         os.makedirs(out_dir, exist_ok=True)
         nd = HEADER + ("/* Operators with a kernel whose derivatives.yaml entry gives no formula (outputs not\n"
                        " * differentiable): their outputs never require grad (decompose.c). */\n"
                        + "".join(f"TN_NODIFF_GENERATED({i})\n" for i in nodiff))
+        rf = HEADER + ("/* Operators upstream has no derivative for (no derivatives.yaml entry, not a\n"
+                       " * CompositeImplicitAutograd composite): backward through them raises upstream's\n"
+                       " * RuntimeError \"derivative for aten::X is not implemented\" (record.c). */\n"
+                       + "".join(f"TN_UPSTREAM_REFUSES({i})\n" for i in refused))
         d = HEADER + ("/* One row per generated formula (see src/autograd/formulas.def for the columns). */\n"
                       + "\n".join(rows) + "\n")
         c = HEADER + ("/* The generated derivative formulas, one per row of formulas_generated.def, over the\n"
@@ -1002,7 +1014,7 @@ class Gen:
                       "#include <math.h>\n#include <stdint.h>\n\n#include \"autograd/formulas_vocab.h\"\n\n"
                       + "\n".join(funcs))
         for name, text in (("formulas_generated.def", d), ("formulas_generated.c", c),
-                           ("formulas_generated_nodiff.def", nd)):
+                           ("formulas_generated_nodiff.def", nd), ("formulas_generated_refused.def", rf)):
             path = os.path.join(out_dir, name)
             if not os.path.exists(path) or open(path).read() != text:
                 with open(path, "w") as fh:
@@ -1037,6 +1049,8 @@ def print_report(report):
           f"{len(report['no_entry'])}; upstream's composites among them (autograd needs a decomposition in "
           f"decompose.c, or refuses by name unless the outputs are never differentiable): {len(comp)}")
     print("  " + ", ".join(comp))
+    print(f"\nof the others, backward raises upstream's RuntimeError (no derivative upstream either): "
+          f"{len(report['upstream_refuses'])}")
 
 
 def main():
@@ -1048,7 +1062,7 @@ def main():
     gen = Gen(a.yaml_dir or default_yaml_dir())
     rows, funcs, report = gen.run()
     if a.out:
-        gen.write(a.out, rows, funcs, report["nodiff"])
+        gen.write(a.out, rows, funcs, report["nodiff"], report["upstream_refuses"])
     if a.report:
         print_report(report)
     elif not a.out:
