@@ -274,6 +274,8 @@ TIER_INDEPENDENT_FILES = {
     # the quantised kernels' ISA instances are compared at every tier by the C test
     # tests/c/test_quant.c (it sweeps the tiers itself); the model runs here once
     "test_quant.py": "quantised products: every ISA instance is compared by tests/c/test_quant.c",
+    "test_quant_k.py": "k-quant products: tests/c/test_quant.c compares every ISA instance, and the file's "
+                       "own scalar-tier subprocess compares the host's kernels with the portable ones",
     # runs only in scripts/test.sh's aarch64 tier, which walks the aarch64 tiers itself
     # (qemu -cpu models and TN_FORCE_ISA=neon|dotprod|scalar)
     "test_aarch64.py": "the emulated aarch64 run: its own tiers are walked under qemu",
@@ -317,9 +319,18 @@ ASAN_SKIP_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "
                    "test_wheel.py",
                    # a 135M model loaded twice and decoded on 4 prompts (and llama.cpp's side);
                    # the quantised kernels run under ASan in the C test test_quant
-                   "test_quant.py"}
+                   "test_quant.py",
+                   # the op_db sweep measures breadth against upstream; the kernels it reaches
+                   # run under ASan through test_ops.py (one sweep is minutes of our side)
+                   "test_opinfo.py"}
 # single tests, as "file::name"
-ASAN_SKIP_TESTS: set = set()
+ASAN_SKIP_TESTS = {
+    # SmolLM2 requantised to Q4_K/Q6_K and decoded beside upstream and llama.cpp; the
+    # k-quant kernels run under ASan in the C test test_quant and this file's op tests
+    "test_quant_k.py::test_kquant_model_loads_kept_quantised",
+    "test_quant_k.py::test_kquant_model_vs_float32_dequantised",
+    "test_quant_k.py::test_kquant_model_vs_llama_cpp",
+}
 # (test_nn_vec was here: its generic 2x2 max pool disagreed under ASan+UBSan only. That was
 # GCC 12.2 miscompiling the function, not undefined behaviour of ours; the function now
 # opts out of the signed-overflow check, tools/sanitizers/gcc_vector_ubsan_miscompile.c
