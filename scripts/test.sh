@@ -9,7 +9,11 @@
 #          in bfloat16 kernels (the bf16 GEMM, GEMV and attention-product engines:
 #          `grep -rn 'TN_ISA_AVX512_BF16\|TN_ISA_AMX' src/kernels`), so under it
 #          only the tests whose id names bfloat16/bf16 run (`-k`), with the C unit tests
-#          (seconds). Upstream's side of each comparison is computed once per
+#          (seconds). Under the scalar tier the model files (the `model_run` marker:
+#          whole models decoded and compared) do not run: the scalar kernels are the
+#          portable loops test_ops.py compares case by case at that tier, and a model
+#          decoded through them costs minutes of CI for nothing the cases miss (the aarch64
+#          tier runs its own op slice the same way). Upstream's side of each comparison is computed once per
 #          run and reused by the lower tiers (TN_REF_CACHE, tests/conftest.py `Upstream`):
 #          upstream does not read our tier;
 #   asan   the suite, C unit tests included, on the AddressSanitizer +
@@ -69,6 +73,9 @@ if want lower; then
     if [ "$tier" = avx512bf16 ]; then
       run "kernel tier $tier: bfloat16 tests" \
         env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent" -k "bfloat16 or bf16 or test_c_unit" "$@"
+    elif [ "$tier" = scalar ]; then
+      run "kernel tier $tier: kernel-dependent tests, no model runs" \
+        env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent and not model_run" "$@"
     else
       run "kernel tier $tier: kernel-dependent tests" \
         env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent" "$@"

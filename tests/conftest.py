@@ -337,9 +337,15 @@ ASAN_SKIP_TESTS = {
 # reproduces the bug, docs/RELIABILITY.md.)
 
 
+# Whole models decoded side by side with upstream: scripts/test.sh leaves them out of the
+# scalar tier (its header says why); every other tier runs them.
+MODEL_RUN_FILES = {"test_inference.py", "test_graphs.py", "test_roundtrip.py", "test_architectures.py"}
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "tier_independent: runs at the host kernel tier only (scripts/test.sh)")
     config.addinivalue_line("markers", "asan_skip: not run by the ASan+UBSan tier (the reason is in the test)")
+    config.addinivalue_line("markers", "model_run: a whole-model comparison, left out of the scalar tier")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -348,6 +354,8 @@ def pytest_collection_modifyitems(config, items):
         key = base + "::" + item.name
         if base in TIER_INDEPENDENT_FILES or key in TIER_INDEPENDENT_TESTS:
             item.add_marker(pytest.mark.tier_independent)
+        if base in MODEL_RUN_FILES:
+            item.add_marker(pytest.mark.model_run)
         if base in ASAN_SKIP_FILES or key in ASAN_SKIP_TESTS:
             item.add_marker(pytest.mark.asan_skip)
 
