@@ -609,6 +609,11 @@ def test_thread_pool_survives_errors_inside_kernel_regions(reference):
 
 GENERATE_CHILD = r"""
 import json, os, signal, sys, time, threading
+# Python's own SIGINT handler, whatever the child inherited: a test run started as a
+# background job of a shell without job control has SIGINT ignored, and an ignored signal
+# stays ignored across exec (measured: the decode then ran its 100,000 tokens under ASan
+# past the test's time bound)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import torch
 from transformers import AutoModelForCausalLM
 torch.manual_seed(0)

@@ -53,18 +53,19 @@ static tn_status overflow(const char *name) {
     return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type %s without overflow", name);
 }
 
-/* c10's overflows<T, double>: NaN and inf overflow integers; the range is
- * [lowest, 2^digits) so values that truncate into range pass. */
+/* c10's overflows<T, double>: NaN and inf overflow integers, and so does anything outside
+ * [lowest, max] (127.5 overflows int8, -0.5 uint8). For the 64-bit targets max is not a
+ * double, and 2^63 (2^64) itself would not convert: those bounds are exclusive. */
 static bool int_overflows_double(double f, tn_dtype d) {
     if (isnan(f) || isinf(f)) return true;
     switch (d) {
-    case TN_DTYPE_UINT8: return f < 0 || f >= 0x1p8;
-    case TN_DTYPE_INT8: return f < -0x1p7 || f >= 0x1p7;
-    case TN_DTYPE_INT16: return f < -0x1p15 || f >= 0x1p15;
-    case TN_DTYPE_INT32: return f < -0x1p31 || f >= 0x1p31;
+    case TN_DTYPE_UINT8: return f < 0 || f > 255;
+    case TN_DTYPE_INT8: return f < -128 || f > 127;
+    case TN_DTYPE_INT16: return f < INT16_MIN || f > INT16_MAX;
+    case TN_DTYPE_INT32: return f < INT32_MIN || f > INT32_MAX;
     case TN_DTYPE_INT64: return f < -0x1p63 || f >= 0x1p63;
-    case TN_DTYPE_UINT16: return f < 0 || f >= 0x1p16;
-    case TN_DTYPE_UINT32: return f < 0 || f >= 0x1p32;
+    case TN_DTYPE_UINT16: return f < 0 || f > UINT16_MAX;
+    case TN_DTYPE_UINT32: return f < 0 || f > UINT32_MAX;
     case TN_DTYPE_UINT64: return f < 0 || f >= 0x1p64;
     default: return false;
     }
@@ -133,10 +134,15 @@ tn_status tn_factory_scalar_bytes(const tn_value *v, tn_dtype dtype, void *out) 
     }
     switch (dtype) {
     case TN_DTYPE_FLOAT16:
-    case TN_DTYPE_BFLOAT16: /* upstream goes through toDouble(), then an unchecked cast */
-        if (is_cplx && im != 0) return overflow("double");
+    case TN_DTYPE_BFLOAT16: { /* checked as float is: a finite value beyond the type's max */
+        const char *name = dtype == TN_DTYPE_FLOAT16 ? "c10::Half" : "c10::BFloat16";
+        double max = dtype == TN_DTYPE_FLOAT16 ? 65504.0 : 0x1.fep127;
+        if ((is_cplx && im != 0) || (!is_int && !isinf(re) && !isnan(re) && (re < -max || re > max)) ||
+            (is_int && (re < -max || re > max)))
+            return overflow(name);
         tn_cast_store_scalar(out, dtype, 'f', 0, re, 0);
         return TN_OK;
+    }
     case TN_DTYPE_FLOAT32:
         if ((is_cplx && im != 0) || (!is_int && f32_overflows(re))) return overflow("float");
         if (is_int) tn_cast_store_scalar(out, dtype, 'i', iv, 0, 0);
@@ -157,6 +163,10 @@ tn_status tn_factory_scalar_bytes(const tn_value *v, tn_dtype dtype, void *out) 
         ((double *)out)[1] = im;
         return TN_OK;
     default:
+        if (tn_cast_supported(dtype)) { /* float8, complex32: converted as the casts convert */
+            tn_cast_store_scalar(out, dtype, is_int ? 'i' : is_cplx ? 'c' : 'f', iv, re, im);
+            return TN_OK;
+        }
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "filling a %s tensor with a Scalar is not implemented by torchnative",
                         tn_dtype_infos[dtype].c10_name);
     }

@@ -91,6 +91,12 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
         return tn_error(TN_ERR_RUNTIME, "the %s given to %s has dtype %s but the operation's result requires dtype %s",
                         inplace ? "base" : "output", inplace ? s->name : base_name(s, nb, sizeof nb),
                         tn_dtype_infos[dst->dtype].c10_name, tn_dtype_infos[res].c10_name);
+    case TN_OUT_SEARCHSORTED: /* checked by upstream's CPU kernel; its meta function does not */
+        if (inplace || tn_tensor_is_meta(dst)) return TN_OK;
+        return tn_error(TN_ERR_RUNTIME, "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
+                        "or Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype %s "
+                        "and out_int32 flag is %s", tn_dtype_infos[dst->dtype].c10_name,
+                        res == TN_DTYPE_INT32 ? "True" : "False");
     default:
         return TN_OK;
     }

@@ -50,6 +50,8 @@ typedef enum tn_out_rule {
     TN_OUT_RESULT_DTYPE, /* float_power: out and the in-place self must have the result's dtype,
                           * "the output given to float_power has dtype Float but the
                           * operation's result requires dtype Double" */
+    TN_OUT_SEARCHSORTED, /* searchsorted, bucketize: out must be int32 when out_int32 else
+                          * int64, "torch.searchsorted(): output tensor's dtype is wrong, ..." */
 } tn_out_rule;
 /* Joined to a row's rule (TN_OUT_CAST | TN_OUT_ITER): the operator is one of upstream's
  * TensorIterator kernels (or cat and the stacks upstream builds on it, which check the

@@ -2,6 +2,7 @@
  * zero_, clone, _to_copy, where, masked_fill. */
 #include <string.h>
 
+#include "creation_internal.h"
 #include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "ops/elementwise_common.h"
@@ -119,11 +120,14 @@ static tn_status fill_with(tn_tensor *self, const tn_value *v, tn_value *rets) {
     tn_loop_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     switch (v->tag) {
-    case TN_V_INT: tn_cast_store_scalar(ctx.bytes, self->dtype, 'i', v->u.i, 0, 0); break;
-    case TN_V_UINT: TN_TRY(tn_scalar_to_bytes(v, self->dtype, ctx.bytes)); break; /* Scalar::to<T>, checked */
-    case TN_V_BOOL: tn_cast_store_scalar(ctx.bytes, self->dtype, 'b', v->u.b, 0, 0); break;
-    case TN_V_DOUBLE: tn_cast_store_scalar(ctx.bytes, self->dtype, 'f', 0, v->u.d, 0); break;
-    case TN_V_COMPLEX: tn_cast_store_scalar(ctx.bytes, self->dtype, 'c', 0, v->u.c.re, v->u.c.im); break;
+    case TN_V_INT:
+    case TN_V_UINT:
+    case TN_V_BOOL:
+    case TN_V_DOUBLE:
+    case TN_V_COMPLEX: /* upstream's fill kernel: value.to<scalar_t>(), checked (NaN into an
+                        * integer, 70000 into Half, a complex with an imaginary part into a real type) */
+        TN_TRY(tn_factory_scalar_bytes(v, self->dtype, ctx.bytes));
+        break;
     default: return tn_error(TN_ERR_TYPE, "fill_: expected a Scalar value");
     }
     tn_iter_config c = tn_iter_config_init(1, 0);

@@ -176,6 +176,15 @@ add("fill_scalar", "lambda a: a.clone().fill_(2.5)", [In((7, 33), "int32", "int"
 add("fill_scalar_view", "lambda a: (lambda c: (c.t()[1:5].fill_(-1), c)[1])(a.clone())", [In((7, 33))], ["fill_.Scalar"])
 add("fill_tensor", "lambda a: a.clone().fill_(torch.tensor(3.25))", [In((31,), "float16")], ["fill_.Tensor"])
 add("fill_tensor_bad", "lambda a: a.clone().fill_(torch.ones(2))", [In((31,))], ["fill_.Tensor"])
+# fill_ converts its Scalar as upstream's Scalar::to<T> does, checked (the fuzzer's #218)
+add("fill_nan_into_int_err", "lambda a: a.clone().fill_(float('nan'))", [In((7,), "int32", "int")], ["fill_.Scalar"])
+add("fill_int8_fraction_over_err", "lambda a: a.clone().fill_(127.5)", [In((7,), "int8", "int")], ["fill_.Scalar"])
+add("fill_uint8_negative_float_err", "lambda a: a.clone().fill_(-0.5)", [In((7,), "uint8", "int")], ["fill_.Scalar"])
+add("fill_uint8_negative_int_wraps", "lambda a: a.clone().fill_(-129)", [In((7,), "uint8", "int")], ["fill_.Scalar"])
+add("fill_half_overflow_err", "lambda a: a.clone().fill_(70000)", [In((7,), "float16")], ["fill_.Scalar"])
+add("fill_half_inf", "lambda a: a.clone().fill_(float('inf'))", [In((7,), "float16")], ["fill_.Scalar"])
+add("fill_complex_into_real_err", "lambda a: a.clone().fill_(1 + 2j)", [In((7,))], ["fill_.Scalar"])
+add("full_uint8_fraction_over_err", "lambda: torch.full((3,), 255.7, dtype=torch.uint8)", [], ["full.default"])
 add("zero_", "lambda a: (lambda c: (c[::2].zero_(), c)[1])(a.clone())", [In((33, 7), "bfloat16")], ["zero_.default"])
 for dt in ("float32", "int64", "bool", "float16"):
     add(f"predicates_{dt}", "lambda a: (a.is_floating_point(), a.is_complex(), a.is_signed(), a.is_conj(), a.is_neg(), a.is_inference(), a.is_pinned(), torch.ops.aten.is_distributed.default(a), torch.ops.aten._is_zerotensor.default(a))",
@@ -1528,6 +1537,11 @@ for red in ("mean", "sum", "none"):
         f"{F_}cosine_embedding_loss(a, b, y[:, 0], margin=0.1, reduction='{red}'), {F_}triplet_margin_loss(a, b, a * 2 - b, swap=True, reduction='{red}'))",
         [In((6, 5)), In((6, 5)), In((6, 5), "float64", "int")],
         ["margin_ranking_loss.default", "hinge_embedding_loss.default", "soft_margin_loss.default", "kl_div.default", "poisson_nll_loss.default", "cosine_embedding_loss.default", "triplet_margin_loss.default", "pairwise_distance.default"])
+# soft_margin_loss writes into self's dtype as upstream's in-place steps do (the fuzzer's #969)
+add("soft_margin_loss_int_err", f"lambda a: {F_}soft_margin_loss(a, a)", [In((7,), "int64", "int")], ["soft_margin_loss.default"])
+add("soft_margin_loss_int_double_target_err", f"lambda a, b: {F_}soft_margin_loss(a, b)", [In((7,), "int32", "int"), In((7,), "float64")], ["soft_margin_loss.default"])
+add("soft_margin_loss_complex_target_err", f"lambda a, b: {F_}soft_margin_loss(a, b)", [In((7,)), In((7,), "complex64")], ["soft_margin_loss.default"])
+add("soft_margin_loss_half_double_target", f"lambda a, b: {F_}soft_margin_loss(a, b)", [In((7,), "float16"), In((7,), "float64")], ["soft_margin_loss.default"])
 add("distances", f"lambda a, b, i: ({F_}pairwise_distance(a, b), {F_}pairwise_distance(a, b[0], p=1.5, keepdim=True), {F_}cosine_similarity(a, b), {F_}cosine_similarity(a, b[:1], dim=-1), {F_}cosine_similarity(i, i * 2, dim=0))",
     [In((6, 5)), In((6, 5)), In((4, 3), "int64", "int")], ["pairwise_distance.default", "cosine_similarity.default"])
 add("cosine_similarity_int_err", "lambda i: torch.cosine_similarity(i, i)", [In((4, 3), "int64", "int")], ["cosine_similarity.default"])
@@ -1645,6 +1659,11 @@ add("searchsorted_side_err", "lambda s: torch.searchsorted(s, s, side='left', ri
 add("searchsorted_shape_err", "lambda s, v: torch.searchsorted(s, v)", [In((2, 9)), In((3, 9))], ["searchsorted.Tensor"])
 add("searchsorted_sorter_err", "lambda s: torch.searchsorted(s, s, sorter=torch.tensor([0, 1]))", [In((9,))], ["searchsorted.Tensor"])
 add("bucketize_dim_err", "lambda s: torch.bucketize(s, s.reshape(3, 3))", [In((9,))], ["bucketize.Tensor"])
+# out= of searchsorted/bucketize must be int64, or int32 with out_int32 (the fuzzer's #719)
+add("bucketize_out_float_err", "lambda s, v: torch.bucketize(v, s.sort()[0], out=torch.empty(9))", [In((9,)), In((9,))], ["bucketize.Tensor_out"])
+add("bucketize_out_int32_flag_err", "lambda s, v: torch.bucketize(v, s.sort()[0], out=torch.empty(9, dtype=torch.int32))", [In((9,)), In((9,))], ["bucketize.Tensor_out"])
+add("searchsorted_out_int32", "lambda s, v: torch.searchsorted(s.sort()[0], v, out_int32=True, out=torch.empty(9, dtype=torch.int32))", [In((9,)), In((9,))], ["searchsorted.Tensor_out"])
+add("searchsorted_out_long_with_flag_err", "lambda s, v: torch.searchsorted(s.sort()[0], v, out_int32=True, out=torch.empty(9, dtype=torch.long))", [In((9,)), In((9,))], ["searchsorted.Tensor_out"])
 add("cov_dim_err", "lambda a: torch.cov(a)", [In((2, 3, 4))], ["cov.default"])
 add("cov_bool_err", "lambda a: torch.cov(a)", [In((2, 3), "bool", "bool")], ["cov.default"])
 add("cov_fweights_err", "lambda a: torch.cov(a, fweights=a[0])", [In((2, 3))], ["cov.default"])
