@@ -105,7 +105,18 @@ static const char *int_name(tn_dtype d) {
 /* float's overflows<float, double>: inf and NaN pass, finite values beyond FLT_MAX fail. */
 static bool f32_overflows(double f) { return !isinf(f) && !isnan(f) && (f < -FLT_MAX || f > FLT_MAX); }
 
+static tn_status scalar_bytes_aligned(const tn_value *v, tn_dtype dtype, void *out);
+
+/* `out` may have any alignment (a loop context's byte array): the element is made in an
+ * aligned buffer and copied, itemsize bytes. */
 tn_status tn_factory_scalar_bytes(const tn_value *v, tn_dtype dtype, void *out) {
+    _Alignas(16) unsigned char buf[16];
+    tn_status st = scalar_bytes_aligned(v, dtype, buf);
+    if (st == TN_OK) memcpy(out, buf, (size_t)tn_dtype_itemsize(dtype));
+    return st;
+}
+
+static tn_status scalar_bytes_aligned(const tn_value *v, tn_dtype dtype, void *out) {
     bool is_int = false, is_cplx = false;
     int64_t iv = 0;
     double re = 0, im = 0;
