@@ -146,15 +146,14 @@ tn_status tn_op_poisson_nll_loss(const tn_value *args, tn_value *rets) {
  * what cannot be written there refuses as its in-place steps do: the product's promoted
  * dtype, then exp's floating result for an integral self) */
 tn_status tn_op_soft_margin_loss(const tn_value *args, tn_value *rets) {
-    tn_dtype self_dt = args[0].u.t->dtype, prod;
-    if (self_dt != TN_DTYPE_BOOL) {
-        TN_TRY(tn_result_type(2, args, &prod));
-        if (!tn_dtype_can_cast(prod, self_dt))
+    tn_dtype self_dt = args[0].u.t->dtype, res;
+    if (self_dt != TN_DTYPE_BOOL) { /* bool: neg refuses below, as upstream's */
+        TN_TRY(tn_result_type(2, args, &res));
+        if (tn_dtype_can_cast(res, self_dt) && !tn_dtype_is_floating(self_dt) && !tn_dtype_is_complex(self_dt))
+            res = tn_default_dtype(); /* the product fits an integral self; exp's result does not */
+        if (!tn_dtype_can_cast(res, self_dt))
             return tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                            tn_dtype_infos[prod].c10_name, tn_dtype_infos[self_dt].c10_name);
-        if (!tn_dtype_is_floating(self_dt) && !tn_dtype_is_complex(self_dt))
-            return tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                            tn_dtype_infos[tn_default_dtype()].c10_name, tn_dtype_infos[self_dt].c10_name);
+                            tn_dtype_infos[res].c10_name, tn_dtype_infos[self_dt].c10_name);
     }
     tn_cx c = {0};
     tn_tensor *z = mul(&c, unary(&c, TN_OP_neg, args[0].u.t), args[1].u.t);

@@ -148,9 +148,7 @@ static tn_status scalar_bytes_aligned(const tn_value *v, tn_dtype dtype, void *o
     case TN_DTYPE_BFLOAT16: { /* checked as float is: a finite value beyond the type's max */
         const char *name = dtype == TN_DTYPE_FLOAT16 ? "c10::Half" : "c10::BFloat16";
         double max = dtype == TN_DTYPE_FLOAT16 ? 65504.0 : 0x1.fep127;
-        if ((is_cplx && im != 0) || (!is_int && !isinf(re) && !isnan(re) && (re < -max || re > max)) ||
-            (is_int && (re < -max || re > max)))
-            return overflow(name);
+        if ((is_cplx && im != 0) || (!isinf(re) && (re < -max || re > max))) return overflow(name);
         tn_cast_store_scalar(out, dtype, 'f', 0, re, 0);
         return TN_OK;
     }

@@ -2,9 +2,9 @@
  * zero_, clone, _to_copy, where, masked_fill. */
 #include <string.h>
 
-#include "creation_internal.h"
 #include "core/threadpool.h"
 #include "kernels/cast.h"
+#include "ops/creation_internal.h"
 #include "ops/elementwise_common.h"
 #include "ops/graph.h"
 #include "ops/promote.h"
@@ -119,17 +119,9 @@ static tn_status fill_with(tn_tensor *self, const tn_value *v, tn_value *rets) {
         return tn_ew_refuse_dtype("fill_cpu", self->dtype);
     tn_loop_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    switch (v->tag) {
-    case TN_V_INT:
-    case TN_V_UINT:
-    case TN_V_BOOL:
-    case TN_V_DOUBLE:
-    case TN_V_COMPLEX: /* upstream's fill kernel: value.to<scalar_t>(), checked (NaN into an
-                        * integer, 70000 into Half, a complex with an imaginary part into a real type) */
-        TN_TRY(tn_factory_scalar_bytes(v, self->dtype, ctx.bytes));
-        break;
-    default: return tn_error(TN_ERR_TYPE, "fill_: expected a Scalar value");
-    }
+    /* upstream's fill kernel: value.to<scalar_t>(), checked (NaN into an integer, 70000
+     * into Half, a complex with an imaginary part into a real type refuse) */
+    TN_TRY(tn_factory_scalar_bytes(v, self->dtype, ctx.bytes));
     tn_iter_config c = tn_iter_config_init(1, 0);
     c.outputs[0] = self;
     c.check_mem_overlap = false;

@@ -161,23 +161,6 @@ static inline void walker_next(walker *w) {
     }
 }
 
-/* Whether an element is nonzero: any bit set apart from a float's sign bit. */
-static bool elem_nonzero(tn_dtype dt, const char *p) {
-    switch (dt) {
-    case TN_DTYPE_FLOAT32: { uint32_t u; memcpy(&u, p, 4); return (u & 0x7FFFFFFFu) != 0; }
-    case TN_DTYPE_FLOAT64: { uint64_t u; memcpy(&u, p, 8); return (u & 0x7FFFFFFFFFFFFFFFull) != 0; }
-    case TN_DTYPE_FLOAT16: case TN_DTYPE_BFLOAT16: { uint16_t u; memcpy(&u, p, 2); return (u & 0x7FFFu) != 0; }
-    case TN_DTYPE_COMPLEX64: return elem_nonzero(TN_DTYPE_FLOAT32, p) || elem_nonzero(TN_DTYPE_FLOAT32, p + 4);
-    case TN_DTYPE_COMPLEX128: return elem_nonzero(TN_DTYPE_FLOAT64, p) || elem_nonzero(TN_DTYPE_FLOAT64, p + 8);
-    default: {
-        int w = tn_dtype_itemsize(dt);
-        for (int i = 0; i < w; i++)
-            if (p[i]) return true;
-        return false;
-    }
-    }
-}
-
 static tn_status refuse_meta(const char *op) {
     return tn_error(TN_ERR_NOT_IMPLEMENTED,
                     "aten::%s on meta tensors (data-dependent output shape) is not implemented by torchnative", op);
@@ -221,6 +204,9 @@ static int64_t nz_count_row(nz_test t, const char *p, int64_t n, int64_t step) {
 #undef NZ_ROW
     return c;
 }
+
+/* Whether an element is nonzero: any bit set apart from a float's sign bit. */
+static bool elem_nonzero(tn_dtype dt, const char *p) { return nz_count_row(nz_test_of(dt), p, 1, 0) != 0; }
 
 /* Nonzero elements of t, visiting each distinct element once: size-1 dimensions drop out,
  * a zero-stride dimension multiplies the count of the rest by its size (an expanded view
