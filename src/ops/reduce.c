@@ -379,14 +379,17 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         tn_status st = tn_reduce_to_dtype(self, odt, &in);
         if (st != TN_OK) { tn_tensor_release(out); return st; }
     }
-    if (op != ACC_PROD && op != ACC_COUNT) {
-        /* max, min, any and all are idempotent: a reduced dim of stride 0 repeats one value,
-         * so one slice of it is read (an expanded bool view of 2**40 elements answers at once) */
+    int64_t repeats = 1; /* how often each counted element stands for itself */
+    if (op != ACC_PROD) {
+        /* a reduced dim of stride 0 repeats one slice, so one slice of it is read: max, min,
+         * any and all are idempotent, a count is that slice's count times the dim's size (an
+         * expanded view of 2**40 elements answers at once) */
         tn_tensor *v = NULL;
         for (int d = 0; d < in->ndim; d++)
             if ((m & (1u << d)) && in->strides[d] == 0 && in->sizes[d] > 1) {
                 if (!v) v = tn_tensor_alias(in);
                 if (!v) { tn_tensor_release(in); tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
+                repeats *= v->sizes[d];
                 v->sizes[d] = 1;
             }
         if (v) { tn_tensor_release(in); in = v; }
@@ -396,6 +399,10 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         tn_reduce_geom_build(out, in, m, keepdim, &g);
         acc_ctx k = {op, odt, in->dtype};
         tn_reduce_for_each(&g, tn_tensor_data(out), tn_tensor_data(in), acc_loop, &k);
+        if (op == ACC_COUNT && repeats > 1) { /* out is new and contiguous, int64 */
+            int64_t *o = tn_tensor_data(out), n_out = tn_tensor_numel(out);
+            for (int64_t i = 0; i < n_out; i++) o[i] *= repeats;
+        }
     }
     tn_tensor_release(in);
     *res = out;
