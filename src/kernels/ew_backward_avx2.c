@@ -8,6 +8,7 @@
 #if defined(__x86_64__)
 #pragma GCC target("avx2,fma,f16c")
 #define SFX avx2
+#define EWB_LANES 8
 #include "kernels/ew_backward_vec.inc"
 #else
 void tn_ewb_silu_f32__avx2(char **data, const int64_t *strides, int64_t n, void *ctx) {

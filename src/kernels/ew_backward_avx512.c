@@ -8,6 +8,7 @@
 #if defined(__x86_64__)
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
 #define SFX avx512
+#define EWB_LANES 16
 #include "kernels/ew_backward_vec.inc"
 #else
 void tn_ewb_silu_f32__avx512(char **data, const int64_t *strides, int64_t n, void *ctx) {
