@@ -23,8 +23,9 @@
     /* group norm: x, y [N, C, HxW]; gamma, beta [C] or NULL; mean, rstd [N, G]. */              \
     X(group_norm, (T * y, T * mean, T * rstd, const T *x, const T *gamma, const T *beta,          \
                    int64_t N, int64_t C, int64_t HxW, int64_t G, double eps))                    \
-    /* batch statistics over [N, C, S] per channel: mean [C], biased var [C]. */                 \
-    X(batch_stats, (T * mean, T * var, const T *x, int64_t N, int64_t C, int64_t S))              \
+    /* batch statistics over [N, C, S] of channels [c0, c1): mean [C], biased var [C]. */       \
+    X(batch_stats, (T * mean, T * var, const T *x, int64_t N, int64_t C, int64_t S, int64_t c0,   \
+                    int64_t c1))                                                                 \
     /* y = x * alpha[c] + beta[c] over [N, C, S]. */                                             \
     X(channel_affine, (T * y, const T *x, const T *alpha, const T *beta, int64_t N, int64_t C,    \
                        int64_t S))                                                               \

@@ -20,7 +20,7 @@ typedef struct tn_nn_vec {
                    int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw);
     void (*max_pool2d)(float *y, int64_t *idx, const float *x, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,
                        int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw);
-    void (*batch_stats)(float *mean, float *var, const float *x, int64_t N, int64_t C, int64_t S);
+    void (*batch_stats)(float *mean, float *var, const float *x, int64_t N, int64_t C, int64_t S, int64_t c0, int64_t c1);
     void (*channel_affine)(float *y, const float *x, const float *alpha, const float *beta, int64_t N, int64_t C,
                            int64_t S);
     void (*batch_norm_backward)(float *gx, float *gw, float *gb, const float *gy, const float *x, const float *w,

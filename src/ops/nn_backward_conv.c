@@ -27,6 +27,22 @@ static tn_status conv_arg(const tn_value *v, int nsp, const char *what, int64_t 
     return TN_OK;
 }
 
+/* grad_output [N, O, P] regrouped as [O, N*P]: images [n0, n1). */
+typedef struct regroup_job {
+    void *gyr;
+    const void *gy;
+    int64_t O, P, NPld;
+    size_t isz;
+} regroup_job;
+
+static void regroup_chunk(void *vj, int64_t n0, int64_t n1) {
+    const regroup_job *j = vj;
+    for (int64_t n = n0; n < n1; n++)
+        for (int64_t o = 0; o < j->O; o++)
+            memcpy((char *)j->gyr + (size_t)(o * j->NPld + n * j->P) * j->isz,
+                   (const char *)j->gy + (size_t)((n * j->O + o) * j->P) * j->isz, (size_t)j->P * j->isz);
+}
+
 /* Gradient of a non-transposed convolution w.r.t. input (col2im of Wᵀ·g), weight (g·colᵀ)
  * and bias (g summed over batch and space), in the acc dtype. The batch is processed in
  * chunks of nb images: grad_output regrouped as [O, N*P] makes each chunk's products one
@@ -56,11 +72,9 @@ static tn_status conv_backward_run(tn_tensor *gy, tn_tensor *x, tn_tensor *w, co
     if (st == TN_OK && gw) st = tn_nnb_out_begin(gw, acc, true, &bgw);
     if (st == TN_OK && gb) st = tn_nnb_out_begin(gb, acc, true, &bgb);
     if (st != TN_OK) goto done;
-    /* gyr[o][n*P + p] = gy[n][o][p] (rows NPld apart) */
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t o = 0; o < O; o++)
-            memcpy((char *)gyr + (size_t)(o * NPld + n * P) * isz, (const char *)bgy.data + (size_t)((n * O + o) * P) * isz,
-                   (size_t)P * isz);
+    /* gyr[o][n*P + p] = gy[n][o][p] (rows NPld apart), images split over the pool */
+    regroup_job rj = {gyr, bgy.data, O, P, NPld, isz};
+    tn_parallel_for(N, TN_NNB_GRAIN / (O * P > 0 ? O * P : 1) + 1, regroup_chunk, &rj);
     for (int64_t n0 = 0; n0 < N && st == TN_OK && (gx || gw); n0 += nb) {
         int64_t nbc = N - n0 < nb ? N - n0 : nb, L = nbc * P, ld = tn_nnb_col_ld(L, isz);
         for (int64_t g = 0; g < G && st == TN_OK; g++) {

@@ -47,6 +47,35 @@ void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t ld, int64_t im
     tn_parallel_for(n, 1, img_chunk, &jb);
 }
 
+/* One group's GEMM result out [Og, L] (rows ld apart) into y's images n0 + [j0, j1), bias added. */
+typedef struct scatter_job {
+    bool f;
+    size_t isz;
+    void *y;
+    const void *out, *bias;
+    int64_t n0, g, O, Og, P, ld;
+} scatter_job;
+
+static void scatter_chunk(void *vj, int64_t j0, int64_t j1) {
+    const scatter_job *s = vj;
+    int64_t P = s->P, Og = s->Og, g = s->g;
+    size_t isz = s->isz;
+    for (int64_t j = j0; j < j1; j++)
+        for (int64_t o = 0; o < Og; o++) {
+            char *dst = (char *)s->y + (size_t)(((s->n0 + j) * s->O + g * Og + o) * P) * isz;
+            const char *src = (const char *)s->out + (size_t)(o * s->ld + j * P) * isz;
+            if (!s->bias) {
+                memcpy(dst, src, (size_t)P * isz);
+            } else if (s->f) {
+                float bv = ((const float *)s->bias)[g * Og + o];
+                for (int64_t k = 0; k < P; k++) ((float *)(void *)dst)[k] = ((const float *)(const void *)src)[k] + bv;
+            } else {
+                double bv = ((const double *)s->bias)[g * Og + o];
+                for (int64_t k = 0; k < P; k++) ((double *)(void *)dst)[k] = ((const double *)(const void *)src)[k] + bv;
+            }
+        }
+}
+
 /* The non-transposed convolution on acc-dtype buffers: x [N, C, H, W], w [O, Cg, kh, kw],
  * bias [O] or NULL, into y [N, O, oh, ow]. The batch runs in chunks of images, one GEMM
  * per group and chunk over the chunk's columns (im2col on the pool), as the gradients do. */
@@ -73,22 +102,9 @@ static tn_status conv_forward(tn_dtype acc, const conv_geom *q, const void *x, c
             st = tn_nnb_gemm(acc, Og, L, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, ld, 1, out, ld, 1,
                              0.0);
             if (st != TN_OK) break;
-            /* y[n0+j][g*Og+o][:] = out[o][j*P..] (+ bias[g*Og+o]) */
-            for (int64_t j = 0; j < nbc; j++)
-                for (int64_t o = 0; o < Og; o++) {
-                    char *dst = (char *)y + (size_t)(((n0 + j) * O + g * Og + o) * P) * isz;
-                    const char *src = (const char *)out + (size_t)(o * ld + j * P) * isz;
-                    if (!bias) {
-                        memcpy(dst, src, (size_t)P * isz);
-                    } else if (f) {
-                        float bv = ((const float *)bias)[g * Og + o];
-                        for (int64_t k = 0; k < P; k++) ((float *)(void *)dst)[k] = ((const float *)(const void *)src)[k] + bv;
-                    } else {
-                        double bv = ((const double *)bias)[g * Og + o];
-                        for (int64_t k = 0; k < P; k++)
-                            ((double *)(void *)dst)[k] = ((const double *)(const void *)src)[k] + bv;
-                    }
-                }
+            /* y[n0+j][g*Og+o][:] = out[o][j*P..] (+ bias[g*Og+o]), images split over the pool */
+            scatter_job sj = {f, isz, y, out, bias, n0, g, O, Og, P, ld};
+            tn_parallel_for(nbc, TN_NNB_GRAIN / (Og * P > 0 ? Og * P : 1) + 1, scatter_chunk, &sj);
         }
     }
     if (own_col) free(col);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/nn.h"
+#include "ops/nn_backward_internal.h"
 #include "ops/nn_internal.h"
 
 /* Calls the f32 or f64 instance of a kernel; buffers are passed as void pointers. */
@@ -308,6 +310,27 @@ static double round_to(tn_dtype d, double v) {
  * depends on it: the backward saves the running stats, so two training forwards through
  * one BatchNorm before one backward (TTT's two heads, SAM's two passes) would otherwise be
  * refused as modified in place. */
+/* The batch statistics (channels) and the affine apply (images) split over the pool; each
+ * channel's sums and each element's value are the serial kernel's. */
+typedef struct bn_fwd_job {
+    tn_dtype acc;
+    void *y, *mean, *var;
+    const void *x, *alpha, *beta;
+    int64_t N, C, S;
+} bn_fwd_job;
+
+static void bn_stats_chunk(void *vj, int64_t c0, int64_t c1) {
+    const bn_fwd_job *j = vj;
+    NN_KERNEL_VEC(j->acc, batch_stats, j->mean, j->var, j->x, j->N, j->C, j->S, c0, c1);
+}
+
+static void bn_affine_chunk(void *vj, int64_t n0, int64_t n1) {
+    const bn_fwd_job *j = vj;
+    size_t off = (size_t)(n0 * j->C * j->S) * (size_t)tn_dtype_itemsize(j->acc);
+    NN_KERNEL_VEC(j->acc, channel_affine, (void *)((char *)j->y + off), (const void *)((const char *)j->x + off), j->alpha,
+                  j->beta, n1 - n0, j->C, j->S);
+}
+
 static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, tn_tensor *rmean,
                                 tn_tensor *rvar, bool training, double momentum, double eps, tn_value *rets) {
     char b1[256];
@@ -349,7 +372,8 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
 #define AT(p, c) (acc == TN_DTYPE_FLOAT32 ? (double)((float *)(p))[c] : ((double *)(p))[c])
 #define PUT(p, c, v) (acc == TN_DTYPE_FLOAT32 ? (void)(((float *)(p))[c] = (float)(v)) : (void)(((double *)(p))[c] = (v)))
     if (training) {
-        NN_KERNEL_VEC(acc, batch_stats, mean, var, bx.data, N, C, S);
+        bn_fwd_job j = {.acc = acc, .mean = mean, .var = var, .x = bx.data, .N = N, .C = C, .S = S};
+        tn_parallel_for(C, TN_NNB_GRAIN / (N * S > 0 ? N * S : 1) + 1, bn_stats_chunk, &j);
     } else {
         for (int64_t c = 0; c < C; c++) {
             PUT(mean, c, tn_nn_read(rmean, c));
@@ -385,7 +409,8 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
         PUT(beta, c, b - AT(mean, c) * AT(alpha, c));
     }
     if ((st = tn_nn_out_begin(y, acc, &by)) != TN_OK) goto done;
-    NN_KERNEL_VEC(acc, channel_affine, by.data, bx.data, alpha, beta, N, C, S);
+    bn_fwd_job ja = {.acc = acc, .y = by.data, .x = bx.data, .alpha = alpha, .beta = beta, .N = N, .C = C, .S = S};
+    tn_parallel_for(N, TN_NNB_GRAIN / (C * S > 0 ? C * S : 1) + 1, bn_affine_chunk, &ja);
     tn_nn_out_finish(y, acc, &by);
     if (training) {
         double cnt = (double)N * (double)S;

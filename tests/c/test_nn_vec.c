@@ -90,8 +90,8 @@ static void batch_norm_case(const tn_nn_vec *v, const char *tier, int64_t N, int
     float *x = frand(n), *gy = frand(n), *w = frand(C), *beta = frand(C);
     for (int64_t i = 0; i < n; i++) x[i] = x[i] * 3.0f + 0.5f; /* a mean away from 0 */
     float m0[64], v0[64], m1[64], v1[64], alpha[64];
-    f32_batch_stats__scalar(m0, v0, x, N, C, S);
-    v->batch_stats(m1, v1, x, N, C, S);
+    f32_batch_stats__scalar(m0, v0, x, N, C, S, 0, C);
+    v->batch_stats(m1, v1, x, N, C, S, 0, C);
     TN_CHECK(close_rel(m1, m0, C, 1e-6) && close_rel(v1, v0, C, 1e-6), "batch_stats %s N=%lld C=%lld S=%lld", tier,
              (long long)N, (long long)C, (long long)S);
     for (int64_t c = 0; c < C; c++) { v0[c] = 1.0f / sqrtf(v0[c] + 1e-5f); alpha[c] = v0[c] * w[c]; }
