@@ -4,7 +4,11 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 /* A cached block carries its own list links in its first bytes (the memory is ours and
  * idle): one list per class (most recently freed first) and one across classes in the
@@ -143,4 +147,13 @@ tn_big_stats tn_big_stats_get(void) {
     tn_big_stats s = {(int64_t)cached, hits, maps};
     pthread_mutex_unlock(&mu);
     return s;
+}
+
+void tn_alloc_tune_malloc(void) {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    const char *e = getenv("TN_MALLOC_TUNE");
+    if (e && strcmp(e, "0") == 0) return;
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 }

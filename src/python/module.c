@@ -2,6 +2,7 @@
  * hands the module to the Python bootstrap (torchnative._C_bootstrap) that adds the
  * inert part of the surface. */
 #include "binding.h"
+#include "core/alloc.h"
 
 #include "functions.h"
 #include "ops/dispatch.h"
@@ -82,6 +83,7 @@ PyMODINIT_FUNC PyInit__C(void) {
     if (!m) return NULL;
     tn_module = m;
     tn_warn_hook = warn_hook;
+    tn_alloc_tune_malloc();
     if (tn_py_init_dtype(m) < 0 || tn_py_init_device(m) < 0 || tn_py_init_size(m) < 0 ||
         tn_py_add_torch_function_api(m) < 0 || tn_py_add_functions(m) < 0 ||
         tn_py_init_tensor(m) < 0 || tn_py_init_state(m) < 0 || tn_py_init_tensor_new(m) < 0 ||
