@@ -12,6 +12,7 @@
 #include "ops/iter.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
+#include "ops/scalar_convert.h"
 
 static tn_status ret_tensor(tn_tensor *t, tn_value *rets) {
     rets[0] = tn_value_tensor(t);
@@ -131,7 +132,7 @@ static tn_status eye_impl(int64_t n, int64_t m, const tn_value *opts, tn_value *
     if (d) {
         unsigned char one[16];
         tn_value v = tn_value_int(1);
-        tn_status st = tn_factory_scalar_bytes(&v, dt, one);
+        tn_status st = tn_scalar_to_bytes(&v, dt, one);
         if (st != TN_OK) { tn_tensor_release(t); return st; }
         int w = tn_dtype_itemsize(dt);
         for (int64_t i = 0; i < (n < m ? n : m); i++) memcpy(d + (i * m + i) * w, one, (size_t)w);

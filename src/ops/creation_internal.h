@@ -32,10 +32,6 @@ int tn_factory_memfmt(const tn_value *v);
  * entries with upstream's "Trying to create tensor with negative dimension" message. */
 tn_status tn_factory_sizes(const tn_value *v, int *ndim, int64_t *sizes);
 
-/* Converts a Scalar (int/double/bool/complex value) to one element of `dtype` at out
- * (16 bytes suffice) with upstream's Scalar::to<T> checks and error text
- * ("value cannot be converted to type int without overflow"). */
-tn_status tn_factory_scalar_bytes(const tn_value *v, tn_dtype dtype, void *out);
 
 /* Upstream's dtype for a Python number: bool, int64, the default float or the default
  * complex dtype. */

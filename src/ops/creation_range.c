@@ -11,6 +11,7 @@
 #include "kernels/cast.h"
 #include "kernels/creation.h"
 #include "ops/creation_internal.h"
+#include "ops/scalar_convert.h"
 
 /* at::internal::GRAIN_SIZE */
 #define TN_SEQ_GRAIN 32768
@@ -52,11 +53,11 @@ static void seq_fill(tn_seq_fn fn, tn_tensor *t, const tn_seq_params *p) {
 }
 
 /* Scalar::to<T> with upstream's checks, for the accumulation types. */
-static tn_status to_i64(const tn_value *v, int64_t *out) { return tn_factory_scalar_bytes(v, TN_DTYPE_INT64, out); }
-static tn_status to_f64(const tn_value *v, double *out) { return tn_factory_scalar_bytes(v, TN_DTYPE_FLOAT64, out); }
+static tn_status to_i64(const tn_value *v, int64_t *out) { return tn_scalar_to_bytes(v, TN_DTYPE_INT64, out); }
+static tn_status to_f64(const tn_value *v, double *out) { return tn_scalar_to_bytes(v, TN_DTYPE_FLOAT64, out); }
 static tn_status to_f32(const tn_value *v, double *out) {
     float f;
-    TN_TRY(tn_factory_scalar_bytes(v, TN_DTYPE_FLOAT32, &f));
+    TN_TRY(tn_scalar_to_bytes(v, TN_DTYPE_FLOAT32, &f));
     *out = f;
     return TN_OK;
 }
@@ -238,8 +239,8 @@ static float round16(tn_dtype d, float x) {
 /* Endpoints converted to the element type (checked), read back for the kernels. */
 static tn_status endpoints(tn_dtype dt, const tn_value *start, const tn_value *end, tn_seq_params *p) {
     unsigned char s[16], e[16];
-    TN_TRY(tn_factory_scalar_bytes(start, dt, s));
-    TN_TRY(tn_factory_scalar_bytes(end, dt, e));
+    TN_TRY(tn_scalar_to_bytes(start, dt, s));
+    TN_TRY(tn_scalar_to_bytes(end, dt, e));
     if (tn_dtype_is_complex(dt)) {
         tn_cast_load_complex(s, dt, &p->re_start, &p->im_start);
         tn_cast_load_complex(e, dt, &p->re_end, &p->im_end);

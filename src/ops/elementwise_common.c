@@ -5,6 +5,7 @@
 
 #include "kernels/cast.h"
 #include "ops/shape.h"
+#include "ops/scalar_convert.h"
 
 tn_status tn_ew_scalar_tensor(const tn_value *v, tn_tensor **out) {
     tn_dtype d;

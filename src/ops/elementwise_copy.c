@@ -9,6 +9,7 @@
 #include "ops/graph.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
+#include "ops/scalar_convert.h"
 
 /* A same-dtype 2-D copy whose source is transposed relative to the destination
  * (x.t().contiguous()): the 1-D loops would read the source a cache line (and often a
@@ -121,7 +122,7 @@ static tn_status fill_with(tn_tensor *self, const tn_value *v, tn_value *rets) {
     memset(&ctx, 0, sizeof ctx);
     /* upstream's fill kernel: value.to<scalar_t>(), checked (NaN into an integer, 70000
      * into Half, a complex with an imaginary part into a real type refuse) */
-    TN_TRY(tn_factory_scalar_bytes(v, self->dtype, ctx.bytes));
+    TN_TRY(tn_scalar_to_bytes(v, self->dtype, ctx.bytes));
     tn_iter_config c = tn_iter_config_init(1, 0);
     c.outputs[0] = self;
     c.check_mem_overlap = false;
@@ -259,12 +260,14 @@ static tn_status where_impl(tn_tensor *cond, tn_tensor *a, tn_tensor *b, tn_valu
 
 static tn_status where_values(const tn_value *args, tn_value *rets) {
     /* upstream makes a Scalar operand a tensor of the result dtype through Scalar::to (checked):
-     * a uint Scalar next to an int32 tensor refuses */
+     * 300 next to a uint8 tensor, 1e40 next to a bool one (float32) or a uint Scalar next to an
+     * int32 tensor refuse; into Half and BFloat16 it converts unchecked (1e40 is inf there) */
     for (int k = 1; k <= 2; k++)
-        if (args[k].tag == TN_V_UINT) {
+        if (args[k].tag != TN_V_TENSOR) {
             tn_dtype common;
+            unsigned char elem[16];
             TN_TRY(tn_result_type(2, &args[1], &common));
-            TN_TRY(tn_ew_scalar_in_dtype(&args[k], common, NULL, NULL));
+            if (common != TN_DTYPE_FLOAT16 && common != TN_DTYPE_BFLOAT16) TN_TRY(tn_scalar_to_bytes(&args[k], common, elem));
         }
     tn_tensor *a = NULL, *b = NULL;
     tn_status st = tn_ew_scalar_tensor(&args[1], &a);
@@ -288,19 +291,9 @@ static tn_status masked_fill_impl(tn_tensor *self, tn_tensor *mask, const tn_val
     if (!tn_cast_supported(self->dtype)) return tn_ew_refuse_dtype("masked_fill", self->dtype);
     tn_loop_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    switch (value->tag) {
-    case TN_V_INT: tn_cast_store_scalar(ctx.bytes, self->dtype, 'i', value->u.i, 0, 0); break;
-    case TN_V_UINT: TN_TRY(tn_scalar_to_bytes(value, self->dtype, ctx.bytes)); break; /* Scalar::to<T>, checked */
-    case TN_V_BOOL: tn_cast_store_scalar(ctx.bytes, self->dtype, 'b', value->u.b, 0, 0); break;
-    case TN_V_DOUBLE: tn_cast_store_scalar(ctx.bytes, self->dtype, 'f', 0, value->u.d, 0); break;
-    case TN_V_COMPLEX:
-        if (!tn_dtype_is_complex(self->dtype))
-            return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                            tn_dtype_infos[self->dtype].c10_name);
-        tn_cast_store_scalar(ctx.bytes, self->dtype, 'c', 0, value->u.c.re, value->u.c.im);
-        break;
-    default: return tn_error(TN_ERR_TYPE, "masked_fill: expected a Scalar value");
-    }
+    /* upstream's kernel takes value.to<scalar_t>() (checked) before its loop, empty or not;
+     * the meta kernel converts nothing */
+    if (!tn_tensor_is_meta(self)) TN_TRY(tn_scalar_to_bytes(value, self->dtype, ctx.bytes));
     tn_iter_config c = tn_iter_config_init(1, 2);
     c.inputs[0] = self;
     c.inputs[1] = mask;

@@ -12,6 +12,7 @@
 #include "ops/elementwise_common.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
+#include "ops/scalar_convert.h"
 
 static const char *dname(tn_dtype d) { return tn_dtype_infos[d].c10_name; }
 
@@ -304,6 +305,10 @@ static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_val
     tn_loop_ctx ctx = {0};
     ctx.has_min = mn->tag != TN_V_NONE;
     ctx.has_max = mx->tag != TN_V_NONE;
+    /* the kernel takes each bound as min.to<scalar_t>() of the result dtype: checked */
+    unsigned char elem[16];
+    if (ctx.has_min) TN_TRY(tn_scalar_to_bytes(mn, common, elem));
+    if (ctx.has_max) TN_TRY(tn_scalar_to_bytes(mx, common, elem));
     if (ctx.has_min) TN_TRY(tn_ew_scalar_in_dtype(mn, common, &ctx.d[0], &ctx.i[0]));
     if (ctx.has_max) TN_TRY(tn_ew_scalar_in_dtype(mx, common, &ctx.d[1], &ctx.i[1]));
     tn_ew_run r = {TN_EW_clamp, kname, false, false, common};
@@ -317,7 +322,9 @@ tn_status tn_op_clamp(const tn_value *args, tn_value *rets) {
     for (int k = 1; k <= 2; k++)
         if (args[k].tag == TN_V_COMPLEX && args[k].u.c.im != 0)
             return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type double without overflow");
-    return clamp_scalars(args[0].u.t, &args[1], &args[2], "clamp_scalar_cpu", rets);
+    const char *kname = args[2].tag == TN_V_NONE ? "clamp_min_scalar_cpu" /* upstream runs clamp_min then */
+                        : args[1].tag == TN_V_NONE ? "clamp_max_scalar_cpu" : "clamp_scalar_cpu";
+    return clamp_scalars(args[0].u.t, &args[1], &args[2], kname, rets);
 }
 /* aten::clamp_min(Tensor self, Scalar min) */
 tn_status tn_op_clamp_min(const tn_value *args, tn_value *rets) {
@@ -338,9 +345,8 @@ tn_status tn_op_hardtanh(const tn_value *args, tn_value *rets) {
      * integers first, so they never promote the result to floating point */
     tn_value lim[2];
     for (int k = 0; k < 2; k++) {
-        const tn_value *v = &args[1 + k];
-        int64_t x = tn_scalar_as_int64(v);
-        if (v->tag == TN_V_UINT) TN_TRY(tn_scalar_to_bytes(v, TN_DTYPE_INT64, &x)); /* min.to<int64_t>(): refuses */
+        int64_t x;
+        TN_TRY(tn_scalar_to_bytes(&args[1 + k], TN_DTYPE_INT64, &x)); /* min.to<int64_t>(), checked */
         lim[k] = tn_value_int(x);
     }
     if (a->dtype == TN_DTYPE_UINT8 && (lim[0].u.i < 0 || lim[1].u.i < 0))

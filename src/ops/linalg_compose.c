@@ -13,6 +13,7 @@
 #include "ops/dispatch.h"
 #include "ops/linalg_decomp_internal.h"
 #include "ops/shape.h"
+#include "ops/scalar_convert.h"
 
 static tn_status oom(void) { return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
 static tn_value none(void) { return (tn_value){.tag = TN_V_NONE}; }

@@ -56,10 +56,6 @@ tn_status tn_tensor_contiguous(tn_tensor *t, tn_tensor **out);
  * dense, else contiguous. */
 tn_status tn_shape_empty_like(const tn_tensor *t, tn_tensor **out);
 
-/* Converts a Scalar argument (int/uint/double/bool/complex value) to one element of dtype
- * in `out` (16 bytes), with upstream's overflow check for integral targets (a uint fits
- * only UInt64 among them). */
-tn_status tn_scalar_to_bytes(const tn_value *v, tn_dtype dtype, void *out);
 
 /* Sets every element of t to the element at `elem` (itemsize bytes). */
 void tn_shape_fill_bytes(tn_tensor *t, const void *elem);

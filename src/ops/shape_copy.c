@@ -9,6 +9,7 @@
 #include "ops/graph.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
+#include "ops/scalar_convert.h"
 
 #define SIZES_BUF 512
 

@@ -10,6 +10,7 @@
 
 #include "ops/dispatch.h"
 #include "ops/shape.h"
+#include "ops/scalar_convert.h"
 
 #define SIZES_BUF 512
 
