@@ -249,11 +249,16 @@ def worker_tent_step():
     torch.manual_seed(0)
     w = adapt.wrap(m, adapt.Tent(), guard=None).online()
     check = [float(w(x).sum()) for _ in range(10)]
+    import resource
     n = 100
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     for _ in range(n):
         w(x)
-    return {"ms": (time.perf_counter() - t0) / n * 1e3, "check": check,
+    ms = (time.perf_counter() - t0) / n * 1e3
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    return {"ms": ms, "check": check, "minflt_per_step": (r1.ru_minflt - r0.ru_minflt) / n,
+            "sys_ms_per_step": (r1.ru_stime - r0.ru_stime) / n * 1e3,
             "delta_bytes": w.delta.nbytes(state=False), "with_state": w.delta.nbytes(state=True)}
 
 
@@ -438,6 +443,10 @@ def section_speed(a, md, res):
     med = statistics.median(ratios)
     md.append(f"| Tent step, digits CNN, batch 64 (ms) | {statistics.median(up):.2f} | {statistics.median(us):.2f} | "
               f"{med:.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) | >= 1.5x: {'met' if med >= 1.5 else 'missed'} |")
+    flt = {s: [round(r["minflt_per_step"]) for r in runs[s][1:]] for s in runs}
+    res["speed/tent_step"]["minflt_per_step"] = flt
+    tail = ("\nMinor page faults per Tent step, per run (a process whose heap gives pages back and faults them in "
+            f"again every step, docs/PERFORMANCE.md \"Session 19\"): upstream {flt['upstream']}, torchnative {flt['torchnative']}.\n")
     sw = {s: run_side(s, ["switch"]) for s in SIDES}
     res["speed/switch"] = sw
     for s in ("torchnative", "upstream"):
@@ -447,6 +456,7 @@ def section_speed(a, md, res):
               f"{sw['upstream']['switch_us_median']:.1f} / {sw['upstream']['switch_us_p99']:.1f} | "
               f"{sw['torchnative']['switch_us_median']:.1f} / {sw['torchnative']['switch_us_p99']:.1f} | | "
               f"<= 1 ms: {'met' if sw['torchnative']['switch_us_p99'] <= 1000 else 'missed'} |")
+    md.append(tail)
     t = runs["torchnative"][0]
     md.append("\nMemory per delta (bytes held by the delta; with the method's state: optimizer moments):\n")
     md.append("| delta | delta | with state | base |")
