@@ -66,12 +66,12 @@ static inline float tn_softmax_round(float v, int mode) {
 void f32_softmax_lastdim__scalar(float *out, const float *in, int64_t rows, int64_t n, int mode);
 void f64_softmax_lastdim__scalar(double *out, const double *in, int64_t rows, int64_t n, int mode);
 
-/* The same over `rows` rows on 16-lane vectors (the reference's order with 16 lanes;
- * its own vectorised exp, within 2 ulp of libm's), threaded over rows and dispatched on
- * tn_cpu_isa(). Callers use it when tn_reduce_vec_bytes(true) == 64. */
+/* The same over `rows` rows on vectors (the reference's order with the reference's lanes,
+ * tn_reduce_vec_bytes(true) / 4: 16 where upstream runs its AVX-512 kernel, else 8; its own
+ * vectorised exp, within 2 ulp of libm's), threaded over rows and dispatched on tn_cpu_isa(). */
 void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, int mode);
-void tn_softmax_rows__generic(float *out, const float *in, int64_t rows, int64_t n, int mode);
-void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, int mode);
-void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode);
+void tn_softmax_rows__generic(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
+void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
+void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
 
 #endif

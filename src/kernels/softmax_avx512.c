@@ -10,7 +10,7 @@
 #define SFX avx512
 #include "kernels/softmax_vec.inc"
 #else
-void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode) {
-    tn_softmax_rows__generic(out, in, rows, n, mode);
+void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes) {
+    tn_softmax_rows__generic(out, in, rows, n, mode, lanes);
 }
 #endif

@@ -15,17 +15,18 @@ typedef struct sm_job {
     float *out;
     const float *in;
     int64_t n;
-    int mode;
-    void (*fn)(float *, const float *, int64_t, int64_t, int);
+    int mode, lanes;
+    void (*fn)(float *, const float *, int64_t, int64_t, int, int);
 } sm_job;
 
 static void sm_worker(void *ctx, int64_t b, int64_t e) {
     const sm_job *j = ctx;
-    j->fn(j->out + b * j->n, j->in + b * j->n, e - b, j->n, j->mode);
+    j->fn(j->out + b * j->n, j->in + b * j->n, e - b, j->n, j->mode, j->lanes);
 }
 
 void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, int mode) {
-    sm_job j = {out, in, n, mode, tn_softmax_rows__generic};
+    /* the lanes of upstream's vector softmax on this host: its order of additions */
+    sm_job j = {out, in, n, mode, tn_reduce_vec_bytes(true) / 4, tn_softmax_rows__generic};
     tn_isa isa = tn_cpu_isa();
     if (isa >= TN_ISA_AVX512) j.fn = tn_softmax_rows__avx512;
     else if (isa >= TN_ISA_AVX2) j.fn = tn_softmax_rows__avx2;

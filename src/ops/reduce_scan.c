@@ -180,7 +180,7 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
                : !last ? TN_SOFTMAX_LOG
                : dt == TN_DTYPE_BFLOAT16 ? TN_SOFTMAX_LOG_BF16
                : dt == TN_DTYPE_FLOAT16 ? TN_SOFTMAX_LOG_F16 : TN_SOFTMAX_LOG;
-    if (last && !dbl && tn_tensor_is_contiguous(self) && tn_reduce_vec_bytes(true) == 64) {
+    if (last && !dbl && tn_tensor_is_contiguous(self)) {
         /* contiguous rows: the vectorised, threaded kernel (widened to float and rounded
          * once for Half / BFloat16) */
         if (dt == TN_DTYPE_FLOAT32) {
