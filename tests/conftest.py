@@ -269,6 +269,8 @@ TIER_INDEPENDENT_FILES = {
     "test_opinfo.py": "operator breadth against upstream's op_db; per-tier numerics are test_ops.py's",
     # memory over long runs: what is allocated and freed does not depend on the kernel tier
     "test_leaks.py": "live bytes and resident size over 1,000 steps; allocation, not arithmetic",
+    # machine code of the host build's avx2 instances, read with objdump: nothing runs
+    "test_kernel_codegen.py": "reads the built extension's machine code; no kernel runs",
     # packaging: the wheel carries the host build; its kernels are the suite's business
     "test_wheel.py": "builds and installs the wheel into a fresh environment; no kernel choice",
     # the quantised kernels' ISA instances are compared at every tier by the C test
