@@ -1,10 +1,7 @@
-/* creation_common.c — the option block, size lists, checked Scalar conversion, memory
- * formats and out= handling shared by every factory operator. */
-#include <float.h>
-#include <math.h>
+/* creation_common.c — the option block, size lists, memory formats and out= handling
+ * shared by every factory operator (Scalar conversion: ops/scalar_convert.c). */
 #include <string.h>
 
-#include "kernels/cast.h"
 #include "ops/creation_internal.h"
 #include "ops/iter.h"
 #include "ops/shape.h"
