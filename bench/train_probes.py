@@ -9,12 +9,17 @@ bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv)
           steps; with --perf, where the step's time goes
   faults  minor page faults of one Linear 128x576 -> 1536 backward into .grad
   rss     resident and peak memory after loading SmolLM2-135M-Instruct as float32
+  loraphases  the LoRA step of lorastep split into forward, backward and optimizer (medians of
+          5 steps after 3 warm-up steps, the previous output kept alive as lora_run.py keeps
+          it) with the minor page faults per step; on torchnative also the last step's
+          forward operators (time in the door, torch._C._tn_profile) and backward nodes
+          (formula plus the operators it dispatches), the ten largest of each and their sum
   loramem where the LoRA run's memory goes: three steps of tests/lora_run.py's LoRA
           (sequence 128, batch 4) with the previous step's output kept alive during the
           next forward (as lora_run.py does) and with it deleted; per step the resident
           MB after forward and after backward+step, the peak (VmHWM) of each variant, and
           the bytes of the distinct storages autograd saved in a step
-    .venv/bin/python bench/train_probes.py [--only cpu1,tent1,faults,rss,loramem]
+    .venv/bin/python bench/train_probes.py [--only cpu1,tent1,faults,rss,loramem,loraphases]
     .venv/bin/python bench/train_probes.py --only cpu1,tent1,lorastep --perf 10   # perf profiles instead
 """
 import argparse
@@ -89,6 +94,47 @@ if sec in ("cpu1", "tent1", "lorastep"):
     out = {"step_cpu_ms": (time.process_time() - t0) / n * 1e3}
     if sec == "lorastep":  # two threads: the wall time is the figure
         out["step_wall_ms"] = (time.perf_counter() - w0) / n * 1e3
+elif sec == "loraphases":
+    import lora_run as L
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    torch.set_num_threads(2)
+    d, f = L.bundled_model()
+    tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+    m = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
+    m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], lora_dropout=0.0,
+                                     bias="none", task_type="CAUSAL_LM"))
+    m.train()
+    ids = tok(L.PASSAGE, return_tensors="pt").input_ids[0]
+    opt = torch.optim.AdamW([p for p in m.parameters() if p.requires_grad], lr=1e-3)
+    x = torch.stack([ids[b * 7:][:128] for b in range(4)])
+    prof = hasattr(torch._C, "_tn_profile")
+    phases, o = [], None
+    for i in range(8):  # as lora_run.py: the previous output stays alive during the next forward
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        if prof and i == 7:
+            torch._C._tn_profile_reset()
+            torch._C._tn_profile(True)
+        t0 = time.perf_counter()
+        o = m(input_ids=x, labels=x)
+        t1 = time.perf_counter()
+        o.loss.backward()
+        t2 = time.perf_counter()
+        opt.step()
+        opt.zero_grad()
+        t3 = time.perf_counter()
+        if prof and i == 7:
+            torch._C._tn_profile(False)
+        phases.append([t1 - t0, t2 - t1, t3 - t2, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0])
+    med = [sorted(p[k] for p in phases[3:])[2] for k in range(4)]
+    out = {"forward_ms": med[0] * 1e3, "backward_ms": med[1] * 1e3, "optimizer_ms": med[2] * 1e3,
+           "step_ms": (med[0] + med[1] + med[2]) * 1e3, "minor_faults": med[3]}
+    if prof:  # the last step: forward operators (door time) and backward nodes
+        snap = torch._C._tn_profile_snapshot()
+        fwd = sorted(((k, v[0], v[1] * 1e3) for k, v in snap.items() if not k.startswith("backward:")), key=lambda r: -r[2])
+        bwd = sorted(((k[9:], v[0], v[1] * 1e3) for k, v in snap.items() if k.startswith("backward:")), key=lambda r: -r[2])
+        out["forward_ops"] = [[k, c, round(ms, 1)] for k, c, ms in fwd[:10]] + [["(sum)", 0, round(sum(r[2] for r in fwd), 1)]]
+        out["backward_nodes"] = [[k, c, round(ms, 1)] for k, c, ms in bwd[:10]] + [["(sum)", 0, round(sum(r[2] for r in bwd), 1)]]
 elif sec == "faults":
     x = torch.randn(128, 576)
     w = torch.randn(1536, 576, requires_grad=True)
@@ -198,7 +244,11 @@ def main():
             if r.returncode != 0:
                 raise RuntimeError(f"{side} {sec} failed:\n{r.stderr[-3000:]}")
             line = [ln for ln in r.stdout.splitlines() if ln.startswith("PROBE ")][-1]
-            print(sec, side, json.loads(line[6:]))
+            res = json.loads(line[6:])
+            tables = {k: res.pop(k) for k in ("forward_ops", "backward_nodes") if k in res}
+            print(sec, side, res)
+            for k, rows in tables.items():
+                print(f"    {k}: " + "; ".join(f"{n} {c}x {ms} ms" if c else f"{n} {ms} ms" for n, c, ms in rows))
 
 
 if __name__ == "__main__":

@@ -58,3 +58,28 @@ def test_every_error_scenario_is_an_error_upstream(sides):
     for name, r in ref.items():
         if name.startswith("err_"):
             assert r[0] == "err", name
+
+
+def test_profile_counts_backward_nodes():
+    """torch._C._tn_profile (TN_PROFILE) also times the engine's nodes: one row per node
+    name, counted once per application, none while it is off, cleared by the reset."""
+    import torch
+    was = torch._C._tn_profile(False)
+    try:
+        torch._C._tn_profile_reset()
+        x = torch.randn(4, 5, requires_grad=True)
+        (x * 2).sin().sum().backward()
+        assert not any(k.startswith("backward:") for k in torch._C._tn_profile_snapshot())
+        torch._C._tn_profile(True)
+        for _ in range(3):
+            (x * 2).sin().sum().backward()
+        torch._C._tn_profile(False)
+        snap = torch._C._tn_profile_snapshot()
+        rows = {k: v for k, v in snap.items() if k.startswith("backward:")}
+        assert {k: v[0] for k, v in rows.items()} == {"backward:SumBackward0": 3, "backward:SinBackward0": 3,
+                                                     "backward:MulBackward0": 3, "backward:AccumulateGrad": 3}, rows
+        assert all(v[1] > 0 for v in rows.values()), rows
+        torch._C._tn_profile_reset()
+        assert torch._C._tn_profile_snapshot() == {}
+    finally:
+        torch._C._tn_profile(was)

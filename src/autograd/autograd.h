@@ -235,6 +235,18 @@ void tn_autograd_init(void);
 typedef tn_status (*tn_final_callback)(void *ctx);
 tn_status tn_autograd_queue_callback(tn_final_callback fn, void *ctx, void (*free_ctx)(void *));
 
+/* The node profile (the binding's TN_PROFILE / torch._C._tn_profile): while enabled, the
+ * engine adds each node's application time (its formula, including the operators the
+ * formula dispatches) under the node's name. get copies up to max rows, in order of first
+ * appearance; returns how many. */
+typedef struct tn_autograd_profile_row {
+    char name[64];
+    int64_t calls, ns;
+} tn_autograd_profile_row;
+void tn_autograd_profile_enable(bool on);
+void tn_autograd_profile_reset(void);
+int tn_autograd_profile_get(int max, tn_autograd_profile_row *rows);
+
 /* Node currently executing in this thread's backward (NULL outside backward). */
 tn_node *tn_autograd_current_node(void);
 

@@ -3,11 +3,62 @@
  * it (highest sequence number first, so AccumulateGrad — sequence UINT64_MAX — runs as soon
  * as it is ready), validating each gradient against the metadata of the input it flows to.
  * Everything runs on the calling thread (upstream runs CPU work on the caller too). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "autograd/formulas.h"
 #include "autograd/views.h"
+
+/* ---- the node profile (tn_autograd_profile_*, autograd.h) ---------------------------- */
+enum { PROF_MAX = 512 };
+static struct { char name[64]; int64_t calls, ns; } prof[PROF_MAX];
+static int prof_n;
+static atomic_bool prof_on;
+static pthread_mutex_t prof_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void tn_autograd_profile_enable(bool on) { atomic_store(&prof_on, on); }
+
+void tn_autograd_profile_reset(void) {
+    pthread_mutex_lock(&prof_mu);
+    prof_n = 0;
+    pthread_mutex_unlock(&prof_mu);
+}
+
+int tn_autograd_profile_get(int max, tn_autograd_profile_row *rows) {
+    pthread_mutex_lock(&prof_mu);
+    int n = prof_n < max ? prof_n : max;
+    for (int i = 0; i < n; i++) {
+        memcpy(rows[i].name, prof[i].name, sizeof rows[i].name);
+        rows[i].calls = prof[i].calls;
+        rows[i].ns = prof[i].ns;
+    }
+    pthread_mutex_unlock(&prof_mu);
+    return n;
+}
+
+static int64_t prof_clock(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Adds one application of a node named `name` (names past the table's end are dropped). */
+static void prof_add(const char *name, int64_t ns) {
+    pthread_mutex_lock(&prof_mu);
+    int i = 0;
+    while (i < prof_n && strncmp(prof[i].name, name, sizeof prof[i].name - 1)) i++;
+    if (i == prof_n && prof_n < PROF_MAX) {
+        snprintf(prof[i].name, sizeof prof[i].name, "%s", name);
+        prof[i].calls = prof[i].ns = 0;
+        prof_n++;
+    }
+    if (i < prof_n) prof[i].calls++, prof[i].ns += ns;
+    pthread_mutex_unlock(&prof_mu);
+}
 
 /* ---- per-task node table (open addressing on the node pointer) ----------------------- */
 typedef struct entry {
@@ -439,10 +490,13 @@ static tn_status execute(task *t, entry *e) {
     }
     if (n->kind == TN_NODE_ACCUMULATE) {
         if (!a->accumulate) return TN_OK;
+        int64_t ta = atomic_load_explicit(&prof_on, memory_order_relaxed) ? prof_clock() : 0;
         tn_tensor *g = in[0]; /* moved into accumulate(), which may steal it */
         in[0] = NULL;
         if (g) TN_TRY(accumulate(n, g, a->create_graph));
-        return run_acc_hooks(n, g != NULL);
+        st = run_acc_hooks(n, g != NULL);
+        if (ta) prof_add(n->name ? n->name : "?", prof_clock() - ta);
+        return st;
     }
     if (e->ncapture) {
         /* Nothing below a captured edge is needed unless another input lies below it. */
@@ -457,6 +511,7 @@ static tn_status execute(task *t, entry *e) {
     if (!out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     tn_node *prev = current_node;
     current_node = n;
+    int64_t t0 = atomic_load_explicit(&prof_on, memory_order_relaxed) ? prof_clock() : 0;
     switch (n->kind) {
     case TN_NODE_OP:
         st = tn_autograd_apply_node(n, in, out);
@@ -483,6 +538,7 @@ static tn_status execute(task *t, entry *e) {
         break;
     default: break;
     }
+    if (t0) prof_add(n->name ? n->name : "?", prof_clock() - t0);
     current_node = prev;
     if (st == TN_OK && n->py_hooks && tn_autograd_cb.post_hooks) st = tn_autograd_cb.post_hooks(n, out, in);
     if (!a->keep_graph && n->kind == TN_NODE_OP) tn_node_release_saved(n);

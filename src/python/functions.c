@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "argparse.h"
+#include "autograd/autograd.h"
 #include "functions.h"
 #include "ops/dispatch.h"
 
@@ -197,15 +198,19 @@ static PyObject *profile_set(PyObject *mod, PyObject *arg) {
     if (on < 0) return NULL;
     bool was = profile_on;
     profile_on = on;
+    tn_autograd_profile_enable(on);
     return PyBool_FromLong(was);
 }
 
 static PyObject *profile_reset(PyObject *mod, PyObject *unused) {
     memset(profile, 0, sizeof profile);
+    tn_autograd_profile_reset();
     Py_RETURN_NONE;
 }
 
-/* {"add.Tensor": (calls, seconds in the door, seconds in the whole binding call)} */
+/* {"add.Tensor": (calls, seconds in the door, seconds in the whole binding call)}, and
+ * {"backward:MulBackward0": (applications, seconds, seconds)} for the autograd engine's
+ * nodes (formula plus the operators it dispatches, which the door rows do not count). */
 static PyObject *profile_snapshot(PyObject *mod, PyObject *unused) {
     PyObject *d = PyDict_New();
     for (int i = 0; d && i < TN_OP_COUNT; i++) {
@@ -214,6 +219,15 @@ static PyObject *profile_snapshot(PyObject *mod, PyObject *unused) {
         snprintf(key, sizeof key, "%s%s%s", tn_op_schemas[i].name, tn_op_schemas[i].overload[0] ? "." : "",
                  tn_op_schemas[i].overload);
         PyObject *v = Py_BuildValue("(Ldd)", (long long)profile[i].calls, profile[i].door_ns * 1e-9, profile[i].call_ns * 1e-9);
+        if (!v || PyDict_SetItemString(d, key, v) < 0) { Py_XDECREF(v); Py_DECREF(d); return NULL; }
+        Py_DECREF(v);
+    }
+    static tn_autograd_profile_row rows[512];
+    int nr = d ? tn_autograd_profile_get(512, rows) : 0;
+    for (int i = 0; d && i < nr; i++) {
+        char key[80];
+        snprintf(key, sizeof key, "backward:%.63s", rows[i].name);
+        PyObject *v = Py_BuildValue("(Ldd)", (long long)rows[i].calls, rows[i].ns * 1e-9, rows[i].ns * 1e-9);
         if (!v || PyDict_SetItemString(d, key, v) < 0) { Py_XDECREF(v); Py_DECREF(d); return NULL; }
         Py_DECREF(v);
     }
@@ -494,6 +508,7 @@ static int add_submodule(PyObject *module, int ns) {
 int tn_py_add_functions(PyObject *module) {
     const char *prof = getenv("TN_PROFILE");
     profile_on = prof && *prof && *prof != '0';
+    tn_autograd_profile_enable(profile_on);
     if (add_return_types(module) < 0) return -1;
     /* _VariableFunctionsClass: static methods; the instance _VariableFunctions is what
      * torch/__init__.py walks with dir() to fill the torch namespace */
