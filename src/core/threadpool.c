@@ -4,9 +4,17 @@
  * A region is published by bumping an atomic generation number; workers spin on it for a
  * while after their last region (decode runs a region every few microseconds, and a
  * futex wake-up costs tens of microseconds on a VM), then sleep on a condition variable.
- * Completion is an atomic countdown over all workers that the caller spins on. Workers are created lazily and
- * grown when set_num_threads asks for more; extra workers simply sit out regions they are
- * not in.
+ * Chunk c > 0 belongs to worker c - 1, but whoever claims it first runs it: a worker
+ * claims its chunk when it sees the region, the caller, once its own chunk 0 is done,
+ * claims every chunk still unclaimed. So a worker that is asleep or descheduled (a busy
+ * machine, a phone's other apps) delays nothing it has not started; the chunks, and so
+ * every result, stay the same whoever runs them. A claim is a compare-and-swap of the
+ * chunk's word from an older generation to the region's: a worker that wakes after its
+ * region ended finds the word already at that generation (every chunk of a region, and
+ * each chunk the region does not use, is marked before the region can end), so it never
+ * reads the region's description once the caller may rewrite it. Completion is an atomic
+ * countdown of the region's chunks that the caller spins on. Workers are created lazily
+ * and grown when set_num_threads asks for more.
  *
  * Lost wake-ups: a worker going to sleep increments `sleepers` and re-reads the generation
  * (both sequentially consistent) before waiting under the mutex; the caller bumps the
@@ -42,7 +50,8 @@ static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static atomic_int num_threads;     /* configured; 0 = not yet decided */
 static int num_workers;            /* started worker threads (excluding callers); region_lock */
 static atomic_uint_fast64_t generation; /* bumped per region */
-static atomic_int pending;         /* workers not yet done with this region */
+static atomic_uint_fast64_t claim[TN_MAX_THREADS + 1]; /* chunk c: the last generation it was claimed in */
+static atomic_int remaining;       /* chunks of this region not yet done */
 static atomic_int sleepers;        /* workers that may be waiting on `wake` */
 
 /* the current region: written by the caller before the generation bump (release),
@@ -50,7 +59,6 @@ static atomic_int sleepers;        /* workers that may be waiting on `wake` */
 static tn_parallel_fn region_fn;
 static void *region_ctx;
 static int64_t region_n, region_chunk;
-static int region_chunks;
 
 static _Thread_local int in_region;
 static _Atomic(tn_idle_fn) idle_hook;
@@ -89,6 +97,17 @@ static void run_chunk(int idx) {
     in_region = 1;
     if (b < e) region_fn(region_ctx, b, e);
     in_region = 0;
+}
+
+/* Claims chunk c for generation g (true: the caller must run it, then count it done). */
+static int claim_chunk(int c, uint64_t g) {
+    uint64_t old = atomic_load_explicit(&claim[c], memory_order_acquire);
+    return old < g && atomic_compare_exchange_strong(&claim[c], &old, g);
+}
+
+static void run_claimed(int c) {
+    run_chunk(c);
+    atomic_fetch_sub_explicit(&remaining, 1, memory_order_acq_rel);
 }
 
 static int64_t now_ns(void) {
@@ -137,10 +156,8 @@ static void *worker_main(void *p) {
     pthread_setname_np(pthread_self(), "tn-pool"); /* visible in /proc and debuggers */
     for (;;) {
         seen = await_generation(id, seen);
-        /* Every worker acknowledges every region, so the caller never rewrites the region
-         * while a worker may still be reading it. */
-        if (id + 1 < region_chunks) run_chunk(id + 1);
-        atomic_fetch_sub_explicit(&pending, 1, memory_order_acq_rel);
+        /* The region's description is read only after the claim succeeded (top comment). */
+        if (claim_chunk(id + 1, seen)) run_claimed(id + 1);
     }
     return NULL;
 }
@@ -185,8 +202,10 @@ void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx) {
     region_ctx = ctx;
     region_n = n;
     region_chunk = (n + chunks - 1) / chunks;
-    region_chunks = chunks;
-    atomic_store_explicit(&pending, num_workers, memory_order_relaxed);
+    uint64_t g = atomic_load_explicit(&generation, memory_order_relaxed) + 1;
+    /* Chunks past this region's count are marked taken, so their workers sit it out. */
+    for (int c = chunks; c <= num_workers; c++) atomic_store_explicit(&claim[c], g, memory_order_relaxed);
+    atomic_store_explicit(&remaining, chunks - 1, memory_order_relaxed);
     atomic_fetch_add(&generation, 1); /* seq_cst: publishes the region (see top comment) */
     if (atomic_load(&sleepers) > 0) {
         pthread_mutex_lock(&lock);
@@ -195,10 +214,13 @@ void tn_parallel_for(int64_t n, int64_t grain, tn_parallel_fn fn, void *ctx) {
     }
 
     run_chunk(0);
+    /* Chunks whose worker has not started them yet: run them here. */
+    for (int c = chunks - 1; c >= 1; c--)
+        if (claim_chunk(c, g)) run_claimed(c);
 
-    for (unsigned spins = 0; atomic_load_explicit(&pending, memory_order_acquire) > 0; spins++) {
+    for (unsigned spins = 0; atomic_load_explicit(&remaining, memory_order_acquire) > 0; spins++) {
         TN_CPU_RELAX();
-        if (spins > 4096) sched_yield(); /* a descheduled worker: give it the core */
+        if (spins > 4096) sched_yield(); /* a descheduled worker mid-chunk: give it the core */
     }
     pthread_mutex_unlock(&region_lock);
 }
