@@ -66,14 +66,14 @@ KERNELS = [
     ("GEMV", "float32", ["f32_gemv__avx2", "f32_gemv__avx512"], ["f32_gemv__neon"]),
     ("GEMV", "bfloat16", ["bf16_gemv__avx2", "bf16_gemv__avx512", "bf16_gemv__avx512bf16"], ["bf16_gemv__neon"]),
     ("GEMV", "float16", ["f16_gemv__avx2", "f16_gemv__avx512"], ["f16_gemv__neon"]),
-    # aarch64 has no NEON GEMM micro-kernel yet: it runs the portable f32_gemm_4x8__scalar,
-    # which GCC -O2 leaves scalar (separate fmul and fadd: -std=c11 turns FMA contraction off)
-    ("GEMM micro-kernel", "float32", ["f32_gemm_6x16__avx2", "f32_gemm_12x32__avx512"], []),
-    ("quantised dot", "Q4_0", ["q4_0_qdot__avx2", "q4_0_qdot__avx512vnni"], ["q4_0_qdot__neon"]),
-    ("quantised dot", "Q4_1", ["q4_1_qdot__avx2", "q4_1_qdot__avx512vnni"], ["q4_1_qdot__neon"]),
-    ("quantised dot", "Q8_0", ["q8_0_qdot__avx2", "q8_0_qdot__avx512vnni"], ["q8_0_qdot__neon"]),
+    ("GEMM micro-kernel", "float32", ["f32_gemm_6x16__avx2", "f32_gemm_12x32__avx512"], ["f32_gemm_12x8__neon"]),
+    ("quantised dot", "Q4_0", ["q4_0_qdot__avx2", "q4_0_qdot__avx512vnni"], ["q4_0_qdot__neon", "q4_0_qdot__i8mm"]),
+    ("quantised dot", "Q4_1", ["q4_1_qdot__avx2", "q4_1_qdot__avx512vnni"], ["q4_1_qdot__neon", "q4_1_qdot__i8mm"]),
+    ("quantised dot", "Q8_0", ["q8_0_qdot__avx2", "q8_0_qdot__avx512vnni"], ["q8_0_qdot__neon", "q8_0_qdot__i8mm"]),
+    ("quantised dot", "8da4w", ["i4_qdot__avx2", "i4_qdot__avx512vnni"], ["i4_qdot__neon", "i4_qdot__i8mm"]),
 ]
 SDOT_REQUIRED = ("q4_0_qdot__neon", "q4_1_qdot__neon", "q8_0_qdot__neon", "i4_qdot__neon")
+SMMLA_REQUIRED = ("q4_0_qdot__i8mm", "q4_1_qdot__i8mm", "q8_0_qdot__i8mm", "i4_qdot__i8mm")
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
 
@@ -136,6 +136,8 @@ def measure():
                     raise SystemExit(f"{sym} not found in {so}")
                 if sym in SDOT_REQUIRED and not any(mn == "sdot" for _, mn, _ in insns):
                     raise SystemExit(f"{sym} has no sdot instruction")
+                if sym in SMMLA_REQUIRED and not any(mn == "smmla" for _, mn, _ in insns):
+                    raise SystemExit(f"{sym} has no smmla instruction")
                 loop = main_loop(isa, insns)
                 if loop is None:
                     raise SystemExit(f"{sym}: no loop with multiply-accumulates found")

@@ -89,7 +89,7 @@ def test_tier_chosen_from_the_emulated_cpu(cpu, tier):
     t = tier_line(cpu)
     assert (t["tier"], t["host"]) == (tier, tier)
     assert t["gemv"] == "f32_gemv__neon"
-    assert t["qdot"] == ("q8_0_qdot__ref" if tier == "neon" else "q8_0_qdot__neon")
+    assert t["qdot"] == {"neon": "q8_0_qdot__ref", "dotprod": "q8_0_qdot__neon", "i8mm": "q8_0_qdot__i8mm"}[tier]
 
 
 @pytest.mark.parametrize("force,tier", FORCED)
@@ -97,6 +97,8 @@ def test_tier_lowered_by_tn_force_isa(force, tier):
     t = tier_line("max", force)
     assert (t["tier"], t["host"]) == (tier, "i8mm")
     assert t["gemv"] == ("f32_gemv__scalar" if tier == "scalar" else "f32_gemv__neon")
+    assert t["qdot"] == {"scalar": "q8_0_qdot__ref", "neon": "q8_0_qdot__ref", "dotprod": "q8_0_qdot__neon",
+                         "i8mm": "q8_0_qdot__i8mm"}[tier]
 
 
 def test_import_torch_reports_the_tier():

@@ -150,6 +150,13 @@ tn_arm_isa tn_cpu_arm_isa(void) {
     return isa;
 }
 
+tn_arm_isa tn_cpu_arm_isa_set(tn_arm_isa isa) {
+    tn_arm_isa host = tn_cpu_arm_host_isa();
+    if (isa > host) isa = host;
+    atomic_store(&g_arm_isa, (int)isa);
+    return isa;
+}
+
 const char *tn_arm_isa_name(tn_arm_isa isa) {
     switch (isa) {
     case TN_ARM_ISA_NEON: return "neon";

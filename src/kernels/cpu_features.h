@@ -50,8 +50,8 @@ static inline bool tn_cpu_has_avx512_bf16(void) { return tn_cpu_isa() >= TN_ISA_
 static inline bool tn_cpu_has_amx(void) { return tn_cpu_isa() >= TN_ISA_AMX; }
 /* aarch64 kernel tiers in increasing order; a tier implies the features of those below:
  * neon = Advanced SIMD (the GEMV), dotprod = + SDOT (the quantised products), i8mm = +
- * SMMLA (no kernel uses it yet: it selects the dotprod kernels). scalar = the portable
- * reference kernels. On other architectures the tier is scalar. */
+ * SMMLA (the Q4_0/Q4_1/Q8_0 and 8da4w products; the k-quants and int8 weight-only stay on
+ * the dotprod kernels). scalar = the portable reference kernels. On other architectures the tier is scalar. */
 typedef enum tn_arm_isa {
     TN_ARM_ISA_SCALAR = 0,
     TN_ARM_ISA_NEON = 1,
@@ -61,12 +61,17 @@ typedef enum tn_arm_isa {
 /* The aarch64 tier: the host's best, lowered by TN_FORCE_ISA (scalar|neon|dotprod), cached
  * at first call. */
 tn_arm_isa tn_cpu_arm_isa(void);
+/* Forces the aarch64 tier (clamped to what the host supports); returns the tier in
+ * effect (tests use this to walk every tier). */
+tn_arm_isa tn_cpu_arm_isa_set(tn_arm_isa isa);
 /* The host's best aarch64 tier, ignoring TN_FORCE_ISA. */
 tn_arm_isa tn_cpu_arm_host_isa(void);
 /* "scalar" / "neon" / "dotprod" / "i8mm". */
 const char *tn_arm_isa_name(tn_arm_isa isa);
 /* Whether kernels may use the aarch64 dot-product instructions (tier dotprod or above). */
 static inline bool tn_cpu_has_asimd_dot(void) { return tn_cpu_arm_isa() >= TN_ARM_ISA_DOTPROD; }
+/* Whether kernels may use the aarch64 int8 matrix multiply (tier i8mm). */
+static inline bool tn_cpu_has_i8mm(void) { return tn_cpu_arm_isa() >= TN_ARM_ISA_I8MM; }
 /* The host architecture's tiers as names, for reports (torch._C._tn_isa, scripts/test.sh):
  * *cur the tier in effect; names[] every tier the host can run, lowest first. Returns how
  * many names were written (at most TN_CPU_MAX_TIERS): x86-64's tn_isa tiers there,

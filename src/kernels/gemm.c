@@ -46,6 +46,9 @@ typedef struct engine {
 static const engine ENGINE_SCALAR = {"f32_gemm_4x8__scalar", 4, 8, false, f32_gemm_4x8__scalar, NULL};
 static const engine ENGINE_AVX2 = {"f32_gemm_6x16__avx2", 6, 16, false, f32_gemm_6x16__avx2, NULL};
 static const engine ENGINE_AVX512 = {"f32_gemm_12x32__avx512", 12, 32, false, f32_gemm_12x32__avx512, NULL};
+#if defined(__aarch64__)
+static const engine ENGINE_NEON = {"f32_gemm_12x8__neon", 12, 8, false, f32_gemm_12x8__neon, NULL};
+#endif
 static const engine ENGINE_AVX512BF16 = {"bf16_gemm_dp_12x32__avx512bf16", 12, 32, true, NULL,
                                          bf16_gemm_dp_12x32__avx512bf16};
 
@@ -58,6 +61,10 @@ static const engine ENGINE_AVX512BF16 = {"bf16_gemm_dp_12x32__avx512bf16", 12, 3
 #define TN_GEMM_BF16DP_MAX_M 64
 
 static const engine *pick_engine(tn_dtype d, int64_t m) {
+#if defined(__aarch64__)
+    (void)d, (void)m;
+    return tn_cpu_arm_isa() >= TN_ARM_ISA_NEON ? &ENGINE_NEON : &ENGINE_SCALAR;
+#endif
     tn_isa isa = tn_cpu_isa();
     if (isa >= TN_ISA_AVX512_BF16 && d == TN_DTYPE_BFLOAT16 && m <= TN_GEMM_BF16DP_MAX_M) return &ENGINE_AVX512BF16;
     if (isa >= TN_ISA_AVX512) return &ENGINE_AVX512;

@@ -28,6 +28,7 @@ typedef void (*tn_gemm_bf16dp_ukernel)(int64_t kq, const uint16_t *ap, const uin
 void f32_gemm_4x8__scalar(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
 void f32_gemm_6x16__avx2(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
 void f32_gemm_12x32__avx512(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
+void f32_gemm_12x8__neon(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc, int acc);
 void bf16_gemm_dp_12x32__avx512bf16(int64_t kq, const uint16_t *ap, const uint16_t *bp, float *c,
                                     int64_t ldc, int acc);
 

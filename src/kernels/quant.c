@@ -33,6 +33,11 @@ static kernel pick(int qtype) {
         if (qtype == TN_QTYPE_Q6_K) return KK(q6_k_qdot__avx2);
     }
 #elif defined(__aarch64__)
+    if (tn_cpu_has_i8mm()) {
+        if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__i8mm);
+        if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__i8mm);
+        if (qtype == TN_QTYPE_Q8_0) return K(q8_0_qdot__i8mm);
+    }
     if (tn_cpu_has_asimd_dot()) {
         if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__neon);
         if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__neon);
@@ -109,6 +114,7 @@ static i4_kernel pick_i4(void) {
     if (isa >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni) return (i4_kernel){i4_qdot__avx512vnni, "i4_qdot__avx512vnni"};
     if (isa >= TN_ISA_AVX2) return (i4_kernel){i4_qdot__avx2, "i4_qdot__avx2"};
 #elif defined(__aarch64__)
+    if (tn_cpu_has_i8mm()) return (i4_kernel){i4_qdot__i8mm, "i4_qdot__i8mm"};
     if (tn_cpu_has_asimd_dot()) return (i4_kernel){i4_qdot__neon, "i4_qdot__neon"};
 #endif
     return (i4_kernel){i4_qdot__ref, "i4_qdot__ref"};

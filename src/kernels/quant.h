@@ -26,7 +26,7 @@
  * reference kernel (quant_ref.c) only by the order of the float32 accumulation.
  *
  * Kernels live one file per ISA (quant_ref.c, quant_avx2.c, quant_avx512.c,
- * quant_neon.c) and are chosen at run time (cpu_features.h; TN_FORCE_ISA lowers the tier).
+ * quant_neon.c, quant_i8mm.c) and are chosen at run time (cpu_features.h; TN_FORCE_ISA lowers the tier).
  * Plain C11; no Python; no allocation (the caller passes the scratch for the quantised x). */
 #ifndef TN_QUANT_H
 #define TN_QUANT_H
@@ -95,6 +95,11 @@ TN_QDOT_DECLARE(q8_0_qdot__avx512vnni);
 TN_QDOT_DECLARE(q4_0_qdot__neon);
 TN_QDOT_DECLARE(q4_1_qdot__neon);
 TN_QDOT_DECLARE(q8_0_qdot__neon);
+/* aarch64 with the int8 matrix multiply (smmla, quant_i8mm.c): bit-identical to the
+ * reference; absent elsewhere. */
+TN_QDOT_DECLARE(q4_0_qdot__i8mm);
+TN_QDOT_DECLARE(q4_1_qdot__i8mm);
+TN_QDOT_DECLARE(q8_0_qdot__i8mm);
 
 /* The kernel the driver uses for `qtype` on this host right now (NULL: unsupported type),
  * and its name, e.g. "q4_1_qdot__avx512vnni". */
@@ -209,6 +214,7 @@ TN_I4DOT_DECLARE(i4_qdot__ref);
 TN_I4DOT_DECLARE(i4_qdot__avx2);
 TN_I4DOT_DECLARE(i4_qdot__avx512vnni);
 TN_I4DOT_DECLARE(i4_qdot__neon);
+TN_I4DOT_DECLARE(i4_qdot__i8mm);
 
 /* Quantises one row of k floats per token as above: k int8 quants and their scale. */
 void tn_quant_i8_row(const float *x, int64_t k, int8_t *q, float *d);

@@ -29,8 +29,12 @@ int main(void) {
     tn_arm_isa t = tn_cpu_arm_isa();
     TN_CHECK(!strcmp(cur, tn_arm_isa_name(t)), "%s vs %s", cur, tn_arm_isa_name(t));
     TN_CHECK(ends(gemv, t >= TN_ARM_ISA_NEON ? "__neon" : "__scalar"), "tier %s picked %s", cur, gemv);
-    TN_CHECK(ends(qdot, t >= TN_ARM_ISA_DOTPROD ? "__neon" : "__ref"), "tier %s picked %s", cur, qdot);
+    TN_CHECK(ends(qdot, t >= TN_ARM_ISA_I8MM ? "__i8mm" : t >= TN_ARM_ISA_DOTPROD ? "__neon" : "__ref"), "tier %s picked %s",
+             cur, qdot);
+    TN_CHECK(ends(tn_qdot_variant(TN_QTYPE_Q4_K), t >= TN_ARM_ISA_DOTPROD ? "__neon" : "__ref"), "tier %s: k-quants on %s",
+             cur, tn_qdot_variant(TN_QTYPE_Q4_K));
     TN_CHECK(tn_cpu_has_asimd_dot() == (t >= TN_ARM_ISA_DOTPROD), "asimd_dot at tier %s", cur);
+    TN_CHECK(tn_cpu_has_i8mm() == (t >= TN_ARM_ISA_I8MM), "i8mm at tier %s", cur);
     printf("tier %s host %s gemv %s qdot %s\n", cur, tn_arm_isa_name(tn_cpu_arm_host_isa()), gemv, qdot);
 #else
     tn_isa t = tn_cpu_isa();

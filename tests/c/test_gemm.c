@@ -437,6 +437,19 @@ int main(int argc, char **argv) {
     tn_isa host = tn_cpu_isa();
     /* Our kernels on every tier, with BLAS off so float32 runs them too. */
     tn_blas_enable(false);
+#if defined(__aarch64__)
+    /* aarch64: the NEON engine (every tier from neon up picks it) and the scalar one */
+    (void)host;
+    tn_arm_isa arm_host = tn_cpu_arm_host_isa(), arm_tiers[2] = {arm_host, TN_ARM_ISA_SCALAR};
+    for (int t = 0; t < (arm_host > TN_ARM_ISA_SCALAR ? 2 : 1); t++) {
+        const char *tag = tn_arm_isa_name(tn_cpu_arm_isa_set(arm_tiers[t]));
+        for (int i = 0; i < 3; i++) sweep(own[i], tag);
+        check_bf16_rounding(tag);
+        printf("tier %-10s (%s) done: %d passed, %d failed so far\n", tag, tn_gemm_variant(TN_DTYPE_FLOAT32),
+               tn_test_passed, tn_test_failed);
+    }
+    tn_cpu_arm_isa_set(arm_host);
+#else
     for (int isa = (int)host; isa >= 0; isa--) {
         tn_cpu_isa_set((tn_isa)isa);
         for (int i = 0; i < 3; i++) sweep(own[i], tn_isa_name((tn_isa)isa));
@@ -445,6 +458,7 @@ int main(int argc, char **argv) {
                tn_test_failed);
     }
     tn_cpu_isa_set(host);
+#endif
     /* The reference-only dtypes, and float64 without BLAS. */
     static const tn_dtype refd[] = {TN_DTYPE_FLOAT64, TN_DTYPE_INT8, TN_DTYPE_UINT8, TN_DTYPE_INT32, TN_DTYPE_INT64};
     for (int i = 0; i < 5; i++) sweep(refd[i], "ref");

@@ -121,6 +121,9 @@ static void kernel_case(const isa_kernels *ik, int qtype, int64_t m, int64_t n, 
         if (worst > worst_kernel_rel) worst_kernel_rel = worst;
         TN_CHECK(worst <= 1e-5, "%s %s m=%lld n=%lld k=%lld: worst |diff|/max|y| %.3g vs the reference", ik[t].name,
                  tn_qtype_name(qtype), (long long)m, (long long)n, (long long)k, worst);
+        if (!strcmp(ik[t].name, "i8mm")) /* quant_i8mm.c adds in the reference's order */
+            TN_CHECK(memcmp(y0, y1, sizeof(float) * (size_t)(m * n)) == 0, "i8mm %s m=%lld n=%lld k=%lld: not bit-identical "
+                     "to the reference", tn_qtype_name(qtype), (long long)m, (long long)n, (long long)k);
     }
     free(w), free(x), free(y0), free(y1), free(xq);
 }
@@ -319,6 +322,9 @@ static void i4w8_kernel_case(const isa_i4w8 *ik, int64_t m, int64_t n, int64_t k
         if (e > worst_i4_rel) worst_i4_rel = e;
         TN_CHECK(e <= 1e-5, "i4 %s m=%lld n=%lld k=%lld g=%lld: worst |diff|/max|y| %.3g", ik[t].name, (long long)m,
                  (long long)n, (long long)k, (long long)g, e);
+        if (!strcmp(ik[t].name, "i8mm"))
+            TN_CHECK(memcmp(y0, y1, sizeof(float) * (size_t)(m * ldy)) == 0, "i4 i8mm m=%lld n=%lld k=%lld g=%lld: not "
+                     "bit-identical to the reference", (long long)m, (long long)n, (long long)k, (long long)g);
     }
     int64_t k8 = k - 3; /* int8 rows need not be a multiple of 8: exercise the tail */
     w8_dot__ref(k8, w8, ldx, s, n, x, ldx, m, y0, ldy);
@@ -424,6 +430,7 @@ int main(void) {
          host >= TN_ISA_AVX512 && f->avx512_vnni},
 #elif defined(__aarch64__)
         {"neon", {q4_0_qdot__neon, q4_1_qdot__neon, q8_0_qdot__neon}, f->asimd_dot},
+        {"i8mm", {q4_0_qdot__i8mm, q4_1_qdot__i8mm, q8_0_qdot__i8mm}, f->asimd_i8mm},
 #endif
         {NULL, {NULL, NULL, NULL}, false},
     };
@@ -472,6 +479,7 @@ int main(void) {
         {"avx512vnni", i4_qdot__avx512vnni, w8_dot__avx512vnni, host >= TN_ISA_AVX512 && f->avx512_vnni},
 #elif defined(__aarch64__)
         {"neon", i4_qdot__neon, w8_dot__neon, f->asimd_dot},
+        {"i8mm", i4_qdot__i8mm, w8_dot__neon, f->asimd_i8mm},
 #endif
         {NULL, NULL, NULL, false},
     };
