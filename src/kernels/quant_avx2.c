@@ -6,7 +6,7 @@
  * (nibbles or 6-bit pieces, the scale broadcast) costs more than its products, so it is
  * shared by 8 activation rows, and the 8 int32 sums plus the operands stay in registers
  * (2 × 2, session 16, spilled and unpacked each sub-block for two rows: prefill 0.7× Q4_1's,
- * now 1.4-1.8×, docs/INFERENCE.md). Called only after tn_cpu_isa() allows AVX2. */
+ * now 1.1-1.8×, docs/INFERENCE.md). Called only after tn_cpu_isa() allows AVX2. */
 #include "kernels/quant.h"
 
 #if defined(__x86_64__)
