@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ggml's type numbers, so a GGUF tensor's type field maps straight onto them. */
 typedef enum tn_qtype {
@@ -158,13 +159,18 @@ typedef struct tn_q8k_block {
 /* The 6-bit scale and min of each Q4_K sub-block from its 12 packed bytes: sub-blocks
  * 0..3 in the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); 4..7 from the nibbles of
  * bytes 8..11 (low: scale, high: min) with their top 2 bits in the high bits of bytes
- * 0..3 (scales) and 4..7 (mins). */
+ * 0..3 (scales) and 4..7 (mins). Four bytes at a time in 32-bit words (little-endian:
+ * byte j of a word is packed byte j); a shift moves bits within each byte and the masks
+ * drop what crossed from the neighbouring byte. */
 static inline void tn_q4k_scale_min(const uint8_t *p, uint8_t sc[8], uint8_t mn[8]) {
-    for (int j = 0; j < 4; j++) {
-        sc[j] = p[j] & 63, mn[j] = p[j + 4] & 63;
-        sc[j + 4] = (uint8_t)((p[j + 8] & 15) | ((p[j] >> 6) << 4));
-        mn[j + 4] = (uint8_t)((p[j + 8] >> 4) | ((p[j + 4] >> 6) << 4));
-    }
+    uint32_t a[3], v[4];
+    memcpy(a, p, sizeof a);
+    v[0] = a[0] & 0x3f3f3f3fu;                                      /* sc[0..3] */
+    v[1] = (a[2] & 0x0f0f0f0fu) | ((a[0] >> 2) & 0x30303030u);      /* sc[4..7] */
+    v[2] = a[1] & 0x3f3f3f3fu;                                      /* mn[0..3] */
+    v[3] = ((a[2] >> 4) & 0x0f0f0f0fu) | ((a[1] >> 2) & 0x30303030u); /* mn[4..7] */
+    memcpy(sc, v, 8);
+    memcpy(mn, v + 2, 8);
 }
 
 /* One Q4_K / Q6_K row of k elements to float32 (tn_quant_dequantize's k-quant half). */

@@ -2,8 +2,11 @@
  * vpmaddubsw (unsigned × signed -> int16 pairs; |w| <= 128 and |x| <= 127 keep each pair
  * sum below 2^15) and vpmaddwd against ones (-> int32). Tiles of 4 activation rows × 2
  * weight rows fit the 16 ymm registers; decode runs 1 × 4. The k-quants (quant_k_x86.inc)
- * put their scales in the vpmaddwd operand and tile 2 × 2. Called only after
- * tn_cpu_isa() allows AVX2. */
+ * put their scales in the vpmaddwd operand and tile 8 × 1: a weight sub-block's unpacking
+ * (nibbles or 6-bit pieces, the scale broadcast) costs more than its products, so it is
+ * shared by 8 activation rows, and the 8 int32 sums plus the operands stay in registers
+ * (2 × 2, session 16, spilled and unpacked each sub-block for two rows: prefill 0.7× Q4_1's,
+ * now 1.1-1.8×, docs/INFERENCE.md). Called only after tn_cpu_isa() allows AVX2. */
 #include "kernels/quant.h"
 
 #if defined(__x86_64__)
@@ -30,8 +33,8 @@ DEFINE_I4_W8_KERNELS(2, 2, 4, 2)
 #define DOT_SC(u, s, v) _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), v)
 #include "kernels/quant_k_x86.inc"
 
-DEFINE_K_KERNEL(q4_k, 2, 2, 4)
-DEFINE_K_KERNEL(q6_k, 2, 2, 4)
+DEFINE_K_KERNEL(q4_k, 8, 1, 4)
+DEFINE_K_KERNEL(q6_k, 8, 1, 4)
 
 #else
 /* ISO C forbids an empty translation unit. */
