@@ -13,7 +13,8 @@ bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv)
           5 steps after 3 warm-up steps, the previous output kept alive as lora_run.py keeps
           it) with the minor page faults per step; on torchnative also the last step's
           forward operators (time in the door, torch._C._tn_profile) and backward nodes
-          (formula plus the operators it dispatches), the ten largest of each and their sum
+          (formula plus the operators it dispatches), the ten largest of each and their sum,
+          and the rate of the forward's Linear products (their FLOPs over linear's door time)
   loramem where the LoRA run's memory goes: three steps of tests/lora_run.py's LoRA
           (sequence 128, batch 4) with the previous step's output kept alive during the
           next forward (as lora_run.py does) and with it deleted; per step the resident
@@ -134,6 +135,11 @@ elif sec == "loraphases":
         fwd = sorted(((k, v[0], v[1] * 1e3) for k, v in snap.items() if not k.startswith("backward:")), key=lambda r: -r[2])
         bwd = sorted(((k[9:], v[0], v[1] * 1e3) for k, v in snap.items() if k.startswith("backward:")), key=lambda r: -r[2])
         out["forward_ops"] = [[k, c, round(ms, 1)] for k, c, ms in fwd[:10]] + [["(sum)", 0, round(sum(r[2] for r in fwd), 1)]]
+        # the forward's products: 2 * tokens * in * out over every Linear (LoRA's included)
+        flops = sum(2 * x.numel() * mod.in_features * mod.out_features for mod in m.modules()
+                    if isinstance(mod, torch.nn.Linear))
+        lin = snap.get("linear", (0, 0.0))[1]
+        out["forward_linear_gflops"] = round(flops / lin / 1e9, 1) if lin else None
         out["backward_nodes"] = [[k, c, round(ms, 1)] for k, c, ms in bwd[:10]] + [["(sum)", 0, round(sum(r[2] for r in bwd), 1)]]
 elif sec == "faults":
     x = torch.randn(128, 576)
