@@ -15,12 +15,15 @@ bench/train.py, each on both sides (upstream in .venv-ref, torchnative in .venv)
           forward operators (time in the door, torch._C._tn_profile) and backward nodes
           (formula plus the operators it dispatches), the ten largest of each and their sum,
           and the rate of the forward's Linear products (their FLOPs over linear's door time)
+  linshapes  GFLOP/s of a frozen Linear's forward and input gradient at the LoRA step's
+          shapes (512 tokens; SmolLM2's q/k/gate/down projections and the 49,152-word head),
+          2 threads, medians
   loramem where the LoRA run's memory goes: three steps of tests/lora_run.py's LoRA
           (sequence 128, batch 4) with the previous step's output kept alive during the
           next forward (as lora_run.py does) and with it deleted; per step the resident
           MB after forward and after backward+step, the peak (VmHWM) of each variant, and
           the bytes of the distinct storages autograd saved in a step
-    .venv/bin/python bench/train_probes.py [--only cpu1,tent1,faults,rss,loramem,loraphases]
+    .venv/bin/python bench/train_probes.py [--only cpu1,tent1,faults,rss,loramem,loraphases,linshapes]
     .venv/bin/python bench/train_probes.py --only cpu1,tent1,lorastep --perf 10   # perf profiles instead
 """
 import argparse
@@ -141,6 +144,29 @@ elif sec == "loraphases":
         lin = snap.get("linear", (0, 0.0))[1]
         out["forward_linear_gflops"] = round(flops / lin / 1e9, 1) if lin else None
         out["backward_nodes"] = [[k, c, round(ms, 1)] for k, c, ms in bwd[:10]] + [["(sum)", 0, round(sum(r[2] for r in bwd), 1)]]
+elif sec == "linshapes":
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    out = {}
+    for (k, n) in [(576, 576), (576, 192), (576, 1536), (1536, 576), (576, 49152)]:
+        x = torch.randn(4, 128, k, requires_grad=True)
+        w = torch.randn(n, k)
+        g = torch.randn(4, 128, n)
+        def fw():
+            t0 = time.perf_counter()
+            torch.nn.functional.linear(x, w)
+            return time.perf_counter() - t0
+        def bw():
+            y = torch.nn.functional.linear(x, w)
+            t0 = time.perf_counter()
+            torch.autograd.grad(y, x, g)
+            return time.perf_counter() - t0
+        reps = max(5, int(3e9 / (512 * k * n)))
+        for _ in range(3):
+            fw(), bw()
+        gf = 2 * 512 * k * n / 1e9
+        out[f"{k}->{n}"] = {"forward_gflops": round(gf / sorted(fw() for _ in range(reps))[reps // 2], 1),
+                            "input_grad_gflops": round(gf / sorted(bw() for _ in range(reps))[reps // 2], 1)}
 elif sec == "faults":
     x = torch.randn(128, 576)
     w = torch.randn(1536, 576, requires_grad=True)
