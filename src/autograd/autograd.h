@@ -48,6 +48,7 @@ typedef struct tn_geom {
     tn_device device;
     int64_t sizes[TN_MAX_DIMS];
     int64_t strides[TN_MAX_DIMS];
+    int64_t offset; /* storage offset in elements */
 } tn_geom;
 
 void tn_geom_of(const tn_tensor *t, tn_geom *g);

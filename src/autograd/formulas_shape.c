@@ -280,3 +280,49 @@ F(g_embedding) {
     }
     SET(0, AG(c, scatter_add, VT(ag_zeros(c, w)), VI(0), VT(ie), VT(gv)));
 }
+
+/* Whether a view of sizes / strides maps two of its indices onto one element. */
+static bool view_overlaps_itself(int n, const int64_t *sizes, const int64_t *strides) {
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] == 0) return false;
+        if (sizes[i] == 1) continue;
+        if (strides[i] <= 0) return true;
+        int j = k++;
+        while (j > 0 && st[j - 1] > strides[i]) sz[j] = sz[j - 1], st[j] = st[j - 1], j--;
+        sz[j] = sizes[i], st[j] = strides[i];
+    }
+    int64_t span = 0; /* largest offset reached by the dims below */
+    for (int i = 0; i < k; i++) {
+        if (st[i] <= span) return true;
+        span += (sz[i] - 1) * st[i];
+    }
+    return false;
+}
+
+/* as_strided(self, size, stride, storage_offset=None): the gradient lands in zeros laid out
+ * as self (zeros_like keeps a dense self's strides) through as_strided_scatter at the view's
+ * offset relative to self's, so it is differentiable again (the window of a CopySlices /
+ * AsStridedBackward0 node under create_graph takes this path). Only self's geometry is
+ * kept: its data may change afterwards (CopySlices writes into the window). Upstream's
+ * general as_strided_backward also sums a view that overlaps itself and handles a self
+ * that is not dense: those refuse by name. */
+F(g_as_strided) {
+    if (!NEED(0)) return;
+    const tn_geom *gm = GEOM(0);
+    const tn_value *sz = &ARGV(1), *sd = &ARGV(2);
+    int64_t off = ARGV(3).tag == TN_V_INT ? ARGV(3).u.i : gm->offset, numel = 1, span = 0;
+    for (int i = 0; i < gm->ndim; i++) numel *= gm->sizes[i], span += (gm->sizes[i] - 1) * gm->strides[i];
+    bool dense = numel == 0 || (!view_overlaps_itself(gm->ndim, gm->sizes, gm->strides) && span + 1 == numel);
+    if (!dense || sz->u.ilist.n != sd->u.ilist.n ||
+        view_overlaps_itself((int)sz->u.ilist.n, sz->u.ilist.data, sd->u.ilist.data)) {
+        ag_fail(c, tn_error(TN_ERR_NOT_IMPLEMENTED, "the derivative of as_strided over an input that is not dense or a "
+                                                    "view that overlaps itself is not implemented by torchnative"));
+        return;
+    }
+    tn_value e[6] = {VIL(gm->sizes, gm->ndim), VIL(gm->strides, gm->ndim), VDT(gm->dtype), VN(), VN(), VN()};
+    tn_tensor *z = ag_op(c, TN_OP_empty_strided, 6, e);
+    if (z) z = AG(c, zero_, VT(z));
+    SET(0, AG(c, as_strided_scatter, VT(z), VT(GRAD(0)), *sz, *sd, VI(off - gm->offset)));
+}

@@ -26,6 +26,7 @@ void tn_geom_of(const tn_tensor *t, tn_geom *g) {
     g->device = tn_tensor_device(t);
     memcpy(g->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
     memcpy(g->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    g->offset = t->offset;
 }
 
 /* ---- the tensor's record ------------------------------------------------------------- */

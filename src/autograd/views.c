@@ -23,8 +23,8 @@ static void vg_fill(view_geom *g, const tn_tensor *base, const tn_tensor *view) 
     g->view_offset = view->offset;
 }
 
-/* Zeros laid out like the base (its strides), and the view's window in them. */
-static tn_status base_like_zeros(const view_geom *g, tn_tensor **result, tn_tensor **window) {
+/* Zeros laid out like the base (its strides). */
+static tn_status base_like_zeros(const view_geom *g, tn_tensor **result) {
     tn_value e[6] = {tn_value_intlist(g->base.sizes, g->base.ndim), tn_value_intlist(g->base.strides, g->base.ndim), {.tag = TN_V_DTYPE},
                      {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}};
     e[2].u.dtype = g->base.dtype;
@@ -32,15 +32,19 @@ static tn_status base_like_zeros(const view_geom *g, tn_tensor **result, tn_tens
     TN_TRY(tn_dispatch_one(TN_OP_empty_strided, e, &r));
     tn_value z[1] = {tn_value_tensor(r)}, zr[1];
     tn_status st = tn_dispatch(TN_OP_zero_, z, zr);
-    if (st == TN_OK) tn_tensor_release(zr[0].u.t);
-    tn_value a[4] = {tn_value_tensor(r), tn_value_intlist(g->view.sizes, g->view.ndim), tn_value_intlist(g->view.strides, g->view.ndim),
-                     tn_value_int(g->view_offset - g->base_offset)};
-    tn_tensor *w = NULL;
-    if (st == TN_OK) st = tn_dispatch_one(TN_OP_as_strided, a, &w);
     if (st != TN_OK) { tn_tensor_release(r); return st; }
+    tn_tensor_release(zr[0].u.t);
     *result = r;
-    *window = w;
     return TN_OK;
+}
+
+/* The view's window in a base-shaped tensor. Taken after the last write into `base` that
+ * the window must see through autograd: under create_graph a view taken before its base
+ * gained a history would stay outside the graph (double backward lost it). */
+static tn_status window_of(const view_geom *g, tn_tensor *base, tn_tensor **window) {
+    tn_value a[4] = {tn_value_tensor(base), tn_value_intlist(g->view.sizes, g->view.ndim),
+                     tn_value_intlist(g->view.strides, g->view.ndim), tn_value_int(g->view_offset - g->base_offset)};
+    return tn_dispatch_one(TN_OP_as_strided, a, window);
 }
 
 static tn_status copy_into(tn_tensor *dst, tn_tensor *src) {
@@ -52,9 +56,10 @@ static tn_status copy_into(tn_tensor *dst, tn_tensor *src) {
 
 tn_status tn_autograd_apply_as_strided(tn_node *n, tn_tensor **in, tn_tensor **out) {
     const view_geom *g = n->extra;
-    tn_tensor *result, *window;
-    TN_TRY(base_like_zeros(g, &result, &window));
-    tn_status st = copy_into(window, in[0]);
+    tn_tensor *result, *window = NULL;
+    TN_TRY(base_like_zeros(g, &result));
+    tn_status st = window_of(g, result, &window);
+    if (st == TN_OK) st = copy_into(window, in[0]);
     tn_tensor_release(window);
     if (st != TN_OK) { tn_tensor_release(result); return st; }
     out[0] = result;
@@ -64,9 +69,10 @@ tn_status tn_autograd_apply_as_strided(tn_node *n, tn_tensor **in, tn_tensor **o
 tn_status tn_autograd_apply_copy_slices(tn_node *n, tn_tensor **in, tn_tensor **out, bool keep_graph) {
     const view_geom *g = n->extra;
     tn_node *fn = g->fn;
-    tn_tensor *result, *window, *slice = NULL;
-    TN_TRY(base_like_zeros(g, &result, &window));
+    tn_tensor *result, *window = NULL, *slice = NULL;
+    TN_TRY(base_like_zeros(g, &result));
     tn_status st = copy_into(result, in[0]);
+    if (st == TN_OK) st = window_of(g, result, &window);
     tn_value c[2] = {tn_value_tensor(window), {.tag = TN_V_NONE}};
     if (st == TN_OK) st = tn_dispatch_one(TN_OP_clone, c, &slice);
     /* the in-place operator's backward on the slice of the gradient */

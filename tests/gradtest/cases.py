@@ -232,6 +232,16 @@ CASES = [
     G("conv_transpose3d", "lambda x, w, b: F.conv_transpose3d(x, w, b, stride=(2, 1, 3), padding=(1, 0, 1), "
       "output_padding=(1, 0, 2), groups=2)", [In((2, 4, 3, 4, 3)), In((4, 3, 3, 2, 3)), In((6,))], (0, 1, 2),
       ["convolution"], double=True),
+    # in-place writes into views of a tensor that needed no grad (CopySlices / AsStridedBackward0),
+    # differentiated twice: the window of the gradient is an as_strided of a tensor with a history
+    G("copy_into_diagonal", "lambda a: (lambda z: (z.diagonal().copy_(a[0]), (z ** 3).sum())[1])(a.new_zeros(5, 5))",
+      [A], (0,), ["copy_", "diagonal"], double=True),
+    G("setitem_column", "lambda a: (lambda z: (z.__setitem__((slice(None), 1), a[:, 0] * 2), (z.exp() * z).sum())[1])(a.new_zeros(4, 3))",
+      [A], (0,), ["copy_", "select_int"], double=True),
+    G("diag_embed_twice", "lambda a: (torch.diag_embed(a, offset=1) ** 2).sum() * a.sum()", [A], (0,), ["diag_embed"],
+      double=True),
+    G("as_strided", "lambda a: a.as_strided((3, 2), (2, 5), 1).sin() * a.as_strided((2, 2), (5, 1))[0:1].sum()",
+      [A], (0,), ["as_strided"], double=True),
     G("sdpa", "lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)",
       [In((1, 2, 5, 4)), In((1, 2, 5, 4)), In((1, 2, 5, 4))], (0, 1, 2), ["_scaled_dot_product_flash_attention_for_cpu"], dtypes=BF),
     G("sdpa_gqa_mask", "lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, enable_gqa=True, "
