@@ -1,6 +1,7 @@
 /* formulas_shape.c — derivatives of views, indexing and joining operators (rows in
  * formulas.def). A gradient that lands in part of an input is written into zeros of the
- * input's shape; under create_graph those writes refuse by name until CopySlices exists. */
+ * input's shape by functional operators (pad, scatter_add, as_strided_scatter), so it is
+ * differentiable again. */
 #include <stdlib.h>
 #include <string.h>
 
