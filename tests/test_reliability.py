@@ -390,6 +390,101 @@ step(lambda: (lambda c: torch.cat([c[:4], c[4:8]], out=c[8:16]).tolist())(b.clon
 step(lambda: (lambda c: torch.ops.aten.masked_fill.Scalar_out(c[:4], c[:4] > 1, 2., out=c[2:6]).tolist())(b.clone()))
 step(lambda: (lambda c: torch.mvlgamma(c[:4] + 3, 1, out=c[2:6]).shape)(b.clone()))
 """,
+    # derived out= of kernels that are not TensorIterator ones call upstream's
+    # assert_no_overlap: any overlap with an input refuses, full overlap (even the same empty
+    # tensor) included; the scatters and index_add/index_copy copy self into out first, so
+    # out may equal self; outer/ger and the pointwise backward .grad_input forms are
+    # TensorIterator ones (partial overlap refuses, full is fine)
+    "non_iter_out_overlap": """
+b = torch.arange(40.) / 50
+i3, i1 = torch.tensor([0, 1, 2]), torch.zeros(1, 4, dtype=torch.long)
+src = torch.ones(1, 4)
+c = lambda: b.clone()
+step(lambda: (lambda t: torch.index_select(t[:12].view(3, 4), 0, i3, out=t[:12].view(3, 4)))(c()))
+step(lambda: (lambda t: torch.index_select(t[:8], 0, i3, out=t[4:7]))(c()))
+step(lambda: (lambda t: torch.index_select(t[:8], 0, i3, out=t[20:23]).tolist())(c()))
+step(lambda: (lambda e: torch.index_select(e, 0, i3[:0], out=e))(torch.zeros(0)))
+step(lambda: torch.index_select(b, 0, i3[:2], out=torch.zeros(1).expand(2)))
+step(lambda: (lambda t: torch.masked_select(t[:3], t[:3] > 0.01, out=t[:3]))(c()))
+step(lambda: (lambda t: torch.masked_select(t[:3], t[:3] > 0.01, out=t[10:12]).tolist())(c()))
+step(lambda: (lambda t: torch.gather(t[:12].view(3, 4), 0, i1, out=t[:4].view(1, 4)))(c()))
+step(lambda: (lambda t: torch.take(t[:12], i3, out=t[1:4]))(c()))
+step(lambda: (lambda t: torch.ops.aten.index.Tensor_out(t[:3], [i3], out=t[:3]))(c()))
+step(lambda: (lambda t: torch.ops.aten.scatter.value_out(t[:12].view(3, 4), 0, i1, 2.0, out=t[:12].view(3, 4)).tolist())(c()))
+step(lambda: (lambda t: torch.ops.aten.scatter.value_out(t[:12].view(3, 4), 0, i1, 2.0, out=t[4:16].view(3, 4)))(c()))
+step(lambda: (lambda t: torch.ops.aten.scatter.src_out(t[:12].view(3, 4), 0, i1, t[:4].view(1, 4), out=t[:12].view(3, 4)))(c()))
+step(lambda: (lambda t: torch.ops.aten.scatter_add.out(t[:12].view(3, 4), 0, i1, src, out=t[4:16].view(3, 4)))(c()))
+step(lambda: (lambda t: torch.ops.aten.scatter_reduce.two_out(t[:12].view(3, 4), 0, i1, src, "sum", out=t[:12].view(3, 4)).tolist())(c()))
+step(lambda: (lambda t: t[:12].view(3, 4).scatter_(0, i1, t[:4].view(1, 4)))(c()))
+step(lambda: (lambda t: torch.ops.aten.index_add.out(t[:12].view(3, 4), 0, i3[:1], src, out=t[4:16].view(3, 4)))(c()))
+step(lambda: (lambda t: torch.ops.aten.index_copy.out(t[:12].view(3, 4), 0, i3[:1], t[:4].view(1, 4), out=t[:12].view(3, 4)))(c()))
+step(lambda: (lambda t: torch._C._nn.glu(t[:8], 0, out=t[2:6]))(c()))
+step(lambda: (lambda t: torch._C._nn.glu(t[:8].view(2, 4), 0, out=t[:8].view(2, 4)))(c()))
+step(lambda: (lambda t: torch._C._nn.glu(t[:8], 0, out=t[20:24]).tolist())(c()))
+step(lambda: (lambda t: torch.outer(t[:3], t[:3], out=t[:9].view(3, 3)))(c()))
+step(lambda: (lambda t: torch.ger(t[:3], t[:3], out=t[20:29].view(3, 3)).tolist())(c()))
+step(lambda: (lambda t: torch.ops.aten.sigmoid_backward.grad_input(t[:4], t[8:12], grad_input=t[2:6]))(c()))
+step(lambda: (lambda t: torch.ops.aten.sigmoid_backward.grad_input(t[:4], t[8:12], grad_input=t[:4]).tolist())(c()))
+step(lambda: (lambda t: torch.ops.aten.hardtanh_backward.grad_input(t[:4], t[8:12], -1, 1, grad_input=t[2:6]))(c()))
+step(lambda: (lambda t: torch.ops.aten.mse_loss_backward.grad_input(t[:4], t[8:12], t[12:16], 1, grad_input=t[10:14]))(c()))
+step(lambda: (lambda t: torch.ops.aten.huber_loss_backward.out(t[:4], t[8:12], t[12:16], 1, 1.0, grad_input=t[10:14]))(c()))
+step(lambda: (lambda t: t[:12].view(3, 4).index_add_(0, i3[:1], t[:4].view(1, 4)))(c()))
+step(lambda: (lambda t: t[:12].view(3, 4).scatter_(0, i1, 3.0).tolist())(c()))
+""",
+    # the out= forms upstream generates for the *_like and new_* factories copy into out, so
+    # an out that overlaps itself refuses unless it is resized
+    "autogen_factory_out_overlap": """
+e3 = lambda: torch.zeros(1).expand(3)
+step(lambda: torch.ops.aten.zeros_like.out(torch.ones(3), out=e3()))
+step(lambda: torch.ops.aten.ones_like.out(torch.ones(3), out=e3()))
+step(lambda: torch.ops.aten.full_like.out(torch.ones(3), 2, out=e3()))
+step(lambda: torch.ops.aten.empty_like.out(torch.ones(3), out=e3()))
+step(lambda: torch.ops.aten.new_zeros.out(torch.ones(3), [3], out=e3()))
+step(lambda: torch.ops.aten.new_full.out(torch.ones(3), [3], 1.5, out=e3()))
+step(lambda: torch.ops.aten.zeros_like.out(torch.ones(2, 3), out=e3()).tolist())
+step(lambda: torch.ops.aten.zeros.out([3], out=e3()).tolist())
+""",
+    # repeat_interleave(self, int, output_size=) checks the given size against the computed one
+    "repeat_interleave_output_size": """
+v = torch.arange(6.)
+step(lambda: torch.repeat_interleave(v[:3], 2, output_size=5))
+step(lambda: torch.repeat_interleave(v[:3], 2, output_size=6).tolist())
+step(lambda: torch.repeat_interleave(v.view(2, 3), 2, dim=1, output_size=12))
+step(lambda: torch.repeat_interleave(v.view(2, 3), 2, dim=1, output_size=6).tolist())
+step(lambda: torch.repeat_interleave(v[:0], 2, output_size=1))
+step(lambda: torch.repeat_interleave(torch.ones(3, device="meta"), 2, output_size=5))
+step(lambda: torch.repeat_interleave(torch.tensor(1.), 2, dim=0, output_size=2))
+step(lambda: torch.repeat_interleave(torch.tensor(1.), 2, dim=-1))
+step(lambda: torch.repeat_interleave(torch.tensor(1.), 2, output_size=3))
+step(lambda: torch.repeat_interleave(v[:3], -1, output_size=5))
+step(lambda: torch.repeat_interleave(v.view(2, 3), 2**62, dim=1))
+step(lambda: torch.repeat_interleave(v[:3], torch.tensor([1, 2, 3]), output_size=5))
+""",
+    # torch.ops binds numbers to the Tensor arguments of add, sub, mul, div, true_divide,
+    # floor_divide (and their aliases, in-place forms, to/_to_copy/copy_/_conj) as wrapped
+    # numbers, and hands a wrapped number it returns back as a Python number
+    "ops_numbers_as_tensors": """
+import numpy as np
+a = torch.ops.aten
+r = lambda t: [str(t.dtype), t.tolist()] if isinstance(t, torch.Tensor) else [type(t).__name__, repr(t)]
+step(lambda: r(a.sub.out(torch.arange(3.), 2, out=torch.zeros(3))))
+step(lambda: r(a.sub.Tensor(2, torch.arange(3.))))
+step(lambda: r(a.add.Tensor(2.5, torch.arange(3))))
+step(lambda: r(a.add.Tensor(torch.arange(3), True)))
+step(lambda: r(a.add.Tensor(torch.arange(3), np.int64(5))))
+step(lambda: r(a.add.Tensor(2, 3)))
+step(lambda: r(a.add.Tensor(torch.tensor(1, dtype=torch.int8), 300)))
+step(lambda: r(a.mul.Tensor(torch.arange(3, dtype=torch.float16), 2.5)))
+step(lambda: r(a.div.Tensor(7, 2)))
+step(lambda: r(a.true_divide.Tensor(torch.arange(3.), np.int64(2))))
+step(lambda: r(a.floor_divide.default(7, 2)))
+step(lambda: r(a.div.Scalar_mode(np.int64(7), 2, rounding_mode="floor")))
+step(lambda: r(a.div_.Scalar(1j, 2)))
+step(lambda: r(a.sub_.Scalar(2.0, 1)))
+step(lambda: r(a.add_.Tensor(3, 4)))
+step(lambda: r(a.exp.default(3)))
+step(lambda: r(a.mm.default(2, 3)))
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])

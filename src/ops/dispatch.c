@@ -135,6 +135,30 @@ static tn_status iter_overlap_checks(const tn_op_schema *s, const tn_value *args
     return TN_OK;
 }
 
+/* The written-to tensor of a derived form whose row carries TN_OUT_DISJOINT, against
+ * itself and every tensor input (upstream's assert_no_internal_overlap and
+ * assert_no_overlap); with TN_OUT_COPIES_SELF, out against self as a copy checks it. */
+static tn_status disjoint_checks(const tn_op_schema *s, const tn_value *args, unsigned flags) {
+    bool is_out = s->kind == TN_OP_KIND_OUT;
+    int first_out = is_out ? s->nargs - s->nout : 1, in_end = is_out ? first_out : s->nargs;
+    int w0 = is_out ? first_out : 0, nw = is_out ? s->nout : 1;
+    for (int k = w0; k < w0 + nw; k++) {
+        if (args[k].tag != TN_V_TENSOR) continue;
+        const tn_tensor *w = args[k].u.t;
+        if (is_out) TN_TRY(tn_iter_check_overlap(w, NULL));
+        for (int i = is_out ? 0 : 1; i < in_end; i++) {
+            if (args[i].tag == TN_V_TENSOR) {
+                bool as_copy = i == 0 && is_out && (flags & TN_OUT_COPIES_SELF);
+                TN_TRY(as_copy ? tn_iter_check_overlap(w, args[i].u.t) : tn_check_no_overlap(w, args[i].u.t));
+            } else if (args[i].tag == TN_V_TENSORLIST) {
+                for (int64_t j = 0; j < args[i].u.tlist.n; j++)
+                    if (args[i].u.tlist.data[j]) TN_TRY(tn_check_no_overlap(w, args[i].u.tlist.data[j]));
+            }
+        }
+    }
+    return TN_OK;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
@@ -145,6 +169,11 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
     tn_status st = fn(args, tmp);
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
+    unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
+    if ((overlap & TN_OUT_DISJOINT) && (st = disjoint_checks(s, args, overlap)) != TN_OK) {
+        release_rets(tmp, s->nrets);
+        return st;
+    }
     if (s->kind == TN_OP_KIND_INPLACE) {
         tn_tensor *self = args[0].u.t, *res = tmp[0].u.t;
         if (tn_op_is_view((tn_op_id)s->functional) && res->storage == self->storage) {

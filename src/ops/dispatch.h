@@ -59,11 +59,23 @@ typedef enum tn_out_rule {
  * derived in-place self no other input ("unsupported operation: ..."), checked before the
  * kernel runs (tn_iter_check_overlap). */
 #define TN_OUT_ITER 0x40
+/* Joined to a row's rule: the operator's kernel is not a TensorIterator one and calls
+ * upstream's assert_no_overlap (index_select, gather, take, masked_select, index.Tensor,
+ * glu): its derived out= may not overlap itself nor any tensor input at all, full overlap
+ * included; its derived in-place self no other input. Checked once the functional has
+ * validated the arguments, before anything is written (tn_check_no_overlap). */
+#define TN_OUT_DISJOINT 0x80
+/* With TN_OUT_DISJOINT: out starts as a copy of self (the scatters, index_add, index_copy),
+ * so out and self may overlap fully (same geometry) but not partially, as upstream's copy. */
+#define TN_OUT_COPIES_SELF 0x20
+#define TN_OUT_FLAGS (TN_OUT_ITER | TN_OUT_DISJOINT | TN_OUT_COPIES_SELF)
 
 /* The out= rule of a functional operator's row. */
 tn_out_rule tn_op_out_rule(tn_op_id functional);
 /* Whether the row of a functional operator carries TN_OUT_ITER. */
 bool tn_op_out_iter(tn_op_id functional);
+/* The TN_OUT_DISJOINT / TN_OUT_COPIES_SELF bits of a functional operator's row. */
+unsigned tn_op_out_overlap_flags(tn_op_id functional);
 /* Whether `op` can run (own implementation or a functional sibling that has one). */
 bool tn_op_has_kernel(tn_op_id op);
 
