@@ -431,6 +431,29 @@ step(lambda: (lambda t: torch.ops.aten.huber_loss_backward.out(t[:4], t[8:12], t
 step(lambda: (lambda t: t[:12].view(3, 4).index_add_(0, i3[:1], t[:4].view(1, 4)))(c()))
 step(lambda: (lambda t: t[:12].view(3, 4).scatter_(0, i1, 3.0).tolist())(c()))
 """,
+    # a TensorIterator operator's out= that is also an input is not resized (its shape must
+    # be the result's); cat/stack and linalg.cross refuse an out that is one of the inputs,
+    # and cross's out must have the result dtype
+    "out_read_write": """
+w = lambda: torch.ones(1)
+step(lambda: (lambda t: torch.add(t, torch.ones(3), out=t))(w()))
+step(lambda: (lambda t: torch.add(t, torch.ones(3), out=t[:]))(w()))
+step(lambda: (lambda t: torch.add(t, torch.ones(2, 0), out=t))(torch.ones(0)))
+step(lambda: (lambda t: torch.ops.aten.sigmoid_backward.grad_input(t, torch.ones(3), grad_input=t))(w()))
+step(lambda: (lambda t: torch.lerp(t, torch.ones(3), 0.5, out=t))(w()))
+step(lambda: (lambda t: torch.clamp(t, torch.zeros(3), out=t))(w()))
+step(lambda: (lambda t: torch.exp(t, out=t).tolist())(w()))
+step(lambda: (lambda t: torch.mvlgamma(t + 3, 1, out=t).tolist())(w()))
+step(lambda: (lambda t: torch.ger(t, t, out=t))(torch.ones(3)))
+step(lambda: (lambda t: torch.cat([t, torch.ones(3)], out=t))(w()))
+step(lambda: (lambda t: torch.stack([t, t], out=t))(w()))
+step(lambda: (lambda t: torch.hstack([t, t], out=t))(torch.ones(2)))
+b = torch.arange(12.)
+step(lambda: torch.linalg.cross(b[:3].clone(), b[3:6], out=b[3:6]))
+step(lambda: torch.linalg.cross(b[:3], b[3:6], out=b[6:9]).tolist())
+step(lambda: torch.linalg.cross(b[:3], b[3:6], out=torch.zeros(3, dtype=torch.float64)))
+step(lambda: torch.cross(b[:3], b[3:6], dim=0, out=torch.zeros(3, dtype=torch.float64)))
+""",
     # the out= forms upstream generates for the *_like and new_* factories copy into out, so
     # an out that overlaps itself refuses unless it is resized
     "autogen_factory_out_overlap": """

@@ -159,6 +159,26 @@ static tn_status disjoint_checks(const tn_op_schema *s, const tn_value *args, un
     return TN_OK;
 }
 
+/* A TensorIterator operator's out= that is also one of its inputs (the same tensor) is
+ * read and written, so the iterator does not resize it: its shape must be the result's. */
+static tn_status read_write_shapes(const tn_op_schema *s, const tn_value *args, const tn_value *res) {
+    char b1[160], b2[160];
+    if (s->kind != TN_OP_KIND_OUT) return TN_OK;
+    int first_out = s->nargs - s->nout;
+    for (int k = 0; k < s->nout; k++) {
+        const tn_tensor *out = args[first_out + k].tag == TN_V_TENSOR ? args[first_out + k].u.t : NULL;
+        const tn_tensor *r = res[k].tag == TN_V_TENSOR ? res[k].u.t : NULL;
+        if (!out || !r || same_shape(out, r)) continue;
+        bool read = false;
+        for (int i = 0; i < first_out && !read; i++) read = args[i].tag == TN_V_TENSOR && args[i].u.t == out;
+        if (read)
+            return tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                            tn_format_sizes(out->ndim, out->sizes, b1, sizeof b1),
+                            tn_format_sizes(r->ndim, r->sizes, b2, sizeof b2));
+    }
+    return TN_OK;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
@@ -171,6 +191,11 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
     unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
     if ((overlap & TN_OUT_DISJOINT) && (st = disjoint_checks(s, args, overlap)) != TN_OK) {
+        release_rets(tmp, s->nrets);
+        return st;
+    }
+    if (tn_op_out_iter((tn_op_id)s->functional) && !(overlap & TN_OUT_DISJOINT) &&
+        (st = read_write_shapes(s, args, tmp)) != TN_OK) {
         release_rets(tmp, s->nrets);
         return st;
     }
