@@ -454,6 +454,46 @@ step(lambda: torch.linalg.cross(b[:3], b[3:6], out=b[6:9]).tolist())
 step(lambda: torch.linalg.cross(b[:3], b[3:6], out=torch.zeros(3, dtype=torch.float64)))
 step(lambda: torch.cross(b[:3], b[3:6], dim=0, out=torch.zeros(3, dtype=torch.float64)))
 """,
+    # out= of the reductions with an optional dtype: without dtype= they run in out's dtype
+    # (the input converted first), with it out must have exactly that dtype; sum/prod over
+    # everything, the norms, softmax.int and amax/amin want out in the result's dtype
+    "reduction_out_dtype": """
+x = torch.tensor([[1.5, 2.5, -3.7], [0.4, 0.5, 0.6]])
+e = lambda dt: torch.empty(0, dtype=dt)
+f64, i64, f16, b8 = torch.float64, torch.int64, torch.float16, torch.bool
+r = lambda t: [str(t.dtype), t.tolist()]
+step(lambda: r(torch.sum(x, 0, out=e(i64))))
+step(lambda: r(torch.sum(x, 0, out=e(f64))))
+step(lambda: r(torch.sum(x, 0, out=e(b8))))
+step(lambda: r(torch.sum(x, 0, dtype=f64, out=e(torch.float32))))
+step(lambda: r(torch.sum(x.long(), 0, dtype=torch.int32, out=e(i64))))
+step(lambda: r(torch.mean(x, 0, out=e(f64))))
+step(lambda: r(torch.mean(x, 0, out=e(f16))))
+step(lambda: r(torch.mean(x, 0, dtype=f64, out=e(torch.float32))))
+step(lambda: r(torch.ops.aten.mean.dtype_out(x, out=e(f64))))
+step(lambda: r(torch.prod(x, 0, out=e(i64))))
+step(lambda: r(torch.prod(x, 0, dtype=f64, out=e(f16))))
+step(lambda: r(torch.nansum(x, 0, out=e(f64))))
+step(lambda: r(torch.nansum(x, 0, dtype=f64, out=e(torch.float32))))
+step(lambda: r(torch.cumsum(x, 0, out=e(i64))))
+step(lambda: r(torch.cumsum(x, 0, out=e(f64))))
+step(lambda: r(torch.cumsum(x, 0, out=e(b8))))
+step(lambda: r(torch.cumsum(x, 0, dtype=b8)))
+step(lambda: r(torch.cumprod(x, 0, dtype=f64, out=e(torch.float32))))
+step(lambda: r(torch.cumprod(x, 0, out=e(f64))))
+step(lambda: r(torch.ones(3).cumsum_(0, dtype=f64)))
+step(lambda: r(torch.full((3,), 100, dtype=torch.int8).cumprod_(0)))
+step(lambda: r(torch.ops.aten.sum.out(x, out=e(f64))))
+step(lambda: r(torch.ops.aten.sum.out(x, dtype=f64, out=e(f64))))
+step(lambda: r(torch.ops.aten.prod.out(x, out=e(i64))))
+step(lambda: r(torch.ops.aten.softmax.int_out(x, 0, out=e(f64))))
+step(lambda: r(torch.ops.aten.log_softmax.int_out(x, 0, dtype=f64, out=e(torch.float32))))
+step(lambda: r(torch.ops.aten.linalg_vector_norm.out(x, 2, out=e(f64))))
+step(lambda: r(torch.norm(x, 2, 0, out=e(f64))))
+step(lambda: r(torch.norm(x, 2, 0, dtype=f64, out=e(f64))))
+step(lambda: r(torch.amax(x, 0, out=e(f64))))
+step(lambda: r(torch.amin(x, 0, out=e(torch.float32))))
+""",
     # the out= forms upstream generates for the *_like and new_* factories copy into out, so
     # an out that overlaps itself refuses unless it is resized
     "autogen_factory_out_overlap": """

@@ -69,7 +69,8 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
         return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_dtype_infos[dst->dtype].c10_name,
                         tn_dtype_infos[res].c10_name);
     case TN_OUT_EXACT:
-        if (inplace) return TN_OK;
+    case TN_OUT_DTYPE_ARG: /* the functional ran in dst's dtype unless dtype= named another */
+        if (inplace && rule == TN_OUT_EXACT) return TN_OK;
         return tn_error(TN_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
                         tn_dtype_infos[res].cpp_name, tn_dtype_infos[dst->dtype].cpp_name);
     case TN_OUT_BOOL_ONLY:
@@ -179,6 +180,30 @@ static tn_status read_write_shapes(const tn_op_schema *s, const tn_value *args, 
     return TN_OK;
 }
 
+/* The position of the functional's `ScalarType? dtype` argument, read from its schema
+ * text (-1 when it has none). */
+static int dtype_arg_index(tn_op_id functional) {
+    const char *p = strchr(tn_op_schemas[functional].schema, '(');
+    if (!p) return -1;
+    int idx = 0, depth = 0;
+    const char *start = p + 1;
+    for (const char *q = p + 1; *q; q++) {
+        if (*q == '(' || *q == '[') { depth++; continue; }
+        bool close = *q == ')' || *q == ']';
+        if (close && depth > 0) { depth--; continue; }
+        if (depth == 0 && (*q == ',' || close)) {
+            while (start < q && *start == ' ') start++;
+            if (!(q - start == 1 && *start == '*')) { /* not the keyword-only marker */
+                if (q - start >= 17 && strncmp(start, "ScalarType? dtype", 17) == 0) return idx;
+                idx++;
+            }
+            if (close) break;
+            start = q + 1;
+        }
+    }
+    return -1;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
@@ -187,7 +212,20 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     tn_out_rule rule = tn_op_out_rule((tn_op_id)s->functional);
     if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) TN_TRY(check_no_internal_overlap(args[0].u.t));
     if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
-    tn_status st = fn(args, tmp);
+    const tn_value *fargs = args;
+    tn_value filled[64];
+    if (rule == TN_OUT_DTYPE_ARG && s->nargs <= 64) {
+        /* no dtype=: the reduction runs in the written-to tensor's dtype */
+        int di = dtype_arg_index((tn_op_id)s->functional);
+        int w = s->kind == TN_OP_KIND_OUT ? s->nargs - s->nout : 0;
+        if (di >= 0 && args[di].tag == TN_V_NONE && args[w].tag == TN_V_TENSOR) {
+            memcpy(filled, args, sizeof(tn_value) * (size_t)s->nargs);
+            filled[di].tag = TN_V_DTYPE;
+            filled[di].u.dtype = args[w].u.t->dtype;
+            fargs = filled;
+        }
+    }
+    tn_status st = fn(fargs, tmp);
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
     unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
     if ((overlap & TN_OUT_DISJOINT) && (st = disjoint_checks(s, args, overlap)) != TN_OK) {

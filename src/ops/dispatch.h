@@ -52,6 +52,10 @@ typedef enum tn_out_rule {
                           * operation's result requires dtype Double" */
     TN_OUT_SEARCHSORTED, /* searchsorted, bucketize: out must be int32 when out_int32 else
                           * int64, "torch.searchsorted(): output tensor's dtype is wrong, ..." */
+    TN_OUT_DTYPE_ARG,    /* reductions with an optional dtype (sum.dim_IntList, mean.dim, prod.dim_int,
+                          * nansum, cumsum, cumprod): without dtype= they run in out's (or the
+                          * in-place self's) dtype; with it, out must have exactly that dtype
+                          * ("Expected out tensor to have dtype double, but got float instead") */
 } tn_out_rule;
 /* Joined to a row's rule (TN_OUT_CAST | TN_OUT_ITER): the operator is one of upstream's
  * TensorIterator kernels (or cat and the stacks upstream builds on it, which check the
