@@ -41,6 +41,7 @@ static tn_status refuse(tn_op_id op) {
 /* Upstream's assert_no_internal_overlap: a written-to tensor in which two elements share
  * memory (a broadcast dimension: stride 0, size > 1) would receive two results in one place. */
 static tn_status check_no_internal_overlap(const tn_tensor *t) {
+    if (tn_tensor_numel(t) == 0) return TN_OK; /* no element is written */
     for (int d = 0; d < t->ndim; d++)
         if (t->strides[d] == 0 && t->sizes[d] > 1)
             return tn_error(TN_ERR_RUNTIME, "unsupported operation: more than one element of the written-to tensor "
@@ -138,23 +139,31 @@ static tn_status iter_overlap_checks(const tn_op_schema *s, const tn_value *args
 
 /* The written-to tensor of a derived form whose row carries TN_OUT_DISJOINT, against
  * itself and every tensor input (upstream's assert_no_internal_overlap and
- * assert_no_overlap); with TN_OUT_COPIES_SELF, out against self as a copy checks it. */
-static tn_status disjoint_checks(const tn_op_schema *s, const tn_value *args, unsigned flags) {
+ * assert_no_overlap); with TN_OUT_COPIES_SELF, out against self as a copy checks it. An
+ * out= that is itself an input and must be resized is compared as upstream's resized
+ * (contiguous, same start) tensor: refused when both hold elements and the input is dense. */
+static tn_status disjoint_one(const tn_tensor *w, const tn_tensor *in, const tn_tensor *r, bool resized, bool as_copy) {
+    if (resized && in == w)
+        return tn_tensor_numel(r) && tn_tensor_numel(in) && tn_tensor_is_non_overlapping_and_dense(in)
+                   ? tn_check_no_overlap(w, in) : TN_OK;
+    return as_copy ? tn_iter_check_overlap(w, in) : tn_check_no_overlap(w, in);
+}
+
+static tn_status disjoint_checks(const tn_op_schema *s, const tn_value *args, const tn_value *res, unsigned flags) {
     bool is_out = s->kind == TN_OP_KIND_OUT;
     int first_out = is_out ? s->nargs - s->nout : 1, in_end = is_out ? first_out : s->nargs;
     int w0 = is_out ? first_out : 0, nw = is_out ? s->nout : 1;
     for (int k = w0; k < w0 + nw; k++) {
         if (args[k].tag != TN_V_TENSOR) continue;
-        const tn_tensor *w = args[k].u.t;
-        if (is_out) TN_TRY(tn_iter_check_overlap(w, NULL));
+        const tn_tensor *w = args[k].u.t, *r = is_out && res && res[k - w0].tag == TN_V_TENSOR ? res[k - w0].u.t : NULL;
+        bool resized = r && !same_shape(w, r);
+        if (is_out && !resized) TN_TRY(tn_iter_check_overlap(w, NULL));
         for (int i = is_out ? 0 : 1; i < in_end; i++) {
-            if (args[i].tag == TN_V_TENSOR) {
-                bool as_copy = i == 0 && is_out && (flags & TN_OUT_COPIES_SELF);
-                TN_TRY(as_copy ? tn_iter_check_overlap(w, args[i].u.t) : tn_check_no_overlap(w, args[i].u.t));
-            } else if (args[i].tag == TN_V_TENSORLIST) {
+            bool as_copy = i == 0 && is_out && (flags & TN_OUT_COPIES_SELF);
+            if (args[i].tag == TN_V_TENSOR) TN_TRY(disjoint_one(w, args[i].u.t, r, resized, as_copy));
+            else if (args[i].tag == TN_V_TENSORLIST)
                 for (int64_t j = 0; j < args[i].u.tlist.n; j++)
-                    if (args[i].u.tlist.data[j]) TN_TRY(tn_check_no_overlap(w, args[i].u.tlist.data[j]));
-            }
+                    if (args[i].u.tlist.data[j]) TN_TRY(disjoint_one(w, args[i].u.tlist.data[j], r, resized, false));
         }
     }
     return TN_OK;
@@ -212,6 +221,8 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     tn_out_rule rule = tn_op_out_rule((tn_op_id)s->functional);
     if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) TN_TRY(check_no_internal_overlap(args[0].u.t));
     if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
+    unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
+    if ((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT) TN_TRY(disjoint_checks(s, args, NULL, overlap));
     const tn_value *fargs = args;
     tn_value filled[64];
     if (rule == TN_OUT_DTYPE_ARG && s->nargs <= 64) {
@@ -227,8 +238,8 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     }
     tn_status st = fn(fargs, tmp);
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
-    unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
-    if ((overlap & TN_OUT_DISJOINT) && (st = disjoint_checks(s, args, overlap)) != TN_OK) {
+    bool disjoint_after = (overlap & TN_OUT_DISJOINT) && !((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT);
+    if (disjoint_after && (st = disjoint_checks(s, args, tmp, overlap)) != TN_OK) {
         release_rets(tmp, s->nrets);
         return st;
     }

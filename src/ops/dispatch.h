@@ -72,13 +72,19 @@ typedef enum tn_out_rule {
 /* With TN_OUT_DISJOINT: out starts as a copy of self (the scatters, index_add, index_copy),
  * so out and self may overlap fully (same geometry) but not partially, as upstream's copy. */
 #define TN_OUT_COPIES_SELF 0x20
-#define TN_OUT_FLAGS (TN_OUT_ITER | TN_OUT_DISJOINT | TN_OUT_COPIES_SELF)
+/* With TN_OUT_DISJOINT: upstream's kernel (a legacy, not structured, one: index_select,
+ * masked_select, take, index.Tensor) checks before its other checks and before resizing
+ * out, so the same tensor as out and input refuses whatever its shape. Without it the
+ * check follows the functional's and compares an out that is resized as upstream's
+ * structured kernels do, after their meta function resized it. */
+#define TN_OUT_DISJOINT_FIRST 0x10
+#define TN_OUT_FLAGS (TN_OUT_ITER | TN_OUT_DISJOINT | TN_OUT_COPIES_SELF | TN_OUT_DISJOINT_FIRST)
 
 /* The out= rule of a functional operator's row. */
 tn_out_rule tn_op_out_rule(tn_op_id functional);
 /* Whether the row of a functional operator carries TN_OUT_ITER. */
 bool tn_op_out_iter(tn_op_id functional);
-/* The TN_OUT_DISJOINT / TN_OUT_COPIES_SELF bits of a functional operator's row. */
+/* The TN_OUT_DISJOINT / TN_OUT_COPIES_SELF / TN_OUT_DISJOINT_FIRST bits of a functional operator's row. */
 unsigned tn_op_out_overlap_flags(tn_op_id functional);
 /* Whether `op` can run (own implementation or a functional sibling that has one). */
 bool tn_op_has_kernel(tn_op_id op);

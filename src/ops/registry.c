@@ -36,5 +36,5 @@ bool tn_op_out_iter(tn_op_id functional) {
 }
 
 unsigned tn_op_out_overlap_flags(tn_op_id functional) {
-    return (unsigned)functional < TN_OP_COUNT ? tn_op_out_rules[functional] & (TN_OUT_DISJOINT | TN_OUT_COPIES_SELF) : 0;
+    return (unsigned)functional < TN_OP_COUNT ? tn_op_out_rules[functional] & (TN_OUT_DISJOINT | TN_OUT_COPIES_SELF | TN_OUT_DISJOINT_FIRST) : 0;
 }
