@@ -64,7 +64,7 @@ typedef enum tn_out_rule {
  * kernel runs (tn_iter_check_overlap). */
 #define TN_OUT_ITER 0x40
 /* Joined to a row's rule: the operator's kernel is not a TensorIterator one and calls
- * upstream's assert_no_overlap (index_select, gather, take, masked_select, index.Tensor,
+ * upstream's assert_no_overlap (index_select, gather, take, masked_select, index.Tensor, cat and the stacks,
  * linalg_cross): its derived out= may not overlap itself nor any tensor input at all, full overlap
  * included; its derived in-place self no other input. Checked once the functional has
  * validated the arguments, before anything is written (tn_check_no_overlap). */
