@@ -565,6 +565,20 @@ for op in ["dropout_", "feature_dropout_", "alpha_dropout_", "feature_alpha_drop
         torch.manual_seed(0)
         step(lambda: getattr(torch.ops.aten, op).default(*args).tolist())
 """,
+    # torch.range's hand-written signature: no pin_memory, layout not optional,
+    # requires_grad honoured
+    "range_signature": """
+import warnings
+warnings.simplefilter("ignore")
+step(lambda: torch.range(-4, 1e-12, 7, dtype=None, layout=None))
+step(lambda: torch.range(0., 1.5, 1, pin_memory=False))
+step(lambda: torch.range(0., 1.5, pin_memory=True))
+step(lambda: torch.range(0., 1.5, 1, layout=torch.strided).tolist())
+step(lambda: torch.range(0., 1.5, layout=1))
+step(lambda: torch.range(0., 1.5, layout=torch.sparse_coo))
+step(lambda: torch.range(0., 2., requires_grad=True).requires_grad)
+step(lambda: torch.range(0., 2., dtype=torch.float64, device="cpu").tolist())
+""",
     # in-place foreach ops hand their list back through torch.* (upstream's binding)
     "foreach_inplace_returns": """
 step(lambda: [t.tolist() for t in torch._foreach_neg_([torch.ones(2), torch.zeros(1)])])
