@@ -610,6 +610,11 @@ step(lambda: big.all(1, keepdim=True))
 step(lambda: torch.zeros(1, 3).expand(5, 3).any(0).tolist())
 step(lambda: torch.tensor([[0.5], [0.0]]).expand(2, 4).all(1).tolist())
 step(lambda: torch.tensor([[1], [2]], dtype=torch.uint8).expand(2, 3).all().tolist())
+# session 20 (seed 0, case 1987): multigammaln(x, 2**62) summed 2**62 terms per element;
+# upstream builds arange(p) first, which cannot be allocated
+step(lambda: torch.ops.aten.special_multigammaln.default(torch.arange(5).reshape(1, 5), 2**62))
+step(lambda: torch.mvlgamma(torch.ones(2) * 5, 2**61))
+step(lambda: [round(v, 4) for v in torch.mvlgamma(torch.ones(2) * 5, 3).tolist()])
 # 49075: prod(int32 view of 2**31 elements, dtype=bool) took minutes (upstream: seconds);
 # a bool product is now all(), over the input converted by the elementwise copy
 e = torch.tensor([[3], [0]], dtype=torch.int32).expand(2, 2**20)
