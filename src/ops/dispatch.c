@@ -191,7 +191,7 @@ static tn_status read_write_shapes(const tn_op_schema *s, const tn_value *args, 
 
 /* The position of the functional's `ScalarType? dtype` argument, read from its schema
  * text (-1 when it has none). */
-static int dtype_arg_index(tn_op_id functional) {
+static int dtype_arg_index_scan(tn_op_id functional) {
     const char *p = strchr(tn_op_schemas[functional].schema, '(');
     if (!p) return -1;
     int idx = 0, depth = 0;
@@ -211,6 +211,14 @@ static int dtype_arg_index(tn_op_id functional) {
         }
     }
     return -1;
+}
+
+/* dtype_arg_index_scan, remembered per operator (a benign race: every thread stores the
+ * same value). */
+static int dtype_arg_index(tn_op_id functional) {
+    static signed char memo[TN_OP_COUNT]; /* 0 unknown, else index + 2 (1: none) */
+    if (!memo[functional]) memo[functional] = (signed char)(dtype_arg_index_scan(functional) + 2);
+    return memo[functional] - 2;
 }
 
 /* In-place and out= through the functional sibling: compute, check, copy back. */
