@@ -281,14 +281,22 @@ tn_status tn_op_new_empty_strided(const tn_value *args, tn_value *rets) {
 
 /* ---- out= overloads: the functional op in out's dtype and device, then moved into out --- */
 
-/* Runs `fn` on fargs (whose option block at opts_at is set from out) and moves the result. */
-static tn_status via_out(tn_op_fn fn, tn_value *fargs, int opts_at, tn_tensor *out, tn_value *rets) {
+/* Runs `fn` on fargs (whose option block at opts_at is set from out) and moves the result.
+ * `autogen`: the out= form upstream generates from the functional (the *_like and new_*
+ * factories), which copies the result into out with copy_, whose iterator refuses an out
+ * that overlaps itself when out keeps its shape (a resized out has fresh strides). */
+static tn_status via_out(tn_op_fn fn, tn_value *fargs, int opts_at, tn_tensor *out, tn_value *rets, bool autogen) {
     fargs[opts_at] = tn_factory_dtype_value(out->dtype);
     fargs[opts_at + 1] = tn_factory_none();
     fargs[opts_at + 2] = tn_factory_device_value(tn_tensor_device(out));
     fargs[opts_at + 3] = tn_factory_none();
     tn_value r;
     TN_TRY(fn(fargs, &r));
+    const tn_tensor *res = r.u.t;
+    if (autogen && out->ndim == res->ndim && memcmp(out->sizes, res->sizes, sizeof(int64_t) * (size_t)res->ndim) == 0) {
+        tn_status st = tn_iter_check_overlap(out, NULL);
+        if (st != TN_OK) { tn_tensor_release(r.u.t); return st; }
+    }
     return tn_factory_into_out(r.u.t, out, rets);
 }
 
@@ -306,37 +314,37 @@ tn_status tn_op_empty_out(const tn_value *args, tn_value *rets) {
 /* aten::zeros.out(SymInt[] size, *, Tensor(a!) out) */
 tn_status tn_op_zeros_out(const tn_value *args, tn_value *rets) {
     tn_value f[5] = {args[0]};
-    return via_out(tn_op_zeros, f, 1, args[1].u.t, rets);
+    return via_out(tn_op_zeros, f, 1, args[1].u.t, rets, false);
 }
 /* aten::ones.out(SymInt[] size, *, Tensor(a!) out) */
 tn_status tn_op_ones_out(const tn_value *args, tn_value *rets) {
     tn_value f[5] = {args[0]};
-    return via_out(tn_op_ones, f, 1, args[1].u.t, rets);
+    return via_out(tn_op_ones, f, 1, args[1].u.t, rets, false);
 }
 /* aten::full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) */
 tn_status tn_op_full_out(const tn_value *args, tn_value *rets) {
     tn_value f[6] = {args[0], args[1]};
-    return via_out(tn_op_full, f, 2, args[2].u.t, rets);
+    return via_out(tn_op_full, f, 2, args[2].u.t, rets, false);
 }
 /* aten::scalar_tensor.out(Scalar s, *, Tensor(a!) out) */
 tn_status tn_op_scalar_tensor_out(const tn_value *args, tn_value *rets) {
     tn_value f[5] = {args[0]};
-    return via_out(tn_op_scalar_tensor, f, 1, args[1].u.t, rets);
+    return via_out(tn_op_scalar_tensor, f, 1, args[1].u.t, rets, false);
 }
 /* aten::empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) */
 tn_status tn_op_empty_strided_out(const tn_value *args, tn_value *rets) {
     tn_value f[6] = {args[0], args[1]};
-    return via_out(tn_op_empty_strided, f, 2, args[2].u.t, rets);
+    return via_out(tn_op_empty_strided, f, 2, args[2].u.t, rets, false);
 }
 /* aten::eye.out(SymInt n, *, Tensor(a!) out) */
 tn_status tn_op_eye_out(const tn_value *args, tn_value *rets) {
     tn_value f[5] = {args[0]};
-    return via_out(tn_op_eye, f, 1, args[1].u.t, rets);
+    return via_out(tn_op_eye, f, 1, args[1].u.t, rets, false);
 }
 /* aten::eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) */
 tn_status tn_op_eye_m_out(const tn_value *args, tn_value *rets) {
     tn_value f[6] = {args[0], args[1]};
-    return via_out(tn_op_eye_m, f, 2, args[2].u.t, rets);
+    return via_out(tn_op_eye_m, f, 2, args[2].u.t, rets, false);
 }
 
 /* *_like.out(self, [fill,] *, memory_format, out) and new_*.out(self, size, [...], out). */
@@ -344,7 +352,7 @@ static tn_status like_out(tn_op_fn fn, const tn_value *args, int nlead, tn_value
     tn_value f[8];
     for (int i = 0; i < nlead; i++) f[i] = args[i];
     f[nlead + 4] = args[nlead]; /* memory_format */
-    return via_out(fn, f, nlead, args[nlead + 1].u.t, rets);
+    return via_out(fn, f, nlead, args[nlead + 1].u.t, rets, true);
 }
 /* aten::empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) */
 tn_status tn_op_empty_like_out(const tn_value *args, tn_value *rets) { return like_out(tn_op_empty_like, args, 1, rets); }
@@ -358,7 +366,7 @@ tn_status tn_op_full_like_out(const tn_value *args, tn_value *rets) { return lik
 static tn_status new_out(tn_op_fn fn, const tn_value *args, int nlead, tn_value *rets) {
     tn_value f[8];
     for (int i = 0; i < nlead; i++) f[i] = args[i];
-    return via_out(fn, f, nlead, args[nlead].u.t, rets);
+    return via_out(fn, f, nlead, args[nlead].u.t, rets, true);
 }
 /* aten::new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) */
 tn_status tn_op_new_empty_out(const tn_value *args, tn_value *rets) { return new_out(tn_op_new_empty, args, 2, rets); }

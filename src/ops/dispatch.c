@@ -41,6 +41,7 @@ static tn_status refuse(tn_op_id op) {
 /* Upstream's assert_no_internal_overlap: a written-to tensor in which two elements share
  * memory (a broadcast dimension: stride 0, size > 1) would receive two results in one place. */
 static tn_status check_no_internal_overlap(const tn_tensor *t) {
+    if (tn_tensor_numel(t) == 0) return TN_OK; /* no element is written */
     for (int d = 0; d < t->ndim; d++)
         if (t->strides[d] == 0 && t->sizes[d] > 1)
             return tn_error(TN_ERR_RUNTIME, "unsupported operation: more than one element of the written-to tensor "
@@ -69,7 +70,8 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
         return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_dtype_infos[dst->dtype].c10_name,
                         tn_dtype_infos[res].c10_name);
     case TN_OUT_EXACT:
-        if (inplace) return TN_OK;
+    case TN_OUT_DTYPE_ARG: /* the functional ran in dst's dtype unless dtype= named another */
+        if (inplace && rule == TN_OUT_EXACT) return TN_OK;
         return tn_error(TN_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
                         tn_dtype_infos[res].cpp_name, tn_dtype_infos[dst->dtype].cpp_name);
     case TN_OUT_BOOL_ONLY:
@@ -135,6 +137,90 @@ static tn_status iter_overlap_checks(const tn_op_schema *s, const tn_value *args
     return TN_OK;
 }
 
+/* The written-to tensor of a derived form whose row carries TN_OUT_DISJOINT, against
+ * itself and every tensor input (upstream's assert_no_internal_overlap and
+ * assert_no_overlap); with TN_OUT_COPIES_SELF, out against self as a copy checks it. An
+ * out= that is itself an input and must be resized is compared as upstream's resized
+ * (contiguous, same start) tensor: refused when both hold elements and the input is dense. */
+static tn_status disjoint_one(const tn_tensor *w, const tn_tensor *in, const tn_tensor *r, bool resized, bool as_copy) {
+    if (resized && in == w)
+        return tn_tensor_numel(r) && tn_tensor_numel(in) && tn_tensor_is_non_overlapping_and_dense(in)
+                   ? tn_check_no_overlap(w, in) : TN_OK;
+    return as_copy ? tn_iter_check_overlap(w, in) : tn_check_no_overlap(w, in);
+}
+
+static tn_status disjoint_checks(const tn_op_schema *s, const tn_value *args, const tn_value *res, unsigned flags) {
+    bool is_out = s->kind == TN_OP_KIND_OUT;
+    int first_out = is_out ? s->nargs - s->nout : 1, in_end = is_out ? first_out : s->nargs;
+    int w0 = is_out ? first_out : 0, nw = is_out ? s->nout : 1;
+    for (int k = w0; k < w0 + nw; k++) {
+        if (args[k].tag != TN_V_TENSOR) continue;
+        const tn_tensor *w = args[k].u.t, *r = is_out && res && res[k - w0].tag == TN_V_TENSOR ? res[k - w0].u.t : NULL;
+        bool resized = r && !same_shape(w, r);
+        if (is_out && !resized) TN_TRY(tn_iter_check_overlap(w, NULL));
+        for (int i = is_out ? 0 : 1; i < in_end; i++) {
+            bool as_copy = i == 0 && is_out && (flags & TN_OUT_COPIES_SELF);
+            if (args[i].tag == TN_V_TENSOR) TN_TRY(disjoint_one(w, args[i].u.t, r, resized, as_copy));
+            else if (args[i].tag == TN_V_TENSORLIST)
+                for (int64_t j = 0; j < args[i].u.tlist.n; j++)
+                    if (args[i].u.tlist.data[j]) TN_TRY(disjoint_one(w, args[i].u.tlist.data[j], r, resized, false));
+        }
+    }
+    return TN_OK;
+}
+
+/* A TensorIterator operator's out= that is also one of its inputs (the same tensor) is
+ * read and written, so the iterator does not resize it: its shape must be the result's. */
+static tn_status read_write_shapes(const tn_op_schema *s, const tn_value *args, const tn_value *res) {
+    char b1[160], b2[160];
+    if (s->kind != TN_OP_KIND_OUT) return TN_OK;
+    int first_out = s->nargs - s->nout;
+    for (int k = 0; k < s->nout; k++) {
+        const tn_tensor *out = args[first_out + k].tag == TN_V_TENSOR ? args[first_out + k].u.t : NULL;
+        const tn_tensor *r = res[k].tag == TN_V_TENSOR ? res[k].u.t : NULL;
+        if (!out || !r || same_shape(out, r)) continue;
+        bool read = false;
+        for (int i = 0; i < first_out && !read; i++) read = args[i].tag == TN_V_TENSOR && args[i].u.t == out;
+        if (read)
+            return tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                            tn_format_sizes(out->ndim, out->sizes, b1, sizeof b1),
+                            tn_format_sizes(r->ndim, r->sizes, b2, sizeof b2));
+    }
+    return TN_OK;
+}
+
+/* The position of the functional's `ScalarType? dtype` argument, read from its schema
+ * text (-1 when it has none). */
+static int dtype_arg_index_scan(tn_op_id functional) {
+    const char *p = strchr(tn_op_schemas[functional].schema, '(');
+    if (!p) return -1;
+    int idx = 0, depth = 0;
+    const char *start = p + 1;
+    for (const char *q = p + 1; *q; q++) {
+        if (*q == '(' || *q == '[') { depth++; continue; }
+        bool close = *q == ')' || *q == ']';
+        if (close && depth > 0) { depth--; continue; }
+        if (depth == 0 && (*q == ',' || close)) {
+            while (start < q && *start == ' ') start++;
+            if (!(q - start == 1 && *start == '*')) { /* not the keyword-only marker */
+                if (q - start >= 17 && strncmp(start, "ScalarType? dtype", 17) == 0) return idx;
+                idx++;
+            }
+            if (close) break;
+            start = q + 1;
+        }
+    }
+    return -1;
+}
+
+/* dtype_arg_index_scan, remembered per operator (a benign race: every thread stores the
+ * same value). */
+static int dtype_arg_index(tn_op_id functional) {
+    static signed char memo[TN_OP_COUNT]; /* 0 unknown, else index + 2 (1: none) */
+    if (!memo[functional]) memo[functional] = (signed char)(dtype_arg_index_scan(functional) + 2);
+    return memo[functional] - 2;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
@@ -143,8 +229,33 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     tn_out_rule rule = tn_op_out_rule((tn_op_id)s->functional);
     if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) TN_TRY(check_no_internal_overlap(args[0].u.t));
     if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
-    tn_status st = fn(args, tmp);
+    unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
+    if ((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT) TN_TRY(disjoint_checks(s, args, NULL, overlap));
+    const tn_value *fargs = args;
+    tn_value filled[64];
+    if (rule == TN_OUT_DTYPE_ARG && s->nargs <= 64) {
+        /* no dtype=: the reduction runs in the written-to tensor's dtype */
+        int di = dtype_arg_index((tn_op_id)s->functional);
+        int w = s->kind == TN_OP_KIND_OUT ? s->nargs - s->nout : 0;
+        if (di >= 0 && args[di].tag == TN_V_NONE && args[w].tag == TN_V_TENSOR) {
+            memcpy(filled, args, sizeof(tn_value) * (size_t)s->nargs);
+            filled[di].tag = TN_V_DTYPE;
+            filled[di].u.dtype = args[w].u.t->dtype;
+            fargs = filled;
+        }
+    }
+    tn_status st = fn(fargs, tmp);
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
+    bool disjoint_after = (overlap & TN_OUT_DISJOINT) && !((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT);
+    if (disjoint_after && (st = disjoint_checks(s, args, tmp, overlap)) != TN_OK) {
+        release_rets(tmp, s->nrets);
+        return st;
+    }
+    if (tn_op_out_iter((tn_op_id)s->functional) && !(overlap & TN_OUT_DISJOINT) &&
+        (st = read_write_shapes(s, args, tmp)) != TN_OK) {
+        release_rets(tmp, s->nrets);
+        return st;
+    }
     if (s->kind == TN_OP_KIND_INPLACE) {
         tn_tensor *self = args[0].u.t, *res = tmp[0].u.t;
         if (tn_op_is_view((tn_op_id)s->functional) && res->storage == self->storage) {

@@ -52,6 +52,10 @@ typedef enum tn_out_rule {
                           * operation's result requires dtype Double" */
     TN_OUT_SEARCHSORTED, /* searchsorted, bucketize: out must be int32 when out_int32 else
                           * int64, "torch.searchsorted(): output tensor's dtype is wrong, ..." */
+    TN_OUT_DTYPE_ARG,    /* reductions with an optional dtype (sum.dim_IntList, mean.dim, prod.dim_int,
+                          * nansum, cumsum, cumprod): without dtype= they run in out's (or the
+                          * in-place self's) dtype; with it, out must have exactly that dtype
+                          * ("Expected out tensor to have dtype double, but got float instead") */
 } tn_out_rule;
 /* Joined to a row's rule (TN_OUT_CAST | TN_OUT_ITER): the operator is one of upstream's
  * TensorIterator kernels (or cat and the stacks upstream builds on it, which check the
@@ -59,11 +63,29 @@ typedef enum tn_out_rule {
  * derived in-place self no other input ("unsupported operation: ..."), checked before the
  * kernel runs (tn_iter_check_overlap). */
 #define TN_OUT_ITER 0x40
+/* Joined to a row's rule: the operator's kernel is not a TensorIterator one and calls
+ * upstream's assert_no_overlap (index_select, gather, take, masked_select, index.Tensor, cat and the stacks,
+ * linalg_cross): its derived out= may not overlap itself nor any tensor input at all, full overlap
+ * included; its derived in-place self no other input. Checked once the functional has
+ * validated the arguments, before anything is written (tn_check_no_overlap). */
+#define TN_OUT_DISJOINT 0x80
+/* With TN_OUT_DISJOINT: out starts as a copy of self (the scatters, index_add, index_copy),
+ * so out and self may overlap fully (same geometry) but not partially, as upstream's copy. */
+#define TN_OUT_COPIES_SELF 0x20
+/* With TN_OUT_DISJOINT: upstream's kernel (a legacy, not structured, one: index_select,
+ * masked_select, take, index.Tensor) checks before its other checks and before resizing
+ * out, so the same tensor as out and input refuses whatever its shape. Without it the
+ * check follows the functional's and compares an out that is resized as upstream's
+ * structured kernels do, after their meta function resized it. */
+#define TN_OUT_DISJOINT_FIRST 0x10
+#define TN_OUT_FLAGS (TN_OUT_ITER | TN_OUT_DISJOINT | TN_OUT_COPIES_SELF | TN_OUT_DISJOINT_FIRST)
 
 /* The out= rule of a functional operator's row. */
 tn_out_rule tn_op_out_rule(tn_op_id functional);
 /* Whether the row of a functional operator carries TN_OUT_ITER. */
 bool tn_op_out_iter(tn_op_id functional);
+/* The TN_OUT_DISJOINT / TN_OUT_COPIES_SELF / TN_OUT_DISJOINT_FIRST bits of a functional operator's row. */
+unsigned tn_op_out_overlap_flags(tn_op_id functional);
 /* Whether `op` can run (own implementation or a functional sibling that has one). */
 bool tn_op_has_kernel(tn_op_id op);
 

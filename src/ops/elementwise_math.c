@@ -731,6 +731,14 @@ tn_status tn_op_polygamma_(const tn_value *args, tn_value *rets) {
 tn_status tn_op_mvlgamma(const tn_value *args, tn_value *rets) {
     if (args[0].u.t->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "The input tensor may not be a boolean tensor.");
     if (args[1].u.i < 1) return tn_error(TN_ERR_RUNTIME, "p has to be greater than or equal to 1");
+    /* upstream builds arange(p) in the result dtype first: a p no allocation can hold fails
+     * there at once (ours would sum p terms per element: a hang for p = 2**62) */
+    const tn_tensor *self = args[0].u.t;
+    tn_dtype dt = tn_dtype_is_integral(self->dtype, true) ? tn_default_dtype() : self->dtype;
+    int64_t p = args[1].u.i;
+    tn_tensor *scratch;
+    TN_TRY(tn_tensor_empty(1, &p, dt, tn_device_cpu(), &scratch));
+    tn_tensor_release(scratch);
     tn_loop_ctx ctx = {0};
     ctx.i[0] = args[1].u.i;
     return special1(TN_EW_mvlgamma, "mvlgamma", true, args, &ctx, rets);

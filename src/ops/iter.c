@@ -134,11 +134,33 @@ static void byte_range(const tn_tensor *t, uintptr_t *lo, uintptr_t *hi) {
     *hi = *lo + (uintptr_t)(extent * tn_dtype_itemsize(t->dtype));
 }
 
+/* Upstream's get_overlap_status of a written-to tensor and an input: 0 none (or undecidable
+ * layouts, let through), 1 partial, 2 full (the same tensor, or the same bytes with the same
+ * strides). */
+static int overlap_status(const tn_tensor *out, const tn_tensor *in) {
+    if (out == in) return 2;
+    if (tn_tensor_numel(out) == 0 || tn_tensor_numel(in) == 0 || !out->storage->data) return 0;
+    if (in->storage != out->storage) return 0;
+    if (!tn_tensor_is_non_overlapping_and_dense(out) || !tn_tensor_is_non_overlapping_and_dense(in)) return 0;
+    uintptr_t a0, a1, b0, b1;
+    byte_range(out, &a0, &a1);
+    byte_range(in, &b0, &b1);
+    if (a0 == b0 && a1 == b1)
+        return out->ndim == in->ndim && memcmp(out->strides, in->strides, sizeof(int64_t) * (size_t)out->ndim) == 0 ? 2 : 1;
+    return a0 < b1 && b0 < a1 ? 1 : 0;
+}
+
+static tn_status overlap_error(void) {
+    return tn_error(TN_ERR_RUNTIME, "unsupported operation: some elements of the input tensor and the written-to tensor "
+                                    "refer to a single memory location. Please clone() the tensor before performing the "
+                                    "operation.");
+}
+
 /* Upstream's assert_no_internal_overlap / assert_no_partial_overlap (full overlap, i.e.
  * in-place on the same geometry, is allowed; undecidable layouts are let through). */
 tn_status tn_iter_check_overlap(const tn_tensor *out, const tn_tensor *in) {
-    if (tn_tensor_numel(out) == 0 || !out->storage->data) return TN_OK;
     if (!in) {
+        if (tn_tensor_numel(out) == 0 || !out->storage->data) return TN_OK;
         if (tn_tensor_is_non_overlapping_and_dense(out)) return TN_OK;
         for (int i = 0; i < out->ndim; i++)
             if (out->sizes[i] > 1 && out->strides[i] == 0)
@@ -147,18 +169,11 @@ tn_status tn_iter_check_overlap(const tn_tensor *out, const tn_tensor *in) {
                                 "single memory location. Please clone() the tensor before performing the operation.");
         return TN_OK;
     }
-    if (in->storage != out->storage || tn_tensor_numel(in) == 0) return TN_OK;
-    if (!tn_tensor_is_non_overlapping_and_dense(out) || !tn_tensor_is_non_overlapping_and_dense(in)) return TN_OK;
-    uintptr_t a0, a1, b0, b1;
-    byte_range(out, &a0, &a1);
-    byte_range(in, &b0, &b1);
-    bool same = a0 == b0 && a1 == b1 && out->ndim == in->ndim && out->dtype == in->dtype &&
-                memcmp(out->strides, in->strides, sizeof(int64_t) * (size_t)out->ndim) == 0;
-    if (!same && a0 < b1 && b0 < a1)
-        return tn_error(TN_ERR_RUNTIME,
-                        "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
-                        "a single memory location. Please clone() the tensor before performing the operation.");
-    return TN_OK;
+    return overlap_status(out, in) == 1 ? overlap_error() : TN_OK;
+}
+
+tn_status tn_check_no_overlap(const tn_tensor *out, const tn_tensor *in) {
+    return overlap_status(out, in) ? overlap_error() : TN_OK;
 }
 
 /* Converted copy of `src` in `dtype`, layout preserved as Tensor.to() does. */

@@ -76,6 +76,11 @@ tn_status tn_iter_build(tn_iter *it, const tn_iter_config *cfg);
  * overlap (a broadcast dim), else for a partial overlap with the input `in` (full overlap,
  * the same geometry, is allowed). RuntimeError with upstream's "unsupported operation". */
 tn_status tn_iter_check_overlap(const tn_tensor *out, const tn_tensor *in);
+/* Upstream's assert_no_overlap, which the kernels that are not TensorIterator ones
+ * (index_select, gather, masked_select, the scatters' index and src, ...) call: any
+ * overlap of the written-to tensor with the input `in` refuses, full overlap (the same
+ * tensor, even an empty one) included. */
+tn_status tn_check_no_overlap(const tn_tensor *out, const tn_tensor *in);
 /* Runs `loop` over the whole iteration space (no-op for meta or empty iterators). */
 void tn_iter_for_each(const tn_iter *it, tn_loop_fn loop, void *ctx);
 /* Runs `loop` over linear indices [begin, end) of the iteration space: the unit a

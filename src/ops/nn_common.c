@@ -13,7 +13,8 @@ bool tn_nn_is_float(tn_dtype d) {
 
 tn_status tn_nn_check_float(const tn_tensor *t, const char *kernel) {
     if (tn_nn_is_float(t->dtype)) return TN_OK;
-    return tn_error(TN_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[t->dtype].c10_name);
+    /* upstream's dispatch macros raise NotImplementedError for a dtype they do not list */
+    return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[t->dtype].c10_name);
 }
 
 tn_status tn_nn_check_float_or_int(const tn_tensor *t, const char *kernel, bool long_only) {

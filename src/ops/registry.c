@@ -28,9 +28,13 @@ static const unsigned char tn_op_out_rules[TN_OP_COUNT] = {
 tn_op_fn tn_op_impl(tn_op_id op) { return (unsigned)op < TN_OP_COUNT ? tn_op_table[op] : NULL; }
 
 tn_out_rule tn_op_out_rule(tn_op_id functional) {
-    return (unsigned)functional < TN_OP_COUNT ? (tn_out_rule)(tn_op_out_rules[functional] & ~TN_OUT_ITER) : TN_OUT_CAST;
+    return (unsigned)functional < TN_OP_COUNT ? (tn_out_rule)(tn_op_out_rules[functional] & ~TN_OUT_FLAGS) : TN_OUT_CAST;
 }
 
 bool tn_op_out_iter(tn_op_id functional) {
     return (unsigned)functional < TN_OP_COUNT && (tn_op_out_rules[functional] & TN_OUT_ITER);
+}
+
+unsigned tn_op_out_overlap_flags(tn_op_id functional) {
+    return (unsigned)functional < TN_OP_COUNT ? tn_op_out_rules[functional] & (TN_OUT_DISJOINT | TN_OUT_COPIES_SELF | TN_OUT_DISJOINT_FIRST) : 0;
 }

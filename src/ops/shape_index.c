@@ -1267,17 +1267,28 @@ tn_status tn_op_repeat_interleave_self_int(const tn_value *args, tn_value *rets)
         tn_tensor_retain(self);
         input = self;
     }
-    if (input->ndim == 0 || input->ndim + 1 > TN_MAX_DIMS) {
-        /* A 0-D self with a dim: repeat the one element. */
-        int64_t n = r, zero = 0;
-        tn_tensor *v = tn_tensor_new_view(input->storage, input->offset, 1, &n, &zero, input->dtype);
-        tn_status st = v ? tn_tensor_empty(1, &n, input->dtype, tn_tensor_device(input), &out) : oom();
-        if (st == TN_OK) tn_shape_copy_same_dtype(out, v);
-        tn_tensor_release(v);
+    if (input->ndim == 0) {
+        /* A 0-D self with a dim: upstream unsqueezes at dim + 1, out of a 0-D tensor's range */
+        int bad;
+        tn_status st = tn_wrap_dim(d + 1, 0, &bad);
         tn_tensor_release(input);
-        TN_TRY(st);
-        rets[0] = tn_value_tensor(out);
-        return TN_OK;
+        return st != TN_OK ? st : tn_error(TN_ERR_INDEX, "Dimension out of range");
+    }
+    int64_t want;
+    if (__builtin_mul_overflow(input->sizes[d], r, &want)) {
+        tn_tensor_release(input);
+        return tn_error(TN_ERR_RUNTIME, "numel: integer multiplication overflow");
+    }
+    /* upstream's output_size check: the given size of dim against the computed one */
+    if (!tn_value_is_none(&args[3]) && args[3].u.i != want) {
+        tn_tensor_release(input);
+        return tn_error(TN_ERR_RUNTIME, "repeat_interleave: Invalid output_size, expected %lld but got %lld",
+                        (long long)want, (long long)args[3].u.i);
+    }
+    if (input->ndim + 1 > TN_MAX_DIMS) {
+        tn_tensor_release(input);
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "repeat_interleave of a tensor with %d dims is not implemented by "
+                        "torchnative", TN_MAX_DIMS);
     }
     /* input.unsqueeze(d+1).expand(..., r, ...) copied contiguous, then merged dims. */
     int n = input->ndim;

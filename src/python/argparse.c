@@ -1208,9 +1208,12 @@ int tn_argparse_schema(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
         int64_t failed = -1;
         int threw = 0;
         int nov = ov->n;
-        /* a Tensor parameter takes a tensor (or a __torch_function__ object), never a number */
+        /* a Tensor parameter takes a tensor (or a __torch_function__ object), a number only
+         * for the operators upstream lets bind numbers to tensors (add, sub, mul, div, ...:
+         * TN_PF_NUMBERS_AS_TENSORS in the schema table, a wrapped number as the signatures') */
         int ok = check_param(p, o, ov, k, &failed, &threw) &&
-                 !(p->type == TN_PT_TENSOR && !tn_py_is_tensor(o) && ov->n == nov);
+                 !(p->type == TN_PT_TENSOR && !(p->flags & TN_PF_NUMBERS_AS_TENSORS) && !tn_py_is_tensor(o) &&
+                   ov->n == nov);
         if (!ok || (!ov->n && convert_obj(p, o, a, &out[k]) < 0)) {
             /* Scalar overflow stays OverflowError, as upstream's toIValue; anything else a
              * conversion raised is a type mismatch in upstream's schema matching */

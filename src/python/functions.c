@@ -456,7 +456,15 @@ static PyObject *call_op(PyObject *mod, PyObject *const *args, Py_ssize_t nargs_
     }
     tn_status st = dispatch_maybe_unlocked((int)op, vals, rets, &arena);
     if (st != TN_OK) return tn_py_raise(st);
-    return wrap_results((int)op, rets, -1, 0);
+    /* A wrapped number comes back as a Python number, as upstream's toPyObject: an in-place
+     * operator given a number for self (torch.ops.aten.div_(1j, 2)) returns it */
+    bool wrapped = tn_op_schemas[op].nrets == 1 && rets[0].tag == TN_V_TENSOR &&
+                   (rets[0].u.t->flags & TN_TENSOR_WRAPPED_NUMBER);
+    PyObject *r = wrap_results((int)op, rets, -1, 0);
+    if (!r || !wrapped) return r;
+    PyObject *n = PyObject_CallMethod(r, "item", NULL);
+    Py_DECREF(r);
+    return n;
 }
 
 static PyMethodDef op_methods[] = {

@@ -2,6 +2,7 @@
  * torch.tensor, torch.as_tensor, torch.asarray (subset), torch.from_numpy,
  * torch.frombuffer, and Tensor.numpy(). numpy exchange is zero-copy both ways through
  * the __array_interface__ protocol (the limited API has no ndarray struct). */
+#include "argparse.h"
 #include "binding.h"
 
 #include <stdlib.h>
@@ -706,12 +707,25 @@ static PyObject *f_get_device(PyObject *m, PyObject *a, PyObject *k) { return ca
 /* torch.range(start, end, step=1, *, dtype=None, device=None, requires_grad=False): the
  * deprecated inclusive range, through aten::range.step. */
 static PyObject *f_range(PyObject *m, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"start", "end", "step", "dtype", "layout", "device", "pin_memory", "requires_grad", "out", NULL};
-    PyObject *start, *end, *step = NULL, *dtype = Py_None, *layout = Py_None, *device = Py_None, *pin = Py_None,
-             *rg = Py_False, *out = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O$OOOOOO:range", kwlist, &start, &end, &step, &dtype, &layout,
-                                     &device, &pin, &rg, &out))
+    /* upstream's hand-written signature: range(Scalar start, Scalar end, Scalar step=1, *,
+     * Tensor out=None, ScalarType dtype=None, Layout layout=torch.strided, Device device=None,
+     * bool requires_grad=False): no pin_memory, and layout is not optional */
+    static char *kwlist[] = {"start", "end", "step", "dtype", "layout", "device", "requires_grad", "out", NULL};
+    PyObject *start, *end, *step = NULL, *dtype = Py_None, *layout = NULL, *device = Py_None, *rg = Py_False,
+             *out = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O$OOOOO:range", kwlist, &start, &end, &step, &dtype, &layout,
+                                     &device, &rg, &out))
         return NULL;
+    if (layout && !tn_py_is_layout(layout)) {
+        char tb[128];
+        PyErr_Format(PyExc_TypeError, "range(): argument 'layout' must be torch.layout, not %s",
+                     tn_py_typename(layout, tb, sizeof tb));
+        return NULL;
+    }
+    if (layout && tn_py_layout_get(layout) != 0) { /* upstream has no sparse range kernel either */
+        PyErr_SetString(PyExc_NotImplementedError, "torch.range with a non-strided layout is not implemented by torchnative");
+        return NULL;
+    }
     if (PyErr_WarnEx(PyExc_UserWarning,
                      "torch.range is deprecated and will be removed in a future release because its behavior is "
                      "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
@@ -752,7 +766,13 @@ static PyObject *f_range(PyObject *m, PyObject *args, PyObject *kw) {
     }
     tn_status st = tn_dispatch(TN_OP_range_step, a, &r);
     if (st != TN_OK) return tn_py_raise(st);
-    return tn_py_tensor_wrap(r.u.t);
+    PyObject *res = tn_py_tensor_wrap(r.u.t);
+    if (res && PyObject_IsTrue(rg) == 1) { /* requires_grad=True, as upstream's signature */
+        PyObject *ok = PyObject_CallMethod(res, "requires_grad_", NULL);
+        if (!ok) Py_CLEAR(res);
+        Py_XDECREF(ok);
+    }
+    return res;
 }
 
 /* Refusals share one C function; each is bound to its own name as `self`, which keeps

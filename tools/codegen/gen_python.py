@@ -237,7 +237,10 @@ def schema_tables(fns, idents, T: Tables):
                 flags.append("TN_PF_OUT")
             if arg.annotation is not None and arg.annotation.is_write:
                 flags.append("TN_PF_WRITE")
-            if str(arg.type) in ("Tensor", "Tensor?") and ptype == "TENSOR":
+            # torch.ops binds numbers to Tensor arguments of the listed operators only
+            # (upstream's opAllowsNumbersAsTensors: the aten name, in-place '_' included)
+            if str(arg.type) in ("Tensor", "Tensor?") and ptype == "TENSOR" and \
+                    str(f.func.name.name) in NUMBERS_AS_TENSORS:
                 flags.append("TN_PF_NUMBERS_AS_TENSORS")
             T.param(arg.name, ptype, size, flags, parse_default(ptype, size, arg.default), arg.default)
         rets = f.func.returns
@@ -290,7 +293,8 @@ NUMBERS_AS_TENSORS = {"add", "add_", "add_out", "div", "div_", "div_out", "divid
                       "divide_out", "mul", "mul_", "mul_out", "multiply", "multiply_",
                       "multiply_out", "sub", "sub_", "sub_out", "subtract", "subtract_",
                       "subtract_out", "true_divide", "true_divide_", "true_divide_out", "to",
-                      "_to_copy", "copy_", "floor_divide", "floor_divide_", "floor_divide_out"}
+                      "_to_copy", "copy_", "floor_divide", "floor_divide_", "floor_divide_out",
+                      "_conj"}
 
 
 def arg_map(ps, f, py_names, out_param, method, problems):
