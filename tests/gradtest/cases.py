@@ -243,6 +243,23 @@ CASES = [
       ["repeat_interleave_self_int"]),
 ]
 
+# complex reductions, scans, norms and pow (issue 22, branch cplx): real inputs viewed as
+# complex (the last dim of 2 holds the parts), complex results viewed as real again
+_ZC = "torch.view_as_complex(a)"
+CASES += [
+    G("cplx_sum_mean", f"lambda a: torch.view_as_real(torch.stack(({_ZC}.sum(0), {_ZC}.mean(0) * 2, {_ZC}.t().sum(1))))",
+      [In((4, 5, 2))], (0,), ["sum_dim_IntList", "mean_dim"]),
+    G("cplx_sum_all", f"lambda a: torch.view_as_real({_ZC}.sum() * {_ZC}.mean())", [In((4, 5, 2))], (0,), ["sum", "mean"]),
+    G("cplx_prod", f"lambda a: torch.view_as_real(torch.cat(({_ZC}.prod(0), {_ZC}.prod().reshape(1))))", [In((4, 5, 2), kind="unit")], (0,),
+      ["prod_dim_int", "prod"]),
+    G("cplx_cumsum_cumprod", f"lambda a: torch.view_as_real(torch.cat(({_ZC}.cumsum(1), {_ZC}.cumprod(0), {_ZC}.t().cumprod(1).t())))",
+      [In((4, 5, 2), kind="unit")], (0,), ["cumsum", "cumprod"]),
+    G("cplx_vector_norm", "lambda a: (torch.linalg.vector_norm(torch.view_as_complex(a)), torch.linalg.vector_norm(torch.view_as_complex(a), 1, dim=0), torch.linalg.vector_norm(torch.view_as_complex(a).t(), 2, dim=0, keepdim=True))",
+      [In((4, 5, 2))], (0,), ["linalg_vector_norm"]),
+    G("cplx_pow", f"lambda a, b: torch.view_as_real(torch.cat(({_ZC} ** 2, {_ZC} ** 3, {_ZC} ** 0.5, {_ZC} ** -1, {_ZC} ** (1.5 - 0.5j), {_ZC} ** torch.view_as_complex(b), 2.5 ** {_ZC}, (1 + 2j) ** {_ZC}, {_ZC}.reciprocal(), {_ZC}.rsqrt())))",
+      [In((4, 5, 2), kind="pos"), In((4, 5, 2), kind="unit")], (0, 1), ["pow_Tensor_Scalar", "pow_Tensor_Tensor", "pow_Scalar", "reciprocal", "rsqrt"]),
+]
+
 # Rows of formulas.def no case covers, with the reason (the coverage test reads this).
 UNCOVERED = {
     "_convolution": "reached only from TorchScript-era callers; same formula as convolution",
