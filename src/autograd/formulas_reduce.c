@@ -96,7 +96,7 @@ F(g_logsumexp) {
     bool keep = BARG(2);
     tn_tensor *r = unreduce(c, RES(0), GEOM(0), n, dims, keep);
     tn_tensor *g = unreduce(c, GRAD(0), GEOM(0), n, dims, keep);
-    SET(0, ag_mul(c, g, ag_unary(c, TN_OP_exp, ag_sub(c, ARG(0), r))));
+    SET(0, ag_mul(c, g, ag_conj(c, ag_unary(c, TN_OP_exp, ag_sub(c, ARG(0), r))))); /* complex: the conjugate */
 }
 
 static double correction_of(const tn_value *v) { return v->tag == TN_V_NONE ? 1.0 : ag_scalar(v); }

@@ -514,7 +514,21 @@ tn_status tn_op_amax(const tn_value *a, tn_value *r) { return amaxmin(a, r, "ama
 tn_status tn_op_amin(const tn_value *a, tn_value *r) { return amaxmin(a, r, "amin", ACC_MIN); }
 
 /* any/all: bool result, except uint8 input keeps uint8 (upstream rule). */
+/* Whether each element of a complex tensor is nonzero (either part), as a Bool tensor: what
+ * any / all / count_nonzero reduce for complex inputs. */
+static tn_status complex_nonzero(tn_tensor *self, tn_tensor **out) {
+    tn_value a[2] = {tn_value_tensor(self), tn_value_int(0)};
+    return tn_dispatch_one(TN_OP_ne_Scalar, a, out);
+}
+
 static tn_status anyall(tn_tensor *self, const tn_value *dim, bool keepdim, int op, tn_value *r) {
+    if (cascade_complex(self->dtype)) {
+        tn_tensor *nz;
+        TN_TRY(complex_nonzero(self, &nz));
+        tn_status st = anyall(nz, dim, keepdim, op, r);
+        tn_tensor_release(nz);
+        return st;
+    }
     TN_TRY(tn_reduce_check_dtype(op == ACC_ANY ? "any" : "all", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(dim, self->ndim, false, &m));
@@ -535,6 +549,14 @@ tn_status tn_op_all_dim(const tn_value *a, tn_value *r) { return anyall(a[0].u.t
 /* aten::count_nonzero(Tensor self, int? dim=None) and count_nonzero.dim_IntList(Tensor self, int[] dim) */
 tn_status tn_op_count_nonzero(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
+    if (cascade_complex(self->dtype)) {
+        tn_tensor *nz;
+        TN_TRY(complex_nonzero(self, &nz));
+        tn_value b[2] = {tn_value_tensor(nz), a[1]};
+        tn_status st = tn_op_count_nonzero(b, r);
+        tn_tensor_release(nz);
+        return st;
+    }
     TN_TRY(tn_reduce_check_dtype("count_nonzero", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
@@ -733,12 +755,48 @@ static void welford_loop(char *out, const char *in, const int64_t st[4], int64_t
         }
 }
 
+static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
+                          const char *name, tn_tensor **var_out, tn_tensor **mean_out);
+
+/* var/std of a complex tensor as upstream's std_var_out: the variances of the real and the
+ * imaginary parts added (then the root), the mean put together from the parts' means. */
+static tn_status var_complex(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
+                             const char *name, tn_tensor **var_out, tn_tensor **mean_out) {
+    tn_tensor *part[2] = {NULL, NULL}, *var[2] = {NULL, NULL}, *mean[2] = {NULL, NULL}, *sum = NULL;
+    tn_status st = TN_OK;
+    for (int k = 0; k < 2 && st == TN_OK; k++) {
+        tn_value a[1] = {tn_value_tensor(self)};
+        st = tn_dispatch_one(k ? TN_OP_imag : TN_OP_real, a, &part[k]);
+        if (st == TN_OK) st = var_core(part[k], m, keepdim, correction, false, name, &var[k], mean_out ? &mean[k] : NULL);
+    }
+    if (st == TN_OK) {
+        tn_value a[3] = {tn_value_tensor(var[0]), tn_value_tensor(var[1]), tn_value_int(1)};
+        st = tn_dispatch_one(TN_OP_add_Tensor, a, &sum);
+    }
+    if (st == TN_OK && take_sqrt) {
+        tn_tensor *r;
+        tn_value a[1] = {tn_value_tensor(sum)};
+        st = tn_dispatch_one(TN_OP_sqrt, a, &r);
+        tn_tensor_release(sum);
+        sum = st == TN_OK ? r : NULL;
+    }
+    if (st == TN_OK && mean_out) {
+        tn_value a[2] = {tn_value_tensor(mean[0]), tn_value_tensor(mean[1])};
+        st = tn_dispatch_one(TN_OP_complex, a, mean_out);
+    }
+    for (int k = 0; k < 2; k++) { tn_tensor_release(part[k]); tn_tensor_release(var[k]); tn_tensor_release(mean[k]); }
+    if (st != TN_OK) { tn_tensor_release(sum); return st; }
+    *var_out = sum;
+    return TN_OK;
+}
+
 /* Computes var/std (and the mean when mean_out) of self over m. */
 static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
                           const char *name, tn_tensor **var_out, tn_tensor **mean_out) {
     tn_dtype dt = self->dtype;
     if (!is_float(dt) && !tn_dtype_is_complex(dt))
         return tn_error(TN_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
+    if (cascade_complex(dt)) return var_complex(self, m, keepdim, correction, take_sqrt, name, var_out, mean_out);
     TN_TRY(tn_reduce_check_dtype(name, dt));
     tn_tensor *v, *mu = NULL;
     TN_TRY(new_out(self, m, keepdim, dt, false, &v));
@@ -1072,9 +1130,42 @@ tn_status tn_op_norm_scalaropt_dim_dtype(const tn_value *a, tn_value *r) { retur
 
 /* ---- logsumexp -------------------------------------------------------------------------- */
 
+/* logsumexp of a complex tensor, as upstream's: the shift is the largest real part (0 where
+ * it is infinite), then log(sum(exp(self - shift))) + shift, through the door */
+static tn_status logsumexp_complex(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *t[8] = {NULL};
+    bool keepdim = arg_bool(&a[2], false);
+    tn_value none = {.tag = TN_V_NONE};
+    tn_status st = TN_OK;
+    if (tn_tensor_numel(self) == 0) {
+        st = tn_dispatch_one(TN_OP_exp, (tn_value[]){a[0]}, &t[0]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[0]), a[1], tn_value_bool(keepdim), none}, &t[1]);
+        if (st == TN_OK) st = tn_dispatch(TN_OP_log, (tn_value[]){tn_value_tensor(t[1])}, r);
+    } else {
+        st = tn_dispatch_one(TN_OP_real, (tn_value[]){a[0]}, &t[0]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_amax, (tn_value[]){tn_value_tensor(t[0]), a[1], tn_value_bool(true)}, &t[1]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_abs, (tn_value[]){tn_value_tensor(t[1])}, &t[2]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_eq_Scalar, (tn_value[]){tn_value_tensor(t[2]), tn_value_double(INFINITY)}, &t[3]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_masked_fill_Scalar, (tn_value[]){tn_value_tensor(t[1]), tn_value_tensor(t[3]), tn_value_int(0)}, &t[4]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sub_Tensor, (tn_value[]){a[0], tn_value_tensor(t[4]), tn_value_int(1)}, &t[5]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_exp, (tn_value[]){tn_value_tensor(t[5])}, &t[6]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[6]), a[1], tn_value_bool(keepdim), none}, &t[7]);
+        tn_tensor *lg = NULL, *shift = NULL;
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_log, (tn_value[]){tn_value_tensor(t[7])}, &lg);
+        if (st == TN_OK && !keepdim) st = tn_dispatch_one(TN_OP_squeeze_dims, (tn_value[]){tn_value_tensor(t[4]), a[1]}, &shift);
+        if (st == TN_OK)
+            st = tn_dispatch(TN_OP_add_Tensor, (tn_value[]){tn_value_tensor(lg), tn_value_tensor(keepdim ? t[4] : shift), tn_value_int(1)}, r);
+        tn_tensor_release(lg);
+        tn_tensor_release(shift);
+    }
+    for (int k = 0; k < 8; k++) tn_tensor_release(t[k]);
+    return st;
+}
+
 /* aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) */
 tn_status tn_op_logsumexp(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
+    if (cascade_complex(self->dtype)) return logsumexp_complex(a, r);
     TN_TRY(tn_reduce_check_dtype("logsumexp", self->dtype));
     bool keepdim = arg_bool(&a[2], false);
     tn_dim_mask m;

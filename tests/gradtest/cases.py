@@ -258,6 +258,8 @@ CASES += [
       [In((4, 5, 2))], (0,), ["linalg_vector_norm"]),
     G("cplx_pow", f"lambda a, b: torch.view_as_real(torch.cat(({_ZC} ** 2, {_ZC} ** 3, {_ZC} ** 0.5, {_ZC} ** -1, {_ZC} ** (1.5 - 0.5j), {_ZC} ** torch.view_as_complex(b), 2.5 ** {_ZC}, (1 + 2j) ** {_ZC}, {_ZC}.reciprocal(), {_ZC}.rsqrt())))",
       [In((4, 5, 2), kind="pos"), In((4, 5, 2), kind="unit")], (0, 1), ["pow_Tensor_Scalar", "pow_Tensor_Tensor", "pow_Scalar", "reciprocal", "rsqrt"]),
+    G("cplx_var_std_logsumexp", f"lambda a: ({_ZC}.var(0), {_ZC}.std(1), torch.view_as_real(torch.var_mean({_ZC}, 0)[1]), torch.std_mean({_ZC}, 1)[0], torch.view_as_real(torch.logsumexp({_ZC}, 1)))",
+      [In((4, 5, 2))], (0,), ["var_dim", "std_dim", "logsumexp"]),
 ]
 
 # Rows of formulas.def no case covers, with the reason (the coverage test reads this).

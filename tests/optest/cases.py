@@ -2673,3 +2673,10 @@ add("cplx_conj_view_as_real_err", f"lambda a, b: torch.view_as_real({_ZV})", [In
 add("cplx_conj_numpy_err", f"lambda a, b: {_ZV}.numpy()", [In((3, 4)), In((3, 4))], [])
 add("cplx_conj_numpy_force", f"lambda a, b: torch.from_numpy({_ZV}.numpy(force=True))", [In((3, 4)), In((3, 4))], [])
 add("cplx_conj_save_load", f"lambda a, b: (lambda c, buf: (torch.save((c, torch._neg_view(a)), buf), buf.seek(0), (lambda t: (t, [x.is_conj() for x in t], [x.is_neg() for x in t]))(torch.load(buf)))[2])({_ZV}, __import__('io').BytesIO())", [In((3, 4)), In((3, 4))], [])
+# var / std (+ _mean) of complex: the parts' variances added; logsumexp shifted by the
+# largest real part; any / all / count_nonzero of either part
+for _dt in ("float32", "float64"):
+    add(f"cplx_var_std_{_dt}", f"lambda a, b: (lambda z: (z.var(), z.std(0), z.var(1, keepdim=True), torch.var(z, 1, correction=0), torch.std(z, unbiased=False), torch.var_mean(z, 0), torch.std_mean(z, 1, correction=2), torch.var_mean(z), z.t().std(0)))({_Z})", [In((4, 9), _dt), In((4, 9), _dt)], ["var.default", "var.dim", "var.correction", "std.default", "std.dim", "std.correction", "var_mean.dim", "var_mean.default", "std_mean.correction"])
+    add(f"cplx_logsumexp_{_dt}", f"lambda a, b: (lambda z: (torch.logsumexp(z, 0), torch.logsumexp(z, 1, keepdim=True), torch.logsumexp(z, (0, 1)), torch.logsumexp(z[:0], 0), torch.logsumexp(z.t(), 1)))({_Z})", [In((4, 9), _dt), In((4, 9), _dt)], ["logsumexp.default"])
+add("cplx_logsumexp_inf", "lambda: torch.logsumexp(torch.tensor([[complex('inf'), 1 + 1j], [complex(-math.inf, 0), 2j]]), 1)", [], ["logsumexp.default"])
+add("cplx_any_all_count", "lambda a, b: (lambda z: (z.any(), z.all(), z.any(0), z.all(1), z.count_nonzero(), z.count_nonzero(0), torch.count_nonzero(z, (0, 1)), torch.any(z, 1, keepdim=True)))(torch.complex(a * (a > 0), b * (b > 0.5)))", [In((4, 9)), In((4, 9))], ["any.default", "all.default", "any.dim", "all.dim", "count_nonzero.default", "count_nonzero.dim_IntList"])
