@@ -713,15 +713,19 @@ static tn_status d_resolve(const tn_value *a, tn_value *rets, uint32_t bit) {
 static tn_status d_resolve_conj(const tn_value *a, tn_value *rets) { return d_resolve(a, rets, TN_TENSOR_CONJ); }
 static tn_status d_resolve_neg(const tn_value *a, tn_value *rets) { return d_resolve(a, rets, TN_TENSOR_NEG); }
 
-/* adjoint / mH / matrix_H of a real tensor: transpose(-2, -1). */
+/* adjoint / mH / matrix_H: transpose(-2, -1), of a complex tensor then its conjugate view. */
 tn_status tn_op_adjoint(const tn_value *args, tn_value *rets);
 static tn_status d_adjoint(const tn_value *a, tn_value *rets) {
     tn_tensor *x = a[0].u.t;
     if (x->ndim < 2) return tn_op_adjoint(a, rets);
-    if (tn_dtype_is_complex(x->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of adjoint on complex tensors is not implemented by torchnative");
     tn_value b[3] = {a[0], tn_value_int(-2), tn_value_int(-1)};
-    return tn_dispatch(TN_OP_transpose_int, b, rets);
+    if (!tn_dtype_is_complex(x->dtype)) return tn_dispatch(TN_OP_transpose_int, b, rets);
+    tn_tensor *t; /* complex: the transpose's conjugate view */
+    TN_TRY(tn_dispatch_one(TN_OP_transpose_int, b, &t));
+    tn_value c[1] = {tn_value_tensor(t)};
+    tn_status st = tn_dispatch(TN_OP__conj, c, rets);
+    tn_tensor_release(t);
+    return st;
 }
 
 tn_status tn_op_matrix_H(const tn_value *args, tn_value *rets);

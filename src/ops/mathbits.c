@@ -146,9 +146,10 @@ static tn_status result_bits(tn_op_id op, const tn_tensor *src, tn_dtype rd, uin
 static tn_status finish_view_result(tn_op_id op, tn_tensor *src, uint32_t bits, tn_tensor **slot) {
     tn_tensor *r = *slot;
     if (!r || r == src) return TN_OK;
-    uint32_t b;
+    uint32_t b, own = r->flags & TN_MATHBITS; /* bits the operator set itself (mH's conjugate) */
     TN_TRY(result_bits(op, src, r->dtype, bits, &b));
-    r->flags = (r->flags & ~TN_MATHBITS) | b;
+    r->flags = (r->flags & ~TN_MATHBITS) | (b ^ own);
+    b ^= own;
     if (r->storage == src->storage || !b) return TN_OK;
     tn_tensor *res;
     TN_TRY(tn_mathbits_resolve(r, TN_MATHBITS, &res));
