@@ -65,7 +65,7 @@ F(g_pow_scalar) {
     SET(0, ag_mul(c, GRAD(0), ag_conj(c, ag_mul_s(c, p, e))));
 }
 
-F(g_square) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_mul_s(c, ARG(0), 2.0))); }
+F(g_square) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_mul_s(c, ag_conj(c, ARG(0)), 2.0))); }
 
 F(g_pow_tensor) {
     tn_tensor *g = GRAD(0), *x = ARG(0), *e = ARG(1);
@@ -88,7 +88,7 @@ F(g_pow_tensor) {
     }
 }
 
-F(g_sqrt) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_mul_s(c, RES(0), 2.0))); }
+F(g_sqrt) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_mul_s(c, ag_conj(c, RES(0)), 2.0))); }
 
 F(g_rsqrt) {
     if (NEED(0)) SET(0, ag_mul_s(c, ag_mul(c, GRAD(0), ag_conj(c, AG(c, pow_Tensor_Scalar, VT(RES(0)), VD(3.0)))), -0.5));
@@ -96,11 +96,11 @@ F(g_rsqrt) {
 
 F(g_reciprocal) { if (NEED(0)) SET(0, ag_neg(c, ag_mul(c, GRAD(0), ag_conj(c, ag_mul(c, RES(0), RES(0)))))); }
 
-F(g_exp) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), RES(0))); }
+F(g_exp) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_conj(c, RES(0)))); }
 
-F(g_log) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ARG(0))); }
+F(g_log) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_conj(c, ARG(0)))); }
 
-F(g_log1p) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_add_s(c, ARG(0), 1.0))); }
+F(g_log1p) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_conj(c, ag_add_s(c, ARG(0), 1.0)))); }
 
 /* First-order backward runs upstream's fused backward operators (one kernel); under
  * create_graph (grad mode on in the formula) the composite form, whose operators are
@@ -162,8 +162,8 @@ F(g_silu) {
     SET(0, ag_mul(c, GRAD(0), ag_mul(c, s, ag_add_s(c, ag_mul(c, ARG(0), one_minus), 1.0))));
 }
 
-F(g_sin) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_unary(c, TN_OP_cos, ARG(0)))); }
-F(g_cos) { if (NEED(0)) SET(0, ag_neg(c, ag_mul(c, GRAD(0), ag_unary(c, TN_OP_sin, ARG(0))))); }
+F(g_sin) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_conj(c, ag_unary(c, TN_OP_cos, ARG(0))))); }
+F(g_cos) { if (NEED(0)) SET(0, ag_neg(c, ag_mul(c, GRAD(0), ag_conj(c, ag_unary(c, TN_OP_sin, ARG(0)))))); }
 
 F(g_erf) {
     if (NEED(0))

@@ -260,6 +260,11 @@ CASES += [
       [In((4, 5, 2), kind="pos"), In((4, 5, 2), kind="unit")], (0, 1), ["pow_Tensor_Scalar", "pow_Tensor_Tensor", "pow_Scalar", "reciprocal", "rsqrt"]),
     G("cplx_var_std_logsumexp", f"lambda a: ({_ZC}.var(0), {_ZC}.std(1), torch.view_as_real(torch.var_mean({_ZC}, 0)[1]), torch.std_mean({_ZC}, 1)[0], torch.view_as_real(torch.logsumexp({_ZC}, 1)))",
       [In((4, 5, 2))], (0,), ["var_dim", "std_dim", "logsumexp"]),
+    # complex products and holomorphic functions: grad times the conjugate derivative
+    G("cplx_products", "lambda a, b, v: (lambda A, B, V: tuple(torch.view_as_real(t) for t in (A[0] @ B[0], torch.bmm(A, B), torch.matmul(A, B[0]), torch.matmul(V, B[1]), torch.addmm(A[0] @ B[0], A[1], B[1], beta=0.5, alpha=2), torch.baddbmm(torch.bmm(A, B), A, B, alpha=1.5), torch.dot(V, A[0, 1]).reshape(1), torch.mv(A[1], V), torch.outer(V, A[1, 2]), torch.matmul(V, A[0, 0]).reshape(1))))(torch.view_as_complex(a), torch.view_as_complex(b), torch.view_as_complex(v))",
+      [In((2, 3, 4, 2)), In((2, 4, 5, 2)), In((4, 2))], (0, 1, 2), ["mm", "bmm", "matmul", "addmm", "baddbmm", "dot", "mv", "outer"]),
+    G("cplx_holomorphic", f"lambda a: torch.view_as_real(torch.stack(({_ZC}.exp(), {_ZC}.log(), {_ZC}.sqrt(), {_ZC}.sin(), {_ZC}.cos(), torch.square({_ZC}))))",
+      [In((4, 5, 2), kind="pos")], (0,), ["exp", "log", "sqrt", "sin", "cos", "square"]),
 ]
 
 # Rows of formulas.def no case covers, with the reason (the coverage test reads this).
