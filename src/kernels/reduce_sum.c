@@ -379,11 +379,11 @@ typedef float tn_v8f __attribute__((vector_size(32)));
 typedef float tn_v8fu __attribute__((vector_size(32), aligned(4)));
 static inline tn_v8f v8_ld(const float *p) { return *(const tn_v8fu *)p; }
 
-/* The value sum_loop2d's contiguous-inner branch produces for one row of n >= 8 floats
- * with 8 lanes (before the final out += fin): the same cascade, the same adds in the same
- * order, on 8-float vectors instead of a loader per unit. */
-static float f32_row_sum8(const float *x, int64_t n) {
-    const int64_t vec_size = n / 8, size = vec_size / 4;
+/* The 8 lane partials sum_loop2d's contiguous-inner branch accumulates over the first
+ * vec_size * 8 floats of a row (8 lanes): the same cascade, the same adds in the same order,
+ * on 8-float vectors instead of a loader per unit. */
+static tn_v8f f32_row_parts8(const float *x, int64_t vec_size) {
+    const int64_t size = vec_size / 4;
     int64_t lp = ceil_log2(size) / NLEVELS;
     if (lp < 4) lp = 4;
     const int64_t step = (int64_t)1 << lp, lmask = step - 1;
@@ -420,10 +420,33 @@ static float f32_row_sum8(const float *x, int64_t n) {
     part += acc[0][1];
     part += acc[0][2];
     part += acc[0][3];
+    return part;
+}
+
+/* That branch's value for one row of n >= 8 floats (before the final out += fin). */
+static float f32_row_sum8(const float *x, int64_t n) {
+    const int64_t vec_size = n / 8;
+    tn_v8f part = f32_row_parts8(x, vec_size);
     float fin = 0;
     for (int64_t k = vec_size * 8; k < n; k++) fin += x[k];
     for (int k = 0; k < 8; k++) fin += part[k];
     return fin;
+}
+
+/* The same for a row of n >= 4 complex64 (4 complex lanes = the 8 floats of a vector):
+ * the tail and the lanes fold per part, real and imaginary (K_C64's order). */
+static void c64_row_sum4(float *out, const float *x, int64_t n) {
+    const int64_t vec_size = n / 4;
+    tn_v8f part = f32_row_parts8(x, vec_size);
+    float re = 0, im = 0;
+    for (int64_t k = vec_size * 4; k < n; k++) re += x[2 * k], im += x[2 * k + 1];
+    for (int k = 0; k < 4; k++) re += part[2 * k], im += part[2 * k + 1];
+    out[0] = 0.0f + re;
+    out[1] = 0.0f + im;
+}
+
+void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n) {
+    for (int64_t r = 0; r < rows; r++) c64_row_sum4(out + 2 * r, in + 2 * r * n, n);
 }
 
 void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n) {

@@ -67,14 +67,17 @@ typedef struct rows_job {
     char *out;
     const char *in;
     int64_t n;
-    int op;      /* 0 sum f32, 1 max, 2 min */
+    int op;      /* 0 sum (f32 or c64), 1 max, 2 min */
     tn_dtype dt; /* max/min: f32 or bf16 */
 } rows_job;
 
 static void rows_worker(void *ctx, int64_t b, int64_t e) {
     const rows_job *j = ctx;
     if (j->op == 0) {
-        f32_sum_rows_contig((float *)j->out + b, (const float *)j->in + b * j->n, e - b, j->n);
+        if (j->dt == TN_DTYPE_COMPLEX64)
+            c64_sum_rows_contig((float *)j->out + 2 * b, (const float *)j->in + 2 * b * j->n, e - b, j->n);
+        else
+            f32_sum_rows_contig((float *)j->out + b, (const float *)j->in + b * j->n, e - b, j->n);
         return;
     }
     const bool mx = j->op == 1;
@@ -152,6 +155,11 @@ static void sum_int_loop(char *out, const char *in, const int64_t st[4], int64_t
         }
 }
 
+/* lastdim_rows with rows at least `min` wide (the vector row kernels' minimum) */
+static bool n_ok(const tn_tensor *t, tn_dim_mask m, int64_t min, int64_t *rows, int64_t *n) {
+    return lastdim_rows(t, m, rows, n) && *n >= min;
+}
+
 /* complex64 / complex128: the dtypes the cascade sums in their own complex type */
 static bool cascade_complex(tn_dtype d) { return d == TN_DTYPE_COMPLEX64 || d == TN_DTYPE_COMPLEX128; }
 
@@ -166,7 +174,8 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     tn_status st = tn_reduce_to_dtype(self, odt, &in);
     if (st != TN_OK) { tn_tensor_release(out); return st; }
     int64_t rows, n;
-    if (odt == TN_DTYPE_FLOAT32 && !nan && lastdim_rows(in, m, &rows, &n) && n >= 8 && tn_tensor_is_contiguous(out)) {
+    if (((odt == TN_DTYPE_FLOAT32 && n_ok(in, m, 8, &rows, &n)) || (odt == TN_DTYPE_COMPLEX64 && n_ok(in, m, 4, &rows, &n))) &&
+        !nan && tn_tensor_is_contiguous(out)) {
         rows_job j = {tn_tensor_data(out), tn_tensor_data(in), n, 0, odt};
         rows_run(&j, rows);
         tn_tensor_release(in);
