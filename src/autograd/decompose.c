@@ -690,32 +690,42 @@ static tn_status d_where_scalar(const tn_value *a, tn_value *rets, int scalar_at
 static tn_status d_where_scalar_self(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 1); }
 static tn_status d_where_scalar_other(const tn_value *a, tn_value *rets) { return d_where_scalar(a, rets, 2); }
 
-/* conj / resolve_conj / resolve_neg of a real tensor: the tensor itself, as upstream. */
+/* conj of a real tensor: the tensor itself, as upstream; of a complex one _conj. */
 static tn_status d_self_if_real(const tn_value *a, tn_value *rets) {
     tn_tensor *x = a[0].u.t;
-    if (tn_dtype_is_complex(x->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of conj on complex tensors is not implemented by torchnative");
+    if (tn_dtype_is_complex(x->dtype)) return tn_dispatch(TN_OP__conj, a, rets);
     tn_tensor_retain(x);
     rets[0] = tn_value_tensor(x);
     return TN_OK;
 }
 
-/* resolve_conj / resolve_neg: the tensor itself for every dtype (the core sets no lazy bits). */
-static tn_status d_self(const tn_value *a, tn_value *rets) {
-    tn_tensor_retain(a[0].u.t);
-    rets[0] = tn_value_tensor(a[0].u.t);
-    return TN_OK;
+/* resolve_conj / resolve_neg: the tensor itself without the bit, else a clone (whose copy
+ * reads through the bits; upstream's resolution is a conj-aware copy_ too). */
+static tn_status d_resolve(const tn_value *a, tn_value *rets, uint32_t bit) {
+    if (!(a[0].u.t->flags & bit)) {
+        tn_tensor_retain(a[0].u.t);
+        rets[0] = tn_value_tensor(a[0].u.t);
+        return TN_OK;
+    }
+    tn_value b[2] = {a[0], {.tag = TN_V_NONE}};
+    return tn_dispatch(TN_OP_clone, b, rets);
 }
+static tn_status d_resolve_conj(const tn_value *a, tn_value *rets) { return d_resolve(a, rets, TN_TENSOR_CONJ); }
+static tn_status d_resolve_neg(const tn_value *a, tn_value *rets) { return d_resolve(a, rets, TN_TENSOR_NEG); }
 
-/* adjoint / mH / matrix_H of a real tensor: transpose(-2, -1). */
+/* adjoint / mH / matrix_H: transpose(-2, -1), of a complex tensor then its conjugate view. */
 tn_status tn_op_adjoint(const tn_value *args, tn_value *rets);
 static tn_status d_adjoint(const tn_value *a, tn_value *rets) {
     tn_tensor *x = a[0].u.t;
     if (x->ndim < 2) return tn_op_adjoint(a, rets);
-    if (tn_dtype_is_complex(x->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of adjoint on complex tensors is not implemented by torchnative");
     tn_value b[3] = {a[0], tn_value_int(-2), tn_value_int(-1)};
-    return tn_dispatch(TN_OP_transpose_int, b, rets);
+    if (!tn_dtype_is_complex(x->dtype)) return tn_dispatch(TN_OP_transpose_int, b, rets);
+    tn_tensor *t; /* complex: the transpose's conjugate view */
+    TN_TRY(tn_dispatch_one(TN_OP_transpose_int, b, &t));
+    tn_value c[1] = {tn_value_tensor(t)};
+    tn_status st = tn_dispatch(TN_OP__conj, c, rets);
+    tn_tensor_release(t);
+    return st;
 }
 
 tn_status tn_op_matrix_H(const tn_value *args, tn_value *rets);
@@ -1238,8 +1248,8 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_conv2d_padding] = d_conv2d_padding,
     [TN_OP_conv3d_padding] = d_conv3d_padding,
     [TN_OP_conj] = d_self_if_real,
-    [TN_OP_resolve_conj] = d_self,
-    [TN_OP_resolve_neg] = d_self,
+    [TN_OP_resolve_conj] = d_resolve_conj,
+    [TN_OP_resolve_neg] = d_resolve_neg,
     [TN_OP_adjoint] = d_adjoint,
     [TN_OP_mH] = d_adjoint,
     [TN_OP_matrix_H] = d_matrix_H,

@@ -85,6 +85,8 @@ tn_tensor *ag_scalar_like(tn_grad_ctx *c, tn_tensor *like, double v); /* 0-dim o
 tn_tensor *ag_unary(tn_grad_ctx *c, tn_op_id op, tn_tensor *a);
 tn_tensor *ag_binary(tn_grad_ctx *c, tn_op_id op, tn_tensor *a, tn_tensor *b);
 tn_tensor *ag_contiguous(tn_grad_ctx *c, tn_tensor *a);
+/* the complex conjugate of a complex a (materialised); a itself for real dtypes */
+tn_tensor *ag_conj(tn_grad_ctx *c, tn_tensor *a);
 
 /* Value builders for AG(...). */
 static inline tn_value VT(tn_tensor *t) { return tn_value_tensor(t); }

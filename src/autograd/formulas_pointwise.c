@@ -31,16 +31,18 @@ F(g_rsub) {
     if (ARGV(1).tag == TN_V_TENSOR && NEED(1)) SET(1, GRAD(0));
 }
 
+/* complex operands: the gradient is grad times the conjugate derivative (upstream's
+ * convention), ag_conj is the identity for real ones */
 F(g_mul) {
-    if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ARG(1)));
-    if (NEED(1)) SET(1, ag_mul(c, GRAD(0), ARG(0)));
+    if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_conj(c, ARG(1))));
+    if (NEED(1)) SET(1, ag_mul(c, GRAD(0), ag_conj(c, ARG(0))));
 }
 
 F(g_mul_scalar) { if (NEED(0)) SET(0, ag_mul_s(c, GRAD(0), ag_scalar(&ARGV(1)))); }
 
 F(g_div) {
-    if (NEED(0)) SET(0, ag_div(c, GRAD(0), ARG(1)));
-    if (NEED(1)) SET(1, ag_neg(c, ag_mul(c, GRAD(0), ag_div(c, ag_div(c, ARG(0), ARG(1)), ARG(1)))));
+    if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_conj(c, ARG(1))));
+    if (NEED(1)) SET(1, ag_neg(c, ag_mul(c, GRAD(0), ag_conj(c, ag_div(c, ag_div(c, ARG(0), ARG(1)), ARG(1))))));
 }
 
 F(g_div_scalar) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_scalar_like(c, GRAD(0), ag_scalar(&ARGV(1))))); }
@@ -50,42 +52,55 @@ F(g_neg) { if (NEED(0)) SET(0, ag_neg(c, GRAD(0))); }
 /* pow(self, e): e == 0 -> 0, else grad * e * self^(e-1) (upstream's pow_backward). */
 F(g_pow_scalar) {
     if (!NEED(0)) return;
+    if (ARGV(1).tag == TN_V_COMPLEX && ARGV(1).u.c.im != 0) { /* grad * conj(e * self^(e-1)) */
+        tn_value e1 = ARGV(1);
+        e1.u.c.re -= 1.0;
+        tn_tensor *p = AG(c, pow_Tensor_Scalar, VT(ARG(0)), e1);
+        SET(0, ag_mul(c, GRAD(0), ag_conj(c, AG(c, mul_Scalar, VT(p), ARGV(1)))));
+        return;
+    }
     double e = ag_scalar(&ARGV(1));
     if (e == 0.0) { SET(0, ag_zeros(c, GEOM(0))); return; }
     tn_tensor *p = e == 2.0 ? ARG(0) : AG(c, pow_Tensor_Scalar, VT(ARG(0)), VD(e - 1.0));
-    SET(0, ag_mul(c, GRAD(0), ag_mul_s(c, p, e)));
+    SET(0, ag_mul(c, GRAD(0), ag_conj(c, ag_mul_s(c, p, e))));
 }
 
-F(g_square) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_mul_s(c, ARG(0), 2.0))); }
+F(g_square) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_mul_s(c, ag_conj(c, ARG(0)), 2.0))); }
 
 F(g_pow_tensor) {
     tn_tensor *g = GRAD(0), *x = ARG(0), *e = ARG(1);
     if (NEED(0)) {
-        tn_tensor *d = ag_mul(c, g, ag_mul(c, e, AG(c, pow_Tensor_Tensor, VT(x), VT(ag_add_s(c, e, -1.0)))));
+        tn_tensor *d = ag_mul(c, g, ag_conj(c, ag_mul(c, e, AG(c, pow_Tensor_Tensor, VT(x), VT(ag_add_s(c, e, -1.0))))));
         tn_tensor *zero_e = AG(c, eq_Scalar, VT(e), VD(0.0));
         SET(0, AG(c, masked_fill_Scalar, VT(d), VT(zero_e), VD(0.0)));
     }
     if (NEED(1)) {
-        tn_tensor *d = ag_mul(c, g, ag_mul(c, RES(0), ag_unary(c, TN_OP_log, x)));
-        /* self == 0 and exponent >= 0: the derivative is 0, not NaN (upstream's mask). */
-        tn_tensor *m = AG(c, logical_and, VT(AG(c, eq_Scalar, VT(x), VD(0.0))), VT(AG(c, ge_Scalar, VT(e), VD(0.0))));
+        tn_tensor *lx = ag_unary(c, TN_OP_log, c->st == TN_OK && x->dtype != RES(0)->dtype ? ag_cast(c, x, RES(0)->dtype) : x);
+        tn_tensor *d = ag_mul(c, g, ag_conj(c, ag_mul(c, RES(0), lx)));
+        /* self == 0 and exponent >= 0 (a complex one: real and >= 0): the derivative is 0,
+         * not NaN (upstream's mask). */
+        tn_tensor *real_e = c->st == TN_OK && tn_dtype_is_complex(e->dtype)
+            ? AG(c, logical_and, VT(AG(c, eq_Scalar, VT(ag_unary(c, TN_OP_imag, e)), VD(0.0))),
+                 VT(AG(c, ge_Scalar, VT(ag_unary(c, TN_OP_real, e)), VD(0.0))))
+            : AG(c, ge_Scalar, VT(e), VD(0.0));
+        tn_tensor *m = AG(c, logical_and, VT(AG(c, eq_Scalar, VT(x), VD(0.0))), VT(real_e));
         SET(1, AG(c, masked_fill_Scalar, VT(d), VT(m), VD(0.0)));
     }
 }
 
-F(g_sqrt) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_mul_s(c, RES(0), 2.0))); }
+F(g_sqrt) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_mul_s(c, ag_conj(c, RES(0)), 2.0))); }
 
 F(g_rsqrt) {
-    if (NEED(0)) SET(0, ag_mul_s(c, ag_mul(c, GRAD(0), AG(c, pow_Tensor_Scalar, VT(RES(0)), VD(3.0))), -0.5));
+    if (NEED(0)) SET(0, ag_mul_s(c, ag_mul(c, GRAD(0), ag_conj(c, AG(c, pow_Tensor_Scalar, VT(RES(0)), VD(3.0)))), -0.5));
 }
 
-F(g_reciprocal) { if (NEED(0)) SET(0, ag_neg(c, ag_mul(c, GRAD(0), ag_mul(c, RES(0), RES(0))))); }
+F(g_reciprocal) { if (NEED(0)) SET(0, ag_neg(c, ag_mul(c, GRAD(0), ag_conj(c, ag_mul(c, RES(0), RES(0)))))); }
 
-F(g_exp) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), RES(0))); }
+F(g_exp) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_conj(c, RES(0)))); }
 
-F(g_log) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ARG(0))); }
+F(g_log) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_conj(c, ARG(0)))); }
 
-F(g_log1p) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_add_s(c, ARG(0), 1.0))); }
+F(g_log1p) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_conj(c, ag_add_s(c, ARG(0), 1.0)))); }
 
 /* First-order backward runs upstream's fused backward operators (one kernel); under
  * create_graph (grad mode on in the formula) the composite form, whose operators are
@@ -147,8 +162,8 @@ F(g_silu) {
     SET(0, ag_mul(c, GRAD(0), ag_mul(c, s, ag_add_s(c, ag_mul(c, ARG(0), one_minus), 1.0))));
 }
 
-F(g_sin) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_unary(c, TN_OP_cos, ARG(0)))); }
-F(g_cos) { if (NEED(0)) SET(0, ag_neg(c, ag_mul(c, GRAD(0), ag_unary(c, TN_OP_sin, ARG(0))))); }
+F(g_sin) { if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_conj(c, ag_unary(c, TN_OP_cos, ARG(0))))); }
+F(g_cos) { if (NEED(0)) SET(0, ag_neg(c, ag_mul(c, GRAD(0), ag_conj(c, ag_unary(c, TN_OP_sin, ARG(0)))))); }
 
 F(g_erf) {
     if (NEED(0))

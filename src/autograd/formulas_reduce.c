@@ -96,7 +96,7 @@ F(g_logsumexp) {
     bool keep = BARG(2);
     tn_tensor *r = unreduce(c, RES(0), GEOM(0), n, dims, keep);
     tn_tensor *g = unreduce(c, GRAD(0), GEOM(0), n, dims, keep);
-    SET(0, ag_mul(c, g, ag_unary(c, TN_OP_exp, ag_sub(c, ARG(0), r))));
+    SET(0, ag_mul(c, g, ag_conj(c, ag_unary(c, TN_OP_exp, ag_sub(c, ARG(0), r))))); /* complex: the conjugate */
 }
 
 static double correction_of(const tn_value *v) { return v->tag == TN_V_NONE ? 1.0 : ag_scalar(v); }
@@ -172,20 +172,22 @@ F(g_cumsum) {
 
 /* ---- matrix products ------------------------------------------------------------------- */
 
+/* The products' rows take the other operand's conjugate for complex operands (the
+ * adjoint where a real operand's transpose stands); ag_conj is the identity for real ones. */
 F(g_mm) {
-    if (NEED(0)) SET(0, ag_mm(c, GRAD(0), ag_t(c, ARG(1))));
-    if (NEED(1)) SET(1, ag_mm(c, ag_t(c, ARG(0)), GRAD(0)));
+    if (NEED(0)) SET(0, ag_mm(c, GRAD(0), ag_t(c, ag_conj(c, ARG(1)))));
+    if (NEED(1)) SET(1, ag_mm(c, ag_t(c, ag_conj(c, ARG(0))), GRAD(0)));
 }
 
 F(g_addmm) {
     double beta = ag_scalar(&ARGV(3)), alpha = ag_scalar(&ARGV(4));
     if (NEED(0)) SET(0, beta == 1.0 ? GRAD(0) : ag_mul_s(c, GRAD(0), beta));
     if (NEED(1)) {
-        tn_tensor *r = ag_mm(c, GRAD(0), ag_t(c, ARG(2)));
+        tn_tensor *r = ag_mm(c, GRAD(0), ag_t(c, ag_conj(c, ARG(2))));
         SET(1, alpha == 1.0 ? r : ag_mul_s(c, r, alpha));
     }
     if (NEED(2)) {
-        tn_tensor *r = ag_mm(c, ag_t(c, ARG(1)), GRAD(0));
+        tn_tensor *r = ag_mm(c, ag_t(c, ag_conj(c, ARG(1))), GRAD(0));
         SET(2, alpha == 1.0 ? r : ag_mul_s(c, r, alpha));
     }
 }
@@ -197,15 +199,15 @@ F(g_tn_quant_linear) {
 }
 
 F(g_bmm) {
-    if (NEED(0)) SET(0, AG(c, bmm, VT(GRAD(0)), VT(ag_transpose(c, ARG(1), 1, 2))));
-    if (NEED(1)) SET(1, AG(c, bmm, VT(ag_transpose(c, ARG(0), 1, 2)), VT(GRAD(0))));
+    if (NEED(0)) SET(0, AG(c, bmm, VT(GRAD(0)), VT(ag_transpose(c, ag_conj(c, ARG(1)), 1, 2))));
+    if (NEED(1)) SET(1, AG(c, bmm, VT(ag_transpose(c, ag_conj(c, ARG(0)), 1, 2)), VT(GRAD(0))));
 }
 
 F(g_baddbmm) {
     double beta = ag_scalar(&ARGV(3)), alpha = ag_scalar(&ARGV(4));
     if (NEED(0)) SET(0, beta == 1.0 ? GRAD(0) : ag_mul_s(c, GRAD(0), beta));
-    if (NEED(1)) SET(1, ag_mul_s(c, AG(c, bmm, VT(GRAD(0)), VT(ag_transpose(c, ARG(2), 1, 2))), alpha));
-    if (NEED(2)) SET(2, ag_mul_s(c, AG(c, bmm, VT(ag_transpose(c, ARG(1), 1, 2)), VT(GRAD(0))), alpha));
+    if (NEED(1)) SET(1, ag_mul_s(c, AG(c, bmm, VT(GRAD(0)), VT(ag_transpose(c, ag_conj(c, ARG(2)), 1, 2))), alpha));
+    if (NEED(2)) SET(2, ag_mul_s(c, AG(c, bmm, VT(ag_transpose(c, ag_conj(c, ARG(1)), 1, 2)), VT(GRAD(0))), alpha));
 }
 
 /* matmul for every rank: 1-D operands are lifted to matrices, the products computed with
@@ -214,8 +216,8 @@ F(g_matmul) {
     const tn_geom *ga = GEOM(0), *gb = GEOM(1);
     tn_tensor *g = GRAD(0);
     if (ga->ndim == 1 && gb->ndim == 1) {
-        if (NEED(0)) SET(0, ag_mul(c, g, ARG(1)));
-        if (NEED(1)) SET(1, ag_mul(c, g, ARG(0)));
+        if (NEED(0)) SET(0, ag_mul(c, g, ag_conj(c, ARG(1))));
+        if (NEED(1)) SET(1, ag_mul(c, g, ag_conj(c, ARG(0))));
         return;
     }
     bool a1 = ga->ndim == 1, b1 = gb->ndim == 1;
@@ -223,13 +225,13 @@ F(g_matmul) {
     if (a1) G = ag_unsqueeze(c, G, -2);
     if (b1) G = ag_unsqueeze(c, G, -1);
     if (NEED(0)) { /* needs b only */
-        tn_tensor *B = b1 ? ag_unsqueeze(c, ARG(1), -1) : ARG(1);
+        tn_tensor *B = ag_conj(c, b1 ? ag_unsqueeze(c, ARG(1), -1) : ARG(1));
         tn_tensor *gA = ag_matmul(c, G, ag_transpose(c, B, -1, -2));
         if (a1) gA = AG(c, squeeze_dim, VT(gA), VI(-2));
         SET(0, gA);
     }
     if (NEED(1)) { /* needs a only */
-        tn_tensor *A = a1 ? ag_unsqueeze(c, ARG(0), 0) : ARG(0);
+        tn_tensor *A = ag_conj(c, a1 ? ag_unsqueeze(c, ARG(0), 0) : ARG(0));
         tn_tensor *gB = ag_matmul(c, ag_transpose(c, A, -1, -2), G);
         if (b1) gB = AG(c, squeeze_dim, VT(gB), VI(-1));
         SET(1, gB);
@@ -237,18 +239,18 @@ F(g_matmul) {
 }
 
 F(g_dot) {
-    if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ARG(1)));
-    if (NEED(1)) SET(1, ag_mul(c, GRAD(0), ARG(0)));
+    if (NEED(0)) SET(0, ag_mul(c, GRAD(0), ag_conj(c, ARG(1))));
+    if (NEED(1)) SET(1, ag_mul(c, GRAD(0), ag_conj(c, ARG(0))));
 }
 
 F(g_mv) {
-    if (NEED(0)) SET(0, AG(c, outer, VT(GRAD(0)), VT(ARG(1))));
-    if (NEED(1)) SET(1, AG(c, mv, VT(ag_t(c, ARG(0))), VT(GRAD(0))));
+    if (NEED(0)) SET(0, AG(c, outer, VT(GRAD(0)), VT(ag_conj(c, ARG(1)))));
+    if (NEED(1)) SET(1, AG(c, mv, VT(ag_t(c, ag_conj(c, ARG(0)))), VT(GRAD(0))));
 }
 
 F(g_outer) {
-    if (NEED(0)) SET(0, AG(c, mv, VT(GRAD(0)), VT(ARG(1))));
-    if (NEED(1)) SET(1, AG(c, mv, VT(ag_t(c, GRAD(0))), VT(ARG(0))));
+    if (NEED(0)) SET(0, AG(c, mv, VT(GRAD(0)), VT(ag_conj(c, ARG(1)))));
+    if (NEED(1)) SET(1, AG(c, mv, VT(ag_t(c, GRAD(0))), VT(ag_conj(c, ARG(0)))));
 }
 
 /* linear(input, weight, bias): input @ weight^T + bias over any leading dims. */

@@ -170,7 +170,7 @@ tn_tensor *ag_prod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, tn_tenso
     tn_tensor *others = ag_mul(c, left, right);
     if (dim == INT64_MIN) others = ag_reshape(c, others, x->ndim, x->sizes);
     (void)result;
-    return ag_mul(c, g, others);
+    return ag_mul(c, g, ag_conj(c, others)); /* complex: grad times the conjugate derivative */
 }
 
 tn_tensor *ag_cumprod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, int64_t dim, tn_tensor *result) {
@@ -180,10 +180,11 @@ tn_tensor *ag_cumprod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, int64
     int64_t dl[1] = {d};
     bool zeros = read_bool(c, AG(c, any, VT(AG(c, eq_Scalar, VT(x), VI(0)))));
     if (!zeros) {
-        /* sum_{j >= i} g_j result_j / x_i: a reversed cumulative sum */
-        tn_tensor *gr = AG(c, flip, VT(ag_mul(c, g, result)), VIL(dl, 1));
+        /* sum_{j >= i} g_j result_j / x_i: a reversed cumulative sum (complex: of the
+         * conjugates of result and x) */
+        tn_tensor *gr = AG(c, flip, VT(ag_mul(c, g, ag_conj(c, result))), VIL(dl, 1));
         tn_tensor *rc = AG(c, flip, VT(AG(c, cumsum, VT(gr), VI(d), VN())), VIL(dl, 1));
-        return ag_div(c, rc, x);
+        return ag_div(c, rc, ag_conj(c, x));
     }
     /* With zeros: position by position, the cumulative product with x_i replaced by 1. */
     int64_t sz[TN_MAX_DIMS];
@@ -201,7 +202,7 @@ tn_tensor *ag_cumprod_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, int64
         for (int k = 0; k < np; k++)
             if (!parts[k]) return NULL;
         tn_tensor *xm = AG(c, cat, tensor_list(parts, np), VI(d));
-        tn_tensor *y = ag_mul(c, g, AG(c, cumprod, VT(xm), VI(d), VN()));
+        tn_tensor *y = ag_mul(c, g, ag_conj(c, AG(c, cumprod, VT(xm), VI(d), VN())));
         cols[i] = AG(c, sum_dim_IntList, VT(AG(c, narrow, VT(y), VI(d), VI(i), VI(n - i))), VIL(dl, 1), VB(true), VN());
         if (!cols[i]) return NULL;
     }
@@ -340,10 +341,19 @@ tn_tensor *ag_sgn_backward(tn_grad_ctx *c, tn_tensor *x, tn_tensor *g, tn_tensor
     return ag_zeros_like(c, g);
 }
 
-tn_tensor *ag_pow_backward_exponent(tn_grad_ctx *c, tn_tensor *g, double base, tn_tensor *exponent, tn_tensor *result) {
+/* grad * conj(result * log(base)) for a Scalar base (complex: its principal logarithm) */
+tn_tensor *ag_pow_backward_exponent(tn_grad_ctx *c, tn_tensor *g, const tn_value *base_v, tn_tensor *exponent, tn_tensor *result) {
+    if (base_v->tag == TN_V_COMPLEX && base_v->u.c.im != 0) {
+        double re = base_v->u.c.re, im = base_v->u.c.im;
+        tn_value lb = {.tag = TN_V_COMPLEX};
+        lb.u.c.re = log(hypot(re, im));
+        lb.u.c.im = atan2(im, re);
+        return ag_mul(c, g, ag_conj(c, AG(c, mul_Scalar, VT(result), lb)));
+    }
+    double base = ag_scalar(base_v);
     tn_tensor *d = ag_mul_s(c, result, log(base));
     if (base == 0.0) d = ag_where(c, AG(c, ge_Scalar, VT(exponent), VI(0)), zero_like_dtype(c, d), d);
-    return ag_mul(c, g, d);
+    return ag_mul(c, g, ag_conj(c, d));
 }
 
 static tn_tensor *opt_tensor(const tn_value *v) { return v && v->tag == TN_V_TENSOR ? v->u.t : NULL; }

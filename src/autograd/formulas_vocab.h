@@ -95,7 +95,7 @@ tn_tensor *ag_div_tensor_other_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor 
 tn_tensor *ag_sgn_backward(tn_grad_ctx *c, tn_tensor *x, tn_tensor *g, tn_tensor *result);
 /* pow(Scalar base, Tensor exponent) with respect to the exponent: g result log(base); 0 where
  * base == 0 and exponent >= 0. */
-tn_tensor *ag_pow_backward_exponent(tn_grad_ctx *c, tn_tensor *g, double base, tn_tensor *exponent, tn_tensor *result);
+tn_tensor *ag_pow_backward_exponent(tn_grad_ctx *c, tn_tensor *g, const tn_value *base, tn_tensor *exponent, tn_tensor *result);
 /* clamp(self, Tensor? min, Tensor? max) with respect to self / to min and max. */
 tn_tensor *ag_clamp_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *min, const tn_value *max);
 void ag_clamp_backward_min_max(tn_grad_ctx *c, tn_tensor *g, tn_tensor *x, const tn_value *min, const tn_value *max,

@@ -96,6 +96,9 @@ tn_tensor *ag_div(tn_grad_ctx *c, tn_tensor *a, tn_tensor *b) { return AG(c, div
 tn_tensor *ag_add(tn_grad_ctx *c, tn_tensor *a, tn_tensor *b) { return AG(c, add_Tensor, VT(a), VT(b), VI(1)); }
 tn_tensor *ag_sub(tn_grad_ctx *c, tn_tensor *a, tn_tensor *b) { return AG(c, sub_Tensor, VT(a), VT(b), VI(1)); }
 tn_tensor *ag_neg(tn_grad_ctx *c, tn_tensor *a) { return AG(c, neg, VT(a)); }
+tn_tensor *ag_conj(tn_grad_ctx *c, tn_tensor *a) {
+    return a && tn_dtype_is_complex(a->dtype) ? AG(c, conj_physical, VT(a)) : a;
+}
 tn_tensor *ag_add_s(tn_grad_ctx *c, tn_tensor *a, double s) { return AG(c, add_Scalar, VT(a), VD(s), VI(1)); }
 tn_tensor *ag_mm(tn_grad_ctx *c, tn_tensor *a, tn_tensor *b) { return AG(c, mm, VT(a), VT(b)); }
 tn_tensor *ag_t(tn_grad_ctx *c, tn_tensor *a) { return AG(c, t, VT(a)); }

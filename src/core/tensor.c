@@ -341,7 +341,9 @@ tn_status tn_tensor_zeros(int ndim, const int64_t *sizes, tn_dtype dtype, tn_dev
 }
 
 tn_tensor *tn_tensor_alias(const tn_tensor *t) {
-    return tn_tensor_new_view(t->storage, t->offset, t->ndim, t->sizes, t->strides, t->dtype);
+    tn_tensor *a = tn_tensor_new_view(t->storage, t->offset, t->ndim, t->sizes, t->strides, t->dtype);
+    if (a) a->flags |= t->flags & (TN_TENSOR_CONJ | TN_TENSOR_NEG); /* the same elements, read the same way */
+    return a;
 }
 
 void tn_tensor_retain(tn_tensor *t) { atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed); }

@@ -73,6 +73,10 @@ enum {
     /* A 0-dim tensor made from a Python number (upstream's is_wrapped_number): type
      * promotion treats it as a scalar of its category only. */
     TN_TENSOR_WRAPPED_NUMBER = 1u << 2,
+    /* upstream's conjugate / negative bits: the elements read conjugated / negated (set and
+     * read by src/ops/mathbits.h; kernels never see them) */
+    TN_TENSOR_CONJ = 1u << 3,
+    TN_TENSOR_NEG = 1u << 4,
 };
 
 /* --- process defaults (src/core/defaults.c) ------------------------------------------ */
@@ -113,7 +117,8 @@ tn_status tn_tensor_zeros(int ndim, const int64_t *sizes, tn_dtype dtype, tn_dev
 /* Tensor viewing `storage` (retained) with the given geometry; no bounds check. */
 tn_tensor *tn_tensor_new_view(tn_storage *storage, int64_t offset, int ndim,
                               const int64_t *sizes, const int64_t *strides, tn_dtype dtype);
-/* A view of t sharing its storage (a fresh tensor object with the same geometry). */
+/* A view of t sharing its storage (a fresh tensor object with the same geometry and the same
+ * conjugate / negative bits). */
 tn_tensor *tn_tensor_alias(const tn_tensor *t);
 void tn_tensor_retain(tn_tensor *t);
 void tn_tensor_release(tn_tensor *t);

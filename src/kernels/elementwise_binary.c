@@ -1,7 +1,7 @@
 /* elementwise_binary.c — scalar reference loops of the two- and three-input elementwise
  * ops (arithmetic, comparisons, bitwise, lerp/addcmul/addcdiv/clamp) with upstream's CPU
  * formulas, including its integer division rules (ZeroDivisionError via ctx->status,
- * floor semantics) and c10::complex multiplication/division algorithms. */
+ * floor semantics) and complex arithmetic (c10::complex's formulas: elementwise_access.h). */
 #include <tgmath.h>
 
 #include "kernels/elementwise_access.h"
@@ -66,27 +66,6 @@ static inline uint64_t powi_u64(uint64_t b, uint64_t e) {
 #define TN_POWI(x, y) ((y) < 0 ? ((x) == 1 ? (T)1 : TN_IS_NEG1(x) ? (((0 - (int64_t)(y)) & 1) ? (T)-1 : (T)1) : (T)0) \
                                : (T)powi_u64((uint64_t)(x), (uint64_t)(y)))
 
-/* ---- complex arithmetic as c10::complex does it ------------------------------------ */
-#define TN_DEF_CPLX(sfx, C, R, MK)                                                       \
-    static inline C cmul_##sfx(C x, C y) {                                               \
-        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
-        return MK(a * c - b * d, a * d + b * c);                                         \
-    }                                                                                    \
-    static inline C cdiv_##sfx(C x, C y) {                                               \
-        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
-        R ac = fabs(c), ad = fabs(d);                                                    \
-        if (ac >= ad) {                                                                  \
-            if (ac == 0 && ad == 0) return MK(a / ac, b / ad);                           \
-            R rat = d / c, scl = (R)1 / (c + d * rat);                                   \
-            return MK((a + b * rat) * scl, (b - a * rat) * scl);                         \
-        }                                                                                \
-        R rat = c / d, scl = (R)1 / (d + c * rat);                                       \
-        return MK((a * rat + b) * scl, (b * rat - a) * scl);                             \
-    }
-TN_DEF_CPLX(c64, float _Complex, float, CMPLXF)
-TN_DEF_CPLX(c128, double _Complex, double, CMPLX)
-#define TN_CMUL(x, y) _Generic((x), float _Complex: cmul_c64, double _Complex: cmul_c128)(x, y)
-#define TN_CDIV(x, y) _Generic((x), float _Complex: cdiv_c64, double _Complex: cdiv_c128)(x, y)
 #define TN_CALPHA (_Generic((T)0, float _Complex: CMPLXF((float)ctx->c[0][0], (float)ctx->c[0][1]), \
                                   double _Complex: CMPLX(ctx->c[0][0], ctx->c[0][1])))
 
@@ -134,6 +113,8 @@ TN_FT(clamp_tensor, (y != y || z != z) ? y + z : TN_MINS(TN_MAXS(x, y), z))
 TN_CB(add, ctx->mode ? x + TN_CMUL(TN_CALPHA, y) : x + y)
 TN_CB(mul, TN_CMUL(x, y))
 TN_CB(div, TN_CDIV(x, y))
+/* std::pow of two c10::complex values: libstdc++'s cpow (exp(y log x)), as glibc computes it */
+TN_CB(pow, pow(x, y))
 #define TN_CBB(op, ...) TN_EW_COMPLEX(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_CBB(eq, x == y) TN_CBB(ne, x != y)
 TN_CBB(logical_and, x != 0 && y != 0) TN_CBB(logical_or, x != 0 || y != 0) TN_CBB(logical_xor, (x != 0) != (y != 0))
@@ -209,7 +190,7 @@ void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_F(logical_and) TN_REG_F(logical_or) TN_REG_F(logical_xor)
     TN_REG_F(addcmul) TN_REG_F(addcdiv) TN_REG_F(lerp) TN_REG_F(clamp_tensor)
 #define TN_REG_C(op) TN_EW_COMPLEX(TN_EW_REG, op)
-    TN_REG_C(add) TN_REG_C(mul) TN_REG_C(div) TN_REG_C(eq) TN_REG_C(ne)
+    TN_REG_C(add) TN_REG_C(mul) TN_REG_C(div) TN_REG_C(pow) TN_REG_C(eq) TN_REG_C(ne)
     TN_REG_C(logical_and) TN_REG_C(logical_or) TN_REG_C(logical_xor)
 #define TN_REG_I(op) TN_EW_INTS(TN_EW_REG, op)
     TN_REG_I(add) TN_REG_I(mul) TN_REG_I(div_trunc) TN_REG_I(div_floor) TN_REG_I(remainder) TN_REG_I(fmod)

@@ -127,6 +127,20 @@ TN_COMPLEX_UNARY(asinh, asinh(x))
 TN_COMPLEX_UNARY(acosh, acosh(x))
 TN_COMPLEX_UNARY(atanh, atanh(x))
 TN_COMPLEX_UNARY(neg, -x)
+/* upstream's 1 / z and 1 / sqrt(z) in c10::complex division */
+TN_COMPLEX_UNARY(reciprocal, TN_CDIV((T)1, x))
+/* the complex row of sign is upstream's sgn: 0 at 0, else each part over |z| (hypot) */
+TN_COMPLEX_UNARY(sign, x == 0 ? (T)0 : x / fabs(x))
+TN_COMPLEX_UNARY(rsqrt, TN_CDIV((T)1, sqrt(x)))
+/* pow(z, scalar): upstream's special exponents (modes 1-6 as the real row, 7: exponent 0
+ * fills 1, 8: exponent 1 copies; products and quotients in c10::complex arithmetic), else
+ * std::pow of two complex values (cpow); c[0] = the exponent */
+#define TN_CEXPONENT (_Generic((T)0, float _Complex: CMPLXF((float)ctx->c[0][0], (float)ctx->c[0][1]), \
+                                     double _Complex: CMPLX(ctx->c[0][0], ctx->c[0][1])))
+TN_COMPLEX_UNARY(pow_scalar, ctx->mode == 1 ? sqrt(x) : ctx->mode == 2 ? TN_CMUL(x, x)
+                             : ctx->mode == 3 ? TN_CMUL(TN_CMUL(x, x), x) : ctx->mode == 4 ? TN_CDIV((T)1, sqrt(x))
+                             : ctx->mode == 5 ? TN_CDIV((T)1, x) : ctx->mode == 6 ? TN_CDIV((T)1, TN_CMUL(x, x))
+                             : ctx->mode == 7 ? (T)1 : ctx->mode == 8 ? x : pow(x, TN_CEXPONENT))
 TN_EW_COMPLEX(TN_EW_U_BOOL, isnan, creal(x) != creal(x) || cimag(x) != cimag(x))
 TN_EW_COMPLEX(TN_EW_U_BOOL, logical_not, x == 0)
 
@@ -181,6 +195,7 @@ void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_C(exp) TN_REG_C(log) TN_REG_C(sqrt) TN_REG_C(sin) TN_REG_C(cos) TN_REG_C(tan) TN_REG_C(tanh)
     TN_REG_C(sinh) TN_REG_C(cosh) TN_REG_C(asin) TN_REG_C(acos) TN_REG_C(atan) TN_REG_C(asinh)
     TN_REG_C(acosh) TN_REG_C(atanh) TN_REG_C(neg) TN_REG_C(isnan) TN_REG_C(logical_not)
+    TN_REG_C(reciprocal) TN_REG_C(rsqrt) TN_REG_C(pow_scalar) TN_REG_C(sign)
 #define TN_REG_I(op) TN_EW_INTS(TN_EW_REG, op)
     TN_REG_I(abs) TN_REG_I(neg) TN_REG_I(sign) TN_REG_I(relu) TN_REG_I(square) TN_REG_I(clamp)
     TN_REG_I(bitwise_not) TN_REG_I(logical_not) TN_REG_I(pow_int_scalar) TN_REG_I(floor)

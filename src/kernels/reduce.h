@@ -32,10 +32,19 @@ void bf16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int
                              int64_t size1, int lanes, bool ignore_nan);
 void f16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
                             int64_t size1, int lanes, bool ignore_nan);
+/* complex64 / complex128: accumulated in their own type, `lanes` in complex elements
+ * (upstream's Vectorized<complex<T>>::size()); ignore_nan must be false */
+void c64_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan);
+void c128_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                             int64_t size1, int lanes, bool ignore_nan);
 
 /* Upstream's float32 sum of each of `rows` contiguous rows of n >= 8 floats (8 lanes,
  * the contiguous-inner cascade of f32_sum_loop2d__scalar, bit for bit): out[r] = sum. */
 void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
+/* The same for rows of n >= 4 complex64 (4 complex lanes; c64_sum_loop2d__scalar's order):
+ * out and in hold interleaved (real, imaginary) floats. */
+void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
 
 /* Index of the max (mx) or min of n >= 1 contiguous floats: the first occurrence, and the
  * first NaN when there is one (upstream's argmax/argmin rule). Vectorised on avx2 and up;

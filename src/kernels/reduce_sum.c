@@ -1,11 +1,15 @@
-/* reduce_sum.c — upstream-faithful cascade summation (float, double, bfloat16, half).
+/* reduce_sum.c — upstream-faithful cascade summation (float, double, bfloat16, half,
+ * complex64, complex128).
  *
  * Upstream (ATen cpu/SumKernel.cpp) sums in a fixed pattern: rows are cut into chunks
  * summed into 4 accumulator levels, the row is read as 4 interleaved streams, and the
  * contiguous cases run over vector lanes whose partials are added at the end. Floating
  * point addition is not associative, so agreeing with upstream to the bit means adding
  * in the same order; this file reproduces that order with plain arrays standing in for
- * vector registers (the compiler vectorises the lane loops). */
+ * vector registers (the compiler vectorises the lane loops). Complex sums accumulate in
+ * their own type (upstream's acc_type<complex<T>, true>) and complex addition is per
+ * component, so a complex unit of w lanes is 2w real accumulators, each lane's real part
+ * next to its imaginary part, exactly as they sit in memory and in upstream's vectors. */
 #include "kernels/reduce.h"
 
 #include <math.h>
@@ -185,26 +189,30 @@ static void ld_f16_inner(float *d, const char *p, int w, bool nan) {
 
 typedef struct sum_kind {
     int esize;       /* element bytes */
+    int comps;       /* accumulators per element: 1, or 2 for complex (real, imaginary) */
     int inner_fold;  /* elements per accumulator lane in an inner vector load (1 or 2) */
     load_f sload_f, vin_f, vout_f; /* float accumulation */
     load_d sload_d;  /* double accumulation (f64 only) */
-    /* out[0] = out[0] + v in the element type; out_add2 combines two elements (no-reduce path) */
-    void (*out_add)(char *out, double v);
+    /* out[0] = out[0] + v (comps values) in the element type; elem_add combines two
+     * elements (no-reduce path) */
+    void (*out_add)(char *out, const double *v);
     void (*elem_add)(char *out, const char *in, bool nan);
 } sum_kind;
 
-static void add_f32(char *o, double v) { float a; memcpy(&a, o, 4); a += (float)v; memcpy(o, &a, 4); }
-static void add_f64(char *o, double v) { double a; memcpy(&a, o, 8); a += v; memcpy(o, &a, 8); }
+static void add_f32(char *o, const double *v) { float a; memcpy(&a, o, 4); a += (float)v[0]; memcpy(o, &a, 4); }
+static void add_f64(char *o, const double *v) { double a; memcpy(&a, o, 8); a += v[0]; memcpy(o, &a, 8); }
+static void add_c64(char *o, const double *v) { add_f32(o, v); add_f32(o + 4, v + 1); }
+static void add_c128(char *o, const double *v) { add_f64(o, v); add_f64(o + 8, v + 1); }
 /* c10's BFloat16 += converts the float addend to bf16 first, then adds in float and
  * rounds again; reproduce both roundings. */
-static void add_bf16(char *o, double v) {
+static void add_bf16(char *o, const double *v) {
     tn_bfloat16 a; memcpy(&a, o, 2);
-    float b = tn_bf16_to_f32(tn_f32_to_bf16((float)v));
+    float b = tn_bf16_to_f32(tn_f32_to_bf16((float)v[0]));
     a = tn_f32_to_bf16(tn_bf16_to_f32(a) + b); memcpy(o, &a, 2);
 }
-static void add_f16(char *o, double v) {
+static void add_f16(char *o, const double *v) {
     tn_half a; memcpy(&a, o, 2);
-    float b = tn_half_to_f32(tn_f32_to_half((float)v));
+    float b = tn_half_to_f32(tn_f32_to_half((float)v[0]));
     a = tn_f32_to_half(tn_half_to_f32(a) + b); memcpy(o, &a, 2);
 }
 static void eadd_f32(char *o, const char *i, bool nan) {
@@ -217,6 +225,8 @@ static void eadd_f64(char *o, const char *i, bool nan) {
     if (nan) { if (isnan(a)) a = 0; if (isnan(b)) b = 0; }
     a = a + b; memcpy(o, &a, 8);
 }
+static void eadd_c64(char *o, const char *i, bool nan) { eadd_f32(o, i, nan); eadd_f32(o + 4, i + 4, nan); }
+static void eadd_c128(char *o, const char *i, bool nan) { eadd_f64(o, i, nan); eadd_f64(o + 8, i + 8, nan); }
 static void eadd_bf16(char *o, const char *i, bool nan) {
     float a = bf16_at(o, 0), b = bf16_at(i, 0);
     if (nan) { if (isnan(a)) a = 0; if (isnan(b)) b = 0; }
@@ -244,11 +254,14 @@ static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64
     }
     const int64_t os = out_s[1];
     const int64_t es = K->esize;
+    const int nc = K->comps; /* a unit of w elements is w * nc accumulators */
     const bool dbl = K->sload_d != NULL;
     const int vec_t_size = lanes * K->inner_fold; /* upstream Vectorized<scalar_t>::size() */
-    double a_d[NROWS * MAXW];
+    double a_d[NROWS * MAXW], v[2];
     float a_f[NROWS * MAXW];
 #define ACC(k) (dbl ? a_d[k] : (double)a_f[k])
+/* out element j += the accumulators of element k */
+#define PUT(j, k) do { for (int c_ = 0; c_ < nc; c_++) v[c_] = ACC((k) * nc + c_); K->out_add(out + (j) * os, v); } while (0)
     if (in_s[0] == es && size0 >= vec_t_size) {
         /* contiguous inner reduction: vector row sums, scalar tail, then lane partials */
         const int64_t vec_numel = vec_t_size, vec_stride = es * vec_numel;
@@ -256,17 +269,26 @@ static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64
         for (int64_t j = 0; j < size1; j++) {
             const char *row = in + j * in_s[1];
             if (dbl) {
-                row_sum_d(a_d, row, vec_stride, vec_size, lanes, K->sload_d, nan);
-                double fin = 0, t;
-                for (int64_t k = vec_size * vec_numel; k < size0; k++) { K->sload_d(&t, row + k * es, 1, nan); fin += t; }
-                for (int k = 0; k < lanes; k++) fin += a_d[k];
+                row_sum_d(a_d, row, vec_stride, vec_size, lanes * nc, K->sload_d, nan);
+                double fin[2] = {0, 0}, t[2];
+                for (int64_t k = vec_size * vec_numel; k < size0; k++) {
+                    K->sload_d(t, row + k * es, nc, nan);
+                    for (int c = 0; c < nc; c++) fin[c] += t[c];
+                }
+                for (int k = 0; k < lanes; k++)
+                    for (int c = 0; c < nc; c++) fin[c] += a_d[k * nc + c];
                 K->out_add(out + j * os, fin);
             } else {
-                row_sum_f(a_f, row, vec_stride, vec_size, lanes, K->vin_f, nan);
-                float fin = 0, t;
-                for (int64_t k = vec_size * vec_numel; k < size0; k++) { K->sload_f(&t, row + k * es, 1, nan); fin += t; }
-                for (int k = 0; k < lanes; k++) fin += a_f[k];
-                K->out_add(out + j * os, fin);
+                row_sum_f(a_f, row, vec_stride, vec_size, lanes * nc, K->vin_f, nan);
+                float fin[2] = {0, 0}, t[2];
+                for (int64_t k = vec_size * vec_numel; k < size0; k++) {
+                    K->sload_f(t, row + k * es, nc, nan);
+                    for (int c = 0; c < nc; c++) fin[c] += t[c];
+                }
+                for (int k = 0; k < lanes; k++)
+                    for (int c = 0; c < nc; c++) fin[c] += a_f[k * nc + c];
+                for (int c = 0; c < nc; c++) v[c] = fin[c];
+                K->out_add(out + j * os, v);
             }
         }
     } else if (in_s[1] == es && size1 >= vec_t_size) {
@@ -275,51 +297,55 @@ static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64
         int64_t j = 0;
         for (; j + NROWS * lanes <= size1; j += NROWS * lanes) {
             const char *row = in + j * es;
-            if (dbl) multi_row_sum_d(a_d, row, in_s[0], vec_stride, size0, NROWS, lanes, K->sload_d, nan);
-            else multi_row_sum_f(a_f, row, in_s[0], vec_stride, size0, NROWS, lanes, K->vout_f, nan);
-            for (int k = 0; k < NROWS * lanes; k++) K->out_add(out + (j + k) * os, ACC(k));
+            if (dbl) multi_row_sum_d(a_d, row, in_s[0], vec_stride, size0, NROWS, lanes * nc, K->sload_d, nan);
+            else multi_row_sum_f(a_f, row, in_s[0], vec_stride, size0, NROWS, lanes * nc, K->vout_f, nan);
+            for (int k = 0; k < NROWS * lanes; k++) PUT(j + k, k);
         }
         for (; j + lanes <= size1; j += lanes) {
             const char *row = in + j * es;
-            if (dbl) row_sum_d(a_d, row, in_s[0], size0, lanes, K->sload_d, nan);
-            else row_sum_f(a_f, row, in_s[0], size0, lanes, K->vout_f, nan);
-            for (int k = 0; k < lanes; k++) K->out_add(out + (j + k) * os, ACC(k));
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, lanes * nc, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, lanes * nc, K->vout_f, nan);
+            for (int k = 0; k < lanes; k++) PUT(j + k, k);
         }
         for (; j < size1; j++) {
             const char *row = in + j * es;
-            if (dbl) row_sum_d(a_d, row, in_s[0], size0, 1, K->sload_d, nan);
-            else row_sum_f(a_f, row, in_s[0], size0, 1, K->sload_f, nan);
-            K->out_add(out + j * os, ACC(0));
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, nc, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, nc, K->sload_f, nan);
+            PUT(j, 0);
         }
     } else if (in_s[0] < in_s[1]) {
         for (int64_t j = 0; j < size1; j++) {
             const char *row = in + j * in_s[1];
-            if (dbl) row_sum_d(a_d, row, in_s[0], size0, 1, K->sload_d, nan);
-            else row_sum_f(a_f, row, in_s[0], size0, 1, K->sload_f, nan);
-            K->out_add(out + j * os, ACC(0));
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, nc, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, nc, K->sload_f, nan);
+            PUT(j, 0);
         }
     } else {
         int64_t j = 0;
         for (; j + (NROWS - 1) < size1; j += NROWS) {
             const char *row = in + j * in_s[1];
-            if (dbl) multi_row_sum_d(a_d, row, in_s[0], in_s[1], size0, NROWS, 1, K->sload_d, nan);
-            else multi_row_sum_f(a_f, row, in_s[0], in_s[1], size0, NROWS, 1, K->sload_f, nan);
-            for (int k = 0; k < NROWS; k++) K->out_add(out + (j + k) * os, ACC(k));
+            if (dbl) multi_row_sum_d(a_d, row, in_s[0], in_s[1], size0, NROWS, nc, K->sload_d, nan);
+            else multi_row_sum_f(a_f, row, in_s[0], in_s[1], size0, NROWS, nc, K->sload_f, nan);
+            for (int k = 0; k < NROWS; k++) PUT(j + k, k);
         }
         for (; j < size1; j++) {
             const char *row = in + j * in_s[1];
-            if (dbl) row_sum_d(a_d, row, in_s[0], size0, 1, K->sload_d, nan);
-            else row_sum_f(a_f, row, in_s[0], size0, 1, K->sload_f, nan);
-            K->out_add(out + j * os, ACC(0));
+            if (dbl) row_sum_d(a_d, row, in_s[0], size0, nc, K->sload_d, nan);
+            else row_sum_f(a_f, row, in_s[0], size0, nc, K->sload_f, nan);
+            PUT(j, 0);
         }
     }
+#undef PUT
 #undef ACC
 }
 
-static const sum_kind K_F32 = {4, 1, ld_f32, ld_f32, ld_f32, NULL, add_f32, eadd_f32};
-static const sum_kind K_F64 = {8, 1, NULL, NULL, NULL, ld_f64, add_f64, eadd_f64};
-static const sum_kind K_BF16 = {2, 2, ld_bf16, ld_bf16_inner, ld_bf16, NULL, add_bf16, eadd_bf16};
-static const sum_kind K_F16 = {2, 2, ld_f16, ld_f16_inner, ld_f16, NULL, add_f16, eadd_f16};
+static const sum_kind K_F32 = {4, 1, 1, ld_f32, ld_f32, ld_f32, NULL, add_f32, eadd_f32};
+static const sum_kind K_F64 = {8, 1, 1, NULL, NULL, NULL, ld_f64, add_f64, eadd_f64};
+static const sum_kind K_BF16 = {2, 1, 2, ld_bf16, ld_bf16_inner, ld_bf16, NULL, add_bf16, eadd_bf16};
+static const sum_kind K_F16 = {2, 1, 2, ld_f16, ld_f16_inner, ld_f16, NULL, add_f16, eadd_f16};
+/* complex: the real loaders read a unit's 2w components in memory order */
+static const sum_kind K_C64 = {8, 2, 1, ld_f32, ld_f32, ld_f32, NULL, add_c64, eadd_c64};
+static const sum_kind K_C128 = {16, 2, 1, NULL, NULL, NULL, ld_f64, add_c128, eadd_c128};
 
 void f32_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
                             int64_t size1, int lanes, bool ignore_nan) {
@@ -337,6 +363,14 @@ void f16_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int6
                             int64_t size1, int lanes, bool ignore_nan) {
     sum_loop2d(&K_F16, out, in, st, size0, size1, lanes, ignore_nan);
 }
+void c64_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                            int64_t size1, int lanes, bool ignore_nan) {
+    sum_loop2d(&K_C64, out, in, st, size0, size1, lanes, ignore_nan);
+}
+void c128_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int64_t size0,
+                             int64_t size1, int lanes, bool ignore_nan) {
+    sum_loop2d(&K_C128, out, in, st, size0, size1, lanes, ignore_nan);
+}
 
 /* ---- contiguous float32 rows, vectorised --------------------------------------------- */
 
@@ -345,11 +379,11 @@ typedef float tn_v8f __attribute__((vector_size(32)));
 typedef float tn_v8fu __attribute__((vector_size(32), aligned(4)));
 static inline tn_v8f v8_ld(const float *p) { return *(const tn_v8fu *)p; }
 
-/* The value sum_loop2d's contiguous-inner branch produces for one row of n >= 8 floats
- * with 8 lanes (before the final out += fin): the same cascade, the same adds in the same
- * order, on 8-float vectors instead of a loader per unit. */
-static float f32_row_sum8(const float *x, int64_t n) {
-    const int64_t vec_size = n / 8, size = vec_size / 4;
+/* The 8 lane partials sum_loop2d's contiguous-inner branch accumulates over the first
+ * vec_size * 8 floats of a row (8 lanes): the same cascade, the same adds in the same order,
+ * on 8-float vectors instead of a loader per unit. */
+static tn_v8f f32_row_parts8(const float *x, int64_t vec_size) {
+    const int64_t size = vec_size / 4;
     int64_t lp = ceil_log2(size) / NLEVELS;
     if (lp < 4) lp = 4;
     const int64_t step = (int64_t)1 << lp, lmask = step - 1;
@@ -386,10 +420,33 @@ static float f32_row_sum8(const float *x, int64_t n) {
     part += acc[0][1];
     part += acc[0][2];
     part += acc[0][3];
+    return part;
+}
+
+/* That branch's value for one row of n >= 8 floats (before the final out += fin). */
+static float f32_row_sum8(const float *x, int64_t n) {
+    const int64_t vec_size = n / 8;
+    tn_v8f part = f32_row_parts8(x, vec_size);
     float fin = 0;
     for (int64_t k = vec_size * 8; k < n; k++) fin += x[k];
     for (int k = 0; k < 8; k++) fin += part[k];
     return fin;
+}
+
+/* The same for a row of n >= 4 complex64 (4 complex lanes = the 8 floats of a vector):
+ * the tail and the lanes fold per part, real and imaginary (K_C64's order). */
+static void c64_row_sum4(float *out, const float *x, int64_t n) {
+    const int64_t vec_size = n / 4;
+    tn_v8f part = f32_row_parts8(x, vec_size);
+    float re = 0, im = 0;
+    for (int64_t k = vec_size * 4; k < n; k++) re += x[2 * k], im += x[2 * k + 1];
+    for (int k = 0; k < 4; k++) re += part[2 * k], im += part[2 * k + 1];
+    out[0] = 0.0f + re;
+    out[1] = 0.0f + im;
+}
+
+void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n) {
+    for (int64_t r = 0; r < rows; r++) c64_row_sum4(out + 2 * r, in + 2 * r * n, n);
 }
 
 void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n) {

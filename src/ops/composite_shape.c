@@ -581,6 +581,8 @@ tn_status tn_op_cov(const tn_value *args, tn_value *rets) {
         norm = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(norm), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
     tn_tensor *centred = sub(&c, in, tn_cx_call(&c, TN_OP_unsqueeze, TN_ARGS(TN_T(avg), TN_I(1))));
     tn_tensor *rhs = tn_cx_call(&c, TN_OP_t, TN_ARGS(TN_T(w ? binop(&c, TN_OP_mul_Tensor, centred, w) : centred)));
+    if (c.st == TN_OK && tn_dtype_is_complex(rhs->dtype)) /* upstream: .t().conj() */
+        rhs = tn_cx_call(&c, TN_OP_conj_physical, TN_ARGS(TN_T(rhs)));
     tn_tensor *cm = binop(&c, TN_OP_mm, centred, rhs);
     tn_tensor *o = tn_cx_call(&c, TN_OP_true_divide_Tensor, TN_ARGS(TN_T(cm), TN_T(norm)));
     return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_squeeze, TN_ARGS(TN_T(o))), rets);
@@ -599,6 +601,11 @@ tn_status tn_op_corrcoef(const tn_value *args, tn_value *rets) {
     int64_t col[2] = {-1, 1}, row[2] = {1, -1};
     tn_tensor *o = binop(&c, TN_OP_div_Tensor, cv, tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(sd), ilist(col, 2))));
     o = binop(&c, TN_OP_div_Tensor, o, tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(sd), ilist(row, 2))));
+    if (c.st == TN_OK && tn_dtype_is_complex(o->dtype)) { /* upstream clips both parts */
+        tn_tensor *re = tn_cx_call(&c, TN_OP_clamp, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_real, TN_ARGS(TN_T(o)))), TN_I(-1), TN_I(1)));
+        tn_tensor *im = tn_cx_call(&c, TN_OP_clamp, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_imag, TN_ARGS(TN_T(o)))), TN_I(-1), TN_I(1)));
+        return tn_cx_finish(&c, binop(&c, TN_OP_complex, re, im), rets);
+    }
     return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_clamp, TN_ARGS(TN_T(o), TN_I(-1), TN_I(1))), rets);
 }
 

@@ -6,6 +6,7 @@
 #include "autograd/formulas.h"
 #include "ops/graph.h"
 #include "ops/iter.h"
+#include "ops/mathbits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -427,11 +428,18 @@ static tn_status check_one_device(tn_op_id op, const tn_value *args) {
     return TN_OK;
 }
 
+/* run_op behind the conjugate / negative bit fallback (mathbits.h): autograd records the
+ * arguments as given, the kernel reads resolved copies */
+static tn_status run_op_bits(tn_op_id op, const tn_value *args, tn_value *rets) {
+    if (tn_mathbits_in_args(op, args)) return tn_mathbits_run(op, args, rets, run_op);
+    return run_op(op, args, rets);
+}
+
 tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     TN_TRY(check_one_device(op, args));
     bool record = tn_graph_enter();
-    tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op)
-                                                       : run_op(op, args, rets);
+    tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op_bits)
+                                                       : run_op_bits(op, args, rets);
     if (st == TN_OK && tn_op_is_view(op)) mark_views(op, args, rets);
     if (record && st == TN_OK) tn_graph_record(op, args, rets);
     tn_graph_leave();

@@ -109,15 +109,14 @@ tn_status tn_op_neg(const tn_value *args, tn_value *rets) {
     return run1(TN_EW_neg, "neg_cpu", false, false, args[0].u.t, NULL, rets);
 }
 
-/* aten::sign / aten::sgn (real inputs; complex sgn not implemented yet) */
+/* aten::sign / aten::sgn (complex: z / |z|, the complex row of the sign slot) */
 tn_status tn_op_sign(const tn_value *args, tn_value *rets) {
     if (tn_dtype_is_complex(args[0].u.t->dtype))
-        return tn_error(TN_ERR_RUNTIME, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+        /* upstream's TORCH_CHECK_NOT_IMPLEMENTED */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
     return run1(TN_EW_sign, "sign_cpu", false, false, args[0].u.t, NULL, rets);
 }
 tn_status tn_op_sgn(const tn_value *args, tn_value *rets) {
-    if (tn_dtype_is_complex(args[0].u.t->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::sgn on complex tensors is not implemented by torchnative");
     return run1(TN_EW_sign, "sign_cpu", false, false, args[0].u.t, NULL, rets);
 }
 
@@ -563,8 +562,18 @@ tn_status tn_op_pow_Tensor_Scalar(const tn_value *args, tn_value *rets) {
         tn_ew_run r = {TN_EW_pow_int_scalar, "pow", false, false, common == TN_DTYPE_BOOL ? TN_DTYPE_INT64 : common};
         return tn_ew_execute(&r, 1, &self, &ctx, rets);
     }
-    if (tn_dtype_is_complex(common) || e->tag == TN_V_COMPLEX)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::pow.Tensor_Scalar for complex is not implemented by torchnative");
+    if (tn_dtype_is_complex(common)) {
+        /* the exponent as c10::complex<double>; Scalar::equal matches a special exponent only
+         * with a zero imaginary part */
+        double re = e->tag == TN_V_COMPLEX ? e->u.c.re : sv(e), im = e->tag == TN_V_COMPLEX ? e->u.c.im : 0.0;
+        tn_loop_ctx ctx = {0};
+        ctx.c[0][0] = re;
+        ctx.c[0][1] = im;
+        ctx.mode = im != 0 ? 0 : re == 0 ? 7 : re == 1 ? 8 : re == 0.5 ? 1 : re == 2 ? 2 : re == 3 ? 3 : re == -0.5 ? 4
+                                : re == -1 ? 5 : re == -2 ? 6 : 0;
+        tn_ew_run r = {TN_EW_pow_scalar, "pow", false, false, common};
+        return tn_ew_execute(&r, 1, &self, &ctx, rets);
+    }
     double x = sv(e);
     if (common == TN_DTYPE_FLOAT16 || common == TN_DTYPE_BFLOAT16) /* upstream's kernel: exp.to<scalar_t>() */
         TN_TRY(tn_ew_scalar_in_dtype(&(tn_value){.tag = TN_V_DOUBLE, .u.d = x}, common, &x, NULL));

@@ -67,14 +67,17 @@ typedef struct rows_job {
     char *out;
     const char *in;
     int64_t n;
-    int op;      /* 0 sum f32, 1 max, 2 min */
+    int op;      /* 0 sum (f32 or c64), 1 max, 2 min */
     tn_dtype dt; /* max/min: f32 or bf16 */
 } rows_job;
 
 static void rows_worker(void *ctx, int64_t b, int64_t e) {
     const rows_job *j = ctx;
     if (j->op == 0) {
-        f32_sum_rows_contig((float *)j->out + b, (const float *)j->in + b * j->n, e - b, j->n);
+        if (j->dt == TN_DTYPE_COMPLEX64)
+            c64_sum_rows_contig((float *)j->out + 2 * b, (const float *)j->in + 2 * b * j->n, e - b, j->n);
+        else
+            f32_sum_rows_contig((float *)j->out + b, (const float *)j->in + b * j->n, e - b, j->n);
         return;
     }
     const bool mx = j->op == 1;
@@ -152,10 +155,18 @@ static void sum_int_loop(char *out, const char *in, const int64_t st[4], int64_t
         }
 }
 
+/* lastdim_rows with rows at least `min` wide (the vector row kernels' minimum) */
+static bool n_ok(const tn_tensor *t, tn_dim_mask m, int64_t min, int64_t *rows, int64_t *n) {
+    return lastdim_rows(t, m, rows, n) && *n >= min;
+}
+
+/* complex64 / complex128: the dtypes the cascade sums in their own complex type */
+static bool cascade_complex(tn_dtype d) { return d == TN_DTYPE_COMPLEX64 || d == TN_DTYPE_COMPLEX128; }
+
 /* Sums self over mask into a new tensor of dtype odt (upstream sum_out / nansum_out). */
 static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype odt, bool nan, tn_tensor **res) {
-    TN_TRY(tn_reduce_check_dtype(nan ? "nansum" : "sum", self->dtype));
-    TN_TRY(tn_reduce_check_dtype(nan ? "nansum" : "sum", odt));
+    if (!cascade_complex(self->dtype)) TN_TRY(tn_reduce_check_dtype(nan ? "nansum" : "sum", self->dtype));
+    if (!cascade_complex(odt)) TN_TRY(tn_reduce_check_dtype(nan ? "nansum" : "sum", odt));
     tn_tensor *out;
     TN_TRY(new_out(self, m, keepdim, odt, true, &out));
     if (tn_tensor_is_meta(self) || tn_tensor_numel(self) == 0) { *res = out; return TN_OK; }
@@ -163,7 +174,8 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     tn_status st = tn_reduce_to_dtype(self, odt, &in);
     if (st != TN_OK) { tn_tensor_release(out); return st; }
     int64_t rows, n;
-    if (odt == TN_DTYPE_FLOAT32 && !nan && lastdim_rows(in, m, &rows, &n) && n >= 8 && tn_tensor_is_contiguous(out)) {
+    if (((odt == TN_DTYPE_FLOAT32 && n_ok(in, m, 8, &rows, &n)) || (odt == TN_DTYPE_COMPLEX64 && n_ok(in, m, 4, &rows, &n))) &&
+        !nan && tn_tensor_is_contiguous(out)) {
         rows_job j = {tn_tensor_data(out), tn_tensor_data(in), n, 0, odt};
         rows_run(&j, rows);
         tn_tensor_release(in);
@@ -172,8 +184,12 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     }
     tn_reduce_geom g;
     tn_reduce_geom_build(out, in, m, keepdim, &g);
-    sum_ctx k = {NULL, tn_reduce_vec_bytes(false) / (odt == TN_DTYPE_FLOAT64 ? 8 : 4), nan, odt};
+    /* lanes of upstream's Vectorized<acc_t>: float for the reduced floats, else the element */
+    int acc_size = odt == TN_DTYPE_FLOAT16 || odt == TN_DTYPE_BFLOAT16 ? 4 : tn_dtype_itemsize(odt);
+    sum_ctx k = {NULL, tn_reduce_vec_bytes(false) / acc_size, nan, odt};
     switch (odt) {
+    case TN_DTYPE_COMPLEX64: k.kern = c64_sum_loop2d__scalar; break;
+    case TN_DTYPE_COMPLEX128: k.kern = c128_sum_loop2d__scalar; break;
     case TN_DTYPE_FLOAT32: k.kern = f32_sum_loop2d__scalar; break;
     case TN_DTYPE_FLOAT64: k.kern = f64_sum_loop2d__scalar; break;
     case TN_DTYPE_BFLOAT16: k.kern = bf16_sum_loop2d__scalar; break;
@@ -240,6 +256,13 @@ static tn_status mean_core(tn_tensor *self, tn_dim_mask m, bool keepdim, const t
         if (s->dtype == TN_DTYPE_FLOAT32) {
             float *p = tn_tensor_data(s), dn = (float)n;
             for (int64_t i = 0; i < cnt; i++) p[i] = p[i] / dn;
+        } else if (s->dtype == TN_DTYPE_COMPLEX64) {
+            /* c10::complex division by (n, 0): both parts times 1 / n */
+            float *p = tn_tensor_data(s), sc = 1.0f / (float)n;
+            for (int64_t i = 0; i < 2 * cnt; i++) p[i] = p[i] * sc;
+        } else if (s->dtype == TN_DTYPE_COMPLEX128) {
+            double *p = tn_tensor_data(s), sc = 1.0 / (double)n;
+            for (int64_t i = 0; i < 2 * cnt; i++) p[i] = p[i] * sc;
         } else {
             double *p = tn_tensor_data(s), dn = (double)n;
             for (int64_t i = 0; i < cnt; i++) p[i] = p[i] / dn;
@@ -300,6 +323,28 @@ static void acc_loop(char *out, const char *in, const int64_t st[4], int64_t s0,
         return;
     }
     const bool fl = is_float(k->odt);
+    if (k->op == ACC_PROD && cascade_complex(k->odt)) {
+        /* complex product in the element type, c10::complex's naive formula */
+        for (int64_t j = 0; j < s1; j++)
+            for (int64_t i = 0; i < s0; i++) {
+                char *o = out + j * st[2] + i * st[0];
+                const char *x = in + j * st[3] + i * st[1];
+                if (k->odt == TN_DTYPE_COMPLEX64) {
+                    float a[2], b[2];
+                    memcpy(a, o, 8); memcpy(b, x, 8);
+                    float re = a[0] * b[0] - a[1] * b[1], im = a[0] * b[1] + a[1] * b[0];
+                    a[0] = re; a[1] = im;
+                    memcpy(o, a, 8);
+                } else {
+                    double a[2], b[2];
+                    memcpy(a, o, 16); memcpy(b, x, 16);
+                    double re = a[0] * b[0] - a[1] * b[1], im = a[0] * b[1] + a[1] * b[0];
+                    a[0] = re; a[1] = im;
+                    memcpy(o, a, 16);
+                }
+            }
+        return;
+    }
     for (int64_t j = 0; j < s1; j++)
         for (int64_t i = 0; i < s0; i++) {
             char *o = out + j * st[2] + i * st[0];
@@ -335,6 +380,12 @@ static void fill_identity(tn_tensor *t, int op) {
     int es = tn_dtype_itemsize(t->dtype);
     tn_dtype dt = t->dtype;
     for (int64_t i = 0; i < n; i++, p += es) {
+        if (tn_dtype_is_complex(dt)) { /* (1, 0) for a product; complex reaches only prod here */
+            memset(p, 0, (size_t)es);
+            if (dt == TN_DTYPE_COMPLEX64) { float one = 1.0f; memcpy(p, &one, 4); }
+            else { double one = 1.0; memcpy(p, &one, 8); }
+            continue;
+        }
         switch (op) {
         case ACC_PROD: case ACC_ALL: tn_rd_set_i(p, dt, 1); break;
         case ACC_ANY: case ACC_COUNT: tn_rd_set_i(p, dt, 0); break;
@@ -414,8 +465,9 @@ static tn_dim_mask all_mask(const tn_tensor *t) { return t->ndim ? (0xFFFFFFFFu 
 /* aten::prod(Tensor self, *, ScalarType? dtype=None) */
 tn_status tn_op_prod(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
-    TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
-    TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[1]))); /* dtype=complex: refused by name */
+    if (!cascade_complex(self->dtype)) TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
+    if (!cascade_complex(sum_result_dtype(self->dtype, &a[1])))
+        TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[1])));
     TN_TRY(acc_core(self, all_mask(self), false, sum_result_dtype(self->dtype, &a[1]), ACC_PROD, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
@@ -424,10 +476,11 @@ tn_status tn_op_prod(const tn_value *a, tn_value *r) {
 /* aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) */
 tn_status tn_op_prod_dim(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
-    TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
+    if (!cascade_complex(self->dtype)) TN_TRY(tn_reduce_check_dtype("prod", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
-    TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[3])));
+    if (!cascade_complex(sum_result_dtype(self->dtype, &a[3])))
+        TN_TRY(tn_reduce_check_dtype("prod", sum_result_dtype(self->dtype, &a[3])));
     TN_TRY(acc_core(self, m, arg_bool(&a[2], false), sum_result_dtype(self->dtype, &a[3]), ACC_PROD, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
@@ -470,7 +523,21 @@ tn_status tn_op_amax(const tn_value *a, tn_value *r) { return amaxmin(a, r, "ama
 tn_status tn_op_amin(const tn_value *a, tn_value *r) { return amaxmin(a, r, "amin", ACC_MIN); }
 
 /* any/all: bool result, except uint8 input keeps uint8 (upstream rule). */
+/* Whether each element of a complex tensor is nonzero (either part), as a Bool tensor: what
+ * any / all / count_nonzero reduce for complex inputs. */
+static tn_status complex_nonzero(tn_tensor *self, tn_tensor **out) {
+    tn_value a[2] = {tn_value_tensor(self), tn_value_int(0)};
+    return tn_dispatch_one(TN_OP_ne_Scalar, a, out);
+}
+
 static tn_status anyall(tn_tensor *self, const tn_value *dim, bool keepdim, int op, tn_value *r) {
+    if (cascade_complex(self->dtype)) {
+        tn_tensor *nz;
+        TN_TRY(complex_nonzero(self, &nz));
+        tn_status st = anyall(nz, dim, keepdim, op, r);
+        tn_tensor_release(nz);
+        return st;
+    }
     TN_TRY(tn_reduce_check_dtype(op == ACC_ANY ? "any" : "all", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(dim, self->ndim, false, &m));
@@ -491,6 +558,14 @@ tn_status tn_op_all_dim(const tn_value *a, tn_value *r) { return anyall(a[0].u.t
 /* aten::count_nonzero(Tensor self, int? dim=None) and count_nonzero.dim_IntList(Tensor self, int[] dim) */
 tn_status tn_op_count_nonzero(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
+    if (cascade_complex(self->dtype)) {
+        tn_tensor *nz;
+        TN_TRY(complex_nonzero(self, &nz));
+        tn_value b[2] = {tn_value_tensor(nz), a[1]};
+        tn_status st = tn_op_count_nonzero(b, r);
+        tn_tensor_release(nz);
+        return st;
+    }
     TN_TRY(tn_reduce_check_dtype("count_nonzero", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
@@ -689,12 +764,48 @@ static void welford_loop(char *out, const char *in, const int64_t st[4], int64_t
         }
 }
 
+static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
+                          const char *name, tn_tensor **var_out, tn_tensor **mean_out);
+
+/* var/std of a complex tensor as upstream's std_var_out: the variances of the real and the
+ * imaginary parts added (then the root), the mean put together from the parts' means. */
+static tn_status var_complex(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
+                             const char *name, tn_tensor **var_out, tn_tensor **mean_out) {
+    tn_tensor *part[2] = {NULL, NULL}, *var[2] = {NULL, NULL}, *mean[2] = {NULL, NULL}, *sum = NULL;
+    tn_status st = TN_OK;
+    for (int k = 0; k < 2 && st == TN_OK; k++) {
+        tn_value a[1] = {tn_value_tensor(self)};
+        st = tn_dispatch_one(k ? TN_OP_imag : TN_OP_real, a, &part[k]);
+        if (st == TN_OK) st = var_core(part[k], m, keepdim, correction, false, name, &var[k], mean_out ? &mean[k] : NULL);
+    }
+    if (st == TN_OK) {
+        tn_value a[3] = {tn_value_tensor(var[0]), tn_value_tensor(var[1]), tn_value_int(1)};
+        st = tn_dispatch_one(TN_OP_add_Tensor, a, &sum);
+    }
+    if (st == TN_OK && take_sqrt) {
+        tn_tensor *r;
+        tn_value a[1] = {tn_value_tensor(sum)};
+        st = tn_dispatch_one(TN_OP_sqrt, a, &r);
+        tn_tensor_release(sum);
+        sum = st == TN_OK ? r : NULL;
+    }
+    if (st == TN_OK && mean_out) {
+        tn_value a[2] = {tn_value_tensor(mean[0]), tn_value_tensor(mean[1])};
+        st = tn_dispatch_one(TN_OP_complex, a, mean_out);
+    }
+    for (int k = 0; k < 2; k++) { tn_tensor_release(part[k]); tn_tensor_release(var[k]); tn_tensor_release(mean[k]); }
+    if (st != TN_OK) { tn_tensor_release(sum); return st; }
+    *var_out = sum;
+    return TN_OK;
+}
+
 /* Computes var/std (and the mean when mean_out) of self over m. */
 static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
                           const char *name, tn_tensor **var_out, tn_tensor **mean_out) {
     tn_dtype dt = self->dtype;
     if (!is_float(dt) && !tn_dtype_is_complex(dt))
         return tn_error(TN_ERR_RUNTIME, "std and var only support floating point and complex dtypes");
+    if (cascade_complex(dt)) return var_complex(self, m, keepdim, correction, take_sqrt, name, var_out, mean_out);
     TN_TRY(tn_reduce_check_dtype(name, dt));
     tn_tensor *v, *mu = NULL;
     TN_TRY(new_out(self, m, keepdim, dt, false, &v));
@@ -847,11 +958,28 @@ static tn_status check_ord(const tn_tensor *self, const tn_value *ord) {
     return TN_OK;
 }
 
+static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all, bool keepdim, const tn_value *dtype, tn_tensor **res);
+
+/* The norm of a complex tensor (already in the dtype= type): upstream's generic reduction
+ * over std::abs of each element (hypot), accumulated in the real type, so the norm of
+ * abs(self) without the real kernel's vectorised last-dim path. */
+static tn_status vector_norm_complex(tn_tensor *self, double p, tn_dim_mask m, bool all, bool keepdim, tn_tensor **res) {
+    tn_value a[1] = {tn_value_tensor(self)}, r;
+    TN_TRY(tn_dispatch(TN_OP_abs, a, &r));
+    tn_status st = vector_norm(r.u.t, p, m, all, keepdim, &(tn_value){.tag = TN_V_BOOL, .u.b = true}, res);
+    tn_tensor_release(r.u.t);
+    return st;
+}
+
+/* `dtype`: the dtype= argument, or a Bool value for the complex path's second step (the
+ * real generic loop only) */
 static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all, bool keepdim, const tn_value *dtype, tn_tensor **res) {
     if (!is_float(self->dtype) && !tn_dtype_is_complex(self->dtype))
         return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
                         tn_dtype_infos[self->dtype].c10_name);
-    TN_TRY(tn_reduce_check_dtype("linalg.vector_norm", self->dtype));
+    if (!cascade_complex(self->dtype)) TN_TRY(tn_reduce_check_dtype("linalg.vector_norm", self->dtype));
+    const bool generic_only = dtype && dtype->tag == TN_V_BOOL;
+    if (generic_only) dtype = NULL;
     tn_dtype odt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : self->dtype;
     if (odt != self->dtype) { /* upstream's checks of a dtype= argument, in its order */
         const char *in = tn_dtype_infos[self->dtype].c10_name, *want = tn_dtype_infos[odt].c10_name;
@@ -884,6 +1012,11 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
     }
     tn_tensor *in;
     TN_TRY(tn_reduce_to_dtype(self, odt, &in));
+    if (tn_dtype_is_complex(odt)) {
+        tn_status cst = vector_norm_complex(in, p, m, all, keepdim, res);
+        tn_tensor_release(in);
+        return cst;
+    }
     tn_tensor *out;
     tn_status st = new_out(in, m, keepdim, odt, false, &out);
     if (st != TN_OK) { tn_tensor_release(in); return st; }
@@ -902,8 +1035,8 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
         tn_reduce_geom_build(ixt, in, m, keepdim, &g);
         int es = tn_dtype_itemsize(odt);
         int lanes = tn_reduce_vec_bytes(false) / es;
-        if (p == 2 && g.nred == 1 && g.st[1][0] == es && (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_FLOAT64) &&
-            tn_tensor_numel(in) > 0) {
+        if (p == 2 && !generic_only && g.nred == 1 && g.st[1][0] == es &&
+            (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_FLOAT64) && tn_tensor_numel(in) > 0) {
             /* upstream's vectorised last-dim path: lane accumulators, lanes folded in order, then the tail */
             int64_t n = g.sizes[0];
             /* walk lanes by the geometry's kept dims (output offsets give the index) */
@@ -1006,9 +1139,42 @@ tn_status tn_op_norm_scalaropt_dim_dtype(const tn_value *a, tn_value *r) { retur
 
 /* ---- logsumexp -------------------------------------------------------------------------- */
 
+/* logsumexp of a complex tensor, as upstream's: the shift is the largest real part (0 where
+ * it is infinite), then log(sum(exp(self - shift))) + shift, through the door */
+static tn_status logsumexp_complex(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *t[8] = {NULL};
+    bool keepdim = arg_bool(&a[2], false);
+    tn_value none = {.tag = TN_V_NONE};
+    tn_status st = TN_OK;
+    if (tn_tensor_numel(self) == 0) {
+        st = tn_dispatch_one(TN_OP_exp, (tn_value[]){a[0]}, &t[0]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[0]), a[1], tn_value_bool(keepdim), none}, &t[1]);
+        if (st == TN_OK) st = tn_dispatch(TN_OP_log, (tn_value[]){tn_value_tensor(t[1])}, r);
+    } else {
+        st = tn_dispatch_one(TN_OP_real, (tn_value[]){a[0]}, &t[0]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_amax, (tn_value[]){tn_value_tensor(t[0]), a[1], tn_value_bool(true)}, &t[1]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_abs, (tn_value[]){tn_value_tensor(t[1])}, &t[2]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_eq_Scalar, (tn_value[]){tn_value_tensor(t[2]), tn_value_double(INFINITY)}, &t[3]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_masked_fill_Scalar, (tn_value[]){tn_value_tensor(t[1]), tn_value_tensor(t[3]), tn_value_int(0)}, &t[4]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sub_Tensor, (tn_value[]){a[0], tn_value_tensor(t[4]), tn_value_int(1)}, &t[5]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_exp, (tn_value[]){tn_value_tensor(t[5])}, &t[6]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[6]), a[1], tn_value_bool(keepdim), none}, &t[7]);
+        tn_tensor *lg = NULL, *shift = NULL;
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_log, (tn_value[]){tn_value_tensor(t[7])}, &lg);
+        if (st == TN_OK && !keepdim) st = tn_dispatch_one(TN_OP_squeeze_dims, (tn_value[]){tn_value_tensor(t[4]), a[1]}, &shift);
+        if (st == TN_OK)
+            st = tn_dispatch(TN_OP_add_Tensor, (tn_value[]){tn_value_tensor(lg), tn_value_tensor(keepdim ? t[4] : shift), tn_value_int(1)}, r);
+        tn_tensor_release(lg);
+        tn_tensor_release(shift);
+    }
+    for (int k = 0; k < 8; k++) tn_tensor_release(t[k]);
+    return st;
+}
+
 /* aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) */
 tn_status tn_op_logsumexp(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
+    if (cascade_complex(self->dtype)) return logsumexp_complex(a, r);
     TN_TRY(tn_reduce_check_dtype("logsumexp", self->dtype));
     bool keepdim = arg_bool(&a[2], false);
     tn_dim_mask m;

@@ -23,14 +23,38 @@ static int64_t lane_off(const tn_tensor *t, int dim, int64_t k) {
 
 /* ---- cumsum / cumprod --------------------------------------------------------------- */
 
+/* complex64 / complex128, which the scans accumulate in complex<double> */
+static bool scan_complex(tn_dtype d) { return d == TN_DTYPE_COMPLEX64 || d == TN_DTYPE_COMPLEX128; }
+
+/* One complex lane of cumsum / cumprod: upstream's acc_type complex<double>, its naive
+ * product (c10::complex operator*=), each prefix stored rounded to the element type. */
+static void cum_complex_lane(const char *p, int64_t is, char *q, int64_t os, int64_t n, bool prod, bool c64) {
+    double ar = prod ? 1.0 : 0.0, ai = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double c, d;
+        if (c64) { float v[2]; memcpy(v, p + i * is, 8); c = v[0]; d = v[1]; }
+        else { double v[2]; memcpy(v, p + i * is, 16); c = v[0]; d = v[1]; }
+        if (prod) {
+            double re = ar * c - ai * d, im = ar * d + ai * c;
+            ar = re;
+            ai = im;
+        } else {
+            ar += c;
+            ai += d;
+        }
+        if (c64) { float v[2] = {(float)ar, (float)ai}; memcpy(q + i * os, v, 8); }
+        else { double v[2] = {ar, ai}; memcpy(q + i * os, v, 16); }
+    }
+}
+
 static tn_status cum_op(const tn_value *a, tn_value *r, bool prod) {
     tn_tensor *self = a[0].u.t;
-    TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", self->dtype));
+    if (!scan_complex(self->dtype)) TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", self->dtype));
     int dim;
     TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
     tn_dtype odt = a[2].tag == TN_V_DTYPE ? a[2].u.dtype
                  : (tn_dtype_is_integral(self->dtype, true) ? TN_DTYPE_INT64 : self->dtype);
-    TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", odt));
+    if (!scan_complex(odt)) TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", odt));
     if (odt == TN_DTYPE_BOOL && tn_tensor_numel(self)) return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s_out_cpu\" not implemented for 'Bool'", prod ? "cumprod" : "cumsum");
     tn_tensor *in, *out;
     TN_TRY(tn_reduce_to_dtype(self, odt, &in));
@@ -46,7 +70,9 @@ static tn_status cum_op(const tn_value *a, tn_value *r, bool prod) {
         for (int64_t k = 0; k < lanes; k++) {
             const char *p = (const char *)tn_tensor_data(in) + (in->ndim ? lane_off(in, dim, k) : 0);
             char *q = (char *)tn_tensor_data(out) + (out->ndim ? lane_off(out, dim, k) : 0);
-            if (fl) {
+            if (scan_complex(odt)) {
+                cum_complex_lane(p, is, q, os, n, prod, odt == TN_DTYPE_COMPLEX64);
+            } else if (fl) {
                 double acc = prod ? 1.0 : 0.0;
                 for (int64_t i = 0; i < n; i++) {
                     double x = tn_rd_get(p + i * is, odt);

@@ -245,13 +245,13 @@ static tn_status matrix_transpose(tn_tensor *self, const char *what, tn_value *r
 /* aten::mT(Tensor(a) self) -> Tensor(a) */
 tn_status tn_op_mT(const tn_value *args, tn_value *rets) { return matrix_transpose(args[0].u.t, "mT", rets); }
 
-/* Conjugate transposes are plain transposes for real dtypes; complex ones need the
- * lazy conjugate bit, which the core does not have yet. */
+/* Conjugate transposes are plain transposes for real dtypes; of a complex tensor the
+ * transpose with the conjugate bit flipped (ops/mathbits.h). */
 static tn_status conj_transpose(tn_tensor *self, const char *what, const char *op, tn_value *rets) {
-    if (tn_dtype_is_complex(self->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED,
-                        "aten::%s.default on complex tensors (conjugate views) is not implemented by torchnative", op);
-    return matrix_transpose(self, what, rets);
+    (void)op;
+    TN_TRY(matrix_transpose(self, what, rets));
+    if (tn_dtype_is_complex(self->dtype)) rets[0].u.t->flags ^= TN_TENSOR_CONJ;
+    return TN_OK;
 }
 
 /* aten::mH(Tensor(a) self) -> Tensor(a) */

@@ -1,11 +1,13 @@
 /* tensor_queries.c — operators about tensors rather than on their values: predicates
- * (is_floating_point, is_conj, _is_zerotensor ...), the conjugate/negative view bits (which
- * torchnative does not have: conj of a real tensor is itself), dtype queries
- * (result_type, can_cast, promote_types) and _local_scalar_dense. */
+ * (is_floating_point, is_conj, _is_zerotensor ...), the conjugate/negative view bits
+ * (conj, _conj, _neg_view, resolve_conj, resolve_neg: ops/mathbits.h; conj of a real
+ * tensor is itself), dtype queries (result_type, can_cast, promote_types) and
+ * _local_scalar_dense. */
 #include <string.h>
 
 #include "core/scalar.h"
 #include "ops/dispatch.h"
+#include "ops/mathbits.h"
 #include "ops/promote.h"
 
 #define SELF (args[0].u.t)
@@ -18,9 +20,9 @@ tn_status tn_op_is_signed(const tn_value *args, tn_value *rets) {
     char k = tn_dtype_infos[SELF->dtype].kind;
     return ret_bool(rets, k == 'i' || k == 'f' || k == 'c');
 }
-/* No conjugate / negative / zero-tensor bits exist in torchnative tensors. */
-tn_status tn_op_is_conj(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
-tn_status tn_op_is_neg(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
+/* The conjugate / negative bits (no zero-tensor bit exists in torchnative tensors). */
+tn_status tn_op_is_conj(const tn_value *args, tn_value *rets) { return ret_bool(rets, (SELF->flags & TN_TENSOR_CONJ) != 0); }
+tn_status tn_op_is_neg(const tn_value *args, tn_value *rets) { return ret_bool(rets, (SELF->flags & TN_TENSOR_NEG) != 0); }
 tn_status tn_op__is_zerotensor(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
 tn_status tn_op_is_inference(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
 tn_status tn_op_is_distributed(const tn_value *args, tn_value *rets) { return ret_bool(rets, false); }
@@ -60,30 +62,38 @@ tn_status tn_op_is_nonzero(const tn_value *args, tn_value *rets) {
     return ret_bool(rets, b);
 }
 
-/* conj / resolve_conj / resolve_neg / _conj / _neg_view on real tensors: the tensor itself
- * (an alias, as upstream returns self); complex conjugation views refuse by name. */
-static tn_status alias_real(const tn_value *args, tn_value *rets, const char *name) {
-    if (tn_dtype_is_complex(SELF->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s of complex tensors is not implemented by torchnative", name);
-    tn_tensor_retain(SELF);
-    rets[0] = tn_value_tensor(SELF);
-    return TN_OK;
-}
-tn_status tn_op_conj(const tn_value *args, tn_value *rets) { return alias_real(args, rets, "conj"); }
-/* _conj is only for complex tensors upstream (an internal assert fires for real ones). */
-tn_status tn_op__conj(const tn_value *args, tn_value *rets) {
-    if (!tn_dtype_is_complex(SELF->dtype)) return tn_error(TN_ERR_RUNTIME, "Expected a complex tensor for aten::_conj");
-    return alias_real(args, rets, "_conj");
-}
-/* resolve_conj / resolve_neg: the tensor itself. The core never sets a lazy conjugate or
- * negative bit (conj of a complex tensor refuses above), so every tensor is resolved. */
+/* conj: of a real tensor the tensor itself (as upstream returns self), of a complex one a
+ * view with the conjugate bit flipped (_conj, which upstream allows for complex only). */
 static tn_status alias_self(const tn_value *args, tn_value *rets) {
     tn_tensor_retain(SELF);
     rets[0] = tn_value_tensor(SELF);
     return TN_OK;
 }
-tn_status tn_op_resolve_conj(const tn_value *args, tn_value *rets) { return alias_self(args, rets); }
-tn_status tn_op_resolve_neg(const tn_value *args, tn_value *rets) { return alias_self(args, rets); }
+static tn_status flip_bits(const tn_value *args, tn_value *rets, uint32_t bit) {
+    tn_tensor *v;
+    TN_TRY(tn_mathbits_view(SELF, bit, &v));
+    rets[0] = tn_value_tensor(v);
+    return TN_OK;
+}
+tn_status tn_op_conj(const tn_value *args, tn_value *rets) {
+    return tn_dtype_is_complex(SELF->dtype) ? flip_bits(args, rets, TN_TENSOR_CONJ) : alias_self(args, rets);
+}
+tn_status tn_op__conj(const tn_value *args, tn_value *rets) {
+    if (!tn_dtype_is_complex(SELF->dtype)) return tn_error(TN_ERR_RUNTIME, "Expected a complex tensor for aten::_conj");
+    return flip_bits(args, rets, TN_TENSOR_CONJ);
+}
+/* aten::_neg_view: a view with the negative bit flipped */
+tn_status tn_op__neg_view(const tn_value *args, tn_value *rets) { return flip_bits(args, rets, TN_TENSOR_NEG); }
+/* resolve_conj / resolve_neg: the tensor itself without that bit, else a copy with every
+ * bit applied (upstream copies into an empty_like, which has none) */
+static tn_status resolve(const tn_value *args, tn_value *rets, uint32_t bit) {
+    tn_tensor *r;
+    TN_TRY(tn_mathbits_resolve(SELF, (SELF->flags & bit) ? TN_MATHBITS : 0, &r));
+    rets[0] = tn_value_tensor(r);
+    return TN_OK;
+}
+tn_status tn_op_resolve_conj(const tn_value *args, tn_value *rets) { return resolve(args, rets, TN_TENSOR_CONJ); }
+tn_status tn_op_resolve_neg(const tn_value *args, tn_value *rets) { return resolve(args, rets, TN_TENSOR_NEG); }
 
 static tn_status ret_dtype(tn_value *rets, tn_dtype d) {
     rets[0].tag = TN_V_DTYPE;

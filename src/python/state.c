@@ -204,7 +204,26 @@ static PyObject *f_empty_cache(PyObject *m, PyObject *u) {
     return PyLong_FromSize_t(tn_big_empty_cache());
 }
 
+/* _tn_set_mathbits(tensor, conj, neg): sets the tensor's conjugate / negative bits
+ * (ops/mathbits.h) in place, as upstream's _set_tensor_metadata does for torch.load; the
+ * conjugate bit of a real tensor stays clear (conj of a real tensor is the tensor). */
+static PyObject *f_set_mathbits(PyObject *m, PyObject *args) {
+    PyObject *t;
+    int conj, neg;
+    if (!PyArg_ParseTuple(args, "Opp:_tn_set_mathbits", &t, &conj, &neg)) return NULL;
+    if (!tn_py_is_tensor(t)) {
+        PyErr_SetString(PyExc_TypeError, "_tn_set_mathbits expects a Tensor");
+        return NULL;
+    }
+    tn_tensor *x = tn_py_tensor_get(t);
+    x->flags &= ~(uint32_t)(TN_TENSOR_CONJ | TN_TENSOR_NEG);
+    if (conj && tn_dtype_is_complex(x->dtype)) x->flags |= TN_TENSOR_CONJ;
+    if (neg) x->flags |= TN_TENSOR_NEG;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef state_functions[] = {
+    {"_tn_set_mathbits", f_set_mathbits, METH_VARARGS, NULL},
     {"_tn_storage_stats", f_storage_stats, METH_O, NULL},
     {"_tn_empty_cache", f_empty_cache, METH_NOARGS, NULL},
     {"_tn_weight_prefetch", f_weight_prefetch, METH_O, NULL},

@@ -374,6 +374,13 @@ static PyObject *element_at(tn_tensor *t, int64_t offset_elems) {
     tn_value v;
     tn_status st = tn_scalar_load(t->dtype, (char *)tn_tensor_data(t) + offset_elems * tn_dtype_itemsize(t->dtype), &v);
     if (st != TN_OK) return tn_py_raise(st);
+    /* the conjugate / negative bits (ops/mathbits.h) read through */
+    if ((t->flags & TN_TENSOR_CONJ) && v.tag == TN_V_COMPLEX) v.u.c.im = -v.u.c.im;
+    if (t->flags & TN_TENSOR_NEG) {
+        if (v.tag == TN_V_COMPLEX) { v.u.c.re = -v.u.c.re; v.u.c.im = -v.u.c.im; }
+        else if (v.tag == TN_V_DOUBLE) v.u.d = -v.u.d;
+        else if (v.tag == TN_V_INT) v.u.i = (int64_t)(0 - (uint64_t)v.u.i);
+    }
     return value_to_py(&v);
 }
 

@@ -187,6 +187,27 @@ PyObject *tn_py_tensor_numpy(PyObject *self, PyObject *args, PyObject *kw) {
                         "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
         return NULL;
     }
+    if (force && (t->flags & (TN_TENSOR_CONJ | TN_TENSOR_NEG))) { /* upstream: resolve_conj().resolve_neg() first */
+        PyObject *a = PyObject_CallMethod(self, "resolve_conj", NULL);
+        PyObject *b = a ? PyObject_CallMethod(a, "resolve_neg", NULL) : NULL;
+        Py_XDECREF(a);
+        if (!b) return NULL;
+        PyObject *fn = PyObject_GetAttrString(b, "numpy");
+        PyObject *r = fn ? PyObject_Call(fn, args, kw) : NULL;
+        Py_XDECREF(fn);
+        Py_DECREF(b);
+        return r;
+    }
+    if (!force && (t->flags & TN_TENSOR_CONJ)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.");
+        return NULL;
+    }
+    if (!force && (t->flags & TN_TENSOR_NEG)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() instead.");
+        return NULL;
+    }
     const char *ts = typestr_of(t->dtype);
     if (!ts) {
         PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s", tn_dtype_infos[t->dtype].c10_name);

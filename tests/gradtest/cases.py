@@ -253,6 +253,30 @@ CASES = [
       ["repeat_interleave_self_int"]),
 ]
 
+# complex reductions, scans, norms and pow (issue 22, branch cplx): real inputs viewed as
+# complex (the last dim of 2 holds the parts), complex results viewed as real again
+_ZC = "torch.view_as_complex(a)"
+CASES += [
+    G("cplx_sum_mean", f"lambda a: torch.view_as_real(torch.stack(({_ZC}.sum(0), {_ZC}.mean(0) * 2, {_ZC}.t().sum(1))))",
+      [In((4, 5, 2))], (0,), ["sum_dim_IntList", "mean_dim"]),
+    G("cplx_sum_all", f"lambda a: torch.view_as_real({_ZC}.sum() * {_ZC}.mean())", [In((4, 5, 2))], (0,), ["sum", "mean"]),
+    G("cplx_prod", f"lambda a: torch.view_as_real(torch.cat(({_ZC}.prod(0), {_ZC}.prod().reshape(1))))", [In((4, 5, 2), kind="unit")], (0,),
+      ["prod_dim_int", "prod"]),
+    G("cplx_cumsum_cumprod", f"lambda a: torch.view_as_real(torch.cat(({_ZC}.cumsum(1), {_ZC}.cumprod(0), {_ZC}.t().cumprod(1).t())))",
+      [In((4, 5, 2), kind="unit")], (0,), ["cumsum", "cumprod"]),
+    G("cplx_vector_norm", "lambda a: (torch.linalg.vector_norm(torch.view_as_complex(a)), torch.linalg.vector_norm(torch.view_as_complex(a), 1, dim=0), torch.linalg.vector_norm(torch.view_as_complex(a).t(), 2, dim=0, keepdim=True))",
+      [In((4, 5, 2))], (0,), ["linalg_vector_norm"]),
+    G("cplx_pow", f"lambda a, b: torch.view_as_real(torch.cat(({_ZC} ** 2, {_ZC} ** 3, {_ZC} ** 0.5, {_ZC} ** -1, {_ZC} ** (1.5 - 0.5j), {_ZC} ** torch.view_as_complex(b), 2.5 ** {_ZC}, (1 + 2j) ** {_ZC}, {_ZC}.reciprocal(), {_ZC}.rsqrt())))",
+      [In((4, 5, 2), kind="pos"), In((4, 5, 2), kind="unit")], (0, 1), ["pow_Tensor_Scalar", "pow_Tensor_Tensor", "pow_Scalar", "reciprocal", "rsqrt"]),
+    G("cplx_var_std_logsumexp", f"lambda a: ({_ZC}.var(0), {_ZC}.std(1), torch.view_as_real(torch.var_mean({_ZC}, 0)[1]), torch.std_mean({_ZC}, 1)[0], torch.view_as_real(torch.logsumexp({_ZC}, 1)))",
+      [In((4, 5, 2))], (0,), ["var_dim", "std_dim", "logsumexp"]),
+    # complex products and holomorphic functions: grad times the conjugate derivative
+    G("cplx_products", "lambda a, b, v: (lambda A, B, V: tuple(torch.view_as_real(t) for t in (A[0] @ B[0], torch.bmm(A, B), torch.matmul(A, B[0]), torch.matmul(V, B[1]), torch.addmm(A[0] @ B[0], A[1], B[1], beta=0.5, alpha=2), torch.baddbmm(torch.bmm(A, B), A, B, alpha=1.5), torch.dot(V, A[0, 1]).reshape(1), torch.mv(A[1], V), torch.outer(V, A[1, 2]), torch.matmul(V, A[0, 0]).reshape(1))))(torch.view_as_complex(a), torch.view_as_complex(b), torch.view_as_complex(v))",
+      [In((2, 3, 4, 2)), In((2, 4, 5, 2)), In((4, 2))], (0, 1, 2), ["mm", "bmm", "matmul", "addmm", "baddbmm", "dot", "mv", "outer"]),
+    G("cplx_holomorphic", f"lambda a: torch.view_as_real(torch.stack(({_ZC}.exp(), {_ZC}.log(), {_ZC}.sqrt(), {_ZC}.sin(), {_ZC}.cos(), torch.square({_ZC}))))",
+      [In((4, 5, 2), kind="pos")], (0,), ["exp", "log", "sqrt", "sin", "cos", "square"]),
+]
+
 # Rows of formulas.def no case covers, with the reason (the coverage test reads this).
 UNCOVERED = {
     "_convolution": "reached only from TorchScript-era callers; same formula as convolution",

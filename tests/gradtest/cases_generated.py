@@ -487,6 +487,13 @@ CASES += [
       "torch.lu_solve(b, *torch.linalg.lu_factor(m + 4 * torch.eye(4, dtype=m.dtype)))]", [In((3, 4, 4)), In((3, 4, 4))], (0, 1), ["linalg_lu_solve", "lu_solve"], double=True),
 ]
 
+# the conjugate and negative views (src/ops/mathbits.h) of complex inputs made from real
+# ones, and the operators reading through them (issue 22, branch cplx)
+CASES += [
+    G("gen_conj_neg_view", "lambda a, b: (torch.view_as_real(torch.stack((torch.view_as_complex(a).conj() * torch.view_as_complex(b), torch._neg_view(torch.view_as_complex(b)).resolve_neg() * torch.view_as_complex(a), torch.ops.aten._conj(torch.view_as_complex(a)).t().conj().t().resolve_conj(), torch.view_as_complex(a).conj().sum(0).expand(4, 5)))), torch.view_as_real(torch.view_as_complex(a)[:, :4].mH.resolve_conj()), torch.view_as_real(torch.view_as_complex(b)[:, :4].adjoint().conj()))",
+      [In((4, 5, 2)), In((4, 5, 2))], (0, 1), ["_conj", "_neg_view"]),
+]
+
 # Generated rows no case covers, with the reason (the coverage test reads this).
 UNCOVERED = {
     "complex": "complex results (generated once aten::real has a kernel): complex autograd is not compared here",
@@ -504,7 +511,6 @@ UNCOVERED = {
     "random__to": "in-place sampler: outputs kept out of the graph (decompose.c)",
     "uniform_": "in-place sampler: outputs kept out of the graph (decompose.c)",
     "normal_float_Tensor": "float mean and Tensor std: same zeros formula as normal_Tensor_Tensor (covered)",
-    "_conj": "upstream asserts on real tensors (the conjugate view is complex-only); real dtypes only here",
     "nextafter": "upstream marks both inputs not_implemented: backward refuses by name",
     "lift_fresh": "listed as never differentiable in decompose.c (outputs do not require grad)",
 }

@@ -2630,3 +2630,54 @@ if not _host_has_avx512():
 for _c in CASES:
     for _k, _v in _RELAXED.get(_c.name, {}).items():
         setattr(_c, _k, _v)
+
+# ---- complex reductions, scans, norms and pow (issue 22, branch cplx) -------------------
+# complex inputs as torch.complex(a, b) of two real inputs (non-contiguous ones through the
+# real inputs' layouts); sums follow upstream's cascade (bit for bit), so lengths cross the
+# vector width (4 complex64 / 2 complex128 lanes) and the cascade's level steps
+_Z = "torch.complex(a, b)"
+for _dt in ("float32", "float64"):
+    _C2 = [In((5, 70), _dt), In((5, 70), _dt)]
+    _T2 = [In((33, 6), _dt, layout="transposed"), In((33, 6), _dt, layout="transposed")]
+    add(f"cplx_sum_{_dt}", f"lambda a, b: (lambda z: (z.sum(), z.sum(0), z.sum(1), z.sum(-1, keepdim=True), z[:, ::3].sum(0), z.t().sum(1), z.sum((0, 1)), z[0].sum()))({_Z})", _C2, ["sum.default", "sum.dim_IntList"])
+    add(f"cplx_sum_transposed_{_dt}", f"lambda a, b: (lambda z: (z.sum(0), z.sum(1), z.sum()))({_Z})", _T2, ["sum.dim_IntList"])
+    add(f"cplx_sum_long_{_dt}", f"lambda a, b: (lambda z: (z.sum(), z.reshape(4, -1).sum(1), z.reshape(-1, 4).sum(0), z.expand(3, -1).sum(0)))({_Z})", [In((3000,), _dt), In((3000,), _dt)], ["sum.default"])
+    add(f"cplx_mean_{_dt}", f"lambda a, b: (lambda z: (z.mean(), z.mean(0), z.mean(-1, keepdim=True), z.t().mean(0), torch.mean(z, (0, 1))))({_Z})", _C2, ["mean.default", "mean.dim"])
+    add(f"cplx_prod_{_dt}", f"lambda a, b: (lambda z: (z.prod(), z.prod(0), z.prod(1, keepdim=True), z.t().prod(0), z[:, ::2].prod(1)))({_Z})", [In((4, 9), _dt), In((4, 9), _dt)], ["prod.default", "prod.dim_int"])
+    add(f"cplx_cumsum_cumprod_{_dt}", f"lambda a, b: (lambda z: (z.cumsum(0), z.cumsum(-1), z.t().cumsum(1), z.cumprod(1), z.cumprod(0), z[:, ::2].cumprod(1)))({_Z})", [In((4, 9), _dt), In((4, 9), _dt)], ["cumsum.default", "cumprod.default"])
+    add(f"cplx_vector_norm_{_dt}", f"lambda a, b: (lambda z: tuple(torch.linalg.vector_norm(z, p) for p in (2, 1, 0, 3.5, -1.5, math.inf, -math.inf)) + tuple(torch.linalg.vector_norm(z, p, dim=-1, keepdim=True) for p in (2, 1, 0.5, math.inf)) + (torch.linalg.vector_norm(z.t(), 2, dim=0), torch.linalg.vector_norm(z[:1], 3, dim=0), z.norm(), z.norm(dim=1), torch.norm(z, p='fro')))({_Z})", [In((5, 9), _dt), In((5, 9), _dt)], ["linalg_vector_norm.default", "norm.Scalar", "norm.ScalarOpt_dim"])
+    add(f"cplx_pow_scalar_{_dt}", f"lambda a, b: (lambda z: tuple(torch.pow(z, e) for e in (0, 1, 2, 3, 0.5, -0.5, -1, -2, 1.7, -2.25, 2 + 1j, 0.5j, 0j)) + (z ** 2, z.pow(3), torch.reciprocal(z), torch.rsqrt(z)))({_Z})", [In((33,), _dt), In((33,), _dt)], ["pow.Tensor_Scalar", "reciprocal.default", "rsqrt.default"])
+    add(f"cplx_pow_tensor_{_dt}", f"lambda a, b, c: (lambda z, w: (torch.pow(z, w), torch.pow(z, w[0]), torch.pow(2.5, z), torch.pow(1j, z), torch.pow(a, z), torch.pow(z, a), torch.pow(a, 1 + 1j), torch.pow(z, c.abs()), torch.pow(z.t(), w.t())))({_Z}, torch.complex(b, a))", [In((4, 8), _dt), In((4, 8), _dt), In((4, 8), _dt)], ["pow.Tensor_Tensor", "pow.Scalar"])
+add("cplx_pow_zero_base", "lambda: (lambda z: (z ** 2, z ** 0, z ** 1, z ** -1, z ** 0.5, z ** (1 + 1j), torch.pow(z, z)))(torch.tensor([0j, -0.0 + 0j, 1 + 0j, -1 + 0j, 1j, complex('inf'), complex('nan')]))", [], ["pow.Tensor_Scalar"])
+add("cplx_pow_inplace_out", "lambda a, b: (lambda z: (z.clone().pow_(2), z.clone().pow_(1.5 - 1j), torch.pow(z, 3, out=torch.empty(0, dtype=torch.complex64)), torch.pow(z, z, out=torch.empty(0, dtype=torch.complex128))))(torch.complex(a, b))", [In((9,)), In((9,))], ["pow_.Scalar", "pow.Tensor_Scalar_out", "pow.Tensor_Tensor_out"])
+add("cplx_pow_real_inplace_complex_err", "lambda a: a.clone().pow_(1j)", [In((7,))], ["pow_.Scalar"])
+add("cplx_sum_dtype", "lambda a, b: (lambda z: (z.sum(dtype=torch.complex128), a.sum(dtype=torch.complex64), z.mean(dtype=torch.complex128), z.prod(dtype=torch.complex128), z.cumsum(0, dtype=torch.complex128), a.cumprod(0, dtype=torch.complex64)))(torch.complex(a, b))", [In((7,)), In((7,))], ["sum.default", "mean.default", "prod.default", "cumsum.default", "cumprod.default"])
+add("cplx_sum_to_real", "lambda a, b: torch.complex(a, b).sum(dtype=torch.float32)", [In((7,)), In((7,))], ["sum.default"])
+add("cplx_vector_norm_dtype", "lambda a, b: (lambda z: (torch.linalg.vector_norm(z, dtype=torch.complex128), torch.linalg.vector_norm(z, 1, dim=0, dtype=torch.complex128)))(torch.complex(a, b))", [In((7,)), In((7,))], ["linalg_vector_norm.default"])
+for _n, _src in [("real_dtype", "torch.linalg.vector_norm(z, dtype=torch.float64)"), ("narrowing", "torch.linalg.vector_norm(z.cdouble(), dtype=torch.complex64)"),
+                 ("empty_inf", "torch.linalg.vector_norm(z[:0], math.inf)"), ("complex_ord", "torch.linalg.vector_norm(z, 1j)"), ("nansum", "torch.nansum(z)")]:
+    add(f"cplx_reduce_{_n}_err", f"lambda a, b: (lambda z: {_src})(torch.complex(a, b))", [In((7,)), In((7,))], [])
+add("cplx_empty_reductions", "lambda: (lambda z: (z.sum(), z.sum(0), z.mean(0), z.prod(), z.prod(1), z.cumsum(0), z.cumprod(1), torch.linalg.vector_norm(z), torch.linalg.vector_norm(z, 1, dim=0)))(torch.zeros(0, 3, dtype=torch.complex64))", [], [])
+add("cplx_cov", "lambda a, b: (lambda z: (torch.cov(z), torch.cov(z, correction=0), torch.corrcoef(z)))(torch.complex(a, b))", [In((3, 8)), In((3, 8))], ["cov.default"])
+add("cplx_sgn", "lambda a, b: (lambda z: (torch.sgn(z), torch.sgn(z.t()), torch.sgn(torch.tensor([0j, -0.0 + 0j, 3 - 4j, complex('inf'), complex('nan'), 1e-30j])), torch.sgn(z.cdouble())))(torch.complex(a, b))", [In((4, 9)), In((4, 9))], ["sgn.default"])
+add("cplx_sign_err", "lambda a, b: torch.sign(torch.complex(a, b))", [In((7,)), In((7,))], ["sign.default"])
+# conjugate and negative views (upstream's lazy conj() / _neg_view() bits, src/ops/mathbits.h):
+# the bits, operators reading through them (values, matrix products, reductions), views
+# carrying them (imag of a conjugate view is a negative view), writes through them
+_ZV = "(lambda z: z.conj())(torch.complex(a, b))"
+add("cplx_conj_bits", f"lambda a, b: (lambda c: (c.is_conj(), c.is_neg(), c.conj().is_conj(), c.imag.is_neg(), c.real.is_neg(), c.resolve_conj().is_conj(), c.t().is_conj(), c[1:].is_conj(), c.reshape(-1).is_conj(), c.split(2, 1)[0].is_conj(), c.unbind(0)[1].is_conj(), c.detach().is_conj(), torch._neg_view(c).is_neg(), torch._neg_view(c).resolve_conj().is_neg(), a.conj().is_conj(), c.clone().is_conj()))({_ZV})", [In((3, 4)), In((3, 4))], ["conj.default", "_conj.default", "is_conj.default", "is_neg.default", "_neg_view.default"])
+add("cplx_conj_values", f"lambda a, b: (lambda c, z: (c, c.resolve_conj(), c.t(), c.t().reshape(-1), c.imag, c.real, c.imag.resolve_neg(), c + 1, c * z, c.sum(), c.sum(0), c.abs(), c.conj(), torch.conj_physical(c), c.clone(), c.contiguous(), c.split(2, 1), c.unbind(0), torch.cat([c, z]), c == z.conj(), c.tolist(), c[1, 2].item(), torch._neg_view(c), torch._neg_view(a), torch._neg_view(a).tolist(), torch._neg_view(a) * 2))({_ZV}, torch.complex(a, b))", [In((3, 4)), In((3, 4))], ["resolve_conj.default", "resolve_neg.default", "conj_physical.default"])
+add("cplx_conj_matmul", "lambda a, b, c, d: (lambda x, y: (torch.mm(x.conj(), y), torch.mm(x, y.conj()), torch.mm(x.t().conj(), x), torch.addmm(x.t() @ x, x.t().conj(), x), torch.addmm(x.t() @ x, x.t(), x.conj(), beta=0.5, alpha=1 - 1j), torch.dot(x[0].conj(), y[:, 0]), torch.vdot(x[1], y[:, 1].conj()), torch.matmul(x.conj(), y), x.conj() @ y.conj()))(torch.complex(a, b), torch.complex(c, d))", [In((3, 4)), In((3, 4)), In((4, 5)), In((4, 5))], ["mm.default", "addmm.default", "dot.default", "vdot.default"])
+add("cplx_conj_write", f"lambda a, b: (lambda z: (lambda c: (c.mul_(2), c.add_(1 - 1j), z, torch.add(z, 1, out=torch.zeros(3, 4, dtype=torch.complex64).conj()), torch._neg_view(a.clone()).add_(1), c.t_().shape, c.is_conj()))(z.conj()))(torch.complex(a, b))", [In((3, 4)), In((3, 4))], ["mul_.Tensor", "add_.Tensor"])
+add("cplx_conj_view_as_real_err", f"lambda a, b: torch.view_as_real({_ZV})", [In((3, 4)), In((3, 4))], ["view_as_real.default"])
+add("cplx_conj_numpy_err", f"lambda a, b: {_ZV}.numpy()", [In((3, 4)), In((3, 4))], [])
+add("cplx_conj_numpy_force", f"lambda a, b: torch.from_numpy({_ZV}.numpy(force=True))", [In((3, 4)), In((3, 4))], [])
+add("cplx_conj_save_load", f"lambda a, b: (lambda c, buf: (torch.save((c, torch._neg_view(a)), buf), buf.seek(0), (lambda t: (t, [x.is_conj() for x in t], [x.is_neg() for x in t]))(torch.load(buf)))[2])({_ZV}, __import__('io').BytesIO())", [In((3, 4)), In((3, 4))], [])
+# var / std (+ _mean) of complex: the parts' variances added; logsumexp shifted by the
+# largest real part; any / all / count_nonzero of either part
+for _dt in ("float32", "float64"):
+    add(f"cplx_var_std_{_dt}", f"lambda a, b: (lambda z: (z.var(), z.std(0), z.var(1, keepdim=True), torch.var(z, 1, correction=0), torch.std(z, unbiased=False), torch.var_mean(z, 0), torch.std_mean(z, 1, correction=2), torch.var_mean(z), z.t().std(0)))({_Z})", [In((4, 9), _dt), In((4, 9), _dt)], ["var.default", "var.dim", "var.correction", "std.default", "std.dim", "std.correction", "var_mean.dim", "var_mean.default", "std_mean.correction"])
+    add(f"cplx_logsumexp_{_dt}", f"lambda a, b: (lambda z: (torch.logsumexp(z, 0), torch.logsumexp(z, 1, keepdim=True), torch.logsumexp(z, (0, 1)), torch.logsumexp(z[:0], 0), torch.logsumexp(z.t(), 1)))({_Z})", [In((4, 9), _dt), In((4, 9), _dt)], ["logsumexp.default"])
+add("cplx_logsumexp_inf", "lambda: torch.logsumexp(torch.tensor([[complex('inf'), 1 + 1j], [complex(-math.inf, 0), 2j]]), 1)", [], ["logsumexp.default"])
+add("cplx_any_all_count", "lambda a, b: (lambda z: (z.any(), z.all(), z.any(0), z.all(1), z.count_nonzero(), z.count_nonzero(0), torch.count_nonzero(z, (0, 1)), torch.any(z, 1, keepdim=True)))(torch.complex(a * (a > 0), b * (b > 0.5)))", [In((4, 9)), In((4, 9))], ["any.default", "all.default", "any.dim", "all.dim", "count_nonzero.default", "count_nonzero.dim_IntList"])
+add("cplx_conj_transpose", "lambda a, b: (lambda z: (z.mH, z.mH.is_conj(), z.adjoint(), z.H, z.mH.mH.is_conj(), z.conj().mH.is_conj(), z.conj().mH, z.mH @ z, torch.adjoint(z[0:1]), a.mH, a.mH.is_conj()))(torch.complex(a, b))", [In((3, 4)), In((3, 4))], ["mH.default", "adjoint.default", "matrix_H.default"])

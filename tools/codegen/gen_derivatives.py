@@ -278,7 +278,7 @@ HELPERS = {
     "div_tensor_self_backward": ("ag_div_tensor_self_backward", ["T", "X", "DT", "V?"], "T"),
     "div_tensor_other_backward": ("ag_div_tensor_other_backward", ["T", "T", "T", "V?"], "T"),
     "sgn_backward": ("ag_sgn_backward", ["T", "T", "T"], "T"),
-    "pow_backward_exponent": ("ag_pow_backward_exponent", ["T", "S", "T", "T"], "T"),
+    "pow_backward_exponent": ("ag_pow_backward_exponent", ["T", "V", "T", "T"], "T"),
     "clamp_backward": ("ag_clamp_backward", ["T", "T", "V", "V"], "T"),
     "clamp_backward_min_max": ("ag_clamp_backward_min_max", ["T", "T", "V", "V", "M"], "TT2"),
     "linalg_lu_solve_LU": ("ag_linalg_lu_solve_LU", ["T", "T", "T", "T", "B", "B"], "T"),
@@ -712,8 +712,10 @@ class Tx:
             if v.kind == "T":
                 return self.geom_method(f"ag_geom_of(c, {v.expr})", name, args)
         v = self.ex(obj)
+        if name in ("conj", "conj_physical") and not args and v.kind == "T":
+            return Val("T", f"ag_conj(c, {v.expr})")  # the identity for real dtypes
         if name in ("conj", "resolve_conj", "conj_physical") and not args:
-            return v  # real dtypes only: conj is the identity
+            return v  # resolve_conj: no lazy conjugate bit here, the values are the tensor's
         if v.kind == "V" and v.ty in ("Scalar", "Scalar?") and name == "toDouble":
             return Val("D", f"ag_scalar(&{v.expr})")
         if v.kind == "V" and v.ty == "Tensor?" and name == "defined":

@@ -385,13 +385,13 @@ def _get_tensor_metadata(tensor):
 
 @real(reason="restores the bits _get_tensor_metadata recorded (torch.load)")
 def _set_tensor_metadata(tensor, metadata):
+    import torch
     for key in metadata:
-        if key in ("conj", "neg"):
-            if metadata[key]:
-                raise NotImplementedError(
-                    f"torch._C._set_tensor_metadata: the {key} bit is not implemented by torchnative")
-        else:
+        if key not in ("conj", "neg"):
             raise RuntimeError(f"Unexpected key `{key}` passed to setTensorMetadata.")
+    conj = bool(metadata.get("conj", tensor.is_conj()))
+    neg = bool(metadata.get("neg", tensor.is_neg()))
+    torch._C._tn_set_mathbits(tensor, conj, neg)
 
 
 @real(reason="every torchnative tensor is dense and strided, so it has a storage")
