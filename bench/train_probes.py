@@ -42,21 +42,28 @@ sys.path.insert(0, os.path.join(sys.argv[1], "tests"))
 import torch
 torch.set_num_threads(1)
 sec = sys.argv[2]
+
+
+def lora_model():
+    """tests/lora_run.py's LoRA (SmolLM2-135M, r 8 on q/v, AdamW) at two threads, and its
+    batch of 4 x 128 tokens."""
+    import lora_run as L
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    torch.set_num_threads(2)
+    d, f = L.bundled_model()
+    tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+    m = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
+    m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], lora_dropout=0.0,
+                                     bias="none", task_type="CAUSAL_LM"))
+    m.train()
+    ids = tok(L.PASSAGE, return_tensors="pt").input_ids[0]
+    opt = torch.optim.AdamW([p for p in m.parameters() if p.requires_grad], lr=1e-3)
+    return m, opt, torch.stack([ids[b * 7:][:128] for b in range(4)])
+
 if sec in ("cpu1", "tent1", "lorastep"):
     if sec == "lorastep":
-        import lora_run as L
-        from peft import LoraConfig, get_peft_model
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-        torch.set_num_threads(2)
-        d, f = L.bundled_model()
-        tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
-        m = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
-        m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], lora_dropout=0.0,
-                                         bias="none", task_type="CAUSAL_LM"))
-        m.train()
-        ids = tok(L.PASSAGE, return_tensors="pt").input_ids[0]
-        opt = torch.optim.AdamW([p for p in m.parameters() if p.requires_grad], lr=1e-3)
-        x = torch.stack([ids[b * 7:][:128] for b in range(4)])
+        m, opt, x = lora_model()
         def step():
             m(input_ids=x, labels=x).loss.backward()
             opt.step()
@@ -99,19 +106,7 @@ if sec in ("cpu1", "tent1", "lorastep"):
     if sec == "lorastep":  # two threads: the wall time is the figure
         out["step_wall_ms"] = (time.perf_counter() - w0) / n * 1e3
 elif sec == "loraphases":
-    import lora_run as L
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    torch.set_num_threads(2)
-    d, f = L.bundled_model()
-    tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
-    m = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
-    m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], lora_dropout=0.0,
-                                     bias="none", task_type="CAUSAL_LM"))
-    m.train()
-    ids = tok(L.PASSAGE, return_tensors="pt").input_ids[0]
-    opt = torch.optim.AdamW([p for p in m.parameters() if p.requires_grad], lr=1e-3)
-    x = torch.stack([ids[b * 7:][:128] for b in range(4)])
+    m, opt, x = lora_model()
     prof = hasattr(torch._C, "_tn_profile")
     phases, o = [], None
     for i in range(8):  # as lora_run.py: the previous output stays alive during the next forward

@@ -13,40 +13,9 @@
 #if defined(__aarch64__)
 #pragma GCC target("arch=armv8.2-a+dotprod+i8mm")
 #include <arm_neon.h>
-#include <string.h>
 
 #include "kernels/quant.h"
-
-#define INL static inline __attribute__((always_inline))
-#define PRAGMA(x) _Pragma(#x)
-
-INL float h2f(const uint8_t *p) {
-    __fp16 h;
-    memcpy(&h, p, 2);
-    return (float)h;
-}
-
-/* A weight block as two int8x16 halves (elements 0..15, 16..31), its scale and minimum. */
-INL void load_q4_0(const uint8_t *blk, int8x16_t *lo, int8x16_t *hi, float *d, float *mn) {
-    uint8x16_t t = vld1q_u8(blk + 2);
-    *lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(t, vdupq_n_u8(15))), vdupq_n_s8(8));
-    *hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(t, 4)), vdupq_n_s8(8));
-    *d = h2f(blk);
-    *mn = 0;
-}
-INL void load_q4_1(const uint8_t *blk, int8x16_t *lo, int8x16_t *hi, float *d, float *mn) {
-    uint8x16_t t = vld1q_u8(blk + 4);
-    *lo = vreinterpretq_s8_u8(vandq_u8(t, vdupq_n_u8(15)));
-    *hi = vreinterpretq_s8_u8(vshrq_n_u8(t, 4));
-    *d = h2f(blk);
-    *mn = h2f(blk + 2);
-}
-INL void load_q8_0(const uint8_t *blk, int8x16_t *lo, int8x16_t *hi, float *d, float *mn) {
-    *lo = vld1q_s8((const int8_t *)blk + 2);
-    *hi = vld1q_s8((const int8_t *)blk + 18);
-    *d = h2f(blk);
-    *mn = 0;
-}
+#include "kernels/quant_neon_blocks.h"
 
 /* Two rows' 32 elements (a0|a1 and b0|b1 as halves) as the four SMMLA operands: group g
  * holds elements 8g..8g+7 of row a, then the same of row b. */

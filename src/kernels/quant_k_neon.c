@@ -7,18 +7,9 @@
 #if defined(__aarch64__)
 #pragma GCC target("arch=armv8.2-a+dotprod")
 #include <arm_neon.h>
-#include <string.h>
 
 #include "kernels/quant.h"
-
-#define INL static inline __attribute__((always_inline))
-#define PRAGMA(x) _Pragma(#x)
-
-INL float h2f(const uint8_t *p) {
-    __fp16 h;
-    memcpy(&h, p, 2);
-    return (float)h;
-}
+#include "kernels/quant_neon_blocks.h"
 
 #define K_TILE_BEGIN(BB)                                                                              \
     float32x4_t acc[4][4];                                                                            \
