@@ -1660,6 +1660,9 @@ add("median_bool_err", "lambda a: torch.median(a)", [In((5,), "bool", "bool")], 
 add("kthvalue_k_err", "lambda a: torch.kthvalue(a, 6)", [In((5,))], ["kthvalue.default"])
 add("kthvalue_empty_err", "lambda a: torch.kthvalue(a[:, :0], 1, 1)", [In((5, 3))], ["kthvalue.default"])
 add("mode_empty_err", "lambda a: torch.mode(a[:, :0], 1)", [In((5, 3))], ["mode.default"])
+# an empty dim other than the reduced one gives empty results (the fuzzer's #119, session 20)
+add("mode_empty_other_dims", "lambda a: (torch.mode(a[:0], 1), torch.mode(a[:, :0], 0, True), torch.mode(a[:0], 1, out=(a[:0, 0].clone(), torch.empty(0, dtype=torch.long))))",
+    [In((5, 3))], ["mode.default", "mode.values"])
 add("median_dim_empty_err", "lambda a: torch.median(a[:, :0], 1)", [In((5, 3))], ["median.dim"])
 add("quantile_q_err", "lambda a: torch.quantile(a, 1.5)", [In((5,))], ["quantile.scalar"])
 add("quantile_dtype_err", "lambda a: torch.quantile(a, 0.5)", [In((5,), "int64", "int")], ["quantile.scalar"])
