@@ -2330,6 +2330,8 @@ add("hash_tensor", "lambda x: [torch.hash_tensor(t, *d, keepdim=k) for t in (x, 
     [In((4, 5, 3))], ["hash_tensor.default"])
 for nm, expr in (("mode", "x, mode=1"), ("empty", "x[:0]"), ("dim", "x, 3"), ("empty_dim", "x[:0], 0")):
     add(f"hash_tensor_err_{nm}", f"lambda x: torch.hash_tensor({expr})", [In((4, 5, 3))], ["hash_tensor.default"])
+add("hash_tensor_out_dtype_err", "lambda x: torch.hash_tensor(x, out=torch.empty(0, dtype=torch.int64))", [In((4, 5, 3))],
+    ["hash_tensor.out"])  # out must be uint64 (the fuzzer's #1199, session 20)
 # ---- torch.gradient's overloads (composite_gradient.c) ----
 GC = "(torch.tensor([0., 1.5, 2., 4., 4.5], dtype=x.dtype), torch.arange(6.0, dtype=x.dtype) ** 1.3)"
 add("gradient", f"lambda x: [torch.gradient(x), torch.gradient(x, spacing=2.0), torch.gradient(x, dim=1), torch.gradient(x, spacing=0.5, dim=(0, 2), edge_order=2), torch.gradient(x, dim=[0, 1]), "
