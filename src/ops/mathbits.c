@@ -99,22 +99,17 @@ tn_status tn_mathbits_view(tn_tensor *t, uint32_t toggle, tn_tensor **out) {
 tn_status tn_mathbits_resolve(tn_tensor *t, uint32_t which, tn_tensor **out) {
     const uint32_t bits = tn_mathbits(t), apply = bits & which;
     if (!apply) { tn_tensor_retain(t); *out = t; return TN_OK; }
-    tn_tensor *phys = NULL, *r = NULL, *x = NULL;
-    TN_TRY(tn_mathbits_view(t, bits, &phys)); /* the storage as it is, no bits */
-    tn_value a[2] = {tn_value_tensor(phys), {.tag = TN_V_NONE}};
-    tn_status st = tn_dispatch_one(TN_OP_clone, a, &r);
-    tn_tensor_release(phys);
-    TN_TRY(st);
-    if (apply & TN_TENSOR_CONJ) {
-        a[0] = tn_value_tensor(r);
-        st = tn_dispatch_one(TN_OP_conj_physical, a, &x);
-        tn_tensor_release(r);
-        TN_TRY(st);
-        r = x;
-    }
-    if (apply & TN_TENSOR_NEG) {
-        a[0] = tn_value_tensor(r);
-        st = tn_dispatch_one(TN_OP_neg, a, &x);
+    /* each applied bit is one out-of-place operator on the storage as it is (no bits), so
+     * the first already makes the fresh tensor: no clone before it */
+    tn_tensor *r = NULL;
+    TN_TRY(tn_mathbits_view(t, bits, &r));
+    static const struct { uint32_t bit; tn_op_id op; } steps[2] = {{TN_TENSOR_CONJ, TN_OP_conj_physical},
+                                                                  {TN_TENSOR_NEG, TN_OP_neg}};
+    for (int k = 0; k < 2; k++) {
+        if (!(apply & steps[k].bit)) continue;
+        tn_value a[2] = {tn_value_tensor(r), {.tag = TN_V_NONE}};
+        tn_tensor *x = NULL;
+        tn_status st = tn_dispatch_one(steps[k].op, a, &x);
         tn_tensor_release(r);
         TN_TRY(st);
         r = x;
