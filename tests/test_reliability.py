@@ -709,13 +709,16 @@ def test_idempotent_reductions_read_a_repeated_dim_once():
     assert k4 == k5 == "ok" and rows == [r * 2**40 for r in rows1] and total == total1 * 2**40, out
 
 
-def test_prod_into_a_complex_dtype_refuses_by_name():
+def test_prod_into_a_complex_dtype():
     """prod(dtype=complex128) ran the real accumulator over complex storage and returned
-    garbage (found by the operator fuzzer); complex products are not built, so it refuses
-    by name (NotImplementedError), as every unimplemented path does."""
-    for f in (lambda: torch.ones(2, 3).prod(1, dtype=torch.complex128), lambda: torch.ones(3).prod(dtype=torch.complex64)):
-        with pytest.raises(NotImplementedError, match="torchnative"):
-            f()
+    garbage (found by the operator fuzzer); it refused by name until session 20, when
+    complex products were built: now the values are upstream's (6 and 120 exactly, the
+    same products upstream computes for these inputs)."""
+    x = torch.arange(1.0, 7.0).reshape(2, 3)
+    r = x.prod(1, dtype=torch.complex128)
+    assert r.dtype == torch.complex128 and r.tolist() == [6 + 0j, 120 + 0j]
+    s = torch.tensor([1.0, 2.0, 3.0]).prod(dtype=torch.complex64)
+    assert s.dtype == torch.complex64 and s.item() == 6 + 0j
     assert torch.arange(1.0, 5.0).prod(dtype=torch.float64).item() == 24.0
 
 
