@@ -5,7 +5,8 @@ from_pretrained), greedy generation and prompt logits of both on the same prompt
     python tests/quant_run.py OUT.npz [MODEL.gguf [NEW_TOKENS]]   (default: the bundled GGUF, 64)
 
 Writes OUT.npz: prompt token ids, logits of each path on each prompt, greedy tokens of
-each path. Both paths can also run under upstream torch for the float32 side, but the
+each path, and the prompt logits of the kept-quantised path without the load's repack
+(`from_gguf(repack_layout=False)`: the file's own block layout). Both paths can also run under upstream torch for the float32 side, but the
 kept-quantised path needs torchnative's operators.
 """
 import json
@@ -39,9 +40,13 @@ def main():
                                    return_tensors="pt", return_dict=True)["input_ids"] for p in PROMPTS]
     models = {"quant": from_gguf(os.path.join(d, f)),
               "float": AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()}
+    # the file's own layout, not repacked (prompt logits only): the kernels of the mapped blocks
+    mapped = from_gguf(os.path.join(d, f), repack_layout=False)
     res = {}
     for i, x in enumerate(ids):
         res[f"ids{i}"] = x[0].numpy()
+        with torch.inference_mode():
+            res[f"mapped_logits{i}"] = mapped(x).logits[0].numpy()
         for name, m in models.items():
             with torch.inference_mode():
                 res[f"{name}_logits{i}"] = m(x).logits[0].numpy()

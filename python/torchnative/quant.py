@@ -28,6 +28,9 @@ from torchnative.gguf_file import GGUFFile
 
 # ggml types the kernels read in place (kernels/quant.h)
 KEPT_TYPES = {2: "Q4_0", 3: "Q4_1", 8: "Q8_0", 12: "Q4_K", 14: "Q6_K"}
+# the same blocks repacked 8 rows at a time (kernels/quant.h "the x8 layouts"): 256 | type
+X8 = 256
+LAYOUTS = {**KEPT_TYPES, **{X8 | t: KEPT_TYPES[t] + "x8" for t in (2, 3, 8)}}
 # architectures whose weight names and row permutation this loader knows
 SUPPORTED_ARCHITECTURES = ("llama",)
 
@@ -57,6 +60,23 @@ def dequantize(blocks, qtype):
     return _call("_tn_quant_dequantize", blocks, qtype)
 
 
+def fast_layout(qtype):
+    """The layout (a qtype) this host's products run fastest from: 256 | qtype where the
+    8-row interleaved kernels are the faster ones (AVX2 hosts, Q4_0 / Q4_1 / Q8_0), else
+    qtype."""
+    return _call("_tn_quant_fast_layout", qtype)
+
+
+def repack(blocks, qtype):
+    """(blocks, qtype) in this host's fastest layout: a one-time copy into the 8-row
+    interleaved layout where fast_layout says so and the rows come in groups of 8, else the
+    same blocks (still the file's mapping)."""
+    fq = fast_layout(qtype)
+    if fq == qtype or blocks.dim() != 2 or blocks.shape[0] % 8:
+        return blocks, qtype
+    return _call("_tn_quant_repack", blocks, qtype), fq
+
+
 class QuantLinear(nn.Module):
     """nn.Linear's contract (in_features, out_features, optional bias) over GGUF blocks.
     The blocks are a non-persistent buffer: the model's parameters stay the float ones."""
@@ -73,7 +93,7 @@ class QuantLinear(nn.Module):
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"qtype={KEPT_TYPES[self.qtype]}, bias={self.bias is not None}")
+                f"qtype={LAYOUTS[self.qtype]}, bias={self.bias is not None}")
 
 
 class QuantEmbedding(nn.Module):
@@ -151,11 +171,14 @@ def _set_module(model, name, module):
     setattr(model.get_submodule(parent) if parent else model, child, module)
 
 
-def from_gguf(path, *, return_timings=False):
+def from_gguf(path, *, repack_layout=True, return_timings=False):
     """Builds the transformers causal LM of a GGUF file with its linear weights kept in the
     file's blocks. ValueError (one line, naming the file or tensor) for a truncated or
     corrupted file, an unsupported architecture or a linear weight in a type the kernels do
-    not read (Q5_0, Q2_K, Q5_K, ...: use the float path, --dtype float32)."""
+    not read (Q5_0, Q2_K, Q5_K, ...: use the float path, --dtype float32).
+    repack_layout: the linear layers' Q4_0 / Q4_1 / Q8_0 blocks are copied once into the
+    layout this host's kernels read fastest (`repack`; the embedding keeps the file's
+    mapping); False keeps every weight in the file's mapping."""
     import time
 
     from transformers import AutoModelForCausalLM
@@ -201,7 +224,10 @@ def from_gguf(path, *, return_timings=False):
                 if bname not in g.tensors:
                     raise ValueError(f"{g.path}: no tensor for {name}.bias")
                 bias = nn.Parameter(g.tensor_f32(bname), requires_grad=False)
-            _set_module(model, name, QuantLinear(blocks, info.type, module.in_features, module.out_features, bias))
+            qtype = info.type
+            if repack_layout:
+                blocks, qtype = repack(blocks, qtype)
+            _set_module(model, name, QuantLinear(blocks, qtype, module.in_features, module.out_features, bias))
         elif module is embed:
             gname = hf_to_gguf.get(name + ".weight")
             if gname not in g.tensors:
@@ -240,5 +266,5 @@ def from_gguf(path, *, return_timings=False):
     return model
 
 
-__all__ = ["from_gguf", "QuantLinear", "QuantEmbedding", "quant_linear", "dequantize", "config_from_gguf",
-           "KEPT_TYPES"]
+__all__ = ["from_gguf", "QuantLinear", "QuantEmbedding", "quant_linear", "dequantize", "fast_layout", "repack",
+           "config_from_gguf", "KEPT_TYPES", "LAYOUTS"]

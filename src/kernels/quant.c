@@ -19,6 +19,11 @@ typedef struct { tn_qdot_kernel fn; const char *name; tn_qkdot_kernel kfn; } ker
 static kernel pick(int qtype) {
 #if defined(__x86_64__)
     tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX2) {
+        if (qtype == TN_QTYPE_Q4_0_X8) return K(q4_0x8_qdot__avx2);
+        if (qtype == TN_QTYPE_Q4_1_X8) return K(q4_1x8_qdot__avx2);
+        if (qtype == TN_QTYPE_Q8_0_X8) return K(q8_0x8_qdot__avx2);
+    }
     if (isa >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni) {
         if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__avx512vnni);
         if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__avx512vnni);
@@ -46,12 +51,26 @@ static kernel pick(int qtype) {
         if (qtype == TN_QTYPE_Q6_K) return KK(q6_k_qdot__neon);
     }
 #endif
+    if (qtype == TN_QTYPE_Q4_0_X8) return K(q4_0x8_qdot__ref);
+    if (qtype == TN_QTYPE_Q4_1_X8) return K(q4_1x8_qdot__ref);
+    if (qtype == TN_QTYPE_Q8_0_X8) return K(q8_0x8_qdot__ref);
     if (qtype == TN_QTYPE_Q4_0) return K(q4_0_qdot__ref);
     if (qtype == TN_QTYPE_Q4_1) return K(q4_1_qdot__ref);
     if (qtype == TN_QTYPE_Q8_0) return K(q8_0_qdot__ref);
     if (qtype == TN_QTYPE_Q4_K) return KK(q4_k_qdot__ref);
     if (qtype == TN_QTYPE_Q6_K) return KK(q6_k_qdot__ref);
     return (kernel){NULL, NULL, NULL};
+}
+
+int tn_quant_fast_layout(int qtype) {
+#if defined(__x86_64__)
+    /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"); the VNNI tier keeps its kernels */
+    bool vnni = tn_cpu_isa() >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni;
+    if (tn_cpu_isa() >= TN_ISA_AVX2 && !vnni &&
+        (qtype == TN_QTYPE_Q4_0 || qtype == TN_QTYPE_Q4_1 || qtype == TN_QTYPE_Q8_0))
+        return TN_QTYPE_X8 | qtype;
+#endif
+    return qtype;
 }
 
 tn_qdot_kernel tn_qdot_pick(int qtype) { return pick(qtype).fn; }

@@ -107,6 +107,46 @@ TN_QDOT_DECLARE(q8_0_qdot__i8mm);
 tn_qdot_kernel tn_qdot_pick(int qtype);
 const char *tn_qdot_variant(int qtype);
 
+/* ---- the 8-row interleaved layouts: a one-time repack at load ------------------------
+ * TN_QTYPE_X8 | t (t = Q4_0, Q4_1 or Q8_0) holds the bytes of t's block rows permuted
+ * within each group of 8 consecutive rows (n a multiple of 8), so an (n, row bytes) uint8
+ * tensor keeps its shape and size; a row of it is no longer one matrix row (gather rows
+ * from t's own layout). Group g (rows 8g..8g+7) starts at byte 8g*ldw; its block b is a
+ * tile of 8 * (t's block bytes) at byte b * 8 * (block bytes) of the group:
+ *   the 8 rows' binary16 scales d (16 bytes), for Q4_1 then their minimums m (16 bytes),
+ *   then the quants in 4-byte pieces, piece c of row r at byte 32c + 4r of the quants:
+ *     Q4_0 / Q4_1: c = 0..3, the row's nibble bytes 4c..4c+3 (low nibbles: elements
+ *                  4c..4c+3, high: 16+4c..16+4c+3);
+ *     Q8_0:        c = 0..7, the row's quants 4c..4c+3.
+ * A 32-byte load is piece c of all eight rows, one row per 32-bit lane, so a product with
+ * the activation's 4 matching bytes broadcast to every lane sums each row in its own lane,
+ * and the 8 scales are one vector: no horizontal sum and no per-row scalar work is left
+ * (about half the instructions per weight of t's own kernels, docs/INFERENCE.md). The x8
+ * kernels compute each row's terms as t's reference kernel writes them, in its order and
+ * with its roundings (no fused multiply-add), so they equal it bit for bit
+ * (tests/c/test_quant.c compares with memcmp). Only Q4_0 / Q4_1 / Q8_0 have the layout. */
+#define TN_QTYPE_X8 256
+enum { TN_QTYPE_Q4_0_X8 = TN_QTYPE_X8 | TN_QTYPE_Q4_0, TN_QTYPE_Q4_1_X8 = TN_QTYPE_X8 | TN_QTYPE_Q4_1,
+       TN_QTYPE_Q8_0_X8 = TN_QTYPE_X8 | TN_QTYPE_Q8_0 };
+
+/* Rewrites n rows (n % 8 == 0) of `qtype` (Q4_0 / Q4_1 / Q8_0) blocks, nb blocks a row at
+ * row stride ldw bytes, into the x8 layout at out (row stride nb * block bytes). */
+void tn_quant_repack_x8(int qtype, const uint8_t *w, int64_t ldw, int64_t n, int64_t nb, uint8_t *out);
+/* Copies row r's block b (t's own layout, block-bytes long) out of x8 group data g (the
+ * group's first byte; ldw the row stride). */
+void tn_quant_x8_block(int qtype, const uint8_t *g, int64_t ldw, int r, int64_t b, uint8_t *blk);
+/* The layout the products of `qtype` run fastest from on this host: TN_QTYPE_X8 | qtype
+ * where this host has an x8 kernel measured faster than qtype's own (AVX2; the AVX-512
+ * VNNI and aarch64 tiers keep their kernels: not measured), else qtype itself. */
+int tn_quant_fast_layout(int qtype);
+
+TN_QDOT_DECLARE(q4_0x8_qdot__ref);
+TN_QDOT_DECLARE(q4_1x8_qdot__ref);
+TN_QDOT_DECLARE(q8_0x8_qdot__ref);
+TN_QDOT_DECLARE(q4_0x8_qdot__avx2);
+TN_QDOT_DECLARE(q4_1x8_qdot__avx2);
+TN_QDOT_DECLARE(q8_0x8_qdot__avx2);
+
 /* ---- the driver (quant.c) ----------------------------------------------------------- */
 typedef struct tn_qmatmul_desc {
     int qtype;

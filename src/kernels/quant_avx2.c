@@ -36,6 +36,103 @@ DEFINE_I4_W8_KERNELS(2, 2, 4, 2)
 DEFINE_K_KERNEL(q4_k, 8, 1, 4)
 DEFINE_K_KERNEL(q6_k, 8, 1, 4)
 
+/* ---- the x8 layouts (quant.h): 8 weight rows per 32-bit lane group ------------------
+ * A tile is M activation rows (1..4) x one group of 8 weight rows. Per block: the 8 rows'
+ * scales are one vector (vcvtph2ps), each 32-byte load of quants is one 4-byte piece of
+ * all 8 rows, and the activation's matching 4 bytes are broadcast to every lane, so
+ * lane r sums row r. Q4_0 / Q4_1: nibbles (0..15) times int8 activations through
+ * vpmaddubsw; the 8 pieces of a block add up in int16 (|sum| <= 8 * 2 * 15 * 127 < 2^15),
+ * then vpmaddwd to int32; Q4_0's -8 is -8 * Σ q_x, the activation block's quant sum.
+ * Q8_0: the sign trick as above (|w| <= 128, |x| <= 127), each piece to int32 at once.
+ * The float terms are the reference's, (d_w * d_x) * isum (+ m_w * s_x), added to the
+ * row's sum block by block with separate multiplies and adds: bit for bit the reference
+ * (this file is ISO C11, so GCC does not contract them). */
+INL TGT __m256i x8_piece(const tn_q8x_block *xb, int c) {
+    int32_t v;
+    memcpy(&v, xb->q + 4 * c, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/* Σ q_x of an activation block, in every lane. */
+INL TGT __m256i x8_qsum(const tn_q8x_block *xb) {
+    __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), _mm256_loadu_si256((const __m256i *)xb->q)),
+                                  _mm256_set1_epi16(1));
+    s = _mm256_add_epi32(s, _mm256_shuffle_epi32(s, 0x4e));
+    s = _mm256_add_epi32(s, _mm256_shuffle_epi32(s, 0xb1));
+    return _mm256_add_epi32(s, _mm256_permute2x128_si256(s, s, 1));
+}
+
+/* BASE: TN_QTYPE_Q4_0 / Q4_1 / Q8_0; BB its block bytes. */
+INL TGT void x8_tile(int base, int bb, int64_t nb, const int M, const uint8_t *g, const tn_q8x_block *x, int64_t ldx,
+                     float *y, int64_t ldy) {
+    const int hb = base == TN_QTYPE_Q4_1 ? 4 : 2;
+    const __m256i m4 = _mm256_set1_epi8(15), one16 = _mm256_set1_epi16(1);
+    __m256 acc[4];
+    PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) acc[i] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *t = g + b * 8 * bb, *q = t + 8 * hb;
+        __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t)), mw = _mm256_setzero_ps();
+        if (base == TN_QTYPE_Q4_1) mw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(t + 16)));
+        if (base == TN_QTYPE_Q8_0) {
+            __m256i u[8], sg[8];
+            PRAGMA(GCC unroll 8) for (int c = 0; c < 8; c++) {
+                sg[c] = _mm256_loadu_si256((const __m256i *)(q + 32 * c));
+                u[c] = _mm256_sign_epi8(sg[c], sg[c]);
+            }
+            PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
+                const tn_q8x_block *xb = x + i * ldx + b;
+                __m256i isum = _mm256_setzero_si256();
+                PRAGMA(GCC unroll 8) for (int c = 0; c < 8; c++)
+                    isum = _mm256_add_epi32(isum, DOT(u[c], _mm256_sign_epi8(x8_piece(xb, c), sg[c])));
+                __m256 tm = _mm256_mul_ps(_mm256_mul_ps(dw, _mm256_set1_ps(xb->d)), _mm256_cvtepi32_ps(isum));
+                acc[i] = _mm256_add_ps(acc[i], tm);
+            }
+            continue;
+        }
+        __m256i lo[4], hi[4];
+        PRAGMA(GCC unroll 4) for (int c = 0; c < 4; c++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(q + 32 * c));
+            lo[c] = _mm256_and_si256(v, m4);
+            hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+        }
+        PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
+            const tn_q8x_block *xb = x + i * ldx + b;
+            __m256i s16 = _mm256_maddubs_epi16(lo[0], x8_piece(xb, 0));
+            s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(hi[0], x8_piece(xb, 4)));
+            PRAGMA(GCC unroll 3) for (int c = 1; c < 4; c++) {
+                s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(lo[c], x8_piece(xb, c)));
+                s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(hi[c], x8_piece(xb, 4 + c)));
+            }
+            __m256i isum = _mm256_madd_epi16(s16, one16);
+            if (base == TN_QTYPE_Q4_0) isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(x8_qsum(xb), 3));
+            __m256 tm = _mm256_mul_ps(_mm256_mul_ps(dw, _mm256_set1_ps(xb->d)), _mm256_cvtepi32_ps(isum));
+            if (base == TN_QTYPE_Q4_1) tm = _mm256_add_ps(tm, _mm256_mul_ps(mw, _mm256_set1_ps(xb->s)));
+            acc[i] = _mm256_add_ps(acc[i], tm);
+        }
+    }
+    PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) _mm256_storeu_ps(y + i * ldy, acc[i]);
+}
+
+/* Groups of 8 rows (nrows % 8 == 0: the ops layer checks n), activation rows 4 at a time
+ * over each group, the group's tiles staying in L1 meanwhile. */
+#define DEFINE_X8_KERNEL(FMT, BASE, BB)                                                               \
+    TGT TN_QDOT_DECLARE(FMT##x8_qdot__avx2) {                                                          \
+        for (int64_t r = 0; r + 8 <= nrows; r += 8) {                                                 \
+            const uint8_t *g = w + r * ldw;                                                           \
+            int64_t i = 0;                                                                            \
+            for (; i + 4 <= m; i += 4) x8_tile(BASE, BB, nb, 4, g, x + i * ldx, ldx, y + i * ldy + r, ldy); \
+            switch (m - i) {                                                                          \
+            case 3: x8_tile(BASE, BB, nb, 3, g, x + i * ldx, ldx, y + i * ldy + r, ldy); break;       \
+            case 2: x8_tile(BASE, BB, nb, 2, g, x + i * ldx, ldx, y + i * ldy + r, ldy); break;       \
+            case 1: x8_tile(BASE, BB, nb, 1, g, x + i * ldx, ldx, y + i * ldy + r, ldy); break;       \
+            default: break;                                                                           \
+            }                                                                                         \
+        }                                                                                             \
+    }
+DEFINE_X8_KERNEL(q4_0, TN_QTYPE_Q4_0, 18)
+DEFINE_X8_KERNEL(q4_1, TN_QTYPE_Q4_1, 20)
+DEFINE_X8_KERNEL(q8_0, TN_QTYPE_Q8_0, 34)
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int tn_quant_avx2_unused;

@@ -4,12 +4,15 @@
 #include "kernels/quant.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/dtype.h"
 #include "kernels/cpu_features.h"
 
 int tn_qtype_block_bytes(int qtype) {
+    if (qtype == TN_QTYPE_Q4_0_X8 || qtype == TN_QTYPE_Q4_1_X8 || qtype == TN_QTYPE_Q8_0_X8)
+        qtype &= ~TN_QTYPE_X8; /* the same bytes per row, permuted within groups of 8 rows */
     switch (qtype) {
     case TN_QTYPE_Q4_0: return 2 + TN_QK / 2;
     case TN_QTYPE_Q4_1: return 4 + TN_QK / 2;
@@ -32,6 +35,9 @@ const char *tn_qtype_name(int qtype) {
     case TN_QTYPE_Q8_0: return "q8_0";
     case TN_QTYPE_Q4_K: return "q4_k";
     case TN_QTYPE_Q6_K: return "q6_k";
+    case TN_QTYPE_Q4_0_X8: return "q4_0x8";
+    case TN_QTYPE_Q4_1_X8: return "q4_1x8";
+    case TN_QTYPE_Q8_0_X8: return "q8_0x8";
     default: return NULL;
     }
 }
@@ -62,40 +68,77 @@ void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
     }
 }
 
+/* One block of Q4_0 / Q4_1 / Q8_0 (`bb` bytes at blk) to 32 floats. */
+static void dequantize_block(int qtype, const uint8_t *blk, float *ob) {
+    float d = half_at(blk);
+    switch (qtype) {
+    case TN_QTYPE_Q4_0:
+        for (int j = 0; j < 16; j++) {
+            ob[j] = d * (float)((blk[2 + j] & 15) - 8);
+            ob[j + 16] = d * (float)((blk[2 + j] >> 4) - 8);
+        }
+        break;
+    case TN_QTYPE_Q4_1: {
+        float mn = half_at(blk + 2);
+        for (int j = 0; j < 16; j++) {
+            ob[j] = d * (float)(blk[4 + j] & 15) + mn;
+            ob[j + 16] = d * (float)(blk[4 + j] >> 4) + mn;
+        }
+        break;
+    }
+    default:
+        for (int j = 0; j < TN_QK; j++) ob[j] = d * (float)(int8_t)blk[2 + j];
+        break;
+    }
+}
+
 void tn_quant_dequantize(int qtype, const uint8_t *w, int64_t ldw, int64_t nrows, int64_t k, float *out, int64_t ldo) {
     int bb = tn_qtype_block_bytes(qtype);
     if (tn_qtype_block_elems(qtype) == TN_QKK) {
         for (int64_t r = 0; r < nrows; r++) tn_quant_k_dequantize_row(qtype, w + r * ldw, k, out + r * ldo);
         return;
     }
+    bool x8 = qtype & TN_QTYPE_X8;
+    int base = qtype & ~TN_QTYPE_X8;
+    uint8_t tmp[TN_QK + 4];
     for (int64_t r = 0; r < nrows; r++) {
-        const uint8_t *row = w + r * ldw;
-        float *o = out + r * ldo;
         for (int64_t b = 0; b < k / TN_QK; b++) {
-            const uint8_t *blk = row + b * bb;
-            float *ob = o + b * TN_QK;
-            float d = half_at(blk);
-            switch (qtype) {
-            case TN_QTYPE_Q4_0:
-                for (int j = 0; j < 16; j++) {
-                    ob[j] = d * (float)((blk[2 + j] & 15) - 8);
-                    ob[j + 16] = d * (float)((blk[2 + j] >> 4) - 8);
-                }
-                break;
-            case TN_QTYPE_Q4_1: {
-                float mn = half_at(blk + 2);
-                for (int j = 0; j < 16; j++) {
-                    ob[j] = d * (float)(blk[4 + j] & 15) + mn;
-                    ob[j + 16] = d * (float)(blk[4 + j] >> 4) + mn;
-                }
-                break;
+            const uint8_t *blk = w + r * ldw + b * bb;
+            if (x8) {
+                tn_quant_x8_block(base, w + (r & ~(int64_t)7) * ldw, ldw, (int)(r & 7), b, tmp);
+                blk = tmp;
             }
-            default:
-                for (int j = 0; j < TN_QK; j++) ob[j] = d * (float)(int8_t)blk[2 + j];
-                break;
-            }
+            dequantize_block(base, blk, out + r * ldo + b * TN_QK);
         }
     }
+}
+
+/* ---- the x8 layouts (quant.h) ----------------------------------------------------------- */
+/* Bytes of a block's header (scales) and quants for Q4_0 / Q4_1 / Q8_0. */
+static int hdr_bytes(int qtype) { return qtype == TN_QTYPE_Q4_1 ? 4 : 2; }
+
+void tn_quant_repack_x8(int qtype, const uint8_t *w, int64_t ldw, int64_t n, int64_t nb, uint8_t *out) {
+    int bb = tn_qtype_block_bytes(qtype), hb = hdr_bytes(qtype), nq = bb - hb;
+    int64_t rb = nb * bb;
+    for (int64_t g = 0; g < n / 8; g++)
+        for (int64_t b = 0; b < nb; b++) {
+            uint8_t *t = out + 8 * g * rb + b * 8 * bb;
+            for (int r = 0; r < 8; r++) {
+                const uint8_t *blk = w + (8 * g + r) * ldw + b * bb;
+                memcpy(t + 2 * r, blk, 2);
+                if (hb == 4) memcpy(t + 16 + 2 * r, blk + 2, 2);
+                for (int c = 0; c < nq / 4; c++) memcpy(t + 8 * hb + 32 * c + 4 * r, blk + hb + 4 * c, 4);
+            }
+        }
+}
+
+void tn_quant_x8_block(int qtype, const uint8_t *g, int64_t ldw, int r, int64_t b, uint8_t *blk) {
+    int bb = tn_qtype_block_bytes(qtype), hb = hdr_bytes(qtype), nq = bb - hb;
+    (void)ldw;
+    const uint8_t *t = g + b * 8 * bb;
+    memcpy(blk, t + 2 * r, 2);
+    if (hb == 4) memcpy(blk + 2, t + 16 + 2 * r, 2);
+    for (int c = 0; c < nq / 4; c++) memcpy(blk + hb + 4 * c, t + 8 * hb + 32 * c + 4 * r, 4);
 }
 
 /* One (weight block, activation block) term, as quant.h writes it. */
@@ -120,6 +163,25 @@ static float term_q8_0(const uint8_t *blk, const tn_q8x_block *x) {
 REF_KERNEL(q4_0_qdot__ref, term_q4_0, 18)
 REF_KERNEL(q4_1_qdot__ref, term_q4_1, 20)
 REF_KERNEL(q8_0_qdot__ref, term_q8_0, 34)
+
+/* The x8 references: each row's blocks copied back out of its group's tiles, then the
+ * terms above in their order: bit for bit the kernels of the base formats. */
+#define X8_REF_KERNEL(NAME, BASE, TERM)                                                        \
+    TN_QDOT_DECLARE(NAME) {                                                                    \
+        uint8_t blk[TN_QK + 4];                                                                \
+        for (int64_t i = 0; i < m; i++)                                                        \
+            for (int64_t r = 0; r < nrows; r++) {                                              \
+                float acc = 0;                                                                 \
+                for (int64_t b = 0; b < nb; b++) {                                             \
+                    tn_quant_x8_block(BASE, w + (r & ~(int64_t)7) * ldw, ldw, (int)(r & 7), b, blk); \
+                    acc += TERM(blk, x + i * ldx + b);                                         \
+                }                                                                              \
+                y[i * ldy + r] = acc;                                                          \
+            }                                                                                  \
+    }
+X8_REF_KERNEL(q4_0x8_qdot__ref, TN_QTYPE_Q4_0, term_q4_0)
+X8_REF_KERNEL(q4_1x8_qdot__ref, TN_QTYPE_Q4_1, term_q4_1)
+X8_REF_KERNEL(q8_0x8_qdot__ref, TN_QTYPE_Q8_0, term_q8_0)
 
 /* ---- 8da4w and int8 weight-only (quant.h) ---------------------------------------------- */
 void tn_quant_i8_row(const float *x, int64_t k, int8_t *q, float *d) {

@@ -7,6 +7,10 @@
  *   aten::_tn_quant_dequantize(Tensor weight, int qtype) -> Tensor
  *       block rows (..., k/QK * block bytes) uint8 -> (..., k) float32 (the embedding's
  *       gathered rows, the backward's weight).
+ *   aten::_tn_quant_repack(Tensor weight, int qtype) -> Tensor
+ *       Q4_0 / Q4_1 / Q8_0 block rows into the 8-row interleaved layout (qtype 256 | qtype),
+ *       the loader's one-time repack; aten::_tn_quant_fast_layout(int qtype) -> int says
+ *       which layout this host's products prefer.
  *   aten::_tn_quant_linear_8da4w(Tensor input, Tensor weight, Tensor scales, int group_size) -> Tensor
  *       input (..., k) float32; weight (n, k/2) uint8 int4 quants in quant.h's chunk layout;
  *       scales (n, k/group_size) float32 or bfloat16; int8 per-token activations: (..., n) float32.
@@ -39,7 +43,8 @@ static int64_t row_bytes(int qtype, int64_t k) { return k / tn_qtype_block_elems
 
 static tn_status check_weight(const char *op, const tn_tensor *w, int64_t qtype, int min_ndim) {
     if (!tn_qtype_name((int)qtype))
-        return tn_error(TN_ERR_VALUE, "%s: unsupported quantisation type %lld (supported: 2 = q4_0, 3 = q4_1, 8 = q8_0, 12 = q4_k, 14 = q6_k)",
+        return tn_error(TN_ERR_VALUE, "%s: unsupported quantisation type %lld (supported: 2 = q4_0, 3 = q4_1, 8 = q8_0, 12 = q4_k, "
+                        "14 = q6_k, and 258, 259, 264: q4_0, q4_1, q8_0 in the 8-row interleaved layout)",
                         op, (long long)qtype);
     if (w->dtype != TN_DTYPE_UINT8)
         return tn_error(TN_ERR_RUNTIME, "%s: expected the weight's blocks as a uint8 tensor, got %s", op,
@@ -51,6 +56,10 @@ static tn_status check_weight(const char *op, const tn_tensor *w, int64_t qtype,
     if (w->sizes[w->ndim - 1] % bb)
         return tn_error(TN_ERR_RUNTIME, "%s: a weight row of %lld bytes is not a whole number of %s blocks (%d bytes)", op,
                         (long long)w->sizes[w->ndim - 1], tn_qtype_name((int)qtype), bb);
+    if ((qtype & TN_QTYPE_X8) && (w->ndim != 2 || w->sizes[0] % 8))
+        return tn_error(TN_ERR_RUNTIME, "%s: a %s weight is 2-D with a multiple of 8 rows (groups of 8 interleaved rows), "
+                                        "got %d dims and %lld rows", op, tn_qtype_name((int)qtype), w->ndim,
+                        (long long)w->sizes[0]);
     return TN_OK;
 }
 
@@ -118,6 +127,46 @@ tn_status tn_op__tn_quant_dequantize(const tn_value *args, tn_value *rets) {
     int64_t rows = rb ? tn_tensor_numel(wc) / rb : 0;
     tn_quant_dequantize((int)qtype, tn_tensor_data(wc), rb, rows, k, tn_tensor_data(y), k);
     tn_tensor_release(wc);
+    return TN_OK;
+}
+
+/* aten::_tn_quant_repack(Tensor weight, int qtype) -> Tensor: Q4_0 / Q4_1 / Q8_0 block rows
+ * (n % 8 == 0) rewritten into the 8-row interleaved layout (kernels/quant.h), same shape;
+ * its qtype is TN_QTYPE_X8 | qtype. */
+tn_status tn_op__tn_quant_repack(const tn_value *args, tn_value *rets) {
+    tn_tensor *w = args[0].u.t;
+    int64_t qtype = args[1].u.i;
+    TN_TRY(check_weight("_tn_quant_repack", w, qtype, 2));
+    if (qtype != TN_QTYPE_Q4_0 && qtype != TN_QTYPE_Q4_1 && qtype != TN_QTYPE_Q8_0)
+        return tn_error(TN_ERR_VALUE, "_tn_quant_repack: the 8-row interleaved layout exists for q4_0, q4_1 and q8_0, "
+                                      "not %s", tn_qtype_name((int)qtype));
+    if (w->sizes[0] % 8)
+        return tn_error(TN_ERR_RUNTIME, "_tn_quant_repack: the weight has %lld rows, not a multiple of 8",
+                        (long long)w->sizes[0]);
+    tn_tensor *y;
+    TN_TRY(tn_graph_empty_result(2, w->sizes, NULL, TN_DTYPE_UINT8, tn_tensor_device(w), &y));
+    rets[0] = tn_value_tensor(y);
+    if (tn_tensor_is_meta(w)) return TN_OK;
+    tn_tensor *wc;
+    tn_status st = tn_tensor_contiguous(w, &wc);
+    if (st != TN_OK) {
+        tn_tensor_release(y);
+        return st;
+    }
+    tn_quant_repack_x8((int)qtype, tn_tensor_data(wc), w->sizes[1], w->sizes[0],
+                       w->sizes[1] / tn_qtype_block_bytes((int)qtype), tn_tensor_data(y));
+    tn_tensor_release(wc);
+    return TN_OK;
+}
+
+/* aten::_tn_quant_fast_layout(int qtype) -> int: the qtype whose layout this host's
+ * products run fastest from (kernels/quant.h tn_quant_fast_layout); the loader repacks
+ * into it when it differs. */
+tn_status tn_op__tn_quant_fast_layout(const tn_value *args, tn_value *rets) {
+    int64_t qtype = args[0].u.i;
+    if (!tn_qtype_name((int)qtype))
+        return tn_error(TN_ERR_VALUE, "_tn_quant_fast_layout: unsupported quantisation type %lld", (long long)qtype);
+    rets[0] = tn_value_int(tn_quant_fast_layout((int)qtype));
     return TN_OK;
 }
 

@@ -177,6 +177,66 @@ static void driver_case(int qtype, int64_t m, int64_t n, int64_t k) {
 
 static double worst_rel(const float *a, const float *b, int64_t count);
 
+/* ---- the x8 layouts (quant.h): repack, block round trip, dequantise, every kernel ------
+ * The x8 kernels (reference and ISA) must equal the base format's reference bit for bit,
+ * the repacked weight must dequantise to the same floats, and the driver (every tier, 1 and
+ * 2 threads) must give its kernel's bits. */
+static void x8_case(int qtype, int64_t m, int64_t n, int64_t k) {
+    int x8 = TN_QTYPE_X8 | qtype, bb = tn_qtype_block_bytes(qtype);
+    int64_t nb = k / TN_QK, ldw = nb * bb;
+    uint8_t *w = random_weight(qtype, n, k), *wx = malloc((size_t)(n * ldw)), blk[TN_QK + 4];
+    float *x = random_x(m * k), *y0 = malloc(sizeof(float) * (size_t)(m * n)), *y1 = malloc(sizeof(float) * (size_t)(m * n));
+    float *d0 = malloc(sizeof(float) * (size_t)(n * k)), *d1 = malloc(sizeof(float) * (size_t)(n * k));
+    tn_q8x_block *xq = malloc(sizeof(tn_q8x_block) * (size_t)(m * nb));
+    TN_CHECK(tn_qtype_block_bytes(x8) == bb && tn_qtype_block_elems(x8) == TN_QK, "%s: same bytes per block as %s",
+             tn_qtype_name(x8), tn_qtype_name(qtype));
+    tn_quant_repack_x8(qtype, w, ldw, n, nb, wx);
+    bool same = true;
+    for (int64_t r = 0; r < n && same; r++)
+        for (int64_t b = 0; b < nb && same; b++) {
+            tn_quant_x8_block(qtype, wx + (r & ~(int64_t)7) * ldw, ldw, (int)(r & 7), b, blk);
+            same = !memcmp(blk, w + r * ldw + b * bb, (size_t)bb);
+        }
+    TN_CHECK(same, "%s n=%lld k=%lld: a block read back from the x8 layout differs from the original", tn_qtype_name(qtype),
+             (long long)n, (long long)k);
+    tn_quant_dequantize(qtype, w, ldw, n, k, d0, k);
+    tn_quant_dequantize(x8, wx, ldw, n, k, d1, k);
+    TN_CHECK(!memcmp(d0, d1, sizeof(float) * (size_t)(n * k)), "%s n=%lld k=%lld: dequantises differently from %s",
+             tn_qtype_name(x8), (long long)n, (long long)k, tn_qtype_name(qtype));
+    for (int64_t i = 0; i < m; i++) tn_quant_q8x_row(x + i * k, k, xq + i * nb);
+    tn_qdot_kernel base = qtype == TN_QTYPE_Q4_0 ? q4_0_qdot__ref : qtype == TN_QTYPE_Q4_1 ? q4_1_qdot__ref : q8_0_qdot__ref;
+    base(nb, w, ldw, n, xq, nb, m, y0, n);
+    struct { const char *name; tn_qdot_kernel fn; bool ok; } ks[] = {
+        {"ref", qtype == TN_QTYPE_Q4_0 ? q4_0x8_qdot__ref : qtype == TN_QTYPE_Q4_1 ? q4_1x8_qdot__ref : q8_0x8_qdot__ref, true},
+#if defined(__x86_64__)
+        {"avx2", qtype == TN_QTYPE_Q4_0 ? q4_0x8_qdot__avx2 : qtype == TN_QTYPE_Q4_1 ? q4_1x8_qdot__avx2 : q8_0x8_qdot__avx2,
+         tn_cpu_host_isa() >= TN_ISA_AVX2},
+#endif
+    };
+    for (size_t t = 0; t < sizeof ks / sizeof *ks; t++) {
+        if (!ks[t].ok) continue;
+        for (int64_t i = 0; i < m * n; i++) y1[i] = NAN;
+        ks[t].fn(nb, wx, ldw, n, xq, nb, m, y1, n);
+        TN_CHECK(!memcmp(y0, y1, sizeof(float) * (size_t)(m * n)), "%s x8 %s m=%lld n=%lld k=%lld: not bit-identical to the "
+                 "%s reference", ks[t].name, tn_qtype_name(qtype), (long long)m, (long long)n, (long long)k, tn_qtype_name(qtype));
+    }
+    tn_isa host = tn_cpu_host_isa();
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (int threads = 1; threads <= 2; threads++) {
+            tn_set_num_threads(threads);
+            for (int64_t i = 0; i < m * n; i++) y1[i] = NAN;
+            tn_qmatmul_desc d = {x8, m, n, k, x, k, wx, ldw, y1, n, xq};
+            tn_qmatmul(&d);
+            TN_CHECK(!memcmp(y0, y1, sizeof(float) * (size_t)(m * n)), "driver %s (%s) m=%lld n=%lld k=%lld threads=%d: not "
+                     "the reference's bits", tn_qtype_name(x8), tn_qdot_variant(x8), (long long)m, (long long)n, (long long)k,
+                     threads);
+        }
+    }
+    tn_cpu_isa_set(host);
+    free(w), free(wx), free(x), free(y0), free(y1), free(d0), free(d1), free(xq);
+}
+
 /* ---- k-quants (Q4_K, Q6_K with Q8_K activations) -------------------------------------- */
 /* n rows of k random elements: random quants and packed scales, d (and dmin) ~1e-3 / 1e-2. */
 static uint8_t *random_k_weight(int qtype, int64_t n, int64_t k) {
@@ -449,6 +509,11 @@ int main(void) {
         driver_case(QTYPES[q], 13, 200, 256);
         driver_case(QTYPES[q], 64, 67, 64);
     }
+    const int64_t x8ms[] = {1, 2, 3, 4, 5, 7, 9}, x8ns[] = {8, 16, 72, 136}, x8ks[] = {32, 96, 576};
+    for (int q = 0; q < 3; q++)
+        for (size_t a = 0; a < sizeof x8ms / sizeof *x8ms; a++)
+            for (size_t b = 0; b < sizeof x8ns / sizeof *x8ns; b++)
+                for (size_t c = 0; c < sizeof x8ks / sizeof *x8ks; c++) x8_case(QTYPES[q], x8ms[a], x8ns[b], x8ks[c]);
     isa_kkernels ikk[] = {
         {"ref", {q4_k_qdot__ref, q6_k_qdot__ref}, true},
 #if defined(__x86_64__)
