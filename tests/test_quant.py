@@ -253,6 +253,20 @@ def test_repacked_layers_hold_the_files_weights(qmodel, qmodel_mapped):
         assert "qtype=Q4_1x8" in repr(qmodel.model.layers[0].mlp.down_proj)
 
 
+def test_release_drops_pages_but_keeps_the_bytes():
+    """GGUFFile.release (after a repack copied a tensor) drops its resident pages; the
+    mapping is private and never written, so the bytes read back are still the file's."""
+    g = GGUFFile(gguf_path())
+    name = "blk.2.ffn_down.weight"
+    t = g.tensor_data(name)
+    before = t.clone()
+    g.release(name)
+    assert torch.equal(t, before)
+    with open(gguf_path(), "rb") as f:
+        f.seek(g.tensors[name].offset)
+        assert f.read(4096) == bytes(t.reshape(-1)[:4096].tolist())
+
+
 def test_q_k_rows_reverse_permuted_like_transformers(qmodel):
     """attn_q / attn_k block rows permuted once at load give the matrix transformers'
     loader builds by dequantising and then reverse-permuting."""

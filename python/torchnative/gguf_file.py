@@ -172,6 +172,18 @@ class GGUFFile:
             t = t.view(info.shape[0], info.nbytes // max(info.shape[0], 1))
         return t
 
+    def release(self, name):
+        """Drops the resident pages that lie wholly inside the tensor's bytes (madvise
+        MADV_DONTNEED), after a copy of them (a repack) replaced every use: the pages were
+        never written (private, file-backed), so a later read faults the file's bytes in
+        again; this only returns the memory the copy doubled."""
+        info = self.tensors[name]
+        page = mmap.PAGESIZE
+        start = -(-info.offset // page) * page
+        end = (info.offset + info.nbytes) // page * page
+        if end > start and hasattr(self._mm, "madvise"):
+            self._mm.madvise(mmap.MADV_DONTNEED, start, end - start)
+
     def tensor_f32(self, name):
         """An F32 tensor (norms) as float32 of its shape, copied out of the mapping."""
         info = self.tensors[name]

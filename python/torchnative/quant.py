@@ -195,6 +195,7 @@ def from_gguf(path, *, repack_layout=True, return_timings=False):
     embed = model.get_input_embeddings()
     embed_name = next(n for n, m in model.named_modules() if m is embed)
     shared = {}  # gguf tensor name -> its QuantEmbedding / blocks (tied lm_head)
+    embedded = {hf_to_gguf.get(embed_name + ".weight")}  # read by the embedding from the mapping
     for name, module in list(model.named_modules()):
         if isinstance(module, nn.Linear):
             gname = hf_to_gguf.get(name + ".weight")
@@ -227,6 +228,8 @@ def from_gguf(path, *, repack_layout=True, return_timings=False):
             qtype = info.type
             if repack_layout:
                 blocks, qtype = repack(blocks, qtype)
+                if qtype != info.type and gname not in embedded:
+                    g.release(gname)  # the copy replaced the mapping's only use
             _set_module(model, name, QuantLinear(blocks, qtype, module.in_features, module.out_features, bias))
         elif module is embed:
             gname = hf_to_gguf.get(name + ".weight")
