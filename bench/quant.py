@@ -27,8 +27,10 @@ ours, n_threads / n_threads_batch for llama.cpp) and reports:
 k-quant super-blocks fit), run alternately with the bundled file on both sides ("ours-k",
 "llama.cpp-k"). `--ops` times aten::_tn_quant_linear alone for every block type against
 the float32 product (torch.nn.functional.linear) in one process, the types interleaved,
-for decode (m = 1) and prefill (m = 128) rows at the model's ffn_down shape and a larger
-one, and prints ratios to float32 and to Q4_1 (min / median / max over the rounds).
+for decode (m = 1) and prefill (m = 128) rows at the model's ffn_down, ffn_gate/up and
+lm_head shapes and a larger one, the Q4_0 / Q4_1 / Q8_0 blocks also in the layout from_gguf
+repacks them into on this host (`q4_1x8`, ...: kernels/quant.h "the x8 layouts"), and prints
+ratios to float32 and to Q4_1 (min / median / max over the rounds).
 The float32 run (`--dtype float32`, transformers dequantising in numpy) gives today's
 decode speed and RSS for the "RSS <= 0.5x" target. `--quantize` adds one run per listed
 method on that float32 model after torchnative.quantize (method:group_size, ":head" to
@@ -175,16 +177,23 @@ sys.path.insert(0, cfg["tests"])
 import gguf
 import quant_k_model as qk
 from torchnative import quant
-QT = {"q4_0": 2, "q4_1": 3, "q8_0": 8, "q4_k": 12, "q6_k": 14}
+BASE = {"q4_0": 2, "q4_1": 3, "q8_0": 8, "q4_k": 12, "q6_k": 14}
 res = {}
 for n, k in cfg["shapes"]:
+    QT = dict(BASE)
     w = (np.random.default_rng(0).standard_normal((n, k)) * 0.05).astype(np.float32)
     blocks = {}
-    for name, q in QT.items():
+    for name, q in list(QT.items()):
+        if q in qk.QUANTIZERS and k % 256:
+            continue  # k-quant super-blocks of 256 do not fit this row
         if q in qk.QUANTIZERS:
             blocks[name] = torch.from_numpy(qk.QUANTIZERS[q](w))
         else:
             blocks[name] = torch.from_numpy(gguf.quants.quantize(w, gguf.GGMLQuantizationType(q)))
+    for name in ("q4_0", "q4_1", "q8_0"):  # the layout from_gguf repacks into, where this host has it
+        b, q = quant.repack(blocks[name], QT[name])
+        if q != QT[name]:
+            QT[name + "x8"], blocks[name + "x8"] = q, b
     wf = torch.from_numpy(w)
     for m in (1, 128):
         x = torch.randn(m, k)
@@ -285,7 +294,7 @@ def main():
 def ops(a):
     """--ops: the products alone; ratios per round (each round runs every type once)."""
     cfg = {"threads": a.threads, "rounds": max(a.rounds, 3) * 3, "tests": os.path.join(ROOT, "tests"),
-           "shapes": [[576, 1536], [2048, 2048]], "work": 2e9}
+           "shapes": [[576, 1536], [1536, 576], [49152, 576], [2048, 2048]], "work": 2e9}
     res = run(OURS, OPS_CODE, cfg, a.threads)
     print(f"| {'shape':<18} | {'type':<7} | {'us (median)':>11} | {'float32 / type':>22} | {'q4_1 / type':>22} |")
     print("|" + "-" * 20 + "|" + "-" * 9 + "|" + "-" * 13 + "|" + "-" * 24 + "|" + "-" * 24 + "|")
