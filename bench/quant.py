@@ -49,6 +49,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import bandwidth_beside  # noqa: E402  (bench/run.py: bench/machine.c's read bandwidth)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OURS = os.path.join(ROOT, ".venv", "bin", "python")
 REF = os.path.join(ROOT, ".venv-ref", "bin", "python")
@@ -97,6 +100,10 @@ def decode(**kw):
     t = c.t[1:]  # t[0]: the prompt; t[1]: first new token (prefill + capture)
     return (len(t) - 1) / (t[-1] - t[0]), out[0, ids.shape[1]:].tolist()
 
+# the bytes a decode step reads: every linear layer's weights (blocks, or the float matrix)
+res["weight_bytes_per_token"] = sum(
+    (getattr(mod, "blocks", None) if getattr(mod, "blocks", None) is not None else mod.weight).nbytes
+    for mod in model.modules() if hasattr(mod, "in_features") and hasattr(mod, "out_features"))
 res["decode_eager_tok_s"], res["tokens"] = decode()
 if (not cfg["float"] or cfg.get("quantize")) and hasattr(torch._C, "_tn_graph_capture_begin"):
     from torchnative.graphs import accelerate_decode
@@ -239,6 +246,8 @@ def main():
     ap.add_argument("--ops", action="store_true", help="time the products alone (every block type vs float32) and exit")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
     a = ap.parse_args()
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    bw_args = argparse.Namespace(out=os.path.dirname(a.out))  # where bench/machine.c is compiled
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from torchnative.cli import bundled_model  # noqa: E402  (needs no torch)
     d, f = bundled_model()
@@ -263,6 +272,11 @@ def main():
             if c is None:
                 continue
             r = run(OURS, OURS_CODE, c, a.threads)
+            bw = bandwidth_beside(None, bw_args)  # bench/run.py's probe: this VM's bandwidth moves within a run
+            if bw and "decode_graphs_tok_s" in r:
+                r["read_gb_s_beside"] = bw
+                r["roofline_pct_graphs"] = 100 * r["weight_bytes_per_token"] * r["decode_graphs_tok_s"] / (bw * 1e9)
+                r["roofline_pct_eager"] = 100 * r["weight_bytes_per_token"] * r["decode_eager_tok_s"] / (bw * 1e9)
             if i:
                 runs["ours" + suffix].append(r)
             if have_llama:
@@ -278,7 +292,8 @@ def main():
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as fh:
         json.dump({"config": {k: v for k, v in cfg.items() if k != "prompt"}, "runs": runs, "median": med}, fh, indent=1)
-    keys = ["load_s", "decode_graphs_tok_s", "decode_eager_tok_s", "decode_tok_s"] + \
+    keys = ["load_s", "decode_graphs_tok_s", "decode_eager_tok_s", "decode_tok_s", "weight_bytes_per_token",
+            "read_gb_s_beside", "roofline_pct_graphs", "roofline_pct_eager"] + \
            [f"prefill_{s}_tok_s" for s in cfg["sizes"]] + ["peak_rss_mib", "permute_at_load_ms", "row_map_per_token_us"]
     print(f"| {'metric':<22} | " + " | ".join(f"{s:>10}" for s in med) + " |")
     print("|" + "-" * 24 + "|" + "|".join("-" * 12 for _ in med) + "|")
