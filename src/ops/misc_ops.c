@@ -271,8 +271,8 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
     if (a->dtype != b->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s did not match %s", tn_dtype_infos[b->dtype].c10_name,
                         tn_dtype_infos[a->dtype].c10_name);
-    if (rtol < 0) return tn_error(TN_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %g", rtol);
-    if (atol < 0) return tn_error(TN_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %g", atol);
+    if (!(rtol >= 0)) return tn_error(TN_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %g", rtol);
+    if (!(atol >= 0)) return tn_error(TN_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %g", atol);
     tn_tensor *eq = NULL, *d = NULL, *ad = NULL, *ab = NULL, *tol = NULL, *le = NULL, *r = NULL, *fin = NULL, *t1 = NULL;
     tn_status st;
     tn_value e[2] = {tn_value_tensor(a), tn_value_tensor(b)};

@@ -304,6 +304,10 @@ add("leaky_relu_slope", "lambda a: torch.nn.functional.leaky_relu(a, 0.2)", [In(
 add("softplus_args", "lambda a: torch.nn.functional.softplus(a * 10, beta=2, threshold=5)", [In((1000,))], ["softplus.default"])
 add("softshrink_lambd", "lambda a: torch.nn.functional.softshrink(a, 1.0)", [In((1000,))], ["softshrink.default"])
 add("softshrink_neg", "lambda a: torch.nn.functional.softshrink(a, -1.0)", [In((7,))], ["softshrink.default"])
+# lambda must lie in [0, the dtype's largest finite value]; NaN fails (session 21)
+for nm, expr in (("nan", "a, float('nan')"), ("big", "a, 1e308"), ("half", "a.half(), 70000.0"), ("inf", "a.double(), float('inf')")):
+    add(f"softshrink_lambd_range_err_{nm}", f"lambda a: torch.nn.functional.softshrink({expr})", [In((7,))], ["softshrink.default"])
+add("softshrink_lambd_range_edge", "lambda a: (torch.nn.functional.softshrink(a, 3e38), torch.nn.functional.softshrink(a.double(), 1e308))", [In((7,))], ["softshrink.default"])
 add("relu_int", "lambda a: torch.relu(a)", [In((33,), "int8", "int")], ["relu.default"])
 add("bitwise_not_int", "lambda a: torch.bitwise_not(a)", [In((33,), "int32", "int")], ["bitwise_not.default"])
 add("bitwise_not_u8", "lambda a: ~a", [In((33,), "uint8", "int")], ["bitwise_not.default"])
@@ -1301,6 +1305,26 @@ add("exp_complex", "lambda a, b: torch.exp(torch.complex(a, b))", [In((33,), "fl
 # ---- values the operator fuzzer found to differ (tests/fuzz/opfuzz.py, docs/RELIABILITY.md) ----
 SPECIALS = "torch.tensor([float('inf'), -float('inf'), 1e30, float('nan'), 1.0, 0.0, -0.0, 0.5, 1.5, -0.25])"
 # isclose: an infinite difference is never close, even within an infinite tolerance
+# a NaN tolerance fails upstream's `>= 0` checks (session 21)
+for nm, expr in (("isclose_rtol", "torch.isclose(a, a, float('nan'))"), ("isclose_atol", "torch.isclose(a, a, 0.1, float('nan'))"), ("allclose_rtol", "torch.allclose(a, a, float('nan'))"), ("allclose_atol", "torch.allclose(a, a, 0.1, float('nan'))")):
+    add(f"{nm}_nan_err", f"lambda a: {expr}", [In((7,))], ["isclose.default", "allclose.default"])
+# huber's delta must be > 0 and smooth_l1's beta >= 0 (NaN fails both); their backward kernels check neither
+# (a zero delta/beta: a zero difference takes the lower branch, as upstream's; a negative one is left out:
+# upstream's vector lanes and scalar tail order the two overlapping branches differently)
+add("huber_delta_nan_err", "lambda a, b: torch.nn.functional.huber_loss(a, b, delta=float('nan'))", [In((7,)), In((7,))], ["huber_loss.default"])
+add("smooth_l1_beta_nan_err", "lambda a, b: torch.nn.functional.smooth_l1_loss(a, b, beta=float('nan'))", [In((7,)), In((7,))], ["smooth_l1_loss.default"])
+add("loss_backward_unchecked_param", "lambda g, a, b: tuple(f(g, a, b, r, p) for r in (0, 1) for p in (0.0, float('nan')) for f in (torch.ops.aten.huber_loss_backward.default, torch.ops.aten.smooth_l1_loss_backward.default)) + tuple(f(g[:7], a[:7], a[:7], 0, 0.0) for f in (torch.ops.aten.huber_loss_backward.default, torch.ops.aten.smooth_l1_loss_backward.default)) + (torch.ops.aten.huber_loss_backward.out(g, a, b, 0, 0.0, grad_input=torch.empty(0)),)",
+    [In((33,)), In((33,)), In((33,))], ["huber_loss_backward.default", "smooth_l1_loss_backward.default", "huber_loss_backward.out"])
+# native_dropout in training refuses p outside [0, 1] (upstream's bernoulli_(1 - p)); an empty input or eval mode does not check
+for nm, expr in (("high", "a, 1.5, True"), ("low", "a, -0.5, True"), ("nan", "a, float('nan'), True")):
+    add(f"native_dropout_p_err_{nm}", f"lambda a: torch.native_dropout({expr})", [In((7,))], ["native_dropout.default"])
+add("native_dropout_p_unchecked", "lambda a: (torch.native_dropout(a, 1.5, False), torch.native_dropout(a[:0], 1.5, True))", [In((7,))], ["native_dropout.default"])
+# contiguous(preserve_format) returns a contiguous self and refuses to copy; empty.out refuses a memory_format;
+# multinomial's out must be int64 (session 21)
+add("contiguous_preserve", "lambda a: a.contiguous(memory_format=torch.preserve_format)", [In((3, 4))], ["contiguous.default"])
+add("contiguous_preserve_err", "lambda a: a.t().contiguous(memory_format=torch.preserve_format)", [In((3, 4))], ["contiguous.default"])
+add("empty_out_memory_format_err", "lambda: torch.empty(3, 4, memory_format=torch.contiguous_format, out=torch.empty(1))", [], ["empty.out"])
+add("multinomial_out_dtype_err", "lambda a: torch.multinomial(a, 2, out=torch.empty(0))", [In((5,), "float32", "pos")], ["multinomial.out"])
 add("isclose_inf_tolerance", f"lambda: (torch.isclose({SPECIALS}, torch.ones(10), float('inf')), torch.isclose({SPECIALS}.bfloat16(), torch.zeros(10, dtype=torch.bfloat16), float('inf'), float('inf')), torch.isclose({SPECIALS}, {SPECIALS}.flip(0), 0.5, 0.1, True))", [], ["isclose.default"])
 # logit: x < eps tested first (eps > 0.5 sends it to eps), a negative eps is no eps, bounds in the dtype
 add("logit_eps_edges", f"lambda a: (torch.logit(a, 1.0), torch.logit(a, 0.7), torch.logit(a, -0.5), torch.logit(a.bfloat16(), 0.3), torch.logit({SPECIALS}, 0.2), torch.logit(a.double(), 0.6))", [In((33,), kind="unit")], ["logit.default"])
