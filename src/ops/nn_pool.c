@@ -263,6 +263,10 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
     if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
         return tn_error(TN_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
                                         "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b));
+    for (int i = x->ndim == nsp + 2 ? 1 : 0; i < x->ndim; i++) /* only a batch dim may be empty */
+        if (x->sizes[i] == 0)
+            return tn_error(TN_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
+                                            "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b));
     pad_args a = {0, 0, pd[0], pd[1], reflect};
     if (nsp == 2) { a.pt = pd[2]; a.pb = pd[3]; }
     /* replication indexes by clamping, so negative pads crop as upstream's; reflection's

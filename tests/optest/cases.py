@@ -117,6 +117,10 @@ add("new_zeros", "lambda a: a.new_zeros((2, 3))", [In((3,), "bfloat16")], ["new_
 # pin_memory=True asks the pinned allocator only for CPU memory: on meta upstream ignores it (session 21)
 add("pin_memory_meta", meta("(xs[0].new_zeros((2, 3), device='meta', pin_memory=True), torch.zeros_like(xs[0], device='meta', pin_memory=True), torch.eye(3, device='meta', pin_memory=True))[1]"), [In((3,))], ["new_zeros.default", "zeros_like.default", "eye.default"])
 add("pin_memory_cpu_err", "lambda a: a.new_zeros((2, 3), pin_memory=True)", [In((3,))], ["new_zeros.default"])
+# reflection/replication padding: only the batch dim may be empty (session 21)
+for nm, fn, sz, pad in (("r1_2d", "reflection_pad1d", (0, 3), [1, 1]), ("r1_3d", "reflection_pad1d", (2, 0, 3), [1, 1]), ("p1_2d", "replication_pad1d", (3, 0), [1, 1]), ("r2_3d", "reflection_pad2d", (0, 3, 3), [1, 1, 1, 1]), ("p2_4d", "replication_pad2d", (2, 0, 3, 3), [1, 1, 1, 1])):
+    add(f"pad_empty_dim_err_{nm}", f"lambda: torch._C._nn.{fn}(torch.ones{sz}, {pad})", [], [f"{fn}.default"])
+add("pad_empty_batch", "lambda: (torch._C._nn.reflection_pad1d(torch.ones(0, 2, 3), [1, 1]), torch._C._nn.replication_pad2d(torch.ones(0, 2, 3, 3), [1, 1, 1, 1]))", [], ["reflection_pad1d.default", "replication_pad2d.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
