@@ -121,6 +121,9 @@ add("pin_memory_cpu_err", "lambda a: a.new_zeros((2, 3), pin_memory=True)", [In(
 for nm, fn, sz, pad in (("r1_2d", "reflection_pad1d", (0, 3), [1, 1]), ("r1_3d", "reflection_pad1d", (2, 0, 3), [1, 1]), ("p1_2d", "replication_pad1d", (3, 0), [1, 1]), ("r2_3d", "reflection_pad2d", (0, 3, 3), [1, 1, 1, 1]), ("p2_4d", "replication_pad2d", (2, 0, 3, 3), [1, 1, 1, 1])):
     add(f"pad_empty_dim_err_{nm}", f"lambda: torch._C._nn.{fn}(torch.ones{sz}, {pad})", [], [f"{fn}.default"])
 add("pad_empty_batch", "lambda: (torch._C._nn.reflection_pad1d(torch.ones(0, 2, 3), [1, 1]), torch._C._nn.replication_pad2d(torch.ones(0, 2, 3, 3), [1, 1, 1, 1]))", [], ["reflection_pad1d.default", "replication_pad2d.default"])
+# F.pad's non-constant modes take a value of 0 (the constant mode's default) and refuse any other (session 21)
+add("pad_mode_zero_value", "lambda a: (torch.nn.functional.pad(a, (1, 1), mode='replicate', value=0.0), torch.nn.functional.pad(a, (1, 1), mode='reflect', value=-0.0), torch.nn.functional.pad(a, (1, 1), mode='circular', value=0))", [In((1, 2, 3))], ["pad.default"])
+add("pad_mode_value_err", "lambda a: torch.nn.functional.pad(a, (1, 1), mode='replicate', value=1.0)", [In((1, 2, 3))], ["pad.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
