@@ -203,7 +203,13 @@ tn_status tn_op_round_decimals(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
     ctx.i[0] = args[1].u.i;
     ctx.d[0] = pow(10.0, (double)llabs(ctx.i[0]));
-    if (ctx.i[0] == 0) return tn_op_round(args, rets);
+    if (ctx.i[0] == 0) {
+        /* upstream's decimals form sends integers to its float-only kernel even for 0 */
+        tn_dtype dt = args[0].u.t->dtype;
+        if (tn_dtype_is_integral(dt, true))
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"round_vml_cpu\" not implemented for '%s'", tn_dtype_infos[dt].c10_name);
+        return tn_op_round(args, rets);
+    }
     return run1(TN_EW_round_decimals, "round_cpu", false, false, args[0].u.t, &ctx, rets);
 }
 

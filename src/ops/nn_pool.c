@@ -221,7 +221,8 @@ static void run_adaptive(tn_dtype acc, void *y, const void *x, const plane_geom 
 tn_status tn_op__adaptive_avg_pool2d(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
     int64_t os[2];
-    if (!tn_nn_int_list(&args[1], 2, os))
+    /* a list must hold exactly two sizes (upstream does not widen a one-element list) */
+    if (!tn_nn_int_list(&args[1], 2, os) || (args[1].tag == TN_V_INTLIST && args[1].u.ilist.n != 2))
         return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool2d: output_size must be 2");
     plane_geom g;
     TN_TRY(planes_of(x, &g, "adaptive_avg_pool2d"));

@@ -399,6 +399,7 @@ tn_status tn_op_roll(const tn_value *args, tn_value *rets) {
     int64_t ns, nd;
     if (args[1].tag == TN_V_INT) { shifts = &args[1].u.i; ns = 1; } else { shifts = args[1].u.ilist.data; ns = args[1].u.ilist.n; }
     if (args[2].tag == TN_V_INT) { dims = &args[2].u.i; nd = 1; } else { dims = args[2].u.ilist.data; nd = args[2].u.ilist.n; }
+    if (ns == 0) return tn_error(TN_ERR_RUNTIME, "`shifts` required");
     if (ns != nd && !(nd == 0 && ns == 1))
         return tn_error(TN_ERR_RUNTIME, "shifts and dimensions must align. shifts: %lld, dims:%lld", (long long)ns, (long long)nd);
     tn_tensor *out;

@@ -124,6 +124,17 @@ add("pad_empty_batch", "lambda: (torch._C._nn.reflection_pad1d(torch.ones(0, 2, 
 # F.pad's non-constant modes take a value of 0 (the constant mode's default) and refuse any other (session 21)
 add("pad_mode_zero_value", "lambda a: (torch.nn.functional.pad(a, (1, 1), mode='replicate', value=0.0), torch.nn.functional.pad(a, (1, 1), mode='reflect', value=-0.0), torch.nn.functional.pad(a, (1, 1), mode='circular', value=0))", [In((1, 2, 3))], ["pad.default"])
 add("pad_mode_value_err", "lambda a: torch.nn.functional.pad(a, (1, 1), mode='replicate', value=1.0)", [In((1, 2, 3))], ["pad.default"])
+# argument checks upstream makes (session 21, the fuzzer's open family): roll without shifts, a one-element
+# output_size list, randint_like's high tensor of one dim, round(decimals=0) of integers, contiguous's signature
+for nm, expr in (("roll_no_shifts", "torch.roll(a, [])"), ("roll_no_shifts_ops", "torch.ops.aten.roll(a, [])"),
+                 ("adaptive_pool_one_size", "torch._C._nn.adaptive_avg_pool2d(a.reshape(1, 1, 2, 3), [2])"),
+                 ("adaptive_pool_one_size_out", "torch._C._nn.adaptive_avg_pool2d(a.reshape(1, 1, 2, 3), [2], out=torch.empty(0))"),
+                 ("randint_like_high_1d", "torch.randint_like(a, torch.tensor([5]))"),
+                 ("round_decimals0_int", "torch.round(a.long(), decimals=0)"),
+                 ("contiguous_positional", "a.contiguous(torch.contiguous_format)"), ("contiguous_none", "a.contiguous(memory_format=None)"),
+                 ("contiguous_str", "a.contiguous(memory_format='x')")):
+    add(f"arg_check_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
+add("round_decimals_float", "lambda a: (torch.round(a, decimals=0), torch.round(a, decimals=1))", [In((2, 3))], ["round.decimals"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
