@@ -135,6 +135,10 @@ for nm, expr in (("roll_no_shifts", "torch.roll(a, [])"), ("roll_no_shifts_ops",
                  ("contiguous_str", "a.contiguous(memory_format='x')")):
     add(f"arg_check_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
 add("round_decimals_float", "lambda a: (torch.round(a, decimals=0), torch.round(a, decimals=1))", [In((2, 3))], ["round.decimals"])
+# _unsafe_index takes int64/int32 indices only (no bool or byte masks, no float): upstream's message (session 21)
+for dt in ("bool", "uint8", "float32", "int16"):
+    add(f"unsafe_index_dtype_err_{dt}", f"lambda a: torch.ops.aten._unsafe_index(a, [None, torch.tensor([1, 0, 1]).to(torch.{dt})])", [In((3, 3))], ["_unsafe_index.Tensor"])
+add("unsafe_index_int", "lambda a: (torch.ops.aten._unsafe_index(a, [torch.tensor([2, 0])]), torch.ops.aten._unsafe_index(a, [None, torch.tensor([1, 1], dtype=torch.int32)]))", [In((3, 3))], ["_unsafe_index.Tensor"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
