@@ -139,6 +139,10 @@ add("round_decimals_float", "lambda a: (torch.round(a, decimals=0), torch.round(
 for dt in ("bool", "uint8", "float32", "int16"):
     add(f"unsafe_index_dtype_err_{dt}", f"lambda a: torch.ops.aten._unsafe_index(a, [None, torch.tensor([1, 0, 1]).to(torch.{dt})])", [In((3, 3))], ["_unsafe_index.Tensor"])
 add("unsafe_index_int", "lambda a: (torch.ops.aten._unsafe_index(a, [torch.tensor([2, 0])]), torch.ops.aten._unsafe_index(a, [None, torch.tensor([1, 1], dtype=torch.int32)]))", [In((3, 3))], ["_unsafe_index.Tensor"])
+# linalg.vecdot of two real vectors goes through dot upstream: no broadcasting of a size-1 vector (session 21)
+for nm, sa, sb in (("1_3", 1, 3), ("3_1", 3, 1), ("1_0", 1, 0)):
+    add(f"vecdot_vector_sizes_err_{nm}", f"lambda: torch.linalg.vecdot(torch.ones({sa}), torch.ones({sb}))", [], ["linalg_vecdot.default"])
+add("vecdot_broadcast", "lambda a, b: (torch.linalg.vecdot(a, b[:1]), torch.linalg.vecdot(a[:1], b[0]), torch.linalg.vecdot(a[0, :1], b[0, :1]))", [In((2, 3)), In((2, 3))], ["linalg_vecdot.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
