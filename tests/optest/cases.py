@@ -143,6 +143,9 @@ add("unsafe_index_int", "lambda a: (torch.ops.aten._unsafe_index(a, [torch.tenso
 for nm, sa, sb in (("1_3", 1, 3), ("3_1", 3, 1), ("1_0", 1, 0)):
     add(f"vecdot_vector_sizes_err_{nm}", f"lambda: torch.linalg.vecdot(torch.ones({sa}), torch.ones({sb}))", [], ["linalg_vecdot.default"])
 add("vecdot_broadcast", "lambda a, b: (torch.linalg.vecdot(a, b[:1]), torch.linalg.vecdot(a[:1], b[0]), torch.linalg.vecdot(a[0, :1], b[0, :1]))", [In((2, 3)), In((2, 3))], ["linalg_vecdot.default"])
+# torch.ops.aten.detach_ refuses a view as Tensor.detach_ does; a base detaches in place (session 21)
+add("ops_detach_view_err", "lambda a: torch.ops.aten.detach_.default(a.t())", [In((3, 4))], ["detach_.default"])
+add("ops_detach_base", "lambda a: torch.ops.aten.detach_.default(a.clone())", [In((3, 4))], ["detach_.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
