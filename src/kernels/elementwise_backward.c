@@ -26,11 +26,11 @@
     }                                                                                              \
     static inline T smooth_l1_grad_##S(T g, T a, T b, T norm, T beta) {                            \
         T d = a - b;                                                                               \
-        return d < -beta ? -norm * g : d > beta ? norm * g : norm * d * g / beta;                  \
+        return d <= -beta ? -norm * g : d >= beta ? norm * g : norm * d * g / beta;                \
     }                                                                                              \
     static inline T huber_grad_##S(T g, T a, T b, T norm, T delta) {                               \
         T d = a - b;                                                                               \
-        return d < -delta ? -norm * g * delta : d > delta ? norm * g * delta : norm * d * g;       \
+        return d <= -delta ? -norm * g * delta : d >= delta ? norm * g * delta : norm * d * g;     \
     }                                                                                              \
     static inline T mish_grad_##S(T g, T v) {                                                     \
         T sg = (T)1 / ((T)1 + exp(-v)), ts = tanh(log1p(exp(v)));                                  \

@@ -21,7 +21,8 @@ tn_status tn_factory_opts_read(const tn_value *opts, tn_device dflt_device, tn_f
     if (out->device.type != TN_DEVICE_CPU && out->device.type != TN_DEVICE_META)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "device type %d is not implemented by torchnative (cpu and meta are)",
                         out->device.type);
-    if (opts[3].tag == TN_V_BOOL && opts[3].u.b)
+    /* the pinned allocator is asked only for CPU memory: on meta upstream ignores the flag */
+    if (opts[3].tag == TN_V_BOOL && opts[3].u.b && out->device.type == TN_DEVICE_CPU)
         return tn_error(TN_ERR_RUNTIME, "pin_memory=True requires a CUDA or other accelerator backend; no pinned "
                                         "memory allocator is available on this system.");
     return TN_OK;

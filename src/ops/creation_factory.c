@@ -305,6 +305,8 @@ tn_status tn_op_empty_out(const tn_value *args, tn_value *rets) {
     tn_tensor *out = args[2].u.t;
     int nd;
     int64_t sz[TN_MAX_DIMS];
+    if (args[1].tag != TN_V_NONE)
+        return tn_error(TN_ERR_RUNTIME, "'memory_format' argument is incompatible with 'out' tensor argument");
     TN_TRY(tn_factory_sizes(&args[0], &nd, sz));
     /* resize only: the contents stay whatever out held */
     TN_TRY(tn_tensor_resize(out, nd, sz));

@@ -160,12 +160,25 @@ tn_status tn_op_softplus(const tn_value *args, tn_value *rets) {
     return run1(TN_EW_softplus, "softplus_cpu", false, false, args[0].u.t, &ctx, rets);
 }
 
+/* The largest finite value of a floating dtype (float64's for the others). */
+static double float_max(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_FLOAT16: return 65504.0;
+    case TN_DTYPE_BFLOAT16: return 3.3895313892515355e38;
+    case TN_DTYPE_FLOAT32: return 3.4028234663852886e38;
+    default: return 1.7976931348623157e308;
+    }
+}
+
 /* aten::softshrink(Tensor self, Scalar lambd=0.5) */
 tn_status tn_op_softshrink(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
     ctx.d[0] = sv(&args[1]);
-    if (ctx.d[0] < 0)
-        return tn_error(TN_ERR_RUNTIME, "lambda must be greater or equal to 0, but found to be %g.", ctx.d[0]);
+    tn_dtype dt = args[0].u.t->dtype;
+    /* upstream's check: lambda within [0, the dtype's largest finite value] (NaN fails) */
+    if (tn_dtype_is_floating(dt) && !(ctx.d[0] >= 0 && ctx.d[0] <= float_max(dt)))
+        return tn_error(TN_ERR_RUNTIME, "lambda must be in range [0, %g] for input dtype %s, but found %g", float_max(dt),
+                        tn_dtype_infos[dt].c10_name, ctx.d[0]);
     return run1(TN_EW_softshrink, "softshrink_cpu", false, false, args[0].u.t, &ctx, rets);
 }
 
@@ -190,7 +203,13 @@ tn_status tn_op_round_decimals(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
     ctx.i[0] = args[1].u.i;
     ctx.d[0] = pow(10.0, (double)llabs(ctx.i[0]));
-    if (ctx.i[0] == 0) return tn_op_round(args, rets);
+    if (ctx.i[0] == 0) {
+        /* upstream's decimals form sends integers to its float-only kernel even for 0 */
+        tn_dtype dt = args[0].u.t->dtype;
+        if (tn_dtype_is_integral(dt, true))
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"round_vml_cpu\" not implemented for '%s'", tn_dtype_infos[dt].c10_name);
+        return tn_op_round(args, rets);
+    }
     return run1(TN_EW_round_decimals, "round_cpu", false, false, args[0].u.t, &ctx, rets);
 }
 
@@ -273,14 +292,7 @@ tn_status tn_op_nan_to_num(const tn_value *args, tn_value *rets) {
     }
     if (tn_dtype_is_complex(a->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::nan_to_num on complex tensors is not implemented by torchnative");
-    double hi, lo;
-    switch (a->dtype) {
-    case TN_DTYPE_FLOAT16: hi = 65504.0; break;
-    case TN_DTYPE_BFLOAT16: hi = 3.3895313892515355e38; break;
-    case TN_DTYPE_FLOAT32: hi = 3.4028234663852886e38; break;
-    default: hi = 1.7976931348623157e308; break;
-    }
-    lo = -hi;
+    double hi = float_max(a->dtype), lo = -hi;
     tn_loop_ctx ctx = {0};
     ctx.d[0] = args[1].tag == TN_V_NONE ? 0.0 : sv(&args[1]);
     ctx.d[1] = args[2].tag == TN_V_NONE ? hi : sv(&args[2]);

@@ -473,6 +473,12 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
     if (!tn_dtype_is_floating(x->dtype))
         return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected a floating point or complex tensor as input. Got %s",
                         tn_dtype_infos[x->dtype].c10_name);
+    /* upstream runs two real vectors through dot, which does not broadcast */
+    if (x->ndim == 1 && y->ndim == 1 && x->sizes[0] != y->sizes[0])
+        return tn_error(TN_ERR_RUNTIME,
+                        "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
+                        "elements, but got %lld and %lld elements respectively",
+                        (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0], (long long)y->sizes[0]);
     TN_TRY(d_binary(TN_OP_mul_Tensor, x, y, &p));
     CHAIN(d_sum_dim(IN, args[2].u.i, false, OUT), p);
     rets[0] = tn_value_tensor(p);

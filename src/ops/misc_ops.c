@@ -6,6 +6,7 @@
 #include "core/scalar.h"
 #include "ops/dispatch.h"
 #include "ops/elementwise_common.h"
+#include "ops/promote.h"
 #include "ops/shape.h"
 
 /* Element i of a tensor (any layout) as a tn_value, walking the index in row-major order. */
@@ -182,6 +183,12 @@ static tn_status isin_check_dtype(tn_dtype dt) {
     return TN_OK;
 }
 
+/* a Scalar argument is checked as the 0-dim tensor upstream wraps it in (bool, complex refuse) */
+static tn_status isin_check_scalar(const tn_value *v) {
+    tn_dtype dt = tn_scalar_value_dtype(v);
+    return dt == TN_DTYPE_UNDEFINED ? TN_OK : isin_check_dtype(dt);
+}
+
 tn_status tn_op_isin_Tensor_Tensor(const tn_value *args, tn_value *rets) {
     tn_value *vals;
     int64_t n;
@@ -197,6 +204,7 @@ tn_status tn_op_isin_Tensor_Tensor(const tn_value *args, tn_value *rets) {
 /* isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) */
 tn_status tn_op_isin_Tensor_Scalar(const tn_value *args, tn_value *rets) {
     TN_TRY(isin_check_dtype(args[0].u.t->dtype));
+    TN_TRY(isin_check_scalar(&args[1]));
     return isin_impl(args[0].u.t, NULL, &args[1], 1, args[3].u.b, rets);
 }
 
@@ -204,6 +212,7 @@ tn_status tn_op_isin_Tensor_Scalar(const tn_value *args, tn_value *rets) {
 tn_status tn_op_isin_Scalar_Tensor(const tn_value *args, tn_value *rets) {
     tn_value *vals;
     int64_t n;
+    TN_TRY(isin_check_scalar(&args[0]));
     TN_TRY(isin_check_dtype(args[1].u.t->dtype));
     if (tn_tensor_is_meta(args[1].u.t)) { /* a 0-dim result on the test elements' device; no data to read */
         tn_tensor *out;
@@ -271,8 +280,8 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
     if (a->dtype != b->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s did not match %s", tn_dtype_infos[b->dtype].c10_name,
                         tn_dtype_infos[a->dtype].c10_name);
-    if (rtol < 0) return tn_error(TN_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %g", rtol);
-    if (atol < 0) return tn_error(TN_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %g", atol);
+    if (!(rtol >= 0)) return tn_error(TN_ERR_RUNTIME, "rtol must be greater than or equal to zero, but got %g", rtol);
+    if (!(atol >= 0)) return tn_error(TN_ERR_RUNTIME, "atol must be greater than or equal to zero, but got %g", atol);
     tn_tensor *eq = NULL, *d = NULL, *ad = NULL, *ab = NULL, *tol = NULL, *le = NULL, *r = NULL, *fin = NULL, *t1 = NULL;
     tn_status st;
     tn_value e[2] = {tn_value_tensor(a), tn_value_tensor(b)};

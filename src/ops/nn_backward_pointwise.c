@@ -182,13 +182,11 @@ tn_status tn_op_mse_loss_backward(const tn_value *args, tn_value *rets) {
 
 /* aten::smooth_l1_loss_backward(grad_output, self, target, reduction, beta) -> Tensor */
 tn_status tn_op_smooth_l1_loss_backward(const tn_value *args, tn_value *rets) {
-    if (args[4].u.d < 0) return tn_error(TN_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
     return loss_backward(TN_EWB_smooth_l1, "smooth_l1_backward_cpu_out", args, 1.0, &args[4], rets);
 }
 
 /* aten::huber_loss_backward(grad_output, self, target, reduction, delta) -> Tensor */
 tn_status tn_op_huber_loss_backward(const tn_value *args, tn_value *rets) {
-    if (args[4].u.d <= 0) return tn_error(TN_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
     return loss_backward(TN_EWB_huber, "huber_backward_cpu_out", args, 1.0, &args[4], rets);
 }
 

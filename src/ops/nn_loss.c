@@ -338,14 +338,14 @@ tn_status tn_op_l1_loss(const tn_value *args, tn_value *rets) {
 /* aten::smooth_l1_loss(self, target, reduction, beta) */
 tn_status tn_op_smooth_l1_loss(const tn_value *args, tn_value *rets) {
     double beta = args[3].u.d;
-    if (beta < 0) return tn_error(TN_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
+    if (!(beta >= 0)) return tn_error(TN_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
     return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_smooth_l1, beta, "smooth_l1_cpu", NULL, NULL,
                              true, rets);
 }
 /* aten::huber_loss(self, target, reduction, delta) */
 tn_status tn_op_huber_loss(const tn_value *args, tn_value *rets) {
     double delta = args[3].u.d;
-    if (delta <= 0) return tn_error(TN_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
+    if (!(delta > 0)) return tn_error(TN_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
     return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_huber, delta, "huber_cpu", NULL, NULL, rets);
 }
 

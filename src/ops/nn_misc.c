@@ -164,6 +164,9 @@ tn_status tn_op_native_dropout(const tn_value *args, tn_value *rets) {
         return TN_OK;
     }
     TN_TRY(tn_nn_check_float(input, "native_dropout"));
+    /* upstream's bernoulli_(1 - p) checks its probability (NaN fails) */
+    if (train && !(1. - p >= 0 && 1. - p <= 1))
+        return tn_error(TN_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", 1. - p);
     TN_TRY(tn_nn_empty(input->ndim, input->sizes, dt, input, &out));
     tn_status st = tn_nn_empty(input->ndim, input->sizes, TN_DTYPE_BOOL, input, &mask);
     if (st != TN_OK || tn_tensor_is_meta(input)) goto done;

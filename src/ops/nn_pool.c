@@ -221,7 +221,8 @@ static void run_adaptive(tn_dtype acc, void *y, const void *x, const plane_geom 
 tn_status tn_op__adaptive_avg_pool2d(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
     int64_t os[2];
-    if (!tn_nn_int_list(&args[1], 2, os))
+    /* a list must hold exactly two sizes (upstream does not widen a one-element list) */
+    if (!tn_nn_int_list(&args[1], 2, os) || (args[1].tag == TN_V_INTLIST && args[1].u.ilist.n != 2))
         return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool2d: output_size must be 2");
     plane_geom g;
     TN_TRY(planes_of(x, &g, "adaptive_avg_pool2d"));
@@ -263,6 +264,10 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
     if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
         return tn_error(TN_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
                                         "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b));
+    for (int i = x->ndim == nsp + 2 ? 1 : 0; i < x->ndim; i++) /* only a batch dim may be empty */
+        if (x->sizes[i] == 0)
+            return tn_error(TN_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
+                                            "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b));
     pad_args a = {0, 0, pd[0], pd[1], reflect};
     if (nsp == 2) { a.pt = pd[2]; a.pb = pd[3]; }
     /* replication indexes by clamping, so negative pads crop as upstream's; reflection's

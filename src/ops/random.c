@@ -588,7 +588,9 @@ static tn_status like_common(const tn_value *a, tn_value *r, int kind, int nboun
     if (nbounds >= 1) {
         if (high_tensor) {
             const tn_tensor *h = a[i++].u.t;
-            if (tn_tensor_numel(h) != 1 || tn_tensor_is_meta(h))
+            if (h->ndim != 0 || tn_tensor_is_meta(h))
+                return tn_error(TN_ERR_RUNTIME, "high must be a scalar tensor and on CPU");
+            if (tn_tensor_numel(h) != 1)
                 return tn_error(TN_ERR_RUNTIME, "a Tensor with %lld elements cannot be converted to Scalar",
                                 (long long)tn_tensor_numel(h));
             tn_strided hs;

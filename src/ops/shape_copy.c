@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "core/threadpool.h"
 #include "ops/dispatch.h"
 #include "ops/graph.h"
@@ -398,6 +399,7 @@ tn_status tn_op_roll(const tn_value *args, tn_value *rets) {
     int64_t ns, nd;
     if (args[1].tag == TN_V_INT) { shifts = &args[1].u.i; ns = 1; } else { shifts = args[1].u.ilist.data; ns = args[1].u.ilist.n; }
     if (args[2].tag == TN_V_INT) { dims = &args[2].u.i; nd = 1; } else { dims = args[2].u.ilist.data; nd = args[2].u.ilist.n; }
+    if (ns == 0) return tn_error(TN_ERR_RUNTIME, "`shifts` required");
     if (ns != nd && !(nd == 0 && ns == 1))
         return tn_error(TN_ERR_RUNTIME, "shifts and dimensions must align. shifts: %lld, dims:%lld", (long long)ns, (long long)nd);
     tn_tensor *out;
@@ -519,7 +521,8 @@ tn_status tn_op_constant_pad_nd(const tn_value *args, tn_value *rets) {
 /* constant pads here; reflect and replicate go to their kernels, circular to _pad_circular. */
 static tn_status pad_mode(const tn_value *args, int mode, const char *op, tn_value *rets) {
     static const char *names[] = {"constant", "reflect", "replicate", "circular"};
-    if (mode != 0 && mode > 0 && mode < 4 && !tn_value_is_none(&args[3]))
+    /* upstream lets a zero value through (it is the constant mode's default) */
+    if (mode != 0 && mode > 0 && mode < 4 && !tn_value_is_none(&args[3]) && tn_scalar_as_double(&args[3]) != 0)
         return tn_error(TN_ERR_RUNTIME, "Padding mode \"%s\" doesn't take in value argument", names[mode]);
     if (mode == 1 || mode == 2 || mode == 3) {
         /* reflect / replicate: upstream's pad routes to {reflection,replication}_pad{1,2,3}d

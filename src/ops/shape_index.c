@@ -1070,6 +1070,17 @@ tn_status tn_op_index(const tn_value *args, tn_value *rets) {
     return TN_OK;
 }
 
+/* aten::_unsafe_index.Tensor(Tensor self, Tensor?[] indices) -> Tensor: index's gather (bounds
+ * still checked) over integer indices only, as upstream's kernel (no bool or byte masks). */
+tn_status tn_op__unsafe_index(const tn_value *args, tn_value *rets) {
+    for (int64_t i = 0; i < args[1].u.tlist.n; i++) {
+        const tn_tensor *ix = args[1].u.tlist.data[i];
+        if (ix && ix->dtype != TN_DTYPE_INT64 && ix->dtype != TN_DTYPE_INT32)
+            return tn_error(TN_ERR_RUNTIME, "_unsafe_index found unexpected index type %s", tn_dtype_infos[ix->dtype].c10_name);
+    }
+    return tn_op_index(args, rets);
+}
+
 typedef struct {
     adv_copy_ctx base;
     const tn_tensor *vals;   /* values expanded to the out shape */

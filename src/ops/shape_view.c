@@ -965,6 +965,8 @@ tn_status tn_op_contiguous(const tn_value *args, tn_value *rets) {
     int fmt = args[1].tag == TN_V_MEMFMT ? args[1].u.memfmt : 0;
     if (fmt == 0 || fmt == 1) {
         tn_tensor *out;
+        if (fmt == 1 && !tn_tensor_is_contiguous(self))
+            return tn_error(TN_ERR_RUNTIME, "preserve memory format is unsupported by the contiguous operator");
         TN_TRY(tn_tensor_contiguous(self, &out));
         rets[0] = tn_value_tensor(out);
         return TN_OK;

@@ -2,6 +2,7 @@
  * to, type conversions (float(), long(), ...), cpu, copy_, contiguous, nonzero, new_tensor,
  * as_subclass, detach. Each ends in one or more door calls. */
 #include "autograd/autograd.h"
+#include "argparse.h"
 #include "binding.h"
 
 #include <string.h>
@@ -290,10 +291,21 @@ static PyObject *m_copy_(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *m_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"memory_format", NULL};
     PyObject *mf = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:contiguous", kwlist, &mf)) return NULL;
+    /* memory_format is keyword-only and must be a torch.memory_format, as upstream's signature */
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:contiguous", kwlist, &mf)) return NULL;
+    if (mf && !tn_py_is_memory_format(mf)) { /* None too: the argument is not optional */
+        char b[128];
+        PyErr_Format(PyExc_TypeError, "contiguous(): argument 'memory_format' must be torch.memory_format, not %s",
+                     tn_py_typename(mf, b, sizeof b));
+        return NULL;
+    }
     int memfmt = mf && mf != Py_None ? tn_py_memory_format_get(mf) : 0;
     tn_tensor *t = tn_py_tensor_get(self);
-    if (memfmt == 0 && tn_tensor_is_contiguous(t)) { Py_INCREF(self); return self; }
+    if ((memfmt == 0 || memfmt == 1) && tn_tensor_is_contiguous(t)) { Py_INCREF(self); return self; }
+    if (memfmt == 1) { /* upstream copies only into a named format */
+        PyErr_SetString(PyExc_RuntimeError, "preserve memory format is unsupported by the contiguous operator");
+        return NULL;
+    }
     tn_value a[2] = {tn_value_tensor(t), {.tag = TN_V_MEMFMT}};
     a[1].u.memfmt = memfmt;
     return run1(TN_OP_clone, a);

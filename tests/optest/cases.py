@@ -114,6 +114,38 @@ add("new_empty_strided_out", meta("torch.ops.aten.new_empty_strided.out(xs[0], [
 add("new_full", "lambda a: a.new_full((2, 3), 2.5)", [In((3,), "int32", "int")], ["new_full.default"])
 add("new_full_out", "lambda a: torch.ops.aten.new_full.out(a, [2, 3], 2.5, out=torch.empty(0))", [In((3,))], ["new_full.out"])
 add("new_zeros", "lambda a: a.new_zeros((2, 3))", [In((3,), "bfloat16")], ["new_zeros.default"])
+# pin_memory=True asks the pinned allocator only for CPU memory: on meta upstream ignores it (session 21)
+add("pin_memory_meta", meta("(xs[0].new_zeros((2, 3), device='meta', pin_memory=True), torch.zeros_like(xs[0], device='meta', pin_memory=True), torch.eye(3, device='meta', pin_memory=True))[1]"), [In((3,))], ["new_zeros.default", "zeros_like.default", "eye.default"])
+add("pin_memory_cpu_err", "lambda a: a.new_zeros((2, 3), pin_memory=True)", [In((3,))], ["new_zeros.default"])
+# reflection/replication padding: only the batch dim may be empty (session 21)
+for nm, fn, sz, pad in (("r1_2d", "reflection_pad1d", (0, 3), [1, 1]), ("r1_3d", "reflection_pad1d", (2, 0, 3), [1, 1]), ("p1_2d", "replication_pad1d", (3, 0), [1, 1]), ("r2_3d", "reflection_pad2d", (0, 3, 3), [1, 1, 1, 1]), ("p2_4d", "replication_pad2d", (2, 0, 3, 3), [1, 1, 1, 1])):
+    add(f"pad_empty_dim_err_{nm}", f"lambda: torch._C._nn.{fn}(torch.ones{sz}, {pad})", [], [f"{fn}.default"])
+add("pad_empty_batch", "lambda: (torch._C._nn.reflection_pad1d(torch.ones(0, 2, 3), [1, 1]), torch._C._nn.replication_pad2d(torch.ones(0, 2, 3, 3), [1, 1, 1, 1]))", [], ["reflection_pad1d.default", "replication_pad2d.default"])
+# F.pad's non-constant modes take a value of 0 (the constant mode's default) and refuse any other (session 21)
+add("pad_mode_zero_value", "lambda a: (torch.nn.functional.pad(a, (1, 1), mode='replicate', value=0.0), torch.nn.functional.pad(a, (1, 1), mode='reflect', value=-0.0), torch.nn.functional.pad(a, (1, 1), mode='circular', value=0))", [In((1, 2, 3))], ["pad.default"])
+add("pad_mode_value_err", "lambda a: torch.nn.functional.pad(a, (1, 1), mode='replicate', value=1.0)", [In((1, 2, 3))], ["pad.default"])
+# argument checks upstream makes (session 21, the fuzzer's open family): roll without shifts, a one-element
+# output_size list, randint_like's high tensor of one dim, round(decimals=0) of integers, contiguous's signature
+for nm, expr in (("roll_no_shifts", "torch.roll(a, [])"), ("roll_no_shifts_ops", "torch.ops.aten.roll(a, [])"),
+                 ("adaptive_pool_one_size", "torch._C._nn.adaptive_avg_pool2d(a.reshape(1, 1, 2, 3), [2])"),
+                 ("adaptive_pool_one_size_out", "torch._C._nn.adaptive_avg_pool2d(a.reshape(1, 1, 2, 3), [2], out=torch.empty(0))"),
+                 ("randint_like_high_1d", "torch.randint_like(a, torch.tensor([5]))"),
+                 ("round_decimals0_int", "torch.round(a.long(), decimals=0)"),
+                 ("contiguous_positional", "a.contiguous(torch.contiguous_format)"), ("contiguous_none", "a.contiguous(memory_format=None)"),
+                 ("contiguous_str", "a.contiguous(memory_format='x')")):
+    add(f"arg_check_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
+add("round_decimals_float", "lambda a: (torch.round(a, decimals=0), torch.round(a, decimals=1))", [In((2, 3))], ["round.decimals"])
+# _unsafe_index takes int64/int32 indices only (no bool or byte masks, no float): upstream's message (session 21)
+for dt in ("bool", "uint8", "float32", "int16"):
+    add(f"unsafe_index_dtype_err_{dt}", f"lambda a: torch.ops.aten._unsafe_index(a, [None, torch.tensor([1, 0, 1]).to(torch.{dt})])", [In((3, 3))], ["_unsafe_index.Tensor"])
+add("unsafe_index_int", "lambda a: (torch.ops.aten._unsafe_index(a, [torch.tensor([2, 0])]), torch.ops.aten._unsafe_index(a, [None, torch.tensor([1, 1], dtype=torch.int32)]))", [In((3, 3))], ["_unsafe_index.Tensor"])
+# linalg.vecdot of two real vectors goes through dot upstream: no broadcasting of a size-1 vector (session 21)
+for nm, sa, sb in (("1_3", 1, 3), ("3_1", 3, 1), ("1_0", 1, 0)):
+    add(f"vecdot_vector_sizes_err_{nm}", f"lambda: torch.linalg.vecdot(torch.ones({sa}), torch.ones({sb}))", [], ["linalg_vecdot.default"])
+add("vecdot_broadcast", "lambda a, b: (torch.linalg.vecdot(a, b[:1]), torch.linalg.vecdot(a[:1], b[0]), torch.linalg.vecdot(a[0, :1], b[0, :1]))", [In((2, 3)), In((2, 3))], ["linalg_vecdot.default"])
+# torch.ops.aten.detach_ refuses a view as Tensor.detach_ does; a base detaches in place (session 21)
+add("ops_detach_view_err", "lambda a: torch.ops.aten.detach_.default(a.t())", [In((3, 4))], ["detach_.default"])
+add("ops_detach_base", "lambda a: torch.ops.aten.detach_.default(a.clone())", [In((3, 4))], ["detach_.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
@@ -304,6 +336,10 @@ add("leaky_relu_slope", "lambda a: torch.nn.functional.leaky_relu(a, 0.2)", [In(
 add("softplus_args", "lambda a: torch.nn.functional.softplus(a * 10, beta=2, threshold=5)", [In((1000,))], ["softplus.default"])
 add("softshrink_lambd", "lambda a: torch.nn.functional.softshrink(a, 1.0)", [In((1000,))], ["softshrink.default"])
 add("softshrink_neg", "lambda a: torch.nn.functional.softshrink(a, -1.0)", [In((7,))], ["softshrink.default"])
+# lambda must lie in [0, the dtype's largest finite value]; NaN fails (session 21)
+for nm, expr in (("nan", "a, float('nan')"), ("big", "a, 1e308"), ("half", "a.half(), 70000.0"), ("inf", "a.double(), float('inf')")):
+    add(f"softshrink_lambd_range_err_{nm}", f"lambda a: torch.nn.functional.softshrink({expr})", [In((7,))], ["softshrink.default"])
+add("softshrink_lambd_range_edge", "lambda a: (torch.nn.functional.softshrink(a, 3e38), torch.nn.functional.softshrink(a.double(), 1e308))", [In((7,))], ["softshrink.default"])
 add("relu_int", "lambda a: torch.relu(a)", [In((33,), "int8", "int")], ["relu.default"])
 add("bitwise_not_int", "lambda a: torch.bitwise_not(a)", [In((33,), "int32", "int")], ["bitwise_not.default"])
 add("bitwise_not_u8", "lambda a: ~a", [In((33,), "uint8", "int")], ["bitwise_not.default"])
@@ -1064,6 +1100,9 @@ add("cholesky_ex_not_pd", "lambda: torch.linalg.cholesky_ex(torch.tensor([[1., 2
 add("cholesky_nonsquare_err", "lambda a: torch.linalg.cholesky(a)", [In((2, 3))], ["linalg_cholesky.default"])
 add("cholesky_inverse_singular_err", "lambda: torch.cholesky_inverse(torch.zeros(2, 2))", [], ["cholesky_inverse.default"])
 add("lu_factor_singular_err", f"lambda: torch.linalg.lu_factor({SING} * 0)", [], ["linalg_lu_factor.default"])
+# without pivoting upstream refuses only a non-empty input (session 21)
+add("lu_factor_ex_nopivot_empty", "lambda: [torch.linalg.lu_factor_ex(torch.zeros(*sz), pivot=False) for sz in ((5, 5, 0, 0), (0, 3, 3), (3, 0, 2))]", [], ["linalg_lu_factor_ex.default"])
+add("lu_factor_ex_nopivot_err", "lambda: torch.linalg.lu_factor_ex(torch.ones(2, 3), pivot=False)", [], ["linalg_lu_factor_ex.default"])
 add("lu_factor_ex_singular", f"lambda: torch.linalg.lu_factor_ex(torch.zeros(2, 3, 3))", [], ["linalg_lu_factor_ex.default"])
 add("lu_solve_pivots_dtype_err", "lambda a, b: torch.linalg.lu_solve(a, torch.ones(3), b)", [In((3, 3)), In((3, 1))], ["linalg_lu_solve.default"])
 add("triangular_solve_shape_err", "lambda a, b: torch.linalg.solve_triangular(a, b, upper=True)", [In((3, 3)), In((2, 1))], ["linalg_solve_triangular.default"])
@@ -1278,6 +1317,10 @@ for dt in ("float32", "int64", "int32", "uint8", "float64"):
 add("isin_2d_transposed", "lambda a, b: torch.isin(a, b)", [In((7, 33), "int64", "int", "transposed"), In((5, 3), "int64", "int")], ["isin.Tensor_Tensor"])
 add("isin_mixed", "lambda a, b: torch.isin(a, b)", [In((33,), "int32", "int"), In((7,), "float32", "int")], ["isin.Tensor_Tensor"])
 add("isin_scalar_elem", "lambda b: (torch.isin(3, b), torch.isin(100, b, invert=True))", [In((33,), "int64", "int")], ["isin.Scalar_Tensor"])
+# a bool or complex Scalar refuses as the 0-dim tensor upstream wraps it in; a float one computes (session 21)
+for nm, expr in (("elem_bool", "torch.isin(True, b)"), ("elem_complex", "torch.isin(1j, b)"), ("test_bool", "torch.isin(b, True)"), ("test_complex", "torch.isin(b, 1j)"), ("elem_complex_first", "torch.isin(1j, b > 0)")):
+    add(f"isin_scalar_dtype_err_{nm}", f"lambda b: {expr}", [In((7,), "int64", "int")], ["isin.Scalar_Tensor", "isin.Tensor_Scalar"])
+add("isin_scalar_float", "lambda b: (torch.isin(1.5, b), torch.isin(b, 2.0))", [In((7,), "int64", "int")], ["isin.Scalar_Tensor", "isin.Tensor_Scalar"])
 add("isin_scalar_test", "lambda a: (torch.isin(a, 3), torch.isin(a, 2.5), torch.isin(a, 0, invert=True))", [In((33,), "int64", "int")], ["isin.Tensor_Scalar"])
 add("isin_nan", "lambda a: torch.isin(a, a)", [In((33,), "float32", "special")], ["isin.Tensor_Tensor"])
 # the sorted / typed paths (elements > 64): a vocabulary against a few ids, many ids
@@ -1301,6 +1344,26 @@ add("exp_complex", "lambda a, b: torch.exp(torch.complex(a, b))", [In((33,), "fl
 # ---- values the operator fuzzer found to differ (tests/fuzz/opfuzz.py, docs/RELIABILITY.md) ----
 SPECIALS = "torch.tensor([float('inf'), -float('inf'), 1e30, float('nan'), 1.0, 0.0, -0.0, 0.5, 1.5, -0.25])"
 # isclose: an infinite difference is never close, even within an infinite tolerance
+# a NaN tolerance fails upstream's `>= 0` checks (session 21)
+for nm, expr in (("isclose_rtol", "torch.isclose(a, a, float('nan'))"), ("isclose_atol", "torch.isclose(a, a, 0.1, float('nan'))"), ("allclose_rtol", "torch.allclose(a, a, float('nan'))"), ("allclose_atol", "torch.allclose(a, a, 0.1, float('nan'))")):
+    add(f"{nm}_nan_err", f"lambda a: {expr}", [In((7,))], ["isclose.default", "allclose.default"])
+# huber's delta must be > 0 and smooth_l1's beta >= 0 (NaN fails both); their backward kernels check neither
+# (a zero delta/beta: a zero difference takes the lower branch, as upstream's; a negative one is left out:
+# upstream's vector lanes and scalar tail order the two overlapping branches differently)
+add("huber_delta_nan_err", "lambda a, b: torch.nn.functional.huber_loss(a, b, delta=float('nan'))", [In((7,)), In((7,))], ["huber_loss.default"])
+add("smooth_l1_beta_nan_err", "lambda a, b: torch.nn.functional.smooth_l1_loss(a, b, beta=float('nan'))", [In((7,)), In((7,))], ["smooth_l1_loss.default"])
+add("loss_backward_unchecked_param", "lambda g, a, b: tuple(f(g, a, b, r, p) for r in (0, 1) for p in (0.0, float('nan')) for f in (torch.ops.aten.huber_loss_backward.default, torch.ops.aten.smooth_l1_loss_backward.default)) + tuple(f(g[:7], a[:7], a[:7], 0, 0.0) for f in (torch.ops.aten.huber_loss_backward.default, torch.ops.aten.smooth_l1_loss_backward.default)) + (torch.ops.aten.huber_loss_backward.out(g, a, b, 0, 0.0, grad_input=torch.empty(0)),)",
+    [In((33,)), In((33,)), In((33,))], ["huber_loss_backward.default", "smooth_l1_loss_backward.default", "huber_loss_backward.out"])
+# native_dropout in training refuses p outside [0, 1] (upstream's bernoulli_(1 - p)); an empty input or eval mode does not check
+for nm, expr in (("high", "a, 1.5, True"), ("low", "a, -0.5, True"), ("nan", "a, float('nan'), True")):
+    add(f"native_dropout_p_err_{nm}", f"lambda a: torch.native_dropout({expr})", [In((7,))], ["native_dropout.default"])
+add("native_dropout_p_unchecked", "lambda a: (torch.native_dropout(a, 1.5, False), torch.native_dropout(a[:0], 1.5, True))", [In((7,))], ["native_dropout.default"])
+# contiguous(preserve_format) returns a contiguous self and refuses to copy; empty.out refuses a memory_format;
+# multinomial's out must be int64 (session 21)
+add("contiguous_preserve", "lambda a: a.contiguous(memory_format=torch.preserve_format)", [In((3, 4))], ["contiguous.default"])
+add("contiguous_preserve_err", "lambda a: a.t().contiguous(memory_format=torch.preserve_format)", [In((3, 4))], ["contiguous.default"])
+add("empty_out_memory_format_err", "lambda: torch.empty(3, 4, memory_format=torch.contiguous_format, out=torch.empty(1))", [], ["empty.out"])
+add("multinomial_out_dtype_err", "lambda a: torch.multinomial(a, 2, out=torch.empty(0))", [In((5,), "float32", "pos")], ["multinomial.out"])
 add("isclose_inf_tolerance", f"lambda: (torch.isclose({SPECIALS}, torch.ones(10), float('inf')), torch.isclose({SPECIALS}.bfloat16(), torch.zeros(10, dtype=torch.bfloat16), float('inf'), float('inf')), torch.isclose({SPECIALS}, {SPECIALS}.flip(0), 0.5, 0.1, True))", [], ["isclose.default"])
 # logit: x < eps tested first (eps > 0.5 sends it to eps), a negative eps is no eps, bounds in the dtype
 add("logit_eps_edges", f"lambda a: (torch.logit(a, 1.0), torch.logit(a, 0.7), torch.logit(a, -0.5), torch.logit(a.bfloat16(), 0.3), torch.logit({SPECIALS}, 0.2), torch.logit(a.double(), 0.6))", [In((33,), kind="unit")], ["logit.default"])
