@@ -261,12 +261,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
         tn_tensor *self = args[0].u.t, *res = tmp[0].u.t;
         if (s->functional == TN_OP_detach && (self->flags & TN_TENSOR_IS_VIEW)) { /* as Tensor.detach_ */
             release_rets(tmp, s->nrets);
-            return tn_error(TN_ERR_RUNTIME, "Can't detach views in-place. Use detach() instead. If you are using "
-                                            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
-                                            "is set as True, gradients are views of DDP buckets, and hence detach_() "
-                                            "cannot be called on these gradients. To fix this error, please refer to "
-                                            "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
-                                            "solution.");
+            return tn_error(TN_ERR_RUNTIME, "%s", TN_MSG_DETACH_VIEW_INPLACE);
         }
         if (tn_op_is_view((tn_op_id)s->functional) && res->storage == self->storage) {
             /* squeeze_, unsqueeze_, t_, transpose_, ...: the view's geometry becomes self's */

@@ -15,6 +15,14 @@
 
 typedef tn_status (*tn_op_fn)(const tn_value *args, tn_value *rets);
 
+/* Upstream's words when detach_ meets a view: Tensor.detach_ (the binding) and
+ * torch.ops.aten.detach_ (the door) both refuse with them. */
+#define TN_MSG_DETACH_VIEW_INPLACE                                                                  \
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "  \
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "     \
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "    \
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+
 /* Runs `op`. For an in-place overload (name ends in '_') or an out= overload without an
  * implementation of its own, the door runs the functional sibling and copies the result
  * into self / out (resizing out as upstream does). Missing kernels raise

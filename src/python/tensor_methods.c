@@ -393,12 +393,7 @@ static PyObject *m_detach(PyObject *self, PyObject *u) {
 static PyObject *m_detach_(PyObject *self, PyObject *u) {
     tn_tensor *t = tn_py_tensor_get(self);
     if (t->flags & TN_TENSOR_IS_VIEW) { /* upstream refuses any view, with or without grad */
-        PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead. If you are using "
-                                            "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
-                                            "is set as True, gradients are views of DDP buckets, and hence detach_() "
-                                            "cannot be called on these gradients. To fix this error, please refer to "
-                                            "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
-                                            "solution.");
+        PyErr_SetString(PyExc_RuntimeError, TN_MSG_DETACH_VIEW_INPLACE);
         return NULL;
     }
     tn_autograd_detach_inplace(t);
