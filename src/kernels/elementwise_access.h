@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/complex_math.h"
 #include "kernels/elementwise.h"
 
 static inline bool ld_b8(const char *p) { return *(const uint8_t *)p != 0; }
