@@ -1,28 +1,49 @@
-/* complex_math.h — the complex functions upstream defines itself rather than taking from
- * the C library (c10's accuracy-preserving log1p and expm1, ATen's log-add-exp of two
- * complex values with its NaN / infinity cases), for float _Complex and double _Complex;
- * shared by the elementwise loops and the logcumsumexp scan. Plain C11, header-only. */
+/* complex_math.h — the complex arithmetic and functions upstream defines itself rather
+ * than taking from the C library (c10::complex's product and quotient, c10's log1p and
+ * expm1, ATen's log-add-exp of two complex values with its NaN / infinity cases), for
+ * float _Complex and double _Complex; shared by the elementwise loops and the
+ * logcumsumexp scan. Plain C11, header-only. */
 #ifndef TN_KERNELS_COMPLEX_MATH_H
 #define TN_KERNELS_COMPLEX_MATH_H
 
 #include <complex.h>
 #include <math.h>
 
+/* ---- complex arithmetic as c10::complex does it ------------------------------------ */
+#define TN_DEF_CPLX(sfx, C, R, MK)                                                       \
+    static inline C cmul_##sfx(C x, C y) {                                               \
+        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
+        return MK(a * c - b * d, a * d + b * c);                                         \
+    }                                                                                    \
+    static inline C cdiv_##sfx(C x, C y) {                                               \
+        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
+        R ac = fabs(c), ad = fabs(d);                                                    \
+        if (ac >= ad) {                                                                  \
+            if (ac == 0 && ad == 0) return MK(a / ac, b / ad);                           \
+            R rat = d / c, scl = (R)1 / (c + d * rat);                                   \
+            return MK((a + b * rat) * scl, (b - a * rat) * scl);                         \
+        }                                                                                \
+        R rat = c / d, scl = (R)1 / (d + c * rat);                                       \
+        return MK((a * rat + b) * scl, (b * rat - a) * scl);                             \
+    }
+TN_DEF_CPLX(c64, float _Complex, float, CMPLXF)
+TN_DEF_CPLX(c128, double _Complex, double, CMPLX)
+#define TN_CMUL(x, y) _Generic((x), float _Complex: cmul_c64, double _Complex: cmul_c128)(x, y)
+#define TN_CDIV(x, y) _Generic((x), float _Complex: cdiv_c64, double _Complex: cdiv_c128)(x, y)
+
 /* sfx: the type suffix; C / R: the complex and real types; MK: the constructor; F: the
  * real libm function suffix (f for float, none for double). */
 #define TN_DEF_CMATH(sfx, C, R, MK, F)                                                     \
-    /* log(1 + z): the angle of 1 + z, and its log-modulus through log1p near 0 (where     \
-     * |z| < 1/2: 1/2 log1p(x (2 + x) + y^2), exactly x when that underflows to 0), else   \
-     * through the modulus of 1 + z itself */                                              \
+    /* log(1 + z) as upstream's CPU path computes it (Kahan's correction): u = 1 + z; z    \
+     * itself when u rounds to 1, log(u) when u - 1 recovers z exactly, else               \
+     * log(u) * (z / (u - 1)) in c10::complex arithmetic (naive product, scaled quotient)  \
+     * (NaN for some subnormal z, as upstream's) */                                        \
     static inline C tn_clog1p_##sfx(C z) {                                                 \
-        R x = creal(z), y = cimag(z);                                                      \
-        R theta = atan2##F(y, x + (R)1);                                                   \
-        if (hypot##F(x, y) < (R)0.5) {                                                     \
-            R r = x * ((R)2 + x) + y * y;                                                  \
-            if (r == 0) return MK(x, theta);                                               \
-            return MK((R)0.5 * log1p##F(r), theta);                                        \
-        }                                                                                  \
-        return MK(log##F(hypot##F(x + (R)1, y)), theta);                                   \
+        C u = z + (R)1;                                                                    \
+        if (u == (R)1) return z;                                                           \
+        C lu = clog##F(u);                                                                 \
+        if (u - (R)1 == z) return lu;                                                      \
+        return cmul_##sfx(lu, cdiv_##sfx(z, u - (R)1));                                    \
     }                                                                                      \
     /* exp(z) - 1 with the real part as expm1(x) cos(y) - 2 sin(y/2)^2 (no cancellation   \
      * near 0) and the imaginary part exp(x) sin(y) */                                     \
