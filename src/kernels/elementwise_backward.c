@@ -66,6 +66,9 @@ TN_EWB2(gelu_tanh, TN_EWB_PICK(gelu_tanh_grad, y)(x, y))
 TN_EWB2(silu, TN_EWB_PICK(silu_grad, y)(x, y))
 TN_EWB2(sigmoid, x * ((T)1 - y) * y)
 TN_EWB2(tanh, x * ((T)1 - y * y))
+/* complex: grad times the conjugate derivative, in c10::complex products */
+TN_EW_COMPLEX(TN_EW_B_SAME, ewb_sigmoid, TN_CMUL(x, conj(TN_CMUL((T)1 - y, y))))
+TN_EW_COMPLEX(TN_EW_B_SAME, ewb_tanh, TN_CMUL(x, conj((T)1 - TN_CMUL(y, y))))
 /* NaN inputs get a zero gradient (the in-range test fails), as upstream. */
 TN_EWB2(hardtanh, (y > (T)ctx->d[0] && y < (T)ctx->d[1]) ? x : (T)0)
 TN_EWB2(leaky_relu, y > (T)0 ? x : x * (T)ctx->d[0])
@@ -99,6 +102,7 @@ static void ewb_init(void) {
     TN_EWB_OPS(TN_X)
 #undef TN_X
     TN_EW_INTS(TN_EWB_REG, threshold)
+    TN_EW_COMPLEX(TN_EWB_REG, sigmoid) TN_EW_COMPLEX(TN_EWB_REG, tanh)
 #undef TN_EWB_REG
 }
 
