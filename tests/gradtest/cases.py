@@ -290,6 +290,10 @@ CASES += [
     G("cplx_ternary", f"lambda a, b, c: torch.view_as_real(torch.stack((torch.addcmul({_ZC}, {_ZB}, {_ZD}, value=2 - 1j), torch.addcmul({_ZC}, {_ZB}, {_ZD}, value=0.5), torch.addcdiv({_ZC}, {_ZB}, {_ZD}, value=0.5j), torch.addcdiv({_ZC}, {_ZB}, {_ZD}, value=1.5), torch.lerp({_ZC}, {_ZB}, 0.3), torch.lerp({_ZC}, {_ZB}, 0.25 - 0.5j), torch.lerp({_ZC}, {_ZB}, {_ZD}), torch.logaddexp({_ZC}, {_ZB}))))",
       [In((4, 5, 2)), In((4, 5, 2)), In((4, 5, 2), kind="pos")], (0, 1, 2), ["addcmul", "addcdiv", "lerp_Scalar"]),
     G("logcumsumexp", "lambda a: (a.logcumsumexp(1), a.logcumsumexp(0) * torch.linspace(-1, 1, 5, dtype=a.dtype), a.t().logcumsumexp(0))", [In((4, 5))], (0,), ["logcumsumexp"]),
+    # rms_norm's formula with xhat, rstd and the weight conjugated; a real operand of a
+    # complex product takes the real part of its gradient
+    G("cplx_l1_rms_renorm", f"lambda a, b, w: (torch.nn.functional.l1_loss({_ZC}, {_ZB}), torch.view_as_real(torch.nn.functional.rms_norm({_ZC}, (5,))), torch.view_as_real(torch.nn.functional.rms_norm({_ZC}, (5,), torch.view_as_complex(w), eps=1e-3)), torch.view_as_real(torch.renorm({_ZC}, 2, 0, 1.0)), torch.view_as_real({_ZB} * a[..., 0]))",
+      [In((4, 5, 2)), In((4, 5, 2)), In((5, 2))], (0, 1, 2), ["l1_loss", "_fused_rms_norm"]),
     G("cplx_logcumsumexp", f"lambda a: torch.view_as_real(torch.cat(({_ZC}.logcumsumexp(1), {_ZC}.logcumsumexp(0), {_ZC}.t().logcumsumexp(0).t())))",
       [In((4, 5, 2))], (0,), ["logcumsumexp"]),
 ]
