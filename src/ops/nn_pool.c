@@ -50,8 +50,8 @@ static tn_status planes_of(const tn_tensor *x, plane_geom *g, const char *what) 
 /* Allocates the [.., oh, ow] output and runs a plane kernel through `run`. */
 typedef void (*plane_fn)(tn_dtype acc, void *y, const void *x, const plane_geom *g, int64_t oh, int64_t ow, void *ctx);
 
-static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t ow, plane_fn fn, void *ctx,
-                          tn_tensor **out) {
+static tn_status plane_op_in(tn_dtype acc, tn_tensor *x, const plane_geom *g, int64_t oh, int64_t ow, plane_fn fn,
+                             void *ctx, tn_tensor **out) {
     int64_t sz[4];
     for (int i = 0; i < g->nd - 2; i++) sz[i] = g->lead[i];
     sz[g->nd - 2] = oh;
@@ -59,7 +59,6 @@ static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t
     tn_tensor *y;
     TN_TRY(tn_nn_empty(g->nd, sz, x->dtype, x, &y));
     if (tn_tensor_is_meta(x) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
-    tn_dtype acc = tn_nn_acc_any(x->dtype);
     tn_nn_buf bx, by;
     tn_status st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);
@@ -69,6 +68,11 @@ static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t
     tn_nn_buf_free(&bx);
     *out = y;
     return TN_OK;
+}
+/* ... in the op's own compute type (integers in int64) */
+static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t ow, plane_fn fn, void *ctx,
+                          tn_tensor **out) {
+    return plane_op_in(tn_nn_acc_any(x->dtype), x, g, oh, ow, fn, ctx, out);
 }
 
 /* ---- max / avg pooling ------------------------------------------------------------------ */
@@ -352,7 +356,10 @@ static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_va
         return tn_error(TN_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got input (H: %lld, W: "
                                         "%lld) output (H: %lld, W: %lld)", (long long)x->sizes[2], (long long)x->sizes[3],
                         (long long)oh, (long long)ow);
-    TN_TRY(tn_nn_check_float(x, mode == 0 ? "upsample_nearest2d" : "upsample_bilinear2d"));
+    /* nearest also copies uint8 values (upstream dispatches Byte for it; float32 holds them
+     * exactly) */
+    bool byte_nearest = mode == 0 && x->dtype == TN_DTYPE_UINT8;
+    if (!byte_nearest) TN_TRY(tn_nn_check_float(x, mode == 0 ? "upsample_nearest2d" : "upsample_bilinear2d"));
     plane_geom g;
     TN_TRY(planes_of(x, &g, "upsample"));
     /* Scales are computed in the opmath type: float for all but Double. */
@@ -370,7 +377,7 @@ static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_va
         a.rw = scales_value(sw, g.W, ow, f);
     }
     tn_tensor *y;
-    TN_TRY(plane_op(x, &g, oh, ow, run_up, &a, &y));
+    TN_TRY(plane_op_in(byte_nearest ? TN_DTYPE_FLOAT32 : tn_nn_acc_any(x->dtype), x, &g, oh, ow, run_up, &a, &y));
     rets[0] = tn_value_tensor(y);
     return TN_OK;
 }
