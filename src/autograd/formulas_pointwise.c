@@ -302,6 +302,15 @@ F(g_lerp_scalar) {
     if (NEED(1)) SET(1, ag_mul_s(c, GRAD(0), w));
 }
 
+/* sinc: grad * conj((pi x cos(pi x) - sin(pi x)) / (pi x^2)), 0 where pi x^2 is 0 */
+F(g_sinc) {
+    if (!NEED(0)) return;
+    tn_tensor *x = ARG(0), *sp = ag_mul_s(c, x, M_PI), *ssp = ag_mul_s(c, ag_mul(c, x, x), M_PI);
+    tn_tensor *num = ag_sub(c, ag_mul(c, sp, ag_unary(c, TN_OP_cos, sp)), ag_unary(c, TN_OP_sin, sp));
+    tn_tensor *out = ag_mul(c, GRAD(0), ag_conj(c, ag_div(c, num, ssp)));
+    SET(0, ag_where(c, AG(c, eq_Scalar, VT(ssp), VD(0.0)), ag_scalar_like(c, out, 0.0), out));
+}
+
 /* copy_(self, src): self's old value is overwritten (no gradient); src gets grad. */
 F(g_copy) {
     if (NEED(0)) SET(0, ag_zeros(c, GEOM(0)));

@@ -136,6 +136,9 @@ TN_COMPLEX_UNARY(exp2, exp(TN_CREAL_OF(M_LN2) * x))
 TN_COMPLEX_UNARY(log1p, TN_CLOG1P(x))
 TN_COMPLEX_UNARY(expm1, TN_CEXPM1(x))
 TN_COMPLEX_UNARY(sigmoid, TN_CDIV((T)1, (T)1 + exp(-x)))
+/* sinc: 1 at 0, else sin(p) / p with p = (pi + 0i) * z in c10::complex arithmetic */
+#define TN_CPI_Z(x) TN_CMUL(_Generic((T)0, float _Complex: CMPLXF((float)M_PI, 0.0f), double _Complex: CMPLX(M_PI, 0.0)), x)
+TN_COMPLEX_UNARY(sinc, x == 0 ? (T)1 : TN_CDIV(sin(TN_CPI_Z(x)), TN_CPI_Z(x)))
 /* upstream's 1 / z and 1 / sqrt(z) in c10::complex division */
 TN_COMPLEX_UNARY(reciprocal, TN_CDIV((T)1, x))
 /* the complex row of sign is upstream's sgn: 0 at 0, else each part over |z| (hypot) */
@@ -205,7 +208,7 @@ void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_C(sinh) TN_REG_C(cosh) TN_REG_C(asin) TN_REG_C(acos) TN_REG_C(atan) TN_REG_C(asinh)
     TN_REG_C(acosh) TN_REG_C(atanh) TN_REG_C(neg) TN_REG_C(isnan) TN_REG_C(logical_not)
     TN_REG_C(reciprocal) TN_REG_C(rsqrt) TN_REG_C(pow_scalar) TN_REG_C(sign)
-    TN_REG_C(log2) TN_REG_C(log10) TN_REG_C(exp2) TN_REG_C(log1p) TN_REG_C(expm1) TN_REG_C(sigmoid)
+    TN_REG_C(log2) TN_REG_C(log10) TN_REG_C(exp2) TN_REG_C(log1p) TN_REG_C(expm1) TN_REG_C(sigmoid) TN_REG_C(sinc)
 #define TN_REG_I(op) TN_EW_INTS(TN_EW_REG, op)
     TN_REG_I(abs) TN_REG_I(neg) TN_REG_I(sign) TN_REG_I(relu) TN_REG_I(square) TN_REG_I(clamp)
     TN_REG_I(bitwise_not) TN_REG_I(logical_not) TN_REG_I(pow_int_scalar) TN_REG_I(floor)

@@ -289,6 +289,8 @@ CASES += [
       [In((4, 5, 2), kind="unit")], (0,), ["sigmoid", "tanh", "log1p"]),
     G("cplx_ternary", f"lambda a, b, c: torch.view_as_real(torch.stack((torch.addcmul({_ZC}, {_ZB}, {_ZD}, value=2 - 1j), torch.addcmul({_ZC}, {_ZB}, {_ZD}, value=0.5), torch.addcdiv({_ZC}, {_ZB}, {_ZD}, value=0.5j), torch.addcdiv({_ZC}, {_ZB}, {_ZD}, value=1.5), torch.lerp({_ZC}, {_ZB}, 0.3), torch.lerp({_ZC}, {_ZB}, 0.25 - 0.5j), torch.lerp({_ZC}, {_ZB}, {_ZD}), torch.logaddexp({_ZC}, {_ZB}))))",
       [In((4, 5, 2)), In((4, 5, 2)), In((4, 5, 2), kind="pos")], (0, 1, 2), ["addcmul", "addcdiv", "lerp_Scalar"]),
+    G("sinc", "lambda a: torch.sinc(a * 1.5) * torch.sinc(a.t().t()[0].abs())", [A], (0,), ["sinc"]),
+    G("cplx_sinc", f"lambda a: torch.view_as_real(torch.sinc({_ZC}))", [In((4, 5, 2))], (0,), ["sinc"]),
     G("logcumsumexp", "lambda a: (a.logcumsumexp(1), a.logcumsumexp(0) * torch.linspace(-1, 1, 5, dtype=a.dtype), a.t().logcumsumexp(0))", [In((4, 5))], (0,), ["logcumsumexp"]),
     # rms_norm's formula with xhat, rstd and the weight conjugated; a real operand of a
     # complex product takes the real part of its gradient
