@@ -8,6 +8,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/nn.h"
+#include "ops/composite_internal.h"
 #include "ops/nn_internal.h"
 
 #define NN_KERNEL(acc, name, ...) \
@@ -275,6 +276,14 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
         if (pd[i] < 0)
             return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::reflection_pad%dd with negative padding is not implemented by "
                                                     "torchnative", nsp);
+    if (tn_dtype_is_complex(x->dtype)) { /* a copy: the real and imaginary parts padded alike */
+        tn_op_id op = reflect ? (nsp == 1 ? TN_OP_reflection_pad1d : TN_OP_reflection_pad2d)
+                              : (nsp == 1 ? TN_OP_replication_pad1d : TN_OP_replication_pad2d);
+        tn_cx c = {0};
+        tn_tensor *re = tn_cx_call(&c, op, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_real, TN_ARGS(TN_T(x)))), *pv));
+        tn_tensor *im = tn_cx_call(&c, op, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_imag, TN_ARGS(TN_T(x)))), *pv));
+        return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_complex, TN_ARGS(TN_T(re), TN_T(im))), rets);
+    }
     TN_TRY(tn_nn_check_float_or_int(x, reflect ? (nsp == 1 ? "reflection_pad1d" : "reflection_pad2d")
                                                : (nsp == 1 ? "replication_pad1d" : "replication_pad2d"), false));
     /* View as planes [P, H, W] with H = 1 for 1-d padding. */
