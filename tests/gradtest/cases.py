@@ -293,6 +293,7 @@ CASES += [
     G("cplx_sinc", f"lambda a: torch.view_as_real(torch.sinc({_ZC}))", [In((4, 5, 2))], (0,), ["sinc"]),
     G("cplx_pads", f"lambda a, b: (lambda z, z4: (torch.view_as_real(torch.nn.functional.pad(z, (2, 1), mode='reflect') * (1 + 2j)), torch.view_as_real(torch.nn.functional.pad(z, (2, 3), mode='replicate')), torch.view_as_real(torch.nn.functional.pad(z4, (1, 2, 2, 1), mode='reflect')), torch.view_as_real(torch.nn.functional.pad(z4, (1, 1, 2, 1), mode='replicate'))))({_ZC}, {_ZB})",
       [In((2, 3, 5, 2)), In((2, 3, 4, 5, 2))], (0, 1), []),
+    G("cplx_silu_inplace", f"lambda a: torch.view_as_real(torch.nn.functional.silu({_ZC} * 1, inplace=True))", [In((4, 5, 2))], (0,), ["silu"]),
     G("logcumsumexp", "lambda a: (a.logcumsumexp(1), a.logcumsumexp(0) * torch.linspace(-1, 1, 5, dtype=a.dtype), a.t().logcumsumexp(0))", [In((4, 5))], (0,), ["logcumsumexp"]),
     # rms_norm's formula with xhat, rstd and the weight conjugated; a real operand of a
     # complex product takes the real part of its gradient
