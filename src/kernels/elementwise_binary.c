@@ -117,9 +117,10 @@ TN_CB(div, TN_CDIV(x, y))
 TN_CB(pow, pow(x, y))
 TN_CB(logaddexp, TN_CLOGADDEXP(x, y))
 /* upstream's lerp of complex values: from the nearer end, |w| < 1/2 deciding (no fma);
- * c[0] = the scalar weight */
-#define TN_CLERP(x, y, w) (fabs(w) < 0.5 ? (x) + TN_CMUL((w), (y) - (x)) : (y) - TN_CMUL((y) - (x), (T)1 - (w)))
-TN_CB(lerp_scalar, TN_CLERP(x, y, TN_CALPHA))
+ * the scalar form's c[0] = the weight, mode = whether |w| < 1/2 (decided once by the op) */
+#define TN_CLERP_BY(small, x, y, w) ((small) ? (x) + TN_CMUL((w), (y) - (x)) : (y) - TN_CMUL((y) - (x), (T)1 - (w)))
+#define TN_CLERP(x, y, w) TN_CLERP_BY(fabs(w) < 0.5, x, y, w)
+TN_CB(lerp_scalar, TN_CLERP_BY(ctx->mode, x, y, TN_CALPHA))
 #define TN_CBB(op, ...) TN_EW_COMPLEX(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_CBB(eq, x == y) TN_CBB(ne, x != y)
 #define TN_CT(op, ...) TN_EW_COMPLEX(TN_EW_T_SAME, op, __VA_ARGS__)

@@ -646,6 +646,9 @@ tn_status tn_op_lerp_Scalar(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
     ctx.d[0] = sv(&args[2]);
     ctx_complex(&ctx, 0, &args[2]);
+    /* the complex rows' |weight| < 1/2, in the element type's precision */
+    ctx.mode = a->dtype == TN_DTYPE_COMPLEX64 ? hypotf((float)ctx.c[0][0], (float)ctx.c[0][1]) < 0.5f
+                                              : hypot(ctx.c[0][0], ctx.c[0][1]) < 0.5;
     tn_tensor *ins[2] = {a, b};
     tn_ew_run r = {TN_EW_lerp_scalar, "lerp_kernel_scalar", false, false, TN_DTYPE_UNDEFINED};
     return tn_ew_execute(&r, 2, ins, &ctx, rets);
