@@ -91,3 +91,23 @@ def test_comparator_catches_a_wrong_gradient(sides):
     bad = ("ok", dict(r[1], grad=("tuple", [(kind, dtype, shape, a.tobytes())] + r[1]["grad"][1][1:])))
     assert harness.compare(case, "float64", r, bad) is not None
     assert harness.compare(case, "float64", r, r) is None
+
+
+def test_real_operand_of_complex_result_warns_like_upstream():
+    """A real input whose gradient comes back complex takes its real part without the
+    complex-to-real cast warning (upstream's handle_r_to_c); an explicit cast still warns.
+    A fresh process each side, so no once-flag of an earlier test hides a warning."""
+    code = ("import torch, warnings\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    r = torch.rand(3, dtype=torch.float64, requires_grad=True)\n"
+            "    z = torch.tensor([1 + 2j, 3 - 1j, 0.5j], dtype=torch.complex128)\n"
+            "    (r * z).abs().sum().backward(); g0 = r.grad.clone(); n0 = len(w)\n"
+            "    torch.renorm(torch.stack([z, z * 2]).requires_grad_(), 2, 0, 1.0).abs().sum().backward(); n1 = len(w)\n"
+            "    r.grad = None; (r.to(torch.complex128) * z).real.sum().backward()\n"
+            "    torch.tensor([1 + 2j]).float()\n"
+            "print([round(v, 12) for v in g0.tolist()], r.grad.tolist(), n0, n1, [str(x.message).split(' (Triggered')[0] for x in w])\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    rc, want, err = run_upstream(["-c", code], timeout=300, cwd=ROOT)
+    assert r.returncode == 0 and rc == 0, r.stderr + err
+    assert r.stdout == want, (r.stdout, want)

@@ -247,6 +247,9 @@ static tn_status validate(tn_node *n, int i, const tn_geom *m, tn_tensor **g) {
     if (!reshape && x->dtype == m->dtype) return TN_OK;
     tn_grad_ctx c = {.node = n};
     tn_tensor *r = reshape ? ag_sum_to(&c, x, m->ndim, m->sizes) : x;
+    /* a complex gradient of a real input: its real part (upstream's formulas take it,
+     * handle_r_to_c, before this check; a plain cast would warn about the imaginary part) */
+    if (tn_dtype_is_complex(r->dtype) && !tn_dtype_is_complex(m->dtype)) r = AG(&c, real, VT(r));
     r = ag_cast(&c, r, m->dtype);
     tn_status st = c.st;
     if (st == TN_OK) {

@@ -198,11 +198,13 @@ F(g_rms_norm) {
     int64_t nd_dims[TN_MAX_DIMS], lead_dims[TN_MAX_DIMS];
     int nn = trailing(k, nd, nd_dims), nl = 0;
     for (int i = 0; i < k; i++) lead_dims[nl++] = i;
-    tn_tensor *xhat = ag_mul(c, x, rstd);
+    /* complex inputs (complex rstd): the same form with xhat, rstd and the weight conjugated
+     * (grad times the conjugate derivative); ag_conj is the identity for real ones */
+    tn_tensor *xhat = ag_conj(c, ag_mul(c, x, rstd));
     if (NEED(0)) {
-        tn_tensor *gw = w ? ag_mul(c, g, w) : g;
+        tn_tensor *gw = w ? ag_mul(c, g, ag_conj(c, w)) : g;
         tn_tensor *m = AG(c, mean_dim, VT(ag_mul(c, gw, xhat)), VIL(nd_dims, nn), VB(true), VN());
-        SET(0, ag_mul(c, rstd, ag_sub(c, gw, ag_mul(c, xhat, m))));
+        SET(0, ag_mul(c, ag_conj(c, rstd), ag_sub(c, gw, ag_mul(c, xhat, m))));
     }
     if (w && NEED(2)) SET(2, nl ? ag_sum_dims(c, ag_mul(c, g, xhat), nl, lead_dims, false) : ag_mul(c, g, xhat));
 }

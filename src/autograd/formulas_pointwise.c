@@ -107,18 +107,18 @@ F(g_log1p) { if (NEED(0)) SET(0, ag_div(c, GRAD(0), ag_conj(c, ag_add_s(c, ARG(0
  * themselves differentiable. */
 #define FIRST_ORDER() (!tn_grad_mode_enabled())
 
-/* tanh_backward: grad * (1 - y^2) */
+/* tanh_backward: grad * conj(1 - y^2) */
 F(g_tanh) {
     if (!NEED(0)) return;
     if (FIRST_ORDER()) { SET(0, AG(c, tanh_backward, VT(GRAD(0)), VT(RES(0)))); return; }
-    SET(0, ag_mul(c, GRAD(0), AG(c, rsub_Scalar, VT(ag_mul(c, RES(0), RES(0))), VD(1.0), VI(1))));
+    SET(0, ag_mul(c, GRAD(0), ag_conj(c, AG(c, rsub_Scalar, VT(ag_mul(c, RES(0), RES(0))), VD(1.0), VI(1)))));
 }
 
-/* sigmoid_backward: grad * y * (1 - y) */
+/* sigmoid_backward: grad * conj(y * (1 - y)) */
 F(g_sigmoid) {
     if (!NEED(0)) return;
     if (FIRST_ORDER()) { SET(0, AG(c, sigmoid_backward, VT(GRAD(0)), VT(RES(0)))); return; }
-    SET(0, ag_mul(c, GRAD(0), ag_mul(c, RES(0), AG(c, rsub_Scalar, VT(RES(0)), VD(1.0), VI(1)))));
+    SET(0, ag_mul(c, GRAD(0), ag_conj(c, ag_mul(c, RES(0), AG(c, rsub_Scalar, VT(RES(0)), VD(1.0), VI(1))))));
 }
 
 /* threshold_backward(grad, result, 0): grad where result > 0. */
@@ -259,25 +259,56 @@ static void minmax(tn_grad_ctx *c, tn_op_id lose_op) {
 F(g_maximum) { minmax(c, TN_OP_lt_Tensor); }
 F(g_minimum) { minmax(c, TN_OP_gt_Tensor); }
 
-F(g_addcmul) {
-    double v = ag_scalar(&ARGV(3));
-    if (NEED(0)) SET(0, GRAD(0));
-    if (NEED(1)) SET(1, ag_mul_s(c, ag_mul(c, GRAD(0), ARG(2)), v));
-    if (NEED(2)) SET(2, ag_mul_s(c, ag_mul(c, GRAD(0), ARG(1)), v));
+/* t * value, value a real or complex Scalar */
+static tn_tensor *scaled_by_value(tn_grad_ctx *c, tn_tensor *t, const tn_value *value) {
+    return value->tag == TN_V_COMPLEX ? AG(c, mul_Scalar, VT(t), *value) : ag_mul_s(c, t, ag_scalar(value));
 }
 
-F(g_addcdiv) {
-    double v = ag_scalar(&ARGV(3));
+/* upstream's forms: grad * conj(tensor2 * value), grad * conj(tensor1 * value) */
+F(g_addcmul) {
     if (NEED(0)) SET(0, GRAD(0));
-    if (NEED(1)) SET(1, ag_mul_s(c, ag_div(c, GRAD(0), ARG(2)), v));
-    if (NEED(2))
-        SET(2, ag_neg(c, ag_mul_s(c, ag_div(c, ag_mul(c, GRAD(0), ARG(1)), ag_mul(c, ARG(2), ARG(2))), v)));
+    if (NEED(1)) SET(1, ag_mul(c, GRAD(0), ag_conj(c, scaled_by_value(c, ARG(2), &ARGV(3)))));
+    if (NEED(2)) SET(2, ag_mul(c, GRAD(0), ag_conj(c, scaled_by_value(c, ARG(1), &ARGV(3)))));
+}
+
+/* grad * conj(value / tensor2), -grad * conj(value * tensor1 / tensor2^2) (a complex
+ * value divides as value * (1 / tensor2)) */
+F(g_addcdiv) {
+    if (NEED(0)) SET(0, GRAD(0));
+    if (NEED(1)) {
+        tn_tensor *q = ARGV(3).tag == TN_V_COMPLEX ? scaled_by_value(c, ag_unary(c, TN_OP_reciprocal, ARG(2)), &ARGV(3))
+                                                   : ag_div(c, ag_scalar_like(c, ARG(2), ag_scalar(&ARGV(3))), ARG(2));
+        SET(1, ag_mul(c, GRAD(0), ag_conj(c, q)));
+    }
+    if (NEED(2)) {
+        tn_tensor *q = ag_div(c, scaled_by_value(c, ARG(1), &ARGV(3)), ag_mul(c, ARG(2), ARG(2)));
+        SET(2, ag_neg(c, ag_mul(c, GRAD(0), ag_conj(c, q))));
+    }
 }
 
 F(g_lerp_scalar) {
+    if (ARGV(2).tag == TN_V_COMPLEX) { /* grad * conj(1 - w), grad * conj(w) */
+        tn_value one_minus = {.tag = TN_V_COMPLEX}, wc = {.tag = TN_V_COMPLEX};
+        one_minus.u.c.re = 1.0 - ARGV(2).u.c.re;
+        one_minus.u.c.im = ARGV(2).u.c.im;
+        wc.u.c.re = ARGV(2).u.c.re;
+        wc.u.c.im = -ARGV(2).u.c.im;
+        if (NEED(0)) SET(0, AG(c, mul_Scalar, VT(GRAD(0)), one_minus));
+        if (NEED(1)) SET(1, AG(c, mul_Scalar, VT(GRAD(0)), wc));
+        return;
+    }
     double w = ag_scalar(&ARGV(2));
     if (NEED(0)) SET(0, ag_mul_s(c, GRAD(0), 1.0 - w));
     if (NEED(1)) SET(1, ag_mul_s(c, GRAD(0), w));
+}
+
+/* sinc: grad * conj((pi x cos(pi x) - sin(pi x)) / (pi x^2)), 0 where pi x^2 is 0 */
+F(g_sinc) {
+    if (!NEED(0)) return;
+    tn_tensor *x = ARG(0), *sp = ag_mul_s(c, x, M_PI), *ssp = ag_mul_s(c, ag_mul(c, x, x), M_PI);
+    tn_tensor *num = ag_sub(c, ag_mul(c, sp, ag_unary(c, TN_OP_cos, sp)), ag_unary(c, TN_OP_sin, sp));
+    tn_tensor *out = ag_mul(c, GRAD(0), ag_conj(c, ag_div(c, num, ssp)));
+    SET(0, ag_where(c, AG(c, eq_Scalar, VT(ssp), VD(0.0)), ag_scalar_like(c, out, 0.0), out));
 }
 
 /* copy_(self, src): self's old value is overwritten (no gradient); src gets grad. */

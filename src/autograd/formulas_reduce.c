@@ -170,6 +170,37 @@ F(g_cumsum) {
     SET(0, AG(c, flip, VT(AG(c, cumsum, VT(f), VI(d), VN())), VIL(&d, 1)));
 }
 
+/* logcumsumexp backward (upstream's form): with rlcse the logcumsumexp along dim taken from
+ * the end, real gradients split into their positive and negative parts, each
+ * exp(rlcse(log|g| - result) + self) (log|g| replaced by the dtype's lowest value where g
+ * has the other sign), subtracted; complex ones in one piece,
+ * conj(exp(rlcse(log(conj g) - result) + self)). */
+static tn_tensor *reverse_logcumsumexp(tn_grad_ctx *c, tn_tensor *x, int64_t d) {
+    tn_tensor *f = AG(c, flip, VT(x), VIL(&d, 1));
+    return AG(c, flip, VT(AG(c, logcumsumexp, VT(f), VI(d))), VIL(&d, 1));
+}
+F(g_logcumsumexp) {
+    if (!NEED(0)) return;
+    tn_tensor *g = GRAD(0), *self = ARG(0), *res = RES(0);
+    if (GEOM(0)->ndim == 0 || tn_tensor_numel(g) == 0) { SET(0, g); return; }
+    int64_t d = IARG(1);
+    if (d < 0) d += GEOM(0)->ndim;
+    if (tn_dtype_is_complex(g->dtype)) {
+        tn_tensor *lg = ag_unary(c, TN_OP_log, ag_conj(c, g));
+        SET(0, ag_conj(c, ag_unary(c, TN_OP_exp, ag_add(c, reverse_logcumsumexp(c, ag_sub(c, lg, res), d), self))));
+        return;
+    }
+    double lowest = g->dtype == TN_DTYPE_FLOAT32 ? -3.4028234663852886e38 : g->dtype == TN_DTYPE_FLOAT16 ? -65504.0
+                  : g->dtype == TN_DTYPE_BFLOAT16 ? -3.3895313892515355e38 : -1.7976931348623157e308;
+    tn_tensor *lo = ag_scalar_like(c, g, lowest), *zero = ag_scalar_like(c, g, 0.0);
+    tn_tensor *la = ag_unary(c, TN_OP_log, ag_unary(c, TN_OP_abs, g));
+    tn_tensor *pos = ag_where(c, AG(c, gt_Tensor, VT(g), VT(zero)), la, lo);
+    tn_tensor *neg = ag_where(c, AG(c, lt_Tensor, VT(g), VT(zero)), la, lo);
+    tn_tensor *op = ag_unary(c, TN_OP_exp, ag_add(c, reverse_logcumsumexp(c, ag_sub(c, pos, res), d), self));
+    tn_tensor *on = ag_unary(c, TN_OP_exp, ag_add(c, reverse_logcumsumexp(c, ag_sub(c, neg, res), d), self));
+    SET(0, ag_sub(c, op, on));
+}
+
 /* ---- matrix products ------------------------------------------------------------------- */
 
 /* The products' rows take the other operand's conjugate for complex operands (the

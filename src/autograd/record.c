@@ -278,10 +278,19 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
     }
 
     int nres = count_results(s, rets);
-    bool any_diff_out = false;
+    bool any_diff_out = false, complex_out = false;
     for (int k = 0; k < nres; k++) {
         tn_tensor *r = result_at(s, rets, k);
         if (r && differentiable_dtype(r->dtype)) any_diff_out = true;
+        if (r && tn_dtype_is_complex(r->dtype)) complex_out = true;
+    }
+    /* operators upstream computes for complex inputs but whose autograd it refuses for a
+     * complex output (outside its complex-gradient allowlist) */
+    if (complex_out && op == TN_OP_silu) { /* (silu_ records: upstream differentiates it) */
+        tn_tensor_release(self_orig);
+        if (self_edge.fn) tn_node_release(self_edge.fn);
+        release_rets(s, rets);
+        return tn_error(TN_ERR_RUNTIME, "silu does not support automatic differentiation for outputs with complex dtype.");
     }
     if (!any_diff_out) {
         tn_tensor_release(self_orig);

@@ -6,6 +6,7 @@
  * why the group structure is emulated and not just the formula. */
 #include "kernels/creation.h"
 
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
@@ -277,8 +278,28 @@ TN_LOGSPACE(bf16, TN_DTYPE_BFLOAT16)
 TN_LOGSPACE(f32, TN_DTYPE_FLOAT32)
 TN_LOGSPACE(f64, TN_DTYPE_FLOAT64)
 
+/* complex: the step (end - start) / (steps - 1) and each exponent in the element type's
+ * complex arithmetic, from the nearer end as above (one step: start); base^x as the
+ * element type's complex power of (base + 0i), exp(x log base) */
+#define TN_CLOGSPACE(name, R, C, MK, POW)                                                        \
+    static void name##_logspace__ref(char *o, int64_t b, int64_t e, const tn_seq_params *p) {   \
+        R sr = (R)p->re_start, si = (R)p->im_start, er = (R)p->re_end, ei = (R)p->im_end;         \
+        R n1 = (R)(p->steps > 1 ? p->steps - 1 : 1), tr = (er - sr) / n1, ti = (ei - si) / n1;   \
+        const int64_t half = p->steps > 1 ? p->steps / 2 : 1;                                    \
+        for (int64_t i = b; i < e; i++) {                                                        \
+            R k = (R)(i < half ? i : p->steps - i - 1);                                          \
+            C x = i < half ? MK(sr + tr * k, si + ti * k) : MK(er - tr * k, ei - ti * k);        \
+            C v = POW(MK((R)p->base, 0), x);                                                     \
+            memcpy(o + (int64_t)sizeof(C) * i, &v, sizeof v);                                    \
+        }                                                                                        \
+    }
+TN_CLOGSPACE(c64, float, float _Complex, CMPLXF, cpowf)
+TN_CLOGSPACE(c128, double, double _Complex, CMPLX, cpow)
+
 tn_seq_fn tn_logspace_kernel(tn_dtype dtype) {
     switch (dtype) {
+    case TN_DTYPE_COMPLEX64: return c64_logspace__ref;
+    case TN_DTYPE_COMPLEX128: return c128_logspace__ref;
     case TN_DTYPE_UINT8: return u8_logspace__ref;
     case TN_DTYPE_INT8: return i8_logspace__ref;
     case TN_DTYPE_INT16: return i16_logspace__ref;

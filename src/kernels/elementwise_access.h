@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/complex_math.h"
 #include "kernels/elementwise.h"
 
 static inline bool ld_b8(const char *p) { return *(const uint8_t *)p != 0; }
@@ -25,27 +26,7 @@ static inline void st_f16(char *p, float v) { uint16_t h = tn_f32_to_half(v); me
 static inline float ld_bf16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tn_bf16_to_f32(h); }
 static inline void st_bf16(char *p, float v) { uint16_t h = tn_f32_to_bf16(v); memcpy(p, &h, 2); }
 
-/* ---- complex arithmetic as c10::complex does it ------------------------------------ */
-#define TN_DEF_CPLX(sfx, C, R, MK)                                                       \
-    static inline C cmul_##sfx(C x, C y) {                                               \
-        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
-        return MK(a * c - b * d, a * d + b * c);                                         \
-    }                                                                                    \
-    static inline C cdiv_##sfx(C x, C y) {                                               \
-        R a = creal(x), b = cimag(x), c = creal(y), d = cimag(y);                        \
-        R ac = fabs(c), ad = fabs(d);                                                    \
-        if (ac >= ad) {                                                                  \
-            if (ac == 0 && ad == 0) return MK(a / ac, b / ad);                           \
-            R rat = d / c, scl = (R)1 / (c + d * rat);                                   \
-            return MK((a + b * rat) * scl, (b - a * rat) * scl);                         \
-        }                                                                                \
-        R rat = c / d, scl = (R)1 / (d + c * rat);                                       \
-        return MK((a * rat + b) * scl, (b * rat - a) * scl);                             \
-    }
-TN_DEF_CPLX(c64, float _Complex, float, CMPLXF)
-TN_DEF_CPLX(c128, double _Complex, double, CMPLX)
-#define TN_CMUL(x, y) _Generic((x), float _Complex: cmul_c64, double _Complex: cmul_c128)(x, y)
-#define TN_CDIV(x, y) _Generic((x), float _Complex: cdiv_c64, double _Complex: cdiv_c128)(x, y)
+/* complex arithmetic as c10::complex does it (TN_CMUL / TN_CDIV): kernels/complex_math.h */
 
 /* Dtype lists: X(suffix, TN_DTYPE enum suffix, storage type, compute type, ...). */
 #define TN_EW_FLOATS(X, ...)                          \

@@ -66,6 +66,20 @@ TN_EWB2(gelu_tanh, TN_EWB_PICK(gelu_tanh_grad, y)(x, y))
 TN_EWB2(silu, TN_EWB_PICK(silu_grad, y)(x, y))
 TN_EWB2(sigmoid, x * ((T)1 - y) * y)
 TN_EWB2(tanh, x * ((T)1 - y * y))
+/* complex: grad times the conjugate derivative, in c10::complex products */
+TN_EW_COMPLEX(TN_EW_B_SAME, ewb_sigmoid, TN_CMUL(x, conj(TN_CMUL((T)1 - y, y))))
+TN_EW_COMPLEX(TN_EW_B_SAME, ewb_tanh, TN_CMUL(x, conj((T)1 - TN_CMUL(y, y))))
+/* silu's complex backward as upstream's kernel computes it: dy * s * (1 + x (1 - s)),
+ * s = 1 / (1 + exp(-x)), without a conjugate */
+static inline float _Complex silu_cgrad_c64(float _Complex g, float _Complex v) {
+    float _Complex sg = cdiv_c64(1.0f, 1.0f + cexpf(-v));
+    return cmul_c64(cmul_c64(g, sg), 1.0f + cmul_c64(v, 1.0f - sg));
+}
+static inline double _Complex silu_cgrad_c128(double _Complex g, double _Complex v) {
+    double _Complex sg = cdiv_c128(1.0, 1.0 + cexp(-v));
+    return cmul_c128(cmul_c128(g, sg), 1.0 + cmul_c128(v, 1.0 - sg));
+}
+TN_EW_COMPLEX(TN_EW_B_SAME, ewb_silu, _Generic((x), float _Complex: silu_cgrad_c64, double _Complex: silu_cgrad_c128)(x, y))
 /* NaN inputs get a zero gradient (the in-range test fails), as upstream. */
 TN_EWB2(hardtanh, (y > (T)ctx->d[0] && y < (T)ctx->d[1]) ? x : (T)0)
 TN_EWB2(leaky_relu, y > (T)0 ? x : x * (T)ctx->d[0])
@@ -99,6 +113,7 @@ static void ewb_init(void) {
     TN_EWB_OPS(TN_X)
 #undef TN_X
     TN_EW_INTS(TN_EWB_REG, threshold)
+    TN_EW_COMPLEX(TN_EWB_REG, sigmoid) TN_EW_COMPLEX(TN_EWB_REG, tanh) TN_EW_COMPLEX(TN_EWB_REG, silu)
 #undef TN_EWB_REG
 }
 

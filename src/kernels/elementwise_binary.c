@@ -115,8 +115,20 @@ TN_CB(mul, TN_CMUL(x, y))
 TN_CB(div, TN_CDIV(x, y))
 /* std::pow of two c10::complex values: libstdc++'s cpow (exp(y log x)), as glibc computes it */
 TN_CB(pow, pow(x, y))
+TN_CB(logaddexp, TN_CLOGADDEXP(x, y))
+/* upstream's lerp of complex values: from the nearer end, |w| < 1/2 deciding (no fma);
+ * the scalar form's c[0] = the weight, mode = whether |w| < 1/2 (decided once by the op) */
+#define TN_CLERP_BY(small, x, y, w) ((small) ? (x) + TN_CMUL((w), (y) - (x)) : (y) - TN_CMUL((y) - (x), (T)1 - (w)))
+#define TN_CLERP(x, y, w) TN_CLERP_BY(fabs(w) < 0.5, x, y, w)
+TN_CB(lerp_scalar, TN_CLERP_BY(ctx->mode, x, y, TN_CALPHA))
 #define TN_CBB(op, ...) TN_EW_COMPLEX(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_CBB(eq, x == y) TN_CBB(ne, x != y)
+#define TN_CT(op, ...) TN_EW_COMPLEX(TN_EW_T_SAME, op, __VA_ARGS__)
+/* self + value * t1 * t2 and self + value * t1 / t2, left to right in c10::complex
+ * arithmetic; c[0] = value */
+TN_CT(addcmul, x + TN_CMUL(TN_CMUL(TN_CALPHA, y), z))
+TN_CT(addcdiv, x + TN_CDIV(TN_CMUL(TN_CALPHA, y), z))
+TN_CT(lerp, TN_CLERP(x, y, z))
 TN_CBB(logical_and, x != 0 && y != 0) TN_CBB(logical_or, x != 0 || y != 0) TN_CBB(logical_xor, (x != 0) != (y != 0))
 
 /* ---- integers (uint8, int8..int64) ------------------------------------------------- */
@@ -192,6 +204,7 @@ void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
 #define TN_REG_C(op) TN_EW_COMPLEX(TN_EW_REG, op)
     TN_REG_C(add) TN_REG_C(mul) TN_REG_C(div) TN_REG_C(pow) TN_REG_C(eq) TN_REG_C(ne)
     TN_REG_C(logical_and) TN_REG_C(logical_or) TN_REG_C(logical_xor)
+    TN_REG_C(logaddexp) TN_REG_C(lerp_scalar) TN_REG_C(addcmul) TN_REG_C(addcdiv) TN_REG_C(lerp)
 #define TN_REG_I(op) TN_EW_INTS(TN_EW_REG, op)
     TN_REG_I(add) TN_REG_I(mul) TN_REG_I(div_trunc) TN_REG_I(div_floor) TN_REG_I(remainder) TN_REG_I(fmod)
     TN_REG_I(maximum) TN_REG_I(minimum) TN_REG_I(fmax) TN_REG_I(fmin) TN_REG_I(pow)

@@ -127,6 +127,19 @@ TN_COMPLEX_UNARY(asinh, asinh(x))
 TN_COMPLEX_UNARY(acosh, acosh(x))
 TN_COMPLEX_UNARY(atanh, atanh(x))
 TN_COMPLEX_UNARY(neg, -x)
+/* upstream's own complex formulas: log2 / log10 divide log(z) by the real log of the
+ * base; 2^z = exp(ln 2 * z); log1p and expm1 from complex_math.h; sigmoid 1 / (1 + exp(-z)) */
+#define TN_CREAL_OF(v) _Generic((T)0, float _Complex: (float)(v), double _Complex: (double)(v))
+TN_COMPLEX_UNARY(log2, log(x) / TN_CREAL_OF(M_LN2))
+TN_COMPLEX_UNARY(log10, log(x) / TN_CREAL_OF(M_LN10))
+TN_COMPLEX_UNARY(exp2, exp(TN_CREAL_OF(M_LN2) * x))
+TN_COMPLEX_UNARY(log1p, TN_CLOG1P(x))
+TN_COMPLEX_UNARY(expm1, TN_CEXPM1(x))
+TN_COMPLEX_UNARY(sigmoid, TN_CDIV((T)1, (T)1 + exp(-x)))
+TN_COMPLEX_UNARY(silu, TN_CDIV(x, (T)1 + exp(-x)))
+/* sinc: 1 at 0, else sin(p) / p with p = (pi + 0i) * z in c10::complex arithmetic */
+#define TN_CPI_Z(x) TN_CMUL(_Generic((T)0, float _Complex: CMPLXF((float)M_PI, 0.0f), double _Complex: CMPLX(M_PI, 0.0)), x)
+TN_COMPLEX_UNARY(sinc, x == 0 ? (T)1 : TN_CDIV(sin(TN_CPI_Z(x)), TN_CPI_Z(x)))
 /* upstream's 1 / z and 1 / sqrt(z) in c10::complex division */
 TN_COMPLEX_UNARY(reciprocal, TN_CDIV((T)1, x))
 /* the complex row of sign is upstream's sgn: 0 at 0, else each part over |z| (hypot) */
@@ -196,6 +209,7 @@ void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_C(sinh) TN_REG_C(cosh) TN_REG_C(asin) TN_REG_C(acos) TN_REG_C(atan) TN_REG_C(asinh)
     TN_REG_C(acosh) TN_REG_C(atanh) TN_REG_C(neg) TN_REG_C(isnan) TN_REG_C(logical_not)
     TN_REG_C(reciprocal) TN_REG_C(rsqrt) TN_REG_C(pow_scalar) TN_REG_C(sign)
+    TN_REG_C(log2) TN_REG_C(log10) TN_REG_C(exp2) TN_REG_C(log1p) TN_REG_C(expm1) TN_REG_C(sigmoid) TN_REG_C(sinc) TN_REG_C(silu)
 #define TN_REG_I(op) TN_EW_INTS(TN_EW_REG, op)
     TN_REG_I(abs) TN_REG_I(neg) TN_REG_I(sign) TN_REG_I(relu) TN_REG_I(square) TN_REG_I(clamp)
     TN_REG_I(bitwise_not) TN_REG_I(logical_not) TN_REG_I(pow_int_scalar) TN_REG_I(floor)

@@ -807,13 +807,14 @@ tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
 
 /* aten::renorm(self, p, dim, maxnorm): each slice along dim scaled by
  * maxnorm / (norm + 1e-7) where its p-norm exceeds maxnorm (norms in the accumulate type,
- * the factor in self's dtype, as upstream) */
+ * the factor in self's dtype, as upstream; a complex self's norms are real, in its own
+ * precision) */
 tn_status tn_op_renorm(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
     double p = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].u.d;
     double maxnorm = args[3].tag == TN_V_INT ? (double)args[3].u.i : args[3].u.d;
     if (!(p > 0)) return tn_error(TN_ERR_RUNTIME, "renorm: non-positive-norm not supported");
-    if (!tn_dtype_is_floating(x->dtype))
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
         return tn_error(TN_ERR_RUNTIME, "renorm: input needs to be floating point or complex, got %s", tn_dtype_infos[x->dtype].c10_name);
     if (!(maxnorm >= 0)) return tn_error(TN_ERR_RUNTIME, "renorm: expected maxnorm to be >= 0 but got %g", maxnorm);
     if (x->ndim <= 1) return tn_error(TN_ERR_RUNTIME, "renorm: input needs at least 2 dimensions, got %d dimensions", x->ndim);
@@ -824,10 +825,14 @@ tn_status tn_op_renorm(const tn_value *args, tn_value *rets) {
         if (d != dim) dims[nd++] = d;
     tn_dtype acc = (x->dtype == TN_DTYPE_BFLOAT16 || x->dtype == TN_DTYPE_FLOAT16) ? TN_DTYPE_FLOAT32 : x->dtype;
     tn_cx c = {0};
-    tn_tensor *norm = tn_cx_call(&c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(x), TN_D(p), ilist(dims, nd), TN_B(true), dtype_v(acc)));
+    tn_value norm_dtype = tn_dtype_is_complex(x->dtype) ? TN_NONE : dtype_v(acc);
+    tn_tensor *norm = tn_cx_call(&c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(x), TN_D(p), ilist(dims, nd), TN_B(true), norm_dtype));
     tn_tensor *big = tn_cx_call(&c, TN_OP_gt_Scalar, TN_ARGS(TN_T(norm), TN_D(maxnorm)));
     tn_tensor *scale = tn_cx_call(&c, TN_OP_reciprocal, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_add_Scalar, TN_ARGS(TN_T(norm), TN_D(1e-7), TN_I(1))))));
     scale = tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(scale), TN_D(maxnorm)));
     tn_tensor *f = tn_cx_call(&c, TN_OP_where_ScalarOther, TN_ARGS(TN_T(big), TN_T(scale), TN_D(1.0)));
+    /* a complex self multiplies by the real factor directly (no cast whose backward would
+     * drop an imaginary part) */
+    if (tn_dtype_is_complex(x->dtype)) return tn_cx_finish(&c, binop(&c, TN_OP_mul_Tensor, x, f), rets);
     return tn_cx_finish(&c, binop(&c, TN_OP_mul_Tensor, x, to_dtype(&c, f, x->dtype)), rets);
 }

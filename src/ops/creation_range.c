@@ -265,8 +265,6 @@ static tn_status space_impl(const tn_value *start, const tn_value *end, int64_t 
     if (dt == TN_DTYPE_UNDEFINED)
         dt = v_complex(start) || v_complex(end) ? tn_factory_default_complex() : tn_default_dtype();
     if (steps < 0) return tn_error(TN_ERR_RUNTIME, "number of steps must be non-negative");
-    if (log && tn_dtype_is_complex(dt))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "logspace for complex dtypes is not implemented by torchnative");
     tn_seq_fn fn = log ? tn_logspace_kernel(dt) : tn_linspace_kernel(dt);
     if (!fn && steps >= 2) return not_for(kname, dt);
     tn_tensor *t;
@@ -274,7 +272,7 @@ static tn_status space_impl(const tn_value *start, const tn_value *end, int64_t 
     tn_status st = TN_OK;
     if (tn_tensor_is_meta(t) || steps == 0) {
         /* shape only */
-    } else if (steps == 1) {
+    } else if (steps == 1 && !(log && tn_dtype_is_complex(dt))) { /* (complex: the kernel, from start) */
         if (log) {
             double s;
             st = to_f64(start, &s);

@@ -92,6 +92,11 @@ TN_UNARY_SAME(trunc, trunc, "trunc_cpu")
 TN_UNARY_SAME(bitwise_not, bitwise_not, "bitwise_not_cpu")
 
 static double sv(const tn_value *v) { return tn_scalar_as_double(v); }
+/* a Scalar as the complex constant c[k] of a loop (complex loops read it; real ones d[k]) */
+static void ctx_complex(tn_loop_ctx *ctx, int k, const tn_value *v) {
+    ctx->c[k][0] = v->tag == TN_V_COMPLEX ? v->u.c.re : sv(v);
+    ctx->c[k][1] = v->tag == TN_V_COMPLEX ? v->u.c.im : 0.0;
+}
 
 /* aten::abs: Bool refused; complex inputs give their modulus (complex_parts.c). */
 tn_status tn_op_abs(const tn_value *args, tn_value *rets) {
@@ -626,6 +631,7 @@ tn_status tn_op_addcmul(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
     ctx.d[0] = sv(&args[3]);
     ctx.i[0] = args[3].tag == TN_V_INT ? args[3].u.i : (int64_t)ctx.d[0];
+    ctx_complex(&ctx, 0, &args[3]);
     return run3(TN_EW_addcmul, "addcmul_cpu_out", args[0].u.t, args[1].u.t, args[2].u.t, &ctx, rets);
 }
 
@@ -640,6 +646,7 @@ tn_status tn_op_addcdiv(const tn_value *args, tn_value *rets) {
                         "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
     tn_loop_ctx ctx = {0};
     ctx.d[0] = sv(&args[3]);
+    ctx_complex(&ctx, 0, &args[3]);
     return run3(TN_EW_addcdiv, "addcdiv_cpu_out", args[0].u.t, args[1].u.t, args[2].u.t, &ctx, rets);
 }
 
@@ -650,6 +657,10 @@ tn_status tn_op_lerp_Scalar(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s", dname(a->dtype), dname(b->dtype));
     tn_loop_ctx ctx = {0};
     ctx.d[0] = sv(&args[2]);
+    ctx_complex(&ctx, 0, &args[2]);
+    /* the complex rows' |weight| < 1/2, in the element type's precision */
+    ctx.mode = a->dtype == TN_DTYPE_COMPLEX64 ? hypotf((float)ctx.c[0][0], (float)ctx.c[0][1]) < 0.5f
+                                              : hypot(ctx.c[0][0], ctx.c[0][1]) < 0.5;
     tn_tensor *ins[2] = {a, b};
     tn_ew_run r = {TN_EW_lerp_scalar, "lerp_kernel_scalar", false, false, TN_DTYPE_UNDEFINED};
     return tn_ew_execute(&r, 2, ins, &ctx, rets);

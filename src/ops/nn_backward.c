@@ -11,6 +11,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/nn_backward.h"
+#include "ops/composite_internal.h"
 #include "ops/nn_backward_internal.h"
 
 /* ================================ pooling ============================================== */
@@ -923,6 +924,15 @@ static tn_status pad_backward(const tn_value *args, tn_value *rets, int nsp, boo
     if (gy->dtype != x->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `gradOutput` but got dtype %s", tn_nnb_dname(x->dtype),
                         tn_nnb_dname(gy->dtype));
+    if (tn_dtype_is_complex(x->dtype)) { /* the gradient's real and imaginary parts alike */
+        tn_op_id op = reflect ? (nsp == 1 ? TN_OP_reflection_pad1d_backward : TN_OP_reflection_pad2d_backward)
+                              : (nsp == 1 ? TN_OP_replication_pad1d_backward : TN_OP_replication_pad2d_backward);
+        tn_cx c = {0};
+        tn_tensor *xr = tn_cx_call(&c, TN_OP_real, TN_ARGS(TN_T(x)));
+        tn_tensor *re = tn_cx_call(&c, op, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_real, TN_ARGS(TN_T(gy)))), TN_T(xr), *pv));
+        tn_tensor *im = tn_cx_call(&c, op, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_imag, TN_ARGS(TN_T(gy)))), TN_T(xr), *pv));
+        return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_complex, TN_ARGS(TN_T(re), TN_T(im))), rets);
+    }
     TN_TRY(tn_nnb_check_float(x, reflect ? "reflection_pad2d_backward_cpu" : "replication_pad2d_backward_cpu"));
     tn_tensor *gx;
     TN_TRY(tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx));

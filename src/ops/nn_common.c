@@ -29,6 +29,7 @@ static inline double read_float(const char *p, tn_dtype d) {
     case TN_DTYPE_FLOAT64: { double f; memcpy(&f, p, 8); return f; }
     case TN_DTYPE_FLOAT16: { tn_half h; memcpy(&h, p, 2); return tn_half_to_f32(h); }
     case TN_DTYPE_BFLOAT16: { tn_bfloat16 h; memcpy(&h, p, 2); return tn_bf16_to_f32(h); }
+    case TN_DTYPE_UINT8: return *(const uint8_t *)p; /* nearest upsampling's exact copies */
     default: return 0.0;
     }
 }
@@ -179,6 +180,8 @@ void tn_nn_out_finish(tn_tensor *out, tn_dtype acc, tn_nn_buf *buf) {
         /* double -> half/bfloat16 rounds through float, as c10 does. */
         case TN_DTYPE_FLOAT16: ((tn_half *)dst)[i] = tn_f32_to_half((float)v); break;
         case TN_DTYPE_BFLOAT16: ((tn_bfloat16 *)dst)[i] = tn_f32_to_bf16((float)v); break;
+        /* uint8 values copied through a float buffer (nearest upsampling): exact */
+        case TN_DTYPE_UINT8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
         default: break;
         }
     }

@@ -331,8 +331,19 @@ done:
 tn_status tn_op_mse_loss(const tn_value *args, tn_value *rets) {
     return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, NULL, true, rets);
 }
-/* aten::l1_loss(self, target, reduction) */
+/* aten::l1_loss(self, target, reduction); with a complex operand upstream's composite,
+ * |self - target| (real) then the reduction */
 tn_status tn_op_l1_loss(const tn_value *args, tn_value *rets) {
+    if (tn_dtype_is_complex(args[0].u.t->dtype) || tn_dtype_is_complex(args[1].u.t->dtype)) {
+        int64_t reduction = args[2].u.i;
+        TN_TRY(check_reduction(reduction));
+        tn_cx c = {0};
+        tn_tensor *d = tn_cx_call(&c, TN_OP_sub_Tensor, TN_ARGS(args[0], args[1], TN_I(1)));
+        tn_tensor *a = tn_cx_call(&c, TN_OP_abs, TN_ARGS(TN_T(d)));
+        if (reduction == RED_MEAN) a = tn_cx_call(&c, TN_OP_mean, TN_ARGS(TN_T(a), TN_NONE));
+        else if (reduction == RED_SUM) a = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(a), TN_NONE));
+        return tn_cx_finish(&c, a, rets);
+    }
     return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, NULL, true, rets);
 }
 /* aten::smooth_l1_loss(self, target, reduction, beta) */

@@ -9,6 +9,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/nn.h"
+#include "ops/composite_internal.h"
 #include "ops/nn_backward_internal.h"
 #include "ops/nn_internal.h"
 
@@ -137,9 +138,31 @@ tn_status tn_op_layer_norm(const tn_value *args, tn_value *rets) { return layer_
 
 /* ---- rms norm ------------------------------------------------------------------------- */
 
+/* A complex input: upstream's composite in complex arithmetic, x * rsqrt(mean(x^2) + eps)
+ * (the square, not |x|^2; eps None is the real part type's machine epsilon), times the
+ * weight; rstd is complex. */
+static tn_status rms_norm_complex(tn_tensor *input, tn_tensor *weight, const tn_value *eps_arg, int nnorm,
+                                  tn_value *rets, bool with_rstd) {
+    double eps = tn_nn_opt_double(eps_arg, input->dtype == TN_DTYPE_COMPLEX64 ? (double)FLT_EPSILON : DBL_EPSILON);
+    int64_t dims[TN_MAX_DIMS];
+    for (int k = 0; k < nnorm; k++) dims[k] = input->ndim - nnorm + k;
+    tn_cx c = {0};
+    tn_tensor *sq = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(input), TN_T(input)));
+    tn_tensor *ms = tn_cx_call(&c, TN_OP_mean_dim, TN_ARGS(TN_T(sq), tn_value_intlist(dims, nnorm), TN_B(true), TN_NONE));
+    tn_tensor *r = tn_cx_call(&c, TN_OP_rsqrt, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_add_Scalar, TN_ARGS(TN_T(ms), TN_D(eps), TN_I(1))))));
+    tn_tensor *y = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(input), TN_T(r)));
+    if (weight) y = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(y), TN_T(weight)));
+    if (c.st == TN_OK && with_rstd) { tn_tensor_retain(r); rets[1] = tn_value_tensor(r); }
+    return tn_cx_finish(&c, y, rets);
+}
+
 static tn_status rms_norm_impl(const tn_value *args, tn_value *rets, bool with_rstd) {
     tn_tensor *input = args[0].u.t, *weight = tn_nn_opt_tensor(&args[2]);
     int64_t M, N;
+    if (tn_dtype_is_complex(input->dtype) && (!weight || weight->dtype == input->dtype)) {
+        TN_TRY(check_norm_inputs(input, &args[1], weight, NULL, &M, &N));
+        return rms_norm_complex(input, weight, &args[3], (int)args[1].u.ilist.n, rets, with_rstd);
+    }
     TN_TRY(tn_nn_check_float(input, "rms_norm"));
     TN_TRY(check_norm_inputs(input, &args[1], weight, NULL, &M, &N));
     if (weight && !tn_nn_is_float(weight->dtype)) return tn_nn_check_float(weight, "rms_norm");

@@ -8,6 +8,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/nn.h"
+#include "ops/composite_internal.h"
 #include "ops/nn_internal.h"
 
 #define NN_KERNEL(acc, name, ...) \
@@ -50,8 +51,8 @@ static tn_status planes_of(const tn_tensor *x, plane_geom *g, const char *what) 
 /* Allocates the [.., oh, ow] output and runs a plane kernel through `run`. */
 typedef void (*plane_fn)(tn_dtype acc, void *y, const void *x, const plane_geom *g, int64_t oh, int64_t ow, void *ctx);
 
-static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t ow, plane_fn fn, void *ctx,
-                          tn_tensor **out) {
+static tn_status plane_op_in(tn_dtype acc, tn_tensor *x, const plane_geom *g, int64_t oh, int64_t ow, plane_fn fn,
+                             void *ctx, tn_tensor **out) {
     int64_t sz[4];
     for (int i = 0; i < g->nd - 2; i++) sz[i] = g->lead[i];
     sz[g->nd - 2] = oh;
@@ -59,7 +60,6 @@ static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t
     tn_tensor *y;
     TN_TRY(tn_nn_empty(g->nd, sz, x->dtype, x, &y));
     if (tn_tensor_is_meta(x) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
-    tn_dtype acc = tn_nn_acc_any(x->dtype);
     tn_nn_buf bx, by;
     tn_status st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);
@@ -69,6 +69,11 @@ static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t
     tn_nn_buf_free(&bx);
     *out = y;
     return TN_OK;
+}
+/* ... in the op's own compute type (integers in int64) */
+static tn_status plane_op(tn_tensor *x, const plane_geom *g, int64_t oh, int64_t ow, plane_fn fn, void *ctx,
+                          tn_tensor **out) {
+    return plane_op_in(tn_nn_acc_any(x->dtype), x, g, oh, ow, fn, ctx, out);
 }
 
 /* ---- max / avg pooling ------------------------------------------------------------------ */
@@ -276,6 +281,14 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
         if (pd[i] < 0)
             return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::reflection_pad%dd with negative padding is not implemented by "
                                                     "torchnative", nsp);
+    if (tn_dtype_is_complex(x->dtype)) { /* a copy: the real and imaginary parts padded alike */
+        tn_op_id op = reflect ? (nsp == 1 ? TN_OP_reflection_pad1d : TN_OP_reflection_pad2d)
+                              : (nsp == 1 ? TN_OP_replication_pad1d : TN_OP_replication_pad2d);
+        tn_cx c = {0};
+        tn_tensor *re = tn_cx_call(&c, op, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_real, TN_ARGS(TN_T(x)))), *pv));
+        tn_tensor *im = tn_cx_call(&c, op, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_imag, TN_ARGS(TN_T(x)))), *pv));
+        return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_complex, TN_ARGS(TN_T(re), TN_T(im))), rets);
+    }
     TN_TRY(tn_nn_check_float_or_int(x, reflect ? (nsp == 1 ? "reflection_pad1d" : "reflection_pad2d")
                                                : (nsp == 1 ? "replication_pad1d" : "replication_pad2d"), false));
     /* View as planes [P, H, W] with H = 1 for 1-d padding. */
@@ -357,7 +370,10 @@ static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_va
         return tn_error(TN_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got input (H: %lld, W: "
                                         "%lld) output (H: %lld, W: %lld)", (long long)x->sizes[2], (long long)x->sizes[3],
                         (long long)oh, (long long)ow);
-    TN_TRY(tn_nn_check_float(x, mode == 0 ? "upsample_nearest2d" : "upsample_bilinear2d"));
+    /* nearest also copies uint8 values (upstream dispatches Byte for it; float32 holds them
+     * exactly) */
+    bool byte_nearest = mode == 0 && x->dtype == TN_DTYPE_UINT8;
+    if (!byte_nearest) TN_TRY(tn_nn_check_float(x, mode == 0 ? "upsample_nearest2d" : "upsample_bilinear2d"));
     plane_geom g;
     TN_TRY(planes_of(x, &g, "upsample"));
     /* Scales are computed in the opmath type: float for all but Double. */
@@ -375,7 +391,7 @@ static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_va
         a.rw = scales_value(sw, g.W, ow, f);
     }
     tn_tensor *y;
-    TN_TRY(plane_op(x, &g, oh, ow, run_up, &a, &y));
+    TN_TRY(plane_op_in(byte_nearest ? TN_DTYPE_FLOAT32 : tn_nn_acc_any(x->dtype), x, &g, oh, ow, run_up, &a, &y));
     rets[0] = tn_value_tensor(y);
     return TN_OK;
 }

@@ -289,7 +289,9 @@ static tn_status up_forward(const up_kind *k, const tn_value *args, tn_value *re
     /* the antialiased kernels have Float and Double (and Byte, not built) weights only; an
      * unchanged size skips them upstream (the copy below is exact) */
     bool aa_refused = is_aa(k->mode) && x->dtype != TN_DTYPE_FLOAT32 && x->dtype != TN_DTYPE_FLOAT64 && !same;
-    if (!tn_nn_is_float(x->dtype) || aa_refused) /* upstream's index/weight computation names the refusal */
+    /* nearest and nearest-exact also copy uint8 values (through float32, exactly) */
+    bool byte_nearest = x->dtype == TN_DTYPE_UINT8 && (k->mode == UP_NEAREST || k->mode == UP_NEAREST_EXACT);
+    if ((!tn_nn_is_float(x->dtype) && !byte_nearest) || aa_refused) /* upstream's index/weight computation names the refusal */
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                         k->mode == UP_LINEAR ? "compute_indices_weights_linear"
                         : k->mode == UP_CUBIC ? "compute_indices_weights_cubic"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/complex_math.h"
 #include "kernels/reduce.h"
 
 /* Byte offset of lane k (row-major over every dim but `dim`) in t. */
@@ -150,11 +151,26 @@ tn_status tn_op_cummax(const tn_value *a, tn_value *r) { return cum_ext(a, r, tr
 /* aten::cummin(Tensor self, int dim) -> (values, indices) */
 tn_status tn_op_cummin(const tn_value *a, tn_value *r) { return cum_ext(a, r, false); }
 
+/* One complex lane of logcumsumexp: upstream's accumulate type complex<double> from
+ * -inf + 0i, each step its complex log-add-exp (element first, then the running value),
+ * each prefix stored rounded to the element type. */
+static void logcumsumexp_complex_lane(const char *p, int64_t is, char *q, int64_t os, int64_t n, bool c64) {
+    double _Complex acc = CMPLX(-INFINITY, 0.0);
+    for (int64_t i = 0; i < n; i++) {
+        double _Complex x;
+        if (c64) { float v[2]; memcpy(v, p + i * is, 8); x = CMPLX(v[0], v[1]); }
+        else memcpy(&x, p + i * is, 16);
+        acc = TN_CLOGADDEXP(x, acc);
+        if (c64) { float v[2] = {(float)creal(acc), (float)cimag(acc)}; memcpy(q + i * os, v, 8); }
+        else memcpy(q + i * os, &acc, 16);
+    }
+}
+
 /* aten::logcumsumexp(Tensor self, int dim): the running log-add-exp in double (upstream's
  * accumulate type), from -inf; equal infinities pass through, NaN propagates. */
 tn_status tn_op_logcumsumexp(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
-    if (!tn_dtype_is_floating(self->dtype))
+    if (!tn_dtype_is_floating(self->dtype) && !scan_complex(self->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"logcumsumexp_out_cpu\" not implemented for '%s'", tn_dtype_infos[self->dtype].c10_name);
     int dim;
     TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
@@ -169,6 +185,10 @@ tn_status tn_op_logcumsumexp(const tn_value *a, tn_value *r) {
         for (int64_t k = 0; k < lanes; k++) {
             const char *p = (const char *)tn_tensor_data(self) + (self->ndim ? lane_off(self, dim, k) : 0);
             char *q = (char *)tn_tensor_data(out) + (out->ndim ? lane_off(out, dim, k) : 0);
+            if (scan_complex(dt)) {
+                logcumsumexp_complex_lane(p, is, q, os, n, dt == TN_DTYPE_COMPLEX64);
+                continue;
+            }
             double acc = -INFINITY;
             for (int64_t i = 0; i < n; i++) {
                 double x = tn_rd_get(p + i * is, dt);

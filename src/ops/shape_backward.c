@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/nn_backward.h"
+#include "ops/composite_internal.h"
 #include "ops/nn_internal.h"
 
 /* zeros(input_sizes) like grad (dtype, device). */
@@ -204,6 +205,12 @@ tn_status tn_op_unfold_backward(const tn_value *args, tn_value *rets) {
         char b[256];
         return tn_error(TN_ERR_RUNTIME, "unfold_backward: grad_in %s does not match the windows of the input",
                         TN_NN_FMT(gi, b));
+    }
+    if (tn_dtype_is_complex(gi->dtype)) { /* sums of copies: the real and imaginary parts alike */
+        tn_cx c = {0};
+        tn_tensor *re = tn_cx_call(&c, TN_OP_unfold_backward, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_real, TN_ARGS(TN_T(gi)))), args[1], args[2], args[3], args[4]));
+        tn_tensor *im = tn_cx_call(&c, TN_OP_unfold_backward, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_imag, TN_ARGS(TN_T(gi)))), args[1], args[2], args[3], args[4]));
+        return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_complex, TN_ARGS(TN_T(re), TN_T(im))), rets);
     }
     if (!tn_nn_is_float(gi->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"unfold_backward_cpu\" not implemented for '%s'",

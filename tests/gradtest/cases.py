@@ -277,6 +277,32 @@ CASES += [
       [In((4, 5, 2), kind="pos")], (0,), ["exp", "log", "sqrt", "sin", "cos", "square"]),
 ]
 
+# complex elementwise with upstream's own formulas (issue 22, branch cplx2): the fused
+# sigmoid / tanh backward kernels' complex rows, addcmul / addcdiv / lerp with complex
+# values and weights, logaddexp, and logcumsumexp's backward (complex in one piece, real
+# split by the gradient's sign); first order only: a complex second order through a
+# formula that conjugates a saved result (exp, sigmoid, tanh) loses the graph (open)
+_ZB = "torch.view_as_complex(b)"
+_ZD = "torch.view_as_complex(c)"
+CASES += [
+    G("cplx_elementwise_upstream_formulas", f"lambda a: torch.view_as_real(torch.stack(({_ZC}.sigmoid(), {_ZC}.tanh(), {_ZC}.log2(), {_ZC}.log10(), {_ZC}.log1p(), {_ZC}.expm1(), {_ZC}.exp2())))",
+      [In((4, 5, 2), kind="unit")], (0,), ["sigmoid", "tanh", "log1p"]),
+    G("cplx_ternary", f"lambda a, b, c: torch.view_as_real(torch.stack((torch.addcmul({_ZC}, {_ZB}, {_ZD}, value=2 - 1j), torch.addcmul({_ZC}, {_ZB}, {_ZD}, value=0.5), torch.addcdiv({_ZC}, {_ZB}, {_ZD}, value=0.5j), torch.addcdiv({_ZC}, {_ZB}, {_ZD}, value=1.5), torch.lerp({_ZC}, {_ZB}, 0.3), torch.lerp({_ZC}, {_ZB}, 0.25 - 0.5j), torch.lerp({_ZC}, {_ZB}, {_ZD}), torch.logaddexp({_ZC}, {_ZB}))))",
+      [In((4, 5, 2)), In((4, 5, 2)), In((4, 5, 2), kind="pos")], (0, 1, 2), ["addcmul", "addcdiv", "lerp_Scalar"]),
+    G("sinc", "lambda a: torch.sinc(a * 1.5) * torch.sinc(a.t().t()[0].abs())", [A], (0,), ["sinc"]),
+    G("cplx_sinc", f"lambda a: torch.view_as_real(torch.sinc({_ZC}))", [In((4, 5, 2))], (0,), ["sinc"]),
+    G("cplx_pads", f"lambda a, b: (lambda z, z4: (torch.view_as_real(torch.nn.functional.pad(z, (2, 1), mode='reflect') * (1 + 2j)), torch.view_as_real(torch.nn.functional.pad(z, (2, 3), mode='replicate')), torch.view_as_real(torch.nn.functional.pad(z4, (1, 2, 2, 1), mode='reflect')), torch.view_as_real(torch.nn.functional.pad(z4, (1, 1, 2, 1), mode='replicate'))))({_ZC}, {_ZB})",
+      [In((2, 3, 5, 2)), In((2, 3, 4, 5, 2))], (0, 1), []),
+    G("cplx_silu_inplace", f"lambda a: torch.view_as_real(torch.nn.functional.silu({_ZC} * 1, inplace=True))", [In((4, 5, 2))], (0,), ["silu"]),
+    G("logcumsumexp", "lambda a: (a.logcumsumexp(1), a.logcumsumexp(0) * torch.linspace(-1, 1, 5, dtype=a.dtype), a.t().logcumsumexp(0))", [In((4, 5))], (0,), ["logcumsumexp"]),
+    # rms_norm's formula with xhat, rstd and the weight conjugated; a real operand of a
+    # complex product takes the real part of its gradient
+    G("cplx_l1_rms_renorm", f"lambda a, b, w: (torch.nn.functional.l1_loss({_ZC}, {_ZB}), torch.view_as_real(torch.nn.functional.rms_norm({_ZC}, (5,))), torch.view_as_real(torch.nn.functional.rms_norm({_ZC}, (5,), torch.view_as_complex(w), eps=1e-3)), torch.view_as_real(torch.renorm({_ZC}, 2, 0, 1.0)), torch.view_as_real({_ZB} * a[..., 0]))",
+      [In((4, 5, 2)), In((4, 5, 2)), In((5, 2))], (0, 1, 2), ["l1_loss", "_fused_rms_norm"]),
+    G("cplx_logcumsumexp", f"lambda a: torch.view_as_real(torch.cat(({_ZC}.logcumsumexp(1), {_ZC}.logcumsumexp(0), {_ZC}.t().logcumsumexp(0).t())))",
+      [In((4, 5, 2))], (0,), ["logcumsumexp"]),
+]
+
 # Rows of formulas.def no case covers, with the reason (the coverage test reads this).
 UNCOVERED = {
     "_convolution": "reached only from TorchScript-era callers; same formula as convolution",
