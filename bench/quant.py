@@ -102,8 +102,8 @@ def decode(**kw):
 
 # the bytes a decode step reads: every linear layer's weights (blocks, or the float matrix)
 res["weight_bytes_per_token"] = sum(
-    (getattr(mod, "blocks", None) if getattr(mod, "blocks", None) is not None else mod.weight).nbytes
-    for mod in model.modules() if hasattr(mod, "in_features") and hasattr(mod, "out_features"))
+    t.nbytes for mod in model.modules() if hasattr(mod, "in_features") and hasattr(mod, "out_features")
+    for t in list(mod.parameters(recurse=False)) + list(mod.buffers(recurse=False)))
 res["decode_eager_tok_s"], res["tokens"] = decode()
 if (not cfg["float"] or cfg.get("quantize")) and hasattr(torch._C, "_tn_graph_capture_begin"):
     from torchnative.graphs import accelerate_decode
