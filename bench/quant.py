@@ -7,6 +7,7 @@
                                                         # torchnative.quantize of the float32 model
     .venv/bin/python bench/quant.py --kquant            # also the k-quant copy of the model
     .venv/bin/python bench/quant.py --ops               # the products alone, every block type
+    .venv/bin/python bench/quant.py --sweep             # a decode step's products read cold, both layouts
 
 Each measurement is a fresh process, one side at a time (never both at once), alternating
 torchnative / llama.cpp for `--rounds` rounds after one warm-up round; figures are medians.
@@ -222,6 +223,48 @@ print(json.dumps(res))
 """
 
 
+SWEEP_CODE = r"""
+import json, statistics, sys, time
+cfg = json.loads(sys.argv[1])
+import numpy as np, torch
+sys.path.insert(0, cfg["tests"])
+from test_quant import random_blocks
+from torchnative import quant
+# SmolLM2's 210 layer products (q, k, v, o, gate, up, down x 30) in Q4_1 and its Q8_0 head:
+# 96.4 MB, three times the L3, read once per sweep as a decode step reads them
+shapes = [(576, 576), (192, 576), (192, 576), (576, 576), (1536, 576), (1536, 576), (576, 1536)] * 30
+mats = [(torch.from_numpy(random_blocks(3, n, k, seed=i)), 3, k) for i, (n, k) in enumerate(shapes)]
+mats.append((torch.from_numpy(random_blocks(8, 49152, 576, seed=999)), 8, 576))
+layouts = {"file": mats, "repacked": [(*quant.repack(b, q), k) for b, q, k in mats]}
+nbytes = sum(b.nbytes for b, _, _ in mats)
+xs = {576: torch.randn(1, 576), 1536: torch.randn(1, 1536)}
+res = {"bytes": nbytes}
+for th in (1, 2):
+    torch.set_num_threads(th)
+    times = {name: [] for name in layouts}
+    for _ in range(cfg["rounds"]):
+        for name, ms in layouts.items():  # interleaved
+            t = time.perf_counter()
+            for b, q, k in ms:
+                quant.quant_linear(xs[k], b, q)
+            times[name].append(time.perf_counter() - t)
+    res[f"threads{th}"] = {name: {"ms": statistics.median(ts) * 1e3, "gb_s": nbytes / statistics.median(ts) / 1e9}
+                           for name, ts in times.items()}
+print(json.dumps(res))
+"""
+
+
+def sweep(a):
+    """--sweep: the model's products read cold, in the file's layout and the repacked one."""
+    cfg = {"rounds": max(a.rounds, 3) * 3, "tests": os.path.join(ROOT, "tests")}
+    res = run(OURS, SWEEP_CODE, cfg, a.threads)
+    bw = bandwidth_beside(None, argparse.Namespace(out=os.path.dirname(a.out)))
+    print(f"{res['bytes'] / 1e6:.1f} MB of weights per sweep; read bandwidth beside: {bw} GB/s")
+    for th in (1, 2):
+        for name, r in res[f"threads{th}"].items():
+            print(f"threads {th}, {name:>8} layout: {r['ms']:.2f} ms per sweep, {r['gb_s']:.1f} GB/s (median of {cfg['rounds']})")
+
+
 def run(python, code, cfg, threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error",
                TQDM_DISABLE="1", TOKENIZERS_PARALLELISM="false")
@@ -244,6 +287,8 @@ def main():
     ap.add_argument("--no-llama", action="store_true", help="skip llama.cpp")
     ap.add_argument("--kquant", action="store_true", help="also the k-quant copy of the model (ours-k, llama.cpp-k)")
     ap.add_argument("--ops", action="store_true", help="time the products alone (every block type vs float32) and exit")
+    ap.add_argument("--sweep", action="store_true", help="time SmolLM2's 211 products read cold, the file's layout "
+                    "against the repacked one, and exit")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
     a = ap.parse_args()
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
@@ -255,6 +300,9 @@ def main():
            "prompt": PROMPT, "path": os.path.join(d, f), "root": ROOT, "float": False}
     if a.ops:
         return ops(a)
+    if a.sweep:
+        os.makedirs(os.path.dirname(a.out), exist_ok=True)
+        return sweep(a)
     have_llama = not a.no_llama and subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
     methods = [m for m in a.quantize.split(",") if m]
     runs = {"ours": [], "llama.cpp": [], "float32": [], **{m: [] for m in methods}}
