@@ -50,6 +50,8 @@ Tasks:
           input, float32: each side in its own process, alternating, 3 rounds; best of 5
           calls per round, ms per call, the ratio ours/upstream of the best times, and a
           checksum of each output for a side-by-side check before timing is trusted
+  ternary addcmul / addcdiv / lerp (tensor weight) of three contiguous 2^18-element tensors,
+          float32 and complex64, and complex64 add / mul, one thread (microseconds)
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -148,6 +150,20 @@ def task_cat(torch, F, args):
     t1 = best_of(lambda: torch.cat((-x2, x1), dim=-1), 20)
     t2 = best_of(lambda: torch.cat((a, b), dim=-1), 20)
     print(f"cat rotate_half 1x9x1024x64: {t1 * 1e6:6.0f} us; two contiguous halves: {t2 * 1e6:6.0f} us")
+
+
+def task_ternary(torch, F, args):
+    torch.set_num_threads(1)
+    n = 1 << 18
+    for dt in (torch.float32, torch.complex64):
+        a, b, c = (torch.randn(n, dtype=dt, generator=torch.Generator().manual_seed(i)) for i in range(3))
+        w = c * 0.5 if dt == torch.float32 else c * 0.4
+        fns = {"addcmul": lambda: torch.addcmul(a, b, c, value=0.5), "addcdiv": lambda: torch.addcdiv(a, b, c, value=0.5),
+               "lerp": lambda: torch.lerp(a, b, w), "add": lambda: a + b, "mul": lambda: a * b}
+        for name, fn in fns.items():
+            if dt == torch.float32 and name in ("add", "mul"):
+                continue
+            print(f"{name} {str(dt).split('.')[-1]} 2^18: {best_of(fn, 30) * 1e6:8.1f} us")
 
 
 def task_gemm(torch, F, args):
@@ -378,7 +394,7 @@ def task_profile(torch, F, args):
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
-                                                      "weight_stream", "generate_ops", "linalg", "fft", "nn3d"):
+                                                      "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary"):
         print(__doc__)
         sys.exit(2)
     import torch

@@ -20,7 +20,24 @@ static inline void st_b8(char *p, bool v) { *(uint8_t *)p = v ? 1 : 0; }
     static inline void st_##name(char *p, T v) { memcpy(p, &v, sizeof v); }
 TN_EW_PLAIN(u8, uint8_t) TN_EW_PLAIN(i8, int8_t) TN_EW_PLAIN(i16, int16_t) TN_EW_PLAIN(i32, int32_t)
 TN_EW_PLAIN(i64, int64_t) TN_EW_PLAIN(u16, uint16_t) TN_EW_PLAIN(u32, uint32_t) TN_EW_PLAIN(u64, uint64_t)
-TN_EW_PLAIN(f32, float) TN_EW_PLAIN(f64, double) TN_EW_PLAIN(c64, float _Complex) TN_EW_PLAIN(c128, double _Complex)
+TN_EW_PLAIN(f32, float) TN_EW_PLAIN(f64, double)
+/* Complex values part by part: GCC builds a _Complex in two scalar registers, and a memcpy
+ * of the whole value went through the stack as two 4-byte stores read back by one 8-byte
+ * load, a failed store-to-load forward on every element (complex64 add ran 10x upstream's
+ * time, session 21). */
+#define TN_EW_CPLX(name, T, R, MK)                                                   \
+    static inline T ld_##name(const char *p) {                                       \
+        R re, im;                                                                    \
+        memcpy(&re, p, sizeof re);                                                   \
+        memcpy(&im, p + sizeof re, sizeof im);                                       \
+        return MK(re, im);                                                           \
+    }                                                                                \
+    static inline void st_##name(char *p, T v) {                                     \
+        R re = creal(v), im = cimag(v);                                              \
+        memcpy(p, &re, sizeof re);                                                   \
+        memcpy(p + sizeof re, &im, sizeof im);                                       \
+    }
+TN_EW_CPLX(c64, float _Complex, float, CMPLXF) TN_EW_CPLX(c128, double _Complex, double, CMPLX)
 static inline float ld_f16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tn_half_to_f32(h); }
 static inline void st_f16(char *p, float v) { uint16_t h = tn_f32_to_half(v); memcpy(p, &h, 2); }
 static inline float ld_bf16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tn_bf16_to_f32(h); }
@@ -103,6 +120,17 @@ static inline void st_bf16(char *p, float v) { uint16_t h = tn_f32_to_bf16(v); m
     static void fn(char **data, const int64_t *strides, int64_t n, void *vctx) {              \
         tn_loop_ctx *ctx = (tn_loop_ctx *)vctx; (void)ctx;                                     \
         typedef ANT T;                                                                         \
+        const int64_t W = (int64_t)sizeof(AST);                                                \
+        if (strides[0] == (int64_t)sizeof(OST) && strides[1] == W && strides[2] == W &&        \
+            strides[3] == W) {                                                                 \
+            char *po = data[0];                                                                \
+            const char *pa = data[1], *pb = data[2], *pc = data[3];                            \
+            for (int64_t k = 0; k < n; k++) {                                                  \
+                T x = LDA(pa + k * W), y = LDA(pb + k * W), z = LDA(pc + k * W);               \
+                STO(po + k * (int64_t)sizeof(OST), (__VA_ARGS__));                             \
+            }                                                                                  \
+            return;                                                                            \
+        }                                                                                      \
         for (int64_t k = 0; k < n; k++) {                                                      \
             T x = LDA(data[1] + k * strides[1]), y = LDA(data[2] + k * strides[2]),            \
               z = LDA(data[3] + k * strides[3]);                                               \

@@ -388,19 +388,21 @@ typedef struct { tn_ew_op op; int nin; int kind; float ulps; int mode; double d0
 
 static void run_ew_case(const ew_case *c, tn_dtype d, int64_t n, int bcast) {
     int es = tn_dtype_itemsize(d), oes = c->op >= TN_EW_eq && c->op <= TN_EW_ge ? 1 : es;
-    char *a = malloc((size_t)n * 4 + 64), *b = malloc((size_t)n * 4 + 64);
+    char *a = malloc((size_t)n * 4 + 64), *b = malloc((size_t)n * 4 + 64), *w = malloc((size_t)n * 4 + 64);
     char *o1 = calloc((size_t)n + 1, 4), *o2 = calloc((size_t)n + 1, 4), *o3 = calloc((size_t)n + 1, 4);
     for (int64_t i = 0; i < n; i++) {
         store_as(a + i * es, d, ew_input(i, c->kind));
         store_as(b + i * es, d, ew_input(i * 3 + 1, c->kind) * 0.5f + 0.25f);
+        /* the third input (lerp's weight): about [-1, 1], both sides of |w| = 1/2, specials */
+        store_as(w + i * es, d, i % 11 == 3 ? ew_input(i, 0) : ew_input(i * 5 + 2, 0) / 10.3f);
     }
     tn_loop_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.mode = c->mode;
     ctx.d[0] = c->d0;
     if (c->op == TN_EW_clamp) { ctx.has_min = ctx.has_max = true; ctx.d[0] = -1.5; ctx.d[1] = 2.25; }
-    char *data[3] = {o1, a, b};
-    int64_t st[3] = {oes, es, bcast ? 0 : es};
+    char *data[4] = {o1, a, b, w};
+    int64_t st[4] = {oes, es, bcast ? 0 : es, es};
     tn_ew_loop_scalar(c->op, d)(data, st, n, &ctx);
     data[0] = o2;
     tn_loop_fn vec = tn_ew_loop(c->op, d);
@@ -408,7 +410,7 @@ static void run_ew_case(const ew_case *c, tn_dtype d, int64_t n, int bcast) {
     /* the same loop over uneven pieces: results must not depend on the split */
     for (int64_t b0 = 0, step = 1; b0 < n; b0 += step, step = step * 3 + 2) {
         int64_t len = b0 + step <= n ? step : n - b0;
-        char *dp[3] = {o3 + b0 * oes, a + b0 * es, bcast ? b : b + b0 * es};
+        char *dp[4] = {o3 + b0 * oes, a + b0 * es, bcast ? b : b + b0 * es, w + b0 * es};
         vec(dp, st, len, &ctx);
     }
     int bad = 0, split = memcmp(o2, o3, (size_t)(n * oes)) != 0;
@@ -423,7 +425,7 @@ static void run_ew_case(const ew_case *c, tn_dtype d, int64_t n, int bcast) {
     }
     TN_CHECK(bad == 0 && !split, "%s %s n=%lld bcast=%d isa=%s bad=%d split=%d", tn_ew_name(c->op),
              tn_dtype_infos[d].c10_name, (long long)n, bcast, tn_isa_name(tn_cpu_isa()), bad, split);
-    free(a); free(b); free(o1); free(o2); free(o3);
+    free(a); free(b); free(w); free(o1); free(o2); free(o3);
 }
 
 static void test_simd_vs_scalar(void) {
@@ -442,6 +444,9 @@ static void test_simd_vs_scalar(void) {
         {TN_EW_div, 2, 0, 0, 0, 0},        {TN_EW_maximum, 2, 0, 0, 0, 0},   {TN_EW_minimum, 2, 0, 0, 0, 0},
         {TN_EW_eq, 2, 0, 0, 0, 0}, {TN_EW_ne, 2, 0, 0, 0, 0}, {TN_EW_lt, 2, 0, 0, 0, 0},
         {TN_EW_le, 2, 0, 0, 0, 0}, {TN_EW_gt, 2, 0, 0, 0, 0}, {TN_EW_ge, 2, 0, 0, 0, 0},
+        /* ternary (all three contiguous; bcast=1 checks the fallback to the reference) */
+        {TN_EW_addcmul, 3, 0, 0, 0, 1},    {TN_EW_addcmul, 3, 0, 0, 0, -0.37}, {TN_EW_addcdiv, 3, 0, 0, 0, 0.6},
+        {TN_EW_lerp, 3, 0, 0, 0, 0},
     };
     const int64_t sizes[] = {1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000};
     const tn_dtype dts[] = {TN_DTYPE_FLOAT32, TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT16};
@@ -452,7 +457,7 @@ static void test_simd_vs_scalar(void) {
             for (size_t di = 0; di < 3; di++)
                 for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
                     run_ew_case(&cases[c], dts[di], sizes[k], 0);
-                    if (cases[c].nin == 2) run_ew_case(&cases[c], dts[di], sizes[k], 1);
+                    if (cases[c].nin >= 2) run_ew_case(&cases[c], dts[di], sizes[k], 1);
                 }
     }
     tn_cpu_isa_set(host);
