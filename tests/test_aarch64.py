@@ -111,6 +111,10 @@ def test_import_torch_reports_the_tier():
         assert eval(isa)[0] == tier
 
 
+# Whether this x86-64 host (where upstream's answers are computed) has AVX-512.
+X86_HOST_AVX512 = any(line.startswith("flags") and " avx512f" in line for line in open("/proc/cpuinfo"))
+
+
 @pytest.fixture(scope="module")
 def op_results(tmp_path_factory):
     d = tmp_path_factory.mktemp("ops_aarch64")
@@ -136,6 +140,10 @@ def arch_case(case):
 
 @pytest.mark.parametrize("case", C.CASES[::EVERY], ids=[c.name for c in C.CASES[::EVERY]])
 def test_op_matches_upstream_x86(case, op_results):
+    if "_convert_weight_to_int4pack_for_cpu" in case.fn and not X86_HOST_AVX512:
+        pytest.skip("upstream's int4 packing follows its CPU capability (64-row blocks with AVX-512, 32 with "
+                    "AVX2: kernels/quant.h); ours on aarch64 packs 64-row blocks, so this AVX2 host's answer is "
+                    "the other layout (compared on AVX-512 hosts)")
     ref, ours = op_results
     case = arch_case(case)
     diff = H.compare(case, ref[case.name], ours[case.name])
