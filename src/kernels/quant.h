@@ -133,8 +133,8 @@ enum { TN_QTYPE_Q4_0_X8 = TN_QTYPE_X8 | TN_QTYPE_Q4_0, TN_QTYPE_Q4_1_X8 = TN_QTY
  * row stride ldw bytes, into the x8 layout at out (row stride nb * block bytes). */
 void tn_quant_repack_x8(int qtype, const uint8_t *w, int64_t ldw, int64_t n, int64_t nb, uint8_t *out);
 /* Copies row r's block b (t's own layout, block-bytes long) out of x8 group data g (the
- * group's first byte; ldw the row stride). */
-void tn_quant_x8_block(int qtype, const uint8_t *g, int64_t ldw, int r, int64_t b, uint8_t *blk);
+ * group's first byte). */
+void tn_quant_x8_block(int qtype, const uint8_t *g, int r, int64_t b, uint8_t *blk);
 /* The layout the products of `qtype` run fastest from on this host: TN_QTYPE_X8 | qtype
  * where this host has an x8 kernel measured faster than qtype's own (AVX2; the AVX-512
  * VNNI and aarch64 tiers keep their kernels: not measured), else qtype itself. */

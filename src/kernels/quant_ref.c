@@ -105,7 +105,7 @@ void tn_quant_dequantize(int qtype, const uint8_t *w, int64_t ldw, int64_t nrows
         for (int64_t b = 0; b < k / TN_QK; b++) {
             const uint8_t *blk = w + r * ldw + b * bb;
             if (x8) {
-                tn_quant_x8_block(base, w + (r & ~(int64_t)7) * ldw, ldw, (int)(r & 7), b, tmp);
+                tn_quant_x8_block(base, w + (r & ~(int64_t)7) * ldw, (int)(r & 7), b, tmp);
                 blk = tmp;
             }
             dequantize_block(base, blk, out + r * ldo + b * TN_QK);
@@ -132,9 +132,8 @@ void tn_quant_repack_x8(int qtype, const uint8_t *w, int64_t ldw, int64_t n, int
         }
 }
 
-void tn_quant_x8_block(int qtype, const uint8_t *g, int64_t ldw, int r, int64_t b, uint8_t *blk) {
+void tn_quant_x8_block(int qtype, const uint8_t *g, int r, int64_t b, uint8_t *blk) {
     int bb = tn_qtype_block_bytes(qtype), hb = hdr_bytes(qtype), nq = bb - hb;
-    (void)ldw;
     const uint8_t *t = g + b * 8 * bb;
     memcpy(blk, t + 2 * r, 2);
     if (hb == 4) memcpy(blk + 2, t + 16 + 2 * r, 2);
@@ -173,7 +172,7 @@ REF_KERNEL(q8_0_qdot__ref, term_q8_0, 34)
             for (int64_t r = 0; r < nrows; r++) {                                              \
                 float acc = 0;                                                                 \
                 for (int64_t b = 0; b < nb; b++) {                                             \
-                    tn_quant_x8_block(BASE, w + (r & ~(int64_t)7) * ldw, ldw, (int)(r & 7), b, blk); \
+                    tn_quant_x8_block(BASE, w + (r & ~(int64_t)7) * ldw, (int)(r & 7), b, blk); \
                     acc += TERM(blk, x + i * ldx + b);                                         \
                 }                                                                              \
                 y[i * ldy + r] = acc;                                                          \

@@ -63,6 +63,14 @@ static tn_status check_weight(const char *op, const tn_tensor *w, int64_t qtype,
     return TN_OK;
 }
 
+/* A contiguous view (or copy) of w for a kernel; on failure the result y already made
+ * is released. */
+static tn_status contiguous_or_release(tn_tensor *w, tn_tensor *y, tn_tensor **wc) {
+    tn_status st = tn_tensor_contiguous(w, wc);
+    if (st != TN_OK) tn_tensor_release(y);
+    return st;
+}
+
 tn_status tn_op__tn_quant_linear(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t, *w = args[1].u.t;
     int64_t qtype = args[2].u.i;
@@ -119,11 +127,7 @@ tn_status tn_op__tn_quant_dequantize(const tn_value *args, tn_value *rets) {
     rets[0] = tn_value_tensor(y);
     if (tn_tensor_is_meta(w)) return TN_OK;
     tn_tensor *wc;
-    tn_status st = tn_tensor_contiguous(w, &wc);
-    if (st != TN_OK) {
-        tn_tensor_release(y);
-        return st;
-    }
+    TN_TRY(contiguous_or_release(w, y, &wc));
     int64_t rows = rb ? tn_tensor_numel(wc) / rb : 0;
     tn_quant_dequantize((int)qtype, tn_tensor_data(wc), rb, rows, k, tn_tensor_data(y), k);
     tn_tensor_release(wc);
@@ -148,11 +152,7 @@ tn_status tn_op__tn_quant_repack(const tn_value *args, tn_value *rets) {
     rets[0] = tn_value_tensor(y);
     if (tn_tensor_is_meta(w)) return TN_OK;
     tn_tensor *wc;
-    tn_status st = tn_tensor_contiguous(w, &wc);
-    if (st != TN_OK) {
-        tn_tensor_release(y);
-        return st;
-    }
+    TN_TRY(contiguous_or_release(w, y, &wc));
     tn_quant_repack_x8((int)qtype, tn_tensor_data(wc), w->sizes[1], w->sizes[0],
                        w->sizes[1] / tn_qtype_block_bytes((int)qtype), tn_tensor_data(y));
     tn_tensor_release(wc);

@@ -194,7 +194,7 @@ static void x8_case(int qtype, int64_t m, int64_t n, int64_t k) {
     bool same = true;
     for (int64_t r = 0; r < n && same; r++)
         for (int64_t b = 0; b < nb && same; b++) {
-            tn_quant_x8_block(qtype, wx + (r & ~(int64_t)7) * ldw, ldw, (int)(r & 7), b, blk);
+            tn_quant_x8_block(qtype, wx + (r & ~(int64_t)7) * ldw, (int)(r & 7), b, blk);
             same = !memcmp(blk, w + r * ldw + b * bb, (size_t)bb);
         }
     TN_CHECK(same, "%s n=%lld k=%lld: a block read back from the x8 layout differs from the original", tn_qtype_name(qtype),
