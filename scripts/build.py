@@ -12,6 +12,7 @@ sets one up and runs Python in it; docs/RELIABILITY.md). The C unit tests of eac
 land in <build dir>/tests/.
 """
 import argparse
+import filecmp
 import os
 import shutil
 import sys
@@ -68,6 +69,8 @@ def main():
         if os.path.exists(os.path.join(sys.prefix, ".tn-sanitized")):
             sys.exit(f"{sys.prefix} is a sanitizer environment: build it with --sanitize")
     dest = os.path.join(site, "torch", build_ninja.EXT_NAME)
+    if os.path.exists(dest) and filecmp.cmp(so, dest, shallow=False):
+        return  # already installed: a build that changed nothing leaves the file alone
     tmp = dest + ".tmp"
     shutil.copyfile(so, tmp)
     os.replace(tmp, dest)  # a new inode: a hard-linked copy of .venv keeps its own _C

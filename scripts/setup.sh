@@ -34,15 +34,16 @@ if [ ! -f build/wheels/.done ]; then
 fi
 WHEEL=$(ls build/wheels/torch-2.13.0*.whl | head -1)
 
-if [ "$(cat .venv-ref/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
-  echo "[setup] reference environment .venv-ref (upstream torch)"
+# The two environments are installed side by side: pip spends most of its time in one
+# process on one core (resolving against the local indexes, unpacking), so on a 2-core CI
+# machine the second install costs little wall time (docs/RELIABILITY.md "Session 22").
+# Each writes its log to build/setup-<env>.log; a failure prints that log and stops here.
+setup_ref() {
   [ -x .venv-ref/bin/python ] || "$PY" -m venv .venv-ref
   .venv-ref/bin/pip install "${PIP_Q[@]}" "$WHEEL" -r "$REQ"
   echo "$STAMP" > .venv-ref/.tn-stamp
-fi
-
-if [ "$(cat .venv/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
-  echo "[setup] project environment .venv (vendored torch tree + torchnative)"
+}
+setup_ours() {
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
   SITE=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   .venv/bin/python scripts/vendor.py "$WHEEL" "$SITE"
@@ -51,7 +52,28 @@ if [ "$(cat .venv/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
   # The torchnative Python package is used from the repository (no copy to go stale).
   echo "$(pwd)/python" > "$SITE/torchnative-src.pth"
   echo "$STAMP" > .venv/.tn-stamp
+}
+PIDS=()
+NAMES=()
+if [ "$(cat .venv-ref/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
+  echo "[setup] reference environment .venv-ref (upstream torch)"
+  ( set -e; setup_ref ) > build/setup-venv-ref.log 2>&1 &
+  PIDS+=($!); NAMES+=(venv-ref)
 fi
+if [ "$(cat .venv/.tn-stamp 2>/dev/null)" != "$STAMP" ]; then
+  echo "[setup] project environment .venv (vendored torch tree + torchnative)"
+  ( set -e; setup_ours ) > build/setup-venv.log 2>&1 &
+  PIDS+=($!); NAMES+=(venv)
+fi
+FAILED=0
+for i in "${!PIDS[@]}"; do
+  if ! wait "${PIDS[$i]}"; then
+    echo "[setup] installing .${NAMES[$i]} failed; its log (build/setup-${NAMES[$i]}.log):" >&2
+    cat "build/setup-${NAMES[$i]}.log" >&2
+    FAILED=1
+  fi
+done
+[ "$FAILED" = 0 ] || exit 1
 
 if [ "$LLAMA" = 1 ]; then
   .venv-ref/bin/pip install "${PIP_Q[@]}" -r requirements/llama_cpp.txt

@@ -39,7 +39,43 @@ for t in $TIERS; do
   case $t in host|lower|asan|tsan|aarch64) ;; *) echo "TN_TEST_TIERS: unknown tier $t (host lower asan tsan aarch64 all)" >&2; exit 2 ;; esac
 done
 
-if want asan; then scripts/setup.sh --asan; else scripts/setup.sh; fi
+scripts/setup.sh
+# The builds the later tiers need (on CI's 2-core machine about 10 minutes of both cores,
+# nearly all of it the ASan build) and the emulated aarch64 environment (package
+# downloads) are prepared in the background at the lowest priority while the host and
+# lower tiers test: those tiers leave a core idle much of the time (one pytest process,
+# often waiting on its upstream subprocess), and nice 19 gives a test process nearly all
+# of a core it wants. The tiers that need them wait first (prep_wait); a failed sanitizer
+# build fails the run with its log. The aarch64 steps are only begun here: the tier runs
+# them again in the foreground (each returns at once when done), so their outcome, a skip
+# included, is decided and reported there. docs/RELIABILITY.md "Session 22".
+PREP_PID=
+if want asan || want tsan || want aarch64; then
+  # its own session (setsid), so stopping the run can stop every build with one kill
+  setsid nice -n 19 bash -c '
+    set -e
+    want() { [[ " $1 " == *" $2 "* ]]; }
+    if want "$1" asan; then scripts/setup.sh --asan; fi
+    if want "$1" tsan; then .venv/bin/python scripts/build.py --sanitize thread; fi
+    if want "$1" aarch64; then
+      { scripts/aarch64_env.sh && .venv/bin/python scripts/build.py --target aarch64; } || true
+    fi
+  ' prep "$TIERS" > build/prep-background.log 2>&1 &
+  PREP_PID=$!
+fi
+prep_wait() {
+  [ -n "$PREP_PID" ] || return 0
+  local rc=0
+  wait "$PREP_PID" || rc=$?
+  PREP_PID=
+  if [ $rc -ne 0 ]; then
+    echo "== the background builds failed (exit $rc); build/prep-background.log:" >&2
+    tail -60 build/prep-background.log >&2
+    exit $rc
+  fi
+}
+# a stopped run (a failing tier, ^C) does not leave the builds running
+trap '[ -z "$PREP_PID" ] || kill -- "-$PREP_PID" 2>/dev/null || true' EXIT
 # upstream's answers for this run only (tests/conftest.py): a fresh directory each time
 export TN_REF_CACHE="$PWD/build/ref-cache"
 rm -rf "$TN_REF_CACHE"
@@ -83,12 +119,14 @@ if want lower; then
   done
 fi
 if want asan; then
+  run "background builds: the rest of the wait" prep_wait
   # tests/test_c_units.py runs the ASan C unit tests here (TN_BUILD_DIR=build/asan)
   run "asan+ubsan: suite and C tests (asan_skip out)" env TN_ASAN_SKIP_SETUP=1 \
     scripts/asan.sh -m pytest tests -m "not asan_skip" "$@"
 fi
-want tsan && run "tsan: threaded C tests" scripts/tsan.sh
+want tsan && prep_wait && run "tsan: threaded C tests" scripts/tsan.sh
 if want aarch64; then
+  prep_wait
   start=$(date +%s)
   rc=0
   scripts/aarch64_env.sh || rc=$?

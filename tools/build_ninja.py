@@ -80,6 +80,43 @@ def _sources():
     return sorted(glob.glob(os.path.join(ROOT, "src", "**", "*.c"), recursive=True))
 
 
+# Kernel files named <family>_<tier>.c hold one instruction set's instances (the tier names
+# of src/kernels/cpu_features.c; longest first, so bgemm_avx512bf16 is avx512bf16).
+ISA_TIERS = ("avx512bf16", "avx512", "avx2", "amx", "dotprod", "i8mm", "neon")
+
+
+def _file_tier(src):
+    stem = os.path.basename(src)[:-2]
+    return next((t for t in ISA_TIERS if stem.endswith("_" + t)), None)
+
+
+def _host_tiers(python):
+    """The kernel tiers this machine can execute, as the normal build of torch._C in
+    `python`'s environment reports them (cpu_features.c is their one home), or None when
+    that build cannot be imported (then nothing is left uninstrumented)."""
+    try:
+        out = subprocess.run([python, "-c", "import torch; print(' '.join(torch._C._tn_isa()[1]))"],
+                             capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return set(out.stdout.split()) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def _uninstrumented(srcs, python):
+    """Sanitizer builds only: the kernel files of a tier this host cannot execute are
+    compiled without the sanitizers. Their code never runs here (the dispatch would not pick
+    it, and the CPU would fault if it did), so instrumenting it finds nothing, and it is the
+    costliest code to instrument: the AVX-512 / AMX files were a quarter of the ASan build's
+    compile time on an AVX2 host (docs/RELIABILITY.md "Session 22"). A host that has the
+    tier compiles the file instrumented as before."""
+    if not SANITIZE or CROSS:
+        return set()
+    tiers = _host_tiers(python)
+    if tiers is None:
+        return set()
+    return {s for s in srcs if _file_tier(s) is not None and _file_tier(s) not in tiers}
+
+
 def _native_functions_yaml(python):
     out = subprocess.run([python, "-c", "import torchgen, os; print(os.path.dirname(torchgen.__file__))"],
                          check=True, capture_output=True, text=True).stdout.strip()
@@ -139,11 +176,15 @@ def write_ninja(python):
     gen_out = gen_out + deriv_out
     objs = []
     srcs = _sources() + [g for g in gen_out if g.endswith(".c")]
+    plain = _uninstrumented(srcs, python)
+    plain_cflags = " ".join(f for f in CFLAGS if f not in sanitize_cflags(SANITIZE))
     for src in srcs:
         rel = os.path.relpath(src, ROOT).replace(os.sep, "_")
         obj = os.path.join(BUILD, "obj", rel[:-2] + ".o")
         objs.append(obj)
         lines.append(f"build {obj}: cc {src} || {' '.join(gen_out)}")
+        if src in plain:
+            lines.append(f"  cflags = {plain_cflags} -I{ROOT}/src -I{ROOT}/tests/c -I{GEN} -I{inc}")
     lines.append(f"build {BUILD}/{EXT_NAME}: link {' '.join(objs)}")
     # Everything below the binding, as a static library the C unit tests link against.
     core_objs = [o for o, s in zip(objs, srcs) if os.sep + "python" + os.sep not in os.path.relpath(s, ROOT)]
