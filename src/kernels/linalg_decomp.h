@@ -6,8 +6,12 @@
  * - one matrix per call (the caller loops over batches), row-major storage: element (i, j)
  *   of a matrix with leading dimension `ld` is a[i * ld + j]. Read-only operands may be
  *   given as (row stride, column stride) instead, so a transposed operand costs nothing;
- * - float64 only: the operators compute float32 in float64 and round once at the end
- *   (what makes small float32 problems agree with upstream's LAPACK within tolerance);
+ * - float64: the operators compute float32 in float64 and round once at the end (what
+ *   makes small float32 problems agree with upstream's LAPACK within tolerance); the
+ *   tn_linalg_z* twins do the same for complex64 / complex128 in complex128, from one body
+ *   per family written over the scalar type (linalg_lu.inc), with LAPACK's complex
+ *   conventions: the adjoint (conjugate transpose) where the real form transposes, izamax's
+ *   |re| + |im| for the pivot, the Hermitian Cholesky A = L Lᴴ;
  * - results follow LAPACK's conventions where they define the answer: 1-based pivots as
  *   getrf writes them, info = the 1-based index of the first failure (0 = success),
  *   Householder reflectors H = I - tau v vᵀ with v[0] = 1 and beta = -sign(alpha)·‖x‖ as
@@ -48,6 +52,18 @@ void tn_linalg_lu_solve(int64_t n, const double *lu, int64_t ldlu, const int32_t
  * L replaces it (the strict upper triangle is set to zero). Returns 0, or the order of the
  * first leading minor that is not positive definite (the factorization stops there). */
 int64_t tn_linalg_cholesky(int64_t n, double *a, int64_t ld);
+
+/* The complex128 forms of the above: the same contracts, with "transpose" read as the
+ * adjoint (lu_solve's `adjoint`), and ztrsm reading T's entries conjugated when `cj`
+ * (pass swapped strides and cj for Tᴴ). zcholesky: A = L Lᴴ, the diagonal's imaginary
+ * part ignored as potrf does. */
+int64_t tn_linalg_zlu(int64_t m, int64_t n, double _Complex *a, int64_t ld, int32_t *piv);
+void tn_linalg_zswap_rows(int64_t k, const int32_t *piv, bool inverse, int64_t nrhs, double _Complex *b, int64_t ld);
+void tn_linalg_ztrsm(int64_t n, int64_t nrhs, const double _Complex *t, int64_t trs, int64_t tcs, bool upper,
+                     bool unit, bool cj, double _Complex *b, int64_t ld);
+void tn_linalg_zlu_solve(int64_t n, const double _Complex *lu, int64_t ldlu, const int32_t *piv, bool adjoint,
+                         int64_t nrhs, double _Complex *b, int64_t ld);
+int64_t tn_linalg_zcholesky(int64_t n, double _Complex *a, int64_t ld);
 
 /* ---- symmetric indefinite LDLᵀ (linalg_ldl.c) ---------------------------------------- */
 
