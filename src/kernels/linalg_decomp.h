@@ -96,6 +96,13 @@ void tn_linalg_orgqr(int64_t m, int64_t n, int64_t k, double *a, int64_t ld, con
 void tn_linalg_ormqr(bool left, bool transpose, int64_t m, int64_t n, int64_t k, const double *v, int64_t ld_v,
                      const double *tau, double *c, int64_t ld, double *work);
 
+/* The complex128 forms: reflectors H = I - tau v vᴴ (tau complex, R's diagonal real as
+ * zgeqrf leaves it); zormqr's `adjoint` applies Qᴴ. work: max(m, n) complex values. */
+void tn_linalg_zgeqrf(int64_t m, int64_t n, double _Complex *a, int64_t ld, double _Complex *tau);
+void tn_linalg_zorgqr(int64_t m, int64_t n, int64_t k, double _Complex *a, int64_t ld, const double _Complex *tau);
+void tn_linalg_zormqr(bool left, bool adjoint, int64_t m, int64_t n, int64_t k, const double _Complex *v, int64_t ld_v,
+                      const double _Complex *tau, double _Complex *c, int64_t ld, double _Complex *work);
+
 /* ---- symmetric eigenproblem and SVD (linalg_eig.c) -------------------------------------- */
 
 /* Eigenvalues w[0..n) (ascending) of the symmetric n×n matrix a (both triangles read: the
