@@ -119,6 +119,11 @@ int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v);
  * number of off-diagonal elements that did not converge to zero; a nan input never
  * converges, as upstream's. single: deflate with float32's thresholds (a float32 input). */
 int tn_linalg_syevd(int64_t n, double *a, bool lower, bool single, double *w, double *z, double *work);
+/* The Hermitian form (heevd's steps: hetd2, the same real steqr, unmtr): eigenvalues real,
+ * eigenvectors z complex (n×n, required); the diagonal's imaginary part is not read. work:
+ * 8·n doubles (16-byte aligned). */
+int tn_linalg_zheevd(int64_t n, double _Complex *a, bool lower, bool single, double *w, double _Complex *z,
+                     double *work);
 
 /* Singular values s[0..k) (descending, k = min(m, n)) of the m×n matrix a, by one-sided
  * Jacobi rotations on a's columns (m >= n; the caller passes the transpose otherwise).

@@ -205,17 +205,20 @@ static tn_status eigh_impl(const char *api, tn_tensor *A, const char *uplo, bool
     if (strlen(uplo) != 1 || (uplo[0] != 'L' && uplo[0] != 'U' && uplo[0] != 'l' && uplo[0] != 'u'))
         return tn_error(TN_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %s", uplo);
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float_kernel("linalg_eigh_cpu", A));
+    TN_TRY(tn_la_need_float_kernel_or_complex("linalg_eigh_cpu", A));
     bool lower = uplo[0] == 'L' || uplo[0] == 'l';
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
-    double *a = tn_la_alloc(batch * n * n, sizeof(double)), *w = tn_la_alloc(batch * n, sizeof(double));
-    double *v = tn_la_alloc(vectors ? batch * n * n : n * n, sizeof(double)), *work = tn_la_alloc(6 * n, sizeof(double));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], wd = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * n * n * wd, sizeof(double)), *w = tn_la_alloc(batch * n, sizeof(double));
+    double *v = tn_la_alloc((vectors ? batch * n * n : n * n) * wd, sizeof(double)), *work = tn_la_alloc(8 * n, sizeof(double));
     if (!a || !w || !v || !work) { free(a), free(w), free(v), free(work); return oom(); }
     tn_la_gather(A, a);
     tn_status st = TN_OK;
+    bool single = A->dtype == TN_DTYPE_FLOAT32 || A->dtype == TN_DTYPE_COMPLEX64;
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) {
-        /* LAPACK's syevd steps, so that eigenvector signs are upstream's */
-        int info = tn_linalg_syevd(n, a + b * n * n, lower, A->dtype == TN_DTYPE_FLOAT32, w + b * n, vectors ? v + b * n * n : v, work);
+        /* LAPACK's syevd / heevd steps, so that eigenvector signs (phases) are upstream's */
+        double *vb = vectors ? v + b * n * n * wd : v;
+        int info = wd == 2 ? tn_linalg_zheevd(n, (zdouble *)a + b * n * n, lower, single, w + b * n, (zdouble *)vb, work)
+                           : tn_linalg_syevd(n, a + b * n * n, lower, single, w + b * n, vb, work);
         if (info != 0) { /* upstream's eigvalsh is its eigh: the message names linalg.eigh */
             char pb[48] = "";
             if (A->ndim > 2) snprintf(pb, sizeof pb, "(Batch element %lld): ", (long long)b);
@@ -224,7 +227,8 @@ static tn_status eigh_impl(const char *api, tn_tensor *A, const char *uplo, bool
         }
     }
     free(work);
-    if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), with_tail(A, 1, n, 0, sz), sz, w, &out[0]);
+    tn_dtype wdt = A->dtype == TN_DTYPE_COMPLEX64 ? TN_DTYPE_FLOAT32 : A->dtype == TN_DTYPE_COMPLEX128 ? TN_DTYPE_FLOAT64 : A->dtype;
+    if (st == TN_OK) st = tn_la_new(wdt, tn_tensor_device(A), with_tail(A, 1, n, 0, sz), sz, w, &out[0]);
     if (st == TN_OK && vectors) {
         st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim, A->sizes, v, &out[1]);
         if (st != TN_OK) release_all(1, out);
