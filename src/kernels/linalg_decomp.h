@@ -139,6 +139,12 @@ int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double
  * first r columns are orthonormal, with an orthonormal complement (Gram-Schmidt against
  * the unit vectors, twice). */
 void tn_linalg_complete_basis(int64_t m, int64_t ncols, int64_t r, double *q, int64_t ld);
+/* The complex128 forms: A = U·diag(s)·Vᴴ (vt receives Vᴴ), each left singular vector's
+ * largest entry made real and positive (the right one turned alike); the completion is
+ * orthonormal in the Hermitian inner product. */
+int tn_linalg_zsvd(int64_t m, int64_t n, double _Complex *a, int64_t ld, double *s, double _Complex *u, int64_t ucols,
+                   double _Complex *vt, double *work);
+void tn_linalg_zcomplete_basis(int64_t m, int64_t ncols, int64_t r, double _Complex *q, int64_t ld);
 
 /* ---- matrix exponential (linalg_expm.c) -------------------------------------------------- */
 

@@ -257,46 +257,54 @@ tn_status tn_op_linalg_eigvalsh(const tn_value *args, tn_value *rets) {
  * (out[0], out[2] left NULL). */
 static tn_status svd_impl(const char *api, tn_tensor *A, bool full, bool uv, tn_tensor **out) {
     TN_TRY(tn_la_need_matrix(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
-    bool tall = m >= n; /* Jacobi runs on the tall orientation: M = A or Aᵀ, M is p×q, p >= q */
+    TN_TRY(tn_la_need_float_or_complex(api, A));
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n, w = tn_la_w(A->dtype);
+    bool tall = m >= n; /* Jacobi runs on the tall orientation: M = A or Aᴴ, M is p×q, p >= q */
     int64_t p = tall ? m : n, q = tall ? n : m;
     int64_t ucols = full ? m : k, vrows = full ? n : k, pc = full ? p : q;
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
-    double *a = tn_la_alloc(batch * m * n, sizeof(double)), *mt = tn_la_alloc(p * q, sizeof(double));
+    double *a = tn_la_alloc(batch * m * n * w, sizeof(double)), *mt = tn_la_alloc(p * q * w, sizeof(double));
     double *s = tn_la_alloc(batch * k, sizeof(double)), *work = tn_la_alloc(q, sizeof(double));
-    double *pu = uv ? tn_la_alloc(p * pc, sizeof(double)) : NULL, *qv = uv ? tn_la_alloc(q * q, sizeof(double)) : NULL;
-    double *U = uv ? tn_la_alloc(batch * m * ucols, sizeof(double)) : NULL;
-    double *V = uv ? tn_la_alloc(batch * vrows * n, sizeof(double)) : NULL;
+    double *pu = uv ? tn_la_alloc(p * pc * w, sizeof(double)) : NULL, *qv = uv ? tn_la_alloc(q * q * w, sizeof(double)) : NULL;
+    double *U = uv ? tn_la_alloc(batch * m * ucols * w, sizeof(double)) : NULL;
+    double *V = uv ? tn_la_alloc(batch * vrows * n * w, sizeof(double)) : NULL;
     tn_status st = TN_OK;
     if (!a || !mt || !s || !work || (uv && (!pu || !qv || !U || !V))) st = oom();
     if (st == TN_OK) tn_la_gather(A, a);
+    /* element (i, j) of a w-wide matrix with `cols` columns; `cj`: conjugated */
+#define EL(base, i, j, cols) ((base) + ((i) * (cols) + (j)) * w)
+#define PUT(dst, src, cj) ((dst)[0] = (src)[0], w == 2 ? (void)((dst)[1] = (cj) ? -(src)[1] : (src)[1]) : (void)0)
     for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++) {
-        const double *ab = a + b * m * n;
+        const double *ab = a + b * m * n * w;
         for (int64_t i = 0; i < p; i++)
-            for (int64_t j = 0; j < q; j++) mt[i * q + j] = tall ? ab[i * n + j] : ab[j * n + i];
-        if (tn_linalg_svd(p, q, mt, q, s + b * k, pu, pc, qv, work) != 0) {
+            for (int64_t j = 0; j < q; j++) PUT(EL(mt, i, j, q), tall ? EL(ab, i, j, n) : EL(ab, j, i, n), !tall);
+        int bad = w == 2 ? tn_linalg_zsvd(p, q, (zdouble *)mt, q, s + b * k, (zdouble *)pu, pc, (zdouble *)qv, work)
+                         : tn_linalg_svd(p, q, mt, q, s + b * k, pu, pc, qv, work);
+        if (bad != 0) {
             st = tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values", api);
             break;
         }
         if (!uv) continue;
-        /* M = P S Qᵀ with P p×pc, Qᵀ q×q. tall: U = P, Vh = Qᵀ (completed to n×n when full
-         * is asked: q = n already). wide: A = Mᵀ = Q S Pᵀ, so U = Q (m×m = q×q), Vh = Pᵀ. */
-        double *Ub = U + b * m * ucols, *Vb = V + b * vrows * n;
+        /* M = P S Qᴴ with P p×pc, Qᴴ q×q. tall: U = P, Vh = Qᴴ (completed to n×n when full
+         * is asked: q = n already). wide: A = Mᴴ = Q S Pᴴ, so U = Q (m×m = q×q), Vh = Pᴴ. */
+        double *Ub = U + b * m * ucols * w, *Vb = V + b * vrows * n * w;
         if (tall) {
             for (int64_t i = 0; i < m; i++)
-                for (int64_t j = 0; j < ucols; j++) Ub[i * ucols + j] = pu[i * pc + j];
+                for (int64_t j = 0; j < ucols; j++) PUT(EL(Ub, i, j, ucols), EL(pu, i, j, pc), false);
             for (int64_t i = 0; i < vrows; i++)
-                for (int64_t j = 0; j < n; j++) Vb[i * n + j] = qv[i * q + j];
+                for (int64_t j = 0; j < n; j++) PUT(EL(Vb, i, j, n), EL(qv, i, j, q), false);
         } else {
-            for (int64_t i = 0; i < m; i++) /* Q = (Qᵀ)ᵀ */
-                for (int64_t j = 0; j < ucols; j++) Ub[i * ucols + j] = qv[j * q + i];
+            for (int64_t i = 0; i < m; i++) /* Q = (Qᴴ)ᴴ */
+                for (int64_t j = 0; j < ucols; j++) PUT(EL(Ub, i, j, ucols), EL(qv, j, i, q), true);
             for (int64_t i = 0; i < vrows; i++)
-                for (int64_t j = 0; j < n; j++) Vb[i * n + j] = pu[j * pc + i];
+                for (int64_t j = 0; j < n; j++) PUT(EL(Vb, i, j, n), EL(pu, j, i, pc), true);
         }
     }
+#undef EL
+#undef PUT
     tn_device dev = tn_tensor_device(A);
-    if (st == TN_OK) st = tn_la_new(A->dtype, dev, with_tail(A, 1, k, 0, sz), sz, s, &out[1]);
+    tn_dtype sdt = A->dtype == TN_DTYPE_COMPLEX64 ? TN_DTYPE_FLOAT32 : A->dtype == TN_DTYPE_COMPLEX128 ? TN_DTYPE_FLOAT64 : A->dtype;
+    if (st == TN_OK) st = tn_la_new(sdt, dev, with_tail(A, 1, k, 0, sz), sz, s, &out[1]);
     if (st == TN_OK && uv) {
         st = tn_la_new(A->dtype, dev, with_tail(A, 2, m, ucols, sz), sz, U, &out[0]);
         if (st == TN_OK) st = tn_la_new(A->dtype, dev, with_tail(A, 2, vrows, n, sz), sz, V, &out[2]);
@@ -348,10 +356,17 @@ tn_status tn_op_svd(const tn_value *args, tn_value *rets) {
     bool some = args[1].u.b, uv = args[2].u.b;
     TN_TRY(svd_impl("linalg.svd", A, !some && uv, uv, out));
     tn_status st = TN_OK;
-    if (uv) { /* V = Vhᵀ */
+    if (uv) { /* V = Vhᴴ */
         tn_value ta[3] = {tn_value_tensor(out[2]), tn_value_int(-2), tn_value_int(-1)};
         tn_tensor *vt = out[2], *v;
         st = tn_dispatch_one(TN_OP_transpose_int, ta, &v);
+        if (st == TN_OK && tn_dtype_is_complex(vt->dtype)) {
+            tn_value ca[1] = {tn_value_tensor(v)};
+            tn_tensor *vc;
+            st = tn_dispatch_one(TN_OP_conj_physical, ca, &vc);
+            tn_tensor_release(v);
+            v = st == TN_OK ? vc : NULL;
+        }
         if (st == TN_OK) {
             tn_tensor *c;
             st = tn_tensor_contiguous(v, &c);
