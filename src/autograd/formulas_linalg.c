@@ -125,8 +125,8 @@ F(g_linalg_solve) {
     if (NEED(1)) SET(1, gB);
     if (NEED(0)) {
         tn_tensor *gA;
-        if (vec) gA = left ? ag_matmul(c, ag_unsqueeze(c, gB, -1), ag_unsqueeze(c, X, -2))
-                           : ag_matmul(c, ag_unsqueeze(c, X, -1), ag_unsqueeze(c, gB, -2));
+        if (vec) gA = left ? ag_matmul(c, ag_unsqueeze(c, gB, -1), ag_unsqueeze(c, ag_conj(c, X), -2))
+                           : ag_matmul(c, ag_unsqueeze(c, ag_conj(c, X), -1), ag_unsqueeze(c, gB, -2));
         else gA = left ? ag_matmul(c, gB, mH(c, X)) : ag_matmul(c, mH(c, X), gB);
         SET(0, ag_neg(c, gA));
     }
@@ -177,7 +177,8 @@ F(g_triangular_solve) {
     tn_tensor *gB = ag_conj(c, o[0]), *X = RES(0);
     if (NEED(0)) SET(0, gB);
     if (NEED(1)) {
-        tn_tensor *gA = ag_neg(c, trans ? ag_matmul(c, X, mH(c, gB)) : ag_matmul(c, gB, mH(c, X)));
+        /* op(A) = Aᵀ: gA = (-gB Xᴴ)ᵀ = -conj(X gBᴴ) */
+        tn_tensor *gA = ag_neg(c, trans ? ag_conj(c, ag_matmul(c, X, mH(c, gB))) : ag_matmul(c, gB, mH(c, X)));
         gA = upper ? triu(c, gA, unit) : tril(c, gA, -(int64_t)unit);
         SET(1, ag_add(c, gA, GRAD(1)));
     }
@@ -200,6 +201,7 @@ F(g_linalg_solve_triangular) {
 static tn_tensor *eigh_back(tn_grad_ctx *c, tn_tensor *L, tn_tensor *V, tn_tensor *gL, tn_tensor *gV) {
     tn_tensor *E = ag_sub(c, ag_unsqueeze(c, L, -2), ag_unsqueeze(c, L, -1));
     tn_tensor *inner = diag_embed(c, gL);
+    if (c->st == TN_OK && tn_dtype_is_complex(V->dtype)) inner = ag_cast(c, inner, V->dtype); /* gλ is real */
     if (gV) {
         tn_tensor *x = ag_matmul(c, mH(c, V), gV);
         inner = ag_add(c, inner, div_offdiag(c, ag_mul_s(c, ag_sub(c, x, mH(c, x)), 0.5), E));
