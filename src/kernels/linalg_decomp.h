@@ -151,5 +151,7 @@ void tn_linalg_zcomplete_basis(int64_t m, int64_t ncols, int64_t r, double _Comp
 /* out = exp(a) for the n×n matrix a (leading dimension n for both), by scaling and squaring
  * with the degree-13 Padé approximant (Higham 2005). work: 8·n·n doubles, piv: n ints. */
 void tn_linalg_expm(int64_t n, const double *a, double *out, double *work, int32_t *piv);
+/* The complex128 form (work: 8·n·n complex values). */
+void tn_linalg_zexpm(int64_t n, const double _Complex *a, double _Complex *out, double _Complex *work, int32_t *piv);
 
 #endif

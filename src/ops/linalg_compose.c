@@ -423,16 +423,20 @@ tn_status tn_op_linalg_matrix_exp(const tn_value *args, tn_value *rets) {
     tn_tensor *A0 = args[0].u.t, *A = NULL, *out = NULL;
     TN_TRY(tn_la_need_square("linalg.matrix_exp", A0, "A"));
     bool low = A0->dtype == TN_DTYPE_BFLOAT16 || A0->dtype == TN_DTYPE_FLOAT16;
-    if (!low) TN_TRY(tn_la_need_float("linalg.matrix_exp", A0));
+    if (!low) TN_TRY(tn_la_need_float_or_complex("linalg.matrix_exp", A0));
     TN_TRY(to_dtype(A0, low ? TN_DTYPE_FLOAT32 : A0->dtype, &A));
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes);
-    double *a = tn_la_alloc(batch * n * n, sizeof(double)), *x = tn_la_alloc(batch * n * n, sizeof(double));
-    double *work = tn_la_alloc(8 * n * n, sizeof(double));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), wd = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * n * n * wd, sizeof(double)), *x = tn_la_alloc(batch * n * n * wd, sizeof(double));
+    double *work = tn_la_alloc(8 * n * n * wd, sizeof(double));
     int32_t *piv = tn_la_alloc(n, sizeof(int32_t));
     tn_status st = a && x && work && piv ? TN_OK : oom();
     if (st == TN_OK) tn_la_gather(A, a);
-    for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++)
-        tn_linalg_expm(n, a + b * n * n, x + b * n * n, work, piv);
+    for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++) {
+        if (wd == 2)
+            tn_linalg_zexpm(n, (const zdouble *)a + b * n * n, (zdouble *)x + b * n * n, (zdouble *)work, piv);
+        else
+            tn_linalg_expm(n, a + b * n * n, x + b * n * n, work, piv);
+    }
     if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim, A->sizes, x, &out);
     free(a), free(x), free(work), free(piv);
     tn_tensor_release(A);
@@ -495,8 +499,7 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
     if (x->dtype != y->dtype)
         return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
                         tn_dtype_infos[x->dtype].c10_name, tn_dtype_infos[y->dtype].c10_name);
-    if (tn_dtype_is_complex(x->dtype)) return tn_la_need_float("linalg.vecdot", x);
-    if (!tn_dtype_is_floating(x->dtype))
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
         return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected a floating point or complex tensor as input. Got %s",
                         tn_dtype_infos[x->dtype].c10_name);
     /* upstream runs two real vectors through dot, which does not broadcast */
@@ -505,7 +508,16 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
                         "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
                         "elements, but got %lld and %lld elements respectively",
                         (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0], (long long)y->sizes[0]);
-    TN_TRY(d_binary(TN_OP_mul_Tensor, x, y, &p));
+    if (tn_dtype_is_complex(x->dtype)) { /* xᴴ y: the first operand conjugated */
+        tn_value cv[1] = {tn_value_tensor(x)};
+        tn_tensor *xc;
+        TN_TRY(tn_dispatch_one(TN_OP_conj_physical, cv, &xc));
+        tn_status st = d_binary(TN_OP_mul_Tensor, xc, y, &p);
+        tn_tensor_release(xc);
+        TN_TRY(st);
+    } else {
+        TN_TRY(d_binary(TN_OP_mul_Tensor, x, y, &p));
+    }
     CHAIN(d_sum_dim(IN, args[2].u.i, false, OUT), p);
     rets[0] = tn_value_tensor(p);
     return TN_OK;
@@ -550,7 +562,7 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
                         tn_dtype_infos[b->dtype].c10_name);
     tn_dtype dt = a->dtype;
     if (dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64 && dt != TN_DTYPE_INT64 && dt != TN_DTYPE_INT32 &&
-        dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16)
+        dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16 && dt != TN_DTYPE_COMPLEX64 && dt != TN_DTYPE_COMPLEX128)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "linalg_cross of %s tensors is not implemented by torchnative",
                         tn_dtype_infos[dt].c10_name);
     int nd;
@@ -573,6 +585,8 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
         case TN_DTYPE_INT64: CROSS_LOOP(int64_t, ID, ID) break;
         case TN_DTYPE_INT32: CROSS_LOOP(int32_t, ID, ID) break;
         case TN_DTYPE_BFLOAT16: CROSS_LOOP(tn_bfloat16, BF_LOAD, BF_STORE) break;
+        case TN_DTYPE_COMPLEX64: CROSS_LOOP(float _Complex, ID, ID) break;
+        case TN_DTYPE_COMPLEX128: CROSS_LOOP(double _Complex, ID, ID) break;
         default: CROSS_LOOP(tn_half, H_LOAD, H_STORE) break;
         }
     }

@@ -337,4 +337,6 @@ CASES += [
       [ZSQ], (0,), ["linalg_eigh"], dtypes=("float64",)),  # float32: upstream's own gauge check (allclose at 1e-2) fails
     G("cplx_eigvalsh_svdvals_pinv", f"lambda a: (torch.linalg.eigvalsh({_ZA}), torch.linalg.svdvals({_ZA}), torch.linalg.matrix_norm({_ZA}, 'nuc'), {_VR}(torch.linalg.pinv({_ZA})))",
       [ZSQ], (0,), ["linalg_eigvalsh", "linalg_svdvals", "linalg_pinv_atol_rtol_tensor"]),
+    G("cplx_matrix_exp_vecdot_cross", f"lambda a, b: ({_VR}(torch.linalg.matrix_exp({_ZA} * 0.2)), {_VR}(torch.linalg.vecdot({_ZA}[..., :2], {_ZB})), {_VR}(torch.linalg.cross({_ZA}[..., :3], {_ZA}[..., 1:])))",
+      [ZSQ, ZB], (0, 1), ["linalg_matrix_exp", "linalg_cross"]),
 ]
