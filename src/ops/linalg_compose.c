@@ -912,7 +912,7 @@ tn_status tn_op_linalg_tensorsolve(const tn_value *args, tn_value *rets) {
 static tn_status matrix_norm_checks(tn_tensor *A, const tn_value *dim, const tn_value *dtype, bool low, int *d0, int *d1) {
     TN_TRY(tn_la_need_matrix("linalg.matrix_norm", A, "A"));
     tn_dtype dt = A->dtype;
-    bool half = dt == TN_DTYPE_BFLOAT16 || dt == TN_DTYPE_FLOAT16;
+    bool half = dt == TN_DTYPE_BFLOAT16 || dt == TN_DTYPE_FLOAT16 || dt == TN_DTYPE_COMPLEX32;
     if (half && !low)
         return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: Low precision dtypes not supported. Got %s", tn_dtype_infos[dt].c10_name);
     if (!half) TN_TRY(tn_la_need_float_or_complex("linalg.matrix_norm", A));

@@ -25,21 +25,22 @@
 tn_status tn_la_need_float(const char *api, const tn_tensor *t) {
     tn_dtype d = t->dtype;
     if (d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT64) return TN_OK;
-    if (tn_dtype_is_complex(d))
+    if (tn_dtype_is_complex(d) && d != TN_DTYPE_COMPLEX32)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "%s of complex tensors is not implemented by torchnative", api);
-    if (tn_dtype_is_floating(d)) /* past upstream's check, its LAPACK kernel has no such dtype */
+    if (tn_dtype_is_floating(d) || d == TN_DTYPE_COMPLEX32) /* past upstream's check, its LAPACK kernel has no such dtype */
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", api, tn_dtype_infos[d].c10_name);
     return tn_error(TN_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", api,
                     tn_dtype_infos[d].c10_name);
 }
 
 tn_status tn_la_need_float_or_complex(const char *api, const tn_tensor *t) {
-    return tn_dtype_is_complex(t->dtype) ? TN_OK : tn_la_need_float(api, t);
+    tn_dtype d = t->dtype;
+    return d == TN_DTYPE_COMPLEX64 || d == TN_DTYPE_COMPLEX128 ? TN_OK : tn_la_need_float(api, t);
 }
 
 tn_status tn_la_need_float_lp(const char *api, const tn_tensor *t) {
     tn_dtype d = t->dtype;
-    if (d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16)
+    if (d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16 || d == TN_DTYPE_COMPLEX32)
         return tn_error(TN_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", api, tn_dtype_infos[d].c10_name);
     return tn_la_need_float(api, t);
 }

@@ -10,11 +10,12 @@
  * point or complex tensor as input. Got Long"), float16/bfloat16 its NotImplementedError (the
  * LAPACK kernel has no such dtype), complex refuses by name. */
 tn_status tn_la_need_float(const char *api, const tn_tensor *t);
-/* tn_la_need_float, and complex passes (the operators with complex kernels) */
+/* tn_la_need_float, and complex64 / complex128 pass (the operators with complex kernels);
+ * ComplexHalf is refused as float16 is */
 tn_status tn_la_need_float_or_complex(const char *api, const tn_tensor *t);
 /* tn_la_need_float_kernel, and complex64 / complex128 pass */
 tn_status tn_la_need_float_kernel_or_complex(const char *kernel, const tn_tensor *t);
-/* tn_la_need_float, but float16/bfloat16 raise upstream's RuntimeError "<api>: Low precision
+/* tn_la_need_float, but float16/bfloat16/ComplexHalf raise upstream's RuntimeError "<api>: Low precision
  * dtypes not supported. Got Half" (the front-ends that check it: inv, slogdet, ...). */
 tn_status tn_la_need_float_lp(const char *api, const tn_tensor *t);
 /* The same for the operators upstream dispatches without a dtype check of their own
