@@ -1,7 +1,7 @@
 /* formulas_linalg.c — derivatives of the linear-algebra operators (rows in formulas.def):
  * det/slogdet/logdet, inverse, solve, Cholesky (factor, solve, inverse), triangular
  * solves, QR, the symmetric eigenproblem, the SVD and the matrix exponential, for real
- * and (but the SVD's vectors, QR and householder_product) complex dtypes; and the vocabulary helpers of two generated rows: linalg_lu_solve's LU gradient and
+ * and (but QR and householder_product) complex dtypes; and the vocabulary helpers of two generated rows: linalg_lu_solve's LU gradient and
  * householder_product_backward. Written from the mathematics (the matrix-calculus identities named at each
  * formula); every step is a door call, so under create_graph they differentiate again. */
 #include <stdlib.h>
@@ -16,7 +16,7 @@ static tn_tensor *mT(tn_grad_ctx *c, tn_tensor *t) { return ag_transpose(c, t, -
 /* the adjoint (conjugate transpose; the transpose for real dtypes): the complex formulas
  * below are the real ones with every transpose an adjoint, as upstream writes them */
 static tn_tensor *mH(tn_grad_ctx *c, tn_tensor *t) { return ag_conj(c, mT(c, t)); }
-/* Complex derivatives not written yet (the SVD's singular vectors, QR) refuse by name rather
+/* Complex derivatives not written yet (QR, householder_product) refuse by name rather
  * than return the real formula's answer. */
 static bool refuse_complex(tn_grad_ctx *c, const tn_tensor *t, const char *what) {
     if (c->st != TN_OK || !t || !tn_dtype_is_complex(t->dtype)) return false;
@@ -222,6 +222,9 @@ F(g_linalg_eigvalsh) {
 /* The thin SVD A = U diag(S) Vh (U m×k, Vh k×n): with F_ij = 1/(sj² - si²) off the diagonal,
  * gA = U [diag(gS) + (F∘(UᵀgU - gUᵀU)) S + S (F∘(VᵀgV - gVᵀV))] Vh
  *      + (I - UUᵀ) gU S⁻¹ Vh + U S⁻¹ (gVh - gVh V Vh)   (Townsend, "Differentiating the SVD").
+ * Complex: ᵀ is ᴴ, and the diagonal gains i Im(diag(Uᴴ gU)) / S, the part of gU along each
+ * singular pair's phase (a loss that depends on the phase is ill-defined; upstream's check
+ * for it, which raises, is not reproduced: ours returns this formula's value).
  * gU / gVh NULL: only the singular values are differentiated. */
 static tn_tensor *svd_back(tn_grad_ctx *c, tn_tensor *U, tn_tensor *S, tn_tensor *Vh, tn_tensor *gU, tn_tensor *gS,
                            tn_tensor *gVh) {
@@ -230,7 +233,6 @@ static tn_tensor *svd_back(tn_grad_ctx *c, tn_tensor *U, tn_tensor *S, tn_tensor
     tn_tensor *inner = diag_embed(c, gS);
     if (tn_dtype_is_complex(U->dtype)) inner = ag_cast(c, inner, U->dtype);
     if (!gU && !gVh) return ag_matmul(c, ag_matmul(c, U, inner), Vh);
-    if (refuse_complex(c, U, "the singular vectors of linalg.svd")) return NULL;
     tn_tensor *S2 = ag_mul(c, S, S), *D = ag_sub(c, ag_unsqueeze(c, S2, -2), ag_unsqueeze(c, S2, -1));
     tn_tensor *V = mH(c, Vh), *gV = mH(c, gVh);
     tn_tensor *UtgU = ag_matmul(c, mH(c, U), gU), *VtgV = ag_matmul(c, mH(c, V), gV);
@@ -238,6 +240,10 @@ static tn_tensor *svd_back(tn_grad_ctx *c, tn_tensor *U, tn_tensor *S, tn_tensor
     tn_tensor *K = div_offdiag(c, ag_sub(c, VtgV, mH(c, VtgV)), D);
     inner = ag_add(c, inner, ag_mul(c, J, ag_unsqueeze(c, S, -2)));
     inner = ag_add(c, inner, ag_mul(c, ag_unsqueeze(c, S, -1), K));
+    if (tn_dtype_is_complex(U->dtype)) { /* the phase of each pair: i Im(diag(Uᴴ gU)) / S on the diagonal */
+        tn_tensor *d = diagonal(c, UtgU);
+        inner = ag_add(c, inner, diag_embed(c, ag_div(c, ag_mul_s(c, ag_sub(c, d, ag_conj(c, d)), 0.5), S)));
+    }
     tn_tensor *gA = ag_matmul(c, ag_matmul(c, U, inner), Vh);
     tn_tensor *Sinv = AG(c, reciprocal, VT(S));
     if (m > k) {

@@ -337,6 +337,8 @@ CASES += [
       [ZSQ], (0,), ["linalg_eigh"], dtypes=("float64",)),  # float32: upstream's own gauge check (allclose at 1e-2) fails
     G("cplx_eigvalsh_svdvals_pinv", f"lambda a: (torch.linalg.eigvalsh({_ZA}), torch.linalg.svdvals({_ZA}), torch.linalg.matrix_norm({_ZA}, 'nuc'), {_VR}(torch.linalg.pinv({_ZA})))",
       [ZSQ], (0,), ["linalg_eigvalsh", "linalg_svdvals", "linalg_pinv_atol_rtol_tensor"]),
+    G("cplx_svd", f"lambda a, w: tuple(t for x in ({_ZA}, torch.view_as_complex(w)) for f in (False, True) for t in (lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs()))(*torch.linalg.svd(x, full_matrices=f))) + (lambda u, s, v: (u.abs(), v.abs()))(*torch.svd(torch.view_as_complex(w)))",
+      [ZSQ, In((3, 3, 5, 2))], (0, 1), ["linalg_svd", "svd"]),
     G("cplx_matrix_exp_vecdot_cross", f"lambda a, b: ({_VR}(torch.linalg.matrix_exp({_ZA} * 0.2)), {_VR}(torch.linalg.vecdot({_ZA}[..., :2], {_ZB})), {_VR}(torch.linalg.cross({_ZA}[..., :3], {_ZA}[..., 1:])))",
       [ZSQ, ZB], (0, 1), ["linalg_matrix_exp", "linalg_cross"]),
 ]
