@@ -1,7 +1,7 @@
 /* formulas_linalg.c — derivatives of the linear-algebra operators (rows in formulas.def):
  * det/slogdet/logdet, inverse, solve, Cholesky (factor, solve, inverse), triangular
  * solves, QR, the symmetric eigenproblem, the SVD and the matrix exponential, for real
- * and (but QR and householder_product) complex dtypes; and the vocabulary helpers of two generated rows: linalg_lu_solve's LU gradient and
+ * and (but householder_product) complex dtypes; and the vocabulary helpers of two generated rows: linalg_lu_solve's LU gradient and
  * householder_product_backward. Written from the mathematics (the matrix-calculus identities named at each
  * formula); every step is a door call, so under create_graph they differentiate again. */
 #include <stdlib.h>
@@ -16,7 +16,7 @@ static tn_tensor *mT(tn_grad_ctx *c, tn_tensor *t) { return ag_transpose(c, t, -
 /* the adjoint (conjugate transpose; the transpose for real dtypes): the complex formulas
  * below are the real ones with every transpose an adjoint, as upstream writes them */
 static tn_tensor *mH(tn_grad_ctx *c, tn_tensor *t) { return ag_conj(c, mT(c, t)); }
-/* Complex derivatives not written yet (QR, householder_product) refuse by name rather
+/* Complex derivatives not written yet (householder_product) refuse by name rather
  * than return the real formula's answer. */
 static bool refuse_complex(tn_grad_ctx *c, const tn_tensor *t, const char *what) {
     if (c->st != TN_OK || !t || !tn_dtype_is_complex(t->dtype)) return false;
@@ -303,18 +303,22 @@ F(g_linalg_svdvals) {
 }
 
 /* A = QR with m >= n (Q m×n, R n×n): M = R gRᵀ - gQᵀ Q, gA = (gQ + Q copyltu(M)) R⁻ᵀ where
- * copyltu(M) is the symmetric matrix of M's lower triangle (Walter & Lehmann 2018). */
+ * copyltu(M) is the symmetric matrix of M's lower triangle (Walter & Lehmann 2018); complex:
+ * ᵀ is ᴴ and copyltu takes the real part of M's diagonal (derived for R with a real diagonal,
+ * as geqrf leaves it). */
 static tn_tensor *qr_back_tall(tn_grad_ctx *c, tn_tensor *Q, tn_tensor *R, tn_tensor *gQ, tn_tensor *gR) {
     tn_tensor *M = ag_sub(c, ag_matmul(c, R, mH(c, gR)), ag_matmul(c, mH(c, gQ), Q));
-    tn_tensor *lo = tril(c, M, -1);
-    tn_tensor *sym = ag_add(c, ag_add(c, lo, mH(c, lo)), diag_embed(c, diagonal(c, M)));
+    tn_tensor *lo = tril(c, M, -1), *d = diagonal(c, M);
+    /* complex: the diagonal's real part (R's diagonal is real, so Qᴴ dQ's imaginary diagonal
+     * is not free: it cancels against that of dR R⁻¹) */
+    if (c->st == TN_OK && tn_dtype_is_complex(M->dtype)) d = ag_mul_s(c, ag_add(c, d, ag_conj(c, d)), 0.5);
+    tn_tensor *sym = ag_add(c, ag_add(c, lo, mH(c, lo)), diag_embed(c, d));
     tn_tensor *b = ag_add(c, gQ, ag_matmul(c, Q, sym));
     return solve_tri(c, mH(c, R), b, false, false, false); /* b R⁻ᵀ: X Rᵀ = b */
 }
 static void qr_back(tn_grad_ctx *c, bool complete) {
     if (!NEED(0)) return;
     tn_tensor *Q = RES(0), *R = RES(1), *gQ = GRAD(0), *gR = GRAD(1), *A = ARG(0);
-    if (refuse_complex(c, A, "linalg.qr")) return;
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
     if (complete && m > n) {
         ag_fail(c, tn_error(TN_ERR_RUNTIME, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."));

@@ -339,6 +339,8 @@ CASES += [
       [ZSQ], (0,), ["linalg_eigvalsh", "linalg_svdvals", "linalg_pinv_atol_rtol_tensor"]),
     G("cplx_svd", f"lambda a, w: tuple(t for x in ({_ZA}, torch.view_as_complex(w)) for f in (False, True) for t in (lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs()))(*torch.linalg.svd(x, full_matrices=f))) + (lambda u, s, v: (u.abs(), v.abs()))(*torch.svd(torch.view_as_complex(w)))",
       [ZSQ, In((3, 3, 5, 2))], (0, 1), ["linalg_svd", "svd"]),
+    G("cplx_qr", f"lambda a, w: tuple({_VR}(t) for t in (*torch.linalg.qr(torch.view_as_complex(a)), *torch.linalg.qr(torch.view_as_complex(w)), *torch.linalg.qr(torch.view_as_complex(a)[..., :3, :], mode='complete'), *torch.qr(torch.view_as_complex(a)[..., :3])))",
+      [In((3, 5, 4, 2)), In((3, 3, 5, 2))], (0, 1), ["linalg_qr", "qr"]),
     G("cplx_matrix_exp_vecdot_cross", f"lambda a, b: ({_VR}(torch.linalg.matrix_exp({_ZA} * 0.2)), {_VR}(torch.linalg.vecdot({_ZA}[..., :2], {_ZB})), {_VR}(torch.linalg.cross({_ZA}[..., :3], {_ZA}[..., 1:])))",
       [ZSQ, ZB], (0, 1), ["linalg_matrix_exp", "linalg_cross"]),
 ]
