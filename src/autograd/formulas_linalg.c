@@ -1,7 +1,7 @@
 /* formulas_linalg.c — derivatives of the linear-algebra operators (rows in formulas.def):
  * det/slogdet/logdet, inverse, solve, Cholesky (factor, solve, inverse), triangular
  * solves, QR, the symmetric eigenproblem, the SVD and the matrix exponential, for real
- * and (but householder_product) complex dtypes; and the vocabulary helpers of two generated rows: linalg_lu_solve's LU gradient and
+ * and complex dtypes; and the vocabulary helpers of two generated rows: linalg_lu_solve's LU gradient and
  * householder_product_backward. Written from the mathematics (the matrix-calculus identities named at each
  * formula); every step is a door call, so under create_graph they differentiate again. */
 #include <stdlib.h>
@@ -16,13 +16,6 @@ static tn_tensor *mT(tn_grad_ctx *c, tn_tensor *t) { return ag_transpose(c, t, -
 /* the adjoint (conjugate transpose; the transpose for real dtypes): the complex formulas
  * below are the real ones with every transpose an adjoint, as upstream writes them */
 static tn_tensor *mH(tn_grad_ctx *c, tn_tensor *t) { return ag_conj(c, mT(c, t)); }
-/* Complex derivatives not written yet (householder_product) refuse by name rather
- * than return the real formula's answer. */
-static bool refuse_complex(tn_grad_ctx *c, const tn_tensor *t, const char *what) {
-    if (c->st != TN_OK || !t || !tn_dtype_is_complex(t->dtype)) return false;
-    ag_fail(c, tn_error(TN_ERR_NOT_IMPLEMENTED, "the derivative of %s for complex inputs is not implemented by torchnative", what));
-    return true;
-}
 static tn_tensor *unsq2(tn_grad_ctx *c, tn_tensor *t) { return ag_unsqueeze(c, ag_unsqueeze(c, t, -1), -1); }
 static tn_tensor *inv(tn_grad_ctx *c, tn_tensor *a) { return AG(c, linalg_inv, VT(a)); }
 static tn_tensor *tril(tn_grad_ctx *c, tn_tensor *a, int64_t k) { return AG(c, tril, VT(a), VI(k)); }
@@ -385,7 +378,7 @@ static tn_tensor *lu_back(tn_grad_ctx *c, tn_tensor *P, tn_tensor *L, tn_tensor 
  * X = op(A)⁻¹ B (left) or B op(A)⁻¹ (right), op(A) = A or Aᴴ, A = P L U. The gradient of A
  * is -A⁻ᴴ G Xᴴ (left), -X (A⁻¹ G)ᴴ (left, adjoint), -Xᴴ G A⁻ᴴ (right), -(G A⁻¹)ᴴ X
  * (right, adjoint), each inverse applied by linalg_lu_solve itself; then dA = P (dL U + L dU) gives
- * L's part tril(Pᵀ gA Uᵀ, -1) and U's part triu(Lᵀ Pᵀ gA), packed as the LU. Real dtypes. */
+ * L's part tril(Pᵀ gA Uᵀ, -1) and U's part triu(Lᵀ Pᵀ gA), packed as the LU (complex: ᵀ is ᴴ). */
 tn_tensor *ag_linalg_lu_solve_LU(tn_grad_ctx *c, tn_tensor *g, tn_tensor *LU, tn_tensor *pivots, tn_tensor *X,
                                  bool left, bool adjoint) {
     if (c->st != TN_OK || !g) return NULL;
@@ -420,12 +413,13 @@ tn_tensor *ag_linalg_lu_solve_LU(tn_grad_ctx *c, tn_tensor *g, tn_tensor *LU, tn
  * S_i = H_{i+1} … H_{k-1} E, dQ = Σ P_i dH_i S_i, so for a = S_iᵀ v_i, b = P_i v_i:
  * g_τ_i = -bᵀ G a and g_v_i = -τ_i (P_iᵀ G a + S_i Gᵀ b), of which V keeps the entries below
  * the diagonal (columns from k on: zero). P and S are built by rank-one updates; every step is
- * a door call, so the gradient differentiates again. Real dtypes. out = {g_V, g_τ}. */
+ * a door call, so the gradient differentiates again. Complex: H_i = I - τ_i v_i v_iᴴ, ᵀ is ᴴ,
+ * and g_v_i's first term takes conj(τ_i). out = {g_V, g_τ}. */
 void ag_householder_product_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *Q, tn_tensor *V, tn_tensor *tau,
                                      tn_tensor **out) {
     (void)Q;
     out[0] = out[1] = NULL;
-    if (c->st != TN_OK || !g || refuse_complex(c, V, "linalg.householder_product")) return;
+    if (c->st != TN_OK || !g) return;
     int64_t m = V->sizes[V->ndim - 2], n = V->sizes[V->ndim - 1], k = tau->sizes[tau->ndim - 1];
     if (k == 0) {
         out[0] = ag_zeros_like(c, V);
@@ -450,7 +444,8 @@ void ag_householder_product_backward(tn_grad_ctx *c, tn_tensor *g, tn_tensor *Q,
         tn_tensor *v = vs[i], *t = ts[i];
         tn_tensor *a = ag_matmul(c, mH(c, S[i]), v), *b = ag_matmul(c, P, v);
         tn_tensor *Ga = ag_matmul(c, g, a), *Gtb = ag_matmul(c, mH(c, g), b);
-        gv[i] = ag_neg(c, ag_mul(c, t, ag_add(c, ag_matmul(c, mH(c, P), Ga), ag_matmul(c, S[i], Gtb))));
+        /* complex: -(conj(τ) Pᴴ G a + τ S Gᴴ b) (the two terms of dH = -τ (dv vᴴ + v dvᴴ)) */
+        gv[i] = ag_neg(c, ag_add(c, ag_mul(c, ag_conj(c, t), ag_matmul(c, mH(c, P), Ga)), ag_mul(c, t, ag_matmul(c, S[i], Gtb))));
         P = ag_sub(c, P, ag_mul(c, t, ag_matmul(c, b, mH(c, v))));
         gt[i] = ag_neg(c, ag_matmul(c, mH(c, b), Ga));
     }

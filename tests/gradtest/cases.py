@@ -341,6 +341,8 @@ CASES += [
       [ZSQ, In((3, 3, 5, 2))], (0, 1), ["linalg_svd", "svd"]),
     G("cplx_qr", f"lambda a, w: tuple({_VR}(t) for t in (*torch.linalg.qr(torch.view_as_complex(a)), *torch.linalg.qr(torch.view_as_complex(w)), *torch.linalg.qr(torch.view_as_complex(a)[..., :3, :], mode='complete'), *torch.qr(torch.view_as_complex(a)[..., :3])))",
       [In((3, 5, 4, 2)), In((3, 3, 5, 2))], (0, 1), ["linalg_qr", "qr"]),
+    G("cplx_householder", f"lambda a, t: ({_VR}(torch.linalg.householder_product(torch.view_as_complex(a), torch.view_as_complex(t))), {_VR}(torch.linalg.householder_product(torch.view_as_complex(a), torch.view_as_complex(t)[..., :2])))",
+      [In((3, 5, 4, 2)), In((3, 4, 2), kind="unit")], (0, 1), ["linalg_householder_product"]),
     G("cplx_matrix_exp_vecdot_cross", f"lambda a, b: ({_VR}(torch.linalg.matrix_exp({_ZA} * 0.2)), {_VR}(torch.linalg.vecdot({_ZA}[..., :2], {_ZB})), {_VR}(torch.linalg.cross({_ZA}[..., :3], {_ZA}[..., 1:])))",
       [ZSQ, ZB], (0, 1), ["linalg_matrix_exp", "linalg_cross"]),
 ]
