@@ -6,8 +6,12 @@
  * - one matrix per call (the caller loops over batches), row-major storage: element (i, j)
  *   of a matrix with leading dimension `ld` is a[i * ld + j]. Read-only operands may be
  *   given as (row stride, column stride) instead, so a transposed operand costs nothing;
- * - float64 only: the operators compute float32 in float64 and round once at the end
- *   (what makes small float32 problems agree with upstream's LAPACK within tolerance);
+ * - float64: the operators compute float32 in float64 and round once at the end (what
+ *   makes small float32 problems agree with upstream's LAPACK within tolerance); the
+ *   tn_linalg_z* twins do the same for complex64 / complex128 in complex128, from one body
+ *   per family written over the scalar type (linalg_lu.inc), with LAPACK's complex
+ *   conventions: the adjoint (conjugate transpose) where the real form transposes, izamax's
+ *   |re| + |im| for the pivot, the Hermitian Cholesky A = L Lᴴ;
  * - results follow LAPACK's conventions where they define the answer: 1-based pivots as
  *   getrf writes them, info = the 1-based index of the first failure (0 = success),
  *   Householder reflectors H = I - tau v vᵀ with v[0] = 1 and beta = -sign(alpha)·‖x‖ as
@@ -49,6 +53,18 @@ void tn_linalg_lu_solve(int64_t n, const double *lu, int64_t ldlu, const int32_t
  * first leading minor that is not positive definite (the factorization stops there). */
 int64_t tn_linalg_cholesky(int64_t n, double *a, int64_t ld);
 
+/* The complex128 forms of the above: the same contracts, with "transpose" read as the
+ * adjoint (lu_solve's `adjoint`), and ztrsm reading T's entries conjugated when `cj`
+ * (pass swapped strides and cj for Tᴴ). zcholesky: A = L Lᴴ, the diagonal's imaginary
+ * part ignored as potrf does. */
+int64_t tn_linalg_zlu(int64_t m, int64_t n, double _Complex *a, int64_t ld, int32_t *piv);
+void tn_linalg_zswap_rows(int64_t k, const int32_t *piv, bool inverse, int64_t nrhs, double _Complex *b, int64_t ld);
+void tn_linalg_ztrsm(int64_t n, int64_t nrhs, const double _Complex *t, int64_t trs, int64_t tcs, bool upper,
+                     bool unit, bool cj, double _Complex *b, int64_t ld);
+void tn_linalg_zlu_solve(int64_t n, const double _Complex *lu, int64_t ldlu, const int32_t *piv, bool adjoint,
+                         int64_t nrhs, double _Complex *b, int64_t ld);
+int64_t tn_linalg_zcholesky(int64_t n, double _Complex *a, int64_t ld);
+
 /* ---- symmetric indefinite LDLᵀ (linalg_ldl.c) ---------------------------------------- */
 
 /* A = P L D Lᵀ Pᵀ by Bunch-Kaufman diagonal pivoting (sytrf, lower): the lower triangle of a
@@ -80,6 +96,13 @@ void tn_linalg_orgqr(int64_t m, int64_t n, int64_t k, double *a, int64_t ld, con
 void tn_linalg_ormqr(bool left, bool transpose, int64_t m, int64_t n, int64_t k, const double *v, int64_t ld_v,
                      const double *tau, double *c, int64_t ld, double *work);
 
+/* The complex128 forms: reflectors H = I - tau v vᴴ (tau complex, R's diagonal real as
+ * zgeqrf leaves it); zormqr's `adjoint` applies Qᴴ. work: max(m, n) complex values. */
+void tn_linalg_zgeqrf(int64_t m, int64_t n, double _Complex *a, int64_t ld, double _Complex *tau);
+void tn_linalg_zorgqr(int64_t m, int64_t n, int64_t k, double _Complex *a, int64_t ld, const double _Complex *tau);
+void tn_linalg_zormqr(bool left, bool adjoint, int64_t m, int64_t n, int64_t k, const double _Complex *v, int64_t ld_v,
+                      const double _Complex *tau, double _Complex *c, int64_t ld, double _Complex *work);
+
 /* ---- symmetric eigenproblem and SVD (linalg_eig.c) -------------------------------------- */
 
 /* Eigenvalues w[0..n) (ascending) of the symmetric n×n matrix a (both triangles read: the
@@ -96,6 +119,11 @@ int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v);
  * number of off-diagonal elements that did not converge to zero; a nan input never
  * converges, as upstream's. single: deflate with float32's thresholds (a float32 input). */
 int tn_linalg_syevd(int64_t n, double *a, bool lower, bool single, double *w, double *z, double *work);
+/* The Hermitian form (heevd's steps: hetd2, the same real steqr, unmtr): eigenvalues real,
+ * eigenvectors z complex (n×n, required); the diagonal's imaginary part is not read. work:
+ * 8·n doubles (16-byte aligned). */
+int tn_linalg_zheevd(int64_t n, double _Complex *a, bool lower, bool single, double *w, double _Complex *z,
+                     double *work);
 
 /* Singular values s[0..k) (descending, k = min(m, n)) of the m×n matrix a, by one-sided
  * Jacobi rotations on a's columns (m >= n; the caller passes the transpose otherwise).
@@ -111,11 +139,19 @@ int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double
  * first r columns are orthonormal, with an orthonormal complement (Gram-Schmidt against
  * the unit vectors, twice). */
 void tn_linalg_complete_basis(int64_t m, int64_t ncols, int64_t r, double *q, int64_t ld);
+/* The complex128 forms: A = U·diag(s)·Vᴴ (vt receives Vᴴ), each left singular vector's
+ * largest entry made real and positive (the right one turned alike); the completion is
+ * orthonormal in the Hermitian inner product. */
+int tn_linalg_zsvd(int64_t m, int64_t n, double _Complex *a, int64_t ld, double *s, double _Complex *u, int64_t ucols,
+                   double _Complex *vt, double *work);
+void tn_linalg_zcomplete_basis(int64_t m, int64_t ncols, int64_t r, double _Complex *q, int64_t ld);
 
 /* ---- matrix exponential (linalg_expm.c) -------------------------------------------------- */
 
 /* out = exp(a) for the n×n matrix a (leading dimension n for both), by scaling and squaring
  * with the degree-13 Padé approximant (Higham 2005). work: 8·n·n doubles, piv: n ints. */
 void tn_linalg_expm(int64_t n, const double *a, double *out, double *work, int32_t *piv);
+/* The complex128 form (work: 8·n·n complex values). */
+void tn_linalg_zexpm(int64_t n, const double _Complex *a, double _Complex *out, double _Complex *work, int32_t *piv);
 
 #endif

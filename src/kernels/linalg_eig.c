@@ -1,10 +1,13 @@
 /* linalg_eig.c — the symmetric eigenproblem (cyclic Jacobi) and the SVD (one-sided Jacobi)
- * in float64, one matrix per call (contracts in linalg_decomp.h). Jacobi methods are chosen
+ * in float64, and the SVD in complex128 from the same body (linalg_svd.inc), one matrix per
+ * call (contracts in linalg_decomp.h). Jacobi methods are chosen
  * for their accuracy on the small matrices these operators mostly see: every eigenvalue
  * and singular value to high relative accuracy, orthogonality to rounding. */
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
+#include "kernels/complex_math.h"
 #include "kernels/linalg_decomp.h"
 
 #define MAX_SWEEPS 100
@@ -80,132 +83,43 @@ int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v) {
     return status;
 }
 
-void tn_linalg_complete_basis(int64_t m, int64_t ncols, int64_t r, double *q, int64_t ld) {
-    int64_t e = 0; /* next unit vector to try */
-    for (int64_t j = r; j < ncols; j++) {
-        for (; e < m; e++) {
-            for (int64_t i = 0; i < m; i++) q[i * ld + j] = i == e;
-            for (int pass = 0; pass < 2; pass++)
-                for (int64_t c = 0; c < j; c++) {
-                    double d = 0;
-                    for (int64_t i = 0; i < m; i++) d += q[i * ld + c] * q[i * ld + j];
-                    for (int64_t i = 0; i < m; i++) q[i * ld + j] -= d * q[i * ld + c];
-                }
-            double nrm = 0;
-            for (int64_t i = 0; i < m; i++) nrm += q[i * ld + j] * q[i * ld + j];
-            nrm = sqrt(nrm);
-            if (nrm > 0.5) { /* a unit vector well outside the span so far */
-                for (int64_t i = 0; i < m; i++) q[i * ld + j] /= nrm;
-                e++;
-                break;
-            }
-        }
-    }
-}
+/* ---- the SVD and its basis completion, once per scalar type (linalg_svd.inc) ---- */
+#define T double
+#define R double
+#define LA(x) tn_linalg_##x
+#define CONJ(x) (x)
+#define RE(x) (x)
+#define IM(x) 0.0
+#define ABS(x) fabs(x)
+#define MUL(x, y) ((x) * (y))
+#define MAGN(g) (g)
+#define ROT_PHASE(g) 1.0
+#define UNIT_PHASE(x) ((x) < 0 ? -1.0 : 1.0)
+#define T_NAN NAN
+#include "kernels/linalg_svd.inc"
+#undef T
+#undef R
+#undef LA
+#undef CONJ
+#undef RE
+#undef IM
+#undef ABS
+#undef MUL
+#undef MAGN
+#undef ROT_PHASE
+#undef UNIT_PHASE
+#undef T_NAN
 
-int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double *u, int64_t ucols, double *vt,
-                  double *work) {
-    for (int64_t i = 0; i < m; i++) /* inf or nan anywhere: everything nan, as LAPACK's gesdd gives */
-        for (int64_t j = 0; j < n; j++)
-            if (!isfinite(a[i * ld + j])) {
-                int64_t k = m < n ? m : n;
-                for (int64_t q = 0; q < k; q++) s[q] = NAN;
-                if (u)
-                    for (int64_t q = 0; q < m * ucols; q++) u[q] = NAN;
-                if (vt)
-                    for (int64_t q = 0; q < n * n; q++) vt[q] = NAN;
-                return 0;
-            }
-    /* scaled to a largest magnitude of 1 (undone on s below), so that the column sums of
-     * squares cannot overflow for entries near the float64 range */
-    double amax = 0;
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) amax = fmax(amax, fabs(a[i * ld + j]));
-    if (amax > 0)
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++) a[i * ld + j] /= amax;
-    /* vt holds V (columns = right singular vectors) during the sweeps, transposed at the end */
-    if (vt)
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < n; j++) vt[i * n + j] = i == j;
-    int status = 1;
-    for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
-        bool rotated = false;
-        for (int64_t p = 0; p < n; p++)
-            for (int64_t q = p + 1; q < n; q++) {
-                double alpha = 0, beta = 0, gamma = 0;
-                for (int64_t i = 0; i < m; i++) {
-                    double x = a[i * ld + p], y = a[i * ld + q];
-                    alpha += x * x, beta += y * y, gamma += x * y;
-                }
-                if (gamma == 0 || fabs(gamma) <= 1e-15 * sqrt(alpha * beta)) continue;
-                rotated = true;
-                double zeta = (beta - alpha) / (2 * gamma);
-                double t = copysign(1.0, zeta) / (fabs(zeta) + sqrt(1 + zeta * zeta));
-                double c = 1 / sqrt(1 + t * t), sn = c * t;
-                for (int64_t i = 0; i < m; i++) {
-                    double x = a[i * ld + p], y = a[i * ld + q];
-                    a[i * ld + p] = c * x - sn * y;
-                    a[i * ld + q] = sn * x + c * y;
-                }
-                if (vt)
-                    for (int64_t i = 0; i < n; i++) {
-                        double x = vt[i * n + p], y = vt[i * n + q];
-                        vt[i * n + p] = c * x - sn * y;
-                        vt[i * n + q] = sn * x + c * y;
-                    }
-            }
-        if (!rotated) { status = 0; break; }
-    }
-    for (int64_t j = 0; j < n; j++) {
-        double ss = 0;
-        for (int64_t i = 0; i < m; i++) ss += a[i * ld + j] * a[i * ld + j];
-        work[j] = sqrt(ss);
-    }
-    /* descending order, columns of a and V moving along */
-    for (int64_t i = 0; i < n; i++) {
-        int64_t b = i;
-        for (int64_t j = i + 1; j < n; j++)
-            if (work[j] > work[b]) b = j;
-        if (b == i) continue;
-        double t = work[i];
-        work[i] = work[b], work[b] = t;
-        for (int64_t k = 0; k < m; k++) {
-            double x = a[k * ld + i];
-            a[k * ld + i] = a[k * ld + b], a[k * ld + b] = x;
-        }
-        if (vt)
-            for (int64_t k = 0; k < n; k++) {
-                double x = vt[k * n + i];
-                vt[k * n + i] = vt[k * n + b], vt[k * n + b] = x;
-            }
-    }
-    for (int64_t j = 0; j < n; j++) s[j] = work[j] * (amax > 0 ? amax : 1);
-    if (!u) return status;
-    /* U's columns: a's columns over their norms; the ones of (numerically) zero singular
-     * values, and the completion to ucols, from the orthogonal complement */
-    double tiny = (n ? work[0] : 0) * 1e-15 * (double)(m > n ? m : n);
-    int64_t r = 0;
-    while (r < n && work[r] > tiny && work[r] > 0) r++;
-    for (int64_t j = 0; j < r; j++)
-        for (int64_t i = 0; i < m; i++) u[i * ucols + j] = a[i * ld + j] / work[j];
-    tn_linalg_complete_basis(m, ucols, r, u, ucols);
-    /* a consistent sign: each left singular vector's largest entry positive */
-    for (int64_t j = 0; j < n && j < ucols; j++) {
-        int64_t p = 0;
-        for (int64_t i = 1; i < m; i++)
-            if (fabs(u[i * ucols + j]) > fabs(u[p * ucols + j])) p = i;
-        if (u[p * ucols + j] < 0) {
-            for (int64_t i = 0; i < m; i++) u[i * ucols + j] = -u[i * ucols + j];
-            if (vt)
-                for (int64_t i = 0; i < n; i++) vt[i * n + j] = -vt[i * n + j];
-        }
-    }
-    if (vt) /* V → Vᵀ */
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t j = i + 1; j < n; j++) {
-                double x = vt[i * n + j];
-                vt[i * n + j] = vt[j * n + i], vt[j * n + i] = x;
-            }
-    return status;
-}
+#define T double _Complex
+#define R double
+#define LA(x) tn_linalg_z##x
+#define CONJ(x) conj(x)
+#define RE(x) creal(x)
+#define IM(x) cimag(x)
+#define ABS(x) cabs(x)
+#define MUL(x, y) cmul_c128((x), (y))
+#define MAGN(g) cabs(g)
+#define ROT_PHASE(g) (conj(g) / cabs(g))
+#define UNIT_PHASE(x) (cabs(x) > 0 ? conj(x) / cabs(x) : 1.0)
+#define T_NAN CMPLX(NAN, NAN)
+#include "kernels/linalg_svd.inc"

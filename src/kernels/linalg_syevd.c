@@ -1,33 +1,18 @@
 /* linalg_syevd.c — the symmetric eigenproblem the way LAPACK's syevd solves a small matrix:
  * Householder tridiagonalization (sytd2, either triangle), implicit QL/QR iteration on the
  * tridiagonal matrix (steqr, eigenvectors from the identity) and the back-transformation by
- * the reflectors (ormtr), float64. Following the same steps gives the same eigenvector
+ * the reflectors (ormtr), float64, and the Hermitian one as heevd does (hetd2: a complex
+ * reflector per column, a real tridiagonal matrix, the same real steqr, unmtr), complex128;
+ * the two share one body (linalg_syevd.inc). Following the same steps gives the same eigenvector
  * signs as upstream's LAPACK, which no convention fixes otherwise. Contract in
  * linalg_decomp.h. Indices below are 1-based, as in the algorithms' descriptions. */
+#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
+#include "kernels/complex_math.h"
 #include "kernels/linalg_decomp.h"
-
-/* dlarfg with alpha separate from x: H (alpha; x) = (beta; 0), returns tau */
-static double larfg(int64_t n, double *alpha, double *x, int64_t incx) {
-    if (n <= 1) return 0;
-    double scale = 0, ssq = 1;
-    for (int64_t i = 0; i < n - 1; i++) {
-        double v = fabs(x[i * incx]);
-        if (v == 0) continue;
-        if (scale < v) ssq = 1 + ssq * (scale / v) * (scale / v), scale = v;
-        else ssq += (v / scale) * (v / scale);
-    }
-    double xnorm = scale * sqrt(ssq);
-    if (xnorm == 0) return 0;
-    double beta = -copysign(hypot(*alpha, xnorm), *alpha);
-    double tau = (beta - *alpha) / beta, r = 1 / (*alpha - beta);
-    for (int64_t i = 0; i < n - 1; i++) x[i * incx] *= r;
-    *alpha = beta;
-    return tau;
-}
 
 /* dlaev2: eigenvalues rt1 (larger |.|), rt2 of [[a, b], [b, c]] and (cs1, sn1) the unit
  * eigenvector of rt1 */
@@ -245,93 +230,37 @@ static int steqr(int64_t n, double *d, double *e, double *z, double *work, bool 
     return 0;
 }
 
-int tn_linalg_syevd(int64_t n, double *a, bool lower, bool single, double *w, double *z, double *work) {
-#define A(i, j) a[((i) - 1) * n + (j) - 1]
-    if (n == 0) return 0;
-    if (n == 1) {
-        w[0] = A(1, 1);
-        if (z) z[0] = 1;
-        return 0;
-    }
-    double *d = work - 1, *e = work + n - 1, *tau = work + 2 * n - 2, *x = work + 3 * n - 1, *rw = work + 4 * n;
-    /* d(1..n), e(1..n-1), tau(1..n-1), x: n scratch, rw: 2n for steqr */
-    if (lower) {
-        for (int64_t i = 1; i <= n - 1; i++) {
-            int64_t m = n - i;
-            double taui = larfg(m, &A(i + 1, i), m > 1 ? &A(i + 2, i) : &A(i + 1, i), n);
-            e[i] = A(i + 1, i);
-            if (taui != 0) {
-                A(i + 1, i) = 1;
-                for (int64_t r = 1; r <= m; r++) { /* x = taui · S v, S = A(i+1:n, i+1:n) from its lower triangle */
-                    double acc = 0;
-                    for (int64_t c = 1; c <= m; c++) {
-                        int64_t rr = i + r, cc = i + c;
-                        double s = rr >= cc ? A(rr, cc) : A(cc, rr);
-                        acc += s * A(i + c, i);
-                    }
-                    x[r - 1] = taui * acc;
-                }
-                double dot = 0;
-                for (int64_t r = 1; r <= m; r++) dot += x[r - 1] * A(i + r, i);
-                double alpha = -0.5 * taui * dot;
-                for (int64_t r = 1; r <= m; r++) x[r - 1] += alpha * A(i + r, i);
-                for (int64_t c = 1; c <= m; c++)
-                    for (int64_t r = c; r <= m; r++)
-                        A(i + r, i + c) -= A(i + r, i) * x[c - 1] + x[r - 1] * A(i + c, i);
-                A(i + 1, i) = e[i];
-            }
-            d[i] = A(i, i);
-            tau[i] = taui;
-        }
-        d[n] = A(n, n);
-    } else {
-        for (int64_t i = n - 1; i >= 1; i--) {
-            double taui = larfg(i, &A(i, i + 1), &A(1, i + 1), n);
-            e[i] = A(i, i + 1);
-            if (taui != 0) {
-                A(i, i + 1) = 1;
-                for (int64_t r = 1; r <= i; r++) { /* x = taui · A(1:i, 1:i) v from its upper triangle */
-                    double acc = 0;
-                    for (int64_t c = 1; c <= i; c++) acc += (r <= c ? A(r, c) : A(c, r)) * A(c, i + 1);
-                    x[r - 1] = taui * acc;
-                }
-                double dot = 0;
-                for (int64_t r = 1; r <= i; r++) dot += x[r - 1] * A(r, i + 1);
-                double alpha = -0.5 * taui * dot;
-                for (int64_t r = 1; r <= i; r++) x[r - 1] += alpha * A(r, i + 1);
-                for (int64_t c = 1; c <= i; c++)
-                    for (int64_t r = 1; r <= c; r++) A(r, c) -= A(r, i + 1) * x[c - 1] + x[r - 1] * A(c, i + 1);
-                A(i, i + 1) = e[i];
-            }
-            d[i + 1] = A(i + 1, i + 1);
-            tau[i] = taui;
-        }
-        d[1] = A(1, 1);
-    }
-    double *zt = z;
-    int st = steqr(n, d, e, zt, rw, single);
-    for (int64_t i = 0; i < n; i++) w[i] = d[i + 1];
-    /* Z := Q Z, Q = H(1)···H(n-1) (lower) or H(n-1)···H(1) (upper) */
-    for (int64_t t = 1; t <= n - 1; t++) {
-        int64_t i = lower ? n - t : t; /* the reflector applied first (the rightmost factor) */
-        double ti = tau[i];
-        if (ti == 0) continue;
-        /* v in full coordinates: lower: v(i+1) = 1, v(i+2:n) = A(i+2:n, i);
-         *                       upper: v(i) = 1, v(1:i-1) = A(1:i-1, i+1) */
-        int64_t lo = lower ? i + 1 : 1, hi = lower ? n : i;
-        for (int64_t r = lo; r <= hi; r++) {
-            double v;
-            if (lower) v = r == i + 1 ? 1.0 : A(r, i);
-            else v = r == i ? 1.0 : A(r, i + 1);
-            x[r - lo] = v;
-        }
-        for (int64_t col = 0; col < n; col++) {
-            double s = 0;
-            for (int64_t r = lo; r <= hi; r++) s += x[r - lo] * zt[(r - 1) * n + col];
-            s *= ti;
-            for (int64_t r = lo; r <= hi; r++) zt[(r - 1) * n + col] -= s * x[r - lo];
-        }
-    }
-    return st;
-#undef A
-}
+/* ---- the tridiagonalization and back-transformation, once per scalar type ---- */
+#define T double
+#define R double
+#define NPARTS 1
+#define LA(x) x##_d
+#define EVD_NAME tn_linalg_syevd
+#define CONJ(x) (x)
+#define RE(x) (x)
+#define IM(x) 0.0
+#define MUL(x, y) ((x) * (y))
+#define DIV(x, y) ((x) / (y))
+#include "kernels/linalg_syevd.inc"
+#undef T
+#undef R
+#undef NPARTS
+#undef LA
+#undef EVD_NAME
+#undef CONJ
+#undef RE
+#undef IM
+#undef MUL
+#undef DIV
+
+#define T double _Complex
+#define R double
+#define NPARTS 2
+#define LA(x) x##_z
+#define EVD_NAME tn_linalg_zheevd
+#define CONJ(x) conj(x)
+#define RE(x) creal(x)
+#define IM(x) cimag(x)
+#define MUL(x, y) cmul_c128((x), (y))
+#define DIV(x, y) cdiv_c128((x), (y))
+#include "kernels/linalg_syevd.inc"

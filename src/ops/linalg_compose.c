@@ -2,13 +2,18 @@
  * pinv/pinverse, matrix_rank, lstsq (from the SVD or the symmetric eigenproblem, in
  * float64), matrix_exp, and the door compositions matrix_norm, norm, cond, matrix_power,
  * multi_dot, tensorinv, tensorsolve, vander, cross, vecdot. Checks and messages as
- * upstream's. */
+ * upstream's. Complex inputs of pinv, matrix_rank and lstsq run on complex128 scratch of
+ * (re, im) pairs (w = 2 doubles an element) with the arithmetic below in complex128 for
+ * both: with zero imaginary parts its real part is the real computation's, operation for
+ * operation (products and sums only; the divisions are by real singular values). */
+#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/complex_math.h"
 #include "kernels/linalg_decomp.h"
 #include "ops/dispatch.h"
 #include "ops/linalg_decomp_internal.h"
@@ -30,33 +35,47 @@ static tn_status to_dtype(tn_tensor *t, tn_dtype d, tn_tensor **out) {
     return tn_dispatch_one(TN_OP__to_copy, a, out);
 }
 
+/* ---- element access over real or complex scratch (w doubles an element) ------------------------ */
+
+typedef double _Complex zdouble;
+static inline zdouble zget(const double *p, int64_t i, int64_t w) { return w == 2 ? CMPLX(p[2 * i], p[2 * i + 1]) : p[i]; }
+static inline void zput(double *p, int64_t i, int64_t w, zdouble v) {
+    if (w == 2) p[2 * i] = creal(v), p[2 * i + 1] = cimag(v);
+    else p[i] = creal(v);
+}
+/* the conjugate, a no-op on real scratch */
+static inline zdouble zconj(zdouble v, int64_t w) { return w == 2 ? conj(v) : v; }
+
 /* ---- thin SVD of one matrix, either orientation ----------------------------------------------- */
 
-typedef struct svd_ws { double *mt, *pu, *qv, *work; } svd_ws;
+typedef struct svd_ws { double *mt, *pu, *qv, *work; int64_t w; } svd_ws;
 
-static tn_status svd_ws_init(svd_ws *w, int64_t m, int64_t n) {
+static tn_status svd_ws_init(svd_ws *w, int64_t m, int64_t n, int64_t wd) {
     int64_t p = m > n ? m : n, q = m > n ? n : m;
-    w->mt = tn_la_alloc(p * q, sizeof(double)), w->pu = tn_la_alloc(p * q, sizeof(double));
-    w->qv = tn_la_alloc(q * q, sizeof(double)), w->work = tn_la_alloc(q, sizeof(double));
+    w->w = wd;
+    w->mt = tn_la_alloc(p * q * wd, sizeof(double)), w->pu = tn_la_alloc(p * q * wd, sizeof(double));
+    w->qv = tn_la_alloc(q * q * wd, sizeof(double)), w->work = tn_la_alloc(q, sizeof(double));
     return w->mt && w->pu && w->qv && w->work ? TN_OK : oom();
 }
 static void svd_ws_free(svd_ws *w) { free(w->mt), free(w->pu), free(w->qv), free(w->work); }
 
-/* A (m×n) = U diag(s) Vt with U m×k, Vt k×n, k = min(m, n). Returns the kernel's status. */
+/* A (m×n) = U diag(s) Vh with U m×k, Vh k×n, k = min(m, n) (w-wide elements, s real).
+ * Returns the kernel's status. */
 static int svd_thin(svd_ws *w, int64_t m, int64_t n, const double *a, double *s, double *u, double *vt) {
     bool tall = m >= n;
-    int64_t p = tall ? m : n, q = tall ? n : m, k = q;
+    int64_t p = tall ? m : n, q = tall ? n : m, k = q, wd = w->w;
     for (int64_t i = 0; i < p; i++)
-        for (int64_t j = 0; j < q; j++) w->mt[i * q + j] = tall ? a[i * n + j] : a[j * n + i];
-    int st = tn_linalg_svd(p, q, w->mt, q, s, w->pu, q, w->qv, w->work);
+        for (int64_t j = 0; j < q; j++) zput(w->mt, i * q + j, wd, tall ? zget(a, i * n + j, wd) : zconj(zget(a, j * n + i, wd), wd));
+    int st = wd == 2 ? tn_linalg_zsvd(p, q, (zdouble *)w->mt, q, s, (zdouble *)w->pu, q, (zdouble *)w->qv, w->work)
+                     : tn_linalg_svd(p, q, w->mt, q, s, w->pu, q, w->qv, w->work);
     if (tall) {
-        memcpy(u, w->pu, (size_t)(m * k) * sizeof(double));
-        memcpy(vt, w->qv, (size_t)(k * n) * sizeof(double));
-    } else { /* Aᵀ = P S Qᵀ: U = Q, Vt = Pᵀ */
+        memcpy(u, w->pu, (size_t)(m * k * wd) * sizeof(double));
+        memcpy(vt, w->qv, (size_t)(k * n * wd) * sizeof(double));
+    } else { /* Aᴴ = P S Qᴴ: U = Q, Vh = Pᴴ */
         for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < k; j++) u[i * k + j] = w->qv[j * q + i];
+            for (int64_t j = 0; j < k; j++) zput(u, i * k + j, wd, zconj(zget(w->qv, j * q + i, wd), wd));
         for (int64_t i = 0; i < k; i++)
-            for (int64_t j = 0; j < n; j++) vt[i * n + j] = w->pu[j * q + i];
+            for (int64_t j = 0; j < n; j++) zput(vt, i * n + j, wd, zconj(zget(w->pu, j * q + i, wd), wd));
     }
     return st;
 }
@@ -90,7 +109,7 @@ static tn_status tol_values(const tol_spec *ts, tn_tensor *A, int64_t batch, dou
         if (st != TN_OK) { free(ga); return st; }
     }
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    double eps = A->dtype == TN_DTYPE_FLOAT32 ? (double)FLT_EPSILON : DBL_EPSILON;
+    double eps = A->dtype == TN_DTYPE_FLOAT32 || A->dtype == TN_DTYPE_COMPLEX64 ? (double)FLT_EPSILON : DBL_EPSILON;
     double deflt = eps * (double)(m > n ? m : n);
     for (int64_t b = 0; b < batch; b++) {
         double at = ga ? ga[b] : ts->has_atol ? ts->atol : 0;
@@ -109,22 +128,25 @@ static tn_status tol_values(const tol_spec *ts, tn_tensor *A, int64_t batch, dou
 static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, bool hermitian, bool want_pinv,
                              tn_tensor **out) {
     TN_TRY(tn_la_need_matrix(api, A, "A"));
-    TN_TRY(tn_la_need_float_lp(api, A));
+    if (!tn_dtype_is_complex(A->dtype) || A->dtype == TN_DTYPE_COMPLEX32) TN_TRY(tn_la_need_float_lp(api, A));
     if (hermitian) TN_TRY(tn_la_need_square(api, A, "A"));
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
-    int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
+    int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], wd = tn_la_w(A->dtype);
     double *atol = NULL, *rtol = NULL;
     tn_status st = tol_values(ts, A, batch, &atol, &rtol);
-    double *a = tn_la_alloc(batch * m * n, sizeof(double)), *res = tn_la_alloc(want_pinv ? batch * n * m : batch, sizeof(double));
-    double *s = tn_la_alloc(k, sizeof(double)), *u = tn_la_alloc(m * k, sizeof(double)), *vt = tn_la_alloc(k * n, sizeof(double));
+    double *a = tn_la_alloc(batch * m * n * wd, sizeof(double)), *res = tn_la_alloc(want_pinv ? batch * n * m * wd : batch, sizeof(double));
+    double *s = tn_la_alloc(k, sizeof(double)), *u = tn_la_alloc(m * (hermitian ? n : k) * wd, sizeof(double)),
+           *vt = tn_la_alloc(k * n * wd, sizeof(double)), *ework = tn_la_alloc(8 * n, sizeof(double));
     svd_ws w = {0};
-    if (st == TN_OK && (!a || !res || !s || !u || !vt)) st = oom();
-    if (st == TN_OK && !hermitian) st = svd_ws_init(&w, m, n);
+    if (st == TN_OK && (!a || !res || !s || !u || !vt || !ework)) st = oom();
+    if (st == TN_OK && !hermitian) st = svd_ws_init(&w, m, n, wd);
     if (st == TN_OK) tn_la_gather(A, a);
     for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++) {
-        double *ab = a + b * m * n;
+        double *ab = a + b * m * n * wd;
         int bad;
-        if (hermitian) { /* eigenvalues w and vectors V: A = V diag(w) Vᵀ, the lower triangle read */
+        if (hermitian && wd == 2) { /* A = V diag(w) Vᴴ from the lower triangle, as upstream's eigh */
+            bad = tn_linalg_zheevd(n, (zdouble *)ab, true, false, s, (zdouble *)u, ework);
+        } else if (hermitian) { /* eigenvalues w and vectors V: A = V diag(w) Vᵀ, the lower triangle read */
             for (int64_t i = 0; i < n; i++)
                 for (int64_t j = i + 1; j < n; j++) ab[i * n + j] = ab[j * n + i];
             bad = tn_linalg_syev(n, ab, n, s, want_pinv ? u : NULL);
@@ -144,22 +166,23 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
             res[b] = (double)r;
             continue;
         }
-        double *pb = res + b * n * m; /* n×m */
-        if (hermitian) { /* V diag(1/w) Vᵀ over |w| > tol */
+        double *pb = res + b * n * m * wd; /* n×m */
+        if (hermitian) { /* V diag(1/w) Vᴴ over |w| > tol */
             for (int64_t i = 0; i < n; i++)
                 for (int64_t j = 0; j < n; j++) {
-                    double acc = 0;
+                    zdouble acc = 0;
                     for (int64_t c = 0; c < n; c++)
-                        if (fabs(s[c]) > tol) acc += u[i * n + c] * u[j * n + c] / s[c];
-                    pb[i * n + j] = acc;
+                        if (fabs(s[c]) > tol) acc += cmul_c128(zget(u, i * n + c, wd), zconj(zget(u, j * n + c, wd), wd)) / s[c];
+                    zput(pb, i * n + j, wd, acc);
                 }
-        } else { /* V diag(1/s) Uᵀ over s > tol */
+        } else { /* V diag(1/s) Uᴴ over s > tol */
             for (int64_t i = 0; i < n; i++)
                 for (int64_t j = 0; j < m; j++) {
-                    double acc = 0;
+                    zdouble acc = 0;
                     for (int64_t c = 0; c < k; c++)
-                        if (s[c] > tol) acc += vt[c * n + i] * u[j * k + c] / s[c];
-                    pb[i * m + j] = acc;
+                        if (s[c] > tol)
+                            acc += cmul_c128(zconj(zget(vt, c * n + i, wd), wd), zconj(zget(u, j * k + c, wd), wd)) / s[c];
+                    zput(pb, i * m + j, wd, acc);
                 }
         }
     }
@@ -173,7 +196,7 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
             st = tn_la_new(TN_DTYPE_INT64, tn_tensor_device(A), nb, sz, res, out);
         }
     }
-    free(atol), free(rtol), free(a), free(res), free(s), free(u), free(vt);
+    free(atol), free(rtol), free(a), free(res), free(s), free(u), free(vt), free(ework);
     svd_ws_free(&w);
     return st;
 }
@@ -290,7 +313,7 @@ tn_status tn_op_linalg_lstsq(const tn_value *args, tn_value *rets) {
     if (A->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s and other's dtype %s",
                         tn_dtype_infos[A->dtype].c10_name, tn_dtype_infos[B->dtype].c10_name);
-    TN_TRY(tn_la_need_float_lp("torch.linalg.lstsq", A));
+    if (!tn_dtype_is_complex(A->dtype) || A->dtype == TN_DTYPE_COMPLEX32) TN_TRY(tn_la_need_float_lp("torch.linalg.lstsq", A));
     bool vec = B->ndim == A->ndim - 1;
     if (!vec && B->ndim < 2)
         return tn_error(TN_ERR_RUNTIME, "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1");
@@ -305,14 +328,17 @@ tn_status tn_op_linalg_lstsq(const tn_value *args, tn_value *rets) {
     for (int i = 0; i < nd; i++) batch *= bs[i];
     memcpy(asz, bs, sizeof(int64_t) * nd), memcpy(bsz, bs, sizeof(int64_t) * nd), memcpy(sz, bs, sizeof(int64_t) * nd);
     asz[nd] = m, asz[nd + 1] = n, bsz[nd] = m, bsz[nd + 1] = nr;
-    double eps = A->dtype == TN_DTYPE_FLOAT32 ? (double)FLT_EPSILON : DBL_EPSILON;
+    double eps = A->dtype == TN_DTYPE_FLOAT32 || A->dtype == TN_DTYPE_COMPLEX64 ? (double)FLT_EPSILON : DBL_EPSILON;
     double rcond = args[2].tag == TN_V_DOUBLE ? args[2].u.d : eps * (double)(m > n ? m : n);
+    int64_t wd = tn_la_w(A->dtype);
+    tn_dtype rdt = A->dtype == TN_DTYPE_COMPLEX64 ? TN_DTYPE_FLOAT32 : A->dtype == TN_DTYPE_COMPLEX128 ? TN_DTYPE_FLOAT64 : A->dtype;
     double *a = NULL, *b = NULL;
-    double *x = tn_la_alloc(batch * n * nr, sizeof(double)), *res = tn_la_alloc(batch * nr, sizeof(double));
+    double *x = tn_la_alloc(batch * n * nr * wd, sizeof(double)), *res = tn_la_alloc(batch * nr, sizeof(double));
     double *sv = tn_la_alloc(batch * k, sizeof(double)), *rank = tn_la_alloc(batch, sizeof(double));
-    double *u = tn_la_alloc(m * k, sizeof(double)), *vt = tn_la_alloc(k * n, sizeof(double)), *y = tn_la_alloc(k * nr, sizeof(double));
+    double *u = tn_la_alloc(m * k * wd, sizeof(double)), *vt = tn_la_alloc(k * n * wd, sizeof(double)),
+           *y = tn_la_alloc(k * nr * wd, sizeof(double));
     svd_ws w = {0};
-    tn_status st = x && res && sv && rank && u && vt && y ? svd_ws_init(&w, m, n) : oom();
+    tn_status st = x && res && sv && rank && u && vt && y ? svd_ws_init(&w, m, n, wd) : oom();
     if (st == TN_OK) st = tn_la_gather_expanded(A, nd + 2, asz, &a);
     if (st == TN_OK) {
         if (vec) {
@@ -326,7 +352,7 @@ tn_status tn_op_linalg_lstsq(const tn_value *args, tn_value *rets) {
     }
     bool full_rank = true;
     for (int64_t i = 0; st == TN_OK && i < batch && !tn_tensor_is_meta(A); i++) {
-        const double *ai = a + i * m * n, *bi = b + i * m * nr;
+        const double *ai = a + i * m * n * wd, *bi = b + i * m * nr * wd;
         double *s = sv + i * k;
         if (svd_thin(&w, m, n, ai, s, u, vt)) {
             st = tn_error(TN_ERR_LINALG, "torch.linalg.lstsq: The algorithm failed to converge");
@@ -334,30 +360,30 @@ tn_status tn_op_linalg_lstsq(const tn_value *args, tn_value *rets) {
         }
         double tol = d == 0 ? 0 : rcond * (k ? s[0] : 0);
         int64_t r = 0;
-        for (int64_t c = 0; c < k; c++) { /* y = diag(1/s) Uᵀ b over s > tol */
+        for (int64_t c = 0; c < k; c++) { /* y = diag(1/s) Uᴴ b over s > tol */
             bool keep = d == 0 ? s[c] != 0 : s[c] > tol;
             r += keep;
             for (int64_t j = 0; j < nr; j++) {
-                double acc = 0;
-                for (int64_t q = 0; q < m && keep; q++) acc += u[q * k + c] * bi[q * nr + j];
-                y[c * nr + j] = keep ? acc / s[c] : 0;
+                zdouble acc = 0;
+                for (int64_t q = 0; q < m && keep; q++) acc += cmul_c128(zconj(zget(u, q * k + c, wd), wd), zget(bi, q * nr + j, wd));
+                zput(y, c * nr + j, wd, keep ? acc / s[c] : 0);
             }
         }
         rank[i] = (double)r;
         if (r < n) full_rank = false;
-        double *xi = x + i * n * nr;
-        for (int64_t q = 0; q < n; q++)
+        double *xi = x + i * n * nr * wd;
+        for (int64_t q = 0; q < n; q++) /* x = V y */
             for (int64_t j = 0; j < nr; j++) {
-                double acc = 0;
-                for (int64_t c = 0; c < k; c++) acc += vt[c * n + q] * y[c * nr + j];
-                xi[q * nr + j] = acc;
+                zdouble acc = 0;
+                for (int64_t c = 0; c < k; c++) acc += cmul_c128(zconj(zget(vt, c * n + q, wd), wd), zget(y, c * nr + j, wd));
+                zput(xi, q * nr + j, wd, acc);
             }
         for (int64_t j = 0; j < nr; j++) { /* squared residual norms of every column */
             double acc = 0;
             for (int64_t q = 0; q < m; q++) {
-                double rr = -bi[q * nr + j];
-                for (int64_t c = 0; c < n; c++) rr += ai[q * n + c] * xi[c * nr + j];
-                acc += rr * rr;
+                zdouble rr = -zget(bi, q * nr + j, wd);
+                for (int64_t c = 0; c < n; c++) rr += cmul_c128(zget(ai, q * n + c, wd), zget(xi, c * nr + j, wd));
+                acc += creal(rr) * creal(rr) + cimag(rr) * cimag(rr);
             }
             res[i * nr + j] = acc;
         }
@@ -371,12 +397,12 @@ tn_status tn_op_linalg_lstsq(const tn_value *args, tn_value *rets) {
     }
     if (st == TN_OK) {
         sz[nd] = nr;
-        st = want_res ? tn_la_new(A->dtype, dev, vec ? nd : nd + 1, sz, res, &out[1]) : tn_la_new(A->dtype, dev, 1, &zero, NULL, &out[1]);
+        st = want_res ? tn_la_new(rdt, dev, vec ? nd : nd + 1, sz, res, &out[1]) : tn_la_new(rdt, dev, 1, &zero, NULL, &out[1]);
     }
     if (st == TN_OK) st = d == 0 ? tn_la_new(TN_DTYPE_INT64, dev, 1, &zero, NULL, &out[2]) : tn_la_new(TN_DTYPE_INT64, dev, nd, sz, rank, &out[2]);
     if (st == TN_OK) {
         sz[nd] = k;
-        st = d >= 2 ? tn_la_new(A->dtype, dev, nd + 1, sz, sv, &out[3]) : tn_la_new(A->dtype, dev, 1, &zero, NULL, &out[3]);
+        st = d >= 2 ? tn_la_new(rdt, dev, nd + 1, sz, sv, &out[3]) : tn_la_new(rdt, dev, 1, &zero, NULL, &out[3]);
     }
     free(a), free(b), free(x), free(res), free(sv), free(rank), free(u), free(vt), free(y);
     svd_ws_free(&w);
@@ -397,16 +423,20 @@ tn_status tn_op_linalg_matrix_exp(const tn_value *args, tn_value *rets) {
     tn_tensor *A0 = args[0].u.t, *A = NULL, *out = NULL;
     TN_TRY(tn_la_need_square("linalg.matrix_exp", A0, "A"));
     bool low = A0->dtype == TN_DTYPE_BFLOAT16 || A0->dtype == TN_DTYPE_FLOAT16;
-    if (!low) TN_TRY(tn_la_need_float("linalg.matrix_exp", A0));
+    if (!low) TN_TRY(tn_la_need_float_or_complex("linalg.matrix_exp", A0));
     TN_TRY(to_dtype(A0, low ? TN_DTYPE_FLOAT32 : A0->dtype, &A));
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes);
-    double *a = tn_la_alloc(batch * n * n, sizeof(double)), *x = tn_la_alloc(batch * n * n, sizeof(double));
-    double *work = tn_la_alloc(8 * n * n, sizeof(double));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), wd = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * n * n * wd, sizeof(double)), *x = tn_la_alloc(batch * n * n * wd, sizeof(double));
+    double *work = tn_la_alloc(8 * n * n * wd, sizeof(double));
     int32_t *piv = tn_la_alloc(n, sizeof(int32_t));
     tn_status st = a && x && work && piv ? TN_OK : oom();
     if (st == TN_OK) tn_la_gather(A, a);
-    for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++)
-        tn_linalg_expm(n, a + b * n * n, x + b * n * n, work, piv);
+    for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++) {
+        if (wd == 2)
+            tn_linalg_zexpm(n, (const zdouble *)a + b * n * n, (zdouble *)x + b * n * n, (zdouble *)work, piv);
+        else
+            tn_linalg_expm(n, a + b * n * n, x + b * n * n, work, piv);
+    }
     if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim, A->sizes, x, &out);
     free(a), free(x), free(work), free(piv);
     tn_tensor_release(A);
@@ -469,8 +499,7 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
     if (x->dtype != y->dtype)
         return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
                         tn_dtype_infos[x->dtype].c10_name, tn_dtype_infos[y->dtype].c10_name);
-    if (tn_dtype_is_complex(x->dtype)) return tn_la_need_float("linalg.vecdot", x);
-    if (!tn_dtype_is_floating(x->dtype))
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
         return tn_error(TN_ERR_RUNTIME, "linalg.vecdot: Expected a floating point or complex tensor as input. Got %s",
                         tn_dtype_infos[x->dtype].c10_name);
     /* upstream runs two real vectors through dot, which does not broadcast */
@@ -479,7 +508,16 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
                         "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
                         "elements, but got %lld and %lld elements respectively",
                         (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0], (long long)y->sizes[0]);
-    TN_TRY(d_binary(TN_OP_mul_Tensor, x, y, &p));
+    if (tn_dtype_is_complex(x->dtype)) { /* xᴴ y: the first operand conjugated */
+        tn_value cv[1] = {tn_value_tensor(x)};
+        tn_tensor *xc;
+        TN_TRY(tn_dispatch_one(TN_OP_conj_physical, cv, &xc));
+        tn_status st = d_binary(TN_OP_mul_Tensor, xc, y, &p);
+        tn_tensor_release(xc);
+        TN_TRY(st);
+    } else {
+        TN_TRY(d_binary(TN_OP_mul_Tensor, x, y, &p));
+    }
     CHAIN(d_sum_dim(IN, args[2].u.i, false, OUT), p);
     rets[0] = tn_value_tensor(p);
     return TN_OK;
@@ -524,7 +562,7 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
                         tn_dtype_infos[b->dtype].c10_name);
     tn_dtype dt = a->dtype;
     if (dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64 && dt != TN_DTYPE_INT64 && dt != TN_DTYPE_INT32 &&
-        dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16)
+        dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16 && dt != TN_DTYPE_COMPLEX64 && dt != TN_DTYPE_COMPLEX128)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "linalg_cross of %s tensors is not implemented by torchnative",
                         tn_dtype_infos[dt].c10_name);
     int nd;
@@ -547,6 +585,8 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
         case TN_DTYPE_INT64: CROSS_LOOP(int64_t, ID, ID) break;
         case TN_DTYPE_INT32: CROSS_LOOP(int32_t, ID, ID) break;
         case TN_DTYPE_BFLOAT16: CROSS_LOOP(tn_bfloat16, BF_LOAD, BF_STORE) break;
+        case TN_DTYPE_COMPLEX64: CROSS_LOOP(float _Complex, ID, ID) break;
+        case TN_DTYPE_COMPLEX128: CROSS_LOOP(double _Complex, ID, ID) break;
         default: CROSS_LOOP(tn_half, H_LOAD, H_STORE) break;
         }
     }
@@ -872,10 +912,10 @@ tn_status tn_op_linalg_tensorsolve(const tn_value *args, tn_value *rets) {
 static tn_status matrix_norm_checks(tn_tensor *A, const tn_value *dim, const tn_value *dtype, bool low, int *d0, int *d1) {
     TN_TRY(tn_la_need_matrix("linalg.matrix_norm", A, "A"));
     tn_dtype dt = A->dtype;
-    bool half = dt == TN_DTYPE_BFLOAT16 || dt == TN_DTYPE_FLOAT16;
+    bool half = dt == TN_DTYPE_BFLOAT16 || dt == TN_DTYPE_FLOAT16 || dt == TN_DTYPE_COMPLEX32;
     if (half && !low)
         return tn_error(TN_ERR_RUNTIME, "linalg.matrix_norm: Low precision dtypes not supported. Got %s", tn_dtype_infos[dt].c10_name);
-    if (!half) TN_TRY(tn_la_need_float("linalg.matrix_norm", A));
+    if (!half) TN_TRY(tn_la_need_float_or_complex("linalg.matrix_norm", A));
     if (dim->u.ilist.n != 2) {
         char b[256];
         int off = 0;

@@ -3,12 +3,17 @@
  * symmetric eigenproblem and the SVD, with upstream's argument checks, shapes and error
  * messages. Each operator gathers its (broadcast) batch of matrices into float64 row-major
  * scratch, runs the kernels of src/kernels/linalg_decomp.h on every matrix, and writes the
- * results in the input's dtype (float32 is computed in float64 and rounded once). */
+ * results in the input's dtype (float32 is computed in float64 and rounded once). Complex
+ * inputs (LU and its users, Cholesky, triangular solves) gather into complex128 scratch,
+ * two doubles an element (`w` = 2 below: offsets and sizes count doubles), and run the
+ * tn_linalg_z* kernels through the la_* wrappers. */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/complex_math.h"
 #include "kernels/linalg_decomp.h"
 #include "ops/dispatch.h"
 #include "ops/shape.h"
@@ -20,17 +25,22 @@
 tn_status tn_la_need_float(const char *api, const tn_tensor *t) {
     tn_dtype d = t->dtype;
     if (d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT64) return TN_OK;
-    if (tn_dtype_is_complex(d))
+    if (tn_dtype_is_complex(d) && d != TN_DTYPE_COMPLEX32)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "%s of complex tensors is not implemented by torchnative", api);
-    if (tn_dtype_is_floating(d)) /* past upstream's check, its LAPACK kernel has no such dtype */
+    if (tn_dtype_is_floating(d) || d == TN_DTYPE_COMPLEX32) /* past upstream's check, its LAPACK kernel has no such dtype */
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", api, tn_dtype_infos[d].c10_name);
     return tn_error(TN_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", api,
                     tn_dtype_infos[d].c10_name);
 }
 
+tn_status tn_la_need_float_or_complex(const char *api, const tn_tensor *t) {
+    tn_dtype d = t->dtype;
+    return d == TN_DTYPE_COMPLEX64 || d == TN_DTYPE_COMPLEX128 ? TN_OK : tn_la_need_float(api, t);
+}
+
 tn_status tn_la_need_float_lp(const char *api, const tn_tensor *t) {
     tn_dtype d = t->dtype;
-    if (d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16)
+    if (d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16 || d == TN_DTYPE_COMPLEX32)
         return tn_error(TN_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", api, tn_dtype_infos[d].c10_name);
     return tn_la_need_float(api, t);
 }
@@ -41,6 +51,11 @@ tn_status tn_la_need_float_kernel(const char *kernel, const tn_tensor *t) {
     if (tn_dtype_is_complex(d))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "%s of complex tensors is not implemented by torchnative", kernel);
     return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[d].c10_name);
+}
+
+tn_status tn_la_need_float_kernel_or_complex(const char *kernel, const tn_tensor *t) {
+    tn_dtype d = t->dtype;
+    return d == TN_DTYPE_COMPLEX64 || d == TN_DTYPE_COMPLEX128 ? TN_OK : tn_la_need_float_kernel(kernel, t);
 }
 
 tn_status tn_la_need_matrix(const char *api, const tn_tensor *t, const char *name) {
@@ -71,6 +86,19 @@ void tn_la_gather(const tn_tensor *t, double *dst) {
     int nd = t->ndim;
     int64_t idx[TN_MAX_DIMS] = {0}, off = 0;
     bool f32 = t->dtype == TN_DTYPE_FLOAT32;
+    if (tn_dtype_is_complex(t->dtype)) { /* (re, im) pairs: read as a real tensor of pairs */
+        bool c64 = t->dtype == TN_DTYPE_COMPLEX64;
+        for (int64_t e = 0; e < n; e++) {
+            dst[2 * e] = c64 ? (double)((const float *)base)[2 * off] : ((const double *)base)[2 * off];
+            dst[2 * e + 1] = c64 ? (double)((const float *)base)[2 * off + 1] : ((const double *)base)[2 * off + 1];
+            for (int d = nd - 1; d >= 0; d--) {
+                if (++idx[d] < t->sizes[d]) { off += t->strides[d]; break; }
+                off -= (idx[d] - 1) * t->strides[d];
+                idx[d] = 0;
+            }
+        }
+        return;
+    }
     for (int64_t e = 0; e < n; e++) {
         dst[e] = f32 ? (double)((const float *)base)[off] : ((const double *)base)[off];
         for (int d = nd - 1; d >= 0; d--) {
@@ -84,6 +112,7 @@ void tn_la_gather(const tn_tensor *t, double *dst) {
 tn_status tn_la_gather_expanded(tn_tensor *t, int ndim, const int64_t *sizes, double **dst) {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) n *= sizes[i];
+    n *= tn_la_w(t->dtype);
     *dst = calloc((size_t)(n ? n : 1), sizeof(double));
     if (!*dst) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     tn_tensor *e;
@@ -103,6 +132,10 @@ tn_status tn_la_new(tn_dtype dt, tn_device dev, int ndim, const int64_t *sizes, 
         for (int64_t i = 0; i < n; i++) ((float *)p)[i] = (float)src[i];
     else if (dt == TN_DTYPE_FLOAT64)
         memcpy(p, src, (size_t)n * sizeof(double));
+    else if (dt == TN_DTYPE_COMPLEX64)
+        for (int64_t i = 0; i < 2 * n; i++) ((float *)p)[i] = (float)src[i];
+    else if (dt == TN_DTYPE_COMPLEX128)
+        memcpy(p, src, (size_t)n * 2 * sizeof(double));
     else if (dt == TN_DTYPE_INT32)
         for (int64_t i = 0; i < n; i++) ((int32_t *)p)[i] = (int32_t)src[i];
     else if (dt == TN_DTYPE_INT64)
@@ -175,13 +208,35 @@ static int vec_sizes(const tn_tensor *t, int64_t k, int64_t *out) {
     return nd - 1;
 }
 
+/* ---- the kernels over real or complex scratch (z: the buffers hold complex128) ---------- */
+
+typedef double _Complex zdouble;
+static int64_t la_lu(bool z, int64_t m, int64_t n, double *a, int64_t ld, int32_t *piv) {
+    return z ? tn_linalg_zlu(m, n, (zdouble *)a, ld, piv) : tn_linalg_lu(m, n, a, ld, piv);
+}
+/* adjoint: the conjugate transpose (the transpose for real) */
+static void la_lu_solve(bool z, int64_t n, const double *lu, int64_t ldlu, const int32_t *piv, bool adjoint,
+                        int64_t nrhs, double *b, int64_t ld) {
+    if (z) tn_linalg_zlu_solve(n, (const zdouble *)lu, ldlu, piv, adjoint, nrhs, (zdouble *)b, ld);
+    else tn_linalg_lu_solve(n, lu, ldlu, piv, adjoint, nrhs, b, ld);
+}
+/* conj: T's entries conjugated (no-op for real) */
+static void la_trsm(bool z, int64_t n, int64_t nrhs, const double *t, int64_t trs, int64_t tcs, bool upper, bool unit,
+                    bool cj, double *b, int64_t ld) {
+    if (z) tn_linalg_ztrsm(n, nrhs, (const zdouble *)t, trs, tcs, upper, unit, cj, (zdouble *)b, ld);
+    else tn_linalg_trsm(n, nrhs, t, trs, tcs, upper, unit, b, ld);
+}
+static int64_t la_cholesky(bool z, int64_t n, double *a, int64_t ld) {
+    return z ? tn_linalg_zcholesky(n, (zdouble *)a, ld) : tn_linalg_cholesky(n, a, ld);
+}
+
 /* ---- LU ------------------------------------------------------------------------------ */
 
 /* Factors every matrix of A: LU (float64, batch×m×n), pivots, info (owned by the caller). */
 static tn_status lu_batch(const tn_tensor *A, double **lu, int32_t **piv, int32_t **info) {
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
-    int64_t batch = tn_la_batch(A->ndim, A->sizes);
-    *lu = tn_la_alloc(batch * m * n, sizeof(double));
+    int64_t batch = tn_la_batch(A->ndim, A->sizes), w = tn_la_w(A->dtype);
+    *lu = tn_la_alloc(batch * m * n * w, sizeof(double));
     *piv = tn_la_alloc(batch * k, sizeof(int32_t));
     *info = tn_la_alloc(batch, sizeof(int32_t));
     if (!*lu || !*piv || !*info) {
@@ -191,7 +246,7 @@ static tn_status lu_batch(const tn_tensor *A, double **lu, int32_t **piv, int32_
     tn_la_gather(A, *lu);
     if (tn_tensor_is_meta(A)) return TN_OK;
     for (int64_t b = 0; b < batch; b++)
-        (*info)[b] = (int32_t)tn_linalg_lu(m, n, *lu + b * m * n, n, *piv + b * k);
+        (*info)[b] = (int32_t)la_lu(w == 2, m, n, *lu + b * m * n * w, n, *piv + b * k);
     return TN_OK;
 }
 
@@ -201,10 +256,8 @@ static tn_status lu_factor_common(const char *api, tn_tensor *A, bool pivot, tn_
         return tn_error(TN_ERR_RUNTIME, "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: %s instead",
                         tn_format_sizes(A->ndim, A->sizes, b, sizeof b));
     }
-    if (A->dtype != TN_DTYPE_FLOAT32 && A->dtype != TN_DTYPE_FLOAT64) {
-        if (tn_dtype_is_complex(A->dtype)) return tn_la_need_float(api, A);
+    if (tn_la_need_float_kernel_or_complex("lu_cpu", A) != TN_OK)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"lu_cpu\" not implemented for '%s'", tn_dtype_infos[A->dtype].c10_name);
-    }
     /* upstream's kernel refuses only when it runs: an empty input factors without it */
     if (!pivot && tn_tensor_numel(A) != 0)
         return tn_error(TN_ERR_RUNTIME, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
@@ -271,10 +324,11 @@ static tn_status unpack(const tn_tensor *like, int nd, const int64_t *bsz, int64
     int64_t k = m < n ? m : n, sz[TN_MAX_DIMS], zero = 0;
     tn_device dev = tn_tensor_device(like);
     tn_dtype dt = like->dtype;
+    int64_t w = tn_la_w(dt);
     memcpy(sz, bsz, sizeof(int64_t) * (nd - 2));
     tn_status st = TN_OK;
     if (pivots) {
-        double *P = tn_la_alloc(batch * m * m, sizeof(double));
+        double *P = tn_la_alloc(batch * m * m * w, sizeof(double));
         int64_t *perm = tn_la_alloc(m, sizeof(int64_t));
         if (!P || !perm) { free(P), free(perm); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
         for (int64_t b = 0; b < batch && lu; b++) {
@@ -285,7 +339,7 @@ static tn_status unpack(const tn_tensor *like, int nd, const int64_t *bsz, int64
                 t = perm[i], perm[i] = perm[p], perm[p] = t;
             }
             /* A = P L U: row i of L U is row perm[i] of A, so P[perm[i]][i] = 1 */
-            for (int64_t i = 0; i < m; i++) P[b * m * m + perm[i] * m + i] = 1;
+            for (int64_t i = 0; i < m; i++) P[(b * m * m + perm[i] * m + i) * w] = 1;
         }
         sz[nd - 2] = m, sz[nd - 1] = m;
         st = tn_la_new(dt, dev, nd, sz, P, &out[0]);
@@ -300,15 +354,18 @@ static tn_status unpack(const tn_tensor *like, int nd, const int64_t *bsz, int64
         if (st != TN_OK) release_all(3, out);
         return st;
     }
-    double *L = tn_la_alloc(batch * m * k, sizeof(double)), *U = tn_la_alloc(batch * k * n, sizeof(double));
+    double *L = tn_la_alloc(batch * m * k * w, sizeof(double)), *U = tn_la_alloc(batch * k * n * w, sizeof(double));
     if (!L || !U) { free(L), free(U); release_all(3, out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     for (int64_t b = 0; b < batch && lu; b++) {
-        const double *a = lu + b * m * n;
+        const double *a = lu + b * m * n * w;
         for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < k; j++)
-                L[b * m * k + i * k + j] = i == j ? 1.0 : i > j ? a[i * n + j] : 0.0;
+            for (int64_t j = 0; j < k; j++) {
+                double *l = L + (b * m * k + i * k + j) * w; /* zeros from the calloc */
+                if (i == j) l[0] = 1.0;
+                else if (i > j) memcpy(l, a + (i * n + j) * w, (size_t)w * sizeof(double));
+            }
         for (int64_t i = 0; i < k; i++)
-            for (int64_t j = 0; j < n; j++) U[b * k * n + i * n + j] = j >= i ? a[i * n + j] : 0.0;
+            for (int64_t j = i; j < n; j++) memcpy(U + (b * k * n + i * n + j) * w, a + (i * n + j) * w, (size_t)w * sizeof(double));
     }
     sz[nd - 2] = m, sz[nd - 1] = k;
     st = tn_la_new(dt, dev, nd, sz, L, &out[1]);
@@ -327,10 +384,8 @@ tn_status tn_op_linalg_lu(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "linalg.lu: Expected tensor with 2 or more dimensions. Got size: %s instead",
                         tn_format_sizes(A->ndim, A->sizes, b, sizeof b));
     }
-    if (A->dtype != TN_DTYPE_FLOAT32 && A->dtype != TN_DTYPE_FLOAT64) {
-        if (tn_dtype_is_complex(A->dtype)) return tn_la_need_float("linalg.lu", A);
+    if (tn_la_need_float_kernel_or_complex("lu_cpu", A) != TN_OK)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"lu_cpu\" not implemented for '%s'", tn_dtype_infos[A->dtype].c10_name);
-    }
     if (!args[1].u.b) return tn_error(TN_ERR_RUNTIME, "linalg.lu: LU without pivoting is not implemented on the CPU");
     double *lu;
     int32_t *piv, *info;
@@ -350,8 +405,8 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME,
                         "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: [%lld] instead",
                         (long long)(LU->ndim ? LU->sizes[0] : 0));
-    if (tn_dtype_is_complex(LU->dtype)) return tn_la_need_float("torch.lu_unpack", LU);
-    if (LU->dtype != TN_DTYPE_FLOAT32 && LU->dtype != TN_DTYPE_FLOAT64) { /* any real dtype: unpacked in float64, cast back */
+    if (LU->dtype == TN_DTYPE_COMPLEX32) return tn_la_need_float("torch.lu_unpack", LU);
+    if (tn_la_need_float_kernel_or_complex("lu_unpack", LU) != TN_OK) { /* any real dtype: unpacked in float64, cast back */
         tn_tensor *f, *o[3] = {0};
         tn_value ta[7] = {args[0], {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
                           tn_value_bool(false), {.tag = TN_V_NONE}};
@@ -376,7 +431,7 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
     if (pv->ndim != LU->ndim - 1 || pv->sizes[pv->ndim - 1] != k)
         return tn_error(TN_ERR_RUNTIME, "torch.lu_unpack: LU_pivots must have shape batch + (min(m, n),)");
     int64_t batch = tn_la_batch(LU->ndim, LU->sizes);
-    double *lu = tn_la_alloc(batch * m * n, sizeof(double));
+    double *lu = tn_la_alloc(batch * m * n * tn_la_w(LU->dtype), sizeof(double));
     int32_t *piv = tn_la_alloc(batch * k, sizeof(int32_t));
     if (!lu || !piv) { free(lu), free(piv); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(LU, lu);
@@ -398,10 +453,10 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
 
 /* Solves op(A_b) X = B_b for every batch element; A factored in lu/piv (batch_a each),
  * B float64 batch×n×nrhs in place. Batch dims already broadcast by the caller. */
-static void lu_solve_all(int64_t batch, int64_t n, int64_t nrhs, const double *lu, const int32_t *piv, bool transpose,
-                         double *B) {
+static void lu_solve_all(int64_t w, int64_t batch, int64_t n, int64_t nrhs, const double *lu, const int32_t *piv,
+                         bool adjoint, double *B) {
     for (int64_t b = 0; b < batch; b++)
-        tn_linalg_lu_solve(n, lu + b * n * n, n, piv + b * n, transpose, nrhs, B + b * n * nrhs, nrhs);
+        la_lu_solve(w == 2, n, lu + b * n * n * w, n, piv + b * n, adjoint, nrhs, B + b * n * nrhs * w, nrhs);
 }
 
 /* Broadcast batch shape of a's and b's batch dims (matrices). */
@@ -409,11 +464,21 @@ static tn_status batch_broadcast(const tn_tensor *a, int a_mat, const tn_tensor 
     return tn_shape_broadcast(a->ndim - a_mat, a->sizes, b->ndim - b_mat, b->sizes, nd, out);
 }
 
-/* Transposes the last two dims of a float64 batch (r×c → c×r). */
-static void transpose_batch(int64_t batch, int64_t r, int64_t c, const double *src, double *dst) {
+/* Transposes the last two dims of a batch (r×c → c×r) of w doubles an element; cj (w = 2):
+ * the conjugate transpose. */
+static void transpose_batch(int64_t w, bool cj, int64_t batch, int64_t r, int64_t c, const double *src, double *dst) {
     for (int64_t b = 0; b < batch; b++)
         for (int64_t i = 0; i < r; i++)
-            for (int64_t j = 0; j < c; j++) dst[b * r * c + j * r + i] = src[b * r * c + i * c + j];
+            for (int64_t j = 0; j < c; j++) {
+                const double *e = src + (b * r * c + i * c + j) * w;
+                double *d = dst + (b * r * c + j * r + i) * w;
+                d[0] = e[0];
+                if (w == 2) d[1] = cj ? -e[1] : e[1];
+            }
+}
+/* Conjugates n complex elements (re, im pairs) in place. */
+static void conj_all(int64_t n, double *x) {
+    for (int64_t i = 0; i < n; i++) x[2 * i + 1] = -x[2 * i + 1];
 }
 
 /* X solving A X = B (left) or X A = B (right), A given by LU factors gathered on the
@@ -432,7 +497,8 @@ static tn_status lu_solve_impl(const char *api, tn_tensor *LU, tn_tensor *pv, tn
     if (LU->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type %s and B of type %s instead",
                         tn_dtype_infos[LU->dtype].c10_name, tn_dtype_infos[B->dtype].c10_name);
-    TN_TRY(tn_la_need_float("linalg.lu_solve", LU));
+    TN_TRY(tn_la_need_float_or_complex("linalg.lu_solve", LU));
+    int64_t w = tn_la_w(LU->dtype);
     int nd;
     int64_t bs[TN_MAX_DIMS];
     TN_TRY(batch_broadcast(LU, 2, B, 2, &nd, bs));
@@ -467,14 +533,14 @@ static tn_status lu_solve_impl(const char *api, tn_tensor *LU, tn_tensor *pv, tn
     if (st == TN_OK) st = tn_la_gather_expanded(B, nd + 2, sz, &bd);
     if (st == TN_OK && !tn_tensor_is_meta(B) && !tn_tensor_is_meta(LU)) {
         if (left) {
-            lu_solve_all(batch, n, bc, lu, piv, adjoint, bd);
-        } else { /* X A = B  ⇔  Aᵀ Xᵀ = Bᵀ */
-            tmp = tn_la_alloc(batch * br * bc, sizeof(double));
+            lu_solve_all(w, batch, n, bc, lu, piv, adjoint, bd);
+        } else { /* X A = B  ⇔  Aᴴ Xᴴ = Bᴴ (and X Aᴴ = B ⇔ A Xᴴ = Bᴴ) */
+            tmp = tn_la_alloc(batch * br * bc * w, sizeof(double));
             if (!tmp) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
             else {
-                transpose_batch(batch, br, bc, bd, tmp);
-                lu_solve_all(batch, n, br, lu, piv, !adjoint, tmp);
-                transpose_batch(batch, bc, br, tmp, bd);
+                transpose_batch(w, true, batch, br, bc, bd, tmp);
+                lu_solve_all(w, batch, n, br, lu, piv, !adjoint, tmp);
+                transpose_batch(w, true, batch, bc, br, tmp, bd);
             }
         }
     }
@@ -509,8 +575,8 @@ static tn_status solve_impl(tn_tensor *A, tn_tensor *B, bool left, tn_tensor **o
     if (A->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "linalg.solve: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
                         tn_dtype_infos[A->dtype].c10_name, tn_dtype_infos[B->dtype].c10_name);
-    TN_TRY(tn_la_need_float("linalg.solve", A));
-    int64_t n = A->sizes[A->ndim - 1];
+    TN_TRY(tn_la_need_float_or_complex("linalg.solve", A));
+    int64_t n = A->sizes[A->ndim - 1], w = tn_la_w(A->dtype);
     bool vec = B->ndim == 1;
     if (!vec && B->ndim == A->ndim - 1) {
         vec = true;
@@ -540,19 +606,23 @@ static tn_status solve_impl(tn_tensor *A, tn_tensor *B, bool left, tn_tensor **o
     tn_status st = piv && info ? tn_la_gather_expanded(A, nd + 2, asz, &a) : tn_error(TN_ERR_NO_MEMORY, "out of memory");
     if (st == TN_OK) st = tn_la_gather_expanded(B, bnd, bsz, &b);
     bool run = st == TN_OK && !tn_tensor_is_meta(A) && !tn_tensor_is_meta(B);
+    /* X A = B ⇔ Aᴴ Xᴴ = Bᴴ: a vector b is its own transpose, conjugated */
     if (run && !left && !vec) {
-        tmp = tn_la_alloc(batch * br * bc, sizeof(double));
+        tmp = tn_la_alloc(batch * br * bc * w, sizeof(double));
         if (!tmp) st = tn_error(TN_ERR_NO_MEMORY, "out of memory"), run = false;
-        else transpose_batch(batch, br, bc, b, tmp);
+        else transpose_batch(w, true, batch, br, bc, b, tmp);
     }
+    if (run && !left && vec && w == 2) conj_all(batch * n, b);
+    bool z = w == 2;
     for (int64_t i = 0; run && i < batch; i++) {
-        double *ai = a + i * n * n;
-        info[i] = (int32_t)tn_linalg_lu(n, n, ai, n, piv + i * n);
-        if (left) tn_linalg_lu_solve(n, ai, n, piv + i * n, false, bc, b + i * n * bc, bc);
-        else if (vec) tn_linalg_lu_solve(n, ai, n, piv + i * n, true, 1, b + i * n, 1);
-        else tn_linalg_lu_solve(n, ai, n, piv + i * n, true, br, tmp + i * n * br, br);
+        double *ai = a + i * n * n * w;
+        info[i] = (int32_t)la_lu(z, n, n, ai, n, piv + i * n);
+        if (left) la_lu_solve(z, n, ai, n, piv + i * n, false, bc, b + i * n * bc * w, bc);
+        else if (vec) la_lu_solve(z, n, ai, n, piv + i * n, true, 1, b + i * n * w, 1);
+        else la_lu_solve(z, n, ai, n, piv + i * n, true, br, tmp + i * n * br * w, br);
     }
-    if (run && !left && !vec) transpose_batch(batch, bc, br, tmp, b);
+    if (run && !left && !vec) transpose_batch(w, true, batch, bc, br, tmp, b);
+    if (run && !left && vec && w == 2) conj_all(batch * n, b);
     if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), bnd, bsz, b, &out[0]);
     if (st == TN_OK) st = tn_la_new_i32(tn_tensor_device(A), nd, bs, info, &out[1]);
     free(a), free(b), free(tmp), free(piv);
@@ -597,17 +667,42 @@ tn_status tn_op_linalg_solve(const tn_value *args, tn_value *rets) {
 
 /* ---- det, slogdet, logdet -------------------------------------------------------------- */
 
-/* sign and log|det| (or det itself) of every matrix of A, from its LU factors. */
+/* The complex form of det_common's loop: det = ±∏ u_ii, sign = ±∏ u_ii/|u_ii| (upstream's
+ * sgn, 0 at a zero pivot), log|det| = Σ log|u_ii|; s and d hold (re, im) pairs. */
+static void det_complex(int64_t batch, int64_t n, const double *lu, const int32_t *piv, double *s, double *l,
+                        double *d) {
+    for (int64_t b = 0; b < batch; b++) {
+        const zdouble *a = (const zdouble *)lu + b * n * n;
+        zdouble sg = 1, p = 1;
+        double la = 0;
+        for (int64_t i = 0; i < n; i++) {
+            zdouble u = a[i * n + i];
+            double au = cabs(u);
+            if (piv[b * n + i] != i + 1) sg = -sg, p = -p;
+            p = cmul_c128(p, u);
+            sg = cmul_c128(sg, au == 0 ? 0 : u / au);
+            la += log(au);
+        }
+        if (la != la) sg = CMPLX(NAN, NAN);
+        s[2 * b] = creal(sg), s[2 * b + 1] = cimag(sg), l[b] = la;
+        d[2 * b] = creal(p), d[2 * b + 1] = cimag(p);
+    }
+}
+
+/* sign and log|det| (or det itself) of every matrix of A, from its LU factors; sign and det
+ * in A's dtype (pairs for complex), log|det| real. */
 static tn_status det_common(const char *api, tn_tensor *A, double **sign, double **logabs, double **det) {
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(det ? tn_la_need_float(api, A) : tn_la_need_float_lp(api, A)); /* slogdet checks low precision first */
+    if (!tn_dtype_is_complex(A->dtype) || A->dtype == TN_DTYPE_COMPLEX32) /* slogdet checks low precision first */
+        TN_TRY(det ? tn_la_need_float(api, A) : tn_la_need_float_lp(api, A));
     double *lu;
     int32_t *piv, *info;
     TN_TRY(lu_batch(A, &lu, &piv, &info));
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes);
-    double *s = tn_la_alloc(batch, sizeof(double)), *l = tn_la_alloc(batch, sizeof(double)),
-           *d = tn_la_alloc(batch, sizeof(double));
-    for (int64_t b = 0; s && l && d && b < batch; b++) {
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), w = tn_la_w(A->dtype);
+    double *s = tn_la_alloc(batch * w, sizeof(double)), *l = tn_la_alloc(batch, sizeof(double)),
+           *d = tn_la_alloc(batch * w, sizeof(double));
+    if (w == 2 && s && l && d && !tn_tensor_is_meta(A)) det_complex(batch, n, lu, piv, s, l, d);
+    for (int64_t b = 0; w == 1 && s && l && d && b < batch; b++) {
         double sg = 1, la = 0, p = 1;
         for (int64_t i = 0; i < n; i++) {
             double u = lu[b * n * n + i * n + i];
@@ -646,12 +741,17 @@ static tn_status det_op(const char *api, const tn_value *args, tn_value *rets) {
 tn_status tn_op_linalg_det(const tn_value *args, tn_value *rets) { return det_op("linalg.det", args, rets); }
 tn_status tn_op_det(const tn_value *args, tn_value *rets) { return det_op("linalg.det", args, rets); }
 
+/* The real dtype of a complex one (itself for real dtypes): log|det|'s. */
+static tn_dtype real_of(tn_dtype d) {
+    return d == TN_DTYPE_COMPLEX64 ? TN_DTYPE_FLOAT32 : d == TN_DTYPE_COMPLEX128 ? TN_DTYPE_FLOAT64 : d;
+}
+
 static tn_status slogdet_op(const char *api, const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *out[2] = {0};
     double *s, *l;
     TN_TRY(det_common(api, A, &s, &l, NULL));
     tn_status st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim - 2, A->sizes, s, &out[0]);
-    if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim - 2, A->sizes, l, &out[1]);
+    if (st == TN_OK) st = tn_la_new(real_of(A->dtype), tn_tensor_device(A), A->ndim - 2, A->sizes, l, &out[1]);
     free(s), free(l);
     if (st != TN_OK) { release_all(2, out); return st; }
     return set_rets(rets, 2, out);
@@ -660,14 +760,24 @@ static tn_status slogdet_op(const char *api, const tn_value *args, tn_value *ret
 tn_status tn_op_linalg_slogdet(const tn_value *args, tn_value *rets) { return slogdet_op("linalg.slogdet", args, rets); }
 tn_status tn_op_slogdet(const tn_value *args, tn_value *rets) { return slogdet_op("linalg.slogdet", args, rets); }
 
-/* aten::logdet(Tensor self) -> Tensor: log|det| where det > 0, nan where det < 0, -inf at 0 */
+/* aten::logdet(Tensor self) -> Tensor: log|det| where det > 0, nan where det < 0, -inf at 0;
+ * complex: log(sign) + log|det|, as upstream's */
 tn_status tn_op_logdet(const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *out;
     double *s, *l;
     TN_TRY(det_common("logdet", A, &s, &l, NULL));
     int64_t batch = tn_la_batch(A->ndim, A->sizes);
-    for (int64_t b = 0; b < batch; b++)
-        if (s[b] < 0) l[b] = NAN;
+    if (tn_dtype_is_complex(A->dtype)) { /* s becomes the result, pairs */
+        for (int64_t b = 0; b < batch; b++) {
+            zdouble r = clog(CMPLX(s[2 * b], s[2 * b + 1])) + l[b];
+            s[2 * b] = creal(r), s[2 * b + 1] = cimag(r);
+        }
+        double *t = s;
+        s = l, l = t;
+    } else {
+        for (int64_t b = 0; b < batch; b++)
+            if (s[b] < 0) l[b] = NAN;
+    }
     tn_status st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim - 2, A->sizes, l, &out);
     free(s), free(l);
     TN_TRY(st);
@@ -679,17 +789,17 @@ tn_status tn_op_logdet(const tn_value *args, tn_value *rets) {
 
 static tn_status inv_impl(const char *api, tn_tensor *A, bool check, tn_tensor **out) {
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float_lp("linalg.inv", A));
+    if (!tn_dtype_is_complex(A->dtype) || A->dtype == TN_DTYPE_COMPLEX32) TN_TRY(tn_la_need_float_lp("linalg.inv", A));
     double *lu;
     int32_t *piv, *info;
     TN_TRY(lu_batch(A, &lu, &piv, &info));
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes);
-    double *x = tn_la_alloc(batch * n * n, sizeof(double));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), w = tn_la_w(A->dtype);
+    double *x = tn_la_alloc(batch * n * n * w, sizeof(double));
     tn_status st = x ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t b = 0; st == TN_OK && b < batch; b++) {
-        double *xb = x + b * n * n;
-        for (int64_t i = 0; i < n; i++) xb[i * n + i] = 1;
-        if (!tn_tensor_is_meta(A)) tn_linalg_lu_solve(n, lu + b * n * n, n, piv + b * n, false, n, xb, n);
+        double *xb = x + b * n * n * w;
+        for (int64_t i = 0; i < n; i++) xb[(i * n + i) * w] = 1;
+        if (!tn_tensor_is_meta(A)) la_lu_solve(w == 2, n, lu + b * n * n * w, n, piv + b * n, false, n, xb, n);
     }
     if (st == TN_OK && check) {
         int64_t b = first_failure(info, batch);
@@ -722,30 +832,29 @@ tn_status tn_op_inverse(const tn_value *args, tn_value *rets) { return tn_op_lin
 
 /* ---- Cholesky ------------------------------------------------------------------------------ */
 
-/* L (or U = Lᵀ when upper) of every matrix, reading the lower (upper) triangle. */
+/* L (or U = Lᴴ when upper) of every matrix, reading the lower (upper) triangle. */
 static tn_status cholesky_impl(const char *api, tn_tensor *A, bool upper, tn_tensor **out, int32_t **info_out) {
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes);
-    double *a = tn_la_alloc(batch * n * n, sizeof(double)), *t = tn_la_alloc(n * n, sizeof(double));
+    TN_TRY(tn_la_need_float_or_complex(api, A));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), w = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * n * n * w, sizeof(double)), *t = tn_la_alloc(n * n * w, sizeof(double));
     int32_t *info = tn_la_alloc(batch, sizeof(int32_t));
     if (!a || !info || !t) { free(a), free(info), free(t); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(A, a);
+    size_t bytes = (size_t)(n * n * w) * sizeof(double);
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) {
-        double *ab = a + b * n * n;
-        if (upper) { /* the upper triangle read as the lower one of Aᵀ */
-            for (int64_t i = 0; i < n; i++)
-                for (int64_t j = 0; j < n; j++) t[i * n + j] = ab[j * n + i];
-            memcpy(ab, t, (size_t)(n * n) * sizeof(double));
+        double *ab = a + b * n * n * w;
+        if (upper) { /* the upper triangle read as the lower one of Aᴴ */
+            transpose_batch(w, true, 1, n, n, ab, t);
+            memcpy(ab, t, bytes);
         }
-        info[b] = (int32_t)tn_linalg_cholesky(n, ab, n);
+        info[b] = (int32_t)la_cholesky(w == 2, n, ab, n);
         if (info[b]) /* potrf leaves the original entries above the failure: tril, as upstream */
             for (int64_t i = 0; i < n; i++)
-                for (int64_t j = i + 1; j < n; j++) ab[i * n + j] = 0;
+                for (int64_t j = i + 1; j < n; j++) memset(ab + (i * n + j) * w, 0, (size_t)w * sizeof(double));
         if (upper) {
-            for (int64_t i = 0; i < n; i++)
-                for (int64_t j = 0; j < n; j++) t[i * n + j] = ab[j * n + i];
-            memcpy(ab, t, (size_t)(n * n) * sizeof(double));
+            transpose_batch(w, true, 1, n, n, ab, t);
+            memcpy(ab, t, bytes);
         }
     }
     free(t);
@@ -775,7 +884,7 @@ tn_status tn_op_linalg_cholesky_ex(const tn_value *args, tn_value *rets) {
 
 static tn_status cholesky_op(const char *api, const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *out;
-    if (!strcmp(api, "cholesky")) TN_TRY(tn_la_need_float_kernel("cholesky_cpu", A)); /* no front-end check */
+    if (!strcmp(api, "cholesky")) TN_TRY(tn_la_need_float_kernel_or_complex("cholesky_cpu", A)); /* no front-end check */
     int32_t *info;
     TN_TRY(cholesky_impl(api, A, args[1].u.b, &out, &info));
     tn_status st = cholesky_check(api, A, info);
@@ -801,7 +910,7 @@ tn_status tn_op_cholesky_solve(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
                         tn_dtype_infos[B->dtype].c10_name, tn_dtype_infos[L->dtype].c10_name);
     TN_TRY(tn_la_need_square("cholesky_solve", L, "A"));
-    TN_TRY(tn_la_need_float_kernel("cholesky_solve_cpu", B));
+    TN_TRY(tn_la_need_float_kernel_or_complex("cholesky_solve_cpu", B));
     int64_t n = L->sizes[L->ndim - 1], br = B->sizes[B->ndim - 2], bc = B->sizes[B->ndim - 1];
     if (br != n)
         return tn_error(TN_ERR_RUNTIME, "Incompatible matrix sizes for cholesky_solve: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
@@ -816,15 +925,17 @@ tn_status tn_op_cholesky_solve(const tn_value *args, tn_value *rets) {
     double *l = NULL, *b = NULL;
     tn_status st = tn_la_gather_expanded(L, nd + 2, lsz, &l);
     if (st == TN_OK) st = tn_la_gather_expanded(B, nd + 2, bsz, &b);
+    int64_t w = tn_la_w(B->dtype);
+    bool z = w == 2;
     for (int64_t i = 0; st == TN_OK && i < batch && !tn_tensor_is_meta(B) && !tn_tensor_is_meta(L); i++) {
-        const double *li = l + i * n * n;
-        double *bi = b + i * n * bc;
-        if (!upper) { /* L y = b, Lᵀ x = y */
-            tn_linalg_trsm(n, bc, li, n, 1, false, false, bi, bc);
-            tn_linalg_trsm(n, bc, li, 1, n, true, false, bi, bc);
-        } else { /* Uᵀ y = b, U x = y */
-            tn_linalg_trsm(n, bc, li, 1, n, false, false, bi, bc);
-            tn_linalg_trsm(n, bc, li, n, 1, true, false, bi, bc);
+        const double *li = l + i * n * n * w;
+        double *bi = b + i * n * bc * w;
+        if (!upper) { /* L y = b, Lᴴ x = y */
+            la_trsm(z, n, bc, li, n, 1, false, false, false, bi, bc);
+            la_trsm(z, n, bc, li, 1, n, true, false, true, bi, bc);
+        } else { /* Uᴴ y = b, U x = y */
+            la_trsm(z, n, bc, li, 1, n, false, false, true, bi, bc);
+            la_trsm(z, n, bc, li, n, 1, true, false, false, bi, bc);
         }
     }
     if (st == TN_OK) st = tn_la_new(B->dtype, tn_tensor_device(B), nd + 2, bsz, b, &out);
@@ -839,28 +950,29 @@ tn_status tn_op_cholesky_inverse(const tn_value *args, tn_value *rets) {
     tn_tensor *L = args[0].u.t, *out;
     bool upper = args[1].u.b;
     TN_TRY(tn_la_need_square("cholesky_inverse", L, "A"));
-    TN_TRY(tn_la_need_float_kernel("cholesky_inverse_cpu", L));
-    int64_t n = L->sizes[L->ndim - 1], batch = tn_la_batch(L->ndim, L->sizes);
-    double *l = tn_la_alloc(batch * n * n, sizeof(double)), *x = tn_la_alloc(batch * n * n, sizeof(double));
+    TN_TRY(tn_la_need_float_kernel_or_complex("cholesky_inverse_cpu", L));
+    int64_t n = L->sizes[L->ndim - 1], batch = tn_la_batch(L->ndim, L->sizes), w = tn_la_w(L->dtype);
+    bool z = w == 2;
+    double *l = tn_la_alloc(batch * n * n * w, sizeof(double)), *x = tn_la_alloc(batch * n * n * w, sizeof(double));
     if (!l || !x) { free(l), free(x); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(L, l);
     tn_status st = TN_OK;
     for (int64_t i = 0; i < batch && !tn_tensor_is_meta(L); i++) {
-        const double *li = l + i * n * n;
+        const double *li = l + i * n * n * w;
         for (int64_t d = 0; d < n; d++)
-            if (li[d * n + d] == 0) {
+            if (li[(d * n + d) * w] == 0 && (w == 1 || li[(d * n + d) * w + 1] == 0)) {
                 st = singular_inv("cholesky_inverse", L->ndim > 2, i, (int32_t)(d + 1));
                 break;
             }
         if (st != TN_OK) break;
-        double *xi = x + i * n * n;
-        for (int64_t d = 0; d < n; d++) xi[d * n + d] = 1;
+        double *xi = x + i * n * n * w;
+        for (int64_t d = 0; d < n; d++) xi[(d * n + d) * w] = 1;
         if (!upper) {
-            tn_linalg_trsm(n, n, li, n, 1, false, false, xi, n);
-            tn_linalg_trsm(n, n, li, 1, n, true, false, xi, n);
+            la_trsm(z, n, n, li, n, 1, false, false, false, xi, n);
+            la_trsm(z, n, n, li, 1, n, true, false, true, xi, n);
         } else {
-            tn_linalg_trsm(n, n, li, 1, n, false, false, xi, n);
-            tn_linalg_trsm(n, n, li, n, 1, true, false, xi, n);
+            la_trsm(z, n, n, li, 1, n, false, false, true, xi, n);
+            la_trsm(z, n, n, li, n, 1, true, false, false, xi, n);
         }
     }
     if (st == TN_OK) st = tn_la_new(L->dtype, tn_tensor_device(L), L->ndim, L->sizes, x, &out);
@@ -878,7 +990,7 @@ static tn_status trsolve(const char *api, tn_tensor *A, tn_tensor *B, bool upper
     TN_TRY(tn_la_need_square(api, A, "A"));
     int64_t n = A->sizes[A->ndim - 1], br = B->sizes[B->ndim - 2], bc = B->sizes[B->ndim - 1];
     int nd;
-    int64_t bs[TN_MAX_DIMS], asz[TN_MAX_DIMS], bsz[TN_MAX_DIMS];
+    int64_t bs[TN_MAX_DIMS], asz[TN_MAX_DIMS], bsz[TN_MAX_DIMS], w = tn_la_w(A->dtype);
     TN_TRY(batch_broadcast(A, 2, B, 2, &nd, bs));
     int64_t batch = 1;
     for (int i = 0; i < nd; i++) batch *= bs[i];
@@ -887,19 +999,19 @@ static tn_status trsolve(const char *api, tn_tensor *A, tn_tensor *B, bool upper
     double *a = NULL, *b = NULL, *t = NULL;
     tn_status st = tn_la_gather_expanded(A, nd + 2, asz, &a);
     if (st == TN_OK) st = tn_la_gather_expanded(B, nd + 2, bsz, &b);
-    if (st == TN_OK && !left && !(t = tn_la_alloc(batch * br * bc, sizeof(double))))
+    if (st == TN_OK && !left && !(t = tn_la_alloc(batch * br * bc * w, sizeof(double))))
         st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
     if (st == TN_OK && !tn_tensor_is_meta(A) && !tn_tensor_is_meta(B)) {
-        if (!left) transpose_batch(batch, br, bc, b, t);
+        if (!left) transpose_batch(w, false, batch, br, bc, b, t);
         for (int64_t i = 0; i < batch; i++) {
-            const double *ai = a + i * n * n;
-            /* X op(A) = B ⇔ op(A)ᵀ Xᵀ = Bᵀ */
+            const double *ai = a + i * n * n * w;
+            /* X op(A) = B ⇔ op(A)ᵀ Xᵀ = Bᵀ (op: the plain transpose, complex too) */
             bool tr = left ? trans : !trans;
             bool up = tr ? !upper : upper;
-            if (left) tn_linalg_trsm(n, bc, ai, tr ? 1 : n, tr ? n : 1, up, unit, b + i * n * bc, bc);
-            else tn_linalg_trsm(n, br, ai, tr ? 1 : n, tr ? n : 1, up, unit, t + i * n * br, br);
+            if (left) la_trsm(w == 2, n, bc, ai, tr ? 1 : n, tr ? n : 1, up, unit, false, b + i * n * bc * w, bc);
+            else la_trsm(w == 2, n, br, ai, tr ? 1 : n, tr ? n : 1, up, unit, false, t + i * n * br * w, br);
         }
-        if (!left) transpose_batch(batch, bc, br, t, b);
+        if (!left) transpose_batch(w, false, batch, bc, br, t, b);
     }
     if (st == TN_OK) st = tn_la_new(B->dtype, tn_tensor_device(B), nd + 2, bsz, b, out);
     if (st == TN_OK && a_out) {
@@ -928,7 +1040,7 @@ tn_status tn_op_triangular_solve(const tn_value *args, tn_value *rets) {
     if (A->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
                         tn_dtype_infos[B->dtype].c10_name, tn_dtype_infos[A->dtype].c10_name);
-    TN_TRY(tn_la_need_float_kernel("triangular_solve_cpu", A));
+    TN_TRY(tn_la_need_float_kernel_or_complex("triangular_solve_cpu", A));
     TN_TRY(trsolve("triangular_solve", A, B, args[2].u.b, true, args[3].u.b, args[4].u.b, &out[0], &out[1]));
     return set_rets(rets, 2, out);
 }
@@ -948,7 +1060,7 @@ tn_status tn_op_linalg_solve_triangular(const tn_value *args, tn_value *rets) {
     if (A->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
                         tn_dtype_infos[A->dtype].c10_name, tn_dtype_infos[B->dtype].c10_name);
-    TN_TRY(tn_la_need_float_kernel("triangular_solve_cpu", A));
+    TN_TRY(tn_la_need_float_kernel_or_complex("triangular_solve_cpu", A));
     TN_TRY(trsolve("linalg.solve_triangular", A, B, args[2].u.b, left, false, args[4].u.b, &out, NULL));
     rets[0] = tn_value_tensor(out);
     return TN_OK;

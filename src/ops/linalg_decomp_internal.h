@@ -10,7 +10,12 @@
  * point or complex tensor as input. Got Long"), float16/bfloat16 its NotImplementedError (the
  * LAPACK kernel has no such dtype), complex refuses by name. */
 tn_status tn_la_need_float(const char *api, const tn_tensor *t);
-/* tn_la_need_float, but float16/bfloat16 raise upstream's RuntimeError "<api>: Low precision
+/* tn_la_need_float, and complex64 / complex128 pass (the operators with complex kernels);
+ * ComplexHalf is refused as float16 is */
+tn_status tn_la_need_float_or_complex(const char *api, const tn_tensor *t);
+/* tn_la_need_float_kernel, and complex64 / complex128 pass */
+tn_status tn_la_need_float_kernel_or_complex(const char *kernel, const tn_tensor *t);
+/* tn_la_need_float, but float16/bfloat16/ComplexHalf raise upstream's RuntimeError "<api>: Low precision
  * dtypes not supported. Got Half" (the front-ends that check it: inv, slogdet, ...). */
 tn_status tn_la_need_float_lp(const char *api, const tn_tensor *t);
 /* The same for the operators upstream dispatches without a dtype check of their own
@@ -23,13 +28,16 @@ tn_status tn_la_need_matrix(const char *api, const tn_tensor *t, const char *nam
 tn_status tn_la_need_square(const char *api, const tn_tensor *t, const char *name);
 /* The number of matrices in a tensor of these sizes (product of all but the last two). */
 int64_t tn_la_batch(int ndim, const int64_t *sizes);
+/* Doubles per element in the scratch buffers: 2 for complex (re, im), else 1. */
+static inline int tn_la_w(tn_dtype d) { return tn_dtype_is_complex(d) ? 2 : 1; }
 /* Every element of t (float32 or float64, any strides) in row-major order into dst, as
- * float64. No-op for meta tensors. */
+ * float64; complex64 / complex128 as (re, im) pairs of doubles (dst holds 2 doubles an
+ * element: layout-compatible with double _Complex). No-op for meta tensors. */
 void tn_la_gather(const tn_tensor *t, double *dst);
 /* t expanded to `sizes` (broadcast), gathered into a new calloc'd buffer *dst (caller frees). */
 tn_status tn_la_gather_expanded(tn_tensor *t, int ndim, const int64_t *sizes, double **dst);
-/* A new contiguous tensor of dtype dt (float32/float64/int32/int64/bool) holding src
- * (row-major; NULL leaves it uninitialised). */
+/* A new contiguous tensor of dtype dt (float32/float64/int32/int64/bool, or complex64 /
+ * complex128 from (re, im) pairs) holding src (row-major; NULL leaves it uninitialised). */
 tn_status tn_la_new(tn_dtype dt, tn_device dev, int ndim, const int64_t *sizes, const double *src, tn_tensor **out);
 tn_status tn_la_new_i32(tn_device dev, int ndim, const int64_t *sizes, const int32_t *src, tn_tensor **out);
 /* calloc of n elements of `size` bytes (at least one element, so 0 is not a failure). */

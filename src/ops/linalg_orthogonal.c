@@ -1,7 +1,9 @@
 /* linalg_orthogonal.c — the factorizations by orthogonal transformations: Householder QR
  * (geqrf, linalg_qr/qr, householder_product/orgqr, ormqr), the symmetric eigenproblem
  * (linalg_eigh, linalg_eigvalsh) and the SVD (linalg_svd, svd, linalg_svdvals), with
- * upstream's checks, shapes and messages. Kernels: src/kernels/linalg_decomp.h. */
+ * upstream's checks, shapes and messages. Kernels: src/kernels/linalg_decomp.h. Complex QR
+ * runs on complex128 scratch of (re, im) pairs (w = 2 doubles an element: offsets and sizes
+ * below count doubles) through the la_* wrappers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +35,28 @@ static int with_tail(const tn_tensor *t, int nt, int64_t a, int64_t b, int64_t *
 
 /* ---- QR ---------------------------------------------------------------------------------- */
 
+typedef double _Complex zdouble;
+static void la_geqrf(bool z, int64_t m, int64_t n, double *a, int64_t ld, double *tau) {
+    if (z) tn_linalg_zgeqrf(m, n, (zdouble *)a, ld, (zdouble *)tau);
+    else tn_linalg_geqrf(m, n, a, ld, tau);
+}
+static void la_orgqr(bool z, int64_t m, int64_t n, int64_t k, double *a, int64_t ld, const double *tau) {
+    if (z) tn_linalg_zorgqr(m, n, k, (zdouble *)a, ld, (const zdouble *)tau);
+    else tn_linalg_orgqr(m, n, k, a, ld, tau);
+}
+
 /* aten::geqrf(Tensor self) -> (Tensor a, Tensor tau) */
 tn_status tn_op_geqrf(const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *out[2] = {0};
     if (A->ndim < 2) return tn_error(TN_ERR_RUNTIME, "torch.geqrf: input must have at least 2 dimensions.");
-    TN_TRY(tn_la_need_float_kernel("geqrf_cpu", A));
+    TN_TRY(tn_la_need_float_kernel_or_complex("geqrf_cpu", A));
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
-    int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
-    double *a = tn_la_alloc(batch * m * n, sizeof(double)), *tau = tn_la_alloc(batch * k, sizeof(double));
+    int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], w = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * m * n * w, sizeof(double)), *tau = tn_la_alloc(batch * k * w, sizeof(double));
     if (!a || !tau) { free(a), free(tau); return oom(); }
     tn_la_gather(A, a);
-    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) tn_linalg_geqrf(m, n, a + b * m * n, n, tau + b * k);
+    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++)
+        la_geqrf(w == 2, m, n, a + b * m * n * w, n, tau + b * k * w);
     tn_status st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim, A->sizes, a, &out[0]);
     if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), with_tail(A, 1, k, 0, sz), sz, tau, &out[1]);
     free(a), free(tau);
@@ -54,23 +67,24 @@ tn_status tn_op_geqrf(const tn_value *args, tn_value *rets) {
 /* Q and R of every matrix: mode 0 reduced, 1 complete, 2 r (Q is an empty tensor). */
 static tn_status qr_impl(tn_tensor *A, int mode, tn_tensor **out) {
     TN_TRY(tn_la_need_matrix("linalg.qr", A, "A"));
-    TN_TRY(tn_la_need_float("linalg.qr", A));
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
+    TN_TRY(tn_la_need_float_or_complex("linalg.qr", A));
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n, w = tn_la_w(A->dtype);
     int64_t qc = mode == 1 ? m : k, rr = mode == 1 ? m : k; /* Q m×qc, R rr×n */
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], zero = 0;
-    double *a = tn_la_alloc(batch * m * n, sizeof(double)), *tau = tn_la_alloc(k, sizeof(double));
-    double *q = tn_la_alloc(batch * m * qc, sizeof(double)), *r = tn_la_alloc(batch * rr * n, sizeof(double));
+    double *a = tn_la_alloc(batch * m * n * w, sizeof(double)), *tau = tn_la_alloc(k * w, sizeof(double));
+    double *q = tn_la_alloc(batch * m * qc * w, sizeof(double)), *r = tn_la_alloc(batch * rr * n * w, sizeof(double));
     if (!a || !tau || !q || !r) { free(a), free(tau), free(q), free(r); return oom(); }
     tn_la_gather(A, a);
+    size_t es = (size_t)w * sizeof(double);
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) {
-        double *ab = a + b * m * n, *qb = q + b * m * qc, *rb = r + b * rr * n;
-        tn_linalg_geqrf(m, n, ab, n, tau);
+        double *ab = a + b * m * n * w, *qb = q + b * m * qc * w, *rb = r + b * rr * n * w;
+        la_geqrf(w == 2, m, n, ab, n, tau);
         for (int64_t i = 0; i < rr && i < m; i++)
-            for (int64_t j = i; j < n; j++) rb[i * n + j] = ab[i * n + j];
+            for (int64_t j = i; j < n; j++) memcpy(rb + (i * n + j) * w, ab + (i * n + j) * w, es);
         if (mode == 2) continue;
         for (int64_t i = 0; i < m; i++) /* the reflectors into Q's first k columns */
-            for (int64_t j = 0; j < k && j < qc; j++) qb[i * qc + j] = ab[i * n + j];
-        tn_linalg_orgqr(m, qc, k, qb, qc, tau);
+            for (int64_t j = 0; j < k && j < qc; j++) memcpy(qb + (i * qc + j) * w, ab + (i * n + j) * w, es);
+        la_orgqr(w == 2, m, qc, k, qb, qc, tau);
     }
     tn_device dev = tn_tensor_device(A);
     tn_status st = mode == 2 ? tn_la_new(A->dtype, dev, 1, &zero, NULL, &out[0])
@@ -125,13 +139,14 @@ tn_status tn_op_linalg_householder_product(const tn_value *args, tn_value *rets)
     if (A->dtype != T->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s: tau dtype %s does not match input dtype %s", api,
                         tn_dtype_infos[T->dtype].c10_name, tn_dtype_infos[A->dtype].c10_name);
-    TN_TRY(tn_la_need_float_kernel("orgqr_cpu", A));
-    int64_t batch = tn_la_batch(A->ndim, A->sizes);
-    double *a = tn_la_alloc(batch * m * n, sizeof(double)), *tau = tn_la_alloc(batch * k, sizeof(double));
+    TN_TRY(tn_la_need_float_kernel_or_complex("orgqr_cpu", A));
+    int64_t batch = tn_la_batch(A->ndim, A->sizes), w = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * m * n * w, sizeof(double)), *tau = tn_la_alloc(batch * k * w, sizeof(double));
     if (!a || !tau) { free(a), free(tau); return oom(); }
     tn_la_gather(A, a);
     tn_la_gather(T, tau);
-    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) tn_linalg_orgqr(m, n, k, a + b * m * n, n, tau + b * k);
+    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++)
+        la_orgqr(w == 2, m, n, k, a + b * m * n * w, n, tau + b * k * w);
     tn_status st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim, A->sizes, a, &out);
     free(a), free(tau);
     TN_TRY(st);
@@ -163,14 +178,19 @@ tn_status tn_op_ormqr(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "%s: input and other must have the same number of dimensions.", api);
     if (A->dtype != C->dtype || A->dtype != T->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s: Expected input and other to have the same dtype", api);
-    TN_TRY(tn_la_need_float_kernel("ormqr_cpu", A));
-    int64_t an = A->sizes[A->ndim - 1], batch = tn_la_batch(C->ndim, C->sizes);
-    double *a = tn_la_alloc(batch * ar * an, sizeof(double)), *tau = tn_la_alloc(batch * k, sizeof(double));
-    double *c = tn_la_alloc(batch * m * n, sizeof(double)), *work = tn_la_alloc(m > n ? m : n, sizeof(double));
+    TN_TRY(tn_la_need_float_kernel_or_complex("ormqr_cpu", A));
+    int64_t an = A->sizes[A->ndim - 1], batch = tn_la_batch(C->ndim, C->sizes), w = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * ar * an * w, sizeof(double)), *tau = tn_la_alloc(batch * k * w, sizeof(double));
+    double *c = tn_la_alloc(batch * m * n * w, sizeof(double)), *work = tn_la_alloc((m > n ? m : n) * w, sizeof(double));
     if (!a || !tau || !c || !work) { free(a), free(tau), free(c), free(work); return oom(); }
     tn_la_gather(A, a), tn_la_gather(T, tau), tn_la_gather(C, c);
-    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(C); b++)
-        tn_linalg_ormqr(left, trans, m, n, k, a + b * ar * an, an, tau + b * k, c + b * m * n, n, work);
+    for (int64_t b = 0; b < batch && !tn_tensor_is_meta(C); b++) { /* transpose: the adjoint for complex, as upstream's */
+        if (w == 2)
+            tn_linalg_zormqr(left, trans, m, n, k, (const zdouble *)a + b * ar * an, an, (const zdouble *)tau + b * k,
+                             (zdouble *)c + b * m * n, n, (zdouble *)work);
+        else
+            tn_linalg_ormqr(left, trans, m, n, k, a + b * ar * an, an, tau + b * k, c + b * m * n, n, work);
+    }
     tn_status st = tn_la_new(C->dtype, tn_tensor_device(C), C->ndim, C->sizes, c, &out);
     free(a), free(tau), free(c), free(work);
     TN_TRY(st);
@@ -185,17 +205,20 @@ static tn_status eigh_impl(const char *api, tn_tensor *A, const char *uplo, bool
     if (strlen(uplo) != 1 || (uplo[0] != 'L' && uplo[0] != 'U' && uplo[0] != 'l' && uplo[0] != 'u'))
         return tn_error(TN_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %s", uplo);
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float_kernel("linalg_eigh_cpu", A));
+    TN_TRY(tn_la_need_float_kernel_or_complex("linalg_eigh_cpu", A));
     bool lower = uplo[0] == 'L' || uplo[0] == 'l';
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
-    double *a = tn_la_alloc(batch * n * n, sizeof(double)), *w = tn_la_alloc(batch * n, sizeof(double));
-    double *v = tn_la_alloc(vectors ? batch * n * n : n * n, sizeof(double)), *work = tn_la_alloc(6 * n, sizeof(double));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], wd = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * n * n * wd, sizeof(double)), *w = tn_la_alloc(batch * n, sizeof(double));
+    double *v = tn_la_alloc((vectors ? batch * n * n : n * n) * wd, sizeof(double)), *work = tn_la_alloc(8 * n, sizeof(double));
     if (!a || !w || !v || !work) { free(a), free(w), free(v), free(work); return oom(); }
     tn_la_gather(A, a);
     tn_status st = TN_OK;
+    bool single = A->dtype == TN_DTYPE_FLOAT32 || A->dtype == TN_DTYPE_COMPLEX64;
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++) {
-        /* LAPACK's syevd steps, so that eigenvector signs are upstream's */
-        int info = tn_linalg_syevd(n, a + b * n * n, lower, A->dtype == TN_DTYPE_FLOAT32, w + b * n, vectors ? v + b * n * n : v, work);
+        /* LAPACK's syevd / heevd steps, so that eigenvector signs (phases) are upstream's */
+        double *vb = vectors ? v + b * n * n * wd : v;
+        int info = wd == 2 ? tn_linalg_zheevd(n, (zdouble *)a + b * n * n, lower, single, w + b * n, (zdouble *)vb, work)
+                           : tn_linalg_syevd(n, a + b * n * n, lower, single, w + b * n, vb, work);
         if (info != 0) { /* upstream's eigvalsh is its eigh: the message names linalg.eigh */
             char pb[48] = "";
             if (A->ndim > 2) snprintf(pb, sizeof pb, "(Batch element %lld): ", (long long)b);
@@ -204,7 +227,8 @@ static tn_status eigh_impl(const char *api, tn_tensor *A, const char *uplo, bool
         }
     }
     free(work);
-    if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), with_tail(A, 1, n, 0, sz), sz, w, &out[0]);
+    tn_dtype wdt = A->dtype == TN_DTYPE_COMPLEX64 ? TN_DTYPE_FLOAT32 : A->dtype == TN_DTYPE_COMPLEX128 ? TN_DTYPE_FLOAT64 : A->dtype;
+    if (st == TN_OK) st = tn_la_new(wdt, tn_tensor_device(A), with_tail(A, 1, n, 0, sz), sz, w, &out[0]);
     if (st == TN_OK && vectors) {
         st = tn_la_new(A->dtype, tn_tensor_device(A), A->ndim, A->sizes, v, &out[1]);
         if (st != TN_OK) release_all(1, out);
@@ -233,46 +257,54 @@ tn_status tn_op_linalg_eigvalsh(const tn_value *args, tn_value *rets) {
  * (out[0], out[2] left NULL). */
 static tn_status svd_impl(const char *api, tn_tensor *A, bool full, bool uv, tn_tensor **out) {
     TN_TRY(tn_la_need_matrix(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
-    bool tall = m >= n; /* Jacobi runs on the tall orientation: M = A or Aᵀ, M is p×q, p >= q */
+    TN_TRY(tn_la_need_float_or_complex(api, A));
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n, w = tn_la_w(A->dtype);
+    bool tall = m >= n; /* Jacobi runs on the tall orientation: M = A or Aᴴ, M is p×q, p >= q */
     int64_t p = tall ? m : n, q = tall ? n : m;
     int64_t ucols = full ? m : k, vrows = full ? n : k, pc = full ? p : q;
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
-    double *a = tn_la_alloc(batch * m * n, sizeof(double)), *mt = tn_la_alloc(p * q, sizeof(double));
+    double *a = tn_la_alloc(batch * m * n * w, sizeof(double)), *mt = tn_la_alloc(p * q * w, sizeof(double));
     double *s = tn_la_alloc(batch * k, sizeof(double)), *work = tn_la_alloc(q, sizeof(double));
-    double *pu = uv ? tn_la_alloc(p * pc, sizeof(double)) : NULL, *qv = uv ? tn_la_alloc(q * q, sizeof(double)) : NULL;
-    double *U = uv ? tn_la_alloc(batch * m * ucols, sizeof(double)) : NULL;
-    double *V = uv ? tn_la_alloc(batch * vrows * n, sizeof(double)) : NULL;
+    double *pu = uv ? tn_la_alloc(p * pc * w, sizeof(double)) : NULL, *qv = uv ? tn_la_alloc(q * q * w, sizeof(double)) : NULL;
+    double *U = uv ? tn_la_alloc(batch * m * ucols * w, sizeof(double)) : NULL;
+    double *V = uv ? tn_la_alloc(batch * vrows * n * w, sizeof(double)) : NULL;
     tn_status st = TN_OK;
     if (!a || !mt || !s || !work || (uv && (!pu || !qv || !U || !V))) st = oom();
     if (st == TN_OK) tn_la_gather(A, a);
+    /* element (i, j) of a w-wide matrix with `cols` columns; `cj`: conjugated */
+#define EL(base, i, j, cols) ((base) + ((i) * (cols) + (j)) * w)
+#define PUT(dst, src, cj) ((dst)[0] = (src)[0], w == 2 ? (void)((dst)[1] = (cj) ? -(src)[1] : (src)[1]) : (void)0)
     for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++) {
-        const double *ab = a + b * m * n;
+        const double *ab = a + b * m * n * w;
         for (int64_t i = 0; i < p; i++)
-            for (int64_t j = 0; j < q; j++) mt[i * q + j] = tall ? ab[i * n + j] : ab[j * n + i];
-        if (tn_linalg_svd(p, q, mt, q, s + b * k, pu, pc, qv, work) != 0) {
+            for (int64_t j = 0; j < q; j++) PUT(EL(mt, i, j, q), tall ? EL(ab, i, j, n) : EL(ab, j, i, n), !tall);
+        int bad = w == 2 ? tn_linalg_zsvd(p, q, (zdouble *)mt, q, s + b * k, (zdouble *)pu, pc, (zdouble *)qv, work)
+                         : tn_linalg_svd(p, q, mt, q, s + b * k, pu, pc, qv, work);
+        if (bad != 0) {
             st = tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values", api);
             break;
         }
         if (!uv) continue;
-        /* M = P S Qᵀ with P p×pc, Qᵀ q×q. tall: U = P, Vh = Qᵀ (completed to n×n when full
-         * is asked: q = n already). wide: A = Mᵀ = Q S Pᵀ, so U = Q (m×m = q×q), Vh = Pᵀ. */
-        double *Ub = U + b * m * ucols, *Vb = V + b * vrows * n;
+        /* M = P S Qᴴ with P p×pc, Qᴴ q×q. tall: U = P, Vh = Qᴴ (completed to n×n when full
+         * is asked: q = n already). wide: A = Mᴴ = Q S Pᴴ, so U = Q (m×m = q×q), Vh = Pᴴ. */
+        double *Ub = U + b * m * ucols * w, *Vb = V + b * vrows * n * w;
         if (tall) {
             for (int64_t i = 0; i < m; i++)
-                for (int64_t j = 0; j < ucols; j++) Ub[i * ucols + j] = pu[i * pc + j];
+                for (int64_t j = 0; j < ucols; j++) PUT(EL(Ub, i, j, ucols), EL(pu, i, j, pc), false);
             for (int64_t i = 0; i < vrows; i++)
-                for (int64_t j = 0; j < n; j++) Vb[i * n + j] = qv[i * q + j];
+                for (int64_t j = 0; j < n; j++) PUT(EL(Vb, i, j, n), EL(qv, i, j, q), false);
         } else {
-            for (int64_t i = 0; i < m; i++) /* Q = (Qᵀ)ᵀ */
-                for (int64_t j = 0; j < ucols; j++) Ub[i * ucols + j] = qv[j * q + i];
+            for (int64_t i = 0; i < m; i++) /* Q = (Qᴴ)ᴴ */
+                for (int64_t j = 0; j < ucols; j++) PUT(EL(Ub, i, j, ucols), EL(qv, j, i, q), true);
             for (int64_t i = 0; i < vrows; i++)
-                for (int64_t j = 0; j < n; j++) Vb[i * n + j] = pu[j * pc + i];
+                for (int64_t j = 0; j < n; j++) PUT(EL(Vb, i, j, n), EL(pu, j, i, pc), true);
         }
     }
+#undef EL
+#undef PUT
     tn_device dev = tn_tensor_device(A);
-    if (st == TN_OK) st = tn_la_new(A->dtype, dev, with_tail(A, 1, k, 0, sz), sz, s, &out[1]);
+    tn_dtype sdt = A->dtype == TN_DTYPE_COMPLEX64 ? TN_DTYPE_FLOAT32 : A->dtype == TN_DTYPE_COMPLEX128 ? TN_DTYPE_FLOAT64 : A->dtype;
+    if (st == TN_OK) st = tn_la_new(sdt, dev, with_tail(A, 1, k, 0, sz), sz, s, &out[1]);
     if (st == TN_OK && uv) {
         st = tn_la_new(A->dtype, dev, with_tail(A, 2, m, ucols, sz), sz, U, &out[0]);
         if (st == TN_OK) st = tn_la_new(A->dtype, dev, with_tail(A, 2, vrows, n, sz), sz, V, &out[2]);
@@ -324,10 +356,17 @@ tn_status tn_op_svd(const tn_value *args, tn_value *rets) {
     bool some = args[1].u.b, uv = args[2].u.b;
     TN_TRY(svd_impl("linalg.svd", A, !some && uv, uv, out));
     tn_status st = TN_OK;
-    if (uv) { /* V = Vhᵀ */
+    if (uv) { /* V = Vhᴴ */
         tn_value ta[3] = {tn_value_tensor(out[2]), tn_value_int(-2), tn_value_int(-1)};
         tn_tensor *vt = out[2], *v;
         st = tn_dispatch_one(TN_OP_transpose_int, ta, &v);
+        if (st == TN_OK && tn_dtype_is_complex(vt->dtype)) {
+            tn_value ca[1] = {tn_value_tensor(v)};
+            tn_tensor *vc;
+            st = tn_dispatch_one(TN_OP_conj_physical, ca, &vc);
+            tn_tensor_release(v);
+            v = st == TN_OK ? vc : NULL;
+        }
         if (st == TN_OK) {
             tn_tensor *c;
             st = tn_tensor_contiguous(v, &c);

@@ -311,3 +311,38 @@ UNCOVERED = {
     "_tn_quant_linear": "torchnative's own operator (no upstream); tests/test_quant.py compares its input "
                         "gradient with upstream's gradient of x @ dequantize(W).T",
 }
+
+# complex linear algebra (issue 22, session 22): inputs (3, 4, 4, 2) viewed as complex and
+# shifted by 4·I to be well conditioned; results viewed as real again. Eigenvector phases
+# enter only through |v| and reconstructions (upstream's gauge-invariance rule). First
+# order only, as the other complex cases: a complex double backward records no graph yet
+# (even exp's: `torch.autograd.grad(view_as_real(a.exp()).sum(), a, create_graph=True)`
+# returns a gradient without grad_fn), which is engine work, not these formulas'.
+_ZA = "(torch.view_as_complex(a) + 4 * torch.eye(4, dtype=torch.view_as_complex(a).dtype))"
+_ZB = "torch.view_as_complex(b)"
+_VR = "(lambda t: torch.view_as_real(t.resolve_conj()))"  # upstream returns some results as conjugate views
+ZSQ, ZB = In((3, 4, 4, 2)), In((3, 4, 2, 2))
+CASES += [
+    G("cplx_det_inv", f"lambda a: ({_VR}(torch.linalg.det({_ZA})), {_VR}(torch.linalg.inv({_ZA})), {_VR}(torch.logdet({_ZA})), torch.linalg.slogdet({_ZA})[1], {_VR}(torch.linalg.slogdet({_ZA})[0] * 2))",
+      [ZSQ], (0,), ["linalg_det", "linalg_inv", "logdet", "linalg_slogdet"]),
+    G("cplx_solve", f"lambda a, b: ({_VR}(torch.linalg.solve({_ZA}, {_ZB})), {_VR}(torch.linalg.solve({_ZA}, {_ZB}.mT, left=False)), {_VR}(torch.linalg.solve({_ZA}, {_ZB}[..., 0])))",
+      [ZSQ, ZB], (0, 1), ["linalg_solve"]),
+    G("cplx_lu", f"lambda a, b: ({_VR}(torch.linalg.lu({_ZA})[1]), {_VR}(torch.linalg.lu({_ZA})[2]), {_VR}(torch.linalg.lu_factor({_ZA})[0]), {_VR}(torch.linalg.lu_solve(*torch.linalg.lu_factor({_ZA}), {_ZB})), {_VR}(torch.linalg.lu_solve(*torch.linalg.lu_factor({_ZA}), {_ZB}, adjoint=True)))",
+      [ZSQ, ZB], (0, 1), ["linalg_lu", "linalg_lu_factor", "linalg_lu_solve"]),
+    G("cplx_cholesky", f"lambda a, b: (lambda s: ({_VR}(torch.linalg.cholesky(s)), {_VR}(torch.linalg.cholesky(s, upper=True)), {_VR}(torch.cholesky_solve({_ZB}, torch.linalg.cholesky(s))), {_VR}(torch.cholesky_inverse(torch.linalg.cholesky(s)))))({_ZA} @ {_ZA}.mH)",
+      [ZSQ, ZB], (0, 1), ["linalg_cholesky", "cholesky_solve", "cholesky_inverse"]),
+    G("cplx_triangular", f"lambda a, b: ({_VR}(torch.linalg.solve_triangular({_ZA}.triu(), {_ZB}, upper=True)), {_VR}(torch.linalg.solve_triangular({_ZA}.tril(), {_ZB}.mT, upper=False, left=False)), {_VR}(torch.triangular_solve({_ZB}, {_ZA}.triu())[0]), {_VR}(torch.triangular_solve({_ZB}, {_ZA}.tril(), upper=False, transpose=True)[0]))",
+      [ZSQ, ZB], (0, 1), ["linalg_solve_triangular", "triangular_solve"]),
+    G("cplx_eigh", f"lambda a: (lambda w, v: (w, v.abs(), {_VR}(v @ torch.diag_embed(w.exp()).to(v.dtype) @ v.mH)))(*torch.linalg.eigh({_ZA} + {_ZA}.mH))",
+      [ZSQ], (0,), ["linalg_eigh"], dtypes=("float64",)),  # float32: upstream's own gauge check (allclose at 1e-2) fails
+    G("cplx_eigvalsh_svdvals_pinv", f"lambda a: (torch.linalg.eigvalsh({_ZA}), torch.linalg.svdvals({_ZA}), torch.linalg.matrix_norm({_ZA}, 'nuc'), {_VR}(torch.linalg.pinv({_ZA})))",
+      [ZSQ], (0,), ["linalg_eigvalsh", "linalg_svdvals", "linalg_pinv_atol_rtol_tensor"]),
+    G("cplx_svd", f"lambda a, w: tuple(t for x in ({_ZA}, torch.view_as_complex(w)) for f in (False, True) for t in (lambda u, s, v: (u[..., :s.shape[-1]].abs(), s, v[..., :s.shape[-1], :].abs()))(*torch.linalg.svd(x, full_matrices=f))) + (lambda u, s, v: (u.abs(), v.abs()))(*torch.svd(torch.view_as_complex(w)))",
+      [ZSQ, In((3, 3, 5, 2))], (0, 1), ["linalg_svd", "svd"]),
+    G("cplx_qr", f"lambda a, w: tuple({_VR}(t) for t in (*torch.linalg.qr(torch.view_as_complex(a)), *torch.linalg.qr(torch.view_as_complex(w)), *torch.linalg.qr(torch.view_as_complex(a)[..., :3, :], mode='complete'), *torch.qr(torch.view_as_complex(a)[..., :3])))",
+      [In((3, 5, 4, 2)), In((3, 3, 5, 2))], (0, 1), ["linalg_qr", "qr"]),
+    G("cplx_householder", f"lambda a, t: ({_VR}(torch.linalg.householder_product(torch.view_as_complex(a), torch.view_as_complex(t))), {_VR}(torch.linalg.householder_product(torch.view_as_complex(a), torch.view_as_complex(t)[..., :2])))",
+      [In((3, 5, 4, 2)), In((3, 4, 2), kind="unit")], (0, 1), ["linalg_householder_product"]),
+    G("cplx_matrix_exp_vecdot_cross", f"lambda a, b: ({_VR}(torch.linalg.matrix_exp({_ZA} * 0.2)), {_VR}(torch.linalg.vecdot({_ZA}[..., :2], {_ZB})), {_VR}(torch.linalg.cross({_ZA}[..., :3], {_ZA}[..., 1:])))",
+      [ZSQ, ZB], (0, 1), ["linalg_matrix_exp", "linalg_cross"]),
+]

@@ -8,12 +8,17 @@ verdicts per form (function, method, in-place, out=) and dtype, and the floor of
     python tests/opinfo/driver.py --update-floor  also raise the floor to this run's agreement
     python tests/opinfo/driver.py --details       also list every entry and form that does not agree
     python tests/opinfo/driver.py --check         exit 1 when the run falls below the floor
+    python tests/opinfo/driver.py --dtypes=complex64,complex128 --only='linalg|^lu'
+                                                  just these dtypes, and the entries whose key
+                                                  matches the regular expression (a partial run:
+                                                  --check then judges only what ran)
 """
 import hashlib
 import inspect
 import json
 import os
 import pickle
+import re
 import select
 import subprocess
 import sys
@@ -184,14 +189,20 @@ def _run_range(samples_paths, start, end, python, j):
     return results, crashed
 
 
-def sweep(dtypes=CI_DTYPES):
+def sweep(dtypes=CI_DTYPES, only=None):
     """The verdicts {form: {entry key: {dtype: (status, detail)}}} of every entry with samples
-    in `dtypes`, for each form the entry declares."""
+    in `dtypes`, for each form the entry declares; `only`: a regular expression, the entries
+    whose key it matches (our side replays no other)."""
     paths, entries = ensure_reference(dtypes)
-    ours, crashed = run_ours(paths, len(entries))
+    if only:
+        os.environ[worker.ONLY_ENV] = only
+    try:
+        ours, crashed = run_ours(paths, len(entries))
+    finally:
+        os.environ.pop(worker.ONLY_ENV, None)
     verdicts = {f: {} for f in FORMS}
     for i, rec in enumerate(entries):
-        if not rec["dtypes"]:
+        if not rec["dtypes"] or (only and not re.search(only, rec["key"])):
             continue
         refs = {"function": rec["dtypes"], **rec["forms"]}
         for form, per_dt in refs.items():
@@ -272,7 +283,7 @@ def write_floor(verdicts):
         f.write("\n")
 
 
-def floor_regressions(verdicts, dtypes):
+def floor_regressions(verdicts, dtypes, only=None):
     """What the floor holds that this run lost: {(form, dtype, key): verdict} of the (entry,
     form, dtype) triples that agreed before, and {(form, dtype): (now, floor)} of the counts
     that dropped; only for the forms in `verdicts` and for `dtypes` (a run of fewer cannot
@@ -285,20 +296,31 @@ def floor_regressions(verdicts, dtypes):
         for dt, names in per_dt.items():
             if dt not in dtypes:
                 continue
+            if only:  # a partial run judges only the entries it ran
+                names = [k for k in names if re.search(only, k)]
             for k in names:
                 got = verdicts.get(form, {}).get(k, {}).get(dt, ("missing", "no samples this run"))
                 if got[0] != "agree":
                     lost[(form, dt, k)] = got
             n = sum(1 for v in verdicts.get(form, {}).values() if v.get(dt, ("",))[0] == "agree")
-            if n < floor["counts"][form][dt]:
+            if not only and n < floor["counts"][form][dt]:
                 short[(form, dt)] = (n, floor["counts"][form][dt])
     return lost, short
 
 
 def main():
+    opts = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
     dtypes = ALL_DTYPES if "--full" in sys.argv else CI_DTYPES
+    if "dtypes" in opts:
+        dtypes = tuple(opts["dtypes"].split(","))
+        bad = [d for d in dtypes if d not in ALL_DTYPES]
+        if bad:
+            raise SystemExit(f"unknown dtypes {bad}; known: {', '.join(ALL_DTYPES)}")
+    only = opts.get("only")
+    if only and "--update-floor" in sys.argv:
+        raise SystemExit("--update-floor needs the whole run (no --only)")
     t0 = time.monotonic()
-    verdicts = sweep(dtypes)
+    verdicts = sweep(dtypes, only)
     print(summary(verdicts, dtypes))
     print(f"({time.monotonic() - t0:.0f} s)")
     if "--details" in sys.argv:
@@ -308,7 +330,7 @@ def main():
                 if st != "agree":
                     print(f"{form:8s} {st:9s} {k}: {d}")
     if "--check" in sys.argv:
-        lost, short = floor_regressions(verdicts, dtypes)
+        lost, short = floor_regressions(verdicts, dtypes, only)
         for what in (lost, short):
             for k, v in sorted(what.items()):
                 print("below the floor:", *k, v)

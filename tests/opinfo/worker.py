@@ -24,6 +24,7 @@ and restart after it."""
 import io
 import os
 import pickle
+import re
 import sys
 import zlib
 
@@ -33,6 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_SAMPLE_BYTES = 256 * 1024
 # the functions that decide the shipped samples and upstream's results: the driver keys the
 # reference cache on their source
+# the driver's --only: a regular expression on entry keys; `run` replays no other entry
+ONLY_ENV = "TN_OPINFO_ONLY"
 REFERENCE_CODE = ("_import_op_db", "entry_key", "seed_of", "encode", "out_spec", "make_out", "call",
                   "declared_forms", "gen", "_load")
 
@@ -220,11 +223,14 @@ def run(samples_paths, out_path, start, end):
     for p in samples_paths.split(","):
         with open(p, "rb") as f:
             files.append(pickle.load(f)["entries"])
+    only = os.environ.get(ONLY_ENV)
     with open(out_path, "ab") as out:
         for i in range(start, min(end, len(files[0]))):
             print("B", i, flush=True)
             res = {}
             for entries in files:
+                if only and not re.search(only, entries[i]["key"]):
+                    continue
                 rec = entries[i]
                 op = by_key.get(rec["key"])
                 for dt, (samples, _) in rec["dtypes"].items():
