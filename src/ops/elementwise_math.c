@@ -313,9 +313,12 @@ static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_val
         return tn_error(TN_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
     if (tn_dtype_is_complex(self->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
+    /* upstream promotes only an integral self with the bounds; a floating self keeps its
+     * dtype and each bound is converted to it (a complex bound with a zero imaginary part
+     * is a real one there) */
     tn_value ops[3] = {tn_value_tensor(self), *mn, *mx};
-    tn_dtype common;
-    TN_TRY(tn_result_type(3, ops, &common));
+    tn_dtype common = self->dtype;
+    if (!tn_dtype_is_floating(self->dtype)) TN_TRY(tn_result_type(3, ops, &common));
     if (tn_dtype_is_complex(common)) /* a complex bound promotes a real tensor to complex */
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
     tn_loop_ctx ctx = {0};

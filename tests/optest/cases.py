@@ -146,6 +146,18 @@ add("vecdot_broadcast", "lambda a, b: (torch.linalg.vecdot(a, b[:1]), torch.lina
 # torch.ops.aten.detach_ refuses a view as Tensor.detach_ does; a base detaches in place (session 21)
 add("ops_detach_view_err", "lambda a: torch.ops.aten.detach_.default(a.t())", [In((3, 4))], ["detach_.default"])
 add("ops_detach_base", "lambda a: torch.ops.aten.detach_.default(a.clone())", [In((3, 4))], ["detach_.default"])
+# session 22, the fuzzer's open family: a floating clamp keeps its dtype (a complex bound with no imaginary part,
+# an int beyond int64 are converted to it, not promoted with)
+add("clamp_float_keeps_dtype", "lambda a: (torch.clamp(a.double(), 1, complex(-2, 0)), torch.clamp(a, max=complex(0.5, 0)), torch.ops.aten.hardtanh_(a.clone(), complex(-2, 0)), torch.nn.functional.hardtanh(a, 2**63), torch.clamp(a, 2**63), torch.clamp(a.double(), 1, complex(-2, 0), out=torch.empty(2, 3, dtype=torch.float64)))", [In((2, 3))], ["clamp.default", "clamp.out", "hardtanh_.default", "hardtanh.default"])
+add("clamp_float_complex_bound_err", "lambda a: torch.clamp(a, 1, complex(-2, 1))", [In((2, 3))], ["clamp.default"])
+add("foreach_norm_ord_err_bool", "lambda a: torch._foreach_norm([a], True)", [In((2, 3))], ["_foreach_norm.Scalar"])
+add("foreach_norm_ord_err_complex", "lambda a: torch.ops.aten._foreach_norm.Scalar([a], complex(2, 0))", [In((2, 3))], ["_foreach_norm.Scalar"])
+# mT, mH, adjoint and matrix_H return a 0-D tensor as it is (matrix_H refuses 1-D with Tensor.H's words)
+add("matrix_transposes_0d", "lambda a: (torch.ops.aten.mH(a[0, 0]), a[0, 0].mT, a[0, 0].mH, torch.adjoint(a[0, 0]), torch.ops.aten.matrix_H(a[0, 0]), torch.ops.aten.matrix_H(a[0, 0].to(torch.complex64) * (1 + 2j)), a[0, 0].to(torch.complex64).mH * 1)", [In((2, 3))], ["mH.default", "mT.default", "adjoint.default", "matrix_H.default"])
+add("matrix_H_1d_err", "lambda a: torch.ops.aten.matrix_H(a[0])", [In((2, 3))], ["matrix_H.default"])
+# constant_pad_nd converts its value only when it pads
+add("constant_pad_value_unused", "lambda a: (torch.constant_pad_nd(a.int(), [], 1e308), torch.constant_pad_nd(a.int(), [0, 0], 1e308), torch.constant_pad_nd(a.int(), [-1, 0], 1e308))", [In((2, 3))], ["constant_pad_nd.default"])
+add("constant_pad_value_overflow_err", "lambda a: torch.constant_pad_nd(a.int(), [-1, 1], 1e308)", [In((2, 3))], ["constant_pad_nd.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
