@@ -1299,6 +1299,18 @@ for dt in ("int32", "int64", "uint8", "int8", "bool"):
     rnd(f"bernoulli__{dt}", "xs[0].clone().bernoulli_(0.5)", [In((33,), dt, "bool" if dt == "bool" else "int")], ["bernoulli_.float"])
 rnd("uniform_int_err", "xs[0].clone().uniform_()", [In((7,), "int32", "int")], ["uniform_.default"])
 rnd("uniform_bad_range", "xs[0].clone().uniform_(3, 1)", [In((7,))], ["uniform_.default"])
+# session 22, the fuzzer's open family: normal's and bernoulli's out= forms are upstream's composition: out
+# resized (Tensor_float_out: mean broadcast with out), drawn in out's own dtype, then scaled and shifted in place
+rnd("normal_out_forms", "(torch.normal(xs[0].half(), 2.0, out=torch.empty(2, 3, dtype=torch.float64)), torch.normal(xs[0][0], 2.0, out=torch.empty(2, 3)), torch.normal(xs[0], 2.0, out=torch.empty(3, 2).t()), torch.normal(1.5, xs[0].abs(), out=torch.empty(4, dtype=torch.float64)), torch.normal(xs[0], xs[0][0].abs(), out=torch.empty(1)), torch.normal(xs[0], 1.0, out=torch.empty(5, 2, 0)))", [In((2, 3))], ["normal.Tensor_float_out", "normal.float_Tensor_out", "normal.Tensor_Tensor_out"])
+rnd("normal_out_shape_err", "torch.normal(xs[0], 2.0, out=torch.empty(5, 5, 0, 0))", [In((2, 3))], ["normal.Tensor_float_out"])
+rnd("normal_out_dtype_err", "torch.normal(xs[0], 2.0, out=torch.empty(2, 3, dtype=torch.int64))", [In((2, 3))], ["normal.Tensor_float_out"])
+rnd("bernoulli_out_any_dtype", "(torch.bernoulli(xs[0].abs(), out=torch.empty(3, dtype=torch.int32)), torch.bernoulli(xs[0].abs().half(), out=torch.empty(2, 5, dtype=torch.float64)), torch.bernoulli(xs[0].abs(), out=torch.empty(0, dtype=torch.bool)))", [In((2, 5), kind="unit")], ["bernoulli.out"])
+rnd("bernoulli_out_complex_err", "torch.bernoulli(xs[0].abs(), out=torch.empty(3, dtype=torch.complex64))", [In((2, 5), kind="unit")], ["bernoulli.out"])
+# diff's out= form refuses an empty dim (narrow's IndexError) where the functional returns (session 22)
+for nm, expr in (("empty", "torch.diff(a[:, :0], dim=1, out=torch.empty(0))"), ("n5", "torch.diff(a[:0], n=5, dim=0, out=torch.empty(0))"),
+                 ("prepend_empty", "torch.diff(a[:, :0], prepend=a[:, :0], out=torch.empty(0))"), ("bool", "torch.diff(a[:0].bool(), dim=0, out=torch.empty(0, dtype=torch.bool))")):
+    add(f"diff_out_empty_dim_err_{nm}", f"lambda a: {expr}", [In((3, 4))], ["diff.out"])
+add("diff_out_empty_ok", "lambda a: (torch.diff(a[:, :0], n=0, dim=1, out=torch.empty(0)), torch.diff(a[:, :1], n=2, dim=1, out=torch.empty(0)), torch.diff(a[:, :0], dim=1, prepend=a[:, :2], out=torch.empty(0)), torch.diff(a[:0], dim=1, out=torch.empty(0)), torch.diff(a[:, :0], dim=1))", [In((3, 4))], ["diff.out", "diff.default"])
 rnd("normal_neg_std_err", "xs[0].clone().normal_(0, -1)", [In((7,))], ["normal_.default"])
 rnd("bernoulli_p_err", "xs[0].clone().bernoulli_(1.5)", [In((7,))], ["bernoulli_.float"])
 rnd("random_bad_range", "xs[0].clone().random_(5, 2)", [In((7,))], ["random_.from"])
