@@ -207,8 +207,19 @@ tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
             return tn_error(TN_ERR_RUNTIME, "Expected input batch_size (%lld) to match target batch_size (%lld).",
                             (long long)(self->ndim ? self->sizes[0] : 1), (long long)(target->ndim ? target->sizes[0] : 1));
         }
-        (void)b1; (void)b2;
         int64_t C = self->ndim ? self->sizes[cdim] : 1, outer = 1, inner = 1;
+        /* upstream's probability-target path: no ignore_index, one weight per class */
+        if (ignore >= 0) {
+            tn_tensor_release(logp);
+            return tn_error(TN_ERR_RUNTIME, "ignore_index is not supported for floating point target");
+        }
+        if (weight && tn_tensor_numel(weight) != C) {
+            tn_tensor_release(logp);
+            return tn_error(TN_ERR_RUNTIME, "cross_entropy: weight tensor should be defined either for all %lld classes or "
+                            "no classes but got weight tensor of shape: %s", (long long)C,
+                            tn_format_sizes(weight->ndim, weight->sizes, b1, sizeof b1));
+        }
+        (void)b2;
         for (int i = 0; i < cdim; i++) outer *= self->sizes[i];
         for (int i = cdim + 1; i < self->ndim; i++) inner *= self->sizes[i];
         int64_t osz[TN_MAX_DIMS];

@@ -698,11 +698,13 @@ static tn_status check_std_tensor(const tn_tensor *std) {
     if (!is_floatish(std->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "normal with a %s std tensor is not implemented by torchnative",
                         tn_dtype_infos[std->dtype].c10_name);
-    int64_t idx[TN_MAX_DIMS] = {0}, n = tn_tensor_numel(std);
+    /* upstream's std.min() >= 0: a minimum reads a zero-stride (expanded) dim once */
+    int64_t idx[TN_MAX_DIMS] = {0}, span[TN_MAX_DIMS], n = 1;
+    for (int d = 0; d < std->ndim; d++) { span[d] = std->strides[d] ? std->sizes[d] : 1; n *= span[d]; }
     for (int64_t k = 0; k < n; k++) {
         if (!(load_elem(std, bcast_off(std, std->ndim, idx)) >= 0))
             return tn_error(TN_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
-        for (int d = std->ndim - 1; d >= 0; d--) { if (++idx[d] < std->sizes[d]) break; idx[d] = 0; }
+        for (int d = std->ndim - 1; d >= 0; d--) { if (++idx[d] < span[d]) break; idx[d] = 0; }
     }
     return TN_OK;
 }

@@ -158,6 +158,26 @@ add("matrix_H_1d_err", "lambda a: torch.ops.aten.matrix_H(a[0])", [In((2, 3))], 
 # constant_pad_nd converts its value only when it pads
 add("constant_pad_value_unused", "lambda a: (torch.constant_pad_nd(a.int(), [], 1e308), torch.constant_pad_nd(a.int(), [0, 0], 1e308), torch.constant_pad_nd(a.int(), [-1, 0], 1e308))", [In((2, 3))], ["constant_pad_nd.default"])
 add("constant_pad_value_overflow_err", "lambda a: torch.constant_pad_nd(a.int(), [-1, 1], 1e308)", [In((2, 3))], ["constant_pad_nd.default"])
+# session 22 (the fuzzer's open family and the seed-22 run): upstream's checks of a NaN flash-attention dropout,
+# complex matrix_rank tolerances, probability-target cross_entropy's ignore_index and weight, the unsqueezed dim of
+# value_selecting_reduction_backward, a stride overflow of an empty factory, diff.out's exact dtype at n = 0
+for nm, expr in (("flash_dropout_nan", "torch._scaled_dot_product_flash_attention_for_cpu(a.reshape(1, 1, 2, 3), a.reshape(1, 1, 2, 3), a.reshape(1, 1, 2, 3), float('nan'), False)"),
+                 ("matrix_rank_complex_atol", "torch.linalg.matrix_rank(a, atol=torch.ones(2, dtype=torch.complex64))"),
+                 ("matrix_rank_complex_rtol", "torch.linalg.matrix_rank(a, rtol=torch.ones((), dtype=torch.complex128))"),
+                 ("matrix_rank_complex_tol", "torch.linalg.matrix_rank(a, torch.ones((), dtype=torch.complex64))"),
+                 ("cross_entropy_prob_ignore_index", "torch.nn.functional.cross_entropy(a, a.softmax(1), ignore_index=4)"),
+                 ("cross_entropy_prob_weight", "torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.ones(2, 3))"),
+                 ("vsrb_dim", "torch.ops.aten.value_selecting_reduction_backward(a, -4, torch.zeros(1, 2, 0, dtype=torch.long), [1, 1, 2, 0], False)"),
+                 ("zeros_stride_overflow", "torch.zeros(0, 2**62, 4)"), ("empty_stride_overflow_meta", "torch.empty(3, 0, 2**62, 4, device='meta')"),
+                 ("diff_out_n0_dtype", "torch.diff(a, n=0, out=torch.empty(0, dtype=torch.float64))")):
+    add(f"arg_check_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
+add("cross_entropy_prob_weight_ok", "lambda a: torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.arange(1.0, 4.0))", [In((2, 3))], ["cross_entropy_loss.default"])
+# Tensor.copy_ takes a Python number as its source, and a bool (only) as non_blocking
+add("copy_number_src", "lambda a: (a.clone().copy_(-1), a.clone().copy_(2.5), a.clone().int().copy_(True), a.clone().to(torch.complex64).copy_(1 + 2j), a.clone().copy_(a.t().t(), True))", [In((2, 3))], ["copy_.default"])
+for nm, expr in (("int", "a.clone().copy_(a, 1)"), ("none", "a.clone().copy_(a, None)"), ("kw", "a.clone().copy_(a, non_blocking=1)"), ("str_src", "a.clone().copy_('x')")):
+    add(f"copy_arg_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
+# normal's std check reads an expanded dim once (upstream's std.min()): a 2**40-element std answers at once
+add("normal_std_expanded_err", "lambda: torch.normal(1.0, torch.ones(1, 1).expand(2**40, 1))", [], ["normal.float_Tensor"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
