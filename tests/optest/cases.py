@@ -178,6 +178,14 @@ for nm, expr in (("int", "a.clone().copy_(a, 1)"), ("none", "a.clone().copy_(a, 
     add(f"copy_arg_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
 # normal's std check reads an expanded dim once (upstream's std.min()): a 2**40-element std answers at once
 add("normal_std_expanded_err", "lambda: torch.normal(1.0, torch.ones(1, 1).expand(2**40, 1))", [], ["normal.float_Tensor"])
+# upstream's checks: adaptive_avg_pool2d_backward's empty non-batch grad dims, batch statistics of an empty input (session 22)
+for nm, expr in (("aap2d_backward_empty_grad", "torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(0, 0, 2, 2), torch.ones(0, 0, 4, 4))"),
+                 ("aap2d_backward_empty_grad_3d", "torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(3, 0, 2), torch.ones(3, 4, 4))"),
+                 ("batch_norm_legit_empty", "torch.ops.aten._native_batch_norm_legit(torch.ones(0, 1, 1), None, None, torch.zeros(1), torch.ones(1), True, 0.1, 1e-5)"),
+                 ("batch_norm_legit_no_stats_empty", "torch.ops.aten._native_batch_norm_legit(torch.ones(2, 0, 1), None, None, True, 0.1, 1e-5)"),
+                 ("native_batch_norm_empty", "torch.ops.aten.native_batch_norm(torch.ones(0, 1, 1), None, None, None, None, True, 0.1, 1e-5)")):
+    add(f"arg_check_err_{nm}", f"lambda: {expr}", [], [])
+add("aap2d_backward_empty_batch", "lambda: torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(0, 1, 2, 2), torch.ones(0, 1, 4, 4))", [], ["_adaptive_avg_pool2d_backward.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
