@@ -213,7 +213,7 @@ tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
             tn_tensor_release(logp);
             return tn_error(TN_ERR_RUNTIME, "ignore_index is not supported for floating point target");
         }
-        if (weight && tn_tensor_numel(weight) != C) {
+        if (weight && (weight->ndim != 1 || weight->sizes[0] != C)) {
             tn_tensor_release(logp);
             return tn_error(TN_ERR_RUNTIME, "cross_entropy: weight tensor should be defined either for all %lld classes or "
                             "no classes but got weight tensor of shape: %s", (long long)C,

@@ -167,8 +167,10 @@ for nm, expr in (("flash_dropout_nan", "torch._scaled_dot_product_flash_attentio
                  ("matrix_rank_complex_tol", "torch.linalg.matrix_rank(a, torch.ones((), dtype=torch.complex64))"),
                  ("cross_entropy_prob_ignore_index", "torch.nn.functional.cross_entropy(a, a.softmax(1), ignore_index=4)"),
                  ("cross_entropy_prob_weight", "torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.ones(2, 3))"),
+                 ("cross_entropy_prob_weight_shape", "torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.ones(1, 3))"),
                  ("vsrb_dim", "torch.ops.aten.value_selecting_reduction_backward(a, -4, torch.zeros(1, 2, 0, dtype=torch.long), [1, 1, 2, 0], False)"),
                  ("zeros_stride_overflow", "torch.zeros(0, 2**62, 4)"), ("empty_stride_overflow_meta", "torch.empty(3, 0, 2**62, 4, device='meta')"),
+                 ("narrow_copy_out_dtype", "torch.narrow_copy(a, 1, 0, 1, out=torch.empty(0, dtype=torch.float64))"),
                  ("diff_out_n0_dtype", "torch.diff(a, n=0, out=torch.empty(0, dtype=torch.float64))")):
     add(f"arg_check_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
 add("cross_entropy_prob_weight_ok", "lambda a: torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.arange(1.0, 4.0))", [In((2, 3))], ["cross_entropy_loss.default"])
