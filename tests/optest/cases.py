@@ -188,6 +188,8 @@ for nm, expr in (("aap2d_backward_empty_grad", "torch.ops.aten._adaptive_avg_poo
                  ("native_batch_norm_empty", "torch.ops.aten.native_batch_norm(torch.ones(0, 1, 1), None, None, None, None, True, 0.1, 1e-5)")):
     add(f"arg_check_err_{nm}", f"lambda: {expr}", [], [])
 add("aap2d_backward_empty_batch", "lambda: torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(0, 1, 2, 2), torch.ones(0, 1, 4, 4))", [], ["_adaptive_avg_pool2d_backward.default"])
+# nanmean's out= form runs in out's dtype when no dtype is given, as mean's (the seed-22 run)
+add("nanmean_out_dtype", "lambda a: (torch.nanmean(a.bfloat16(), out=torch.empty((), dtype=torch.float32)), torch.nanmean(a.bfloat16(), 1, out=torch.empty(0, dtype=torch.float64)))", [In((2, 33))], ["nanmean.out"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
