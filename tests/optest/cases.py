@@ -190,6 +190,11 @@ for nm, expr in (("aap2d_backward_empty_grad", "torch.ops.aten._adaptive_avg_poo
 add("aap2d_backward_empty_batch", "lambda: torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(0, 1, 2, 2), torch.ones(0, 1, 4, 4))", [], ["_adaptive_avg_pool2d_backward.default"])
 # nanmean's out= form runs in out's dtype when no dtype is given, as mean's (the seed-22 run)
 add("nanmean_out_dtype", "lambda a: (torch.nanmean(a.bfloat16(), out=torch.empty((), dtype=torch.float32)), torch.nanmean(a.bfloat16(), 1, out=torch.empty(0, dtype=torch.float64)))", [In((2, 33))], ["nanmean.out"])
+# nll_loss_forward's target rules (1-D input: a 0-D target or a 1-D one of one element; 2-D input: a 1-D target of its
+# batch size) and its unbatched input reduced whatever the reduction, with its total weight (session 21's open entry)
+add("nll_forward_unbatched", "lambda a: (torch.ops.aten.nll_loss_forward(a[0], torch.tensor([1]), None, 0, -100), torch.ops.aten.nll_loss_forward(a[0], torch.tensor(2), a[1].abs(), 0, -100), torch.ops.aten.nll_loss_forward(a[0], torch.tensor(1), None, 0, 1), torch.nn.functional.nll_loss(a[0], torch.tensor(1), reduction='none'))", [In((2, 3))], ["nll_loss_forward.default"])
+for nm, expr in (("target_size", "torch.ops.aten.nll_loss_forward(a[0], torch.tensor([1, 2]), None, 0, -100)"), ("target_0d_batched", "torch.ops.aten.nll_loss_forward(a, torch.tensor(1), None, 1, -100)"), ("batch", "torch.ops.aten.nll_loss_forward(a, torch.tensor([1]), None, 1, -100)")):
+    add(f"nll_forward_err_{nm}", f"lambda a: {expr}", [In((2, 3))], ["nll_loss_forward.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
