@@ -195,6 +195,10 @@ add("nanmean_out_dtype", "lambda a: (torch.nanmean(a.bfloat16(), out=torch.empty
 add("nll_forward_unbatched", "lambda a: (torch.ops.aten.nll_loss_forward(a[0], torch.tensor([1]), None, 0, -100), torch.ops.aten.nll_loss_forward(a[0], torch.tensor(2), a[1].abs(), 0, -100), torch.ops.aten.nll_loss_forward(a[0], torch.tensor(1), None, 0, 1), torch.nn.functional.nll_loss(a[0], torch.tensor(1), reduction='none'))", [In((2, 3))], ["nll_loss_forward.default"])
 for nm, expr in (("target_size", "torch.ops.aten.nll_loss_forward(a[0], torch.tensor([1, 2]), None, 0, -100)"), ("target_0d_batched", "torch.ops.aten.nll_loss_forward(a, torch.tensor(1), None, 1, -100)"), ("batch", "torch.ops.aten.nll_loss_forward(a, torch.tensor([1]), None, 1, -100)")):
     add(f"nll_forward_err_{nm}", f"lambda a: {expr}", [In((2, 3))], ["nll_loss_forward.default"])
+# from_numpy takes an array's own strides, which numpy makes zeros for an array with no elements (session 21's open
+# view.dtype entry: viewing such a tensor as a wider dtype refuses its zero last stride)
+add("from_numpy_empty_strides", "lambda: (torch.from_numpy(np.zeros((2, 0, 3), dtype=np.int8)).stride(), torch.from_numpy(np.zeros((0,), dtype=np.float32)).stride(), torch.from_numpy(np.zeros((3, 4), dtype=np.float32).T).stride())", [], [])
+add("view_dtype_empty_numpy_err", "lambda: torch.from_numpy(np.zeros((0,), dtype=np.int8)).view(torch.float64)", [], ["view.dtype"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
