@@ -413,6 +413,12 @@ static tn_status expand_to(tn_tensor *self, int n, const int64_t *target, tn_val
         sizes[i] = size;
         strides[i] = stride;
     }
+    /* upstream's element count: a product in 64 unsigned bits, left to right, that must not
+     * overflow nor pass INT64_MAX ((2**62, 2**62) refuses, (0, 2**62, 2**62) does not) */
+    uint64_t numel = 1;
+    bool over = false;
+    for (int i = 0; i < n; i++) over |= __builtin_mul_overflow(numel, (uint64_t)sizes[i], &numel);
+    if (over || numel > (uint64_t)INT64_MAX) return tn_error(TN_ERR_RUNTIME, "numel: integer multiplication overflow");
     return ret_view(self, self->offset, n, sizes, strides, self->dtype, rets);
 }
 

@@ -199,6 +199,11 @@ for nm, expr in (("target_size", "torch.ops.aten.nll_loss_forward(a[0], torch.te
 # view.dtype entry: viewing such a tensor as a wider dtype refuses its zero last stride)
 add("from_numpy_empty_strides", "lambda: (torch.from_numpy(np.zeros((2, 0, 3), dtype=np.int8)).stride(), torch.from_numpy(np.zeros((0,), dtype=np.float32)).stride(), torch.from_numpy(np.zeros((3, 4), dtype=np.float32).T).stride())", [], [])
 add("view_dtype_empty_numpy_err", "lambda: torch.from_numpy(np.zeros((0,), dtype=np.int8)).view(torch.float64)", [], ["view.dtype"])
+# expand/broadcast_to count the elements as upstream: an unsigned product, left to right, that must not overflow
+# nor pass INT64_MAX, so a zero before the huge sizes passes and one after them does not (session 22)
+add("expand_numel_overflow_ok", "lambda a: (torch.broadcast_to(a[:1, :1], (0, 2**62, 2**62)).shape, a[:1, :1].expand(2**62, 0).shape, torch.broadcast_to(a[:1, :1], (2**31, 2**31)).shape)", [In((2, 3))], ["expand.default"])
+for nm, sz in (("2d", "(2**62, 2**62)"), ("zero_last", "(2**32, 2**32, 0)")):
+    add(f"expand_numel_overflow_err_{nm}", f"lambda a: torch.broadcast_to(a[:1, :1], {sz})", [In((2, 3))], ["expand.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
