@@ -204,6 +204,10 @@ add("view_dtype_empty_numpy_err", "lambda: torch.from_numpy(np.zeros((0,), dtype
 add("expand_numel_overflow_ok", "lambda a: (torch.broadcast_to(a[:1, :1], (0, 2**62, 2**62)).shape, a[:1, :1].expand(2**62, 0).shape, torch.broadcast_to(a[:1, :1], (2**31, 2**31)).shape)", [In((2, 3))], ["expand.default"])
 for nm, sz in (("2d", "(2**62, 2**62)"), ("zero_last", "(2**32, 2**32, 0)")):
     add(f"expand_numel_overflow_err_{nm}", f"lambda a: torch.broadcast_to(a[:1, :1], {sz})", [In((2, 3))], ["expand.default"])
+# float32 nextafter in float32 (the double one rounds FLT_MAX's and 0's neighbours back), a NaN-order norm of an empty
+# reduction is 0 (the seed-22 run)
+add("nextafter_f32_edges", "lambda: torch.nextafter(torch.tensor([float('inf'), float('-inf'), 3.4028235e38, 0.0, -0.0, 1.0]), torch.tensor([1.0, 1.0, 5.0, 1.0, -1.0, 2.0]))", [], ["nextafter.default"], **EXACT)
+add("norm_nan_p_empty", "lambda: (torch.norm(torch.ones(0, 2), p=float('nan')), torch.linalg.vector_norm(torch.ones(0, 2), float('nan'), dim=0), torch.linalg.vector_norm(torch.ones(3), float('nan')))", [], ["norm.Scalar", "linalg_vector_norm.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
