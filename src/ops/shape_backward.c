@@ -139,6 +139,11 @@ tn_status tn_op_value_selecting_reduction_backward(const tn_value *args, tn_valu
     if (st == TN_OK && !keepdim) st = tn_wrap_dim(args[1].u.i, idx->ndim + 1, &id);
     if (st == TN_OK) st = tn_wrap_dim(args[1].u.i, z->ndim, &dim);
     (void)gd, (void)id;
+    int add = keepdim ? 0 : 1; /* the ranks upstream's scatter then checks */
+    if (st == TN_OK && idx->ndim + add != z->ndim)
+        st = tn_error(TN_ERR_RUNTIME, "Index tensor must have the same number of dimensions as self tensor");
+    else if (st == TN_OK && idx->ndim != grad->ndim)
+        st = tn_error(TN_ERR_RUNTIME, "Index tensor must have the same number of dimensions as src tensor");
     tn_tensor *g = grad, *ix = idx;
     bool own = st == TN_OK && !keepdim; /* g and ix are new references only on this path */
     if (own) {

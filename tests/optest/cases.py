@@ -169,6 +169,8 @@ for nm, expr in (("flash_dropout_nan", "torch._scaled_dot_product_flash_attentio
                  ("cross_entropy_prob_weight", "torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.ones(2, 3))"),
                  ("cross_entropy_prob_weight_shape", "torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.ones(1, 3))"),
                  ("vsrb_dim", "torch.ops.aten.value_selecting_reduction_backward(a, -4, torch.zeros(1, 2, 0, dtype=torch.long), [1, 1, 2, 0], False)"),
+                 ("vsrb_index_rank", "torch.ops.aten.value_selecting_reduction_backward(torch.ones(5, 1, 2, 7), -2, torch.zeros(7, dtype=torch.long), [5, 1, 2, 7], False)"),
+                 ("vsrb_src_rank", "torch.ops.aten.value_selecting_reduction_backward(torch.ones(2, 1), 1, torch.zeros(2, dtype=torch.long), [2, 3], False)"),
                  ("zeros_stride_overflow", "torch.zeros(0, 2**62, 4)"), ("empty_stride_overflow_meta", "torch.empty(3, 0, 2**62, 4, device='meta')"),
                  ("narrow_copy_out_dtype", "torch.narrow_copy(a, 1, 0, 1, out=torch.empty(0, dtype=torch.float64))"),
                  ("diff_out_n0_dtype", "torch.diff(a, n=0, out=torch.empty(0, dtype=torch.float64))")):
