@@ -321,6 +321,11 @@ static tn_status tensor_alloc(int ndim, const int64_t *sizes, tn_dtype dtype, tn
     TN_TRY(numel_of(ndim, sizes, &n));
     int64_t nbytes = 0;
     TN_TRY(tn_storage_nbytes_for(ndim, sizes, NULL, tn_dtype_itemsize(dtype), &nbytes));
+    /* upstream's restride computes every stride even when a size is 0 (no elements, no
+     * bytes) and refuses one that overflows: zeros(0, 2**62, 4) */
+    for (int64_t i = ndim - 1, st = 1; i >= 1; i--)
+        if (__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st))
+            return tn_error(TN_ERR_RUNTIME, "Stride calculation overflowed");
     tn_storage *s;
     TN_TRY(tn_storage_new(nbytes, device, zero, &s));
     int64_t strides[TN_MAX_DIMS];

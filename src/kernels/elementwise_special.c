@@ -687,10 +687,11 @@ TN_SF2_F2(hermite_he, sf_hermite_he((double)x, (double)y, TN_HERMITE_LIMIT, TN_S
 TN_SF2_F2(laguerre_l, sf_laguerre((double)x, (double)y, TN_SINGLE))
 TN_SF2_F2(legendre_p, sf_legendre((double)x, (double)y, TN_SINGLE))
 
-/* nextafter in the storage type itself: libm for float/double, the bit neighbour for the
+/* nextafter in the storage type itself: libm's nextafterf / nextafter (not the double one for
+ * float: its neighbour of FLT_MAX or of 0 rounds back to inf or 0), the bit neighbour for the
  * 16-bit floats (both are sign-magnitude, so the next value is bits +- 1; from 0 the
  * smallest subnormal with the sign of `to`, as upstream's c10 helpers). */
-TN_EW_F2(TN_EW_B_SAME, nextafter, nextafter(x, y))
+TN_EW_F2(TN_EW_B_SAME, nextafter, TN_SINGLE ? (T)nextafterf((float)x, (float)y) : (T)nextafter((double)x, (double)y))
 static uint16_t next16(uint16_t from, uint16_t to, float f, float t) {
     if (f == t) return to;
     if (f == 0) return (uint16_t)((to & 0x8000) | 1);

@@ -359,6 +359,13 @@ static tn_status run_op(tn_op_id op, const tn_value *args, tn_value *rets) {
     return refuse(op);
 }
 
+tn_status tn_dispatch_derived(tn_op_id op, const tn_value *args, tn_value *rets) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    tn_op_fn f = s->functional >= 0 && s->functional != (int)op ? tn_op_impl((tn_op_id)s->functional) : NULL;
+    if (!f || s->nrets > TN_MAX_RETS || !derivable(op)) return refuse(op);
+    return run_derived(op, s, f, args, rets);
+}
+
 /* Graph capture attaches here: calls from outside the door are recorded once they have
  * run (nested calls made by implementations are part of their caller's step). */
 /* Outputs of a view operator that share their input's storage are marked, so autograd can

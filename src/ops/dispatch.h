@@ -36,6 +36,10 @@ static inline tn_status tn_dispatch_one(tn_op_id op, const tn_value *args, tn_te
     return st;
 }
 
+/* Runs an out= or in-place overload as the door derives it from its functional sibling: for
+ * an implementation of that overload that first makes a check upstream makes only there. */
+tn_status tn_dispatch_derived(tn_op_id op, const tn_value *args, tn_value *rets);
+
 /* The implementation registered for op, or NULL. */
 tn_op_fn tn_op_impl(tn_op_id op);
 

@@ -307,15 +307,20 @@ tn_status tn_op_nan_to_num(const tn_value *args, tn_value *rets) {
 
 /* ---- clamp family ------------------------------------------------------------------ */
 
-/* clamp(self, min?, max?) with scalar bounds: result dtype promotes with the bounds. */
-static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_value *mx, const char *kname, tn_value *rets) {
+/* clamp(self, min?, max?) with scalar bounds: result dtype promotes with the bounds
+ * (clamp and hardtanh: only an integral self; clamp_min/clamp_max: any self). */
+static tn_status clamp_scalars(tn_tensor *self, const tn_value *mn, const tn_value *mx, const char *kname, bool promote_floating,
+                               tn_value *rets) {
     if (mn->tag == TN_V_NONE && mx->tag == TN_V_NONE)
         return tn_error(TN_ERR_RUNTIME, "torch.clamp: At least one of 'min' or 'max' must not be None");
     if (tn_dtype_is_complex(self->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
+    /* upstream's clamp promotes only an integral self with the bounds; a floating self keeps
+     * its dtype and each bound is converted to it (a complex bound with a zero imaginary
+     * part is a real one there). Its clamp_min/clamp_max promote every self. */
     tn_value ops[3] = {tn_value_tensor(self), *mn, *mx};
-    tn_dtype common;
-    TN_TRY(tn_result_type(3, ops, &common));
+    tn_dtype common = self->dtype;
+    if (promote_floating || !tn_dtype_is_floating(self->dtype)) TN_TRY(tn_result_type(3, ops, &common));
     if (tn_dtype_is_complex(common)) /* a complex bound promotes a real tensor to complex */
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "clamp is not supported for complex types");
     tn_loop_ctx ctx = {0};
@@ -340,23 +345,23 @@ tn_status tn_op_clamp(const tn_value *args, tn_value *rets) {
             return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type double without overflow");
     const char *kname = args[2].tag == TN_V_NONE ? "clamp_min_scalar_cpu" /* upstream runs clamp_min then */
                         : args[1].tag == TN_V_NONE ? "clamp_max_scalar_cpu" : "clamp_scalar_cpu";
-    return clamp_scalars(args[0].u.t, &args[1], &args[2], kname, rets);
+    return clamp_scalars(args[0].u.t, &args[1], &args[2], kname, false, rets);
 }
 /* aten::clamp_min(Tensor self, Scalar min) */
 tn_status tn_op_clamp_min(const tn_value *args, tn_value *rets) {
     tn_value none = {.tag = TN_V_NONE};
-    return clamp_scalars(args[0].u.t, &args[1], &none, "clamp_min_scalar_cpu", rets);
+    return clamp_scalars(args[0].u.t, &args[1], &none, "clamp_min_scalar_cpu", true, rets);
 }
 /* aten::clamp_max(Tensor self, Scalar max) */
 tn_status tn_op_clamp_max(const tn_value *args, tn_value *rets) {
     tn_value none = {.tag = TN_V_NONE};
-    return clamp_scalars(args[0].u.t, &none, &args[1], "clamp_max_scalar_cpu", rets);
+    return clamp_scalars(args[0].u.t, &none, &args[1], "clamp_max_scalar_cpu", true, rets);
 }
 /* aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) */
 tn_status tn_op_hardtanh(const tn_value *args, tn_value *rets) {
     tn_tensor *a = args[0].u.t;
     if (a->dtype == TN_DTYPE_BOOL) return tn_error(TN_ERR_RUNTIME, "Bool inputs not supported for hardtanh");
-    if (!tn_dtype_is_integral(a->dtype, false)) return clamp_scalars(a, &args[1], &args[2], "hardtanh_cpu", rets);
+    if (!tn_dtype_is_integral(a->dtype, false)) return clamp_scalars(a, &args[1], &args[2], "hardtanh_cpu", false, rets);
     /* upstream keeps the legacy rule: on integer tensors the limits are truncated to
      * integers first, so they never promote the result to floating point */
     tn_value lim[2];
@@ -367,7 +372,7 @@ tn_status tn_op_hardtanh(const tn_value *args, tn_value *rets) {
     }
     if (a->dtype == TN_DTYPE_UINT8 && (lim[0].u.i < 0 || lim[1].u.i < 0))
         return tn_error(TN_ERR_RUNTIME, "cannot do hardtanh on an unsigned type with negative limits");
-    return clamp_scalars(a, &lim[0], &lim[1], "hardtanh_cpu", rets);
+    return clamp_scalars(a, &lim[0], &lim[1], "hardtanh_cpu", false, rets);
 }
 
 /* ---- binary arithmetic ------------------------------------------------------------- */

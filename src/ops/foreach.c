@@ -136,6 +136,9 @@ static void build_args(const fe_spec *sp, const tn_value *args, int64_t i, tn_va
 static tn_status fe_run(const fe_spec *sp, const tn_value *args, tn_value *rets) {
     int64_t n = 0;
     TN_TRY(check_lists(sp, args, &n));
+    /* upstream's slow norm takes an int or float ord only (linalg_vector_norm alone reads a bool as 1) */
+    if (sp->op == TN_OP__foreach_norm_Scalar && (args[1].tag == TN_V_BOOL || args[1].tag == TN_V_COMPLEX))
+        return tn_error(TN_ERR_RUNTIME, "foreach_tensor_norm_slow expects ord to be integer or float");
     if (sp->nsrc != tn_op_schemas[sp->each].nargs || sp->nsrc > FE_MAX_ARGS)
         return tn_error(TN_ERR_RUNTIME, "internal: %s describes %d arguments for aten::%s, which takes %d",
                         tn_op_schemas[sp->op].name, sp->nsrc, tn_op_schemas[sp->each].name,

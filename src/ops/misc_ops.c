@@ -415,3 +415,27 @@ tn_status tn_op_diff(const tn_value *args, tn_value *rets) {
     rets[0] = tn_value_tensor(cur);
     return TN_OK;
 }
+
+/* aten::diff.out: upstream's out= form takes differences by narrowing the (prepended and
+ * appended) dim from index 1, which refuses an empty dim with narrow's IndexError where the
+ * functional form returns the empty result; with n = 0 it copies self into an out of
+ * exactly self's dtype. */
+tn_status tn_op_diff_out(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *out = args[5].u.t;
+    int d;
+    if (x->ndim > 0 && args[1].u.i == 0 && out->dtype != x->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar_type %s but found %s", tn_dtype_infos[x->dtype].c10_name,
+                        tn_dtype_infos[out->dtype].c10_name);
+    if (x->ndim > 0 && args[1].u.i > 0 && tn_wrap_dim(args[2].u.i, x->ndim, &d) == TN_OK) {
+        int64_t len = x->sizes[d];
+        bool same_ndim = true;
+        for (int k = 3; k <= 4; k++)
+            if (args[k].tag == TN_V_TENSOR) {
+                if (args[k].u.t->ndim != x->ndim) same_ndim = false;
+                else len += args[k].u.t->sizes[d];
+            }
+        if (same_ndim && len == 0)
+            return tn_error(TN_ERR_INDEX, "start out of range (expected to be in range of [0, 0], but got 1)");
+    }
+    return tn_dispatch_derived(TN_OP_diff_out, args, rets);
+}

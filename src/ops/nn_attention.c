@@ -278,6 +278,8 @@ tn_status tn_op__scaled_dot_product_flash_attention_for_cpu(const tn_value *args
     if (q->ndim != 4 || k->ndim != 4 || v->ndim != 4)
         return tn_error(TN_ERR_RUNTIME, "scaled_dot_product_attention_flash_attention: Accept only 4 dims inputs "
                                         "shape of {B, H, T, K}");
+    if (!(args[3].u.d == 0.0)) /* upstream's CPU flash kernel has no dropout: any other p, NaN included */
+        return tn_error(TN_ERR_RUNTIME, "scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0");
     attn_args a = {q, k, v, tn_nn_opt_tensor(&args[5]), args[3].u.d, args[4].u.b, true,
                    tn_nn_opt_double(&args[6], NAN)};
     tn_tensor *out, *lse;

@@ -221,6 +221,11 @@ tn_status tn_op__adaptive_avg_pool2d_backward(const tn_value *args, tn_value *re
         if (gy->sizes[i] != x->sizes[i])
             return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool2d_backward(): grad_output %s does not match input %s",
                             TN_NN_FMT(gy, b1), TN_NN_FMT(x, b2));
+    for (int d = 1; d < gy->ndim; d++) /* upstream's check of the non-batch dims (dim 0 may be a batch) */
+        if (gy->sizes[d] == 0)
+            return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
+                            "non-batch dimensions, but grad_output has sizes %s with dimension %d being empty",
+                            TN_NN_FMT(gy, b1), d);
     if (gy->dtype != x->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `grad_output` but got dtype %s", tn_nnb_dname(x->dtype),
                         tn_nnb_dname(gy->dtype));

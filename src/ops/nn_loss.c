@@ -101,12 +101,21 @@ tn_status tn_op_nll_loss_forward(const tn_value *args, tn_value *rets) {
     char b1[256], b2[256];
     if (self->ndim < 1 || self->ndim > 2) return tn_error(TN_ERR_RUNTIME, "input tensor should be 1D or 2D");
     if (target->ndim > 1) return tn_error(TN_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
-    bool no_batch = self->ndim == 1 && target->ndim == 0;
-    if (!(no_batch || self->sizes[0] == (target->ndim ? target->sizes[0] : 1)) || (self->ndim == 1 && !no_batch))
+    /* upstream's rules: a 1-D input takes a 0-D target or a 1-D one of one element; a 2-D
+     * input takes a 1-D target of its batch size (a 0-D one fails its target.size(0)) */
+    if (self->ndim == 1 && target->ndim == 1 && target->sizes[0] != 1)
+        return tn_error(TN_ERR_VALUE, "For 1D input, 1D target must have size 1, but got target size: %lld",
+                        (long long)target->sizes[0]);
+    if (self->ndim == 2 && target->ndim == 0)
+        return tn_error(TN_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
+    if (self->ndim == 2 && self->sizes[0] != target->sizes[0])
         return tn_error(TN_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)", TN_NN_FMT(self, b1), TN_NN_FMT(target, b2));
     int64_t N = self->ndim == 2 ? self->sizes[0] : 1, C = self->sizes[self->ndim - 1];
     tn_tensor *o, *tw;
-    TN_TRY(nll_generic(self, target, tn_nn_opt_tensor(&args[2]), args[3].u.i, args[4].u.i, N, C, 1,
+    /* an unbatched (1-D) input is reduced whatever the reduction: a 0-dim output and its
+     * total weight, as upstream's kernel's single-sample path */
+    int64_t red = self->ndim == 1 && args[3].u.i == RED_NONE ? RED_SUM : args[3].u.i;
+    TN_TRY(nll_generic(self, target, tn_nn_opt_tensor(&args[2]), red, args[4].u.i, N, C, 1,
                        self->ndim == 2 ? 1 : 0, &N, &o, &tw));
     rets[0] = tn_value_tensor(o);
     rets[1] = tn_value_tensor(tw);
@@ -207,8 +216,19 @@ tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
             return tn_error(TN_ERR_RUNTIME, "Expected input batch_size (%lld) to match target batch_size (%lld).",
                             (long long)(self->ndim ? self->sizes[0] : 1), (long long)(target->ndim ? target->sizes[0] : 1));
         }
-        (void)b1; (void)b2;
         int64_t C = self->ndim ? self->sizes[cdim] : 1, outer = 1, inner = 1;
+        /* upstream's probability-target path: no ignore_index, one weight per class */
+        if (ignore >= 0) {
+            tn_tensor_release(logp);
+            return tn_error(TN_ERR_RUNTIME, "ignore_index is not supported for floating point target");
+        }
+        if (weight && (weight->ndim != 1 || weight->sizes[0] != C)) {
+            tn_tensor_release(logp);
+            return tn_error(TN_ERR_RUNTIME, "cross_entropy: weight tensor should be defined either for all %lld classes or "
+                            "no classes but got weight tensor of shape: %s", (long long)C,
+                            tn_format_sizes(weight->ndim, weight->sizes, b1, sizeof b1));
+        }
+        (void)b2;
         for (int i = 0; i < cdim; i++) outer *= self->sizes[i];
         for (int i = cdim + 1; i < self->ndim; i++) inner *= self->sizes[i];
         int64_t osz[TN_MAX_DIMS];

@@ -374,6 +374,9 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
         if (ps[i] && tn_tensor_numel(ps[i]) != C)
             return tn_error(TN_ERR_RUNTIME, "%s should contain %lld elements not %lld", names[i], (long long)C,
                             (long long)tn_tensor_numel(ps[i]));
+    if (training && tn_tensor_numel(input) == 0) /* upstream's batch statistics need an element */
+        return tn_error(TN_ERR_RUNTIME, "input tensor must have at least one element, but got input_sizes = %s",
+                        TN_NN_FMT(input, b1));
     tn_dtype acc = tn_nn_acc(input->dtype);
     int64_t cs = training ? C : 0;
     tn_tensor *y = NULL, *sm = NULL, *si = NULL;

@@ -698,11 +698,13 @@ static tn_status check_std_tensor(const tn_tensor *std) {
     if (!is_floatish(std->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "normal with a %s std tensor is not implemented by torchnative",
                         tn_dtype_infos[std->dtype].c10_name);
-    int64_t idx[TN_MAX_DIMS] = {0}, n = tn_tensor_numel(std);
+    /* upstream's std.min() >= 0: a minimum reads a zero-stride (expanded) dim once */
+    int64_t idx[TN_MAX_DIMS] = {0}, span[TN_MAX_DIMS], n = 1;
+    for (int d = 0; d < std->ndim; d++) { span[d] = std->strides[d] ? std->sizes[d] : 1; n *= span[d]; }
     for (int64_t k = 0; k < n; k++) {
         if (!(load_elem(std, bcast_off(std, std->ndim, idx)) >= 0))
             return tn_error(TN_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
-        for (int d = std->ndim - 1; d >= 0; d--) { if (++idx[d] < std->sizes[d]) break; idx[d] = 0; }
+        for (int d = std->ndim - 1; d >= 0; d--) { if (++idx[d] < span[d]) break; idx[d] = 0; }
     }
     return TN_OK;
 }
@@ -753,6 +755,75 @@ static tn_status op_normal_float_Tensor(const tn_value *a, tn_value *r) {
 static tn_status op_normal_Tensor_Tensor(const tn_value *a, tn_value *r) {
     TN_TRY(check_std_tensor(a[1].u.t));
     return normal_tensor_common(a[0].u.t, 0, a[1].u.t, 1, gen_of(&a[2]), r);
+}
+
+/* ---- normal and bernoulli out= forms, composed as upstream's ---------------------------------- */
+
+/* Upstream's resize_output: out keeps its geometry when it has the shape already. */
+static tn_status resize_output(tn_tensor *out, int nd, const int64_t *shape) {
+    if (out->ndim == nd && !memcmp(out->sizes, shape, sizeof(int64_t) * (size_t)nd)) return TN_OK;
+    return tn_tensor_resize(out, nd, shape);
+}
+
+/* Runs an in-place operator on out and drops the reference it returns. */
+static tn_status inplace_on(tn_op_id op, const tn_value *args) {
+    tn_value res[2];
+    TN_TRY(tn_dispatch(op, args, res));
+    tn_tensor_release(res[0].u.t);
+    return TN_OK;
+}
+
+/* Upstream's normal out= forms resize out, draw normal(0, s) into it in out's own dtype and
+ * then scale by std and shift by mean in place: out's dtype, not mean's, sets the draws and
+ * the arithmetic. The shape: mean broadcast with out (Tensor_float_out), std's
+ * (float_Tensor_out), mean broadcast with std (Tensor_Tensor_out). */
+static tn_status normal_out_compose(tn_tensor *out, const tn_tensor *shape_a, const tn_tensor *shape_b, const tn_value *mean,
+                                    const tn_value *std, double s, const tn_value *gen, tn_value *r) {
+    int nd = shape_a->ndim;
+    int64_t shape[TN_MAX_DIMS];
+    if (shape_b) TN_TRY(bcast_shape(shape_a, shape_b, &nd, shape));
+    else memcpy(shape, shape_a->sizes, sizeof(int64_t) * (size_t)nd);
+    TN_TRY(resize_output(out, nd, shape));
+    tn_value o = tn_value_tensor(out);
+    tn_value n[4] = {o, tn_value_double(0), tn_value_double(s), *gen};
+    TN_TRY(inplace_on(TN_OP_normal_, n));
+    if (std) {
+        tn_value m[2] = {o, *std};
+        TN_TRY(inplace_on(TN_OP_mul__Tensor, m));
+    }
+    tn_value ad[3] = {o, *mean, tn_value_int(1)};
+    TN_TRY(inplace_on(mean->tag == TN_V_TENSOR ? TN_OP_add__Tensor : TN_OP_add__Scalar, ad));
+    return ret_self(out, r);
+}
+
+/* normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) */
+static tn_status op_normal_Tensor_float_out(const tn_value *a, tn_value *r) {
+    double std = num(&a[1]);
+    if (!(std >= 0.0)) return tn_error(TN_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std);
+    return normal_out_compose(a[3].u.t, a[0].u.t, a[3].u.t, &a[0], NULL, std, &a[2], r);
+}
+
+/* normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) */
+static tn_status op_normal_float_Tensor_out(const tn_value *a, tn_value *r) {
+    TN_TRY(check_std_tensor(a[1].u.t));
+    return normal_out_compose(a[3].u.t, a[1].u.t, NULL, &a[0], &a[1], 1, &a[2], r);
+}
+
+/* normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) */
+static tn_status op_normal_Tensor_Tensor_out(const tn_value *a, tn_value *r) {
+    TN_TRY(check_std_tensor(a[1].u.t));
+    return normal_out_compose(a[3].u.t, a[0].u.t, a[1].u.t, &a[0], &a[1], 1, &a[2], r);
+}
+
+/* bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out): upstream resizes out
+ * to self's shape and runs bernoulli_(out, self) there, so out may have any dtype the
+ * in-place kernel fills (an integer out receives 0/1). */
+static tn_status op_bernoulli_out(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *out = a[2].u.t;
+    TN_TRY(resize_output(out, self->ndim, self->sizes));
+    tn_value b[3] = {tn_value_tensor(out), a[0], a[1]};
+    TN_TRY(inplace_on(TN_OP_bernoulli__Tensor, b));
+    return ret_self(out, r);
 }
 
 /* ---- multinomial -------------------------------------------------------------------------------- */
@@ -851,6 +922,10 @@ TN_RANDOM_EXPORT(normal_functional)
 TN_RANDOM_EXPORT(normal_Tensor_float)
 TN_RANDOM_EXPORT(normal_float_Tensor)
 TN_RANDOM_EXPORT(normal_Tensor_Tensor)
+TN_RANDOM_EXPORT(normal_Tensor_float_out)
+TN_RANDOM_EXPORT(normal_float_Tensor_out)
+TN_RANDOM_EXPORT(normal_Tensor_Tensor_out)
+TN_RANDOM_EXPORT(bernoulli_out)
 TN_RANDOM_EXPORT(normal_float_float)
 TN_RANDOM_EXPORT(random_)
 TN_RANDOM_EXPORT(random__from)

@@ -999,6 +999,7 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
     for (int d = 0; d < self->ndim; d++)
         if (m & (1u << d)) red *= self->sizes[d];
     if (red == 1 && p != 0) p = 1;
+    if (red == 0 && isnan(p)) p = 2; /* an empty reduction is upstream's identity, 0, whatever a NaN p would make */
     if (p < 0 || isinf(p)) {
         if (tn_tensor_numel(self) == 0) {
             if (all) return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %s norm on an empty tensor "

@@ -132,8 +132,18 @@ tn_status tn_op_value_selecting_reduction_backward(const tn_value *args, tn_valu
         rets[0] = tn_value_tensor(z);
         return TN_OK;
     }
-    int dim;
-    tn_status st = tn_wrap_dim(args[1].u.i, z->ndim, &dim);
+    int dim, gd, id;
+    /* upstream unsqueezes grad and indices at dim first (each wraps dim against its own
+     * rank + 1), then scatters into zeros(sizes) */
+    tn_status st = keepdim ? TN_OK : tn_wrap_dim(args[1].u.i, grad->ndim + 1, &gd);
+    if (st == TN_OK && !keepdim) st = tn_wrap_dim(args[1].u.i, idx->ndim + 1, &id);
+    if (st == TN_OK) st = tn_wrap_dim(args[1].u.i, z->ndim, &dim);
+    (void)gd, (void)id;
+    int add = keepdim ? 0 : 1; /* the ranks upstream's scatter then checks */
+    if (st == TN_OK && idx->ndim + add != z->ndim)
+        st = tn_error(TN_ERR_RUNTIME, "Index tensor must have the same number of dimensions as self tensor");
+    else if (st == TN_OK && idx->ndim != grad->ndim)
+        st = tn_error(TN_ERR_RUNTIME, "Index tensor must have the same number of dimensions as src tensor");
     tn_tensor *g = grad, *ix = idx;
     bool own = st == TN_OK && !keepdim; /* g and ix are new references only on this path */
     if (own) {

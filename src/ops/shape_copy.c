@@ -475,7 +475,8 @@ static tn_status constant_pad(tn_tensor *self, const int64_t *pad, int64_t np, c
     tn_tensor *crop = tn_tensor_new_view(self->storage, off, n, csizes, self->strides, self->dtype), *out;
     if (!crop) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     unsigned char elem[16];
-    tn_status st = tn_scalar_to_bytes(value, self->dtype, elem);
+    /* upstream converts the value only when it pads (no positive pad: a copy of the crop) */
+    tn_status st = all_non_positive ? TN_OK : tn_scalar_to_bytes(value, self->dtype, elem);
     if (st != TN_OK) { tn_tensor_release(crop); return st; }
     if (all_non_positive) {
         st = tn_shape_empty_like(crop, &out);

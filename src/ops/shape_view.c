@@ -234,8 +234,10 @@ tn_status tn_op_t(const tn_value *args, tn_value *rets) {
     return transpose_of(self, 0, self->ndim < 2 ? 0 : 1, rets);
 }
 
-/* Shared check of mT/mH/adjoint: at least two dims. */
+/* Shared check of mT/mH/adjoint: at least two dims, or none (upstream returns a 0-D
+ * tensor as it is; only 1-D is refused). */
 static tn_status matrix_transpose(tn_tensor *self, const char *what, tn_value *rets) {
+    if (self->ndim == 0) return transpose_of(self, 0, 0, rets);
     if (self->ndim < 2)
         return tn_error(TN_ERR_RUNTIME, "tensor.%s is only supported on matrices or batches of matrices. Got %d-D tensor.",
                         what, self->ndim);
@@ -262,11 +264,11 @@ tn_status tn_op_adjoint(const tn_value *args, tn_value *rets) {
     return conj_transpose(args[0].u.t, "adjoint()", "adjoint", rets);
 }
 
-/* aten::matrix_H(Tensor(a) self) -> Tensor(a): exactly a matrix. */
+/* aten::matrix_H(Tensor(a) self) -> Tensor(a): exactly a matrix, or a 0-D tensor (Tensor.H's rule). */
 tn_status tn_op_matrix_H(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
-    if (self->ndim != 2)
-        return tn_error(TN_ERR_RUNTIME, "matrix_H is only supported on matrices and got a tensor with %d dimensions.",
+    if (self->ndim != 2 && self->ndim != 0)
+        return tn_error(TN_ERR_RUNTIME, "tensor.H is only supported on matrices (2-D tensors). Got %d-D tensor.",
                         self->ndim);
     return conj_transpose(self, "matrix_H", "matrix_H", rets);
 }
@@ -411,6 +413,12 @@ static tn_status expand_to(tn_tensor *self, int n, const int64_t *target, tn_val
         sizes[i] = size;
         strides[i] = stride;
     }
+    /* upstream's element count: a product in 64 unsigned bits, left to right, that must not
+     * overflow nor pass INT64_MAX ((2**62, 2**62) refuses, (0, 2**62, 2**62) does not) */
+    uint64_t numel = 1;
+    bool over = false;
+    for (int i = 0; i < n; i++) over |= __builtin_mul_overflow(numel, (uint64_t)sizes[i], &numel);
+    if (over || numel > (uint64_t)INT64_MAX) return tn_error(TN_ERR_RUNTIME, "numel: integer multiplication overflow");
     return ret_view(self, self->offset, n, sizes, strides, self->dtype, rets);
 }
 

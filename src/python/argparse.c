@@ -816,9 +816,11 @@ static int to_int64(PyObject *o, int64_t *out) {
     return 0;
 }
 
-/* A Python number as a 0-dim "wrapped number" tensor (scalar_to_tensor + the
- * wrapped-number mark that type promotion reads). */
-static int number_tensor(PyObject *o, tn_arena *a, tn_tensor **out) {
+int tn_py_number_tensor(PyObject *o, tn_tensor **out) {
+    if (!check_scalar(o)) {
+        PyErr_SetString(PyExc_TypeError, "expected a number");
+        return -1;
+    }
     tn_value v;
     if (to_scalar(o, &v) < 0) return -1;
     tn_dtype dt = tn_scalar_value_dtype(&v);
@@ -834,7 +836,13 @@ static int number_tensor(PyObject *o, tn_arena *a, tn_tensor **out) {
     default: *(double *)p = v.u.d; break;
     }
     t->flags |= TN_TENSOR_WRAPPED_NUMBER;
-    if (arena_own(a, t) < 0) return -1;
+    *out = t;
+    return 0;
+}
+
+static int number_tensor(PyObject *o, tn_arena *a, tn_tensor **out) {
+    tn_tensor *t;
+    if (tn_py_number_tensor(o, &t) < 0 || arena_own(a, t) < 0) return -1;
     *out = t;
     return 0;
 }

@@ -81,5 +81,9 @@ void tn_overloaded_append(tn_overloaded *ov, PyObject *obj);
 
 /* Upstream's Py_TYPE(o)->tp_name for error messages ("Tensor", "numpy.float64"). */
 const char *tn_py_typename(PyObject *o, char *buf, size_t buflen);
+/* A Python number (bool, int, float, complex, NumPy scalar) as a 0-dim "wrapped number"
+ * tensor (upstream's scalar_to_tensor, marked for type promotion): a new reference in *out;
+ * -1 with a Python exception set otherwise. */
+int tn_py_number_tensor(PyObject *o, tn_tensor **out);
 
 #endif

@@ -275,17 +275,34 @@ static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
     return NULL;
 }
 
+/* Tensor.copy_(src, non_blocking=False): as upstream's signature, src may be a Python number
+ * (copy_ is among the operators that take numbers as tensors) and non_blocking is a bool,
+ * not anything truthy. */
 static PyObject *m_copy_(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"src", "non_blocking", NULL};
-    PyObject *src;
-    int nb = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p:copy_", kwlist, &src, &nb)) return NULL;
-    if (!tn_py_is_tensor(src)) {
-        PyErr_Format(PyExc_TypeError, "copy_(): argument 'src' (position 1) must be Tensor, not %s", "object");
+    PyObject *src, *nbo = NULL;
+    char b[128];
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:copy_", kwlist, &src, &nbo)) return NULL;
+    if (nbo && !PyBool_Check(nbo)) {
+        PyErr_Format(PyExc_TypeError, "copy_(): argument 'non_blocking'%s must be bool, not %s",
+                     PyTuple_Size(args) > 1 ? " (position 2)" : "", tn_py_typename(nbo, b, sizeof b));
         return NULL;
     }
-    tn_value a[3] = {tn_value_tensor(tn_py_tensor_get(self)), tn_value_tensor(tn_py_tensor_get(src)), tn_value_bool(nb)};
-    return run1(TN_OP_copy_, a);
+    tn_tensor *st = NULL;
+    if (!tn_py_is_tensor(src)) {
+        if (PyBool_Check(src) || PyLong_Check(src) || PyFloat_Check(src) || PyComplex_Check(src)) {
+            if (tn_py_number_tensor(src, &st) < 0) return NULL;
+        } else {
+            PyErr_Format(PyExc_TypeError, "copy_(): argument 'other' (position 1) must be Tensor, not %s",
+                         tn_py_typename(src, b, sizeof b));
+            return NULL;
+        }
+    }
+    tn_value a[3] = {tn_value_tensor(tn_py_tensor_get(self)), tn_value_tensor(st ? st : tn_py_tensor_get(src)),
+                     tn_value_bool(nbo == Py_True)};
+    PyObject *r = run1(TN_OP_copy_, a);
+    if (st) tn_tensor_release(st);
+    return r;
 }
 
 static PyObject *m_contiguous(PyObject *self, PyObject *args, PyObject *kw) {

@@ -78,6 +78,11 @@ static PyObject *tensor_from_ndarray(PyObject *arr) {
     if (!ai) return NULL;
     PyObject *shape = PyDict_GetItemString(ai, "shape");
     PyObject *strides = PyDict_GetItemString(ai, "strides");
+    /* a C-contiguous array's interface gives no strides; upstream takes the array's own,
+     * which for an array with no elements are numpy's (zeros), not the contiguous ones */
+    PyObject *own = strides && strides != Py_None ? NULL : PyObject_GetAttrString(arr, "strides");
+    if (own && PyTuple_Check(own)) strides = own;
+    PyErr_Clear();
     PyObject *typestr = PyDict_GetItemString(ai, "typestr");
     PyObject *data = PyDict_GetItemString(ai, "data");
     PyObject *r = NULL;
@@ -135,6 +140,7 @@ static PyObject *tensor_from_ndarray(PyObject *arr) {
     tn_storage_release(s);
     r = tn_py_tensor_wrap(t);
 done:
+    Py_XDECREF(own);
     Py_DECREF(ai);
     return r;
 }

@@ -146,6 +146,70 @@ add("vecdot_broadcast", "lambda a, b: (torch.linalg.vecdot(a, b[:1]), torch.lina
 # torch.ops.aten.detach_ refuses a view as Tensor.detach_ does; a base detaches in place (session 21)
 add("ops_detach_view_err", "lambda a: torch.ops.aten.detach_.default(a.t())", [In((3, 4))], ["detach_.default"])
 add("ops_detach_base", "lambda a: torch.ops.aten.detach_.default(a.clone())", [In((3, 4))], ["detach_.default"])
+# session 22, the fuzzer's open family: a floating clamp keeps its dtype (a complex bound with no imaginary part,
+# an int beyond int64 are converted to it, not promoted with)
+add("clamp_float_keeps_dtype", "lambda a: (torch.clamp(a.double(), 1, complex(-2, 0)), torch.clamp(a, max=complex(0.5, 0)), torch.ops.aten.hardtanh_(a.clone(), complex(-2, 0)), torch.nn.functional.hardtanh(a, 2**63), torch.clamp(a, 2**63), torch.clamp(a.double(), 1, complex(-2, 0), out=torch.empty(2, 3, dtype=torch.float64)))", [In((2, 3))], ["clamp.default", "clamp.out", "hardtanh_.default", "hardtanh.default"])
+add("clamp_float_complex_bound_err", "lambda a: torch.clamp(a, 1, complex(-2, 1))", [In((2, 3))], ["clamp.default"])
+add("foreach_norm_ord_err_bool", "lambda a: torch._foreach_norm([a], True)", [In((2, 3))], ["_foreach_norm.Scalar"])
+add("foreach_norm_ord_err_complex", "lambda a: torch.ops.aten._foreach_norm.Scalar([a], complex(2, 0))", [In((2, 3))], ["_foreach_norm.Scalar"])
+# mT, mH, adjoint and matrix_H return a 0-D tensor as it is (matrix_H refuses 1-D with Tensor.H's words)
+add("matrix_transposes_0d", "lambda a: (torch.ops.aten.mH(a[0, 0]), a[0, 0].mT, a[0, 0].mH, torch.adjoint(a[0, 0]), torch.ops.aten.matrix_H(a[0, 0]), torch.ops.aten.matrix_H(a[0, 0].to(torch.complex64) * (1 + 2j)), a[0, 0].to(torch.complex64).mH * 1)", [In((2, 3))], ["mH.default", "mT.default", "adjoint.default", "matrix_H.default"])
+add("matrix_H_1d_err", "lambda a: torch.ops.aten.matrix_H(a[0])", [In((2, 3))], ["matrix_H.default"])
+# constant_pad_nd converts its value only when it pads
+add("constant_pad_value_unused", "lambda a: (torch.constant_pad_nd(a.int(), [], 1e308), torch.constant_pad_nd(a.int(), [0, 0], 1e308), torch.constant_pad_nd(a.int(), [-1, 0], 1e308))", [In((2, 3))], ["constant_pad_nd.default"])
+add("constant_pad_value_overflow_err", "lambda a: torch.constant_pad_nd(a.int(), [-1, 1], 1e308)", [In((2, 3))], ["constant_pad_nd.default"])
+# session 22 (the fuzzer's open family and the seed-22 run): upstream's checks of a NaN flash-attention dropout,
+# complex matrix_rank tolerances, probability-target cross_entropy's ignore_index and weight, the unsqueezed dim of
+# value_selecting_reduction_backward, a stride overflow of an empty factory, diff.out's exact dtype at n = 0
+for nm, expr in (("flash_dropout_nan", "torch._scaled_dot_product_flash_attention_for_cpu(a.reshape(1, 1, 2, 3), a.reshape(1, 1, 2, 3), a.reshape(1, 1, 2, 3), float('nan'), False)"),
+                 ("matrix_rank_complex_atol", "torch.linalg.matrix_rank(a, atol=torch.ones(2, dtype=torch.complex64))"),
+                 ("matrix_rank_complex_rtol", "torch.linalg.matrix_rank(a, rtol=torch.ones((), dtype=torch.complex128))"),
+                 ("matrix_rank_complex_tol", "torch.linalg.matrix_rank(a, torch.ones((), dtype=torch.complex64))"),
+                 ("cross_entropy_prob_ignore_index", "torch.nn.functional.cross_entropy(a, a.softmax(1), ignore_index=4)"),
+                 ("cross_entropy_prob_weight", "torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.ones(2, 3))"),
+                 ("cross_entropy_prob_weight_shape", "torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.ones(1, 3))"),
+                 ("vsrb_dim", "torch.ops.aten.value_selecting_reduction_backward(a, -4, torch.zeros(1, 2, 0, dtype=torch.long), [1, 1, 2, 0], False)"),
+                 ("vsrb_index_rank", "torch.ops.aten.value_selecting_reduction_backward(torch.ones(5, 1, 2, 7), -2, torch.zeros(7, dtype=torch.long), [5, 1, 2, 7], False)"),
+                 ("vsrb_src_rank", "torch.ops.aten.value_selecting_reduction_backward(torch.ones(2, 1), 1, torch.zeros(2, dtype=torch.long), [2, 3], False)"),
+                 ("zeros_stride_overflow", "torch.zeros(0, 2**62, 4)"), ("empty_stride_overflow_meta", "torch.empty(3, 0, 2**62, 4, device='meta')"),
+                 ("narrow_copy_out_dtype", "torch.narrow_copy(a, 1, 0, 1, out=torch.empty(0, dtype=torch.float64))"),
+                 ("diff_out_n0_dtype", "torch.diff(a, n=0, out=torch.empty(0, dtype=torch.float64))")):
+    add(f"arg_check_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
+add("cross_entropy_prob_weight_ok", "lambda a: torch.nn.functional.cross_entropy(a, a.softmax(1), weight=torch.arange(1.0, 4.0))", [In((2, 3))], ["cross_entropy_loss.default"])
+# Tensor.copy_ takes a Python number as its source, and a bool (only) as non_blocking
+add("copy_number_src", "lambda a: (a.clone().copy_(-1), a.clone().copy_(2.5), a.clone().int().copy_(True), a.clone().to(torch.complex64).copy_(1 + 2j), a.clone().copy_(a.t().t(), True))", [In((2, 3))], ["copy_.default"])
+for nm, expr in (("int", "a.clone().copy_(a, 1)"), ("none", "a.clone().copy_(a, None)"), ("kw", "a.clone().copy_(a, non_blocking=1)"), ("str_src", "a.clone().copy_('x')")):
+    add(f"copy_arg_err_{nm}", f"lambda a: {expr}", [In((2, 3))], [])
+# normal's std check reads an expanded dim once (upstream's std.min()): a 2**40-element std answers at once
+add("normal_std_expanded_err", "lambda: torch.normal(1.0, torch.ones(1, 1).expand(2**40, 1))", [], ["normal.float_Tensor"])
+# upstream's checks: adaptive_avg_pool2d_backward's empty non-batch grad dims, batch statistics of an empty input (session 22)
+for nm, expr in (("aap2d_backward_empty_grad", "torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(0, 0, 2, 2), torch.ones(0, 0, 4, 4))"),
+                 ("aap2d_backward_empty_grad_3d", "torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(3, 0, 2), torch.ones(3, 4, 4))"),
+                 ("batch_norm_legit_empty", "torch.ops.aten._native_batch_norm_legit(torch.ones(0, 1, 1), None, None, torch.zeros(1), torch.ones(1), True, 0.1, 1e-5)"),
+                 ("batch_norm_legit_no_stats_empty", "torch.ops.aten._native_batch_norm_legit(torch.ones(2, 0, 1), None, None, True, 0.1, 1e-5)"),
+                 ("native_batch_norm_empty", "torch.ops.aten.native_batch_norm(torch.ones(0, 1, 1), None, None, None, None, True, 0.1, 1e-5)")):
+    add(f"arg_check_err_{nm}", f"lambda: {expr}", [], [])
+add("aap2d_backward_empty_batch", "lambda: torch.ops.aten._adaptive_avg_pool2d_backward(torch.ones(0, 1, 2, 2), torch.ones(0, 1, 4, 4))", [], ["_adaptive_avg_pool2d_backward.default"])
+# nanmean's out= form runs in out's dtype when no dtype is given, as mean's (the seed-22 run)
+add("nanmean_out_dtype", "lambda a: (torch.nanmean(a.bfloat16(), out=torch.empty((), dtype=torch.float32)), torch.nanmean(a.bfloat16(), 1, out=torch.empty(0, dtype=torch.float64)))", [In((2, 33))], ["nanmean.out"])
+# nll_loss_forward's target rules (1-D input: a 0-D target or a 1-D one of one element; 2-D input: a 1-D target of its
+# batch size) and its unbatched input reduced whatever the reduction, with its total weight (session 21's open entry)
+add("nll_forward_unbatched", "lambda a: (torch.ops.aten.nll_loss_forward(a[0], torch.tensor([1]), None, 0, -100), torch.ops.aten.nll_loss_forward(a[0], torch.tensor(2), a[1].abs(), 0, -100), torch.ops.aten.nll_loss_forward(a[0], torch.tensor(1), None, 0, 1), torch.nn.functional.nll_loss(a[0], torch.tensor(1), reduction='none'))", [In((2, 3))], ["nll_loss_forward.default"])
+for nm, expr in (("target_size", "torch.ops.aten.nll_loss_forward(a[0], torch.tensor([1, 2]), None, 0, -100)"), ("target_0d_batched", "torch.ops.aten.nll_loss_forward(a, torch.tensor(1), None, 1, -100)"), ("batch", "torch.ops.aten.nll_loss_forward(a, torch.tensor([1]), None, 1, -100)")):
+    add(f"nll_forward_err_{nm}", f"lambda a: {expr}", [In((2, 3))], ["nll_loss_forward.default"])
+# from_numpy takes an array's own strides, which numpy makes zeros for an array with no elements (session 21's open
+# view.dtype entry: viewing such a tensor as a wider dtype refuses its zero last stride)
+add("from_numpy_empty_strides", "lambda: (torch.from_numpy(np.zeros((2, 0, 3), dtype=np.int8)).stride(), torch.from_numpy(np.zeros((0,), dtype=np.float32)).stride(), torch.from_numpy(np.zeros((3, 4), dtype=np.float32).T).stride())", [], [])
+add("view_dtype_empty_numpy_err", "lambda: torch.from_numpy(np.zeros((0,), dtype=np.int8)).view(torch.float64)", [], ["view.dtype"])
+# expand/broadcast_to count the elements as upstream: an unsigned product, left to right, that must not overflow
+# nor pass INT64_MAX, so a zero before the huge sizes passes and one after them does not (session 22)
+add("expand_numel_overflow_ok", "lambda a: (torch.broadcast_to(a[:1, :1], (0, 2**62, 2**62)).shape, a[:1, :1].expand(2**62, 0).shape, torch.broadcast_to(a[:1, :1], (2**31, 2**31)).shape)", [In((2, 3))], ["expand.default"])
+for nm, sz in (("2d", "(2**62, 2**62)"), ("zero_last", "(2**32, 2**32, 0)")):
+    add(f"expand_numel_overflow_err_{nm}", f"lambda a: torch.broadcast_to(a[:1, :1], {sz})", [In((2, 3))], ["expand.default"])
+# float32 nextafter in float32 (the double one rounds FLT_MAX's and 0's neighbours back), a NaN-order norm of an empty
+# reduction is 0 (the seed-22 run)
+add("nextafter_f32_edges", "lambda: torch.nextafter(torch.tensor([float('inf'), float('-inf'), 3.4028235e38, 0.0, -0.0, 1.0]), torch.tensor([1.0, 1.0, 5.0, 1.0, -1.0, 2.0]))", [], ["nextafter.default"], **EXACT)
+add("norm_nan_p_empty", "lambda: (torch.norm(torch.ones(0, 2), p=float('nan')), torch.linalg.vector_norm(torch.ones(0, 2), float('nan'), dim=0), torch.linalg.vector_norm(torch.ones(3), float('nan')))", [], ["norm.Scalar", "linalg_vector_norm.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
 add("new_ones", "lambda a: a.new_ones((4,), dtype=torch.int64)", [In((3,))], ["new_ones.default"])
 add("new_ones_out", "lambda a: torch.ops.aten.new_ones.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_ones.out"])
@@ -1313,6 +1377,18 @@ for dt in ("int32", "int64", "uint8", "int8", "bool"):
     rnd(f"bernoulli__{dt}", "xs[0].clone().bernoulli_(0.5)", [In((33,), dt, "bool" if dt == "bool" else "int")], ["bernoulli_.float"])
 rnd("uniform_int_err", "xs[0].clone().uniform_()", [In((7,), "int32", "int")], ["uniform_.default"])
 rnd("uniform_bad_range", "xs[0].clone().uniform_(3, 1)", [In((7,))], ["uniform_.default"])
+# session 22, the fuzzer's open family: normal's and bernoulli's out= forms are upstream's composition: out
+# resized (Tensor_float_out: mean broadcast with out), drawn in out's own dtype, then scaled and shifted in place
+rnd("normal_out_forms", "(torch.normal(xs[0].half(), 2.0, out=torch.empty(2, 3, dtype=torch.float64)), torch.normal(xs[0][0], 2.0, out=torch.empty(2, 3)), torch.normal(xs[0], 2.0, out=torch.empty(3, 2).t()), torch.normal(1.5, xs[0].abs(), out=torch.empty(4, dtype=torch.float64)), torch.normal(xs[0], xs[0][0].abs(), out=torch.empty(1)), torch.normal(xs[0], 1.0, out=torch.empty(5, 2, 0)))", [In((2, 3))], ["normal.Tensor_float_out", "normal.float_Tensor_out", "normal.Tensor_Tensor_out"])
+rnd("normal_out_shape_err", "torch.normal(xs[0], 2.0, out=torch.empty(5, 5, 0, 0))", [In((2, 3))], ["normal.Tensor_float_out"])
+rnd("normal_out_dtype_err", "torch.normal(xs[0], 2.0, out=torch.empty(2, 3, dtype=torch.int64))", [In((2, 3))], ["normal.Tensor_float_out"])
+rnd("bernoulli_out_any_dtype", "(torch.bernoulli(xs[0].abs(), out=torch.empty(3, dtype=torch.int32)), torch.bernoulli(xs[0].abs().half(), out=torch.empty(2, 5, dtype=torch.float64)), torch.bernoulli(xs[0].abs(), out=torch.empty(0, dtype=torch.bool)))", [In((2, 5), kind="unit")], ["bernoulli.out"])
+rnd("bernoulli_out_complex_err", "torch.bernoulli(xs[0].abs(), out=torch.empty(3, dtype=torch.complex64))", [In((2, 5), kind="unit")], ["bernoulli.out"])
+# diff's out= form refuses an empty dim (narrow's IndexError) where the functional returns (session 22)
+for nm, expr in (("empty", "torch.diff(a[:, :0], dim=1, out=torch.empty(0))"), ("n5", "torch.diff(a[:0], n=5, dim=0, out=torch.empty(0))"),
+                 ("prepend_empty", "torch.diff(a[:, :0], prepend=a[:, :0], out=torch.empty(0))"), ("bool", "torch.diff(a[:0].bool(), dim=0, out=torch.empty(0, dtype=torch.bool))")):
+    add(f"diff_out_empty_dim_err_{nm}", f"lambda a: {expr}", [In((3, 4))], ["diff.out"])
+add("diff_out_empty_ok", "lambda a: (torch.diff(a[:, :0], n=0, dim=1, out=torch.empty(0)), torch.diff(a[:, :1], n=2, dim=1, out=torch.empty(0)), torch.diff(a[:, :0], dim=1, prepend=a[:, :2], out=torch.empty(0)), torch.diff(a[:0], dim=1, out=torch.empty(0)), torch.diff(a[:, :0], dim=1))", [In((3, 4))], ["diff.out", "diff.default"])
 rnd("normal_neg_std_err", "xs[0].clone().normal_(0, -1)", [In((7,))], ["normal_.default"])
 rnd("bernoulli_p_err", "xs[0].clone().bernoulli_(1.5)", [In((7,))], ["bernoulli_.float"])
 rnd("random_bad_range", "xs[0].clone().random_(5, 2)", [In((7,))], ["random_.from"])
