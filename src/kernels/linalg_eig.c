@@ -84,42 +84,24 @@ int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v) {
 }
 
 /* ---- the SVD and its basis completion, once per scalar type (linalg_svd.inc) ---- */
-#define T double
-#define R double
+#define LA_COMPLEX 0
+#include "kernels/linalg_scalar.h"
 #define LA(x) tn_linalg_##x
-#define CONJ(x) (x)
-#define RE(x) (x)
-#define IM(x) 0.0
-#define ABS(x) fabs(x)
-#define MUL(x, y) ((x) * (y))
 #define MAGN(g) (g)
 #define ROT_PHASE(g) 1.0
 #define UNIT_PHASE(x) ((x) < 0 ? -1.0 : 1.0)
-#define T_NAN NAN
 #include "kernels/linalg_svd.inc"
-#undef T
-#undef R
 #undef LA
-#undef CONJ
-#undef RE
-#undef IM
-#undef ABS
-#undef MUL
 #undef MAGN
 #undef ROT_PHASE
 #undef UNIT_PHASE
-#undef T_NAN
+#include "kernels/linalg_scalar_end.h"
 
-#define T double _Complex
-#define R double
+#define LA_COMPLEX 1
+#include "kernels/linalg_scalar.h"
 #define LA(x) tn_linalg_z##x
-#define CONJ(x) conj(x)
-#define RE(x) creal(x)
-#define IM(x) cimag(x)
-#define ABS(x) cabs(x)
-#define MUL(x, y) cmul_c128((x), (y))
 #define MAGN(g) cabs(g)
 #define ROT_PHASE(g) (conj(g) / cabs(g))
 #define UNIT_PHASE(x) (cabs(x) > 0 ? conj(x) / cabs(x) : 1.0)
-#define T_NAN CMPLX(NAN, NAN)
 #include "kernels/linalg_svd.inc"
+#include "kernels/linalg_scalar_end.h"

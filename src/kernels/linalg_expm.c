@@ -9,18 +9,15 @@
 #include "kernels/complex_math.h"
 #include "kernels/linalg_decomp.h"
 
-#define SCALAR double
+#define LA_COMPLEX 0
+#include "kernels/linalg_scalar.h"
 #define LA(x) tn_linalg_##x
-#define ABS(x) fabs(x)
-#define MUL(x, y) ((x) * (y))
 #include "kernels/linalg_expm.inc"
-#undef SCALAR
 #undef LA
-#undef ABS
-#undef MUL
+#include "kernels/linalg_scalar_end.h"
 
-#define SCALAR double _Complex
+#define LA_COMPLEX 1
+#include "kernels/linalg_scalar.h"
 #define LA(x) tn_linalg_z##x
-#define ABS(x) cabs(x)
-#define MUL(x, y) cmul_c128((x), (y))
 #include "kernels/linalg_expm.inc"
+#include "kernels/linalg_scalar_end.h"

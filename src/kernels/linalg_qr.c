@@ -8,34 +8,16 @@
 #include "kernels/linalg_decomp.h"
 
 /* ---- float64 ---- */
-#define T double
-#define R double
-#define NPARTS 1
+#define LA_COMPLEX 0
+#include "kernels/linalg_scalar.h"
 #define LA(x) tn_linalg_##x
-#define CONJ(x) (x)
-#define RE(x) (x)
-#define IM(x) 0.0
-#define MUL(x, y) ((x) * (y))
-#define DIV(x, y) ((x) / (y))
 #include "kernels/linalg_qr.inc"
-#undef T
-#undef R
-#undef NPARTS
 #undef LA
-#undef CONJ
-#undef RE
-#undef IM
-#undef MUL
-#undef DIV
+#include "kernels/linalg_scalar_end.h"
 
 /* ---- complex128: c10::complex's product and quotient ---- */
-#define T double _Complex
-#define R double
-#define NPARTS 2
+#define LA_COMPLEX 1
+#include "kernels/linalg_scalar.h"
 #define LA(x) tn_linalg_z##x
-#define CONJ(x) conj(x)
-#define RE(x) creal(x)
-#define IM(x) cimag(x)
-#define MUL(x, y) cmul_c128((x), (y))
-#define DIV(x, y) cdiv_c128((x), (y))
 #include "kernels/linalg_qr.inc"
+#include "kernels/linalg_scalar_end.h"

@@ -231,36 +231,18 @@ static int steqr(int64_t n, double *d, double *e, double *z, double *work, bool 
 }
 
 /* ---- the tridiagonalization and back-transformation, once per scalar type ---- */
-#define T double
-#define R double
-#define NPARTS 1
+#define LA_COMPLEX 0
+#include "kernels/linalg_scalar.h"
 #define LA(x) x##_d
 #define EVD_NAME tn_linalg_syevd
-#define CONJ(x) (x)
-#define RE(x) (x)
-#define IM(x) 0.0
-#define MUL(x, y) ((x) * (y))
-#define DIV(x, y) ((x) / (y))
 #include "kernels/linalg_syevd.inc"
-#undef T
-#undef R
-#undef NPARTS
 #undef LA
 #undef EVD_NAME
-#undef CONJ
-#undef RE
-#undef IM
-#undef MUL
-#undef DIV
+#include "kernels/linalg_scalar_end.h"
 
-#define T double _Complex
-#define R double
-#define NPARTS 2
+#define LA_COMPLEX 1
+#include "kernels/linalg_scalar.h"
 #define LA(x) x##_z
 #define EVD_NAME tn_linalg_zheevd
-#define CONJ(x) conj(x)
-#define RE(x) creal(x)
-#define IM(x) cimag(x)
-#define MUL(x, y) cmul_c128((x), (y))
-#define DIV(x, y) cdiv_c128((x), (y))
 #include "kernels/linalg_syevd.inc"
+#include "kernels/linalg_scalar_end.h"
