@@ -49,33 +49,40 @@ scripts/setup.sh
 # build fails the run with its log. The aarch64 steps are only begun here: the tier runs
 # them again in the foreground (each returns at once when done), so their outcome, a skip
 # included, is decided and reported there. docs/RELIABILITY.md "Session 22".
-PREP_PID=
-if want asan || want tsan || want aarch64; then
-  # its own session (setsid), so stopping the run can stop every build with one kill
+# Two background jobs, each in its own session (setsid) so one kill stops all it started:
+# the sanitizer builds, and the aarch64 environment with its cross build, so the ASan
+# tier never waits for the aarch64 downloads.
+PREP_SAN=
+PREP_A64=
+if want asan || want tsan; then
   setsid nice -n 19 bash -c '
     set -e
-    want() { [[ " $1 " == *" $2 "* ]]; }
-    if want "$1" asan; then scripts/setup.sh --asan; fi
-    if want "$1" tsan; then .venv/bin/python scripts/build.py --sanitize thread; fi
-    if want "$1" aarch64; then
-      { scripts/aarch64_env.sh && .venv/bin/python scripts/build.py --target aarch64; } || true
-    fi
-  ' prep "$TIERS" > build/prep-background.log 2>&1 &
-  PREP_PID=$!
+    if [ "$1" = 1 ]; then scripts/setup.sh --asan; fi
+    if [ "$2" = 1 ]; then .venv/bin/python scripts/build.py --sanitize thread; fi
+  ' prep "$(want asan && echo 1 || echo 0)" "$(want tsan && echo 1 || echo 0)" > build/prep-sanitizers.log 2>&1 &
+  PREP_SAN=$!
 fi
+if want aarch64; then
+  setsid nice -n 19 bash -c 'scripts/aarch64_env.sh && .venv/bin/python scripts/build.py --target aarch64' \
+    > build/prep-aarch64.log 2>&1 &
+  PREP_A64=$!
+fi
+# prep_wait VAR LOG: waits for the background job whose pid VAR holds; its failure stops
+# the run with LOG's tail when LOG is given (the aarch64 job's outcome is not judged here).
 prep_wait() {
-  [ -n "$PREP_PID" ] || return 0
-  local rc=0
-  wait "$PREP_PID" || rc=$?
-  PREP_PID=
-  if [ $rc -ne 0 ]; then
-    echo "== the background builds failed (exit $rc); build/prep-background.log:" >&2
-    tail -60 build/prep-background.log >&2
+  local pid=${!1} rc=0
+  [ -n "$pid" ] || return 0
+  wait "$pid" || rc=$?
+  printf -v "$1" '%s' ''
+  if [ $rc -ne 0 ] && [ -n "${2:-}" ]; then
+    echo "== a background build failed (exit $rc); $2:" >&2
+    tail -60 "$2" >&2
     exit $rc
   fi
+  return 0
 }
 # a stopped run (a failing tier, ^C) does not leave the builds running
-trap '[ -z "$PREP_PID" ] || kill -- "-$PREP_PID" 2>/dev/null || true' EXIT
+trap 'for p in $PREP_SAN $PREP_A64; do kill -- "-$p" 2>/dev/null || true; done' EXIT
 # upstream's answers for this run only (tests/conftest.py): a fresh directory each time
 export TN_REF_CACHE="$PWD/build/ref-cache"
 rm -rf "$TN_REF_CACHE"
@@ -119,14 +126,14 @@ if want lower; then
   done
 fi
 if want asan; then
-  run "background builds: the rest of the wait" prep_wait
+  run "sanitizer builds: the rest of the background wait" prep_wait PREP_SAN build/prep-sanitizers.log
   # tests/test_c_units.py runs the ASan C unit tests here (TN_BUILD_DIR=build/asan)
   run "asan+ubsan: suite and C tests (asan_skip out)" env TN_ASAN_SKIP_SETUP=1 \
     scripts/asan.sh -m pytest tests -m "not asan_skip" "$@"
 fi
-want tsan && prep_wait && run "tsan: threaded C tests" scripts/tsan.sh
+want tsan && prep_wait PREP_SAN build/prep-sanitizers.log && run "tsan: threaded C tests" scripts/tsan.sh
 if want aarch64; then
-  prep_wait
+  prep_wait PREP_A64
   start=$(date +%s)
   rc=0
   scripts/aarch64_env.sh || rc=$?
