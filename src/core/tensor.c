@@ -243,14 +243,19 @@ tn_status tn_storage_resize(tn_storage *s, int64_t nbytes) {
     return TN_OK;
 }
 
-void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
+bool tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
     int64_t st = 1;
+    bool saturated = false;
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = st;
         /* saturates instead of overflowing: such sizes can never be allocated, and the
          * allocation (tn_storage_nbytes_for) reports the overflow */
-        if (__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st)) st = INT64_MAX;
+        if (__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st)) {
+            st = INT64_MAX;
+            saturated |= i >= 1; /* a stride that is stored */
+        }
     }
+    return saturated;
 }
 
 static tn_status numel_of(int ndim, const int64_t *sizes, int64_t *out) {
@@ -323,13 +328,10 @@ static tn_status tensor_alloc(int ndim, const int64_t *sizes, tn_dtype dtype, tn
     TN_TRY(tn_storage_nbytes_for(ndim, sizes, NULL, tn_dtype_itemsize(dtype), &nbytes));
     /* upstream's restride computes every stride even when a size is 0 (no elements, no
      * bytes) and refuses one that overflows: zeros(0, 2**62, 4) */
-    for (int64_t i = ndim - 1, st = 1; i >= 1; i--)
-        if (__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st))
-            return tn_error(TN_ERR_RUNTIME, "Stride calculation overflowed");
+    int64_t strides[TN_MAX_DIMS];
+    if (tn_contiguous_strides(ndim, sizes, strides)) return tn_error(TN_ERR_RUNTIME, "Stride calculation overflowed");
     tn_storage *s;
     TN_TRY(tn_storage_new(nbytes, device, zero, &s));
-    int64_t strides[TN_MAX_DIMS];
-    tn_contiguous_strides(ndim, sizes, strides);
     tn_tensor *t = tn_tensor_new_view(s, 0, ndim, sizes, strides, dtype);
     tn_storage_release(s);
     if (!t) return tn_error(TN_ERR_NO_MEMORY, "out of memory");

@@ -140,8 +140,9 @@ tn_status tn_tensor_resize(tn_tensor *t, int ndim, const int64_t *sizes);
 bool tn_dtype_can_cast(tn_dtype from, tn_dtype to);
 /* Writes "[2, 3]" into buf (for error messages); returns buf. */
 const char *tn_format_sizes(int ndim, const int64_t *sizes, char *buf, int buflen);
-/* Fills contiguous strides for sizes. */
-void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* Fills contiguous strides for sizes; returns true when a stride overflowed int64 (it is
+ * then saturated at INT64_MAX; sizes of 0 count as 1, as upstream's restride does). */
+bool tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
 /* Bytes a tensor of sizes/strides (NULL: contiguous) from element 0 spans, as upstream's
  * computeStorageNbytes: RuntimeError "Storage size calculation overflowed ..." when the
  * product does not fit int64 (never a wrapped, too-small size). Negative sizes are the
