@@ -308,8 +308,18 @@ def floor_regressions(verdicts, dtypes, only=None):
     return lost, short
 
 
+FLAGS = ("--full", "--update-floor", "--details", "--check")
+OPTIONS = ("dtypes", "only")
+
+
 def main():
+    if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
+        print(__doc__.strip())
+        return
     opts = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+    unknown = [a for a in sys.argv[1:] if a not in FLAGS and not ("=" in a and a[2:].split("=")[0] in OPTIONS)]
+    if unknown:
+        raise SystemExit(f"unknown arguments {unknown}; see --help")
     dtypes = ALL_DTYPES if "--full" in sys.argv else CI_DTYPES
     if "dtypes" in opts:
         dtypes = tuple(opts["dtypes"].split(","))
