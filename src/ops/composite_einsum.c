@@ -341,11 +341,19 @@ tn_status tn_op_einsum(const tn_value *args, tn_value *rets) {
     /* whatever is not output is summed, then the output dims are what remains */
     tn_tensor *res = NULL;
     if (c.st == TN_OK) {
-        int64_t sd[EIN_MAX];
+        /* only the dims an operand still has are summed (as upstream, a sum: integers widen to
+         * int64); the dims a contraction consumed are size 1 and are dropped by a reshape, so a
+         * product of int32 operands stays int32 as upstream's bmm leaves it */
+        int64_t sd[EIN_MAX], keep[EIN_MAX];
         int nsd = 0;
-        for (int p = nout; p < L; p++) sd[nsd++] = p;
+        for (int p = nout; p < L; p++)
+            if (cur[0].has[p]) sd[nsd++] = p;
         res = cur[0].t;
-        if (nsd) res = tn_cx_call(&c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(res), tn_value_intlist(sd, nsd), TN_B(false), TN_NONE));
+        if (nsd) res = tn_cx_call(&c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(res), tn_value_intlist(sd, nsd), TN_B(true), TN_NONE));
+        if (res && L > nout) {
+            memcpy(keep, res->sizes, sizeof(int64_t) * (size_t)nout);
+            res = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(res), tn_value_intlist(keep, nout)));
+        }
         /* an output dim every operand had at size 1 while the label is wider elsewhere */
         int64_t os[EIN_MAX];
         bool widen = false;

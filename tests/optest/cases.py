@@ -2472,6 +2472,11 @@ add("einsum", "lambda a, b, c, v: [torch.einsum('ij,jk->ik', a, b), torch.einsum
     "torch.einsum('Ab,bC->AC', a, b), torch.einsum('i j , j k -> i k', a, b), torch.einsum('ij,kl->', a, b), torch.einsum('i->i', v[:0]), torch.einsum(a, [0, 1], b, [1, 2], [0, 2])]",
     [In((3, 4)), In((4, 5)), In((4, 4)), In((5,))], ["einsum.default"])
 add("einsum_int", "lambda a, b: torch.einsum('ij,jk->ik', a, b)", [In((3, 4), "int64", "int"), In((4, 5), "int64", "int")], ["einsum.default"])
+# a contraction of narrower integers keeps their dtype (bmm's), a sum of one operand's dims widens to int64
+for dt in ("int32", "int8", "uint8"):
+    add(f"einsum_{dt}", "lambda a, b, c: [torch.einsum('ij,jk->ik', a, b), torch.einsum('ij,ij->', a, a), torch.einsum('i,i', c, c), torch.einsum('ij->', a), torch.einsum('ii', a[:3, :3]), "
+        "torch.einsum('ij,j->i', a, c), torch.einsum('ijk,ik->j', a[None].expand(2, 3, 4), a[:2]), torch.einsum('ij,kl->', a, b)]",
+        [In((3, 4), dt, "int"), In((4, 5), dt, "int"), In((4,), dt, "int")], ["einsum.default"])
 for nm, eq, shapes in (("size", "ij,jk->ik", ((3, 4), (5, 5))), ("out_missing", "ij->ik", ((3, 4),)), ("out_twice", "ij->ii", ((3, 4),)), ("more_ops", "ij", ((3, 4), (3, 4))),
                        ("fewer_ops", "ij,jk", ((3, 4),)), ("ndim", "ijk", ((3, 4),)), ("char", "i1", ((3, 4),)), ("diag_size", "ii", ((3, 4),)), ("dots", "..i.", ((3,),))):
     add(f"einsum_err_{nm}", f"lambda *x: torch.einsum('{eq}', *x)", [In(s) for s in shapes], ["einsum.default"])
