@@ -573,10 +573,10 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[a->dtype].c10_name,
                         tn_dtype_infos[b->dtype].c10_name);
     tn_dtype dt = a->dtype;
-    if (dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64 && dt != TN_DTYPE_INT64 && dt != TN_DTYPE_INT32 &&
-        dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16 && dt != TN_DTYPE_COMPLEX64 && dt != TN_DTYPE_COMPLEX128)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "linalg_cross of %s tensors is not implemented by torchnative",
-                        tn_dtype_infos[dt].c10_name);
+    if (dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64 && dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT16 &&
+        dt != TN_DTYPE_COMPLEX64 && dt != TN_DTYPE_COMPLEX128 && dt != TN_DTYPE_INT64 && dt != TN_DTYPE_INT32 &&
+        dt != TN_DTYPE_INT16 && dt != TN_DTYPE_INT8 && dt != TN_DTYPE_UINT8) /* upstream's "all types" */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"cross\" not implemented for '%s'", tn_dtype_infos[dt].c10_name);
     int nd;
     int64_t sz[TN_MAX_DIMS];
     TN_TRY(tn_shape_broadcast(a->ndim, a->sizes, b->ndim, b->sizes, &nd, sz));
@@ -596,6 +596,9 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
         case TN_DTYPE_FLOAT64: CROSS_LOOP(double, ID, ID) break;
         case TN_DTYPE_INT64: CROSS_LOOP(int64_t, ID, ID) break;
         case TN_DTYPE_INT32: CROSS_LOOP(int32_t, ID, ID) break;
+        case TN_DTYPE_INT16: CROSS_LOOP(int16_t, ID, ID) break; /* the narrow integers wrap as upstream's */
+        case TN_DTYPE_INT8: CROSS_LOOP(int8_t, ID, ID) break;
+        case TN_DTYPE_UINT8: CROSS_LOOP(uint8_t, ID, ID) break;
         case TN_DTYPE_BFLOAT16: CROSS_LOOP(tn_bfloat16, BF_LOAD, BF_STORE) break;
         case TN_DTYPE_COMPLEX64: CROSS_LOOP(float _Complex, ID, ID) break;
         case TN_DTYPE_COMPLEX128: CROSS_LOOP(double _Complex, ID, ID) break;

@@ -1169,6 +1169,11 @@ add("ldl_singular", "lambda: torch.linalg.ldl_factor_ex(torch.zeros(2, 3, 3))", 
 add("ldl_singular_err", "lambda: torch.linalg.ldl_factor(torch.zeros(3, 3))", [], ["linalg_ldl_factor.default"])
 add("ldl_solve_shape_err", "lambda a, b: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b)", [In((4, 4)), In((3, 2))], ["linalg_ldl_solve.default"])
 add("vecdot_cross_vander", "lambda a, b, x: (torch.linalg.vecdot(a, b), torch.linalg.vecdot(a, b, dim=0), torch.linalg.cross(a, b), torch.linalg.cross(a[:1], b), torch.cross(a, b, dim=1), torch.cross(a.mT, b.mT), torch.linalg.vander(x), torch.linalg.vander(x, N=6))", [In((4, 3)), In((4, 3)), In((2, 5))], ["linalg_vecdot.default", "linalg_cross.default", "cross.default", "linalg_vander.default"])
+# the narrow integers wrap as upstream's (values up to 100: products overflow int8/uint8); bool refuses as upstream
+for dt in ("int8", "uint8", "int16"):
+    add(f"cross_{dt}", "lambda a, b: (torch.linalg.cross(a, b), torch.cross(a.mT, b.mT, dim=0), torch.linalg.cross(a * 9, b * 13))",
+        [In((4, 3), dt, "int"), In((4, 3), dt, "int")], ["linalg_cross.default", "cross.default"])
+add("cross_err_bool", "lambda a: torch.linalg.cross(a > 0, a > 0)", [In((4, 3))], ["linalg_cross.default"])
 add("cross_vander_int", "lambda a, b: (torch.linalg.cross(a, b), torch.linalg.vander(a[0], N=4), torch.linalg.multi_dot([a, b.mT]))", [In((4, 3), "int64", "int"), In((4, 3), "int64", "int")], ["linalg_cross.default", "linalg_vander.default", "linalg_multi_dot.default"])
 # error paths: singular, not positive definite, non-square, batch mismatch, wrong dtypes
 add("inv_singular_err", f"lambda: torch.linalg.inv({SING})", [], ["linalg_inv.default"])
