@@ -478,6 +478,36 @@ static PyMethodDef op_methods[] = {
 
 /* ---- init ---------------------------------------------------------------------------- */
 
+/* upstream's structseq repr (and str): "torch.return_types.topk(\nvalues=...,\nindices=...)",
+ * one field per line, where CPython's own prints them on one line. Installed on each type as
+ * a method descriptor (the limited API cannot set the slot directly). */
+static PyObject *structseq_repr(PyObject *self, PyObject *unused) {
+    PyObject *t = (PyObject *)Py_TYPE(self);
+    PyObject *mod = PyObject_GetAttrString(t, "__module__"), *name = PyObject_GetAttrString(t, "__name__");
+    PyObject *fields = PyObject_GetAttrString(t, "__match_args__");
+    PyObject *parts = PyList_New(0), *res = NULL;
+    if (!mod || !name || !fields || !parts || !PyTuple_Check(fields)) goto done;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(fields); i++) {
+        PyObject *item = PySequence_GetItem(self, i);
+        PyObject *r = item ? PyObject_Repr(item) : NULL;
+        PyObject *line = r ? PyUnicode_FromFormat("%U=%U", PyTuple_GetItem(fields, i), r) : NULL;
+        Py_XDECREF(item);
+        Py_XDECREF(r);
+        if (!line || PyList_Append(parts, line) < 0) { Py_XDECREF(line); goto done; }
+        Py_DECREF(line);
+    }
+    PyObject *sep = PyUnicode_FromString(",\n");
+    PyObject *body = sep ? PyUnicode_Join(sep, parts) : NULL;
+    Py_XDECREF(sep);
+    if (body) res = PyUnicode_FromFormat("%U.%U(\n%U)", mod, name, body);
+    Py_XDECREF(body);
+done:
+    Py_XDECREF(mod), Py_XDECREF(name), Py_XDECREF(fields), Py_XDECREF(parts);
+    return res;
+}
+
+static PyMethodDef structseq_repr_def = {"__repr__", structseq_repr, METH_NOARGS, NULL};
+
 static int add_return_types(PyObject *module) {
     PyObject *rt = PyModule_New("torch._C._return_types");
     if (!rt) return -1;
@@ -491,6 +521,10 @@ static int add_return_types(PyObject *module) {
         PyStructSequence_Desc desc = {tname, NULL, fields, d->nfields};
         PyTypeObject *t = PyStructSequence_NewType(&desc);
         if (!t) { Py_DECREF(rt); return -1; }
+        PyObject *repr = PyDescr_NewMethod(t, &structseq_repr_def);
+        int bad = !repr || PyObject_SetAttrString((PyObject *)t, "__repr__", repr) < 0;
+        Py_XDECREF(repr);
+        if (bad) { Py_DECREF((PyObject *)t); Py_DECREF(rt); return -1; }
         structseq_types[i] = (PyObject *)t;
         if (!PyObject_HasAttrString(rt, d->name)) {
             Py_INCREF((PyObject *)t);

@@ -348,7 +348,6 @@ _valgrind_toggle _valgrind_toggle_and_dump_stats _gds_deregister_buffer _gds_der
 _gds_load_storage _gds_register_buffer _gds_register_handle _gds_save_storage
 _DTensor_OpSchema_post_init _DTensor_OpSchema_recompute_comparison_key _DTensor_compute_global_tensor_info
 _add_cached_tensor _remove_cached_tensor _is_cached_tensor _set_cached_tensors_enabled
-_any_output_is_alias_to_input_or_output
 _commit_update _construct_storage_from_data_pointer _conv_determine_backend_memory_format
 _data_address _dump_upgraders_map _from_dlpack _to_dlpack _to_dlpack_versioned
 _torchDeviceToDLDevice _fx_map_aggregate _fx_map_arg _get_constant_bool_symnode _get_cudnn_batch_norm_reserve_space_size
@@ -381,6 +380,28 @@ def _get_tensor_metadata(tensor):
     if tensor.is_neg():
         meta["neg"] = True
     return meta
+
+
+@real(reason="custom ops' aliasing check (torch._library.utils._c_check_aliasing_constraint): does an "
+           "output share a storage with an input or an earlier output; tensors at the top level and in "
+           "lists at any depth (not in tuples), as upstream")
+def _any_output_is_alias_to_input_or_output(args, kwargs, outputs):
+    import torch
+
+    def tensors(values):
+        for v in values:
+            if isinstance(v, torch.Tensor):
+                yield v
+            elif isinstance(v, list):
+                yield from tensors(v)
+
+    seen = {t.untyped_storage()._cdata for t in tensors(tuple(args) + tuple(kwargs.values()))}
+    for t in tensors(outputs):
+        key = t.untyped_storage()._cdata
+        if key in seen:
+            return True
+        seen.add(key)
+    return False
 
 
 @real(reason="restores the bits _get_tensor_metadata recorded (torch.load)")

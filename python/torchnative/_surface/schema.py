@@ -785,14 +785,29 @@ def python_op(qualified_name):
     return deco
 
 
-def _python_kernel(rec):
-    """The Python function that runs `rec` eagerly, or None: torchnative's own
-    implementation of an upstream C++ operator, else a kernel registered through
-    torch.library under a CPU-reaching key (with_keyset kernels get a CPU key set)."""
+# Dispatch keys of a torch.library autograd kernel (custom_op's register_autograd registers
+# under "Autograd", with a key set), reached first unless _AutoDispatchBelowAutograd is on.
+_AUTOGRAD_KEYS = ("AutogradCPU", "Autograd")
+
+
+def _python_kernel(rec, autograd=False):
+    """The Python function that runs `rec`, or None: torchnative's own implementation of an
+    upstream C++ operator, else a kernel registered through torch.library: with `autograd`,
+    an autograd kernel first unless the thread's exclude set holds AutogradCPU (as upstream's
+    dispatcher reaches the Autograd key before the backend's), then one under a CPU-reaching
+    key (with_keyset kernels get the key set below the one they were reached at)."""
     name = rec.qualname + ("." + rec.overload if rec.overload else "")
     fn = PYTHON_OPS.get(name)
     if fn is not None:
         return fn
+    from torchnative._surface.dispatch import DispatchKey, DispatchKeySet, _tls
+    if autograd and not _tls.excluded.has(DispatchKey.AutogradCPU):
+        for key in _AUTOGRAD_KEYS:
+            k = rec.py_kernels.get(key)
+            if k is not None:
+                if key in rec.py_keyset_kernels:
+                    return functools.partial(k, DispatchKeySet(DispatchKey.AutogradCPU) | DispatchKeySet(DispatchKey.CPU))
+                return k
     for key in _EAGER_KEYS:
         k = rec.py_kernels.get(key)
         if k is not None:
@@ -822,7 +837,7 @@ def _make_overload_callable(rec):
             return call(idx, *args, **kwargs)
         # Not an operator of the C door (-1: no aten overload of that name): operators
         # other libraries register, or torch.library definitions, run in Python.
-        fn = _python_kernel(rec)
+        fn = _python_kernel(rec, autograd=True)
         if fn is None:
             raise NotImplementedError(f"{name} is not implemented by torchnative")
         return fn(*args, **kwargs)
@@ -937,6 +952,22 @@ class _DispatchOperatorHandle:
 
     def __repr__(self):
         return f"<_DispatchOperatorHandle {self._rec.qualname}.{self._rec.overload}>"
+
+    def redispatch_boxed(self, keyset, *args, **kwargs):
+        """OpOverload.redispatch: the kernel below the key set's autograd (an autograd kernel
+        calls this with keyset & _after_autograd_keyset): a torch.library kernel eagerly, or
+        an operator of the C door with autograd not recording (below autograd)."""
+        rec = self._rec
+        idx = _c_index(rec)
+        if idx is not None and idx >= 0:
+            import torch
+            with torch.no_grad():
+                return _c_module()._tn_call_op(idx, *args, **kwargs)
+        fn = _python_kernel(rec)
+        if fn is None:
+            name = rec.qualname + ("." + rec.overload if rec.overload else "")
+            raise NotImplementedError(f"{name} is not implemented by torchnative")
+        return fn(*args, **kwargs)
 
 
 add(C, "_DispatchOperatorHandle", _DispatchOperatorHandle, "real", "handle on a registry entry")
