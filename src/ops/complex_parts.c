@@ -1,10 +1,12 @@
 /* complex_parts.c — the parts of complex tensors composed through the door: .real/.imag as
- * views of view_as_real, abs as hypot of the parts, angle, conj_physical, isreal.
+ * views of view_as_real, abs as hypot of the parts, angle, conj_physical, isreal, and real
+ * bilinear operations (convolutions) applied to complex operands part by part.
  *
  * The core keeps no lazy conjugate or negative bit: every complex tensor is resolved, so
  * conj_physical materialises and resolve_conj is the tensor itself (tensor_queries.c). */
 #include <math.h>
 
+#include "ops/complex_parts.h"
 #include "ops/composite_internal.h"
 
 /* Part k (0 real, 1 imaginary) of a complex tensor: a view of its storage. */
@@ -101,4 +103,33 @@ tn_status tn_op_chalf(const tn_value *args, tn_value *rets) {
     tn_value ta[7] = {args[0], {.tag = TN_V_DTYPE}, TN_NONE, TN_NONE, TN_NONE, TN_B(false), args[1]};
     ta[1].u.dtype = TN_DTYPE_COMPLEX32;
     return tn_dispatch(TN_OP__to_copy, ta, rets);
+}
+
+/* One real operation over parts, its result owned by the scratch. */
+static tn_tensor *bilinear_part(tn_cx *c, tn_real_bilinear_fn f, tn_tensor *x, tn_tensor *w, tn_tensor *b, void *ctx) {
+    if (c->st != TN_OK) return NULL;
+    tn_tensor *y = NULL;
+    c->st = f(x, w, b, ctx, &y);
+    if (c->st != TN_OK) return NULL;
+    tn_tensor_release(tn_cx_keep(c, y)); /* the scratch now holds the only reference */
+    return y;
+}
+
+tn_status tn_complex_bilinear(tn_tensor *x, tn_tensor *w, tn_tensor *b, tn_real_bilinear_fn f, void *ctx, tn_tensor **out) {
+    tn_cx c = {0};
+    tn_tensor *xr = part_of(&c, x, 0), *xi = part_of(&c, x, 1), *wr = part_of(&c, w, 0), *wi = part_of(&c, w, 1);
+    tn_tensor *br = b ? part_of(&c, b, 0) : NULL, *bi = b ? part_of(&c, b, 1) : NULL;
+    tn_tensor *xs = tn_cx_call(&c, TN_OP_add_Tensor, TN_ARGS(TN_T(xr), TN_T(xi), TN_I(1)));
+    tn_tensor *ws = tn_cx_call(&c, TN_OP_add_Tensor, TN_ARGS(TN_T(wr), TN_T(wi), TN_I(1)));
+    tn_tensor *bs = b ? tn_cx_call(&c, TN_OP_add_Tensor, TN_ARGS(TN_T(br), TN_T(bi), TN_I(1))) : NULL;
+    tn_tensor *p1 = bilinear_part(&c, f, xr, wr, br, ctx), *p2 = bilinear_part(&c, f, xi, wi, NULL, ctx);
+    tn_tensor *p3 = bilinear_part(&c, f, xs, ws, bs, ctx);
+    tn_tensor *re = tn_cx_call(&c, TN_OP_sub_Tensor, TN_ARGS(TN_T(p1), TN_T(p2), TN_I(1)));
+    tn_tensor *im = tn_cx_call(&c, TN_OP_sub_Tensor, TN_ARGS(TN_T(p3), TN_T(p1), TN_I(1)));
+    im = tn_cx_call(&c, TN_OP_sub_Tensor, TN_ARGS(TN_T(im), TN_T(p2), TN_I(1)));
+    tn_tensor *y = tn_cx_call(&c, TN_OP_complex, TN_ARGS(TN_T(re), TN_T(im)));
+    tn_value r = {0};
+    TN_TRY(tn_cx_finish(&c, y, &r));
+    *out = r.u.t;
+    return TN_OK;
 }

@@ -11,6 +11,7 @@
 #include "core/threadpool.h"
 #include "kernels/nn.h"
 #include "kernels/nn_backward.h"
+#include "ops/complex_parts.h"
 #include "ops/nn_backward_internal.h"
 
 /* One chunk's images are independent: im2col (to_image false) or col2im (true) of image j
@@ -115,9 +116,17 @@ static tn_status conv_forward(tn_dtype acc, const conv_geom *q, const void *x, c
 typedef struct conv_params {
     int nsp;                       /* spatial dims: 1 or 2 */
     int64_t stride[2], pad[2], pad_extra[2], dil[2], groups;
+    bool complex_parts;            /* conv1d/conv2d: complex operands by real convolutions of their
+                                    * parts (upstream's entries; aten::convolution refuses complex) */
 } conv_params;
 
 /* Runs a batched convolution: input [N, C, (H,) W], weight [O, C/G, (kh,) kw]. */
+static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, const conv_params *p, tn_tensor **out);
+
+static tn_status conv_real_part(tn_tensor *x, tn_tensor *w, tn_tensor *b, void *ctx, tn_tensor **out) {
+    return conv_run(x, w, b, (const conv_params *)ctx, out);
+}
+
 static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, const conv_params *p, tn_tensor **out) {
     char b1[256], b2[256];
     int nsp = p->nsp, nd = nsp + 2;
@@ -147,6 +156,11 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype))
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                         tn_dtype_infos[input->dtype].c10_name, tn_dtype_infos[weight->dtype].c10_name);
+    if (p->complex_parts && tn_dtype_is_complex(input->dtype) && input->dtype != TN_DTYPE_COMPLEX32) {
+        conv_params real = *p;
+        real.complex_parts = false;
+        return tn_complex_bilinear(input, weight, bias, conv_real_part, &real, out);
+    }
     TN_TRY(tn_nn_check_float_or_int(input, "slow_conv2d_cpu", false));
     /* a dilated convolution takes upstream's slow_conv_dilated path, which has Long but no other integer */
     if (tn_nn_is_int(input->dtype) && input->dtype != TN_DTYPE_INT64)
@@ -268,7 +282,7 @@ tn_status tn_op__convolution(const tn_value *args, tn_value *rets) { return tn_o
 
 static tn_status conv_nd(const tn_value *args, tn_value *rets, int nsp, bool padding_str) {
     tn_tensor *input = args[0].u.t, *weight = args[1].u.t;
-    conv_params p = {.nsp = nsp, .groups = args[6].u.i};
+    conv_params p = {.nsp = nsp, .groups = args[6].u.i, .complex_parts = true};
     TN_TRY(spatial_arg(&args[3], nsp, "stride", p.stride));
     TN_TRY(spatial_arg(&args[5], nsp, "dilation", p.dil));
     if (!padding_str) {

@@ -9,6 +9,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/nn_conv3d.h"
+#include "ops/complex_parts.h"
 #include "ops/nn_backward_internal.h"
 
 /* A convolution's geometry with every spatial array in 3-d form (leading 1s for 1-d/2-d). */
@@ -167,6 +168,17 @@ static tn_status run_forward(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const 
 }
 
 /* ---- non-transposed 3-d convolution ------------------------------------------------------- */
+
+/* conv3d's further arguments, for the complex path's calls on the parts */
+typedef struct conv3_args {
+    const int64_t *s, *p, *extra, *d;
+    int64_t G;
+} conv3_args;
+
+static tn_status conv3d_real_part(tn_tensor *x, tn_tensor *w, tn_tensor *b, void *ctx, tn_tensor **out) {
+    const conv3_args *a = ctx;
+    return tn_nn_conv3d(x, w, b, a->s, a->p, a->extra, a->d, a->G, out);
+}
 
 tn_status tn_nn_conv3d(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const int64_t s[3], const int64_t p[3],
                        const int64_t extra[3], const int64_t d[3], int64_t G, tn_tensor **out) {
@@ -463,7 +475,13 @@ static tn_status conv3d_body(tn_tensor *in, const tn_value *args, tn_tensor **y)
     } else {
         TN_TRY(arg3(&args[4], 3, "padding", 0, p));
     }
-    return tn_nn_conv3d(in, args[1].u.t, tn_nn_opt_tensor(&args[2]), s, p, e, d, args[6].u.i, y);
+    tn_tensor *w = args[1].u.t, *b = tn_nn_opt_tensor(&args[2]);
+    /* complex operands: real convolutions of the parts, as upstream's conv3d entry (aten::convolution refuses) */
+    if (tn_dtype_is_complex(in->dtype) && in->dtype != TN_DTYPE_COMPLEX32 && w->dtype == in->dtype && (!b || b->dtype == in->dtype)) {
+        conv3_args a = {s, p, e, d, args[6].u.i};
+        return tn_complex_bilinear(in, w, b, conv3d_real_part, &a, y);
+    }
+    return tn_nn_conv3d(in, w, b, s, p, e, d, args[6].u.i, y);
 }
 
 /* aten::conv3d(input, weight, bias?, stride, padding, dilation, groups) */

@@ -1334,6 +1334,20 @@ add("upsample_ops", "lambda a: (torch.ops.aten.upsample_bilinear2d.default(a, [7
 add("glu", f"lambda a: ({F}.glu(a), {F}.glu(a, 0))", [In((8, 34))], ["glu.default"])
 add("glu_odd_err", f"lambda a: {F}.glu(a)", [In((8, 33))], ["glu.default"])
 
+# complex convolutions (conv1d/2d/3d entries): Gauss's three real convolutions of the parts,
+# upstream's; aten::convolution itself refuses complex, as upstream's
+for dt, cdt in (("float32", "complex64"), ("float64", "complex128")):
+    F = "torch.nn.functional"
+    add(f"conv_{cdt}", f"lambda x, w, b, x2, w2, x3, w3: (lambda x, w, b, x2, w2, x3, w3: ({F}.conv1d(x, w, b, stride=2, padding=1, groups=2), "
+        f"{F}.conv1d(x[0], w, None, padding='same', dilation=2, groups=2), {F}.conv2d(x2, w2, b[:4], padding=(1, 0)), {F}.conv2d(x2.conj(), w2), "
+        f"{F}.conv2d(x2, w2, padding='valid', stride=(2, 1)), {F}.conv3d(x3, w3, b[:3], stride=(1, 2, 1)), {F}.conv3d(x3[0], w3, padding='same')))"
+        f"({CZ}(x), {CZ}(w), {CZ}(b), {CZ}(x2), {CZ}(w2), {CZ}(x3), {CZ}(w3))",
+        [In((2, 4, 9), dt), In((6, 2, 3), dt), In((6,), dt), In((2, 3, 7, 6), dt), In((4, 3, 3, 2), dt), In((1, 2, 5, 4, 4), dt), In((3, 2, 2, 3, 2), dt)],
+        ["conv1d.default", "conv1d.padding", "conv2d.default", "conv2d.padding", "conv3d.default", "conv3d.padding"])
+add("conv_err_complex_convolution", f"lambda x, w: torch.convolution({CZ}(x), {CZ}(w), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)",
+    [In((1, 2, 5, 5)), In((3, 2, 2, 2))], ["convolution.default"])
+add("conv_err_complex_real_weight", f"lambda x, w: torch.nn.functional.conv2d({CZ}(x), w)", [In((1, 2, 5, 5)), In((3, 2, 2, 2))], ["conv2d.default"])
+
 # ---- random: bit-exact after seeding ----------------------------------------------------
 def rnd(name, src, inputs, covers):
     add(name, f"lambda *xs: (torch.manual_seed(1234), {src})[1]", inputs, covers, **EXACT)
