@@ -271,16 +271,23 @@ tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
 
 /* ---- pointwise losses ------------------------------------------------------------------ */
 
-typedef double (*loss_fn)(double x, double y, double p);
+/* One element's loss in double; dt is the result dtype, for the losses whose upstream kernel
+ * rounds an intermediate to it (the caller rounds the value itself). */
+typedef double (*loss_fn)(double x, double y, double p, tn_dtype dt);
 
-static double f_mse(double x, double y, double p) { (void)p; double d = x - y; return d * d; }
-static double f_l1(double x, double y, double p) { (void)p; return fabs(x - y); }
-static double f_smooth_l1(double x, double y, double beta) {
+/* upstream's mse kernel squares the difference after rounding it to the dtype (one
+ * rounding per operation in Half / BFloat16 / Float) */
+static double f_mse(double x, double y, double p, tn_dtype dt) { (void)p; double d = round_to(dt, x - y); return d * d; }
+static double f_l1(double x, double y, double p, tn_dtype dt) {
+    (void)dt; (void)p; return fabs(x - y); }
+static double f_smooth_l1(double x, double y, double beta, tn_dtype dt) {
+    (void)dt;
     double d = fabs(x - y);
     if (beta == 0) return d;
     return d < beta ? 0.5 * d * d / beta : d - 0.5 * beta;
 }
-static double f_huber(double x, double y, double delta) {
+static double f_huber(double x, double y, double delta, tn_dtype dt) {
+    (void)dt;
     double d = fabs(x - y);
     return d < delta ? 0.5 * d * d : delta * (d - 0.5 * delta);
 }
@@ -329,7 +336,7 @@ static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int
         double sum = 0;
         for (int64_t i = 0; i < n; i++) {
             if (check && !check(x[i], y[i])) { st = tn_error(TN_ERR_RUNTIME, "%s", check_msg); goto done; }
-            double v = round_to(dt, fn(x[i], y[i], p));
+            double v = round_to(dt, fn(x[i], y[i], p, dt));
             if (ww) v = round_to(dt, v * ww[i]);
             if (reduction == RED_NONE) store_at(out, i, v);
             else sum += v;
@@ -381,7 +388,8 @@ tn_status tn_op_huber_loss(const tn_value *args, tn_value *rets) {
 }
 
 /* Upstream clamps each log at -100 so that x = 0 or 1 gives a finite loss. */
-static double f_bce(double x, double t, double p) {
+static double f_bce(double x, double t, double p, tn_dtype dt) {
+    (void)dt;
     (void)p;
     double lx = log(x), l1x = log1p(-x);
     if (lx < -100) lx = -100;
@@ -396,7 +404,8 @@ tn_status tn_op_binary_cross_entropy(const tn_value *args, tn_value *rets) {
                           "binary_cross_entropy", in_unit, "all elements of input should be between 0 and 1", rets);
 }
 
-static double f_bce_logits(double x, double t, double p) {
+static double f_bce_logits(double x, double t, double p, tn_dtype dt) {
+    (void)dt;
     (void)p;
     double mx = x < 0 ? -x : 0;
     return (1 - t) * x + mx + log1p(exp(-fabs(x)));

@@ -1269,6 +1269,10 @@ add("bce_zero_one", "lambda: torch.nn.functional.binary_cross_entropy(torch.tens
 # torch._C._nn.*_loss without `reduction`: upstream's parser reads the signature default
 # "at::Reduction::Mean" as 0, so the loss comes back unreduced (found by the operator fuzzer)
 add("nn_loss_reduction_omitted", "lambda a, b, t: (torch._C._nn.mse_loss(a, b), torch._C._nn.l1_loss(a, b), torch._C._nn.huber_loss(a, b), torch._C._nn.smooth_l1_loss(a, b), torch._C._nn.binary_cross_entropy(a.sigmoid(), b.sigmoid()), torch._C._nn.nll_loss(a, t), torch._C._nn.cross_entropy_loss(a, t))", [In((7, 33)), In((7, 33)), In((7,), "int64", "index", high=33)], ["mse_loss.default", "l1_loss.default", "huber_loss.default", "smooth_l1_loss.default", "binary_cross_entropy.default"], **NN32)
+# Half / BFloat16: the difference is rounded to the dtype before it is squared (exact compare)
+for dt in ("float16", "bfloat16", "float32"):
+    add(f"mse_loss_rounding_{dt}", "lambda a, b: [torch.nn.functional.mse_loss(a * 3, b * 3, reduction=r) for r in ('none', 'sum', 'mean')]",
+        [In((40, 25), dt), In((40, 25), dt)], ["mse_loss.default"], rtol=0, atol=0)
 add("mse_bcast", "lambda a, b: torch.ops.aten.mse_loss.default(a, b)", [In((7, 33)), In((33,))], ["mse_loss.default"], **NN32)
 for dt in ("float32", "float64", "bfloat16"):
     tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
