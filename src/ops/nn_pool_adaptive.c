@@ -105,8 +105,23 @@ static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bo
 tn_status tn_op_adaptive_max_pool1d(const tn_value *a, tn_value *r) { return adaptive_pool(a, r, 1, true, "adaptive_max_pool1d"); }
 tn_status tn_op_adaptive_max_pool2d(const tn_value *a, tn_value *r) { return adaptive_pool(a, r, 2, true, "adaptive_max_pool2d"); }
 tn_status tn_op_adaptive_max_pool3d(const tn_value *a, tn_value *r) { return adaptive_pool(a, r, 3, true, "adaptive_max_pool3d"); }
-/* aten::adaptive_avg_pool3d / _adaptive_avg_pool3d(self, output_size) */
-tn_status tn_op_adaptive_avg_pool3d(const tn_value *a, tn_value *r) { return adaptive_pool(a, r, 3, false, "adaptive_avg_pool3d"); }
+/* aten::adaptive_avg_pool3d(self, output_size): as upstream's, an output of 1 x 1 x 1 is the
+ * mean over the last three dims (a float accumulation: not the kernel's sum in the dtype) */
+tn_status tn_op_adaptive_avg_pool3d(const tn_value *a, tn_value *r) {
+    const tn_value *os = &a[1];
+    if (os->u.ilist.n != 3) return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool3d: output_size must be 3");
+    const int64_t *o = os->u.ilist.data;
+    if (o[0] < 0 || o[1] < 0 || o[2] < 0)
+        return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {%lld, %lld,%lld}",
+                        (long long)o[0], (long long)o[1], (long long)o[2]);
+    if (o[0] == 1 && o[1] == 1 && o[2] == 1) {
+        int64_t dims[3] = {-1, -2, -3};
+        tn_value m[4] = {a[0], tn_value_intlist(dims, 3), tn_value_bool(true), {.tag = TN_V_NONE}};
+        return tn_dispatch(TN_OP_mean_dim, m, r);
+    }
+    return adaptive_pool(a, r, 3, false, "adaptive_avg_pool3d");
+}
+/* aten::_adaptive_avg_pool3d(self, output_size): the kernel */
 tn_status tn_op__adaptive_avg_pool3d(const tn_value *a, tn_value *r) { return adaptive_pool(a, r, 3, false, "adaptive_avg_pool3d"); }
 
 /* ---- backward operators ------------------------------------------------------------------ */

@@ -1932,6 +1932,12 @@ for dt in ("float32", "float64"):
 add("adaptive_max_pool2d_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((5,))], ["adaptive_max_pool2d.default"])
 add("adaptive_max_pool_int_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((2, 5, 5), "int64", "int")], ["adaptive_max_pool2d.default"])
 add("adaptive_avg_pool3d_err", "lambda x: torch.nn.functional.adaptive_avg_pool3d(x, 2)", [In((2, 0, 5, 5))], ["adaptive_avg_pool3d.default"])
+# an output of 1 x 1 x 1 is upstream's mean over the last three dims (float accumulation), exact in Half / BFloat16
+for dt in ("float16", "bfloat16"):
+    add(f"adaptive_avg_pool3d_one_{dt}", "lambda x: (torch.nn.functional.adaptive_avg_pool3d(x, 1), torch.nn.functional.adaptive_avg_pool3d(x[0], (1, 1, 1)), torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 4)))",
+        [In((2, 3, 5, 6, 7), dt)], ["adaptive_avg_pool3d.default"], rtol=0, atol=0)
+for nm, o in (("size", "(1, 1)"), ("neg", "(-1, 1, 1)")):
+    add(f"adaptive_avg_pool3d_err_{nm}", f"lambda x: torch.nn.functional.adaptive_avg_pool3d(x, {o})", [In((1, 2, 3, 3))], ["adaptive_avg_pool3d.default"])
 for dt in ("float32", "float64", "bfloat16"):
     add(f"renorm_{dt}", "lambda x: (torch.renorm(x, 2, 0, 1.0), torch.renorm(x, 1, 1, 0.5), x.renorm(3.5, -1, 100.0), torch.renorm(x, 2, 0, 0))", [In((4, 5, 3), dt)], ["renorm.default"])
 add("renorm_p_err", "lambda x: torch.renorm(x, 0, 0, 1.0)", [In((4, 5))], ["renorm.default"])
