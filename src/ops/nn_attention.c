@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/nn.h"
+#include "ops/composite_internal.h"
 #include "ops/nn_internal.h"
 
 
@@ -136,6 +137,56 @@ done:
     return TN_OK;
 }
 
+/* With dropout: upstream's math path (its fused CPU kernel has no dropout), composed through
+ * the door so the dropout mask draws from the generator as upstream's at::dropout does:
+ * Half / BFloat16 computed in float; q and kᵀ each scaled by sqrt(scale); the causal mask
+ * (or a boolean one) as an additive 0 / -inf; _safe_softmax; dropout; times v. */
+static tn_status attention_math_dropout(const attn_args *a, int64_t Hq, int64_t Hk, tn_tensor **out_o) {
+    tn_cx c = {0};
+    tn_tensor *q = a->q, *k = a->k, *v = a->v, *mask = a->mask;
+    tn_dtype od = q->dtype;
+    if (od == TN_DTYPE_FLOAT16 || od == TN_DTYPE_BFLOAT16) {
+        tn_tensor **t[3] = {&q, &k, &v};
+        for (int i = 0; i < 3; i++)
+            *t[i] = tn_cx_call(&c, TN_OP__to_copy, TN_ARGS(TN_T(*t[i]), TN_DT(TN_DTYPE_FLOAT32), TN_NONE, TN_NONE, TN_NONE, TN_B(false), TN_NONE));
+    }
+    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, (tn_value[1]){0});
+    int nd = q->ndim;
+    int64_t L = q->sizes[nd - 2], S = k->sizes[nd - 2], E = q->sizes[nd - 1];
+    double sf = sqrt(isnan(a->scale) ? 1.0 / sqrt((double)E) : fabs(a->scale));
+    tn_tensor *qs = tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(q), TN_D(!isnan(a->scale) && a->scale < 0 ? -sf : sf)));
+    if (a->gqa && Hq != Hk && Hk > 0) { /* key and value heads repeated to the query's */
+        k = tn_cx_call(&c, TN_OP_repeat_interleave_self_int, TN_ARGS(TN_T(k), TN_I(Hq / Hk), TN_I(-3), TN_NONE));
+        v = tn_cx_call(&c, TN_OP_repeat_interleave_self_int, TN_ARGS(TN_T(v), TN_I(Hq / Hk), TN_I(-3), TN_NONE));
+    }
+    tn_tensor *kt = tn_cx_call(&c, TN_OP_transpose_int, TN_ARGS(TN_T(k), TN_I(-2), TN_I(-1)));
+    tn_tensor *attn = tn_cx_call(&c, TN_OP_matmul, TN_ARGS(TN_T(qs), TN_T(tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(kt), TN_D(sf))))));
+    tn_tensor *bias = NULL, *keep = NULL;
+    if (a->causal) {
+        int64_t ls[2] = {L, S};
+        tn_tensor *ones = tn_cx_call(&c, TN_OP_ones, TN_ARGS(tn_value_intlist(ls, 2), TN_DT(TN_DTYPE_BOOL), TN_NONE, TN_NONE, TN_NONE));
+        keep = tn_cx_call(&c, TN_OP_tril, TN_ARGS(TN_T(ones), TN_I(0)));
+    } else if (mask && mask->dtype == TN_DTYPE_BOOL) {
+        keep = mask;
+    } else if (mask) {
+        bias = mask;
+    }
+    if (keep) {
+        tn_tensor *z = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(keep), TN_DT(q->dtype), TN_NONE, TN_NONE, TN_NONE, TN_NONE));
+        bias = tn_cx_call(&c, TN_OP_masked_fill_Scalar, TN_ARGS(TN_T(z), TN_T(tn_cx_call(&c, TN_OP_logical_not, TN_ARGS(TN_T(keep)))), TN_D(-INFINITY)));
+    }
+    if (bias) attn = tn_cx_call(&c, TN_OP_add_Tensor, TN_ARGS(TN_T(attn), TN_T(bias), TN_I(1)));
+    attn = tn_cx_call(&c, TN_OP__safe_softmax, TN_ARGS(TN_T(attn), TN_I(-1), TN_NONE));
+    attn = tn_cx_call(&c, TN_OP_dropout, TN_ARGS(TN_T(attn), TN_D(a->dropout_p), TN_B(true)));
+    tn_tensor *o = tn_cx_call(&c, TN_OP_matmul, TN_ARGS(TN_T(attn), TN_T(v)));
+    if (o && o->dtype != od)
+        o = tn_cx_call(&c, TN_OP__to_copy, TN_ARGS(TN_T(o), TN_DT(od), TN_NONE, TN_NONE, TN_NONE, TN_B(false), TN_NONE));
+    tn_value r = {0};
+    TN_TRY(tn_cx_finish(&c, o, &r));
+    *out_o = r.u.t;
+    return TN_OK;
+}
+
 static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor **lse_o) {
     tn_tensor *q = a->q, *k = a->k, *v = a->v, *mask = a->mask;
     char b1[256], b2[256], b3[256];
@@ -151,9 +202,6 @@ static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor 
                                         "attn_mask.dtype: %s and  query.dtype: %s instead.",
                         meta_name(mask->dtype), meta_name(q->dtype));
     TN_TRY(tn_nn_check_float(q, "scaled_dot_product_attention"));
-    if (a->dropout_p > 0)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::scaled_dot_product_attention with dropout_p > 0 is not "
-                                                "implemented by torchnative");
     if (q->ndim > 4 || q->ndim != k->ndim || q->ndim != v->ndim)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::scaled_dot_product_attention for query %s, key %s, value %s is "
                                                 "not implemented by torchnative",
@@ -201,6 +249,7 @@ static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor 
                                 (long long)mask->sizes[md], (long long)target[td], md);
         }
     }
+    if (a->dropout_p > 0 && !lse_o) return attention_math_dropout(a, Hq, Hk, out_o);
     tn_dtype acc = tn_nn_acc(q->dtype);
     double scale = isnan(a->scale) ? 1.0 / sqrt((double)E) : a->scale;
     if (acc == TN_DTYPE_FLOAT32)

@@ -1277,6 +1277,13 @@ add("mse_bcast", "lambda a, b: torch.ops.aten.mse_loss.default(a, b)", [In((7, 3
 for dt in ("float32", "float64", "bfloat16"):
     tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
     add(f"sdpa_{dt}", f"lambda q, k, v: ({F}.scaled_dot_product_attention(q, k, v), {F}.scaled_dot_product_attention(q, k, v, is_causal=True), {F}.scaled_dot_product_attention(q, k, v, scale=0.3))", [In((2, 4, 33, 16), dt), In((2, 4, 31, 16), dt), In((2, 4, 31, 16), dt)], ["scaled_dot_product_attention.default", "_scaled_dot_product_flash_attention_for_cpu.default"], **tol)
+# dropout: upstream's math path, the mask drawn by at::dropout after the seed (Half / BFloat16 in float)
+for dt in ("float32", "float64", "bfloat16", "float16"):
+    add(f"sdpa_dropout_{dt}", f"lambda q, k, v, m: [(torch.manual_seed(s), {F}.scaled_dot_product_attention(q, k, v, is_causal=c, dropout_p=p))[1] for s, c, p in ((1, True, 0.5), (2, False, 0.25), (3, False, 1.0))] + "
+        f"[(torch.manual_seed(4), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m > 0, dropout_p=0.3))[1], (torch.manual_seed(5), {F}.scaled_dot_product_attention(q, k, v, attn_mask=m, dropout_p=0.3, scale=-0.7))[1], "
+        f"(torch.manual_seed(6), {F}.scaled_dot_product_attention(q, k[:, :2], v[:, :2], dropout_p=0.4, enable_gqa=True))[1]]",
+        [In((2, 4, 5, 8), dt), In((2, 4, 7, 8), dt), In((2, 4, 7, 8), dt), In((5, 7), dt)], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
+add("sdpa_dropout_err_p", f"lambda q: {F}.scaled_dot_product_attention(q, q, q, dropout_p=1.5)", [In((2, 3, 4))], ["scaled_dot_product_attention.default"])
 add("sdpa_causal_gqa", f"lambda q, k, v: {F}.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)", [In((2, 4, 33, 16)), In((2, 2, 31, 16)), In((2, 2, 31, 16))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
 add("sdpa_boolmask", f"lambda q, k, v: {F}.scaled_dot_product_attention(q, k, v, attn_mask=torch.ones(33, 31, dtype=torch.bool).tril())", [In((2, 4, 33, 16)), In((2, 4, 31, 16)), In((2, 4, 31, 16))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
 add("sdpa_floatmask", f"lambda q, k, v, m: {F}.scaled_dot_product_attention(q, k, v, attn_mask=m)", [In((2, 4, 33, 16)), In((2, 4, 31, 16)), In((2, 4, 31, 16)), In((33, 31))], ["scaled_dot_product_attention.default"], rtol=1e-5, atol=1e-5)
