@@ -67,18 +67,24 @@ int64_t tn_linalg_zcholesky(int64_t n, double _Complex *a, int64_t ld);
 
 /* ---- symmetric indefinite LDLᵀ (linalg_ldl.c) ---------------------------------------- */
 
-/* A = P L D Lᵀ Pᵀ by Bunch-Kaufman diagonal pivoting (sytrf, lower): the lower triangle of a
+/* A = P L D Lᵀ Pᵀ by Bunch-Kaufman diagonal pivoting (sytf2, lower): the lower triangle of a
  * is read and replaced by L (unit, below the diagonal) and D (1×1 and 2×2 blocks on and
  * just below the diagonal), the strict upper triangle zeroed. piv[k] > 0: a 1×1 block,
  * rows k and piv[k]-1 interchanged; piv[k] = piv[k+1] < 0: a 2×2 block, rows k+1 and
  * -piv[k]-1 interchanged (1-based, as LAPACK writes them). Returns 0, or the 1-based index
  * of the first exactly zero 1×1 block (D singular). single: every operation rounded to
- * float32, in sytf2's order (a float32 input: upstream factors it in float32 arithmetic,
- * and the factors of an ill-conditioned matrix follow that rounding). */
-int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv, bool single);
-/* Solves A X = B in place of the n×nrhs matrix b with tn_linalg_ldl's factors (sytrs). */
+ * float32 (both parts), in sytf2's order (a float32 / complex64 input: upstream factors it
+ * in float32 arithmetic, and the factors of an ill-conditioned matrix follow that
+ * rounding). herm (complex only; ignored for real): A = P L D Lᴴ Pᵀ of a Hermitian matrix
+ * (hetf2: the diagonal's imaginary parts are not read and D's diagonal is real); otherwise
+ * a complex matrix is factored as symmetric (Lᵀ, no conjugation). */
+int64_t tn_linalg_ldl(int64_t n, double *a, int64_t ld, int32_t *piv, bool single, bool herm);
+int64_t tn_linalg_zldl(int64_t n, double _Complex *a, int64_t ld, int32_t *piv, bool single, bool herm);
+/* Solves A X = B in place of the n×nrhs matrix b with the factors above (sytrs / hetrs). */
 void tn_linalg_ldl_solve(int64_t n, const double *a, int64_t ld, const int32_t *piv, int64_t nrhs, double *b,
-                         int64_t ldb);
+                         int64_t ldb, bool herm);
+void tn_linalg_zldl_solve(int64_t n, const double _Complex *a, int64_t ld, const int32_t *piv, int64_t nrhs,
+                          double _Complex *b, int64_t ldb, bool herm);
 
 /* ---- Householder QR (linalg_qr.c) ----------------------------------------------------- */
 

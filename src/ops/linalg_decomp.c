@@ -1070,17 +1070,19 @@ tn_status tn_op_linalg_solve_triangular(const tn_value *args, tn_value *rets) {
 
 /* LD, pivots and info of every matrix (the lower triangle read; hermitian is the same for
  * real dtypes). out[0..2] */
-static tn_status ldl_impl(tn_tensor *A, tn_tensor **out, int32_t **info_out) {
+static tn_status ldl_impl(tn_tensor *A, bool herm, tn_tensor **out, int32_t **info_out) {
     const char *api = "torch.linalg.ldl_factor_ex";
     TN_TRY(tn_la_need_square(api, A, "A"));
-    TN_TRY(tn_la_need_float(api, A));
-    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
-    double *a = tn_la_alloc(batch * n * n, sizeof(double));
+    TN_TRY(tn_la_need_float_or_complex(api, A));
+    int64_t n = A->sizes[A->ndim - 1], batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], w = tn_la_w(A->dtype);
+    double *a = tn_la_alloc(batch * n * n * w, sizeof(double));
     int32_t *piv = tn_la_alloc(batch * n, sizeof(int32_t)), *info = tn_la_alloc(batch, sizeof(int32_t));
     if (!a || !piv || !info) { free(a), free(piv), free(info); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
     tn_la_gather(A, a);
+    bool single = A->dtype == TN_DTYPE_FLOAT32 || A->dtype == TN_DTYPE_COMPLEX64;
     for (int64_t b = 0; b < batch && !tn_tensor_is_meta(A); b++)
-        info[b] = (int32_t)tn_linalg_ldl(n, a + b * n * n, n, piv + b * n, A->dtype == TN_DTYPE_FLOAT32);
+        info[b] = (int32_t)(w == 2 ? tn_linalg_zldl(n, (zdouble *)a + b * n * n, n, piv + b * n, single, herm)
+                                   : tn_linalg_ldl(n, a + b * n * n, n, piv + b * n, single, false));
     tn_device dev = tn_tensor_device(A);
     tn_status st = tn_la_new(A->dtype, dev, A->ndim, A->sizes, a, &out[0]);
     if (st == TN_OK) st = tn_la_new_i32(dev, vec_sizes(A, n, sz), sz, piv, &out[1]);
@@ -1103,7 +1105,7 @@ static tn_status ldl_check(const char *api, const tn_tensor *A, const int32_t *i
 tn_status tn_op_linalg_ldl_factor_ex(const tn_value *args, tn_value *rets) {
     tn_tensor *out[3] = {0};
     int32_t *info;
-    TN_TRY(ldl_impl(args[0].u.t, out, &info));
+    TN_TRY(ldl_impl(args[0].u.t, args[1].u.b, out, &info));
     tn_status st = args[2].u.b ? ldl_check("torch.linalg.ldl_factor_ex", args[0].u.t, info) : TN_OK;
     free(info);
     if (st != TN_OK) { release_all(3, out); return st; }
@@ -1114,7 +1116,7 @@ tn_status tn_op_linalg_ldl_factor_ex(const tn_value *args, tn_value *rets) {
 tn_status tn_op_linalg_ldl_factor(const tn_value *args, tn_value *rets) {
     tn_tensor *out[3] = {0};
     int32_t *info;
-    TN_TRY(ldl_impl(args[0].u.t, out, &info));
+    TN_TRY(ldl_impl(args[0].u.t, args[1].u.b, out, &info));
     tn_status st = ldl_check("torch.linalg.ldl_factor", args[0].u.t, info);
     free(info);
     tn_tensor_release(out[2]);
@@ -1133,8 +1135,9 @@ tn_status tn_op_linalg_ldl_solve(const tn_value *args, tn_value *rets) {
     if (LD->dtype != B->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s: LD dtype %s does not match b dtype %s", api, tn_dtype_infos[LD->dtype].c10_name,
                         tn_dtype_infos[B->dtype].c10_name);
-    TN_TRY(tn_la_need_float(api, LD));
-    int64_t n = LD->sizes[LD->ndim - 1], br = B->sizes[B->ndim - 2], bc = B->sizes[B->ndim - 1];
+    TN_TRY(tn_la_need_float_or_complex(api, LD));
+    int64_t n = LD->sizes[LD->ndim - 1], br = B->sizes[B->ndim - 2], bc = B->sizes[B->ndim - 1], w = tn_la_w(LD->dtype);
+    bool herm = args[3].u.b;
     if (br != n)
         return tn_error(TN_ERR_RUNTIME, "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
                         api, (long long)n, (long long)n, (long long)br, (long long)bc);
@@ -1165,7 +1168,8 @@ tn_status tn_op_linalg_ldl_solve(const tn_value *args, tn_value *rets) {
                 break;
             }
         for (int64_t i = 0; st == TN_OK && i < batch; i++)
-            tn_linalg_ldl_solve(n, l + i * n * n, n, piv + i * n, bc, b + i * n * bc, bc);
+            if (w == 2) tn_linalg_zldl_solve(n, (zdouble *)l + i * n * n, n, piv + i * n, bc, (zdouble *)b + i * n * bc, bc, herm);
+            else tn_linalg_ldl_solve(n, l + i * n * n, n, piv + i * n, bc, b + i * n * bc, bc, false);
     }
     if (st == TN_OK) st = tn_la_new(B->dtype, tn_tensor_device(B), nd + 2, bsz, b, &out);
     if (pf) tn_tensor_release(pf);

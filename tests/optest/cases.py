@@ -1165,6 +1165,12 @@ for nm, expr in (("cholesky", "torch.linalg.cholesky(z)"), ("qr", "torch.linalg.
     add(f"linalg_chalf_{nm}_err", f"lambda: (lambda z: {expr})(torch.zeros(2, 2, dtype=torch.complex32))", [], [])
 for dt in ("float32", "float64"):
     add(f"ldl_{dt}", "lambda a, b: (torch.linalg.ldl_factor(a), torch.linalg.ldl_factor(a + a.mT), torch.linalg.ldl_factor_ex(a), torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b), torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b[0]))", [In((2, 6, 6), dt), In((2, 6, 3), dt)], ["linalg_ldl_factor.default", "linalg_ldl_factor_ex.default", "linalg_ldl_solve.default"], **LA[dt])
+# complex LDL: symmetric (sytf2 / sytrs, no conjugation) and Hermitian (hetf2 / hetrs); the last
+# matrix forces a 2×2 block at the first step (a zero diagonal)
+for dt, cdt in (("float32", "complex64"), ("float64", "complex128")):
+    add(f"ldl_{cdt}", f"lambda a, b: (lambda a, b, z: [(torch.linalg.ldl_factor_ex(m, hermitian=h), torch.linalg.ldl_solve(*torch.linalg.ldl_factor(m, hermitian=h), b, hermitian=h)) "
+        f"for m, h in ((a + a.mT, False), (a + a.mH, True), (z + z.mH, True), (z + z.mT, False))])({CZ}(a), {CZ}(b), torch.diag_embed({CZ}(a)[..., 0] * 0) + {CZ}(a).tril(-1))",
+        [In((2, 6, 6), dt), In((2, 6, 3), dt)], ["linalg_ldl_factor.default", "linalg_ldl_factor_ex.default", "linalg_ldl_solve.default"], **LA[dt])
 add("ldl_singular", "lambda: torch.linalg.ldl_factor_ex(torch.zeros(2, 3, 3))", [], ["linalg_ldl_factor_ex.default"])
 add("ldl_singular_err", "lambda: torch.linalg.ldl_factor(torch.zeros(3, 3))", [], ["linalg_ldl_factor.default"])
 add("ldl_solve_shape_err", "lambda a, b: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b)", [In((4, 4)), In((3, 2))], ["linalg_ldl_solve.default"])
