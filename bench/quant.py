@@ -101,10 +101,15 @@ def decode(**kw):
     t = c.t[1:]  # t[0]: the prompt; t[1]: first new token (prefill + capture)
     return (len(t) - 1) / (t[-1] - t[0]), out[0, ids.shape[1]:].tolist()
 
-# the bytes a decode step reads: every linear layer's weights (blocks, or the float matrix)
+# the bytes a decode step reads: every linear layer's weights (blocks, or the float matrix;
+# an 8da4w layer with its interleaved copy reads that copy, not its plain weight and scales)
+def read_tensors(mod):
+    skip = {"weight_int4", "scales"} if getattr(mod, "weight_x8", None) is not None else set()
+    return [t for name, t in list(mod.named_parameters(recurse=False)) + list(mod.named_buffers(recurse=False))
+            if name not in skip]
 res["weight_bytes_per_token"] = sum(
     t.nbytes for mod in model.modules() if hasattr(mod, "in_features") and hasattr(mod, "out_features")
-    for t in list(mod.parameters(recurse=False)) + list(mod.buffers(recurse=False)))
+    for t in read_tensors(mod))
 res["decode_eager_tok_s"], res["tokens"] = decode()
 if (not cfg["float"] or cfg.get("quantize")) and hasattr(torch._C, "_tn_graph_capture_begin"):
     from torchnative.graphs import accelerate_decode

@@ -162,33 +162,32 @@ INL TGT void i4x8_tile(int64_t k, int64_t g, const int M, const int full, int64_
     PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) acc[i] = _mm256_setzero_ps();
     for (int64_t h = 0; h < k / g; h++) {
         const uint8_t *t = grp + h * tb;
-        __m256 sc = _mm256_castsi256_ps(i4x8_load(t, full, mask));
         __m256i isum[4];
         PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) isum[i] = _mm256_setzero_si256();
         for (int64_t ch = 0; ch < g / TN_QK; ch++) {
             const uint8_t *q = t + 4 * R + ch * cb;
             if (M == 1) /* decode streams the weights once: ask for them ahead of the loads */
                 PRAGMA(GCC unroll 2) for (int l = 0; l < 128; l += 64) _mm_prefetch((const char *)(q + X8_AHEAD + l), _MM_HINT_T0);
-            __m256i lo[4], hi[4];
+            /* piece by piece, each unpacked once and used by the M rows: M int16 sums live
+             * instead of the chunk's 8 unpacked vectors (fewer spills at M = 4) */
+            const int64_t j0 = h * g + ch * TN_QK;
+            __m256i s16[4];
             PRAGMA(GCC unroll 4) for (int c = 0; c < 4; c++) {
                 __m256i v = i4x8_load(q + 4 * R * c, full, mask);
-                lo[c] = _mm256_and_si256(v, m4);
-                hi[c] = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
-            }
-            const int64_t j0 = h * g + ch * TN_QK;
-            PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
-                const int8_t *xb = xq + i * ldx + j0;
-                int32_t v[8];
-                memcpy(v, xb, 32);
-                __m256i s16 = _mm256_maddubs_epi16(lo[0], _mm256_set1_epi32(v[0]));
-                s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(hi[0], _mm256_set1_epi32(v[4])));
-                PRAGMA(GCC unroll 3) for (int c = 1; c < 4; c++) {
-                    s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(lo[c], _mm256_set1_epi32(v[c])));
-                    s16 = _mm256_add_epi16(s16, _mm256_maddubs_epi16(hi[c], _mm256_set1_epi32(v[4 + c])));
+                __m256i lo = _mm256_and_si256(v, m4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+                PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
+                    const int8_t *xb = xq + i * ldx + j0;
+                    int32_t a, b;
+                    memcpy(&a, xb + 4 * c, 4);
+                    memcpy(&b, xb + 16 + 4 * c, 4);
+                    __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(lo, _mm256_set1_epi32(a)),
+                                                 _mm256_maddubs_epi16(hi, _mm256_set1_epi32(b)));
+                    s16[i] = c ? _mm256_add_epi16(s16[i], p) : p;
                 }
-                isum[i] = _mm256_add_epi32(isum[i], _mm256_madd_epi16(s16, one16));
             }
+            PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) isum[i] = _mm256_add_epi32(isum[i], _mm256_madd_epi16(s16[i], one16));
         }
+        __m256 sc = _mm256_castsi256_ps(i4x8_load(t, full, mask)); /* loaded here: one register fewer in the loop */
         PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
             __m256i is = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(8 * xs[i * ldxs + h]));
             acc[i] = _mm256_add_ps(acc[i], _mm256_mul_ps(sc, _mm256_cvtepi32_ps(is)));

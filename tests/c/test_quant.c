@@ -418,7 +418,7 @@ static void i4_driver_case(int64_t m, int64_t n, int64_t k, int64_t g) {
             ok &= wf[r * k + j] == s[r * lds + j / g] * (float)((j % 32 < 16 ? b & 15 : b >> 4) - 8);
         }
     TN_CHECK(ok, "i4 dequantise: element 32c+j in the low nibble of byte 16c+j, 32c+16+j in its high nibble, minus 8");
-    tn_i4matmul_desc d = {m, n, k, g, x, k, w, ldw, s, lds, y0, n, scratch};
+    tn_i4matmul_desc d = {m, n, k, g, x, k, w, ldw, s, lds, y0, n, scratch, false};
     tn_i4matmul(&d);
     for (int64_t i = 0; i < m; i++) tn_quant_i8_row(x + i * k, k, xq + i * k, xd + i);
     double worst = 0;
