@@ -35,8 +35,11 @@ ratios to float32 and to Q4_1 (min / median / max over the rounds).
 The float32 run (`--dtype float32`, transformers dequantising in numpy) gives today's
 decode speed and RSS for the "RSS <= 0.5x" target. `--quantize` adds one run per listed
 method on that float32 model after torchnative.quantize (method:group_size, ":head" to
-quantise lm_head too), for the "8da4w decode >= 3x our float32 decode" target; their load
-time includes the quantisation.
+quantise lm_head too, ":plain" to drop 8da4w's interleaved copy and run the plain layout's
+kernel, e.g. 8da4w:64:head:plain), for the "8da4w decode >= 3x our float32 decode" target;
+their load time includes the quantisation. The float32 and --quantize runs come once per
+measured round (after the rounds with --rounds 0), one after another, so their medians
+are over the same stretch of machine load.
 
 llama.cpp: llama_cpp_python in .venv-ref (`scripts/setup.sh --llama-cpp`), default
 settings except extra buffer types off (its AMX path dies with SIGILL on the development
@@ -77,8 +80,13 @@ if cfg["float"]:
     if cfg.get("quantize"):
         import torchnative
         method, _, rest = cfg["quantize"].partition(":")
-        g, _, head = rest.partition(":")
-        torchnative.quantize(model, method, group_size=int(g) if g else None, include_lm_head=head == "head")
+        g, _, opts = rest.partition(":")
+        opts = opts.split(":")
+        torchnative.quantize(model, method, group_size=int(g) if g else None, include_lm_head="head" in opts)
+        if "plain" in opts:  # the 8da4w layers without their interleaved copy: the plain layout's kernel
+            for mod in model.modules():
+                if getattr(mod, "weight_x8", None) is not None:
+                    mod.weight_x8 = None
 else:
     from torchnative.quant import from_gguf
     model = from_gguf(path)
@@ -336,10 +344,11 @@ def main():
                 r = run(REF, LLAMA_CODE, c, a.threads)
                 if i:
                     runs["llama.cpp" + suffix].append(r)
-    if not a.no_float:
-        runs["float32"].append(run(OURS, OURS_CODE, dict(cfg, float=True), a.threads))
-    for m in methods:
-        runs[m].append(run(OURS, OURS_CODE, dict(cfg, float=True, quantize=m), a.threads))
+        if i or not a.rounds:
+            if not a.no_float:
+                runs["float32"].append(run(OURS, OURS_CODE, dict(cfg, float=True), a.threads))
+            for m in methods:
+                runs[m].append(run(OURS, OURS_CODE, dict(cfg, float=True, quantize=m), a.threads))
     med = {side: {k: statistics.median(r[k] for r in rs) for k in rs[0] if isinstance(rs[0][k], (int, float))
                   and not isinstance(rs[0][k], bool)} for side, rs in runs.items() if rs}
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
