@@ -30,7 +30,8 @@ k-quant super-blocks fit), run alternately with the bundled file on both sides (
 the float32 product (torch.nn.functional.linear) in one process, the types interleaved,
 for decode (m = 1) and prefill (m = 128) rows at the model's ffn_down, ffn_gate/up and
 lm_head shapes and a larger one, the Q4_0 / Q4_1 / Q8_0 blocks also in the layout from_gguf
-repacks them into on this host (`q4_1x8`, ...: kernels/quant.h "the x8 layouts"), and prints
+repacks them into on this host (`q4_1x8`, ...: kernels/quant.h "the x8 layouts"), 8da4w at
+G = 64 in the plain layout and the interleaved one (`8da4wx8`, where this host has it), and prints
 ratios to float32 and to Q4_1 (min / median / max over the rounds).
 The float32 run (`--dtype float32`, transformers dequantising in numpy) gives today's
 decode speed and RSS for the "RSS <= 0.5x" target. `--quantize` adds one run per listed
@@ -216,9 +217,16 @@ for n, k in cfg["shapes"]:
         if q != QT[name]:
             QT[name + "x8"], blocks[name + "x8"] = q, b
     wf = torch.from_numpy(w)
+    # 8da4w at G = 64: the plain layout and, where this host prefers it, the interleaved one
+    from torchnative import quantize_model as qm
+    i4w, i4s = qm.quantize_int4_groups(wf, 64)
+    i4x8 = quant._call("_tn_quant_i4_repack", i4w, i4s, 64) if quant.fast_layout(qm.I4) != qm.I4 else None
     for m in (1, 128):
         x = torch.randn(m, k)
         fns = {name: (lambda b=b, q=QT[name]: quant.quant_linear(x, b, q)) for name, b in blocks.items()}
+        fns["8da4w"] = lambda: quant._call("_tn_quant_linear_8da4w", x, i4w, i4s, 64)
+        if i4x8 is not None:
+            fns["8da4wx8"] = lambda: quant._call("_tn_quant_linear_8da4w_x8", x, i4x8, 64)
         fns["float32"] = lambda: torch.nn.functional.linear(x, wf)
         reps = max(3, int(cfg["work"] / (m * n * k)))
         times = {name: [] for name in fns}
