@@ -124,7 +124,8 @@ const char *tn_qdot_variant(int qtype);
  * (about half the instructions per weight of t's own kernels, docs/INFERENCE.md). The x8
  * kernels compute each row's terms as t's reference kernel writes them, in its order and
  * with its roundings (no fused multiply-add), so they equal it bit for bit
- * (tests/c/test_quant.c compares with memcmp). Only Q4_0 / Q4_1 / Q8_0 have the layout. */
+ * (tests/c/test_quant.c compares with memcmp). Of the GGUF formats only Q4_0 / Q4_1 / Q8_0
+ * have the layout; 8da4w has its own (below, "8da4w in the x8 layout"). */
 #define TN_QTYPE_X8 256
 enum { TN_QTYPE_Q4_0_X8 = TN_QTYPE_X8 | TN_QTYPE_Q4_0, TN_QTYPE_Q4_1_X8 = TN_QTYPE_X8 | TN_QTYPE_Q4_1,
        TN_QTYPE_Q8_0_X8 = TN_QTYPE_X8 | TN_QTYPE_Q8_0 };
