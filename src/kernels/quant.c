@@ -64,7 +64,8 @@ static kernel pick(int qtype) {
 
 int tn_quant_fast_layout(int qtype) {
 #if defined(__x86_64__)
-    /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"); the VNNI tier keeps its kernels */
+    /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"; 8da4w: "Speed of the quantised float
+     * model"); the VNNI tier keeps its kernels */
     bool vnni = tn_cpu_isa() >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni;
     if (tn_cpu_isa() >= TN_ISA_AVX2 && !vnni &&
         (qtype == TN_QTYPE_Q4_0 || qtype == TN_QTYPE_Q4_1 || qtype == TN_QTYPE_Q8_0 || qtype == TN_QTYPE_I4))
