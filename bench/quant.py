@@ -30,13 +30,17 @@ k-quant super-blocks fit), run alternately with the bundled file on both sides (
 the float32 product (torch.nn.functional.linear) in one process, the types interleaved,
 for decode (m = 1) and prefill (m = 128) rows at the model's ffn_down, ffn_gate/up and
 lm_head shapes and a larger one, the Q4_0 / Q4_1 / Q8_0 blocks also in the layout from_gguf
-repacks them into on this host (`q4_1x8`, ...: kernels/quant.h "the x8 layouts"), and prints
+repacks them into on this host (`q4_1x8`, ...: kernels/quant.h "the x8 layouts"), 8da4w at
+G = 64 in the plain layout and the interleaved one (`8da4wx8`, where this host has it), and prints
 ratios to float32 and to Q4_1 (min / median / max over the rounds).
 The float32 run (`--dtype float32`, transformers dequantising in numpy) gives today's
 decode speed and RSS for the "RSS <= 0.5x" target. `--quantize` adds one run per listed
 method on that float32 model after torchnative.quantize (method:group_size, ":head" to
-quantise lm_head too), for the "8da4w decode >= 3x our float32 decode" target; their load
-time includes the quantisation.
+quantise lm_head too, ":plain" to drop 8da4w's interleaved copy and run the plain layout's
+kernel, e.g. 8da4w:64:head:plain), for the "8da4w decode >= 3x our float32 decode" target;
+their load time includes the quantisation. The float32 and --quantize runs come once per
+measured round (after the rounds with --rounds 0), one after another, so their medians
+are over the same stretch of machine load.
 
 llama.cpp: llama_cpp_python in .venv-ref (`scripts/setup.sh --llama-cpp`), default
 settings except extra buffer types off (its AMX path dies with SIGILL on the development
@@ -77,8 +81,13 @@ if cfg["float"]:
     if cfg.get("quantize"):
         import torchnative
         method, _, rest = cfg["quantize"].partition(":")
-        g, _, head = rest.partition(":")
-        torchnative.quantize(model, method, group_size=int(g) if g else None, include_lm_head=head == "head")
+        g, _, opts = rest.partition(":")
+        opts = opts.split(":")
+        torchnative.quantize(model, method, group_size=int(g) if g else None, include_lm_head="head" in opts)
+        if "plain" in opts:  # the 8da4w layers without their interleaved copy: the plain layout's kernel
+            for mod in model.modules():
+                if getattr(mod, "weight_x8", None) is not None:
+                    mod.weight_x8 = None
 else:
     from torchnative.quant import from_gguf
     model = from_gguf(path)
@@ -101,10 +110,15 @@ def decode(**kw):
     t = c.t[1:]  # t[0]: the prompt; t[1]: first new token (prefill + capture)
     return (len(t) - 1) / (t[-1] - t[0]), out[0, ids.shape[1]:].tolist()
 
-# the bytes a decode step reads: every linear layer's weights (blocks, or the float matrix)
+# the bytes a decode step reads: every linear layer's weights (blocks, or the float matrix;
+# an 8da4w layer with its interleaved copy reads that copy, not its plain weight and scales)
+def read_tensors(mod):
+    skip = {"weight_int4", "scales"} if getattr(mod, "weight_x8", None) is not None else set()
+    return [t for name, t in list(mod.named_parameters(recurse=False)) + list(mod.named_buffers(recurse=False))
+            if name not in skip]
 res["weight_bytes_per_token"] = sum(
     t.nbytes for mod in model.modules() if hasattr(mod, "in_features") and hasattr(mod, "out_features")
-    for t in list(mod.parameters(recurse=False)) + list(mod.buffers(recurse=False)))
+    for t in read_tensors(mod))
 res["decode_eager_tok_s"], res["tokens"] = decode()
 if (not cfg["float"] or cfg.get("quantize")) and hasattr(torch._C, "_tn_graph_capture_begin"):
     from torchnative.graphs import accelerate_decode
@@ -203,9 +217,16 @@ for n, k in cfg["shapes"]:
         if q != QT[name]:
             QT[name + "x8"], blocks[name + "x8"] = q, b
     wf = torch.from_numpy(w)
+    # 8da4w at G = 64: the plain layout and, where this host prefers it, the interleaved one
+    from torchnative import quantize_model as qm
+    i4w, i4s = qm.quantize_int4_groups(wf, 64)
+    i4x8 = quant._call("_tn_quant_i4_repack", i4w, i4s, 64) if quant.fast_layout(qm.I4) != qm.I4 else None
     for m in (1, 128):
         x = torch.randn(m, k)
         fns = {name: (lambda b=b, q=QT[name]: quant.quant_linear(x, b, q)) for name, b in blocks.items()}
+        fns["8da4w"] = lambda: quant._call("_tn_quant_linear_8da4w", x, i4w, i4s, 64)
+        if i4x8 is not None:
+            fns["8da4wx8"] = lambda: quant._call("_tn_quant_linear_8da4w_x8", x, i4x8, 64)
         fns["float32"] = lambda: torch.nn.functional.linear(x, wf)
         reps = max(3, int(cfg["work"] / (m * n * k)))
         times = {name: [] for name in fns}
@@ -331,10 +352,11 @@ def main():
                 r = run(REF, LLAMA_CODE, c, a.threads)
                 if i:
                     runs["llama.cpp" + suffix].append(r)
-    if not a.no_float:
-        runs["float32"].append(run(OURS, OURS_CODE, dict(cfg, float=True), a.threads))
-    for m in methods:
-        runs[m].append(run(OURS, OURS_CODE, dict(cfg, float=True, quantize=m), a.threads))
+        if i or not a.rounds:
+            if not a.no_float:
+                runs["float32"].append(run(OURS, OURS_CODE, dict(cfg, float=True), a.threads))
+            for m in methods:
+                runs[m].append(run(OURS, OURS_CODE, dict(cfg, float=True, quantize=m), a.threads))
     med = {side: {k: statistics.median(r[k] for r in rs) for k in rs[0] if isinstance(rs[0][k], (int, float))
                   and not isinstance(rs[0][k], bool)} for side, rs in runs.items() if rs}
     os.makedirs(os.path.dirname(a.out), exist_ok=True)

@@ -19,7 +19,7 @@ GEN = os.path.join(BUILD, "gen")
 # torchnative's own operators (tools/codegen/own_operators.yaml), bound to no
 # Python namespace; the schema tests check nothing else is added.
 OWN_OPS = {"_tn_quant_linear", "_tn_quant_dequantize", "_tn_quant_repack", "_tn_quant_fast_layout", "_tn_quant_linear_8da4w",
-           "_tn_quant_i4_dequantize"}
+           "_tn_quant_i4_dequantize", "_tn_quant_i4_repack", "_tn_quant_linear_8da4w_x8"}
 
 HAND_WRITTEN_TORCH = {
     "_disable_functionalization", "_enable_functionalization", "_from_functional_tensor",

@@ -526,6 +526,68 @@ def test_8da4w_op_errors():
         f(torch.randn(2, 128), packed.to(torch.int8), scales, 64)
 
 
+@pytest.mark.parametrize("g", qm.GROUP_SIZES)
+@pytest.mark.parametrize("n", [8, 67])
+def test_8da4w_x8_layout_matches_plain(g, n):
+    """_tn_quant_i4_repack's interleaved layout (kernels/quant.h "8da4w in the x8 layout"):
+    the product over it equals the plain one within the ISA variants' summation-order bound
+    (bit for bit on a host whose plain kernel is the reference's order: tests/c/test_quant.c
+    compares the kernels exactly), on n % 8 != 0 rows too, for decode and prefill shapes."""
+    k = 512
+    w = torch.randn(n, k, generator=torch.Generator().manual_seed(n + g)) * 0.05
+    packed, scales = qm.quantize_int4_groups(w, g, torch.bfloat16 if g == 64 else torch.float32)
+    px = qm._call("_tn_quant_i4_repack", packed, scales, g)
+    assert px.dtype == torch.uint8 and px.shape == (n, k // 2 + 4 * (k // g))
+    for m in (1, 5, 70):
+        x = torch.randn(m, k, generator=torch.Generator().manual_seed(m)) * 3
+        y0 = qm._call("_tn_quant_linear_8da4w", x, packed, scales, g)
+        y1 = qm._call("_tn_quant_linear_8da4w_x8", x, px, g)
+        assert y1.shape == (m, n)
+        assert (y1 - y0).abs().max() <= 1e-5 * y0.abs().max()
+    # the scales really are inside: changing one changes that row's outputs only
+    s2 = scales.clone()
+    s2[n - 1, 0] *= 2
+    d = qm._call("_tn_quant_linear_8da4w_x8", x, qm._call("_tn_quant_i4_repack", packed, s2, g), g) - y1
+    assert d[:, : n - 1].abs().max() == 0 and d[:, n - 1].abs().max() > 0
+
+
+def test_8da4w_x8_op_errors():
+    packed, scales = qm.quantize_int4_groups(torch.randn(8, 128), 64)
+    px = qm._call("_tn_quant_i4_repack", packed, scales, 64)
+    f = lambda *a: qm._call("_tn_quant_linear_8da4w_x8", *a)  # noqa: E731
+    with pytest.raises(RuntimeError, match="packed rows of 80 bytes expected .group_size 32., got 72"):
+        f(torch.randn(2, 128), px, 32)
+    with pytest.raises(RuntimeError, match="not a multiple of group_size 64"):
+        f(torch.randn(2, 96), px, 64)
+    with pytest.raises(RuntimeError, match="group_size must be a positive multiple of 32, got 48"):
+        f(torch.randn(2, 128), px, 48)
+    with pytest.raises(RuntimeError, match="float32 input"):
+        f(torch.randn(2, 128, dtype=torch.float64), px, 64)
+    with pytest.raises(RuntimeError, match="2-D uint8"):
+        f(torch.randn(2, 128), px.to(torch.int8), 64)
+    with pytest.raises(RuntimeError, match=r"expected scales \(8, 4\)"):
+        qm._call("_tn_quant_i4_repack", packed, scales, 32)
+
+
+def test_8da4w_module_repacks_once_and_saves_plain(tmp_path):
+    """Linear8da4w keeps the interleaved copy where fast_layout asks for it, outside its
+    state_dict; a load rebuilds it from the plain tensors; outputs survive the round trip."""
+    lin = torch.nn.Linear(256, 13)
+    mod = qm.Linear8da4w.from_linear(lin, 64)
+    x8 = quant.fast_layout(qm.I4) == (quant.X8 | qm.I4)
+    assert (mod.weight_x8 is not None) == x8
+    assert set(mod.state_dict()) == {"weight_int4", "scales", "bias"}
+    x = torch.randn(3, 256)
+    y = mod(x)
+    fresh = qm.Linear8da4w(256, 13, 64, bias=True)
+    fresh.load_state_dict(mod.state_dict())
+    assert torch.equal(fresh(x), y)
+    if x8:
+        assert torch.equal(fresh.weight_x8, mod.weight_x8)
+        fresh.weight_x8 = None  # the plain path agrees within the variants' bound
+        assert (fresh(x) - y).abs().max() <= 1e-5 * y.abs().max()
+
+
 def test_quantize_errors_name_the_layer():
     from transformers import LlamaConfig, LlamaForCausalLM
     import torchnative

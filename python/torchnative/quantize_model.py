@@ -19,18 +19,24 @@ Methods (the kernels and their error bounds: src/kernels/quant.h):
            activations: upstream's aten::_weight_int8pack_mm, so the module runs on
            upstream torch too.
 The packed weights and scales are persistent buffers (weight_int4 + scales, weight_int8 +
-scales), so model.state_dict() / load_state_dict() carry them like any buffer.
+scales), so model.state_dict() / load_state_dict() carry them like any buffer. Where this
+host's 8da4w kernel runs faster from the 8-row interleaved layout (quant.fast_layout(I4),
+AVX2 hosts; kernels/quant.h "8da4w in the x8 layout"), an 8da4w layer also keeps a copy of
+weight and scales in it, made once when the layer is quantised or loaded (a non-persistent
+buffer, so files keep the plain layout; it costs the weight's bytes again in memory).
 """
 import json
 
 import torch
 from torch import nn
 
-from torchnative.quant import _call
+from torchnative.quant import X8, _call, fast_layout
 
 METHODS = ("8da4w", "int8")
 GROUP_SIZES = (32, 64, 128, 256)
 _META_KEY = "torchnative.quantize"
+# kernels/quant.h TN_QTYPE_I4: asks fast_layout about 8da4w's int4 groups
+I4 = 512
 
 
 def _pack_int4(q):
@@ -68,6 +74,7 @@ class Linear8da4w(nn.Module):
         self.register_buffer("weight_int4", torch.zeros(out_features, in_features // 2, dtype=torch.uint8))
         self.register_buffer("scales", torch.zeros(out_features, in_features // group_size, dtype=scale_dtype))
         self.bias = nn.Parameter(torch.zeros(out_features), requires_grad=False) if bias else None
+        self.register_buffer("weight_x8", None, persistent=False)
 
     @classmethod
     def from_linear(cls, linear, group_size, scale_dtype=torch.float32):
@@ -75,14 +82,29 @@ class Linear8da4w(nn.Module):
         m.weight_int4, m.scales = quantize_int4_groups(linear.weight, group_size, scale_dtype)
         if linear.bias is not None:
             m.bias = nn.Parameter(linear.bias.detach().float().clone(), requires_grad=False)
+        m.repack()
         return m
+
+    def repack(self):
+        """Remakes weight_x8, the interleaved copy of weight_int4 and scales the forward reads
+        where this host prefers it (None elsewhere). Called on quantising and loading; call it
+        again after changing weight_int4 or scales in place."""
+        x8 = fast_layout(I4) == X8 | I4 and self.weight_int4.device.type == "cpu"
+        self.weight_x8 = _call("_tn_quant_i4_repack", self.weight_int4, self.scales, self.group_size) if x8 else None
+
+    def _load_from_state_dict(self, *args, **kwargs):
+        super()._load_from_state_dict(*args, **kwargs)
+        self.repack()
 
     def dequantized_weight(self):
         """The weight the module multiplies by, (out_features, in_features) float32."""
         return _call("_tn_quant_i4_dequantize", self.weight_int4, self.scales, self.group_size)
 
     def forward(self, x):
-        y = _call("_tn_quant_linear_8da4w", x.float(), self.weight_int4, self.scales, self.group_size)
+        if self.weight_x8 is not None:
+            y = _call("_tn_quant_linear_8da4w_x8", x.float(), self.weight_x8, self.group_size)
+        else:
+            y = _call("_tn_quant_linear_8da4w", x.float(), self.weight_int4, self.scales, self.group_size)
         if self.bias is not None:
             y = y + self.bias
         return y.to(x.dtype)

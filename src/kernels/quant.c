@@ -64,10 +64,11 @@ static kernel pick(int qtype) {
 
 int tn_quant_fast_layout(int qtype) {
 #if defined(__x86_64__)
-    /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"); the VNNI tier keeps its kernels */
+    /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"; 8da4w: "Speed of the quantised float
+     * model"); the VNNI tier keeps its kernels */
     bool vnni = tn_cpu_isa() >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni;
     if (tn_cpu_isa() >= TN_ISA_AVX2 && !vnni &&
-        (qtype == TN_QTYPE_Q4_0 || qtype == TN_QTYPE_Q4_1 || qtype == TN_QTYPE_Q8_0))
+        (qtype == TN_QTYPE_Q4_0 || qtype == TN_QTYPE_Q4_1 || qtype == TN_QTYPE_Q8_0 || qtype == TN_QTYPE_I4))
         return TN_QTYPE_X8 | qtype;
 #endif
     return qtype;
@@ -150,25 +151,50 @@ static w8_kernel pick_w8(void) {
     return (w8_kernel){w8_dot__ref, "w8_dot__ref"};
 }
 
+typedef struct { tn_i4x8dot_kernel fn; const char *name; } i4x8_kernel;
+static i4x8_kernel pick_i4x8(void) {
+#if defined(__x86_64__)
+    if (tn_cpu_isa() >= TN_ISA_AVX2) return (i4x8_kernel){i4x8_qdot__avx2, "i4x8_qdot__avx2"};
+#endif
+    return (i4x8_kernel){i4x8_qdot__ref, "i4x8_qdot__ref"};
+}
+tn_i4x8dot_kernel tn_i4x8dot_pick(void) { return pick_i4x8().fn; }
+const char *tn_i4x8dot_variant(void) { return pick_i4x8().name; }
+
 tn_i4dot_kernel tn_i4dot_pick(void) { return pick_i4().fn; }
 const char *tn_i4dot_variant(void) { return pick_i4().name; }
 tn_w8dot_kernel tn_w8dot_pick(void) { return pick_w8().fn; }
 const char *tn_w8dot_variant(void) { return pick_w8().name; }
 
-/* The quants of x first (64-byte aligned rows' worth), then the m per-token scales. */
+/* The quants of x first (64-byte aligned rows' worth), then the m per-token scales, then
+ * (x8) the m × k/g group sums of the quants (k/TN_QK per row at most). */
 static size_t i4_quants_bytes(int64_t m, int64_t k) { return ((size_t)(m * k) + 63) & ~(size_t)63; }
-size_t tn_i4matmul_scratch_bytes(int64_t m, int64_t k) { return i4_quants_bytes(m, k) + (size_t)m * sizeof(float); }
+size_t tn_i4matmul_scratch_bytes(int64_t m, int64_t k) {
+    return i4_quants_bytes(m, k) + (size_t)m * sizeof(float) + (size_t)(m * (k / TN_QK)) * sizeof(int32_t);
+}
 
 typedef struct i4_job {
     const tn_i4matmul_desc *d;
     tn_i4dot_kernel fn;
+    tn_i4x8dot_kernel fn8;
     int8_t *xq;
     float *xd;
+    int32_t *xs;
 } i4_job;
 
 static void i4_quantize_rows(void *ctx, int64_t i0, int64_t i1) {
     const i4_job *jb = ctx;
-    for (int64_t i = i0; i < i1; i++) tn_quant_i8_row(jb->d->x + i * jb->d->ldx, jb->d->k, jb->xq + i * jb->d->k, jb->xd + i);
+    const tn_i4matmul_desc *d = jb->d;
+    for (int64_t i = i0; i < i1; i++) {
+        int8_t *q = jb->xq + i * d->k;
+        tn_quant_i8_row(d->x + i * d->ldx, d->k, q, jb->xd + i);
+        if (d->x8)
+            for (int64_t h = 0; h < d->k / d->g; h++) {
+                int32_t sum = 0;
+                for (int64_t j = h * d->g; j < (h + 1) * d->g; j++) sum += q[j];
+                jb->xs[i * (d->k / d->g) + h] = sum;
+            }
+    }
 }
 
 static void i4_run_chunks(void *ctx, int64_t c0, int64_t c1) {
@@ -176,18 +202,25 @@ static void i4_run_chunks(void *ctx, int64_t c0, int64_t c1) {
     const tn_i4matmul_desc *d = jb->d;
     for (int64_t c = c0; c < c1; c++) {
         int64_t r0 = c * CHUNK_ROWS, nr = d->n - r0 < CHUNK_ROWS ? d->n - r0 : CHUNK_ROWS;
-        jb->fn(d->k, d->g, d->w + r0 * d->ldw, d->ldw, d->s + r0 * d->lds, d->lds, nr, jb->xq, jb->xd, d->k, d->m,
-               d->y + r0, d->ldy);
+        if (d->x8) /* CHUNK_ROWS is a multiple of 8: a chunk starts a row group */
+            jb->fn8(d->k, d->g, d->w + r0 * tn_quant_i4x8_row_bytes(d->k, d->g), nr, jb->xq, jb->xd, d->k, jb->xs,
+                    d->k / d->g, d->m, d->y + r0, d->ldy);
+        else
+            jb->fn(d->k, d->g, d->w + r0 * d->ldw, d->ldw, d->s + r0 * d->lds, d->lds, nr, jb->xq, jb->xd, d->k, d->m,
+                   d->y + r0, d->ldy);
     }
 }
 
 void tn_i4matmul(const tn_i4matmul_desc *d) {
     if (d->m <= 0 || d->n <= 0) return;
-    i4_job jb = {.d = d, .fn = pick_i4().fn, .xq = d->scratch,
+    _Static_assert(CHUNK_ROWS % 8 == 0, "an x8 chunk starts a group of 8 rows");
+    i4_job jb = {.d = d, .fn = pick_i4().fn, .fn8 = pick_i4x8().fn, .xq = d->scratch,
                  .xd = (float *)((char *)d->scratch + i4_quants_bytes(d->m, d->k))};
+    jb.xs = (int32_t *)(jb.xd + d->m);
+    int64_t rb = d->x8 ? tn_quant_i4x8_row_bytes(d->k, d->g) : d->ldw;
     tn_parallel_for(d->m, d->k >= 4096 ? 1 : 4096 / (d->k > 0 ? d->k : 1), i4_quantize_rows, &jb);
-    if (d->m <= 4) tn_stream_note(d->w, d->n * d->ldw);
-    tn_parallel_for((d->n + CHUNK_ROWS - 1) / CHUNK_ROWS, chunk_grain(d->m, d->ldw), i4_run_chunks, &jb);
+    if (d->m <= 4) tn_stream_note(d->w, d->n * rb);
+    tn_parallel_for((d->n + CHUNK_ROWS - 1) / CHUNK_ROWS, chunk_grain(d->m, rb), i4_run_chunks, &jb);
 }
 
 typedef struct w8_job {

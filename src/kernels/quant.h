@@ -124,7 +124,8 @@ const char *tn_qdot_variant(int qtype);
  * (about half the instructions per weight of t's own kernels, docs/INFERENCE.md). The x8
  * kernels compute each row's terms as t's reference kernel writes them, in its order and
  * with its roundings (no fused multiply-add), so they equal it bit for bit
- * (tests/c/test_quant.c compares with memcmp). Only Q4_0 / Q4_1 / Q8_0 have the layout. */
+ * (tests/c/test_quant.c compares with memcmp). Of the GGUF formats only Q4_0 / Q4_1 / Q8_0
+ * have the layout; 8da4w has its own (below, "8da4w in the x8 layout"). */
 #define TN_QTYPE_X8 256
 enum { TN_QTYPE_Q4_0_X8 = TN_QTYPE_X8 | TN_QTYPE_Q4_0, TN_QTYPE_Q4_1_X8 = TN_QTYPE_X8 | TN_QTYPE_Q4_1,
        TN_QTYPE_Q8_0_X8 = TN_QTYPE_X8 | TN_QTYPE_Q8_0 };
@@ -139,6 +140,7 @@ void tn_quant_x8_block(int qtype, const uint8_t *g, int r, int64_t b, uint8_t *b
  * where this host has an x8 kernel measured faster than qtype's own (AVX2; the AVX-512
  * VNNI and aarch64 tiers keep their kernels: not measured), else qtype itself. */
 int tn_quant_fast_layout(int qtype);
+/* (TN_QTYPE_I4 asks the same of 8da4w: TN_QTYPE_I4X8 where i4x8_qdot__avx2 was measured faster.) */
 
 TN_QDOT_DECLARE(q4_0x8_qdot__ref);
 TN_QDOT_DECLARE(q4_1x8_qdot__ref);
@@ -268,6 +270,52 @@ void tn_quant_i8_row(const float *x, int64_t k, int8_t *q, float *d);
 void tn_quant_i4_dequantize(const uint8_t *w, int64_t ldw, const float *s, int64_t lds, int64_t n, int64_t k,
                             int64_t g, float *out, int64_t ldo);
 
+/* ---- 8da4w in the x8 layout: a one-time repack of weight and scales -------------------
+ * The int4 rows above with their scales, rewritten 8 rows at a time (TN_QTYPE_I4X8) so one
+ * 32-byte load holds 4 quant bytes of each of 8 rows, as the GGUF x8 layouts do. A packed
+ * weight is (n, tn_quant_i4x8_row_bytes(k, G)) uint8 = k/2 + 4k/G bytes a row, the same
+ * bytes as the quants plus float32 scales; row group q (rows 8q .. 8q+R-1, R = 8 except
+ * for the last group when n % 8 != 0: R = n % 8) starts at byte 8q * row bytes and holds,
+ * for each weight group h (elements hG .. hG+G-1) one after another, a tile of R(4 + G/2)
+ * bytes:
+ *   the R rows' scales s[r][h] as float32 (4R bytes), then the group's G/32 chunks of
+ *   32 elements, each 16R bytes: piece c (c = 0..3) of row r at byte 4Rc + 4r of the
+ *   chunk, the row's chunk bytes 4c .. 4c+3 (low nibbles: elements 4c..4c+3 of the chunk,
+ *   high: 16+4c..16+4c+3, stored q + 8 as above).
+ * The kernels compute each row's terms as i4_qdot__ref writes them: the exact int32 sum of
+ * a group, times the group's scale, added to the row's float sum group by group (separate
+ * multiplies and adds), times d_i at the end: the results are i4_qdot__ref's bit for bit
+ * (tests/c/test_quant.c compares with memcmp). The activation side also gives, per row of
+ * x and group, xs = Σ xq over the group, so a kernel multiplying the stored nibbles (q + 8)
+ * subtracts 8 xs once per group. */
+#define TN_QTYPE_I4 512 /* 8da4w's int4 groups; not a ggml type: only tn_quant_fast_layout's question */
+enum { TN_QTYPE_I4X8 = TN_QTYPE_X8 | TN_QTYPE_I4 };
+
+/* Bytes of one packed row: k/2 quant bytes and k/g float32 scales. */
+static inline int64_t tn_quant_i4x8_row_bytes(int64_t k, int64_t g) { return k / 2 + 4 * (k / g); }
+/* Packs n int4 rows (row stride ldw bytes) and their scales (row stride lds) into the layout
+ * above at out (n * tn_quant_i4x8_row_bytes(k, g) bytes). */
+void tn_quant_i4_repack_x8(const uint8_t *w, int64_t ldw, const float *s, int64_t lds, int64_t n, int64_t k, int64_t g,
+                           uint8_t *out);
+/* Row r of a packed weight of n rows back in the plain layout: k/2 quant bytes at wrow, k/g
+ * scales at srow. */
+void tn_quant_i4x8_row(const uint8_t *p, int64_t n, int64_t k, int64_t g, int64_t r, uint8_t *wrow, float *srow);
+
+/* y[i*ldy + r] for i < m, r < nrows: w is the packed rows' first byte (a group's first
+ * row), nrows of them (the last group may be short); xq / xd as tn_i4dot_kernel, xs[i*ldxs
+ * + h] = Σ xq[i][hG .. hG+G-1]. */
+typedef void (*tn_i4x8dot_kernel)(int64_t k, int64_t g, const uint8_t *w, int64_t nrows, const int8_t *xq,
+                                  const float *xd, int64_t ldx, const int32_t *xs, int64_t ldxs, int64_t m, float *y,
+                                  int64_t ldy);
+#define TN_I4X8DOT_DECLARE(name)                                                                               \
+    void name(int64_t k, int64_t g, const uint8_t *w, int64_t nrows, const int8_t *xq, const float *xd, int64_t ldx, \
+              const int32_t *xs, int64_t ldxs, int64_t m, float *y, int64_t ldy)
+TN_I4X8DOT_DECLARE(i4x8_qdot__ref);
+TN_I4X8DOT_DECLARE(i4x8_qdot__avx2);
+/* This host's kernel over the packed layout and its name. */
+tn_i4x8dot_kernel tn_i4x8dot_pick(void);
+const char *tn_i4x8dot_variant(void);
+
 /* ---- int8 weight-only: per-output-channel scale, float32 activations ------------------
  * W is n rows of k int8 (row stride ldw), s[r] one float32 scale per row:
  *   y[i][r] = s[r] * Σ_j x[i][j] * w[r][j]      (float32 products and sums)
@@ -299,6 +347,7 @@ typedef struct tn_i4matmul_desc {
     float *y;            /* row stride ldy; overwritten */
     int64_t ldy;
     void *scratch;       /* tn_i4matmul_scratch_bytes(m, k) bytes, written */
+    bool x8;             /* w is packed (TN_QTYPE_I4X8 above, row stride ignored) and s unused */
 } tn_i4matmul_desc;
 size_t tn_i4matmul_scratch_bytes(int64_t m, int64_t k);
 /* The 8da4w product on the pool (quantise x per token, then weight rows across threads).

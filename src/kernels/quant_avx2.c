@@ -140,6 +140,89 @@ DEFINE_X8_KERNEL(q4_0, TN_QTYPE_Q4_0, 18)
 DEFINE_X8_KERNEL(q4_1, TN_QTYPE_Q4_1, 20)
 DEFINE_X8_KERNEL(q8_0, TN_QTYPE_Q8_0, 34)
 
+/* ---- 8da4w in the x8 layout (quant.h): 8 weight rows per 32-bit lane group ------------
+ * As x8_tile over Q4_0, with G-element groups: a chunk's 4 loads hold pieces 0..3 of the 8
+ * rows, nibbles (0..15) times the broadcast activation bytes through vpmaddubsw, the 8
+ * products of a chunk added in int16 (|sum| <= 8 * 2 * 15 * 127 < 2^15), then vpmaddwd to
+ * int32 and added over the group's chunks; the stored +8 leaves 8 xs, subtracted once per
+ * group, so the lane holds the reference's exact group sum. The float steps are the
+ * reference's (scale times sum, then add; d_i times the row's sum at the end), not fused:
+ * bit for bit i4x8_qdot__ref. A short last group (R < 8 rows) loads and stores R lanes
+ * through masks. */
+INL TGT __m256i i4x8_load(const uint8_t *p, const int full, __m256i mask) {
+    return full ? _mm256_loadu_si256((const __m256i *)p) : _mm256_maskload_epi32((const int *)p, mask);
+}
+
+INL TGT void i4x8_tile(int64_t k, int64_t g, const int M, const int full, int64_t R, const uint8_t *grp, const int8_t *xq,
+                       const float *xd, int64_t ldx, const int32_t *xs, int64_t ldxs, float *y, int64_t ldy) {
+    const __m256i m4 = _mm256_set1_epi8(15), one16 = _mm256_set1_epi16(1);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)R), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const int64_t tb = R * (4 + g / 2), cb = 16 * R;
+    __m256 acc[4];
+    PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) acc[i] = _mm256_setzero_ps();
+    for (int64_t h = 0; h < k / g; h++) {
+        const uint8_t *t = grp + h * tb;
+        __m256i isum[4];
+        PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) isum[i] = _mm256_setzero_si256();
+        for (int64_t ch = 0; ch < g / TN_QK; ch++) {
+            const uint8_t *q = t + 4 * R + ch * cb;
+            if (M == 1) /* decode streams the weights once: ask for them ahead of the loads */
+                PRAGMA(GCC unroll 2) for (int l = 0; l < 128; l += 64) _mm_prefetch((const char *)(q + X8_AHEAD + l), _MM_HINT_T0);
+            /* piece by piece, each unpacked once and used by the M rows: M int16 sums live
+             * instead of the chunk's 8 unpacked vectors (fewer spills at M = 4) */
+            const int64_t j0 = h * g + ch * TN_QK;
+            __m256i s16[4];
+            PRAGMA(GCC unroll 4) for (int c = 0; c < 4; c++) {
+                __m256i v = i4x8_load(q + 4 * R * c, full, mask);
+                __m256i lo = _mm256_and_si256(v, m4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+                PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
+                    const int8_t *xb = xq + i * ldx + j0;
+                    int32_t a, b;
+                    memcpy(&a, xb + 4 * c, 4);
+                    memcpy(&b, xb + 16 + 4 * c, 4);
+                    __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(lo, _mm256_set1_epi32(a)),
+                                                 _mm256_maddubs_epi16(hi, _mm256_set1_epi32(b)));
+                    s16[i] = c ? _mm256_add_epi16(s16[i], p) : p;
+                }
+            }
+            PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) isum[i] = _mm256_add_epi32(isum[i], _mm256_madd_epi16(s16[i], one16));
+        }
+        __m256 sc = _mm256_castsi256_ps(i4x8_load(t, full, mask)); /* loaded here: one register fewer in the loop */
+        PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
+            __m256i is = _mm256_sub_epi32(isum[i], _mm256_set1_epi32(8 * xs[i * ldxs + h]));
+            acc[i] = _mm256_add_ps(acc[i], _mm256_mul_ps(sc, _mm256_cvtepi32_ps(is)));
+        }
+    }
+    PRAGMA(GCC unroll 4) for (int i = 0; i < M; i++) {
+        __m256 yv = _mm256_mul_ps(_mm256_set1_ps(xd[i]), acc[i]);
+        if (full) _mm256_storeu_ps(y + i * ldy, yv);
+        else _mm256_maskstore_ps(y + i * ldy, mask, yv);
+    }
+}
+
+/* Groups of 8 rows, activation rows 4 at a time over each group (its tiles stay in L1). */
+#define I4X8_TILES(FULL)                                                                                    \
+    do {                                                                                                     \
+        int64_t i = 0;                                                                                       \
+        for (; i + 4 <= m; i += 4) i4x8_tile(k, g, 4, FULL, R, grp, xq + i * ldx, xd + i, ldx, xs + i * ldxs, ldxs, y + i * ldy + r, ldy); \
+        switch (m - i) {                                                                                     \
+        case 3: i4x8_tile(k, g, 3, FULL, R, grp, xq + i * ldx, xd + i, ldx, xs + i * ldxs, ldxs, y + i * ldy + r, ldy); break; \
+        case 2: i4x8_tile(k, g, 2, FULL, R, grp, xq + i * ldx, xd + i, ldx, xs + i * ldxs, ldxs, y + i * ldy + r, ldy); break; \
+        case 1: i4x8_tile(k, g, 1, FULL, R, grp, xq + i * ldx, xd + i, ldx, xs + i * ldxs, ldxs, y + i * ldy + r, ldy); break; \
+        default: break;                                                                                      \
+        }                                                                                                    \
+    } while (0)
+
+TGT TN_I4X8DOT_DECLARE(i4x8_qdot__avx2) {
+    const int64_t rb = tn_quant_i4x8_row_bytes(k, g);
+    for (int64_t r = 0; r < nrows; r += 8) {
+        const int64_t R = nrows - r < 8 ? nrows - r : 8;
+        const uint8_t *grp = w + r * rb;
+        if (R == 8) I4X8_TILES(1);
+        else I4X8_TILES(0);
+    }
+}
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int tn_quant_avx2_unused;

@@ -218,6 +218,71 @@ TN_I4DOT_DECLARE(i4_qdot__ref) {
         }
 }
 
+/* ---- 8da4w in the x8 layout (quant.h) ----------------------------------------------------
+ * Byte offsets inside a packed row group of R rows: tile h, then the scale of row r or the
+ * byte of row r holding the chunk-relative byte b (0..15) of chunk ch. */
+static int64_t i4x8_tile(int64_t R, int64_t g, int64_t h) { return h * R * (4 + g / 2); }
+static int64_t i4x8_quant(int64_t R, int64_t ch, int64_t r, int b) { return 4 * R + ch * 16 * R + 4 * R * (b / 4) + 4 * r + b % 4; }
+
+/* The group of rows holding row r: its first byte and its row count. */
+static const uint8_t *i4x8_group(const uint8_t *p, int64_t n, int64_t k, int64_t g, int64_t r, int64_t *R) {
+    int64_t q0 = r & ~(int64_t)7;
+    *R = n - q0 < 8 ? n - q0 : 8;
+    return p + q0 * tn_quant_i4x8_row_bytes(k, g);
+}
+
+void tn_quant_i4_repack_x8(const uint8_t *w, int64_t ldw, const float *s, int64_t lds, int64_t n, int64_t k, int64_t g,
+                           uint8_t *out) {
+    for (int64_t q0 = 0; q0 < n; q0 += 8) {
+        int64_t R;
+        uint8_t *grp = (uint8_t *)i4x8_group(out, n, k, g, q0, &R);
+        for (int64_t r = 0; r < R; r++)
+            for (int64_t h = 0; h < k / g; h++) {
+                uint8_t *t = grp + i4x8_tile(R, g, h);
+                memcpy(t + 4 * r, s + (q0 + r) * lds + h, 4);
+                for (int64_t ch = 0; ch < g / TN_QK; ch++)
+                    for (int c = 0; c < 4; c++)
+                        memcpy(t + i4x8_quant(R, ch, r, 4 * c), w + (q0 + r) * ldw + (h * g / TN_QK + ch) * 16 + 4 * c, 4);
+            }
+    }
+}
+
+void tn_quant_i4x8_row(const uint8_t *p, int64_t n, int64_t k, int64_t g, int64_t r, uint8_t *wrow, float *srow) {
+    int64_t R, rr = r & 7;
+    const uint8_t *grp = i4x8_group(p, n, k, g, r, &R);
+    for (int64_t h = 0; h < k / g; h++) {
+        const uint8_t *t = grp + i4x8_tile(R, g, h);
+        memcpy(srow + h, t + 4 * rr, 4);
+        for (int64_t ch = 0; ch < g / TN_QK; ch++)
+            for (int c = 0; c < 4; c++) memcpy(wrow + (h * g / TN_QK + ch) * 16 + 4 * c, t + i4x8_quant(R, ch, rr, 4 * c), 4);
+    }
+}
+
+/* i4_qdot__ref's sums with each element read where the layout keeps it. */
+TN_I4X8DOT_DECLARE(i4x8_qdot__ref) {
+    (void)xs, (void)ldxs;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t r = 0; r < nrows; r++) {
+            int64_t R, rr = r & 7;
+            const uint8_t *grp = i4x8_group(w, nrows, k, g, r, &R);
+            const int8_t *xi = xq + i * ldx;
+            float acc = 0;
+            for (int64_t h = 0; h < k / g; h++) {
+                const uint8_t *t = grp + i4x8_tile(R, g, h);
+                float sc;
+                memcpy(&sc, t + 4 * rr, 4);
+                int32_t isum = 0;
+                for (int64_t j = 0; j < g; j++) {
+                    int jj = (int)(j % TN_QK);
+                    uint8_t b = t[i4x8_quant(R, j / TN_QK, rr, jj % 16)];
+                    isum += ((jj < 16 ? b & 15 : b >> 4) - 8) * xi[h * g + j];
+                }
+                acc += sc * (float)isum;
+            }
+            y[i * ldy + r] = xd[i] * acc;
+        }
+}
+
 TN_W8DOT_DECLARE(w8_dot__ref) {
     for (int64_t i = 0; i < m; i++)
         for (int64_t r = 0; r < nrows; r++) {

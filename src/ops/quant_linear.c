@@ -16,6 +16,11 @@
  *       scales (n, k/group_size) float32 or bfloat16; int8 per-token activations: (..., n) float32.
  *   aten::_tn_quant_i4_dequantize(Tensor weight, Tensor scales, int group_size) -> Tensor
  *       the same weight as (n, k) float32.
+ *   aten::_tn_quant_i4_repack(Tensor weight, Tensor scales, int group_size) -> Tensor
+ *       that weight and its scales in the 8da4w x8 layout (kernels/quant.h), (n, k/2 +
+ *       4k/group_size) uint8: the one-time repack where _tn_quant_fast_layout(512) says 768;
+ *   aten::_tn_quant_linear_8da4w_x8(Tensor input, Tensor weight, int group_size) -> Tensor
+ *       the 8da4w product over it.
  *   aten::_weight_int8pack_mm(Tensor self, Tensor mat2, Tensor scales) -> Tensor
  *       upstream's: self (m, k) float32/bfloat16/float16, mat2 (n, k) int8, scales (n,) of
  *       self's dtype: (m, n) of self's dtype; upstream's checks and exception classes.
@@ -164,7 +169,7 @@ tn_status tn_op__tn_quant_repack(const tn_value *args, tn_value *rets) {
  * into it when it differs. */
 tn_status tn_op__tn_quant_fast_layout(const tn_value *args, tn_value *rets) {
     int64_t qtype = args[0].u.i;
-    if (!tn_qtype_name((int)qtype))
+    if (!tn_qtype_name((int)qtype) && qtype != TN_QTYPE_I4)
         return tn_error(TN_ERR_VALUE, "_tn_quant_fast_layout: unsupported quantisation type %lld", (long long)qtype);
     rets[0] = tn_value_int(tn_quant_fast_layout((int)qtype));
     return TN_OK;
@@ -199,41 +204,96 @@ static tn_status i4_operands(const char *op, tn_tensor *w, tn_tensor *sc, int64_
     return st;
 }
 
-tn_status tn_op__tn_quant_linear_8da4w(const tn_value *args, tn_value *rets) {
-    static const char op[] = "_tn_quant_linear_8da4w";
-    tn_tensor *x = args[0].u.t, *w = args[1].u.t, *sc = args[2].u.t;
-    int64_t g = args[3].u.i;
-    if (x->dtype != TN_DTYPE_FLOAT32)
-        return tn_error(TN_ERR_RUNTIME, "%s: expected float32 input, got %s", op, tn_dtype_infos[x->dtype].c10_name);
-    if (x->ndim < 1) return tn_error(TN_ERR_RUNTIME, "%s: input must have at least 1 dimension", op);
-    int64_t k = x->sizes[x->ndim - 1], n = w->ndim == 2 ? w->sizes[0] : 0;
-    tn_tensor *wc, *sf;
-    TN_TRY(i4_operands(op, w, sc, g, &k, &wc, &sf));
+/* The 8da4w product of x (float32, checked) with n rows of the contiguous weight wc (plain:
+ * with the float32 scales sf; packed: sf NULL) into a new (..., n) result y. */
+static tn_status i4_product(const char *op, tn_tensor *x, tn_tensor *wc, tn_tensor *sf, int64_t n, int64_t k, int64_t g,
+                            tn_tensor **y) {
     int64_t sizes[TN_MAX_DIMS], m = 1;
     for (int d = 0; d < x->ndim - 1; d++) sizes[d] = x->sizes[d], m *= x->sizes[d];
     sizes[x->ndim - 1] = n;
-    tn_tensor *y = NULL, *xc = NULL;
-    tn_status st = tn_graph_empty_result(x->ndim, sizes, NULL, TN_DTYPE_FLOAT32, tn_tensor_device(x), &y);
-    if (st == TN_OK && !tn_tensor_is_meta(x) && !tn_tensor_is_meta(w)) {
+    tn_tensor *xc = NULL;
+    TN_TRY(tn_graph_empty_result(x->ndim, sizes, NULL, TN_DTYPE_FLOAT32, tn_tensor_device(x), y));
+    tn_status st = TN_OK;
+    if (!tn_tensor_is_meta(x) && !tn_tensor_is_meta(wc)) {
         st = tn_tensor_contiguous(x, &xc);
         size_t bytes = tn_i4matmul_scratch_bytes(m, k);
         void *scratch = NULL;
         if (st == TN_OK && m > 0 && !(scratch = tn_thread_scratch(TN_SCRATCH_QUANT, bytes)))
             st = tn_error(TN_ERR_NO_MEMORY, "%s: out of memory for %lld activation rows", op, (long long)m);
         if (st == TN_OK) {
-            tn_i4matmul_desc d = {m, n, k, g, tn_tensor_data(xc), k, tn_tensor_data(wc), k / 2, tn_tensor_data(sf), k / g,
-                                  tn_tensor_data(y), n, scratch};
+            tn_i4matmul_desc d = {m, n, k, g, tn_tensor_data(xc), k, tn_tensor_data(wc), k / 2, sf ? tn_tensor_data(sf) : NULL,
+                                  k / g, tn_tensor_data(*y), n, scratch, sf == NULL};
             tn_i4matmul(&d);
         }
     }
     if (xc) tn_tensor_release(xc);
+    if (st != TN_OK) tn_tensor_release(*y), *y = NULL;
+    return st;
+}
+
+static tn_status check_i4_input(const char *op, const tn_tensor *x) {
+    if (x->dtype != TN_DTYPE_FLOAT32)
+        return tn_error(TN_ERR_RUNTIME, "%s: expected float32 input, got %s", op, tn_dtype_infos[x->dtype].c10_name);
+    if (x->ndim < 1) return tn_error(TN_ERR_RUNTIME, "%s: input must have at least 1 dimension", op);
+    return TN_OK;
+}
+
+tn_status tn_op__tn_quant_linear_8da4w(const tn_value *args, tn_value *rets) {
+    static const char op[] = "_tn_quant_linear_8da4w";
+    tn_tensor *x = args[0].u.t, *w = args[1].u.t, *sc = args[2].u.t, *wc, *sf, *y;
+    int64_t g = args[3].u.i;
+    TN_TRY(check_i4_input(op, x));
+    int64_t k = x->sizes[x->ndim - 1], n = w->ndim == 2 ? w->sizes[0] : 0;
+    TN_TRY(i4_operands(op, w, sc, g, &k, &wc, &sf));
+    tn_status st = i4_product(op, x, wc, sf, n, k, g, &y);
     tn_tensor_release(wc), tn_tensor_release(sf);
-    if (st != TN_OK) {
-        if (y) tn_tensor_release(y);
-        return st;
-    }
+    if (st == TN_OK) rets[0] = tn_value_tensor(y);
+    return st;
+}
+
+/* aten::_tn_quant_i4_repack(Tensor weight, Tensor scales, int group_size) -> Tensor: the
+ * weight and scales of _tn_quant_linear_8da4w packed into kernels/quant.h's 8da4w x8 layout,
+ * (n, k/2 + 4k/group_size) uint8. */
+tn_status tn_op__tn_quant_i4_repack(const tn_value *args, tn_value *rets) {
+    static const char op[] = "_tn_quant_i4_repack";
+    tn_tensor *w = args[0].u.t, *sc = args[1].u.t, *wc, *sf, *y = NULL;
+    int64_t g = args[2].u.i, k = -1;
+    TN_TRY(i4_operands(op, w, sc, g, &k, &wc, &sf));
+    int64_t sizes[2] = {w->sizes[0], tn_quant_i4x8_row_bytes(k, g)};
+    tn_status st = tn_graph_empty_result(2, sizes, NULL, TN_DTYPE_UINT8, tn_tensor_device(w), &y);
+    if (st == TN_OK && !tn_tensor_is_meta(w))
+        tn_quant_i4_repack_x8(tn_tensor_data(wc), k / 2, tn_tensor_data(sf), k / g, sizes[0], k, g, tn_tensor_data(y));
+    tn_tensor_release(wc), tn_tensor_release(sf);
+    if (st != TN_OK) return st;
     rets[0] = tn_value_tensor(y);
     return TN_OK;
+}
+
+/* aten::_tn_quant_linear_8da4w_x8(Tensor input, Tensor weight, int group_size) -> Tensor:
+ * _tn_quant_linear_8da4w over the packed weight _tn_quant_i4_repack made. */
+tn_status tn_op__tn_quant_linear_8da4w_x8(const tn_value *args, tn_value *rets) {
+    static const char op[] = "_tn_quant_linear_8da4w_x8";
+    tn_tensor *x = args[0].u.t, *w = args[1].u.t, *wc, *y;
+    int64_t g = args[2].u.i;
+    TN_TRY(check_i4_input(op, x));
+    int64_t k = x->sizes[x->ndim - 1];
+    if (w->dtype != TN_DTYPE_UINT8 || w->ndim != 2)
+        return tn_error(TN_ERR_RUNTIME, "%s: expected the packed weight as a 2-D uint8 tensor, got %d-D %s", op, w->ndim,
+                        tn_dtype_infos[w->dtype].c10_name);
+    if (g <= 0 || g % TN_QK)
+        return tn_error(TN_ERR_RUNTIME, "%s: group_size must be a positive multiple of %d, got %lld", op, TN_QK, (long long)g);
+    if (k % g)
+        return tn_error(TN_ERR_RUNTIME, "%s: input has %lld features, not a multiple of group_size %lld", op, (long long)k,
+                        (long long)g);
+    if (tn_quant_i4x8_row_bytes(k, g) != w->sizes[1])
+        return tn_error(TN_ERR_RUNTIME, "%s: input has %lld features: packed rows of %lld bytes expected (group_size "
+                        "%lld), got %lld", op, (long long)k, (long long)tn_quant_i4x8_row_bytes(k, g), (long long)g,
+                        (long long)w->sizes[1]);
+    TN_TRY(tn_tensor_contiguous(w, &wc));
+    tn_status st = i4_product(op, x, wc, NULL, w->sizes[0], k, g, &y);
+    tn_tensor_release(wc);
+    if (st == TN_OK) rets[0] = tn_value_tensor(y);
+    return st;
 }
 
 tn_status tn_op__tn_quant_i4_dequantize(const tn_value *args, tn_value *rets) {

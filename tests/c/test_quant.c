@@ -418,7 +418,7 @@ static void i4_driver_case(int64_t m, int64_t n, int64_t k, int64_t g) {
             ok &= wf[r * k + j] == s[r * lds + j / g] * (float)((j % 32 < 16 ? b & 15 : b >> 4) - 8);
         }
     TN_CHECK(ok, "i4 dequantise: element 32c+j in the low nibble of byte 16c+j, 32c+16+j in its high nibble, minus 8");
-    tn_i4matmul_desc d = {m, n, k, g, x, k, w, ldw, s, lds, y0, n, scratch};
+    tn_i4matmul_desc d = {m, n, k, g, x, k, w, ldw, s, lds, y0, n, scratch, false};
     tn_i4matmul(&d);
     for (int64_t i = 0; i < m; i++) tn_quant_i8_row(x + i * k, k, xq + i * k, xd + i);
     double worst = 0;
@@ -460,6 +460,69 @@ static void i4_driver_case(int64_t m, int64_t n, int64_t k, int64_t g) {
     }
     tn_cpu_isa_set(host);
     free(w), free(s), free(x), free(wf), free(y0), free(y1), free(scratch), free(xq), free(xd);
+}
+
+/* ---- 8da4w in the x8 layout (quant.h): repack round trip, every kernel bit for bit ------
+ * The packed weight must give back each row's quants and scales, and i4x8_qdot__ref and
+ * i4x8_qdot__avx2 must equal i4_qdot__ref on the plain weight bit for bit (the layout only
+ * moves bytes; the kernels keep the reference's float steps), including a last group of
+ * n % 8 rows; the driver (every tier, 1 and 2 threads) must give the same bits. */
+static int i4x8_cases = 0;
+static void i4x8_case(int64_t m, int64_t n, int64_t k, int64_t g) {
+    int64_t ldw = k / 2, lds = k / g, rb = tn_quant_i4x8_row_bytes(k, g);
+    uint8_t *w = random_i4(n, k), *p = malloc((size_t)(n * rb + 1)), *wrow = malloc((size_t)ldw + 1);
+    float *s = random_scales(n * lds), *srow = malloc(sizeof(float) * (size_t)(lds + 1)), *x = random_x(m * k);
+    float *y0 = malloc(sizeof(float) * (size_t)(m * n + 1)), *y1 = malloc(sizeof(float) * (size_t)(m * n + 1));
+    int8_t *xq = malloc((size_t)(m * k + 1));
+    float *xd = malloc(sizeof(float) * (size_t)(m + 1));
+    int32_t *xs = malloc(sizeof(int32_t) * (size_t)(m * lds + 1));
+    void *scratch = malloc(tn_i4matmul_scratch_bytes(m, k));
+    tn_quant_i4_repack_x8(w, ldw, s, lds, n, k, g, p);
+    bool same = true;
+    for (int64_t r = 0; r < n && same; r++) {
+        tn_quant_i4x8_row(p, n, k, g, r, wrow, srow);
+        same = !memcmp(wrow, w + r * ldw, (size_t)ldw) && !memcmp(srow, s + r * lds, sizeof(float) * (size_t)lds);
+    }
+    TN_CHECK(same, "i4x8 n=%lld k=%lld g=%lld: a row read back from the packed layout differs", (long long)n, (long long)k,
+             (long long)g);
+    for (int64_t i = 0; i < m; i++) {
+        tn_quant_i8_row(x + i * k, k, xq + i * k, xd + i);
+        for (int64_t h = 0; h < lds; h++) {
+            int32_t sum = 0;
+            for (int64_t j = h * g; j < (h + 1) * g; j++) sum += xq[i * k + j];
+            xs[i * lds + h] = sum;
+        }
+    }
+    i4_qdot__ref(k, g, w, ldw, s, lds, n, xq, xd, k, m, y0, n);
+    struct { const char *name; tn_i4x8dot_kernel fn; bool ok; } ks[] = {
+        {"ref", i4x8_qdot__ref, true},
+#if defined(__x86_64__)
+        {"avx2", i4x8_qdot__avx2, tn_cpu_host_isa() >= TN_ISA_AVX2},
+#endif
+    };
+    for (size_t t = 0; t < sizeof ks / sizeof *ks; t++) {
+        if (!ks[t].ok) continue;
+        for (int64_t i = 0; i < m * n; i++) y1[i] = NAN;
+        ks[t].fn(k, g, p, n, xq, xd, k, xs, lds, m, y1, n);
+        TN_CHECK(!memcmp(y0, y1, sizeof(float) * (size_t)(m * n)), "i4x8 %s m=%lld n=%lld k=%lld g=%lld: not bit-identical "
+                 "to i4_qdot__ref", ks[t].name, (long long)m, (long long)n, (long long)k, (long long)g);
+    }
+    tn_isa host = tn_cpu_host_isa();
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host && (m <= 9 || n > 64); isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (int threads = 1; threads <= 2; threads++) {
+            tn_set_num_threads(threads);
+            for (int64_t i = 0; i < m * n; i++) y1[i] = NAN;
+            tn_i4matmul_desc d = {m, n, k, g, x, k, p, 0, NULL, 0, y1, n, scratch, true};
+            tn_i4matmul(&d);
+            TN_CHECK(!memcmp(y0, y1, sizeof(float) * (size_t)(m * n)), "i4x8 driver (%s) m=%lld n=%lld k=%lld g=%lld "
+                     "threads=%d: not the reference's bits", tn_i4x8dot_variant(), (long long)m, (long long)n, (long long)k,
+                     (long long)g, threads);
+        }
+    }
+    tn_cpu_isa_set(host);
+    i4x8_cases++;
+    free(w), free(p), free(wrow), free(s), free(srow), free(x), free(y0), free(y1), free(xq), free(xd), free(xs), free(scratch);
 }
 
 static void test_quantize_per_token(void) {
@@ -558,6 +621,18 @@ int main(void) {
     i4_driver_case(13, 200, 256, 128);
     i4_driver_case(64, 67, 512, 32);
     i4_driver_case(5, 70, 1536, 256);
+    /* x8: every m from 1 to 70 (the 4-row tiles and their tails) on one shape, then group
+     * sizes 32..256 against n around the 8-row groups and the 64-row driver chunks */
+    for (int64_t m = 1; m <= 70; m++) i4x8_case(m, 13, 192, 64);
+    const int64_t x8g[] = {32, 64, 128, 256}, x8n[] = {1, 3, 7, 8, 9, 15, 16, 67, 139}, x8m[] = {1, 2, 4, 5, 70};
+    for (size_t a = 0; a < sizeof x8g / sizeof *x8g; a++)
+        for (size_t b = 0; b < sizeof x8n / sizeof *x8n; b++)
+            for (size_t c = 0; c < sizeof x8m / sizeof *x8m; c++) {
+                i4x8_case(x8m[c], x8n[b], x8g[a], x8g[a]);
+                i4x8_case(x8m[c], x8n[b], 3 * x8g[a], x8g[a]);
+            }
+    i4x8_case(1, 1536, 576, 64); /* SmolLM2's MLP shape, decode */
+    printf("8da4w x8: %d cases bit-identical to i4_qdot__ref (driver: %s)\n", i4x8_cases, tn_i4x8dot_variant());
     printf("8da4w: worst kernel-vs-reference %.3g, worst driver-vs-fake-quantised double %.3g; int8: worst kernel-vs-reference %.3g\n",
            worst_i4_rel, worst_i4_fake, worst_w8_rel);
     printf("worst kernel-vs-reference |diff|/max|y|: %.3g; worst reference-vs-dequantised |diff|/Σ|xw|: %.3g\n",
