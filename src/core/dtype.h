@@ -110,4 +110,9 @@ static inline tn_bfloat16 tn_f32_to_bf16(float f) {
 float tn_half_to_f32(tn_half h);
 tn_half tn_f32_to_half(float f);
 
+/* v rounded to float16 / bfloat16 and back: one operation of c10's Half / BFloat16
+ * arithmetic on float values (the kernels that emulate upstream's per-step rounding) */
+static inline float tn_round_half_f32(float v) { return tn_half_to_f32(tn_f32_to_half(v)); }
+static inline float tn_round_bf16_f32(float v) { return tn_bf16_to_f32(tn_f32_to_bf16(v)); }
+
 #endif

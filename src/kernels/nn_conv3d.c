@@ -34,8 +34,12 @@
                             }                                                                                        \
                         }                                                                                            \
                     }                                                                                                \
-    }                                                                                                                \
-    void SFX##_col2im3d__scalar(T *img, const T *col, int64_t ld, const tn_conv3d_geom *g, int64_t c0, int64_t c1) { \
+    }
+
+/* col2im over the same geometry; ADD(acc, v) is the accumulation (a plain sum, or one rounded
+ * to Half for upstream's Half col2vol) */
+#define CONV3D_COL2IM(T, NAME, EXTRA, ADD)                                                                            \
+    void NAME(T *img, const T *col, int64_t ld, const tn_conv3d_geom *g, int64_t c0, int64_t c1 EXTRA) {          \
         int64_t D = g->img[0], H = g->img[1], W = g->img[2], OD = g->cols[0], OH = g->cols[1], OW = g->cols[2];      \
         for (int64_t c = c0; c < c1; c++)                                                                            \
             for (int64_t a = 0; a < g->k[0]; a++)                                                                    \
@@ -52,15 +56,22 @@
                                 T *dst = img + ((c * D + z) * H + y) * W;                                            \
                                 for (int64_t l = 0; l < OW; l++) {                                                   \
                                     int64_t x = l * g->s[2] - g->p[2] + e * g->d[2];                                 \
-                                    if (x >= 0 && x < W) dst[x] += src[l];                                           \
+                                    if (x >= 0 && x < W) dst[x] = ADD(dst[x], src[l]);                                   \
                                 }                                                                                    \
                             }                                                                                        \
                         }                                                                                            \
                     }                                                                                                \
     }
 
+#define CONV3D_SUM(a, v) ((a) + (v))
+#define CONV3D_SUM_RD(a, v) rd((a) + (v))
+#define COMMA_RD , float (*rd)(float)
+
 CONV3D_COLUMNS(float, f32)
 CONV3D_COLUMNS(double, f64)
+CONV3D_COL2IM(float, f32_col2im3d__scalar, , CONV3D_SUM)
+CONV3D_COL2IM(double, f64_col2im3d__scalar, , CONV3D_SUM)
+CONV3D_COL2IM(float, f32_col2im3d_rounded__scalar, COMMA_RD, CONV3D_SUM_RD)
 
 void i64_conv3d_direct__scalar(int64_t *y, const int64_t *x, const int64_t *w, const int64_t *bias, int64_t N,
                                int64_t C, int64_t O, int64_t G, const tn_conv3d_geom *g, bool transposed) {

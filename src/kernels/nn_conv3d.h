@@ -22,6 +22,9 @@ void f64_im2col3d__scalar(double *col, int64_t ld, const double *img, const tn_c
 /* image channels [c0, c1) += col2im of their column rows (the adjoint of im2col) */
 void f32_col2im3d__scalar(float *img, const float *col, int64_t ld, const tn_conv3d_geom *g, int64_t c0, int64_t c1);
 void f64_col2im3d__scalar(double *img, const double *col, int64_t ld, const tn_conv3d_geom *g, int64_t c0, int64_t c1);
+/* the same with every sum rounded by rd (upstream's Half col2vol adds in Half) */
+void f32_col2im3d_rounded__scalar(float *img, const float *col, int64_t ld, const tn_conv3d_geom *g, int64_t c0,
+                                  int64_t c1, float (*rd)(float));
 
 /* Direct integer convolution, sums wrapping modulo 2^64 (the op layer narrows):
  * not transposed: x [N, C, in], w [O, C/G, k], y [N, O, out];

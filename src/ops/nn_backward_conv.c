@@ -11,7 +11,9 @@
 
 #include "kernels/nn.h"
 #include "kernels/nn_backward.h"
+#include "kernels/nn_conv3d.h"
 #include "core/threadpool.h"
+#include "ops/complex_parts.h"
 #include "ops/nn_backward_internal.h"
 
 /* ================================ convolution ========================================= */
@@ -278,13 +280,19 @@ tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
 /* ---- transposed convolution forward: the input gradient of a convolution ------------- */
 
 /* y [N, Cout, OH, OW] for input x [N, Cin, H, W], weight [Cin, Cout/G, kh, kw]: per
- * (n, g) col = W_gᵀ · x_ng, scattered by col2im into the output image, plus the bias. */
+ * (n, g) col = W_gᵀ · x_ng, scattered by col2im into the output image, plus the bias.
+ * Float16 and BFloat16 round as upstream's slow path (slow_conv_transpose2d) does on this
+ * host: the columns are a tensor of the dtype, col2im adds in it, the bias is added to the
+ * output in it (measured against upstream: the OpInfo samples of conv_transpose1d/2d agree
+ * bit for bit, where one final rounding disagreed). */
 static tn_status conv_transposed_run(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const conv_geom *q, int64_t OH,
                                      int64_t OW, tn_tensor *y) {
     tn_dtype acc = tn_nn_acc(x->dtype);
     size_t isz = (size_t)tn_dtype_itemsize(acc);
     int64_t N = q->N, G = q->G, Cin = q->C, Cig = Cin / G, Cog = w->sizes[1], Cout = Cog * G;
     int64_t K = Cog * q->kh * q->kw, HW = q->H * q->W, OHW = OH * OW;
+    bool half = x->dtype == TN_DTYPE_FLOAT16 || x->dtype == TN_DTYPE_BFLOAT16;
+    float (*rd)(float) = x->dtype == TN_DTYPE_FLOAT16 ? tn_round_half_f32 : tn_round_bf16_f32;
     tn_tensor *xt = NULL, *wt = NULL;
     tn_nn_buf bb = {0}, by = {0};
     tn_status st = tn_nnb_acc_tensor(x, acc, &xt);
@@ -298,7 +306,15 @@ static tn_status conv_transposed_run(tn_tensor *x, tn_tensor *w, tn_tensor *bias
             if (st != TN_OK) break;
             tn_nn_buf br;
             st = tn_nn_load(r, acc, &br);
-            if (st == TN_OK) {
+            if (st == TN_OK && half) {
+                float *c = br.data;
+                for (int64_t i = 0; i < K * HW; i++) c[i] = rd(c[i]);
+                /* the 3-d column kernel over a depth of 1 visits in col2im's order */
+                tn_conv3d_geom g3 = {.img = {1, OH, OW}, .k = {1, q->kh, q->kw}, .cols = {1, q->H, q->W}, .s = {1, q->sh, q->sw},
+                                     .p = {0, q->ph, q->pw}, .d = {1, q->dh, q->dw}};
+                f32_col2im3d_rounded__scalar((float *)by.data + (n * Cout + g * Cog) * OHW, c, HW, &g3, 0, Cog, rd);
+                tn_nn_buf_free(&br);
+            } else if (st == TN_OK) {
                 char *dst = (char *)by.data + (size_t)((n * Cout + g * Cog) * OHW) * isz;
                 NN_KERNEL_VEC(acc, col2im, (void *)dst, (const void *)br.data, HW, Cog, OH, OW, q->kh, q->kw, q->H, q->W, q->sh,
                           q->sw, q->ph, q->pw, q->dh, q->dw);
@@ -311,7 +327,10 @@ static tn_status conv_transposed_run(tn_tensor *x, tn_tensor *w, tn_tensor *bias
             for (int64_t c = 0; c < Cout; c++) {
                 if (acc == TN_DTYPE_FLOAT32) {
                     float b = ((const float *)bb.data)[c], *d = (float *)by.data + (n * Cout + c) * OHW;
-                    for (int64_t j = 0; j < OHW; j++) d[j] += b;
+                    if (half)
+                        for (int64_t j = 0; j < OHW; j++) d[j] = rd(d[j] + b);
+                    else
+                        for (int64_t j = 0; j < OHW; j++) d[j] += b;
                 } else {
                     double b = ((const double *)bb.data)[c], *d = (double *)by.data + (n * Cout + c) * OHW;
                     for (int64_t j = 0; j < OHW; j++) d[j] += b;
@@ -391,10 +410,31 @@ tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, con
     return TN_OK;
 }
 
+/* the transposed convolution's further arguments (conv_transpose1d/2d/3d's), for the complex
+ * path's calls on the parts */
+typedef struct convt_args {
+    const tn_value *args; /* stride, padding, output_padding, groups, dilation at [3..7] */
+} convt_args;
+
+static tn_status convt_real_part(tn_tensor *x, tn_tensor *w, tn_tensor *b, void *ctx, tn_tensor **out) {
+    const tn_value *a = ((const convt_args *)ctx)->args;
+    return tn_nn_conv_transposed(x, w, b, &a[3], &a[4], &a[5], &a[7], a[6].u.i, out);
+}
+
+/* complex operands of conv_transpose1d/2d/3d: real transposed convolutions of the parts
+ * (Gauss's three, upstream's entries; aten::convolution refuses complex) */
+tn_status tn_nn_conv_transposed_complex(tn_tensor *x, const tn_value *args, tn_tensor **out) {
+    tn_tensor *w = args[1].u.t, *b = tn_nn_opt_tensor(&args[2]);
+    if (!tn_dtype_is_complex(x->dtype) || x->dtype == TN_DTYPE_COMPLEX32 || w->dtype != x->dtype || (b && b->dtype != x->dtype))
+        return tn_nn_conv_transposed(x, w, b, &args[3], &args[4], &args[5], &args[7], args[6].u.i, out);
+    convt_args a = {args};
+    return tn_complex_bilinear(x, w, b, convt_real_part, &a, out);
+}
+
 /* conv_transpose1d / conv_transpose2d.input(input, weight, bias?, stride, padding,
  * output_padding, groups, dilation): an unbatched input [Cin, ...] is run as a batch of one. */
 static tn_status conv_transpose_nd(const tn_value *args, tn_value *rets, int nsp) {
-    tn_tensor *x = args[0].u.t, *w = args[1].u.t, *in = x, *tmp = NULL;
+    tn_tensor *x = args[0].u.t, *in = x, *tmp = NULL;
     int nd = nsp + 2;
     if (x->ndim != nd - 1 && x->ndim != nd) {
         char b[256];
@@ -411,8 +451,7 @@ static tn_status conv_transpose_nd(const tn_value *args, tn_value *rets, int nsp
         if (!tmp) return tn_error(TN_ERR_NO_MEMORY, "out of memory creating a view");
     }
     tn_tensor *y = NULL;
-    tn_status st = tn_nn_conv_transposed(in, w, tn_nn_opt_tensor(&args[2]), &args[3], &args[4], &args[5], &args[7],
-                                         args[6].u.i, &y);
+    tn_status st = tn_nn_conv_transposed_complex(in, args, &y);
     if (tmp) tn_tensor_release(tmp);
     if (st != TN_OK) return st;
     if (unbatched) {

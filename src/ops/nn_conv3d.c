@@ -19,6 +19,8 @@ typedef struct conv3 {
     int64_t N, C, O, G;     /* input channels C, output channels O */
     int64_t in[3], out[3];  /* input and output spatial extents */
     int64_t k[3], s[3], p[3], d[3], op[3];
+    float (*rd)(float);     /* transposed Half / BFloat16: upstream's slow path rounds its columns,
+                             * its col2vol sums and the bias sum to the dtype (NULL: one rounding) */
 } conv3;
 
 static int64_t vol(const int64_t v[3]) { return v[0] * v[1] * v[2]; }
@@ -54,6 +56,7 @@ static tn_status check_params(const conv3 *q) {
 typedef struct col_job {
     tn_dtype acc;
     bool to_image;
+    float (*rd)(float); /* col2im's sums rounded by it (float only), or NULL */
     void *img, *col;
     int64_t ld;
     const tn_conv3d_geom *g;
@@ -62,7 +65,8 @@ typedef struct col_job {
 static void col_chunk(void *vj, int64_t c0, int64_t c1) {
     const col_job *j = vj;
     if (j->to_image) {
-        if (j->acc == TN_DTYPE_FLOAT32) f32_col2im3d__scalar(j->img, j->col, j->ld, j->g, c0, c1);
+        if (j->rd) f32_col2im3d_rounded__scalar(j->img, j->col, j->ld, j->g, c0, c1, j->rd);
+        else if (j->acc == TN_DTYPE_FLOAT32) f32_col2im3d__scalar(j->img, j->col, j->ld, j->g, c0, c1);
         else f64_col2im3d__scalar(j->img, j->col, j->ld, j->g, c0, c1);
     } else {
         if (j->acc == TN_DTYPE_FLOAT32) f32_im2col3d__scalar(j->col, j->ld, j->img, j->g, c0, c1);
@@ -71,8 +75,9 @@ static void col_chunk(void *vj, int64_t c0, int64_t c1) {
 }
 
 /* im2col (to_image false) or col2im (true, accumulating) of C channels of one image */
-static void columns(tn_dtype acc, const tn_conv3d_geom *g, int64_t C, void *img, void *col, bool to_image) {
-    col_job j = {acc, to_image, img, col, vol(g->cols), g};
+static void columns(tn_dtype acc, const tn_conv3d_geom *g, int64_t C, void *img, void *col, bool to_image,
+                    float (*rd)(float)) {
+    col_job j = {acc, to_image, rd, img, col, vol(g->cols), g};
     int64_t per = vol(g->k) * vol(g->cols);
     tn_parallel_for(C, per > 0 && per < TN_NNB_GRAIN ? TN_NNB_GRAIN / per : 1, col_chunk, &j);
 }
@@ -88,12 +93,15 @@ static tn_conv3d_geom geom_of(const conv3 *q) {
     return g;
 }
 
-static void add_bias(tn_dtype acc, void *y, const void *bias, int64_t N, int64_t O, int64_t P) {
+static void add_bias(tn_dtype acc, void *y, const void *bias, int64_t N, int64_t O, int64_t P, float (*rd)(float)) {
     for (int64_t n = 0; n < N; n++)
         for (int64_t o = 0; o < O; o++) {
             if (acc == TN_DTYPE_FLOAT32) {
                 float b = ((const float *)bias)[o], *d = (float *)y + (n * O + o) * P;
-                for (int64_t j = 0; j < P; j++) d[j] += b;
+                if (rd)
+                    for (int64_t j = 0; j < P; j++) d[j] = rd(d[j] + b);
+                else
+                    for (int64_t j = 0; j < P; j++) d[j] += b;
             } else {
                 double b = ((const double *)bias)[o], *d = (double *)y + (n * O + o) * P;
                 for (int64_t j = 0; j < P; j++) d[j] += b;
@@ -120,16 +128,18 @@ static tn_status forward_acc(tn_dtype acc, const conv3 *q, void *x, const void *
             char *xg = (char *)x + (size_t)((n * q->C + gi * Cg) * IN) * isz;
             char *yg = (char *)y + (size_t)((n * q->O + gi * Og) * OUT) * isz;
             if (!q->transposed) {
-                columns(acc, &g, Cg, xg, col, false);
+                columns(acc, &g, Cg, xg, col, false, NULL);
                 st = tn_nnb_gemm(acc, Og, OUT, K, (const char *)w + (size_t)(gi * Og * K) * isz, K, 1, col, OUT, 1, yg, OUT,
                                  1, 0.0);
             } else {
                 st = tn_nnb_gemm(acc, K, IN, Cg, (const char *)w + (size_t)(gi * Cg * K) * isz, 1, K, xg, IN, 1, col, IN, 1,
                                  0.0);
-                if (st == TN_OK) columns(acc, &g, Og, yg, col, true);
+                if (st == TN_OK && q->rd)
+                    for (int64_t i = 0; i < K * L; i++) ((float *)col)[i] = q->rd(((float *)col)[i]);
+                if (st == TN_OK) columns(acc, &g, Og, yg, col, true, q->rd);
             }
         }
-    if (st == TN_OK && bias) add_bias(acc, y, bias, q->N, q->O, OUT);
+    if (st == TN_OK && bias) add_bias(acc, y, bias, q->N, q->O, OUT, q->rd);
     if (own) free(col);
     return st;
 }
@@ -143,6 +153,10 @@ static tn_status run_forward(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const 
     tn_tensor *all[3] = {x, w, bias};
     if (tn_nnb_any_meta(3, all) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
     tn_dtype acc = tn_nn_acc_any(x->dtype);
+    conv3 qr = *q;
+    if (q->transposed && x->dtype == TN_DTYPE_FLOAT16) qr.rd = tn_round_half_f32;
+    if (q->transposed && x->dtype == TN_DTYPE_BFLOAT16) qr.rd = tn_round_bf16_f32;
+    q = &qr;
     tn_nn_buf bx = {0}, bw = {0}, bb = {0}, by = {0};
     tn_status st = tn_nn_load(x, acc, &bx);
     if (st == TN_OK) st = tn_nn_load(w, acc, &bw);
@@ -315,14 +329,14 @@ static tn_status backward_acc(tn_dtype acc, const conv3 *q, const void *gy, void
                 if (gx) { /* col [K, OUT] = W_gᵀ gy_g, scattered into gx_g */
                     st = tn_nnb_gemm(acc, K, OUT, Og, wg, 1, K, (const char *)gy + yo, OUT, 1, col, OUT, 1, 0.0);
                     if (st != TN_OK) break;
-                    columns(acc, &g, Cg, (char *)gx + xo, col, true);
+                    columns(acc, &g, Cg, (char *)gx + xo, col, true, NULL);
                 }
                 if (gw) { /* gw_g [Og, K] += gy_g [Og, OUT] colᵀ */
-                    columns(acc, &g, Cg, (char *)x + xo, col, false);
+                    columns(acc, &g, Cg, (char *)x + xo, col, false, NULL);
                     st = tn_nnb_gemm(acc, Og, K, OUT, (const char *)gy + yo, OUT, 1, col, 1, OUT, gwg, K, 1, 1.0);
                 }
             } else { /* col [K, IN] = im2col of gy_g (the output image) */
-                columns(acc, &g, Og, (char *)gy + yo, col, false);
+                columns(acc, &g, Og, (char *)gy + yo, col, false, NULL);
                 if (gx) st = tn_nnb_gemm(acc, Cg, IN, K, wg, K, 1, col, IN, 1, (char *)gx + xo, IN, 1, 0.0);
                 if (st == TN_OK && gw)
                     st = tn_nnb_gemm(acc, Cg, K, IN, (const char *)x + xo, IN, 1, col, 1, IN, gwg, K, 1, 1.0);
@@ -494,8 +508,7 @@ tn_status tn_op_conv3d_padding(const tn_value *args, tn_value *rets) {
 }
 
 static tn_status conv_transpose3d_body(tn_tensor *in, const tn_value *args, tn_tensor **y) {
-    return tn_nn_conv_transposed3d(in, args[1].u.t, tn_nn_opt_tensor(&args[2]), &args[3], &args[4], &args[5], &args[7],
-                                   args[6].u.i, y);
+    return tn_nn_conv_transposed_complex(in, args, y); /* real dtypes: tn_nn_conv_transposed, then here */
 }
 
 /* aten::conv_transpose3d.input(input, weight, bias?, stride, padding, output_padding, groups, dilation) */

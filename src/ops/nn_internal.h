@@ -81,6 +81,10 @@ bool tn_nn_int_list(const tn_value *v, int n, int64_t *out);
 tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const tn_value *stride,
                                 const tn_value *padding, const tn_value *output_padding, const tn_value *dilation,
                                 int64_t groups, tn_tensor **out);
+/* conv_transpose1d/2d/3d's arguments (input replaced by x, batched): complex operands by
+ * real transposed convolutions of their parts (upstream's entries), else
+ * tn_nn_conv_transposed. */
+tn_status tn_nn_conv_transposed_complex(tn_tensor *x, const tn_value *args, tn_tensor **out);
 
 /* 3-d convolution (nn_conv3d.c): input [N, C, D, H, W], weight [O, C/G, kd, kh, kw];
  * s, p, d per spatial dim, extra = zero rows added after the input (padding='same' with an

@@ -1361,6 +1361,18 @@ for dt, cdt in (("float32", "complex64"), ("float64", "complex128")):
         f"({CZ}(x), {CZ}(w), {CZ}(b), {CZ}(x2), {CZ}(w2), {CZ}(x3), {CZ}(w3))",
         [In((2, 4, 9), dt), In((6, 2, 3), dt), In((6,), dt), In((2, 3, 7, 6), dt), In((4, 3, 3, 2), dt), In((1, 2, 5, 4, 4), dt), In((3, 2, 2, 3, 2), dt)],
         ["conv1d.default", "conv1d.padding", "conv2d.default", "conv2d.padding", "conv3d.default", "conv3d.padding"])
+    add(f"conv_transpose_{cdt}", f"lambda x, w, b, x3, w3: (lambda x, w, b, x3, w3: ({F}.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1), "
+        f"{F}.conv_transpose2d(x[:, :, None].expand(2, 4, 3, 9), w[:, :, None].expand(4, 3, 2, 3), b, dilation=(1, 2), groups=2), {F}.conv_transpose3d(x3, w3, b[:3], stride=(1, 2, 1))))"
+        f"({CZ}(x), {CZ}(w), {CZ}(b), {CZ}(x3), {CZ}(w3))",
+        [In((2, 4, 9), dt), In((4, 3, 3), dt), In((6,), dt), In((1, 2, 3, 4, 3), dt), In((2, 3, 2, 3, 2), dt)],
+        ["conv_transpose1d.default", "conv_transpose2d.input", "conv_transpose3d.input"])
+# Half / BFloat16 transposed convolutions round as upstream's slow path: columns, col2im sums and the bias sum in the dtype
+for dt in ("float16", "bfloat16"):
+    add(f"conv_transpose_rounding_{dt}", "lambda x, w, b, x3, w3: (torch.nn.functional.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1), "
+        "torch.nn.functional.conv_transpose2d(x[:, :, None].expand(2, 4, 3, 9), w[:, :, None].expand(4, 3, 2, 3), b, dilation=(1, 2), groups=2), "
+        "torch.nn.functional.conv_transpose3d(x3, w3, b[:3], stride=(1, 2, 1), padding=1))",
+        [In((2, 4, 9), dt), In((4, 3, 3), dt), In((6,), dt), In((1, 2, 3, 4, 3), dt), In((2, 3, 2, 3, 2), dt)],
+        ["conv_transpose1d.default", "conv_transpose2d.input", "conv_transpose3d.input"], rtol=0, atol=0)
 add("conv_err_complex_convolution", f"lambda x, w: torch.convolution({CZ}(x), {CZ}(w), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)",
     [In((1, 2, 5, 5)), In((3, 2, 2, 2))], ["convolution.default"])
 add("conv_err_complex_real_weight", f"lambda x, w: torch.nn.functional.conv2d({CZ}(x), w)", [In((1, 2, 5, 5)), In((3, 2, 2, 2))], ["conv2d.default"])
