@@ -286,6 +286,18 @@ step(lambda: torch.ops.aten.slice_backward.out(gg, (2**62, 7), -2, 3, 0, 2**31 -
 step(lambda: torch.ops.aten.slice_backward.default(gg, (2**62, 7), 0, 0, 3, 1))
 step(lambda: torch.ops.aten.select_backward.default(gg[0], (2**62, 4, 3), 0, 0))
 """,
+    # session 23 (seed 23, #24547): _fft_r2c's onesided cut of a transformed dim of size 0
+    # made a view of one entry over the empty work buffer (SIGSEGV); upstream refuses a
+    # transform over an empty dim (RuntimeError) in all three kernels
+    "fft_empty_dim": """
+e = torch.randn(0, 5, 1)
+step(lambda: torch._fft_r2c(e, [-1, 1, 0], 2, True))
+step(lambda: torch._fft_r2c(e, [0], 0, True))
+step(lambda: torch._fft_r2c(torch.randn(3, 0), [1], 0, False))
+step(lambda: torch._fft_c2c(torch.zeros(2, 0, 3, dtype=torch.complex64), [1, 2], 0, True))
+step(lambda: torch._fft_c2r(torch.zeros(0, 4, dtype=torch.complex64), [0, 1], 0, 6))
+step(lambda: torch.fft.fft2(torch.zeros(0, 4)))
+""",
     # session 15's new operators, argument checks in upstream's order: a dim read by
     # size() (IndexError, "no dimensions" for a 0-dim tensor) before the op's own checks
     "check_order_size_reads": """

@@ -156,7 +156,8 @@ static double igammac_cf(double a, double x) {
     return igamma_prefix(a, x) * h;
 }
 static double sf_igamma(double a, double x, bool upper) {
-    if (isnan(a) || isnan(x)) return NAN;
+    /* no NaN test first: upstream's special values decide before a NaN propagates, so
+     * x == 0 gives 0 / 1 for a NaN a, and an infinite a gives 0 / 1 for a NaN x */
     if (x < 0 || a < 0) return NAN;
     if (a == 0) return x > 0 ? (upper ? 0.0 : 1.0) : NAN;
     if (x == 0) return upper ? 1.0 : 0.0;
@@ -503,8 +504,27 @@ static double cheb_rec(double y, double q1, int64_t n, bool single) {
     return r;
 }
 
-/* kind 0..3 = T, U, V, W strictly inside (-1, 1), for degrees above upstream's threshold */
-static double cheb_trig(int kind, double y, int64_t n) {
+/* kind 0..3 = T, U, V, W strictly inside (-1, 1), for degrees above upstream's threshold;
+ * float32 (`single`) in float arithmetic as upstream's float kernel: at degrees near 2**31
+ * the angle (n + 1) acos(y) rounded to float is off by radians, so only the same rounding
+ * gives upstream's value */
+static double cheb_trig_f(int kind, float y, int64_t n) {
+    float theta = acosf(y), nd = (float)n;
+    switch (kind) {
+    case 0: return cosf(nd * theta);
+    case 1:
+        if (sinf(theta) != 0) return sinf((nd + 1) * theta) / sinf(theta);
+        return (nd + 1) * cosf((nd + 1) * theta) / y;
+    case 2:
+        if (sinf(theta / 2) != 1) return cosf((nd + 0.5f) * theta) / cosf(theta / 2);
+        return n % 2 == 0 ? 2 * nd + 1 : -(2 * nd + 1);
+    default:
+        if (cosf(theta / 2) != 1) return sinf((nd + 0.5f) * theta) / sinf(theta / 2);
+        return y > 0 ? 2 * nd + 1 : (n % 2 == 0 ? 1 : -1);
+    }
+}
+static double cheb_trig(int kind, double y, int64_t n, bool single) {
+    if (single) return cheb_trig_f(kind, (float)y, n);
     double theta = acos(y), nd = (double)n;
     switch (kind) {
     case 0: return cos(nd * theta);
@@ -533,7 +553,7 @@ static double sf_cheb(int kind, double x, double nf, bool single) {
         default: return x > 0 ? 2 * nd + 1 : (n % 2 == 0 ? 1 : -1);
         }
     }
-    if (n > (kind == 0 ? 6 : 8) && fabs(x) < 1) return cheb_trig(kind, x, n);
+    if (n > (kind == 0 ? 6 : 8) && fabs(x) < 1) return cheb_trig(kind, x, n, single);
     double q1 = kind == 0 ? x : kind == 1 ? RS(x + x) : kind == 2 ? RS(RS(x + x) - 1) : RS(RS(x + x) + 1);
     return cheb_rec(x, q1, n, single);
 }
@@ -556,7 +576,7 @@ static double sf_scheb(int kind, double x, double nf, bool single) {
     /* (upstream's W branch answers +-1 where the unshifted one answers 2n + 1 at y -> 1) */
     if (n > (kind == 3 ? 4 : 6) && fabs(y) < 1) {
         if (kind == 3 && cos(acos(y) / 2) == 1) return n % 2 == 0 ? 1 : -1;
-        return cheb_trig(kind, y, n);
+        return cheb_trig(kind, y, n, single);
     }
     double q1 = kind == 0 ? y : kind == 1 ? RS(y + y) : kind == 2 ? RS(RS(y + y) - 1) : RS(RS(y + y) + 1);
     return cheb_rec(y, q1, n, single);

@@ -232,6 +232,8 @@ tn_status tn_op_selu(const tn_value *args, tn_value *rets) {
 }
 tn_status tn_op_celu(const tn_value *args, tn_value *rets) {
     double alpha = tn_scalar_as_double(&args[1]);
+    if (alpha == 0) /* upstream's check, before the dtype's */
+        return tn_error(TN_ERR_RUNTIME, "ZeroDivisionError: alpha cannot be 0 for CELU");
     tn_value a[4] = {args[0], args[1], tn_value_double(1.0), tn_value_double(1.0 / alpha)};
     return tn_dispatch(TN_OP_elu, a, rets);
 }

@@ -114,6 +114,12 @@ tn_status tn_op_triplet_margin_loss(const tn_value *args, tn_value *rets) {
 /* aten::kl_div(self, target, reduction, log_target) */
 tn_status tn_op_kl_div(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t, *t = args[1].u.t, *o;
+    /* upstream's check, bool included, before any shape or value is looked at */
+    for (int k = 0; k < 2; k++) {
+        tn_dtype d = (k ? t : x)->dtype;
+        if (!tn_dtype_is_floating(d) && !tn_dtype_is_complex(d))
+            return tn_error(TN_ERR_RUNTIME, "kl_div: Integral inputs not supported.");
+    }
     tn_cx c = {0};
     if (args[3].u.b) {
         o = mul(&c, unary(&c, TN_OP_exp, t), sub(&c, t, x));
@@ -223,9 +229,13 @@ tn_status tn_op_prelu(const tn_value *args, tn_value *rets) {
 /* aten::rrelu(self, lower, upper, training, generator): in evaluation a leaky relu with the
  * mean slope; the training form (random slopes) refuses by name. */
 tn_status tn_op_rrelu(const tn_value *args, tn_value *rets) {
-    if (args[3].u.b) return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::rrelu with training=True is not implemented by torchnative");
     double lo = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].u.d;
     double hi = args[2].tag == TN_V_INT ? (double)args[2].u.i : args[2].u.d;
+    /* upstream's bounds checks, in its order, in either mode and for any input */
+    if (!isfinite(lo)) return tn_error(TN_ERR_RUNTIME, "rrelu: lower bound must be finite, got %g", lo);
+    if (!(lo <= hi)) return tn_error(TN_ERR_RUNTIME, "Lower bound should be less than or equal to the upper bound");
+    if (!isfinite(hi)) return tn_error(TN_ERR_RUNTIME, "rrelu: upper bound must be finite, got %g", hi);
+    if (args[3].u.b) return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::rrelu with training=True is not implemented by torchnative");
     return tn_dispatch(TN_OP_leaky_relu, TN_ARGS(args[0], TN_D((lo + hi) / 2)), rets);
 }
 

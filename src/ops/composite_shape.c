@@ -477,6 +477,9 @@ static tn_status trapezoid_impl(const tn_value *args, tn_value *rets, bool with_
     dim = tn_cx_wrap_dim(dim, y->ndim);
     if (y->dtype == TN_DTYPE_BOOL || (with_x && args[1].u.t->dtype == TN_DTYPE_BOOL))
         return tn_error(TN_ERR_RUNTIME, "trapezoid: received a bool input for `x` or `y`, but bool is not supported");
+    if (!with_x && (args[1].tag == TN_V_COMPLEX || args[1].tag == TN_V_BOOL))
+        return tn_error(TN_ERR_RUNTIME, "%s: Currently, we only support dx as a real number.",
+                        cumulative ? "cumulative_trapezoid" : "trapezoid");
     tn_cx c = {0};
     if (y->ndim > 0 && y->sizes[dim] == 0 && !cumulative) return tn_cx_finish(&c, zeros_except(&c, y, dim), rets);
     tn_tensor *left = slice(&c, y, dim, 0, -1), *right = slice(&c, y, dim, 1, INT64_MAX), *o;
@@ -813,7 +816,9 @@ tn_status tn_op_renorm(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
     double p = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].u.d;
     double maxnorm = args[3].tag == TN_V_INT ? (double)args[3].u.i : args[3].u.d;
+    if (args[1].tag == TN_V_COMPLEX) return tn_error(TN_ERR_RUNTIME, "renorm: p must be real-valued");
     if (!(p > 0)) return tn_error(TN_ERR_RUNTIME, "renorm: non-positive-norm not supported");
+    if (args[3].tag == TN_V_COMPLEX) return tn_error(TN_ERR_RUNTIME, "renorm: maxnorm must be real-valued");
     if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
         return tn_error(TN_ERR_RUNTIME, "renorm: input needs to be floating point or complex, got %s", tn_dtype_infos[x->dtype].c10_name);
     if (!(maxnorm >= 0)) return tn_error(TN_ERR_RUNTIME, "renorm: expected maxnorm to be >= 0 but got %g", maxnorm);

@@ -144,6 +144,12 @@ tn_status tn_op_gelu(const tn_value *args, tn_value *rets) {
 /* aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) */
 tn_status tn_op_leaky_relu(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
+    tn_dtype d = args[0].u.t->dtype;
+    if (d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16) {
+        /* upstream's kernel takes the slope as float (the half types' opmath), checked */
+        float slope;
+        TN_TRY(tn_scalar_to_bytes(&args[1], TN_DTYPE_FLOAT32, &slope));
+    }
     ctx.d[0] = sv(&args[1]);
     return run1(TN_EW_leaky_relu, "leaky_relu_cpu", false, false, args[0].u.t, &ctx, rets);
 }

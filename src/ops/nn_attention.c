@@ -202,6 +202,14 @@ static tn_status attention_run(const attn_args *a, tn_tensor **out_o, tn_tensor 
                                         "attn_mask.dtype: %s and  query.dtype: %s instead.",
                         meta_name(mask->dtype), meta_name(q->dtype));
     TN_TRY(tn_nn_check_float(q, "scaled_dot_product_attention"));
+    /* enable_gqa reads the head count at dim -3 of query and key: upstream's IndexError there */
+    if (a->gqa) {
+        int hd;
+        TN_TRY(tn_wrap_dim(-3, q->ndim, &hd));
+        TN_TRY(tn_wrap_dim(-3, k->ndim, &hd));
+    }
+    if (!(a->dropout_p >= 0)) /* negative or NaN: upstream's dropout (or its flash kernel) refuses it */
+        return tn_error(TN_ERR_RUNTIME, "dropout probability has to be between 0 and 1, but got %g", a->dropout_p);
     if (q->ndim > 4 || q->ndim != k->ndim || q->ndim != v->ndim)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::scaled_dot_product_attention for query %s, key %s, value %s is "
                                                 "not implemented by torchnative",

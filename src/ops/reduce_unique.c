@@ -164,11 +164,24 @@ static tn_status unique_impl(tn_tensor *self, int dim, bool sorted, bool consecu
  * sorted, as upstream's CPU kernel */
 tn_status tn_op__unique2(const tn_value *a, tn_value *r) { return unique_impl(a[0].u.t, -1, true, false, a[2].u.b, a[3].u.b, r); }
 
+/* upstream's rule for an empty self along a dim: exactly one zero-size dim, the selected one */
+static tn_status check_empty_dim(const tn_tensor *self, int dim) {
+    if (tn_tensor_numel(self) != 0) return TN_OK;
+    int zeros = 0;
+    for (int d = 0; d < self->ndim; d++) zeros += self->sizes[d] == 0;
+    if (zeros != 1)
+        return tn_error(TN_ERR_RUNTIME, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    if (self->sizes[dim] != 0)
+        return tn_error(TN_ERR_RUNTIME, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+    return TN_OK;
+}
+
 /* aten::unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False) */
 tn_status tn_op_unique_dim(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
     int dim;
     TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
+    if (self->ndim > 0) TN_TRY(check_empty_dim(self, dim));
     if (self->ndim == 0) return unique_impl(self, -1, true, false, a[3].u.b, a[4].u.b, r);
     return unique_impl(self, dim, true, false, a[3].u.b, a[4].u.b, r);
 }
@@ -179,5 +192,6 @@ tn_status tn_op_unique_consecutive(const tn_value *a, tn_value *r) {
     if (a[3].tag == TN_V_NONE || self->ndim == 0) return unique_impl(self, -1, false, true, a[1].u.b, a[2].u.b, r);
     int dim;
     TN_TRY(tn_wrap_dim(a[3].u.i, self->ndim, &dim));
+    TN_TRY(check_empty_dim(self, dim));
     return unique_impl(self, dim, false, true, a[1].u.b, a[2].u.b, r);
 }

@@ -23,7 +23,9 @@ static bool fft_elem(tn_dtype d, tn_fft_elem *e) {
     }
 }
 
-/* Wraps and checks the dims list of a kernel call (unique, in range). */
+/* Wraps and checks the dims list of a kernel call (unique, in range, none of size 0: upstream
+ * refuses a transform over an empty dimension, and the onesided cut of one would read past
+ * the empty work buffer). */
 static tn_status wrap_dims(const tn_tensor *x, const tn_value *v, int *dims, int *nd) {
     int64_t n = v->tag == TN_V_INT ? 1 : v->u.ilist.n;
     const int64_t *d = v->tag == TN_V_INT ? &v->u.i : v->u.ilist.data;
@@ -33,6 +35,7 @@ static tn_status wrap_dims(const tn_tensor *x, const tn_value *v, int *dims, int
         TN_TRY(tn_wrap_dim(d[k], x->ndim, &dims[k]));
         if (seen[dims[k]]) return tn_error(TN_ERR_RUNTIME, "FFT dims must be unique");
         seen[dims[k]] = true;
+        if (x->sizes[dims[k]] == 0) return tn_error(TN_ERR_RUNTIME, "Invalid number of data points (0) specified");
     }
     *nd = (int)n;
     return TN_OK;

@@ -290,6 +290,8 @@ static tn_status freqs(const tn_value *args, tn_value *rets, int64_t count, bool
         aa[1].tag = TN_V_DTYPE;
         aa[1].u.dtype = tn_default_dtype();
     }
+    if (!tn_dtype_is_floating(aa[1].u.dtype) && !tn_dtype_is_complex(aa[1].u.dtype))
+        return tn_error(TN_ERR_RUNTIME, "%s requires a floating point or complex dtype", wrap ? "fftfreq" : "rfftfreq");
     tn_tensor *r = tn_cx_call(&c, TN_OP_arange, aa);
     if (wrap && r) {
         tn_tensor *right = tn_cx_call(&c, TN_OP_slice_Tensor, TN_ARGS(TN_T(r), TN_I(0), TN_I((n + 1) / 2), TN_NONE, TN_I(1)));

@@ -1746,6 +1746,13 @@ for dt in ("float32", "float64", "bfloat16", "int64"):
         ["i0.default", "special_i0e.default", "special_i1.default", "special_i1e.default", "erfinv.default", "special_i0.default", "special_erfinv.default", "special_ndtr.default", "special_entr.default", "special_expit.default", "special_exp2.default", "special_expm1.default", "special_erf.default", "special_erfc.default", "special_log1p.default", "special_sinc.default"])
     add(f"xlog1py_igamma_{dt}", "lambda a, b: (torch.special.xlog1py(a, b), torch.special.xlog1py(a, 2.5), torch.special.xlog1py(0.5, b))",
         [In((7, 33), dt, kind), In((33,), dt, "int" if dt == "int64" else "unit")], ["special_xlog1py.default", "special_xlog1py.self_scalar", "special_xlog1py.other_scalar"])
+# session 23: upstream's special values come before a NaN propagates (igammac(nan, 0) = 1,
+# gammainc(inf, nan) = 0); ours tested NaN first
+add("igamma_nan_special_values", "lambda: (lambda a, x: (torch.igamma(a, x), torch.igammac(a, x), torch.special.gammainc(a.float(), x.float()), torch.special.gammaincc(a.half(), x.half())))(torch.tensor([float('nan'), float('nan'), float('inf'), float('inf'), 0.0, float('nan'), 2.0, float('nan')], dtype=torch.float64), torch.tensor([0.0, -0.0, float('nan'), float('inf'), float('nan'), float('inf'), float('nan'), 3.0], dtype=torch.float64))", [], ["igamma.default", "igammac.default", "special_gammainc.default", "special_gammaincc.default"])
+# session 23: float32 orthogonal polynomials of degree near 2**31 through the trigonometric
+# form in float arithmetic, as upstream's float kernel (the rounded angle is off by radians)
+add("cheb_trig_float32_huge_degree", "lambda: tuple(getattr(torch.special, p)(torch.tensor([0.3805919, -0.2, 0.71, 0.05]), n) for p in ('chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w') for n in (2**31, 2**31 - 1, 123456789))", [],
+    ["special_chebyshev_polynomial_t.n_scalar", "special_shifted_chebyshev_polynomial_u.n_scalar"])
 for dt in ("float32", "float64"):
     add(f"bessel_{dt}", "lambda a: (torch.special.bessel_j0(a * 4), torch.special.bessel_j1(a * 4), torch.special.bessel_y0(a * 4), torch.special.bessel_y1(a * 4), torch.special.modified_bessel_i0(a * 4), torch.special.modified_bessel_i1(a * 4), torch.special.modified_bessel_k0(a * 4), torch.special.modified_bessel_k1(a * 4), torch.special.scaled_modified_bessel_k0(a * 4), torch.special.scaled_modified_bessel_k1(a * 4), torch.special.spherical_bessel_j0(a * 4))",
         [In((7, 33), dt, "special")], ["special_bessel_j0.default", "special_bessel_j1.default", "special_bessel_y0.default", "special_bessel_y1.default", "special_modified_bessel_i0.default", "special_modified_bessel_i1.default", "special_modified_bessel_k0.default", "special_modified_bessel_k1.default", "special_scaled_modified_bessel_k0.default", "special_scaled_modified_bessel_k1.default", "special_spherical_bessel_j0.default"])
@@ -1965,6 +1972,35 @@ for nm, o in (("size", "(1, 1)"), ("neg", "(-1, 1, 1)")):
     add(f"adaptive_avg_pool3d_err_{nm}", f"lambda x: torch.nn.functional.adaptive_avg_pool3d(x, {o})", [In((1, 2, 3, 3))], ["adaptive_avg_pool3d.default"])
 for dt in ("float32", "float64", "bfloat16"):
     add(f"renorm_{dt}", "lambda x: (torch.renorm(x, 2, 0, 1.0), torch.renorm(x, 1, 1, 0.5), x.renorm(3.5, -1, 100.0), torch.renorm(x, 2, 0, 0))", [In((4, 5, 3), dt)], ["renorm.default"])
+# session 23, missing-check: upstream's argument checks ours lacked (each computed before)
+add("renorm_complex_maxnorm_err", "lambda x: torch.renorm(x, 2, 0, complex(1, 0))", [In((4, 5))], ["renorm.default"])
+add("renorm_complex_p_err", "lambda x: torch.renorm(x, complex(2, 0), 0, 1.0)", [In((4, 5))], ["renorm.default"])
+add("kl_div_integral_input_err", "lambda x: torch.nn.functional.kl_div(x.long(), x, reduction='sum')", [In((4, 5))], ["kl_div.default"])
+add("kl_div_integral_target_err", "lambda x: torch.ops.aten.kl_div(x, x.bool())", [In((4, 5))], ["kl_div.default"])
+add("rrelu_lower_inf_err", "lambda x: torch.ops.aten.rrelu(x, float('-inf'), 0.3)", [In((4, 5))], ["rrelu.default"])
+add("rrelu_upper_inf_err", "lambda x: torch.ops.aten.rrelu(x, 0.1, float('inf'))", [In((4, 5))], ["rrelu.default"])
+add("rrelu_bounds_order_err", "lambda x: torch.nn.functional.rrelu(x, 0.5, 0.3)", [In((4, 5))], ["rrelu.default"])
+add("rrelu_inplace_bounds_order_err", "lambda x: torch.ops.aten.rrelu_(x.clone(), 0.5, float('-inf'))", [In((4, 5))], ["rrelu.default"])
+add("fftfreq_int_dtype_err", "lambda: torch.fft.fftfreq(5, dtype=torch.int64)", [], ["fft_fftfreq.default"])
+add("rfftfreq_bool_dtype_err", "lambda: torch.fft.rfftfreq(5, dtype=torch.bool)", [], ["fft_rfftfreq.default"])
+add("unique_dim_unselected_empty_err", "lambda x: torch.unique(x[:0].t(), dim=0)", [In((4, 5))], ["unique_dim.default"])
+add("unique_dim_two_empty_err", "lambda x: torch.unique(x[:0, :0], dim=1)", [In((4, 5))], ["unique_dim.default"])
+add("unique_consecutive_unselected_empty_err", "lambda x: torch.unique_consecutive(x[:, :0], dim=0)", [In((4, 5))], ["unique_consecutive.default"])
+add("unique_dim_selected_empty", "lambda x: torch.unique(x[:0], dim=0, return_inverse=True, return_counts=True)", [In((4, 5))], ["unique_dim.default"])
+add("sdpa_gqa_2d_err", "lambda q: torch.nn.functional.scaled_dot_product_attention(q, q, q, enable_gqa=True)", [In((4, 8))], ["scaled_dot_product_attention.default"])
+add("leaky_relu_slope_overflow_err", "lambda x: torch.nn.functional.leaky_relu(x, 1e39)", [In((4, 5))], ["leaky_relu.default"])
+add("rrelu_slope_overflow_err", "lambda x: torch.ops.aten.rrelu(x.bfloat16(), 7, 1e308)", [In((4, 5))], ["rrelu.default"])
+add("leaky_relu_slope_wide", "lambda x: (torch.nn.functional.leaky_relu(x.half(), 1e5), torch.nn.functional.leaky_relu(x.double(), 1e300))", [In((4, 5))], ["leaky_relu.default"])
+add("sdpa_negative_dropout_err", "lambda q: torch.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=-3.0)", [In((1, 2, 4, 8))], ["scaled_dot_product_attention.default"])
+# session 23, from the seed-23 run's open entries: upstream's checks
+add("celu_alpha_zero_err", "lambda x: torch.celu(x, 0.0)", [In((4, 5))], ["celu.default"])
+add("celu_alpha_zero_int_err", "lambda x: torch.nn.functional.celu(x.long(), 0)", [In((4, 5))], ["celu.default"])
+add("trapezoid_complex_dx_err", "lambda x: torch.trapezoid(x, dx=complex(1, 0))", [In((4, 5))], ["trapezoid.dx"])
+add("trapezoid_bool_dx_err", "lambda x: torch.trapezoid(x, dx=False)", [In((4, 5))], ["trapezoid.dx"])
+add("cumulative_trapezoid_complex_dx_err", "lambda x: torch.cumulative_trapezoid(x, dx=complex(1, 2))", [In((4, 5))], ["cumulative_trapezoid.dx"])
+add("frexp_out_exponent_dtype_err", "lambda x: torch.frexp(x, out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))", [In((4, 5))], ["frexp.Tensor"])
+add("frexp_out_mantissa_dtype_err", "lambda x: torch.frexp(x, out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32)))", [In((4, 5))], ["frexp.Tensor"])
+add("frexp_out", "lambda x: torch.frexp(x.double(), out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32)))", [In((4, 5))], ["frexp.Tensor"])
 add("renorm_p_err", "lambda x: torch.renorm(x, 0, 0, 1.0)", [In((4, 5))], ["renorm.default"])
 add("renorm_dim_err", "lambda x: torch.renorm(x, 2, 0, 1.0)", [In((4,))], ["renorm.default"])
 add("renorm_int_err", "lambda x: torch.renorm(x, 2, 0, 1.0)", [In((4, 5), "int64", "int")], ["renorm.default"])
