@@ -249,6 +249,10 @@ static tn_status d_cross_entropy(const tn_value *a, tn_value *rets) {
     return st;
 }
 
+/* The operator's kernel (ops/nn_attention.c): with dropout it is upstream's math path, a
+ * chain of door calls, so under autograd each step is recorded. */
+tn_status tn_op_scaled_dot_product_attention(const tn_value *args, tn_value *rets);
+
 /* scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)
  * as its math: softmax(q k^T * scale + mask) v, each step a recorded door call. */
 static tn_status d_sdpa(const tn_value *a, tn_value *rets) {
@@ -256,9 +260,8 @@ static tn_status d_sdpa(const tn_value *a, tn_value *rets) {
     tn_tensor *mask = a[3].tag == TN_V_TENSOR ? a[3].u.t : NULL;
     double p = a[4].u.d;
     bool causal = a[5].u.b;
-    if (p != 0.0)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of scaled_dot_product_attention with dropout_p > 0 is "
-                                                "not implemented by torchnative");
+    if (p != 0.0) /* upstream's math path: the operator's own composition, every step a door call */
+        return tn_op_scaled_dot_product_attention(a, rets);
     int nd = q->ndim;
     if (nd == 4 && k->ndim == 4 && v->ndim == 4 && (q->sizes[1] == k->sizes[1] || (a[7].tag == TN_V_BOOL && a[7].u.b))) {
         /* upstream's CPU choice: the flash kernel, whose backward is an operator of its own */

@@ -814,3 +814,42 @@ tn_status tn_random_randperm(tn_generator *g, const tn_strided *out, int64_t n) 
     tn_generator_unlock(g);
     return TN_OK;
 }
+
+/* ---- rrelu_with_noise, training ---------------------------------------------------------- */
+
+tn_status tn_random_rrelu_train(tn_generator *g, void *y, void *noise, const void *x, tn_dtype dt, int64_t n,
+                                double lower, double upper) {
+    if (!is_float_dtype(dt)) return not_implemented("rrelu_with_noise_out_cpu", dt);
+    tn_generator_lock(g);
+    for (int64_t i = 0; i < n; i++) {
+        double v, r = 1;
+        switch (dt) {
+        case TN_DTYPE_FLOAT32: v = ((const float *)x)[i]; break;
+        case TN_DTYPE_FLOAT64: v = ((const double *)x)[i]; break;
+        case TN_DTYPE_FLOAT16: v = tn_half_to_f32(((const tn_half *)x)[i]); break;
+        default: v = tn_bf16_to_f32(((const tn_bfloat16 *)x)[i]); break;
+        }
+        double out = v;
+        if (v <= 0) {
+            r = u53(g) * (upper - lower) + lower;
+            if (dt != TN_DTYPE_FLOAT64) { /* opmath float: r and the product in float */
+                r = (float)r;
+                out = (float)((float)v * (float)r);
+            } else {
+                out = v * r;
+            }
+        }
+        switch (dt) {
+        case TN_DTYPE_FLOAT32: ((float *)y)[i] = (float)out, ((float *)noise)[i] = (float)r; break;
+        case TN_DTYPE_FLOAT64: ((double *)y)[i] = out, ((double *)noise)[i] = r; break;
+        case TN_DTYPE_FLOAT16:
+            ((tn_half *)y)[i] = tn_f32_to_half((float)out), ((tn_half *)noise)[i] = tn_f32_to_half((float)r);
+            break;
+        default:
+            ((tn_bfloat16 *)y)[i] = tn_f32_to_bf16((float)out), ((tn_bfloat16 *)noise)[i] = tn_f32_to_bf16((float)r);
+            break;
+        }
+    }
+    tn_generator_unlock(g);
+    return TN_OK;
+}

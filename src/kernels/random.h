@@ -79,6 +79,13 @@ tn_status tn_random_multinomial_with_replacement(tn_generator *g, int64_t *resul
 tn_status tn_random_multinomial_pick(int64_t *result, int64_t rs0, int64_t rs1, const void *probs, tn_dtype dtype,
                                      int64_t ps0, int64_t ps1, void *q, int64_t n_dist, int64_t n_cat,
                                      int64_t n_sample, int64_t *scratch);
+/* rrelu_with_noise in training (upstream's _rrelu_with_noise_train): over n contiguous
+ * elements of x (float, double, float16, bfloat16: y, noise of the same dtype), each
+ * x <= 0 draws r = uniform_real<double>(lower, upper) (a 53-bit draw) in element order,
+ * rounded to the opmath type (float below double), y = x * r, noise = r; else y = x,
+ * noise = 1. lower/upper are the opmath values (caller checked lower <= upper). */
+tn_status tn_random_rrelu_train(tn_generator *g, void *y, void *noise, const void *x, tn_dtype dt, int64_t n,
+                                double lower, double upper);
 /* randperm(n) into a 1-D strided buffer of n elements (any real dtype; caller checked n). */
 tn_status tn_random_randperm(tn_generator *g, const tn_strided *out, int64_t n);
 

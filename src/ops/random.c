@@ -16,6 +16,7 @@
 #include "ops/iter.h"
 #include "ops/dispatch.h"
 #include "ops/promote.h"
+#include "ops/shape.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -911,6 +912,49 @@ static tn_status op_multinomial(const tn_value *a, tn_value *r) {
 
 /* ---- registration entry points (named in random.def) --------------------------------------------- */
 
+/* ---- rrelu_with_noise -------------------------------------------------------------------- */
+
+/* aten::rrelu_with_noise(self, Tensor(b!) noise, lower, upper, training, generator): in
+ * training a random slope per non-positive element, recorded in noise (upstream's
+ * _rrelu_with_noise_train: draws in self's contiguous element order); in evaluation a leaky
+ * relu with the mean slope, noise untouched. */
+static tn_status op_rrelu_with_noise(const tn_value *a, tn_value *r) {
+    tn_tensor *self = a[0].u.t, *noise = a[1].u.t;
+    double lo = num(&a[2]), hi = num(&a[3]);
+    if (!isfinite(lo)) return tn_error(TN_ERR_RUNTIME, "rrelu: lower bound must be finite, got %g", lo);
+    if (!(lo <= hi)) return tn_error(TN_ERR_RUNTIME, "Lower bound should be less than or equal to the upper bound");
+    if (!isfinite(hi)) return tn_error(TN_ERR_RUNTIME, "rrelu: upper bound must be finite, got %g", hi);
+    if (!a[4].u.b) {
+        tn_value la[2] = {a[0], tn_value_double((lo + hi) / 2)};
+        return tn_dispatch(TN_OP_leaky_relu, la, r);
+    }
+    if (!is_floatish(self->dtype) || self->dtype == TN_DTYPE_FLOAT16) /* upstream's dispatch has no Half */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"rrelu_with_noise_out_cpu\" not implemented for '%s'", tn_dtype_infos[self->dtype].c10_name);
+    if (noise->ndim != self->ndim || memcmp(noise->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim) != 0)
+        return tn_error(TN_ERR_RUNTIME, "noise tensor shape must match self tensor shape");
+    if (noise->dtype != self->dtype)
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[self->dtype].c10_name,
+                        tn_dtype_infos[noise->dtype].c10_name);
+    tn_tensor *x = NULL, *y = NULL, *nz = NULL;
+    tn_status st = tn_tensor_contiguous(self, &x);
+    if (st == TN_OK) st = tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &y);
+    if (st == TN_OK) st = tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &nz);
+    if (st == TN_OK && !skip_fill(self)) {
+        /* upstream's opmath bounds: float below double */
+        double l = self->dtype == TN_DTYPE_FLOAT64 ? lo : (float)lo, h = self->dtype == TN_DTYPE_FLOAT64 ? hi : (float)hi;
+        st = tn_random_rrelu_train(gen_of(&a[5]), tn_tensor_data(y), tn_tensor_data(nz), tn_tensor_data(x), self->dtype,
+                                   tn_tensor_numel(self), l, h);
+        tn_value cr[1];
+        if (st == TN_OK) st = tn_dispatch(TN_OP_copy_, (tn_value[]){tn_value_tensor(noise), tn_value_tensor(nz), tn_value_bool(false)}, cr);
+        if (st == TN_OK) tn_value_release(&cr[0]);
+    }
+    if (x) tn_tensor_release(x);
+    if (nz) tn_tensor_release(nz);
+    if (st != TN_OK) { if (y) tn_tensor_release(y); return st; }
+    r[0] = tn_value_tensor(y);
+    return TN_OK;
+}
+
 #define TN_RANDOM_EXPORT(name) \
     tn_status tn_random_op_##name(const tn_value *a, tn_value *r); \
     tn_status tn_random_op_##name(const tn_value *a, tn_value *r) { return op_##name(a, r); }
@@ -939,6 +983,7 @@ TN_RANDOM_EXPORT(bernoulli)
 TN_RANDOM_EXPORT(bernoulli_p)
 TN_RANDOM_EXPORT(bernoulli_Tensor)
 TN_RANDOM_EXPORT(exponential_)
+TN_RANDOM_EXPORT(rrelu_with_noise)
 TN_RANDOM_EXPORT(exponential)
 TN_RANDOM_EXPORT(geometric_)
 TN_RANDOM_EXPORT(geometric)

@@ -249,6 +249,9 @@ CASES = [
       ["_scaled_dot_product_flash_attention_for_cpu"]),
     G("sdpa_3d", "lambda q, k, v: F.scaled_dot_product_attention(q, k, v)",
       [In((2, 5, 4)), In((2, 6, 4)), In((2, 6, 4))], (0, 1, 2), []),
+    # with dropout: upstream's math path, the mask drawn after the seed (each step recorded)
+    G("sdpa_dropout", "lambda q, k, v: (torch.manual_seed(5), F.scaled_dot_product_attention(q, k, v, dropout_p=0.4, is_causal=True))[1]",
+      [In((2, 5, 4)), In((2, 6, 4)), In((2, 6, 4))], (0, 1, 2), [], dtypes=BF),
     G("repeat_interleave", "lambda a: a.repeat_interleave(3, 1) * 1 + a.repeat_interleave(2).sum()", [A], (0,),
       ["repeat_interleave_self_int"]),
 ]

@@ -1378,6 +1378,14 @@ add("conv_err_complex_convolution", f"lambda x, w: torch.convolution({CZ}(x), {C
 add("conv_err_complex_real_weight", f"lambda x, w: torch.nn.functional.conv2d({CZ}(x), w)", [In((1, 2, 5, 5)), In((3, 2, 2, 2))], ["conv2d.default"])
 
 # ---- random: bit-exact after seeding ----------------------------------------------------
+# rrelu_with_noise in training: one 53-bit uniform per non-positive element in self's
+# contiguous order, the slope and product in float below double; noise written (Half refuses as upstream)
+for dt in ("float32", "float64", "bfloat16", "float16"):
+    add(f"rrelu_with_noise_{dt}", "lambda x: (lambda n, m: [(torch.manual_seed(7), torch.ops.aten.rrelu_with_noise(x, n, 0.1, 0.4, True))[1], n, "
+        "(torch.manual_seed(8), torch.ops.aten.rrelu_with_noise(x.t(), m, 0.2, 0.2, True))[1], m, torch.ops.aten.rrelu_with_noise(x, n * 0, 0.1, 0.4, False)])"
+        "(torch.zeros_like(x), torch.zeros(9, 6, dtype=x.dtype))", [In((6, 9), dt)], ["rrelu_with_noise.default"], rtol=0, atol=0)
+for nm, expr in (("shape", "x, torch.zeros(3), 0.1, 0.4, True"), ("bounds", "x, torch.zeros_like(x), 0.5, 0.4, True"), ("inf", "x, torch.zeros_like(x), float('-inf'), 0.4, True")):
+    add(f"rrelu_with_noise_err_{nm}", f"lambda x: torch.ops.aten.rrelu_with_noise({expr})", [In((6, 9))], ["rrelu_with_noise.default"])
 def rnd(name, src, inputs, covers):
     add(name, f"lambda *xs: (torch.manual_seed(1234), {src})[1]", inputs, covers, **EXACT)
 
