@@ -261,7 +261,9 @@ tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, 
             self_orig = r.u.t;
         }
     }
-    if (s->kind == TN_OP_KIND_MUTABLE || s->kind == TN_OP_KIND_SCRATCH) f = NULL;
+    /* an operator that writes an argument other than self gets no formula, except
+     * rrelu_with_noise: its noise is an output its formula reads, saved after the write */
+    if ((s->kind == TN_OP_KIND_MUTABLE && op != TN_OP_rrelu_with_noise) || s->kind == TN_OP_KIND_SCRATCH) f = NULL;
     tn_status cst = check_nondifferentiable_args(op, s, args);
     tn_edge self_edge = {0}, *self_edge_p = NULL;
     if (cst == TN_OK && s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) {

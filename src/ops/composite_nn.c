@@ -227,7 +227,7 @@ tn_status tn_op_prelu(const tn_value *args, tn_value *rets) {
 }
 
 /* aten::rrelu(self, lower, upper, training, generator): in evaluation a leaky relu with the
- * mean slope; the training form (random slopes) refuses by name. */
+ * mean slope; in training rrelu_with_noise's random slopes (random.c). */
 tn_status tn_op_rrelu(const tn_value *args, tn_value *rets) {
     double lo = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].u.d;
     double hi = args[2].tag == TN_V_INT ? (double)args[2].u.i : args[2].u.d;
@@ -235,8 +235,23 @@ tn_status tn_op_rrelu(const tn_value *args, tn_value *rets) {
     if (!isfinite(lo)) return tn_error(TN_ERR_RUNTIME, "rrelu: lower bound must be finite, got %g", lo);
     if (!(lo <= hi)) return tn_error(TN_ERR_RUNTIME, "Lower bound should be less than or equal to the upper bound");
     if (!isfinite(hi)) return tn_error(TN_ERR_RUNTIME, "rrelu: upper bound must be finite, got %g", hi);
-    if (args[3].u.b) return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::rrelu with training=True is not implemented by torchnative");
+    if (args[3].u.b) { /* upstream's: rrelu_with_noise with a fresh noise tensor (random slopes) */
+        tn_cx c = {0};
+        tn_tensor *noise = tn_cx_call(&c, TN_OP_empty_like, TN_ARGS(args[0], TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
+        tn_tensor *y = tn_cx_call(&c, TN_OP_rrelu_with_noise, TN_ARGS(args[0], TN_T(noise), args[1], args[2], TN_B(true), args[4]));
+        return tn_cx_finish(&c, y, rets);
+    }
     return tn_dispatch(TN_OP_leaky_relu, TN_ARGS(args[0], TN_D((lo + hi) / 2)), rets);
+}
+
+/* aten::rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training,
+ * self_is_result): grad times the recorded slopes in training (when the bounds differ by more
+ * than 1e-6, as upstream), else leaky_relu_backward with the mean slope */
+tn_status tn_op_rrelu_with_noise_backward(const tn_value *args, tn_value *rets) {
+    double lo = args[3].tag == TN_V_INT ? (double)args[3].u.i : args[3].u.d;
+    double hi = args[4].tag == TN_V_INT ? (double)args[4].u.i : args[4].u.d;
+    if (args[5].u.b && (float)(hi - lo) > 1e-6f) return tn_dispatch(TN_OP_mul_Tensor, TN_ARGS(args[0], args[2]), rets);
+    return tn_dispatch(TN_OP_leaky_relu_backward, TN_ARGS(args[0], args[1], TN_D((lo + hi) / 2), args[6]), rets);
 }
 
 /* upstream's _dropout_impl for the feature and alpha variants: identity when p == 0, not

@@ -153,6 +153,9 @@ CASES = [
       "torch.ops.aten.hardshrink_backward.default(g, x, 0.5) + torch.ops.aten.hardswish_backward.default(g, x * 4)",
       [A, B, UNIT], (0, 1, 2), ["threshold_backward", "sigmoid_backward", "tanh_backward", "hardtanh_backward",
                                 "leaky_relu_backward", "hardshrink_backward", "hardswish_backward"]),
+    # rrelu in training: random slopes recorded in noise (grad * noise), and its backward
+    G("gen_rrelu_with_noise", "lambda a: (torch.manual_seed(3), F.rrelu(a, 0.1, 0.4, training=True))[1]", [A], (0,),
+      ["rrelu_with_noise", "rrelu_with_noise_backward"], double=True, dtypes=("float64", "float32", "bfloat16")),
     G("gen_bwd_grad_output", "lambda g, x: torch.ops.aten.elu_backward.default(g, 1.0, 1.0, 1.0, False, x) + "
       "torch.ops.aten.gelu_backward.default(g, x) + torch.ops.aten.softplus_backward.default(g, x, 1.0, 20.0) + "
       "torch.ops.aten.softshrink_backward.default(g, x, 0.5)", [A, B], (0, 1),
