@@ -1947,6 +1947,30 @@ add("histc_nonfinite_error", "lambda a: torch.histc(a, bins=3)", [In((31,), kind
 add("histc_minmax_error", "lambda a: torch.histc(a, bins=3, min=2, max=1)", [In((7,))], ["histc.default"])
 add("histc_bins_error", "lambda a: torch.histc(a, bins=0)", [In((7,))], ["histc.default"])
 add("histc_int_error", "lambda: torch.histc(torch.arange(3), bins=3)", [], ["histc.default"])
+# ---- histogram / histogramdd (reduce_histogram.c) ----
+_HW = "torch.sort(torch.linspace(-2, 2, {}) + 0.01 * torch.arange({}.))[0]"
+for dt in ("float32", "float64"):
+    add(f"histogram_{dt}", "lambda x, w: [torch.histogram(x, b, weight=wt, density=d) for b in (1, 3, 10) for wt in (None, w) for d in (False, True)] + "
+        "[torch.histogram(x.t(), 4, range=(-1., 1.5), weight=w.t()), torch.histogram(x[:0], 3), torch.histogram(x[0, 0], 2), torch.histogram(x, 5, range=(1., 1.)), "
+        "torch.histogram(torch.linspace(0, 1, 11, dtype=x.dtype), 10)]",
+        [In((7, 33), dt), In((7, 33), dt)], ["histogram.bin_ct"])
+    add(f"histogram_bins_tensor_{dt}", f"lambda x, w: [torch.histogram(x, {_HW.format(n, n)}.to(x.dtype), weight=wt, density=d) for n in (2, 5) for wt in (None, w) for d in (False, True)] + "
+        "[x.histogram(torch.tensor([1., 0.], dtype=x.dtype)), torch.histogram(x, torch.tensor([-1., 0., 0., 1.], dtype=x.dtype))]",
+        [In((7, 33), dt), In((7, 33), dt)], ["histogram.bins_tensor"])
+    add(f"histogramdd_{dt}", "lambda x, w: [torch.histogramdd(x, b, weight=wt, density=d) for b in ([2, 3, 4], 3) for wt in (None, w) for d in (False, True)] + "
+        "[torch.histogramdd(x, [torch.linspace(-1, 1, 3, dtype=x.dtype), torch.tensor([-3., 0., 3.], dtype=x.dtype), torch.linspace(0, 2, 5, dtype=x.dtype)], weight=w, density=True), "
+        "torch.histogramdd(x[:0], [2, 2, 2], density=True), torch.histogramdd(x, [2, 2, 2], range=[-1., 1., 0., 0., -2., 2.])]",
+        [In((21, 3), dt), In((21,), dt)], ["histogramdd.default", "histogramdd.int_bins", "histogramdd.TensorList_bins", "_histogramdd_bin_edges.default",
+                                          "_histogramdd_from_bin_cts.default", "_histogramdd_from_bin_tensors.default"])
+add("histogram_out", "lambda x: (lambda h, e: (torch.histogram(x, 4, out=(h, e)), h, e))(torch.empty(0), torch.empty(0))", [In((31,))], ["histogram.bin_ct_out"])
+add("histogram_bins_out", "lambda x: (lambda h, e: (torch.histogram(x, torch.tensor([-1., 0., 2.]), out=(h, e)), h, e))(torch.empty(0), torch.empty(0))", [In((31,))], ["histogram.bins_tensor_out"])
+for nm, expr in (("bins0", "torch.histogram(x, 0)"), ("range_order", "torch.histogram(x, 3, range=(1., 0.))"), ("range_inf", "torch.histogram(x, 3, range=(0., math.inf))"),
+                 ("range_len", "torch.histogram(x, 3, range=(0., 1., 2.))"), ("weight_shape", "torch.histogram(x, 3, weight=x[:3])"), ("weight_dtype", "torch.histogram(x, 3, weight=x.double())"),
+                 ("nan", "torch.histogram(x / 0 * 0, 3)"), ("int", "torch.histogram(x.long(), 3)"), ("half", "torch.histogram(x.half(), 3)"),
+                 ("bins_dtype", "torch.histogram(x, torch.tensor([0., 1.], dtype=torch.float64))"), ("bins_2d", "torch.histogram(x, torch.zeros(2, 2))"),
+                 ("bins_empty", "torch.histogram(x, torch.zeros(0))"), ("bins_one", "torch.histogram(x, torch.zeros(1))"), ("out_dtype", "torch.histogram(x, 3, out=(torch.empty(0, dtype=torch.float64), torch.empty(0)))"),
+                 ("dd_1d", "torch.histogramdd(x, 3)"), ("dd_len", "torch.histogramdd(x.reshape(-1, 1), [2, 2])"), ("dd_range", "torch.histogramdd(x.reshape(-1, 1), [2], range=[0., 1., 2., 3.])")):
+    add(f"histogram_err_{nm}", f"lambda x: {expr}", [In((12,))], ["histogram.bin_ct"])
 add("type_as_same", "lambda a, b: (lambda r: (r, r is a))(a.type_as(b))", [In((7, 33)), In((1,))], ["type_as.default"])
 add("type_as_cast", "lambda a, b: a.type_as(b)", [In((7, 33)), In((1,), "float64")], ["type_as.default"])
 add("type_as_int", "lambda a, b: a.type_as(b)", [In((31,)), In((1,), "int32", "int")], ["type_as.default"])
