@@ -1971,6 +1971,25 @@ for nm, expr in (("bins0", "torch.histogram(x, 0)"), ("range_order", "torch.hist
                  ("bins_empty", "torch.histogram(x, torch.zeros(0))"), ("bins_one", "torch.histogram(x, torch.zeros(1))"), ("out_dtype", "torch.histogram(x, 3, out=(torch.empty(0, dtype=torch.float64), torch.empty(0)))"),
                  ("dd_1d", "torch.histogramdd(x, 3)"), ("dd_len", "torch.histogramdd(x.reshape(-1, 1), [2, 2])"), ("dd_range", "torch.histogramdd(x.reshape(-1, 1), [2], range=[0., 1., 2., 3.])")):
     add(f"histogram_err_{nm}", f"lambda x: {expr}", [In((12,))], ["histogram.bin_ct"])
+# ---- embedding_bag (nn_embedding_bag.c) ----
+_EBI, _EBO = "torch.tensor([1, 2, 4, 4, 0, 5, 3, 3])", "torch.tensor([0, 0, 3, 8])"
+for dt in ("float32", "float64", "bfloat16", "float16"):
+    add(f"embedding_bag_{dt}", f"lambda w, p: [torch.nn.functional.embedding_bag(i, w, o, mode=m, padding_idx=pi, include_last_offset=inc, per_sample_weights=p if (m == 'sum' and ps) else None) "
+        f"for i, o in (({_EBI}, {_EBO}), ({_EBI}.int(), {_EBO}.int()), ({_EBI}[::2], torch.tensor([0, 2]))) for m in ('sum', 'mean', 'max') for pi in (None, 4, -1) for inc in (False, True) for ps in (False, True) if not (ps and i.numel() != 8)] + "
+        "[torch.nn.functional.embedding_bag(torch.tensor([[0, 1], [5, 5]]), w.t().contiguous().t(), mode=m) for m in ('sum', 'mean', 'max')]",
+        [In((6, 5), dt), In((8,), dt)], ["embedding_bag.padding_idx", "_embedding_bag_forward_only.default"])
+    add(f"embedding_bag_parts_{dt}", f"lambda w, p: [(lambda r: (r[0], r[1], r[2], r[3]) if m else (r[0], r[1]))(torch.ops.aten._embedding_bag(w, {_EBI}, {_EBO}, False, m, False, p if m == 0 and ps else None, inc, pi)) "
+        "for m in (0, 1, 2) for pi in (-1, 4) for inc in (False, True) for ps in (False, True)] + "
+        f"[torch.ops.aten.embedding_bag(w, {_EBI}, {_EBO}, False, 2, False, None, False)[3], torch.ops.aten._embedding_bag_forward_only(w, {_EBI}, {_EBO}, False, 1, False, None, False, 0)[2:]]",
+        [In((6, 5), dt), In((8,), dt)], ["_embedding_bag.default", "embedding_bag.default"])
+_EB = "torch.ops.aten._embedding_bag"
+for nm, expr in (("idx_float", f"{_EB}(w, i.float(), o)"), ("off0", f"{_EB}(w, i, o + 1)"), ("idx_high", f"{_EB}(w, i + 3, o)"), ("idx_neg", f"{_EB}(w, i - 3, o, False, 1)"),
+                 ("off_last", f"{_EB}(w, i, torch.tensor([0, 9]))"), ("psw_mean", f"{_EB}(w, i, o, False, 1, False, torch.ones(8))"), ("psw_len", f"{_EB}(w, i, o, False, 0, False, torch.ones(5))"),
+                 ("psw_dtype", f"{_EB}(w, i, o, False, 0, False, torch.ones(8).double())"), ("w_long", f"{_EB}(w.long(), i, o)"), ("incl_empty", f"{_EB}(w, i, o[:0], False, 0, False, None, True)"),
+                 ("pad_high", "torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 0, False, None, False, 6)"), ("pad_low", "torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 0, False, None, False, -7)"),
+                 ("w_1d", f"{_EB}(w[0], i, o)"), ("mode", f"{_EB}(w, i, o, False, 3)"), ("py_mode", "torch.nn.functional.embedding_bag(i, w, o, mode='prod')")):
+    add(f"embedding_bag_err_{nm}", f"lambda w: (lambda i, o: {expr})({_EBI}, {_EBO})", [In((6, 3))], ["_embedding_bag.default"])
+add("embedding_bag_no_bags", f"lambda w: {_EB}(w, torch.tensor([1, 2]), torch.zeros(0, dtype=torch.long), False, 1)", [In((6, 3))], ["_embedding_bag.default"])
 add("type_as_same", "lambda a, b: (lambda r: (r, r is a))(a.type_as(b))", [In((7, 33)), In((1,))], ["type_as.default"])
 add("type_as_cast", "lambda a, b: a.type_as(b)", [In((7, 33)), In((1,), "float64")], ["type_as.default"])
 add("type_as_int", "lambda a, b: a.type_as(b)", [In((31,)), In((1,), "int32", "int")], ["type_as.default"])
