@@ -1990,6 +1990,22 @@ for nm, expr in (("idx_float", f"{_EB}(w, i.float(), o)"), ("off0", f"{_EB}(w, i
                  ("w_1d", f"{_EB}(w[0], i, o)"), ("mode", f"{_EB}(w, i, o, False, 3)"), ("py_mode", "torch.nn.functional.embedding_bag(i, w, o, mode='prod')")):
     add(f"embedding_bag_err_{nm}", f"lambda w: (lambda i, o: {expr})({_EBI}, {_EBO})", [In((6, 3))], ["_embedding_bag.default"])
 add("embedding_bag_no_bags", f"lambda w: {_EB}(w, torch.tensor([1, 2]), torch.zeros(0, dtype=torch.long), False, 1)", [In((6, 3))], ["_embedding_bag.default"])
+# ---- ctc_loss (nn_ctc_loss.c) ----
+_CTG, _CIL, _CTL = "torch.tensor([[1, 2, 2, 3, 1], [4, 4, 4, 1, 2], [5, 1, 5, 1, 5], [1, 1, 1, 1, 1]])", "torch.tensor([12, 10, 3, 0])", "torch.tensor([5, 3, 4, 0])"
+for dt in ("float32", "float64"):
+    add(f"ctc_loss_{dt}", f"lambda x: (lambda lp, tg, il, tl: [torch.nn.functional.ctc_loss(lp, tg, a, b, blank=bl, reduction=r, zero_infinity=z) "
+        "for a, b in ((il, tl), (il.tolist(), tl.tolist())) for r in ('none', 'mean', 'sum') for z in (False, True) for bl in (0, 2)] + "
+        "[torch.nn.functional.ctc_loss(lp, torch.cat([tg[b, :tl[b]] for b in range(4)]).int(), il, tl, reduction=r) for r in ('none', 'mean')] + "
+        "[torch.nn.functional.ctc_loss(lp[:, 0], tg[0], il[:1], tl[:1], reduction=r) for r in ('none', 'sum')] + "
+        "[torch.nn.functional.ctc_loss(lp.transpose(0, 1).contiguous().transpose(0, 1), tg.t().contiguous().t(), il, tl, reduction='none'), "
+        f"torch.ops.aten._ctc_loss(lp, tg, il.tolist(), tl.tolist(), 3)[0], torch.ops.aten._ctc_loss.Tensor(lp, tg.int(), il, tl, 0, True)[0]])(x.log_softmax(2), {_CTG}, {_CIL}, {_CTL})",
+        [In((12, 4, 6), dt)], ["ctc_loss.IntList", "ctc_loss.Tensor", "_ctc_loss.default", "_ctc_loss.Tensor"])
+for nm, expr in (("half", "F.ctc_loss(lp.half(), tg, il, tl)"), ("tg_float", "torch.ops.aten._ctc_loss(lp, tg.float(), il, tl)"), ("blank", "F.ctc_loss(lp, tg, il, tl, blank=6)"),
+                 ("il_len", "F.ctc_loss(lp, tg, il[:3], tl)"), ("tl_len", "F.ctc_loss(lp, tg, il, tl[:3])"), ("il_high", "F.ctc_loss(lp, tg, [13, 1, 1, 1], tl)"),
+                 ("il_neg", "F.ctc_loss(lp, tg, [-1, 1, 1, 1], tl)"), ("tl_high", "F.ctc_loss(lp, tg, il, [6, 1, 1, 1])"), ("tl_neg", "F.ctc_loss(lp, tg, il, [-1, 1, 1, 1])"),
+                 ("tg_batch", "F.ctc_loss(lp, tg[:3], il, tl)"), ("tg_concat", "F.ctc_loss(lp, tg.reshape(-1), il, tl)"), ("il_float", "F.ctc_loss(lp, tg, torch.tensor(il).float(), torch.tensor(tl))"),
+                 ("lp_2d", "torch.ops.aten._ctc_loss(lp[0], tg, il, tl)"), ("tg_3d", "torch.ops.aten._ctc_loss(lp, tg[None], il, tl)")):
+    add(f"ctc_loss_err_{nm}", f"lambda x: (lambda F, lp, tg, il, tl: {expr})(torch.nn.functional, x.log_softmax(2), {_CTG}, [12, 10, 3, 0], [5, 3, 4, 0])", [In((12, 4, 6))], ["_ctc_loss.default"])
 add("type_as_same", "lambda a, b: (lambda r: (r, r is a))(a.type_as(b))", [In((7, 33)), In((1,))], ["type_as.default"])
 add("type_as_cast", "lambda a, b: a.type_as(b)", [In((7, 33)), In((1,), "float64")], ["type_as.default"])
 add("type_as_int", "lambda a, b: a.type_as(b)", [In((31,)), In((1,), "int32", "int")], ["type_as.default"])
