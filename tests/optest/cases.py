@@ -1719,6 +1719,15 @@ add("special_err_erfcx_bf16", "lambda a: torch.special.erfcx(a)", [In((7,), "bfl
 # float32 bessel_j0 is computed in float, as upstream's: near the zeros of a large argument
 # (int32 inputs promote to float32) the double result rounded differs beyond the tolerance
 add("bessel_j0_f32_large", "lambda: (torch.special.bessel_j0(torch.arange(-2**31, 2**31 - 2**22, 2**22 + 12345).to(torch.int32)), torch.special.bessel_j0(torch.linspace(-80.0, 80.0, 1001)))", [], ["special_bessel_j0.default"])
+# airy_ai: the three Cephes regions (x < -2.09, |x| < 2.09, x >= 2.09; exact asymptote past 8.32, zero past 103.892)
+for dt in ("float32", "float64"):
+    add(f"airy_ai_{dt}", "lambda a: (torch.special.airy_ai(a * 4), torch.special.airy_ai(torch.linspace(-60, 110, 3401, dtype=a.dtype)), "
+        "torch.special.airy_ai(torch.tensor([0., 2.09, -2.09, 8.3203353, 103.892, 103.9, math.inf, -math.inf, math.nan], dtype=a.dtype)))",
+        [In((7, 33), dt, "special")], ["special_airy_ai.default"], rtol=1e-5, atol=1e-6)
+add("airy_ai_int_out", "lambda: (lambda o: (torch.special.airy_ai(torch.arange(-6, 6), out=o), o))(torch.empty(0, dtype=torch.float64))", [], ["special_airy_ai.out"], rtol=1e-5, atol=1e-6)
+add("airy_ai_bool", "lambda: torch.special.airy_ai(torch.tensor([True, False]))", [], ["special_airy_ai.default"])
+add("special_err_airy_half", "lambda a: torch.special.airy_ai(a)", [In((7,), "float16")], ["special_airy_ai.default"])
+add("special_err_airy_out_int", "lambda a: torch.special.airy_ai(a, out=torch.empty(7, dtype=torch.int64))", [In((7,))], ["special_airy_ai.out"])
 add("special_err_bessel_bf16", "lambda a: torch.special.bessel_j0(a)", [In((7,), "bfloat16")], ["special_bessel_j0.default"])
 add("special_err_zeta_bf16", "lambda a: torch.special.zeta(a, a)", [In((7,), "bfloat16")], ["special_zeta.default"])
 add("special_err_poly_bf16", "lambda a: torch.special.hermite_polynomial_h(a, a)", [In((7,), "bfloat16")], ["special_hermite_polynomial_h.default"])
