@@ -207,6 +207,133 @@ tn_status tn_op__ctc_loss(const tn_value *args, tn_value *rets) {
     return TN_OK;
 }
 
+/* Backward recursion written once per type: beta (eqs. 10-11) from each input's last step,
+ * the log-sum over states of alpha + beta per (t, label) (eq. 16), then
+ * grad[t][b][c] = (exp(lp) - exp(collected + nll - lp)) * grad_out[b]; rows past an input's
+ * length are zero, and so is a whole batch element whose loss is infinite under
+ * zero_infinity. grad is (T, B, C) contiguous; beta scratch is batch x alpha_t x alpha_s. */
+#define CTC_BACKWARD(T, NAME, EXP, LOG)                                                             \
+    static void NAME(const ctc_problem *p, const T *gout, int64_t gout_stride, const T *nll, int64_t nll_stride, \
+                     const tn_tensor *alpha_t, bool zero_inf, T *grad, T *beta) {                   \
+        const tn_tensor *lp = p->lp;                                                              \
+        const T *lpd = (const T *)lp->storage->data, *ad = (const T *)alpha_t->storage->data;     \
+        const T neginf = -(T)INFINITY;                                                            \
+        int64_t maxT = lp->sizes[0], B = lp->sizes[1], C = lp->sizes[2];                          \
+        for (int64_t i = 0; i < maxT * B * C; i++) grad[i] = neginf;                              \
+        for (int64_t b = 0; b < p->batch; b++) {                                                  \
+            int64_t in_len = p->il[b], tg_len = p->tl[b];                                         \
+            T gr = gout[b * gout_stride], nl = nll[b * nll_stride];                               \
+            const T *lpb = lpd + lp->offset + b * lp->strides[1];                                 \
+            T *lb = beta + b * p->alpha_t * p->alpha_s;                                           \
+            if (zero_inf && nl == (T)INFINITY) {                                                  \
+                for (int64_t t = 0; t < maxT; t++)                                                \
+                    for (int64_t k = 0; k < C; k++) grad[(t * B + b) * C + k] = 0;               \
+                continue;                                                                         \
+            }                                                                                     \
+            /* alpha[b][t][s] at its strides */                                                   \
+            const T *la = ad + alpha_t->offset + b * alpha_t->strides[0];                         \
+            int64_t as_t = alpha_t->strides[1], as_s = alpha_t->strides[2];                       \
+            if (in_len > 0) {                                                                     \
+                int64_t t = in_len - 1;                                                           \
+                for (int64_t s = 0; s < p->alpha_s; s++) lb[t * p->alpha_s + s] = neginf;         \
+                lb[t * p->alpha_s + 2 * tg_len] = lpb[t * lp->strides[0] + p->blank * lp->strides[2]]; \
+                grad[(t * B + b) * C + p->blank] = la[t * as_t + 2 * tg_len * as_s] + lb[t * p->alpha_s + 2 * tg_len]; \
+                if (tg_len > 0) {                                                                 \
+                    int64_t ct = target_prime(p, b, 2 * tg_len - 1);                              \
+                    lb[t * p->alpha_s + 2 * tg_len - 1] = lpb[t * lp->strides[0] + ct * lp->strides[2]]; \
+                    grad[(t * B + b) * C + ct] = la[t * as_t + (2 * tg_len - 1) * as_s] + lb[t * p->alpha_s + 2 * tg_len - 1]; \
+                }                                                                                 \
+            }                                                                                     \
+            for (int64_t t = in_len - 2; t >= 0; t--) {                                           \
+                const T *next = lb + (t + 1) * p->alpha_s;                                        \
+                T *cur = lb + t * p->alpha_s;                                                     \
+                for (int64_t s = 2 * tg_len; s >= 0; s--) {                                       \
+                    int64_t ct = target_prime(p, b, s);                                           \
+                    T lb1 = next[s], lbmax = lb1, lb2 = neginf, lb3 = neginf;                     \
+                    if (s < 2 * tg_len) {                                                         \
+                        lb2 = next[s + 1];                                                        \
+                        if (lb2 > lbmax) lbmax = lb2;                                             \
+                    }                                                                             \
+                    if (s < 2 * tg_len - 1 && target_prime(p, b, s + 2) != ct) {                  \
+                        lb3 = next[s + 2];                                                        \
+                        if (lb3 > lbmax) lbmax = lb3;                                             \
+                    }                                                                             \
+                    if (lbmax == neginf) lbmax = 0;                                               \
+                    cur[s] = LOG(EXP(lb1 - lbmax) + EXP(lb2 - lbmax) + EXP(lb3 - lbmax)) + lbmax + \
+                             lpb[t * lp->strides[0] + ct * lp->strides[2]];                       \
+                    T lab = la[t * as_t + s * as_s] + cur[s];                                     \
+                    T *lc = &grad[(t * B + b) * C + ct];                                          \
+                    if (*lc == neginf) {                                                          \
+                        *lc = lab;                                                                \
+                    } else {                                                                      \
+                        T mx = *lc > lab ? *lc : lab;                                             \
+                        *lc = LOG(EXP(*lc - mx) + EXP(lab - mx)) + mx;                            \
+                    }                                                                             \
+                }                                                                                 \
+            }                                                                                     \
+            for (int64_t t = 0; t < in_len; t++)                                                  \
+                for (int64_t k = 0; k < C; k++) {                                                 \
+                    T *r = &grad[(t * B + b) * C + k];                                            \
+                    T l = lpb[t * lp->strides[0] + k * lp->strides[2]];                           \
+                    *r = (EXP(l) - EXP(*r + nl - l)) * gr;                                        \
+                }                                                                                 \
+            for (int64_t t = in_len; t < maxT; t++)                                               \
+                for (int64_t k = 0; k < C; k++) grad[(t * B + b) * C + k] = 0;                    \
+        }                                                                                         \
+    }
+CTC_BACKWARD(float, ctc_backward_f32, expf, logf)
+CTC_BACKWARD(double, ctc_backward_f64, exp, log)
+
+/* aten::_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths,
+ *   int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank,
+ *   bool zero_infinity=False) -> Tensor; and its .Tensor overload. The forward's checks are
+ * assumed made (as upstream assumes them). */
+tn_status tn_op__ctc_loss_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *gout = args[0].u.t, *lp = args[1].u.t, *targets = args[2].u.t, *nll = args[5].u.t, *alpha = args[6].u.t;
+    int64_t blank = args[7].u.i;
+    bool zero_inf = args[8].u.b;
+    if (lp->dtype != TN_DTYPE_FLOAT32 && lp->dtype != TN_DTYPE_FLOAT64)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"ctc_loss_backward_cpu\" not implemented for '%s'", tn_dtype_infos[lp->dtype].c10_name);
+    if (lp->ndim != 3 || alpha->ndim != 3 || gout->ndim != 1 || nll->ndim != 1 || gout->dtype != lp->dtype || nll->dtype != lp->dtype ||
+        alpha->dtype != lp->dtype || (targets->dtype != TN_DTYPE_INT64 && targets->dtype != TN_DTYPE_INT32) || targets->ndim < 1 || targets->ndim > 2)
+        return tn_error(TN_ERR_RUNTIME, "ctc_loss_backward_cpu: arguments do not match a ctc_loss forward");
+    int64_t batch = lp->sizes[1], *il = NULL, *tl = NULL, *tg_off = NULL, nil, ntl, tg_stride = 0, max_tl = 0;
+    tn_tensor *grad = NULL;
+    tn_status st = read_lengths(&args[3], "input_lengths", &il, &nil);
+    if (st == TN_OK) st = read_lengths(&args[4], "target_lengths", &tl, &ntl);
+    if (st == TN_OK && (nil != batch || ntl != batch || gout->sizes[0] != batch || nll->sizes[0] != batch || alpha->sizes[0] != batch))
+        st = tn_error(TN_ERR_RUNTIME, "ctc_loss_backward_cpu: arguments do not match a ctc_loss forward");
+    if (st == TN_OK && !(tg_off = malloc(sizeof *tg_off * (size_t)(batch + 1)))) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    if (st == TN_OK) st = target_layout(targets, tl, batch, tg_off, &tg_stride, &max_tl);
+    for (int64_t b = 0; st == TN_OK && b < batch; b++)
+        if (il[b] < 0 || il[b] > lp->sizes[0] || il[b] > alpha->sizes[1] || 2 * tl[b] + 1 > alpha->sizes[2])
+            st = tn_error(TN_ERR_RUNTIME, "ctc_loss_backward_cpu: arguments do not match a ctc_loss forward");
+    ctc_problem p = {lp, targets, il, tl, tg_off, tg_stride, blank, batch, alpha->sizes[1], alpha->sizes[2]};
+    if (st == TN_OK && !(blank >= 0 && blank < lp->sizes[2])) st = tn_error(TN_ERR_RUNTIME, "blank must be in label range");
+    if (st == TN_OK) st = tn_nn_empty(3, lp->sizes, lp->dtype, lp, &grad);
+    if (st == TN_OK && !tn_tensor_is_meta(lp)) {
+        size_t n = (size_t)(batch * p.alpha_t * p.alpha_s + 1);
+        void *beta = malloc(n * (size_t)tn_dtype_itemsize(lp->dtype));
+        if (!beta) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+        else if (lp->dtype == TN_DTYPE_FLOAT32)
+            ctc_backward_f32(&p, (const float *)gout->storage->data + gout->offset, gout->strides[0], (const float *)nll->storage->data + nll->offset,
+                             nll->strides[0], alpha, zero_inf, tn_tensor_data(grad), beta);
+        else
+            ctc_backward_f64(&p, (const double *)gout->storage->data + gout->offset, gout->strides[0], (const double *)nll->storage->data + nll->offset,
+                             nll->strides[0], alpha, zero_inf, tn_tensor_data(grad), beta);
+        free(beta);
+    }
+    free(il);
+    free(tl);
+    free(tg_off);
+    if (st != TN_OK) {
+        if (grad) tn_tensor_release(grad);
+        return st;
+    }
+    rets[0] = tn_value_tensor(grad);
+    return TN_OK;
+}
+
 /* aten::ctc_loss(Tensor log_probs, Tensor targets, int[] / Tensor input_lengths, int[] / Tensor
  * target_lengths, int blank=0, int reduction=Mean, bool zero_infinity=False) -> Tensor:
  * unbatched log_probs (2-D) get a batch of one; targets are taken as int64; infinite losses
@@ -226,8 +353,13 @@ tn_status tn_op_ctc_loss(const tn_value *args, tn_value *rets) {
     tn_tensor *tg = args[1].u.t->dtype == TN_DTYPE_INT64
                         ? args[1].u.t
                         : tn_cx_call(&c, TN_OP__to_copy, TN_ARGS(args[1], to, TN_NONE, TN_NONE, TN_NONE, TN_B(false), TN_NONE));
-    tn_op_id inner = args[2].tag == TN_V_TENSOR ? TN_OP__ctc_loss_Tensor : TN_OP__ctc_loss;
-    tn_tensor *res = tn_cx_call(&c, inner, TN_ARGS(TN_T(lp3), TN_T(tg), args[2], args[3], args[4], TN_B(zero_inf)));
+    /* lengths given as tensors are read into lists: upstream runs _ctc_loss.default for both */
+    int64_t *il = NULL, *tl = NULL, nil = 0, ntl = 0;
+    tn_cx_fail(&c, read_lengths(&args[2], "input_lengths", &il, &nil));
+    if (c.st == TN_OK) tn_cx_fail(&c, read_lengths(&args[3], "target_lengths", &tl, &ntl));
+    tn_tensor *res = tn_cx_call(&c, TN_OP__ctc_loss, TN_ARGS(TN_T(lp3), TN_T(tg), tn_value_intlist(il, nil), tn_value_intlist(tl, ntl), args[4], TN_B(zero_inf)));
+    free(il);
+    free(tl);
     if (zero_inf && res) {
         tn_tensor *isinf = tn_cx_call(&c, TN_OP_eq_Scalar, TN_ARGS(TN_T(res), TN_D(INFINITY)));
         tn_tensor *zero = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(res), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));

@@ -197,6 +197,12 @@ CASES = [
       [A, In((4,), "int64", "index", high=5)], (0,), ["nll_loss_forward"]),
     G("nll_2d", "lambda a, t: F.nll_loss(a, t)", [In((2, 3, 4, 4)), In((2, 4, 4), "int64", "index", high=3)], (0,),
       ["nll_loss2d_forward"]),
+    # ctc_loss: the lengths as lists and as tensors both run _ctc_loss.default; the .Tensor overload directly
+    G("ctc_loss", "lambda a: [F.ctc_loss(a.log_softmax(2), torch.tensor([[1, 2, 2, 3, 1], [4, 4, 4, 1, 2], [5, 1, 5, 1, 5]]), il, tl, reduction=r, zero_infinity=z) "
+      "for il, tl in (([8, 6, 2], [5, 3, 4]), (torch.tensor([8, 7, 0]), torch.tensor([5, 1, 0]))) for r, z in (('mean', False), ('sum', True), ('none', True))]",
+      [In((8, 3, 6))], (0,), ["_ctc_loss", "_log_softmax"]),
+    G("ctc_loss_tensor", "lambda a: torch.ops.aten._ctc_loss.Tensor(a.log_softmax(2), torch.tensor([1, 2, 3, 3, 1, 2]), torch.tensor([8, 5]), torch.tensor([4, 2]), 0, False)[0]",
+      [In((8, 2, 4))], (0,), ["_ctc_loss_Tensor"]),
     G("mse_l1", "lambda a, b: F.mse_loss(a, b) + F.l1_loss(a, b, reduction='sum') + "
       "F.smooth_l1_loss(a, b, beta=0.5)", [A, B], (0, 1), ["mse_loss", "l1_loss", "smooth_l1_loss"]),
     G("bce_logits", "lambda a, y, w: F.binary_cross_entropy_with_logits(a, y, weight=w)",

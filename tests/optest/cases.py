@@ -2009,6 +2009,11 @@ for dt in ("float32", "float64"):
         "[torch.nn.functional.ctc_loss(lp.transpose(0, 1).contiguous().transpose(0, 1), tg.t().contiguous().t(), il, tl, reduction='none'), "
         f"torch.ops.aten._ctc_loss(lp, tg, il.tolist(), tl.tolist(), 3)[0], torch.ops.aten._ctc_loss.Tensor(lp, tg.int(), il, tl, 0, True)[0]])(x.log_softmax(2), {_CTG}, {_CIL}, {_CTL})",
         [In((12, 4, 6), dt)], ["ctc_loss.IntList", "ctc_loss.Tensor", "_ctc_loss.default", "_ctc_loss.Tensor"])
+for dt in ("float32", "float64"):
+    add(f"ctc_loss_backward_{dt}", f"lambda x, g: (lambda lp, tg: [(lambda r: torch.ops.aten._ctc_loss_backward(g, lp, tg, [12, 10, 3, 0], tl, r[0], r[1], bl, z))(torch.ops.aten._ctc_loss(lp, tg, [12, 10, 3, 0], tl, bl)) "
+        "for tl in ([5, 3, 4, 0], [5, 5, 5, 5]) for bl in (0, 2) for z in (False, True)] + "
+        "[(lambda r: torch.ops.aten._ctc_loss_backward.Tensor(g, lp, tg, torch.tensor([12, 10, 3, 0]), torch.tensor([5, 3, 4, 0]), r[0], r[1], 0))(torch.ops.aten._ctc_loss(lp, tg, [12, 10, 3, 0], [5, 3, 4, 0]))])"
+        f"(x.log_softmax(2), {_CTG})", [In((12, 4, 6), dt), In((4,), dt)], ["_ctc_loss_backward.default", "_ctc_loss_backward.Tensor"])
 for nm, expr in (("half", "F.ctc_loss(lp.half(), tg, il, tl)"), ("tg_float", "torch.ops.aten._ctc_loss(lp, tg.float(), il, tl)"), ("blank", "F.ctc_loss(lp, tg, il, tl, blank=6)"),
                  ("il_len", "F.ctc_loss(lp, tg, il[:3], tl)"), ("tl_len", "F.ctc_loss(lp, tg, il, tl[:3])"), ("il_high", "F.ctc_loss(lp, tg, [13, 1, 1, 1], tl)"),
                  ("il_neg", "F.ctc_loss(lp, tg, [-1, 1, 1, 1], tl)"), ("tl_high", "F.ctc_loss(lp, tg, il, [6, 1, 1, 1])"), ("tl_neg", "F.ctc_loss(lp, tg, il, [-1, 1, 1, 1])"),
