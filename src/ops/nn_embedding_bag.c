@@ -256,3 +256,177 @@ tn_status tn_op_embedding_bag(const tn_value *args, tn_value *rets) {
     a[8] = (tn_value){.tag = TN_V_NONE};
     return tn_dispatch(TN_OP_embedding_bag_padding_idx, a, rets);
 }
+
+/* ---- backward ---------------------------------------------------------------------------- */
+
+static int64_t int_at2(const tn_tensor *t, int64_t i, int64_t j) {
+    int64_t off = t->offset + i * t->strides[0] + (t->ndim > 1 ? j * t->strides[1] : 0);
+    return t->dtype == TN_DTYPE_INT32 ? ((const int32_t *)t->storage->data)[off] : ((const int64_t *)t->storage->data)[off];
+}
+
+/* offset2bag as the forward makes it, into a malloc'd array (the fast sum path returns it empty). */
+static tn_status bag_of_indices(const tn_tensor *indices, const tn_tensor *offsets, const tn_tensor *o2b, int64_t **out) {
+    int64_t n = indices->sizes[0];
+    *out = malloc(sizeof **out * (size_t)(n + 1));
+    if (!*out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    if (o2b->ndim != 1) return TN_OK; /* checked by the callers */
+    if (tn_tensor_numel(o2b) >= n && n > 0) {
+        for (int64_t i = 0; i < n; i++) (*out)[i] = idx_at(o2b, i);
+        return TN_OK;
+    }
+    int64_t b = -1, k = 0, no = offsets->sizes[0];
+    for (int64_t i = 0; i < n; i++) {
+        while (k < no && idx_at(offsets, k) <= i) { b++; k++; }
+        (*out)[i] = b;
+    }
+    return TN_OK;
+}
+
+/* aten::_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size,
+ *   Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode,
+ *   Tensor? per_sample_weights, int padding_idx=-1) -> Tensor: the weight gradient. Sum / mean:
+ * each (non-padding) index receives its bag's gradient row times its per-sample weight, over
+ * its count (scale_grad_by_freq) and over its bag's size (mean, when nonzero); max: each
+ * non-empty bag's gradient goes to the rows its maxima came from. */
+tn_status tn_op__embedding_bag_dense_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *grad = args[0].u.t, *indices = args[1].u.t, *o2b = args[2].u.t, *bag_size = args[3].u.t, *max_idx = args[4].u.t;
+    int64_t nw = args[5].u.i, mode = args[7].u.i, pad = args[9].u.i;
+    bool by_freq = args[6].u.b;
+    tn_tensor *psw = tn_value_is_none(&args[8]) ? NULL : args[8].u.t;
+    tn_dtype dt = grad->dtype;
+    if (dt != TN_DTYPE_FLOAT16 && dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64)
+        return expect_types("grad_", grad, "Half, BFloat16, Float, Double");
+    if (grad->ndim != 2 || indices->ndim != 1 || o2b->ndim != 1 || bag_size->ndim != 1 || nw < 0)
+        return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
+    int64_t n = indices->sizes[0], nb = grad->sizes[0], dim = grad->sizes[1], sz[2] = {nw, dim};
+    tn_tensor *gw;
+    TN_TRY(tn_tensor_zeros(2, sz, dt, tn_tensor_device(grad), &gw));
+    if (tn_tensor_is_meta(grad)) {
+        rets[0] = tn_value_tensor(gw);
+        return TN_OK;
+    }
+    double *acc = calloc((size_t)(nw * dim + 1), sizeof *acc);
+    int64_t *counts = calloc((size_t)(nw + 1), sizeof *counts);
+    tn_status st = acc && counts ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int64_t i = 0; st == TN_OK && i < n; i++) {
+        int64_t ix = idx_at(indices, i);
+        if (ix < 0 || ix >= nw) st = tn_error(TN_ERR_INDEX, "embedding_bag_backward: index %lld is out of bounds for %lld rows", (long long)ix, (long long)nw);
+        else counts[ix]++;
+    }
+    if (st == TN_OK && mode == BAG_MAX) {
+        if (max_idx->ndim != 2 || max_idx->sizes[0] < nb || max_idx->sizes[1] < dim || bag_size->sizes[0] < nb)
+            st = tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
+        for (int64_t b = 0; st == TN_OK && b < nb; b++) {
+            if (idx_at(bag_size, b) == 0) continue;
+            for (int64_t d = 0; d < dim; d++) {
+                int64_t row = int_at2(max_idx, b, d);
+                if (row < 0 || row >= nw) { st = tn_error(TN_ERR_INDEX, "embedding_bag_backward: index out of bounds"); break; }
+                double *w = &acc[row * dim + d];
+                *w = round_to(dt, *w + load(grad, grad->offset + b * grad->strides[0] + d * grad->strides[1]));
+            }
+        }
+    } else if (st == TN_OK) {
+        /* The divisor of scale_grad_by_freq, as upstream's kernel computes it: walking the
+         * distinct indices in ascending order, the g-th one is divided by the count of the
+         * g-th element of the sorted index list (not by its own count unless they agree). */
+        int64_t *freq = by_freq ? calloc((size_t)(nw + 1), sizeof *freq) : NULL, *sorted = by_freq ? malloc(sizeof *sorted * (size_t)(n + 1)) : NULL;
+        if (by_freq && (!freq || !sorted)) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+        if (by_freq && st == TN_OK) {
+            for (int64_t v = 0, k = 0; v < nw; v++)
+                for (int64_t r = 0; r < counts[v]; r++) sorted[k++] = v;
+            for (int64_t v = 0, g = 0; v < nw; v++)
+                if (counts[v]) freq[v] = counts[sorted[g++]];
+        }
+        if (st == TN_OK && o2b->sizes[0] < n) st = tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
+        for (int64_t i = 0; st == TN_OK && i < n; i++) {
+            int64_t ix = idx_at(indices, i), src = idx_at(o2b, i);
+            if (ix == pad) continue;
+            if (src < 0 || src >= nb) { st = tn_error(TN_ERR_INDEX, "embedding_bag_backward: bag out of bounds"); break; }
+            double scale = psw ? load(psw, psw->offset + i * psw->strides[0]) : 1.0;
+            if (by_freq) scale /= (double)freq[ix];
+            if (mode == BAG_MEAN && src < bag_size->sizes[0]) {
+                int64_t bs = idx_at(bag_size, src);
+                if (bs != 0) scale /= (double)bs;
+            }
+            double s = round_to(dt, scale);
+            for (int64_t d = 0; d < dim; d++) {
+                double *w = &acc[ix * dim + d];
+                *w = round_to(dt, *w + round_to(dt, s * load(grad, grad->offset + src * grad->strides[0] + d * grad->strides[1])));
+            }
+        }
+        free(freq);
+        free(sorted);
+    }
+    if (st == TN_OK)
+        for (int64_t k = 0; k < nw * dim; k++) store(gw, k, acc[k]);
+    free(acc);
+    free(counts);
+    if (st != TN_OK) {
+        tn_tensor_release(gw);
+        return st;
+    }
+    rets[0] = tn_value_tensor(gw);
+    return TN_OK;
+}
+
+/* aten::_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag,
+ *   Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode,
+ *   bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor: offset2bag rebuilt
+ * when the forward's fast path left it empty, then the dense backward (sparse gradients are
+ * not built here). */
+tn_status tn_op__embedding_bag_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *indices = args[1].u.t, *offsets = args[2].u.t, *o2b = args[3].u.t;
+    if (args[9].u.b) return tn_error(TN_ERR_NOT_IMPLEMENTED, "embedding_bag with sparse=True: sparse gradients are not implemented by torchnative");
+    if ((indices->dtype != TN_DTYPE_INT32 && indices->dtype != TN_DTYPE_INT64) || (offsets->dtype != TN_DTYPE_INT32 && offsets->dtype != TN_DTYPE_INT64))
+        return expect_types("indices", indices, "Long, Int");
+    if (indices->ndim != 1 || offsets->ndim != 1 || o2b->ndim != 1)
+        return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
+    int64_t n = indices->sizes[0], *bags;
+    TN_TRY(bag_of_indices(indices, offsets, o2b, &bags));
+    tn_tensor *o2b_full;
+    tn_status st = tn_tensor_empty(1, &n, TN_DTYPE_INT64, tn_tensor_device(indices), &o2b_full);
+    if (st == TN_OK) {
+        if (!tn_tensor_is_meta(o2b_full)) memcpy(tn_tensor_data(o2b_full), bags, sizeof *bags * (size_t)n);
+        tn_value a[10] = {args[0], args[1], tn_value_tensor(o2b_full), args[4], args[5], args[6], args[7], args[8], args[10], args[11]};
+        st = tn_dispatch(TN_OP__embedding_bag_dense_backward, a, rets);
+        tn_tensor_release(o2b_full);
+    }
+    free(bags);
+    return st;
+}
+
+/* aten::_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices,
+ *   Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor: per index, the dot
+ * of its bag's gradient row with its weight row (0 for padding). */
+tn_status tn_op__embedding_bag_per_sample_weights_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *grad = args[0].u.t, *weight = args[1].u.t, *indices = args[2].u.t, *offsets = args[3].u.t, *o2b = args[4].u.t;
+    int64_t mode = args[5].u.i, pad = args[6].u.i;
+    if (mode != BAG_SUM) return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
+    if (grad->ndim != 2 || weight->ndim != 2 || indices->ndim != 1 || weight->sizes[1] != grad->sizes[1] || grad->dtype != weight->dtype)
+        return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
+    int64_t n = indices->sizes[0], dim = grad->sizes[1], nb = grad->sizes[0], *bags = NULL;
+    tn_tensor *out;
+    TN_TRY(tn_tensor_zeros(1, &n, grad->dtype, tn_tensor_device(grad), &out));
+    if (tn_tensor_is_meta(grad)) {
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
+    tn_status st = bag_of_indices(indices, offsets, o2b, &bags);
+    for (int64_t i = 0; st == TN_OK && i < n; i++) {
+        int64_t ix = idx_at(indices, i), b = bags[i];
+        if (ix == pad) continue;
+        if (ix < 0 || ix >= weight->sizes[0] || b < 0 || b >= nb) { st = tn_error(TN_ERR_INDEX, "embedding_bag_backward: index out of bounds"); break; }
+        double acc = 0;
+        for (int64_t d = 0; d < dim; d++)
+            acc += load(grad, grad->offset + b * grad->strides[0] + d * grad->strides[1]) *
+                   load(weight, weight->offset + ix * weight->strides[0] + d * weight->strides[1]);
+        store(out, i, acc);
+    }
+    free(bags);
+    if (st != TN_OK) {
+        tn_tensor_release(out);
+        return st;
+    }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}

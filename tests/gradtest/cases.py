@@ -203,6 +203,11 @@ CASES = [
       [In((8, 3, 6))], (0,), ["_ctc_loss", "_log_softmax"]),
     G("ctc_loss_tensor", "lambda a: torch.ops.aten._ctc_loss.Tensor(a.log_softmax(2), torch.tensor([1, 2, 3, 3, 1, 2]), torch.tensor([8, 5]), torch.tensor([4, 2]), 0, False)[0]",
       [In((8, 2, 4))], (0,), ["_ctc_loss_Tensor"]),
+    # embedding_bag: sum (per-sample weights, scale_grad_by_freq with upstream's divisor), mean, max; padding, include_last_offset
+    G("embedding_bag", "lambda w, p: [F.embedding_bag(torch.tensor([1, 2, 4, 4, 0, 5, 3, 3]), w, torch.tensor([0, 0, 3, 8]), mode=m, padding_idx=pi, include_last_offset=inc, scale_grad_by_freq=fq, "
+      "per_sample_weights=p if ps else None) * torch.arange(1., 6.) for m, fq, ps in (('sum', False, True), ('sum', True, True), ('sum', True, False), ('mean', False, False), ('mean', True, False), ('max', False, False)) "
+      "for pi in (None, 4) for inc in (False, True)]",
+      [In((6, 5)), In((8,))], (0, 1), ["_embedding_bag"], dtypes=BF),
     G("mse_l1", "lambda a, b: F.mse_loss(a, b) + F.l1_loss(a, b, reduction='sum') + "
       "F.smooth_l1_loss(a, b, beta=0.5)", [A, B], (0, 1), ["mse_loss", "l1_loss", "smooth_l1_loss"]),
     G("bce_logits", "lambda a, y, w: F.binary_cross_entropy_with_logits(a, y, weight=w)",

@@ -1991,6 +1991,14 @@ for dt in ("float32", "float64", "bfloat16", "float16"):
         "for m in (0, 1, 2) for pi in (-1, 4) for inc in (False, True) for ps in (False, True)] + "
         f"[torch.ops.aten.embedding_bag(w, {_EBI}, {_EBO}, False, 2, False, None, False)[3], torch.ops.aten._embedding_bag_forward_only(w, {_EBI}, {_EBO}, False, 1, False, None, False, 0)[2:]]",
         [In((6, 5), dt), In((8,), dt)], ["_embedding_bag.default", "embedding_bag.default"])
+for dt in ("float32", "float64"):
+    add(f"embedding_bag_backward_{dt}", f"lambda w, g, p: [(lambda r: (torch.ops.aten._embedding_bag_backward(g[:r[0].shape[0]], {_EBI}, {_EBO}, r[1], r[2], r[3], 6, fq, m, False, p if m == 0 else None, pi), "
+        f"torch.ops.aten._embedding_bag_per_sample_weights_backward(g[:r[0].shape[0]], w, {_EBI}, {_EBO}, r[1], 0, pi) if m == 0 else None))"
+        f"(torch.ops.aten._embedding_bag(w, {_EBI}, {_EBO}, fq, m, False, p if m == 0 else None, inc, pi)) for m in (0, 1, 2) for pi in (-1, 4) for inc in (False, True) for fq in ((False, True) if m < 2 else (False,))] + "
+        f"[torch.ops.aten._embedding_bag_dense_backward(g[:3], {_EBI}, torch.tensor([1, 1, 1, 2, 2, 2, 2, 2]), torch.tensor([0, 3, 5]), torch.tensor([0, 3, 5]), 6, False, 1, None, -1)]",
+        [In((6, 5), dt), In((4, 5), dt), In((8,), dt)], ["_embedding_bag_backward.default", "_embedding_bag_dense_backward.default", "_embedding_bag_per_sample_weights_backward.default"])
+add("embedding_bag_psw_backward_mode_error", f"lambda w, g: torch.ops.aten._embedding_bag_per_sample_weights_backward(g, w, {_EBI}, {_EBO}, torch.zeros(8, dtype=torch.long), 1, -1)",
+    [In((6, 5)), In((4, 5))], ["_embedding_bag_per_sample_weights_backward.default"])
 _EB = "torch.ops.aten._embedding_bag"
 for nm, expr in (("idx_float", f"{_EB}(w, i.float(), o)"), ("off0", f"{_EB}(w, i, o + 1)"), ("idx_high", f"{_EB}(w, i + 3, o)"), ("idx_neg", f"{_EB}(w, i - 3, o, False, 1)"),
                  ("off_last", f"{_EB}(w, i, torch.tensor([0, 9]))"), ("psw_mean", f"{_EB}(w, i, o, False, 1, False, torch.ones(8))"), ("psw_len", f"{_EB}(w, i, o, False, 0, False, torch.ones(5))"),
