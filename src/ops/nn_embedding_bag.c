@@ -231,7 +231,8 @@ tn_status tn_op__embedding_bag(const tn_value *args, tn_value *rets) { return em
 tn_status tn_op__embedding_bag_forward_only(const tn_value *args, tn_value *rets) { return embedding_bag_kernel(args, rets, false); }
 
 /* aten::embedding_bag.padding_idx(..., int? padding_idx): padding_idx checked and wrapped
- * (None: -1, no padding), then the forward-only kernel unless weight requires grad. */
+ * (None: -1, no padding), then the forward-only kernel unless weight or the per-sample
+ * weights require grad. */
 tn_status tn_op_embedding_bag_padding_idx(const tn_value *args, tn_value *rets) {
     tn_tensor *weight = args[0].u.t;
     int64_t pad = -1;
@@ -246,7 +247,8 @@ tn_status tn_op_embedding_bag_padding_idx(const tn_value *args, tn_value *rets) 
     tn_value a[9];
     memcpy(a, args, sizeof a);
     a[8] = tn_value_int(pad);
-    return tn_dispatch(tn_requires_grad(weight) ? TN_OP__embedding_bag : TN_OP__embedding_bag_forward_only, a, rets);
+    bool grad = tn_requires_grad(weight) || (args[6].tag == TN_V_TENSOR && tn_requires_grad(args[6].u.t));
+    return tn_dispatch(grad ? TN_OP__embedding_bag : TN_OP__embedding_bag_forward_only, a, rets);
 }
 
 /* aten::embedding_bag(...) without padding_idx: the padding_idx overload with None. */

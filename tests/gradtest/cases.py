@@ -208,6 +208,8 @@ CASES = [
       "per_sample_weights=p if ps else None) * torch.arange(1., 6.) for m, fq, ps in (('sum', False, True), ('sum', True, True), ('sum', True, False), ('mean', False, False), ('mean', True, False), ('max', False, False)) "
       "for pi in (None, 4) for inc in (False, True)]",
       [In((6, 5)), In((8,))], (0, 1), ["_embedding_bag"], dtypes=BF),
+    G("embedding_bag_psw_only", "lambda w, p: F.embedding_bag(torch.tensor([1, 2, 4, 4, 0, 5, 3, 3]), w, torch.tensor([0, 0, 3]), per_sample_weights=p, padding_idx=2, mode='sum')",
+      [In((6, 5)), In((8,))], (1,), ["_embedding_bag"]),
     G("mse_l1", "lambda a, b: F.mse_loss(a, b) + F.l1_loss(a, b, reduction='sum') + "
       "F.smooth_l1_loss(a, b, beta=0.5)", [A, B], (0, 1), ["mse_loss", "l1_loss", "smooth_l1_loss"]),
     G("bce_logits", "lambda a, y, w: F.binary_cross_entropy_with_logits(a, y, weight=w)",
