@@ -542,6 +542,10 @@ static tn_status d_pinverse(const tn_value *a, tn_value *rets) {
     return d_pinv_rcond(b, rets);
 }
 
+tn_status tn_op_ctc_loss(const tn_value *args, tn_value *rets);
+tn_status tn_op_embedding_bag(const tn_value *args, tn_value *rets);
+tn_status tn_op_embedding_bag_padding_idx(const tn_value *args, tn_value *rets);
+
 /* the functional forms of views (view_functional.c) are compositions through the door:
  * under autograd they run as themselves, so their parts (view, clone, copy_) are recorded */
 #define TN_VIEW_FUNCTIONAL(op) tn_status tn_op_##op(const tn_value *args, tn_value *rets);
@@ -1265,6 +1269,12 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
 #define TN_VIEW_FUNCTIONAL(op) [TN_OP_##op] = tn_op_##op,
     TN_VIEW_FUNCTIONAL_OPS(TN_VIEW_FUNCTIONAL)
 #undef TN_VIEW_FUNCTIONAL
+    /* nn_ctc_loss.c: ctc_loss composes _ctc_loss (CtcLossBackward0/1) and the reduction */
+    [TN_OP_ctc_loss_IntList] = tn_op_ctc_loss,
+    [TN_OP_ctc_loss_Tensor] = tn_op_ctc_loss,
+    /* nn_embedding_bag.c: embedding_bag runs _embedding_bag (EmbeddingBagBackward0) when weight requires grad */
+    [TN_OP_embedding_bag] = tn_op_embedding_bag,
+    [TN_OP_embedding_bag_padding_idx] = tn_op_embedding_bag_padding_idx,
     [TN_OP_ger] = d_ger,
     [TN_OP_max_other] = d_max_other,
     [TN_OP_min_other] = d_min_other,

@@ -340,3 +340,24 @@ F(g_sdpa_flash) {
     for (int i = 0; i < 3; i++)
         if (NEED(i)) SET(i, outs[i]);
 }
+
+/* _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+ * -> (neg_log_likelihood, log_alpha), and its .Tensor overload: upstream's
+ * _ctc_loss_backward from the saved nll and alphas (a kernel without a derivative of its own). */
+F(g_ctc_loss) {
+    if (!NEED(0)) return;
+    bool tl = ARGV(2).tag == TN_V_TENSOR;
+    tn_value a[9] = {VT(GRAD(0)), VT(ARG(0)), VT(ARG(1)), tl ? VT(ARG(2)) : ARGV(2), tl ? VT(ARG(3)) : ARGV(3), VT(RES(0)), VT(RES(1)), ARGV(4), ARGV(5)};
+    SET(0, ag_op(c, tl ? TN_OP__ctc_loss_backward_Tensor : TN_OP__ctc_loss_backward, 9, a));
+}
+
+/* _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+ * include_last_offset, padding_idx) -> (output, offset2bag, bag_size, max_indices) */
+F(g_embedding_bag) {
+    bool psw = ARGV(6).tag == TN_V_TENSOR;
+    if (NEED(0))
+        SET(0, AG(c, _embedding_bag_backward, VT(GRAD(0)), VT(ARG(1)), VT(ARG(2)), VT(RES(1)), VT(RES(2)), VT(RES(3)), VI(GEOM(0)->sizes[0]),
+                  ARGV(3), ARGV(4), ARGV(5), psw ? VT(ARG(6)) : VN(), ARGV(8)));
+    if (psw && NEED(6))
+        SET(6, AG(c, _embedding_bag_per_sample_weights_backward, VT(GRAD(0)), VT(ARG(0)), VT(ARG(1)), VT(ARG(2)), VT(RES(1)), ARGV(4), ARGV(8)));
+}

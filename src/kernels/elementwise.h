@@ -57,7 +57,7 @@ enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
     X(lgamma) X(digamma) X(polygamma) X(mvlgamma) X(erfinv) X(i0) X(i0e) X(i1) X(i1e)       \
     X(erfcx) X(ndtr) X(ndtri) X(log_ndtr) X(entr) X(bessel_j0) X(bessel_j1) X(bessel_y0)    \
     X(bessel_y1) X(modified_bessel_k0) X(modified_bessel_k1) X(scaled_modified_bessel_k0)   \
-    X(scaled_modified_bessel_k1) X(spherical_bessel_j0)                                     \
+    X(scaled_modified_bessel_k1) X(spherical_bessel_j0) X(airy_ai)                               \
     /* special functions: binary */                                                        \
     X(xlog1py) X(zeta) X(igamma) X(igammac) X(nextafter) X(chebyshev_t) X(chebyshev_u)      \
     X(chebyshev_v) X(chebyshev_w) X(shifted_chebyshev_t) X(shifted_chebyshev_u)             \

@@ -745,6 +745,7 @@ TN_SPECIAL1(special_modified_bessel_k1, modified_bessel_k1, "modified_bessel_k1_
 TN_SPECIAL1(special_scaled_modified_bessel_k0, scaled_modified_bessel_k0, "scaled_modified_bessel_k0_cpu", false)
 TN_SPECIAL1(special_scaled_modified_bessel_k1, scaled_modified_bessel_k1, "scaled_modified_bessel_k1_cpu", false)
 TN_SPECIAL1(special_spherical_bessel_j0, spherical_bessel_j0, "spherical_bessel_j0_cpu", false)
+TN_SPECIAL1(special_airy_ai, airy_ai, "airy_ai_cpu", false)
 
 /* aten::polygamma(int n, Tensor self) */
 tn_status tn_op_polygamma(const tn_value *args, tn_value *rets) {

@@ -197,6 +197,19 @@ CASES = [
       [A, In((4,), "int64", "index", high=5)], (0,), ["nll_loss_forward"]),
     G("nll_2d", "lambda a, t: F.nll_loss(a, t)", [In((2, 3, 4, 4)), In((2, 4, 4), "int64", "index", high=3)], (0,),
       ["nll_loss2d_forward"]),
+    # ctc_loss: the lengths as lists and as tensors both run _ctc_loss.default; the .Tensor overload directly
+    G("ctc_loss", "lambda a: [F.ctc_loss(a.log_softmax(2), torch.tensor([[1, 2, 2, 3, 1], [4, 4, 4, 1, 2], [5, 1, 5, 1, 5]]), il, tl, reduction=r, zero_infinity=z) "
+      "for il, tl in (([8, 6, 2], [5, 3, 4]), (torch.tensor([8, 7, 0]), torch.tensor([5, 1, 0]))) for r, z in (('mean', False), ('sum', True), ('none', True))]",
+      [In((8, 3, 6))], (0,), ["_ctc_loss", "_log_softmax"]),
+    G("ctc_loss_tensor", "lambda a: torch.ops.aten._ctc_loss.Tensor(a.log_softmax(2), torch.tensor([1, 2, 3, 3, 1, 2]), torch.tensor([8, 5]), torch.tensor([4, 2]), 0, False)[0]",
+      [In((8, 2, 4))], (0,), ["_ctc_loss_Tensor"]),
+    # embedding_bag: sum (per-sample weights, scale_grad_by_freq with upstream's divisor), mean, max; padding, include_last_offset
+    G("embedding_bag", "lambda w, p: [F.embedding_bag(torch.tensor([1, 2, 4, 4, 0, 5, 3, 3]), w, torch.tensor([0, 0, 3, 8]), mode=m, padding_idx=pi, include_last_offset=inc, scale_grad_by_freq=fq, "
+      "per_sample_weights=p if ps else None) * torch.arange(1., 6.) for m, fq, ps in (('sum', False, True), ('sum', True, True), ('sum', True, False), ('mean', False, False), ('mean', True, False), ('max', False, False)) "
+      "for pi in (None, 4) for inc in (False, True)]",
+      [In((6, 5)), In((8,))], (0, 1), ["_embedding_bag"], dtypes=BF),
+    G("embedding_bag_psw_only", "lambda w, p: F.embedding_bag(torch.tensor([1, 2, 4, 4, 0, 5, 3, 3]), w, torch.tensor([0, 0, 3]), per_sample_weights=p, padding_idx=2, mode='sum')",
+      [In((6, 5)), In((8,))], (1,), ["_embedding_bag"]),
     G("mse_l1", "lambda a, b: F.mse_loss(a, b) + F.l1_loss(a, b, reduction='sum') + "
       "F.smooth_l1_loss(a, b, beta=0.5)", [A, B], (0, 1), ["mse_loss", "l1_loss", "smooth_l1_loss"]),
     G("bce_logits", "lambda a, y, w: F.binary_cross_entropy_with_logits(a, y, weight=w)",

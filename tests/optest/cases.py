@@ -1782,6 +1782,15 @@ add("special_err_erfcx_bf16", "lambda a: torch.special.erfcx(a)", [In((7,), "bfl
 # float32 bessel_j0 is computed in float, as upstream's: near the zeros of a large argument
 # (int32 inputs promote to float32) the double result rounded differs beyond the tolerance
 add("bessel_j0_f32_large", "lambda: (torch.special.bessel_j0(torch.arange(-2**31, 2**31 - 2**22, 2**22 + 12345).to(torch.int32)), torch.special.bessel_j0(torch.linspace(-80.0, 80.0, 1001)))", [], ["special_bessel_j0.default"])
+# airy_ai: the three Cephes regions (x < -2.09, |x| < 2.09, x >= 2.09; exact asymptote past 8.32, zero past 103.892)
+for dt in ("float32", "float64"):
+    add(f"airy_ai_{dt}", "lambda a: (torch.special.airy_ai(a * 4), torch.special.airy_ai(torch.linspace(-60, 110, 3401, dtype=a.dtype)), "
+        "torch.special.airy_ai(torch.tensor([0., 2.09, -2.09, 8.3203353, 103.892, 103.9, math.inf, -math.inf, math.nan], dtype=a.dtype)))",
+        [In((7, 33), dt, "special")], ["special_airy_ai.default"], rtol=1e-5, atol=1e-6)
+add("airy_ai_int_out", "lambda: (lambda o: (torch.special.airy_ai(torch.arange(-6, 6), out=o), o))(torch.empty(0, dtype=torch.float64))", [], ["special_airy_ai.out"], rtol=1e-5, atol=1e-6)
+add("airy_ai_bool", "lambda: torch.special.airy_ai(torch.tensor([True, False]))", [], ["special_airy_ai.default"])
+add("special_err_airy_half", "lambda a: torch.special.airy_ai(a)", [In((7,), "float16")], ["special_airy_ai.default"])
+add("special_err_airy_out_int", "lambda a: torch.special.airy_ai(a, out=torch.empty(7, dtype=torch.int64))", [In((7,))], ["special_airy_ai.out"])
 add("special_err_bessel_bf16", "lambda a: torch.special.bessel_j0(a)", [In((7,), "bfloat16")], ["special_bessel_j0.default"])
 add("special_err_zeta_bf16", "lambda a: torch.special.zeta(a, a)", [In((7,), "bfloat16")], ["special_zeta.default"])
 add("special_err_poly_bf16", "lambda a: torch.special.hermite_polynomial_h(a, a)", [In((7,), "bfloat16")], ["special_hermite_polynomial_h.default"])
@@ -2045,6 +2054,78 @@ add("histc_nonfinite_error", "lambda a: torch.histc(a, bins=3)", [In((31,), kind
 add("histc_minmax_error", "lambda a: torch.histc(a, bins=3, min=2, max=1)", [In((7,))], ["histc.default"])
 add("histc_bins_error", "lambda a: torch.histc(a, bins=0)", [In((7,))], ["histc.default"])
 add("histc_int_error", "lambda: torch.histc(torch.arange(3), bins=3)", [], ["histc.default"])
+# ---- histogram / histogramdd (reduce_histogram.c) ----
+_HW = "torch.sort(torch.linspace(-2, 2, {}) + 0.01 * torch.arange({}.))[0]"
+for dt in ("float32", "float64"):
+    add(f"histogram_{dt}", "lambda x, w: [torch.histogram(x, b, weight=wt, density=d) for b in (1, 3, 10) for wt in (None, w) for d in (False, True)] + "
+        "[torch.histogram(x.t(), 4, range=(-1., 1.5), weight=w.t()), torch.histogram(x[:0], 3), torch.histogram(x[0, 0], 2), torch.histogram(x, 5, range=(1., 1.)), "
+        "torch.histogram(torch.linspace(0, 1, 11, dtype=x.dtype), 10)]",
+        [In((7, 33), dt), In((7, 33), dt)], ["histogram.bin_ct"])
+    add(f"histogram_bins_tensor_{dt}", f"lambda x, w: [torch.histogram(x, {_HW.format(n, n)}.to(x.dtype), weight=wt, density=d) for n in (2, 5) for wt in (None, w) for d in (False, True)] + "
+        "[x.histogram(torch.tensor([1., 0.], dtype=x.dtype)), torch.histogram(x, torch.tensor([-1., 0., 0., 1.], dtype=x.dtype))]",
+        [In((7, 33), dt), In((7, 33), dt)], ["histogram.bins_tensor"])
+    add(f"histogramdd_{dt}", "lambda x, w: [torch.histogramdd(x, b, weight=wt, density=d) for b in ([2, 3, 4], 3) for wt in (None, w) for d in (False, True)] + "
+        "[torch.histogramdd(x, [torch.linspace(-1, 1, 3, dtype=x.dtype), torch.tensor([-3., 0., 3.], dtype=x.dtype), torch.linspace(0, 2, 5, dtype=x.dtype)], weight=w, density=True), "
+        "torch.histogramdd(x[:0], [2, 2, 2], density=True), torch.histogramdd(x, [2, 2, 2], range=[-1., 1., 0., 0., -2., 2.])]",
+        [In((21, 3), dt), In((21,), dt)], ["histogramdd.default", "histogramdd.int_bins", "histogramdd.TensorList_bins", "_histogramdd_bin_edges.default",
+                                          "_histogramdd_from_bin_cts.default", "_histogramdd_from_bin_tensors.default"])
+add("histogram_out", "lambda x: (lambda h, e: (torch.histogram(x, 4, out=(h, e)), h, e))(torch.empty(0), torch.empty(0))", [In((31,))], ["histogram.bin_ct_out"])
+add("histogram_bins_out", "lambda x: (lambda h, e: (torch.histogram(x, torch.tensor([-1., 0., 2.]), out=(h, e)), h, e))(torch.empty(0), torch.empty(0))", [In((31,))], ["histogram.bins_tensor_out"])
+for nm, expr in (("bins0", "torch.histogram(x, 0)"), ("range_order", "torch.histogram(x, 3, range=(1., 0.))"), ("range_inf", "torch.histogram(x, 3, range=(0., math.inf))"),
+                 ("range_len", "torch.histogram(x, 3, range=(0., 1., 2.))"), ("weight_shape", "torch.histogram(x, 3, weight=x[:3])"), ("weight_dtype", "torch.histogram(x, 3, weight=x.double())"),
+                 ("nan", "torch.histogram(x / 0 * 0, 3)"), ("int", "torch.histogram(x.long(), 3)"), ("half", "torch.histogram(x.half(), 3)"),
+                 ("bins_dtype", "torch.histogram(x, torch.tensor([0., 1.], dtype=torch.float64))"), ("bins_2d", "torch.histogram(x, torch.zeros(2, 2))"),
+                 ("bins_empty", "torch.histogram(x, torch.zeros(0))"), ("bins_one", "torch.histogram(x, torch.zeros(1))"), ("out_dtype", "torch.histogram(x, 3, out=(torch.empty(0, dtype=torch.float64), torch.empty(0)))"),
+                 ("dd_1d", "torch.histogramdd(x, 3)"), ("dd_len", "torch.histogramdd(x.reshape(-1, 1), [2, 2])"), ("dd_range", "torch.histogramdd(x.reshape(-1, 1), [2], range=[0., 1., 2., 3.])")):
+    add(f"histogram_err_{nm}", f"lambda x: {expr}", [In((12,))], ["histogram.bin_ct"])
+# ---- embedding_bag (nn_embedding_bag.c) ----
+_EBI, _EBO = "torch.tensor([1, 2, 4, 4, 0, 5, 3, 3])", "torch.tensor([0, 0, 3, 8])"
+for dt in ("float32", "float64", "bfloat16", "float16"):
+    add(f"embedding_bag_{dt}", f"lambda w, p: [torch.nn.functional.embedding_bag(i, w, o, mode=m, padding_idx=pi, include_last_offset=inc, per_sample_weights=p if (m == 'sum' and ps) else None) "
+        f"for i, o in (({_EBI}, {_EBO}), ({_EBI}.int(), {_EBO}.int()), ({_EBI}[::2], torch.tensor([0, 2]))) for m in ('sum', 'mean', 'max') for pi in (None, 4, -1) for inc in (False, True) for ps in (False, True) if not (ps and i.numel() != 8)] + "
+        "[torch.nn.functional.embedding_bag(torch.tensor([[0, 1], [5, 5]]), w.t().contiguous().t(), mode=m) for m in ('sum', 'mean', 'max')]",
+        [In((6, 5), dt), In((8,), dt)], ["embedding_bag.padding_idx", "_embedding_bag_forward_only.default"])
+    add(f"embedding_bag_parts_{dt}", f"lambda w, p: [(lambda r: (r[0], r[1], r[2], r[3]) if m else (r[0], r[1]))(torch.ops.aten._embedding_bag(w, {_EBI}, {_EBO}, False, m, False, p if m == 0 and ps else None, inc, pi)) "
+        "for m in (0, 1, 2) for pi in (-1, 4) for inc in (False, True) for ps in (False, True)] + "
+        f"[torch.ops.aten.embedding_bag(w, {_EBI}, {_EBO}, False, 2, False, None, False)[3], torch.ops.aten._embedding_bag_forward_only(w, {_EBI}, {_EBO}, False, 1, False, None, False, 0)[2:]]",
+        [In((6, 5), dt), In((8,), dt)], ["_embedding_bag.default", "embedding_bag.default"])
+for dt in ("float32", "float64"):
+    add(f"embedding_bag_backward_{dt}", f"lambda w, g, p: [(lambda r: (torch.ops.aten._embedding_bag_backward(g[:r[0].shape[0]], {_EBI}, {_EBO}, r[1], r[2], r[3], 6, fq, m, False, p if m == 0 else None, pi), "
+        f"torch.ops.aten._embedding_bag_per_sample_weights_backward(g[:r[0].shape[0]], w, {_EBI}, {_EBO}, r[1], 0, pi) if m == 0 else None))"
+        f"(torch.ops.aten._embedding_bag(w, {_EBI}, {_EBO}, fq, m, False, p if m == 0 else None, inc, pi)) for m in (0, 1, 2) for pi in (-1, 4) for inc in (False, True) for fq in ((False, True) if m < 2 else (False,))] + "
+        f"[torch.ops.aten._embedding_bag_dense_backward(g[:3], {_EBI}, torch.tensor([1, 1, 1, 2, 2, 2, 2, 2]), torch.tensor([0, 3, 5]), torch.tensor([0, 3, 5]), 6, False, 1, None, -1)]",
+        [In((6, 5), dt), In((4, 5), dt), In((8,), dt)], ["_embedding_bag_backward.default", "_embedding_bag_dense_backward.default", "_embedding_bag_per_sample_weights_backward.default"])
+add("embedding_bag_psw_backward_mode_error", f"lambda w, g: torch.ops.aten._embedding_bag_per_sample_weights_backward(g, w, {_EBI}, {_EBO}, torch.zeros(8, dtype=torch.long), 1, -1)",
+    [In((6, 5)), In((4, 5))], ["_embedding_bag_per_sample_weights_backward.default"])
+_EB = "torch.ops.aten._embedding_bag"
+for nm, expr in (("idx_float", f"{_EB}(w, i.float(), o)"), ("off0", f"{_EB}(w, i, o + 1)"), ("idx_high", f"{_EB}(w, i + 3, o)"), ("idx_neg", f"{_EB}(w, i - 3, o, False, 1)"),
+                 ("off_last", f"{_EB}(w, i, torch.tensor([0, 9]))"), ("psw_mean", f"{_EB}(w, i, o, False, 1, False, torch.ones(8))"), ("psw_len", f"{_EB}(w, i, o, False, 0, False, torch.ones(5))"),
+                 ("psw_dtype", f"{_EB}(w, i, o, False, 0, False, torch.ones(8).double())"), ("w_long", f"{_EB}(w.long(), i, o)"), ("incl_empty", f"{_EB}(w, i, o[:0], False, 0, False, None, True)"),
+                 ("pad_high", "torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 0, False, None, False, 6)"), ("pad_low", "torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 0, False, None, False, -7)"),
+                 ("w_1d", f"{_EB}(w[0], i, o)"), ("mode", f"{_EB}(w, i, o, False, 3)"), ("py_mode", "torch.nn.functional.embedding_bag(i, w, o, mode='prod')")):
+    add(f"embedding_bag_err_{nm}", f"lambda w: (lambda i, o: {expr})({_EBI}, {_EBO})", [In((6, 3))], ["_embedding_bag.default"])
+add("embedding_bag_no_bags", f"lambda w: {_EB}(w, torch.tensor([1, 2]), torch.zeros(0, dtype=torch.long), False, 1)", [In((6, 3))], ["_embedding_bag.default"])
+# ---- ctc_loss (nn_ctc_loss.c) ----
+_CTG, _CIL, _CTL = "torch.tensor([[1, 2, 2, 3, 1], [4, 4, 4, 1, 2], [5, 1, 5, 1, 5], [1, 1, 1, 1, 1]])", "torch.tensor([12, 10, 3, 0])", "torch.tensor([5, 3, 4, 0])"
+for dt in ("float32", "float64"):
+    add(f"ctc_loss_{dt}", f"lambda x: (lambda lp, tg, il, tl: [torch.nn.functional.ctc_loss(lp, tg, a, b, blank=bl, reduction=r, zero_infinity=z) "
+        "for a, b in ((il, tl), (il.tolist(), tl.tolist())) for r in ('none', 'mean', 'sum') for z in (False, True) for bl in (0, 2)] + "
+        "[torch.nn.functional.ctc_loss(lp, torch.cat([tg[b, :tl[b]] for b in range(4)]).int(), il, tl, reduction=r) for r in ('none', 'mean')] + "
+        "[torch.nn.functional.ctc_loss(lp[:, 0], tg[0], il[:1], tl[:1], reduction=r) for r in ('none', 'sum')] + "
+        "[torch.nn.functional.ctc_loss(lp.transpose(0, 1).contiguous().transpose(0, 1), tg.t().contiguous().t(), il, tl, reduction='none'), "
+        f"torch.ops.aten._ctc_loss(lp, tg, il.tolist(), tl.tolist(), 3)[0], torch.ops.aten._ctc_loss.Tensor(lp, tg.int(), il, tl, 0, True)[0]])(x.log_softmax(2), {_CTG}, {_CIL}, {_CTL})",
+        [In((12, 4, 6), dt)], ["ctc_loss.IntList", "ctc_loss.Tensor", "_ctc_loss.default", "_ctc_loss.Tensor"])
+for dt in ("float32", "float64"):
+    add(f"ctc_loss_backward_{dt}", f"lambda x, g: (lambda lp, tg: [(lambda r: torch.ops.aten._ctc_loss_backward(g, lp, tg, [12, 10, 3, 0], tl, r[0], r[1], bl, z))(torch.ops.aten._ctc_loss(lp, tg, [12, 10, 3, 0], tl, bl)) "
+        "for tl in ([5, 3, 4, 0], [5, 5, 5, 5]) for bl in (0, 2) for z in (False, True)] + "
+        "[(lambda r: torch.ops.aten._ctc_loss_backward.Tensor(g, lp, tg, torch.tensor([12, 10, 3, 0]), torch.tensor([5, 3, 4, 0]), r[0], r[1], 0))(torch.ops.aten._ctc_loss(lp, tg, [12, 10, 3, 0], [5, 3, 4, 0]))])"
+        f"(x.log_softmax(2), {_CTG})", [In((12, 4, 6), dt), In((4,), dt)], ["_ctc_loss_backward.default", "_ctc_loss_backward.Tensor"])
+for nm, expr in (("half", "F.ctc_loss(lp.half(), tg, il, tl)"), ("tg_float", "torch.ops.aten._ctc_loss(lp, tg.float(), il, tl)"), ("blank", "F.ctc_loss(lp, tg, il, tl, blank=6)"),
+                 ("il_len", "F.ctc_loss(lp, tg, il[:3], tl)"), ("tl_len", "F.ctc_loss(lp, tg, il, tl[:3])"), ("il_high", "F.ctc_loss(lp, tg, [13, 1, 1, 1], tl)"),
+                 ("il_neg", "F.ctc_loss(lp, tg, [-1, 1, 1, 1], tl)"), ("tl_high", "F.ctc_loss(lp, tg, il, [6, 1, 1, 1])"), ("tl_neg", "F.ctc_loss(lp, tg, il, [-1, 1, 1, 1])"),
+                 ("tg_batch", "F.ctc_loss(lp, tg[:3], il, tl)"), ("tg_concat", "F.ctc_loss(lp, tg.reshape(-1), il, tl)"), ("il_float", "F.ctc_loss(lp, tg, torch.tensor(il).float(), torch.tensor(tl))"),
+                 ("lp_2d", "torch.ops.aten._ctc_loss(lp[0], tg, il, tl)"), ("tg_3d", "torch.ops.aten._ctc_loss(lp, tg[None], il, tl)")):
+    add(f"ctc_loss_err_{nm}", f"lambda x: (lambda F, lp, tg, il, tl: {expr})(torch.nn.functional, x.log_softmax(2), {_CTG}, [12, 10, 3, 0], [5, 3, 4, 0])", [In((12, 4, 6))], ["_ctc_loss.default"])
 add("type_as_same", "lambda a, b: (lambda r: (r, r is a))(a.type_as(b))", [In((7, 33)), In((1,))], ["type_as.default"])
 add("type_as_cast", "lambda a, b: a.type_as(b)", [In((7, 33)), In((1,), "float64")], ["type_as.default"])
 add("type_as_int", "lambda a, b: a.type_as(b)", [In((31,)), In((1,), "int32", "int")], ["type_as.default"])
