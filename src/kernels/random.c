@@ -10,6 +10,7 @@
  * upstream's build fused it. */
 #include "kernels/random.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -830,7 +831,12 @@ tn_status tn_random_rrelu_train(tn_generator *g, void *y, void *noise, const voi
         default: v = tn_bf16_to_f32(((const tn_bfloat16 *)x)[i]); break;
         }
         double out = v;
-        if (v <= 0) {
+        if (v <= 0) { /* at::uniform_real_distribution's checks, made at each draw */
+            if (!(lower <= upper) || !(upper - lower <= DBL_MAX)) {
+                tn_generator_unlock(g);
+                return tn_error(TN_ERR_RUNTIME, !(lower <= upper) ? "Expected from <= to to be true, but got false."
+                                                                   : "Expected to - from <= std::numeric_limits<T>::max() to be true, but got false.");
+            }
             r = u53(g) * (upper - lower) + lower;
             if (dt != TN_DTYPE_FLOAT64) { /* opmath float: r and the product in float */
                 r = (float)r;

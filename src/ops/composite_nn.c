@@ -245,12 +245,12 @@ tn_status tn_op_rrelu(const tn_value *args, tn_value *rets) {
 }
 
 /* aten::rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training,
- * self_is_result): grad times the recorded slopes in training (when the bounds differ by more
- * than 1e-6, as upstream), else leaky_relu_backward with the mean slope */
+ * self_is_result): the recorded slopes times grad in training (equal bounds included, as
+ * upstream 2.13), else leaky_relu_backward with the mean slope */
 tn_status tn_op_rrelu_with_noise_backward(const tn_value *args, tn_value *rets) {
     double lo = args[3].tag == TN_V_INT ? (double)args[3].u.i : args[3].u.d;
     double hi = args[4].tag == TN_V_INT ? (double)args[4].u.i : args[4].u.d;
-    if (args[5].u.b && (float)(hi - lo) > 1e-6f) return tn_dispatch(TN_OP_mul_Tensor, TN_ARGS(args[0], args[2]), rets);
+    if (args[5].u.b) return tn_dispatch(TN_OP_mul_Tensor, TN_ARGS(args[2], args[0]), rets);
     return tn_dispatch(TN_OP_leaky_relu_backward, TN_ARGS(args[0], args[1], TN_D((lo + hi) / 2), args[6]), rets);
 }
 

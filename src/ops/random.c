@@ -921,17 +921,15 @@ static tn_status op_multinomial(const tn_value *a, tn_value *r) {
 static tn_status op_rrelu_with_noise(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *noise = a[1].u.t;
     double lo = num(&a[2]), hi = num(&a[3]);
-    if (!isfinite(lo)) return tn_error(TN_ERR_RUNTIME, "rrelu: lower bound must be finite, got %g", lo);
-    if (!(lo <= hi)) return tn_error(TN_ERR_RUNTIME, "Lower bound should be less than or equal to the upper bound");
-    if (!isfinite(hi)) return tn_error(TN_ERR_RUNTIME, "rrelu: upper bound must be finite, got %g", hi);
+    /* upstream checks only the shapes here (rrelu checks the bounds; a draw checks its range) */
+    if (noise->ndim != self->ndim || memcmp(noise->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim) != 0)
+        return tn_error(TN_ERR_RUNTIME, "noise tensor shape must match self tensor shape");
     if (!a[4].u.b) {
         tn_value la[2] = {a[0], tn_value_double((lo + hi) / 2)};
         return tn_dispatch(TN_OP_leaky_relu, la, r);
     }
     if (!is_floatish(self->dtype) || self->dtype == TN_DTYPE_FLOAT16) /* upstream's dispatch has no Half */
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"rrelu_with_noise_out_cpu\" not implemented for '%s'", tn_dtype_infos[self->dtype].c10_name);
-    if (noise->ndim != self->ndim || memcmp(noise->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim) != 0)
-        return tn_error(TN_ERR_RUNTIME, "noise tensor shape must match self tensor shape");
     if (noise->dtype != self->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[self->dtype].c10_name,
                         tn_dtype_infos[noise->dtype].c10_name);
