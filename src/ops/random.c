@@ -953,6 +953,17 @@ static tn_status op_rrelu_with_noise(const tn_value *a, tn_value *r) {
     return TN_OK;
 }
 
+/* aten::rrelu_with_noise_(self, noise, ...): the functional result written back into self */
+static tn_status op_rrelu_with_noise_(const tn_value *a, tn_value *r) {
+    tn_value y[1], cr[1];
+    TN_TRY(op_rrelu_with_noise(a, y));
+    tn_status st = tn_dispatch(TN_OP_copy_, (tn_value[]){a[0], y[0], tn_value_bool(false)}, cr);
+    tn_value_release(&y[0]);
+    TN_TRY(st);
+    tn_value_release(&cr[0]);
+    return ret_self(a[0].u.t, r);
+}
+
 #define TN_RANDOM_EXPORT(name) \
     tn_status tn_random_op_##name(const tn_value *a, tn_value *r); \
     tn_status tn_random_op_##name(const tn_value *a, tn_value *r) { return op_##name(a, r); }
@@ -982,6 +993,7 @@ TN_RANDOM_EXPORT(bernoulli_p)
 TN_RANDOM_EXPORT(bernoulli_Tensor)
 TN_RANDOM_EXPORT(exponential_)
 TN_RANDOM_EXPORT(rrelu_with_noise)
+TN_RANDOM_EXPORT(rrelu_with_noise_)
 TN_RANDOM_EXPORT(exponential)
 TN_RANDOM_EXPORT(geometric_)
 TN_RANDOM_EXPORT(geometric)

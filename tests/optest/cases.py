@@ -1386,6 +1386,9 @@ for dt in ("float32", "float64", "bfloat16", "float16"):
         "(torch.zeros_like(x), torch.zeros(9, 6, dtype=x.dtype))", [In((6, 9), dt)], ["rrelu_with_noise.default"], rtol=0, atol=0)
 add("rrelu_with_noise_backward", "lambda g, x, n: [torch.ops.aten.rrelu_with_noise_backward(g, x, n, 0.1, 0.4, t, r) for t in (True, False) for r in (True, False)] + "
     "[torch.ops.aten.rrelu_with_noise_backward(g, x, n, 0.2, 0.2, True, False)]", [In((6, 9)), In((6, 9)), In((6, 9))], ["rrelu_with_noise_backward.default"])
+add("rrelu_with_noise_inplace", "lambda x: (lambda y, n: [(torch.manual_seed(9), torch.ops.aten.rrelu_with_noise_(y, n, 0.1, 0.4, True))[1], y, n, "
+    "torch.ops.aten.rrelu_with_noise_(y, n, 0.1, 0.4, False)])(x.clone(), torch.zeros_like(x))", [In((6, 9))], ["rrelu_with_noise_.default"], rtol=0, atol=0)
+add("rrelu_with_noise_inplace_err_shape", "lambda x: torch.ops.aten.rrelu_with_noise_(x, torch.zeros(3), 0.1, 0.4, True)", [In((5,))], ["rrelu_with_noise_.default"])
 add("rrelu_with_noise_eval_no_bound_check", "lambda x: torch.ops.aten.rrelu_with_noise(x, torch.zeros_like(x), 3, 1.5, False)", [In((6, 9))], ["rrelu_with_noise.default"])
 for nm, expr in (("shape", "x, torch.zeros(3), 0.1, 0.4, True"), ("bounds", "x, torch.zeros_like(x), 0.5, 0.4, True"), ("inf", "x, torch.zeros_like(x), float('-inf'), 0.4, True")):
     add(f"rrelu_with_noise_err_{nm}", f"lambda x: torch.ops.aten.rrelu_with_noise({expr})", [In((6, 9))], ["rrelu_with_noise.default"])
