@@ -156,6 +156,8 @@ CASES = [
     # rrelu in training: random slopes recorded in noise (grad * noise), and its backward
     G("gen_rrelu_with_noise", "lambda a: (torch.manual_seed(3), F.rrelu(a, 0.1, 0.4, training=True))[1]", [A], (0,),
       ["rrelu_with_noise", "rrelu_with_noise_backward"], double=True, dtypes=("float64", "float32", "bfloat16")),
+    G("gen_rrelu_with_noise_inplace", "lambda a: (torch.manual_seed(3), torch.ops.aten.rrelu_with_noise_(a * 1, torch.zeros_like(a), 0.1, 0.4, True))[1]",
+      [A], (0,), ["rrelu_with_noise_"], dtypes=("float64", "float32")),
     G("gen_bwd_grad_output", "lambda g, x: torch.ops.aten.elu_backward.default(g, 1.0, 1.0, 1.0, False, x) + "
       "torch.ops.aten.gelu_backward.default(g, x) + torch.ops.aten.softplus_backward.default(g, x, 1.0, 20.0) + "
       "torch.ops.aten.softshrink_backward.default(g, x, 0.5)", [A, B], (0, 1),
