@@ -114,5 +114,16 @@ tn_half tn_f32_to_half(float f);
  * arithmetic on float values (the kernels that emulate upstream's per-step rounding) */
 static inline float tn_round_half_f32(float v) { return tn_half_to_f32(tn_f32_to_half(v)); }
 static inline float tn_round_bf16_f32(float v) { return tn_bf16_to_f32(tn_f32_to_bf16(v)); }
+/* v rounded to floating dtype d and back (float32, float16, bfloat16; float64 and the rest
+ * unchanged): one operation's result in d, for the kernels that compute in double and
+ * round each step as upstream's arithmetic in d does */
+static inline double tn_round_to_dtype(tn_dtype d, double v) {
+    switch (d) {
+    case TN_DTYPE_FLOAT32: return (float)v;
+    case TN_DTYPE_FLOAT16: return tn_round_half_f32((float)v);
+    case TN_DTYPE_BFLOAT16: return tn_round_bf16_f32((float)v);
+    default: return v;
+    }
+}
 
 #endif

@@ -28,16 +28,6 @@ static double load(const tn_tensor *t, int64_t off) {
     }
 }
 
-/* Rounds v to dt (half / bfloat16 / float; double unchanged). */
-static double round_to(tn_dtype dt, double v) {
-    switch (dt) {
-    case TN_DTYPE_FLOAT32: return (float)v;
-    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
-    case TN_DTYPE_FLOAT16: return tn_half_to_f32(tn_f32_to_half((float)v));
-    default: return v;
-    }
-}
-
 static void store(tn_tensor *t, int64_t i, double v) {
     void *d = tn_tensor_data(t);
     switch (t->dtype) {
@@ -199,7 +189,7 @@ static tn_status embedding_bag_kernel(const tn_value *args, tn_value *rets, bool
             }
             for (int64_t d = 0; d < dim; d++) {
                 double v = acc[b * dim + d];
-                if (mode == BAG_MEAN) v = round_to(dt, round_to(dt, v) / round_to(dt, (double)bs));
+                if (mode == BAG_MEAN) v = tn_round_to_dtype(dt, tn_round_to_dtype(dt, v) / tn_round_to_dtype(dt, (double)bs));
                 store(out, b * dim + d, v);
             }
         }
@@ -324,7 +314,7 @@ tn_status tn_op__embedding_bag_dense_backward(const tn_value *args, tn_value *re
                 int64_t row = int_at2(max_idx, b, d);
                 if (row < 0 || row >= nw) { st = tn_error(TN_ERR_INDEX, "embedding_bag_backward: index out of bounds"); break; }
                 double *w = &acc[row * dim + d];
-                *w = round_to(dt, *w + load(grad, grad->offset + b * grad->strides[0] + d * grad->strides[1]));
+                *w = tn_round_to_dtype(dt, *w + load(grad, grad->offset + b * grad->strides[0] + d * grad->strides[1]));
             }
         }
     } else if (st == TN_OK) {
@@ -350,10 +340,10 @@ tn_status tn_op__embedding_bag_dense_backward(const tn_value *args, tn_value *re
                 int64_t bs = idx_at(bag_size, src);
                 if (bs != 0) scale /= (double)bs;
             }
-            double s = round_to(dt, scale);
+            double s = tn_round_to_dtype(dt, scale);
             for (int64_t d = 0; d < dim; d++) {
                 double *w = &acc[ix * dim + d];
-                *w = round_to(dt, *w + round_to(dt, s * load(grad, grad->offset + src * grad->strides[0] + d * grad->strides[1])));
+                *w = tn_round_to_dtype(dt, *w + tn_round_to_dtype(dt, s * load(grad, grad->offset + src * grad->strides[0] + d * grad->strides[1])));
             }
         }
         free(freq);

@@ -12,15 +12,6 @@
 
 enum { RED_NONE = 0, RED_MEAN = 1, RED_SUM = 2 };
 
-static double round_to(tn_dtype d, double v) {
-    switch (d) {
-    case TN_DTYPE_FLOAT32: return (float)v;
-    case TN_DTYPE_FLOAT16: return tn_half_to_f32(tn_f32_to_half((float)v));
-    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
-    default: return v;
-    }
-}
-
 static void store_at(tn_tensor *t, int64_t i, double v) {
     void *p = tn_tensor_data(t);
     switch (t->dtype) {
@@ -251,7 +242,7 @@ tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
                             double t = ls > 0 ? tg[at] * (1 - ls) + ls / (double)C : tg[at];
                             s += lp[at] * t * (w ? w[c] : 1.0);
                         }
-                        s = round_to(self->dtype, -s);
+                        s = tn_round_to_dtype(self->dtype, -s);
                         if (reduction == RED_NONE) store_at(out, o * inner + j, s);
                         else total += s;
                     }
@@ -277,7 +268,7 @@ typedef double (*loss_fn)(double x, double y, double p, tn_dtype dt);
 
 /* upstream's mse kernel squares the difference after rounding it to the dtype (one
  * rounding per operation in Half / BFloat16 / Float) */
-static double f_mse(double x, double y, double p, tn_dtype dt) { (void)p; double d = round_to(dt, x - y); return d * d; }
+static double f_mse(double x, double y, double p, tn_dtype dt) { (void)p; double d = tn_round_to_dtype(dt, x - y); return d * d; }
 static double f_l1(double x, double y, double p, tn_dtype dt) {
     (void)dt; (void)p; return fabs(x - y); }
 static double f_smooth_l1(double x, double y, double beta, tn_dtype dt) {
@@ -336,8 +327,8 @@ static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int
         double sum = 0;
         for (int64_t i = 0; i < n; i++) {
             if (check && !check(x[i], y[i])) { st = tn_error(TN_ERR_RUNTIME, "%s", check_msg); goto done; }
-            double v = round_to(dt, fn(x[i], y[i], p, dt));
-            if (ww) v = round_to(dt, v * ww[i]);
+            double v = tn_round_to_dtype(dt, fn(x[i], y[i], p, dt));
+            if (ww) v = tn_round_to_dtype(dt, v * ww[i]);
             if (reduction == RED_NONE) store_at(out, i, v);
             else sum += v;
         }
@@ -467,8 +458,8 @@ tn_status tn_op_binary_cross_entropy_with_logits(const tn_value *args, tn_value 
             for (int64_t i = 0; i < n; i++) {
                 double lw = (pw[i] - 1) * t[i] + 1;
                 double v = (1 - t[i]) * x[i] + lw * (log1p(exp(-fabs(x[i]))) + (x[i] < 0 ? -x[i] : 0));
-                v = round_to(self->dtype, v);
-                if (w) v = round_to(self->dtype, v * w[i]);
+                v = tn_round_to_dtype(self->dtype, v);
+                if (w) v = tn_round_to_dtype(self->dtype, v * w[i]);
                 if (reduction == RED_NONE) store_at(out, i, v);
                 else sum += v;
             }

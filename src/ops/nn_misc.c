@@ -77,16 +77,6 @@ static void store_at(void *p, tn_dtype d, int64_t i, double v) {
     }
 }
 
-/* v rounded to dtype d and widened back. */
-static double round_to(tn_dtype d, double v) {
-    switch (d) {
-    case TN_DTYPE_FLOAT32: return (float)v;
-    case TN_DTYPE_FLOAT16: return tn_half_to_f32(tn_f32_to_half((float)v));
-    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
-    default: return v;
-    }
-}
-
 /* One float-typed multiply in the opmath of dtype d: double for Double, float otherwise. */
 static double opmul(tn_dtype d, double a, double b) {
     return d == TN_DTYPE_FLOAT64 ? a * b : (double)((float)a * (float)b);
@@ -182,7 +172,7 @@ tn_status tn_op_native_dropout(const tn_value *args, tn_value *rets) {
         for (int64_t i = 0; i < n; i++) {
             double a = acc == TN_DTYPE_FLOAT32 ? (double)((const float *)bi.data)[i] : ((const double *)bi.data)[i];
             double v = opmul(dt, a, m[i] ? 1.0 : 0.0);
-            v = round_to(dt, v); /* input.mul(mask) is materialised in the input dtype */
+            v = tn_round_to_dtype(dt, v); /* input.mul(mask) is materialised in the input dtype */
             store_at(o, dt, i, opmul(dt, v, scale));
         }
         tn_nn_buf_free(&bi);

@@ -319,11 +319,6 @@ static void store_into(tn_tensor *t, const double *vals) {
     }
 }
 
-/* v rounded to the reduced floating type d (BFloat16 or Half) */
-static double round_to(tn_dtype d, double v) {
-    return d == TN_DTYPE_BFLOAT16 ? (double)tn_bf16_to_f32(tn_f32_to_bf16((float)v)) : (double)tn_half_to_f32(tn_f32_to_half((float)v));
-}
-
 /* The CPU batch norm: training uses batch statistics (and updates running stats in place
  * with momentum and the unbiased variance); eval uses the running statistics and returns
  * empty save_mean / save_invstd. The running statistics are written without advancing
@@ -418,13 +413,13 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
         work[C + c] = AT(var, c); /* the biased variance, kept for the running update */
         double invstd = 1.0 / sqrt(AT(var, c) + eps);
         if (reduced) {
-            double m = AT(mean, c), mr = round_to(input->dtype, m);
-            double vsum = round_to(input->dtype, cnt_all * AT(var, c) + cnt_all * (m - mr) * (m - mr));
-            double v = round_to(input->dtype, vsum / round_to(input->dtype, cnt_all));
-            invstd = round_to(input->dtype, (float)(1.0 / sqrt(v + eps)));
+            double m = AT(mean, c), mr = tn_round_to_dtype(input->dtype, m);
+            double vsum = tn_round_to_dtype(input->dtype, cnt_all * AT(var, c) + cnt_all * (m - mr) * (m - mr));
+            double v = tn_round_to_dtype(input->dtype, vsum / tn_round_to_dtype(input->dtype, cnt_all));
+            invstd = tn_round_to_dtype(input->dtype, (float)(1.0 / sqrt(v + eps)));
             PUT(mean, c, mr);
             /* the running update's unbiased variance, rounded as upstream divides it */
-            work[C + c] = cnt_all > 1 ? round_to(input->dtype, vsum / round_to(input->dtype, cnt_all - 1)) * (cnt_all - 1) / cnt_all
+            work[C + c] = cnt_all > 1 ? tn_round_to_dtype(input->dtype, vsum / tn_round_to_dtype(input->dtype, cnt_all - 1)) * (cnt_all - 1) / cnt_all
                                       : vsum;
         }
         PUT(var, c, invstd); /* var now holds invstd */

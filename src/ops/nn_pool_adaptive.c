@@ -14,13 +14,6 @@
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
-/* v rounded to dtype dt and back (a floating dtype) */
-static double tn_rd_round(tn_dtype dt, double v) {
-    char buf[8] = {0};
-    tn_rd_set(buf, dt, v);
-    return tn_rd_get(buf, dt);
-}
-
 static int64_t start_index(int64_t o, int64_t I, int64_t O) { return (o * I) / O; }
 static int64_t end_index(int64_t o, int64_t I, int64_t O) { return ((o + 1) * I + O - 1) / O; }
 
@@ -77,7 +70,7 @@ static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bo
                                     if (is_max) {
                                         if (val > best || isnan(val)) { best = val; bi = at; }
                                     } else {
-                                        sum = tn_rd_round(dt, sum + val);
+                                        sum = tn_round_to_dtype(dt, sum + val);
                                     }
                                 }
                         int64_t oat = p * plane_out + (od * out[1] + oh) * out[2] + ow;
@@ -85,7 +78,7 @@ static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bo
                             tn_rd_set(dv + oat * es, dt, best);
                             di[oat] = bi;
                         } else {
-                            double m = tn_rd_round(dt, tn_rd_round(dt, tn_rd_round(dt, sum / (double)(d1 - d0)) / (double)(h1 - h0)) / (double)(w1 - w0));
+                            double m = tn_round_to_dtype(dt, tn_round_to_dtype(dt, tn_round_to_dtype(dt, sum / (double)(d1 - d0)) / (double)(h1 - h0)) / (double)(w1 - w0));
                             tn_rd_set(dv + oat * es, dt, m);
                         }
                     }
@@ -199,7 +192,7 @@ static tn_status adaptive_max_backward(const tn_value *a, tn_value *rets, int ns
                     break;
                 }
                 double *d = sum + p * in_plane + at;
-                *d = tn_rd_round(x->dtype, *d + (double)gv[p * out_plane + j]);
+                *d = tn_round_to_dtype(x->dtype, *d + (double)gv[p * out_plane + j]);
             }
         if (st == TN_OK) {
             char *dst = tn_tensor_data(gx);
@@ -280,13 +273,13 @@ tn_status tn_op__adaptive_avg_pool3d_backward(const tn_value *a, tn_value *rets)
                         int64_t h0 = start_index(oh, in[1], out[1]), h1 = end_index(oh, in[1], out[1]);
                         int64_t w0 = start_index(ow, in[2], out[2]), w1 = end_index(ow, in[2], out[2]);
                         double v = tn_rd_get(src + (p * plane_out + (od * out[1] + oh) * out[2] + ow) * es, dt);
-                        double delta = tn_rd_round(dt, tn_rd_round(dt, tn_rd_round(dt, v / (double)(d1 - d0)) /
+                        double delta = tn_round_to_dtype(dt, tn_round_to_dtype(dt, tn_round_to_dtype(dt, v / (double)(d1 - d0)) /
                                                                            (double)(h1 - h0)) / (double)(w1 - w0));
                         for (int64_t d = d0; d < d1; d++)
                             for (int64_t h = h0; h < h1; h++)
                                 for (int64_t ww = w0; ww < w1; ww++) {
                                     double *at = g + (d * in[1] + h) * in[2] + ww;
-                                    *at = tn_rd_round(dt, *at + delta);
+                                    *at = tn_round_to_dtype(dt, *at + delta);
                                 }
                     }
         }
