@@ -15,7 +15,7 @@ static tn_status read_lengths(const tn_value *v, const char *what, int64_t **out
         *n = v->u.ilist.n;
         *out = malloc(sizeof **out * (size_t)(*n ? *n : 1));
         if (!*out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
-        memcpy(*out, v->u.ilist.data, sizeof **out * (size_t)*n);
+        if (*n > 0) memcpy(*out, v->u.ilist.data, sizeof **out * (size_t)*n);
         return TN_OK;
     }
     const tn_tensor *t = v->u.t;

@@ -180,7 +180,7 @@ static tn_status embedding_bag_kernel(const tn_value *args, tn_value *rets, bool
             }
         }
         /* outside max mode, max_indices is a copy of the final bag sizes */
-        if (mode != BAG_MAX) memcpy(tn_tensor_data(max_idx), tn_tensor_data(bag_size), (size_t)bs_n * (size_t)tn_dtype_itemsize(ity));
+        if (mode != BAG_MAX && bs_n > 0) memcpy(tn_tensor_data(max_idx), tn_tensor_data(bag_size), (size_t)bs_n * (size_t)tn_dtype_itemsize(ity));
         for (int64_t b = 0; b < nbags; b++) {
             int64_t bs = 0;
             if (mode == BAG_MEAN) {
@@ -378,7 +378,7 @@ tn_status tn_op__embedding_bag_backward(const tn_value *args, tn_value *rets) {
     tn_tensor *o2b_full;
     tn_status st = tn_tensor_empty(1, &n, TN_DTYPE_INT64, tn_tensor_device(indices), &o2b_full);
     if (st == TN_OK) {
-        if (!tn_tensor_is_meta(o2b_full)) memcpy(tn_tensor_data(o2b_full), bags, sizeof *bags * (size_t)n);
+        if (!tn_tensor_is_meta(o2b_full) && n > 0) memcpy(tn_tensor_data(o2b_full), bags, sizeof *bags * (size_t)n);
         tn_value a[10] = {args[0], args[1], tn_value_tensor(o2b_full), args[4], args[5], args[6], args[7], args[8], args[10], args[11]};
         st = tn_dispatch(TN_OP__embedding_bag_dense_backward, a, rets);
         tn_tensor_release(o2b_full);

@@ -72,7 +72,7 @@ typedef enum hist_rule { HIST_RULE_SEARCH, HIST_RULE_LINEAR_LOCAL } hist_rule;
         if (nt <= 1) {                                                                             \
             NAME(x, w, 0, m, n, edges, ne, hstride, rule, hist);                                   \
         } else {                                                                                   \
-            T *part = calloc((size_t)hn, sizeof(T));                                               \
+            T *part = calloc((size_t)(hn ? hn : 1), sizeof(T));                                    \
             if (!part) return tn_error(TN_ERR_NO_MEMORY, "out of memory");                         \
             int64_t chunk = (m + nt - 1) / nt;                                                     \
             for (int64_t t = 0; t < nt && t * chunk < m; t++) {                                    \
@@ -325,7 +325,7 @@ static tn_status ret_list(tn_tensor **edges, int64_t n, tn_value *ret) {
         for (int64_t d = 0; d < n; d++) tn_tensor_release(edges[d]);
         return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     }
-    memcpy(p, edges, sizeof *p * (size_t)n);
+    if (n > 0) memcpy(p, edges, sizeof *p * (size_t)n);
     *ret = tn_value_tensorlist(p, n);
     return TN_OK;
 }

@@ -133,13 +133,13 @@ static tn_status unique_impl(tn_tensor *self, int dim, bool sorted, bool consecu
         if (want_inv) {
             const int64_t *ishape = dim >= 0 ? &R.n : self->sizes;
             st = tn_tensor_empty(dim >= 0 ? 1 : nd, ishape, TN_DTYPE_INT64, tn_tensor_device(self), &inv);
-            if (st == TN_OK) memcpy(tn_tensor_data(inv), group, sizeof(int64_t) * (size_t)R.n);
+            if (st == TN_OK && R.n > 0) memcpy(tn_tensor_data(inv), group, sizeof(int64_t) * (size_t)R.n);
         } else st = empty_long(0, self, &inv);
     }
     if (st == TN_OK) {
         if (want_cnt) {
             st = empty_long(ng, self, &cnt);
-            if (st == TN_OK) memcpy(tn_tensor_data(cnt), counts, sizeof(int64_t) * (size_t)ng);
+            if (st == TN_OK && ng > 0) memcpy(tn_tensor_data(cnt), counts, sizeof(int64_t) * (size_t)ng);
         } else st = empty_long(0, self, &cnt);
     }
     free(order);
