@@ -65,8 +65,8 @@ TN_EW_FLOATS(TN_LOGIT_DEF, logit)
 TN_FLOAT_UNARY(mish, x * tanh(log1p(exp(x))))
 /* d[0] = beta, d[1] = threshold. */
 TN_FLOAT_UNARY(softplus, (x * (T)ctx->d[0]) > (T)ctx->d[1] ? x : log1p(exp(x * (T)ctx->d[0])) / (T)ctx->d[0])
-/* d[0] = alpha, d[1] = scale, d[2] = input_scale. */
-TN_FLOAT_UNARY(elu, x <= (T)0 ? expm1(x * (T)ctx->d[2]) * ((T)ctx->d[0] * (T)ctx->d[1]) : x * (T)ctx->d[1])
+/* d[0] = alpha, d[1] = scale, d[2] = input_scale; zero takes the positive branch (upstream: elu(±0) = ±0 whatever alpha, NaN and inf included). */
+TN_FLOAT_UNARY(elu, x < (T)0 ? expm1(x * (T)ctx->d[2]) * ((T)ctx->d[0] * (T)ctx->d[1]) : x * (T)ctx->d[1])
 TN_FLOAT_UNARY(hardsigmoid, TN_MINS(TN_MAXS(x + (T)3, (T)0), (T)6) / (T)6)
 TN_FLOAT_UNARY(hardswish, x * TN_MINS(TN_MAXS(x + (T)3, (T)0), (T)6) / (T)6)
 /* upstream's sinc: 1 at 0, else sin(pi x) / (pi x) with pi in the compute type */
