@@ -128,20 +128,24 @@ def test_binding_leaks_no_python_objects():
         work()
     gc.collect()
     tracemalloc.start()
+    n, windows = 1500, []
     try:
         for _ in range(300):
             work()
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        n = 1500
-        for _ in range(n):
-            work()
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
+        # two measured windows: a leak of the binding grows in both, while a one-off growth of
+        # some interpreter cache left by earlier tests in the same process (seen twice, only
+        # after thousands of other tests, in sessions 22 and 23) shows in one at most
+        for _ in range(2):
+            gc.collect()
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(n):
+                work()
+            gc.collect()
+            windows.append(tracemalloc.get_traced_memory()[0] - before)
     finally:
         tracemalloc.stop()
-    # one leaked object per repetition would be >= 16 bytes each
-    assert grown < 8 * n, f"Python memory grew {grown} bytes over {n} repetitions"
+    # one leaked object per repetition would be >= 16 bytes each, in each window
+    assert min(windows) < 8 * n, f"Python memory grew {windows} bytes over two windows of {n} repetitions"
 
 
 # ---- found by the operator fuzzer (tests/fuzz/opfuzz.py; docs/RELIABILITY.md) ----------
