@@ -486,7 +486,11 @@ static PyObject *structseq_repr(PyObject *self, PyObject *unused) {
     PyObject *mod = PyObject_GetAttrString(t, "__module__"), *name = PyObject_GetAttrString(t, "__name__");
     PyObject *fields = PyObject_GetAttrString(t, "__match_args__");
     PyObject *parts = PyList_New(0), *res = NULL;
-    if (!mod || !name || !fields || !parts || !PyTuple_Check(fields)) goto done;
+    if (!mod || !name || !fields || !parts) goto done;
+    if (!PyTuple_Check(fields)) {
+        PyErr_SetString(PyExc_TypeError, "structseq repr: the type has no field names");
+        goto done;
+    }
     for (Py_ssize_t i = 0; i < PyTuple_Size(fields); i++) {
         PyObject *item = PySequence_GetItem(self, i);
         PyObject *r = item ? PyObject_Repr(item) : NULL;
