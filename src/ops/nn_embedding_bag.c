@@ -9,6 +9,7 @@
 #include "autograd/autograd.h"
 #include "ops/composite_internal.h"
 #include "ops/nn_internal.h"
+#include "ops/reduce.h"
 
 enum { BAG_SUM = 0, BAG_MEAN = 1, BAG_MAX = 2 };
 
@@ -18,24 +19,14 @@ static int64_t idx_at(const tn_tensor *t, int64_t i) {
     return t->dtype == TN_DTYPE_INT32 ? ((const int32_t *)t->storage->data)[off] : ((const int64_t *)t->storage->data)[off];
 }
 
+/* Element `off` of t's storage / element i of t's data, through reduce.h's one element
+ * accessor pair (float, double, half, bfloat16). */
 static double load(const tn_tensor *t, int64_t off) {
-    const void *d = t->storage->data;
-    switch (t->dtype) {
-    case TN_DTYPE_FLOAT32: return ((const float *)d)[off];
-    case TN_DTYPE_FLOAT64: return ((const double *)d)[off];
-    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(((const uint16_t *)d)[off]);
-    default: return tn_half_to_f32(((const uint16_t *)d)[off]);
-    }
+    return tn_rd_get((const char *)t->storage->data + off * tn_dtype_itemsize(t->dtype), t->dtype);
 }
 
 static void store(tn_tensor *t, int64_t i, double v) {
-    void *d = tn_tensor_data(t);
-    switch (t->dtype) {
-    case TN_DTYPE_FLOAT32: ((float *)d)[i] = (float)v; break;
-    case TN_DTYPE_FLOAT64: ((double *)d)[i] = v; break;
-    case TN_DTYPE_BFLOAT16: ((uint16_t *)d)[i] = tn_f32_to_bf16((float)v); break;
-    default: ((uint16_t *)d)[i] = tn_f32_to_half((float)v); break;
-    }
+    tn_rd_set((char *)tn_tensor_data(t) + i * tn_dtype_itemsize(t->dtype), t->dtype, v);
 }
 
 static void store_idx(tn_tensor *t, int64_t i, int64_t v) {
