@@ -132,7 +132,14 @@ def arch_case(case):
     bit-exact with upstream on the same architecture, but upstream's x86-64 build draws
     float32 normals through its AVX2 avx_mathfun log/sin/cos, its aarch64 build through the
     scalar libm path, and ours follows the aarch64 path there (kernels/random.c): against
-    x86-64's answers those cases get their dtype's tolerance instead of exactness."""
+    x86-64's answers those cases get their dtype's tolerance instead of exactness.
+    Complex pow is glibc's cpow/cpowf on both sides, upstream's (std::pow of std::complex)
+    and ours (kernels/elementwise_binary.c), and glibc's aarch64 build answers differently
+    from its x86-64 build on most complex64 inputs, by up to 2.1e-6 of the modulus over
+    20,000 points of [-3, 3]^2 (glibc 2.36, cpowf(z, z) cross-built and run under qemu): those
+    cases are compared to 1e-5 of the modulus, whatever dtype they are widened to."""
+    if case.name.startswith("cplx_pow"):
+        return H.Case(case.name, case.fn, case.inputs, case.covers, rtol=1e-5, atol=1e-6, equal_nan=case.equal_nan)
     if "randn" in case.fn or "normal" in case.fn:
         return H.Case(case.name, case.fn, case.inputs, case.covers, equal_nan=case.equal_nan)
     return case
