@@ -1,4 +1,4 @@
-/* nn_grid_sample.c — float, double and bfloat16-rounding instances of grid sampling
+/* nn_grid_sample.c — float, double and bfloat16/float16-rounding instances of grid sampling
  * (nn_grid_sample.h): the coordinate arithmetic (unnormalise, clip, reflect) and the weights
  * in the element type, as upstream's kernels compute them. */
 #include <math.h>
@@ -8,8 +8,8 @@
 #include "kernels/nn_grid_sample.h"
 
 /* R rounds every intermediate: the identity for float and double; for bfloat16 the kernel
- * computes in float and rounds each operation to bfloat16, as upstream's kernels do in
- * their scalar_t arithmetic (checked against upstream element by element). */
+ * (float16) computes in float and rounds each operation to bfloat16 (float16), as upstream's
+ * kernels do in their scalar_t arithmetic (checked against upstream element by element). */
 #define GRID_SAMPLE(T, SFX, R)                                                                                       \
     static T SFX##_unnormalize(T c, int64_t size, bool align) {                                                     \
         return align ? R(R(R(c + 1) / 2) * R((T)(size - 1))) : R(R(R(R(c + 1) * R((T)size)) - 1) / 2);              \
@@ -244,9 +244,9 @@
 
 static inline float round_f32(float v) { return v; }
 static inline double round_f64(double v) { return v; }
-static inline float round_bf16(float v) { return tn_bf16_to_f32(tn_f32_to_bf16(v)); }
 GRID_SAMPLE(float, f32, round_f32)
 GRID_SAMPLE(double, f64, round_f64)
-GRID_SAMPLE(float, bf16, round_bf16)
+GRID_SAMPLE(float, bf16, tn_round_bf16_f32)
+GRID_SAMPLE(float, f16, tn_round_half_f32)
 GRID_SAMPLE_BACKWARD(float, f32)
 GRID_SAMPLE_BACKWARD(double, f64)

@@ -21,8 +21,9 @@ typedef struct tn_grid_geom {
 /* y [N, C, out] sampled from x [N, C, in] at grid [N, out, nsp] (x, y, z order: width first) */
 void f32_grid_sample__scalar(float *y, const float *x, const float *grid, const tn_grid_geom *g, int64_t n0, int64_t n1);
 void f64_grid_sample__scalar(double *y, const double *x, const double *grid, const tn_grid_geom *g, int64_t n0, int64_t n1);
-/* the bfloat16 kernel: float buffers, every intermediate rounded to bfloat16 */
+/* the bfloat16 and float16 kernels: float buffers, every intermediate rounded to the type */
 void bf16_grid_sample__scalar(float *y, const float *x, const float *grid, const tn_grid_geom *g, int64_t n0, int64_t n1);
+void f16_grid_sample__scalar(float *y, const float *x, const float *grid, const tn_grid_geom *g, int64_t n0, int64_t n1);
 
 /* The adjoint for grad y [N, C, out]: gx [N, C, in] += (NULL: not wanted; zeroed by the
  * caller), ggrid [N, out, nsp] = d loss / d grid (written; 0 for nearest, as upstream). */

@@ -37,7 +37,7 @@ static tn_status check_grid(const tn_tensor *x, const tn_tensor *grid, int64_t i
 
 typedef struct grid_job {
     tn_dtype acc;
-    bool bf16; /* BFloat16 input: the per-operation rounding instance */
+    tn_dtype dtype; /* the input's: BFloat16 and Half take the per-operation rounding instances */
     void *y;
     const void *x, *grid;
     const tn_grid_geom *g;
@@ -45,7 +45,8 @@ typedef struct grid_job {
 
 static void grid_batch(void *vj, int64_t n0, int64_t n1) {
     const grid_job *j = vj;
-    if (j->bf16) bf16_grid_sample__scalar(j->y, j->x, j->grid, j->g, n0, n1);
+    if (j->dtype == TN_DTYPE_BFLOAT16) bf16_grid_sample__scalar(j->y, j->x, j->grid, j->g, n0, n1);
+    else if (j->dtype == TN_DTYPE_FLOAT16) f16_grid_sample__scalar(j->y, j->x, j->grid, j->g, n0, n1);
     else if (j->acc == TN_DTYPE_FLOAT32) f32_grid_sample__scalar(j->y, j->x, j->grid, j->g, n0, n1);
     else f64_grid_sample__scalar(j->y, j->x, j->grid, j->g, n0, n1);
 }
@@ -73,7 +74,7 @@ static tn_status grid_sample(const tn_value *args, tn_value *rets, int nsp) {
         if (st == TN_OK) st = tn_nn_load(grid, acc, &bg);
         if (st == TN_OK) st = tn_nn_out_begin(y, acc, &by);
         if (st == TN_OK) {
-            grid_job j = {acc, x->dtype == TN_DTYPE_BFLOAT16, by.data, bx.data, bg.data, &g};
+            grid_job j = {acc, x->dtype, by.data, bx.data, bg.data, &g};
             tn_parallel_for(g.N, 1, grid_batch, &j);
             tn_nn_out_finish(y, acc, &by);
         } else {

@@ -2788,9 +2788,9 @@ for _n, _src in [("size0", "F.interpolate(a, size=(0, 2, 2), mode='trilinear')")
                  ("bwd_input_size", "torch.ops.aten.upsample_trilinear3d_backward(a, [4, 5, 6], [2, 3, 4, 5], False)")]:
     add(f"upsample_nd_{_n}_err", f"lambda a: {_src.replace('F.', F + '.')}", [In((2, 3, 4, 5, 6))], ["upsample_trilinear3d.default"])
 
-# ---- grid sampling (src/ops/nn_grid_sample.c); bfloat16 with every intermediate rounded to
-# bfloat16, as upstream's kernels compute it -------------------------------------------------
-for dt in ("float32", "float64", "bfloat16"):
+# ---- grid sampling (src/ops/nn_grid_sample.c); bfloat16 and float16 with every intermediate
+# rounded to the type, as upstream's kernels compute it ------------------------------------
+for dt in ("float32", "float64", "bfloat16", "float16"):
     add(f"grid_sample_{dt}", "lambda x, g2, g3: tuple(torch.nn.functional.grid_sample(x[:, :, 0], g2 * 1.3, mode=m, padding_mode=p, align_corners=ac) for m in ('bilinear', 'nearest', 'bicubic') for p in ('zeros', 'border', 'reflection') for ac in (False, True)) + "
         "tuple(torch.nn.functional.grid_sample(x, g3 * 1.3, mode=m, padding_mode=p, align_corners=ac) for m in ('bilinear', 'nearest') for p in ('zeros', 'border', 'reflection') for ac in (False, True)) + "
         "(torch.ops.aten.grid_sampler_2d.default(x[:, :, 0], g2, 0, 0, False), torch.ops.aten.grid_sampler_3d.default(x, g3, 1, 2, True))",
