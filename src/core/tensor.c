@@ -350,6 +350,15 @@ tn_status tn_tensor_zeros(int ndim, const int64_t *sizes, tn_dtype dtype, tn_dev
 tn_tensor *tn_tensor_alias(const tn_tensor *t) {
     tn_tensor *a = tn_tensor_new_view(t->storage, t->offset, t->ndim, t->sizes, t->strides, t->dtype);
     if (a) a->flags |= t->flags & (TN_TENSOR_CONJ | TN_TENSOR_NEG); /* the same elements, read the same way */
+    if (a && t->batch) { /* a batched tensor's alias is batched over an alias of its value */
+        tn_tensor *v = tn_tensor_alias(t->batch->value);
+        bool ok = v && tn_tensor_attach_batch(a, v, t->batch->bdim, t->batch->level);
+        tn_tensor_release(v);
+        if (!ok) {
+            tn_tensor_release(a);
+            return NULL;
+        }
+    }
     return a;
 }
 
@@ -357,10 +366,27 @@ void tn_tensor_retain(tn_tensor *t) { atomic_fetch_add_explicit(&t->refcount, 1,
 
 void (*tn_tensor_autograd_free)(tn_tensor *t);
 
+atomic_long tn_tensor_batched_live;
+
+bool tn_tensor_attach_batch(tn_tensor *t, tn_tensor *value, int64_t bdim, int64_t level) {
+    tn_batch *b = malloc(sizeof *b);
+    if (!b) return false;
+    tn_tensor_retain(value);
+    *b = (tn_batch){value, bdim, level};
+    t->batch = b;
+    atomic_fetch_add_explicit(&tn_tensor_batched_live, 1, memory_order_relaxed);
+    return true;
+}
+
 void tn_tensor_release(tn_tensor *t) {
     if (!t) return;
     if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
     if (t->autograd && tn_tensor_autograd_free) tn_tensor_autograd_free(t);
+    if (t->batch) {
+        tn_tensor_release(t->batch->value);
+        free(t->batch);
+        atomic_fetch_sub_explicit(&tn_tensor_batched_live, 1, memory_order_relaxed);
+    }
     tn_storage_release(t->storage);
     tensor_struct_put(t);
 }

@@ -54,6 +54,8 @@ struct tn_storage {
     void *pyobj;         /* binding's UntypedStorage object, borrowed; binding clears it */
 };
 
+typedef struct tn_batch tn_batch;
+
 typedef struct tn_tensor {
     atomic_long refcount;
     tn_storage *storage;
@@ -65,7 +67,19 @@ typedef struct tn_tensor {
     void *autograd;      /* autograd record (autograd/autograd.h), NULL until needed */
     void *pyobj;         /* binding's Tensor object, borrowed; binding clears it */
     uint32_t flags;      /* TN_TENSOR_* */
+    tn_batch *batch;     /* a vmap batched tensor's physical value (below), NULL otherwise */
 } tn_tensor;
+
+/* A functorch batched tensor (torch.vmap; src/ops/vmap.c makes and reads them). Its own
+ * sizes and strides are the logical ones (the batch dimension hidden) over a meta storage,
+ * so no kernel can read it by mistake: the door sends every operator call with one to the
+ * vmap layer. `value` (one owned reference, released with the tensor) holds the elements with
+ * the batch dimension at `bdim`; `level` is the vmap level it is batched at (1 = outermost).
+ * `value` may itself be batched at a lower level (nested vmap). */
+struct tn_batch {
+    tn_tensor *value;
+    int64_t bdim, level;
+};
 
 enum {
     TN_TENSOR_REQUIRES_GRAD = 1u << 0,
@@ -122,13 +136,24 @@ tn_tensor *tn_tensor_new_view(tn_storage *storage, int64_t offset, int ndim,
 tn_tensor *tn_tensor_alias(const tn_tensor *t);
 void tn_tensor_retain(tn_tensor *t);
 void tn_tensor_release(tn_tensor *t);
+/* Makes t batched over `value` (retained) at bdim and level; false when out of memory. */
+bool tn_tensor_attach_batch(tn_tensor *t, tn_tensor *value, int64_t bdim, int64_t level);
+/* Batched tensors alive in the process (the door's test outside vmap is this one load). */
+extern atomic_long tn_tensor_batched_live;
+static inline bool tn_tensor_batched_alive(void) {
+    return atomic_load_explicit(&tn_tensor_batched_live, memory_order_relaxed) != 0;
+}
+
 /* Frees a dying tensor's autograd record; set by the autograd layer (core knows nothing
  * of autograd but that the slot needs freeing). */
 extern void (*tn_tensor_autograd_free)(tn_tensor *t);
 
 int64_t tn_tensor_numel(const tn_tensor *t);
 bool tn_tensor_is_contiguous(const tn_tensor *t);
-static inline tn_device tn_tensor_device(const tn_tensor *t) { return t->storage->device; }
+static inline tn_device tn_tensor_device(const tn_tensor *t) {
+    while (t->batch) t = t->batch->value; /* a batched tensor lives where its value does */
+    return t->storage->device;
+}
 static inline bool tn_tensor_is_meta(const tn_tensor *t) { return t->storage->device.type == TN_DEVICE_META; }
 /* Address of element 0 (storage data + offset); NULL for meta tensors. */
 static inline void *tn_tensor_data(const tn_tensor *t) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/scalar.h"
+#include "ops/vmap.h"
 #include "functions.h"
 #include "ops/graph.h"
 #include "ops/promote.h"
@@ -694,6 +695,10 @@ static int arena_own(tn_arena *a, tn_tensor *t) {
 
 /* Reads element 0 of a 0-dim (or one-element) tensor as a Scalar value (item()). */
 static int tensor_item(tn_tensor *t, tn_value *v) {
+    if (t->batch) {
+        PyErr_SetString(PyExc_RuntimeError, TN_MSG_VMAP_ITEM);
+        return -1;
+    }
     if (tn_tensor_is_meta(t) || !tn_tensor_data(t)) {
         PyErr_SetString(PyExc_RuntimeError,
                         "Tensor.item() cannot be called on meta tensors");

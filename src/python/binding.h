@@ -72,6 +72,7 @@ int tn_py_init_storage(PyObject *m);
 int tn_py_init_graph(PyObject *m);
 int tn_py_init_autograd(PyObject *m);
 int tn_py_init_dist(PyObject *m); /* torch._C._tn_dist (dist.c) */
+int tn_py_init_functorch(PyObject *m); /* torch._C._tn_vmap_* (functorch.c) */
 /* Storages (storage.c) */
 int tn_py_is_storage(PyObject *o);
 tn_storage *tn_py_storage_get(PyObject *o);

@@ -40,8 +40,10 @@ static int is_int_like(PyObject *o) {
     return PyIndex_Check(o) && !PySequence_Check(o);
 }
 
+/* a 0-dim integer tensor selects like an int, unless vmap batches it (then it is an
+ * advanced index, one per batch element, as upstream's) */
 static int is_int_scalar_tensor(PyObject *o) {
-    return tn_py_is_tensor(o) && tn_py_tensor_get(o)->ndim == 0 &&
+    return tn_py_is_tensor(o) && tn_py_tensor_get(o)->ndim == 0 && !tn_py_tensor_get(o)->batch &&
            tn_dtype_is_integral(tn_py_tensor_get(o)->dtype, false);
 }
 

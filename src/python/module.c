@@ -88,7 +88,7 @@ PyMODINIT_FUNC PyInit__C(void) {
         tn_py_add_torch_function_api(m) < 0 || tn_py_add_functions(m) < 0 ||
         tn_py_init_tensor(m) < 0 || tn_py_init_state(m) < 0 || tn_py_init_tensor_new(m) < 0 ||
         tn_py_init_generator(m) < 0 || tn_py_init_storage(m) < 0 || tn_py_init_graph(m) < 0 ||
-        tn_py_init_autograd(m) < 0 || tn_py_init_dist(m) < 0)
+        tn_py_init_autograd(m) < 0 || tn_py_init_dist(m) < 0 || tn_py_init_functorch(m) < 0)
         goto error;
     if (tn_py_add_nn_manual(m) < 0) goto error;
     PyObject *vf = PyObject_GetAttrString(m, "_VariableFunctionsClass");

@@ -2,6 +2,7 @@
  * hand-written methods upstream also writes by hand (size, stride, item, tolist, to, ...).
  * Generated operator methods are added by functions*.c. */
 #include "binding.h"
+#include "ops/vmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ static PyObject *get_requires_grad(PyObject *self, void *c) {
 }
 static int set_requires_grad(PyObject *self, PyObject *v, void *c) {
     if (!v) { PyErr_SetString(PyExc_TypeError, "cannot delete requires_grad"); return -1; }
+    if (T(self)->batch) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* "
+                        "APIs) inside of a function being transformed by a functorch transform. This is unsupported, "
+                        "please attempt to use the functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call "
+                        "requires_grad_() outside of a function being transformed instead.");
+        return -1;
+    }
     int b = PyObject_IsTrue(v);
     if (b < 0) return -1;
     tn_tensor *t = T(self);
@@ -147,6 +156,10 @@ static PyObject *get_nbytes(PyObject *self, void *c) {
 static void release_parent_storage(void *ctx, void *data) { tn_storage_release((tn_storage *)ctx); }
 static PyObject *get_data(PyObject *self, void *c) {
     tn_tensor *t = T(self);
+    if (t->batch) { /* batched (vmap): an alias batched over its value's */
+        tn_tensor *a = tn_tensor_alias(t);
+        return a ? tn_py_tensor_wrap(a) : PyErr_NoMemory();
+    }
     tn_storage *s = t->storage;
     tn_storage_retain(s);
     tn_storage *b = tn_storage_borrow(s->data, s->nbytes, s->device, release_parent_storage, s);
@@ -389,6 +402,10 @@ static PyObject *m_item(PyObject *self, PyObject *u) {
     int64_t n = tn_tensor_numel(t);
     if (n != 1) {
         PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar", (long long)n);
+        return NULL;
+    }
+    if (t->batch) {
+        PyErr_SetString(PyExc_RuntimeError, TN_MSG_VMAP_ITEM);
         return NULL;
     }
     if (tn_tensor_is_meta(t)) {

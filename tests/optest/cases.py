@@ -3082,3 +3082,36 @@ add("cplx_logspace", "lambda: (torch.logspace(1 + 1j, 3 + 2j, 5, base=2, dtype=t
 # complex unfold_backward (the real and imaginary parts summed alike): istft of a
 # two-sided or complex signal
 add("cplx_unfold_backward_istft", "lambda a, b, c: (lambda w, g: (torch.ops.aten.unfold_backward(g, [13], 0, 5, 4), torch.ops.aten.unfold_backward(g.cdouble().reshape(1, 3, 5), [1, 13], 1, 5, 4), torch.istft(torch.stft(torch.complex(a, b).double(), 16, 4, window=w, return_complex=True, onesided=False), 16, 4, window=w, onesided=False, return_complex=True)))(torch.hann_window(16, dtype=torch.float64), torch.complex(c[:15].reshape(3, 5), c[15:30].reshape(3, 5)))", [In((64,)), In((64,)), In((30,))], ["unfold_backward.default", "istft.default"])
+
+# ---- torch.vmap (src/ops/vmap.c: the door batches every operator call with a batched
+# argument, one call per batch element, results stacked; views rebuilt over the input's
+# value; in_dims/out_dims, nesting and the pytrees are upstream's own Python) -------------
+V = "torch.func.vmap"
+for _n, _src, _ins in [
+    ("pointwise", f"({V}(torch.sin)(a), {V}(torch.add, in_dims=(0, None))(a, b[0]), {V}(lambda v: v * 2, out_dims=1)(a), {V}(torch.sum, in_dims=1)(a))", [In((3, 4)), In((3, 4))]),
+    ("nested", f"({V}({V}(lambda x, y: x * y, in_dims=(0, None)), in_dims=(None, 0))(b[0], a), {V}({V}({V}(torch.add)))(c, c.cos()))", [In((3, 4)), In((3, 4)), In((2, 3, 4))]),
+    ("linalg", f"({V}(torch.dot)(a, b), {V}(lambda v: c[0] @ v.unsqueeze(-1))(a), {V}(torch.matmul)(c, c.transpose(1, 2)), {V}(torch.mm, in_dims=(None, 0))(a, c.transpose(1, 2)), {V}(torch.nn.functional.linear, in_dims=(0, None))(a, b))", [In((3, 4)), In((3, 4)), In((2, 3, 4))]),
+    ("reductions", f"({V}(lambda v: v.sum(-1))(c), {V}(lambda v: v.argmax())(a), {V}(lambda v: torch.softmax(v, -1))(a), {V}(lambda v: torch.nn.functional.layer_norm(v, (4,)))(a), {V}(lambda v: torch.nn.functional.mse_loss(v, b[0]))(a), {V}(lambda v: torch.nn.functional.cross_entropy(v.unsqueeze(0), torch.tensor([1])))(a), {V}(lambda v: v.max(0))(c))", [In((3, 4)), In((3, 4)), In((2, 3, 4))]),
+    ("lists", f"({V}(lambda v: torch.cat([v, b[0], v]))(a), {V}(lambda v: torch.stack([v, b[1]]))(a), {V}(lambda v: v.split(3)[1])(a), {V}(lambda v: v.unbind(0))(c), {V}(lambda v: v.chunk(2, -1))(c))", [In((3, 4)), In((3, 4)), In((2, 3, 4))]),
+    ("indexing", f"({V}(lambda v: v[torch.tensor([0, 2])])(a), {V}(lambda v: torch.where(v > 0, v, b[0]))(a), {V}(lambda v: v.gather(0, torch.tensor([3, 1])))(a), {V}(lambda v, i: v[i])(a, torch.tensor([0, 3, 1])), {V}(lambda v: v[1:, ::2])(c))", [In((3, 4)), In((3, 4)), In((2, 3, 4))]),
+    ("inplace", f"({V}(lambda v: v.clone().add_(1))(a), (lambda z: ({V}(lambda v: v.view(2, 2).mul_(10))(z), z))(a.clone()), (lambda z: ({V}(lambda v: v.t().add_(b[0, :3]))(z), z))(c.clone()), (lambda z: ({V}(lambda v: v[0].zero_())(z), z))(c.clone()))", [In((3, 4)), In((3, 4)), In((2, 3, 4))]),
+    ("conv", f"{V}(lambda im: torch.nn.functional.conv2d(im.unsqueeze(0), w, padding=1))(a)", [In((2, 3, 6, 6)), In((4, 3, 3, 3))]),
+    ("module", f"{V}(lambda w, bias, x: torch.func.functional_call(torch.nn.Linear(4, 2), {{'weight': w, 'bias': bias}}, (x,)), in_dims=(0, 0, None))(a, b, c)", [In((3, 2, 4)), In((3, 2)), In((5, 4))]),
+    ("pytree", f"({V}(lambda d: d['x'] + d['y'][0])({{'x': a, 'y': (b,)}}), {V}(lambda v: (v, v.sum()), out_dims=(0, 0))(a), {V}(torch.sin, chunk_size=2)(a), {V}(lambda v: b)(a))", [In((3, 4)), In((3, 4))]),
+    ("empty_batch", f"({V}(torch.sin)(a[:0]), {V}(lambda v: v.sum(0))(a[:0]), {V}(lambda v: v @ b[0])(a[:0]), {V}(lambda v: v.split(2))(a[:0]))", [In((3, 4)), In((3, 4))]),
+    ("grad_through", f"(lambda x: torch.autograd.grad({V}(lambda v: (v.sin() * v).sum())(x).sum(), x))(a.clone().requires_grad_())", [In((3, 4))]),
+    ("dropout_eval", f"{V}(lambda v: torch.nn.functional.dropout(v, 0.5, training=False) + torch.nn.functional.dropout(v, 0.0))(a)", [In((3, 4))]),
+    ("randomness", f"(lambda r, s: (tuple(r.shape), bool((r[0] != r[1]).any()), bool((s[0] == s[1]).all())))({V}(lambda v: torch.rand(4) + 0 * v, randomness='different')(a), {V}(lambda v: torch.rand(4) + 0 * v, randomness='same')(a))", [In((3, 4))]),
+    ("repr", f"{V}(lambda v: (print(repr(v)[:60]), v + 1)[1])(a)", [In((2, 2))]),
+]:
+    add(f"vmap_{_n}", f"lambda *xs: (lambda a, b=None, c=None, w=None: {_src})(*xs)" if _n != "conv" and _n != "module" else
+        (f"lambda a, w: {_src}" if _n == "conv" else f"lambda a, b, c: {_src}"), _ins, [])
+for _n, _src in [("item", f"{V}(lambda v: v.sum().item())(a)"), ("random_error", f"{V}(lambda v: v + torch.rand(4))(a)"),
+                 ("dropout_train", f"{V}(lambda v: torch.nn.functional.dropout(v, 0.5))(a)"),
+                 ("requires_grad", f"{V}(lambda v: v.detach().requires_grad_())(a)"),
+                 ("inplace_unbatched_self", f"{V}(lambda v: a[0].clone().add_(v))(a)"),
+                 ("autograd_inside", f"{V}(lambda v: torch.autograd.grad((v ** 2).sum(), v))(a.clone().requires_grad_())"),
+                 ("control_flow", f"{V}(lambda v: v if v.sum() > 0 else -v)(a)"),
+                 ("size_mismatch", f"{V}(torch.add)(a, a[:2])"), ("in_dim_range", f"{V}(torch.sin, in_dims=3)(a)"),
+                 ("escaped", f"(lambda l: ({V}(lambda v: l.append(v) or v)(a), l[0] + 1))([])")]:
+    add(f"vmap_{_n}_err", f"lambda a: {_src}", [In((3, 4))], [])

@@ -1,7 +1,9 @@
-"""torch._C._functorch and torch._C._functionalization: functorch transforms (vmap, grad,
-functionalize) need the C dispatcher's per-key machinery, which torchnative does not have.
-Queries answer truthfully (no transform is active, nothing is wrapped); entering a
-transform refuses by name."""
+"""torch._C._functorch and torch._C._functionalization. vmap is real: its levels and batched
+tensors are C (src/ops/vmap.c; the door batches every operator call that has a batched
+argument, docs/DESIGN.md "vmap"); these functions are upstream's names over
+torch._C._tn_vmap_* and friends. The other transforms (grad, jvp, functionalize) need
+functorch's per-level autograd wrappers, which torchnative does not have: entering one
+refuses by name, and the queries answer as for vmap alone."""
 
 from torchnative._surface import C, add, enum_, real, refuse, returning, submodule
 
@@ -12,12 +14,12 @@ submodule(FN)
 
 enum_(F, "TransformType", {"Torch": 0, "Vmap": 1, "Grad": 2, "Jvp": 3, "Functionalize": 4})
 enum_(F, "RandomnessType", {"Error": 0, "Same": 1, "Different": 2})
-returning(F, "is_batchedtensor is_legacy_batchedtensor is_functionaltensor is_gradtrackingtensor "
-          "is_functorch_wrapped_tensor is_dead_tensor_wrapper", False,
-          "no functorch wrappers exist", status="real")
-returning(F, "maybe_current_level peek_interpreter_stack", None, "no transform is active", status="real")
-returning(F, "get_dynamic_layer_stack_depth", 0, "no transform is active", status="real")
-returning(F, "get_interpreter_stack", [], "no transform is active", status="real")
+returning(F, "is_legacy_batchedtensor is_functionaltensor is_gradtrackingtensor is_dead_tensor_wrapper", False,
+          "the only functorch wrapper torchnative makes is vmap's batched tensor", status="real")
+# functorch's interpreter objects (pyfunctorch.py) route torch.autograd.Function and
+# higher-order operators through the transforms; vmap here batches at the door below them
+returning(F, "peek_interpreter_stack", None, "no interpreter objects: vmap batches at the door", status="real")
+returning(F, "get_interpreter_stack", [], "no interpreter objects: vmap batches at the door", status="real")
 returning(F, "get_inplace_requires_grad_allowed get_single_level_autograd_function_allowed", False,
           "no transform is active", status="real")
 returning(F, "_is_vmap_fallback_enabled", True, "upstream default")
@@ -26,9 +28,31 @@ returning(F, "set_inplace_requires_grad_allowed set_single_level_autograd_functi
           "_set_dynamic_layer_keys_included tls_set_vmap_excluded", None, "flags for transforms that never run")
 
 
+def _c():
+    import torch
+    return torch._C
+
+
+def _info(t):
+    return _c()._tn_batch_info(t)
+
+
+@real(F)
+def is_batchedtensor(t):
+    return _info(t) is not None
+
+
+@real(F)
+def is_functorch_wrapped_tensor(t):
+    return _info(t) is not None
+
+
 @real(F)
 def get_unwrapped(t):
-    return t
+    info = _info(t)
+    if info is None:
+        raise RuntimeError("get_unwrapped: expected a functorch wrapped tensor")
+    return info[0]
 
 
 @real(F)
@@ -36,12 +60,75 @@ def unwrap_if_dead(t):
     return t
 
 
-refuse(F, """_add_batch_dim _remove_batch_dim _unwrap_batched _wrap_for_grad _unwrap_for_grad
+@real(F)
+def maybe_get_bdim(t):
+    info = _info(t)
+    return -1 if info is None else info[1]
+
+
+@real(F)
+def maybe_get_level(t):
+    info = _info(t)
+    return -1 if info is None else info[2]
+
+
+@real(F)
+def _unwrap_batched(t, level):
+    info = _info(t)
+    if info is None or info[2] != level:
+        return t, None
+    return info[0], info[1]
+
+
+@real(F)
+def _add_batch_dim(t, batch_dim, level):
+    return _c()._tn_add_batch_dim(t, batch_dim, level)
+
+
+@real(F)
+def _remove_batch_dim(t, level, batch_size, out_dim):
+    return _c()._tn_remove_batch_dim(t, level, batch_size, out_dim)
+
+
+@real(F)
+def _vmap_increment_nesting(batch_size, randomness):
+    return _c()._tn_vmap_increment_nesting(batch_size, randomness)
+
+
+@real(F)
+def _vmap_decrement_nesting():
+    return _c()._tn_vmap_decrement_nesting()
+
+
+@real(F)
+def current_level():
+    depth = _c()._tn_vmap_depth()
+    if depth == 0:
+        raise RuntimeError("current_level: no functorch transform is active")
+    return depth
+
+
+@real(F)
+def maybe_current_level():
+    depth = _c()._tn_vmap_depth()
+    return depth or None
+
+
+@real(F)
+def get_dynamic_layer_stack_depth():
+    return _c()._tn_vmap_depth()
+
+
+# entering grad or jvp refuses (below), so no level of theirs is ever active: their exits,
+# which upstream's context managers call in `finally`, leave the entry's refusal visible
+returning(F, "_grad_decrement_nesting _jvp_decrement_nesting", None,
+          "no grad or jvp level can be active (entering one refuses)")
+refuse(F, """_wrap_for_grad _unwrap_for_grad
 _wrap_functional_tensor _unwrap_functional_tensor _assert_wrapped_functional _propagate_functional_input_mutation
-_vmap_increment_nesting _vmap_decrement_nesting _grad_increment_nesting _grad_decrement_nesting
-_jvp_increment_nesting _jvp_decrement_nesting _func_increment_nesting _func_decrement_nesting
-_maybe_unsafe_set_level current_level dlevel dump_dls dump_local_tls dump_tensor maybe_get_bdim
-maybe_get_level pop_dynamic_layer_stack pop_dynamic_layer_stack_and_undo_to_depth
+_grad_increment_nesting
+_jvp_increment_nesting _func_increment_nesting _func_decrement_nesting
+_maybe_unsafe_set_level dlevel dump_dls dump_local_tls dump_tensor
+pop_dynamic_layer_stack pop_dynamic_layer_stack_and_undo_to_depth
 push_dynamic_layer_stack reshape_dim_into reshape_dim_outof""")
 refuse(F, "CInterpreter CFunctionalizeInterpreterPtr CGradInterpreterPtr CJvpInterpreterPtr "
           "CVmapInterpreterPtr DynamicLayer", kind="type")

@@ -1,0 +1,94 @@
+/* functorch.c — torch._C._tn_vmap_*: the binding of src/ops/vmap.c (vmap levels, batched
+ * tensors made and taken apart). python/torchnative/_surface/functorch.py builds upstream's
+ * torch._C._functorch names on these. */
+#include <string.h>
+
+#include "binding.h"
+
+#include "ops/vmap.h"
+
+static PyObject *tensor_result(tn_status st, tn_tensor *t) {
+    if (st != TN_OK) return tn_py_raise(st);
+    return tn_py_tensor_wrap(t);
+}
+
+static int tensor_arg(PyObject *o, tn_tensor **out) {
+    if (!tn_py_is_tensor(o)) {
+        PyErr_SetString(PyExc_TypeError, "expected a Tensor");
+        return 0;
+    }
+    *out = tn_py_tensor_get(o);
+    return 1;
+}
+
+/* _tn_vmap_increment_nesting(batch_size, randomness) -> level */
+static PyObject *f_increment(PyObject *m, PyObject *args) {
+    long long batch_size;
+    const char *randomness;
+    if (!PyArg_ParseTuple(args, "Ls:_vmap_increment_nesting", &batch_size, &randomness)) return NULL;
+    int mode = !strcmp(randomness, "error") ? TN_VMAP_RANDOM_ERROR
+               : !strcmp(randomness, "same") ? TN_VMAP_RANDOM_SAME
+               : !strcmp(randomness, "different") ? TN_VMAP_RANDOM_DIFFERENT : -1;
+    if (mode < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Only allowed values for randomness are 'error', 'different', or 'same'. Got %s",
+                     randomness);
+        return NULL;
+    }
+    int64_t level;
+    tn_status st = tn_vmap_push(batch_size, mode, &level);
+    if (st != TN_OK) return tn_py_raise(st);
+    return PyLong_FromLongLong(level);
+}
+
+static PyObject *f_decrement(PyObject *m, PyObject *u) {
+    int64_t level;
+    tn_status st = tn_vmap_pop(&level);
+    if (st != TN_OK) return tn_py_raise(st);
+    return PyLong_FromLongLong(level);
+}
+
+static PyObject *f_depth(PyObject *m, PyObject *u) { return PyLong_FromLong(tn_vmap_depth()); }
+
+/* _tn_add_batch_dim(tensor, batch_dim, level) */
+static PyObject *f_add_batch_dim(PyObject *m, PyObject *args) {
+    PyObject *o;
+    long long bdim, level;
+    tn_tensor *t, *r = NULL;
+    if (!PyArg_ParseTuple(args, "OLL:_add_batch_dim", &o, &bdim, &level) || !tensor_arg(o, &t)) return NULL;
+    tn_status st = tn_vmap_add_batch_dim(t, bdim, level, &r);
+    return tensor_result(st, r);
+}
+
+/* _tn_remove_batch_dim(tensor, level, batch_size, out_dim) */
+static PyObject *f_remove_batch_dim(PyObject *m, PyObject *args) {
+    PyObject *o;
+    long long level, batch_size, out_dim;
+    tn_tensor *t, *r = NULL;
+    if (!PyArg_ParseTuple(args, "OLLL:_remove_batch_dim", &o, &level, &batch_size, &out_dim) || !tensor_arg(o, &t))
+        return NULL;
+    tn_status st = tn_vmap_remove_batch_dim(t, level, batch_size, out_dim, &r);
+    return tensor_result(st, r);
+}
+
+/* _tn_batch_info(tensor) -> (value, bdim, level), or None for a tensor that is not batched */
+static PyObject *f_batch_info(PyObject *m, PyObject *o) {
+    tn_tensor *t;
+    if (!tensor_arg(o, &t)) return NULL;
+    if (!t->batch) Py_RETURN_NONE;
+    tn_tensor_retain(t->batch->value);
+    PyObject *v = tn_py_tensor_wrap(t->batch->value);
+    if (!v) return NULL;
+    return Py_BuildValue("(NLL)", v, (long long)t->batch->bdim, (long long)t->batch->level);
+}
+
+static PyMethodDef functorch_functions[] = {
+    {"_tn_vmap_increment_nesting", f_increment, METH_VARARGS, NULL},
+    {"_tn_vmap_decrement_nesting", f_decrement, METH_NOARGS, NULL},
+    {"_tn_vmap_depth", f_depth, METH_NOARGS, NULL},
+    {"_tn_add_batch_dim", f_add_batch_dim, METH_VARARGS, NULL},
+    {"_tn_remove_batch_dim", f_remove_batch_dim, METH_VARARGS, NULL},
+    {"_tn_batch_info", f_batch_info, METH_O, NULL},
+    {NULL},
+};
+
+int tn_py_init_functorch(PyObject *m) { return PyModule_AddFunctions(m, functorch_functions); }
