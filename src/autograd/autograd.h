@@ -156,6 +156,11 @@ struct tn_node {
     tn_tensor *variable;      /* owned */
 };
 
+/* Whether a backward pass from t would reach a leaf requiring grad other than leaves[0..n)
+ * (t itself when it is such a leaf): functorch's grad levels detach a result that depends on
+ * their own leaves only. */
+bool tn_autograd_reaches_other_leaf(const tn_tensor *t, tn_tensor *const *leaves, int nleaves);
+
 void tn_node_retain(tn_node *n);
 void tn_node_release(tn_node *n);
 /* A node of `kind` with num_inputs / num_next slots (edges empty). */

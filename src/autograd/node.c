@@ -326,3 +326,57 @@ tn_status tn_saved_unpack(tn_node *n, const tn_saved *s, tn_tensor **out) {
     *out = s->t;
     return TN_OK;
 }
+
+/* ---- graph reachability (functorch's grad levels, src/python/functorch.c) ------------- */
+
+static bool among(const tn_tensor *t, tn_tensor *const *set, int n) {
+    for (int i = 0; i < n; i++)
+        if (set[i] == t) return true;
+    return false;
+}
+
+bool tn_autograd_reaches_other_leaf(const tn_tensor *t, tn_tensor *const *leaves, int nleaves) {
+    if (!tn_requires_grad(t)) return false;
+    tn_node *root = tn_grad_fn(t);
+    if (!root) return !among(t, leaves, nleaves);
+    /* depth-first over the nodes, each once (an open-addressed set of node pointers) */
+    size_t cap = 64, nseen = 0, nstack = 0, stack_cap = 64;
+    tn_node **seen = calloc(cap, sizeof *seen), **stack = malloc(stack_cap * sizeof *stack);
+    bool found = false;
+    if (!seen || !stack) { free(seen), free(stack); return true; } /* out of memory: keep the graph */
+    stack[nstack++] = root;
+    while (nstack && !found) {
+        tn_node *n = stack[--nstack];
+        size_t h = ((uintptr_t)n >> 4) & (cap - 1);
+        while (seen[h] && seen[h] != n) h = (h + 1) & (cap - 1);
+        if (seen[h]) continue;
+        seen[h] = n;
+        if (++nseen * 2 > cap) { /* grow and rehash */
+            tn_node **bigger = calloc(cap * 2, sizeof *bigger);
+            if (!bigger) { found = true; break; }
+            for (size_t i = 0; i < cap; i++)
+                if (seen[i]) {
+                    size_t k = ((uintptr_t)seen[i] >> 4) & (cap * 2 - 1);
+                    while (bigger[k]) k = (k + 1) & (cap * 2 - 1);
+                    bigger[k] = seen[i];
+                }
+            free(seen);
+            seen = bigger, cap *= 2;
+        }
+        if (n->kind == TN_NODE_ACCUMULATE) {
+            if (n->variable && !among(n->variable, leaves, nleaves)) found = true;
+            continue;
+        }
+        for (int i = 0; i < n->num_next; i++) {
+            if (!n->next[i].fn) continue;
+            if (nstack == stack_cap) {
+                tn_node **s2 = realloc(stack, stack_cap * 2 * sizeof *s2);
+                if (!s2) { found = true; break; }
+                stack = s2, stack_cap *= 2;
+            }
+            stack[nstack++] = n->next[i].fn;
+        }
+    }
+    free(seen), free(stack);
+    return found;
+}

@@ -13,6 +13,7 @@
 static _Thread_local struct {
     int depth;
     int in_loop; /* > 0 while calls run on the elements of a batch (tn_vmap_dispatch's loop) */
+    int grad_depth; /* torch.func.grad levels active */
     int64_t size[MAX_LEVELS];
     int random[MAX_LEVELS];
 } tl;
@@ -34,6 +35,18 @@ tn_status tn_vmap_pop(int64_t *level) {
 }
 
 int tn_vmap_depth(void) { return tl.depth; }
+
+int64_t tn_vmap_batch_size(int64_t level) { return level >= 1 && level <= tl.depth ? tl.size[level - 1] : -1; }
+
+int64_t tn_func_grad_push(void) { return ++tl.grad_depth; }
+
+tn_status tn_func_grad_pop(int64_t *level) {
+    if (tl.grad_depth == 0) return tn_error(TN_ERR_RUNTIME, "grad: no grad level is active to leave");
+    *level = tl.grad_depth--;
+    return TN_OK;
+}
+
+int tn_func_grad_depth(void) { return tl.grad_depth; }
 
 tn_status tn_vmap_add_batch_dim(tn_tensor *t, int64_t bdim, int64_t level, tn_tensor **out) {
     if (bdim < 0 || bdim >= t->ndim)

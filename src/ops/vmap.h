@@ -43,6 +43,16 @@ tn_status tn_vmap_pop(int64_t *level);
 /* Levels active on this thread (0 outside vmap). */
 int tn_vmap_depth(void);
 
+/* The batch size of an active vmap level (1..depth). */
+int64_t tn_vmap_batch_size(int64_t level);
+
+/* torch.func.grad's levels (functorch.py builds the transform on them): while one is active,
+ * a batched tensor reports its value's requires_grad and requires_grad_() reaches the value,
+ * as upstream's grad wrappers under vmap do; outside, a batched tensor never requires grad. */
+int64_t tn_func_grad_push(void);
+tn_status tn_func_grad_pop(int64_t *level);
+int tn_func_grad_depth(void);
+
 /* A batched tensor at `level` whose value is t with the batch dimension at bdim (t is
  * retained; 0 <= bdim < t->ndim, the batch size t->sizes[bdim]). */
 tn_status tn_vmap_add_batch_dim(tn_tensor *t, int64_t bdim, int64_t level, tn_tensor **out);

@@ -5,6 +5,7 @@
 
 #include "binding.h"
 
+#include "autograd/autograd.h"
 #include "ops/vmap.h"
 
 static PyObject *tensor_result(tn_status st, tn_tensor *t) {
@@ -81,7 +82,60 @@ static PyObject *f_batch_info(PyObject *m, PyObject *o) {
     return Py_BuildValue("(NLL)", v, (long long)t->batch->bdim, (long long)t->batch->level);
 }
 
+static PyObject *f_batch_size(PyObject *m, PyObject *o) {
+    long long level = PyLong_AsLongLong(o);
+    if (level == -1 && PyErr_Occurred()) return NULL;
+    int64_t b = tn_vmap_batch_size(level);
+    if (b < 0) {
+        PyErr_Format(PyExc_RuntimeError, "vmap: level %lld is not active", level);
+        return NULL;
+    }
+    return PyLong_FromLongLong(b);
+}
+
+static PyObject *f_grad_increment(PyObject *m, PyObject *u) { return PyLong_FromLongLong(tn_func_grad_push()); }
+
+static PyObject *f_grad_decrement(PyObject *m, PyObject *u) {
+    int64_t level;
+    tn_status st = tn_func_grad_pop(&level);
+    if (st != TN_OK) return tn_py_raise(st);
+    return PyLong_FromLongLong(level);
+}
+
+/* _tn_reaches_other_leaf(tensor, leaves): whether backward from tensor (its innermost
+ * value when batched) reaches a leaf requiring grad that is not one of `leaves` */
+static PyObject *f_reaches_other_leaf(PyObject *m, PyObject *args) {
+    PyObject *o, *seq;
+    tn_tensor *t;
+    if (!PyArg_ParseTuple(args, "OO:_tn_reaches_other_leaf", &o, &seq) || !tensor_arg(o, &t)) return NULL;
+    PyObject *fast = PySequence_Tuple(seq);
+    if (!fast) return NULL;
+    Py_ssize_t n = PyTuple_Size(fast);
+    tn_tensor **leaves = PyMem_Calloc((size_t)n + 1, sizeof *leaves);
+    if (!leaves) { Py_DECREF(fast); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        tn_tensor *l;
+        if (!tensor_arg(PyTuple_GetItem(fast, i), &l)) { PyMem_Free(leaves); Py_DECREF(fast); return NULL; }
+        while (l->batch) l = l->batch->value;
+        leaves[i] = l;
+    }
+    while (t->batch) t = t->batch->value;
+    bool r = tn_autograd_reaches_other_leaf(t, leaves, (int)n);
+    PyMem_Free(leaves);
+    Py_DECREF(fast);
+    return PyBool_FromLong(r);
+}
+
+static PyObject *f_batched_alive(PyObject *m, PyObject *u) {
+    return PyLong_FromLong(atomic_load(&tn_tensor_batched_live));
+}
+
 static PyMethodDef functorch_functions[] = {
+    {"_tn_batched_alive", f_batched_alive, METH_NOARGS, NULL},
+    {"_tn_vmap_batch_size", f_batch_size, METH_O, NULL},
+    {"_tn_grad_increment_nesting", f_grad_increment, METH_NOARGS, NULL},
+    {"_tn_grad_decrement_nesting", f_grad_decrement, METH_NOARGS, NULL},
+    {"_tn_reaches_other_leaf", f_reaches_other_leaf, METH_VARARGS, NULL},
     {"_tn_vmap_increment_nesting", f_increment, METH_VARARGS, NULL},
     {"_tn_vmap_decrement_nesting", f_decrement, METH_NOARGS, NULL},
     {"_tn_vmap_depth", f_depth, METH_NOARGS, NULL},

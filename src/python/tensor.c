@@ -73,12 +73,19 @@ static PyObject *get_layout(PyObject *self, void *c) {
     Py_INCREF(l);
     return l;
 }
+/* a batched tensor's innermost value (the tensor itself when not batched) */
+static tn_tensor *physical(tn_tensor *t) {
+    while (t->batch) t = t->batch->value;
+    return t;
+}
 static PyObject *get_requires_grad(PyObject *self, void *c) {
-    return PyBool_FromLong(tn_requires_grad(T(self)));
+    tn_tensor *t = T(self);
+    if (t->batch) return PyBool_FromLong(tn_func_grad_depth() > 0 && tn_requires_grad(physical(t)));
+    return PyBool_FromLong(tn_requires_grad(t));
 }
 static int set_requires_grad(PyObject *self, PyObject *v, void *c) {
     if (!v) { PyErr_SetString(PyExc_TypeError, "cannot delete requires_grad"); return -1; }
-    if (T(self)->batch) {
+    if (T(self)->batch && tn_func_grad_depth() == 0) {
         PyErr_SetString(PyExc_RuntimeError,
                         "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* "
                         "APIs) inside of a function being transformed by a functorch transform. This is unsupported, "
@@ -88,7 +95,7 @@ static int set_requires_grad(PyObject *self, PyObject *v, void *c) {
     }
     int b = PyObject_IsTrue(v);
     if (b < 0) return -1;
-    tn_tensor *t = T(self);
+    tn_tensor *t = physical(T(self)); /* under torch.func.grad a batched tensor's value */
     if (!tn_is_leaf(t)) {
         if (b) return 0;
         PyErr_SetString(PyExc_RuntimeError, "you can only change requires_grad flags of leaf variables. If you want to use a computed "

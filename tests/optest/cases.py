@@ -3115,3 +3115,20 @@ for _n, _src in [("item", f"{V}(lambda v: v.sum().item())(a)"), ("random_error",
                  ("size_mismatch", f"{V}(torch.add)(a, a[:2])"), ("in_dim_range", f"{V}(torch.sin, in_dims=3)(a)"),
                  ("escaped", f"(lambda l: ({V}(lambda v: l.append(v) or v)(a), l[0] + 1))([])")]:
     add(f"vmap_{_n}_err", f"lambda a: {_src}", [In((3, 4))], [])
+# torch.func.grad / vjp / jacrev over the C autograd (python/torchnative/_surface/functorch.py:
+# a grad level's inputs are differentiable aliases; under vmap, torch.autograd.grad of batched
+# tensors runs one backward per batch element); results compared with upstream, requires_grad too
+G = "torch.func"
+for _n, _src, _ins in [
+    ("grad", f"(lambda g: (g, g.requires_grad))({G}.grad(lambda v: (v.sin() * v).sum())(a))", [In((3, 4))]),
+    ("grad_argnums_aux", f"({G}.grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(a, b), {G}.grad_and_value(lambda v: (v ** 3).sum())(a), {G}.grad(lambda v: ((v ** 2).sum(), v.mean()), has_aux=True)(a))", [In((3, 4)), In((3, 4))]),
+    ("grad_grad", f"(lambda g: (g, g.requires_grad))({G}.grad(lambda v: {G}.grad(lambda u: (u ** 3).sum())(v).sum())(a))", [In((4,))]),
+    ("per_sample", f"{G}.vmap({G}.grad(lambda w, s, t: torch.nn.functional.mse_loss(s @ w, t)), in_dims=(None, 0, 0))(b, a, a[:, :2].sum(-1))", [In((3, 4)), In((4,))]),
+    ("vmap_grad", f"({G}.vmap({G}.grad(lambda v: (v.sin() * v).sum()))(a), {G}.vmap({G}.grad(lambda w, s: ((s @ w) ** 2).sum()), in_dims=(None, 0))(b, a))", [In((3, 4)), In((4,))]),
+    ("jacrev_vjp", f"(lambda j, v: (j, j.requires_grad, v, v.requires_grad))({G}.jacrev(lambda v: a @ v.sin())(b), {G}.vjp(torch.sin, b)[1](b.cos())[0])", [In((3, 4)), In((4,))]),
+    ("grad_outer_graph", f"(lambda z: (lambda g: (g.requires_grad, torch.autograd.grad(g.sum(), z)))({G}.grad(lambda v: (v ** 2 * z).sum())(b)))(a[0].clone().requires_grad_())", [In((3, 4)), In((4,))]),
+]:
+    add(f"func_{_n}", f"lambda a, b=None: {_src}", _ins, [])
+for _n, _src in [("nonscalar", f"{G}.grad(torch.sin)(a)"),
+                 ("backward_batched", f"{G}.vmap(lambda v: (v ** 2).sum().backward())(a)")]:
+    add(f"func_{_n}_err", f"lambda a: {_src}", [In((3, 4))], [])

@@ -227,8 +227,73 @@ class _ImperativeEngine:
                 raise NotImplementedError("torch._C._ImperativeEngine.run_backward with GradientEdge roots is "
                                           "not implemented by torchnative")
         inputs = tuple(inputs) if inputs else ()
-        return _Cm()._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
-                                  inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
+        C = _Cm()
+        if any(t is not None and C._tn_batch_info(t) is not None for t in (*tensors, *grad_tensors, *inputs)):
+            return self._run_backward_batched(tuple(tensors), tuple(grad_tensors), keep_graph, create_graph, inputs,
+                                              allow_unreachable, accumulate_grad)
+        res = C._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
+                                 inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
+        if create_graph and inputs and not accumulate_grad:
+            from torchnative._surface.functorch import dead_grad_leaves
+            dead = dead_grad_leaves()
+            if dead and any(id(t) in dead for t in inputs):
+                # a product with respect to an exited torch.func.grad level's inputs (vjp's
+                # vjp_fn, jacrev): what depends on those alone is a plain tensor, as upstream's
+                leaves = tuple(dead.values())
+                res = tuple(r if r is None or C._tn_reaches_other_leaf(r, leaves) else r.detach() for r in res)
+        return res
+
+    def _run_backward_batched(self, tensors, grad_tensors, keep_graph, create_graph, inputs, allow_unused,
+                              accumulate):
+        """torch.autograd.grad of tensors batched by vmap (torch.func.grad under vmap, jacrev's
+        vmapped vector-Jacobian products): one backward pass per element of the innermost level
+        present, each from that element of the batched outputs and gradients to the inputs'
+        values (a batched input's gradient is that element of its value's, an unbatched
+        input's is whole), stacked back into tensors batched at that level; lower levels
+        batch in the recursive passes. The graph itself is the values' (the door records the
+        per-element operators)."""
+        torch = _torch()
+        C = _Cm()
+        if accumulate:
+            raise RuntimeError("backward() called inside a functorch transform. This is not supported, please use "
+                               "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
+                               "transforms.")
+        for i, t in enumerate(tensors):
+            # a batched tensor requires grad only under torch.func.grad (its getter), as upstream's
+            if not t.requires_grad:
+                raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        infos = [C._tn_batch_info(t) if t is not None else None for t in (*tensors, *grad_tensors, *inputs)]
+        level = max(i[2] for i in infos if i is not None)
+        size = C._tn_vmap_batch_size(level)
+
+        def element(t, i):
+            info = C._tn_batch_info(t) if t is not None else None
+            return info[0].select(info[1], i) if info is not None and info[2] == level else t
+
+        ins = []
+        for t in inputs:
+            info = C._tn_batch_info(t)
+            ins.append((info[0], info[1]) if info is not None and info[2] == level else (t, None))
+        per_input = [[] for _ in inputs]
+        for i in range(size):
+            res = self.run_backward(tuple(element(t, i) for t in tensors), tuple(element(g, i) for g in grad_tensors),
+                                    True if i + 1 < size else keep_graph, create_graph, tuple(v for v, _ in ins),
+                                    True, False)
+            for k, g in enumerate(res):
+                bdim = ins[k][1]
+                per_input[k].append(g if g is None or bdim is None else g.select(bdim, i))
+        out = []
+        for k, gs in enumerate(per_input):
+            if all(g is None for g in gs):
+                if not allow_unused:
+                    raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                       "Set allow_unused=True if this is the desired behavior.")
+                out.append(None)
+                continue
+            like = next(g for g in gs if g is not None)
+            gs = [torch.zeros_like(like) if g is None else g for g in gs]
+            out.append(C._tn_add_batch_dim(torch.stack(gs), 0, level))
+        return tuple(out)
 
     def queue_callback(self, cb):
         # runs cb() once the backward pass running on this thread has run every node

@@ -1,9 +1,10 @@
-"""torch._C._functorch and torch._C._functionalization. vmap is real: its levels and batched
-tensors are C (src/ops/vmap.c; the door batches every operator call that has a batched
-argument, docs/DESIGN.md "vmap"); these functions are upstream's names over
-torch._C._tn_vmap_* and friends. The other transforms (grad, jvp, functionalize) need
-functorch's per-level autograd wrappers, which torchnative does not have: entering one
-refuses by name, and the queries answer as for vmap alone."""
+"""torch._C._functorch and torch._C._functionalization. vmap and grad (with vjp and jacrev,
+which torch.func builds on them) are real: vmap's levels and batched tensors are C
+(src/ops/vmap.c; the door batches every operator call that has a batched argument,
+docs/DESIGN.md "vmap"), grad's levels are aliases of the inputs over the C autograd (below).
+These functions are upstream's names over torch._C._tn_vmap_* and friends. Forward mode
+(jvp, jacfwd, hessian) and functionalize refuse by name: torchnative has no forward-mode
+autograd and no functionalization pass."""
 
 from torchnative._surface import C, add, enum_, real, refuse, returning, submodule
 
@@ -20,10 +21,10 @@ returning(F, "is_legacy_batchedtensor is_functionaltensor is_gradtrackingtensor 
 # higher-order operators through the transforms; vmap here batches at the door below them
 returning(F, "peek_interpreter_stack", None, "no interpreter objects: vmap batches at the door", status="real")
 returning(F, "get_interpreter_stack", [], "no interpreter objects: vmap batches at the door", status="real")
-returning(F, "get_inplace_requires_grad_allowed get_single_level_autograd_function_allowed", False,
+returning(F, "get_single_level_autograd_function_allowed", False,
           "no transform is active", status="real")
 returning(F, "_is_vmap_fallback_enabled", True, "upstream default")
-returning(F, "set_inplace_requires_grad_allowed set_single_level_autograd_function_allowed "
+returning(F, "set_single_level_autograd_function_allowed "
           "_set_vmap_fallback_enabled _set_vmap_fallback_warning_enabled "
           "_set_dynamic_layer_keys_included tls_set_vmap_excluded", None, "flags for transforms that never run")
 
@@ -100,6 +101,19 @@ def _vmap_decrement_nesting():
     return _c()._tn_vmap_decrement_nesting()
 
 
+_inplace_rg = [False]
+
+
+@real(F)
+def get_inplace_requires_grad_allowed():
+    return _inplace_rg[0]
+
+
+@real(F)
+def set_inplace_requires_grad_allowed(allowed):
+    _inplace_rg[0] = bool(allowed)
+
+
 @real(F)
 def current_level():
     depth = _c()._tn_vmap_depth()
@@ -119,13 +133,65 @@ def get_dynamic_layer_stack_depth():
     return _c()._tn_vmap_depth()
 
 
-# entering grad or jvp refuses (below), so no level of theirs is ever active: their exits,
-# which upstream's context managers call in `finally`, leave the entry's refusal visible
-returning(F, "_grad_decrement_nesting _jvp_decrement_nesting", None,
-          "no grad or jvp level can be active (entering one refuses)")
-refuse(F, """_wrap_for_grad _unwrap_for_grad
-_wrap_functional_tensor _unwrap_functional_tensor _assert_wrapped_functional _propagate_functional_input_mutation
-_grad_increment_nesting
+# ---- torch.func.grad / vjp / jacrev: a grad level wraps each input in a differentiable
+# alias (a fresh leaf when the input does not require grad), the transform's own
+# requires_grad_() and torch.autograd.grad run on those, and unwrapping detaches a result
+# that depends on nothing but this level's leaves (so a gradient is a plain tensor unless it
+# depends on something requiring grad outside the transform, as upstream's). Under vmap the
+# aliases are batched and torch.autograd.grad of batched tensors runs one backward pass per
+# batch element (autograd.py, _ImperativeEngine). Forward-mode transforms (jvp, jacfwd,
+# hessian) refuse: torchnative has no forward-mode autograd.
+_grad_leaves = {}  # grad level -> the wrappers it made (their physical values are its leaves)
+# wrappers of levels that have exited, while alive: a vector-Jacobian product taken after
+# its level exited (vjp's vjp_fn, jacrev) detaches what depends on nothing else
+# (autograd.py's _ImperativeEngine reads it)
+_dead_leaves = None
+
+
+def dead_grad_leaves():
+    global _dead_leaves
+    if _dead_leaves is None:
+        import weakref
+        _dead_leaves = weakref.WeakValueDictionary()
+    return _dead_leaves
+
+
+@real(F)
+def _grad_increment_nesting():
+    level = _c()._tn_grad_increment_nesting()
+    _grad_leaves[level] = []
+    return level
+
+
+@real(F)
+def _grad_decrement_nesting():
+    level = _c()._tn_grad_decrement_nesting()
+    dead = dead_grad_leaves()
+    for w in _grad_leaves.pop(level, ()):
+        dead[id(w)] = w
+    return level
+
+
+@real(F)
+def _wrap_for_grad(t, level):
+    import torch
+    w = torch.ops.aten.alias.default(t)
+    _grad_leaves.setdefault(level, []).append(w)
+    return w
+
+
+@real(F)
+def _unwrap_for_grad(t, level):
+    leaves = _grad_leaves.get(level)
+    if leaves is None or _c()._tn_reaches_other_leaf(t, tuple(leaves)):
+        return t
+    return t.detach()
+
+
+# entering jvp refuses (below), so no level of its is ever active: its exit, which
+# upstream's context manager calls in `finally`, leaves the entry's refusal visible
+returning(F, "_jvp_decrement_nesting", None, "no jvp level can be active (entering one refuses)")
+refuse(F, """_wrap_functional_tensor _unwrap_functional_tensor _assert_wrapped_functional _propagate_functional_input_mutation
 _jvp_increment_nesting _func_increment_nesting _func_decrement_nesting
 _maybe_unsafe_set_level dlevel dump_dls dump_local_tls dump_tensor
 pop_dynamic_layer_stack pop_dynamic_layer_stack_and_undo_to_depth
