@@ -52,6 +52,9 @@ Tasks:
           checksum of each output for a side-by-side check before timing is trusted
   ternary addcmul / addcdiv / lerp (tensor weight) of three contiguous 2^18-element tensors,
           float32 and complex64, and complex64 add / mul, one thread (microseconds)
+  vmap    torch.func.vmap and per-sample gradients (vmap of grad): sin of 64 rows of 1,000,
+          a batched linear (64 rows through a 256x256 weight), and the per-sample gradients
+          of a 64-32-10 MLP over B = 16 and 64 samples (milliseconds, best of 5)
   profile one SmolLM2 prefill forward (arguments: dtype S, default float32 1024) with the
           time per operator: torch._C._tn_profile on torchnative, torch.profiler upstream
 All at 2 threads, best of several repeats.
@@ -392,9 +395,28 @@ def task_profile(torch, F, args):
         print(f"  {name:50s} calls {calls:5d}  {sec * 1e3:8.1f} ms  {100 * sec / t:5.1f} %")
 
 
+def task_vmap(torch, F, args):
+    from torch.func import functional_call, grad, vmap
+    with torch.inference_mode(False):
+        g = torch.Generator().manual_seed(0)
+        x, w = torch.randn(64, 1000, generator=g), torch.randn(256, 256, generator=g)
+        h = torch.randn(64, 256, generator=g)
+        print(f"vmap(sin) 64x1000: {best_of(lambda: vmap(torch.sin)(x), 5) * 1e3:8.3f} ms")
+        print(f"vmap(linear) 64x256 @ 256x256: {best_of(lambda: vmap(F.linear, in_dims=(0, None))(h, w), 5) * 1e3:8.3f} ms")
+        model = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.Tanh(), torch.nn.Linear(32, 10))
+        params = {k: v.detach() for k, v in model.named_parameters()}
+
+        def loss(p, xi, yi):
+            return F.cross_entropy(functional_call(model, p, (xi.unsqueeze(0),)), yi.unsqueeze(0))
+        for b in (16, 64):
+            xs, ys = torch.randn(b, 64, generator=g), torch.randint(0, 10, (b,), generator=g)
+            t = best_of(lambda: vmap(grad(loss), in_dims=(None, 0, 0))(params, xs, ys), 5)
+            print(f"per-sample gradients, MLP 64-32-10, B = {b}: {t * 1e3:8.3f} ms")
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
-                                                      "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary"):
+                                                      "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary", "vmap"):
         print(__doc__)
         sys.exit(2)
     import torch

@@ -84,11 +84,6 @@ static tn_status movedim(tn_tensor *t, int64_t from, int64_t to, tn_tensor **out
     return call1(TN_OP_movedim_int, 3, a, out);
 }
 
-static tn_status select_at(tn_tensor *t, int64_t dim, int64_t i, tn_tensor **out) {
-    tn_value a[3] = {tn_value_tensor(t), tn_value_int(dim), tn_value_int(i)};
-    return call1(TN_OP_select_int, 3, a, out);
-}
-
 static tn_status stack0(tn_tensor **ts, int64_t n, tn_tensor **out) {
     tn_value a[2] = {{.tag = TN_V_TENSORLIST}, tn_value_int(0)};
     a[0].u.tlist.data = ts;
@@ -176,18 +171,35 @@ static const char *op_label(tn_op_id op, char *buf, size_t n) {
     return buf;
 }
 
-/* args with every tensor batched at `level` replaced by its element i (new references in
- * owned[], element lists in lists[]) */
-static tn_status slice_args(tn_op_id op, const tn_value *args, int64_t level, int64_t i, tn_value *ai, tn_tensor **owned,
-                            int *nowned, tn_tensor ***lists, int *nlists) {
-    int nargs = tn_op_schemas[op].nargs;
+/* The elements of every tensor batched at `level` among args (argument order, list
+ * elements in order): one unbind of its value per tensor (its backward is one stack, where
+ * a select per element would write a whole zero-filled gradient each). parts[] receives the
+ * element lists (owned results); *nparts their count. */
+static tn_status unbind_all(tn_op_id op, const tn_value *args, int64_t level, tn_value *parts, int *nparts) {
+    for (int k = 0; k < tn_op_schemas[op].nargs; k++) {
+        if (value_level(&args[k]) != level) continue;
+        int64_t n = args[k].tag == TN_V_TENSOR ? 1 : args[k].u.tlist.n;
+        for (int64_t j = 0; j < n; j++) {
+            const tn_tensor *t = args[k].tag == TN_V_TENSOR ? args[k].u.t : args[k].u.tlist.data[j];
+            if (!t || !t->batch || t->batch->level != level) continue;
+            tn_value a[2] = {tn_value_tensor(t->batch->value), tn_value_int(t->batch->bdim)};
+            TN_TRY(tn_dispatch(TN_OP_unbind_int, a, &parts[*nparts]));
+            (*nparts)++;
+        }
+    }
+    return TN_OK;
+}
+
+/* args with every tensor batched at `level` replaced by its element i (borrowed from
+ * parts[], in unbind_all's order); element lists in lists[] */
+static tn_status slice_args(tn_op_id op, const tn_value *args, int64_t level, int64_t i, tn_value *ai,
+                            const tn_value *parts, tn_tensor ***lists, int *nlists) {
+    int nargs = tn_op_schemas[op].nargs, s = 0;
     for (int k = 0; k < nargs; k++) {
         ai[k] = args[k];
         if (value_level(&args[k]) != level) continue;
         if (args[k].tag == TN_V_TENSOR) {
-            tn_batch *b = args[k].u.t->batch;
-            TN_TRY(select_at(b->value, b->bdim, i, &owned[*nowned]));
-            ai[k].u.t = owned[(*nowned)++];
+            ai[k].u.t = parts[s++].u.tlist.data[i];
         } else {
             int64_t n = args[k].u.tlist.n;
             tn_tensor **l = calloc((size_t)(n ? n : 1), sizeof *l);
@@ -195,12 +207,7 @@ static tn_status slice_args(tn_op_id op, const tn_value *args, int64_t level, in
             lists[(*nlists)++] = l;
             for (int64_t j = 0; j < n; j++) {
                 tn_tensor *t = args[k].u.tlist.data[j];
-                if (t && t->batch && t->batch->level == level) {
-                    TN_TRY(select_at(t->batch->value, t->batch->bdim, i, &l[j]));
-                    owned[(*nowned)++] = l[j]; /* the list borrows it */
-                } else {
-                    l[j] = t;
-                }
+                l[j] = t && t->batch && t->batch->level == level ? parts[s++].u.tlist.data[i] : t;
             }
             ai[k].u.tlist.data = l;
         }
@@ -440,24 +447,25 @@ tn_status tn_vmap_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
         ntens += args[k].tag == TN_V_TENSOR ? 1 : args[k].tag == TN_V_TENSORLIST ? (int)args[k].u.tlist.n : 0;
     tn_value *ai = calloc((size_t)nargs + 1, sizeof *ai);
     tn_value *all = calloc((size_t)(B * (nrets ? nrets : 1)), sizeof *all);
-    tn_tensor **owned = calloc((size_t)ntens + 1, sizeof *owned);
+    tn_value *parts = calloc((size_t)ntens + 1, sizeof *parts);
     tn_tensor ***lists = calloc((size_t)nargs + 1, sizeof *lists);
-    if (!ai || !all || !owned || !lists) {
-        free(ai), free(all), free(owned), free(lists);
+    if (!ai || !all || !parts || !lists) {
+        free(ai), free(all), free(parts), free(lists);
         return tn_error(TN_ERR_NO_MEMORY, "vmap: out of memory");
     }
-    tn_status st = TN_OK;
+    int nparts = 0;
+    tn_status st = unbind_all(op, args, level, parts, &nparts);
     int64_t done = 0;
     tl.in_loop++;
     for (int64_t i = 0; i < B && st == TN_OK; i++) {
-        int nowned = 0, nlists = 0;
-        st = slice_args(op, args, level, i, ai, owned, &nowned, lists, &nlists);
+        int nlists = 0;
+        st = slice_args(op, args, level, i, ai, parts, lists, &nlists);
         if (st == TN_OK) st = tn_dispatch(op, ai, &all[i * nrets]);
         if (st == TN_OK) done++;
-        for (int k = 0; k < nowned; k++) tn_tensor_release(owned[k]);
         for (int k = 0; k < nlists; k++) free(lists[k]);
     }
     tl.in_loop--;
+    for (int k = 0; k < nparts; k++) tn_value_release(&parts[k]);
     if (st == TN_OK) {
         int r = 0;
         for (; r < nrets && st == TN_OK; r++) {
@@ -477,6 +485,6 @@ tn_status tn_vmap_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     }
     for (int64_t i = 0; i < done; i++)
         for (int r = 0; r < nrets; r++) tn_value_release(&all[i * nrets + r]);
-    free(ai), free(all), free(owned), free(lists);
+    free(ai), free(all), free(parts), free(lists);
     return st;
 }

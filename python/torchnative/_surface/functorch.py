@@ -175,6 +175,17 @@ def _grad_decrement_nesting():
 @real(F)
 def _wrap_for_grad(t, level):
     import torch
+    C = _c()
+    # under vmap, an input some active vmap level does not batch gets one copy per element
+    # of that level (batched over them): its gradient is then per element, as upstream's
+    # grad of a batched output with respect to an unbatched input, and every backward pass
+    # under vmap has batched inputs only (one pass for the whole batch, autograd.py)
+    for vlevel in range(1, C._tn_vmap_depth() + 1):
+        info = C._tn_batch_info(t)
+        if info is not None and info[2] >= vlevel:
+            continue
+        size = C._tn_vmap_batch_size(vlevel)
+        t = C._tn_add_batch_dim(t.unsqueeze(0).expand(size, *t.shape).clone(), 0, vlevel)
     w = torch.ops.aten.alias.default(t)
     _grad_leaves.setdefault(level, []).append(w)
     return w
