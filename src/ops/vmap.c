@@ -420,6 +420,59 @@ static tn_status empty_batch(tn_op_id op, const tn_value *args, int64_t level, t
     return st;
 }
 
+/* Upstream's `pointwise` operators in one call on the values: each argument batched at
+ * `level` with its batch dimension first and size-1 dimensions after it up to the logical
+ * rank of the call (right-aligned broadcasting then pairs the elements), the result batched
+ * at dimension 0. Not taken (false) for tensor lists, several results, and a batched
+ * argument of logical rank 0 (its value's dimension would change type promotion and
+ * arguments upstream requires 0-dim). */
+static bool pointwise_rule(tn_op_id op, const tn_value *args, int64_t level, tn_value *rets, tn_status *st) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    if (s->nrets != 1 || (s->kind != TN_OP_KIND_FUNCTIONAL && s->kind != TN_OP_KIND_INPLACE)) return false;
+    int nargs = s->nargs, rank = 0;
+    for (int k = 0; k < nargs; k++) {
+        if (args[k].tag == TN_V_TENSORLIST) return false;
+        if (args[k].tag != TN_V_TENSOR || !args[k].u.t) continue;
+        const tn_tensor *t = args[k].u.t;
+        if (t->batch && t->batch->level == level && t->ndim == 0) return false;
+        if (t->ndim > rank) rank = t->ndim;
+    }
+    if (rank + 1 > TN_MAX_DIMS) return false;
+    tn_value pa[64];
+    tn_tensor *owned[64];
+    int nowned = 0;
+    if (nargs > 64) return false;
+    *st = TN_OK;
+    for (int k = 0; k < nargs && *st == TN_OK; k++) {
+        pa[k] = args[k];
+        if (value_level(&args[k]) != level) continue;
+        const tn_tensor *t = args[k].u.t;
+        tn_tensor *v;
+        *st = movedim(t->batch->value, t->batch->bdim, 0, &v);
+        for (int d = t->ndim; d < rank && *st == TN_OK; d++) {
+            tn_value a[2] = {tn_value_tensor(v), tn_value_int(1)};
+            tn_tensor *u;
+            *st = call1(TN_OP_unsqueeze, 2, a, &u);
+            tn_tensor_release(v);
+            v = *st == TN_OK ? u : NULL;
+        }
+        if (*st == TN_OK) pa[k].u.t = owned[nowned++] = v;
+    }
+    tn_value r[1];
+    if (*st == TN_OK) *st = tn_dispatch(op, pa, r);
+    for (int k = 0; k < nowned; k++) tn_tensor_release(owned[k]);
+    if (*st != TN_OK) return true;
+    if (s->kind == TN_OP_KIND_INPLACE) { /* written through self's value */
+        tn_value_release(&r[0]);
+        tn_tensor_retain(args[0].u.t);
+        rets[0] = tn_value_tensor(args[0].u.t);
+        return true;
+    }
+    tn_tensor *t;
+    if ((*st = wrap0(r[0].u.t, level, &t)) == TN_OK) rets[0] = tn_value_tensor(t);
+    return true;
+}
+
 tn_status tn_vmap_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     const tn_op_schema *s = &tn_op_schemas[op];
     char lbl[160];
@@ -442,6 +495,8 @@ tn_status tn_vmap_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     TN_TRY(check_mutation(op, args, level));
     int64_t B = tl.size[level - 1];
     if (B == 0) return empty_batch(op, args, level, rets);
+    tn_status pst;
+    if (tn_op_schemas[op].pointwise && !op_is_random(op, args) && pointwise_rule(op, args, level, rets, &pst)) return pst;
     int nargs = s->nargs, nrets = s->nrets, ntens = 0;
     for (int k = 0; k < nargs; k++)
         ntens += args[k].tag == TN_V_TENSOR ? 1 : args[k].tag == TN_V_TENSORLIST ? (int)args[k].u.tlist.n : 0;

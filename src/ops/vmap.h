@@ -11,6 +11,8 @@
  *   batched at that level. View operators' results are rebuilt as one strided view of the
  *   input's value when the per-element views allow it, so writes through them reach the
  *   input as upstream's view batching rules make them.
+ * - Upstream's `pointwise` operators (the tag of native_functions.yaml) skip the loop: one
+ *   call on the values, batch dimensions first and aligned for broadcasting.
  * - In-place operators write through the per-element views of a batched self; a self not
  *   batched where another argument is raises upstream's RuntimeError. out= and other
  *   mutating overloads with a batched argument, and operators returning numbers (.item(),

@@ -111,7 +111,7 @@ def emit(fns, out_dir: str) -> None:
     os.makedirs(out_dir, exist_ok=True)
     idents = [c_ident(f.func.name) for f in fns]
     assert len(set(idents)) == len(idents), "operator identifiers collide"
-    h = [HEADER, "#ifndef TN_OPS_GENERATED_H", "#define TN_OPS_GENERATED_H", "",
+    h = [HEADER, "#ifndef TN_OPS_GENERATED_H", "#define TN_OPS_GENERATED_H", "", "#include <stdbool.h>", "",
          "typedef enum tn_op_id {"]
     h += [f"    TN_OP_{i}," for i in idents]
     h += ["    TN_OP_COUNT", "} tn_op_id;", "",
@@ -124,6 +124,7 @@ def emit(fns, out_dir: str) -> None:
           "    short nout;            /* trailing out= arguments (kind TN_OP_KIND_OUT) */",
           "    short kind;            /* tn_op_kind */",
           "    int functional;        /* functional sibling's tn_op_id, or -1 */",
+          "    bool pointwise;        /* upstream's `pointwise` tag: elementwise over broadcast tensors */",
           "} tn_op_schema;", "",
           "typedef enum tn_op_kind {",
           "    TN_OP_KIND_FUNCTIONAL, TN_OP_KIND_INPLACE, TN_OP_KIND_OUT, TN_OP_KIND_MUTABLE,",
@@ -149,7 +150,7 @@ def emit(fns, out_dir: str) -> None:
         c.append(f"    [TN_OP_{i}] = {{{c_str(str(f.func.name.name))}, "
                  f"{c_str(f.func.name.overload_name)}, {c_str(schema_str(f.func))}, "
                  f"{nargs}, {len(f.func.returns)}, {len(a.out)}, {kinds[f.func.kind().name]}, "
-                 f"{'TN_OP_' + sib if sib else -1}}},")
+                 f"{'TN_OP_' + sib if sib else -1}, {'true' if 'pointwise' in f.tags else 'false'}}},")
     c += ["};", ""]
     for name, lines in (("ops_generated.h", h), ("ops_generated.c", c)):
         path = os.path.join(out_dir, name)
