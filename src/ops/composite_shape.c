@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "ops/composite_internal.h"
 #include "ops/promote.h"
 
@@ -814,8 +815,7 @@ tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
  * precision) */
 tn_status tn_op_renorm(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
-    double p = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].u.d;
-    double maxnorm = args[3].tag == TN_V_INT ? (double)args[3].u.i : args[3].u.d;
+    double p = tn_scalar_as_double(&args[1]), maxnorm = tn_scalar_as_double(&args[3]); /* a bool is 0 or 1 */
     if (args[1].tag == TN_V_COMPLEX) return tn_error(TN_ERR_RUNTIME, "renorm: p must be real-valued");
     if (!(p > 0)) return tn_error(TN_ERR_RUNTIME, "renorm: non-positive-norm not supported");
     if (args[3].tag == TN_V_COMPLEX) return tn_error(TN_ERR_RUNTIME, "renorm: maxnorm must be real-valued");

@@ -3082,3 +3082,16 @@ add("cplx_logspace", "lambda: (torch.logspace(1 + 1j, 3 + 2j, 5, base=2, dtype=t
 # complex unfold_backward (the real and imaginary parts summed alike): istft of a
 # two-sided or complex signal
 add("cplx_unfold_backward_istft", "lambda a, b, c: (lambda w, g: (torch.ops.aten.unfold_backward(g, [13], 0, 5, 4), torch.ops.aten.unfold_backward(g.cdouble().reshape(1, 3, 5), [1, 13], 1, 5, 4), torch.istft(torch.stft(torch.complex(a, b).double(), 16, 4, window=w, return_complex=True, onesided=False), 16, 4, window=w, onesided=False, return_complex=True)))(torch.hann_window(16, dtype=torch.float64), torch.complex(c[:15].reshape(3, 5), c[15:30].reshape(3, 5)))", [In((64,)), In((64,)), In((30,))], ["unfold_backward.default", "istft.default"])
+# ---- session 24: the seed-23 fuzzer's open entries fixed in C ----
+# unique_dim (and unique_consecutive with a dim) return the inverse and the counts whatever
+# the flags say, as upstream; a 0-dim self has no dim (IndexError)
+add("unique_dim_flags_ignored", "lambda x: (torch.ops.aten.unique_dim(x, 0, True, False, False), torch.ops.aten.unique_dim(x, 1, False, True, False), torch.ops.aten.unique_dim(x, -1, True, False, True), torch.ops.aten.unique_consecutive(x, False, False, 0), torch.ops.aten.unique_consecutive(x, False, False))", [In((6, 3), "float32", "int")], ["unique_dim.default", "unique_consecutive.default"])
+add("unique_dim_0d_err", "lambda x: torch.ops.aten.unique_dim(x[0, 0], 0, True, False, False)", [In((2, 3))], ["unique_dim.default"])
+add("unique_consecutive_0d_dim_err", "lambda x: torch.ops.aten.unique_consecutive(x[0, 0], False, False, -1)", [In((2, 3))], ["unique_consecutive.default"])
+# renorm with a bool p or maxnorm (True is 1; before, the bool's bytes were read as a double)
+add("renorm_bool_scalars", "lambda x: (torch.renorm(x, 2, 1, True), torch.renorm(x, True, 0, 0.5), torch.ops.aten.renorm_(x.clone(), True, 1, False))", [In((3, 5, 4))], ["renorm.default", "renorm_.default"])
+# the pointwise backward operators convert their Scalars as upstream's checked Scalar::to:
+# a complex with zero imaginary part is its real part (before: 0), a nonzero one refuses
+add("pointwise_backward_complex_scalars", "lambda g, x: (torch.ops.aten.threshold_backward(g, x, 1 + 0j), torch.ops.aten.hardtanh_backward(g, x, -0.3 + 0j, 0.6 + 0j), torch.ops.aten.leaky_relu_backward(g, x, 0.5 + 0j, False), torch.ops.aten.softplus_backward(g, x, 1 + 0j, 2 + 0j), torch.ops.aten.elu_backward(g, 1 + 0j, 1 + 0j, 1 + 0j, False, x), torch.ops.aten.hardshrink_backward(g, x, 0.4 + 0j), torch.ops.aten.softshrink_backward(g, x, 0.4 + 0j))", [In((4, 7)), In((4, 7))], ["threshold_backward.default", "hardtanh_backward.default", "leaky_relu_backward.default", "softplus_backward.default", "elu_backward.default", "hardshrink_backward.default", "softshrink_backward.default"])
+add("threshold_backward_complex_imag_err", "lambda g, x: torch.ops.aten.threshold_backward(g, x, 1 + 1j)", [In((4, 7)), In((4, 7))], ["threshold_backward.default"])
+add("threshold_backward_overflow_err", "lambda g, x: torch.ops.aten.threshold_backward(g, x, 1e300)", [In((4, 7)), In((4, 7))], ["threshold_backward.default"])
