@@ -357,6 +357,32 @@ static tn_status index_checks(const char *name, tn_tensor *self, int64_t *dim, t
     return TN_OK;
 }
 
+/* upstream's index_add_/index_copy_ CPU kernels take indices in [0, size) only (no
+ * negative index from the end, unlike index_put and index_fill); copy_msg: index_copy_'s
+ * own words, else index_add_'s: IndexError, but RuntimeError from the path it takes for an
+ * int64 index into a self of 2+ dims, which returns first when there is nothing to add */
+static tn_status index_in_range(const tn_tensor *self, int64_t dim, const tn_tensor *index, const tn_tensor *src, bool copy_msg) {
+    if (tn_tensor_is_meta(index) || tn_tensor_numel(index) == 0) return TN_OK;
+    bool slices = !copy_msg && self->ndim > 1;
+    if (slices && (tn_tensor_numel(src) == 0 || tn_tensor_numel(self) == 0)) return TN_OK;
+    int64_t size = self->ndim ? self->sizes[dim] : 1, n = tn_tensor_numel(index);
+    int64_t step = index->ndim ? index->strides[0] : 0;
+    const char *base = tn_tensor_data(index);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t v = index->dtype == TN_DTYPE_INT64 ? ((const int64_t *)base)[k * step] : ((const int32_t *)base)[k * step];
+        if (v < 0 || v >= size) {
+            if (copy_msg)
+                return tn_error(TN_ERR_INDEX, "index_copy_(): index %lld is out of bounds for dimension %lld with size %lld",
+                                (long long)v, (long long)dim, (long long)size);
+            if (slices && index->dtype == TN_DTYPE_INT64)
+                return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %lld with size %lld",
+                                (long long)v, (long long)dim, (long long)size);
+            return tn_error(TN_ERR_INDEX, "index out of range in self");
+        }
+    }
+    return TN_OK;
+}
+
 /* index_put(self, [None] * dim + [index], values, accumulate), a 0-dim self indexed as 1-d */
 static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, tn_tensor *values, bool acc, tn_value *rets) {
     tn_cx c = {0};
@@ -376,6 +402,7 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t;
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_add_", self, &dim, index, src));
+    TN_TRY(index_in_range(self, dim, index, src, false));
     const tn_value *alpha = &args[4];
     bool unit = (alpha->tag == TN_V_INT && alpha->u.i == 1) || (alpha->tag == TN_V_DOUBLE && alpha->u.d == 1) ||
                 (alpha->tag == TN_V_BOOL && alpha->u.b);
@@ -391,6 +418,7 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
 tn_status tn_op_index_copy(const tn_value *args, tn_value *rets) {
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_copy_", args[0].u.t, &dim, args[2].u.t, args[3].u.t));
+    TN_TRY(index_in_range(args[0].u.t, dim, args[2].u.t, args[3].u.t, true));
     return index_put_dim(args[0].u.t, dim, args[2].u.t, args[3].u.t, false, rets);
 }
 
