@@ -133,7 +133,7 @@ tn_status tn_op_block_diag(const tn_value *args, tn_value *rets) {
     if (n > 0) TN_TRY(tn_result_type_finish(&rs, &dt));
     tn_cx c = {0};
     if (n == 0) {
-        int64_t z[2] = {0, 0};
+        int64_t z[2] = {1, 0}; /* upstream: a 1 x 0 result for no tensors */
         return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_zeros, TN_ARGS(ilist(z, 2), TN_NONE, TN_NONE, TN_NONE, TN_NONE)), rets);
     }
     tn_tensor *rows[64];

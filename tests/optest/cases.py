@@ -3118,3 +3118,15 @@ add("index_copy_negative_index_err", "lambda x, s: x.clone().index_copy_(1, torc
 add("index_add_int32_negative_index_err", "lambda x, s: torch.index_add(x, 0, torch.tensor([2, -5], dtype=torch.int32), s[:2])", [In((5, 3)), In((3, 3))], ["index_add.default"])
 add("index_add_1d_negative_index_err", "lambda x: x.clone().index_add_(0, torch.tensor([3, -1]), x[:2])", [In((5,))], ["index_add.default"])
 add("index_add_empty_slices_negative_index", "lambda x: x[:, :0].clone().index_add_(0, torch.tensor([-1]), x[:1, :0])", [In((5, 3))], ["index_add.default"])
+# pow of a bool tensor to a bool exponent is bool (upstream's result type; before: int64),
+# through pow and _foreach_pow
+add("pow_bool_bool_exponent", "lambda b: (torch.pow(b, True), torch.pow(b, False), b.pow(True), torch._foreach_pow([b, b[:3]], True), torch.pow(b, 2))", [In((7,), "bool", "bool")], ["pow.Tensor_Scalar", "_foreach_pow.Scalar"])
+# value_selecting_reduction_backward into a 0-dim input with an empty index: upstream's
+# scatter writes nothing (zeros; before: the grad)
+add("value_selecting_backward_0d_empty_index", "lambda g: (torch.ops.aten.value_selecting_reduction_backward(g[0], 0, torch.zeros(0, dtype=torch.long), [], True), torch.ops.aten.value_selecting_reduction_backward(g[0], 0, torch.zeros((), dtype=torch.long), [], True))", [In((3,))], ["value_selecting_reduction_backward.default"])
+# block_diag of no tensors is 1 x 0 as upstream's (before: 0 x 0)
+add("block_diag_no_tensors", "lambda: (torch.block_diag(), torch.ops.aten.block_diag([]))", [], ["block_diag.default"])
+# roll: an empty self is returned (copied) before its dims are read; a 0-dim self has no
+# dim to roll (IndexError), as upstream's roll_cpu
+add("roll_empty_any_dim", "lambda x: (torch.roll(x[:0], 1, 5), torch.roll(x[:, :0], (1, 2), (0, -7)), torch.roll(x[0, 0], 3))", [In((3, 4))], ["roll.default"])
+add("roll_0d_dim_err", "lambda x: torch.roll(x[0, 0], 1, 0)", [In((3, 4))], ["roll.default"])
