@@ -151,21 +151,38 @@ TN_IB(lshift, ((int64_t)y < 0 || (int64_t)y >= (int64_t)(8 * sizeof(T))) ? (T)0 
 TN_IB(rshift, ((int64_t)y < 0 || (int64_t)y >= (int64_t)(8 * sizeof(T) - ((T)-1 < 0)))
                   ? (T)(x >> (8 * sizeof(T) - ((T)-1 < 0))) : (T)(x >> y))
 TN_IB(heaviside, x == 0 ? y : (T)(x > 0))
-/* Euclid on magnitudes (upstream's calc_gcd); lcm = |x / gcd * y|, wrapping in T */
+/* upstream's calc_gcd / calc_lcm. A signed type takes its magnitudes in its own width
+ * (abs of the lowest value stays negative: gcd(7, INT64_MIN) = -1 there) and runs Euclid
+ * with C's signed remainder; lcm = abs(x / gcd * y) with the product and its abs wrapping
+ * in int (the narrow types promote to int) or int64. An unsigned type: plain Euclid. */
 static inline uint64_t gcd_u64(uint64_t a, uint64_t b) {
     while (a != 0) { uint64_t c = a; a = b % a; b = c; }
     return b;
 }
+static inline int64_t gcd_s64(int64_t a, int64_t b) {
+    while (a != 0) { int64_t c = a; a = a == -1 ? 0 : b % a; b = c; }
+    return b;
+}
 #define TN_ABS_U64(v) ((int64_t)(v) < 0 ? 0 - (uint64_t)(int64_t)(v) : (uint64_t)(v))
-TN_IB(gcd, (T)gcd_u64(TN_ABS_U64(x), TN_ABS_U64(y)))
-static inline int64_t lcm_i64(int64_t a, int64_t b) {
+/* |v| wrapped into the element type T, read back as int64 */
+#define TN_ABS_IN_T(v) ((int64_t)(T)TN_ABS_U64(v))
+#define TN_SIGNED_T ((T)-1 < (T)0)
+TN_IB(gcd, TN_SIGNED_T ? (T)gcd_s64(TN_ABS_IN_T(x), TN_ABS_IN_T(y)) : (T)gcd_u64((uint64_t)x, (uint64_t)y))
+static inline int64_t lcm_s64(int64_t a, int64_t b, int64_t g, bool wide) {
+    if (g == 0) return 0;
+    int64_t q = g == -1 ? (int64_t)(0 - (uint64_t)a) : a / g;
+    uint64_t p = (uint64_t)q * (uint64_t)b;
+    if (wide) return (int64_t)TN_ABS_U64(p);
+    int32_t v = (int32_t)(uint32_t)p;
+    return v < 0 ? (int32_t)(0u - (uint32_t)v) : v;
+}
+static inline int64_t lcm_u(int64_t a, int64_t b) {
     uint64_t g = gcd_u64(TN_ABS_U64(a), TN_ABS_U64(b));
     if (g == 0) return 0;
-    int64_t p = (int64_t)((uint64_t)(a / (int64_t)g) * (uint64_t)b); /* wraps like the C++ product */
-    return (int64_t)TN_ABS_U64(p);
+    return (int64_t)((uint64_t)(a / (int64_t)g) * (uint64_t)b);
 }
-/* the narrow types multiply in int as C++ promotes them, so the product is taken whole */
-TN_IB(lcm, TN_WRAP(lcm_i64((int64_t)x, (int64_t)y)))
+TN_IB(lcm, TN_SIGNED_T ? TN_WRAP(lcm_s64((int64_t)x, (int64_t)y, gcd_s64(TN_ABS_IN_T(x), TN_ABS_IN_T(y)), sizeof(T) == 8))
+                       : TN_WRAP(lcm_u((int64_t)x, (int64_t)y)))
 #define TN_IBB(op, ...) TN_EW_INTS(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_IBB(eq, x == y) TN_IBB(ne, x != y) TN_IBB(lt, x < y) TN_IBB(le, x <= y) TN_IBB(gt, x > y) TN_IBB(ge, x >= y)
 TN_IBB(logical_and, x != 0 && y != 0) TN_IBB(logical_or, x != 0 || y != 0) TN_IBB(logical_xor, (x != 0) != (y != 0))

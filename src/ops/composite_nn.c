@@ -56,7 +56,11 @@ tn_status tn_op_hinge_embedding_loss(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t, *y = args[1].u.t;
     tn_cx c = {0};
     tn_tensor *zeros = zeros_like(&c, x);
-    tn_tensor *margin_clamp = clamp_min0(&c, rsubs(&c, x, TN_D(args[2].u.d)));
+    /* upstream's `margin - self` is ATen's Scalar-minus-Tensor: a tensor like self filled
+     * with the margin, then self subtracted: in self's dtype (an integral self stays
+     * integral, the margin truncated) */
+    tn_tensor *mfull = tn_cx_call(&c, TN_OP_full_like, TN_ARGS(TN_T(x), TN_D(args[2].u.d), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
+    tn_tensor *margin_clamp = clamp_min0(&c, tn_cx_call(&c, TN_OP_sub__Tensor, TN_ARGS(TN_T(mfull), TN_T(x), TN_I(1))));
     tn_tensor *out_margin = where(&c, cmps(&c, TN_OP_ne_Scalar, y, TN_I(1)), margin_clamp, zeros);
     tn_tensor *out_self = where(&c, cmps(&c, TN_OP_ne_Scalar, y, TN_I(-1)), x, zeros);
     return tn_cx_finish(&c, reduce_loss(&c, add(&c, out_margin, out_self), args[3].u.i), rets);
@@ -124,8 +128,9 @@ tn_status tn_op_kl_div(const tn_value *args, tn_value *rets) {
     if (args[3].u.b) {
         o = mul(&c, unary(&c, TN_OP_exp, t), sub(&c, t, x));
     } else {
-        tn_tensor *pos = mul(&c, t, sub(&c, unary(&c, TN_OP_log, t), x));
-        o = where(&c, cmps(&c, TN_OP_gt_Scalar, t, TN_I(0)), pos, zeros_like(&c, pos));
+        /* upstream's xlogy(target, target) - target * input: 0 only where the target is 0
+         * (a negative or NaN target gives NaN, a zero target times an infinite input NaN) */
+        o = sub(&c, tn_cx_call(&c, TN_OP_xlogy_Tensor, TN_ARGS(TN_T(t), TN_T(t))), mul(&c, t, x));
     }
     return tn_cx_finish(&c, reduce_loss(&c, o, args[2].u.i), rets);
 }
@@ -142,7 +147,7 @@ tn_status tn_op_poisson_nll_loss(const tn_value *args, tn_value *rets) {
         tn_tensor *lg = unary(&c, TN_OP_log, muls(&c, t, TN_D(2 * M_PI)));
         st = add(&c, st, muls(&c, lg, TN_D(0.5)));
         st = tn_cx_call(&c, TN_OP_masked_fill_Scalar, TN_ARGS(TN_T(st), TN_T(cmps(&c, TN_OP_le_Scalar, t, TN_I(1))), TN_I(0)));
-        loss = add(&c, loss, st);
+        loss = tn_cx_call(&c, TN_OP_add__Tensor, TN_ARGS(TN_T(loss), TN_T(st), TN_I(1))); /* upstream's `loss +=`: loss's dtype */
     }
     return tn_cx_finish(&c, reduce_loss(&c, loss, args[5].u.i), rets);
 }

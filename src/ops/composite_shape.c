@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "ops/composite_internal.h"
 #include "ops/promote.h"
 
@@ -132,7 +133,7 @@ tn_status tn_op_block_diag(const tn_value *args, tn_value *rets) {
     if (n > 0) TN_TRY(tn_result_type_finish(&rs, &dt));
     tn_cx c = {0};
     if (n == 0) {
-        int64_t z[2] = {0, 0};
+        int64_t z[2] = {1, 0}; /* upstream: a 1 x 0 result for no tensors */
         return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_zeros, TN_ARGS(ilist(z, 2), TN_NONE, TN_NONE, TN_NONE, TN_NONE)), rets);
     }
     tn_tensor *rows[64];
@@ -356,6 +357,32 @@ static tn_status index_checks(const char *name, tn_tensor *self, int64_t *dim, t
     return TN_OK;
 }
 
+/* upstream's index_add_/index_copy_ CPU kernels take indices in [0, size) only (no
+ * negative index from the end, unlike index_put and index_fill); copy_msg: index_copy_'s
+ * own words, else index_add_'s: IndexError, but RuntimeError from the path it takes for an
+ * int64 index into a self of 2+ dims, which returns first when there is nothing to add */
+static tn_status index_in_range(const tn_tensor *self, int64_t dim, const tn_tensor *index, const tn_tensor *src, bool copy_msg) {
+    if (tn_tensor_is_meta(index) || tn_tensor_numel(index) == 0) return TN_OK;
+    bool slices = !copy_msg && self->ndim > 1;
+    if (slices && (tn_tensor_numel(src) == 0 || tn_tensor_numel(self) == 0)) return TN_OK;
+    int64_t size = self->ndim ? self->sizes[dim] : 1, n = tn_tensor_numel(index);
+    int64_t step = index->ndim ? index->strides[0] : 0;
+    const char *base = tn_tensor_data(index);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t v = index->dtype == TN_DTYPE_INT64 ? ((const int64_t *)base)[k * step] : ((const int32_t *)base)[k * step];
+        if (v < 0 || v >= size) {
+            if (copy_msg)
+                return tn_error(TN_ERR_INDEX, "index_copy_(): index %lld is out of bounds for dimension %lld with size %lld",
+                                (long long)v, (long long)dim, (long long)size);
+            if (slices && index->dtype == TN_DTYPE_INT64)
+                return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %lld with size %lld",
+                                (long long)v, (long long)dim, (long long)size);
+            return tn_error(TN_ERR_INDEX, "index out of range in self");
+        }
+    }
+    return TN_OK;
+}
+
 /* index_put(self, [None] * dim + [index], values, accumulate), a 0-dim self indexed as 1-d */
 static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, tn_tensor *values, bool acc, tn_value *rets) {
     tn_cx c = {0};
@@ -375,6 +402,7 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t;
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_add_", self, &dim, index, src));
+    TN_TRY(index_in_range(self, dim, index, src, false));
     const tn_value *alpha = &args[4];
     bool unit = (alpha->tag == TN_V_INT && alpha->u.i == 1) || (alpha->tag == TN_V_DOUBLE && alpha->u.d == 1) ||
                 (alpha->tag == TN_V_BOOL && alpha->u.b);
@@ -390,6 +418,7 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
 tn_status tn_op_index_copy(const tn_value *args, tn_value *rets) {
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_copy_", args[0].u.t, &dim, args[2].u.t, args[3].u.t));
+    TN_TRY(index_in_range(args[0].u.t, dim, args[2].u.t, args[3].u.t, true));
     return index_put_dim(args[0].u.t, dim, args[2].u.t, args[3].u.t, false, rets);
 }
 
@@ -814,8 +843,7 @@ tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
  * precision) */
 tn_status tn_op_renorm(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
-    double p = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].u.d;
-    double maxnorm = args[3].tag == TN_V_INT ? (double)args[3].u.i : args[3].u.d;
+    double p = tn_scalar_as_double(&args[1]), maxnorm = tn_scalar_as_double(&args[3]); /* a bool is 0 or 1 */
     if (args[1].tag == TN_V_COMPLEX) return tn_error(TN_ERR_RUNTIME, "renorm: p must be real-valued");
     if (!(p > 0)) return tn_error(TN_ERR_RUNTIME, "renorm: non-positive-norm not supported");
     if (args[3].tag == TN_V_COMPLEX) return tn_error(TN_ERR_RUNTIME, "renorm: maxnorm must be real-valued");

@@ -588,7 +588,16 @@ tn_status tn_op_pow_Tensor_Scalar(const tn_value *args, tn_value *rets) {
         tn_loop_ctx ctx = {0};
         ctx.i[0] = ei;
         tn_ew_run r = {TN_EW_pow_int_scalar, "pow", false, false, common == TN_DTYPE_BOOL ? TN_DTYPE_INT64 : common};
-        return tn_ew_execute(&r, 1, &self, &ctx, rets);
+        if (common != TN_DTYPE_BOOL) return tn_ew_execute(&r, 1, &self, &ctx, rets);
+        /* a bool self to a bool exponent stays bool (upstream's result type): computed in
+         * int64 (the values are 0 and 1) and converted */
+        tn_value t[1];
+        TN_TRY(tn_ew_execute(&r, 1, &self, &ctx, t));
+        tn_value d = {.tag = TN_V_DTYPE};
+        d.u.dtype = TN_DTYPE_BOOL;
+        tn_status st = tn_dispatch(TN_OP__to_copy, (tn_value[]){t[0], d, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, tn_value_bool(false), {.tag = TN_V_NONE}}, rets);
+        tn_value_release(&t[0]);
+        return st;
     }
     if (tn_dtype_is_complex(common)) {
         /* the exponent as c10::complex<double>; Scalar::equal matches a special exponent only

@@ -13,19 +13,20 @@
 #include "ops/elementwise_common.h"
 #include "ops/iter.h"
 #include "ops/nn_backward_internal.h"
+#include "ops/scalar_convert.h"
 
 /* ================================ pointwise gradients ================================== */
 
-/* A Scalar argument as double. */
-static double scalar_of(const tn_value *v) { return v->tag == TN_V_COMPLEX ? 0.0 : tn_scalar_as_double(v); }
+/* A Scalar argument as double (a complex one by its real part, as upstream's conversion). */
+static double scalar_of(const tn_value *v) { return tn_scalar_as_double(v); }
 
-/* A Scalar rounded into dtype and read back (upstream's `scalar.to<scalar_t>()`). */
-static double scalar_in(const tn_value *v, tn_dtype dt) {
+/* A Scalar converted into dtype with upstream's checks (`scalar.to<scalar_t>()`: a nonzero
+ * imaginary part or a value beyond the type refuses) and read back. */
+static tn_status scalar_in(const tn_value *v, tn_dtype dt, double *out) {
     unsigned char buf[16];
-    if (v->tag == TN_V_INT) tn_cast_store_scalar(buf, dt, 'i', v->u.i, 0, 0);
-    else if (v->tag == TN_V_UINT) tn_cast_store_scalar(buf, dt, 'u', (int64_t)v->u.u, 0, 0);
-    else tn_cast_store_scalar(buf, dt, 'f', 0, scalar_of(v), 0);
-    return tn_cast_load_double(buf, dt);
+    TN_TRY(tn_scalar_to_bytes(v, dt, buf));
+    *out = tn_cast_load_double(buf, dt);
+    return TN_OK;
 }
 
 /* The scalars of one pointwise run: `round` entries are rounded into the computation
@@ -50,8 +51,16 @@ static tn_status ewb_run(tn_ewb_op op, const char *kname, int nin, tn_tensor **i
         tn_iter_release(&it);
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kname, tn_nnb_dname(d));
     }
-    for (int i = 0; sc && i < sc->n; i++)
-        ctx->d[i] = sc->round[i] ? scalar_in(sc->v[i], it.common_dtype) : scalar_of(sc->v[i]);
+    for (int i = 0; sc && i < sc->n; i++) {
+        if (!sc->round[i]) ctx->d[i] = scalar_of(sc->v[i]);
+        else {
+            tn_status st = scalar_in(sc->v[i], it.common_dtype, &ctx->d[i]);
+            if (st != TN_OK) {
+                tn_iter_release(&it);
+                return st;
+            }
+        }
+    }
     tn_iter_for_each(&it, loop, ctx);
     rets[0] = tn_value_tensor(tn_iter_take_output(&it, 0));
     tn_iter_release(&it);

@@ -26,7 +26,8 @@ static tn_status new_out(const tn_tensor *self, tn_dim_mask m, bool keepdim, tn_
     int nd = tn_reduce_out_sizes(self, m, keepdim, sizes);
     if (!zero) return tn_graph_empty_result(nd, sizes, NULL, dt, tn_tensor_device(self), out);
     TN_TRY(tn_graph_empty_result(nd, sizes, NULL, dt, tn_tensor_device(self), out));
-    if (!tn_tensor_is_meta(*out)) memset(tn_tensor_data(*out), 0, (size_t)(tn_tensor_numel(*out) * tn_dtype_itemsize(dt)));
+    if (!tn_tensor_is_meta(*out) && tn_tensor_numel(*out) > 0) /* an empty result may have no data (NULL) */
+        memset(tn_tensor_data(*out), 0, (size_t)(tn_tensor_numel(*out) * tn_dtype_itemsize(dt)));
     return TN_OK;
 }
 

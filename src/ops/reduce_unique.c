@@ -176,22 +176,24 @@ static tn_status check_empty_dim(const tn_tensor *self, int dim) {
     return TN_OK;
 }
 
-/* aten::unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False) */
+/* aten::unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False).
+ * Along a dim upstream computes the inverse and the counts whatever the two flags say (its
+ * flags only select them for the Python wrapper), and a 0-dim self has no dim to select. */
 tn_status tn_op_unique_dim(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
     int dim;
-    TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &dim));
-    if (self->ndim > 0) TN_TRY(check_empty_dim(self, dim));
-    if (self->ndim == 0) return unique_impl(self, -1, true, false, a[3].u.b, a[4].u.b, r);
-    return unique_impl(self, dim, true, false, a[3].u.b, a[4].u.b, r);
+    TN_TRY(tn_wrap_dim_strict(a[1].u.i, self->ndim, &dim));
+    TN_TRY(check_empty_dim(self, dim));
+    return unique_impl(self, dim, true, false, true, true, r);
 }
 
-/* aten::unique_consecutive(self, return_inverse=False, return_counts=False, dim=None) */
+/* aten::unique_consecutive(self, return_inverse=False, return_counts=False, dim=None); with
+ * a dim, as unique_dim: inverse and counts always, a 0-dim self refused */
 tn_status tn_op_unique_consecutive(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
-    if (a[3].tag == TN_V_NONE || self->ndim == 0) return unique_impl(self, -1, false, true, a[1].u.b, a[2].u.b, r);
+    if (a[3].tag == TN_V_NONE) return unique_impl(self, -1, false, true, a[1].u.b, a[2].u.b, r);
     int dim;
-    TN_TRY(tn_wrap_dim(a[3].u.i, self->ndim, &dim));
+    TN_TRY(tn_wrap_dim_strict(a[3].u.i, self->ndim, &dim));
     TN_TRY(check_empty_dim(self, dim));
-    return unique_impl(self, dim, false, true, a[1].u.b, a[2].u.b, r);
+    return unique_impl(self, dim, false, true, true, true, r);
 }

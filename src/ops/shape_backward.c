@@ -125,7 +125,12 @@ tn_status tn_op_value_selecting_reduction_backward(const tn_value *args, tn_valu
     tn_tensor *z;
     TN_TRY(zeros_like_sizes(&args[3], grad, &z));
     if (z->ndim == 0) {
-        /* a 0-dim input: the only position is selected */
+        /* a 0-dim input: the only position is selected, unless the index is empty (upstream's
+         * scatter then writes nothing: zeros) */
+        if (tn_tensor_numel(idx) == 0) {
+            rets[0] = tn_value_tensor(z);
+            return TN_OK;
+        }
         tn_tensor *v = tn_tensor_new_view(z->storage, z->offset, 0, NULL, NULL, z->dtype);
         tn_status st = v ? copy_into(v, grad) : tn_error(TN_ERR_NO_MEMORY, "out of memory creating a view");
         if (st != TN_OK) { tn_tensor_release(z); return st; }

@@ -424,7 +424,14 @@ tn_status tn_op_roll(const tn_value *args, tn_value *rets) {
     }
     int wrapped[TN_MAX_DIMS];
     if (nd > TN_MAX_DIMS) return tn_error(TN_ERR_INDEX, "roll: too many dims");
-    for (int64_t i = 0; i < nd; i++) TN_TRY(tn_wrap_dim(dims[i], self->ndim, &wrapped[i]));
+    /* upstream's roll_cpu returns an empty self's copy before it reads a dim, and reads the
+     * dim's size without wrapping a scalar (a 0-dim self has no dim 0) */
+    if (tn_tensor_numel(self) == 0) {
+        TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
+    for (int64_t i = 0; i < nd; i++) TN_TRY(tn_wrap_dim_strict(dims[i], self->ndim, &wrapped[i]));
     TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
     tn_status st = roll_one(out, self, wrapped[0], shifts[0]);
     /* Further dims roll the previous result (upstream rolls one dim at a time too). */

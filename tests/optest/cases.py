@@ -3132,3 +3132,52 @@ for _n, _src, _ins in [
 for _n, _src in [("nonscalar", f"{G}.grad(torch.sin)(a)"),
                  ("backward_batched", f"{G}.vmap(lambda v: (v ** 2).sum().backward())(a)")]:
     add(f"func_{_n}_err", f"lambda a: {_src}", [In((3, 4))], [])
+
+# ---- session 24: the seed-23 fuzzer's open entries fixed in C ----
+# unique_dim (and unique_consecutive with a dim) return the inverse and the counts whatever
+# the flags say, as upstream; a 0-dim self has no dim (IndexError)
+add("unique_dim_flags_ignored", "lambda x: (torch.ops.aten.unique_dim(x, 0, True, False, False), torch.ops.aten.unique_dim(x, 1, False, True, False), torch.ops.aten.unique_dim(x, -1, True, False, True), torch.ops.aten.unique_consecutive(x, False, False, 0), torch.ops.aten.unique_consecutive(x, False, False))", [In((6, 3), "float32", "int")], ["unique_dim.default", "unique_consecutive.default"])
+add("unique_dim_0d_err", "lambda x: torch.ops.aten.unique_dim(x[0, 0], 0, True, False, False)", [In((2, 3))], ["unique_dim.default"])
+add("unique_consecutive_0d_dim_err", "lambda x: torch.ops.aten.unique_consecutive(x[0, 0], False, False, -1)", [In((2, 3))], ["unique_consecutive.default"])
+# renorm with a bool p or maxnorm (True is 1; before, the bool's bytes were read as a double)
+add("renorm_bool_scalars", "lambda x: (torch.renorm(x, 2, 1, True), torch.renorm(x, True, 0, 0.5), torch.ops.aten.renorm_(x.clone(), True, 1, False))", [In((3, 5, 4))], ["renorm.default", "renorm_.default"])
+# the pointwise backward operators convert their Scalars as upstream's checked Scalar::to:
+# a complex with zero imaginary part is its real part (before: 0), a nonzero one refuses
+add("pointwise_backward_complex_scalars", "lambda g, x: (torch.ops.aten.threshold_backward(g, x, 1 + 0j), torch.ops.aten.hardtanh_backward(g, x, -0.3 + 0j, 0.6 + 0j), torch.ops.aten.leaky_relu_backward(g, x, 0.5 + 0j, False), torch.ops.aten.softplus_backward(g, x, 1 + 0j, 2 + 0j), torch.ops.aten.elu_backward(g, 1 + 0j, 1 + 0j, 1 + 0j, False, x), torch.ops.aten.hardshrink_backward(g, x, 0.4 + 0j), torch.ops.aten.softshrink_backward(g, x, 0.4 + 0j))", [In((4, 7)), In((4, 7))], ["threshold_backward.default", "hardtanh_backward.default", "leaky_relu_backward.default", "softplus_backward.default", "elu_backward.default", "hardshrink_backward.default", "softshrink_backward.default"])
+add("threshold_backward_complex_imag_err", "lambda g, x: torch.ops.aten.threshold_backward(g, x, 1 + 1j)", [In((4, 7)), In((4, 7))], ["threshold_backward.default"])
+add("threshold_backward_overflow_err", "lambda g, x: torch.ops.aten.threshold_backward(g, x, 1e300)", [In((4, 7)), In((4, 7))], ["threshold_backward.default"])
+# UBSan (the seed-24 ASan slice, #2842): a zero-filled reduction result with no elements
+# (float16 sum over dim of an empty input, trapz's) memset its NULL data
+add("sum_dim_half_empty_result", "lambda x: (torch.ops.aten.trapz.dx(x[:0].half(), dx=-3.75, dim=-1), torch.sum(x[:0].half(), dim=-1), torch.sum(x[:0].bfloat16(), dim=1, keepdim=True))", [In((3, 1))], ["trapz.dx", "sum.dim_IntList"])
+# hinge_embedding_loss: upstream's `margin - self` fills a tensor of self's dtype, so an
+# integral self gives an integral loss (sum: int64; mean refuses); before, float32
+add("hinge_embedding_loss_integral", "lambda a, t: (torch.hinge_embedding_loss(a, t, 3, 2), torch.hinge_embedding_loss(a, t, 2.5, 0), torch.hinge_embedding_loss(a.float(), t, 0.5, 1))", [In((4, 5), "int16", "int"), In((4, 5), "int64", "int")], ["hinge_embedding_loss.default"])
+add("hinge_embedding_loss_integral_mean_err", "lambda a, t: torch.hinge_embedding_loss(a, t, 3, 1)", [In((4, 5), "int16", "int"), In((4, 5), "int64", "int")], ["hinge_embedding_loss.default"])
+# kl_div (non-log target) is upstream's xlogy(t, t) - t * input: a negative or NaN target
+# and a zero target against an infinite input give NaN (before: 0)
+add("kl_div_negative_nan_targets", "lambda x, t: (torch.nn.functional.kl_div(x, t, reduction='none'), torch.nn.functional.kl_div(x, t, reduction='sum'), torch.nn.functional.kl_div(x.double(), t, reduction='batchmean'), torch.nn.functional.kl_div(torch.where(t == 0, float('inf'), x), t, reduction='none'))", [In((4, 6)), In((4, 6), kind="special")], ["kl_div.default"])
+# poisson_nll_loss(full=True): the Stirling term is added in place (upstream's `loss +=`),
+# so a half input with an integer target stays half
+add("poisson_nll_loss_full_half", "lambda x, t: (torch.poisson_nll_loss(x.half(), t, True, True, 1e-5, 0), torch.poisson_nll_loss(x.abs().half(), t, False, True, 1e-5, 2), torch.poisson_nll_loss(x.bfloat16(), t.float(), True, True, 1e-5, 1))", [In((3, 5)), In((3, 5), "int64", "index", high=6)], ["poisson_nll_loss.default"])
+# gcd/lcm as upstream's calc_gcd/calc_lcm: magnitudes in the element type (|INT_MIN| stays
+# negative), the lcm product and its abs wrapping in int / int64
+add("gcd_lcm_int_min_wrap", "lambda: (torch.gcd(torch.tensor([7, 1, -2**63, 0, -6, 2**63 - 1]), torch.tensor([-2**63, -2**63, 7, -2**63, 4, -2**63])), torch.lcm(torch.tensor([2147483647, -2147483648, 2147483647, -1, 5, 0], dtype=torch.int32), torch.tensor([6, 1, 10, -2147483648, -3, 4], dtype=torch.int32)), torch.lcm(torch.tensor([-128, 127, -128, 100], dtype=torch.int8), torch.tensor([3, 2, -128, -7], dtype=torch.int8)), torch.gcd(torch.tensor([-128, 127, -128, 0], dtype=torch.int8), torch.tensor([3, -128, -128, -128], dtype=torch.int8)), torch.lcm(torch.tensor([-32768, 32767, 300], dtype=torch.int16), torch.tensor([3, 5, -32768], dtype=torch.int16)), torch.lcm(torch.tensor([200, 255, 0], dtype=torch.uint8), torch.tensor([3, 254, 7], dtype=torch.uint8)), torch.tensor([2147483647, 5], dtype=torch.int32).lcm_(torch.tensor([6, -10], dtype=torch.int32)))", [], ["gcd.default", "lcm.default", "lcm_.default"], **EXACT)
+# index_add_/index_copy_ take indices in [0, size) only: a negative one is IndexError as
+# upstream's CPU kernels (before: wrapped from the end, as index_put)
+add("index_add_copy_negative_index_err", "lambda x, s: x.clone().index_add_(0, torch.tensor([-1, 0, 2]), s)", [In((5, 3)), In((3, 3))], ["index_add.default"])
+add("index_copy_negative_index_err", "lambda x, s: x.clone().index_copy_(1, torch.tensor([0, -2, 1], dtype=torch.int64), s.t())", [In((3, 5)), In((3, 3))], ["index_copy.default"])
+add("index_add_int32_negative_index_err", "lambda x, s: torch.index_add(x, 0, torch.tensor([2, -5], dtype=torch.int32), s[:2])", [In((5, 3)), In((3, 3))], ["index_add.default"])
+add("index_add_1d_negative_index_err", "lambda x: x.clone().index_add_(0, torch.tensor([3, -1]), x[:2])", [In((5,))], ["index_add.default"])
+add("index_add_empty_slices_negative_index", "lambda x: x[:, :0].clone().index_add_(0, torch.tensor([-1]), x[:1, :0])", [In((5, 3))], ["index_add.default"])
+# pow of a bool tensor to a bool exponent is bool (upstream's result type; before: int64),
+# through pow and _foreach_pow
+add("pow_bool_bool_exponent", "lambda b: (torch.pow(b, True), torch.pow(b, False), b.pow(True), torch._foreach_pow([b, b[:3]], True), torch.pow(b, 2))", [In((7,), "bool", "bool")], ["pow.Tensor_Scalar", "_foreach_pow.Scalar"])
+# value_selecting_reduction_backward into a 0-dim input with an empty index: upstream's
+# scatter writes nothing (zeros; before: the grad)
+add("value_selecting_backward_0d_empty_index", "lambda g: (torch.ops.aten.value_selecting_reduction_backward(g[0], 0, torch.zeros(0, dtype=torch.long), [], True), torch.ops.aten.value_selecting_reduction_backward(g[0], 0, torch.zeros((), dtype=torch.long), [], True))", [In((3,))], ["value_selecting_reduction_backward.default"])
+# block_diag of no tensors is 1 x 0 as upstream's (before: 0 x 0)
+add("block_diag_no_tensors", "lambda: (torch.block_diag(), torch.ops.aten.block_diag([]))", [], ["block_diag.default"])
+# roll: an empty self is returned (copied) before its dims are read; a 0-dim self has no
+# dim to roll (IndexError), as upstream's roll_cpu
+add("roll_empty_any_dim", "lambda x: (torch.roll(x[:0], 1, 5), torch.roll(x[:, :0], (1, 2), (0, -7)), torch.roll(x[0, 0], 3))", [In((3, 4))], ["roll.default"])
+add("roll_0d_dim_err", "lambda x: torch.roll(x[0, 0], 1, 0)", [In((3, 4))], ["roll.default"])
