@@ -131,6 +131,47 @@ static void rows_run(rows_job *j, int64_t rows) {
     tn_parallel_for(rows, grain, rows_worker, j);
 }
 
+/* max / min of a whole contiguous float32 or bfloat16 tensor: rows_worker over contiguous
+ * chunks on the pool, one slot per chunk, then the slots in order (the first NaN in element
+ * order wins, as in one pass; max and min are otherwise order-free, so any cut gives the
+ * same bits). Before: the generic per-element loop on one thread (amax of 1e6 floats 9 ms,
+ * upstream 0.05 ms). */
+typedef struct mm_all_job {
+    char *slots;          /* one element of dt per chunk */
+    const char *in;
+    int64_t n, chunk;
+    int op;
+    tn_dtype dt;
+} mm_all_job;
+
+static void mm_all_worker(void *ctx, int64_t b, int64_t e) {
+    const mm_all_job *j = ctx;
+    const int64_t es = tn_dtype_itemsize(j->dt);
+    for (int64_t c = b; c < e; c++) {
+        int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+        rows_job r = {j->slots + c * es, j->in + lo * es, hi - lo, j->op, j->dt};
+        rows_worker(&r, 0, 1);
+    }
+}
+
+static void maxmin_all(char *out, const char *in, int64_t n, int op, tn_dtype dt) {
+    enum { MM_GRAIN = 32768, MM_SLOTS = 64 };
+    int64_t parts = n / MM_GRAIN, threads = tn_get_num_threads();
+    if (parts > threads) parts = threads;
+    if (parts > MM_SLOTS) parts = MM_SLOTS;
+    if (parts < 2 || tn_in_parallel_region()) {
+        rows_job r = {out, in, n, op, dt};
+        rows_worker(&r, 0, 1);
+        return;
+    }
+    _Alignas(8) char slots[MM_SLOTS * 4];
+    mm_all_job j = {slots, in, n, (n + parts - 1) / parts, op, dt};
+    tn_parallel_for(parts, 1, mm_all_worker, &j);
+    /* the slots as one row: the first NaN slot, else their max / min */
+    rows_job r = {out, slots, parts, op, dt};
+    rows_worker(&r, 0, 1);
+}
+
 /* ---- sum (cascade) --------------------------------------------------------------------- */
 
 typedef struct sum_ctx {
@@ -479,6 +520,12 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         lastdim_rows(self, m, &rows, &n) && tn_tensor_is_contiguous(out)) {
         rows_job j = {tn_tensor_data(out), tn_tensor_data(self), n, op == ACC_MAX ? 1 : 2, odt};
         rows_run(&j, rows);
+        *res = out;
+        return TN_OK;
+    }
+    if ((op == ACC_MAX || op == ACC_MIN) && (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_BFLOAT16) && self->dtype == odt &&
+        tn_tensor_numel(out) == 1 && tn_tensor_numel(self) > 0 && tn_tensor_is_contiguous(self)) {
+        maxmin_all(tn_tensor_data(out), tn_tensor_data(self), tn_tensor_numel(self), op == ACC_MAX ? 1 : 2, odt);
         *res = out;
         return TN_OK;
     }
