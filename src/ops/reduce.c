@@ -515,17 +515,18 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     tn_tensor *out;
     TN_TRY(new_out(self, m, keepdim, odt, false, &out));
     if (tn_tensor_is_meta(self)) { *res = out; return TN_OK; }
+    /* first: a 1-d tensor is one row, which the rows path would scan on one thread */
+    if ((op == ACC_MAX || op == ACC_MIN) && (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_BFLOAT16) && self->dtype == odt &&
+        tn_tensor_numel(out) == 1 && tn_tensor_numel(self) > 0 && tn_tensor_is_contiguous(self)) {
+        maxmin_all(tn_tensor_data(out), tn_tensor_data(self), tn_tensor_numel(self), op == ACC_MAX ? 1 : 2, odt);
+        *res = out;
+        return TN_OK;
+    }
     int64_t rows, n;
     if ((op == ACC_MAX || op == ACC_MIN) && (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_BFLOAT16) && self->dtype == odt &&
         lastdim_rows(self, m, &rows, &n) && tn_tensor_is_contiguous(out)) {
         rows_job j = {tn_tensor_data(out), tn_tensor_data(self), n, op == ACC_MAX ? 1 : 2, odt};
         rows_run(&j, rows);
-        *res = out;
-        return TN_OK;
-    }
-    if ((op == ACC_MAX || op == ACC_MIN) && (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_BFLOAT16) && self->dtype == odt &&
-        tn_tensor_numel(out) == 1 && tn_tensor_numel(self) > 0 && tn_tensor_is_contiguous(self)) {
-        maxmin_all(tn_tensor_data(out), tn_tensor_data(self), tn_tensor_numel(self), op == ACC_MAX ? 1 : 2, odt);
         *res = out;
         return TN_OK;
     }
