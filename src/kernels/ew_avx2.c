@@ -41,6 +41,9 @@ static inline void v_st_b8(char *p, vm m) {
     _mm_storel_epi64((__m128i *)p, b);
 }
 static inline vf v_round(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline vf v_floor(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+static inline vf v_ceil(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+static inline vf v_trunc(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
     __m256i ni = _mm256_cvtps_epi32(n);
     __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);

@@ -39,6 +39,9 @@ static inline vm v_cmp_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_
 static inline vm v_cmp_unord(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
 static inline void v_st_b8(char *p, vm m) { _mm_storeu_si128((__m128i *)p, _mm_maskz_set1_epi8(m, 1)); }
 static inline vf v_round(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline vf v_floor(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+static inline vf v_ceil(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+static inline vf v_trunc(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 /* 2^n for integral n in [-150, 128] as two normal factors 2^(n>>1) * 2^(n - (n>>1)) */
 static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
     __m512i ni = _mm512_cvtps_epi32(n);
