@@ -1,8 +1,8 @@
 """Regenerates tests/c/test_reduce_expected.h from upstream torch (run with .venv-ref/bin/python).
 
 Inputs are the deterministic sequence test_reduce.c builds (gen(i) below); upstream runs
-single-threaded because its two-pass parallel sum regroups additions per thread and our
-core is single-threaded for now."""
+single-threaded, and test_reduce.c sets our pool to one thread: both sides' whole-tensor
+float32 sums regroup their additions per thread (the same grouping at any one count)."""
 import sys
 import numpy as np
 import torch
