@@ -356,7 +356,10 @@ static tn_status pixel_shuffle_impl(const tn_value *args, tn_value *rets, bool u
     if (r <= 0)
         return tn_error(TN_ERR_RUNTIME, "%s expects a positive %s, but got %lld", name, un ? "downscale_factor" : "upscale_factor", (long long)r);
     int nb = x->ndim - 3;
-    int64_t C = x->sizes[nb], H = x->sizes[nb + 1], W = x->sizes[nb + 2];
+    int64_t C = x->sizes[nb], H = x->sizes[nb + 1], W = x->sizes[nb + 2], rr;
+    if (!un && __builtin_mul_overflow(r, r, &rr)) /* upstream's check; before, r * r wrapped to 0 and C % 0 trapped */
+        return tn_error(TN_ERR_VALUE, "upscale factor is too large, (upscale_factor)^2 overflowed: upscale_factor=%lld",
+                        (long long)r);
     if (!un && C % (r * r) != 0)
         return tn_error(TN_ERR_RUNTIME, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)=%lld is not divisible by %lld",
                         (long long)C, (long long)(r * r));

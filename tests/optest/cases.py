@@ -3181,3 +3181,6 @@ add("block_diag_no_tensors", "lambda: (torch.block_diag(), torch.ops.aten.block_
 # dim to roll (IndexError), as upstream's roll_cpu
 add("roll_empty_any_dim", "lambda x: (torch.roll(x[:0], 1, 5), torch.roll(x[:, :0], (1, 2), (0, -7)), torch.roll(x[0, 0], 3))", [In((3, 4))], ["roll.default"])
 add("roll_0d_dim_err", "lambda x: torch.roll(x[0, 0], 1, 0)", [In((3, 4))], ["roll.default"])
+# pixel_shuffle with an upscale factor whose square overflows int64: upstream's ValueError (ours trapped on C % 0; fuzzer seed 23, session 24)
+add("pixel_shuffle_overflow_err", "lambda a: (torch.pixel_shuffle(a, 1 << 40), torch.pixel_shuffle(a[:0], 1 << 32))", [In((1, 4, 5, 5))], ["pixel_shuffle.default"])
+add("pixel_shuffle_out_overflow_err", "lambda a: torch.ops.aten.pixel_shuffle.out(a[0, :0].int(), 1 << 40, out=torch.zeros(2, 1))", [In((1, 4, 5, 5))], ["pixel_shuffle.out"])
