@@ -228,7 +228,8 @@ class _ImperativeEngine:
                                           "not implemented by torchnative")
         inputs = tuple(inputs) if inputs else ()
         C = _Cm()
-        if any(t is not None and C._tn_batch_info(t) is not None for t in (*tensors, *grad_tensors, *inputs)):
+        if any(isinstance(t, torch.Tensor) and C._tn_batch_info(t) is not None
+               for t in (*tensors, *grad_tensors, *inputs)):
             return self._run_backward_batched(tuple(tensors), tuple(grad_tensors), keep_graph, create_graph, inputs,
                                               allow_unreachable, accumulate_grad)
         res = C._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
