@@ -74,21 +74,16 @@ tn_status tn_vmap_add_batch_dim(tn_tensor *t, int64_t bdim, int64_t level, tn_te
 
 /* ---- door calls used here ------------------------------------------------------------ */
 
-static tn_status call1(tn_op_id op, int n, tn_value *a, tn_tensor **out) {
-    (void)n;
-    return tn_dispatch_one(op, a, out);
-}
-
 static tn_status movedim(tn_tensor *t, int64_t from, int64_t to, tn_tensor **out) {
     tn_value a[3] = {tn_value_tensor(t), tn_value_int(from), tn_value_int(to)};
-    return call1(TN_OP_movedim_int, 3, a, out);
+    return tn_dispatch_one(TN_OP_movedim_int, a, out);
 }
 
 static tn_status stack0(tn_tensor **ts, int64_t n, tn_tensor **out) {
     tn_value a[2] = {{.tag = TN_V_TENSORLIST}, tn_value_int(0)};
     a[0].u.tlist.data = ts;
     a[0].u.tlist.n = n;
-    return call1(TN_OP_stack, 2, a, out);
+    return tn_dispatch_one(TN_OP_stack, a, out);
 }
 
 tn_status tn_vmap_remove_batch_dim(tn_tensor *t, int64_t level, int64_t batch_size, int64_t out_dim, tn_tensor **out) {
@@ -98,12 +93,12 @@ tn_status tn_vmap_remove_batch_dim(tn_tensor *t, int64_t level, int64_t batch_si
                         -(t->ndim + 1), t->ndim, (long long)out_dim);
     tn_tensor *u;
     tn_value a[2] = {tn_value_tensor(t), tn_value_int(out_dim)};
-    TN_TRY(call1(TN_OP_unsqueeze, 2, a, &u));
+    TN_TRY(tn_dispatch_one(TN_OP_unsqueeze, a, &u));
     int64_t sz[TN_MAX_DIMS];
     memcpy(sz, u->sizes, sizeof(int64_t) * (size_t)u->ndim);
     sz[out_dim] = batch_size;
     tn_value e[3] = {tn_value_tensor(u), tn_value_intlist(sz, u->ndim), tn_value_bool(false)};
-    tn_status st = call1(TN_OP_expand, 3, e, out);
+    tn_status st = tn_dispatch_one(TN_OP_expand, e, out);
     tn_tensor_release(u);
     return st;
 }
@@ -244,7 +239,7 @@ static tn_status view_rebuild(tn_tensor *value, tn_tensor *const *r, int64_t B, 
     bool grad = tn_grad_mode_enabled();
     bool keep = grad && tn_requires_grad(r0);
     if (grad && !keep) tn_grad_mode_set(false);
-    tn_status s = call1(TN_OP_as_strided, 4, a, out);
+    tn_status s = tn_dispatch_one(TN_OP_as_strided, a, out);
     if (grad && !keep) tn_grad_mode_set(true);
     return s;
 }
@@ -354,17 +349,20 @@ static tn_status empty_batch(tn_op_id op, const tn_value *args, int64_t level, t
     char lbl[160];
     int nargs = s->nargs, nrets = s->nrets;
     tn_device dev = {TN_DEVICE_CPU, -1};
+    int ntens = 0;
+    for (int k = 0; k < nargs; k++)
+        ntens += args[k].tag == TN_V_TENSOR ? 1 : args[k].tag == TN_V_TENSORLIST ? (int)args[k].u.tlist.n : 0;
     tn_value *ma = calloc((size_t)nargs + 1, sizeof *ma), *mr = calloc((size_t)nrets + 1, sizeof *mr);
-    tn_tensor **owned = calloc(256, sizeof *owned), **lists[TN_MAX_DIMS * 4] = {0};
+    tn_tensor **owned = calloc((size_t)ntens + 1, sizeof *owned), ***lists = calloc((size_t)nargs + 1, sizeof *lists);
     int nowned = 0, nlists = 0;
-    tn_status st = ma && mr && owned ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "vmap: out of memory");
+    tn_status st = ma && mr && owned && lists ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "vmap: out of memory");
     for (int k = 0; k < nargs && st == TN_OK; k++) {
         ma[k] = args[k];
         int64_t n = args[k].tag == TN_V_TENSOR ? 1 : args[k].tag == TN_V_TENSORLIST ? args[k].u.tlist.n : 0;
         tn_tensor *const *src = args[k].tag == TN_V_TENSOR ? &args[k].u.t : n ? args[k].u.tlist.data : NULL;
         tn_tensor **dst = args[k].tag == TN_V_TENSOR ? &ma[k].u.t : NULL;
         if (args[k].tag == TN_V_TENSORLIST && n) {
-            if (nlists == (int)(sizeof lists / sizeof *lists) || !(dst = calloc((size_t)n, sizeof *dst))) {
+            if (!(dst = calloc((size_t)n, sizeof *dst))) {
                 st = tn_error(TN_ERR_NO_MEMORY, "vmap: out of memory");
                 break;
             }
@@ -377,7 +375,7 @@ static tn_status empty_batch(tn_op_id op, const tn_value *args, int64_t level, t
             if (t->batch && t->batch->level != level)
                 st = tn_error(TN_ERR_NOT_IMPLEMENTED, "vmap over a batch of size 0 nested in another vmap (%s) is not "
                                                       "implemented by torchnative", op_label(op, lbl, sizeof lbl));
-            else if (nowned == 256 || !(dst[j] = owned[nowned++] = meta_like(t)))
+            else if (!(dst[j] = owned[nowned++] = meta_like(t)))
                 st = tn_error(TN_ERR_NO_MEMORY, "vmap: out of memory");
             else if (!t->batch) dev = tn_tensor_device(t);
         }
@@ -416,7 +414,7 @@ static tn_status empty_batch(tn_op_id op, const tn_value *args, int64_t level, t
     }
     for (int k = 0; k < nowned; k++) tn_tensor_release(owned[k]);
     for (int k = 0; k < nlists; k++) free(lists[k]);
-    free(ma), free(mr), free(owned);
+    free(ma), free(mr), free(owned), free(lists);
     return st;
 }
 
@@ -452,7 +450,7 @@ static bool pointwise_rule(tn_op_id op, const tn_value *args, int64_t level, tn_
         for (int d = t->ndim; d < rank && *st == TN_OK; d++) {
             tn_value a[2] = {tn_value_tensor(v), tn_value_int(1)};
             tn_tensor *u;
-            *st = call1(TN_OP_unsqueeze, 2, a, &u);
+            *st = tn_dispatch_one(TN_OP_unsqueeze, a, &u);
             tn_tensor_release(v);
             v = *st == TN_OK ? u : NULL;
         }

@@ -267,14 +267,16 @@ class _ImperativeEngine:
         level = max(i[2] for i in infos if i is not None)
         size = C._tn_vmap_batch_size(level)
 
-        def value0(t):  # t's value at `level` with the batch first, or None when t is not batched there
-            info = C._tn_batch_info(t)
-            return info[0].movedim(info[1], 0) if info is not None and info[2] == level else None
-
         def value_at(t):  # (t's value, its batch dim) at `level`, or None when t is not batched there
-            info = C._tn_batch_info(t)
+            info = C._tn_batch_info(t) if t is not None else None
             return (info[0], info[1]) if info is not None and info[2] == level else None
 
+        def value0(t):  # t's value at `level` with the batch first, or None
+            v = value_at(t)
+            return None if v is None else v[0].movedim(v[1], 0)
+
+        unused = ("One of the differentiated Tensors appears to not have been used in the graph. "
+                  "Set allow_unused=True if this is the desired behavior.")
         roots0, ins0 = [value0(t) for t in tensors], [value_at(t) for t in inputs]
         if all(r is not None for r in roots0) and all(v is not None for v in ins0):
             # every output and input batched here: element i of an output depends on element
@@ -282,7 +284,7 @@ class _ImperativeEngine:
             # values gives every element's gradient at once
             grads0 = []
             for r, g in zip(roots0, grad_tensors):
-                g0 = value0(g) if g is not None else None
+                g0 = value0(g)
                 grads0.append(g0 if g0 is not None or g is None else g.unsqueeze(0).expand(r.shape))
             # the inputs' values themselves (a view made here would not be in the graph)
             res = self.run_backward(tuple(roots0), tuple(grads0), keep_graph, create_graph,
@@ -290,19 +292,15 @@ class _ImperativeEngine:
             out = []
             for g, (_, bdim) in zip(res, ins0):
                 if g is None and not allow_unused:
-                    raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                       "Set allow_unused=True if this is the desired behavior.")
+                    raise RuntimeError(unused)
                 out.append(None if g is None else C._tn_add_batch_dim(g, bdim, level))
             return tuple(out)
 
         def element(t, i):
-            info = C._tn_batch_info(t) if t is not None else None
-            return info[0].select(info[1], i) if info is not None and info[2] == level else t
+            v = value_at(t)
+            return t if v is None else v[0].select(v[1], i)
 
-        ins = []
-        for t in inputs:
-            info = C._tn_batch_info(t)
-            ins.append((info[0], info[1]) if info is not None and info[2] == level else (t, None))
+        ins = [v if v is not None else (t, None) for t, v in zip(inputs, ins0)]
         per_input = [[] for _ in inputs]
         for i in range(size):
             res = self.run_backward(tuple(element(t, i) for t in tensors), tuple(element(g, i) for g in grad_tensors),
@@ -315,8 +313,7 @@ class _ImperativeEngine:
         for k, gs in enumerate(per_input):
             if all(g is None for g in gs):
                 if not allow_unused:
-                    raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                       "Set allow_unused=True if this is the desired behavior.")
+                    raise RuntimeError(unused)
                 out.append(None)
                 continue
             like = next(g for g in gs if g is not None)
