@@ -4,6 +4,7 @@
 
 #include "autograd/autograd.h"
 #include "autograd/formulas.h"
+#include "ops/elementwise_common.h"
 #include "ops/graph.h"
 #include "ops/iter.h"
 #include "ops/mathbits.h"
@@ -246,7 +247,32 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
             fargs = filled;
         }
     }
+    tn_tensor *converted = NULL;
+    if (rule == TN_OUT_CONVERT_SELF && s->kind == TN_OP_KIND_OUT && s->nout == 1 && s->nargs <= 64 &&
+        args[0].tag == TN_V_TENSOR && args[s->nargs - 1].tag == TN_V_TENSOR) {
+        tn_tensor *self = args[0].u.t, *out = args[s->nargs - 1].u.t;
+        if (tn_dtype_is_floating(self->dtype) && out->dtype != self->dtype && !tn_dtype_is_complex(out->dtype)) {
+            /* a half-precision out reduces the converted self, as upstream; any other
+             * reduces self (upstream's CPU path for float and double) */
+            bool low = out->dtype == TN_DTYPE_FLOAT16 || out->dtype == TN_DTYPE_BFLOAT16;
+            TN_TRY(low ? tn_ew_to_dtype(self, out->dtype, &converted) : tn_tensor_empty_like(self, out->dtype, &converted));
+            if (!tn_dtype_can_cast(self->dtype, out->dtype)) {
+                tn_tensor_release(converted);
+                return tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                                tn_dtype_infos[self->dtype].c10_name, tn_dtype_infos[out->dtype].c10_name);
+            }
+            if (low) {
+                if (fargs != filled) memcpy(filled, args, sizeof(tn_value) * (size_t)s->nargs);
+                filled[0] = tn_value_tensor(converted);
+                fargs = filled;
+            } else {
+                tn_tensor_release(converted);
+                converted = NULL;
+            }
+        }
+    }
     tn_status st = fn(fargs, tmp);
+    if (converted) tn_tensor_release(converted);
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
     bool disjoint_after = (overlap & TN_OUT_DISJOINT) && !((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT);
     if (disjoint_after && (st = disjoint_checks(s, args, tmp, overlap)) != TN_OK) {

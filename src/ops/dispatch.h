@@ -68,6 +68,13 @@ typedef enum tn_out_rule {
                           * nansum, cumsum, cumprod): without dtype= they run in out's (or the
                           * in-place self's) dtype; with it, out must have exactly that dtype
                           * ("Expected out tensor to have dtype double, but got float instead") */
+    TN_OUT_CONVERT_SELF, /* std, var: upstream's reduction first converts a floating self to a
+                          * different out dtype (a full-size allocation, so an expanded view
+                          * too large to hold fails there with RuntimeError) and checks that
+                          * self's dtype casts into out's before reducing: here that allocation
+                          * is reserved and the check made before the kernel runs; a float16 /
+                          * bfloat16 out reduces the converted self (float and double outs
+                          * take upstream's CPU path over self itself) */
 } tn_out_rule;
 /* Joined to a row's rule (TN_OUT_CAST | TN_OUT_ITER): the operator is one of upstream's
  * TensorIterator kernels (or cat and the stacks upstream builds on it, which check the

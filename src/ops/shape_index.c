@@ -296,6 +296,9 @@ tn_status tn_op_where(const tn_value *args, tn_value *rets) {
     return tn_value_tensorlist_result(cols, nd, &rets[0]);
 }
 
+/* Upstream's GRAIN_SIZE: from this many elements its masked_select takes the parallel path. */
+#define MASKED_SELECT_GRAIN 32768
+
 /* aten::masked_select(Tensor self, Tensor mask) -> Tensor: the elements where the
  * (broadcast) mask is true, as a 1-D tensor in row-major order. */
 tn_status tn_op_masked_select(const tn_value *args, tn_value *rets) {
@@ -311,6 +314,16 @@ tn_status tn_op_masked_select(const tn_value *args, tn_value *rets) {
     if (st != TN_OK) { tn_tensor_release(s); return st; }
     int64_t numel = 1, cnt = 0;
     for (int i = 0; i < n; i++) numel *= shape[i];
+    if (numel >= MASKED_SELECT_GRAIN) {
+        /* Upstream's parallel kernel (inputs of a grain or more, or not contiguous) holds
+         * an int64 prefix sum of the broadcast shape; ours needs none, but a shape that
+         * cannot be held fails here as there (RuntimeError: the storage size overflows,
+         * or the allocation fails) instead of scanning 2**62 elements of an expanded view. */
+        tn_tensor *scratch;
+        st = tn_tensor_empty(1, &numel, TN_DTYPE_INT64, tn_tensor_device(self), &scratch);
+        if (st != TN_OK) { tn_tensor_release(s); tn_tensor_release(m); return st; }
+        tn_tensor_release(scratch);
+    }
     const uint8_t *mp = tn_tensor_data(m);
     walker wm, ws;
     walker_init(&wm, n, m->sizes, m->strides, 0);

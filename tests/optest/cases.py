@@ -3184,3 +3184,12 @@ add("roll_0d_dim_err", "lambda x: torch.roll(x[0, 0], 1, 0)", [In((3, 4))], ["ro
 # pixel_shuffle with an upscale factor whose square overflows int64: upstream's ValueError (ours trapped on C % 0; fuzzer seed 23, session 24)
 add("pixel_shuffle_overflow_err", "lambda a: (torch.pixel_shuffle(a, 1 << 40), torch.pixel_shuffle(a[:0], 1 << 32))", [In((1, 4, 5, 5))], ["pixel_shuffle.default"])
 add("pixel_shuffle_out_overflow_err", "lambda a: torch.ops.aten.pixel_shuffle.out(a[0, :0].int(), 1 << 40, out=torch.zeros(2, 1))", [In((1, 4, 5, 5))], ["pixel_shuffle.out"])
+# Over a 2**62-element expanded view upstream allocates before its loop (std: self converted
+# to out's dtype; masked_select: an int64 prefix sum) and raises at once; ours scanned the view
+# (hangs of fuzzer seed 23, session 24). The out= dtype rules of std/var beside them.
+add("std_out_huge_view_err", "lambda a: torch.std(a[:1].expand(2**62, 1, 1), correction=-3.75, keepdim=True, out=torch.zeros(1, 1, 1, dtype=torch.bool))", [In((2, 1, 1))], ["std.correction_out"])
+add("var_out_huge_view_float64_err", "lambda a: torch.var(a[:1].expand(2**62, 1), dim=0, out=torch.zeros(1, dtype=torch.float64))", [In((2, 1))], ["var.correction_out"])
+add("masked_select_huge_view_err", "lambda a: torch.masked_select(a[:1].expand(2**62), torch.tensor(True))", [In((3,))], ["masked_select.default"])
+add("masked_select_huge_view_false_err", "lambda a: torch.masked_select(a[:1].expand(2**40), torch.tensor(False))", [In((3,))], ["masked_select.default"])
+add("std_var_out_dtypes", "lambda a: (torch.var(a, dim=1, correction=0, out=torch.empty(3, dtype=torch.bfloat16)), torch.std(a * 1e3 + 1e4, out=torch.empty((), dtype=torch.float64)), torch.var(a, dim=0, out=torch.empty(10, dtype=torch.float16)), torch.std(a, dim=(0, 1), out=torch.empty((), dtype=torch.bfloat16)))", [In((3, 10))], ["var.correction_out", "std.correction_out"])
+add("std_out_int_err", "lambda a: torch.std(a, out=torch.empty((), dtype=torch.int64))", [In((3, 10))], ["std.correction_out"])
