@@ -285,9 +285,10 @@ static double bessel_ie(int nu, double x) {
     return sum / sqrt(2 * M_PI * ax);
 }
 /* (upstream's I0/I1 of +-inf are NaN: its Chebyshev form meets 0 * inf) */
-static double sf_i0(double x) { return isinf(x) ? NAN : bessel_ie(0, x) * exp(fabs(x)); }
+/* (a finite x beyond exp's range gives inf, as upstream's, not inf * 0) */
+static double sf_i0(double x) { return isinf(x) ? NAN : fabs(x) > 800 ? INFINITY : bessel_ie(0, x) * exp(fabs(x)); }
 static double sf_i0e(double x) { return bessel_ie(0, x); }
-static double sf_i1(double x) { return isinf(x) ? NAN : copysign(bessel_ie(1, x) * exp(fabs(x)), x); }
+static double sf_i1(double x) { return isinf(x) ? NAN : copysign(fabs(x) > 800 ? INFINITY : bessel_ie(1, x) * exp(fabs(x)), x); }
 static double sf_i1e(double x) { return copysign(bessel_ie(1, x), x); }
 
 /* exp(x) K_nu(x), nu = 0, 1, x > 0. Up to x = 2 the series (A&S 9.6.13, 9.6.11) with

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/scalar.h"
 #include "ops/composite_internal.h"
 #include "ops/iter.h"
 #include "ops/promote.h"
@@ -253,8 +254,7 @@ tn_status tn_op_rrelu(const tn_value *args, tn_value *rets) {
  * self_is_result): the recorded slopes times grad in training (equal bounds included, as
  * upstream 2.13), else leaky_relu_backward with the mean slope */
 tn_status tn_op_rrelu_with_noise_backward(const tn_value *args, tn_value *rets) {
-    double lo = args[3].tag == TN_V_INT ? (double)args[3].u.i : args[3].u.d;
-    double hi = args[4].tag == TN_V_INT ? (double)args[4].u.i : args[4].u.d;
+    double lo = tn_scalar_as_double(&args[3]), hi = tn_scalar_as_double(&args[4]);
     if (args[5].u.b) return tn_dispatch(TN_OP_mul_Tensor, TN_ARGS(args[2], args[0]), rets);
     return tn_dispatch(TN_OP_leaky_relu_backward, TN_ARGS(args[0], args[1], TN_D((lo + hi) / 2), args[6]), rets);
 }
@@ -366,6 +366,13 @@ static tn_status pixel_shuffle_impl(const tn_value *args, tn_value *rets, bool u
     if (un && (H % r != 0 || W % r != 0))
         return tn_error(TN_ERR_RUNTIME, "pixel_unshuffle expects %s to be divisible by downscale_factor, but input.size(%d)=%lld is not divisible by %lld",
                         H % r ? "height" : "width", H % r ? -2 : -1, (long long)(H % r ? H : W), (long long)r);
+    if (un && tn_tensor_numel(x) == 0) { /* upstream returns an empty input's clone, its shape unchanged */
+        tn_value ca[2] = {args[0], memfmt(0)};
+        tn_tensor *y;
+        TN_TRY(tn_dispatch_one(TN_OP_clone, ca, &y));
+        rets[0] = tn_value_tensor(y);
+        return TN_OK;
+    }
     int64_t s1[TN_MAX_DIMS + 2], s2[TN_MAX_DIMS], perm[TN_MAX_DIMS + 2];
     for (int k = 0; k < nb; k++) s1[k] = s2[k] = x->sizes[k], perm[k] = k;
     if (!un) { /* (C', r, r, H, W) -> (C', H, r, W, r) */
@@ -536,6 +543,11 @@ tn_status tn_op_embedding_renorm(const tn_value *args, tn_value *rets) {
     tn_tensor *scale = muls(&c, unary(&c, TN_OP_reciprocal, adds(&c, norms, TN_D(1e-7))), TN_D(max_norm));
     tn_tensor *ones = tn_cx_call(&c, TN_OP_ones_like, TN_ARGS(TN_T(scale), TN_NONE, TN_NONE, TN_NONE, TN_NONE, memfmt(0)));
     scale = where(&c, cmps(&c, TN_OP_gt_Scalar, norms, TN_D(max_norm)), scale, ones);
+    if (u && u->dtype != TN_DTYPE_INT64) { /* index_copy takes int64 indices only */
+        tn_value d = {.tag = TN_V_DTYPE};
+        d.u.dtype = TN_DTYPE_INT64;
+        u = tn_cx_call(&c, TN_OP__to_copy, TN_ARGS(TN_T(u), d, TN_NONE, TN_NONE, TN_NONE, TN_B(false), TN_NONE));
+    }
     tn_tensor *o = tn_cx_call(&c, TN_OP_index_copy, TN_ARGS(TN_T(self), TN_I(0), TN_T(u), TN_T(mul(&c, rows, scale))));
     return tn_cx_finish(&c, o, rets);
 }

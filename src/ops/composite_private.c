@@ -19,6 +19,8 @@ tn_status tn_op__safe_softmax(const tn_value *args, tn_value *rets) {
     TN_TRY(tn_cx_check_dim(dim, x->ndim));
     tn_cx c = {0};
     tn_tensor *out = tn_cx_call(&c, TN_OP_softmax_int, TN_ARGS(TN_T(x), TN_I(dim), args[2]));
+    if (c.st == TN_OK && tn_dtype_is_complex(x->dtype)) /* upstream finds the -inf rows with isneginf */
+        tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "isneginf does not support complex inputs."));
     tn_tensor *masked = tn_cx_call(&c, TN_OP_eq_Scalar, TN_ARGS(TN_T(x), TN_D(-INFINITY)));
     tn_tensor *rows = tn_cx_call(&c, TN_OP_all_dim, TN_ARGS(TN_T(masked), TN_I(dim), TN_B(true)));
     tn_tensor *zeros = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(out), TN_NONE, TN_NONE, TN_NONE, TN_NONE, memfmt_v(0)));

@@ -4,6 +4,7 @@
  * index_put with a full-slice prefix), trapezoid / trapz / cumulative_trapezoid. The chains
  * are upstream's; decompose.c runs them as their parts under autograd. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/scalar.h"
@@ -414,9 +415,49 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     return st;
 }
 
+/* upstream's index_copy meta checks, in its order: the index's rank, a scalar source with
+ * one index, the ranks of source and self, the index dtype, the slice shapes (self's and
+ * source's sizes without `dim`), then the index count against source.size(dim). */
+static tn_status index_copy_checks(const tn_tensor *self, int64_t dim, const tn_tensor *index, const tn_tensor *src) {
+    TN_TRY(tn_cx_check_dim(dim, self->ndim));
+    dim = tn_cx_wrap_dim(dim, self->ndim);
+    if (index->ndim >= 2)
+        return tn_error(TN_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)", index->ndim);
+    int64_t n = tn_tensor_numel(index);
+    if (src->ndim == 0 && n != 1)
+        return tn_error(TN_ERR_INDEX, "index_copy_(): When source is scalar, index should have one element (got %lld)",
+                        (long long)n);
+    if (src->ndim != self->ndim && src->ndim != 0 && self->ndim != 0)
+        return tn_error(TN_ERR_INDEX, "index_copy_(): When source and destination are not scalars, their dimensionality "
+                        "must match. Source dimensionality (%d), destination dimensionality (%d)", src->ndim, self->ndim);
+    if (index->dtype != TN_DTYPE_INT64)
+        return tn_error(TN_ERR_RUNTIME, "index_copy_(): Expected a long tensor for index, but got %s",
+                        tn_dtype_infos[index->dtype].c10_name);
+    if (self->dtype != src->dtype)
+        return tn_error(TN_ERR_RUNTIME, "index_copy_(): self and source expected to have the same dtype, but got (self) "
+                        "%s and (source) %s", tn_dtype_infos[self->dtype].c10_name, tn_dtype_infos[src->dtype].c10_name);
+    bool same = self->ndim == src->ndim || (self->ndim <= 1 && src->ndim <= 1);
+    for (int d = 0; same && d < self->ndim && d < src->ndim; d++) same = d == dim || self->sizes[d] == src->sizes[d];
+    if (!same) { /* upstream prints each slice shape as its sizes separated by spaces */
+        char a[TN_MAX_DIMS * 21 + 1] = "", b[TN_MAX_DIMS * 21 + 1] = "";
+        for (int d = 0, k = 0; d < self->ndim; d++)
+            if (d != dim) k += snprintf(a + k, sizeof a - (size_t)k, "%s%lld", k ? " " : "", (long long)self->sizes[d]);
+        for (int d = 0, k = 0; d < src->ndim; d++)
+            if (d != dim) k += snprintf(b + k, sizeof b - (size_t)k, "%s%lld", k ? " " : "", (long long)src->sizes[d]);
+        return tn_error(TN_ERR_RUNTIME, "index_copy_(): Source/destination tensor must have same slice shapes. "
+                        "Destination slice shape: %s at dimension %lld and source slice shape: %s at dimension 0.", a,
+                        (long long)dim, b);
+    }
+    if (src->ndim != 0 && n != src->sizes[dim])
+        return tn_error(TN_ERR_INDEX, "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                        (long long)n, (long long)src->sizes[dim]);
+    return TN_OK;
+}
+
 /* aten::index_copy(self, dim, index, source) */
 tn_status tn_op_index_copy(const tn_value *args, tn_value *rets) {
     int64_t dim = args[1].u.i;
+    TN_TRY(index_copy_checks(args[0].u.t, dim, args[2].u.t, args[3].u.t));
     TN_TRY(index_checks("index_copy_", args[0].u.t, &dim, args[2].u.t, args[3].u.t));
     TN_TRY(index_in_range(args[0].u.t, dim, args[2].u.t, args[3].u.t, true));
     return index_put_dim(args[0].u.t, dim, args[2].u.t, args[3].u.t, false, rets);

@@ -308,8 +308,11 @@ tn_status tn_op_empty_out(const tn_value *args, tn_value *rets) {
     if (args[1].tag != TN_V_NONE)
         return tn_error(TN_ERR_RUNTIME, "'memory_format' argument is incompatible with 'out' tensor argument");
     TN_TRY(tn_factory_sizes(&args[0], &nd, sz));
-    /* resize only: the contents stay whatever out held */
-    TN_TRY(tn_tensor_resize(out, nd, sz));
+    /* resize only, and only to another shape (upstream's resize_output): the contents and
+     * geometry of an out of the requested shape stay as they are */
+    bool same = out->ndim == nd;
+    for (int i = 0; same && i < nd; i++) same = out->sizes[i] == sz[i];
+    if (!same) TN_TRY(tn_tensor_resize(out, nd, sz));
     tn_tensor_retain(out);
     return ret_tensor(out, rets);
 }

@@ -691,9 +691,17 @@ tn_status tn_op_lerp_Tensor(const tn_value *args, tn_value *rets) {
     tn_tensor *a = args[0].u.t, *b = args[1].u.t, *w = args[2].u.t;
     if (a->dtype != b->dtype)
         return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s", dname(a->dtype), dname(b->dtype));
-    if (a->dtype != w->dtype)
+    /* a 0-dim weight of another dtype is accepted and converted to self's, as upstream's
+     * (a complex one for a real self still refuses) */
+    bool convert = w->ndim == 0 && a->dtype != w->dtype && !(tn_dtype_is_complex(w->dtype) && !tn_dtype_is_complex(a->dtype));
+    if (a->dtype != w->dtype && !convert)
         return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `weight` but got dtype %s", dname(a->dtype), dname(w->dtype));
-    return run3(TN_EW_lerp, "lerp_kernel_tensor", a, b, w, NULL, rets);
+    if (!convert) return run3(TN_EW_lerp, "lerp_kernel_tensor", a, b, w, NULL, rets);
+    tn_tensor *wc;
+    TN_TRY(tn_ew_to_dtype(w, a->dtype, &wc));
+    tn_status st = run3(TN_EW_lerp, "lerp_kernel_tensor", a, b, wc, NULL, rets);
+    tn_tensor_release(wc);
+    return st;
 }
 
 /* aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) */

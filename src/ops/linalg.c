@@ -278,7 +278,13 @@ tn_status tn_op_addbmm(const tn_value *args, tn_value *rets) {
     int64_t sizes[2] = {a->sizes[1], b->sizes[2]};
     TN_TRY(new_out(2, sizes, a, &out));
     coef beta = coef_of(&args[3]), alpha = coef_of(&args[4]);
-    tn_status st = coef_zero(beta) ? TN_OK : init_from_self(out, self);
+    tn_status st;
+    if (coef_zero(beta)) { /* self is not read, but upstream still expands it to the result */
+        tn_tensor *e;
+        if ((st = expand_to(self, out->ndim, out->sizes, &e)) == TN_OK) tn_tensor_release(e);
+    } else {
+        st = init_from_self(out, self);
+    }
     operand C = mat2d(out);
     if (st == TN_OK && a->sizes[0] == 0) {
         /* No batches: beta*self (zeros when beta == 0); a k == 0 product computes exactly that. */

@@ -425,7 +425,7 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
         return set_rets(rets, 3, o);
     }
     int64_t m = LU->sizes[LU->ndim - 2], n = LU->sizes[LU->ndim - 1], k = m < n ? m : n;
-    if (!tn_dtype_is_integral(pv->dtype, false))
+    if (pv->dtype != TN_DTYPE_INT32)
         return tn_error(TN_ERR_RUNTIME, "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
                                         "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
     if (pv->ndim != LU->ndim - 1 || pv->sizes[pv->ndim - 1] != k)

@@ -192,6 +192,15 @@ tn_status tn_nn_empty(int ndim, const int64_t *sizes, tn_dtype dtype, const tn_t
     return tn_tensor_empty(ndim, sizes, dtype, tn_tensor_device(like), out);
 }
 
+tn_status tn_nn_check_upsample_nonempty(const tn_tensor *x) {
+    int64_t rest = 1;
+    for (int d = 1; d < x->ndim; d++) rest *= x->sizes[d];
+    if (tn_tensor_numel(x) != 0 || rest != 0) return TN_OK;
+    char b[256];
+    return tn_error(TN_ERR_RUNTIME, "Non-empty %dD data tensor expected but got a tensor with sizes %s", x->ndim,
+                    TN_NN_FMT(x, b));
+}
+
 bool tn_nn_int_list(const tn_value *v, int n, int64_t *out) {
     if (v->tag == TN_V_INT) {
         for (int i = 0; i < n; i++) out[i] = v->u.i;

@@ -142,6 +142,9 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     int64_t G = p->groups;
     if (G <= 0) return tn_error(TN_ERR_RUNTIME, "non-positive groups is not supported");
     int64_t N = input->sizes[0], C = input->sizes[1], O = weight->sizes[0], Cg = weight->sizes[1];
+    if (O < G)
+        return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, expected weight to be at least %lld at dimension 0, but got "
+                                        "weight of size %s instead", (long long)G, (long long)G, TN_NN_FMT(weight, b1));
     if (O % G != 0)
         return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but "
                                         "got weight of size %s instead", (long long)G, (long long)G, TN_NN_FMT(weight, b1));

@@ -205,6 +205,9 @@ tn_status tn_nn_conv3d(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const int64_
     memcpy(q.s, s, sizeof q.s); memcpy(q.p, p, sizeof q.p); memcpy(q.d, d, sizeof q.d);
     TN_TRY(check_params(&q));
     int64_t Cg = w->sizes[1];
+    if (q.O < G)
+        return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, expected weight to be at least %lld at dimension 0, but got "
+                                        "weight of size %s instead", (long long)G, (long long)G, TN_NN_FMT(w, b1));
     if (q.O % G != 0)
         return tn_error(TN_ERR_RUNTIME, "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but "
                                         "got weight of size %s instead", (long long)G, (long long)G, TN_NN_FMT(w, b1));

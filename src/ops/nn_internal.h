@@ -72,6 +72,10 @@ static inline double tn_nn_opt_double(const tn_value *v, double dflt) {
  * n; writes n entries. Returns false if the list has a different length. */
 bool tn_nn_int_list(const tn_value *v, int n, int64_t *out);
 
+/* Upstream's upsample meta check after the sizes': a batch of 0 is allowed, any other
+ * empty dimension is not ("Non-empty 4D data tensor expected but got a tensor with sizes ..."). */
+tn_status tn_nn_check_upsample_nonempty(const tn_tensor *x);
+
 /* Formats sizes "[2, 3]" into a caller's buffer (tn_format_sizes wrapper). */
 #define TN_NN_FMT(t, buf) tn_format_sizes((t)->ndim, (t)->sizes, buf, (int)sizeof buf)
 

@@ -252,17 +252,21 @@ done:
 tn_status tn_op_native_group_norm(const tn_value *args, tn_value *rets) {
     tn_tensor *input = args[0].u.t, *weight = tn_nn_opt_tensor(&args[1]), *bias = tn_nn_opt_tensor(&args[2]);
     int64_t N = args[3].u.i, C = args[4].u.i, HxW = args[5].u.i, G = args[6].u.i;
-    char b1[256];
+    char b1[256], b2[256];
     if (G <= 0 || C % G != 0)
         return tn_error(TN_ERR_RUNTIME, "Expected number of channels in input to be divisible by num_groups, but got "
                                         "input of shape %s and num_groups=%lld", TN_NN_FMT(input, b1), (long long)G);
     if (N * C * HxW != tn_tensor_numel(input))
         return tn_error(TN_ERR_RUNTIME, "Expected the input of %s to have N * C * HxW = %lld elements",
                         TN_NN_FMT(input, b1), (long long)(N * C * HxW));
-    if (weight && tn_tensor_numel(weight) != C)
+    if (weight && (weight->ndim != 1 || weight->sizes[0] != C))
         return tn_error(TN_ERR_RUNTIME, "Expected weight to be a vector of size equal to the number of channels in "
                                         "input, but got weight of shape %s and input of shape %s",
-                        TN_NN_FMT(weight, b1), TN_NN_FMT(input, b1));
+                        TN_NN_FMT(weight, b1), TN_NN_FMT(input, b2));
+    if (bias && (bias->ndim != 1 || bias->sizes[0] != C))
+        return tn_error(TN_ERR_RUNTIME, "Expected bias to be a vector of size equal to the number of channels in "
+                                        "input, but got bias of shape %s and input of shape %s",
+                        TN_NN_FMT(bias, b1), TN_NN_FMT(input, b2));
     tn_tensor *y, *m, *r;
     TN_TRY(group_norm_run(input, weight, bias, N, C, HxW, G, args[7].u.d, &y, &m, &r));
     rets[0] = tn_value_tensor(y);
@@ -349,6 +353,12 @@ static void bn_affine_chunk(void *vj, int64_t n0, int64_t n1) {
                   j->beta, n1 - n0, j->C, j->S);
 }
 
+/* 1 / sqrt(var + eps); upstream's batch statistics give a zero variance with eps = 0 an
+ * invstd of 0 (its InvStd), so a constant channel normalises to 0, not 0 * inf = NaN. */
+static double bn_invstd(bool batch_stats, double var, double eps) {
+    return batch_stats && var == 0 && eps == 0 ? 0.0 : 1.0 / sqrt(var + eps);
+}
+
 static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, tn_tensor *rmean,
                                 tn_tensor *rvar, bool training, double momentum, double eps, tn_value *rets) {
     char b1[256];
@@ -411,12 +421,12 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
     double cnt_all = (double)N * (double)S;
     for (int64_t c = 0; c < C; c++) {
         work[C + c] = AT(var, c); /* the biased variance, kept for the running update */
-        double invstd = 1.0 / sqrt(AT(var, c) + eps);
+        double invstd = bn_invstd(training, AT(var, c), eps);
         if (reduced) {
             double m = AT(mean, c), mr = tn_round_to_dtype(input->dtype, m);
             double vsum = tn_round_to_dtype(input->dtype, cnt_all * AT(var, c) + cnt_all * (m - mr) * (m - mr));
             double v = tn_round_to_dtype(input->dtype, vsum / tn_round_to_dtype(input->dtype, cnt_all));
-            invstd = tn_round_to_dtype(input->dtype, (float)(1.0 / sqrt(v + eps)));
+            invstd = tn_round_to_dtype(input->dtype, (float)bn_invstd(true, v, eps));
             PUT(mean, c, mr);
             /* the running update's unbiased variance, rounded as upstream divides it */
             work[C + c] = cnt_all > 1 ? tn_round_to_dtype(input->dtype, vsum / tn_round_to_dtype(input->dtype, cnt_all - 1)) * (cnt_all - 1) / cnt_all

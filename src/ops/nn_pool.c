@@ -370,6 +370,7 @@ static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_va
         return tn_error(TN_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got input (H: %lld, W: "
                                         "%lld) output (H: %lld, W: %lld)", (long long)x->sizes[2], (long long)x->sizes[3],
                         (long long)oh, (long long)ow);
+    TN_TRY(tn_nn_check_upsample_nonempty(x));
     /* nearest also copies uint8 values (upstream dispatches Byte for it; float32 holds them
      * exactly) */
     bool byte_nearest = mode == 0 && x->dtype == TN_DTYPE_UINT8;
@@ -396,21 +397,33 @@ static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_va
     return TN_OK;
 }
 
+/* output_size of the non-vec forms: an int (the schema's int[2] repeats it) or a list of
+ * exactly 2 (upstream's upsample_2d_common_check; a 1-list is not repeated, unlike pools'). */
+static tn_status upsample_output_size(const tn_value *v, int64_t os[2]) {
+    if (v->tag == TN_V_INTLIST && v->u.ilist.n == 2) {
+        os[0] = v->u.ilist.data[0];
+        os[1] = v->u.ilist.data[1];
+        return TN_OK;
+    }
+    if (v->tag == TN_V_INT) {
+        os[0] = os[1] = v->u.i;
+        return TN_OK;
+    }
+    return tn_error(TN_ERR_RUNTIME, "It is expected output_size equals to 2, but got size %lld",
+                    (long long)(v->tag == TN_V_INTLIST ? v->u.ilist.n : 1));
+}
+
 /* aten::upsample_nearest2d(self, output_size[2], scales_h?, scales_w?) */
 tn_status tn_op_upsample_nearest2d(const tn_value *args, tn_value *rets) {
-    int64_t os[2];
-    if (!tn_nn_int_list(&args[1], 2, os))
-        return tn_error(TN_ERR_RUNTIME, "It is expected output_size equals to 2, but got size %lld",
-                        (long long)(args[1].tag == TN_V_INTLIST ? args[1].u.ilist.n : 1));
+    int64_t os[2] = {0, 0};
+    TN_TRY(upsample_output_size(&args[1], os));
     return upsample_impl(args[0].u.t, os[0], os[1], &args[2], &args[3], 0, false, rets);
 }
 
 /* aten::upsample_bilinear2d(self, output_size[2], align_corners, scales_h?, scales_w?) */
 tn_status tn_op_upsample_bilinear2d(const tn_value *args, tn_value *rets) {
-    int64_t os[2];
-    if (!tn_nn_int_list(&args[1], 2, os))
-        return tn_error(TN_ERR_RUNTIME, "It is expected output_size equals to 2, but got size %lld",
-                        (long long)(args[1].tag == TN_V_INTLIST ? args[1].u.ilist.n : 1));
+    int64_t os[2] = {0, 0};
+    TN_TRY(upsample_output_size(&args[1], os));
     return upsample_impl(args[0].u.t, os[0], os[1], &args[3], &args[4], 1, args[2].u.b, rets);
 }
 

@@ -284,6 +284,7 @@ static tn_status up_forward(const up_kind *k, const tn_value *args, tn_value *re
                         TN_NN_FMT(x, b));
     }
     TN_TRY(check_sizes(k, x->sizes, x->ndim, osz));
+    TN_TRY(tn_nn_check_upsample_nonempty(x));
     bool same = true;
     for (int i = 0; i < k->nsp; i++) same = same && osz[i] == x->sizes[2 + i];
     /* the antialiased kernels have Float and Double (and Byte, not built) weights only; an

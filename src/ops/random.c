@@ -920,7 +920,8 @@ static tn_status op_multinomial(const tn_value *a, tn_value *r) {
  * relu with the mean slope, noise untouched. */
 static tn_status op_rrelu_with_noise(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *noise = a[1].u.t;
-    double lo = num(&a[2]), hi = num(&a[3]);
+    /* a complex bound gives its real part (upstream's Scalar::to<double>) */
+    double lo = tn_scalar_as_double(&a[2]), hi = tn_scalar_as_double(&a[3]);
     /* upstream checks only the shapes here (rrelu checks the bounds; a draw checks its range) */
     if (noise->ndim != self->ndim || memcmp(noise->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim) != 0)
         return tn_error(TN_ERR_RUNTIME, "noise tensor shape must match self tensor shape");

@@ -22,7 +22,7 @@ NP_DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16
              "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
              "bool": np.bool_, "complex64": np.complex64, "complex128": np.complex128}
 # results whose values are uninitialised memory: compare geometry only
-UNINIT = ("empty", "new_empty", "empty_like", "empty_strided", "new_empty_strided", "resize_", "resize_as_")
+UNINIT = ("empty", "new_empty", "empty_like", "empty_strided", "new_empty_strided", "empty_permuted", "resize_", "resize_as_")
 
 
 def read_frame(f):
