@@ -1280,6 +1280,12 @@ for dt in ("float16", "bfloat16", "float32"):
     add(f"mse_loss_rounding_{dt}", "lambda a, b: [torch.nn.functional.mse_loss(a * 3, b * 3, reduction=r) for r in ('none', 'sum', 'mean')]",
         [In((40, 25), dt), In((40, 25), dt)], ["mse_loss.default"], rtol=0, atol=0)
 add("mse_bcast", "lambda a, b: torch.ops.aten.mse_loss.default(a, b)", [In((7, 33)), In((33,))], ["mse_loss.default"], **NN32)
+# float32 / float64: the terms in the dtype's arithmetic (upstream's kernels: huber and
+# smooth_l1 round 0.5 * z, then * z, then / beta) and reduced by sum / mean, so the same bits;
+# 70001 elements: the pool's split and the vector tail (bench/opspeed.py: 18-120x before)
+for dt in ("float32", "float64"):
+    add(f"pointwise_loss_exact_{dt}", "lambda a, b: [f(a * 2, b, reduction=r, **k) for r in ('none', 'sum', 'mean') for f, k in ((torch.nn.functional.mse_loss, {}), (torch.nn.functional.l1_loss, {}), (torch.nn.functional.smooth_l1_loss, {'beta': 0.7}), (torch.nn.functional.smooth_l1_loss, {'beta': 0.0}), (torch.nn.functional.huber_loss, {'delta': 0.3}))] + [torch.nn.functional.huber_loss(a[:9], b[:1].expand(9), delta=2.0, reduction='none')]",
+        [In((70001,), dt), In((70001,), dt)], ["mse_loss.default", "l1_loss.default", "smooth_l1_loss.default", "huber_loss.default"], rtol=0, atol=0)
 for dt in ("float32", "float64", "bfloat16"):
     tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
     add(f"sdpa_{dt}", f"lambda q, k, v: ({F}.scaled_dot_product_attention(q, k, v), {F}.scaled_dot_product_attention(q, k, v, is_causal=True), {F}.scaled_dot_product_attention(q, k, v, scale=0.3))", [In((2, 4, 33, 16), dt), In((2, 4, 31, 16), dt), In((2, 4, 31, 16), dt)], ["scaled_dot_product_attention.default", "_scaled_dot_product_flash_attention_for_cpu.default"], **tol)
