@@ -46,6 +46,14 @@ void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
  * out and in hold interleaved (real, imaginary) floats. */
 void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
 
+/* Upstream's product of one contiguous run of n >= 0 elements (binary_kernel_reduce_vec's
+ * inner reduction): 4 vectors of `lanes` accumulators over the blocks of 4 * lanes, combined
+ * as (v0 * v1) * (v2 * v3), their lanes multiplied in order, then the tail element by
+ * element; returns `init` times that. lanes <= 16 (f32) / 8 (f64): tn_reduce_vec_bytes(false)
+ * / element size, as upstream registers its prod kernel only up to AVX2. */
+float f32_prod_run(float init, const float *x, int64_t n, int lanes);
+double f64_prod_run(double init, const double *x, int64_t n, int lanes);
+
 /* Index of the max (mx) or min of n >= 1 contiguous floats: the first occurrence, and the
  * first NaN when there is one (upstream's argmax/argmin rule). Vectorised on avx2 and up;
  * every tier gives the same index. */

@@ -986,6 +986,11 @@ add("sum_dup_dims_err", "lambda a: a.sum((0, 0))", [In((3, 4))], ["sum.dim_IntLi
 add("sum_out", "lambda a: (lambda o: (torch.sum(a, 1, out=o), o)[1])(torch.empty(0))", [In((3, 4))], ["sum.dim_IntList"])
 add("mean_int_err", "lambda a: a.mean()", [In((7,), "int32", "int")], ["mean.default"])
 add("mean_dtype", "lambda a: (a.mean(dtype=torch.float64), a.mean(0, dtype=torch.float32))", [In((7, 33), "int32", "int")], ["mean.default", "mean.dim"])
+# a whole contiguous float32 / float64 tensor: upstream's order (4 vectors of lanes over
+# blocks, the tail, the pool's chunks), so the same bits; factors near 1 keep it finite
+for dt in ("float32", "float64"):
+    add(f"prod_all_exact_{dt}", "lambda a: [(1 + a[:n] * 0.01).prod() for n in (1, 31, 45, 1000, 32768, 70001, 250000)] + [(1 + a.view(500, 500) * 0.01).prod(), torch.masked._ops.prod(1 + a * 0.01, mask=a > -0.9)]",
+        [In((250000,), dt, "unit")], ["prod.default"], rtol=0, atol=0)
 add("prod_dtype", "lambda a: (a.prod(dtype=torch.float64), a.prod(1, dtype=torch.int64))", [In((7, 5), "int8", "int")], ["prod.default", "prod.dim_int"])
 add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.argmin(1), a.amax(1), a.amin(0), a.aminmax())", [In((7, 33), "float32", "special")], ["max.default", "min.default", "max.dim", "min.dim", "argmax.default", "argmin.default", "amax.default", "amin.default", "aminmax.default"])
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
