@@ -42,6 +42,8 @@ void c128_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int
 /* Upstream's float32 sum of each of `rows` contiguous rows of n >= 8 floats (8 lanes,
  * the contiguous-inner cascade of f32_sum_loop2d__scalar, bit for bit): out[r] = sum. */
 void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
+/* The same for nansum (a NaN element reads as +0, as f32_sum_loop2d__scalar's ignore_nan). */
+void f32_nansum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
 /* The same for rows of n >= 4 complex64 (4 complex lanes; c64_sum_loop2d__scalar's order):
  * out and in hold interleaved (real, imaginary) floats. */
 void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);

@@ -212,44 +212,48 @@ typedef struct sum_all_job {
     const float *in;
     int64_t n, chunk;
     int lanes;
+    bool nan;
 } sum_all_job;
 
-/* buf[c] = the cascade sum of x[0, len), len >= 0 (the loop's order for rows under 8) */
-static void sum_chunk(float *buf, const float *x, int64_t len, int lanes) {
-    if (len >= 8) { f32_sum_rows_contig(buf, x, 1, len); return; }
+/* buf[c] = the cascade sum of x[0, len), len >= 0 (the loop's order for rows under 8);
+ * nan: nansum's (a NaN element counts as +0) */
+static void sum_chunk(float *buf, const float *x, int64_t len, int lanes, bool nan) {
+    if (len >= 8) { (nan ? f32_nansum_rows_contig : f32_sum_rows_contig)(buf, x, 1, len); return; }
     const int64_t st[4] = {0, (int64_t)sizeof(float), 0, 0};
-    if (len > 0) f32_sum_loop2d__scalar((char *)buf, (const char *)x, st, len, 1, lanes, false);
+    if (len > 0) f32_sum_loop2d__scalar((char *)buf, (const char *)x, st, len, 1, lanes, nan);
 }
 
 static void sum_all_worker(void *ctx, int64_t b, int64_t e) {
     const sum_all_job *j = ctx;
     for (int64_t c = b; c < e; c++) {
         int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
-        if (lo < hi) sum_chunk(j->buf + c, j->in + lo, hi - lo, j->lanes);
+        if (lo < hi) sum_chunk(j->buf + c, j->in + lo, hi - lo, j->lanes, j->nan);
     }
 }
 
-/* *out = sum of the n contiguous floats at in, in upstream's order for the current thread count */
-static void f32_sum_all(float *out, const float *in, int64_t n, int lanes) {
+/* *out = sum (nansum when nan) of the n contiguous floats at in, in upstream's order for
+ * the current thread count; nansum's slots are summed by the same nansum loop, as
+ * upstream's final reduce runs the op's own loop over them */
+static void f32_sum_all(float *out, const float *in, int64_t n, int lanes, bool nan) {
     int threads = tn_get_num_threads();
     if (n < SUM_GRAIN || threads <= 1 || tn_in_parallel_region()) {
         *out = 0.0f;
-        sum_chunk(out, in, n, lanes);
+        sum_chunk(out, in, n, lanes, nan);
         return;
     }
     float stackbuf[64], *buf = threads <= 64 ? stackbuf : calloc((size_t)threads, sizeof(float));
     if (!buf) { /* no memory for the slots: the serial order (correct, not upstream's bits) */
         *out = 0.0f;
-        sum_chunk(out, in, n, lanes);
+        sum_chunk(out, in, n, lanes, nan);
         return;
     }
     memset(buf, 0, (size_t)threads * sizeof(float));
     int64_t parts = (n + SUM_GRAIN - 1) / SUM_GRAIN;
     if (parts > threads) parts = threads;
-    sum_all_job j = {buf, in, n, (n + parts - 1) / parts, lanes};
+    sum_all_job j = {buf, in, n, (n + parts - 1) / parts, lanes, nan};
     tn_parallel_for(parts, 1, sum_all_worker, &j);
     *out = 0.0f;
-    sum_chunk(out, buf, threads, lanes);
+    sum_chunk(out, buf, threads, lanes, nan);
     if (buf != stackbuf) free(buf);
 }
 
@@ -274,9 +278,10 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     /* lanes of upstream's Vectorized<acc_t>: float for the reduced floats, else the element */
     int acc_size = odt == TN_DTYPE_FLOAT16 || odt == TN_DTYPE_BFLOAT16 ? 4 : tn_dtype_itemsize(odt);
     sum_ctx k = {NULL, tn_reduce_vec_bytes(false) / acc_size, nan, odt};
-    if (odt == TN_DTYPE_FLOAT32 && !nan && k.lanes == 8 && tn_tensor_numel(out) == 1 && tn_tensor_is_contiguous(in)) {
-        /* before the rows path: a single row is split across threads by upstream too */
-        f32_sum_all(tn_tensor_data(out), tn_tensor_data(in), tn_tensor_numel(in), k.lanes);
+    if (odt == TN_DTYPE_FLOAT32 && k.lanes == 8 && tn_tensor_numel(out) == 1 && tn_tensor_is_contiguous(in)) {
+        /* before the rows path: a single row is split across threads by upstream too
+         * (nansum here too: before, the per-element loop on one thread, 23x upstream) */
+        f32_sum_all(tn_tensor_data(out), tn_tensor_data(in), tn_tensor_numel(in), k.lanes, nan);
         tn_tensor_release(in);
         *res = out;
         return TN_OK;

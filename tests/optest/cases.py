@@ -997,6 +997,11 @@ add("mean_dtype", "lambda a: (a.mean(dtype=torch.float64), a.mean(0, dtype=torch
 for dt in ("float32", "float64"):
     add(f"prod_all_exact_{dt}", "lambda a: [(1 + a[:n] * 0.01).prod() for n in (1, 31, 45, 1000, 32768, 70001, 250000)] + [(1 + a.view(500, 500) * 0.01).prod(), torch.masked._ops.prod(1 + a * 0.01, mask=a > -0.9)]",
         [In((250000,), dt, "unit")], ["prod.default"], rtol=0, atol=0)
+# nansum of a whole contiguous float32 tensor: the vector row cascade with NaN read as +0,
+# the pool's chunks, and the slots summed by the nansum loop (inf - inf there becomes 0,
+# as upstream's final reduce does)
+add("nansum_all_exact", "lambda a: [torch.nansum(torch.where(a.abs() > 1.5, float('nan'), a)[:n]) for n in (5, 45, 1000, 32768, 70001)] + [torch.nansum(torch.tensor([float('inf'), -float('inf')]).repeat(30000)), torch.nansum(torch.full((40000,), float('nan')))]",
+    [In((70001,))], ["nansum.default"], rtol=0, atol=0)
 add("prod_dtype", "lambda a: (a.prod(dtype=torch.float64), a.prod(1, dtype=torch.int64))", [In((7, 5), "int8", "int")], ["prod.default", "prod.dim_int"])
 add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.argmin(1), a.amax(1), a.amin(0), a.aminmax())", [In((7, 33), "float32", "special")], ["max.default", "min.default", "max.dim", "min.dim", "argmax.default", "argmin.default", "amax.default", "amin.default", "aminmax.default"])
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
