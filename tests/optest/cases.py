@@ -524,7 +524,7 @@ add("remainder_signed_zero", "lambda: 1 / torch.remainder(torch.tensor([-0.0, 0.
 # what that cannot do exactly): exact multiples (signed zeros), zero divisors, specials,
 # broadcast and scalar operands, in place; upstream's vector fmod is exact below quotients
 # of 3.4e38 (above, its Sleef fmodf and glibc's differ: not compared)
-add("fmod_f32_exact", "lambda a, b, s: [f(x, y) for f in (torch.fmod, torch.remainder) for x, y in (((a * 20).round(), (b * 4).round()), (a * 7.3, b), (a, 0.37), (-2.5, b), (s, s.flip(0)), (a.view(70, 1000)[:, :7], b[:7]))] + [a.clone().fmod_(b), 1 / torch.fmod((a * 20).round(), (b * 4).round()), 1 / torch.remainder((a * 20).round(), (b * 4).round())]",
+add("fmod_f32_exact", "lambda a, b, s: [f(x, y) for f in (torch.fmod, torch.remainder) for x, y in (((a * 20).round(), (b * 4).round()), (a * 7.3, b), (a, torch.tensor(0.37)), (torch.tensor(-2.5), b), (s, s.flip(0)), (a.view(70, 1000)[:, :7], b[:7]))] + [a.clone().fmod_(b), 1 / torch.fmod((a * 20).round(), (b * 4).round()), 1 / torch.remainder((a * 20).round(), (b * 4).round())]",
     [In((70000,)), In((70000,)), In((4099,), kind="special")], ["fmod.Tensor", "remainder.Tensor"], rtol=0, atol=0)
 add("fmod_signed_zero", "lambda: 1 / torch.fmod(torch.tensor([-0.0, 0.0, -4.0, 4.0]), torch.tensor([3.0, -3.0, 2.0, -2.0]))", [], ["fmod.Tensor"])
 add("div_floor_signed_zero", "lambda: 1 / torch.div(torch.tensor([-0.0, 0.0, -1.0, 1.0]), torch.tensor([3.0, -3.0, float('inf'), float('-inf')]), rounding_mode='floor')", [], ["div.Tensor_mode"])
