@@ -27,6 +27,15 @@
     X(COMPLEX64, c64, float _Complex, float _Complex)  \
     X(COMPLEX128, c128, double _Complex, double _Complex)
 
+/* O3 and no-trapping-math, from here to the loops' end (the helpers too: a function is
+ * not inlined into one compiled with other options), let the compiler vectorise the
+ * contiguous loops (the range checks of the integer conversions become selects instead of
+ * branches); neither changes a result (no fast-math: every conversion is still the exact
+ * IEEE / C one). Before: float32 -> complex64 of 1e6 elements 3-6 ms, -> int16 0.9 ms
+ * (20x and 12x upstream, bench/opspeed.py). */
+#pragma GCC push_options
+#pragma GCC optimize("O3", "no-trapping-math")
+
 /* ---- loads: storage -> native ----------------------------------------------------- */
 static inline bool ld_b8(const char *p) { return *(const uint8_t *)p != 0; }
 #define TN_PLAIN_LD(name, T) static inline T ld_##name(const char *p) { T v; memcpy(&v, p, sizeof v); return v; }
@@ -47,7 +56,20 @@ static inline void st_b8(char *p, bool v) { *(uint8_t *)p = v ? 1 : 0; }
 #define TN_PLAIN_ST(name, T) static inline void st_##name(char *p, T v) { memcpy(p, &v, sizeof v); }
 TN_PLAIN_ST(u8, uint8_t) TN_PLAIN_ST(i8, int8_t) TN_PLAIN_ST(i16, int16_t) TN_PLAIN_ST(i32, int32_t)
 TN_PLAIN_ST(i64, int64_t) TN_PLAIN_ST(u16, uint16_t) TN_PLAIN_ST(u32, uint32_t) TN_PLAIN_ST(u64, uint64_t)
-TN_PLAIN_ST(f32, float) TN_PLAIN_ST(f64, double) TN_PLAIN_ST(c64, float _Complex) TN_PLAIN_ST(c128, double _Complex)
+TN_PLAIN_ST(f32, float) TN_PLAIN_ST(f64, double)
+/* complex parts stored one by one: the whole value through memcpy built it on the stack
+ * and reloaded it as one 8-byte word, a store-forwarding stall per element (float32 ->
+ * complex64 of 1e6 elements: 3 ms, 20x upstream) */
+static inline void st_c64(char *p, float _Complex v) {
+    float re = crealf(v), im = cimagf(v);
+    memcpy(p, &re, 4);
+    memcpy(p + 4, &im, 4);
+}
+static inline void st_c128(char *p, double _Complex v) {
+    double re = creal(v), im = cimag(v);
+    memcpy(p, &re, 8);
+    memcpy(p + 8, &im, 8);
+}
 static inline void st_f16(char *p, float v) { uint16_t h = tn_f32_to_half(v); memcpy(p, &h, 2); }
 static inline void st_bf16(char *p, float v) { uint16_t h = tn_f32_to_bf16(v); memcpy(p, &h, 2); }
 static inline void st_c32(char *p, float _Complex v) {
@@ -128,6 +150,7 @@ static inline double re_of_cd(double _Complex z) { return creal(z); }
     TN_CAST_LOOP(SE, S, SST, SNT, COMPLEX64, c64, float _Complex, float _Complex)   \
     TN_CAST_LOOP(SE, S, SST, SNT, COMPLEX128, c128, double _Complex, double _Complex)
 TN_CAST_DTYPES(TN_CAST_OUTER)
+#pragma GCC pop_options
 
 /* Same-dtype copies move bytes, so NaN payloads and -0.0 survive exactly. */
 #define TN_COPY_LOOP(E, S, ST, NT)                                                              \

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu_features.h"
 #include "kernels/ew_simd.h"
+#include "kernels/fmod_f32.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static void ew_init(void) {
     const tn_cpu_features *f = tn_cpu_features_get();
     memcpy(ew_table[1], ew_table[0], sizeof ew_table[0]);
     if (f->avx2 && f->fma && f->f16c) tn_ew_register_avx2(ew_table[1], ew_table[0]);
+    if (f->avx2) tn_ew_register_fmod_avx2(ew_table[1], ew_table[0]);
     memcpy(ew_table[2], ew_table[1], sizeof ew_table[0]);
     if (f->avx512f && f->avx512bw && f->avx512vl) tn_ew_register_avx512(ew_table[2], ew_table[0]);
 }

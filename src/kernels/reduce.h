@@ -42,9 +42,19 @@ void c128_sum_loop2d__scalar(char *out, const char *in, const int64_t st[4], int
 /* Upstream's float32 sum of each of `rows` contiguous rows of n >= 8 floats (8 lanes,
  * the contiguous-inner cascade of f32_sum_loop2d__scalar, bit for bit): out[r] = sum. */
 void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
+/* The same for nansum (a NaN element reads as +0, as f32_sum_loop2d__scalar's ignore_nan). */
+void f32_nansum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
 /* The same for rows of n >= 4 complex64 (4 complex lanes; c64_sum_loop2d__scalar's order):
  * out and in hold interleaved (real, imaginary) floats. */
 void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
+
+/* Upstream's product of one contiguous run of n >= 0 elements (binary_kernel_reduce_vec's
+ * inner reduction): 4 vectors of `lanes` accumulators over the blocks of 4 * lanes, combined
+ * as (v0 * v1) * (v2 * v3), their lanes multiplied in order, then the tail element by
+ * element; returns `init` times that. lanes <= 16 (f32) / 8 (f64): tn_reduce_vec_bytes(false)
+ * / element size, as upstream registers its prod kernel only up to AVX2. */
+float f32_prod_run(float init, const float *x, int64_t n, int lanes);
+double f64_prod_run(double init, const double *x, int64_t n, int lanes);
 
 /* Index of the max (mx) or min of n >= 1 contiguous floats: the first occurrence, and the
  * first NaN when there is one (upstream's argmax/argmin rule). Vectorised on avx2 and up;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "kernels/cpu_features.h"
 
 #define NLEVELS 4
 #define NROWS 4
@@ -381,54 +382,91 @@ static inline tn_v8f v8_ld(const float *p) { return *(const tn_v8fu *)p; }
 
 /* The 8 lane partials sum_loop2d's contiguous-inner branch accumulates over the first
  * vec_size * 8 floats of a row (8 lanes): the same cascade, the same adds in the same order,
- * on 8-float vectors instead of a loader per unit. */
-static tn_v8f f32_row_parts8(const float *x, int64_t vec_size) {
-    const int64_t size = vec_size / 4;
-    int64_t lp = ceil_log2(size) / NLEVELS;
-    if (lp < 4) lp = 4;
-    const int64_t step = (int64_t)1 << lp, lmask = step - 1;
-    tn_v8f acc[NLEVELS][4];
-    memset(acc, 0, sizeof acc);
-    int64_t i = 0;
-    for (; i + step <= size;) {
-        for (int64_t j = 0; j < step; ++j, ++i) {
-            const float *b = x + i * 32;
-            acc[0][0] += v8_ld(b);
-            acc[0][1] += v8_ld(b + 8);
-            acc[0][2] += v8_ld(b + 16);
-            acc[0][3] += v8_ld(b + 24);
-        }
-        for (int j = 1; j < NLEVELS; ++j) {
-            for (int r = 0; r < 4; r++) {
-                acc[j][r] += acc[j - 1][r];
-                acc[j - 1][r] = (tn_v8f){0};
-            }
-            if ((i & (lmask << (j * lp))) != 0) break;
-        }
+ * on 8-float vectors instead of a loader per unit. The first level's four accumulators are
+ * locals (registers: an array indexed by level kept them in memory, a store and a reload per
+ * add); compiled for the baseline ISA and for AVX2 (one 8-float register instead of two
+ * halves), chosen by tn_cpu_isa(): vector adds are exact IEEE adds, the same bits either way
+ * (sum 1e6 floats: 185 us, 3.6x upstream, before). */
+#define F32_ROW_PARTS8(NAME, ATTR, v8_ld)                                                   \
+    ATTR static void NAME(float *out8, const float *x, int64_t vec_size) {                   \
+        const int64_t size = vec_size / 4;                                                   \
+        int64_t lp = ceil_log2(size) / NLEVELS;                                              \
+        if (lp < 4) lp = 4;                                                                  \
+        const int64_t step = (int64_t)1 << lp, lmask = step - 1;                             \
+        tn_v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                       \
+        tn_v8f acc[NLEVELS][4];                                                              \
+        memset(acc, 0, sizeof acc);                                                          \
+        int64_t i = 0;                                                                       \
+        for (; i + step <= size;) {                                                          \
+            for (int64_t j = 0; j < step; ++j, ++i) {                                        \
+                const float *b = x + i * 32;                                                 \
+                a0 += v8_ld(b);                                                              \
+                a1 += v8_ld(b + 8);                                                          \
+                a2 += v8_ld(b + 16);                                                         \
+                a3 += v8_ld(b + 24);                                                         \
+            }                                                                                \
+            acc[0][0] = a0, acc[0][1] = a1, acc[0][2] = a2, acc[0][3] = a3;                  \
+            for (int j = 1; j < NLEVELS; ++j) {                                              \
+                for (int r = 0; r < 4; r++) {                                                \
+                    acc[j][r] += acc[j - 1][r];                                              \
+                    acc[j - 1][r] = (tn_v8f){0};                                             \
+                }                                                                            \
+                if ((i & (lmask << (j * lp))) != 0) break;                                   \
+            }                                                                                \
+            a0 = acc[0][0], a1 = acc[0][1], a2 = acc[0][2], a3 = acc[0][3];                  \
+        }                                                                                    \
+        for (; i < size; ++i) {                                                              \
+            const float *b = x + i * 32;                                                     \
+            a0 += v8_ld(b);                                                                  \
+            a1 += v8_ld(b + 8);                                                              \
+            a2 += v8_ld(b + 16);                                                             \
+            a3 += v8_ld(b + 24);                                                             \
+        }                                                                                    \
+        for (int j = 1; j < NLEVELS; ++j) {                                                  \
+            a0 += acc[j][0];                                                                 \
+            a1 += acc[j][1];                                                                 \
+            a2 += acc[j][2];                                                                 \
+            a3 += acc[j][3];                                                                 \
+        }                                                                                    \
+        tn_v8f part = a0;                                                                    \
+        for (int64_t u = size * 4; u < vec_size; ++u) part += v8_ld(x + u * 8);              \
+        part += a1;                                                                          \
+        part += a2;                                                                          \
+        part += a3;                                                                          \
+        memcpy(out8, &part, sizeof part);                                                    \
     }
-    for (; i < size; ++i) {
-        const float *b = x + i * 32;
-        acc[0][0] += v8_ld(b);
-        acc[0][1] += v8_ld(b + 8);
-        acc[0][2] += v8_ld(b + 16);
-        acc[0][3] += v8_ld(b + 24);
-    }
-    for (int j = 1; j < NLEVELS; ++j)
-        for (int r = 0; r < 4; r++) acc[0][r] += acc[j][r];
-    tn_v8f part = acc[0][0];
-    for (int64_t u = size * 4; u < vec_size; ++u) part += v8_ld(x + u * 8);
-    part += acc[0][1];
-    part += acc[0][2];
-    part += acc[0][3];
+/* nansum's load: a NaN lane reads as +0 (the reference's load, upstream's nansum policy) */
+typedef int32_t tn_v8i __attribute__((vector_size(32)));
+static inline tn_v8f v8_ld_nan(const float *p) {
+    tn_v8f v = v8_ld(p);
+    return (tn_v8f)((tn_v8i)v & (v == v));
+}
+F32_ROW_PARTS8(f32_row_parts8_base, , v8_ld)
+F32_ROW_PARTS8(f32_row_parts8_nan_base, , v8_ld_nan)
+#if defined(__x86_64__)
+F32_ROW_PARTS8(f32_row_parts8_avx2, __attribute__((target("avx2"))), v8_ld)
+F32_ROW_PARTS8(f32_row_parts8_nan_avx2, __attribute__((target("avx2"))), v8_ld_nan)
+#endif
+/* the lanes go back through memory: a vector returned from the AVX2 variant would travel
+ * in a register the baseline caller does not read (a different calling convention) */
+static tn_v8f f32_row_parts8(const float *x, int64_t vec_size, bool nan) {
+    tn_v8f part;
+    float lanes[8];
+#if defined(__x86_64__)
+    if (tn_cpu_isa() >= TN_ISA_AVX2) (nan ? f32_row_parts8_nan_avx2 : f32_row_parts8_avx2)(lanes, x, vec_size);
+    else
+#endif
+        (nan ? f32_row_parts8_nan_base : f32_row_parts8_base)(lanes, x, vec_size);
+    memcpy(&part, lanes, sizeof part);
     return part;
 }
 
 /* That branch's value for one row of n >= 8 floats (before the final out += fin). */
-static float f32_row_sum8(const float *x, int64_t n) {
+static float f32_row_sum8(const float *x, int64_t n, bool nan) {
     const int64_t vec_size = n / 8;
-    tn_v8f part = f32_row_parts8(x, vec_size);
+    tn_v8f part = f32_row_parts8(x, vec_size, nan);
     float fin = 0;
-    for (int64_t k = vec_size * 8; k < n; k++) fin += x[k];
+    for (int64_t k = vec_size * 8; k < n; k++) fin += nan && isnan(x[k]) ? 0.0f : x[k];
     for (int k = 0; k < 8; k++) fin += part[k];
     return fin;
 }
@@ -437,7 +475,7 @@ static float f32_row_sum8(const float *x, int64_t n) {
  * the tail and the lanes fold per part, real and imaginary (K_C64's order). */
 static void c64_row_sum4(float *out, const float *x, int64_t n) {
     const int64_t vec_size = n / 4;
-    tn_v8f part = f32_row_parts8(x, vec_size);
+    tn_v8f part = f32_row_parts8(x, vec_size, false);
     float re = 0, im = 0;
     for (int64_t k = vec_size * 4; k < n; k++) re += x[2 * k], im += x[2 * k + 1];
     for (int k = 0; k < 4; k++) re += part[2 * k], im += part[2 * k + 1];
@@ -450,5 +488,9 @@ void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n) {
 }
 
 void f32_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n) {
-    for (int64_t r = 0; r < rows; r++) out[r] = 0.0f + f32_row_sum8(in + r * n, n);
+    for (int64_t r = 0; r < rows; r++) out[r] = 0.0f + f32_row_sum8(in + r * n, n, false);
+}
+
+void f32_nansum_rows_contig(float *out, const float *in, int64_t rows, int64_t n) {
+    for (int64_t r = 0; r < rows; r++) out[r] = 0.0f + f32_row_sum8(in + r * n, n, true);
 }

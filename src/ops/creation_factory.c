@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "ops/creation_internal.h"
 #include "ops/iter.h"
@@ -417,7 +418,34 @@ static int64_t elem_offset(const tn_tensor *t, int64_t i) {
     return off * tn_dtype_itemsize(t->dtype);
 }
 
-/* aten::complex(Tensor real, Tensor imag): the parts' bits side by side. */
+/* The parts of contiguous real / imaginary runs interleaved, by element width. */
+typedef struct interleave_job {
+    char *o;
+    const char *a, *b;
+    int w;
+} interleave_job;
+
+static void interleave_chunk(void *ctx, int64_t lo, int64_t hi) {
+    const interleave_job *j = ctx;
+    if (j->w == 4) {
+        uint32_t *o = (uint32_t *)j->o;
+        const uint32_t *a = (const uint32_t *)j->a, *b = (const uint32_t *)j->b;
+        for (int64_t i = lo; i < hi; i++) o[2 * i] = a[i], o[2 * i + 1] = b[i];
+    } else if (j->w == 8) {
+        uint64_t *o = (uint64_t *)j->o;
+        const uint64_t *a = (const uint64_t *)j->a, *b = (const uint64_t *)j->b;
+        for (int64_t i = lo; i < hi; i++) o[2 * i] = a[i], o[2 * i + 1] = b[i];
+    } else {
+        uint16_t *o = (uint16_t *)j->o;
+        const uint16_t *a = (const uint16_t *)j->a, *b = (const uint16_t *)j->b;
+        for (int64_t i = lo; i < hi; i++) o[2 * i] = a[i], o[2 * i + 1] = b[i];
+    }
+}
+
+/* aten::complex(Tensor real, Tensor imag): the parts' bits side by side. Contiguous parts
+ * interleave over the pool; others (broadcast, strided) are two strided copies into the
+ * output's real and imaginary lanes (before: an offset computed per element, one thread,
+ * 18 ms for 1e6 floats, 44x upstream). */
 tn_status tn_op_complex(const tn_value *args, tn_value *rets) {
     tn_tensor *re = args[0].u.t, *im = args[1].u.t;
     tn_dtype a = re->dtype, b = im->dtype;
@@ -436,9 +464,14 @@ tn_status tn_op_complex(const tn_value *args, tn_value *rets) {
     if (o && pa && pb) {
         int w = tn_dtype_itemsize(a);
         int64_t n = tn_tensor_numel(out);
-        for (int64_t i = 0; i < n; i++) {
-            memcpy(o + 2 * w * i, pa + elem_offset(ea, i), (size_t)w);
-            memcpy(o + 2 * w * i + w, pb + elem_offset(eb, i), (size_t)w);
+        if (tn_tensor_is_contiguous(ea) && tn_tensor_is_contiguous(eb)) {
+            interleave_job j = {o, pa, pb, w};
+            tn_parallel_for(n, 1 << 15, interleave_chunk, &j);
+        } else {
+            int64_t ds[TN_MAX_DIMS]; /* the output's strides in parts (2 per complex element) */
+            for (int d = 0; d < out->ndim; d++) ds[d] = 2 * out->strides[d];
+            tn_strided_copy_bytes(o, ds, pa, ea->strides, out->ndim, out->sizes, w);
+            tn_strided_copy_bytes(o + w, ds, pb, eb->strides, out->ndim, out->sizes, w);
         }
     }
     tn_tensor_release(ea);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
+#include "kernels/loss.h"
 #include "ops/composite_internal.h"
 #include "ops/nn_internal.h"
 #include "ops/promote.h"
@@ -283,21 +285,69 @@ static double f_huber(double x, double y, double delta, tn_dtype dt) {
     return d < delta ? 0.5 * d * d : delta * (d - 0.5 * delta);
 }
 
+/* ---- float32 / float64: upstream's own arithmetic, then its reduction ----------------
+ * Upstream materialises the loss in the dtype (a TensorIterator kernel, or composite
+ * arithmetic for l1) and reduces it with sum() / mean(); so do these, with the term kernel
+ * of kernels/loss.h split over the pool and the sum / mean operators' own order, so a
+ * float32 mean agrees with upstream's bit for bit where our sum does. */
+typedef struct loss_run {
+    tn_loss_kind kind;
+    tn_dtype dt;
+    void *out;
+    const void *a, *b;
+    double p;
+} loss_run;
+
+static void loss_chunk(void *vctx, int64_t begin, int64_t end) {
+    const loss_run *r = vctx;
+    if (r->dt == TN_DTYPE_FLOAT32)
+        tn_loss_terms_f32(r->kind, (float *)r->out + begin, (const float *)r->a + begin, (const float *)r->b + begin,
+                          end - begin, (float)r->p);
+    else
+        tn_loss_terms_f64(r->kind, (double *)r->out + begin, (const double *)r->a + begin,
+                          (const double *)r->b + begin, end - begin, r->p);
+}
+
+/* The loss of the broadcast of a and b computed in dt (float32 or float64), reduced by
+ * the sum / mean operators. a and b are expanded views of the broadcast shape. */
+static tn_status loss_in_dtype(tn_tensor *a, tn_tensor *b, int nd, const int64_t *sz, tn_dtype dt, int64_t reduction,
+                               tn_loss_kind kind, double p, tn_value *rets) {
+    tn_tensor *full = NULL;
+    tn_nn_buf ba = {0}, bb = {0};
+    tn_status st = tn_nn_empty(nd, sz, dt, a, &full);
+    if (st == TN_OK) st = tn_nn_load(a, dt, &ba);
+    if (st == TN_OK) st = tn_nn_load(b, dt, &bb);
+    if (st == TN_OK) {
+        loss_run r = {kind, dt, tn_tensor_data(full), ba.data, bb.data, p};
+        tn_parallel_for(tn_tensor_numel(full), 32768, loss_chunk, &r);
+    }
+    tn_nn_buf_free(&ba); tn_nn_buf_free(&bb);
+    if (st != TN_OK) { if (full) tn_tensor_release(full); return st; }
+    if (reduction == RED_NONE) { rets[0] = tn_value_tensor(full); return TN_OK; }
+    tn_value r[1];
+    st = tn_dispatch(reduction == RED_MEAN ? TN_OP_mean : TN_OP_sum, TN_ARGS(tn_value_tensor(full), TN_NONE), r);
+    tn_tensor_release(full);
+    if (st != TN_OK) return st;
+    rets[0] = r[0];
+    return TN_OK;
+}
+
 /* Broadcasts a and b, applies fn per element (rounded to the result dtype), reduces. */
 static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
                                    const char *name, bool (*check)(double x, double y), const char *check_msg,
-                                   bool promote, tn_value *rets);
+                                   bool promote, int kind, tn_value *rets);
 /* The loss in self's dtype (upstream's empty_like(input): huber, binary_cross_entropy). */
 static tn_status pointwise_loss(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
                                 const char *name, bool (*check)(double x, double y), const char *check_msg,
                                 tn_value *rets) {
-    return pointwise_loss_as(a, b, w, reduction, fn, p, name, check, check_msg, false, rets);
+    return pointwise_loss_as(a, b, w, reduction, fn, p, name, check, check_msg, false, -1, rets);
 }
 /* promote: the loss in the promoted dtype of self and target (upstream's TensorIterator
- * binary op or composite arithmetic: mse, l1, smooth_l1). */
+ * binary op or composite arithmetic: mse, l1, smooth_l1). kind: a tn_loss_kind with a
+ * float32 / float64 kernel (loss_in_dtype), or -1. */
 static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
                                    const char *name, bool (*check)(double x, double y), const char *check_msg,
-                                   bool promote, tn_value *rets) {
+                                   bool promote, int kind, tn_value *rets) {
     TN_TRY(check_reduction(reduction));
     TN_TRY(tn_nn_check_float(a, name));
     if (!tn_nn_is_float(b->dtype)) return tn_nn_check_float(b, name);
@@ -315,6 +365,14 @@ static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int
     tn_status st = tn_shape_expand_view(a, nd, sz, &ea);
     if (st == TN_OK) st = tn_shape_expand_view(b, nd, sz, &eb);
     if (st == TN_OK && w) st = tn_shape_expand_view(w, nd, sz, &ew);
+    /* huber computes in self's dtype: only when the target has it too (else the reference) */
+    if (st == TN_OK && kind >= 0 && !w && !tn_tensor_is_meta(a) && (dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64) &&
+        (promote || b->dtype == dt)) {
+        st = loss_in_dtype(ea, eb, nd, sz, dt, reduction, (tn_loss_kind)kind, p, rets);
+        tn_tensor_release(ea);
+        tn_tensor_release(eb);
+        return st;
+    }
     if (st == TN_OK) st = tn_nn_empty(reduction == RED_NONE ? nd : 0, sz, dt, a, &out);
     if (st != TN_OK || tn_tensor_is_meta(a)) goto done;
     if ((st = tn_nn_load(ea, TN_DTYPE_FLOAT64, &ba)) != TN_OK) goto done;
@@ -347,7 +405,8 @@ done:
 
 /* aten::mse_loss(self, target, reduction) */
 tn_status tn_op_mse_loss(const tn_value *args, tn_value *rets) {
-    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, NULL, true, rets);
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, NULL, true, TN_LOSS_MSE,
+                             rets);
 }
 /* aten::l1_loss(self, target, reduction); with a complex operand upstream's composite,
  * |self - target| (real) then the reduction */
@@ -362,20 +421,22 @@ tn_status tn_op_l1_loss(const tn_value *args, tn_value *rets) {
         else if (reduction == RED_SUM) a = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(a), TN_NONE));
         return tn_cx_finish(&c, a, rets);
     }
-    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, NULL, true, rets);
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, NULL, true, TN_LOSS_L1, rets);
 }
 /* aten::smooth_l1_loss(self, target, reduction, beta) */
 tn_status tn_op_smooth_l1_loss(const tn_value *args, tn_value *rets) {
     double beta = args[3].u.d;
     if (!(beta >= 0)) return tn_error(TN_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
+    /* beta = 0 is upstream's l1_loss */
     return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_smooth_l1, beta, "smooth_l1_cpu", NULL, NULL,
-                             true, rets);
+                             true, beta == 0 ? TN_LOSS_L1 : TN_LOSS_SMOOTH_L1, rets);
 }
 /* aten::huber_loss(self, target, reduction, delta) */
 tn_status tn_op_huber_loss(const tn_value *args, tn_value *rets) {
     double delta = args[3].u.d;
     if (!(delta > 0)) return tn_error(TN_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
-    return pointwise_loss(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_huber, delta, "huber_cpu", NULL, NULL, rets);
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_huber, delta, "huber_cpu", NULL, NULL, false,
+                             TN_LOSS_HUBER, rets);
 }
 
 /* Upstream clamps each log at -100 so that x = 0 or 1 gives a finite loss. */

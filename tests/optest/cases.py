@@ -520,6 +520,12 @@ add("int_div_trunc_zero", "lambda a: torch.div(a, 0, rounding_mode='trunc')", [I
 add("float_floordiv_zero", "lambda a: (a // 0.0, a // -0.0, a % 0.0)", [In((33,), "float32", "special")], ["floor_divide.Scalar", "remainder.Scalar"])
 add("int_min_div_neg1", "lambda: (torch.tensor([-2**63], dtype=torch.int64) // -1, torch.tensor([-128], dtype=torch.int8) // -1)", [], ["floor_divide.default"])
 add("remainder_signed_zero", "lambda: 1 / torch.remainder(torch.tensor([-0.0, 0.0, -4.0, 4.0]), torch.tensor([3.0, -3.0, 2.0, -2.0]))", [], ["remainder.Tensor"])
+# float32 fmod / remainder on AVX2 (kernels/fmod_f32.c: the quotient in double, fmodf for
+# what that cannot do exactly): exact multiples (signed zeros), zero divisors, specials,
+# broadcast and scalar operands, in place; upstream's vector fmod is exact below quotients
+# of 3.4e38 (above, its Sleef fmodf and glibc's differ: not compared)
+add("fmod_f32_exact", "lambda a, b, s: [f(x, y) for f in (torch.fmod, torch.remainder) for x, y in (((a * 20).round(), (b * 4).round()), (a * 7.3, b), (a, torch.tensor(0.37)), (torch.tensor(-2.5), b), (s, s.flip(0)), (a.view(70, 1000)[:, :7], b[:7]))] + [a.clone().fmod_(b), 1 / torch.fmod((a * 20).round(), (b * 4).round()), 1 / torch.remainder((a * 20).round(), (b * 4).round())]",
+    [In((70000,)), In((70000,)), In((4099,), kind="special")], ["fmod.Tensor", "remainder.Tensor"], rtol=0, atol=0)
 add("fmod_signed_zero", "lambda: 1 / torch.fmod(torch.tensor([-0.0, 0.0, -4.0, 4.0]), torch.tensor([3.0, -3.0, 2.0, -2.0]))", [], ["fmod.Tensor"])
 add("div_floor_signed_zero", "lambda: 1 / torch.div(torch.tensor([-0.0, 0.0, -1.0, 1.0]), torch.tensor([3.0, -3.0, float('inf'), float('-inf')]), rounding_mode='floor')", [], ["div.Tensor_mode"])
 add("div_trunc_signed_zero", "lambda: 1 / torch.div(torch.tensor([-0.5, 0.5, -1.0, 1.0]), torch.tensor([3.0, -3.0, float('inf'), float('-inf')]), rounding_mode='trunc')", [], ["div.Tensor_mode"])
@@ -986,6 +992,16 @@ add("sum_dup_dims_err", "lambda a: a.sum((0, 0))", [In((3, 4))], ["sum.dim_IntLi
 add("sum_out", "lambda a: (lambda o: (torch.sum(a, 1, out=o), o)[1])(torch.empty(0))", [In((3, 4))], ["sum.dim_IntList"])
 add("mean_int_err", "lambda a: a.mean()", [In((7,), "int32", "int")], ["mean.default"])
 add("mean_dtype", "lambda a: (a.mean(dtype=torch.float64), a.mean(0, dtype=torch.float32))", [In((7, 33), "int32", "int")], ["mean.default", "mean.dim"])
+# a whole contiguous float32 / float64 tensor: upstream's order (4 vectors of lanes over
+# blocks, the tail, the pool's chunks), so the same bits; factors near 1 keep it finite
+for dt in ("float32", "float64"):
+    add(f"prod_all_exact_{dt}", "lambda a: [(1 + a[:n] * 0.01).prod() for n in (1, 31, 45, 1000, 32768, 70001, 250000)] + [(1 + a.view(500, 500) * 0.01).prod(), torch.masked._ops.prod(1 + a * 0.01, mask=a > -0.9)]",
+        [In((250000,), dt, "unit")], ["prod.default"], rtol=0, atol=0)
+# nansum of a whole contiguous float32 tensor: the vector row cascade with NaN read as +0,
+# the pool's chunks, and the slots summed by the nansum loop (inf - inf there becomes 0,
+# as upstream's final reduce does)
+add("nansum_all_exact", "lambda a: [torch.nansum(torch.where(a.abs() > 1.5, float('nan'), a)[:n]) for n in (5, 45, 1000, 32768, 70001)] + [torch.nansum(torch.tensor([float('inf'), -float('inf')]).repeat(30000)), torch.nansum(torch.full((40000,), float('nan')))]",
+    [In((70001,))], ["nansum.default"], rtol=0, atol=0)
 add("prod_dtype", "lambda a: (a.prod(dtype=torch.float64), a.prod(1, dtype=torch.int64))", [In((7, 5), "int8", "int")], ["prod.default", "prod.dim_int"])
 add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.argmin(1), a.amax(1), a.amin(0), a.aminmax())", [In((7, 33), "float32", "special")], ["max.default", "min.default", "max.dim", "min.dim", "argmax.default", "argmin.default", "amax.default", "amin.default", "aminmax.default"])
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
@@ -1280,6 +1296,12 @@ for dt in ("float16", "bfloat16", "float32"):
     add(f"mse_loss_rounding_{dt}", "lambda a, b: [torch.nn.functional.mse_loss(a * 3, b * 3, reduction=r) for r in ('none', 'sum', 'mean')]",
         [In((40, 25), dt), In((40, 25), dt)], ["mse_loss.default"], rtol=0, atol=0)
 add("mse_bcast", "lambda a, b: torch.ops.aten.mse_loss.default(a, b)", [In((7, 33)), In((33,))], ["mse_loss.default"], **NN32)
+# float32 / float64: the terms in the dtype's arithmetic (upstream's kernels: huber and
+# smooth_l1 round 0.5 * z, then * z, then / beta) and reduced by sum / mean, so the same bits;
+# 70001 elements: the pool's split and the vector tail (bench/opspeed.py: 18-120x before)
+for dt in ("float32", "float64"):
+    add(f"pointwise_loss_exact_{dt}", "lambda a, b: [f(a * 2, b, reduction=r, **k) for r in ('none', 'sum', 'mean') for f, k in ((torch.nn.functional.mse_loss, {}), (torch.nn.functional.l1_loss, {}), (torch.nn.functional.smooth_l1_loss, {'beta': 0.7}), (torch.nn.functional.smooth_l1_loss, {'beta': 0.0}), (torch.nn.functional.huber_loss, {'delta': 0.3}))] + [torch.nn.functional.huber_loss(a[:9], b[:1].expand(9), delta=2.0, reduction='none')]",
+        [In((70001,), dt), In((70001,), dt)], ["mse_loss.default", "l1_loss.default", "smooth_l1_loss.default", "huber_loss.default"], rtol=0, atol=0)
 for dt in ("float32", "float64", "bfloat16"):
     tol = dict(rtol=1e-5, atol=1e-5) if dt == "float32" else {}
     add(f"sdpa_{dt}", f"lambda q, k, v: ({F}.scaled_dot_product_attention(q, k, v), {F}.scaled_dot_product_attention(q, k, v, is_causal=True), {F}.scaled_dot_product_attention(q, k, v, scale=0.3))", [In((2, 4, 33, 16), dt), In((2, 4, 31, 16), dt), In((2, 4, 31, 16), dt)], ["scaled_dot_product_attention.default", "_scaled_dot_product_flash_attention_for_cpu.default"], **tol)

@@ -1,0 +1,22 @@
+/* loss.h — the elementwise terms of the pointwise losses (mse, l1, smooth_l1, huber) over
+ * contiguous float32 / float64 runs, in the dtype's own arithmetic, one rounding per
+ * operation as upstream's kernels compute them; the op (src/ops/nn_loss.c) reduces them. */
+#ifndef TN_KERNELS_LOSS_H
+#define TN_KERNELS_LOSS_H
+
+#include <stdint.h>
+
+typedef enum tn_loss_kind {
+    TN_LOSS_MSE,       /* d = a - b; d * d */
+    TN_LOSS_L1,        /* |a - b| */
+    TN_LOSS_SMOOTH_L1, /* z = |a - b|; z < p ? 0.5 * z * z / p : z - 0.5 * p   (p = beta > 0) */
+    TN_LOSS_HUBER,     /* z = |a - b|; z < p ? 0.5 * z * z : p * (z - 0.5 * p)  (p = delta > 0) */
+} tn_loss_kind;
+
+/* out[i] = term(a[i], b[i]) for i < n; p already rounded to the dtype by the caller. The
+ * result of an element never depends on n or on where the run starts (threads split runs
+ * anywhere). Vectorised for AVX2 when tn_cpu_isa() allows it; the same bits either way. */
+void tn_loss_terms_f32(tn_loss_kind kind, float *out, const float *a, const float *b, int64_t n, float p);
+void tn_loss_terms_f64(tn_loss_kind kind, double *out, const double *a, const double *b, int64_t n, double p);
+
+#endif
