@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "ops/complex_parts.h"
+#include "ops/elementwise_common.h"
 #include "ops/composite_internal.h"
 
 /* Part k (0 real, 1 imaginary) of a complex tensor: a view of its storage. */
@@ -67,17 +68,9 @@ tn_status tn_op_angle(const tn_value *args, tn_value *rets) {
         tn_tensor *re = part_of(&c, x, 0), *im = part_of(&c, x, 1);
         return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_atan2, TN_ARGS(TN_T(im), TN_T(re))), rets);
     }
-    if (!tn_dtype_is_floating(x->dtype)) {
-        tn_value ta[7] = {args[0], {.tag = TN_V_DTYPE}, TN_NONE, TN_NONE, TN_NONE, TN_B(false), TN_NONE};
-        ta[1].u.dtype = tn_default_dtype();
-        x = tn_cx_call(&c, TN_OP__to_copy, ta);
-    }
-    tn_tensor *neg = tn_cx_call(&c, TN_OP_lt_Scalar, TN_ARGS(TN_T(x), TN_I(0)));
-    tn_tensor *zero = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(x), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
-    tn_tensor *pi = tn_cx_call(&c, TN_OP_add_Scalar, TN_ARGS(TN_T(zero), TN_D(M_PI), TN_I(1)));
-    tn_tensor *r = tn_cx_call(&c, TN_OP_where_self, TN_ARGS(TN_T(neg), TN_T(pi), TN_T(zero)));
-    tn_tensor *nan = tn_cx_call(&c, TN_OP_isnan, TN_ARGS(TN_T(x)));
-    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_where_self, TN_ARGS(TN_T(nan), TN_T(x), TN_T(r))), rets);
+    /* one elementwise row (integers and bool computed in the default float dtype) */
+    tn_ew_run r = {TN_EW_angle, "angle_cpu", true, false, TN_DTYPE_UNDEFINED};
+    return tn_ew_execute(&r, 1, &x, NULL, rets);
 }
 
 /* aten::conj_physical(self): a new tensor with the imaginary parts negated; a real tensor is
