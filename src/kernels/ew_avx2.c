@@ -102,13 +102,16 @@ static inline vd d_pow2(vd n) {
     __m256i b = _mm256_castpd_si256(_mm256_add_pd(n, _mm256_set1_pd(4503599627371519.0)));
     return _mm256_castsi256_pd(_mm256_slli_epi64(b, 52));
 }
-/* u = m * 2^e with m in [1, 2), for positive normal finite u (other lanes: garbage) */
+/* u = m * 2^e with m in [sqrt(1/2), sqrt 2), for positive normal finite u (other lanes:
+ * garbage): with b = bits(u) + bits(1) - bits(sqrt(1/2)), the exponent field of b is e's
+ * (it carries exactly when u's mantissa is >= sqrt 2 / 2 of the next power), and the low
+ * 52 bits of b plus bits(sqrt(1/2)) are m's bits */
 static inline void d_frexp(vd u, vd *m, vd *e) {
-    __m256i b = _mm256_castpd_si256(u);
+    __m256i b = _mm256_add_epi64(_mm256_castpd_si256(u), _mm256_set1_epi64x(0x00095F619980C433LL));
     __m256i eb = _mm256_or_si256(_mm256_srli_epi64(b, 52), _mm256_set1_epi64x(0x4330000000000000LL));
     *e = _mm256_sub_pd(_mm256_castsi256_pd(eb), _mm256_set1_pd(4503599627371519.0));
-    *m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL)),
-                                             _mm256_set1_epi64x(0x3FF0000000000000LL)));
+    *m = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_and_si256(b, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL)),
+                                             _mm256_set1_epi64x(0x3FE6A09E667F3BCDLL)));
 }
 /* lanes whose integral n (|n| < 2^31) has bit `bit` set */
 static inline dm d_bit(vd n, int bit) {

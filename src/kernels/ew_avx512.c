@@ -105,13 +105,16 @@ static inline vd d_pow2(vd n) {
     __m512i b = _mm512_castpd_si512(_mm512_add_pd(n, _mm512_set1_pd(4503599627371519.0)));
     return _mm512_castsi512_pd(_mm512_slli_epi64(b, 52));
 }
-/* u = m * 2^e with m in [1, 2), for positive normal finite u (other lanes: garbage) */
+/* u = m * 2^e with m in [sqrt(1/2), sqrt 2), for positive normal finite u (other lanes:
+ * garbage): with b = bits(u) + bits(1) - bits(sqrt(1/2)), the exponent field of b is e's
+ * (it carries exactly when u's mantissa is >= sqrt 2 / 2 of the next power), and the low
+ * 52 bits of b plus bits(sqrt(1/2)) are m's bits */
 static inline void d_frexp(vd u, vd *m, vd *e) {
-    __m512i b = _mm512_castpd_si512(u);
+    __m512i b = _mm512_add_epi64(_mm512_castpd_si512(u), _mm512_set1_epi64(0x00095F619980C433LL));
     __m512i eb = _mm512_or_si512(_mm512_srli_epi64(b, 52), _mm512_set1_epi64(0x4330000000000000LL));
     *e = _mm512_sub_pd(_mm512_castsi512_pd(eb), _mm512_set1_pd(4503599627371519.0));
-    *m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(b, _mm512_set1_epi64(0x000FFFFFFFFFFFFFLL)),
-                                             _mm512_set1_epi64(0x3FF0000000000000LL)));
+    *m = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_and_si512(b, _mm512_set1_epi64(0x000FFFFFFFFFFFFFLL)),
+                                             _mm512_set1_epi64(0x3FE6A09E667F3BCDLL)));
 }
 /* lanes whose integral n (|n| < 2^31) has bit `bit` set */
 static inline dm d_bit(vd n, int bit) {
