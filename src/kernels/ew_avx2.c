@@ -81,6 +81,7 @@ static inline vf v_narrow(vd lo, vd hi) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
 }
 static inline int d_any(dm m) { return _mm256_movemask_pd(m) != 0; }
+static inline int d_all(dm m) { return _mm256_movemask_pd(m) == 0xF; }
 static inline vd d_set1(double x) { return _mm256_set1_pd(x); }
 static inline vd d_set1_bits(uint64_t b) { return _mm256_castsi256_pd(_mm256_set1_epi64x((long long)b)); }
 static inline vd d_add(vd a, vd b) { return _mm256_add_pd(a, b); }

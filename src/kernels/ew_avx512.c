@@ -80,6 +80,7 @@ static inline vf v_narrow(vd lo, vd hi) {
     return _mm512_castpd_ps(_mm512_insertf64x4(w, _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
 }
 static inline int d_any(dm m) { return m != 0; }
+static inline int d_all(dm m) { return m == 0xFF; }
 static inline vd d_set1(double x) { return _mm512_set1_pd(x); }
 static inline vd d_set1_bits(uint64_t b) { return _mm512_castsi512_pd(_mm512_set1_epi64((long long)b)); }
 static inline vd d_add(vd a, vd b) { return _mm512_add_pd(a, b); }

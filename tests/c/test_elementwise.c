@@ -441,6 +441,8 @@ static void test_simd_vs_scalar(void) {
         {TN_EW_cosh, 1, 0, 2, 0, 0},       {TN_EW_atanh, 1, 0, 2, 0, 0},     {TN_EW_erf, 1, 0, 2, 0, 0},
         {TN_EW_erfc, 1, 0, 2, 0, 0},       {TN_EW_erfinv, 1, 0, 2, 0, 0},    {TN_EW_angle, 1, 0, 0, 0, 0},
         {TN_EW_logit, 1, 0, 2, 0, 0},      {TN_EW_mish, 1, 0, 8, 0, 0},      {TN_EW_softplus, 1, 0, 8, 0, 1.5},
+        {TN_EW_i0, 1, 0, 2, 0, 0},         {TN_EW_i0e, 1, 0, 2, 0, 0},       {TN_EW_i1, 1, 0, 2, 0, 0},
+        {TN_EW_i1e, 1, 0, 2, 0, 0},
         {TN_EW_tanh, 1, 0, 4, 0, 0},       {TN_EW_gelu_tanh, 1, 0, 8, 0, 0}, {TN_EW_neg, 1, 0, 0, 0, 0},
         {TN_EW_abs, 1, 0, 0, 0, 0},        {TN_EW_relu, 1, 0, 0, 0, 0},      {TN_EW_square, 1, 0, 0, 0, 0},
         {TN_EW_sqrt, 1, 1, 0, 0, 0},       {TN_EW_rsqrt, 1, 1, 0, 0, 0},     {TN_EW_reciprocal, 1, 0, 0, 0, 0},

@@ -25,7 +25,8 @@ static const math_case cases[] = {
     {TN_EW_expm1, expm1, 1}, {TN_EW_log1p, log1p, 1}, {TN_EW_sin, sin, 1},   {TN_EW_cos, cos, 1},
     {TN_EW_tan, tan, 1},     {TN_EW_asin, asin, 1},   {TN_EW_acos, acos, 1}, {TN_EW_atan, atan, 1},
     {TN_EW_sinh, sinh, 1},   {TN_EW_cosh, cosh, 1},   {TN_EW_atanh, atanh, 1}, {TN_EW_erf, erf, 1},
-    {TN_EW_erfc, erfc, 1},   {TN_EW_erfinv, NULL, 1},
+    {TN_EW_erfc, erfc, 1},   {TN_EW_erfinv, NULL, 1}, {TN_EW_i0, NULL, 1},  {TN_EW_i0e, NULL, 1},
+    {TN_EW_i1, NULL, 1},     {TN_EW_i1e, NULL, 1},
 };
 
 /* float bits as a monotone integer, so the difference counts representable floats */
