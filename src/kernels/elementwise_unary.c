@@ -71,6 +71,8 @@ TN_FLOAT_UNARY(hardsigmoid, TN_MINS(TN_MAXS(x + (T)3, (T)0), (T)6) / (T)6)
 TN_FLOAT_UNARY(hardswish, x * TN_MINS(TN_MAXS(x + (T)3, (T)0), (T)6) / (T)6)
 /* upstream's sinc: 1 at 0, else sin(pi x) / (pi x) with pi in the compute type */
 TN_FLOAT_UNARY(sinc, x == 0 ? (T)1 : sin((T)M_PI * x) / ((T)M_PI * x))
+/* angle of a real number: pi below 0, else 0 (-0 included); NaN kept */
+TN_FLOAT_UNARY(angle, x != x ? x : x < (T)0 ? (T)M_PI : (T)0)
 TN_FLOAT_UNARY(softshrink, x > (T)ctx->d[0] ? x - (T)ctx->d[0] : (x < -(T)ctx->d[0] ? x + (T)ctx->d[0] : x * (T)0))
 TN_FLOAT_UNARY(leaky_relu, x > (T)0 ? x : x * (T)ctx->d[0])
 /* i[0] = decimals; d[0] = 10^|decimals| */
@@ -203,7 +205,7 @@ void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_F(pow_scalar) TN_REG_F(mul_scalar) TN_REG_F(div_scalar) TN_REG_F(round) TN_REG_F(floor)
     TN_REG_F(ceil) TN_REG_F(trunc) TN_REG_F(abs) TN_REG_F(neg) TN_REG_F(sign) TN_REG_F(relu)
     TN_REG_F(square) TN_REG_F(clamp) TN_REG_F(nan_to_num) TN_REG_F(isnan) TN_REG_F(isinf)
-    TN_REG_F(isfinite) TN_REG_F(isposinf) TN_REG_F(isneginf) TN_REG_F(logical_not) TN_REG_F(sinc) TN_REG_F(signbit)
+    TN_REG_F(isfinite) TN_REG_F(isposinf) TN_REG_F(isneginf) TN_REG_F(logical_not) TN_REG_F(sinc) TN_REG_F(signbit) TN_REG_F(angle)
 #define TN_REG_C(op) TN_EW_COMPLEX(TN_EW_REG, op)
     TN_REG_C(exp) TN_REG_C(log) TN_REG_C(sqrt) TN_REG_C(sin) TN_REG_C(cos) TN_REG_C(tan) TN_REG_C(tanh)
     TN_REG_C(sinh) TN_REG_C(cosh) TN_REG_C(asin) TN_REG_C(acos) TN_REG_C(atan) TN_REG_C(asinh)

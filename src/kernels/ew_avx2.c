@@ -69,6 +69,58 @@ static inline void v_st_f16(char *p, vf v) {
     _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
+/* ---- float64 lanes (ew_vec_dmath.inc computes float32 functions in them) ---- */
+typedef __m256d vd;
+typedef __m256d dm;
+static inline int v_any(vm m) { return _mm256_movemask_ps(m); }
+static inline void v_widen(vf x, vd *lo, vd *hi) {
+    *lo = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
+    *hi = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+}
+static inline vf v_narrow(vd lo, vd hi) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
+}
+static inline int d_any(dm m) { return _mm256_movemask_pd(m) != 0; }
+static inline int d_all(dm m) { return _mm256_movemask_pd(m) == 0xF; }
+static inline vd d_set1(double x) { return _mm256_set1_pd(x); }
+static inline vd d_set1_bits(uint64_t b) { return _mm256_castsi256_pd(_mm256_set1_epi64x((long long)b)); }
+static inline vd d_add(vd a, vd b) { return _mm256_add_pd(a, b); }
+static inline vd d_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }
+static inline vd d_mul(vd a, vd b) { return _mm256_mul_pd(a, b); }
+static inline vd d_div(vd a, vd b) { return _mm256_div_pd(a, b); }
+static inline vd d_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
+static inline vd d_sqrt(vd a) { return _mm256_sqrt_pd(a); }
+static inline vd d_round(vd x) { return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline vd d_and_bits(vd a, vd b) { return _mm256_and_pd(a, b); }
+static inline vd d_xor_bits(vd a, vd b) { return _mm256_xor_pd(a, b); }
+static inline vd d_sel(dm m, vd a, vd b) { return _mm256_blendv_pd(b, a, m); }
+static inline dm d_cmp_eq(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+static inline dm d_cmp_lt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+static inline dm d_cmp_gt(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
+static inline dm d_cmp_nge(vd a, vd b) { return _mm256_cmp_pd(a, b, _CMP_NGE_UQ); }
+/* 2^n for integral n in [-1022, 1023]: the bits of 2^52 + 1023 + n shifted into the exponent */
+static inline vd d_pow2(vd n) {
+    __m256i b = _mm256_castpd_si256(_mm256_add_pd(n, _mm256_set1_pd(4503599627371519.0)));
+    return _mm256_castsi256_pd(_mm256_slli_epi64(b, 52));
+}
+/* u = m * 2^e with m in [sqrt(1/2), sqrt 2), for positive normal finite u (other lanes:
+ * garbage): with b = bits(u) + bits(1) - bits(sqrt(1/2)), the exponent field of b is e's
+ * (it carries exactly when u's mantissa is >= sqrt 2 / 2 of the next power), and the low
+ * 52 bits of b plus bits(sqrt(1/2)) are m's bits */
+static inline void d_frexp(vd u, vd *m, vd *e) {
+    __m256i b = _mm256_add_epi64(_mm256_castpd_si256(u), _mm256_set1_epi64x(0x00095F619980C433LL));
+    __m256i eb = _mm256_or_si256(_mm256_srli_epi64(b, 52), _mm256_set1_epi64x(0x4330000000000000LL));
+    *e = _mm256_sub_pd(_mm256_castsi256_pd(eb), _mm256_set1_pd(4503599627371519.0));
+    *m = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_and_si256(b, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL)),
+                                             _mm256_set1_epi64x(0x3FE6A09E667F3BCDLL)));
+}
+/* lanes whose integral n (|n| < 2^31) has bit `bit` set */
+static inline dm d_bit(vd n, int bit) {
+    __m256i b = _mm256_castpd_si256(_mm256_add_pd(n, _mm256_set1_pd(6755399441055744.0)));
+    __m256i k = _mm256_set1_epi64x(1LL << bit);
+    return _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(b, k), k));
+}
+
 #define EW_REGISTER tn_ew_register_avx2
 #define EW_CAST_LOOKUP tn_cast_vec_avx2
 #define EW_BYTE_LOOPS tn_ew_byte_loops_avx2

@@ -67,6 +67,62 @@ static inline void v_st_f16(char *p, vf v) {
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
+/* ---- float64 lanes (ew_vec_dmath.inc computes float32 functions in them) ---- */
+typedef __m512d vd;
+typedef __mmask8 dm;
+static inline int v_any(vm m) { return m != 0; }
+static inline void v_widen(vf x, vd *lo, vd *hi) {
+    *lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+    *hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+}
+static inline vf v_narrow(vd lo, vd hi) {
+    __m512d w = _mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(lo)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(w, _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+}
+static inline int d_any(dm m) { return m != 0; }
+static inline int d_all(dm m) { return m == 0xFF; }
+static inline vd d_set1(double x) { return _mm512_set1_pd(x); }
+static inline vd d_set1_bits(uint64_t b) { return _mm512_castsi512_pd(_mm512_set1_epi64((long long)b)); }
+static inline vd d_add(vd a, vd b) { return _mm512_add_pd(a, b); }
+static inline vd d_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }
+static inline vd d_mul(vd a, vd b) { return _mm512_mul_pd(a, b); }
+static inline vd d_div(vd a, vd b) { return _mm512_div_pd(a, b); }
+static inline vd d_fma(vd a, vd b, vd c) { return _mm512_fmadd_pd(a, b, c); }
+static inline vd d_sqrt(vd a) { return _mm512_sqrt_pd(a); }
+static inline vd d_round(vd x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static inline vd d_and_bits(vd a, vd b) {
+    return _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(a), _mm512_castpd_si512(b)));
+}
+static inline vd d_xor_bits(vd a, vd b) {
+    return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(a), _mm512_castpd_si512(b)));
+}
+static inline vd d_sel(dm m, vd a, vd b) { return _mm512_mask_blend_pd(m, b, a); }
+static inline dm d_cmp_eq(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+static inline dm d_cmp_lt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+static inline dm d_cmp_gt(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
+static inline dm d_cmp_nge(vd a, vd b) { return _mm512_cmp_pd_mask(a, b, _CMP_NGE_UQ); }
+/* 2^n for integral n in [-1022, 1023]: the bits of 2^52 + 1023 + n shifted into the exponent */
+static inline vd d_pow2(vd n) {
+    __m512i b = _mm512_castpd_si512(_mm512_add_pd(n, _mm512_set1_pd(4503599627371519.0)));
+    return _mm512_castsi512_pd(_mm512_slli_epi64(b, 52));
+}
+/* u = m * 2^e with m in [sqrt(1/2), sqrt 2), for positive normal finite u (other lanes:
+ * garbage): with b = bits(u) + bits(1) - bits(sqrt(1/2)), the exponent field of b is e's
+ * (it carries exactly when u's mantissa is >= sqrt 2 / 2 of the next power), and the low
+ * 52 bits of b plus bits(sqrt(1/2)) are m's bits */
+static inline void d_frexp(vd u, vd *m, vd *e) {
+    __m512i b = _mm512_add_epi64(_mm512_castpd_si512(u), _mm512_set1_epi64(0x00095F619980C433LL));
+    __m512i eb = _mm512_or_si512(_mm512_srli_epi64(b, 52), _mm512_set1_epi64(0x4330000000000000LL));
+    *e = _mm512_sub_pd(_mm512_castsi512_pd(eb), _mm512_set1_pd(4503599627371519.0));
+    *m = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_and_si512(b, _mm512_set1_epi64(0x000FFFFFFFFFFFFFLL)),
+                                             _mm512_set1_epi64(0x3FE6A09E667F3BCDLL)));
+}
+/* lanes whose integral n (|n| < 2^31) has bit `bit` set */
+static inline dm d_bit(vd n, int bit) {
+    __m512i b = _mm512_castpd_si512(_mm512_add_pd(n, _mm512_set1_pd(6755399441055744.0)));
+    return _mm512_test_epi64_mask(b, _mm512_set1_epi64(1LL << bit));
+}
+
 #define EW_REGISTER tn_ew_register_avx512
 #define EW_CAST_LOOKUP tn_cast_vec_avx512
 #define EW_BYTE_LOOPS tn_ew_byte_loops_avx512

@@ -7,8 +7,8 @@
 #include <math.h>
 
 #include "core/threadpool.h"
-#include "kernels/angle_real.h"
 #include "ops/complex_parts.h"
+#include "ops/elementwise_common.h"
 #include "ops/composite_internal.h"
 
 /* Part k (0 real, 1 imaginary) of a complex tensor: a view of its storage. */
@@ -62,47 +62,16 @@ tn_status tn_complex_abs(tn_tensor *x, tn_value *rets) {
 /* aten::angle(self): atan2(imag, real) for complex; for real inputs pi where x < 0, else 0,
  * NaN kept (so -0.0 gives 0, unlike atan2); integers and bool first become the default float
  * dtype, as upstream's angle promotes them. */
-typedef struct angle_job {
-    void *out;
-    const void *in;
-    bool f64;
-} angle_job;
-
-static void angle_chunk(void *ctx, int64_t lo, int64_t hi) {
-    const angle_job *j = ctx;
-    if (j->f64) tn_angle_real_f64((double *)j->out + lo, (const double *)j->in + lo, hi - lo);
-    else tn_angle_real_f32((float *)j->out + lo, (const float *)j->in + lo, hi - lo);
-}
-
 tn_status tn_op_angle(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
-    /* contiguous float32 / float64: one pass over the pool (the composition below makes six,
-     * 2.9 ms for 1e6 floats, 36x upstream) */
-    if ((x->dtype == TN_DTYPE_FLOAT32 || x->dtype == TN_DTYPE_FLOAT64) && !tn_tensor_is_meta(x) &&
-        tn_tensor_is_contiguous(x)) {
-        tn_tensor *out;
-        TN_TRY(tn_tensor_empty(x->ndim, x->sizes, x->dtype, tn_device_cpu(), &out));
-        angle_job j = {tn_tensor_data(out), tn_tensor_data(x), x->dtype == TN_DTYPE_FLOAT64};
-        tn_parallel_for(tn_tensor_numel(x), 1 << 15, angle_chunk, &j);
-        rets[0] = tn_value_tensor(out);
-        return TN_OK;
-    }
     tn_cx c = {0};
     if (tn_dtype_is_complex(x->dtype)) {
         tn_tensor *re = part_of(&c, x, 0), *im = part_of(&c, x, 1);
         return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_atan2, TN_ARGS(TN_T(im), TN_T(re))), rets);
     }
-    if (!tn_dtype_is_floating(x->dtype)) {
-        tn_value ta[7] = {args[0], {.tag = TN_V_DTYPE}, TN_NONE, TN_NONE, TN_NONE, TN_B(false), TN_NONE};
-        ta[1].u.dtype = tn_default_dtype();
-        x = tn_cx_call(&c, TN_OP__to_copy, ta);
-    }
-    tn_tensor *neg = tn_cx_call(&c, TN_OP_lt_Scalar, TN_ARGS(TN_T(x), TN_I(0)));
-    tn_tensor *zero = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(x), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_NONE));
-    tn_tensor *pi = tn_cx_call(&c, TN_OP_add_Scalar, TN_ARGS(TN_T(zero), TN_D(M_PI), TN_I(1)));
-    tn_tensor *r = tn_cx_call(&c, TN_OP_where_self, TN_ARGS(TN_T(neg), TN_T(pi), TN_T(zero)));
-    tn_tensor *nan = tn_cx_call(&c, TN_OP_isnan, TN_ARGS(TN_T(x)));
-    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_where_self, TN_ARGS(TN_T(nan), TN_T(x), TN_T(r))), rets);
+    /* one elementwise row (integers and bool computed in the default float dtype) */
+    tn_ew_run r = {TN_EW_angle, "angle_cpu", true, false, TN_DTYPE_UNDEFINED};
+    return tn_ew_execute(&r, 1, &x, NULL, rets);
 }
 
 /* aten::conj_physical(self): a new tensor with the imaginary parts negated; a real tensor is

@@ -1,0 +1,209 @@
+/* test_ew_math.c — the vector float32 transcendental loops (src/kernels/ew_vec_dmath.inc)
+ * against the float64 libm value rounded to float32: a sweep of the float32 bit patterns
+ * (every 431st by default, about 1e7 per function; `--stride N [op...]` sweeps every Nth,
+ * 1 = all 2^32, of the ops named (all by default) and prints each maximum ulp error, the numbers quoted in docs/PERFORMANCE.md), special values (NaN, +-inf,
+ * +-0, domain ends, huge trig arguments), every bfloat16/float16 pattern against the scalar
+ * loop, and gelu/elu/ndtr built from the vector erf/expm1 in the scalar formula's order. Each
+ * vector ISA tier the host has is checked. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cast.h"
+#include "kernels/cpu_features.h"
+#include "kernels/elementwise.h"
+#include "tn_test.h"
+
+typedef struct {
+    tn_ew_op op;
+    double (*ref)(double); /* NULL: the scalar float64 loop of the op */
+    int max_ulp;           /* the bound asserted (measured over all of float32: see docs) */
+} math_case;
+
+static const math_case cases[] = {
+    {TN_EW_expm1, expm1, 1}, {TN_EW_log1p, log1p, 1}, {TN_EW_sin, sin, 1},   {TN_EW_cos, cos, 1},
+    {TN_EW_tan, tan, 1},     {TN_EW_asin, asin, 1},   {TN_EW_acos, acos, 1}, {TN_EW_atan, atan, 1},
+    {TN_EW_sinh, sinh, 1},   {TN_EW_cosh, cosh, 1},   {TN_EW_atanh, atanh, 1}, {TN_EW_erf, erf, 1},
+    {TN_EW_erfc, erfc, 1},   {TN_EW_erfinv, NULL, 1}, {TN_EW_i0, NULL, 1},  {TN_EW_i0e, NULL, 1},
+    {TN_EW_i1, NULL, 1},     {TN_EW_i1e, NULL, 1},
+};
+
+/* float bits as a monotone integer, so the difference counts representable floats */
+static int64_t ordered(float f) {
+    int32_t b;
+    memcpy(&b, &f, 4);
+    return b < 0 ? (int64_t)INT32_MIN - b : b;
+}
+static int64_t ulp_dist(float got, float want) {
+    if (want != want || got != got) return (want != want) == (got != got) ? 0 : INT32_MAX;
+    if (got == 0 && want == 0) return signbit(got) == signbit(want) ? 0 : INT32_MAX;
+    int64_t d = ordered(got) - ordered(want);
+    return d < 0 ? -d : d;
+}
+
+static void run_f32(tn_ew_op op, const float *x, float *y, int64_t n) {
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    char *data[2] = {(char *)y, (char *)x};
+    int64_t st[2] = {4, 4};
+    tn_ew_loop(op, TN_DTYPE_FLOAT32)(data, st, n, &ctx);
+}
+
+static void reference(const math_case *c, const float *x, float *want, double *scratch, int64_t n) {
+    if (c->ref) {
+        for (int64_t i = 0; i < n; i++) want[i] = (float)c->ref((double)x[i]);
+        return;
+    }
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    for (int64_t i = 0; i < n; i++) scratch[i] = x[i];
+    char *data[2] = {(char *)scratch, (char *)scratch};
+    int64_t st[2] = {8, 8};
+    tn_ew_loop_scalar(c->op, TN_DTYPE_FLOAT64)(data, st, n, &ctx);
+    for (int64_t i = 0; i < n; i++) want[i] = (float)scratch[i];
+}
+
+#define CHUNK 65536
+
+/* Every `stride`-th float32 bit pattern (stride 1: all); returns the max ulp error. */
+static int64_t sweep(const math_case *c, uint64_t stride, float *worst_x) {
+    float *x = malloc(CHUNK * 4), *got = malloc(CHUNK * 4), *want = malloc(CHUNK * 4);
+    double *scratch = malloc(CHUNK * 8);
+    int64_t maxd = 0;
+    for (uint64_t b = 0; b < (1ull << 32);) {
+        int64_t n = 0;
+        for (; n < CHUNK && b < (1ull << 32); n++, b += stride) {
+            uint32_t u = (uint32_t)b;
+            memcpy(&x[n], &u, 4);
+        }
+        run_f32(c->op, x, got, n);
+        reference(c, x, want, scratch, n);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t d = ulp_dist(got[i], want[i]);
+            if (d > maxd) { maxd = d; *worst_x = x[i]; }
+        }
+    }
+    free(x); free(got); free(want); free(scratch);
+    return maxd;
+}
+
+static void test_specials(const math_case *c) {
+    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1.0f, -1.0f, 0.5f, -0.5f, 0.75f,
+                               -0.75f, 2.0f, 3.0f, 3.9f, 10.0f, 10.1f, 10.2f, 20.0f, -20.0f, 88.7f, 89.5f, -88.0f,
+                               -104.0f, -110.0f, 1e-30f, -1e-30f, 1e-45f, -1e-45f, FLT_MIN, FLT_MAX, -FLT_MAX,
+                               1.5707964f, 3.1415927f, 131071.9f, 131072.0f, 131073.0f, 1e6f, -1e6f, 16777215.0f, 16777216.0f, 16777218.0f, -16777216.0f, 1e30f, 3e38f,
+                               0.99999994f, -0.99999994f, 1.0000001f, 0.41421357f, 0.41421354f};
+    const int64_t n = (int64_t)(sizeof sp / sizeof sp[0]);
+    float got[64], want[64];
+    double scratch[64];
+    run_f32(c->op, sp, got, n);
+    reference(c, sp, want, scratch, n);
+    for (int64_t i = 0; i < n; i++)
+        TN_CHECK(ulp_dist(got[i], want[i]) <= c->max_ulp, "%s(%a) = %a, libm %a (isa %s)", tn_ew_name(c->op),
+                 (double)sp[i], (double)got[i], (double)want[i], tn_isa_name(tn_cpu_isa()));
+}
+
+/* bfloat16 / float16: every pattern, within one unit of the dtype of the scalar loop (both
+ * round a float32 result that may differ by 1 ulp) */
+static void test_half_types(const math_case *c) {
+    const tn_dtype dts[2] = {TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT16};
+    uint16_t *x = malloc(65536 * 2), *y1 = malloc(65536 * 2), *y2 = malloc(65536 * 2);
+    for (int k = 0; k < 65536; k++) x[k] = (uint16_t)k;
+    for (int t = 0; t < 2; t++) {
+        tn_loop_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        char *d1[2] = {(char *)y1, (char *)x}, *d2[2] = {(char *)y2, (char *)x};
+        int64_t st[2] = {2, 2};
+        tn_ew_loop_scalar(c->op, dts[t])(d1, st, 65536, &ctx);
+        tn_ew_loop(c->op, dts[t])(d2, st, 65536, &ctx);
+        int bad = 0;
+        for (int k = 0; k < 65536; k++) {
+            float a = t ? tn_half_to_f32(y1[k]) : tn_bf16_to_f32(y1[k]);
+            float b = t ? tn_half_to_f32(y2[k]) : tn_bf16_to_f32(y2[k]);
+            if (a != a && b != b) continue;
+            int o1 = y1[k] & 0x8000 ? -(y1[k] & 0x7FFF) : y1[k], o2 = y2[k] & 0x8000 ? -(y2[k] & 0x7FFF) : y2[k];
+            int dist = abs(o1 - o2);
+            if (a == b || (signbit(a) == signbit(b) && dist <= 1)) continue;
+            if (bad++ < 3)
+                fprintf(stderr, "  %s %s x=0x%04x: vec %a ref %a\n", tn_ew_name(c->op), t ? "f16" : "bf16", x[k],
+                        (double)b, (double)a);
+        }
+        TN_CHECK(bad == 0, "%s %s: %d patterns off (isa %s)", tn_ew_name(c->op), t ? "float16" : "bfloat16", bad,
+                 tn_isa_name(tn_cpu_isa()));
+    }
+    free(x); free(y1); free(y2);
+}
+
+/* gelu = x * 0.5 * (1 + erf(x sqrt(1/2))) and elu = expm1(x s) (a s) in float, with the vector
+ * erf/expm1: the same bits as that formula (the scalar loop differs where erf/expm1 differ
+ * from libm by their 1 ulp, amplified by 1 + erf near -1) */
+static void test_composed(void) {
+    enum { N = 4099 };
+    float x[N], g[N], e[N], h[N], el[N], em[N], xs[N];
+    for (int i = 0; i < N; i++) x[i] = (float)(i - N / 2) / 157.0f;
+    x[0] = NAN; x[1] = INFINITY; x[2] = -INFINITY; x[3] = -0.0f;
+    for (int i = 0; i < N; i++) h[i] = x[i] * (float)M_SQRT1_2;
+    run_f32(TN_EW_gelu, x, g, N);
+    run_f32(TN_EW_erf, h, e, N);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        float want = x[i] * 0.5f * (1.0f + e[i]);
+        if (memcmp(&want, &g[i], 4) != 0 && !(want != want && g[i] != g[i])) bad++;
+    }
+    TN_CHECK(bad == 0, "gelu differs from its formula over the vector erf at %d points", bad);
+    run_f32(TN_EW_ndtr, h, g, N); /* special_ndtr of x sqrt(1/2): (1 + erf(x / 2)) * 0.5 */
+    for (int i = 0; i < N; i++) h[i] = h[i] * (float)M_SQRT1_2;
+    run_f32(TN_EW_erf, h, e, N);
+    bad = 0;
+    for (int i = 0; i < N; i++) {
+        float want = (1.0f + e[i]) * 0.5f;
+        if (memcmp(&want, &g[i], 4) != 0 && !(want != want && g[i] != g[i])) bad++;
+    }
+    TN_CHECK(bad == 0, "ndtr differs from its formula over the vector erf at %d points", bad);
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.d[0] = 1.6732632423543772; /* selu's alpha, scale, input scale 1.3 */
+    ctx.d[1] = 1.0507009873554805;
+    ctx.d[2] = 1.3;
+    char *data[2] = {(char *)el, (char *)x};
+    int64_t st[2] = {4, 4};
+    tn_ew_loop(TN_EW_elu, TN_DTYPE_FLOAT32)(data, st, N, &ctx);
+    for (int i = 0; i < N; i++) xs[i] = x[i] * (float)ctx.d[2];
+    run_f32(TN_EW_expm1, xs, em, N);
+    bad = 0;
+    for (int i = 0; i < N; i++) {
+        float want = x[i] < 0 ? em[i] * ((float)ctx.d[0] * (float)ctx.d[1]) : x[i] * (float)ctx.d[1];
+        if (memcmp(&want, &el[i], 4) != 0 && !(want != want && el[i] != el[i])) bad++;
+    }
+    TN_CHECK(bad == 0, "elu differs from its formula over the vector expm1 at %d points", bad);
+}
+
+int main(int argc, char **argv) {
+    uint64_t stride = argc > 2 && strcmp(argv[1], "--stride") == 0 ? strtoull(argv[2], NULL, 10) : 0;
+    int full = stride > 0;
+    tn_isa host = tn_cpu_isa();
+    if (host < TN_ISA_AVX2) {
+        printf("no vector tier on this host: nothing to check\n");
+        return tn_test_summary();
+    }
+    for (int isa = TN_ISA_AVX2; isa <= (int)host && isa <= TN_ISA_AVX512; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            const math_case *c = &cases[k];
+            int named = argc <= 3;
+            for (int a = 3; a < argc; a++) named |= strcmp(argv[a], tn_ew_name(c->op)) == 0;
+            if (!named) continue;
+            float wx = 0;
+            int64_t m = sweep(c, full ? stride : 431, &wx);
+            if (full) printf("%-7s %-6s max %lld ulp (at %a)\n", tn_ew_name(c->op), tn_isa_name((tn_isa)isa), (long long)m, (double)wx);
+            TN_CHECK(m <= c->max_ulp, "%s: %lld ulp at %a (isa %s)", tn_ew_name(c->op), (long long)m, (double)wx,
+                     tn_isa_name((tn_isa)isa));
+            test_specials(c);
+            test_half_types(c);
+        }
+        test_composed();
+    }
+    tn_cpu_isa_set(host);
+    return tn_test_summary();
+}
