@@ -443,8 +443,19 @@ def test_kept_quantised_vs_llama_cpp(runs):
     # Later positions: rotary/attention rounding differs in float32, and the 8-bit
     # activation rounding amplifies it; measured max 2.05, rms 0.31-0.36 (float32-
     # dequantised vs llama.cpp: max 2.55, rms 0.44-0.48), argmax agreement 100 %.
+    # Correction (session 26): with correctly rounded float32 sin/cos (the rotary tables;
+    # 5,904 of 262,144 table values moved by an ulp) max 1.69 and rms 0.29-0.31, but
+    # position 15 of the shared chat prefix flips in every prompt (and position 37 of one):
+    # llama.cpp's own logits rank the two tokens 0.152 (0.018) apart. So an argmax
+    # disagreement is allowed only at such a near-tie of the reference, never where it
+    # decides clearly.
     assert max(r["max_logit_diff"] for r in report) <= 3.0, report
-    assert min(r["argmax_agree"] for r in report) >= 0.95, report
+    assert min(r["argmax_agree"] for r in report) >= 0.9, report
+    for i in range(n):
+        q, ref = o[f"quant_logits{i}"], lc[f"logits{i}"]
+        rt, qt = ref.argmax(-1), q.argmax(-1)
+        gaps = [float(ref[p, rt[p]] - ref[p, qt[p]]) for p in np.nonzero(rt != qt)[0]]
+        assert all(g <= 0.25 for g in gaps), (i, gaps)
 
 
 # ---- 4. quantising a float model (torchnative.quantize, python/torchnative/quantize_model.py)

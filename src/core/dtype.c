@@ -2,7 +2,7 @@
 #include "core/dtype.h"
 
 const tn_dtype_info tn_dtype_infos[TN_DTYPE_COUNT] = {
-#define TN_X(e, c10, size, k, cpp) [TN_DTYPE_##e] = {#c10, size, k, cpp},
+#define TN_X(e, c10, size, k, cpp, py, alias, abbr) [TN_DTYPE_##e] = {#c10, size, k, cpp, py, alias, abbr},
     TN_DTYPE_LIST(TN_X)
 #undef TN_X
 };

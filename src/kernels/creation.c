@@ -15,9 +15,8 @@
 /* Two 32-byte vectors per step, then a scalar tail (upstream's vectorized_loop). */
 #define GROUP_BYTES 32
 
-static inline float r16(tn_dtype d, float x) {
-    return d == TN_DTYPE_FLOAT16 ? tn_half_to_f32(tn_f32_to_half(x)) : tn_bf16_to_f32(tn_f32_to_bf16(x));
-}
+/* x rounded to the reduced dtype d (float16 or bfloat16), the core helper */
+static inline float r16(tn_dtype d, float x) { return (float)tn_round_to_dtype(d, x); }
 static inline void st16(tn_dtype d, char *p, float x) {
     uint16_t h = d == TN_DTYPE_FLOAT16 ? tn_f32_to_half(x) : tn_f32_to_bf16(x);
     memcpy(p, &h, 2);

@@ -142,6 +142,15 @@ static inline void st_bf16(char *p, float v) { uint16_t h = tn_f32_to_bf16(v); m
 #define TN_EW_U_SAME(sfx, E, ST, NT, op, ...) TN_EW_LOOP1(sfx##_##op##__scalar, ST, NT, ld_##sfx, ST, st_##sfx, __VA_ARGS__)
 #define TN_EW_U_BOOL(sfx, E, ST, NT, op, ...) TN_EW_LOOP1(sfx##_##op##__scalar, ST, NT, ld_##sfx, uint8_t, st_b8, __VA_ARGS__)
 #define TN_EW_B_SAME(sfx, E, ST, NT, op, ...) TN_EW_LOOP2(sfx##_##op##__scalar, ST, NT, ld_##sfx, ST, st_##sfx, __VA_ARGS__)
+/* Rows whose intermediate results round to the storage type, as upstream's arithmetic in
+ * c10::Half / BFloat16 does (its math functions of a reduced type return that type):
+ * EXPR is a function-like macro of R, the row's rounding TN_EW_RND_<sfx> (the identity for
+ * float and double, whose arithmetic rounds by itself). */
+#define TN_EW_RND_f32(v) (v)
+#define TN_EW_RND_f64(v) (v)
+#define TN_EW_RND_f16(v) tn_round_half_f32(v)
+#define TN_EW_RND_bf16(v) tn_round_bf16_f32(v)
+#define TN_EW_B_SAME_RND(sfx, E, ST, NT, op, EXPR) TN_EW_B_SAME(sfx, E, ST, NT, op, EXPR(TN_EW_RND_##sfx))
 #define TN_EW_B_BOOL(sfx, E, ST, NT, op, ...) TN_EW_LOOP2(sfx##_##op##__scalar, ST, NT, ld_##sfx, uint8_t, st_b8, __VA_ARGS__)
 #define TN_EW_T_SAME(sfx, E, ST, NT, op, ...) TN_EW_LOOP3(sfx##_##op##__scalar, ST, NT, ld_##sfx, ST, st_##sfx, __VA_ARGS__)
 #define TN_EW_REG(sfx, E, ST, NT, op, ...) t[TN_EW_##op][TN_DTYPE_##E] = sfx##_##op##__scalar;

@@ -250,12 +250,6 @@ static double sf_entr(double x) {
     return -INFINITY;
 }
 
-static double sf_xlog1py(double x, double y) {
-    if (isnan(y)) return NAN;
-    if (x == 0) return 0;
-    return x * log1p(y);
-}
-
 /* ---- Bessel functions ------------------------------------------------------------------ */
 
 /* exp(-|x|) I_nu(|x|) for nu = 0, 1: the power series sum (x^2/4)^k / (k! (k+nu)!) up to
@@ -730,14 +724,11 @@ TN_SF1(i1, sf_i1)
 TN_SF1(i1e, sf_i1e)
 /* special_ndtr is upstream's composition (1 + erf(x * sqrt(1/2))) * 0.5, each step rounded
  * to the tensor's dtype (so it cancels in the lower tail just as upstream's does). */
-static inline float rnd_bf16(float v) { return tn_bf16_to_f32(tn_f32_to_bf16(v)); }
-static inline float rnd_f16(float v) { return tn_half_to_f32(tn_f32_to_half(v)); }
 #define TN_NDTR(R) R(R(1 + R(erf(R(x * (T)M_SQRT1_2)))) * (T)0.5)
-#define TN_ID(v) (v)
-TN_EW_LOOP1(f32_ndtr__scalar, float, float, ld_f32, float, st_f32, TN_NDTR(TN_ID))
-TN_EW_LOOP1(f64_ndtr__scalar, double, double, ld_f64, double, st_f64, TN_NDTR(TN_ID))
-TN_EW_LOOP1(f16_ndtr__scalar, uint16_t, float, ld_f16, uint16_t, st_f16, TN_NDTR(rnd_f16))
-TN_EW_LOOP1(bf16_ndtr__scalar, uint16_t, float, ld_bf16, uint16_t, st_bf16, TN_NDTR(rnd_bf16))
+TN_EW_LOOP1(f32_ndtr__scalar, float, float, ld_f32, float, st_f32, TN_NDTR(TN_EW_RND_f32))
+TN_EW_LOOP1(f64_ndtr__scalar, double, double, ld_f64, double, st_f64, TN_NDTR(TN_EW_RND_f64))
+TN_EW_LOOP1(f16_ndtr__scalar, uint16_t, float, ld_f16, uint16_t, st_f16, TN_NDTR(TN_EW_RND_f16))
+TN_EW_LOOP1(bf16_ndtr__scalar, uint16_t, float, ld_bf16, uint16_t, st_bf16, TN_NDTR(TN_EW_RND_bf16))
 TN_SF1(entr, sf_entr)
 TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float)))
 TN_SF1_F2(ndtri, sf_ndtri)
@@ -759,7 +750,10 @@ TN_EW_FLOATS(TN_EW_U_SAME, mvlgamma, (T)sf_mvlgamma((double)x, ctx->i[0]))
 
 #define TN_SF2(op, expr) TN_EW_FLOATS(TN_EW_B_SAME, op, (T)(expr))
 #define TN_SF2_F2(op, expr) TN_EW_F2(TN_EW_B_SAME, op, (T)(expr))
-TN_SF2(xlog1py, sf_xlog1py((double)x, (double)y))
+/* upstream's x * log1p(y) in the row's arithmetic: log1pf for float and, rounded to the type
+ * before the product, for float16 / bfloat16 */
+#define TN_XLOG1PY(R) (y != y ? (T)NAN : x == 0 ? (T)0 : x * R(TN_SINGLE ? (T)log1pf((float)y) : (T)log1p((double)y)))
+TN_EW_FLOATS(TN_EW_B_SAME_RND, xlog1py, TN_XLOG1PY)
 TN_SF2(igamma, sf_igamma((double)x, (double)y, false))
 TN_SF2(igammac, sf_igamma((double)x, (double)y, true))
 TN_SF2_F2(zeta, sf_zeta((double)x, (double)y))

@@ -51,16 +51,12 @@ TN_FLOAT_UNARY(frac, x - trunc(x))
 #define TN_LOGIT_CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
 /* Upstream's logit runs on Vectorized<scalar_t>, whose BFloat16 / Half arithmetic rounds
  * every operation's result to the type: 1 - x, the quotient and the log are each rounded
- * (rd_<sfx>; the identity for float and double). */
-#define rd_f32(v) (v)
-#define rd_f64(v) (v)
-#define rd_bf16(v) tn_bf16_to_f32(tn_f32_to_bf16(v))
-#define rd_f16(v) tn_half_to_f32(tn_f32_to_half(v))
+ * (TN_EW_RND_<sfx>; the identity for float and double). */
 #define TN_LOGIT_OF(c, RD) RD(log(RD((c) / RD((T)1 - (c)))))
 #define TN_LOGIT_DEF(sfx, E, ST, NT, op, ...)                                                   \
     TN_EW_U_SAME(sfx, E, ST, NT, op,                                                          \
-                 ctx->mode ? TN_LOGIT_OF(TN_LOGIT_CLAMP(x, (T)ctx->d[0], (T)ctx->d[1]), rd_##sfx) \
-                           : TN_LOGIT_OF(x, rd_##sfx))
+                 ctx->mode ? TN_LOGIT_OF(TN_LOGIT_CLAMP(x, (T)ctx->d[0], (T)ctx->d[1]), TN_EW_RND_##sfx) \
+                           : TN_LOGIT_OF(x, TN_EW_RND_##sfx))
 TN_EW_FLOATS(TN_LOGIT_DEF, logit)
 TN_FLOAT_UNARY(mish, x * tanh(log1p(exp(x))))
 /* d[0] = beta, d[1] = threshold. */

@@ -39,8 +39,8 @@ static inline void st_f16(tn_half *p, float v) { *p = tn_f32_to_half(v); }
 
 /* A constant as upstream's reduced-precision Adagrad vector loop spells it,
  * fVec(scalar_t(x)): rounded to the storage type first. */
-static inline float rc_bf16(double x) { return tn_bf16_to_f32(tn_f32_to_bf16((float)x)); }
-static inline float rc_f16(double x) { return tn_half_to_f32(tn_f32_to_half((float)x)); }
+static inline float rc_bf16(double x) { return tn_round_bf16_f32((float)x); }
+static inline float rc_f16(double x) { return tn_round_half_f32((float)x); }
 #define RC_ID(x) (x)
 
 /* ---- Adam / AdamW ----------------------------------------------------------------------

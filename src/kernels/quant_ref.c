@@ -48,8 +48,6 @@ static float half_at(const uint8_t *p) {
     return tn_half_to_f32(h);
 }
 
-/* x rounded to binary16 and back: the precision llama.cpp's q8_0 / q8_1 blocks keep. */
-static float half_round(float x) { return tn_half_to_f32(tn_f32_to_half(x)); }
 
 void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
     for (int64_t b = 0; b < k / TN_QK; b++) {
@@ -63,8 +61,9 @@ void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
             out[b].q[j] = (int8_t)v;
             sum += v;
         }
-        out[b].d = half_round(d);
-        out[b].s = half_round(d * (float)sum);
+        /* the scales at binary16 precision, as llama.cpp's q8_0 / q8_1 blocks keep them */
+        out[b].d = tn_round_half_f32(d);
+        out[b].s = tn_round_half_f32(d * (float)sum);
     }
 }
 

@@ -740,8 +740,8 @@ static double ratio_in_dtype(tn_dtype dt, double p, double q) {
     switch (dt) {
     case TN_DTYPE_FLOAT64: return p / q;
     case TN_DTYPE_FLOAT32: return (float)p / (float)q;
-    case TN_DTYPE_FLOAT16: return tn_half_to_f32(tn_f32_to_half((float)p / (float)q));
-    default: return tn_bf16_to_f32(tn_f32_to_bf16((float)p / (float)q));
+    case TN_DTYPE_FLOAT16: return tn_round_half_f32((float)p / (float)q);
+    default: return tn_round_bf16_f32((float)p / (float)q);
     }
 }
 

@@ -74,8 +74,8 @@ typedef enum tn_softmax_mode {
 
 /* v rounded to the reduced type of `mode` (v itself for the unrounded modes) */
 static inline float tn_softmax_round(float v, int mode) {
-    if (mode == TN_SOFTMAX_LOG_BF16) return tn_bf16_to_f32(tn_f32_to_bf16(v));
-    if (mode == TN_SOFTMAX_LOG_F16) return tn_half_to_f32(tn_f32_to_half(v));
+    if (mode == TN_SOFTMAX_LOG_BF16) return tn_round_bf16_f32(v);
+    if (mode == TN_SOFTMAX_LOG_F16) return tn_round_half_f32(v);
     return v;
 }
 

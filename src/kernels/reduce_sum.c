@@ -208,12 +208,12 @@ static void add_c128(char *o, const double *v) { add_f64(o, v); add_f64(o + 8, v
  * rounds again; reproduce both roundings. */
 static void add_bf16(char *o, const double *v) {
     tn_bfloat16 a; memcpy(&a, o, 2);
-    float b = tn_bf16_to_f32(tn_f32_to_bf16((float)v[0]));
+    float b = tn_round_bf16_f32((float)v[0]);
     a = tn_f32_to_bf16(tn_bf16_to_f32(a) + b); memcpy(o, &a, 2);
 }
 static void add_f16(char *o, const double *v) {
     tn_half a; memcpy(&a, o, 2);
-    float b = tn_half_to_f32(tn_f32_to_half((float)v[0]));
+    float b = tn_round_half_f32((float)v[0]);
     a = tn_f32_to_half(tn_half_to_f32(a) + b); memcpy(o, &a, 2);
 }
 static void eadd_f32(char *o, const char *i, bool nan) {

@@ -229,6 +229,9 @@ tn_status tn_op_nanmean(const tn_value *args, tn_value *rets) {
     if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype))
         return tn_error(TN_ERR_RUNTIME, "nanmean(): expected input to have floating point or complex dtype but got %s",
                         tn_dtype_infos[x->dtype].c10_name);
+    if (args[3].tag == TN_V_DTYPE && !tn_dtype_is_floating(args[3].u.dtype) && !tn_dtype_is_complex(args[3].u.dtype))
+        return tn_error(TN_ERR_RUNTIME, "nanmean(): could not infer output dtype. Optional dtype must be either a "
+                                        "floating point or complex dtype. Got: %s", tn_dtype_infos[args[3].u.dtype].c10_name);
     tn_cx c = {0};
     tn_tensor *ok = tn_cx_call(&c, TN_OP_logical_not, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_isnan, TN_ARGS(args[0])))));
     tn_tensor *cnt = tn_cx_call(&c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(ok), args[1], args[2], TN_NONE));

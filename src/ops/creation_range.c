@@ -76,6 +76,10 @@ static tn_status acc_params(tn_dtype dt, const tn_value *start, const tn_value *
     memset(p, 0, sizeof *p);
     bool integral = tn_dtype_is_integral(dt, false);
     if (integral) {
+        /* upstream checks the bounds on the values as given, in double, before truncating:
+         * arange(0.5, 0.2, 4) refuses in int64 though both ends truncate to 0 */
+        const double ds = v_double(start), de = v_double(end), dst = v_double(step);
+        if (!isfinite(ds) || !isfinite(de)) return tn_error(TN_ERR_RUNTIME, "unsupported range: %g -> %g", ds, de);
         TN_TRY(to_i64(start, &p->istart));
         TN_TRY(to_i64(end, &p->iend));
         TN_TRY(to_i64(step, &p->istep));
@@ -84,7 +88,8 @@ static tn_status acc_params(tn_dtype dt, const tn_value *start, const tn_value *
             if (v_double(step) != 0) return tn_error(TN_ERR_VALUE, "step must be nonzero");
             return tn_error(TN_ERR_RUNTIME, "step must be nonzero");
         }
-        if (!((p->istep > 0 && p->iend >= p->istart) || (p->istep < 0 && p->iend <= p->istart)))
+        if (!((dst > 0 && de >= ds) || (dst < 0 && de <= ds)) ||
+            !((p->istep > 0 && p->iend >= p->istart) || (p->istep < 0 && p->iend <= p->istart)))
             return tn_error(TN_ERR_RUNTIME, "upper bound and lower bound inconsistent with step sign");
         return TN_OK;
     }
@@ -232,9 +237,6 @@ tn_status tn_op_range_out_(const tn_value *args, tn_value *rets) {
 
 /* ---- linspace / logspace ----------------------------------------------------------------- */
 
-static float round16(tn_dtype d, float x) {
-    return d == TN_DTYPE_FLOAT16 ? tn_half_to_f32(tn_f32_to_half(x)) : tn_bf16_to_f32(tn_f32_to_bf16(x));
-}
 
 /* Endpoints converted to the element type (checked), read back for the kernels. */
 static tn_status endpoints(tn_dtype dt, const tn_value *start, const tn_value *end, tn_seq_params *p) {
@@ -293,7 +295,7 @@ static tn_status space_impl(const tn_value *start, const tn_value *end, int64_t 
             case TN_DTYPE_FLOAT32: p.dstep = (double)((float)p.dend - (float)p.dstart); break;
             case TN_DTYPE_FLOAT64: p.dstep = p.dend - p.dstart; break;
             case TN_DTYPE_FLOAT16:
-            case TN_DTYPE_BFLOAT16: p.dstep = round16(dt, (float)p.dend - (float)p.dstart); break;
+            case TN_DTYPE_BFLOAT16: p.dstep = (float)tn_round_to_dtype(dt, (float)p.dend - (float)p.dstart); break;
             case TN_DTYPE_INT64: p.dstep = (double)(int64_t)((uint64_t)p.iend - (uint64_t)p.istart); break;
             default: p.dstep = (double)(p.iend - p.istart); break;
             }

@@ -48,6 +48,18 @@ static tn_status planes_of(const tn_tensor *x, plane_geom *g, const char *what) 
     return TN_OK;
 }
 
+/* max_pool2d / avg_pool2d: only the batch dim of a 4-d input may be 0 (upstream's
+ * pool2d_shape_check, after the padding checks, before the output size's) */
+static tn_status pool2d_nonempty(const tn_tensor *x) {
+    for (int i = 1; i < x->ndim; i++)
+        if (x->sizes[i] == 0 || (x->ndim == 3 && x->sizes[0] == 0)) {
+            char b[256];
+            return tn_error(TN_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                                            "input, but got:%s", TN_NN_FMT(x, b));
+        }
+    return TN_OK;
+}
+
 /* Allocates the [.., oh, ow] output and runs a plane kernel through `run`. */
 typedef void (*plane_fn)(tn_dtype acc, void *y, const void *x, const plane_geom *g, int64_t oh, int64_t ow, void *ctx);
 
@@ -154,6 +166,7 @@ static tn_status max_pool_impl(const tn_value *args, tn_value *rets, bool with_i
     plane_geom g;
     TN_TRY(read_pool_args(args, &a, true));
     a.ceil_mode = args[5].u.b;
+    if (x->ndim != 3 && x->ndim != 4) return tn_error(TN_ERR_RUNTIME, "non-empty 3D or 4D (batch mode) tensor expected for input");
     TN_TRY(planes_of(x, &g, "max_pool2d"));
     if (a.ph > ((a.kh - 1) * a.dh + 1) / 2 || a.pw > ((a.kw - 1) * a.dw + 1) / 2)
         return tn_error(TN_ERR_RUNTIME, "pad should be at most half of effective kernel size, but got pad=%lld, "
@@ -161,6 +174,7 @@ static tn_status max_pool_impl(const tn_value *args, tn_value *rets, bool with_i
                         (long long)(a.ph > ((a.kh - 1) * a.dh + 1) / 2 ? a.ph : a.pw),
                         (long long)(a.ph > ((a.kh - 1) * a.dh + 1) / 2 ? a.kh : a.kw),
                         (long long)(a.ph > ((a.kh - 1) * a.dh + 1) / 2 ? a.dh : a.dw));
+    TN_TRY(pool2d_nonempty(x));
     TN_TRY(tn_nn_check_float_or_int(x, "max_pool2d", false));
     int64_t oh, ow;
     TN_TRY(pool_out_sizes(x, &g, &a, &oh, &ow));
@@ -204,11 +218,17 @@ tn_status tn_op_avg_pool2d(const tn_value *args, tn_value *rets) {
         if (args[6].u.i == 0) return tn_error(TN_ERR_RUNTIME, "divisor must be not zero");
         a.divisor = args[6].u.i;
     }
+    /* upstream reads the plane count as size(-3) first */
+    if (x->ndim < 3) {
+        int unused;
+        TN_TRY(tn_wrap_dim_strict(-3, x->ndim, &unused));
+    }
     TN_TRY(planes_of(x, &g, "avg_pool2d"));
     if (a.ph > a.kh / 2 || a.pw > a.kw / 2)
         return tn_error(TN_ERR_RUNTIME, "pad should be smaller than or equal to half of kernel size, but got padW = "
                                         "%lld, padH = %lld, kW = %lld, kH = %lld",
                         (long long)a.pw, (long long)a.ph, (long long)a.kw, (long long)a.kh);
+    TN_TRY(pool2d_nonempty(x));
     TN_TRY(tn_nn_check_float_or_int(x, "avg_pool2d", true));
     int64_t oh, ow;
     TN_TRY(pool_out_sizes(x, &g, &a, &oh, &ow));
@@ -231,7 +251,8 @@ tn_status tn_op__adaptive_avg_pool2d(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool2d: output_size must be 2");
     plane_geom g;
     TN_TRY(planes_of(x, &g, "adaptive_avg_pool2d"));
-    for (int i = 1; i < x->ndim; i++)
+    /* upstream checks the two spatial dims only (a 4-d input's channels may be 0) */
+    for (int i = x->ndim - 2; i < x->ndim; i++)
         if (x->sizes[i] <= 0) {
             char b[256];
             return tn_error(TN_ERR_RUNTIME, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
@@ -310,6 +331,13 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
                             (long long)dims[i], (long long)(dims[i] + pads[i][0] + pads[i][1]));
     }
     int64_t oh = g.H + a.pt + a.pb, ow = g.W + a.pl + a.pr;
+    /* replication: 1-d needs an output width of 1 or more, 2-d a height or a width (upstream) */
+    if (!reflect && nsp == 1 && ow < 1)
+        return tn_error(TN_ERR_RUNTIME, "input (W: %lld) is too small. Calculated output W: %lld", (long long)g.W,
+                        (long long)ow);
+    if (!reflect && nsp == 2 && ow < 1 && oh < 1)
+        return tn_error(TN_ERR_RUNTIME, "input (H: %lld, W: %lld ) is too small. Calculated output H: %lld W: %lld",
+                        (long long)g.H, (long long)g.W, (long long)oh, (long long)ow);
     int64_t sz[TN_MAX_DIMS];
     if (oh < 0 || ow < 0) {
         memcpy(sz, x->sizes, sizeof(int64_t) * (size_t)x->ndim);

@@ -25,8 +25,8 @@ static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bo
         return tn_error(TN_ERR_RUNTIME, "%s(): internal error: output_size.size() must be %d", name, nsp);
     if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
         return tn_error(TN_ERR_RUNTIME, "%s(): Expected %dD or %dD tensor, but got %dD", name, nsp + 1, nsp + 2, x->ndim);
-    int b = x->ndim == nsp + 2;
-    for (int d = b; d < x->ndim; d++)
+    /* every dim but the first, whether the input is batched or not (upstream's loop) */
+    for (int d = 1; d < x->ndim; d++)
         if (x->sizes[d] == 0)
             return tn_error(TN_ERR_RUNTIME, "%s(): Expected input to have non-zero size for non-batch dimensions, but input has sizes with dimension %d being empty", name, d);
     for (int d = 0; d < nsp; d++)

@@ -50,15 +50,18 @@ static tn_status fractional(const tn_value *args, tn_value *rets, int nsp) {
     TN_TRY(read_args(args, 1, nsp, k, o));
     if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
         return tn_error(TN_ERR_RUNTIME, "%s(): Expected %dD or %dD tensor, but got: %s", nm, nsp + 1, nsp + 2, TN_NN_FMT(x, b));
-    for (int i = x->ndim - nsp - 1; i < x->ndim; i++)
+    /* every dim but the first, whether the input is batched or not (upstream's loop) */
+    for (int i = 1; i < x->ndim; i++)
         if (x->sizes[i] <= 0)
             return tn_error(TN_ERR_RUNTIME, "%s(): Expected input to have non-zero size for non-batch dimensions, but got "
                                             "%s with dimension %d being empty.", nm, TN_NN_FMT(x, b), i);
     static const char *what[3] = {"time", "height", "width"};
     for (int d = 0; d < nsp; d++) {
         int64_t in = x->sizes[x->ndim - nsp + d];
-        if (o[d] + k[d] - 1 > in)
-            return tn_error(TN_ERR_RUNTIME, "%s(): pool %s %lld too large relative to input %s %lld", nm,
+        /* upstream's 3-d check is strict (a window that just fits refuses), its 2-d one not */
+        if (nsp == 3 ? o[d] + k[d] - 1 >= in : o[d] + k[d] - 1 > in)
+            return tn_error(TN_ERR_RUNTIME, "%s(): pool %s %lld too large relative to input %s %lld",
+                            nsp == 3 ? "fractional_max_pool3d_out" : nm,
                             what[d + 3 - nsp], (long long)k[d], what[d + 3 - nsp], (long long)in);
     }
     if (rs->dtype != x->dtype)

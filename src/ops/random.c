@@ -142,6 +142,7 @@ static tn_status uniform_inplace(tn_tensor *self, double from, double to, tn_gen
     int64_t sz[TN_MAX_DIMS + 1], st[TN_MAX_DIMS + 1];
     tn_strided s;
     if (!real_view(self, &s, sz, st)) {
+        if (!is_floatish(self->dtype) && tn_tensor_is_meta(self)) return TN_OK; /* upstream's meta kernel: no check */
         if (!is_floatish(self->dtype))
             return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"check_uniform_bounds\" not implemented for '%s'",
                             tn_dtype_infos[self->dtype].c10_name);
@@ -165,6 +166,10 @@ static tn_status uniform_inplace(tn_tensor *self, double from, double to, tn_gen
 
 static tn_status normal_inplace(tn_tensor *self, double mean, double std, tn_generator *g) {
     if (!(std >= 0.0)) return tn_error(TN_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std);
+    /* the meta kernel checks the dtype (the CPU one names it as not implemented, below) */
+    if (tn_tensor_is_meta(self) && !tn_dtype_is_floating(self->dtype) && !tn_dtype_is_complex(self->dtype))
+        return tn_error(TN_ERR_RUNTIME, "expected a floating-point or complex dtype, but got dtype=torch.%s",
+                        tn_dtype_infos[self->dtype].py_name);
     if (skip_fill(self)) return TN_OK;
     TN_TRY(check_no_internal_overlap(self));
     int64_t sz[TN_MAX_DIMS + 1], st[TN_MAX_DIMS + 1];
@@ -189,8 +194,8 @@ static int float_digits(tn_dtype d) {
 static int64_t round_trip(tn_dtype d, int64_t v) {
     switch (d) {
     case TN_DTYPE_FLOAT32: return (int64_t)(float)v;
-    case TN_DTYPE_FLOAT16: return (int64_t)tn_half_to_f32(tn_f32_to_half((float)v));
-    case TN_DTYPE_BFLOAT16: return (int64_t)tn_bf16_to_f32(tn_f32_to_bf16((float)v));
+    case TN_DTYPE_FLOAT16: return (int64_t)tn_round_half_f32((float)v);
+    case TN_DTYPE_BFLOAT16: return (int64_t)tn_round_bf16_f32((float)v);
     default: return (int64_t)(double)v;
     }
 }
@@ -380,10 +385,12 @@ static tn_status op_exponential_(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
     double l = num(&a[1]);
     if (!(l > 0.0)) return tn_error(TN_ERR_RUNTIME, "exponential_ expects lambda > 0.0, but found lambda=%g", l);
-    if (!skip_fill(self)) {
+    /* the meta kernel checks the dtype too; an empty CPU tensor is returned first */
+    if (!skip_fill(self) || tn_tensor_is_meta(self)) {
         if (!is_floatish(self->dtype))
             return tn_error(TN_ERR_RUNTIME, "Exponential distribution is a continuous probability distribution. dtype "
-                            "must be a floating point but you specified %s", typemeta_name(self->dtype));
+                            "must be a floating point but you specified %s", tn_dtype_infos[self->dtype].c10_name);
+        if (tn_tensor_is_meta(self)) return ret_self(self, r);
         TN_TRY(check_no_internal_overlap(self));
         tn_strided s;
         strided_of(self, &s);
@@ -409,6 +416,8 @@ static tn_status op_log_normal_(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
     double mean = num(&a[1]), std = num(&a[2]);
     if (!(std > 0.0)) return tn_error(TN_ERR_RUNTIME, "log_normal_ expects std > 0.0, but found std=%g", std);
+    if (tn_tensor_is_meta(self) && !is_floatish(self->dtype))
+        return tn_error(TN_ERR_RUNTIME, "log_normal not implemented for torch.%s", tn_dtype_infos[self->dtype].py_name);
     if (!skip_fill(self)) {
         TN_TRY(check_no_internal_overlap(self));
         tn_strided s;
@@ -637,16 +646,6 @@ static tn_status op_randint_like_low_generator_dtype(const tn_value *a, tn_value
 
 /* ---- normal with tensor mean/std ---------------------------------------------------------------- */
 
-/* One element of out = out * std (when std) then + mean, each rounded to the dtype as
- * upstream's separate mul_ and add_ kernels do. */
-static double round_to(tn_dtype d, double v) {
-    switch (d) {
-    case TN_DTYPE_FLOAT32: return (float)v;
-    case TN_DTYPE_FLOAT16: return tn_half_to_f32(tn_f32_to_half((float)v));
-    case TN_DTYPE_BFLOAT16: return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
-    default: return v;
-    }
-}
 
 static double load_elem(const tn_tensor *t, int64_t off) {
     const char *p = (const char *)tn_tensor_data(t);
@@ -727,13 +726,15 @@ static tn_status normal_tensor_common(const tn_tensor *mean_t, double mean_s, co
     TN_TRY(tn_tensor_empty(nd, shape, dt, tn_tensor_device(like), &out));
     tn_status st = normal_inplace(out, 0, std_t ? 1.0 : std_s, g);
     if (st != TN_OK || tn_tensor_is_meta(out)) return finish(out, st, r);
-    double mean_rounded = round_to(dt, mean_s); /* at::full({}, mean, output.options()) */
+    double mean_rounded = tn_round_to_dtype(dt, mean_s); /* at::full({}, mean, output.options()) */
     int64_t idx[TN_MAX_DIMS] = {0}, n = tn_tensor_numel(out);
     for (int64_t k = 0; k < n; k++) {
         double v = load_elem(out, k);
-        if (std_t) v = round_to(dt, v * load_elem(std_t, bcast_off(std_t, nd, idx)));
+        /* out * std (when std) then + mean, each rounded to the dtype as upstream's separate
+         * mul_ and add_ kernels do */
+        if (std_t) v = tn_round_to_dtype(dt, v * load_elem(std_t, bcast_off(std_t, nd, idx)));
         double m = mean_t ? load_elem(mean_t, bcast_off(mean_t, nd, idx)) : mean_rounded;
-        store_elem(out, k, round_to(dt, v + m));
+        store_elem(out, k, tn_round_to_dtype(dt, v + m));
         for (int d = nd - 1; d >= 0; d--) { if (++idx[d] < shape[d]) break; idx[d] = 0; }
     }
     return finish(out, TN_OK, r);

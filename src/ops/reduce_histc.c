@@ -41,8 +41,8 @@ static int64_t offset_of(const tn_tensor *t, int64_t linear) {
         }                                                                                         \
     }
 #define HISTC_ID(v) (v)
-#define HISTC_BF16(v) tn_bf16_to_f32(tn_f32_to_bf16(v))
-#define HISTC_F16(v) tn_half_to_f32(tn_f32_to_half(v))
+#define HISTC_BF16(v) tn_round_bf16_f32(v)
+#define HISTC_F16(v) tn_round_half_f32(v)
 HISTC_LOOP(float, histc_count_f32, float, HISTC_ID, HISTC_ID)
 HISTC_LOOP(double, histc_count_f64, double, HISTC_ID, HISTC_ID)
 HISTC_LOOP(float, histc_count_bf16, uint16_t, tn_bf16_to_f32, HISTC_BF16)

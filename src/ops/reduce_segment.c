@@ -10,17 +10,6 @@
 
 enum { SEG_MAX, SEG_MEAN, SEG_MIN, SEG_SUM, SEG_PROD };
 
-/* v rounded to the data's type (float arithmetic for float32, c10's rounding for the
- * 16-bit types) */
-static double rnd(tn_dtype d, double v) {
-    switch (d) {
-    case TN_DTYPE_FLOAT32: return (double)(float)v;
-    case TN_DTYPE_BFLOAT16: return (double)tn_bf16_to_f32(tn_f32_to_bf16((float)v));
-    case TN_DTYPE_FLOAT16: return (double)tn_half_to_f32(tn_f32_to_half((float)v));
-    default: return v;
-    }
-}
-
 static int64_t read_int(const tn_tensor *t, int64_t lin) { return tn_rd_get_i(tn_rd_addr(t, lin), t->dtype); }
 
 /* aten::segment_reduce(data, reduce, *, lengths?, indices?, offsets?, axis, unsafe, initial?) */
@@ -94,18 +83,18 @@ tn_status tn_op_segment_reduce(const tn_value *args, tn_value *rets) {
                     return tn_error(TN_ERR_RUNTIME, "segment_reduce(): segment out of range");
                 }
                 for (int64_t i = 0; i < inner; i++) {
-                    double acc = has_init ? rnd(dt, init)
+                    double acc = has_init ? tn_round_to_dtype(dt, init)
                                  : red == SEG_MAX ? -INFINITY : red == SEG_MIN ? INFINITY : red == SEG_PROD ? 1.0 : 0.0;
                     for (int64_t j = b; j < e; j++) {
                         double v = tn_rd_get(tn_rd_addr(data, (o * N + j) * inner + i), dt);
                         if (red == SEG_MAX) acc = isnan(v) ? v : (acc < v ? v : acc);
                         else if (red == SEG_MIN) acc = isnan(v) ? v : (v < acc ? v : acc);
-                        else if (red == SEG_PROD) acc = rnd(dt, acc * v);
-                        else acc = rnd(dt, acc + v);
+                        else if (red == SEG_PROD) acc = tn_round_to_dtype(dt, acc * v);
+                        else acc = tn_round_to_dtype(dt, acc + v);
                     }
                     if (red == SEG_MEAN) {
                         if (len == 0 && !has_init) acc = NAN;
-                        else if (len > 0 && !isnan(acc)) acc = rnd(dt, acc / (double)rnd(dt, (double)len));
+                        else if (len > 0 && !isnan(acc)) acc = tn_round_to_dtype(dt, acc / (double)tn_round_to_dtype(dt, (double)len));
                     }
                     tn_rd_set(tn_rd_addr(out, (o * S + s) * inner + i), dt, acc);
                 }

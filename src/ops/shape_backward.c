@@ -126,7 +126,10 @@ tn_status tn_op_value_selecting_reduction_backward(const tn_value *args, tn_valu
     TN_TRY(zeros_like_sizes(&args[3], grad, &z));
     if (z->ndim == 0) {
         /* a 0-dim input: the only position is selected, unless the index is empty (upstream's
-         * scatter then writes nothing: zeros) */
+         * scatter then writes nothing: zeros); dim is still wrapped as for one dimension */
+        int d0;
+        tn_status ws = tn_wrap_dim(args[1].u.i, 0, &d0);
+        if (ws != TN_OK) { tn_tensor_release(z); return ws; }
         if (tn_tensor_numel(idx) == 0) {
             rets[0] = tn_value_tensor(z);
             return TN_OK;

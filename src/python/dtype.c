@@ -13,48 +13,6 @@ typedef struct {
 
 /* ---- dtype --------------------------------------------------------------------------- */
 
-/* Upstream's names: primary first, then the legacy alias (if any). */
-static const struct { tn_dtype d; const char *name, *alias; } tn_dtype_names[] = {
-    {TN_DTYPE_UINT8, "uint8", NULL},        {TN_DTYPE_INT8, "int8", NULL},
-    {TN_DTYPE_INT16, "int16", "short"},     {TN_DTYPE_INT32, "int32", "int"},
-    {TN_DTYPE_INT64, "int64", "long"},      {TN_DTYPE_FLOAT16, "float16", "half"},
-    {TN_DTYPE_FLOAT32, "float32", "float"}, {TN_DTYPE_FLOAT64, "float64", "double"},
-    {TN_DTYPE_COMPLEX32, "complex32", "chalf"}, {TN_DTYPE_COMPLEX64, "complex64", "cfloat"},
-    {TN_DTYPE_COMPLEX128, "complex128", "cdouble"}, {TN_DTYPE_BOOL, "bool", NULL},
-    {TN_DTYPE_QINT8, "qint8", NULL},        {TN_DTYPE_QUINT8, "quint8", NULL},
-    {TN_DTYPE_QINT32, "qint32", NULL},      {TN_DTYPE_BFLOAT16, "bfloat16", NULL},
-    {TN_DTYPE_QUINT4X2, "quint4x2", NULL},  {TN_DTYPE_QUINT2X4, "quint2x4", NULL},
-    {TN_DTYPE_BITS1X8, "bits1x8", NULL},    {TN_DTYPE_BITS2X4, "bits2x4", NULL},
-    {TN_DTYPE_BITS4X2, "bits4x2", NULL},    {TN_DTYPE_BITS8, "bits8", NULL},
-    {TN_DTYPE_BITS16, "bits16", NULL},      {TN_DTYPE_FLOAT8_E5M2, "float8_e5m2", NULL},
-    {TN_DTYPE_FLOAT8_E4M3FN, "float8_e4m3fn", NULL},
-    {TN_DTYPE_FLOAT8_E5M2FNUZ, "float8_e5m2fnuz", NULL},
-    {TN_DTYPE_FLOAT8_E4M3FNUZ, "float8_e4m3fnuz", NULL},
-    {TN_DTYPE_UINT16, "uint16", NULL},      {TN_DTYPE_UINT32, "uint32", NULL},
-    {TN_DTYPE_UINT64, "uint64", NULL},
-    {TN_DTYPE_UINT1, "uint1", "bit"}, {TN_DTYPE_UINT2, "uint2", NULL}, {TN_DTYPE_UINT3, "uint3", NULL},
-    {TN_DTYPE_UINT4, "uint4", NULL}, {TN_DTYPE_UINT5, "uint5", NULL}, {TN_DTYPE_UINT6, "uint6", NULL},
-    {TN_DTYPE_UINT7, "uint7", NULL},
-    {TN_DTYPE_INT1, "int1", NULL}, {TN_DTYPE_INT2, "int2", NULL}, {TN_DTYPE_INT3, "int3", NULL},
-    {TN_DTYPE_INT4, "int4", NULL}, {TN_DTYPE_INT5, "int5", NULL}, {TN_DTYPE_INT6, "int6", NULL},
-    {TN_DTYPE_INT7, "int7", NULL},
-    {TN_DTYPE_FLOAT8_E8M0FNU, "float8_e8m0fnu", NULL},
-    {TN_DTYPE_FLOAT4_E2M1FN_X2, "float4_e2m1fn_x2", NULL},
-};
-_Static_assert(sizeof tn_dtype_names / sizeof tn_dtype_names[0] == TN_DTYPE_COUNT, "every dtype has a name");
-
-/* Short names (dtype.abbr); dtypes absent here use their primary name, as upstream. */
-static const struct { tn_dtype d; const char *abbr; } tn_dtype_abbrs[] = {
-    {TN_DTYPE_UINT8, "u8"}, {TN_DTYPE_INT8, "i8"}, {TN_DTYPE_INT16, "i16"}, {TN_DTYPE_INT32, "i32"},
-    {TN_DTYPE_INT64, "i64"}, {TN_DTYPE_FLOAT16, "f16"}, {TN_DTYPE_FLOAT32, "f32"}, {TN_DTYPE_FLOAT64, "f64"},
-    {TN_DTYPE_COMPLEX32, "c32"}, {TN_DTYPE_COMPLEX64, "c64"}, {TN_DTYPE_COMPLEX128, "c128"}, {TN_DTYPE_BOOL, "b8"},
-    {TN_DTYPE_BFLOAT16, "bf16"}, {TN_DTYPE_BITS1X8, "b1x8"}, {TN_DTYPE_BITS2X4, "b2x4"}, {TN_DTYPE_BITS4X2, "b4x2"},
-    {TN_DTYPE_BITS8, "b8x1"}, {TN_DTYPE_BITS16, "b16x1"}, {TN_DTYPE_FLOAT8_E5M2, "f8e5m2"},
-    {TN_DTYPE_FLOAT8_E4M3FN, "f8e4m3fn"}, {TN_DTYPE_FLOAT8_E5M2FNUZ, "f8e5m2fnuz"},
-    {TN_DTYPE_FLOAT8_E4M3FNUZ, "f8e4m3fnuz"}, {TN_DTYPE_UINT16, "u16"}, {TN_DTYPE_UINT32, "u32"},
-    {TN_DTYPE_UINT64, "u64"}, {TN_DTYPE_FLOAT8_E8M0FNU, "f8e8m0fnu"}, {TN_DTYPE_FLOAT4_E2M1FN_X2, "f4e2m1fnx2"},
-};
-#define TN_ABBR_COUNT ((int)(sizeof tn_dtype_abbrs / sizeof tn_dtype_abbrs[0]))
 
 static PyTypeObject *tn_dtype_type, *tn_layout_type, *tn_memfmt_type, *tn_qscheme_type;
 static PyObject *tn_dtype_objs[TN_DTYPE_COUNT];
@@ -108,19 +66,16 @@ static PyObject *dtype_itemsize(PyObject *self, void *c) {
 }
 
 static PyObject *dtype_abbr(PyObject *self, void *c) {
-    tn_dtype d = dtype_of(self);
-    for (int i = 0; i < TN_ABBR_COUNT; i++)
-        if (tn_dtype_abbrs[i].d == d) return PyUnicode_FromString(tn_dtype_abbrs[i].abbr);
-    return PyUnicode_FromString(((TNEnumObject *)self)->name);
+    const tn_dtype_info *i = &tn_dtype_infos[dtype_of(self)];
+    return PyUnicode_FromString(i->abbr ? i->abbr : i->py_name);
 }
 
 /* _get_all_dtypes(): the dtypes that have an abbreviation, in enum order (upstream's list). */
 static PyObject *f_get_all_dtypes(PyObject *m, PyObject *u) {
-    PyObject *l = PyList_New(TN_ABBR_COUNT);
-    for (int i = 0; l && i < TN_ABBR_COUNT; i++) {
-        PyObject *o = tn_dtype_objs[tn_dtype_abbrs[i].d];
-        Py_INCREF(o);
-        PyList_SetItem(l, i, o);
+    PyObject *l = PyList_New(0);
+    for (int d = 0; l && d < TN_DTYPE_COUNT; d++) {
+        if (!tn_dtype_infos[d].abbr) continue;
+        if (PyList_Append(l, tn_dtype_objs[d]) < 0) Py_CLEAR(l);
     }
     return l;
 }
@@ -230,11 +185,10 @@ PyObject *tn_py_memory_format_object(int m) { return tn_memfmt_objs[m]; }
 /* _initExtension's part: writes every dtype (with aliases), layout, memory format and
  * qscheme object into the torch module, as upstream's initializeDtypes/Layouts do. */
 int tn_py_publish_enums(PyObject *torch_module) {
-    for (size_t i = 0; i < TN_DTYPE_COUNT; i++) {
-        PyObject *o = tn_dtype_objs[tn_dtype_names[i].d];
-        if (PyObject_SetAttrString(torch_module, tn_dtype_names[i].name, o) < 0) return -1;
-        if (tn_dtype_names[i].alias && PyObject_SetAttrString(torch_module, tn_dtype_names[i].alias, o) < 0)
-            return -1;
+    for (int d = 0; d < TN_DTYPE_COUNT; d++) {
+        const tn_dtype_info *i = &tn_dtype_infos[d];
+        if (PyObject_SetAttrString(torch_module, i->py_name, tn_dtype_objs[d]) < 0) return -1;
+        if (i->py_alias && PyObject_SetAttrString(torch_module, i->py_alias, tn_dtype_objs[d]) < 0) return -1;
     }
     for (int i = 0; i < TN_LAYOUT_COUNT; i++)
         if (PyObject_SetAttrString(torch_module, tn_layout_names[i], tn_layout_objs[i]) < 0) return -1;
@@ -251,9 +205,8 @@ int tn_py_init_dtype(PyObject *m) {
     tn_memfmt_type = make_type("torch.memory_format", enum_slots);
     tn_qscheme_type = make_type("torch.qscheme", enum_slots);
     if (!tn_dtype_type || !tn_layout_type || !tn_memfmt_type || !tn_qscheme_type) return -1;
-    for (size_t i = 0; i < TN_DTYPE_COUNT; i++) {
-        tn_dtype d = tn_dtype_names[i].d;
-        tn_dtype_objs[d] = make_value(tn_dtype_type, d, tn_dtype_names[i].name);
+    for (int d = 0; d < TN_DTYPE_COUNT; d++) {
+        tn_dtype_objs[d] = make_value(tn_dtype_type, d, tn_dtype_infos[d].py_name);
         if (!tn_dtype_objs[d]) return -1;
     }
     if (add_values(m, tn_layout_type, tn_layout_names, TN_LAYOUT_COUNT, tn_layout_objs) < 0 ||
