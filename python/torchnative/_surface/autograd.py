@@ -7,6 +7,7 @@ node whose backward calls back into Python), DelayedError, anomaly and saved-ten
 switches.
 """
 
+import sys
 import threading
 
 from torchnative._surface import C, add, enum_, inert, real, refuse, returning, submodule
@@ -402,14 +403,38 @@ def set_anomaly_enabled(enabled, check_nan=True):
 _fwd = threading.local()
 
 
-@inert(reason="forward-mode AD does not exist; the flag is stored")
+@real(reason="forward grad mode of the C forward-mode AD (src/autograd/forward.c)")
 def _is_fwd_grad_enabled():
-    return getattr(_fwd, "enabled", True)
+    return _Cm()._tn_fw_enabled()
 
 
-@inert(reason="forward-mode AD does not exist; the flag is stored")
+@real(reason="forward grad mode of the C forward-mode AD (src/autograd/forward.c)")
 def _set_fwd_grad_enabled(v):
-    _fwd.enabled = bool(v)
+    _Cm()._tn_fw_set_enabled(bool(v))
+
+
+def jvp_decompositions_stand_in():
+    """forward_ad.make_dual imports torch._decomp.decompositions_for_jvp, which registers
+    TorchScript graphs upstream's C++ forward AD runs for a few backward operators. The C
+    forward mode here needs none (it differentiates every formula twice, forward.c) and no
+    TorchScript compiler exists to build them, so the module is an empty stand-in."""
+    name = "torch._decomp.decompositions_for_jvp"
+    if name not in sys.modules:
+        import types
+        mod = types.ModuleType(name, jvp_decompositions_stand_in.__doc__)
+        mod.decomposition_table_for_jvp = {}
+        sys.modules[name] = mod
+
+
+@real(reason="a forward-mode level of the C forward-mode AD (src/autograd/forward.c)")
+def _enter_dual_level():
+    jvp_decompositions_stand_in()
+    return _Cm()._tn_fw_enter(False)
+
+
+@real(reason="a forward-mode level of the C forward-mode AD (src/autograd/forward.c)")
+def _exit_dual_level(*, level):
+    _Cm()._tn_fw_exit(level, False)
 
 
 @real(reason="the node the C engine is running in this thread")
@@ -419,7 +444,7 @@ def _current_autograd_node():
 
 returning(C, "_current_graph_task_id", -1, "no backward pass is running", status="real")
 returning(C, "_current_graph_task_execution_order", [], "no backward pass is running", status="real")
-refuse(C, "_will_engine_execute_node _enter_dual_level _exit_dual_level _increment_version "
+refuse(C, "_will_engine_execute_node _increment_version "
           "_unsafe_reset_storage")
 
 
