@@ -74,6 +74,7 @@ typedef struct tn_autograd_meta {
     void *py_hooks;            /* binding: the tensor's _backward_hooks dict (owned by binding) */
     void *py_post_acc_hooks;   /* binding: post-accumulate-grad hooks (owned by binding) */
     struct tn_acc_hook *c_hooks; /* owned list: C hooks run after accumulation (DDP's reducer) */
+    bool func_grad;            /* history recorded while a torch.func.grad level was active */
     struct tn_fw_grad *fw;     /* owned list: forward-mode tangents, one per dual level (forward.c) */
 } tn_autograd_meta;
 
@@ -283,6 +284,8 @@ void tn_fw_set_enabled(bool on);
 /* Whether the door must hand this call to tn_fw_dispatch. */
 bool tn_fw_intercepts(tn_op_id op, const tn_value *args);
 tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets);
+/* Whether t has a tangent at an active level. */
+bool tn_fw_has_tangent(const tn_tensor *t);
 /* Gives dst every live tangent of src (shared, not copied). */
 tn_status tn_fw_copy(tn_tensor *dst, const tn_tensor *src);
 /* detach() of t keeping its live tangents, each detached as well (recursively) unless it

@@ -173,6 +173,8 @@ static int fw_top(const tn_tensor *t) {
     return best;
 }
 
+bool tn_fw_has_tangent(const tn_tensor *t) { return fw_depth && fw_top(t) >= 0; }
+
 static bool is_dual_op(tn_op_id op) {
     return op == TN_OP__make_dual || op == TN_OP__unpack_dual || op == TN_OP__fw_primal;
 }

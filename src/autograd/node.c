@@ -1,5 +1,6 @@
 /* node.c — graph nodes, saved tensors, the tensor's autograd record and grad mode. */
 #include "autograd/autograd.h"
+#include "ops/vmap.h"
 #include "autograd/views.h"
 
 #include <stdio.h>
@@ -123,6 +124,7 @@ void tn_autograd_set_history(tn_tensor *t, tn_node *fn, int nr) {
     if (m->grad_fn) tn_node_release(m->grad_fn);
     m->grad_fn = fn;
     m->output_nr = nr;
+    m->func_grad = tn_func_grad_depth() > 0;
     t->flags |= TN_TENSOR_REQUIRES_GRAD;
 }
 

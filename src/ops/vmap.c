@@ -282,9 +282,11 @@ static tn_status combine(tn_op_id op, const tn_value *args, int64_t level, int r
     if (v0->tag == TN_V_TENSOR) {
         for (int64_t i = 0; i < B; i++) col[i] = all[i * nrets + r].u.t;
         tn_tensor *phys = NULL;
-        /* (not while forward mode is on: the rebuilt view would not carry the elements'
-         * tangents, forward.c; the results are stacked instead) */
-        if (tn_op_is_view(op) && args[0].tag == TN_V_TENSOR && value_level(&args[0]) == level && !tn_fw_depth())
+        /* (not when the elements carry forward-mode tangents: the rebuilt view would not,
+         * forward.c; the results are stacked instead) */
+        bool tangents = false;
+        for (int64_t i = 0; i < B && tn_fw_depth(); i++) tangents |= tn_fw_has_tangent(col[i]);
+        if (tn_op_is_view(op) && args[0].tag == TN_V_TENSOR && value_level(&args[0]) == level && !tangents)
             st = view_rebuild(args[0].u.t->batch->value, col, B, &phys);
         if (st == TN_OK && !phys) st = stack0(col, B, &phys);
         tn_tensor *t;

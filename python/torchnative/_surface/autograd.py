@@ -231,18 +231,21 @@ class _ImperativeEngine:
         C = _Cm()
         if any(isinstance(t, torch.Tensor) and C._tn_batch_info(t) is not None
                for t in (*tensors, *grad_tensors, *inputs)):
-            return self._run_backward_batched(tuple(tensors), tuple(grad_tensors), keep_graph, create_graph, inputs,
-                                              allow_unreachable, accumulate_grad)
-        res = C._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
-                                 inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
+            res = self._run_backward_batched(tuple(tensors), tuple(grad_tensors), keep_graph, create_graph, inputs,
+                                             allow_unreachable, accumulate_grad)
+        else:
+            res = C._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
+                                     inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
         if create_graph and inputs and not accumulate_grad:
-            from torchnative._surface.functorch import dead_grad_leaves
+            from torchnative._surface.functorch import _detach_keep_tangents, dead_grad_leaves
             dead = dead_grad_leaves()
             if dead and any(id(t) in dead for t in inputs):
                 # a product with respect to an exited torch.func.grad level's inputs (vjp's
                 # vjp_fn, jacrev): what depends on those alone is a plain tensor, as upstream's
+                # (its forward-mode tangents kept: jacfwd(jacrev) = hessian)
                 leaves = tuple(dead.values())
-                res = tuple(r if r is None or C._tn_reaches_other_leaf(r, leaves) else r.detach() for r in res)
+                res = tuple(r if r is None or C._tn_reaches_other_leaf(r, leaves) else _detach_keep_tangents(r, leaves)
+                            for r in res)
         return res
 
     def _run_backward_batched(self, tensors, grad_tensors, keep_graph, create_graph, inputs, allow_unused,

@@ -196,7 +196,17 @@ def _unwrap_for_grad(t, level):
     leaves = _grad_leaves.get(level)
     if leaves is None or _c()._tn_reaches_other_leaf(t, tuple(leaves)):
         return t
-    return _c()._tn_detach_keep_tangents(t, tuple(leaves))  # a jvp level outside keeps its dual
+    return _detach_keep_tangents(t, tuple(leaves))
+
+
+def _detach_keep_tangents(t, leaves):
+    # a jvp level outside keeps its dual; tangents live on the physical value of a batched
+    # tensor, so the value is detached and batched again
+    C = _c()
+    info = C._tn_batch_info(t)
+    if info is None:
+        return C._tn_detach_keep_tangents(t, leaves)
+    return C._tn_add_batch_dim(_detach_keep_tangents(info[0], leaves), info[1], info[2])
 
 
 # ---- torch.func.jvp / jacfwd / hessian: a jvp level is a forward-mode level of the C
