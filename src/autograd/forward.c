@@ -111,6 +111,7 @@ tn_status tn_fw_copy(tn_tensor *dst, const tn_tensor *src) {
 }
 
 static tn_status call1(tn_op_id op, tn_value *a, tn_tensor **out);
+static tn_status zeros_like(tn_tensor *x, tn_tensor **out);
 
 tn_status tn_fw_detach(tn_tensor *t, tn_tensor *const *leaves, int nleaves, tn_tensor **out) {
     tn_value a[1] = {tn_value_tensor(t)};
@@ -192,6 +193,38 @@ bool tn_fw_intercepts(tn_op_id op, const tn_value *args) {
     return false;
 }
 
+/* An in-place write gave y (which had no tangent) tangent t. When y is a view of a base,
+ * upstream gives the base a tangent too (zeros outside the window) and y a view of it:
+ * the window is y's geometry relative to the base, over a base tangent laid out as the
+ * base (otherwise y alone gets t). */
+static tn_status set_through_view(tn_tensor *y, int64_t id, tn_tensor *t) {
+    tn_autograd_meta *m = tn_autograd_meta_peek(y);
+    tn_tensor *base = (y->flags & TN_TENSOR_IS_VIEW) && m ? m->view_base : NULL;
+    if (!base || base->storage != y->storage) return fw_set_output(y, id, t);
+    tn_tensor *bt = fw_get(base, id), *made = NULL;
+    if (!bt) {
+        TN_TRY(zeros_like(base, &made));
+        bt = made;
+    }
+    bool same = bt->ndim == base->ndim;
+    for (int d = 0; same && d < base->ndim; d++) same = bt->strides[d] == base->strides[d] || base->sizes[d] == 1;
+    if (!same) { tn_tensor_release(made); return fw_set_output(y, id, t); }
+    tn_value a[4] = {tn_value_tensor(bt), tn_value_intlist(y->sizes, y->ndim), tn_value_intlist(y->strides, y->ndim),
+                     tn_value_int(bt->offset + (y->offset - base->offset))};
+    tn_tensor *win;
+    tn_status st = call1(TN_OP_as_strided, a, &win);
+    if (st == TN_OK) {
+        tn_value c[3] = {tn_value_tensor(win), tn_value_tensor(t), tn_value_bool(false)}, rr[1];
+        st = tn_dispatch(TN_OP_copy_, c, rr);
+        if (st == TN_OK) tn_value_release(&rr[0]);
+    }
+    if (st == TN_OK && made) st = fw_set(base, id, made);
+    if (st == TN_OK) st = fw_set_output(y, id, win);
+    if (st == TN_OK) tn_tensor_release(win);
+    tn_tensor_release(made);
+    return st;
+}
+
 /* ---- the dual operators -------------------------------------------------------------- */
 
 static tn_status level_id(int64_t depth, const char *who, int64_t *id) {
@@ -265,7 +298,13 @@ static tn_status make_dual(const tn_value *args, tn_value *rets) {
 }
 
 static tn_status unpack_dual(const tn_value *args, tn_value *rets) {
-    int64_t id;
+    int64_t id = 0;
+    if (!tn_fw_has_tangent(args[0].u.t)) { /* nothing to unpack: no level is needed (upstream) */
+        TN_TRY(alias_of(args[0].u.t, &rets[0].u.t));
+        rets[0].tag = TN_V_TENSOR;
+        rets[1].tag = TN_V_NONE;
+        return TN_OK;
+    }
     TN_TRY(level_id(args[1].u.i, "_fw_primal", &id));
     tn_tensor *d = args[0].u.t, *p;
     TN_TRY(fw_primal(d, id, &p));
@@ -546,7 +585,18 @@ tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
         st = nondiff ? TN_OK : refuse_fw(s);
     else if (nondiff)
         ;
-    else if (fw_linear(fop))
+    else if (op == TN_OP_copy_) { /* self's new tangent: src's, broadcast and cast as the data is */
+        tn_tensor *tsrc = NULL;
+        for (int j = 0; j < nin; j++)
+            if (in[j].arg == 1) tsrc = in[j].t;
+        st = zeros_like(args[0].u.t, &tan[0]);
+        ntan = 1;
+        if (st == TN_OK && tsrc) {
+            tn_value a[3] = {tn_value_tensor(tan[0]), tn_value_tensor(tsrc), tn_value_bool(false)}, rr[1];
+            st = tn_dispatch(TN_OP_copy_, a, rr);
+            if (st == TN_OK) tn_value_release(&rr[0]);
+        }
+    } else if (fw_linear(fop))
         st = tangents_linear(fop, args, in, nin, tan, &ntan);
     else if (tn_grad_formula_for(fop) || tn_grad_formula_for(op))
         st = tangents_double_vjp(fop, args, in, nin, tan, &ntan);
@@ -586,7 +636,7 @@ tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
                     st = tn_dispatch(TN_OP_copy_, a, rr);
                     if (st == TN_OK) tn_value_release(&rr[0]);
                 } else if (!old) {
-                    st = fw_set_output(y, id, t);
+                    st = set_through_view(y, id, t);
                 }
                 continue;
             }
