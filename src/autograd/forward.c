@@ -271,7 +271,7 @@ static bool differentiable(tn_dtype d) { return tn_dtype_is_floating(d) || tn_dt
 
 static tn_status make_dual(const tn_value *args, tn_value *rets) {
     tn_tensor *p = args[0].u.t, *t = args[1].u.t;
-    int64_t id;
+    int64_t id = 0;
     TN_TRY(level_id(args[2].u.i, "_make_dual", &id));
     if (!differentiable(p->dtype))
         return tn_error(TN_ERR_VALUE, "Expected primal to be floating point or complex, but got: %s", dtype_name(p->dtype));
@@ -389,7 +389,8 @@ static tn_status argbuf_copy(argbuf *b, const tn_op_schema *s, const tn_value *a
 }
 
 static tn_tensor **argbuf_slot(argbuf *b, int i, int64_t k) {
-    return k < 0 ? &b->v[i].u.t : &b->v[i].u.tlist.data[k];
+    /* a list's array is argbuf's own copy (argbuf_copy), writable whatever the value type says */
+    return k < 0 ? &b->v[i].u.t : &((tn_tensor **)b->v[i].u.tlist.data)[k];
 }
 
 static int flat_results(const tn_op_schema *s, tn_value *rets, tn_tensor **out, int max) {
@@ -456,7 +457,7 @@ static tn_status tangents_double_vjp(tn_op_id fop, const tn_value *args, fw_in *
     for (int j = 0; j < nin; j++) outer_graph |= prev && (tn_requires_grad(in[j].x) || tn_requires_grad(in[j].t));
     tn_grad_mode_set(true);
     argbuf b;
-    tn_tensor *xs[64] = {0}, *ts[64] = {0}, *ys[FW_MAX_OUT] = {0}, *us[FW_MAX_OUT] = {0}, *gs[64] = {0};
+    tn_tensor *xs[64] = {0}, *ts[64] = {0}, *us[FW_MAX_OUT] = {0}, *gs[64] = {0};
     int ny = 0, nx = 0;
     tn_value r[TN_MAX_RETS_FW];
     memset(r, 0, sizeof r);
@@ -541,7 +542,7 @@ tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     if (op == TN_OP__make_dual) return make_dual(args, rets);
     if (op == TN_OP__unpack_dual) return unpack_dual(args, rets);
     if (op == TN_OP__fw_primal) {
-        int64_t id;
+        int64_t id = 0;
         TN_TRY(level_id(args[1].u.i, "_fw_primal", &id));
         tn_tensor *p;
         TN_TRY(fw_primal(args[0].u.t, id, &p));
