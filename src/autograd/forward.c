@@ -23,6 +23,8 @@
 #include "autograd/formulas.h"
 
 #define FW_MAX_LEVELS 64
+#define FW_MAX_IN 256  /* tensor arguments (list elements counted) of one call */
+#define FW_MAX_OUT 256 /* tensor results of one call */
 #define TN_MAX_RETS_FW 8 /* results of any operator (the door's TN_MAX_RETS) */
 
 static int64_t fw_stack[FW_MAX_LEVELS]; /* unique ids of the active levels, innermost last */
@@ -393,8 +395,10 @@ static tn_tensor **argbuf_slot(argbuf *b, int i, int64_t k) {
     return k < 0 ? &b->v[i].u.t : &((tn_tensor **)b->v[i].u.tlist.data)[k];
 }
 
+/* Fills out[0..max) with the flattened results; returns their total count (may exceed max). */
 static int flat_results(const tn_op_schema *s, tn_value *rets, tn_tensor **out, int max) {
-    int n = 0;
+    int n = 0, total = 0;
+    for (int k = 0; k < s->nrets; k++) total += rets[k].tag == TN_V_TENSORLIST ? (int)rets[k].u.tlist.n : 1;
     for (int k = 0; k < s->nrets; k++) {
         if (rets[k].tag == TN_V_TENSORLIST) {
             for (int64_t i = 0; i < rets[k].u.tlist.n && n < max; i++) out[n++] = rets[k].u.tlist.data[i];
@@ -402,16 +406,15 @@ static int flat_results(const tn_op_schema *s, tn_value *rets, tn_tensor **out, 
             out[n++] = rets[k].tag == TN_V_TENSOR ? rets[k].u.t : NULL;
         }
     }
-    return n;
+    return total;
 }
 
-#define FW_MAX_OUT 64
 
 /* Tangents of fop(args) given the inputs' tangents, by the linear rule. */
 static tn_status tangents_linear(tn_op_id fop, const tn_value *args, fw_in *in, int nin, tn_tensor **tan, int *ntan) {
     const tn_op_schema *s = &tn_op_schemas[fop];
     argbuf b;
-    tn_tensor *zeros[64];
+    tn_tensor *zeros[FW_MAX_IN];
     int nz = 0;
     tn_status st = argbuf_copy(&b, s, args);
     for (int i = 0; st == TN_OK && i < s->nargs; i++) {
@@ -419,14 +422,14 @@ static tn_status tangents_linear(tn_op_id fop, const tn_value *args, fw_in *in, 
             tn_tensor *t = NULL;
             for (int j = 0; j < nin; j++)
                 if (in[j].arg == i) t = in[j].t;
-            if (!t && nz < 64) { st = zeros_like(args[i].u.t, &zeros[nz]); t = zeros[nz++]; }
+            if (!t && nz < FW_MAX_IN) { st = zeros_like(args[i].u.t, &zeros[nz]); t = zeros[nz++]; }
             b.v[i].u.t = t;
         } else if (args[i].tag == TN_V_TENSORLIST) {
             for (int64_t k = 0; st == TN_OK && k < args[i].u.tlist.n; k++) {
                 tn_tensor *t = NULL;
                 for (int j = 0; j < nin; j++)
                     if (in[j].arg == i && in[j].k == k) t = in[j].t;
-                if (!t && args[i].u.tlist.data[k] && nz < 64) {
+                if (!t && args[i].u.tlist.data[k] && nz < FW_MAX_IN) {
                     st = zeros_like(args[i].u.tlist.data[k], &zeros[nz]);
                     t = zeros[nz++];
                 }
@@ -439,6 +442,7 @@ static tn_status tangents_linear(tn_op_id fop, const tn_value *args, fw_in *in, 
     if (st == TN_OK) st = tn_dispatch(fop, b.v, r);
     if (st == TN_OK) {
         *ntan = flat_results(s, r, tan, FW_MAX_OUT);
+        if (*ntan > FW_MAX_OUT) *ntan = FW_MAX_OUT; /* the caller refuses such a call */
         for (int k = 0; k < *ntan; k++)
             if (tan[k]) tn_tensor_retain(tan[k]);
         for (int k = 0; k < s->nrets; k++) tn_value_release(&r[k]);
@@ -457,13 +461,13 @@ static tn_status tangents_double_vjp(tn_op_id fop, const tn_value *args, fw_in *
     for (int j = 0; j < nin; j++) outer_graph |= prev && (tn_requires_grad(in[j].x) || tn_requires_grad(in[j].t));
     tn_grad_mode_set(true);
     argbuf b;
-    tn_tensor *xs[64] = {0}, *ts[64] = {0}, *us[FW_MAX_OUT] = {0}, *gs[64] = {0};
+    tn_tensor *xs[FW_MAX_IN] = {0}, *ts[FW_MAX_IN] = {0}, *us[FW_MAX_OUT] = {0}, *gs[FW_MAX_IN] = {0};
     int ny = 0, nx = 0;
     tn_value r[TN_MAX_RETS_FW];
     memset(r, 0, sizeof r);
     bool ran = false;
     tn_status st = argbuf_copy(&b, s, args);
-    for (int j = 0; st == TN_OK && j < nin && nx < 64; j++) {
+    for (int j = 0; st == TN_OK && j < nin && nx < FW_MAX_IN; j++) {
         tn_tensor *xa;
         st = alias_of(in[j].x, &xa);
         if (st != TN_OK) break;
@@ -475,6 +479,7 @@ static tn_status tangents_double_vjp(tn_op_id fop, const tn_value *args, fw_in *
     if (st == TN_OK) { st = tn_dispatch(fop, b.v, r); ran = st == TN_OK; }
     tn_tensor *outs[FW_MAX_OUT];
     int nout = ran ? flat_results(s, r, outs, FW_MAX_OUT) : 0;
+    if (nout > FW_MAX_OUT) nout = FW_MAX_OUT; /* the caller refuses such a call */
     tn_tensor *roots[FW_MAX_OUT];
     int where[FW_MAX_OUT];
     for (int k = 0; st == TN_OK && k < nout; k++) {
@@ -492,7 +497,7 @@ static tn_status tangents_double_vjp(tn_op_id fop, const tn_value *args, fw_in *
                                .create_graph = true, .ninputs = nx, .inputs = xs, .accumulate = false,
                                .allow_unused = true, .results = gs};
         st = tn_autograd_backward(&a1);
-        tn_tensor *groots[64], *gt[64];
+        tn_tensor *groots[FW_MAX_IN], *gt[FW_MAX_IN];
         int ng = 0;
         for (int i = 0; st == TN_OK && i < nx; i++)
             if (gs[i] && tn_requires_grad(gs[i])) { groots[ng] = gs[i]; gt[ng++] = ts[i]; }
@@ -506,7 +511,7 @@ static tn_status tangents_double_vjp(tn_op_id fop, const tn_value *args, fw_in *
         }
         /* a tangent whose graph reaches no leaf requiring grad but this function's fresh
          * ones (x' of inputs not requiring grad, u) is detached: nothing can ask for it */
-        tn_tensor *fresh[64 + FW_MAX_OUT];
+        tn_tensor *fresh[FW_MAX_IN + FW_MAX_OUT];
         int nf = 0;
         for (int i = 0; i < nx; i++)
             if (tn_is_leaf(xs[i])) fresh[nf++] = xs[i];
@@ -560,11 +565,17 @@ tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
             for (int64_t k = 0; k < args[i].u.tlist.n; k++) { int l = fw_top(args[i].u.tlist.data[k]); if (l > top) top = l; }
     }
     int64_t id = fw_stack[top];
-    fw_in in[64];
+    int64_t ntensors = 0;
+    for (int i = 0; i < s->nargs; i++)
+        ntensors += args[i].tag == TN_V_TENSORLIST ? args[i].u.tlist.n : args[i].tag == TN_V_TENSOR;
+    if (ntensors > FW_MAX_IN)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "forward AD of aten::%s with more than %d tensor arguments is not "
+                        "implemented by torchnative", s->name, FW_MAX_IN);
+    fw_in in[FW_MAX_IN];
     int nin = 0;
-    for (int i = 0; i < s->nargs && nin < 64; i++) {
+    for (int i = 0; i < s->nargs && nin < FW_MAX_IN; i++) {
         int64_t n = args[i].tag == TN_V_TENSORLIST ? args[i].u.tlist.n : args[i].tag == TN_V_TENSOR ? 1 : 0;
-        for (int64_t k = 0; k < n && nin < 64; k++) {
+        for (int64_t k = 0; k < n && nin < FW_MAX_IN; k++) {
             tn_tensor *x = args[i].tag == TN_V_TENSOR ? args[i].u.t : args[i].u.tlist.data[k];
             tn_tensor *t = fw_get(x, id);
             if (!t) continue;
@@ -615,6 +626,7 @@ tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     if (st == TN_OK && refuse_if_diff) {
         tn_tensor *outs[FW_MAX_OUT];
         int nout = flat_results(s, rets, outs, FW_MAX_OUT);
+        if (nout > FW_MAX_OUT) nout = FW_MAX_OUT;
         bool diff = false;
         for (int k = 0; k < nout; k++) diff |= outs[k] && differentiable(outs[k]->dtype);
         if (diff) {
@@ -627,6 +639,9 @@ tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     if (st == TN_OK) {
         tn_tensor *outs[FW_MAX_OUT];
         int nout = flat_results(s, rets, outs, FW_MAX_OUT);
+        if (nout > FW_MAX_OUT && ntan > 0)
+            st = tn_error(TN_ERR_NOT_IMPLEMENTED, "forward AD of aten::%s with more than %d tensor results is not "
+                          "implemented by torchnative", s->name, FW_MAX_OUT);
         for (int k = 0; st == TN_OK && k < nout && k < ntan; k++) {
             tn_tensor *y = outs[k], *t = tan[k];
             if (!y || !t || !differentiable(y->dtype)) continue;

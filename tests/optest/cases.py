@@ -3267,6 +3267,8 @@ for _n, _body, _ins in [
     ("reductions", "d.sum(), d.mean(1), d.norm(), d.amax(0), d.var(1), d.logsumexp(0), d.prod(1), d.cumsum(0)", [In((3, 4)), In((3, 4))]),
     ("views", "d[1:], d.t(), d.reshape(-1), d.unsqueeze(0).expand(2, 3, 4), d.transpose(0, 1)[0], d.split(2, 1)[1], torch.cat([d, d * 2]), torch.stack([d, a])",
      [In((3, 4)), In((3, 4))]),
+    ("many_tensors", "torch.cat([d[i % 3] * i for i in range(100)]), torch.stack(list(d.reshape(-1).unbind(0)) * 20), sum(d.reshape(-1).unbind(0))",
+     [In((3, 4)), In((3, 4))]),
     ("softmax", "d.softmax(-1), torch.log_softmax(d, 0), " + NNF + ".cross_entropy(d, torch.tensor([0, 3, 1]))", [In((3, 4)), In((3, 4))]),
     ("conv2d", NNF + ".conv2d(d, c, padding=1), " + NNF + ".max_pool2d(d, 2), " + NNF + ".avg_pool2d(d, 2)", [In((1, 2, 5, 5)), In((1, 2, 5, 5)), In((3, 2, 3, 3))]),
     ("layer_norm", NNF + ".layer_norm(d, (4,), c, c), " + NNF + ".layer_norm(d, (3, 4)), " + NNF + ".gelu(d), " + NNF + ".silu(d)", [In((2, 3, 4)), In((2, 3, 4)), In((4,))]),

@@ -403,9 +403,6 @@ def set_anomaly_enabled(enabled, check_nan=True):
     _anomaly["enabled"], _anomaly["check_nan"] = bool(enabled), bool(check_nan)
 
 
-_fwd = threading.local()
-
-
 @real(reason="forward grad mode of the C forward-mode AD (src/autograd/forward.c)")
 def _is_fwd_grad_enabled():
     return _Cm()._tn_fw_enabled()

@@ -3,8 +3,8 @@ which torch.func builds on them) are real: vmap's levels and batched tensors are
 (src/ops/vmap.c; the door batches every operator call that has a batched argument,
 docs/DESIGN.md "vmap"), grad's levels are aliases of the inputs over the C autograd (below).
 jvp's levels are forward-mode levels of the C forward-mode AD (src/autograd/forward.c), so
-jvp, jacfwd, hessian and linearize run too. These functions are upstream's names over
-torch._C._tn_vmap_*, _tn_fw_* and friends. functionalize refuses by name: torchnative has no
+jvp, jacfwd and hessian run too (linearize refuses: it traces with make_fx). These
+functions are upstream's names over torch._C._tn_vmap_*, _tn_fw_* and friends. functionalize refuses by name: torchnative has no
 functionalization pass."""
 
 from torchnative._surface import C, add, enum_, real, refuse, returning, submodule
