@@ -74,7 +74,18 @@ typedef struct tn_autograd_meta {
     void *py_hooks;            /* binding: the tensor's _backward_hooks dict (owned by binding) */
     void *py_post_acc_hooks;   /* binding: post-accumulate-grad hooks (owned by binding) */
     struct tn_acc_hook *c_hooks; /* owned list: C hooks run after accumulation (DDP's reducer) */
+    bool func_grad;            /* history recorded while a torch.func.grad level was active */
+    struct tn_fw_grad *fw;     /* owned list: forward-mode tangents, one per dual level (forward.c) */
 } tn_autograd_meta;
+
+/* A tangent of a tensor at one forward-mode (dual) level. The entry owns a reference to
+ * its tangent. Entries of levels that have exited are dead: lookups skip them and the
+ * next write to the list (or the tensor's death) frees them. */
+typedef struct tn_fw_grad {
+    int64_t level;             /* the level's unique id (never reused), not its depth */
+    tn_tensor *tangent;        /* owned */
+    struct tn_fw_grad *next;
+} tn_fw_grad;
 
 /* A C hook a leaf's AccumulateGrad runs after accumulating, and also when the node runs
  * without a gradient (has_grad false): upstream's post hooks on the grad accumulator,
@@ -252,6 +263,36 @@ typedef struct tn_autograd_profile_row {
 void tn_autograd_profile_enable(bool on);
 void tn_autograd_profile_reset(void);
 int tn_autograd_profile_get(int max, tn_autograd_profile_row *rows);
+
+/* ---- forward mode (forward.c) ----------------------------------------------------------
+ * Dual levels form a stack; a tensor's tangent at a level is an entry of its record's `fw`
+ * list. The door hands a call with a tangent at an active level to tn_fw_dispatch, which
+ * runs the operator without that level's tangents (lower levels and reverse mode recurse
+ * through the door) and computes the outputs' tangents: a direct rule for linear operators
+ * (one table) and otherwise the reverse formulas twice (J t = d/du <J^T u, t>). */
+/* Enters a level: `jvp` levels (torch.func.jvp) nest; forward_ad's refuse to nest.
+ * *depth: the level's index as Python sees it. */
+tn_status tn_fw_enter(bool jvp, int64_t *depth);
+/* Exits the innermost level (depth must name it); its tangents die. */
+tn_status tn_fw_exit(int64_t depth, bool jvp);
+/* Number of active levels / levels entered by torch.func.jvp. */
+int tn_fw_depth(void);
+int tn_fw_jvp_depth(void);
+/* Forward grad mode (torch._C._set_fwd_grad_enabled): off, no tangent propagates. */
+bool tn_fw_enabled(void);
+void tn_fw_set_enabled(bool on);
+/* Whether the door must hand this call to tn_fw_dispatch. */
+bool tn_fw_intercepts(tn_op_id op, const tn_value *args);
+tn_status tn_fw_dispatch(tn_op_id op, const tn_value *args, tn_value *rets);
+/* Whether t has a tangent at an active level. */
+bool tn_fw_has_tangent(const tn_tensor *t);
+/* Gives dst every live tangent of src (shared, not copied). */
+tn_status tn_fw_copy(tn_tensor *dst, const tn_tensor *src);
+/* detach() of t keeping its live tangents, each detached as well (recursively) unless it
+ * reaches a leaf requiring grad other than leaves[0..n): a new reference in *out. */
+tn_status tn_fw_detach(tn_tensor *t, tn_tensor *const *leaves, int nleaves, tn_tensor **out);
+/* Frees a record's tangent list (node.c, when the record dies). */
+void tn_fw_free_list(tn_fw_grad *g);
 
 /* Node currently executing in this thread's backward (NULL outside backward). */
 tn_node *tn_autograd_current_node(void);

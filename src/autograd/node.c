@@ -1,5 +1,6 @@
 /* node.c — graph nodes, saved tensors, the tensor's autograd record and grad mode. */
 #include "autograd/autograd.h"
+#include "ops/vmap.h"
 #include "autograd/views.h"
 
 #include <stdio.h>
@@ -44,6 +45,7 @@ static void meta_free(tn_tensor *t) {
     tn_tensor_release(m->grad);
     tn_tensor_release(m->view_base);
     for (tn_acc_hook *h = m->c_hooks, *nx; h; h = nx) { nx = h->next; free(h); }
+    tn_fw_free_list(m->fw);
     if (tn_autograd_cb.free_meta_py && (m->py_hooks || m->py_post_acc_hooks)) tn_autograd_cb.free_meta_py(m);
     free(m);
 }
@@ -122,6 +124,7 @@ void tn_autograd_set_history(tn_tensor *t, tn_node *fn, int nr) {
     if (m->grad_fn) tn_node_release(m->grad_fn);
     m->grad_fn = fn;
     m->output_nr = nr;
+    m->func_grad = tn_func_grad_depth() > 0;
     t->flags |= TN_TENSOR_REQUIRES_GRAD;
 }
 
@@ -319,6 +322,8 @@ tn_status tn_saved_unpack(tn_node *n, const tn_saved *s, tn_tensor **out) {
         tn_tensor *a = tn_tensor_alias(s->t);
         if (!a) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
         tn_autograd_set_history(a, n, s->output_nr);
+        tn_status st = tn_fw_copy(a, s->t); /* its tangents too (forward over reverse) */
+        if (st != TN_OK) { tn_tensor_release(a); return st; }
         *out = a;
         return TN_OK;
     }

@@ -475,6 +475,7 @@ static tn_status run_op_bits(tn_op_id op, const tn_value *args, tn_value *rets) 
 
 tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     if (tn_vmap_intercepts(op, args)) return tn_vmap_dispatch(op, args, rets);
+    if (tn_fw_intercepts(op, args)) return tn_fw_dispatch(op, args, rets);
     TN_TRY(check_one_device(op, args));
     bool record = tn_graph_enter();
     tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op_bits)

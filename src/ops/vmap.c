@@ -260,6 +260,13 @@ static tn_status combine(tn_op_id op, const tn_value *args, int64_t level, int r
         return TN_OK;
     }
     if (v0->tag != TN_V_TENSOR && v0->tag != TN_V_TENSORLIST) {
+        /* answers from the dtype or the math bits, the same for every element (forward_ad's
+         * make_dual asks is_floating_point of a batched primal) */
+        if (op == TN_OP_is_floating_point || op == TN_OP_is_complex || op == TN_OP_is_signed || op == TN_OP_is_conj ||
+            op == TN_OP_is_neg || op == TN_OP__is_zerotensor) {
+            *ret = *v0;
+            return TN_OK;
+        }
         if (op == TN_OP__local_scalar_dense)
             return tn_error(TN_ERR_RUNTIME, "%s", TN_MSG_VMAP_ITEM);
         if (op == TN_OP_is_nonzero)
@@ -275,7 +282,11 @@ static tn_status combine(tn_op_id op, const tn_value *args, int64_t level, int r
     if (v0->tag == TN_V_TENSOR) {
         for (int64_t i = 0; i < B; i++) col[i] = all[i * nrets + r].u.t;
         tn_tensor *phys = NULL;
-        if (tn_op_is_view(op) && args[0].tag == TN_V_TENSOR && value_level(&args[0]) == level)
+        /* (not when the elements carry forward-mode tangents: the rebuilt view would not,
+         * forward.c; the results are stacked instead) */
+        bool tangents = false;
+        for (int64_t i = 0; i < B && tn_fw_depth(); i++) tangents |= tn_fw_has_tangent(col[i]);
+        if (tn_op_is_view(op) && args[0].tag == TN_V_TENSOR && value_level(&args[0]) == level && !tangents)
             st = view_rebuild(args[0].u.t->batch->value, col, B, &phys);
         if (st == TN_OK && !phys) st = stack0(col, B, &phys);
         tn_tensor *t;

@@ -130,7 +130,73 @@ static PyObject *f_batched_alive(PyObject *m, PyObject *u) {
     return PyLong_FromLong(atomic_load(&tn_tensor_batched_live));
 }
 
+/* _tn_fw_enter(jvp) -> level: a forward-mode level (jvp: torch.func.jvp's, which nest) */
+static PyObject *f_fw_enter(PyObject *m, PyObject *o) {
+    int jvp = PyObject_IsTrue(o);
+    if (jvp < 0) return NULL;
+    int64_t depth;
+    tn_status st = tn_fw_enter(jvp, &depth);
+    if (st != TN_OK) return tn_py_raise(st);
+    return PyLong_FromLongLong(depth);
+}
+
+/* _tn_fw_exit(level, jvp) */
+static PyObject *f_fw_exit(PyObject *m, PyObject *args) {
+    long long level;
+    int jvp;
+    if (!PyArg_ParseTuple(args, "Lp:_tn_fw_exit", &level, &jvp)) return NULL;
+    tn_status st = tn_fw_exit(level, jvp);
+    if (st != TN_OK) return tn_py_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_fw_set_enabled(PyObject *m, PyObject *o) {
+    int on = PyObject_IsTrue(o);
+    if (on < 0) return NULL;
+    tn_fw_set_enabled(on);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_fw_jvp_depth(PyObject *m, PyObject *u) { return PyLong_FromLong(tn_fw_jvp_depth()); }
+
+static PyObject *f_fw_depth(PyObject *m, PyObject *u) { return PyLong_FromLong(tn_fw_depth()); }
+
+static PyObject *f_fw_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(tn_fw_enabled()); }
+
+/* _tn_detach_keep_tangents(t, leaves): detach() that keeps t's forward-mode tangents, each
+ * detached too unless it reaches a leaf requiring grad outside `leaves`: grad's unwrapping
+ * of a result inside jvp (upstream unwraps a wrapper; the dual stays) */
+static PyObject *f_detach_keep_tangents(PyObject *m, PyObject *args) {
+    PyObject *o, *seq;
+    tn_tensor *t;
+    if (!PyArg_ParseTuple(args, "OO:_tn_detach_keep_tangents", &o, &seq) || !tensor_arg(o, &t)) return NULL;
+    PyObject *fast = PySequence_Tuple(seq);
+    if (!fast) return NULL;
+    Py_ssize_t n = PyTuple_Size(fast);
+    tn_tensor **leaves = PyMem_Calloc((size_t)n + 1, sizeof *leaves);
+    if (!leaves) { Py_DECREF(fast); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        tn_tensor *l;
+        if (!tensor_arg(PyTuple_GetItem(fast, i), &l)) { PyMem_Free(leaves); Py_DECREF(fast); return NULL; }
+        while (l->batch) l = l->batch->value;
+        leaves[i] = l;
+    }
+    tn_tensor *r;
+    tn_status st = tn_fw_detach(t, leaves, (int)n, &r);
+    PyMem_Free(leaves);
+    Py_DECREF(fast);
+    if (st != TN_OK) return tn_py_raise(st);
+    return tn_py_tensor_wrap(r);
+}
+
 static PyMethodDef functorch_functions[] = {
+    {"_tn_detach_keep_tangents", f_detach_keep_tangents, METH_VARARGS, NULL},
+    {"_tn_fw_enter", f_fw_enter, METH_O, NULL},
+    {"_tn_fw_exit", f_fw_exit, METH_VARARGS, NULL},
+    {"_tn_fw_set_enabled", f_fw_set_enabled, METH_O, NULL},
+    {"_tn_fw_enabled", f_fw_enabled, METH_NOARGS, NULL},
+    {"_tn_fw_jvp_depth", f_fw_jvp_depth, METH_NOARGS, NULL},
+    {"_tn_fw_depth", f_fw_depth, METH_NOARGS, NULL},
     {"_tn_batched_alive", f_batched_alive, METH_NOARGS, NULL},
     {"_tn_vmap_batch_size", f_batch_size, METH_O, NULL},
     {"_tn_grad_increment_nesting", f_grad_increment, METH_NOARGS, NULL},

@@ -80,7 +80,16 @@ static tn_tensor *physical(tn_tensor *t) {
 }
 static PyObject *get_requires_grad(PyObject *self, void *c) {
     tn_tensor *t = T(self);
-    if (t->batch) return PyBool_FromLong(tn_func_grad_depth() > 0 && tn_requires_grad(physical(t)));
+    if (t->batch) {
+        /* batching hides autograd outside torch.func.grad, except for results recorded
+         * under a grad level that has exited (vjp's outputs under vmap: jacrev under vmap,
+         * jacfwd(jacrev) = hessian), which upstream's dead grad wrappers still report */
+        tn_tensor *p = physical(t);
+        if (!tn_requires_grad(p)) Py_RETURN_FALSE;
+        if (tn_func_grad_depth() > 0) Py_RETURN_TRUE;
+        tn_autograd_meta *m = tn_autograd_meta_peek(p);
+        return PyBool_FromLong(m && m->grad_fn && m->func_grad);
+    }
     return PyBool_FromLong(tn_requires_grad(t));
 }
 static int set_requires_grad(PyObject *self, PyObject *v, void *c) {

@@ -3281,3 +3281,62 @@ add("arange_int_truncated_bounds", "lambda a: (torch.arange(-0.5, 3.7, 1.5, dtyp
 # upstream's reduced-type math does; float32 xlog1py is log1pf times x in float (session 26)
 add("xlogy_reduced_rounding", "lambda a, b: (torch.xlogy(a.half(), b.half()), torch.xlogy(a.bfloat16(), b.bfloat16()), torch.xlogy(a.half(), 3.0), torch.special.xlog1py(a.half(), b.half()), torch.special.xlog1py(a.bfloat16(), b.bfloat16()))", [In((4096,), kind="pos"), In((4096,), kind="pos")], ["xlogy.Tensor", "xlogy.Scalar_Other", "special_xlog1py.default"], rtol=0, atol=0)
 add("xlog1py_f32_exact", "lambda a, b: (torch.special.xlog1py(a * 50, b * 50), torch.special.xlog1py(a.double(), b.double()))", [In((4096,), kind="pos"), In((4096,), kind="pos")], ["special_xlog1py.default"], rtol=0, atol=0)
+
+# ---- forward-mode AD (session 26): dual levels and tangents in the C autograd record,
+# propagated at the door (src/autograd/forward.c: a linear table, else the reverse formulas
+# twice); forward_ad's make_dual/unpack_dual, torch.func.jvp/jacfwd/hessian over it.
+# _FW(body): runs body with d = make_dual(a, b) inside a dual level, returns every result's
+# (primal, tangent); tangents of views, in-place updates and None tangents compared too.
+def _FW(body):
+    return ("lambda a, b, c=None, e=None, f=None: torch.autograd.forward_ad.dual_level()(lambda: (lambda fw: (lambda d: "
+            f"[tuple(fw.unpack_dual(y)) for y in ({body},)])(fw.make_dual(a, b)))(torch.autograd.forward_ad))()")
+
+
+NNF = "torch.nn.functional"
+for _n, _body, _ins in [
+    ("pointwise", "d.sin() * d.exp(), d.tanh() / (1 + d * d), torch.sigmoid(d).pow(3), d.abs().sqrt(), torch.where(d > 0, d, -2 * d), d > 0",
+     [In((3, 4)), In((3, 4))]),
+    ("matmul", "d @ c, c.T @ d.T, torch.addmm(d[:, :1], d, c), torch.bmm(d.unsqueeze(0), c.unsqueeze(0))", [In((3, 4)), In((3, 4)), In((4, 5))]),
+    ("reductions", "d.sum(), d.mean(1), d.norm(), d.amax(0), d.var(1), d.logsumexp(0), d.prod(1), d.cumsum(0)", [In((3, 4)), In((3, 4))]),
+    ("views", "d[1:], d.t(), d.reshape(-1), d.unsqueeze(0).expand(2, 3, 4), d.transpose(0, 1)[0], d.split(2, 1)[1], torch.cat([d, d * 2]), torch.stack([d, a])",
+     [In((3, 4)), In((3, 4))]),
+    ("many_tensors", "torch.cat([d[i % 3] * i for i in range(100)]), torch.stack(list(d.reshape(-1).unbind(0)) * 20), sum(d.reshape(-1).unbind(0))",
+     [In((3, 4)), In((3, 4))]),
+    ("softmax", "d.softmax(-1), torch.log_softmax(d, 0), " + NNF + ".cross_entropy(d, torch.tensor([0, 3, 1]))", [In((3, 4)), In((3, 4))]),
+    ("conv2d", NNF + ".conv2d(d, c, padding=1), " + NNF + ".max_pool2d(d, 2), " + NNF + ".avg_pool2d(d, 2)", [In((1, 2, 5, 5)), In((1, 2, 5, 5)), In((3, 2, 3, 3))]),
+    ("layer_norm", NNF + ".layer_norm(d, (4,), c, c), " + NNF + ".layer_norm(d, (3, 4)), " + NNF + ".gelu(d), " + NNF + ".silu(d)", [In((2, 3, 4)), In((2, 3, 4)), In((4,))]),
+    ("mlp", NNF + ".mse_loss(" + NNF + ".linear(torch.tanh(" + NNF + ".linear(d, c, e)), f), a[:, :2])",
+     [In((5, 4)), In((5, 4)), In((8, 4)), In((8,)), In((2, 8))]),
+    ("special", "torch.polygamma(2, d.abs() + 0.5), torch.erfinv(d / 4), (d.abs() + 0.5).lgamma(), d.round(), torch.frexp(d)[0], d.cummax(0)[0], d.median(0)[0], d.kthvalue(2, 1)[0], torch.fmod(d, 0.3), torch.histc(d)",
+     [In((3, 4)), In((3, 4))]),
+    ("inplace", "(lambda y: (y.mul_(2).add_(d), y)[1])(d.clone()), (lambda y: (y.add_(a), y)[1])(d * 1), (lambda y: (y[0].mul_(d[1]), y)[1])(a.clone()), (lambda y: (y.copy_(d), y)[1])(a.clone())",
+     [In((3, 4)), In((3, 4))]),
+]:
+    add(f"fwd_{_n}", _FW(_body), _ins, [])
+add("fwd_unpack_without_level", "lambda a: (torch._unpack_dual(a, 0), torch.autograd.forward_ad.unpack_dual(a))", [In((3, 4))], [])
+add("fwd_view_tangent_aliasing", "lambda a, b: torch.autograd.forward_ad.dual_level()(lambda: (lambda fw: (lambda d: (fw.unpack_dual(d).tangent is b, fw.unpack_dual(d[0]).tangent._base is b, fw.unpack_dual(d.t()).tangent._base is b, d._base is a, fw.unpack_dual(d.detach()).tangent, fw.unpack_dual(torch.zeros_like(d)).tangent))(fw.make_dual(a, b)))(torch.autograd.forward_ad))()",
+    [In((3, 4)), In((3, 4))], [])
+G = "torch.func"
+_MLP = f"(lambda x: {NNF}.linear(torch.tanh({NNF}.linear(x, c, e)), f))"
+_LOSS = f"(lambda w: (({NNF}.linear(torch.tanh({NNF}.linear(a, w[:32].reshape(8, 4))), w[32:].reshape(2, 8)) - b[:, :2]) ** 2).mean())"
+for _n, _src, _ins in [
+    ("jvp_multi", f"(lambda r: (r, [t.requires_grad for t in r[1]]))({G}.jvp(lambda x, y: (x * y, x.sin() + y, (x @ y.T).sum()), (a, b), (b.cos(), a)))", [In((3, 4)), In((3, 4))]),
+    ("jvp_pytree_aux", f"({G}.jvp(lambda p: {{'s': p['x'] @ p['y'].T, 'l': [p['x'].exp(), p['y'][0]]}}, ({{'x': a, 'y': b}},), ({{'x': b, 'y': a}},)), {G}.jvp(lambda x: (x.sin(), x.sum()), (a,), (b,), has_aux=True))", [In((3, 4)), In((3, 4))]),
+    ("jacfwd_jacrev_mlp", f"(lambda m: ({G}.jacfwd(m)(a[0]), {G}.jacrev(m)(a[0]), {G}.jacfwd(m, argnums=0)(a[1])))({_MLP})", [In((5, 4)), In((5, 4)), In((8, 4)), In((8,)), In((2, 8))]),
+    ("hessian_mlp", f"(lambda w: ({G}.hessian({_LOSS})(w), {G}.jacfwd({G}.jacfwd({_LOSS}))(w)))(torch.cat([c.reshape(-1), f.reshape(-1)]))", [In((5, 4)), In((5, 4)), In((8, 4)), In((8,)), In((2, 8))]),
+    ("jacfwd_vmap", f"({G}.vmap({G}.jacfwd({_MLP}))(a), {G}.vmap({G}.jacrev({_MLP}))(a), {G}.vmap(lambda x, v: {G}.jvp({_MLP}, (x,), (v,))[1])(a, b))", [In((5, 4)), In((5, 4)), In((8, 4)), In((8,)), In((2, 8))]),
+    ("fwd_over_rev", f"({G}.jvp({G}.grad(lambda x: (x.sin() ** 2).sum()), (a,), (b,)), {G}.jacrev({G}.jacfwd(lambda x: x.exp().prod()))(a[0]))", [In((3, 4)), In((3, 4))]),
+]:
+    add(f"fwd_{_n}", f"lambda a, b, c=None, e=None, f=None: {_src}", _ins, [])
+FWM = "torch.autograd.forward_ad"
+for _n, _src in [
+    ("shape", f"{FWM}.dual_level()(lambda: {FWM}.make_dual(a, a[0]))()"),
+    ("int_primal", f"{FWM}.dual_level()(lambda: {FWM}.make_dual(a.long(), a))()"),
+    ("twice", f"{FWM}.dual_level()(lambda: {FWM}.make_dual({FWM}.make_dual(a, a), a))()"),
+    ("no_level", f"{FWM}.make_dual(a, a)"),
+
+    ("nested_level", f"{FWM}.dual_level()(lambda: torch._C._enter_dual_level())()"),
+    ("jvp_shape", f"{G}.jvp(torch.sin, (a,), (a[0],))"),
+    ("no_formula", f"{FWM}.dual_level()(lambda: torch.special.zeta({FWM}.make_dual(a, a), 2.0))()"),
+]:
+    add(f"fwd_{_n}_err", f"lambda a: {_src}", [In((3, 4))], [])

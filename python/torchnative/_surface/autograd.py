@@ -7,6 +7,7 @@ node whose backward calls back into Python), DelayedError, anomaly and saved-ten
 switches.
 """
 
+import sys
 import threading
 
 from torchnative._surface import C, add, enum_, inert, real, refuse, returning, submodule
@@ -230,18 +231,21 @@ class _ImperativeEngine:
         C = _Cm()
         if any(isinstance(t, torch.Tensor) and C._tn_batch_info(t) is not None
                for t in (*tensors, *grad_tensors, *inputs)):
-            return self._run_backward_batched(tuple(tensors), tuple(grad_tensors), keep_graph, create_graph, inputs,
-                                              allow_unreachable, accumulate_grad)
-        res = C._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
-                                 inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
+            res = self._run_backward_batched(tuple(tensors), tuple(grad_tensors), keep_graph, create_graph, inputs,
+                                             allow_unreachable, accumulate_grad)
+        else:
+            res = C._tn_run_backward(tuple(tensors), tuple(grad_tensors), bool(keep_graph), bool(create_graph),
+                                     inputs if inputs else None, bool(allow_unreachable), bool(accumulate_grad))
         if create_graph and inputs and not accumulate_grad:
-            from torchnative._surface.functorch import dead_grad_leaves
+            from torchnative._surface.functorch import _detach_keep_tangents, dead_grad_leaves
             dead = dead_grad_leaves()
             if dead and any(id(t) in dead for t in inputs):
                 # a product with respect to an exited torch.func.grad level's inputs (vjp's
                 # vjp_fn, jacrev): what depends on those alone is a plain tensor, as upstream's
+                # (its forward-mode tangents kept: jacfwd(jacrev) = hessian)
                 leaves = tuple(dead.values())
-                res = tuple(r if r is None or C._tn_reaches_other_leaf(r, leaves) else r.detach() for r in res)
+                res = tuple(r if r is None or C._tn_reaches_other_leaf(r, leaves) else _detach_keep_tangents(r, leaves)
+                            for r in res)
         return res
 
     def _run_backward_batched(self, tensors, grad_tensors, keep_graph, create_graph, inputs, allow_unused,
@@ -399,17 +403,38 @@ def set_anomaly_enabled(enabled, check_nan=True):
     _anomaly["enabled"], _anomaly["check_nan"] = bool(enabled), bool(check_nan)
 
 
-_fwd = threading.local()
-
-
-@inert(reason="forward-mode AD does not exist; the flag is stored")
+@real(reason="forward grad mode of the C forward-mode AD (src/autograd/forward.c)")
 def _is_fwd_grad_enabled():
-    return getattr(_fwd, "enabled", True)
+    return _Cm()._tn_fw_enabled()
 
 
-@inert(reason="forward-mode AD does not exist; the flag is stored")
+@real(reason="forward grad mode of the C forward-mode AD (src/autograd/forward.c)")
 def _set_fwd_grad_enabled(v):
-    _fwd.enabled = bool(v)
+    _Cm()._tn_fw_set_enabled(bool(v))
+
+
+def jvp_decompositions_stand_in():
+    """forward_ad.make_dual imports torch._decomp.decompositions_for_jvp, which registers
+    TorchScript graphs upstream's C++ forward AD runs for a few backward operators. The C
+    forward mode here needs none (it differentiates every formula twice, forward.c) and no
+    TorchScript compiler exists to build them, so the module is an empty stand-in."""
+    name = "torch._decomp.decompositions_for_jvp"
+    if name not in sys.modules:
+        import types
+        mod = types.ModuleType(name, jvp_decompositions_stand_in.__doc__)
+        mod.decomposition_table_for_jvp = {}
+        sys.modules[name] = mod
+
+
+@real(reason="a forward-mode level of the C forward-mode AD (src/autograd/forward.c)")
+def _enter_dual_level():
+    jvp_decompositions_stand_in()
+    return _Cm()._tn_fw_enter(False)
+
+
+@real(reason="a forward-mode level of the C forward-mode AD (src/autograd/forward.c)")
+def _exit_dual_level(*, level):
+    _Cm()._tn_fw_exit(level, False)
 
 
 @real(reason="the node the C engine is running in this thread")
@@ -419,7 +444,7 @@ def _current_autograd_node():
 
 returning(C, "_current_graph_task_id", -1, "no backward pass is running", status="real")
 returning(C, "_current_graph_task_execution_order", [], "no backward pass is running", status="real")
-refuse(C, "_will_engine_execute_node _enter_dual_level _exit_dual_level _increment_version "
+refuse(C, "_will_engine_execute_node _increment_version "
           "_unsafe_reset_storage")
 
 

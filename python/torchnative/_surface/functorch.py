@@ -2,9 +2,10 @@
 which torch.func builds on them) are real: vmap's levels and batched tensors are C
 (src/ops/vmap.c; the door batches every operator call that has a batched argument,
 docs/DESIGN.md "vmap"), grad's levels are aliases of the inputs over the C autograd (below).
-These functions are upstream's names over torch._C._tn_vmap_* and friends. Forward mode
-(jvp, jacfwd, hessian) and functionalize refuse by name: torchnative has no forward-mode
-autograd and no functionalization pass."""
+jvp's levels are forward-mode levels of the C forward-mode AD (src/autograd/forward.c), so
+jvp, jacfwd and hessian run too (linearize refuses: it traces with make_fx). These
+functions are upstream's names over torch._C._tn_vmap_*, _tn_fw_* and friends. functionalize refuses by name: torchnative has no
+functionalization pass."""
 
 from torchnative._surface import C, add, enum_, real, refuse, returning, submodule
 
@@ -139,8 +140,7 @@ def get_dynamic_layer_stack_depth():
 # that depends on nothing but this level's leaves (so a gradient is a plain tensor unless it
 # depends on something requiring grad outside the transform, as upstream's). Under vmap the
 # aliases are batched and torch.autograd.grad of batched tensors runs one backward pass per
-# batch element (autograd.py, _ImperativeEngine). Forward-mode transforms (jvp, jacfwd,
-# hessian) refuse: torchnative has no forward-mode autograd.
+# batch element (autograd.py, _ImperativeEngine). Forward-mode transforms: below.
 _grad_leaves = {}  # grad level -> the wrappers it made (their physical values are its leaves)
 # wrappers of levels that have exited, while alive: a vector-Jacobian product taken after
 # its level exited (vjp's vjp_fn, jacrev) detaches what depends on nothing else
@@ -196,14 +196,43 @@ def _unwrap_for_grad(t, level):
     leaves = _grad_leaves.get(level)
     if leaves is None or _c()._tn_reaches_other_leaf(t, tuple(leaves)):
         return t
-    return t.detach()
+    return _detach_keep_tangents(t, tuple(leaves))
 
 
-# entering jvp refuses (below), so no level of its is ever active: its exit, which
-# upstream's context manager calls in `finally`, leaves the entry's refusal visible
-returning(F, "_jvp_decrement_nesting", None, "no jvp level can be active (entering one refuses)")
+def _detach_keep_tangents(t, leaves):
+    # a jvp level outside keeps its dual; tangents live on the physical value of a batched
+    # tensor, so the value is detached and batched again
+    C = _c()
+    info = C._tn_batch_info(t)
+    if info is None:
+        return C._tn_detach_keep_tangents(t, leaves)
+    return C._tn_add_batch_dim(_detach_keep_tangents(info[0], leaves), info[1], info[2])
+
+
+# ---- torch.func.jvp / jacfwd / hessian: a jvp level is a forward-mode level of the C
+# forward-mode AD (src/autograd/forward.c) that nests, unlike forward_ad's; forward_ad's
+# dual_level inside it names it, so make_dual/unpack_dual at level 0 reach the innermost
+# jvp. Its number is kept apart from grad levels' (jacfwd's argnums wrap inputs at it).
+_JVP_LEVEL_BASE = 1000
+
+
+@real(F)
+def _jvp_increment_nesting():
+    from torchnative._surface.autograd import jvp_decompositions_stand_in
+    jvp_decompositions_stand_in()
+    return _JVP_LEVEL_BASE + _c()._tn_fw_enter(True)
+
+
+@real(F)
+def _jvp_decrement_nesting():
+    level = _JVP_LEVEL_BASE + _c()._tn_fw_depth() - 1
+    _c()._tn_fw_exit(-1, True)
+    _grad_leaves.pop(level, None)
+    return level
+
+
 refuse(F, """_wrap_functional_tensor _unwrap_functional_tensor _assert_wrapped_functional _propagate_functional_input_mutation
-_jvp_increment_nesting _func_increment_nesting _func_decrement_nesting
+_func_increment_nesting _func_decrement_nesting
 _maybe_unsafe_set_level dlevel dump_dls dump_local_tls dump_tensor
 pop_dynamic_layer_stack pop_dynamic_layer_stack_and_undo_to_depth
 push_dynamic_layer_stack reshape_dim_into reshape_dim_outof""")
