@@ -35,6 +35,12 @@ typedef struct tn_device {
     int16_t index; /* -1 = none */
 } tn_device;
 
+/* int64 sums and products of sizes as upstream's C++ computes them in practice: wrapping
+ * modulo 2^64 (a wrapped size then fails the check it meets, as upstream's does); in C a
+ * signed overflow is undefined, so every size arithmetic that can overflow uses these */
+static inline int64_t tn_mul_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline int64_t tn_add_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+
 static inline tn_device tn_device_cpu(void) { return (tn_device){TN_DEVICE_CPU, -1}; }
 static inline bool tn_device_is_meta(tn_device d) { return d.type == TN_DEVICE_META; }
 

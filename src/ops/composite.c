@@ -83,7 +83,7 @@ tn_status tn_op_diag_embed(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld", (long long)args[2].u.i,
                         (long long)args[3].u.i);
     int64_t off = args[1].u.i, n = self->ndim ? self->sizes[self->ndim - 1] : 1;
-    int64_t m = n + (off < 0 ? -off : off), sz[TN_MAX_DIMS];
+    int64_t m = tn_add_wrap(n, off < 0 ? tn_mul_wrap(off, -1) : off), sz[TN_MAX_DIMS]; /* wraps as upstream's */
     for (int i = 0, k = 0; i < nd; i++) sz[i] = (i == d1 || i == d2) ? m : self->sizes[k++];
     tn_tensor *z, *dg;
     tn_value za[6] = {args[0], tn_value_intlist(sz, nd), {.tag = TN_V_NONE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},

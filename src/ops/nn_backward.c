@@ -520,11 +520,12 @@ tn_status tn_op_native_group_norm_backward(const tn_value *args, tn_value *rets)
     if (G <= 0 || C % G != 0)
         return tn_error(TN_ERR_RUNTIME, "Expected number of channels in input to be divisible by num_groups, but got "
                                         "input of shape with %lld channels and num_groups=%lld", (long long)C, (long long)G);
-    if (N * C * HxW != tn_tensor_numel(x))
+    const int64_t NCHW = tn_mul_wrap(tn_mul_wrap(N, C), HxW), NG = tn_mul_wrap(N, G);
+    if (NCHW != tn_tensor_numel(x))
         return tn_error(TN_ERR_RUNTIME, "Expected input to have N * C * HxW = %lld elements, but got %lld",
-                        (long long)(N * C * HxW), (long long)tn_tensor_numel(x));
-    if (tn_tensor_numel(mean) != N * G || tn_tensor_numel(rstd) != N * G)
-        return tn_error(TN_ERR_RUNTIME, "Expected mean and rstd to have N * group = %lld elements", (long long)(N * G));
+                        (long long)NCHW, (long long)tn_tensor_numel(x));
+    if (tn_tensor_numel(mean) != NG || tn_tensor_numel(rstd) != NG)
+        return tn_error(TN_ERR_RUNTIME, "Expected mean and rstd to have N * group = %lld elements", (long long)NG);
     if (w && tn_tensor_numel(w) != C)
         return tn_error(TN_ERR_RUNTIME, "Expected weight to be a vector of size equal to the number of channels in "
                                         "input, but got weight of shape [%lld] and input of shape with %lld channels",
@@ -536,7 +537,7 @@ tn_status tn_op_native_group_norm_backward(const tn_value *args, tn_value *rets)
     if (st == TN_OK && tn_nnb_mask_at(&args[9], 1)) st = tn_nn_empty(1, &C, pdt, x, &gw);
     if (st == TN_OK && tn_nnb_mask_at(&args[9], 2)) st = tn_nn_empty(1, &C, pdt, x, &gb);
     tn_tensor *all[5] = {gy, x, mean, rstd, w};
-    if (st == TN_OK && !tn_nnb_any_meta(5, all) && N * C * HxW == 0) {
+    if (st == TN_OK && !tn_nnb_any_meta(5, all) && NCHW == 0) {
         tn_nnb_zero_tensor(gw);
         tn_nnb_zero_tensor(gb);
     } else if (st == TN_OK && !tn_nnb_any_meta(5, all) && (gx || gw || gb)) {

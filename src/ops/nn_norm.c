@@ -256,9 +256,9 @@ tn_status tn_op_native_group_norm(const tn_value *args, tn_value *rets) {
     if (G <= 0 || C % G != 0)
         return tn_error(TN_ERR_RUNTIME, "Expected number of channels in input to be divisible by num_groups, but got "
                                         "input of shape %s and num_groups=%lld", TN_NN_FMT(input, b1), (long long)G);
-    if (N * C * HxW != tn_tensor_numel(input))
+    if (tn_mul_wrap(tn_mul_wrap(N, C), HxW) != tn_tensor_numel(input))
         return tn_error(TN_ERR_RUNTIME, "Expected the input of %s to have N * C * HxW = %lld elements",
-                        TN_NN_FMT(input, b1), (long long)(N * C * HxW));
+                        TN_NN_FMT(input, b1), (long long)tn_mul_wrap(tn_mul_wrap(N, C), HxW));
     if (weight && (weight->ndim != 1 || weight->sizes[0] != C))
         return tn_error(TN_ERR_RUNTIME, "Expected weight to be a vector of size equal to the number of channels in "
                                         "input, but got weight of shape %s and input of shape %s",

@@ -21,7 +21,7 @@ tn_status tn_view_sizes(int64_t numel, int n, const int64_t *shape, int64_t *out
             if (infer >= 0) return tn_error(TN_ERR_RUNTIME, "only one dimension can be inferred");
             infer = i;
         } else if (shape[i] >= 0) {
-            known *= shape[i];
+            known = tn_mul_wrap(known, shape[i]);
         } else {
             return tn_error(TN_ERR_RUNTIME, "invalid shape dimension %lld at index %d of shape %s",
                             (long long)shape[i], i, tn_format_sizes(n, shape, buf, sizeof buf));

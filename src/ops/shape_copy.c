@@ -315,7 +315,7 @@ static tn_status repeat_of(tn_tensor *self, const int64_t *reps, int64_t nr, tn_
     for (int i = 0; i < n; i++) {
         src_sizes[i] = i < lead ? 1 : self->sizes[i - lead];
         src_strides[i] = i < lead ? 0 : self->strides[i - lead];
-        sizes[i] = src_sizes[i] * reps[i];
+        sizes[i] = tn_mul_wrap(src_sizes[i], reps[i]); /* a huge repeat wraps, then the allocation refuses */
     }
     tn_tensor *out;
     TN_TRY(tn_tensor_empty(n, sizes, self->dtype, tn_tensor_device(self), &out));
@@ -492,7 +492,8 @@ static tn_status constant_pad(tn_tensor *self, const int64_t *pad, int64_t np, c
         int64_t sizes[TN_MAX_DIMS];
         for (int i = 0; i < n; i++) {
             sizes[i] = self->sizes[i];
-            if (i >= l_diff) sizes[i] += pad[2 * (n - i - 1)] + pad[2 * (n - i - 1) + 1];
+            if (i >= l_diff) /* wrapping as upstream's sum (7 + INT64_MAX - 3 refuses as negative) */
+                sizes[i] = tn_add_wrap(tn_add_wrap(sizes[i], pad[2 * (n - i - 1)]), pad[2 * (n - i - 1) + 1]);
             if (sizes[i] < 0) {
                 st = tn_error(TN_ERR_RUNTIME,
                               "The input size %lld, plus negative padding %lld and %lld resulted in a negative output "

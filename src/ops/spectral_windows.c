@@ -21,7 +21,8 @@ static tn_status window(const char *name, win_kind kind, int64_t n, bool periodi
         fo[0] = tn_value_intlist(&n, 1);
         return tn_dispatch(n == 0 ? TN_OP_empty_memory_format : TN_OP_ones, fo, rets);
     }
-    int64_t m = periodic ? n + 1 : n;
+    /* n + 1 wraps at INT64_MAX as upstream's does (its arange then refuses the range) */
+    int64_t m = periodic ? tn_add_wrap(n, 1) : n;
     tn_cx c = {0};
     fo[0] = TN_I(m);
     tn_tensor *w = tn_cx_call(&c, TN_OP_arange, fo);

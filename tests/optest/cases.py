@@ -3340,3 +3340,12 @@ for _n, _src in [
     ("no_formula", f"{FWM}.dual_level()(lambda: torch.special.zeta({FWM}.make_dual(a, a), 2.0))()"),
 ]:
     add(f"fwd_{_n}_err", f"lambda a: {_src}", [In((3, 4))], [])
+# repeat with a repeat count whose product with the size overflows int64: upstream's product
+# wraps and the allocation refuses; ours multiplied signed (UBSan report, ASan fuzz seed 26)
+add("repeat_size_overflow_err", "lambda a: torch.ops.aten.repeat.out(a.half(), [2, 5, -4, 9223372036854775807], out=torch.zeros(1, 1, dtype=torch.int32))", [In((1, 5))], ["repeat.out"])
+add("repeat_huge_wraps_err", "lambda a: a.repeat(1, 2**62)", [In((1, 5))], ["repeat.default"])
+add("size_product_overflow_errs", "lambda a: (torch.tensor(3).reshape(4611686018427387904, 7, 0, 2), torch.ops.aten._unsafe_view(a, (2147483647, 4611686018427387904, 3, 3)))", [In((2, 3, 1))], ["reshape.default", "_unsafe_view.default"])
+add("blackman_window_max_length_err", "lambda a: torch.blackman_window(9223372036854775807)", [In((3,))], ["blackman_window.default"])
+add("diag_embed_offset_overflow_err", "lambda a: torch.diag_embed(a, 9223372036854775807, 3, 1)", [In((2, 7, 0, 3))], ["diag_embed.default"])
+add("group_norm_backward_size_overflow_err", "lambda a: torch.ops.aten.native_group_norm_backward(a, a, torch.zeros(5, 1), torch.ones(5, 1), None, 4611686018427387904, 5, 5, 1, [True, True, True])", [In((3, 7, 2))], ["native_group_norm_backward.default"])
+add("constant_pad_size_overflow_err", "lambda a: torch.constant_pad_nd(a, [1, 2, 9223372036854775807, -3])", [In((7, 3))], ["constant_pad_nd.default"])
