@@ -26,7 +26,7 @@ static tn_status window(const char *name, win_kind kind, int64_t n, bool periodi
     tn_cx c = {0};
     fo[0] = TN_I(m);
     tn_tensor *w = tn_cx_call(&c, TN_OP_arange, fo);
-    double d = (double)(m - 1);
+    double d = (double)tn_add_wrap(m, -1);
     switch (kind) {
     case WIN_HAMMING:
         w = tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(w), TN_D(M_PI * 2.0 / d)));

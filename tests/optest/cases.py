@@ -3349,3 +3349,4 @@ add("blackman_window_max_length_err", "lambda a: torch.blackman_window(922337203
 add("diag_embed_offset_overflow_err", "lambda a: torch.diag_embed(a, 9223372036854775807, 3, 1)", [In((2, 7, 0, 3))], ["diag_embed.default"])
 add("group_norm_backward_size_overflow_err", "lambda a: torch.ops.aten.native_group_norm_backward(a, a, torch.zeros(5, 1), torch.ones(5, 1), None, 4611686018427387904, 5, 5, 1, [True, True, True])", [In((3, 7, 2))], ["native_group_norm_backward.default"])
 add("constant_pad_size_overflow_err", "lambda a: torch.constant_pad_nd(a, [1, 2, 9223372036854775807, -3])", [In((7, 3))], ["constant_pad_nd.default"])
+add("hann_window_max_length_err", "lambda a: (torch.hann_window(9223372036854775807, True))", [In((3,))], ["hann_window.periodic"])
