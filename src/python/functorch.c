@@ -102,27 +102,37 @@ static PyObject *f_grad_decrement(PyObject *m, PyObject *u) {
     return PyLong_FromLongLong(level);
 }
 
+/* The tensors of the sequence seq (a tuple or list), each its innermost value when
+ * batched: a new PyMem array of *n borrowed tensors (seq keeps them alive), or NULL with a
+ * Python error set. */
+static tn_tensor **leaves_of(PyObject *seq, Py_ssize_t *n) {
+    PyObject *fast = PySequence_Tuple(seq);
+    if (!fast) return NULL;
+    *n = PyTuple_Size(fast);
+    tn_tensor **leaves = PyMem_Calloc((size_t)*n + 1, sizeof *leaves);
+    if (!leaves) { Py_DECREF(fast); PyErr_NoMemory(); return NULL; }
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        tn_tensor *l;
+        if (!tensor_arg(PyTuple_GetItem(fast, i), &l)) { PyMem_Free(leaves); Py_DECREF(fast); return NULL; }
+        while (l->batch) l = l->batch->value;
+        leaves[i] = l;
+    }
+    Py_DECREF(fast); /* the tuple's items are seq's own objects, which stay alive */
+    return leaves;
+}
+
 /* _tn_reaches_other_leaf(tensor, leaves): whether backward from tensor (its innermost
  * value when batched) reaches a leaf requiring grad that is not one of `leaves` */
 static PyObject *f_reaches_other_leaf(PyObject *m, PyObject *args) {
     PyObject *o, *seq;
     tn_tensor *t;
     if (!PyArg_ParseTuple(args, "OO:_tn_reaches_other_leaf", &o, &seq) || !tensor_arg(o, &t)) return NULL;
-    PyObject *fast = PySequence_Tuple(seq);
-    if (!fast) return NULL;
-    Py_ssize_t n = PyTuple_Size(fast);
-    tn_tensor **leaves = PyMem_Calloc((size_t)n + 1, sizeof *leaves);
-    if (!leaves) { Py_DECREF(fast); return PyErr_NoMemory(); }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        tn_tensor *l;
-        if (!tensor_arg(PyTuple_GetItem(fast, i), &l)) { PyMem_Free(leaves); Py_DECREF(fast); return NULL; }
-        while (l->batch) l = l->batch->value;
-        leaves[i] = l;
-    }
+    Py_ssize_t n;
+    tn_tensor **leaves = leaves_of(seq, &n);
+    if (!leaves) return NULL;
     while (t->batch) t = t->batch->value;
     bool r = tn_autograd_reaches_other_leaf(t, leaves, (int)n);
     PyMem_Free(leaves);
-    Py_DECREF(fast);
     return PyBool_FromLong(r);
 }
 
@@ -170,21 +180,12 @@ static PyObject *f_detach_keep_tangents(PyObject *m, PyObject *args) {
     PyObject *o, *seq;
     tn_tensor *t;
     if (!PyArg_ParseTuple(args, "OO:_tn_detach_keep_tangents", &o, &seq) || !tensor_arg(o, &t)) return NULL;
-    PyObject *fast = PySequence_Tuple(seq);
-    if (!fast) return NULL;
-    Py_ssize_t n = PyTuple_Size(fast);
-    tn_tensor **leaves = PyMem_Calloc((size_t)n + 1, sizeof *leaves);
-    if (!leaves) { Py_DECREF(fast); return PyErr_NoMemory(); }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        tn_tensor *l;
-        if (!tensor_arg(PyTuple_GetItem(fast, i), &l)) { PyMem_Free(leaves); Py_DECREF(fast); return NULL; }
-        while (l->batch) l = l->batch->value;
-        leaves[i] = l;
-    }
+    Py_ssize_t n;
+    tn_tensor **leaves = leaves_of(seq, &n);
+    if (!leaves) return NULL;
     tn_tensor *r;
     tn_status st = tn_fw_detach(t, leaves, (int)n, &r);
     PyMem_Free(leaves);
-    Py_DECREF(fast);
     if (st != TN_OK) return tn_py_raise(st);
     return tn_py_tensor_wrap(r);
 }
