@@ -316,7 +316,17 @@ def collectives(python, ws, env=None):
     if key not in _cache:
         res = launch(python, os.path.join(HERE, "distributed", "collectives.py"), ws, timeout=300, env_extra=env)
         _cache[key] = [last_json(r) for r in res]
+        _errors[key] = [f"rank {r}: {line}" for r, (_, _, err) in enumerate(res) for line in err.splitlines()
+                        if "Error: " in line]
     return _cache[key]
+
+
+_errors = {}
+
+
+def error_lines(python, ws, env=None):
+    """The exception messages the collectives' ranks printed (for a failing comparison's report)."""
+    return _errors.get((python, ws, tuple(sorted((env or {}).items()))), [])[:8]
 
 
 def compare_with_upstream(ours, ref):
@@ -349,7 +359,7 @@ def test_collectives_match_upstream(ws):
     ours, ref = collectives(OURS, ws), collectives(REF_PYTHON, ws)
     same, diffs = compare_with_upstream(ours, ref)
     print(f"ws={ws}: {same} results bitwise equal to upstream gloo")
-    assert diffs == [], diffs[:5]
+    assert diffs == [], (diffs[:5], error_lines(OURS, ws))
 
 
 @needs_ref
@@ -362,7 +372,7 @@ def test_collectives_match_upstream_other_paths(ws, path):
     env = TCP_ONLY if path == "tcp" else SHM_SLICED
     same, diffs = compare_with_upstream(collectives(OURS, ws, env), collectives(REF_PYTHON, ws))
     print(f"ws={ws} {path}: {same} results bitwise equal to upstream gloo")
-    assert diffs == [], diffs[:5]
+    assert diffs == [], (diffs[:5], error_lines(OURS, ws, env))
 
 
 BOUNDARIES = """
