@@ -194,7 +194,6 @@ static void task_free(task *t) {
     free(t->tab);
     free(t->order);
     free(t->heap);
-    free(t->input_edges);
 }
 
 /* ---- gradient arithmetic the engine itself needs ------------------------------------ */
@@ -692,12 +691,15 @@ done:
     if (st != TN_OK && a->results)
         for (int i = 0; i < a->ninputs; i++) { tn_tensor_release(a->results[i]); a->results[i] = NULL; }
     for (int i = 0; root_grads && i < a->nroots; i++) tn_tensor_release(root_grads[i]);
+    /* the table's entries read their nodes, which the root and input edges may hold the
+     * last references to (a leaf's AccumulateGrad made for this call): table first */
+    task_free(&t);
     for (int i = 0; root_edges && i < a->nroots; i++)
         if (root_edges[i].fn) tn_node_release(root_edges[i].fn);
     for (int i = 0; t.input_edges && i < a->ninputs; i++)
         if (t.input_edges[i].fn) tn_node_release(t.input_edges[i].fn);
+    free(t.input_edges);
     free(root_grads);
     free(root_edges);
-    task_free(&t);
     return st;
 }

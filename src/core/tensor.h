@@ -40,6 +40,7 @@ typedef struct tn_device {
  * signed overflow is undefined, so every size arithmetic that can overflow uses these */
 static inline int64_t tn_mul_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 static inline int64_t tn_add_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t tn_sub_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 
 static inline tn_device tn_device_cpu(void) { return (tn_device){TN_DEVICE_CPU, -1}; }
 static inline bool tn_device_is_meta(tn_device d) { return d.type == TN_DEVICE_META; }

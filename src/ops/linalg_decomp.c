@@ -154,6 +154,15 @@ tn_status tn_la_new_i32(tn_device dev, int ndim, const int64_t *sizes, const int
 
 void *tn_la_alloc(int64_t n, size_t size) { return calloc((size_t)(n > 0 ? n : 1), size); }
 
+tn_status tn_la_check_numel(int64_t batch, int64_t rows, int64_t cols, int64_t w) {
+    int64_t n;
+    if (__builtin_mul_overflow(batch, rows, &n) || __builtin_mul_overflow(n, cols, &n) ||
+        __builtin_mul_overflow(n, w * (int64_t)sizeof(double), &n))
+        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=[%lld, %lld]", (long long)rows,
+                        (long long)cols);
+    return TN_OK;
+}
+
 /* "(Batch element k): " when the input is batched, else "". */
 static const char *batch_prefix(bool batched, int64_t k, char *buf, size_t len) {
     if (!batched) return "";

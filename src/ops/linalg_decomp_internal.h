@@ -42,5 +42,9 @@ tn_status tn_la_new(tn_dtype dt, tn_device dev, int ndim, const int64_t *sizes, 
 tn_status tn_la_new_i32(tn_device dev, int ndim, const int64_t *sizes, const int32_t *src, tn_tensor **out);
 /* calloc of n elements of `size` bytes (at least one element, so 0 is not a failure). */
 void *tn_la_alloc(int64_t n, size_t size);
+/* RuntimeError "Storage size calculation overflowed" (upstream's, from the result's
+ * shape) unless batch x rows x cols elements of w doubles each count within int64: the
+ * check before a buffer size is multiplied out. */
+tn_status tn_la_check_numel(int64_t batch, int64_t rows, int64_t cols, int64_t w);
 
 #endif

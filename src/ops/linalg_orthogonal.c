@@ -71,6 +71,7 @@ static tn_status qr_impl(tn_tensor *A, int mode, tn_tensor **out) {
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n, w = tn_la_w(A->dtype);
     int64_t qc = mode == 1 ? m : k, rr = mode == 1 ? m : k; /* Q m×qc, R rr×n */
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], zero = 0;
+    TN_TRY(tn_la_check_numel(batch, m, m > n ? m : n, w)); /* A, Q m x qc and R rr x n */
     double *a = tn_la_alloc(batch * m * n * w, sizeof(double)), *tau = tn_la_alloc(k * w, sizeof(double));
     double *q = tn_la_alloc(batch * m * qc * w, sizeof(double)), *r = tn_la_alloc(batch * rr * n * w, sizeof(double));
     if (!a || !tau || !q || !r) { free(a), free(tau), free(q), free(r); return oom(); }
@@ -263,6 +264,9 @@ static tn_status svd_impl(const char *api, tn_tensor *A, bool full, bool uv, tn_
     int64_t p = tall ? m : n, q = tall ? n : m;
     int64_t ucols = full ? m : k, vrows = full ? n : k, pc = full ? p : q;
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS];
+    /* every buffer below (the per-matrix ones too, whatever the batch) */
+    TN_TRY(tn_la_check_numel(batch > 1 ? batch : 1, m, n, w));
+    if (uv) TN_TRY(tn_la_check_numel(batch > 1 ? batch : 1, m > n ? m : n, pc > vrows ? pc : vrows, w));
     double *a = tn_la_alloc(batch * m * n * w, sizeof(double)), *mt = tn_la_alloc(p * q * w, sizeof(double));
     double *s = tn_la_alloc(batch * k, sizeof(double)), *work = tn_la_alloc(q, sizeof(double));
     double *pu = uv ? tn_la_alloc(p * pc * w, sizeof(double)) : NULL, *qv = uv ? tn_la_alloc(q * q * w, sizeof(double)) : NULL;

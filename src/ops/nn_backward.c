@@ -16,14 +16,6 @@
 
 /* ================================ pooling ============================================== */
 
-/* Upstream's pooling_output_shape (as nn_pool.c). */
-static int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
-    int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-    int64_t o = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-    if (ceil_mode && (o - 1) * stride >= in + pad) o--;
-    return o;
-}
-
 typedef struct pool2 {
     int64_t kh, kw, sh, sw, ph, pw, dh, dw;
 } pool2;
@@ -40,6 +32,9 @@ static tn_status read_pool2(const tn_value *args, int k, int s, int p, int d, po
     if (d >= 0 && !tn_nn_int_list(&args[d], 2, dd))
         return tn_error(TN_ERR_RUNTIME, "dilation must be either a single int, or a tuple of two ints");
     *a = (pool2){kk[0], kk[1], ss[0], ss[1], pp[0], pp[1], dd[0], dd[1]};
+    for (int i = 0; i < 2; i++) /* upstream narrows each to int first */
+        if (kk[i] != (int32_t)kk[i] || ss[i] != (int32_t)ss[i] || pp[i] != (int32_t)pp[i] || dd[i] != (int32_t)dd[i])
+            return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type int without overflow");
     if (kk[0] <= 0 || kk[1] <= 0)
         return tn_error(TN_ERR_RUNTIME, "kernel size should be greater than zero, but got kH: %lld kW: %lld",
                         (long long)kk[0], (long long)kk[1]);
@@ -140,7 +135,8 @@ tn_status tn_op_max_pool2d_with_indices_backward(const tn_value *args, tn_value 
     }
     int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
     bool ceil_mode = args[6].u.b;
-    int64_t oh = pool_out(H, a.kh, a.ph, a.sh, a.dh, ceil_mode), ow = pool_out(W, a.kw, a.pw, a.sw, a.dw, ceil_mode);
+    int64_t oh = tn_nn_pool_out(H, a.kh, a.ph, a.sh, a.dh, ceil_mode);
+    int64_t ow = tn_nn_pool_out(W, a.kw, a.pw, a.sw, a.dw, ceil_mode);
     TN_TRY(check_grad_planes(gy, x, oh, ow, "max_pool2d_with_indices_backward"));
     if (!tn_nnb_same_sizes(idx, gy)) {
         char b1[256], b2[256];
@@ -196,7 +192,8 @@ tn_status tn_op_avg_pool2d_backward(const tn_value *args, tn_value *rets) {
     }
     int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
     bool ceil_mode = args[5].u.b;
-    int64_t oh = pool_out(H, c.a.kh, c.a.ph, c.a.sh, 1, ceil_mode), ow = pool_out(W, c.a.kw, c.a.pw, c.a.sw, 1, ceil_mode);
+    int64_t oh = tn_nn_pool_out(H, c.a.kh, c.a.ph, c.a.sh, 1, ceil_mode);
+    int64_t ow = tn_nn_pool_out(W, c.a.kw, c.a.pw, c.a.sw, 1, ceil_mode);
     TN_TRY(check_grad_planes(gy, x, oh, ow, "avg_pool2d_backward"));
     return plane_backward(gy, x->ndim, x->sizes, x->dtype, run_avg_bwd, &c, rets);
 }
@@ -920,8 +917,8 @@ static tn_status pad_backward(const tn_value *args, tn_value *rets, int nsp, boo
     bool ok = gy->ndim == x->ndim;
     for (int i = 0; ok && i < x->ndim; i++) {
         int64_t e = x->sizes[i];
-        if (i == x->ndim - 1) e = W + pl + pr;
-        else if (nsp == 2 && i == x->ndim - 2) e = H + pt + pb;
+        if (i == x->ndim - 1) e = tn_add_wrap(tn_add_wrap(W, pl), pr); /* upstream's int64 wrap */
+        else if (nsp == 2 && i == x->ndim - 2) e = tn_add_wrap(tn_add_wrap(H, pt), pb);
         ok = gy->sizes[i] == e;
     }
     if (!ok)

@@ -38,6 +38,21 @@ static inline bool tn_nn_is_int(tn_dtype d) {
 }
 static inline tn_dtype tn_nn_acc_any(tn_dtype d) { return tn_nn_is_int(d) ? TN_DTYPE_INT64 : tn_nn_acc(d); }
 
+/* Upstream's pooling_output_shape, one home for the 1-d/2-d/3-d pools and their backward:
+ * floor or ceil mode, and a last window must start inside the input or the left padding.
+ * stride > 0. In int64 arithmetic that wraps as upstream's does (no undefined overflow for
+ * the huge sizes and paddings a caller may pass before its shape checks refuse them). */
+static inline int64_t tn_nn_pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
+                                     bool ceil_mode) {
+    int64_t num = tn_sub_wrap(tn_add_wrap(in, tn_mul_wrap(2, pad)), tn_add_wrap(tn_mul_wrap(dil, k - 1), 1));
+    if (ceil_mode) num = tn_add_wrap(num, stride - 1);
+    /* floor division; -num taken in unsigned arithmetic (num may be INT64_MIN) */
+    uint64_t neg = (uint64_t)0 - (uint64_t)num;
+    int64_t o = (num >= 0 ? num / stride : -(int64_t)((neg + (uint64_t)stride - 1) / (uint64_t)stride)) + 1;
+    if (ceil_mode && tn_mul_wrap(o - 1, stride) >= tn_add_wrap(in, pad)) o--;
+    return o;
+}
+
 /* A contiguous working copy of a tensor in an acc dtype. `data` may point straight into
  * the tensor's storage (owned == false) when no conversion or gather is needed. */
 typedef struct tn_nn_buf {

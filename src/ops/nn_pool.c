@@ -20,15 +20,6 @@
 #define NN_KERNEL_ANY_VEC(acc, name, ...)                                                     \
     ((acc) == TN_DTYPE_INT64 ? i64_##name##__scalar(__VA_ARGS__) : NN_KERNEL_VEC(acc, name, __VA_ARGS__))
 
-/* Upstream's pooling_output_shape (floor or ceil mode; a last window must start inside
- * the input or the left padding). */
-static int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
-    int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-    int64_t o = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-    if (ceil_mode && (o - 1) * stride >= in + pad) o--;
-    return o;
-}
-
 typedef struct plane_geom {
     int64_t P, H, W; /* planes and plane size */
     int nd;          /* 3 or 4 */
@@ -123,8 +114,8 @@ static tn_status read_pool_args(const tn_value *args, pool_args *a, bool has_dil
 }
 
 static tn_status pool_out_sizes(const tn_tensor *x, const plane_geom *g, const pool_args *a, int64_t *oh, int64_t *ow) {
-    *oh = pool_out(g->H, a->kh, a->ph, a->sh, a->dh, a->ceil_mode);
-    *ow = pool_out(g->W, a->kw, a->pw, a->sw, a->dw, a->ceil_mode);
+    *oh = tn_nn_pool_out(g->H, a->kh, a->ph, a->sh, a->dh, a->ceil_mode);
+    *ow = tn_nn_pool_out(g->W, a->kw, a->pw, a->sw, a->dw, a->ceil_mode);
     int64_t C = x->sizes[x->ndim - 3];
     if (*oh < 1 || *ow < 1)
         return tn_error(TN_ERR_RUNTIME, "Given input size: (%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lld). "

@@ -10,15 +10,6 @@
 #include "ops/nn_backward_internal.h"
 #include "ops/shape.h"
 
-/* Upstream's pooling_output_shape (floor or ceil mode; a last window must start inside
- * the input or the left padding). */
-static int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
-    int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-    int64_t o = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-    if (ceil_mode && (o - 1) * stride >= in + pad) o--;
-    return o;
-}
-
 /* kernel_size, stride ([] or None: the kernel), padding, dilation (dil_arg < 0: none) */
 static tn_status read_pool3d(const tn_value *args, int k_arg, int s_arg, int p_arg, int dil_arg, const char *name,
                              tn_pool3d_geom *g) {
@@ -59,7 +50,7 @@ static tn_status check_pool3d(const tn_tensor *x, tn_pool3d_geom *g, bool ceil_m
                             fn, TN_NN_FMT(x, b), (long long)x->sizes[i]);
     for (int d = 0; d < 3; d++) {
         g->in[d] = x->sizes[x->ndim - 3 + d];
-        g->out[d] = pool_out(g->in[d], g->k[d], g->pad[d], g->s[d], g->dil[d], ceil_mode);
+        g->out[d] = tn_nn_pool_out(g->in[d], g->k[d], g->pad[d], g->s[d], g->dil[d], ceil_mode);
     }
     if (avg && (g->in[0] < g->k[0] || g->in[1] < g->k[1] || g->in[2] < g->k[2]))
         return tn_error(TN_ERR_RUNTIME, "input image (T: %lld H: %lld W: %lld) smaller than kernel size (kT: %lld kH: "

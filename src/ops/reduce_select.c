@@ -473,7 +473,7 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
     tn_status st = tn_tensor_empty(nd, bshape, dt, tn_tensor_device(self), &out);
     if (st != TN_OK) { free(qs); return st; }
     sel_lanes L = {0};
-    tn_tensor *src = self;
+    tn_tensor *src = NULL; /* owned: self retained, or a flat view of its copy */
     int64_t n = tn_tensor_numel(self);
     if (!has_dim || self->ndim == 0) {
         tn_tensor *flat;
@@ -481,9 +481,11 @@ static tn_status quantile_impl(const tn_value *a, tn_value *r, bool q_scalar, bo
         if (st == TN_OK) {
             src = tn_tensor_new_view(flat->storage, flat->offset, 1, &n, (int64_t[]){1}, dt);
             tn_tensor_release(flat);
+            if (!src) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
         }
         dim = 0;
     } else {
+        src = self;
         tn_tensor_retain(src);
     }
     if (st == TN_OK) st = lanes_open(src, dim, &L);

@@ -17,7 +17,7 @@ static tn_status zeros_like_sizes(const tn_value *sizes, const tn_tensor *grad, 
         return tn_error(TN_ERR_RUNTIME, "input sizes have %lld dimensions, more than %d", (long long)sizes->u.ilist.n,
                         TN_MAX_DIMS);
     for (int64_t i = 0; i < sizes->u.ilist.n; i++)
-        if (sizes->u.ilist.data[i] < 0) return tn_error(TN_ERR_RUNTIME, "negative dimension %lld", (long long)sizes->u.ilist.data[i]);
+        if (sizes->u.ilist.data[i] < 0) return tn_error(TN_ERR_RUNTIME, "zeros: Dimension size must be non-negative.");
     return tn_tensor_zeros((int)sizes->u.ilist.n, sizes->u.ilist.data, grad->dtype, tn_tensor_device(grad), out);
 }
 
@@ -30,7 +30,10 @@ static tn_status copy_into(tn_tensor *view, tn_tensor *src) {
     return st;
 }
 
-/* Gradient = zeros(sizes) with grad copied into the view (sizes vs, strides vst, offset). */
+/* Gradient = zeros(sizes) with grad copied into the view (sizes vs, strides vst, offset).
+ * The callers compute the view's geometry before the zeros refuse impossible sizes, so
+ * they do it in wrapping arithmetic (tn_mul_wrap ...): once zeros(sizes) exists with an
+ * element, every product is a real element offset, and a view of no element is never read. */
 static tn_status scatter_view(const tn_value *sizes, tn_tensor *grad, int nd, const int64_t *vs, const int64_t *vst,
                               int64_t off, tn_value *rets) {
     tn_tensor *z;
@@ -58,7 +61,7 @@ tn_status tn_op_select_backward(const tn_value *args, tn_value *rets) {
     tn_contiguous_strides(nd, is->u.ilist.data, st);
     for (int i = 0, j = 0; i < nd; i++)
         if (i != dim) { vs[j] = is->u.ilist.data[i]; vst[j] = st[i]; j++; }
-    return scatter_view(is, args[0].u.t, nd - 1, vs, vst, index * st[dim], rets);
+    return scatter_view(is, args[0].u.t, nd - 1, vs, vst, tn_mul_wrap(index, st[dim]), rets);
 }
 
 /* aten::slice_backward(grad_output, input_sizes, dim, start, end, step) -> Tensor */
@@ -79,9 +82,9 @@ tn_status tn_op_slice_backward(const tn_value *args, tn_value *rets) {
     int64_t st[TN_MAX_DIMS], vs[TN_MAX_DIMS], vst[TN_MAX_DIMS];
     tn_contiguous_strides(nd, is->u.ilist.data, st);
     for (int i = 0; i < nd; i++) { vs[i] = is->u.ilist.data[i]; vst[i] = st[i]; }
-    vs[dim] = (end - start + step - 1) / step;
-    vst[dim] = st[dim] * step;
-    return scatter_view(is, args[0].u.t, nd, vs, vst, start * st[dim], rets);
+    vs[dim] = end > start ? (end - start - 1) / step + 1 : 0;
+    vst[dim] = tn_mul_wrap(st[dim], step);
+    return scatter_view(is, args[0].u.t, nd, vs, vst, tn_mul_wrap(start, st[dim]), rets);
 }
 
 /* aten::diagonal_backward(grad_output, input_sizes, offset, dim1, dim2) -> Tensor */
@@ -96,14 +99,15 @@ tn_status tn_op_diagonal_backward(const tn_value *args, tn_value *rets) {
     int64_t off = args[2].u.i, s1 = is->u.ilist.data[d1], s2 = is->u.ilist.data[d2];
     int64_t st[TN_MAX_DIMS], vs[TN_MAX_DIMS], vst[TN_MAX_DIMS];
     tn_contiguous_strides(nd, is->u.ilist.data, st);
-    int64_t len = off >= 0 ? (s1 < s2 - off ? s1 : s2 - off) : (s1 + off < s2 ? s1 + off : s2);
+    int64_t a1 = off >= 0 ? s1 : tn_add_wrap(s1, off), a2 = off >= 0 ? tn_sub_wrap(s2, off) : s2;
+    int64_t len = a1 < a2 ? a1 : a2;
     if (len < 0) len = 0;
-    int64_t base = len == 0 ? 0 : off >= 0 ? off * st[d2] : -off * st[d1];
+    int64_t base = len == 0 ? 0 : off >= 0 ? tn_mul_wrap(off, st[d2]) : tn_mul_wrap(tn_sub_wrap(0, off), st[d1]);
     int j = 0;
     for (int i = 0; i < nd; i++)
         if (i != d1 && i != d2) { vs[j] = is->u.ilist.data[i]; vst[j] = st[i]; j++; }
     vs[j] = len;
-    vst[j] = st[d1] + st[d2];
+    vst[j] = tn_add_wrap(st[d1], st[d2]);
     return scatter_view(is, args[0].u.t, nd - 1, vs, vst, base, rets);
 }
 

@@ -3350,3 +3350,15 @@ add("diag_embed_offset_overflow_err", "lambda a: torch.diag_embed(a, 92233720368
 add("group_norm_backward_size_overflow_err", "lambda a: torch.ops.aten.native_group_norm_backward(a, a, torch.zeros(5, 1), torch.ones(5, 1), None, 4611686018427387904, 5, 5, 1, [True, True, True])", [In((3, 7, 2))], ["native_group_norm_backward.default"])
 add("constant_pad_size_overflow_err", "lambda a: torch.constant_pad_nd(a, [1, 2, 9223372036854775807, -3])", [In((7, 3))], ["constant_pad_nd.default"])
 add("hann_window_max_length_err", "lambda a: (torch.hann_window(9223372036854775807, True))", [In((3,))], ["hann_window.periodic"])
+# The ASan+UBSan fuzz run of session 27 (seed 26): a quantile of a huge expanded view whose
+# flattening copy cannot be made released its input (use after free); svd/qr results, the
+# view-gradient geometry, replication_pad's padded size and the pool output size multiplied
+# or added huge sizes signed (UBSan). Each refuses with upstream's exception class now.
+add("quantile_huge_expand_errs", "lambda a: (a.expand(2**62, 1, 1).nanquantile(0.0, interpolation='nearest'), a.expand(2**62, 1, 1).quantile(0.5))", [In((1, 1, 1))], ["nanquantile.scalar", "quantile.scalar"])
+add("svd_full_huge_expand_errs", "lambda a: (torch.ops.aten._linalg_svd(a.expand(2**40, 1), True), torch.linalg.svd(a.expand(1, 2**40)))", [In((1, 1))], ["_linalg_svd.default"])
+add("qr_complete_huge_expand_err", "lambda a: torch.linalg.qr(a.expand(2**62, 1), mode='complete')", [In((1, 1), "float64")], ["linalg_qr.default"])
+add("replication_pad2d_backward_pad_overflow_err", "lambda a: torch.ops.aten.replication_pad2d_backward(a, a, [2, 2**40, 1, 2**63 - 1])", [In((2, 2, 4), "float64")], ["replication_pad2d_backward.default"])
+add("slice_backward_stride_overflow_err", "lambda a: torch.ops.aten.slice_backward(a, [0, 2**31, 2**40, 3], -3, -2, 3, 7)", [In((1,))], ["slice_backward.default"])
+add("diagonal_backward_huge_sizes_err", "lambda a: torch.ops.aten.diagonal_backward(a, [-1, 1, 2**63 - 1, 5], 4, -3, -2)", [In((3,))], ["diagonal_backward.default"])
+add("diagonal_backward_min_offset", "lambda a: torch.ops.aten.diagonal_backward(a, [2, 3], -2**63, 0, 1)", [In((0,))], ["diagonal_backward.default"])
+add("max_pool2d_backward_huge_dilation_err", "lambda a: torch.ops.aten.max_pool2d_with_indices_backward(a, a, [5, 3], [1, 3], [3, 4], [3, 2**63 - 1], True, torch.zeros(4, 4, 4, dtype=torch.long))", [In((4, 4, 4))], ["max_pool2d_with_indices_backward.default"])
