@@ -1110,20 +1110,118 @@ typedef struct norm_ctx {
     bool f32; /* accumulate in float (opmath of float, bf16, half) */
 } norm_ctx;
 
+/* |x| of the element at p: float32 and float64 read directly, the rest through tn_rd_get */
+static inline double norm_abs(const char *p, tn_dtype idt) {
+    if (idt == TN_DTYPE_FLOAT32) { float v; memcpy(&v, p, 4); return fabs((double)v); }
+    if (idt == TN_DTYPE_FLOAT64) { double v; memcpy(&v, p, 8); return fabs(v); }
+    return fabs(tn_rd_get(p, idt));
+}
+
+/* One accumulation step a (+) |x| of each order; f32: upstream's float opmath. */
+#define NORM_P2(a, x) (f32 ? (double)((float)(a) + (float)(x) * (float)(x)) : (a) + (x) * (x))
+#define NORM_P1(a, x) (f32 ? (double)((float)(a) + (float)(x)) : (a) + (x))
+#define NORM_P0(a, x) ((a) + ((x) != 0))
+#define NORM_PINF(a, x) ((isnan(x) || (x) > (a) || isnan(a)) ? (isnan(a) ? (a) : (x)) : (a))
+#define NORM_NINF(a, x) ((isnan(x) || (x) < (a) || isnan(a)) ? (isnan(a) ? (a) : (x)) : (a))
+#define NORM_PG(a, x) (f32 ? (double)((float)(a) + powf((float)(x), (float)p)) : (a) + pow((x), p))
+/* A run of s0 elements into one accumulator (the reduced inner dim: kept in a register,
+ * the same additions in the same order as element by element), else one per element. */
+#define NORM_RUN(STEP)                                                                         \
+    for (int64_t j = 0; j < s1; j++) {                                                         \
+        const char *ip = in + j * st[3];                                                       \
+        const char *op = out + j * st[2];                                                      \
+        if (st[0] == 0) {                                                                      \
+            double *ap = &w->acc[(op - w->obase) / 8], a = *ap;                                \
+            for (int64_t i = 0; i < s0; i++) { double x = norm_abs(ip + i * st[1], idt); a = STEP(a, x); } \
+            *ap = a;                                                                           \
+        } else {                                                                               \
+            for (int64_t i = 0; i < s0; i++) {                                                 \
+                double *ap = &w->acc[(op + i * st[0] - w->obase) / 8], x = norm_abs(ip + i * st[1], idt); \
+                *ap = STEP(*ap, x);                                                            \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
 static void norm_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
     norm_ctx *w = c;
-    for (int64_t j = 0; j < s1; j++)
-        for (int64_t i = 0; i < s0; i++) {
-            int64_t k = (out + j * st[2] + i * st[0] - w->obase) / 8;
-            double x = fabs(tn_rd_get(in + j * st[3] + i * st[1], w->idt)), a = w->acc[k], r;
-            if (w->p == 2) r = w->f32 ? (double)((float)a + (float)x * (float)x) : a + x * x;
-            else if (w->p == 1) r = w->f32 ? (double)((float)a + (float)x) : a + x;
-            else if (w->p == 0) r = a + (x != 0);
-            else if (isinf(w->p) && w->p > 0) r = (isnan(x) || x > a || isnan(a)) ? (isnan(a) ? a : x) : a;
-            else if (isinf(w->p)) r = (isnan(x) || x < a || isnan(a)) ? (isnan(a) ? a : x) : a;
-            else r = w->f32 ? (double)((float)a + powf((float)x, (float)w->p)) : a + pow(x, w->p);
-            w->acc[k] = r;
+    const double p = w->p;
+    const bool f32 = w->f32;
+    const tn_dtype idt = w->idt;
+    if (p == 2 && f32 && idt == TN_DTYPE_FLOAT32 && st[0] == 0) {
+        /* float32's 2-norm into one output: the float accumulator itself (each step's
+         * double rounds back to the same float) */
+        for (int64_t j = 0; j < s1; j++) {
+            const char *ip = in + j * st[3];
+            double *ap = &w->acc[(out + j * st[2] - w->obase) / 8];
+            float a = (float)*ap;
+            for (int64_t i = 0; i < s0; i++) { float v; memcpy(&v, ip + i * st[1], 4); a += v * v; }
+            *ap = a;
         }
+        return;
+    }
+    if (p == 2) { NORM_RUN(NORM_P2) }
+    else if (p == 1) { NORM_RUN(NORM_P1) }
+    else if (p == 0) { NORM_RUN(NORM_P0) }
+    else if (isinf(p) && p > 0) { NORM_RUN(NORM_PINF) }
+    else if (isinf(p)) { NORM_RUN(NORM_NINF) }
+    else { NORM_RUN(NORM_PG) }
+}
+#undef NORM_RUN
+#undef NORM_P2
+#undef NORM_P1
+#undef NORM_P0
+#undef NORM_PINF
+#undef NORM_NINF
+#undef NORM_PG
+
+/* Upstream's binary_kernel_reduce for a one-element result: with more than one thread and
+ * at least GRAIN elements, at::parallel_for cuts the iteration space into
+ * min(threads, ceil(n / GRAIN)) chunks of ceil(n / chunks) elements, each accumulated from
+ * the identity into its thread's slot of a buffer of `threads` identities, and the slots
+ * are then combined in order. Reproducing the cut keeps the result upstream's bits (before:
+ * one accumulator over all the elements, which in float drifts from upstream's by percent
+ * on 2**20 elements) and puts the chunks on the pool. */
+enum { NORM_GRAIN = 32768, NORM_SLOTS = 64 };
+typedef struct norm_split_job {
+    const tn_reduce_geom *g;
+    const char *out, *in;
+    double *slots;
+    int64_t n, chunk;
+    double p;
+    tn_dtype idt;
+    bool f32;
+} norm_split_job;
+
+static void norm_split_worker(void *ctx, int64_t b, int64_t e) {
+    const norm_split_job *j = ctx;
+    for (int64_t c = b; c < e; c++) {
+        int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+        norm_ctx w = {j->out, j->slots + c, j->p, j->idt, j->f32};
+        if (lo < hi) tn_reduce_for_range(j->g, (char *)j->out, j->in, lo, hi, norm_loop, &w);
+    }
+}
+
+static double norm_split(const tn_reduce_geom *g, const char *out, const char *in, double p, tn_dtype idt, bool f32,
+                         double init) {
+    int64_t n = 1;
+    for (int d = 0; d < g->ndim; d++) n *= g->sizes[d];
+    int threads = tn_get_num_threads();
+    if (threads > NORM_SLOTS) threads = NORM_SLOTS;
+    int64_t parts = (n + NORM_GRAIN - 1) / NORM_GRAIN;
+    if (parts > threads) parts = threads;
+    double slots[NORM_SLOTS];
+    for (int i = 0; i < threads; i++) slots[i] = init;
+    norm_split_job j = {g, out, in, slots, n, (n + parts - 1) / parts, p, idt, f32};
+    tn_parallel_for(parts, 1, norm_split_worker, &j);
+    /* combine: the sums add (in float for float opmath), the max / min pick as reduce does */
+    double a = init;
+    for (int i = 0; i < threads; i++) {
+        double x = slots[i];
+        if (isinf(p) && p > 0) a = (isnan(x) || x > a || isnan(a)) ? (isnan(a) ? a : x) : a;
+        else if (isinf(p)) a = (isnan(x) || x < a || isnan(a)) ? (isnan(a) ? a : x) : a;
+        else a = f32 ? (double)((float)a + (float)x) : a + x;
+    }
+    return a;
 }
 
 /* linalg_vector_norm(self, ord, dim mask, keepdim, dtype) */
@@ -1246,6 +1344,9 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
                 acc[ooff / 8] = a;
                 for (int d = 1; d < g.ndim; d++) { if (++idx[d] < g.sizes[d]) break; idx[d] = 0; }
             }
+        } else if (nout == 1 && tn_tensor_numel(in) >= NORM_GRAIN && tn_get_num_threads() > 1 &&
+                   !tn_in_parallel_region()) {
+            acc[0] = norm_split(&g, tn_tensor_data(ixt), tn_tensor_data(in), p, odt, f32, init);
         } else if (tn_tensor_numel(in) > 0) {
             norm_ctx w = {tn_tensor_data(ixt), acc, p, odt, f32};
             tn_reduce_for_each(&g, tn_tensor_data(ixt), tn_tensor_data(in), norm_loop, &w);

@@ -118,6 +118,26 @@ void tn_reduce_for_each(const tn_reduce_geom *g, char *out, const char *in, tn_r
     }
 }
 
+void tn_reduce_for_range(const tn_reduce_geom *g, char *out, const char *in, int64_t begin, int64_t end,
+                         tn_reduce_loop2d fn, void *ctx) {
+    int64_t idx[TN_MAX_DIMS], rest = begin;
+    for (int d = 0; d < g->ndim; d++) { idx[d] = rest % g->sizes[d]; rest /= g->sizes[d]; }
+    const int64_t st[4] = {g->st[0][0], g->st[1][0], 0, 0};
+    for (int64_t pos = begin; pos < end;) {
+        char *o = out;
+        const char *i = in;
+        for (int d = 0; d < g->ndim; d++) { o += idx[d] * g->st[0][d]; i += idx[d] * g->st[1][d]; }
+        int64_t n = g->sizes[0] - idx[0] < end - pos ? g->sizes[0] - idx[0] : end - pos;
+        fn(o, i, st, n, 1, ctx);
+        pos += n;
+        idx[0] = 0;
+        for (int d = 1; d < g->ndim; d++) {
+            if (++idx[d] < g->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
 /* Copies src into dst elementwise with conversion (same shape). */
 static void copy_convert(tn_tensor *dst, const tn_tensor *src) {
     int64_t n = tn_tensor_numel(src);

@@ -3362,3 +3362,7 @@ add("slice_backward_stride_overflow_err", "lambda a: torch.ops.aten.slice_backwa
 add("diagonal_backward_huge_sizes_err", "lambda a: torch.ops.aten.diagonal_backward(a, [-1, 1, 2**63 - 1, 5], 4, -3, -2)", [In((3,))], ["diagonal_backward.default"])
 add("diagonal_backward_min_offset", "lambda a: torch.ops.aten.diagonal_backward(a, [2, 3], -2**63, 0, 1)", [In((0,))], ["diagonal_backward.default"])
 add("max_pool2d_backward_huge_dilation_err", "lambda a: torch.ops.aten.max_pool2d_with_indices_backward(a, a, [5, 3], [1, 3], [3, 4], [3, 2**63 - 1], True, torch.zeros(4, 4, 4, dtype=torch.long))", [In((4, 4, 4))], ["max_pool2d_with_indices_backward.default"])
+# a norm into one element of at least 32768 elements off the vector path: upstream's
+# binary_kernel_reduce cuts the elements into one chunk per thread and combines the chunks'
+# accumulators (before: one accumulator, percent off in float at 2**20 elements)
+add("vector_norm_one_output_thread_chunks", "lambda a: (torch.norm(a.expand(2**20 + 7, 3)), torch.linalg.vector_norm(a.expand(40000, 3).t(), 3.0), torch.linalg.vector_norm(a.expand(50000, 3), float('inf')), torch.linalg.vector_norm(a.double().expand(40000, 3).t(), 1))", [In((1, 3))], ["linalg_vector_norm.default"])
