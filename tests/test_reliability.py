@@ -715,6 +715,14 @@ def test_sum_over_a_huge_expanded_view_answers_at_once():
     assert abs(total - 0.1 * 2**36) < 1e-3 * 0.1 * 2**36
 
 
+def test_matrix_power_of_the_most_negative_exponent():
+    """n = -2**63 negated itself (signed overflow, UBSan report in the session-27 ASan fuzz
+    run); upstream does not finish this call (over 120 s, RELIABILITY "Where upstream itself
+    fails"). The magnitude is 2**63, so (-I)**(-2**63) = I, where one factor fewer gives -I."""
+    got = torch.linalg.matrix_power(-torch.eye(2), -2**63)
+    assert torch.equal(got, torch.eye(2)), got
+
+
 def test_idempotent_reductions_read_a_repeated_dim_once():
     got = subprocess.run([sys.executable, "-c", IDEMPOTENT_PROBE], capture_output=True, text=True, timeout=240)
     assert got.returncode == 0, got.stderr[-2000:]

@@ -59,7 +59,12 @@ tn_status tn_op__chunk_cat(const tn_value *args, tn_value *rets) {
     tn_cx c = {0};
     for (int64_t k = 0; k < n && c.st == TN_OK; k++) {
         tn_tensor *t = ts[k];
-        int64_t size = t->sizes[dim], padded = (size + chunks - 1) / chunks * chunks;
+        int64_t size = t->sizes[dim], padded = tn_mul_wrap(tn_add_wrap(size, chunks - 1) / chunks, chunks); /* upstream's wrap */
+        if (padded < size) { /* wrapped: upstream's narrow of the zero-padded copy refuses */
+            tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "start (0) + length (%lld) exceeds dimension size (%lld).",
+                                    (long long)size, (long long)padded));
+            break;
+        }
         if (padded != size) {
             /* constant_pad_nd's pad list runs from the last dim: zeros up to dim, then (0, extra) */
             int64_t pad[2 * TN_MAX_DIMS] = {0};

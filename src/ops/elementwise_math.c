@@ -213,7 +213,7 @@ tn_status tn_op_logit(const tn_value *args, tn_value *rets) {
 tn_status tn_op_round_decimals(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};
     ctx.i[0] = args[1].u.i;
-    ctx.d[0] = pow(10.0, (double)llabs(ctx.i[0]));
+    ctx.d[0] = pow(10.0, fabs((double)ctx.i[0])); /* llabs(INT64_MIN) overflows */
     if (ctx.i[0] == 0) {
         /* upstream's decimals form sends integers to its float-only kernel even for 0 */
         tn_dtype dt = args[0].u.t->dtype;

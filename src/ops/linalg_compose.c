@@ -788,28 +788,29 @@ tn_status tn_op_linalg_matrix_power(const tn_value *args, tn_value *rets) {
         rets[0] = tn_value_tensor(out);
         return TN_OK;
     }
+    uint64_t un = (uint64_t)n;
     if (n < 0) {
         tn_tensor *out[2] = {0};
         tn_value iv[1] = {tn_value_tensor(A)};
         TN_TRY(tn_dispatch_one(TN_OP_linalg_inv, iv, &out[0]));
         a = out[0];
-        n = -n;
+        un = (uint64_t)0 - (uint64_t)n; /* the magnitude, 2**63 for INT64_MIN */
     } else {
         tn_tensor_retain(A);
         a = A;
     }
     tn_tensor *res = NULL, *z = NULL;
     tn_status st = TN_OK;
-    if (n == 1) st = d_clone(a, &res);
-    else if (n == 2) st = d_binary(TN_OP_matmul, a, a, &res);
-    else if (n == 3) {
+    if (un == 1) st = d_clone(a, &res);
+    else if (un == 2) st = d_binary(TN_OP_matmul, a, a, &res);
+    else if (un == 3) {
         tn_tensor *t;
         st = d_binary(TN_OP_matmul, a, a, &t);
         if (st == TN_OK) st = d_binary(TN_OP_matmul, t, a, &res), tn_tensor_release(t);
     } else {
-        while (st == TN_OK && n > 0) {
-            int64_t bit = n % 2;
-            n /= 2;
+        while (st == TN_OK && un > 0) {
+            uint64_t bit = un % 2;
+            un /= 2;
             tn_tensor *nz;
             if (z) st = d_binary(TN_OP_matmul, z, z, &nz), tn_tensor_release(z);
             else tn_tensor_retain(a), nz = a, st = TN_OK;

@@ -330,9 +330,25 @@ static tn_status ret_list(tn_tensor **edges, int64_t n, tn_value *ret) {
     return TN_OK;
 }
 
+/* Upstream has no Meta kernel for the histogram family (histc aside): its dispatcher
+ * refuses a call with any meta tensor argument before the kernel; ours would read the
+ * meta tensor's (absent) data. */
+static tn_status no_meta_kernel(const char *op, const tn_value *args, int nargs) {
+    for (int i = 0; i < nargs; i++) {
+        bool meta = args[i].tag == TN_V_TENSOR && args[i].u.t && tn_tensor_is_meta(args[i].u.t);
+        for (int64_t k = 0; !meta && args[i].tag == TN_V_TENSORLIST && k < args[i].u.tlist.n; k++)
+            meta = args[i].u.tlist.data[k] && tn_tensor_is_meta(args[i].u.tlist.data[k]);
+        if (meta)
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s: attempted to run this operator with Meta tensors, but "
+                                                    "there was no fake impl or Meta kernel registered.", op);
+    }
+    return TN_OK;
+}
+
 /* aten::histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None,
  *                        bool density=False) -> (Tensor hist, Tensor bin_edges) */
 tn_status tn_op_histogram_bin_ct(const tn_value *args, tn_value *rets) {
+    TN_TRY(no_meta_kernel("histogram.bin_ct", args, 4));
     tn_tensor *hist, *edges;
     TN_TRY(from_bin_cts(args[0].u.t, &args[1].u.i, 1, &args[2], &args[3], args[4].u.b, false, &hist, &edges));
     rets[0] = tn_value_tensor(hist);
@@ -343,6 +359,7 @@ tn_status tn_op_histogram_bin_ct(const tn_value *args, tn_value *rets) {
 /* aten::histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False)
  *                             -> (Tensor hist, Tensor bin_edges) */
 tn_status tn_op_histogram_bins_tensor(const tn_value *args, tn_value *rets) {
+    TN_TRY(no_meta_kernel("histogram.bins_tensor", args, 3));
     tn_tensor *hist, *edges;
     TN_TRY(from_bin_tensors(args[0].u.t, &args[1].u.t, 1, &args[2], args[3].u.b, false, &hist, &edges));
     rets[0] = tn_value_tensor(hist);
@@ -353,6 +370,7 @@ tn_status tn_op_histogram_bins_tensor(const tn_value *args, tn_value *rets) {
 /* aten::_histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None,
  *                              bool density=False) -> Tensor[] */
 tn_status tn_op__histogramdd_bin_edges(const tn_value *args, tn_value *rets) {
+    TN_TRY(no_meta_kernel("_histogramdd_bin_edges", args, 4));
     tn_tensor *edges[HIST_MAX_DIMS];
     int64_t n = args[1].u.ilist.n;
     TN_TRY(from_bin_cts(args[0].u.t, args[1].u.ilist.data, n, &args[2], &args[3], args[4].u.b, true, NULL, edges));
@@ -362,6 +380,7 @@ tn_status tn_op__histogramdd_bin_edges(const tn_value *args, tn_value *rets) {
 /* aten::_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None,
  *                                 bool density=False) -> Tensor */
 tn_status tn_op__histogramdd_from_bin_cts(const tn_value *args, tn_value *rets) {
+    TN_TRY(no_meta_kernel("_histogramdd_from_bin_cts", args, 4));
     tn_tensor *hist;
     TN_TRY(from_bin_cts(args[0].u.t, args[1].u.ilist.data, args[1].u.ilist.n, &args[2], &args[3], args[4].u.b, true, &hist, NULL));
     rets[0] = tn_value_tensor(hist);
@@ -371,6 +390,7 @@ tn_status tn_op__histogramdd_from_bin_cts(const tn_value *args, tn_value *rets) 
 /* aten::_histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None,
  *                                     bool density=False) -> Tensor */
 tn_status tn_op__histogramdd_from_bin_tensors(const tn_value *args, tn_value *rets) {
+    TN_TRY(no_meta_kernel("_histogramdd_from_bin_tensors", args, 3));
     tn_tensor *hist;
     TN_TRY(from_bin_tensors(args[0].u.t, args[1].u.tlist.data, args[1].u.tlist.n, &args[2], args[3].u.b, true, &hist, NULL));
     rets[0] = tn_value_tensor(hist);

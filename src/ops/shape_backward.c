@@ -218,9 +218,10 @@ tn_status tn_op_unfold_backward(const tn_value *args, tn_value *rets) {
     TN_TRY(tn_wrap_dim(args[2].u.i, nd ? nd : 1, &dim));
     if (step <= 0) return tn_error(TN_ERR_RUNTIME, "step is %lld but must be > 0", (long long)step);
     int64_t D = nd ? is->u.ilist.data[dim] : 1, outer = 1, inner = 1;
-    for (int i = 0; i < dim && i < nd; i++) outer *= is->u.ilist.data[i];
-    for (int i = dim + 1; i < nd; i++) inner *= is->u.ilist.data[i];
-    int64_t nw = D >= size ? (D - size) / step + 1 : 0;
+    /* wrapping products (see scatter_view): zeros(input_sizes) refuses what is not a size */
+    for (int i = 0; i < dim && i < nd; i++) outer = tn_mul_wrap(outer, is->u.ilist.data[i]);
+    for (int i = dim + 1; i < nd; i++) inner = tn_mul_wrap(inner, is->u.ilist.data[i]);
+    int64_t nw = D >= size ? (int64_t)((uint64_t)tn_sub_wrap(D, size) / (uint64_t)step) + 1 : 0;
     bool ok = gi->ndim == (nd ? nd : 1) + 1 && gi->sizes[gi->ndim - 1] == size;
     for (int i = 0; ok && i < nd; i++) ok = gi->sizes[i] == (i == dim ? nw : is->u.ilist.data[i]);
     if (!ok) {

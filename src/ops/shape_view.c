@@ -755,12 +755,12 @@ static tn_status split_of(tn_tensor *self, int64_t split_size, int64_t dim, tn_v
     if (split_size == 0 && dsize != 0)
         return tn_error(TN_ERR_RUNTIME, "split_size can only be 0 if dimension size is 0, but got dimension size of %lld",
                         (long long)dsize);
-    int64_t n = split_size ? (dsize + split_size - 1) / split_size : 1;
+    int64_t n = split_size ? tn_add_wrap(dsize, split_size - 1) / split_size : 1; /* upstream's int64 wrap */
     if (n < 1) n = 1;
     int64_t *lens = malloc(sizeof(int64_t) * (size_t)n);
     if (!lens) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t i = 0; i < n; i++) lens[i] = split_size;
-    lens[n - 1] = split_size - (split_size * n - dsize);
+    lens[n - 1] = tn_sub_wrap(split_size, tn_sub_wrap(tn_mul_wrap(split_size, n), dsize));
     tn_status st = pieces_result(self, d, n, lens, rets);
     free(lens);
     return st;
@@ -782,7 +782,7 @@ static tn_status split_with_sizes_of(tn_tensor *self, const int64_t *sizes, int6
             return tn_error(TN_ERR_RUNTIME,
                             "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%s",
                             tn_format_sizes((int)n, sizes, b1, sizeof b1));
-        sum += sizes[i];
+        sum = tn_add_wrap(sum, sizes[i]); /* upstream's int64 sum */
     }
     if (sum != self->sizes[d])
         return tn_error(TN_ERR_RUNTIME,
@@ -810,7 +810,7 @@ tn_status tn_op_chunk(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
     int d;
     TN_TRY(tn_wrap_dim(args[2].u.i, self->ndim, &d));
-    int64_t dsize = self->sizes[d], split_size = (dsize + chunks - 1) / chunks;
+    int64_t dsize = self->sizes[d], split_size = tn_add_wrap(dsize, chunks - 1) / chunks; /* upstream's int64 wrap */
     if (split_size == 0 && dsize == 0) {
         /* split() would collapse to one piece; chunk keeps the number of empty chunks. */
         int64_t *lens = calloc((size_t)chunks, sizeof(int64_t));

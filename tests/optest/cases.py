@@ -3366,3 +3366,15 @@ add("max_pool2d_backward_huge_dilation_err", "lambda a: torch.ops.aten.max_pool2
 # binary_kernel_reduce cuts the elements into one chunk per thread and combines the chunks'
 # accumulators (before: one accumulator, percent off in float at 2**20 elements)
 add("vector_norm_one_output_thread_chunks", "lambda a: (torch.norm(a.expand(2**20 + 7, 3)), torch.linalg.vector_norm(a.expand(40000, 3).t(), 3.0), torch.linalg.vector_norm(a.expand(50000, 3), float('inf')), torch.linalg.vector_norm(a.double().expand(40000, 3).t(), 1))", [In((1, 3))], ["linalg_vector_norm.default"])
+# Session 27's second ASan fuzz run (seed 27): the histogram family read a meta tensor's
+# absent data (SIGSEGV in the normal build; upstream has no Meta kernel and refuses), and
+# unfold_backward's and split_with_sizes' size arithmetic overflowed (UBSan)
+add("histogram_meta_errs", "lambda a: (torch.histogram(a.to('meta'), 4), torch.histogram(a.to('meta'), torch.tensor([0., 1, 2])), torch.ops.aten._histogramdd_bin_edges(a.to('meta').view(3, 2), [2, 2]), torch.ops.aten._histogramdd_from_bin_cts(a.to('meta').view(3, 2), [2, 2]), torch.histogramdd(a.to('meta').view(3, 2), [2, 2]))", [In((6,))], ["histogram.bin_ct", "histogram.bins_tensor", "_histogramdd_bin_edges.default", "_histogramdd_from_bin_cts.default"])
+add("histc_meta", meta("torch.histc(a.to('meta'), 4)"), [In((6,))], ["histc.default"])
+add("unfold_backward_size_overflow_err", "lambda a: torch.ops.aten.unfold_backward(a, [1, -2**63, 5, 0], -1, 4, 3)", [In((3, 3, 1, 2))], ["unfold_backward.default"])
+add("split_with_sizes_sum_overflow_err", "lambda a: torch.split_with_sizes(a, [1, 5, 2**63 - 1, 3], 0)", [In((1, 1, 1), "float64")], ["split_with_sizes.default"])
+add("chunk_split_size_wraps_errs", "lambda a: (a.chunk(2**63 - 1, -1), a[:, :0].chunk(2**63 - 1, -1))", [In((3, 4))], ["chunk.default"])
+add("split_size_wraps", "lambda a: (a.split(2**63 - 1, -2), a.split(2**63 - 1, 0))", [In((5, 2))], ["split.Tensor"])
+add("round_decimals_most_negative", "lambda a: (a.round(decimals=-2**63), a.round(decimals=2**63 - 1))", [In((3,))], ["round.decimals"])
+add("chunk_cat_chunks_wrap_err", "lambda a: torch._chunk_cat([a], 0, 2**63 - 1)", [In((4, 4, 4))], ["_chunk_cat.default"])
+add("repeat_out_huge_empty_err", "lambda a: torch.ops.aten.repeat.out(a.expand(0).bfloat16(), [3, 5, 2**62], out=torch.zeros(0))", [In((1,))], ["repeat.out"])
