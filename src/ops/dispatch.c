@@ -96,6 +96,9 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
         return tn_error(TN_ERR_RUNTIME, "the %s given to %s has dtype %s but the operation's result requires dtype %s",
                         inplace ? "base" : "output", inplace ? s->name : base_name(s, nb, sizeof nb),
                         tn_dtype_infos[dst->dtype].c10_name, tn_dtype_infos[res].c10_name);
+    case TN_OUT_HISTC:
+        return tn_error(TN_ERR_RUNTIME, "torch.histogram: input tensor and hist tensor should have the same dtype, but "
+                        "got input %s and hist %s", tn_dtype_infos[res].cpp_name, tn_dtype_infos[dst->dtype].cpp_name);
     case TN_OUT_SEARCHSORTED: /* checked by upstream's CPU kernel; its meta function does not */
         if (inplace || tn_tensor_is_meta(dst)) return TN_OK;
         return tn_error(TN_ERR_RUNTIME, "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) "
@@ -113,8 +116,11 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
 static tn_status out_rule_before(tn_out_rule rule, const tn_op_schema *s, const tn_value *args, tn_status failed) {
     if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || args[0].tag != TN_V_TENSOR) return failed;
     const tn_tensor *out = args[s->nargs - 1].u.t;
-    tn_dtype predicted = rule == TN_OUT_SAME_DTYPE || rule == TN_OUT_AS_INPUT || rule == TN_OUT_SCALAR_TYPE ? args[0].u.t->dtype : rule == TN_OUT_BOOL_ONLY ? TN_DTYPE_BOOL
-                                                                                                  : TN_DTYPE_UNDEFINED;
+    tn_dtype predicted = rule == TN_OUT_SAME_DTYPE || rule == TN_OUT_AS_INPUT || rule == TN_OUT_SCALAR_TYPE ||
+                                 rule == TN_OUT_HISTC
+                             ? args[0].u.t->dtype
+                         : rule == TN_OUT_BOOL_ONLY ? TN_DTYPE_BOOL
+                                                    : TN_DTYPE_UNDEFINED;
     if (predicted == TN_DTYPE_UNDEFINED || !out) return failed;
     tn_status st = check_out_rule(rule, s, predicted, out, false);
     return st != TN_OK ? st : failed;
@@ -247,6 +253,9 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
             fargs = filled;
         }
     }
+    if (rule == TN_OUT_HISTC && s->kind == TN_OP_KIND_OUT && args[0].tag == TN_V_TENSOR &&
+        args[s->nargs - 1].tag == TN_V_TENSOR) /* upstream's first check, before the bins are counted */
+        TN_TRY(check_out_rule(rule, s, args[0].u.t->dtype, args[s->nargs - 1].u.t, false));
     tn_tensor *converted = NULL;
     if (rule == TN_OUT_CONVERT_SELF && s->kind == TN_OP_KIND_OUT && s->nout == 1 && s->nargs <= 64 &&
         args[0].tag == TN_V_TENSOR && args[s->nargs - 1].tag == TN_V_TENSOR) {

@@ -68,6 +68,9 @@ typedef enum tn_out_rule {
                           * nansum, cumsum, cumprod): without dtype= they run in out's (or the
                           * in-place self's) dtype; with it, out must have exactly that dtype
                           * ("Expected out tensor to have dtype double, but got float instead") */
+    TN_OUT_HISTC,        /* histc: out must have self's dtype, checked before the kernel runs
+                          * ("torch.histogram: input tensor and hist tensor should have the
+                          * same dtype, but got input c10::Half and hist float") */
     TN_OUT_CONVERT_SELF, /* std, var: upstream's reduction first converts a floating self to a
                           * different out dtype (a full-size allocation, so an expanded view
                           * too large to hold fails there with RuntimeError) and checks that

@@ -3378,3 +3378,7 @@ add("split_size_wraps", "lambda a: (a.split(2**63 - 1, -2), a.split(2**63 - 1, 0
 add("round_decimals_most_negative", "lambda a: (a.round(decimals=-2**63), a.round(decimals=2**63 - 1))", [In((3,))], ["round.decimals"])
 add("chunk_cat_chunks_wrap_err", "lambda a: torch._chunk_cat([a], 0, 2**63 - 1)", [In((4, 4, 4))], ["_chunk_cat.default"])
 add("repeat_out_huge_empty_err", "lambda a: torch.ops.aten.repeat.out(a.expand(0).bfloat16(), [3, 5, 2**62], out=torch.zeros(0))", [In((1,))], ["repeat.out"])
+# histc's out= dtype is checked before the bins are counted (before: a float16 view of 2**31
+# elements was counted for 100 s, then written into a float32 out upstream refuses at once)
+add("histc_out_dtype_first_err", "lambda a: torch.histc(a.half().expand(2**31, 1, 1), out=torch.zeros(0))", [In((1, 1, 1))], ["histc.out"])
+add("histc_out_same_dtype", "lambda a: torch.histc(a, bins=4, out=torch.zeros(0))", [In((7,))], ["histc.out"])
