@@ -224,6 +224,10 @@ void tn_storage_release(tn_storage *s) {
     else free(s);
 }
 
+bool tn_storage_can_grow(const tn_storage *s, int64_t nbytes) {
+    return nbytes <= s->nbytes || s->device.type == TN_DEVICE_META || (s->resizable && (!s->data || owns_data(s)));
+}
+
 tn_status tn_storage_resize(tn_storage *s, int64_t nbytes) {
     /* upstream's alloc_cpu enforces this (its message shows the size as size_t); a
      * negative size accepted here would make the storage's length negative */
@@ -232,8 +236,7 @@ tn_status tn_storage_resize(tn_storage *s, int64_t nbytes) {
                         (unsigned long long)nbytes);
     if (nbytes <= s->nbytes) return TN_OK; /* never shrinks */
     if (s->device.type == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
-    if (!s->resizable || (s->data && !owns_data(s)))
-        return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
+    if (!tn_storage_can_grow(s, nbytes)) return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
     size_t sz = ((size_t)nbytes + 63) & ~(size_t)63;
     tn_release_fn release;
     void *ctx;

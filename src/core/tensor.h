@@ -120,6 +120,9 @@ void tn_storage_release(tn_storage *s);
 /* Grows an owned storage (resize_ semantics); fails for borrowed memory and for a
  * negative size (RuntimeError, as upstream's allocator). */
 tn_status tn_storage_resize(tn_storage *s, int64_t nbytes);
+/* Whether tn_storage_resize(s, nbytes) would succeed for lack of nothing but memory: the
+ * storage is large enough already, meta, or ours to grow. */
+bool tn_storage_can_grow(const tn_storage *s, int64_t nbytes);
 /* Bytes of tensor data this process holds in storages it allocated (tn_storage_new,
  * tn_storage_resize; borrowed memory such as mapped files is not counted): now, the
  * highest since the last reset, and the allocations made. Diagnostics for memory

@@ -230,6 +230,37 @@ static int dtype_arg_index(tn_op_id functional) {
     return memo[functional] - 2;
 }
 
+/* A TensorIterator operator's out= is resized to the inputs' broadcast shape before its
+ * kernel runs: an out whose storage cannot grow to that size (numpy's, a view of a
+ * non-resizable buffer) refuses first, as upstream's, not after the kernel (before: the
+ * orthogonal polynomials of degree 2**31 ran for minutes, then refused). */
+static tn_status iter_out_can_resize(const tn_op_schema *s, const tn_value *args) {
+    const tn_tensor *out = args[s->nargs - 1].tag == TN_V_TENSOR ? args[s->nargs - 1].u.t : NULL;
+    if (!out || !out->storage) return TN_OK;
+    int nd = 0, k;
+    int64_t shape[TN_MAX_DIMS];
+    for (int i = 0; i < s->nargs - 1; i++) {
+        if (args[i].tag != TN_V_TENSOR || !args[i].u.t) continue;
+        int64_t next[TN_MAX_DIMS];
+        if (tn_broadcast_shapes(nd, shape, args[i].u.t->ndim, args[i].u.t->sizes, &k, next) != TN_OK)
+            return TN_OK; /* the kernel reports the shapes (the message set here is replaced) */
+        memcpy(shape, next, sizeof(int64_t) * (size_t)k);
+        nd = k;
+    }
+    bool same = nd == out->ndim;
+    for (int d = 0; same && d < nd; d++) same = shape[d] == out->sizes[d];
+    if (same) return TN_OK; /* upstream resizes a differing out only */
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        if (__builtin_mul_overflow(n, shape[d], &n)) return TN_OK;
+    int64_t need;
+    if (__builtin_add_overflow(n, out->offset, &need) || __builtin_mul_overflow(need, (int64_t)tn_dtype_itemsize(out->dtype), &need))
+        return TN_OK;
+    if (n > 0 && !tn_storage_can_grow(out->storage, need))
+        return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
+    return TN_OK;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
@@ -253,6 +284,8 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
             fargs = filled;
         }
     }
+    if (tn_op_out_iter((tn_op_id)s->functional) && s->kind == TN_OP_KIND_OUT && s->nout == 1)
+        TN_TRY(iter_out_can_resize(s, args));
     if (rule == TN_OUT_HISTC && s->kind == TN_OP_KIND_OUT && args[0].tag == TN_V_TENSOR &&
         args[s->nargs - 1].tag == TN_V_TENSOR) /* upstream's first check, before the bins are counted */
         TN_TRY(check_out_rule(rule, s, args[0].u.t->dtype, args[s->nargs - 1].u.t, false));

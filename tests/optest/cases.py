@@ -3382,3 +3382,7 @@ add("repeat_out_huge_empty_err", "lambda a: torch.ops.aten.repeat.out(a.expand(0
 # elements was counted for 100 s, then written into a float32 out upstream refuses at once)
 add("histc_out_dtype_first_err", "lambda a: torch.histc(a.half().expand(2**31, 1, 1), out=torch.zeros(0))", [In((1, 1, 1))], ["histc.out"])
 add("histc_out_same_dtype", "lambda a: torch.histc(a, bins=4, out=torch.zeros(0))", [In((7,))], ["histc.out"])
+# a TensorIterator out= whose storage cannot grow refuses before the kernel, as upstream's
+# resize (before: the kernel ran first; degree 2**31 polynomials ran for minutes)
+add("iter_out_not_resizable_first_err", "lambda a: torch.special.legendre_polynomial_p(a, 2**31, out=torch.from_numpy(__import__('numpy').zeros(0, dtype='float32')))", [In((7, 2, 2))], ["special_legendre_polynomial_p.n_scalar_out"])
+add("iter_out_numpy_large_enough", "lambda a: torch.exp(a, out=torch.from_numpy(__import__('numpy').zeros(12, dtype='float32'))[:5])", [In((5,))], ["exp.out"])
