@@ -179,7 +179,7 @@ tn_status tn_op_bincount(const tn_value *a, tn_value *r) {
     }
     int64_t len = mx + 1 > minlength ? mx + 1 : minlength;
     tn_dtype odt = w ? (w->dtype == TN_DTYPE_FLOAT32 ? TN_DTYPE_FLOAT32 : TN_DTYPE_FLOAT64) : TN_DTYPE_INT64;
-    tn_tensor *o;
+    tn_tensor *o = NULL; /* released on failure: NULL when the zeros could not be made */
     tn_status st = tn_tensor_zeros(1, &len, odt, tn_tensor_device(x), &o);
     if (st == TN_OK && w) st = tn_tensor_contiguous(w, &wc);
     if (st == TN_OK) {

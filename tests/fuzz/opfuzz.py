@@ -398,13 +398,17 @@ class Worker:
         return rc
 
     def stderr_tail(self, n=1500):
+        """The sanitizer's first report lines (its "ERROR:" or "runtime error:" line and
+        the top frames: where it happened) when the log has one, then the log's last n bytes."""
         try:
             with open(self.log, "rb") as f:
-                f.seek(0, 2)
-                f.seek(max(0, f.tell() - n))
-                return f.read().decode("utf-8", "replace")
+                text = f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+        lines = text.splitlines()
+        first = next((i for i, l in enumerate(lines) if "ERROR: " in l or "runtime error:" in l), None)
+        head = "\n".join(lines[first:first + 8]) + "\n...\n" if first is not None else ""
+        return head + text[-n:]
 
 
 def run_batch(worker, batch, timeout):
@@ -677,7 +681,7 @@ def fuzz(state_dir, seed=0, cases=1000, batch=40, timeout=20.0, ours_python=OURS
                 rec = {"idx": i, "op": c["op"], "spelling": c["spelling"], "category": cat, "status": tag,
                        "detail": detail[:400], "case": c}
                 if g[0] == "crash":
-                    rec["stderr"] = g[2][-1500:]
+                    rec["stderr"] = g[2][-2500:]
                 findings.write(json.dumps(rec, default=str) + "\n")
                 if progress and tag == "new":
                     print(f"  [{cat}] #{i} {c['op']} via {c['spelling'][0]}: {detail[:160]}", flush=True)
