@@ -826,7 +826,9 @@ def main():
     ap.add_argument("--state", default=os.path.join(ROOT, "build", "fuzz", "ops"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cases", type=int, default=100000)
-    ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds a case may take before it counts as a hang: 20, or 60 under a sanitizer "
+                         "build (TN_SANITIZER set by scripts/asan.sh: about 3x slower, so the same bound)")
     ap.add_argument("--batch", type=int, default=40)
     ap.add_argument("--budget", type=float, default=None, help="stop after this many seconds (resume later)")
     ap.add_argument("--resume", action="store_true", help="continue the run in --state")
@@ -853,7 +855,8 @@ def main():
         sys.exit(f"{a.state} holds a run: --resume to continue it, or remove it")
     # under scripts/asan.sh this interpreter is the sanitized one: our worker runs on it
     ours = sys.executable if os.environ.get("TN_SANITIZER") else OURS_PYTHON
-    st = fuzz(a.state, a.seed, a.cases, a.batch, a.timeout, budget_s=a.budget, ours_python=ours)
+    timeout = a.timeout if a.timeout is not None else (60.0 if os.environ.get("TN_SANITIZER") else 20.0)
+    st = fuzz(a.state, a.seed, a.cases, a.batch, timeout, budget_s=a.budget, ours_python=ours)
     print(json.dumps({k: v for k, v in st.items() if k != "targets"}, indent=1))
 
 
