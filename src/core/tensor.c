@@ -224,6 +224,14 @@ void tn_storage_release(tn_storage *s) {
     else free(s);
 }
 
+tn_tensor *tn_tensor_meta_like(const tn_tensor *t) {
+    tn_storage *ms;
+    if (tn_storage_new(0, (tn_device){TN_DEVICE_META, -1}, false, &ms) != TN_OK) return NULL;
+    tn_tensor *m = tn_tensor_new_view(ms, t->offset, t->ndim, t->sizes, t->strides, t->dtype);
+    tn_storage_release(ms);
+    return m;
+}
+
 bool tn_storage_can_grow(const tn_storage *s, int64_t nbytes) {
     return nbytes <= s->nbytes || s->device.type == TN_DEVICE_META || (s->resizable && (!s->data || owns_data(s)));
 }

@@ -120,6 +120,9 @@ void tn_storage_release(tn_storage *s);
 /* Grows an owned storage (resize_ semantics); fails for borrowed memory and for a
  * negative size (RuntimeError, as upstream's allocator). */
 tn_status tn_storage_resize(tn_storage *s, int64_t nbytes);
+/* A new meta tensor of t's geometry (sizes, strides, offset, dtype), or NULL for lack of
+ * memory: a stand-in on which an operator runs its checks and shape logic only. */
+tn_tensor *tn_tensor_meta_like(const tn_tensor *t);
 /* Whether tn_storage_resize(s, nbytes) would succeed for lack of nothing but memory: the
  * storage is large enough already, meta, or ours to grow. */
 bool tn_storage_can_grow(const tn_storage *s, int64_t nbytes);

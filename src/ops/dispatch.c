@@ -231,15 +231,18 @@ static int dtype_arg_index(tn_op_id functional) {
 }
 
 /* A TensorIterator operator's out= is resized to the inputs' broadcast shape before its
- * kernel runs: an out whose storage cannot grow to that size (numpy's, a view of a
- * non-resizable buffer) refuses first, as upstream's, not after the kernel (before: the
- * orthogonal polynomials of degree 2**31 ran for minutes, then refused). */
-static tn_status iter_out_can_resize(const tn_op_schema *s, const tn_value *args) {
+ * kernel runs, after the operator's own checks: an out whose storage cannot grow to that
+ * size (numpy's, a view of a non-resizable buffer) refuses before the kernel, as upstream's
+ * (before: the orthogonal polynomials of degree 2**31 ran for minutes, then refused). The
+ * operator's checks come first: the functional runs on meta stand-ins of its inputs, and
+ * its error, if any, is the answer. cat and the stacks (a tensor list) are not broadcasts. */
+static tn_status iter_out_resize_first(const tn_op_schema *s, tn_op_fn fn, const tn_value *args) {
     const tn_tensor *out = args[s->nargs - 1].tag == TN_V_TENSOR ? args[s->nargs - 1].u.t : NULL;
-    if (!out || !out->storage) return TN_OK;
+    if (!out || !out->storage || s->nargs > 64) return TN_OK;
     int nd = 0, k;
     int64_t shape[TN_MAX_DIMS];
     for (int i = 0; i < s->nargs - 1; i++) {
+        if (args[i].tag == TN_V_TENSORLIST) return TN_OK;
         if (args[i].tag != TN_V_TENSOR || !args[i].u.t) continue;
         int64_t next[TN_MAX_DIMS];
         if (tn_broadcast_shapes(nd, shape, args[i].u.t->ndim, args[i].u.t->sizes, &k, next) != TN_OK)
@@ -250,15 +253,34 @@ static tn_status iter_out_can_resize(const tn_op_schema *s, const tn_value *args
     bool same = nd == out->ndim;
     for (int d = 0; same && d < nd; d++) same = shape[d] == out->sizes[d];
     if (same) return TN_OK; /* upstream resizes a differing out only */
-    int64_t n = 1;
+    int64_t n = 1, need;
     for (int d = 0; d < nd; d++)
         if (__builtin_mul_overflow(n, shape[d], &n)) return TN_OK;
-    int64_t need;
-    if (__builtin_add_overflow(n, out->offset, &need) || __builtin_mul_overflow(need, (int64_t)tn_dtype_itemsize(out->dtype), &need))
+    if (__builtin_add_overflow(n, out->offset, &need) ||
+        __builtin_mul_overflow(need, (int64_t)tn_dtype_itemsize(out->dtype), &need))
         return TN_OK;
-    if (n > 0 && !tn_storage_can_grow(out->storage, need))
-        return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
-    return TN_OK;
+    if (n == 0 || tn_storage_can_grow(out->storage, need)) return TN_OK;
+    /* the resize would fail: the operator's checks first, on meta stand-ins */
+    tn_value margs[64], mrets[TN_MAX_RETS];
+    tn_tensor *owned[64];
+    int nowned = 0, nf = s->nargs - s->nout;
+    tn_status st = TN_OK;
+    memcpy(margs, args, sizeof(tn_value) * (size_t)nf);
+    for (int i = 0; i < nf && st == TN_OK; i++)
+        if (args[i].tag == TN_V_TENSOR && args[i].u.t) {
+            if (!(owned[nowned] = tn_tensor_meta_like(args[i].u.t))) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+            else margs[i].u.t = owned[nowned++];
+        }
+    if (st == TN_OK) {
+        st = fn(margs, mrets);
+        if (st == TN_OK) release_rets(mrets, tn_op_schemas[s->functional].nrets);
+        /* a refusal of meta inputs says nothing; "... not implemented for '<dtype>'" is
+         * upstream's kernel dispatch, which runs after the resize */
+        else if (strstr(tn_error_message(), "meta") || strstr(tn_error_message(), "not implemented for")) st = TN_OK;
+    }
+    for (int i = 0; i < nowned; i++) tn_tensor_release(owned[i]);
+    if (st != TN_OK) return st;
+    return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
 }
 
 /* In-place and out= through the functional sibling: compute, check, copy back. */
@@ -285,7 +307,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
         }
     }
     if (tn_op_out_iter((tn_op_id)s->functional) && s->kind == TN_OP_KIND_OUT && s->nout == 1)
-        TN_TRY(iter_out_can_resize(s, args));
+        TN_TRY(iter_out_resize_first(s, fn, args));
     if (rule == TN_OUT_HISTC && s->kind == TN_OP_KIND_OUT && args[0].tag == TN_V_TENSOR &&
         args[s->nargs - 1].tag == TN_V_TENSOR) /* upstream's first check, before the bins are counted */
         TN_TRY(check_out_rule(rule, s, args[0].u.t->dtype, args[s->nargs - 1].u.t, false));

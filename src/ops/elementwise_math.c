@@ -85,10 +85,18 @@ TN_UNARY_SAME(mish, mish, "mish_cpu")
 TN_UNARY_SAME(hardsigmoid, hardsigmoid, "hardsigmoid_cpu")
 TN_UNARY_SAME(hardswish, hardswish, "hardswish_cpu")
 TN_UNARY_SAME(frac, frac, "frac_cpu")
-TN_UNARY_SAME(floor, floor, "floor_cpu")
-TN_UNARY_SAME(ceil, ceil, "ceil_cpu")
+/* floor, ceil, trunc: upstream's meta function refuses complex before the kernel (so before
+ * an out='s resize), in its own words */
+#define TN_UNARY_SAME_REAL(ident, ewop, kname)                                                  \
+    tn_status tn_op_##ident(const tn_value *args, tn_value *rets) {                           \
+        if (tn_dtype_is_complex(args[0].u.t->dtype))                                          \
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, #ident " is not supported for complex inputs"); \
+        return run1(TN_EW_##ewop, kname, false, false, args[0].u.t, NULL, rets);              \
+    }
+TN_UNARY_SAME_REAL(floor, floor, "floor_cpu")
+TN_UNARY_SAME_REAL(ceil, ceil, "ceil_cpu")
 TN_UNARY_SAME(round, round, "round_cpu")
-TN_UNARY_SAME(trunc, trunc, "trunc_cpu")
+TN_UNARY_SAME_REAL(trunc, trunc, "trunc_cpu")
 TN_UNARY_SAME(bitwise_not, bitwise_not, "bitwise_not_cpu")
 
 static double sv(const tn_value *v) { return tn_scalar_as_double(v); }

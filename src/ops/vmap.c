@@ -335,13 +335,7 @@ static tn_status check_mutation(tn_op_id op, const tn_value *args, int64_t level
 }
 
 /* A meta tensor of t's geometry: t's logical one for a batched t. */
-static tn_tensor *meta_like(const tn_tensor *t) {
-    tn_storage *ms;
-    if (tn_storage_new(0, (tn_device){TN_DEVICE_META, -1}, false, &ms) != TN_OK) return NULL;
-    tn_tensor *m = tn_tensor_new_view(ms, t->offset, t->ndim, t->sizes, t->strides, t->dtype);
-    tn_storage_release(ms);
-    return m;
-}
+static tn_tensor *meta_like(const tn_tensor *t) { return tn_tensor_meta_like(t); }
 
 /* The physical result of a batch of none: run on meta stand-ins of the elements for the
  * result's shape and dtype, then an empty tensor with a batch dimension of 0. */

@@ -3389,3 +3389,6 @@ add("iter_out_numpy_large_enough", "lambda a: torch.exp(a, out=torch.from_numpy(
 # bincount released an unset result pointer when its zeros could not be made (found by the
 # seed-27 ASan run on a 16 GB result next to upstream's; an overflowing length shows it)
 add("bincount_length_overflow_errs", "lambda a: (torch.tensor([1]).bincount(minlength=2**61), torch.tensor([1]).bincount(a, minlength=2**61))", [In((1,))], ["bincount.default"])
+add("stack_out_numpy_not_broadcast", "lambda a: torch.hstack([a, a[:3]], out=torch.from_numpy(__import__('numpy').zeros(0, dtype='float32')))", [In((5,))], ["hstack.out"])
+add("trunc_complex_into_numpy_out_err", "lambda a: torch.trunc(a.to(torch.complex64), out=torch.from_numpy(__import__('numpy').zeros(0, dtype='complex64')))", [In((3,))], ["trunc.out"])
+add("floor_ceil_trunc_complex_errs", "lambda a: (torch.floor(a.to(torch.complex64)), torch.ceil(a.to(torch.complex64)), torch.trunc(a.to(torch.complex64)))", [In((3,))], ["floor.default", "ceil.default", "trunc.default"])
