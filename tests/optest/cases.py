@@ -3392,3 +3392,4 @@ add("bincount_length_overflow_errs", "lambda a: (torch.tensor([1]).bincount(minl
 add("stack_out_numpy_not_broadcast", "lambda a: torch.hstack([a, a[:3]], out=torch.from_numpy(__import__('numpy').zeros(0, dtype='float32')))", [In((5,))], ["hstack.out"])
 add("trunc_complex_into_numpy_out_err", "lambda a: torch.trunc(a.to(torch.complex64), out=torch.from_numpy(__import__('numpy').zeros(0, dtype='complex64')))", [In((3,))], ["trunc.out"])
 add("floor_ceil_trunc_complex_errs", "lambda a: (torch.floor(a.to(torch.complex64)), torch.ceil(a.to(torch.complex64)), torch.trunc(a.to(torch.complex64)))", [In((3,))], ["floor.default", "ceil.default", "trunc.default"])
+add("lshift_float_into_numpy_out_err", "lambda a: torch.ops.aten.__lshift__.Tensor_out(a, torch.ones(3, dtype=torch.int64), out=torch.from_numpy(__import__('numpy').zeros(1, dtype='float32')))", [In((3,))], ["__lshift__.Tensor_out"])
