@@ -1169,13 +1169,6 @@ static void norm_loop(char *out, const char *in, const int64_t st[4], int64_t s0
     else if (isinf(p)) { NORM_RUN(NORM_NINF) }
     else { NORM_RUN(NORM_PG) }
 }
-#undef NORM_RUN
-#undef NORM_P2
-#undef NORM_P1
-#undef NORM_P0
-#undef NORM_PINF
-#undef NORM_NINF
-#undef NORM_PG
 
 /* Upstream's binary_kernel_reduce for a one-element result: with more than one thread and
  * at least GRAIN elements, at::parallel_for cuts the iteration space into
@@ -1220,12 +1213,17 @@ static double norm_split(const tn_reduce_geom *g, const char *out, const char *i
     double a = init;
     for (int i = 0; i < threads; i++) {
         double x = slots[i];
-        if (isinf(p) && p > 0) a = (isnan(x) || x > a || isnan(a)) ? (isnan(a) ? a : x) : a;
-        else if (isinf(p)) a = (isnan(x) || x < a || isnan(a)) ? (isnan(a) ? a : x) : a;
-        else a = f32 ? (double)((float)a + (float)x) : a + x;
+        a = isinf(p) && p > 0 ? NORM_PINF(a, x) : isinf(p) ? NORM_NINF(a, x) : NORM_P1(a, x);
     }
     return a;
 }
+#undef NORM_RUN
+#undef NORM_P2
+#undef NORM_P1
+#undef NORM_P0
+#undef NORM_PINF
+#undef NORM_NINF
+#undef NORM_PG
 
 /* linalg_vector_norm(self, ord, dim mask, keepdim, dtype) */
 /* upstream refuses a complex order before anything else but the input's dtype */

@@ -176,10 +176,10 @@ static void strided_rows(void *ctx, int64_t o0, int64_t o1) {
 
 void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, const int64_t *src_strides,
                            int ndim, const int64_t *sizes, int w) {
-    int64_t n = 1; /* the element count (wrapping only where a size is 0: then no copy) */
-    for (int i = 0; i < ndim; i++) n = tn_mul_wrap(n, sizes[i]);
-    for (int i = 0; i < ndim; i++)
+    for (int i = 0; i < ndim; i++) /* before the count: sizes beside a 0 may multiply past int64 */
         if (sizes[i] == 0) return;
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= sizes[i];
     if (!d || !s) return;
     /* Coalesce: drop size-1 dims and merge neighbours that are contiguous in both
      * tensors, so most copies become a few long rows. */

@@ -334,8 +334,6 @@ static tn_status check_mutation(tn_op_id op, const tn_value *args, int64_t level
     return TN_OK;
 }
 
-/* A meta tensor of t's geometry: t's logical one for a batched t. */
-static tn_tensor *meta_like(const tn_tensor *t) { return tn_tensor_meta_like(t); }
 
 /* The physical result of a batch of none: run on meta stand-ins of the elements for the
  * result's shape and dtype, then an empty tensor with a batch dimension of 0. */
@@ -380,7 +378,7 @@ static tn_status empty_batch(tn_op_id op, const tn_value *args, int64_t level, t
             if (t->batch && t->batch->level != level)
                 st = tn_error(TN_ERR_NOT_IMPLEMENTED, "vmap over a batch of size 0 nested in another vmap (%s) is not "
                                                       "implemented by torchnative", op_label(op, lbl, sizeof lbl));
-            else if (!(dst[j] = owned[nowned++] = meta_like(t)))
+            else if (!(dst[j] = owned[nowned++] = tn_tensor_meta_like(t))) /* t's logical geometry */
                 st = tn_error(TN_ERR_NO_MEMORY, "vmap: out of memory");
             else if (!t->batch) dev = tn_tensor_device(t);
         }
