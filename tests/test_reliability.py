@@ -390,7 +390,13 @@ e = torch.ones(1)
 step(lambda: torch.exp(b[:4], out=b[2:6]))
 step(lambda: torch.exp(b[:4], out=b[:4].view(2, 2)))
 step(lambda: torch.exp(b[:4].clone(), out=b[:4]).tolist())
-step(lambda: torch.exp(b[:4], out=b[::2][:4]).tolist())
+# out= overlapping its input where upstream cannot tell: upstream's VML family (exp) reads a
+# block of the input before writing it, as ours does. Six significant digits, since exp's
+# last bit is Sleef's upstream and libm's here (STATUS "Known gaps"); what the step checks
+# is the order of reads and writes.
+step(lambda: ['%.6g' % v for v in torch.exp(b[:4], out=b[::2][:4]).tolist()])
+step(lambda: ['%.6g' % v for v in b.tolist()])
+b = torch.tensor([float('%.6g' % v) for v in b.tolist()])  # the same bits on both sides again
 step(lambda: torch.exp(b[:4], out=e.expand(2)))
 step(lambda: torch.sigmoid(b[:4], out=e.expand(4)))
 step(lambda: torch.add(b[:4], 1, out=e.expand(4)))

@@ -49,10 +49,18 @@ static void detect(tn_cpu_features *f) {
     f->avx2 = (b >> 5) & 1;
     f->fma = fma;
     f->f16c = f16c;
+    {
+        unsigned a1, b1, c1, d1;
+        __cpuid_count(7, 1, a1, b1, c1, d1);
+        f->avx_vnni = (a1 >> 4) & 1;
+        f->avx_vnni_int8 = (d1 >> 4) & 1;
+        f->avx_ne_convert = (d1 >> 5) & 1;
+    }
     if (zmm_ok) {
         f->avx512f = (b >> 16) & 1;
         f->avx512bw = (b >> 30) & 1;
         f->avx512vl = (b >> 31) & 1;
+        f->avx512dq = (b >> 17) & 1;
         f->avx512_vnni = (c >> 11) & 1;
         f->avx512_fp16 = (d >> 23) & 1;
         unsigned a1, b1, c1, d1;
@@ -103,6 +111,14 @@ static tn_isa host_isa(void) {
 }
 
 tn_isa tn_cpu_host_isa(void) { return host_isa(); }
+
+bool tn_cpu_upstream_onednn_lowp(bool half) {
+    const tn_cpu_features *f = tn_cpu_features_get();
+    bool avx2_vnni_2 = f->avx2 && f->avx_vnni && f->avx_vnni_int8 && f->avx_ne_convert;
+    bool core = f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq;
+    if (half) core = core && f->avx512_vnni && f->avx512_bf16 && f->avx512_fp16;
+    return core || avx2_vnni_2;
+}
 
 tn_isa tn_cpu_isa_set(tn_isa isa) {
     tn_isa host = host_isa();

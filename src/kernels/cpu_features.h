@@ -11,6 +11,9 @@
 typedef struct tn_cpu_features {
     bool avx2, fma, f16c;
     bool avx512f, avx512bw, avx512vl, avx512_bf16, avx512_vnni, avx512_fp16;
+    /* read only to predict upstream's oneDNN choice (tn_cpu_upstream_onednn_lowp), not
+     * used by our kernels: AVX512DQ, AVX-VNNI, AVX-VNNI-INT8, AVX-NE-CONVERT */
+    bool avx512dq, avx_vnni, avx_vnni_int8, avx_ne_convert;
     /* AMX: the CPU has the tiles and BF16 tile products, the OS enabled the tile state
      * (XCR0 bits 17/18), and this process was granted it (arch_prctl ARCH_REQ_XCOMP_PERM,
      * asked once at detection; refused means amx_ok stays false and nothing uses tiles). */
@@ -41,6 +44,14 @@ tn_isa tn_cpu_isa(void);
 tn_isa tn_cpu_host_isa(void);
 /* Forces the tier (clamped to what the host supports); returns the tier in effect. */
 tn_isa tn_cpu_isa_set(tn_isa isa);
+/* Whether upstream's oneDNN (ideep's has_bf16_type_support / has_fp16_type_support)
+ * takes BFloat16 (half=false) or Half (half=true) work on this host: oneDNN's ISA at least
+ * avx512_core (F+BW+VL+DQ; for Half avx512_core_fp16, which adds VNNI, BF16 and FP16), or
+ * avx2_vnni_2 (AVX-VNNI + AVX-VNNI-INT8 + AVX-NE-CONVERT). Upstream's results differ by
+ * path (oneDNN rounds once where its slow paths round intermediates), so operators that
+ * follow upstream's rounding ask this. Host features: TN_FORCE_ISA does not change it, as
+ * it does not change upstream. */
+bool tn_cpu_upstream_onednn_lowp(bool half);
 /* "scalar" / "avx2" / "avx512" / "avx512bf16" / "amx". */
 const char *tn_isa_name(tn_isa isa);
 /* Whether kernels may use AVX512-BF16 instructions (tier in effect is avx512bf16). */

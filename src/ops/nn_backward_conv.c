@@ -281,18 +281,18 @@ tn_status tn_op_convolution_backward(const tn_value *args, tn_value *rets) {
 
 /* y [N, Cout, OH, OW] for input x [N, Cin, H, W], weight [Cin, Cout/G, kh, kw]: per
  * (n, g) col = W_gᵀ · x_ng, scattered by col2im into the output image, plus the bias.
- * Float16 and BFloat16 round as upstream's slow path (slow_conv_transpose2d) does on this
- * host: the columns are a tensor of the dtype, col2im adds in it, the bias is added to the
- * output in it (measured against upstream: the OpInfo samples of conv_transpose1d/2d agree
- * bit for bit, where one final rounding disagreed). */
+ * Float16 and BFloat16 round as upstream's backend on this host does (tn_nn_convt_rounding):
+ * on its slow path (slow_conv_transpose2d) the columns are a tensor of the dtype, col2im
+ * adds in it, the bias is added to the output in it (the OpInfo samples of
+ * conv_transpose1d/2d agree bit for bit, where one final rounding disagreed); on its oneDNN
+ * path everything is summed in float and rounded once. */
 static tn_status conv_transposed_run(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const conv_geom *q, int64_t OH,
-                                     int64_t OW, tn_tensor *y) {
+                                     int64_t OW, float (*rd)(float), tn_tensor *y) {
     tn_dtype acc = tn_nn_acc(x->dtype);
     size_t isz = (size_t)tn_dtype_itemsize(acc);
     int64_t N = q->N, G = q->G, Cin = q->C, Cig = Cin / G, Cog = w->sizes[1], Cout = Cog * G;
     int64_t K = Cog * q->kh * q->kw, HW = q->H * q->W, OHW = OH * OW;
-    bool half = x->dtype == TN_DTYPE_FLOAT16 || x->dtype == TN_DTYPE_BFLOAT16;
-    float (*rd)(float) = x->dtype == TN_DTYPE_FLOAT16 ? tn_round_half_f32 : tn_round_bf16_f32;
+    bool half = rd != NULL;
     tn_tensor *xt = NULL, *wt = NULL;
     tn_nn_buf bb = {0}, by = {0};
     tn_status st = tn_nnb_acc_tensor(x, acc, &xt);
@@ -403,7 +403,7 @@ tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, con
     TN_TRY(tn_nn_empty(nsp + 2, osz, x->dtype, x, &y));
     tn_tensor *all[3] = {x, w, bias};
     if (!tn_nnb_any_meta(3, all) && tn_tensor_numel(y) > 0) {
-        tn_status st = conv_transposed_run(x, w, bias, &q, OH, OW, y);
+        tn_status st = conv_transposed_run(x, w, bias, &q, OH, OW, tn_nn_convt_rounding(x->dtype, 2, op, s), y);
         if (st != TN_OK) { tn_tensor_release(y); return st; }
     }
     *out = y;

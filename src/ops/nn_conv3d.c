@@ -19,8 +19,9 @@ typedef struct conv3 {
     int64_t N, C, O, G;     /* input channels C, output channels O */
     int64_t in[3], out[3];  /* input and output spatial extents */
     int64_t k[3], s[3], p[3], d[3], op[3];
-    float (*rd)(float);     /* transposed Half / BFloat16: upstream's slow path rounds its columns,
-                             * its col2vol sums and the bias sum to the dtype (NULL: one rounding) */
+    float (*rd)(float);     /* transposed Half / BFloat16 on upstream's slow path: rounds its columns,
+                             * its col2vol sums and the bias sum to the dtype (NULL: one rounding;
+                             * tn_nn_convt_rounding) */
 } conv3;
 
 static int64_t vol(const int64_t v[3]) { return v[0] * v[1] * v[2]; }
@@ -154,8 +155,7 @@ static tn_status run_forward(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const 
     if (tn_nnb_any_meta(3, all) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
     tn_dtype acc = tn_nn_acc_any(x->dtype);
     conv3 qr = *q;
-    if (q->transposed && x->dtype == TN_DTYPE_FLOAT16) qr.rd = tn_round_half_f32;
-    if (q->transposed && x->dtype == TN_DTYPE_BFLOAT16) qr.rd = tn_round_bf16_f32;
+    if (q->transposed) qr.rd = tn_nn_convt_rounding(x->dtype, 3, q->op, q->s);
     q = &qr;
     tn_nn_buf bx = {0}, bw = {0}, bb = {0}, by = {0};
     tn_status st = tn_nn_load(x, acc, &bx);

@@ -14,6 +14,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "kernels/cpu_features.h"
 #include "kernels/nn_vec.h"
 #include "ops/dispatch.h"
 #include "ops/value.h"
@@ -51,6 +52,21 @@ static inline int64_t tn_nn_pool_out(int64_t in, int64_t k, int64_t pad, int64_t
     int64_t o = (num >= 0 ? num / stride : -(int64_t)((neg + (uint64_t)stride - 1) / (uint64_t)stride)) + 1;
     if (ceil_mode && tn_mul_wrap(o - 1, stride) >= tn_add_wrap(in, pad)) o--;
     return o;
+}
+
+/* How a Half / BFloat16 transposed convolution rounds, as upstream's backend choice on this
+ * host: its slow path (slow_conv_transpose2d/3d) keeps the columns, col2im's sums and the
+ * bias sum in the dtype, so the returned function rounds each of them; its oneDNN path
+ * (use_mkldnn: the host supports the dtype there and no output_padding reaches its stride,
+ * is_output_padding_big) rounds once at the end, and NULL is returned. op and s hold nsp
+ * entries. Measured against upstream on an AVX2 host (slow path) and an AVX-512/AMX host
+ * (oneDNN), docs/STATUS.md "Known gaps" session 28. */
+static inline float (*tn_nn_convt_rounding(tn_dtype dt, int nsp, const int64_t *op, const int64_t *s))(float) {
+    if (dt != TN_DTYPE_FLOAT16 && dt != TN_DTYPE_BFLOAT16) return NULL;
+    bool big = false;
+    for (int i = 0; i < nsp; i++) big = big || op[i] >= s[i];
+    if (!big && tn_cpu_upstream_onednn_lowp(dt == TN_DTYPE_FLOAT16)) return NULL;
+    return dt == TN_DTYPE_FLOAT16 ? tn_round_half_f32 : tn_round_bf16_f32;
 }
 
 /* A contiguous working copy of a tensor in an acc dtype. `data` may point straight into
