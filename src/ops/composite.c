@@ -532,23 +532,11 @@ tn_status tn_op_broadcast_to(const tn_value *args, tn_value *rets) {
     return tn_dispatch(TN_OP_expand, a, rets);
 }
 
-/* The special-function aliases upstream defines as calls of another operator
- * (CompositeImplicitAutograd): the same arguments, dispatched to the target. */
-#define TN_ALIAS(ident, target) \
+/* The aliases upstream defines as calls of another operator (CompositeImplicitAutograd):
+ * the same arguments, dispatched to the target; one TN_OP_ALIAS row each in composite.def. */
+#define TN_OP_IMPL(...)
+#define TN_OP_ALIAS(ident, target) \
     tn_status tn_op_##ident(const tn_value *args, tn_value *rets) { return tn_dispatch(TN_OP_##target, args, rets); }
-TN_ALIAS(special_polygamma, polygamma)
-TN_ALIAS(special_psi, digamma)
-TN_ALIAS(special_digamma, digamma)
-TN_ALIAS(special_gammaln, lgamma)
-TN_ALIAS(special_i0, i0)
-TN_ALIAS(special_erfinv, erfinv)
-TN_ALIAS(special_multigammaln, mvlgamma)
-TN_ALIAS(special_gammainc, igamma)
-TN_ALIAS(special_gammaincc, igammac)
-TN_ALIAS(special_expit, sigmoid)
-TN_ALIAS(special_exp2, exp2)
-TN_ALIAS(special_expm1, expm1)
-TN_ALIAS(special_erf, erf)
-TN_ALIAS(special_erfc, erfc)
-TN_ALIAS(special_log1p, log1p)
-TN_ALIAS(special_sinc, sinc)
+#include "ops/composite.def"
+#undef TN_OP_ALIAS
+#undef TN_OP_IMPL

@@ -102,7 +102,9 @@ typedef enum tn_out_rule {
 #define TN_OUT_DISJOINT_FIRST 0x10
 #define TN_OUT_FLAGS (TN_OUT_ITER | TN_OUT_DISJOINT | TN_OUT_COPIES_SELF | TN_OUT_DISJOINT_FIRST)
 
-/* The out= rule of a functional operator's row. */
+/* The operator an alias row (TN_OP_ALIAS, composite.def) calls; any other operator itself. */
+tn_op_id tn_op_resolve_alias(tn_op_id op);
+/* The out= rule of a functional operator's row (an alias's: its target's). */
 tn_out_rule tn_op_out_rule(tn_op_id functional);
 /* Whether the row of a functional operator carries TN_OUT_ITER. */
 bool tn_op_out_iter(tn_op_id functional);

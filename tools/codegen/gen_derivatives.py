@@ -846,7 +846,7 @@ class Gen:
                 self.functional.setdefault(str(f.func.name.name), []).append(f)
         self.impl = set()
         for path in sorted(glob.glob(os.path.join(ROOT, "src", "ops", "*.def"))):
-            self.impl |= set(re.findall(r"^TN_OP_IMPL\((\w+),", open(path).read(), re.M))
+            self.impl |= set(re.findall(r"^TN_OP_(?:IMPL|ALIAS)\((\w+),", open(path).read(), re.M))
         hand_text = open(os.path.join(ROOT, "src", "autograd", "formulas.def")).read()
         self.hand = set(re.findall(r"^TN_GRAD\((\w+),", hand_text, re.M))
         self.decomp = decomposed_ops()

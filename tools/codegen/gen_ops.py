@@ -125,6 +125,8 @@ def emit(fns, out_dir: str) -> None:
           "    short kind;            /* tn_op_kind */",
           "    int functional;        /* functional sibling's tn_op_id, or -1 */",
           "    bool pointwise;        /* upstream's `pointwise` tag: elementwise over broadcast tensors */",
+          "    bool structured;       /* upstream's structured kernel: the out= form is `structured`, the",
+          "                            * functional and in-place forms name it (`structured_delegate`) */",
           "} tn_op_schema;", "",
           "typedef enum tn_op_kind {",
           "    TN_OP_KIND_FUNCTIONAL, TN_OP_KIND_INPLACE, TN_OP_KIND_OUT, TN_OP_KIND_MUTABLE,",
@@ -150,7 +152,8 @@ def emit(fns, out_dir: str) -> None:
         c.append(f"    [TN_OP_{i}] = {{{c_str(str(f.func.name.name))}, "
                  f"{c_str(f.func.name.overload_name)}, {c_str(schema_str(f.func))}, "
                  f"{nargs}, {len(f.func.returns)}, {len(a.out)}, {kinds[f.func.kind().name]}, "
-                 f"{'TN_OP_' + sib if sib else -1}, {'true' if 'pointwise' in f.tags else 'false'}}},")
+                 f"{'TN_OP_' + sib if sib else -1}, {'true' if 'pointwise' in f.tags else 'false'}, "
+                 f"{'true' if f.structured or f.structured_delegate is not None else 'false'}}},")
     c += ["};", ""]
     for name, lines in (("ops_generated.h", h), ("ops_generated.c", c)):
         path = os.path.join(out_dir, name)
