@@ -548,13 +548,16 @@ static tn_status trapezoid_impl(const tn_value *args, tn_value *rets, bool with_
     int64_t dim = args[with_x ? 2 : 2].u.i;
     TN_TRY(tn_cx_check_dim(dim, y->ndim));
     dim = tn_cx_wrap_dim(dim, y->ndim);
-    if (y->dtype == TN_DTYPE_BOOL || (with_x && args[1].u.t->dtype == TN_DTYPE_BOOL))
-        return tn_error(TN_ERR_RUNTIME, "trapezoid: received a bool input for `x` or `y`, but bool is not supported");
-    if (!with_x && (args[1].tag == TN_V_COMPLEX || args[1].tag == TN_V_BOOL))
-        return tn_error(TN_ERR_RUNTIME, "%s: Currently, we only support dx as a real number.",
-                        cumulative ? "cumulative_trapezoid" : "trapezoid");
+    const char *name = cumulative ? "cumulative_trapezoid" : "trapezoid";
     tn_cx c = {0};
+    /* upstream's order: trapezoid answers an empty dim (numpy's 0) before any dtype check */
     if (y->ndim > 0 && y->sizes[dim] == 0 && !cumulative) return tn_cx_finish(&c, zeros_except(&c, y, dim), rets);
+    if (with_x && (y->dtype == TN_DTYPE_BOOL || args[1].u.t->dtype == TN_DTYPE_BOOL))
+        return tn_error(TN_ERR_RUNTIME, "%s: received a bool input for `x` or `y`, but bool is not supported", name);
+    if (!with_x && y->dtype == TN_DTYPE_BOOL)
+        return tn_error(TN_ERR_RUNTIME, "%s: received a bool input for `y`, but bool is not supported", name);
+    if (!with_x && (args[1].tag == TN_V_COMPLEX || args[1].tag == TN_V_BOOL))
+        return tn_error(TN_ERR_RUNTIME, "%s: Currently, we only support dx as a real number.", name);
     tn_tensor *left = slice(&c, y, dim, 0, -1), *right = slice(&c, y, dim, 1, INT64_MAX), *o;
     if (with_x) {
         tn_tensor *dx = trapezoid_dx(&c, y, args[1].u.t, dim);

@@ -334,19 +334,19 @@ static tn_status loss_in_dtype(tn_tensor *a, tn_tensor *b, int nd, const int64_t
 
 /* Broadcasts a and b, applies fn per element (rounded to the result dtype), reduces. */
 static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
-                                   const char *name, bool (*check)(double x, double y), const char *check_msg,
+                                   const char *name, const char *(*check)(double x, double y),
                                    bool promote, int kind, tn_value *rets);
 /* The loss in self's dtype (upstream's empty_like(input): huber, binary_cross_entropy). */
 static tn_status pointwise_loss(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
-                                const char *name, bool (*check)(double x, double y), const char *check_msg,
+                                const char *name, const char *(*check)(double x, double y),
                                 tn_value *rets) {
-    return pointwise_loss_as(a, b, w, reduction, fn, p, name, check, check_msg, false, -1, rets);
+    return pointwise_loss_as(a, b, w, reduction, fn, p, name, check, false, -1, rets);
 }
 /* promote: the loss in the promoted dtype of self and target (upstream's TensorIterator
  * binary op or composite arithmetic: mse, l1, smooth_l1). kind: a tn_loss_kind with a
  * float32 / float64 kernel (loss_in_dtype), or -1. */
 static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
-                                   const char *name, bool (*check)(double x, double y), const char *check_msg,
+                                   const char *name, const char *(*check)(double x, double y),
                                    bool promote, int kind, tn_value *rets) {
     TN_TRY(check_reduction(reduction));
     TN_TRY(tn_nn_check_float(a, name));
@@ -384,7 +384,8 @@ static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int
         const double *x = ba.data, *y = bb.data, *ww = bw.data;
         double sum = 0;
         for (int64_t i = 0; i < n; i++) {
-            if (check && !check(x[i], y[i])) { st = tn_error(TN_ERR_RUNTIME, "%s", check_msg); goto done; }
+            const char *bad = check ? check(x[i], y[i]) : NULL;
+            if (bad) { st = tn_error(TN_ERR_RUNTIME, "%s", bad); goto done; }
             double v = tn_round_to_dtype(dt, fn(x[i], y[i], p, dt));
             if (ww) v = tn_round_to_dtype(dt, v * ww[i]);
             if (reduction == RED_NONE) store_at(out, i, v);
@@ -405,7 +406,7 @@ done:
 
 /* aten::mse_loss(self, target, reduction) */
 tn_status tn_op_mse_loss(const tn_value *args, tn_value *rets) {
-    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, NULL, true, TN_LOSS_MSE,
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_mse, 0, "mse_cpu", NULL, true, TN_LOSS_MSE,
                              rets);
 }
 /* aten::l1_loss(self, target, reduction); with a complex operand upstream's composite,
@@ -421,21 +422,21 @@ tn_status tn_op_l1_loss(const tn_value *args, tn_value *rets) {
         else if (reduction == RED_SUM) a = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(a), TN_NONE));
         return tn_cx_finish(&c, a, rets);
     }
-    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, NULL, true, TN_LOSS_L1, rets);
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_l1, 0, "abs_cpu", NULL, true, TN_LOSS_L1, rets);
 }
 /* aten::smooth_l1_loss(self, target, reduction, beta) */
 tn_status tn_op_smooth_l1_loss(const tn_value *args, tn_value *rets) {
     double beta = args[3].u.d;
     if (!(beta >= 0)) return tn_error(TN_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
     /* beta = 0 is upstream's l1_loss */
-    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_smooth_l1, beta, "smooth_l1_cpu", NULL, NULL,
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_smooth_l1, beta, "smooth_l1_cpu", NULL,
                              true, beta == 0 ? TN_LOSS_L1 : TN_LOSS_SMOOTH_L1, rets);
 }
 /* aten::huber_loss(self, target, reduction, delta) */
 tn_status tn_op_huber_loss(const tn_value *args, tn_value *rets) {
     double delta = args[3].u.d;
     if (!(delta > 0)) return tn_error(TN_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
-    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_huber, delta, "huber_cpu", NULL, NULL, false,
+    return pointwise_loss_as(args[0].u.t, args[1].u.t, NULL, args[2].u.i, f_huber, delta, "huber_cpu", NULL, false,
                              TN_LOSS_HUBER, rets);
 }
 
@@ -448,12 +449,17 @@ static double f_bce(double x, double t, double p, tn_dtype dt) {
     if (l1x < -100) l1x = -100;
     return (t - 1) * l1x - t * lx;
 }
-static bool in_unit(double x, double t) { (void)t; return x >= 0 && x <= 1; }
+/* upstream's per-element checks, input's first: the message of the first that fails */
+static const char *in_unit(double x, double t) {
+    if (!(x >= 0 && x <= 1)) return "all elements of input should be between 0 and 1";
+    if (!(t >= 0 && t <= 1)) return "all elements of target should be between 0 and 1";
+    return NULL;
+}
 
 /* aten::binary_cross_entropy(self, target, weight?, reduction) */
 tn_status tn_op_binary_cross_entropy(const tn_value *args, tn_value *rets) {
     return pointwise_loss(args[0].u.t, args[1].u.t, tn_nn_opt_tensor(&args[2]), args[3].u.i, f_bce, 0,
-                          "binary_cross_entropy", in_unit, "all elements of input should be between 0 and 1", rets);
+                          "binary_cross_entropy", in_unit, rets);
 }
 
 static double f_bce_logits(double x, double t, double p, tn_dtype dt) {
@@ -492,7 +498,7 @@ tn_status tn_op_binary_cross_entropy_with_logits(const tn_value *args, tn_value 
         TN_TRY(check_reduction(args[4].u.i));
         return bce_logits_reduced(self, target, weight, pos, args[4].u.i, rets);
     }
-    if (!pos) return pointwise_loss(self, target, weight, args[4].u.i, f_bce_logits, 0, "bce_with_logits", NULL, NULL, rets);
+    if (!pos) return pointwise_loss(self, target, weight, args[4].u.i, f_bce_logits, 0, "bce_with_logits", NULL, rets);
     /* With pos_weight: fold lw into a per-element computation over the broadcast of all. */
     int64_t reduction = args[4].u.i;
     TN_TRY(check_reduction(reduction));

@@ -1277,13 +1277,14 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
     if (red == 0 && isnan(p)) p = 2; /* an empty reduction is upstream's identity, 0, whatever a NaN p would make */
     if (p < 0 || isinf(p)) {
         if (tn_tensor_numel(self) == 0) {
-            if (all) return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %s norm on an empty tensor "
-                                     "because the operation does not have an identity", p > 0 ? "inf" : (isinf(p) ? "-inf" : "negative"));
+            /* ord printed as upstream's Scalar: -1, -1.5, inf, -inf */
+            if (all) return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %g norm on an empty tensor "
+                                     "because the operation does not have an identity", p);
             for (int d = 0; d < self->ndim; d++)
                 if ((m & (1u << d)) && self->sizes[d] == 0)
-                    return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %s norm on the dimension %d"
+                    return tn_error(TN_ERR_RUNTIME, "linalg.vector_norm cannot compute the %g norm on the dimension %d"
                                     "because this dimension is empty and the operation does not have an identity",
-                                    isinf(p) ? (p > 0 ? "inf" : "-inf") : "negative", d);
+                                    p, d);
         }
     }
     tn_tensor *in;
@@ -1356,7 +1357,7 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
         for (int64_t k = 0; k < nout; k++) {
             double a = acc[k], r;
             if (p == 2) r = f32 ? sqrtf((float)a) : sqrt(a);
-            else if (p == 1 || p == 0 || isinf(p)) r = a;
+            else if (p == 1 || p == 0 || isinf(p) || red == 0) r = a; /* empty: upstream fills its identity, 0 */
             else r = f32 ? powf((float)a, 1.0f / (float)p) : pow(a, 1.0 / p);
             tn_rd_set((char *)tn_tensor_data(out) + k * es, odt, r);
         }

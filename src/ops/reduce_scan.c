@@ -56,7 +56,12 @@ static tn_status cum_op(const tn_value *a, tn_value *r, bool prod) {
     tn_dtype odt = a[2].tag == TN_V_DTYPE ? a[2].u.dtype
                  : (tn_dtype_is_integral(self->dtype, true) ? TN_DTYPE_INT64 : self->dtype);
     if (!scan_complex(odt)) TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", odt));
-    if (odt == TN_DTYPE_BOOL && tn_tensor_numel(self)) return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s_out_cpu\" not implemented for 'Bool'", prod ? "cumprod" : "cumsum");
+    /* upstream's scan kernels dispatch over neither Bool nor the wide unsigned types; an empty
+     * input never reaches the kernel */
+    bool no_kernel = odt == TN_DTYPE_BOOL || odt == TN_DTYPE_UINT16 || odt == TN_DTYPE_UINT32 || odt == TN_DTYPE_UINT64;
+    if (no_kernel && tn_tensor_numel(self))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s_out_cpu\" not implemented for '%s'", prod ? "cumprod" : "cumsum",
+                        tn_dtype_infos[odt].c10_name);
     tn_tensor *in, *out;
     TN_TRY(tn_reduce_to_dtype(self, odt, &in));
     tn_status st = tn_tensor_empty(self->ndim, self->sizes, odt, tn_tensor_device(self), &out);

@@ -13,7 +13,7 @@ static tn_status window(const char *name, win_kind kind, int64_t n, bool periodi
     tn_dtype dt = opts[0].tag == TN_V_DTYPE ? opts[0].u.dtype : tn_default_dtype();
     if (n < 0)
         return tn_error(TN_ERR_RUNTIME, "%s requires non-negative window_length, got window_length=%lld", name, (long long)n);
-    if (!tn_dtype_is_floating(dt))
+    if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) /* complex: ones of length 1, else arange refuses */
         return tn_error(TN_ERR_RUNTIME, "%s expects floating point dtypes, got: %s", name, tn_dtype_infos[dt].c10_name);
     tn_value fo[6] = {TN_NONE, {.tag = TN_V_DTYPE}, opts[1], opts[2], opts[3], TN_NONE};
     fo[1].u.dtype = dt;

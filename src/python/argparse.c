@@ -821,6 +821,8 @@ static int to_int64(PyObject *o, int64_t *out) {
     return 0;
 }
 
+bool tn_py_is_number(PyObject *o) { return check_scalar(o); }
+
 int tn_py_number_tensor(PyObject *o, tn_tensor **out) {
     if (!check_scalar(o)) {
         PyErr_SetString(PyExc_TypeError, "expected a number");

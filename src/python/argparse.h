@@ -85,5 +85,8 @@ const char *tn_py_typename(PyObject *o, char *buf, size_t buflen);
  * tensor (upstream's scalar_to_tensor, marked for type promotion): a new reference in *out;
  * -1 with a Python exception set otherwise. */
 int tn_py_number_tensor(PyObject *o, tn_tensor **out);
+/* Whether o is a number upstream binds where a Tensor is expected for the operators that take
+ * numbers as tensors (THPUtils_checkScalar: int, bool, float, complex, numpy scalars). */
+bool tn_py_is_number(PyObject *o);
 
 #endif

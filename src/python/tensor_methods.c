@@ -290,7 +290,7 @@ static PyObject *m_copy_(PyObject *self, PyObject *args, PyObject *kw) {
     }
     tn_tensor *st = NULL;
     if (!tn_py_is_tensor(src)) {
-        if (PyBool_Check(src) || PyLong_Check(src) || PyFloat_Check(src) || PyComplex_Check(src)) {
+        if (tn_py_is_number(src)) { /* numpy scalars too */
             if (tn_py_number_tensor(src, &st) < 0) return NULL;
         } else {
             PyErr_Format(PyExc_TypeError, "copy_(): argument 'other' (position 1) must be Tensor, not %s",

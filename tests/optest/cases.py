@@ -3402,3 +3402,21 @@ for _f in ("erf", "erfc", "expit", "log1p", "exp2", "expm1", "i0", "sinc"):
 add("special_gammaincc_int_into_numpy_out_err", "lambda a: torch.special.gammaincc(a.long(), a.long(), out=torch.from_numpy(__import__('numpy').zeros(0, dtype='float32')))", [In((3,))], ["special_gammaincc.out"])
 add("igammac_int_into_numpy_out_err", "lambda a: torch.igammac(a.long(), a.long(), out=torch.from_numpy(__import__('numpy').zeros(0, dtype='float32')))", [In((3,))], ["igammac.out"])
 add("bitwise_left_shift_float_into_numpy_out_err", "lambda a: torch.bitwise_left_shift(a, a, out=torch.from_numpy(__import__('numpy').zeros(1, dtype='float32')))", [In((3,))], ["bitwise_left_shift.Tensor_out"])
+# an empty norm is upstream's identity 0 for any p > 0 (before: p = 1e308 gave pow(0, 0) = 1,
+# as 1/p underflows in float); a negative order names itself as upstream's Scalar prints it
+add("vector_norm_empty_huge_p", "lambda a: (torch.norm(a[:, :0], p=1e308), torch.linalg.vector_norm(a[:, :0], ord=1e39, dim=1), torch.norm(a[:, :0].bfloat16(), p=1e308), torch.norm(a, p=1e308))", [In((3, 4))], ["linalg_vector_norm.default"])
+add("vector_norm_empty_negative_order_err", "lambda a: torch.linalg.vector_norm(a[:0], ord=-1.5)", [In((3,))], ["linalg_vector_norm.default"])
+# seed-26 ASan run's individual findings (session 28), each against upstream
+add("copy_from_numpy_scalars", "lambda a: (a.clone().copy_(__import__('numpy').int64(3)), a.clone().copy_(__import__('numpy').float32(2.5)), a.clone().half().copy_(__import__('numpy').bool_(True)))", [In((2, 3))], ["copy_.default"])
+add("should_allow_numbers_as_tensors_list", "lambda: [n for n in ('add', 'add_', 'add_out', 'mul_out', 'divide_', 'subtract', 'floor_divide_out', 'true_divide', 'copy', 'copy_', 'to', '_to_copy', '_conj', 'exp', 'where', 'pow', 'remainder', 'copy_out') if torch._C._should_allow_numbers_as_tensors(n)]", [], [])
+for _dt in ("uint16", "uint32", "uint64"):
+    add(f"cumsum_into_{_dt}_err", f"lambda a: a.cumsum(0, dtype=torch.{_dt})", [In((3, 2))], ["cumsum.default"])
+    add(f"cumprod_empty_into_{_dt}", f"lambda a: a[:0].cumprod(0, dtype=torch.{_dt})", [In((3, 2))], ["cumprod.default"])
+add("windows_complex_length_one", "lambda: (torch.bartlett_window(1, False, dtype=torch.complex128), torch.hann_window(1, dtype=torch.complex64), torch.hamming_window(0, dtype=torch.complex64), torch.blackman_window(1, dtype=torch.complex128))", [], ["bartlett_window.periodic", "hann_window.default", "hamming_window.default", "blackman_window.default"])
+add("window_complex_length_three_err", "lambda: torch.bartlett_window(3, False, dtype=torch.complex128)", [], ["bartlett_window.periodic"])
+add("bce_target_outside_unit_err", "lambda a: torch.nn.functional.binary_cross_entropy(a.sigmoid(), a.sigmoid() * 3)", [In((4,))], ["binary_cross_entropy.default"])
+add("bce_input_checked_before_target_err", "lambda a: torch.nn.functional.binary_cross_entropy(a.sigmoid() + 2, a.sigmoid() - 2)", [In((4,))], ["binary_cross_entropy.default"])
+add("trapezoid_empty_dim_before_dtype_checks", "lambda a: (torch.trapezoid(a[:0].bool(), dim=0), torch.trapz(a[:0].bool(), dim=0), torch.trapezoid(a[:0], dx=True, dim=0), torch.trapezoid(a[:0], a[:0, 0].bool(), dim=0))", [In((3, 2))], ["trapezoid.dx", "trapz.dx", "trapezoid.x"])
+add("trapezoid_dx_bool_y_err", "lambda a: torch.trapezoid(a.bool(), dim=0)", [In((3, 2))], ["trapezoid.dx"])
+add("cumulative_trapezoid_empty_bool_err", "lambda a: torch.cumulative_trapezoid(a[:0].bool(), dim=0)", [In((3, 2))], ["cumulative_trapezoid.dx"])
+add("logcumsumexp_out_other_dtype_err", "lambda a: torch.logcumsumexp(a, 0, out=torch.zeros(0, dtype=torch.bfloat16))", [In((2, 3))], ["logcumsumexp.out"])

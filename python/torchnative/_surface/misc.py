@@ -161,9 +161,16 @@ returning(C, "_accelerator_getAccelerator", None, "no accelerator", status="real
 returning(C, "_supported_qengines", [0], "no quantized engines beyond 'none'", status="real")
 
 
+# upstream's should_allow_numbers_as_tensors list (python_arg_parser.cpp): the operators whose
+# Tensor arguments bind Python and numpy numbers
+_NUMBERS_AS_TENSORS = frozenset(
+    f"{base}{sfx}" for base in ("add", "div", "divide", "mul", "multiply", "sub", "subtract", "true_divide",
+                                "floor_divide") for sfx in ("", "_", "_out")) | {"to", "_to_copy", "copy_", "copy", "_conj"}
+
+
 @real()
 def _should_allow_numbers_as_tensors(name):
-    return False
+    return name in _NUMBERS_AS_TENSORS
 
 
 @real(reason="the privateuse1 backend is not used by torchnative; renaming is recorded")
