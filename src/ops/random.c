@@ -528,7 +528,10 @@ static tn_status randint_common(const tn_value *a, tn_value *r, bool has_low, bo
     tn_generator *g = has_gen ? gen_of(&a[i++]) : tn_generator_default();
     tn_dtype dt;
     tn_device dev;
-    TN_TRY(factory_opts(&a[i], &a[i + 1], &a[i + 2], TN_DTYPE_INT64, &dt, &dev));
+    /* the schema's default is long (filled in when dtype is omitted); an explicit None is the
+     * factory default, the default float dtype, as upstream's aten op (torch.randint's own
+     * Python signature maps None to long before it calls the op) */
+    TN_TRY(factory_opts(&a[i], &a[i + 1], &a[i + 2], tn_default_dtype(), &dt, &dev));
     tn_tensor *out;
     TN_TRY(new_filled(size, dt, dev, &out));
     return finish(out, random_from_to_inplace(out, low, true, high, g), r);

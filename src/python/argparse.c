@@ -1165,7 +1165,11 @@ int tn_argparse_convert(const tn_match *m, int use_out, PyObject *self, tn_value
                  * default, as upstream's parser turns None into an empty IntArrayRef: a
                  * TN_V_NONE here left the op reading an uninitialised list (found under
                  * ASan, where the stack garbage differed; docs/RELIABILITY.md). */
-                if (sp->flags & TN_PF_ALLOW_NONE) v->tag = TN_V_NONE;
+                /* An optional dtype with a default (randint's `ScalarType? dtype=long`) takes the
+                 * default for None too, as upstream's scalartypeWithDefault; the aten op called
+                 * with None itself makes the default float dtype. */
+                bool dtype_default = sp->type == TN_PT_SCALARTYPE && sp->def_kind == 'i';
+                if ((sp->flags & TN_PF_ALLOW_NONE) && !dtype_default) v->tag = TN_V_NONE;
                 else if (default_value(pp->def_kind && pp->def_kind != 'n' ? pp : sp, v) < 0) return -1;
             } else if (convert_obj(pp, o, a, v) < 0) {
                 return -1;

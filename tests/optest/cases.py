@@ -3420,3 +3420,11 @@ add("trapezoid_empty_dim_before_dtype_checks", "lambda a: (torch.trapezoid(a[:0]
 add("trapezoid_dx_bool_y_err", "lambda a: torch.trapezoid(a.bool(), dim=0)", [In((3, 2))], ["trapezoid.dx"])
 add("cumulative_trapezoid_empty_bool_err", "lambda a: torch.cumulative_trapezoid(a[:0].bool(), dim=0)", [In((3, 2))], ["cumulative_trapezoid.dx"])
 add("logcumsumexp_out_other_dtype_err", "lambda a: torch.logcumsumexp(a, 0, out=torch.zeros(0, dtype=torch.bfloat16))", [In((2, 3))], ["logcumsumexp.out"])
+# randint's aten op with dtype=None makes the default float dtype; torch.randint's Python
+# signature maps None to long first (upstream's scalartypeWithDefault); randperm and
+# tril_indices give long either way
+add("randint_explicit_none_dtype", "lambda: (torch.ops.aten.randint.default(5, [3], dtype=None).dtype, torch.ops.aten.randint.low(0, 5, [3], dtype=None).dtype, torch.ops.aten.randint.default(5, [3]).dtype, torch.randint(5, (3,), dtype=None).dtype, torch.randint(1, 5, (3,)).dtype, torch.ops.aten.randperm.default(5, dtype=None).dtype, torch.ops.aten.tril_indices.default(3, 3, dtype=None).dtype)", [], ["randint.default", "randint.low"])
+# angle is a TensorIterator operator upstream: its out= refuses partial overlap with the input
+# and internal overlap even for an empty input (before: computed)
+add("angle_out_partial_overlap_err", "lambda a: (lambda b: torch.angle(b[:3], out=b[1:4]))(a.clone())", [In((4,))], ["angle.out"])
+add("angle_out_empty_into_expanded_err", "lambda a: torch.ops.aten.angle.out(a[:0].double(), out=torch.zeros(1, dtype=torch.bfloat16).expand(2**31))", [In((4, 7))], ["angle.out"])
