@@ -9,7 +9,8 @@
 #          in bfloat16 kernels (the bf16 GEMM, GEMV and attention-product engines:
 #          `grep -rn 'TN_ISA_AVX512_BF16\|TN_ISA_AMX' src/kernels`), so under it
 #          only the tests whose id names bfloat16/bf16 run (`-k`), with the C unit tests
-#          (seconds). Under the scalar tier the model files (the `model_run` marker:
+#          (seconds); so does the avx512 tier on an avx512bf16 or amx host, whose other
+#          kernels the host tier already ran. Under the scalar tier the model files (the `model_run` marker:
 #          whole models decoded and compared) do not run: the scalar kernels are the
 #          portable loops test_ops.py compares case by case at that tier, and a model
 #          decoded through them costs minutes of CI for nothing the cases miss (the aarch64
@@ -113,7 +114,9 @@ run() {
 want host && run "kernel tier $host (host): whole suite" .venv/bin/python -m pytest tests "$@"
 if want lower; then
   for tier in ${lower//,/ }; do
-    if [ "$tier" = avx512bf16 ]; then
+    # avx512bf16 and amx add only bfloat16 kernels to avx512 (see above), so below such a
+    # host both lower AVX-512 tiers differ from it in bfloat16 kernels alone
+    if [ "$tier" = avx512bf16 ] || { [ "$tier" = avx512 ] && { [ "$host" = avx512bf16 ] || [ "$host" = amx ]; }; }; then
       run "kernel tier $tier: bfloat16 tests" \
         env TN_FORCE_ISA=$tier .venv/bin/python -m pytest tests -m "not tier_independent" -k "bfloat16 or bf16 or test_c_unit" "$@"
     elif [ "$tier" = scalar ]; then
