@@ -26,6 +26,13 @@ static inline double tn_scalar_as_double(const tn_value *v) {
     }
 }
 
+/* (a + b) / 2 as upstream computes it on two Scalars (rrelu's evaluation slope): two bools
+ * add as a bool (True + True is True), anything else as doubles. */
+static inline double tn_scalar_midpoint(const tn_value *a, const tn_value *b) {
+    if (a->tag == TN_V_BOOL && b->tag == TN_V_BOOL) return (a->u.b || b->u.b) ? 0.5 : 0.0;
+    return (tn_scalar_as_double(a) + tn_scalar_as_double(b)) / 2;
+}
+
 /* The Scalar as an int64 by C conversion (upstream's unchecked cast of a Scalar into an
  * int64 computation: a uint wraps, a double truncates, a complex keeps its real part). */
 static inline int64_t tn_scalar_as_int64(const tn_value *v) {

@@ -88,8 +88,8 @@ TN_EWB2(elu, y <= (T)0 ? (ctx->mode ? x * (T)ctx->d[2] * (y + (T)ctx->d[0])
                        : x * (T)ctx->d[1])
 TN_EWB2(softplus, TN_EWB_PICK(softplus_grad, y)(x, y, (T)ctx->d[0], (T)ctx->d[1]))
 /* Upstream's vectorised form (what all but the tail elements get): NaN takes the middle
- * branch and stays NaN, 3 itself passes the gradient through. */
-TN_EWB2(hardswish, y < (T)-3 ? (T)0 : y >= (T)3 ? x : x * ((y / (T)3) + (T)0.5))
+ * branch and stays NaN, 3 itself passes the gradient through, -3 gives 0. */
+TN_EWB2(hardswish, y <= (T)-3 ? (T)0 : y >= (T)3 ? x : x * ((y / (T)3) + (T)0.5))
 /* 1/6 is a float constant upstream, also for double. */
 TN_EWB2(hardsigmoid, (y > (T)-3 && y < (T)3) ? x * (T)(1.0f / 6.0f) : (T)0)
 TN_EWB3(mse, (T)ctx->d[0] * (y - z) * x)

@@ -235,8 +235,7 @@ tn_status tn_op_prelu(const tn_value *args, tn_value *rets) {
 /* aten::rrelu(self, lower, upper, training, generator): in evaluation a leaky relu with the
  * mean slope; in training rrelu_with_noise's random slopes (random.c). */
 tn_status tn_op_rrelu(const tn_value *args, tn_value *rets) {
-    double lo = args[1].tag == TN_V_INT ? (double)args[1].u.i : args[1].u.d;
-    double hi = args[2].tag == TN_V_INT ? (double)args[2].u.i : args[2].u.d;
+    double lo = tn_scalar_as_double(&args[1]), hi = tn_scalar_as_double(&args[2]);
     /* upstream's bounds checks, in its order, in either mode and for any input */
     if (!isfinite(lo)) return tn_error(TN_ERR_RUNTIME, "rrelu: lower bound must be finite, got %g", lo);
     if (!(lo <= hi)) return tn_error(TN_ERR_RUNTIME, "Lower bound should be less than or equal to the upper bound");
@@ -247,7 +246,7 @@ tn_status tn_op_rrelu(const tn_value *args, tn_value *rets) {
         tn_tensor *y = tn_cx_call(&c, TN_OP_rrelu_with_noise, TN_ARGS(args[0], TN_T(noise), args[1], args[2], TN_B(true), args[4]));
         return tn_cx_finish(&c, y, rets);
     }
-    return tn_dispatch(TN_OP_leaky_relu, TN_ARGS(args[0], TN_D((lo + hi) / 2)), rets);
+    return tn_dispatch(TN_OP_leaky_relu, TN_ARGS(args[0], TN_D(tn_scalar_midpoint(&args[1], &args[2]))), rets);
 }
 
 /* aten::rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training,

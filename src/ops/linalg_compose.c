@@ -205,6 +205,12 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
  * shapes (a batch of tolerances applies to one matrix as upstream's broadcasting does) */
 static tn_status spectral_bcast(const char *api, tn_tensor *A, const tol_spec *ts, bool hermitian, bool want_pinv,
                                 tn_tensor **out) {
+    /* upstream's pinv and matrix_rank answer an empty input ([batch, n, m] empty, or a batch
+     * of zero ranks) after checking A and before reading the tolerances at all */
+    if (A->ndim >= 2 && tn_tensor_numel(A) == 0) {
+        tol_spec none = {0};
+        return spectral_op(api, A, &none, hermitian, want_pinv, out);
+    }
     if (A->ndim < 2 || (!ts->atol_t && !ts->rtol_t)) return spectral_op(api, A, ts, hermitian, want_pinv, out);
     int nd = A->ndim - 2;
     int64_t bs[TN_MAX_DIMS];

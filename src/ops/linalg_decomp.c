@@ -632,8 +632,27 @@ static tn_status solve_impl(tn_tensor *A, tn_tensor *B, bool left, tn_tensor **o
     }
     if (run && !left && !vec) transpose_batch(w, true, batch, bc, br, tmp, b);
     if (run && !left && vec && w == 2) conj_all(batch * n, b);
+    /* info has A's own batch shape, as upstream's (it comes from A's LU factorisation, which
+     * the broadcast batch repeats): each broadcast element's info lands on its A element */
+    int na = A->ndim - 2;
+    int64_t abatch = 1;
+    for (int i = 0; i < na; i++) abatch *= A->sizes[i];
+    if (st == TN_OK && abatch != batch) {
+        int32_t *ia = tn_la_alloc(abatch ? abatch : 1, sizeof(int32_t));
+        if (!ia) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+        for (int64_t i = 0; ia && i < batch; i++) {
+            int64_t rest = i, ai = 0, mul = 1;
+            for (int d = nd - 1, k = na - 1; d >= 0; d--, k--) {
+                int64_t c = rest % bs[d];
+                rest /= bs[d];
+                if (k >= 0) { ai += (A->sizes[k] == 1 ? 0 : c) * mul; mul *= A->sizes[k]; }
+            }
+            ia[ai] = info[i];
+        }
+        if (ia) { free(info); info = ia; batch = abatch; }
+    }
     if (st == TN_OK) st = tn_la_new(A->dtype, tn_tensor_device(A), bnd, bsz, b, &out[0]);
-    if (st == TN_OK) st = tn_la_new_i32(tn_tensor_device(A), nd, bs, info, &out[1]);
+    if (st == TN_OK) st = tn_la_new_i32(tn_tensor_device(A), na, A->sizes, info, &out[1]);
     free(a), free(b), free(tmp), free(piv);
     if (st != TN_OK) { free(info); release_all(2, out); return st; }
     *info_out = info, *batch_out = batch;

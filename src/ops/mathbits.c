@@ -107,6 +107,13 @@ tn_status tn_mathbits_resolve(tn_tensor *t, uint32_t which, tn_tensor **out) {
                                                                   {TN_TENSOR_NEG, TN_OP_neg}};
     for (int k = 0; k < 2; k++) {
         if (!(apply & steps[k].bit)) continue;
+        if (steps[k].bit == TN_TENSOR_NEG && r->dtype == TN_DTYPE_BOOL) {
+            /* a negative bool view is allowed; upstream's resolution runs the neg kernel, which
+             * has no Bool loop (an empty tensor never reaches it) */
+            if (tn_tensor_numel(r) == 0) continue;
+            tn_tensor_release(r);
+            return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"neg_cpu\" not implemented for 'Bool'");
+        }
         tn_value a[2] = {tn_value_tensor(r), {.tag = TN_V_NONE}};
         tn_tensor *x = NULL;
         tn_status st = tn_dispatch_one(steps[k].op, a, &x);

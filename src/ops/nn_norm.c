@@ -366,6 +366,8 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
     if (input->ndim < 2)
         return tn_error(TN_ERR_RUNTIME, "Expected input to have at least 2 dimensions, but got input of size %s",
                         TN_NN_FMT(input, b1));
+    if (!rmean != !rvar) /* upstream's TORCH_CHECK_VALUE in batch_norm_cpu_out */
+        return tn_error(TN_ERR_VALUE, "running_mean and running_var must either both be None or neither be None");
     if (!training && (!rmean || !rvar))
         return tn_error(TN_ERR_RUNTIME, "running_mean and running_var must be defined in evaluation mode");
     int64_t N = input->sizes[0], C = input->sizes[1], S = 1;
@@ -536,6 +538,11 @@ tn_status tn_op_batch_norm(const tn_value *args, tn_value *rets) {
         }
         return TN_OK;
     }
+    /* _batch_norm_impl_index names a missing statistic in evaluation mode before the
+     * native kernel's both-or-neither ValueError */
+    for (int k = 3; k <= 4 && !args[5].u.b; k++)
+        if (!tn_nn_opt_tensor(&args[k]))
+            return tn_error(TN_ERR_RUNTIME, "%s must be defined in evaluation mode", k == 3 ? "running_mean" : "running_var");
     TN_TRY(batch_norm_run(args[0].u.t, tn_nn_opt_tensor(&args[1]), tn_nn_opt_tensor(&args[2]),
                           tn_nn_opt_tensor(&args[3]), tn_nn_opt_tensor(&args[4]), args[5].u.b, args[6].u.d,
                           args[7].u.d, r));

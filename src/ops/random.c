@@ -930,7 +930,7 @@ static tn_status op_rrelu_with_noise(const tn_value *a, tn_value *r) {
     if (noise->ndim != self->ndim || memcmp(noise->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim) != 0)
         return tn_error(TN_ERR_RUNTIME, "noise tensor shape must match self tensor shape");
     if (!a[4].u.b) {
-        tn_value la[2] = {a[0], tn_value_double((lo + hi) / 2)};
+        tn_value la[2] = {a[0], tn_value_double(tn_scalar_midpoint(&a[2], &a[3]))};
         return tn_dispatch(TN_OP_leaky_relu, la, r);
     }
     if (!is_floatish(self->dtype) || self->dtype == TN_DTYPE_FLOAT16) /* upstream's dispatch has no Half */

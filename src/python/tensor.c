@@ -409,6 +409,10 @@ static PyObject *element_at(tn_tensor *t, int64_t offset_elems) {
         if (v.tag == TN_V_COMPLEX) { v.u.c.re = -v.u.c.re; v.u.c.im = -v.u.c.im; }
         else if (v.tag == TN_V_DOUBLE) v.u.d = -v.u.d;
         else if (v.tag == TN_V_INT) v.u.i = (int64_t)(0 - (uint64_t)v.u.i);
+        else if (v.tag == TN_V_BOOL) { /* as resolving it: upstream's neg kernel has no Bool loop */
+            PyErr_SetString(PyExc_NotImplementedError, "\"neg_cpu\" not implemented for 'Bool'");
+            return NULL;
+        }
     }
     return value_to_py(&v);
 }

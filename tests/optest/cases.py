@@ -3428,3 +3428,23 @@ add("randint_explicit_none_dtype", "lambda: (torch.ops.aten.randint.default(5, [
 # and internal overlap even for an empty input (before: computed)
 add("angle_out_partial_overlap_err", "lambda a: (lambda b: torch.angle(b[:3], out=b[1:4]))(a.clone())", [In((4,))], ["angle.out"])
 add("angle_out_empty_into_expanded_err", "lambda a: torch.ops.aten.angle.out(a[:0].double(), out=torch.zeros(1, dtype=torch.bfloat16).expand(2**31))", [In((4, 7))], ["angle.out"])
+# pinv and matrix_rank answer an empty input before reading the tolerances (before: broadcast
+# them, or refused); solve_ex's info has A's own batch shape
+add("pinv_rank_empty_ignore_tolerances", "lambda a: (torch.linalg.pinv(a[:0], rtol=torch.ones(7, 7)), torch.linalg.pinv(a[:0], atol=torch.ones(3, dtype=torch.long)), torch.linalg.matrix_rank(a[:0], rtol=torch.ones(7, 7)), torch.linalg.matrix_rank(a[:0].expand(2, 0, 7), atol=torch.ones(5)), torch.linalg.pinv(a[:0, :0], hermitian=True, atol=torch.ones(3)))", [In((3, 7))], ["linalg_pinv.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_tensor"])
+add("pinv_empty_int_err", "lambda a: torch.linalg.pinv(a[:0].long())", [In((3, 7))], ["linalg_pinv.atol_rtol_tensor"])
+add("solve_ex_info_has_A_batch", "lambda a: (lambda A: (torch.linalg.solve_ex(A, a)[1], torch.linalg.solve_ex(A.expand(2, 1, 3, 3), a)[1]))(torch.eye(3) + 0 * a[0, 0, 0, 0])", [In((2, 4, 3, 3))], ["linalg_solve_ex.default"])
+add("solve_ex_check_errors_batch_of_A_err", "lambda a: (lambda A: torch.linalg.solve_ex(A, a, check_errors=True))(torch.stack([torch.eye(3), torch.zeros(3, 3)]).unsqueeze(1))", [In((2, 4, 3, 3))], ["linalg_solve_ex.default"])
+# a negative view of a bool tensor is allowed; resolving it (resolve_neg, clone, tolist)
+# refuses as upstream's neg kernel, an empty one does not (before: _neg_view's resolution
+# gave neg's RuntimeError, tolist read the values unnegated)
+add("neg_view_bool_lazy", "lambda a: (torch._neg_view(a.bool()).is_neg(), torch._neg_view(a[:0].bool()).resolve_neg())", [In((2, 1))], ["_neg_view.default"])
+add("neg_view_bool_resolve_err", "lambda a: torch._neg_view(a.bool()).resolve_neg()", [In((2, 1))], ["_neg_view.default"])
+add("neg_view_bool_tolist_err", "lambda a: torch._neg_view(a.bool()).tolist()", [In((2, 1))], ["_neg_view.default"])
+# one running statistic without the other is upstream's ValueError, in training too
+add("batch_norm_one_running_stat_err", "lambda a: torch.native_batch_norm(a, torch.ones(3), None, None, torch.ones(3), True, 0.1, 1e-5)", [In((2, 3))], ["native_batch_norm.default"])
+add("batch_norm_one_running_stat_eval_err", "lambda a: torch.batch_norm(a, None, None, torch.zeros(3), None, False, 0.1, 1e-5, False)", [In((2, 3))], ["batch_norm.default"])
+# hardswish_backward at self = -3 is 0, as upstream's branches (before: -0.5 * grad)
+add("hardswish_backward_at_minus_three", "lambda g: torch.ops.aten.hardswish_backward(g, torch.tensor([-3., 3., -4., 0.5] * 10)[:g.numel()])", [In((40,))], ["hardswish_backward.default"])
+# rrelu's evaluation slope is upstream's (lower + upper) / 2 in Scalar arithmetic: two bools
+# add as a bool (before: a bool bound was read as a double's bits, slope 0)
+add("rrelu_eval_bool_bounds", "lambda a: (torch.ops.aten.rrelu.default(a, True, True, False), torch.rrelu(a, False, True, False), torch.ops.aten.rrelu.default(a, True, 1.5, False), torch.ops.aten.rrelu.default(a, 1, 2, False), torch.ops.aten.rrelu_with_noise.default(a, torch.zeros_like(a), True, True, False))", [In((9,))], ["rrelu.default", "rrelu_with_noise.default"])
