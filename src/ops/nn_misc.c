@@ -6,6 +6,8 @@
 
 #include "core/generator.h"
 #include "kernels/random.h"
+#include "ops/creation_internal.h"
+#include "ops/shape.h"
 #include "ops/nn_internal.h"
 #include "ops/iter.h"
 
@@ -157,14 +159,20 @@ tn_status tn_op_native_dropout(const tn_value *args, tn_value *rets) {
     /* upstream's bernoulli_(1 - p) checks its probability (NaN fails) */
     if (train && !(1. - p >= 0 && 1. - p <= 1))
         return tn_error(TN_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", 1. - p);
-    TN_TRY(tn_nn_empty(input->ndim, input->sizes, dt, input, &out));
-    tn_status st = tn_nn_empty(input->ndim, input->sizes, TN_DTYPE_BOOL, input, &mask);
+    /* out and mask are empty_like(input): a permuted or overlapping input's layout (dense
+     * strides ordered as its own), so bernoulli_ draws in that memory order, as upstream's */
+    TN_TRY(tn_factory_empty_like(input, dt, tn_tensor_device(input), TN_MEMFMT_PRESERVE, &out));
+    tn_tensor *tmp = NULL, *mlog = NULL;
+    tn_status st = tn_factory_empty_like(input, TN_DTYPE_BOOL, tn_tensor_device(input), TN_MEMFMT_PRESERVE, &mask);
     if (st != TN_OK || tn_tensor_is_meta(input)) goto done;
-    uint8_t *m = tn_tensor_data(mask);
-    void *o = tn_tensor_data(out);
+    /* computed in logical order into a contiguous tmp, then copied into out's layout */
+    if ((st = tn_tensor_empty(input->ndim, input->sizes, dt, tn_tensor_device(input), &tmp)) != TN_OK) goto done;
+    void *o = tn_tensor_data(tmp);
     if (train) {
         double p1m = 1. - p, scale = p1m == 0 ? 0. : 1. / p1m;
         if ((st = bernoulli_fill(mask, p1m)) != TN_OK) goto done;
+        if ((st = tn_tensor_contiguous(mask, &mlog)) != TN_OK) goto done;
+        const uint8_t *m = tn_tensor_data(mlog);
         /* the input gathered once in its opmath type (exact), not read element by element */
         tn_dtype acc = tn_nn_acc(dt);
         tn_nn_buf bi;
@@ -177,10 +185,17 @@ tn_status tn_op_native_dropout(const tn_value *args, tn_value *rets) {
         }
         tn_nn_buf_free(&bi);
     } else {
-        memset(m, 1, (size_t)n);
+        memset(tn_tensor_data(mask), 1, (size_t)n); /* dense (empty_like): its n bytes are its elements */
         for (int64_t i = 0; i < n; i++) store_at(o, dt, i, tn_nn_read(input, i));
     }
+    {
+        tn_value cr[1];
+        st = tn_dispatch(TN_OP_copy_, (tn_value[]){tn_value_tensor(out), tn_value_tensor(tmp), tn_value_bool(false)}, cr);
+        if (st == TN_OK) tn_value_release(&cr[0]);
+    }
 done:
+    if (tmp) tn_tensor_release(tmp);
+    if (mlog) tn_tensor_release(mlog);
     if (st != TN_OK) {
         if (out) tn_tensor_release(out);
         if (mask) tn_tensor_release(mask);

@@ -3448,3 +3448,8 @@ add("hardswish_backward_at_minus_three", "lambda g: torch.ops.aten.hardswish_bac
 # rrelu's evaluation slope is upstream's (lower + upper) / 2 in Scalar arithmetic: two bools
 # add as a bool (before: a bool bound was read as a double's bits, slope 0)
 add("rrelu_eval_bool_bounds", "lambda a: (torch.ops.aten.rrelu.default(a, True, True, False), torch.rrelu(a, False, True, False), torch.ops.aten.rrelu.default(a, True, 1.5, False), torch.ops.aten.rrelu.default(a, 1, 2, False), torch.ops.aten.rrelu_with_noise.default(a, torch.zeros_like(a), True, True, False))", [In((9,))], ["rrelu.default", "rrelu_with_noise.default"])
+# clone, _to_copy and native_dropout of a non-dense view keep its dimension order in dense
+# strides (upstream's empty_like, infer_dense_strides; before: contiguous), so dropout's
+# draws land as upstream's on an overlapping input
+add("clone_to_copy_non_dense_strides", "lambda a: [t.stride() for x in (a.as_strided((2, 3, 3), (1, 1, 1)), a.view(4, 6).t()[::2], a.view(2, 3, 4).permute(2, 0, 1)[:, :, ::2]) for t in (x.clone(), x.double(), x.to(torch.float16), torch.ops.aten._to_copy.default(x))]", [In((24,))], ["clone.default", "_to_copy.default"])
+add("native_dropout_overlapping_input", "lambda a: (lambda _: torch.ops.aten.native_dropout.default(a.half().as_strided((2, 3, 3), (1, 1, 1)), 0.5, None))(torch.manual_seed(5))", [In((6,))], ["native_dropout.default"])
