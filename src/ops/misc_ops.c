@@ -1,5 +1,6 @@
 /* misc_ops.c — small operators that belong to no larger family yet: isin, equal,
  * broadcast_tensors, isclose, allclose, diff. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,7 +166,12 @@ static tn_status isin_impl(const tn_tensor *elements, const tn_value *elem_scala
 }
 
 static tn_status tensor_values(const tn_tensor *t, tn_value **out, int64_t *n) {
+    /* upstream materialises the test elements: a view too large to hold (a huge expanded
+     * one) fails there, as a storage size overflow, and so here before the allocation */
+    int64_t nbytes;
+    TN_TRY(tn_storage_nbytes_for(t->ndim, t->sizes, NULL, tn_dtype_itemsize(t->dtype), &nbytes));
     *n = tn_tensor_numel(t);
+    if ((uint64_t)*n > SIZE_MAX / sizeof(tn_value)) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     *out = malloc(sizeof(tn_value) * (size_t)(*n ? *n : 1));
     if (!*out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t i = 0; i < *n; i++) {
@@ -189,12 +195,34 @@ static tn_status isin_check_scalar(const tn_value *v) {
     return dt == TN_DTYPE_UNDEFINED ? TN_OK : isin_check_dtype(dt);
 }
 
+/* Upstream's brute-force path (fewer test elements than 10 * numel(elements)**0.145; the
+ * sorting path otherwise) views the test elements, converted to the common dtype, as one
+ * dimension: a layout that cannot be viewed so (an expanded or sliced one) refuses there
+ * with view's error. `elements` is the Tensor or Scalar argument. */
+static tn_status isin_brute_view_check(const tn_value *elements, int64_t nelem, tn_tensor *test) {
+    if (tn_tensor_numel(test) >= (int64_t)(10.0f * pow((double)nelem, 0.145))) return TN_OK;
+    tn_value ops[2] = {*elements, tn_value_tensor(test)}, vr;
+    tn_dtype common;
+    TN_TRY(tn_result_type(2, ops, &common));
+    tn_tensor *tc;
+    TN_TRY(tn_ew_to_dtype(test, common, &tc));
+    int64_t flat = -1;
+    tn_value va[2] = {tn_value_tensor(tc), tn_value_intlist(&flat, 1)};
+    tn_status st = tn_dispatch(TN_OP_view, va, &vr);
+    tn_tensor_release(tc);
+    if (st == TN_OK) tn_value_release(&vr);
+    return st;
+}
+
 tn_status tn_op_isin_Tensor_Tensor(const tn_value *args, tn_value *rets) {
     tn_value *vals;
     int64_t n;
     TN_TRY(isin_check_dtype(args[0].u.t->dtype));
     TN_TRY(isin_check_dtype(args[1].u.t->dtype));
-    if (tn_tensor_is_meta(args[1].u.t)) return isin_impl(args[0].u.t, NULL, NULL, 0, args[3].u.b, rets);
+    /* no elements: upstream returns before reading the test elements */
+    if (tn_tensor_is_meta(args[1].u.t) || tn_tensor_numel(args[0].u.t) == 0)
+        return isin_impl(args[0].u.t, NULL, NULL, 0, args[3].u.b, rets);
+    TN_TRY(isin_brute_view_check(&args[0], tn_tensor_numel(args[0].u.t), args[1].u.t));
     TN_TRY(tensor_values(args[1].u.t, &vals, &n));
     tn_status st = isin_impl(args[0].u.t, NULL, vals, n, args[3].u.b, rets);
     free(vals);
@@ -220,6 +248,7 @@ tn_status tn_op_isin_Scalar_Tensor(const tn_value *args, tn_value *rets) {
         rets[0] = tn_value_tensor(out);
         return TN_OK;
     }
+    TN_TRY(isin_brute_view_check(&args[0], 1, args[1].u.t));
     TN_TRY(tensor_values(args[1].u.t, &vals, &n));
     tn_status st = isin_impl(NULL, &args[0], vals, n, args[3].u.b, rets);
     free(vals);

@@ -830,7 +830,10 @@ static tn_status tensor_split_sections(tn_tensor *self, int64_t sections, int64_
     int d;
     TN_TRY(tn_wrap_dim(dim, self->ndim, &d));
     int64_t dsize = self->sizes[d], base = dsize / sections, extra = dsize % sections;
-    int64_t *lens = malloc(sizeof(int64_t) * (size_t)sections);
+    /* upstream builds a vector of `sections` tensors (8 bytes each) */
+    if ((uint64_t)sections > (uint64_t)PTRDIFF_MAX / 8)
+        return tn_error(TN_ERR_RUNTIME, "cannot create std::vector larger than max_size()");
+    int64_t *lens = calloc((size_t)sections, sizeof(int64_t));
     if (!lens) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t i = 0; i < sections; i++) lens[i] = i < extra ? base + 1 : base;
     tn_status st = pieces_result(self, d, sections, lens, rets);

@@ -3453,3 +3453,14 @@ add("rrelu_eval_bool_bounds", "lambda a: (torch.ops.aten.rrelu.default(a, True, 
 # draws land as upstream's on an overlapping input
 add("clone_to_copy_non_dense_strides", "lambda a: [t.stride() for x in (a.as_strided((2, 3, 3), (1, 1, 1)), a.view(4, 6).t()[::2], a.view(2, 3, 4).permute(2, 0, 1)[:, :, ::2]) for t in (x.clone(), x.double(), x.to(torch.float16), torch.ops.aten._to_copy.default(x))]", [In((24,))], ["clone.default", "_to_copy.default"])
 add("native_dropout_overlapping_input", "lambda a: (lambda _: torch.ops.aten.native_dropout.default(a.half().as_strided((2, 3, 3), (1, 1, 1)), 0.5, None))(torch.manual_seed(5))", [In((6,))], ["native_dropout.default"])
+# seed-28 run's two crashes (normal build): isin read a huge expanded test tensor into an
+# allocation whose size wrapped; tensor_split with 2**62 sections likewise
+add("isin_huge_expanded_test_elements", "lambda a: (torch.isin(a[:0], torch.tensor([[3]]).expand(2**62, 1)), torch.ops.aten.isin.Tensor_Tensor(a[:0].view(0, 1), torch.tensor([[3]]).expand(2**62, 1), assume_unique=False, invert=True))", [In((3,))], ["isin.Tensor_Tensor"])
+add("isin_huge_expanded_test_elements_err", "lambda a: torch.isin(a, torch.tensor([[3]]).expand(2**62, 1))", [In((3,))], ["isin.Tensor_Tensor"])
+add("isin_scalar_huge_expanded_err", "lambda a: torch.isin(3.0, torch.tensor([[3]]).expand(2**62, 1))", [], ["isin.Scalar_Tensor"])
+add("tensor_split_huge_sections_err", "lambda a: a.tensor_split(2**62)", [In((5, 5, 4))], ["tensor_split.sections"])
+# isin's brute-force path (few test elements) views the test elements as one dimension, as
+# upstream's: an expanded or sliced test tensor refuses there with view's error
+add("isin_brute_force_unviewable_test_err", "lambda a: torch.isin(a, torch.tensor([3., 5.]).expand(3, 2))", [In((100,))], ["isin.Tensor_Tensor"])
+add("isin_scalar_unviewable_test_err", "lambda a: torch.isin(3.5, a.expand(3, 2))", [In((2,))], ["isin.Scalar_Tensor"])
+add("isin_sorting_path_unviewable_test", "lambda a: torch.isin(a, torch.tensor([[3., 5., 6.]]).t().expand(3, 5))", [In((3,))], ["isin.Tensor_Tensor"])
