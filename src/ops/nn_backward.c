@@ -232,12 +232,6 @@ tn_status tn_op__adaptive_avg_pool2d_backward(const tn_value *args, tn_value *re
 
 /* ================================ upsampling =========================================== */
 
-/* Upstream's compute_scales_value: 1/scale when a positive scale is given, else in/out. */
-static double scales_value(const tn_value *s, int64_t in, int64_t out, bool as_float) {
-    double r = (s && s->tag == TN_V_DOUBLE && s->u.d > 0) ? 1.0 / s->u.d : (double)in / (double)out;
-    return as_float ? (double)(float)r : r;
-}
-
 typedef struct up_ctx { double rh, rw; int mode; bool align; } up_ctx;
 
 static void run_up_bwd(tn_dtype acc, void *gx, const void *gy, int64_t p0, int64_t P, int64_t H, int64_t W, int64_t oh, int64_t ow,
@@ -275,17 +269,7 @@ static tn_status upsample_backward(const tn_value *args, int mode, bool align, c
     }
     TN_TRY(tn_nnb_check_float(gy, mode == 0 ? "upsample_nearest2d_backward" : "upsample_bilinear2d_backward"));
     bool f = gy->dtype != TN_DTYPE_FLOAT64;
-    up_ctx c = {0, 0, mode, align};
-    if (mode == 0) {
-        c.rh = scales_value(sh, is[2], oh, true);
-        c.rw = scales_value(sw, is[3], ow, true);
-    } else if (align) {
-        c.rh = oh > 1 ? (f ? (double)((float)(is[2] - 1) / (float)(oh - 1)) : (double)(is[2] - 1) / (double)(oh - 1)) : 0;
-        c.rw = ow > 1 ? (f ? (double)((float)(is[3] - 1) / (float)(ow - 1)) : (double)(is[3] - 1) / (double)(ow - 1)) : 0;
-    } else {
-        c.rh = scales_value(sh, is[2], oh, f);
-        c.rw = scales_value(sw, is[3], ow, f);
-    }
+    up_ctx c = {tn_nn_up_scale(mode, align, f, sh, is[2], oh), tn_nn_up_scale(mode, align, f, sw, is[3], ow), mode, align};
     return plane_backward(gy, 4, is, gy->dtype, run_up_bwd, &c, rets);
 }
 

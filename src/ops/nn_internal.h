@@ -69,6 +69,20 @@ static inline float (*tn_nn_convt_rounding(tn_dtype dt, int nsp, const int64_t *
     return dt == TN_DTYPE_FLOAT16 ? tn_round_half_f32 : tn_round_bf16_f32;
 }
 
+/* The 2-d nearest (mode 0) / bilinear source-index scales of upstream's upsampling, forward
+ * and backward alike, in the opmath type (f: float). compute_scales_value is 1/scale for a
+ * positive scale, else in/out; bilinear with align_corners is (in-1)/(out-1); nearest
+ * (always float) ignores the scale when the size is unchanged or doubled (nearest_idx: the
+ * index o, or o >> 1, which the scales 1 and 1/2 give exactly). */
+static inline double tn_nn_up_scale(int mode, bool align, bool f, const tn_value *s, int64_t in, int64_t out) {
+    if (mode == 0 && out == in) return 1.0;
+    if (mode == 0 && out == 2 * in) return 0.5;
+    if (mode != 0 && align)
+        return out > 1 ? (f ? (double)((float)(in - 1) / (float)(out - 1)) : (double)(in - 1) / (double)(out - 1)) : 0;
+    double r = (s && s->tag == TN_V_DOUBLE && s->u.d > 0) ? 1.0 / s->u.d : (double)in / (double)out;
+    return mode == 0 || f ? (double)(float)r : r;
+}
+
 /* A contiguous working copy of a tensor in an acc dtype. `data` may point straight into
  * the tensor's storage (owned == false) when no conversion or gather is needed. */
 typedef struct tn_nn_buf {

@@ -374,12 +374,6 @@ static void run_up(tn_dtype acc, void *y, const void *x, const plane_geom *g, in
     NN_KERNEL(acc, upsample2d, y, x, g->P, g->H, g->W, oh, ow, a->rh, a->rw, a->mode, a->align);
 }
 
-/* Upstream's compute_scales_value: 1/scale when a positive scale is given, else in/out. */
-static double scales_value(const tn_value *s, int64_t in, int64_t out, bool as_float) {
-    double r = (s && s->tag == TN_V_DOUBLE && s->u.d > 0) ? 1.0 / s->u.d : (double)in / (double)out;
-    return as_float ? (double)(float)r : r;
-}
-
 static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_value *sh, const tn_value *sw, int mode,
                                bool align, tn_value *rets) {
     char b[256];
@@ -398,18 +392,7 @@ static tn_status upsample_impl(tn_tensor *x, int64_t oh, int64_t ow, const tn_va
     TN_TRY(planes_of(x, &g, "upsample"));
     /* Scales are computed in the opmath type: float for all but Double. */
     bool f = x->dtype != TN_DTYPE_FLOAT64;
-    up_args a = {0, 0, mode, align};
-    if (mode == 0) {
-        /* nearest always uses float scales (upstream's nearest_idx). */
-        a.rh = scales_value(sh, g.H, oh, true);
-        a.rw = scales_value(sw, g.W, ow, true);
-    } else if (align) {
-        a.rh = oh > 1 ? (f ? (double)((float)(g.H - 1) / (float)(oh - 1)) : (double)(g.H - 1) / (double)(oh - 1)) : 0;
-        a.rw = ow > 1 ? (f ? (double)((float)(g.W - 1) / (float)(ow - 1)) : (double)(g.W - 1) / (double)(ow - 1)) : 0;
-    } else {
-        a.rh = scales_value(sh, g.H, oh, f);
-        a.rw = scales_value(sw, g.W, ow, f);
-    }
+    up_args a = {tn_nn_up_scale(mode, align, f, sh, g.H, oh), tn_nn_up_scale(mode, align, f, sw, g.W, ow), mode, align};
     tn_tensor *y;
     TN_TRY(plane_op_in(byte_nearest ? TN_DTYPE_FLOAT32 : tn_nn_acc_any(x->dtype), x, &g, oh, ow, run_up, &a, &y));
     rets[0] = tn_value_tensor(y);

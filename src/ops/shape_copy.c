@@ -125,11 +125,10 @@ static tn_status cat_impl(tn_tensor *const *ts, int64_t n, int64_t dim, tn_value
     tn_dtype dt;
     TN_TRY(result_dtype(ts, n, &dt));
     if (valid < 0) {
-        /* Every input is (0,): the result is (0,) too. */
+        /* Every input is (0,): the result is (0,) too, whatever dim (upstream's
+         * legacy_cat_wrap_dim wraps it against no tensor at all) */
         tn_tensor *out;
         int64_t zero = 0;
-        int d;
-        TN_TRY(tn_wrap_dim(dim, 1, &d));
         TN_TRY(tn_tensor_empty(1, &zero, dt, tn_tensor_device(ts[0]), &out));
         rets[0] = tn_value_tensor(out);
         return TN_OK;

@@ -1067,8 +1067,10 @@ static PyObject *ops_coerce(const tn_param *p, PyObject *o) {
         if (p->type != TN_PT_SCALAR && PyBool_Check(o)) return PyLong_FromLong(o == Py_True);
         return NULL;
     case TN_PT_SCALARTYPE: {
-        if (!PyLong_Check(o)) return NULL;
-        long v = PyLong_AsLong(o);
+        /* a dtype's number: a Python int, or an integer numpy scalar (__index__), as
+         * upstream's toIValue takes for a JIT int */
+        if (!PyLong_Check(o) && !(PyIndex_Check(o) && type_module_is_numpy(o))) return NULL;
+        long v = PyLong_Check(o) ? PyLong_AsLong(o) : (long)PyNumber_AsSsize_t(o, NULL);
         if (v == -1 && PyErr_Occurred()) { PyErr_Clear(); return NULL; }
         PyObject *d = v >= 0 && v < TN_DTYPE_COUNT ? tn_py_dtype_object((tn_dtype)v) : NULL;
         return d ? Py_NewRef(d) : NULL;

@@ -3464,3 +3464,10 @@ add("tensor_split_huge_sections_err", "lambda a: a.tensor_split(2**62)", [In((5,
 add("isin_brute_force_unviewable_test_err", "lambda a: torch.isin(a, torch.tensor([3., 5.]).expand(3, 2))", [In((100,))], ["isin.Tensor_Tensor"])
 add("isin_scalar_unviewable_test_err", "lambda a: torch.isin(3.5, a.expand(3, 2))", [In((2,))], ["isin.Scalar_Tensor"])
 add("isin_sorting_path_unviewable_test", "lambda a: torch.isin(a, torch.tensor([[3., 5., 6.]]).t().expand(3, 5))", [In((3,))], ["isin.Tensor_Tensor"])
+# nearest upsampling ignores the scale when a size is unchanged or doubled, as upstream's
+# nearest_idx (before: an infinite scale_h read every row from row 0); forward and backward
+add("upsample_nearest2d_doubled_size_ignores_scale", "lambda a: (torch._C._nn.upsample_nearest2d(a, [4, 3], float('inf'), None), torch._C._nn.upsample_nearest2d(a, [2, 4], 1e30, 0.25), torch.ops.aten.upsample_nearest2d_backward(torch.arange(24.).view(1, 2, 4, 3), [4, 3], [1, 2, 2, 2], float('inf'), None))", [In((1, 2, 2, 2))], ["upsample_nearest2d.default", "upsample_nearest2d_backward.default"])
+# cat of (0,) tensors only is (0,) whatever dim, as upstream's legacy wrap (before: IndexError)
+add("cat_all_legacy_empty_any_dim", "lambda a: (torch.cat([a[:0], a[:0].long()], 1), torch.cat([a[:0]], -5), torch.ops.aten.cat.default([a[:0].bfloat16()], 2**40))", [In((3,))], ["cat.default"])
+# torch.ops takes a dtype as its number from a numpy integer too, as upstream's toIValue
+add("ops_dtype_from_numpy_int", "lambda a: (torch.ops.aten.cumprod.default(a, 0, dtype=__import__('numpy').int64(6)).dtype, torch.ops.aten.cumprod.default(a, 0, dtype=__import__('numpy').int32(7)).dtype, torch.ops.aten.randperm.default(4, dtype=__import__('numpy').int64(4)).dtype)", [In((3,))], ["cumprod.default", "randperm.default"])
