@@ -266,7 +266,7 @@ static tn_status dropout_impl(const tn_value *args, tn_value *rets, bool feature
     tn_tensor *x = args[0].u.t;
     double p = args[1].u.d;
     bool train = args[2].u.b;
-    if (p < 0 || p > 1)
+    if (!(p >= 0 && p <= 1)) /* NaN too, in either mode */
         return tn_error(TN_ERR_RUNTIME, "dropout probability has to be between 0 and 1, but got %g", p);
     if (p == 0 || !train || tn_tensor_numel(x) == 0) {
         tn_tensor_retain(x);

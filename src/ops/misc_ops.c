@@ -397,6 +397,8 @@ tn_status tn_op_diff(const tn_value *args, tn_value *rets) {
     int64_t n = args[1].u.i;
     if (x->ndim == 0) return tn_error(TN_ERR_RUNTIME, "diff expects input to be at least one-dimensional");
     if (n < 0) return tn_error(TN_ERR_RUNTIME, "order must be non-negative but got %lld", (long long)n);
+    if (n == 0 && args[3].tag != TN_V_TENSOR && args[4].tag != TN_V_TENSOR) /* upstream: a copy, dim unread */
+        return tn_dispatch(TN_OP_clone, (tn_value[]){args[0], {.tag = TN_V_NONE}}, rets);
     int d;
     TN_TRY(tn_wrap_dim(args[2].u.i, x->ndim, &d));
     tn_tensor *cur = x, *parts[3];

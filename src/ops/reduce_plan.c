@@ -17,11 +17,11 @@ tn_status tn_reduce_dim_mask(const tn_value *dim, int ndim, bool empty_is_all, t
     for (int64_t i = 0; i < n; i++) {
         int w;
         TN_TRY(tn_wrap_dim(d[i], ndim, &w));
-        if (ndim == 0) continue; /* dim 0 / -1 of a 0-d tensor names the tensor itself */
+        /* dim 0 / -1 of a 0-d tensor names the tensor itself, once: [0, -1] repeats it */
         if (m & (1u << w)) return tn_error(TN_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", w);
         m |= 1u << w;
     }
-    *out = m;
+    *out = ndim == 0 ? 0 : m;
     return TN_OK;
 }
 

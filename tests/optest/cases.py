@@ -3471,3 +3471,12 @@ add("upsample_nearest2d_doubled_size_ignores_scale", "lambda a: (torch._C._nn.up
 add("cat_all_legacy_empty_any_dim", "lambda a: (torch.cat([a[:0], a[:0].long()], 1), torch.cat([a[:0]], -5), torch.ops.aten.cat.default([a[:0].bfloat16()], 2**40))", [In((3,))], ["cat.default"])
 # torch.ops takes a dtype as its number from a numpy integer too, as upstream's toIValue
 add("ops_dtype_from_numpy_int", "lambda a: (torch.ops.aten.cumprod.default(a, 0, dtype=__import__('numpy').int64(6)).dtype, torch.ops.aten.cumprod.default(a, 0, dtype=__import__('numpy').int32(7)).dtype, torch.ops.aten.randperm.default(4, dtype=__import__('numpy').int64(4)).dtype)", [In((3,))], ["cumprod.default", "randperm.default"])
+# a 0-dim tensor's dims 0 and -1 name it twice: upstream's duplicate-dim refusal
+add("zero_dim_reduction_repeated_dim_err", "lambda a: a.sum([0, -1])", [In(())], ["sum.dim_IntList"])
+add("zero_dim_count_nonzero_repeated_dim_err", "lambda a: a.count_nonzero([-1, 0])", [In(())], ["count_nonzero.dim_IntList"])
+add("zero_dim_reduction_one_dim", "lambda a: (a.sum([0]), a.amax([-1]), a.count_nonzero([0]))", [In(())], ["sum.dim_IntList", "amax.default"])
+# a NaN dropout probability refuses in evaluation too, as upstream's check comes first
+add("feature_dropout_nan_p_err", "lambda a: torch.ops.aten.feature_dropout_.default(a.clone(), float('nan'), False)", [In((2, 2))], ["feature_dropout_.default"])
+# diff of order 0 without prepend/append is a copy, the dim unread (before: IndexError)
+add("diff_order_zero_any_dim", "lambda a: (a.diff(0, 4), torch.diff(a, 0, -9))", [In((2, 3))], ["diff.default"])
+add("diff_order_zero_prepend_checks_err", "lambda a: a.diff(0, 5, a[0])", [In((2, 3))], ["diff.default"])
