@@ -682,6 +682,46 @@ tn_status tn_op_max(const tn_value *a, tn_value *r) { return minmax_all(a, r, "m
 /* aten::min(Tensor self) */
 tn_status tn_op_min(const tn_value *a, tn_value *r) { return minmax_all(a, r, "min", ACC_MIN); }
 
+/* aten::min.unary_out / max.unary_out(Tensor self, *, Tensor(a!) out): the derived out=,
+ * except for an empty self. Upstream's out form has no empty check: its all-reduce kernel
+ * writes its starting value, the identity in self's dtype (+inf / the dtype's maximum for
+ * min, -inf / its minimum for max), cast into out. */
+static tn_status minmax_unary_out(const tn_value *args, tn_value *rets, bool is_min, tn_op_id op) {
+    tn_tensor *self = args[0].u.t, *out = args[1].u.t;
+    tn_dtype dt = self->dtype;
+    if (tn_tensor_numel(self) != 0 || tn_dtype_is_complex(dt)) return tn_dispatch_derived(op, args, rets);
+    if (tn_tensor_device(self).type != tn_tensor_device(out).type)
+        return tn_error(TN_ERR_RUNTIME, "Expected self.device() == out.device() to be true, but got false.  (Could this "
+                                        "error message be improved?  If so, please report an enhancement request to PyTorch.)");
+    if (!tn_dtype_can_cast(dt, out->dtype))
+        return tn_error(TN_ERR_RUNTIME, "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) "
+                                        "to be true, but got false.  (Could this error message be improved?  If so, please "
+                                        "report an enhancement request to PyTorch.)");
+    if (dt == TN_DTYPE_UINT16 || dt == TN_DTYPE_UINT32 || dt == TN_DTYPE_UINT64) /* no loop for them upstream */
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s_all\" not implemented for '%s'", is_min ? "min" : "max",
+                        tn_dtype_infos[dt].c10_name);
+    TN_TRY(tn_tensor_resize(out, 0, NULL));
+    if (!tn_tensor_is_meta(out)) {
+        tn_value v;
+        int bits = 8 * tn_dtype_itemsize(dt);
+        if (dt == TN_DTYPE_BOOL) v = tn_value_bool(is_min);
+        else if (tn_dtype_is_floating(dt)) v = tn_value_double(is_min ? INFINITY : -INFINITY);
+        else if (tn_dtype_infos[dt].kind == 'i')
+            v = tn_value_int(is_min ? (bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1)
+                                    : (bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1))));
+        else /* uint8: the only unsigned dtype left */
+            v = tn_value_int(is_min ? ((int64_t)1 << bits) - 1 : 0);
+        tn_value fr[1];
+        TN_TRY(tn_dispatch(TN_OP_fill__Scalar, (tn_value[]){tn_value_tensor(out), v}, fr));
+        tn_value_release(&fr[0]);
+    }
+    tn_tensor_retain(out);
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+tn_status tn_op_min_unary_out(const tn_value *a, tn_value *r) { return minmax_unary_out(a, r, true, TN_OP_min_unary_out); }
+tn_status tn_op_max_unary_out(const tn_value *a, tn_value *r) { return minmax_unary_out(a, r, false, TN_OP_max_unary_out); }
+
 static tn_status amaxmin(const tn_value *a, tn_value *r, const char *name, int op) {
     tn_tensor *self = a[0].u.t, *out;
     TN_TRY(tn_reduce_check_dtype(name, self->dtype));

@@ -3480,3 +3480,8 @@ add("feature_dropout_nan_p_err", "lambda a: torch.ops.aten.feature_dropout_.defa
 # diff of order 0 without prepend/append is a copy, the dim unread (before: IndexError)
 add("diff_order_zero_any_dim", "lambda a: (a.diff(0, 4), torch.diff(a, 0, -9))", [In((2, 3))], ["diff.default"])
 add("diff_order_zero_prepend_checks_err", "lambda a: a.diff(0, 5, a[0])", [In((2, 3))], ["diff.default"])
+# min/max of an empty input into out= write the identity in self's dtype, cast into out (upstream's
+# out form has no empty check; before: the functional's refusal)
+add("minmax_unary_out_empty_identity", "lambda a: (torch.min(a[:0], out=torch.zeros(3)), torch.max(a[:0].long(), out=torch.zeros(2)), torch.min(a[:0].to(torch.uint8), out=torch.zeros(1, dtype=torch.int16)), torch.max(a[:0].bool(), out=torch.zeros(1, dtype=torch.long)), torch.min(a[:0].half(), out=torch.zeros(0)))", [In((3,))], ["min.unary_out", "max.unary_out"])
+add("minmax_unary_out_empty_cast_err", "lambda a: torch.min(a[:0], out=torch.zeros(3, dtype=torch.long))", [In((3,))], ["min.unary_out"])
+add("minmax_unary_out_empty_uint32_err", "lambda a: torch.max(a[:0].to(torch.uint32), out=torch.zeros(3, dtype=torch.uint32))", [In((3,))], ["max.unary_out"])
