@@ -388,7 +388,7 @@ tn_status tn_nn_conv_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, con
         return tn_error(TN_ERR_RUNTIME, "Given transposed=1, weight of size %s, expected bias to be 1-dimensional with "
                                         "%lld elements, but got bias of size %s instead", TN_NN_FMT(w, b1),
                         (long long)Cout, TN_NN_FMT(bias, b2));
-    if (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))
+    if (tn_tensor_numel(x) != 0 && (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))) /* as nn_conv.c */
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same", tn_nnb_dname(x->dtype),
                         tn_nnb_dname(w->dtype));
     TN_TRY(tn_nnb_check_float(x, "conv_transpose"));

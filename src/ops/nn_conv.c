@@ -156,7 +156,11 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
         return tn_error(TN_ERR_RUNTIME, "Given weight of size %s, expected bias to be 1-dimensional with %lld elements, "
                                         "but got bias of size %s instead",
                         TN_NN_FMT(weight, b1), (long long)O, TN_NN_FMT(bias, b2));
-    if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype))
+    /* an empty input takes upstream's Empty backend, before the backends compare the types or
+     * dispatch on the dtype: its result is input * weight[0] (tn_nn_conv_empty_dtype) */
+    bool empty = tn_tensor_numel(input) == 0 && !tn_tensor_is_meta(input) && !tn_dtype_is_complex(input->dtype) &&
+                 !tn_dtype_is_complex(weight->dtype);
+    if (!empty && (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype)))
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                         tn_dtype_infos[input->dtype].c10_name, tn_dtype_infos[weight->dtype].c10_name);
     if (p->complex_parts && tn_dtype_is_complex(input->dtype) && input->dtype != TN_DTYPE_COMPLEX32) {
@@ -164,9 +168,9 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
         real.complex_parts = false;
         return tn_complex_bilinear(input, weight, bias, conv_real_part, &real, out);
     }
-    TN_TRY(tn_nn_check_float_or_int(input, "slow_conv2d_cpu", false));
+    if (!empty) TN_TRY(tn_nn_check_float_or_int(input, "slow_conv2d_cpu", false));
     /* a dilated convolution takes upstream's slow_conv_dilated path, which has Long but no other integer */
-    if (tn_nn_is_int(input->dtype) && input->dtype != TN_DTYPE_INT64)
+    if (!empty && tn_nn_is_int(input->dtype) && input->dtype != TN_DTYPE_INT64)
         for (int i = 0; i < nsp; i++)
             if (p->dil[i] > 1)
                 return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"slow_conv_dilated<>\" not implemented for '%s'",
@@ -191,7 +195,7 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     int64_t osz[4] = {N, O, oh, ow};
     if (nsp == 1) osz[2] = ow;
     tn_tensor *y;
-    TN_TRY(tn_nn_empty(nd, osz, input->dtype, input, &y));
+    TN_TRY(tn_nn_empty(nd, osz, empty ? tn_nn_conv_empty_dtype(input->dtype, weight->dtype) : input->dtype, input, &y));
     if (tn_tensor_is_meta(input) || tn_tensor_numel(y) == 0) { *out = y; return TN_OK; }
 
     tn_dtype acc = tn_nn_acc_any(input->dtype);

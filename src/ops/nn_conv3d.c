@@ -218,7 +218,7 @@ tn_status tn_nn_conv3d(tn_tensor *x, tn_tensor *w, tn_tensor *bias, const int64_
     if (bias && (bias->ndim != 1 || bias->sizes[0] != q.O))
         return tn_error(TN_ERR_RUNTIME, "Given weight of size %s, expected bias to be 1-dimensional with %lld elements, "
                                         "but got bias of size %s instead", TN_NN_FMT(w, b1), (long long)q.O, TN_NN_FMT(bias, b2));
-    if (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))
+    if (tn_tensor_numel(x) != 0 && (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))) /* as nn_conv.c */
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                         tn_nnb_dname(x->dtype), tn_nnb_dname(w->dtype));
     TN_TRY(tn_nn_check_float_or_int(x, "slow_conv3d_cpu", false));
@@ -285,7 +285,7 @@ static tn_status read_transposed(tn_tensor *x, tn_tensor *w, tn_tensor *bias, co
         return tn_error(TN_ERR_RUNTIME, "Given transposed=1, weight of size %s, expected bias to be 1-dimensional with "
                                         "%lld elements, but got bias of size %s instead", TN_NN_FMT(w, b1),
                         (long long)q->O, TN_NN_FMT(bias, b2));
-    if (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))
+    if (tn_tensor_numel(x) != 0 && (x->dtype != w->dtype || (bias && bias->dtype != x->dtype))) /* as nn_conv.c */
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same", tn_nnb_dname(x->dtype),
                         tn_nnb_dname(w->dtype));
     spatial3(x, nsp, q->in);

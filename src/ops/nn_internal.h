@@ -83,6 +83,15 @@ static inline double tn_nn_up_scale(int mode, bool align, bool f, const tn_value
     return mode == 0 || f ? (double)(float)r : r;
 }
 
+/* The result dtype of upstream's Empty convolution backend (an input with no elements):
+ * input * weight.view(-1)[0], where the weight's 0-dim element promotes the input only
+ * from a higher category (bool < integer < floating < complex). */
+static inline tn_dtype tn_nn_conv_empty_dtype(tn_dtype x, tn_dtype w) {
+    char kx = tn_dtype_infos[x].kind, kw = tn_dtype_infos[w].kind;
+    int cx = kx == 'b' ? 0 : kx == 'f' ? 2 : kx == 'c' ? 3 : 1, cw = kw == 'b' ? 0 : kw == 'f' ? 2 : kw == 'c' ? 3 : 1;
+    return cw > cx ? w : x;
+}
+
 /* A contiguous working copy of a tensor in an acc dtype. `data` may point straight into
  * the tensor's storage (owned == false) when no conversion or gather is needed. */
 typedef struct tn_nn_buf {
