@@ -411,8 +411,12 @@ void tn_tensor_release(tn_tensor *t) {
 
 int64_t tn_tensor_numel(const tn_tensor *t) {
     int64_t n = 1;
-    for (int i = 0; i < t->ndim; i++) n *= t->sizes[i];
-    return n;
+    bool over = false;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->sizes[i] == 0) return 0;
+        over |= __builtin_mul_overflow(n, t->sizes[i], &n);
+    }
+    return over ? INT64_MAX : n;
 }
 
 bool tn_tensor_is_contiguous(const tn_tensor *t) {

@@ -161,6 +161,9 @@ static inline bool tn_tensor_batched_alive(void) {
  * of autograd but that the slot needs freeing). */
 extern void (*tn_tensor_autograd_free)(tn_tensor *t);
 
+/* The element count: 0 when any size is 0, INT64_MAX for a view of more elements than
+ * int64 holds (an expanded view of 2**62 x 4, say; never a wrapped count, so never a false
+ * 0). */
 int64_t tn_tensor_numel(const tn_tensor *t);
 bool tn_tensor_is_contiguous(const tn_tensor *t);
 static inline tn_device tn_tensor_device(const tn_tensor *t) {

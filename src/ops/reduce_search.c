@@ -51,6 +51,13 @@ static tn_status searchsorted_core(tn_tensor *seq, tn_tensor *v, bool out_int32,
     tn_status st = tn_tensor_contiguous(seq, &sc);
     if (st == TN_OK) st = tn_tensor_contiguous(v, &vc);
     if (st == TN_OK && sorter) st = tn_tensor_contiguous(sorter, &so);
+    if (st == TN_OK && so && !tn_tensor_is_meta(so)) { /* upstream's pre-check of every sorter index (before:
+                                                        * an index outside the row was read out of bounds) */
+        int64_t len = seq->ndim ? seq->sizes[seq->ndim - 1] : 1, ns = tn_tensor_numel(so);
+        const int64_t *si = tn_tensor_data(so);
+        for (int64_t i = 0; i < ns && st == TN_OK; i++)
+            if (si[i] < 0 || si[i] >= len) st = tn_error(TN_ERR_RUNTIME, "torch.searchsorted(): sorter index out of range");
+    }
     if (st == TN_OK) st = tn_tensor_empty(v->ndim, v->sizes, out_int32 ? TN_DTYPE_INT32 : TN_DTYPE_INT64, tn_tensor_device(v), &out);
     if (st == TN_OK && !tn_tensor_is_meta(v) && !tn_tensor_is_meta(seq) && !(sorter && tn_tensor_is_meta(sorter))) {
         bool ints = tn_dtype_is_integral(seq->dtype, false) && tn_dtype_is_integral(v->dtype, false);

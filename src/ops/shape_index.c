@@ -592,6 +592,8 @@ static tn_status scatter_shape_check(const tn_tensor *self, int d, const tn_tens
     int n = self->ndim ? self->ndim : 1;
     if (n != (index->ndim ? index->ndim : 1))
         return tn_error(TN_ERR_RUNTIME, "Index tensor must have the same number of dimensions as self tensor");
+    if (src && (src->ndim ? src->ndim : 1) != n) /* before: an empty src of more dims was read (NULL data) */
+        return tn_error(TN_ERR_RUNTIME, "Index tensor must have the same number of dimensions as src tensor");
     bool wrong = false;
     for (int i = 0; i < n; i++)
         if (i != d && size_or_1(index, i) > size_or_1(self, i)) wrong = true;

@@ -744,6 +744,13 @@ tn_status tn_op_unbind(const tn_value *args, tn_value *rets) {
     return st;
 }
 
+/* Upstream builds a std::vector of the pieces (8 bytes each): more than its max_size refuses
+ * before anything is allocated (split, chunk, tensor_split). */
+static tn_status check_piece_count(int64_t n) {
+    if ((uint64_t)n > (uint64_t)PTRDIFF_MAX / 8) return tn_error(TN_ERR_RUNTIME, "cannot create std::vector larger than max_size()");
+    return TN_OK;
+}
+
 static tn_status split_of(tn_tensor *self, int64_t split_size, int64_t dim, tn_value *rets) {
     if (self->ndim == 0) return tn_error(TN_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
     int d;
@@ -757,6 +764,7 @@ static tn_status split_of(tn_tensor *self, int64_t split_size, int64_t dim, tn_v
                         (long long)dsize);
     int64_t n = split_size ? tn_add_wrap(dsize, split_size - 1) / split_size : 1; /* upstream's int64 wrap */
     if (n < 1) n = 1;
+    TN_TRY(check_piece_count(n));
     int64_t *lens = malloc(sizeof(int64_t) * (size_t)n);
     if (!lens) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t i = 0; i < n; i++) lens[i] = split_size;
@@ -813,6 +821,7 @@ tn_status tn_op_chunk(const tn_value *args, tn_value *rets) {
     int64_t dsize = self->sizes[d], split_size = tn_add_wrap(dsize, chunks - 1) / chunks; /* upstream's int64 wrap */
     if (split_size == 0 && dsize == 0) {
         /* split() would collapse to one piece; chunk keeps the number of empty chunks. */
+        TN_TRY(check_piece_count(chunks));
         int64_t *lens = calloc((size_t)chunks, sizeof(int64_t));
         if (!lens) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
         tn_status st = pieces_result(self, d, chunks, lens, rets);
@@ -830,9 +839,7 @@ static tn_status tensor_split_sections(tn_tensor *self, int64_t sections, int64_
     int d;
     TN_TRY(tn_wrap_dim(dim, self->ndim, &d));
     int64_t dsize = self->sizes[d], base = dsize / sections, extra = dsize % sections;
-    /* upstream builds a vector of `sections` tensors (8 bytes each) */
-    if ((uint64_t)sections > (uint64_t)PTRDIFF_MAX / 8)
-        return tn_error(TN_ERR_RUNTIME, "cannot create std::vector larger than max_size()");
+    TN_TRY(check_piece_count(sections));
     int64_t *lens = calloc((size_t)sections, sizeof(int64_t));
     if (!lens) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t i = 0; i < sections; i++) lens[i] = i < extra ? base + 1 : base;

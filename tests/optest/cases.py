@@ -3489,3 +3489,10 @@ add("minmax_unary_out_empty_uint32_err", "lambda a: torch.max(a[:0].to(torch.uin
 # dispatch, the result dtype is input * weight[0]'s (before: the type mismatch refused)
 add("conv_empty_batch_mixed_types", "lambda a: (torch.nn.functional.conv1d(a[:0], torch.ones(2, 2, 2).double()), torch.nn.functional.conv1d(a[:0].long(), torch.ones(2, 2, 2).double()), torch.nn.functional.conv1d(a[:0].bool(), torch.ones(2, 2, 2)), torch.nn.functional.conv2d(a[:0].unsqueeze(-1), torch.ones(2, 2, 2, 1).double(), torch.ones(2)), torch.nn.functional.conv3d(torch.zeros(0, 2, 3, 3, 3), torch.ones(2, 2, 2, 2, 2).double()))", [In((2, 2, 2))], ["conv1d.default", "conv2d.default", "conv3d.default"])
 add("conv_empty_batch_kernel_too_large_err", "lambda a: torch.nn.functional.conv1d(a[:0, :, :1], torch.ones(2, 2, 2).double())", [In((2, 2, 2))], ["conv1d.default"])
+# the seed-29 ASan run's four reports (session 28), each against upstream
+add("scatter_add_src_of_more_dims_err", "lambda a: torch.scatter_add(a, 1, torch.tensor([[1, 0, 2, 3, 4]]), torch.zeros(5, 5, 0, 2, dtype=torch.float64))", [In((1, 5), "float64")], ["scatter_add.default"])
+add("unsafe_split_huge_piece_count_err", "lambda a: torch.unsafe_split(a.view(1, 1, 1).expand(2**62, 1, 1), 1, -3)", [In((1,))], ["unsafe_split.Tensor"])
+add("split_huge_piece_count_err", "lambda a: torch.split(a.expand(2**61), 1)", [In((1,))], ["split.Tensor"])
+add("searchsorted_sorter_out_of_range_err", "lambda a: torch.searchsorted(a.sort().values, a, sorter=torch.tensor([0, 5, 1]))", [In((3,))], ["searchsorted.Tensor"])
+add("searchsorted_sorter_negative_err", "lambda a: torch.searchsorted(a, a, sorter=torch.tensor([0, -1, 1]))", [In((3,))], ["searchsorted.Tensor"])
+add("matrix_rank_huge_expanded_tolerance_err", "lambda a: torch.linalg.matrix_rank(a, atol=torch.zeros([1, 1, 1]).expand(2**62, 1, 1))", [In((3, 4))], ["linalg_matrix_rank.atol_rtol_tensor"])
