@@ -132,6 +132,7 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
     if (hermitian) TN_TRY(tn_la_need_square(api, A, "A"));
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], wd = tn_la_w(A->dtype);
+    TN_TRY(tn_la_check_numel(batch, m, n, wd)); /* a batch broadcast from a huge expanded tolerance */
     double *atol = NULL, *rtol = NULL;
     tn_status st = tol_values(ts, A, batch, &atol, &rtol);
     double *a = tn_la_alloc(batch * m * n * wd, sizeof(double)), *res = tn_la_alloc(want_pinv ? batch * n * m * wd : batch, sizeof(double));

@@ -75,8 +75,12 @@ tn_status tn_la_need_square(const char *api, const tn_tensor *t, const char *nam
 
 int64_t tn_la_batch(int ndim, const int64_t *sizes) {
     int64_t b = 1;
-    for (int i = 0; i < ndim - 2; i++) b *= sizes[i];
-    return b;
+    bool over = false;
+    for (int i = 0; i < ndim - 2; i++) {
+        if (sizes[i] == 0) return 0;
+        over |= __builtin_mul_overflow(b, sizes[i], &b);
+    }
+    return over ? INT64_MAX : b; /* saturated, as tn_tensor_numel: tn_la_check_numel then refuses it */
 }
 
 void tn_la_gather(const tn_tensor *t, double *dst) {

@@ -27,6 +27,8 @@ tn_status tn_la_need_matrix(const char *api, const tn_tensor *t, const char *nam
 /* the above, and "<api>: <name> must be batches of square matrices, but they are m by n matrices" */
 tn_status tn_la_need_square(const char *api, const tn_tensor *t, const char *name);
 /* The number of matrices in a tensor of these sizes (product of all but the last two). */
+/* The product of the batch dims (all but the last two): 0 if one is 0, INT64_MAX when it
+ * does not fit int64 (a huge expanded batch; tn_la_check_numel refuses that). */
 int64_t tn_la_batch(int ndim, const int64_t *sizes);
 /* Doubles per element in the scratch buffers: 2 for complex (re, im), else 1. */
 static inline int tn_la_w(tn_dtype d) { return tn_dtype_is_complex(d) ? 2 : 1; }

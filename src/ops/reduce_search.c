@@ -163,7 +163,8 @@ tn_status tn_op_bincount(const tn_value *a, tn_value *r) {
     if (x->ndim == 1 && tn_tensor_numel(x) == 0) {
         tn_tensor *o;
         int64_t n = minlength;
-        TN_TRY(tn_tensor_zeros(1, &n, w ? (w->dtype == TN_DTYPE_FLOAT32 ? TN_DTYPE_FLOAT32 : TN_DTYPE_FLOAT64) : TN_DTYPE_INT64, tn_tensor_device(x), &o));
+        /* upstream's early return: Long zeros, the weights unread (their dtype and size too) */
+        TN_TRY(tn_tensor_zeros(1, &n, TN_DTYPE_INT64, tn_tensor_device(x), &o));
         r[0] = tn_value_tensor(o);
         return TN_OK;
     }
