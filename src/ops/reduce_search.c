@@ -196,7 +196,11 @@ tn_status tn_op_bincount(const tn_value *a, tn_value *r) {
             int64_t v = tn_rd_get_i(xb + k * tn_dtype_itemsize(x->dtype), x->dtype);
             if (!w) ((int64_t *)tn_tensor_data(o))[v] += 1;
             else {
-                double wv = tn_rd_get((const char *)tn_tensor_data(wc) + k * tn_dtype_itemsize(w->dtype), w->dtype);
+                const char *wp = (const char *)tn_tensor_data(wc) + k * tn_dtype_itemsize(w->dtype);
+                /* complex weights count their real part, as upstream's weights.to(double) */
+                double wv = w->dtype == TN_DTYPE_COMPLEX64    ? (double)*(const float *)wp
+                            : w->dtype == TN_DTYPE_COMPLEX128 ? *(const double *)wp
+                                                              : tn_rd_get(wp, w->dtype);
                 if (odt == TN_DTYPE_FLOAT32) ((float *)tn_tensor_data(o))[v] += (float)wv;
                 else ((double *)tn_tensor_data(o))[v] += wv;
             }

@@ -3498,3 +3498,4 @@ add("searchsorted_sorter_negative_err", "lambda a: torch.searchsorted(a, a, sort
 add("matrix_rank_huge_expanded_tolerance_err", "lambda a: torch.linalg.matrix_rank(a, atol=torch.zeros([1, 1, 1]).expand(2**62, 1, 1))", [In((3, 4))], ["linalg_matrix_rank.atol_rtol_tensor"])
 # bincount of an empty 1-d input is Long zeros whatever the weights (upstream's early return)
 add("bincount_empty_weights_ignored", "lambda a: (torch.bincount(a[:0].int(), a[:0].int(), 1), torch.bincount(a[:0].long(), a[:0], 2), torch.bincount(a[:0].long(), a.double(), 3))", [In((2,))], ["bincount.default"])
+add("bincount_complex_weights_real_part", "lambda a: (torch.tensor([1, 0, 1]).bincount(a.to(torch.complex64) * (1 + 2j)), torch.tensor([1, 0, 1]).bincount(a.to(torch.complex128) * (1 - 1j)))", [In((3,))], ["bincount.default"])
