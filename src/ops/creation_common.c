@@ -120,11 +120,9 @@ int tn_factory_suggest_memfmt(const tn_tensor *t) {
 tn_status tn_factory_empty_like(const tn_tensor *self, tn_dtype dtype, tn_device device, int memfmt,
                                 tn_tensor **out) {
     if (memfmt == TN_MEMFMT_NONE || memfmt == TN_MEMFMT_PRESERVE) {
-        /* self's strides when dense, else dense strides in its dimension order (upstream) */
         int64_t st[TN_MAX_DIMS];
-        tn_tensor_dense_strides_like(self, st);
-        return tn_tensor_empty_strided(self->ndim, self->sizes,
-                                       tn_tensor_is_non_overlapping_and_dense(self) ? self->strides : st, dtype, device, out);
+        tn_tensor_like_strides(self, st);
+        return tn_tensor_empty_strided(self->ndim, self->sizes, st, dtype, device, out);
     }
     return tn_factory_empty(self->ndim, self->sizes, dtype, device, memfmt, false, out);
 }

@@ -178,12 +178,9 @@ static tn_status copy_as(tn_tensor *self, tn_dtype dtype, tn_device device, cons
     if (fmt != 0 && fmt != 1)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "channels_last memory formats are not implemented by torchnative");
     tn_tensor *out;
-    /* preserve: self's strides when dense, else dense strides in its dimension order, as
-     * upstream's empty_like (infer_dense_strides) */
-    int64_t st[TN_MAX_DIMS];
-    if (fmt == 1 && !tn_tensor_is_non_overlapping_and_dense(self)) tn_tensor_dense_strides_like(self, st);
-    const int64_t *strides = fmt != 1 ? NULL : tn_tensor_is_non_overlapping_and_dense(self) ? self->strides : st;
-    TN_TRY(tn_graph_empty_result(self->ndim, self->sizes, strides, dtype, device, &out));
+    int64_t st[TN_MAX_DIMS]; /* preserve: upstream's empty_like strides */
+    if (fmt == 1) tn_tensor_like_strides(self, st);
+    TN_TRY(tn_graph_empty_result(self->ndim, self->sizes, fmt == 1 ? st : NULL, dtype, device, &out));
     if (!tn_device_is_meta(device)) {
         tn_value a[3] = {tn_value_tensor(out), tn_value_tensor(self), tn_value_bool(false)}, r;
         tn_status st = tn_op_copy_(a, &r);

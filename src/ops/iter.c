@@ -100,13 +100,14 @@ tn_status tn_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t 
     return TN_OK;
 }
 
+void tn_tensor_like_strides(const tn_tensor *t, int64_t *out) {
+    if (tn_tensor_is_non_overlapping_and_dense(t)) memcpy(out, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    else tn_tensor_dense_strides_like(t, out);
+}
+
 tn_status tn_tensor_empty_like(const tn_tensor *t, tn_dtype dtype, tn_tensor **out) {
-    if (tn_tensor_is_non_overlapping_and_dense(t))
-        return tn_tensor_empty_strided(t->ndim, t->sizes, t->strides, dtype, tn_tensor_device(t), out);
-    /* not dense (strided, overlapping): dense strides in its dimension order, as upstream's
-     * empty_like (infer_dense_strides) */
     int64_t st[TN_MAX_DIMS];
-    tn_tensor_dense_strides_like(t, st);
+    tn_tensor_like_strides(t, st);
     return tn_tensor_empty_strided(t->ndim, t->sizes, st, dtype, tn_tensor_device(t), out);
 }
 

@@ -104,6 +104,10 @@ bool tn_tensor_is_non_overlapping_and_dense(const tn_tensor *t);
  * sorted by stride, zero strides keeping their place), for a like-tensor of a view that
  * is not dense (overlapping, expanded or sliced). */
 void tn_tensor_dense_strides_like(const tn_tensor *t, int64_t *out);
+/* The strides upstream's empty_like (memory_format=preserve) gives a tensor like t: t's own
+ * when t is non-overlapping and dense, else dense strides in t's dimension order
+ * (infer_dense_strides). One home for empty_like, clone and _to_copy. */
+void tn_tensor_like_strides(const tn_tensor *t, int64_t *out);
 
 /* Uninitialised tensor with explicit strides (empty_strided); storage sized to fit. */
 tn_status tn_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dtype,
