@@ -49,13 +49,11 @@ static void detect(tn_cpu_features *f) {
     f->avx2 = (b >> 5) & 1;
     f->fma = fma;
     f->f16c = f16c;
-    {
-        unsigned a1, b1, c1, d1;
-        __cpuid_count(7, 1, a1, b1, c1, d1);
-        f->avx_vnni = (a1 >> 4) & 1;
-        f->avx_vnni_int8 = (d1 >> 4) & 1;
-        f->avx_ne_convert = (d1 >> 5) & 1;
-    }
+    unsigned a1, b1, c1, d1; /* leaf 7, subleaf 1 */
+    __cpuid_count(7, 1, a1, b1, c1, d1);
+    f->avx_vnni = (a1 >> 4) & 1;
+    f->avx_vnni_int8 = (d1 >> 4) & 1;
+    f->avx_ne_convert = (d1 >> 5) & 1;
     if (zmm_ok) {
         f->avx512f = (b >> 16) & 1;
         f->avx512bw = (b >> 30) & 1;
@@ -63,8 +61,6 @@ static void detect(tn_cpu_features *f) {
         f->avx512dq = (b >> 17) & 1;
         f->avx512_vnni = (c >> 11) & 1;
         f->avx512_fp16 = (d >> 23) & 1;
-        unsigned a1, b1, c1, d1;
-        __cpuid_count(7, 1, a1, b1, c1, d1);
         f->avx512_bf16 = (a1 >> 5) & 1;
         f->amx_bf16 = (d >> 22) & 1;
         f->amx_tile = (d >> 24) & 1;

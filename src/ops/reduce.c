@@ -701,19 +701,15 @@ static tn_status minmax_unary_out(const tn_value *args, tn_value *rets, bool is_
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s_all\" not implemented for '%s'", is_min ? "min" : "max",
                         tn_dtype_infos[dt].c10_name);
     TN_TRY(tn_tensor_resize(out, 0, NULL));
-    if (!tn_tensor_is_meta(out)) {
-        tn_value v;
-        int bits = 8 * tn_dtype_itemsize(dt);
-        if (dt == TN_DTYPE_BOOL) v = tn_value_bool(is_min);
-        else if (tn_dtype_is_floating(dt)) v = tn_value_double(is_min ? INFINITY : -INFINITY);
-        else if (tn_dtype_infos[dt].kind == 'i')
-            v = tn_value_int(is_min ? (bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1)
-                                    : (bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1))));
-        else /* uint8: the only unsigned dtype left */
-            v = tn_value_int(is_min ? ((int64_t)1 << bits) - 1 : 0);
-        tn_value fr[1];
-        TN_TRY(tn_dispatch(TN_OP_fill__Scalar, (tn_value[]){tn_value_tensor(out), v}, fr));
-        tn_value_release(&fr[0]);
+    if (!tn_tensor_is_meta(out)) { /* the reductions' own identity, in self's dtype, cast into out */
+        tn_tensor *id;
+        TN_TRY(tn_tensor_empty(0, NULL, dt, tn_tensor_device(self), &id));
+        fill_identity(id, is_min ? ACC_MIN : ACC_MAX);
+        tn_value cr[1];
+        tn_status st = tn_dispatch(TN_OP_copy_, (tn_value[]){tn_value_tensor(out), tn_value_tensor(id), tn_value_bool(false)}, cr);
+        tn_tensor_release(id);
+        TN_TRY(st);
+        tn_value_release(&cr[0]);
     }
     tn_tensor_retain(out);
     rets[0] = tn_value_tensor(out);
