@@ -184,6 +184,8 @@ tn_status tn_op_soft_margin_loss(const tn_value *args, tn_value *rets) {
 tn_status tn_op_cosine_similarity(const tn_value *args, tn_value *rets) {
     tn_tensor *x[2] = {args[0].u.t, args[1].u.t};
     int64_t dim = args[2].u.i;
+    /* upstream checks eps before anything else (NaN included) */
+    if (!(args[3].u.d >= 0)) return tn_error(TN_ERR_RUNTIME, "eps must be non-negative, got: %g", args[3].u.d);
     tn_cx c = {0};
     tn_dtype common;
     tn_status st = tn_result_type(2, args, &common);

@@ -284,8 +284,15 @@ tn_status tn_op_bilinear(const tn_value *args, tn_value *rets) {
     tn_tensor *bias = args[3].tag == TN_V_TENSOR ? args[3].u.t : NULL;
     if (x1->ndim != x2->ndim)
         return tn_error(TN_ERR_RUNTIME, "bilinear(): input dimensions do not match: got %d and %d", x1->ndim, x2->ndim);
-    if (w->ndim != 3) return tn_error(TN_ERR_RUNTIME, "bilinear(): weight must be three-dimensional, but got %d", w->ndim);
     if (x1->ndim < 1) return tn_error(TN_ERR_RUNTIME, "bilinear(): input dimensions must be at least 1");
+    /* upstream reads weight.size(1) and weight.size(2) unchecked: a weight of fewer dims
+     * fails there with size()'s IndexError */
+    if (w->ndim < 3) {
+        int d = w->ndim < 2 ? 1 : 2;
+        if (w->ndim == 0) return tn_error(TN_ERR_INDEX, "Dimension specified as %d but tensor has no dimensions", d);
+        return tn_error(TN_ERR_INDEX, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -w->ndim,
+                        w->ndim - 1, d);
+    }
     for (int k = 0; k + 1 < x1->ndim; k++)
         if (x1->sizes[k] != x2->sizes[k]) return tn_error(TN_ERR_RUNTIME, "bilinear(): input batch dimensions do not match");
     int64_t i1 = x1->sizes[x1->ndim - 1], i2 = x2->sizes[x2->ndim - 1], O = w->sizes[0];
@@ -296,6 +303,18 @@ tn_status tn_op_bilinear(const tn_value *args, tn_value *rets) {
     if (bias && (bias->ndim != 1 || bias->sizes[0] != O))
         return tn_error(TN_ERR_RUNTIME, "bilinear(): bias size does not match weight size");
     tn_cx c = {0};
+    if (w->ndim > 3) {
+        /* upstream's _trilinear returns zeros for an empty operand before it compares the
+         * operands' dims; otherwise those dims differ */
+        if (tn_tensor_numel(x1) && tn_tensor_numel(x2) && tn_tensor_numel(w))
+            return tn_error(TN_ERR_RUNTIME, "number of dimensions must match");
+        int64_t zs[TN_MAX_DIMS];
+        memcpy(zs, x1->sizes, sizeof(int64_t) * (size_t)x1->ndim);
+        zs[x1->ndim - 1] = O;
+        tn_value dt = {.tag = TN_V_DTYPE};
+        dt.u.dtype = x1->dtype;
+        return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_zeros, TN_ARGS(ilist(zs, x1->ndim), dt, TN_NONE, device_v(x1), TN_NONE)), rets);
+    }
     int64_t B = 1;
     for (int k = 0; k + 1 < x1->ndim; k++) B *= x1->sizes[k];
     int64_t s1[2] = {B, i1}, s2[3] = {B, i2, 1}, sw[2] = {i1, O * i2}, sp[3] = {B, O, i2}, sb[2] = {B, O}, so[TN_MAX_DIMS],
@@ -407,6 +426,11 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_add_", self, &dim, index, src));
     TN_TRY(index_in_range(self, dim, index, src, false));
+    if (self->ndim > 1 && (tn_tensor_numel(src) == 0 || tn_tensor_numel(self) == 0)) {
+        /* upstream's CPU kernel returns before reading the index: a copy of self */
+        tn_cx c = {0};
+        return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(self), TN_NONE)), rets);
+    }
     const tn_value *alpha = &args[4];
     bool unit = (alpha->tag == TN_V_INT && alpha->u.i == 1) || (alpha->tag == TN_V_DOUBLE && alpha->u.d == 1) ||
                 (alpha->tag == TN_V_BOOL && alpha->u.b);

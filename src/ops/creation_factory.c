@@ -87,10 +87,12 @@ static tn_status strided_geometry(const tn_value *size, const tn_value *stride, 
     if (stride->u.ilist.n != *nd)
         return tn_error(TN_ERR_RUNTIME, "dimensionality of sizes (%d) must match dimensionality of strides (%lld)", *nd,
                         (long long)stride->u.ilist.n);
+    /* upstream sums stride * (size - 1) unsigned: a negative stride overflows unless its
+     * size is 1 (or some size is 0, where the storage is empty) */
     bool bad = false, empty = false;
     for (int i = 0; i < *nd; i++) {
         st[i] = stride->u.ilist.data[i];
-        if (st[i] < 0) bad = true;
+        if (st[i] < 0 && sz[i] != 1) bad = true;
         if (sz[i] == 0) empty = true;
     }
     if (bad && !empty) {
@@ -98,6 +100,10 @@ static tn_status strided_geometry(const tn_value *size, const tn_value *stride, 
         return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s and strides=%s",
                         tn_format_sizes(*nd, sz, b1, sizeof b1), tn_format_sizes(*nd, st, b2, sizeof b2));
     }
+    /* then the tensor takes no negative stride: upstream's set_sizes_and_strides gives such a
+     * dim the stride it would have if contiguous below it (1 for the innermost) */
+    for (int i = *nd - 1; i >= 0; i--)
+        if (st[i] < 0) st[i] = i == *nd - 1 ? 1 : tn_mul_wrap(sz[i + 1] > 1 ? sz[i + 1] : 1, st[i + 1]);
     return TN_OK;
 }
 

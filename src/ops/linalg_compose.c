@@ -129,7 +129,7 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
                              tn_tensor **out) {
     TN_TRY(tn_la_need_matrix(api, A, "A"));
     if (!tn_dtype_is_complex(A->dtype) || A->dtype == TN_DTYPE_COMPLEX32) TN_TRY(tn_la_need_float_lp(api, A));
-    if (hermitian) TN_TRY(tn_la_need_square(api, A, "A"));
+    if (hermitian) TN_TRY(tn_la_need_square("linalg.eigh", A, "A")); /* upstream reaches eigh first */
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = m < n ? m : n;
     int64_t batch = tn_la_batch(A->ndim, A->sizes), sz[TN_MAX_DIMS], wd = tn_la_w(A->dtype);
     TN_TRY(tn_la_check_numel(batch, m, n, wd)); /* a batch broadcast from a huge expanded tolerance */
@@ -207,10 +207,11 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
 static tn_status spectral_bcast(const char *api, tn_tensor *A, const tol_spec *ts, bool hermitian, bool want_pinv,
                                 tn_tensor **out) {
     /* upstream's pinv and matrix_rank answer an empty input ([batch, n, m] empty, or a batch
-     * of zero ranks) after checking A and before reading the tolerances at all */
+     * of zero ranks) after checking A and before reading the tolerances at all; that
+     * answer is the SVD's, so hermitian does not ask for square matrices there */
     if (A->ndim >= 2 && tn_tensor_numel(A) == 0) {
         tol_spec none = {0};
-        return spectral_op(api, A, &none, hermitian, want_pinv, out);
+        return spectral_op(api, A, &none, false, want_pinv, out);
     }
     if (A->ndim < 2 || (!ts->atol_t && !ts->rtol_t)) return spectral_op(api, A, ts, hermitian, want_pinv, out);
     int nd = A->ndim - 2;

@@ -13,6 +13,7 @@
 #include "kernels/nn_backward.h"
 #include "ops/composite_internal.h"
 #include "ops/nn_backward_internal.h"
+#include "ops/shape.h"
 
 /* ================================ pooling ============================================== */
 
@@ -848,14 +849,19 @@ tn_status tn_op_glu_backward(const tn_value *args, tn_value *rets) {
     if (x->sizes[dim] % 2 != 0)
         return tn_error(TN_ERR_RUNTIME, "Halving dimension must be even, but dimension %d is size %lld", dim,
                         (long long)x->sizes[dim]);
-    bool ok = gy->ndim == x->ndim;
-    for (int i = 0; ok && i < x->ndim; i++) ok = gy->sizes[i] == (i == dim ? x->sizes[i] / 2 : x->sizes[i]);
-    if (!ok)
-        return tn_error(TN_ERR_RUNTIME, "glu_backward: grad_output %s does not match input %s halved at dimension %d",
+    /* grad_output broadcasts to a half of self, as in upstream's iterator */
+    int64_t hs[TN_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++) hs[i] = i == dim ? x->sizes[i] / 2 : x->sizes[i];
+    tn_tensor *egy = NULL;
+    if (tn_shape_expand_view(gy, x->ndim, hs, &egy) != TN_OK) {
+        return tn_error(TN_ERR_RUNTIME, "glu_backward: grad_output %s does not broadcast to input %s halved at dimension %d",
                         TN_NN_FMT(gy, b1), TN_NN_FMT(x, b2), dim);
-    TN_TRY(tn_nnb_check_float(x, "glu_backward_cpu"));
+    }
+    gy = egy;
     tn_tensor *gx;
-    TN_TRY(tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx));
+    tn_status cst = tn_nnb_check_float(x, "glu_backward_cpu");
+    if (cst == TN_OK) cst = tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx);
+    if (cst != TN_OK) { tn_tensor_release(egy); return cst; }
     if (!tn_tensor_is_meta(gy) && !tn_tensor_is_meta(x) && tn_tensor_numel(gx) > 0) {
         int64_t outer = 1, half = x->sizes[dim] / 2, inner = 1;
         for (int i = 0; i < dim; i++) outer *= x->sizes[i];
@@ -870,8 +876,9 @@ tn_status tn_op_glu_backward(const tn_value *args, tn_value *rets) {
             tn_nn_out_finish(gx, acc, &ob);
         }
         tn_nn_buf_free(&bg); tn_nn_buf_free(&bx); tn_nn_buf_free(&ob);
-        if (st != TN_OK) { tn_tensor_release(gx); return st; }
+        if (st != TN_OK) { tn_tensor_release(gx); tn_tensor_release(egy); return st; }
     }
+    tn_tensor_release(egy);
     rets[0] = tn_value_tensor(gx);
     return TN_OK;
 }
@@ -881,16 +888,16 @@ static tn_status pad_backward(const tn_value *args, tn_value *rets, int nsp, boo
     tn_tensor *gy = args[0].u.t, *x = args[1].u.t;
     const tn_value *pv = &args[2];
     char b1[256], b2[256];
-    if (pv->tag != TN_V_INTLIST || pv->u.ilist.n != 2 * nsp)
+    /* upstream's reflection backward reads the first 2*nsp entries and ignores the rest;
+     * replication's checks the count */
+    if (pv->tag != TN_V_INTLIST || (reflect ? pv->u.ilist.n < 2 * nsp : pv->u.ilist.n != 2 * nsp))
         return tn_error(TN_ERR_RUNTIME, "padding size is expected to be %d", 2 * nsp);
     const int64_t *pd = pv->u.ilist.data;
     if (x->ndim != nsp + 1 && x->ndim != nsp + 2)
         return tn_error(TN_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
                                         "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b1));
-    for (int i = 0; reflect && i < 2 * nsp; i++) /* replication's clamped indices crop for negative pads */
-        if (pd[i] < 0)
-            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::reflection_pad%dd_backward with negative padding is not "
-                                                    "implemented by torchnative", nsp);
+    /* a negative pad crops: the kernel's source index (o - pad, reflected past either end)
+     * is upstream's for negative pads too, for replication and reflection alike */
     int64_t pl = pd[0], pr = pd[1], pt = nsp == 2 ? pd[2] : 0, pb = nsp == 2 ? pd[3] : 0;
     int64_t W = x->sizes[x->ndim - 1], H = nsp == 2 ? x->sizes[x->ndim - 2] : 1, P = 1;
     for (int i = 0; i < x->ndim - nsp; i++) P *= x->sizes[i];

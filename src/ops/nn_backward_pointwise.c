@@ -29,12 +29,15 @@ static tn_status scalar_in(const tn_value *v, tn_dtype dt, double *out) {
     return TN_OK;
 }
 
-/* The scalars of one pointwise run: `round` entries are rounded into the computation
- * dtype before the loop reads them. */
+/* How a scalar of a pointwise run reaches the loop: as given, rounded into the
+ * computation dtype, or rounded into its opmath dtype (Float for Half and BFloat16, as
+ * upstream's kernels that read `scalar.to<float>()` for the reduced float types). */
+enum { EWB_AS_GIVEN, EWB_ROUND, EWB_ROUND_OPMATH };
+/* The scalars of one pointwise run and how each is rounded. */
 typedef struct ewb_scalars {
     int n;
     const tn_value *v[3];
-    bool round[3];
+    unsigned char round[3];
 } ewb_scalars;
 
 /* Runs a pointwise backward loop over the broadcast, type-promoted inputs. */
@@ -52,9 +55,12 @@ static tn_status ewb_run(tn_ewb_op op, const char *kname, int nin, tn_tensor **i
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kname, tn_nnb_dname(d));
     }
     for (int i = 0; sc && i < sc->n; i++) {
-        if (!sc->round[i]) ctx->d[i] = scalar_of(sc->v[i]);
+        if (sc->round[i] == EWB_AS_GIVEN) ctx->d[i] = scalar_of(sc->v[i]);
         else {
-            tn_status st = scalar_in(sc->v[i], it.common_dtype, &ctx->d[i]);
+            tn_dtype rd = it.common_dtype;
+            if (sc->round[i] == EWB_ROUND_OPMATH && (rd == TN_DTYPE_FLOAT16 || rd == TN_DTYPE_BFLOAT16))
+                rd = TN_DTYPE_FLOAT32;
+            tn_status st = scalar_in(sc->v[i], rd, &ctx->d[i]);
             if (st != TN_OK) {
                 tn_iter_release(&it);
                 return st;
@@ -76,7 +82,7 @@ static tn_status ewb2(tn_ewb_op op, const char *kname, const tn_value *args, con
 
 /* aten::threshold_backward(grad_output, self, threshold) -> Tensor */
 tn_status tn_op_threshold_backward(const tn_value *args, tn_value *rets) {
-    ewb_scalars sc = {1, {&args[2]}, {true}};
+    ewb_scalars sc = {1, {&args[2]}, {EWB_ROUND_OPMATH}};
     return ewb2(TN_EWB_threshold, "threshold_cpu", args, &sc, NULL, rets);
 }
 
@@ -106,7 +112,7 @@ tn_status tn_op_tanh_backward(const tn_value *args, tn_value *rets) {
 
 /* aten::hardtanh_backward(grad_output, self, min_val, max_val) -> Tensor */
 tn_status tn_op_hardtanh_backward(const tn_value *args, tn_value *rets) {
-    ewb_scalars sc = {2, {&args[2], &args[3]}, {true, true}};
+    ewb_scalars sc = {2, {&args[2], &args[3]}, {EWB_ROUND, EWB_ROUND}};
     return ewb2(TN_EWB_hardtanh, "hardtanh_backward_cpu", args, &sc, NULL, rets);
 }
 
@@ -118,7 +124,7 @@ tn_status tn_op_leaky_relu_backward(const tn_value *args, tn_value *rets) {
                                         "with a negative slope, please call out-of-place version instead. File an "
                                         "issue at https://github.com/pytorch/pytorch if you do require supporting "
                                         "in-place leakRelu backward calculation with negative slope");
-    ewb_scalars sc = {1, {&args[2]}, {false}};
+    ewb_scalars sc = {1, {&args[2]}, {EWB_AS_GIVEN}};
     return ewb2(TN_EWB_leaky_relu, "leaky_relu_backward_cpu", args, &sc, NULL, rets);
 }
 
@@ -135,13 +141,13 @@ tn_status tn_op_elu_backward(const tn_value *args, tn_value *rets) {
     ctx.mode = is_result;
     /* negcoef = alpha·scale, poscoef = scale, negiptcoef = input_scale (in the opmath type) */
     tn_value va = tn_value_double(alpha * scale), vs = tn_value_double(scale), vi = tn_value_double(input_scale);
-    ewb_scalars sc = {3, {&va, &vs, &vi}, {false, false, false}};
+    ewb_scalars sc = {3, {&va, &vs, &vi}, {EWB_AS_GIVEN, EWB_AS_GIVEN, EWB_AS_GIVEN}};
     return ewb_run(TN_EWB_elu, "elu_backward_cpu", 2, ins, &sc, &ctx, rets);
 }
 
 /* aten::softplus_backward(grad_output, self, beta, threshold) -> Tensor */
 tn_status tn_op_softplus_backward(const tn_value *args, tn_value *rets) {
-    ewb_scalars sc = {2, {&args[2], &args[3]}, {false, false}};
+    ewb_scalars sc = {2, {&args[2], &args[3]}, {EWB_AS_GIVEN, EWB_AS_GIVEN}};
     return ewb2(TN_EWB_softplus, "softplus_backward_cpu", args, &sc, NULL, rets);
 }
 /* aten::hardswish_backward(grad_output, self) -> Tensor */
@@ -168,7 +174,7 @@ static tn_status loss_backward(tn_ewb_op op, const char *kname, const tn_value *
     TN_TRY(check_reduction(r));
     int64_t n = tn_tensor_numel(args[1].u.t);
     tn_value vn = tn_value_double(r == 1 ? base / (double)n : base);
-    ewb_scalars sc = {param ? 2 : 1, {&vn, param}, {false, false}};
+    ewb_scalars sc = {param ? 2 : 1, {&vn, param}, {EWB_AS_GIVEN, EWB_AS_GIVEN}};
     tn_loop_ctx ctx = {0};
     TN_TRY(ewb_run(op, kname, 3, ins, &sc, &ctx, rets));
     /* upstream writes into grad_input = zeros_like(self): the computed dtype must cast to it
@@ -249,12 +255,12 @@ tn_status tn_op_native_dropout_backward(const tn_value *args, tn_value *rets) {
 
 /* aten::softshrink_backward(grad_output, self, lambd) -> Tensor */
 tn_status tn_op_softshrink_backward(const tn_value *args, tn_value *rets) {
-    ewb_scalars sc = {1, {&args[2]}, {false}};
+    ewb_scalars sc = {1, {&args[2]}, {EWB_AS_GIVEN}};
     return ewb2(TN_EWB_shrink, "shrink_backward_cpu", args, &sc, NULL, rets);
 }
 /* aten::hardshrink_backward(grad_out, self, lambd) -> Tensor */
 tn_status tn_op_hardshrink_backward(const tn_value *args, tn_value *rets) {
-    ewb_scalars sc = {1, {&args[2]}, {false}};
+    ewb_scalars sc = {1, {&args[2]}, {EWB_AS_GIVEN}};
     return ewb2(TN_EWB_shrink, "shrink_backward_cpu", args, &sc, NULL, rets);
 }
 /* aten::mish_backward(grad_output, self) -> Tensor: computed in the promoted dtype and
@@ -277,6 +283,6 @@ tn_status tn_op_logit_backward(const tn_value *args, tn_value *rets) {
     /* lo = eps and hi = 1 - eps are upstream's scalar_t values: rounded into the dtype
      * (bfloat16's hi for eps = 1e-5 is 1, so an input of 1 gets g * inf, not 0) */
     tn_value lo = tn_value_double(eps), hi = tn_value_double(1.0 - eps);
-    ewb_scalars sc = {2, {&lo, &hi}, {true, true}};
+    ewb_scalars sc = {2, {&lo, &hi}, {EWB_ROUND, EWB_ROUND}};
     return ewb2(TN_EWB_logit, "logit_backward_cpu", args, &sc, &ctx, rets);
 }

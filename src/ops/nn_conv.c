@@ -156,10 +156,17 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
         return tn_error(TN_ERR_RUNTIME, "Given weight of size %s, expected bias to be 1-dimensional with %lld elements, "
                                         "but got bias of size %s instead",
                         TN_NN_FMT(weight, b1), (long long)O, TN_NN_FMT(bias, b2));
-    /* an empty input takes upstream's Empty backend, before the backends compare the types or
-     * dispatch on the dtype: its result is input * weight[0] (tn_nn_conv_empty_dtype) */
-    bool empty = tn_tensor_numel(input) == 0 && !tn_tensor_is_meta(input) && !tn_dtype_is_complex(input->dtype) &&
-                 !tn_dtype_is_complex(weight->dtype);
+    /* an input with no batch or no channels takes upstream's Empty backend, before the
+     * backends compare the types or dispatch on the dtype: its result is input * weight[0]
+     * (tn_nn_conv_empty_dtype). Any other empty input is refused by upstream's backend
+     * selection, which names the input's shape as 2-d convolution sees it. */
+    bool real = !tn_tensor_is_meta(input) && !tn_dtype_is_complex(input->dtype) && !tn_dtype_is_complex(weight->dtype);
+    bool empty = real && (N == 0 || C == 0);
+    if (real && !empty && tn_tensor_numel(input) == 0) {
+        int64_t s4[4] = {N, C, nsp == 2 ? input->sizes[2] : 1, input->sizes[nd - 1]};
+        return tn_error(TN_ERR_RUNTIME, "Only zero batch or zero channel inputs are supported, but got input shape: %s",
+                        tn_format_sizes(4, s4, b1, sizeof b1));
+    }
     if (!empty && (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype)))
         return tn_error(TN_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same",
                         tn_dtype_infos[input->dtype].c10_name, tn_dtype_infos[weight->dtype].c10_name);
@@ -182,6 +189,11 @@ static tn_status conv_run(tn_tensor *input, tn_tensor *weight, tn_tensor *bias, 
     int64_t ph = nsp == 2 ? p->pad[0] : 0, pw = p->pad[nsp - 1];
     int64_t eh = nsp == 2 ? p->pad_extra[0] : 0, ew = p->pad_extra[nsp - 1];
     int64_t dh = nsp == 2 ? p->dil[0] : 1, dw = p->dil[nsp - 1];
+    if (!empty && (kh <= 0 || kw <= 0)) {
+        int64_t k2[2] = {kh, kw};
+        return tn_error(TN_ERR_RUNTIME, "kernel size should be greater than zero, but got %s",
+                        tn_format_sizes(2, k2, b1, sizeof b1));
+    }
     int64_t ih = H + 2 * ph + eh, iw = W + 2 * pw + ew, keh = dh * (kh - 1) + 1, kew = dw * (kw - 1) + 1;
     if (ih < keh || iw < kew) {
         if (nsp == 2)

@@ -456,10 +456,49 @@ static const char *in_unit(double x, double t) {
     return NULL;
 }
 
+/* Upstream's binary_cross_entropy iterates over squeeze(self) and squeeze(target) into a
+ * loss shaped like self, then multiplies the weight into that loss in place. The target as
+ * a view of self's shape: its squeezed dims broadcast against self's squeezed dims (the
+ * iterator's error when they do not). Where that broadcast is larger than squeeze(self),
+ * upstream resizes its squeezed output view away from the loss and returns the loss
+ * uninitialised; that is refused here (tests/fuzz/known.json, upstream-wrong). */
+static tn_status bce_target_view(tn_tensor *a, tn_tensor *t, tn_tensor **out) {
+    int na = 0, nt = 0, nb;
+    int64_t sa[TN_MAX_DIMS], st[TN_MAX_DIMS], tt[TN_MAX_DIMS], sb[TN_MAX_DIMS], strides[TN_MAX_DIMS];
+    for (int i = 0; i < a->ndim; i++)
+        if (a->sizes[i] != 1) sa[na++] = a->sizes[i];
+    for (int i = 0; i < t->ndim; i++)
+        if (t->sizes[i] != 1) { st[nt] = t->sizes[i]; tt[nt++] = t->strides[i]; }
+    TN_TRY(tn_shape_broadcast(na, sa, nt, st, &nb, sb));
+    if (nb != na || memcmp(sa, sb, (size_t)na * sizeof *sa) != 0) {
+        char b1[256], b2[256];
+        return tn_error(TN_ERR_RUNTIME,
+                        "binary_cross_entropy: the target of shape %s broadcasts beyond the input's shape %s "
+                        "(upstream returns an uninitialised loss here)",
+                        tn_format_sizes(t->ndim, t->sizes, b1, sizeof b1), tn_format_sizes(a->ndim, a->sizes, b2, sizeof b2));
+    }
+    for (int i = a->ndim - 1, k = na - 1; i >= 0; i--) {
+        strides[i] = 0;
+        if (a->sizes[i] == 1) continue;
+        int j = k - (na - nt);
+        if (j >= 0 && st[j] == a->sizes[i]) strides[i] = tt[j];
+        k--;
+    }
+    *out = tn_tensor_new_view(t->storage, t->offset, a->ndim, a->sizes, strides, t->dtype);
+    return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+}
+
 /* aten::binary_cross_entropy(self, target, weight?, reduction) */
 tn_status tn_op_binary_cross_entropy(const tn_value *args, tn_value *rets) {
-    return pointwise_loss(args[0].u.t, args[1].u.t, tn_nn_opt_tensor(&args[2]), args[3].u.i, f_bce, 0,
-                          "binary_cross_entropy", in_unit, rets);
+    tn_tensor *a = args[0].u.t, *t = NULL, *w = tn_nn_opt_tensor(&args[2]), *ew = NULL;
+    TN_TRY(bce_target_view(a, args[1].u.t, &t));
+    /* the weight multiplies into the self-shaped loss in place: it broadcasts to self */
+    tn_status st = w ? tn_shape_expand_view(w, a->ndim, a->sizes, &ew) : TN_OK;
+    if (st == TN_OK)
+        st = pointwise_loss(a, t, ew, args[3].u.i, f_bce, 0, "binary_cross_entropy", in_unit, rets);
+    tn_tensor_release(t);
+    if (ew) tn_tensor_release(ew);
+    return st;
 }
 
 static double f_bce_logits(double x, double t, double p, tn_dtype dt) {

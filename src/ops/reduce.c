@@ -892,6 +892,21 @@ static tn_status contiguous(tn_tensor *t, tn_tensor **out) {
     return TN_OK;
 }
 
+/* self with every zero-stride dim of size > 1 (an expanded dim: all its slices alike) cut
+ * to size 1; NULL when there is none. The first extreme along such a dim is at index 0. */
+static tn_status shrink_expanded(tn_tensor *self, tn_tensor **out) {
+    int64_t sz[TN_MAX_DIMS];
+    bool any = false;
+    for (int d = 0; d < self->ndim; d++) {
+        sz[d] = self->sizes[d];
+        if (self->strides[d] == 0 && sz[d] > 1) sz[d] = 1, any = true;
+    }
+    *out = NULL;
+    if (!any) return TN_OK;
+    *out = tn_tensor_new_view(self->storage, self->offset, self->ndim, sz, self->strides, self->dtype);
+    return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+}
+
 static tn_status argext(const tn_value *a, tn_value *r, const char *name, bool mx) {
     tn_tensor *self = a[0].u.t, *ix;
     TN_TRY(tn_reduce_check_dtype(name, self->dtype));
@@ -900,13 +915,28 @@ static tn_status argext(const tn_value *a, tn_value *r, const char *name, bool m
     if (a[1].tag == TN_V_NONE) {
         if (tn_tensor_numel(self) == 0)
             return tn_error(TN_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
-        tn_tensor *c;
-        TN_TRY(contiguous(self, &c));
+        /* an expanded input is searched without its repeats (never copied out to full size):
+         * the flat index found there, unravelled in the cut shape, ravelled in self's */
+        tn_tensor *cut, *c;
+        TN_TRY(shrink_expanded(self, &cut));
+        tn_status st = contiguous(cut ? cut : self, &c);
+        if (st != TN_OK) { if (cut) tn_tensor_release(cut); return st; }
         int64_t n = tn_tensor_numel(c);
         tn_tensor *flat = tn_tensor_new_view(c->storage, c->offset, 1, &n, (int64_t[]){1}, c->dtype);
         tn_tensor_release(c);
-        tn_status st = ext_dim(flat, 0, false, mx, NULL, &ix);
-        tn_tensor_release(flat);
+        st = flat ? ext_dim(flat, 0, false, mx, NULL, &ix) : tn_error(TN_ERR_NO_MEMORY, "out of memory");
+        if (flat) tn_tensor_release(flat);
+        if (st == TN_OK && cut && !tn_tensor_is_meta(ix)) {
+            int64_t *v = tn_tensor_data(ix), rest = *v, flat_ix = 0;
+            int64_t coord[TN_MAX_DIMS];
+            for (int d = cut->ndim - 1; d >= 0; d--) {
+                coord[d] = rest % cut->sizes[d];
+                rest /= cut->sizes[d];
+            }
+            for (int d = 0; d < self->ndim; d++) flat_ix = flat_ix * self->sizes[d] + coord[d];
+            *v = flat_ix;
+        }
+        if (cut) tn_tensor_release(cut);
         TN_TRY(st);
         if (keepdim) { /* every dim kept as 1 */
             ix->ndim = self->ndim;
@@ -917,7 +947,19 @@ static tn_status argext(const tn_value *a, tn_value *r, const char *name, bool m
         TN_TRY(tn_wrap_dim(a[1].u.i, self->ndim, &d));
         if (self->ndim && self->sizes[d] == 0)
             return tn_error(TN_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
-        TN_TRY(ext_dim(self, d, keepdim, mx, NULL, &ix));
+        if (self->ndim && self->strides[d] == 0 && self->sizes[d] > 1) {
+            /* along an expanded dim every slice is alike: the first extreme is at 0 */
+            int64_t sz[TN_MAX_DIMS];
+            memcpy(sz, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+            sz[d] = 1;
+            tn_tensor *one = tn_tensor_new_view(self->storage, self->offset, self->ndim, sz, self->strides, self->dtype);
+            if (!one) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+            tn_status st = ext_dim(one, d, keepdim, mx, NULL, &ix);
+            tn_tensor_release(one);
+            TN_TRY(st);
+        } else {
+            TN_TRY(ext_dim(self, d, keepdim, mx, NULL, &ix));
+        }
     }
     r[0] = tn_value_tensor(ix);
     return TN_OK;

@@ -118,7 +118,7 @@ static void shape_str(const tn_tensor *t, char *buf, size_t cap) {
 
 /* Upstream's histogramdd_check_inputs on the (M, N) view x2: bin tensors (if any) of x2's
  * dtype, 1-D, non-empty; weight of x2's dtype with x2's leading shape. */
-static tn_status check_inputs(const tn_tensor *x2, tn_tensor *const *bins, int64_t nbins, const tn_tensor *w) {
+static tn_status check_inputs(const tn_tensor *x2, tn_tensor *const *bins, int64_t nbins, const tn_tensor *w, bool w_shape_ok) {
     for (int64_t d = 0; bins && d < nbins; d++) {
         const tn_tensor *b = bins[d];
         if (b->dtype != x2->dtype)
@@ -135,7 +135,7 @@ static tn_status check_inputs(const tn_tensor *x2, tn_tensor *const *bins, int64
         if (w->dtype != x2->dtype)
             return tn_error(TN_ERR_RUNTIME, "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the same dtype, but got input(%s), and weight(%s)",
                             cpp_name(x2->dtype), cpp_name(w->dtype));
-        if (!(w->ndim == 1 && w->sizes[0] == x2->sizes[0])) {
+        if (!w_shape_ok) {
             char a[64], b[256];
             shape_str(x2, a, sizeof a);
             shape_str(w, b, sizeof b);
@@ -249,7 +249,8 @@ static tn_tensor *count(tn_cx *c, tn_tensor *x2, tn_tensor *const *edges, tn_ten
 
 /* The (M, N) contiguous view of self for an N-dimensional histogram (N = self's last size;
  * 1 and every element for the 1-D histogram), and the weights as (M,). */
-static tn_status prepare(tn_cx *c, tn_tensor *self, const tn_value *weight, bool dd, tn_tensor **x2, tn_tensor **w) {
+static tn_status prepare(tn_cx *c, tn_tensor *self, const tn_value *weight, bool dd, tn_tensor **x2, tn_tensor **w,
+                         bool *w_shape_ok) {
     int64_t n = 1;
     if (dd) {
         if (self->ndim < 2) return tn_error(TN_ERR_RUNTIME, "torch.histogramdd: input tensor should have at least 2 dimensions");
@@ -260,10 +261,20 @@ static tn_status prepare(tn_cx *c, tn_tensor *self, const tn_value *weight, bool
     if (n > HIST_MAX_DIMS) return tn_error(TN_ERR_RUNTIME, "torch.histogramdd: at most %d dimensions are supported", HIST_MAX_DIMS);
     *x2 = contig_view(c, self, 2, sz);
     *w = NULL;
+    *w_shape_ok = true;
     if (!tn_value_is_none(weight)) {
         tn_tensor *wt = weight->u.t;
-        if (tn_tensor_numel(wt) == sz[0]) *w = contig_view(c, wt, 1, sz);
-        else *w = tn_cx_keep(c, wt); /* wrong size: check_inputs reports it with its shape */
+        /* histogramdd: weight's shape is self's without the innermost dim (a 0-dim weight
+         * counts as [1]); histogram reshapes both, so there only the counts must agree */
+        bool same = tn_tensor_numel(wt) == sz[0];
+        if (dd && same) {
+            int wn = wt->ndim ? wt->ndim : 1;
+            same = wn == self->ndim - 1;
+            for (int i = 0; same && i < wn; i++) same = (wt->ndim ? wt->sizes[i] : 1) == self->sizes[i];
+        }
+        *w_shape_ok = same;
+        if (same) *w = contig_view(c, wt, 1, sz);
+        else *w = tn_cx_keep(c, wt); /* wrong shape: check_inputs reports it with its shape */
     }
     return c->st;
 }
@@ -280,13 +291,14 @@ static tn_status from_bin_cts(tn_tensor *self, const int64_t *bins, int64_t nbin
                               bool density, bool dd, tn_tensor **hist_out, tn_tensor **edges_out) {
     tn_cx c = {0};
     tn_tensor *x2, *w, *edges[HIST_MAX_DIMS];
+    bool w_ok;
     double lo[HIST_MAX_DIMS], hi[HIST_MAX_DIMS];
-    tn_cx_fail(&c, prepare(&c, self, weight, dd, &x2, &w));
+    tn_cx_fail(&c, prepare(&c, self, weight, dd, &x2, &w, &w_ok));
     if (c.st == TN_OK) tn_cx_fail(&c, check_bin_count_len(x2, nbins));
     if (c.st == TN_OK) tn_cx_fail(&c, check_bin_cts(bins, nbins, dd));
     if (c.st == TN_OK) tn_cx_fail(&c, outer_edges(x2, range, lo, hi));
     if (c.st == TN_OK) linspace_edges(&c, x2->dtype, lo, hi, bins, nbins, edges);
-    if (c.st == TN_OK) tn_cx_fail(&c, check_inputs(x2, NULL, 0, w));
+    if (c.st == TN_OK) tn_cx_fail(&c, check_inputs(x2, NULL, 0, w, w_ok));
     tn_tensor *hist = hist_out ? count(&c, x2, edges, w, density, HIST_RULE_LINEAR_LOCAL) : NULL;
     if (c.st == TN_OK) {
         if (hist_out) { tn_tensor_retain(hist); *hist_out = hist; }
@@ -301,9 +313,10 @@ static tn_status from_bin_tensors(tn_tensor *self, tn_tensor *const *bins, int64
                                   bool dd, tn_tensor **hist_out, tn_tensor **edges_out) {
     tn_cx c = {0};
     tn_tensor *x2, *w, *edges[HIST_MAX_DIMS];
-    tn_cx_fail(&c, prepare(&c, self, weight, dd, &x2, &w));
+    bool w_ok;
+    tn_cx_fail(&c, prepare(&c, self, weight, dd, &x2, &w, &w_ok));
     if (c.st == TN_OK) tn_cx_fail(&c, check_bin_count_len(x2, nbins));
-    if (c.st == TN_OK) tn_cx_fail(&c, check_inputs(x2, bins, nbins, w));
+    if (c.st == TN_OK) tn_cx_fail(&c, check_inputs(x2, bins, nbins, w, w_ok));
     for (int64_t d = 0; c.st == TN_OK && d < nbins; d++) {
         int64_t k = tn_tensor_numel(bins[d]) - 1;
         tn_cx_fail(&c, check_bin_cts(&k, 1, dd));

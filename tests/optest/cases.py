@@ -3499,3 +3499,53 @@ add("matrix_rank_huge_expanded_tolerance_err", "lambda a: torch.linalg.matrix_ra
 # bincount of an empty 1-d input is Long zeros whatever the weights (upstream's early return)
 add("bincount_empty_weights_ignored", "lambda a: (torch.bincount(a[:0].int(), a[:0].int(), 1), torch.bincount(a[:0].long(), a[:0], 2), torch.bincount(a[:0].long(), a.double(), 3))", [In((2,))], ["bincount.default"])
 add("bincount_complex_weights_real_part", "lambda a: (torch.tensor([1, 0, 1]).bincount(a.to(torch.complex64) * (1 + 2j)), torch.tensor([1, 0, 1]).bincount(a.to(torch.complex128) * (1 - 1j)))", [In((3,))], ["bincount.default"])
+# session 29: the seed-29 ASan run's open entries, each against upstream
+# binary_cross_entropy iterates squeeze(self) with squeeze(target) into a loss of self's shape
+add("bce_squeezed_target_broadcast", "lambda a: (lambda a: (torch.ops.aten.binary_cross_entropy(a, a[:, 0].clone(), None, 0), torch.ops.aten.binary_cross_entropy(a, torch.full((1,), 0.25), None, 0), torch.ops.aten.binary_cross_entropy(a.t(), a[:, 0].clone().unsqueeze(0), a[:, 0].clone(), 1), torch.ops.aten.binary_cross_entropy(a, a, None, 2)))(a.abs())", [In((4, 1), "float32", kind="unit")], ["binary_cross_entropy.default"])
+add("bce_squeezed_target_mismatch_err", "lambda a: (lambda a: torch.ops.aten.binary_cross_entropy(a, torch.full((3,), 0.5), None, 1))(a.abs())", [In((4, 1), "float32", kind="unit")], ["binary_cross_entropy.default"])
+add("bce_squeezed_target_empty_err", "lambda a: (lambda a: torch.ops.aten.binary_cross_entropy(a, torch.zeros(0), None, 0))(a.abs())", [In((4, 1), "float32", kind="unit")], ["binary_cross_entropy.default"])
+# cosine_similarity checks eps first (NaN too)
+add("cosine_similarity_negative_eps_err", "lambda a: torch.cosine_similarity(a, a, -2, -0.5)", [In((3, 3), "float16")], ["cosine_similarity.default"])
+add("cosine_similarity_nan_eps_err", "lambda a: torch.cosine_similarity(a, a[:2], 1, float('nan'))", [In((3, 3))], ["cosine_similarity.default"])
+add("cosine_similarity_negative_zero_eps", "lambda a: torch.cosine_similarity(a, a.flip(0), 1, -0.0)", [In((3, 3))], ["cosine_similarity.default"])
+# threshold_backward compares Half/BFloat16 against the threshold as float (upstream's opmath)
+add("threshold_backward_reduced_float_threshold", "lambda a: [torch.ops.aten.threshold_backward(torch.ones(3, dtype=d), torch.tensor([65504., 1., 70000.]).to(d), t) for d in (torch.half, torch.bfloat16) for t in (2**62, 70000.0, 65519.0)]", [In((1,))], ["threshold_backward.default"])
+add("threshold_backward_reduced_float_overflow_err", "lambda a: torch.ops.aten.threshold_backward(torch.ones(3, dtype=torch.half), torch.ones(3, dtype=torch.half), 1e39)", [In((1,))], ["threshold_backward.default"])
+# glu_backward broadcasts grad_output to a half of self
+add("glu_backward_broadcast_grad", "lambda a: (torch.ops.aten.glu_backward(torch.ones(1), a[:0], -1), torch.ops.aten.glu_backward(torch.arange(3.).view(3, 1), a, 1))", [In((3, 4))], ["glu_backward.default"])
+add("glu_backward_grad_mismatch_err", "lambda a: torch.ops.aten.glu_backward(torch.ones(3, 3), a, 1)", [In((3, 4))], ["glu_backward.default"])
+# index_add into an empty self (or from an empty source) of 2+ dims returns a copy before
+# reading the index; 1-d still checks it
+add("index_add_empty_self_skips_index", "lambda a: (torch.index_add(a[:0], -2, torch.tensor([3, 1, 0]), a), torch.index_add(a.bool()[:0], 0, torch.tensor([3, 1, 0]), a.bool()), torch.index_add(a[:, :0], 0, torch.tensor([7, 1, 0]), a[:, :0]))", [In((3, 3))], ["index_add.default"])
+add("index_add_empty_self_1d_err", "lambda a: torch.index_add(a[:0], 0, torch.tensor([3, 1, 0]), a)", [In((3,))], ["index_add.default"])
+# repeat_interleave with no counts along dim returns before it reads output_size
+add("repeat_interleave_empty_counts_output_size", "lambda a: (torch.repeat_interleave(a[:0], torch.tensor([2]), output_size=3), torch.repeat_interleave(a[:0], torch.tensor(2), dim=0, output_size=7))", [In((3,))], ["repeat_interleave.self_Tensor"])
+add("repeat_interleave_output_size_mismatch_err", "lambda a: torch.repeat_interleave(a, torch.tensor([2]), output_size=3)", [In((3,))], ["repeat_interleave.self_Tensor"])
+# histogramdd's weight has self's shape without the innermost dim, exactly
+add("histogramdd_weight_shape_exact_err", "lambda a: torch.ops.aten._histogramdd_from_bin_cts(a[:0], [2, 2, 1], weight=a[:0])", [In((4, 4, 3))], ["_histogramdd_from_bin_cts.default"])
+add("histogramdd_weight_shape_reshaped_err", "lambda a: torch.ops.aten._histogramdd_from_bin_cts(a, [2, 2, 1], weight=a[..., 0].reshape(16))", [In((4, 4, 3))], ["_histogramdd_from_bin_cts.default"])
+add("histogramdd_weight_shape_ok", "lambda a: torch.ops.aten._histogramdd_from_bin_cts(a, [2, 2, 1], weight=a[..., 0].abs())", [In((4, 4, 3))], ["_histogramdd_from_bin_cts.default"])
+# a convolution of an empty input with batch and channels is refused by upstream's backend
+# selection; a zero-sized kernel by its slow path
+add("conv_empty_spatial_err", "lambda a: torch.conv1d(a.long(), torch.zeros(4, 3, 1, dtype=torch.long), None, 1, 7, [5])", [In((4, 3, 0))], ["conv1d.default"])
+add("conv2d_empty_spatial_err", "lambda a: torch.conv2d(a.view(4, 3, 0, 2), torch.zeros(4, 3, 1, 1), None, 1, 1)", [In((4, 3, 0))], ["conv2d.default"])
+add("conv_zero_kernel_err", "lambda a: torch.conv1d(a.long(), torch.zeros(4, 3, 0, dtype=torch.long), None, 1, 7, [5])", [In((4, 3, 5))], ["conv1d.default"])
+# reflection padding's backward reads the first 2*nsp pads; negative pads crop
+add("reflection_pad_backward_extra_and_negative_pads", "lambda a: (torch.ops.aten.reflection_pad1d_backward(a, a, [1, -1, 5]), torch.ops.aten.reflection_pad1d_backward(torch.arange(2 * 4 * 6.).view(2, 4, 6), a, [-1, 2]), torch.ops.aten.reflection_pad2d_backward(torch.arange(2 * 5 * 3.).view(2, 5, 3), a, [-2, 0, 2, -1]), torch.ops.aten.reflection_pad2d_backward(a, a, [0, 0, 0, 0, 1]))", [In((2, 4, 5))], ["reflection_pad1d_backward.default", "reflection_pad2d_backward.default"])
+add("replication_pad_backward_pad_count_err", "lambda a: torch.ops.aten.replication_pad1d_backward(a, a, [0, 0, 5])", [In((2, 4, 5))], ["replication_pad1d_backward.default"])
+# empty_strided takes a negative stride on a size-1 dim (or with a zero size) and gives that
+# dim a contiguous stride, as upstream's set_sizes_and_strides; elsewhere it overflows
+add("empty_strided_negative_stride_size_one", "lambda a: [(t.shape, t.stride()) for t in (torch.empty_strided([4, 1, 1], [2, -4, 3]), torch.empty_strided([1], [-4]), torch.empty_strided([0], [-3]), torch.empty_strided([0, 3], [1, -2]), a.new_empty_strided([2, 1], [1, -9]))]", [In((3,))], ["empty_strided.default", "new_empty_strided.default"])
+add("empty_strided_negative_stride_err", "lambda a: torch.empty_strided([3, 2], [2, -1])", [In((3,))], ["empty_strided.default"])
+# pinv / matrix_rank of an empty input answer by the SVD even when hermitian (no square check)
+add("pinv_matrix_rank_empty_hermitian", "lambda a: (torch.linalg.pinv(a[:0], hermitian=True), torch.linalg.matrix_rank(a[:, :0], hermitian=True), torch.linalg.pinv(a[:0], hermitian=True, atol=torch.tensor(0.5)))", [In((2, 4, 1))], ["linalg_pinv.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_tensor"])
+add("pinv_hermitian_non_square_err", "lambda a: torch.linalg.pinv(a, hermitian=True)", [In((2, 4, 1))], ["linalg_pinv.atol_rtol_tensor"])
+# bilinear reads weight.size(1) and size(2) unchecked (IndexError below 3 dims); a weight of
+# more dims fails in _trilinear unless an operand is empty, where the result is zeros
+add("bilinear_weight_dims", "lambda a: (torch.bilinear(a, a, torch.ones(0, 3, 3, 3), None), torch.bilinear(a[:0], a[:0], torch.ones(2, 3, 3, 1), None))", [In((2, 3))], ["bilinear.default"])
+add("bilinear_weight_four_dims_err", "lambda a: torch.bilinear(a, a, torch.ones(4, 3, 3, 5), None)", [In((2, 3))], ["bilinear.default"])
+add("bilinear_weight_two_dims_err", "lambda a: torch.bilinear(a, a, torch.ones(4, 3), None)", [In((2, 3))], ["bilinear.default"])
+# argmin/argmax search an expanded input without its repeats (before: a full-size copy, 8 GB
+# for a 2**31-long expanded vector): the first extreme along a zero-stride dim is at index 0
+add("argext_expanded_input", "lambda a: [(f(x, keepdim=k), f(x, 0, k), f(x, -1, k)) for x in (a.expand(3, 5, 4), a[:, :, :1].expand(3, 2, 5), a[:1].expand(4, 5, 4).transpose(0, 2)) for f in (torch.argmin, torch.argmax) for k in (False, True)]", [In((3, 1, 4), kind="special")], ["argmin.default", "argmax.default"])
+add("argext_huge_expanded_vector", "lambda a: (torch.argmin(a[:1].expand(2**31), keepdim=True), torch.argmax(a.view(2, 1).expand(2, 2**20), 1), torch.argmax(a[1:].expand(2**31)))", [In((2,))], ["argmin.default", "argmax.default"])
