@@ -132,6 +132,40 @@ static void rows_run(rows_job *j, int64_t rows) {
     tn_parallel_for(rows, grain, rows_worker, j);
 }
 
+/* ---- upstream's two-pass cut of a one-element reduction --------------------------------
+ * at::parallel_for over [0, n) with a grain of 32,768: min(threads, ceil(n / GRAIN))
+ * chunks of ceil(n / chunks) elements, each reduced into its own slot, the slots then
+ * combined in order by the caller (who owns them). sum, prod, the norms and max/min of a
+ * whole tensor share this cut, so their bits follow upstream's at any thread count. */
+enum { SPLIT_GRAIN = 32768, SPLIT_SLOTS = 64 };
+/* reduces elements [lo, hi) of chunk c into the caller's slot c */
+typedef void (*split_chunk_fn)(void *ctx, int64_t c, int64_t lo, int64_t hi);
+typedef struct split_job {
+    split_chunk_fn fn;
+    void *ctx;
+    int64_t n, chunk;
+} split_job;
+
+static void split_worker(void *p, int64_t b, int64_t e) {
+    const split_job *j = p;
+    for (int64_t c = b; c < e; c++) {
+        int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+        if (lo < hi) j->fn(j->ctx, c, lo, hi);
+    }
+}
+
+/* The chunk count for n elements over `threads` threads (1: one serial pass). */
+static int64_t split_parts(int64_t n, int64_t threads) {
+    int64_t parts = (n + SPLIT_GRAIN - 1) / SPLIT_GRAIN;
+    return parts < threads ? parts : threads;
+}
+
+/* Runs fn over the parts chunks of [0, n) on the pool. */
+static void split_run(int64_t n, int64_t parts, split_chunk_fn fn, void *ctx) {
+    split_job j = {fn, ctx, n, (n + parts - 1) / parts};
+    tn_parallel_for(parts, 1, split_worker, &j);
+}
+
 /* max / min of a whole contiguous float32 or bfloat16 tensor: rows_worker over contiguous
  * chunks on the pool, one slot per chunk, then the slots in order (the first NaN in element
  * order wins, as in one pass; max and min are otherwise order-free, so any cut gives the
@@ -140,34 +174,28 @@ static void rows_run(rows_job *j, int64_t rows) {
 typedef struct mm_all_job {
     char *slots;          /* one element of dt per chunk */
     const char *in;
-    int64_t n, chunk;
     int op;
     tn_dtype dt;
 } mm_all_job;
 
-static void mm_all_worker(void *ctx, int64_t b, int64_t e) {
+static void mm_all_chunk(void *ctx, int64_t c, int64_t lo, int64_t hi) {
     const mm_all_job *j = ctx;
     const int64_t es = tn_dtype_itemsize(j->dt);
-    for (int64_t c = b; c < e; c++) {
-        int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
-        rows_job r = {j->slots + c * es, j->in + lo * es, hi - lo, j->op, j->dt};
-        rows_worker(&r, 0, 1);
-    }
+    rows_job r = {j->slots + c * es, j->in + lo * es, hi - lo, j->op, j->dt};
+    rows_worker(&r, 0, 1);
 }
 
 static void maxmin_all(char *out, const char *in, int64_t n, int op, tn_dtype dt) {
-    enum { MM_GRAIN = 32768, MM_SLOTS = 64 };
-    int64_t parts = n / MM_GRAIN, threads = tn_get_num_threads();
-    if (parts > threads) parts = threads;
-    if (parts > MM_SLOTS) parts = MM_SLOTS;
+    int64_t threads = tn_get_num_threads();
+    int64_t parts = split_parts(n, threads < SPLIT_SLOTS ? threads : SPLIT_SLOTS);
     if (parts < 2 || tn_in_parallel_region()) {
         rows_job r = {out, in, n, op, dt};
         rows_worker(&r, 0, 1);
         return;
     }
-    _Alignas(8) char slots[MM_SLOTS * 4];
-    mm_all_job j = {slots, in, n, (n + parts - 1) / parts, op, dt};
-    tn_parallel_for(parts, 1, mm_all_worker, &j);
+    _Alignas(8) char slots[SPLIT_SLOTS * 4];
+    mm_all_job j = {slots, in, op, dt};
+    split_run(n, parts, mm_all_chunk, &j);
     /* the slots as one row: the first NaN slot, else their max / min */
     rows_job r = {out, slots, parts, op, dt};
     rows_worker(&r, 0, 1);
@@ -206,11 +234,9 @@ static void sum_int_loop(char *out, const char *in, const int64_t st[4], int64_t
  * the same loop into the output. Reproducing the cut keeps float32 results bit for bit
  * upstream's at any thread count, and puts the chunks on the pool (before: one thread, the
  * per-element loop, 26x upstream's time on 1e6 floats). */
-enum { SUM_GRAIN = 32768 };
 typedef struct sum_all_job {
     float *buf;
     const float *in;
-    int64_t n, chunk;
     int lanes;
     bool nan;
 } sum_all_job;
@@ -223,12 +249,9 @@ static void sum_chunk(float *buf, const float *x, int64_t len, int lanes, bool n
     if (len > 0) f32_sum_loop2d__scalar((char *)buf, (const char *)x, st, len, 1, lanes, nan);
 }
 
-static void sum_all_worker(void *ctx, int64_t b, int64_t e) {
+static void sum_all_chunk(void *ctx, int64_t c, int64_t lo, int64_t hi) {
     const sum_all_job *j = ctx;
-    for (int64_t c = b; c < e; c++) {
-        int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
-        if (lo < hi) sum_chunk(j->buf + c, j->in + lo, hi - lo, j->lanes, j->nan);
-    }
+    sum_chunk(j->buf + c, j->in + lo, hi - lo, j->lanes, j->nan);
 }
 
 /* *out = sum (nansum when nan) of the n contiguous floats at in, in upstream's order for
@@ -236,7 +259,7 @@ static void sum_all_worker(void *ctx, int64_t b, int64_t e) {
  * upstream's final reduce runs the op's own loop over them */
 static void f32_sum_all(float *out, const float *in, int64_t n, int lanes, bool nan) {
     int threads = tn_get_num_threads();
-    if (n < SUM_GRAIN || threads <= 1 || tn_in_parallel_region()) {
+    if (n < SPLIT_GRAIN || threads <= 1 || tn_in_parallel_region()) {
         *out = 0.0f;
         sum_chunk(out, in, n, lanes, nan);
         return;
@@ -248,10 +271,8 @@ static void f32_sum_all(float *out, const float *in, int64_t n, int lanes, bool 
         return;
     }
     memset(buf, 0, (size_t)threads * sizeof(float));
-    int64_t parts = (n + SUM_GRAIN - 1) / SUM_GRAIN;
-    if (parts > threads) parts = threads;
-    sum_all_job j = {buf, in, n, (n + parts - 1) / parts, lanes, nan};
-    tn_parallel_for(parts, 1, sum_all_worker, &j);
+    sum_all_job j = {buf, in, lanes, nan};
+    split_run(n, split_parts(n, threads), sum_all_chunk, &j);
     *out = 0.0f;
     sum_chunk(out, buf, threads, lanes, nan);
     if (buf != stackbuf) free(buf);
@@ -495,19 +516,14 @@ static void acc_loop(char *out, const char *in, const int64_t st[4], int64_t s0,
 typedef struct prod_all_job {
     void *slots;
     const char *in;
-    int64_t n, chunk;
     int lanes;
     bool f64;
 } prod_all_job;
 
-static void prod_all_worker(void *ctx, int64_t b, int64_t e) {
+static void prod_all_chunk(void *ctx, int64_t c, int64_t lo, int64_t hi) {
     const prod_all_job *j = ctx;
-    for (int64_t c = b; c < e; c++) {
-        int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
-        if (lo >= hi) continue;
-        if (j->f64) ((double *)j->slots)[c] = f64_prod_run(1.0, (const double *)j->in + lo, hi - lo, j->lanes);
-        else ((float *)j->slots)[c] = f32_prod_run(1.0f, (const float *)j->in + lo, hi - lo, j->lanes);
-    }
+    if (j->f64) ((double *)j->slots)[c] = f64_prod_run(1.0, (const double *)j->in + lo, hi - lo, j->lanes);
+    else ((float *)j->slots)[c] = f32_prod_run(1.0f, (const float *)j->in + lo, hi - lo, j->lanes);
 }
 
 /* *out = the product of the n contiguous elements at in (float32 or float64), in
@@ -515,21 +531,18 @@ static void prod_all_worker(void *ctx, int64_t b, int64_t e) {
 static void prod_all(char *out, const char *in, int64_t n, bool f64) {
     const int lanes = tn_reduce_vec_bytes(false) / (f64 ? 8 : 4);
     int threads = tn_get_num_threads();
-    enum { PROD_SLOTS = 64 };
-    if (n < SUM_GRAIN || threads <= 1 || threads > PROD_SLOTS || tn_in_parallel_region()) {
+    if (n < SPLIT_GRAIN || threads <= 1 || threads > SPLIT_SLOTS || tn_in_parallel_region()) {
         if (f64) *(double *)out = f64_prod_run(1.0, (const double *)in, n, lanes);
         else *(float *)out = f32_prod_run(1.0f, (const float *)in, n, lanes);
         return;
     }
-    _Alignas(8) char slots[PROD_SLOTS * 8];
+    _Alignas(8) char slots[SPLIT_SLOTS * 8];
     for (int t = 0; t < threads; t++) {
         if (f64) ((double *)slots)[t] = 1.0;
         else ((float *)slots)[t] = 1.0f;
     }
-    int64_t parts = (n + SUM_GRAIN - 1) / SUM_GRAIN;
-    if (parts > threads) parts = threads;
-    prod_all_job j = {slots, in, n, (n + parts - 1) / parts, lanes, f64};
-    tn_parallel_for(parts, 1, prod_all_worker, &j);
+    prod_all_job j = {slots, in, lanes, f64};
+    split_run(n, split_parts(n, threads), prod_all_chunk, &j);
     /* the slots as one run of `threads` (< one block of lanes: element by element) */
     if (f64) *(double *)out = f64_prod_run(1.0, (const double *)slots, threads, lanes);
     else *(float *)out = f32_prod_run(1.0f, (const float *)slots, threads, lanes);
@@ -1255,24 +1268,19 @@ static void norm_loop(char *out, const char *in, const int64_t st[4], int64_t s0
  * are then combined in order. Reproducing the cut keeps the result upstream's bits (before:
  * one accumulator over all the elements, which in float drifts from upstream's by percent
  * on 2**20 elements) and puts the chunks on the pool. */
-enum { NORM_GRAIN = 32768, NORM_SLOTS = 64 };
 typedef struct norm_split_job {
     const tn_reduce_geom *g;
     const char *out, *in;
     double *slots;
-    int64_t n, chunk;
     double p;
     tn_dtype idt;
     bool f32;
 } norm_split_job;
 
-static void norm_split_worker(void *ctx, int64_t b, int64_t e) {
+static void norm_split_chunk(void *ctx, int64_t c, int64_t lo, int64_t hi) {
     const norm_split_job *j = ctx;
-    for (int64_t c = b; c < e; c++) {
-        int64_t lo = c * j->chunk, hi = lo + j->chunk < j->n ? lo + j->chunk : j->n;
-        norm_ctx w = {j->out, j->slots + c, j->p, j->idt, j->f32};
-        if (lo < hi) tn_reduce_for_range(j->g, (char *)j->out, j->in, lo, hi, norm_loop, &w);
-    }
+    norm_ctx w = {j->out, j->slots + c, j->p, j->idt, j->f32};
+    tn_reduce_for_range(j->g, (char *)j->out, j->in, lo, hi, norm_loop, &w);
 }
 
 static double norm_split(const tn_reduce_geom *g, const char *out, const char *in, double p, tn_dtype idt, bool f32,
@@ -1280,13 +1288,11 @@ static double norm_split(const tn_reduce_geom *g, const char *out, const char *i
     int64_t n = 1;
     for (int d = 0; d < g->ndim; d++) n *= g->sizes[d];
     int threads = tn_get_num_threads();
-    if (threads > NORM_SLOTS) threads = NORM_SLOTS;
-    int64_t parts = (n + NORM_GRAIN - 1) / NORM_GRAIN;
-    if (parts > threads) parts = threads;
-    double slots[NORM_SLOTS];
+    if (threads > SPLIT_SLOTS) threads = SPLIT_SLOTS;
+    double slots[SPLIT_SLOTS];
     for (int i = 0; i < threads; i++) slots[i] = init;
-    norm_split_job j = {g, out, in, slots, n, (n + parts - 1) / parts, p, idt, f32};
-    tn_parallel_for(parts, 1, norm_split_worker, &j);
+    norm_split_job j = {g, out, in, slots, p, idt, f32};
+    split_run(n, split_parts(n, threads), norm_split_chunk, &j);
     /* combine: the sums add (in float for float opmath), the max / min pick as reduce does */
     double a = init;
     for (int i = 0; i < threads; i++) {
@@ -1424,7 +1430,7 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
                 acc[ooff / 8] = a;
                 for (int d = 1; d < g.ndim; d++) { if (++idx[d] < g.sizes[d]) break; idx[d] = 0; }
             }
-        } else if (nout == 1 && tn_tensor_numel(in) >= NORM_GRAIN && tn_get_num_threads() > 1 &&
+        } else if (nout == 1 && tn_tensor_numel(in) >= SPLIT_GRAIN && tn_get_num_threads() > 1 &&
                    !tn_in_parallel_region()) {
             acc[0] = norm_split(&g, tn_tensor_data(ixt), tn_tensor_data(in), p, odt, f32, init);
         } else if (tn_tensor_numel(in) > 0) {
