@@ -888,6 +888,7 @@ def test_keyboard_interrupt_into_decode_leaves_process_usable(tmp_path):
     import signal
     import subprocess
     import sys
+    import tempfile
     import time
 
     from conftest import ROOT
@@ -895,17 +896,27 @@ def test_keyboard_interrupt_into_decode_leaves_process_usable(tmp_path):
     model = os.path.join(ROOT, "build", "tiny_models", "llama")
     if not os.path.isdir(model):
         pytest.skip("tiny models not built (tests/architectures)")
-    p = subprocess.Popen([sys.executable, "-c", GENERATE_CHILD, model], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    try:
-        line = p.stdout.readline()
-        assert line.strip() == "decoding", p.stderr.read()[-3000:]
-        time.sleep(1.0)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=600)
-    finally:
-        if p.poll() is None:
-            p.kill()
+    # stderr to a file: a pipe nobody drains before "decoding" would stall a child that
+    # logs much (a sanitizer's verbose mode filled it once and the test waited for ever)
+    with tempfile.TemporaryFile("w+") as errf:
+        p = subprocess.Popen([sys.executable, "-c", GENERATE_CHILD, model], stdout=subprocess.PIPE, stderr=errf,
+                             text=True)
+        try:
+            line = p.stdout.readline()
+            if line.strip() != "decoding":
+                p.kill()
+                p.wait()
+                errf.seek(0)
+                pytest.fail(f"no 'decoding' line: {errf.read()[-3000:]}")
+            time.sleep(1.0)
+            p.send_signal(signal.SIGINT)
+            out, _ = p.communicate(timeout=600)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        errf.seek(0)
+        err = errf.read()
     assert p.returncode == 0, err[-3000:]
     res = __import__("json").loads(out.strip().splitlines()[-1])
     assert res["interrupted"] and 5 < res["steps"] < 100000
