@@ -101,6 +101,11 @@ static tn_status read_pool_args(const tn_value *args, pool_args *a, bool has_dil
     if (has_dilation && !tn_nn_int_list(&args[4], 2, d))
         return tn_error(TN_ERR_RUNTIME, "max_pool2d: dilation must be either a single int, or a tuple of two ints");
     *a = (pool_args){k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], false, true, 0, NULL};
+    /* upstream narrows each to int first (safe_downcast), before any other check */
+    const int64_t all[8] = {k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]};
+    for (int i = 0; i < 8; i++)
+        if (all[i] > INT32_MAX || all[i] < INT32_MIN)
+            return tn_error(TN_ERR_RUNTIME, "value cannot be converted to type int without overflow");
     if (k[0] <= 0 || k[1] <= 0)
         return tn_error(TN_ERR_RUNTIME, "kernel size should be greater than zero, but got kH: %lld kW: %lld",
                         (long long)k[0], (long long)k[1]);

@@ -314,7 +314,11 @@ static tn_status repeat_of(tn_tensor *self, const int64_t *reps, int64_t nr, tn_
     for (int i = 0; i < n; i++) {
         src_sizes[i] = i < lead ? 1 : self->sizes[i - lead];
         src_strides[i] = i < lead ? 0 : self->strides[i - lead];
-        sizes[i] = tn_mul_wrap(src_sizes[i], reps[i]); /* a huge repeat wraps, then the allocation refuses */
+        /* upstream's size wraps (4 * 2**62 is 0) and its unfold then refuses; a wrapped size
+         * must never reach the copy below, which walks the repeats as given */
+        if (__builtin_mul_overflow(src_sizes[i], reps[i], &sizes[i]))
+            return tn_error(TN_ERR_RUNTIME, "repeat: size %lld repeated %lld times at dimension %d overflows int64",
+                            (long long)src_sizes[i], (long long)reps[i], i);
     }
     tn_tensor *out;
     TN_TRY(tn_tensor_empty(n, sizes, self->dtype, tn_tensor_device(self), &out));

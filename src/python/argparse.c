@@ -699,9 +699,14 @@ static int tensor_item(tn_tensor *t, tn_value *v) {
         PyErr_SetString(PyExc_RuntimeError, TN_MSG_VMAP_ITEM);
         return -1;
     }
-    if (tn_tensor_is_meta(t) || !tn_tensor_data(t)) {
+    if (tn_tensor_is_meta(t)) {
         PyErr_SetString(PyExc_RuntimeError,
                         "Tensor.item() cannot be called on meta tensors");
+        return -1;
+    }
+    if (tn_tensor_numel(t) != 1 || !tn_tensor_data(t)) { /* never read past an empty or larger tensor's element 0 */
+        PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar",
+                     (long long)tn_tensor_numel(t));
         return -1;
     }
     tn_graph_note_host_read("a tensor was read as a scalar argument");
@@ -802,6 +807,12 @@ static int to_scalar(PyObject *o, tn_value *v) {
 static int to_int64(PyObject *o, int64_t *out) {
     if (tn_py_is_tensor(o)) {
         tn_value v;
+        /* upstream unpacks only a one-element tensor as an int (its TypeError otherwise) */
+        tn_tensor *t = tn_py_tensor_get(o);
+        if (!t->batch && tn_tensor_numel(t) != 1) {
+            PyErr_SetString(PyExc_TypeError, "type must be tuple of ints,but got Tensor");
+            return -1;
+        }
         if (tensor_item(tn_py_tensor_get(o), &v) < 0) return -1;
         *out = tn_scalar_as_int64(&v);
         return 0;

@@ -3549,3 +3549,12 @@ add("bilinear_weight_two_dims_err", "lambda a: torch.bilinear(a, a, torch.ones(4
 # for a 2**31-long expanded vector): the first extreme along a zero-stride dim is at index 0
 add("argext_expanded_input", "lambda a: [(f(x, keepdim=k), f(x, 0, k), f(x, -1, k)) for x in (a.expand(3, 5, 4), a[:, :, :1].expand(3, 2, 5), a[:1].expand(4, 5, 4).transpose(0, 2)) for f in (torch.argmin, torch.argmax) for k in (False, True)]", [In((3, 1, 4), kind="special")], ["argmin.default", "argmax.default"])
 add("argext_huge_expanded_vector", "lambda a: (torch.argmin(a[:1].expand(2**31), keepdim=True), torch.argmax(a.view(2, 1).expand(2, 2**20), 1), torch.argmax(a[1:].expand(2**31)))", [In((2,))], ["argmin.default", "argmax.default"])
+# an int-list argument unpacks only one-element tensors (before: item() read element 0 of an
+# empty tensor, past its storage: a heap overflow under ASan, seed-30 ASan run #2081)
+add("int_list_empty_tensor_element_err", "lambda a: torch._histogramdd_bin_edges(a, [torch.tensor(2), torch.zeros(1, 1, 2, 0), 3])", [In((1, 3))], ["_histogramdd_bin_edges.default"])
+add("int_list_one_element_tensors", "lambda a: (a.view([torch.tensor(3), torch.tensor([2])]), a.view([torch.zeros(1, 1, dtype=torch.int64) + 6]))", [In((2, 3))], ["view.default"])
+# the seed-30 ASan run's reports (session 29), each against upstream
+add("max_pool_kernel_beyond_int_err", "lambda a: torch.ops.aten.max_pool1d_with_indices(a, (2**62,), 2, [1], (4,), True)", [In((4, 4, 4))], ["max_pool1d_with_indices.default"])
+add("avg_pool_stride_beyond_int_err", "lambda a: torch.nn.functional.avg_pool2d(a, 2, 2**31)", [In((1, 4, 4))], ["avg_pool2d.default"])
+add("repeat_size_overflow_err", "lambda a: a.repeat(7, 2, 2**62)", [In((4,), "float64")], ["repeat.default"])
+add("repeat_out_size_overflow_err", "lambda a: torch.ops.aten.repeat.out(a, [7, 2, 2**62], out=torch.zeros(4, dtype=torch.float64))", [In((4,), "float64")], ["repeat.out"])
