@@ -292,12 +292,8 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
                                             "non-zero dimensions for input, but got: %s", nsp + 1, nsp + 2, TN_NN_FMT(x, b));
     pad_args a = {0, 0, pd[0], pd[1], reflect};
     if (nsp == 2) { a.pt = pd[2]; a.pb = pd[3]; }
-    /* replication indexes by clamping, so negative pads crop as upstream's; reflection's
-     * negative pads are not built */
-    for (int i = 0; reflect && i < 2 * nsp; i++)
-        if (pd[i] < 0)
-            return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::reflection_pad%dd with negative padding is not implemented by "
-                                                    "torchnative", nsp);
+    /* negative pads crop: the kernel's source index (o - pad, reflected past either end, or
+     * clamped) is upstream's for them too, for reflection and replication alike */
     if (tn_dtype_is_complex(x->dtype)) { /* a copy: the real and imaginary parts padded alike */
         tn_op_id op = reflect ? (nsp == 1 ? TN_OP_reflection_pad1d : TN_OP_reflection_pad2d)
                               : (nsp == 1 ? TN_OP_replication_pad1d : TN_OP_replication_pad2d);
@@ -324,11 +320,12 @@ static tn_status pad_impl(const tn_value *args, tn_value *rets, int nsp, bool re
                             (long long)pads[i][0], (long long)pads[i][1], dim, TN_NN_FMT(x, b));
         if (!reflect && dims[i] < 1)
             return tn_error(TN_ERR_RUNTIME, "input (W: %lld) is too small. Calculated output W: %lld",
-                            (long long)dims[i], (long long)(dims[i] + pads[i][0] + pads[i][1]));
+                            (long long)dims[i], (long long)tn_add_wrap(tn_add_wrap(dims[i], pads[i][0]), pads[i][1]));
     }
-    int64_t oh = g.H + a.pt + a.pb, ow = g.W + a.pl + a.pr;
-    /* replication: 1-d needs an output width of 1 or more, 2-d a height or a width (upstream) */
-    if (!reflect && nsp == 1 && ow < 1)
+    /* upstream's int64 sums wrap (a pad of INT64_MAX gives a negative size it then refuses) */
+    int64_t oh = tn_add_wrap(tn_add_wrap(g.H, a.pt), a.pb), ow = tn_add_wrap(tn_add_wrap(g.W, a.pl), a.pr);
+    /* 1-d needs an output width of 1 or more; replication 2-d a height or a width (upstream) */
+    if (nsp == 1 && ow < 1)
         return tn_error(TN_ERR_RUNTIME, "input (W: %lld) is too small. Calculated output W: %lld", (long long)g.W,
                         (long long)ow);
     if (!reflect && nsp == 2 && ow < 1 && oh < 1)

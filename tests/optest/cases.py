@@ -3558,3 +3558,8 @@ add("max_pool_kernel_beyond_int_err", "lambda a: torch.ops.aten.max_pool1d_with_
 add("avg_pool_stride_beyond_int_err", "lambda a: torch.nn.functional.avg_pool2d(a, 2, 2**31)", [In((1, 4, 4))], ["avg_pool2d.default"])
 add("repeat_size_overflow_err", "lambda a: a.repeat(7, 2, 2**62)", [In((4,), "float64")], ["repeat.default"])
 add("repeat_out_size_overflow_err", "lambda a: torch.ops.aten.repeat.out(a, [7, 2, 2**62], out=torch.zeros(4, dtype=torch.float64))", [In((4,), "float64")], ["repeat.out"])
+add("replication_pad_int64_max_pad_err", "lambda a: torch._C._nn.replication_pad1d(a, [2**63 - 1, 2])", [In((1, 3, 3))], ["replication_pad1d.default"])
+add("reflection_pad_huge_negative_pad_err", "lambda a: torch._C._nn.reflection_pad1d(a, [-2**62, 1])", [In((1, 3, 3))], ["reflection_pad1d.default"])
+# reflection padding takes negative pads (a crop), as upstream; 1-d needs an output width of 1
+add("reflection_pad_negative_pads", "lambda a: (torch._C._nn.reflection_pad1d(a, [-1, 2]), torch._C._nn.reflection_pad1d(a, [2, -1]), torch._C._nn.reflection_pad1d(a, [-2, 4]), torch._C._nn.reflection_pad2d(a, [-2, -2, -1, 2]), torch._C._nn.reflection_pad2d(a, [0, -5, 1, -1]))", [In((2, 4, 5))], ["reflection_pad1d.default", "reflection_pad2d.default"])
+add("reflection_pad1d_negative_pads_empty_err", "lambda a: torch._C._nn.reflection_pad1d(a, [-3, -2])", [In((2, 4, 5))], ["reflection_pad1d.default"])
