@@ -306,7 +306,8 @@ static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_dev
         int64_t isz = tn_dtype_itemsize(t->dtype);
         for (int d = 0; d < n; d++) {
             int td = t->ndim - 1 - d; /* tensor dim aligned right */
-            it->strides[k][d] = (td < 0 || (t->sizes[td] == 1 && it->it_shape[d] != 1)) ? 0 : t->strides[td] * isz;
+            /* wrapping: a huge stride of a size-0/1 dim (never stepped along) must not overflow */
+            it->strides[k][d] = (td < 0 || (t->sizes[td] == 1 && it->it_shape[d] != 1)) ? 0 : tn_mul_wrap(t->strides[td], isz);
         }
     }
 

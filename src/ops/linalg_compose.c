@@ -545,14 +545,23 @@ tn_status tn_op_linalg_vecdot(const tn_value *args, tn_value *rets) {
 
 /* One cross product c = a × b of 3-vectors at element strides sa, sb, sc, in T arithmetic
  * (bfloat16/half: each product and the difference rounded, as upstream's scalar type does). */
-#define CROSS_LOOP(T, LOAD, STORE)                                                                     \
+#define CROSS_LOOP(T, LOAD, STORE) CROSS_LOOP_OPS(T, LOAD, STORE, MUL_PLAIN, SUB_PLAIN)
+/* the wide integers wrap as upstream's (in unsigned arithmetic: no signed overflow) */
+#define CROSS_LOOP_WRAP(T, U) CROSS_LOOP_OPS(T, ID, ID, MUL_WRAP_##U, SUB_WRAP_##U)
+#define MUL_PLAIN(x, y) ((x) * (y))
+#define SUB_PLAIN(x, y) ((x) - (y))
+#define MUL_WRAP_64(x, y) ((int64_t)((uint64_t)(x) * (uint64_t)(y)))
+#define SUB_WRAP_64(x, y) ((int64_t)((uint64_t)(x) - (uint64_t)(y)))
+#define MUL_WRAP_32(x, y) ((int32_t)((uint32_t)(x) * (uint32_t)(y)))
+#define SUB_WRAP_32(x, y) ((int32_t)((uint32_t)(x) - (uint32_t)(y)))
+#define CROSS_LOOP_OPS(T, LOAD, STORE, MUL, SUB)                                                      \
     for (int64_t it = 0; it < total; it++) {                                                          \
         const T *pa = (const T *)a0 + oa, *pb = (const T *)b0 + ob;                                   \
         T *pc = (T *)c0 + oc;                                                                         \
         for (int i = 0; i < 3; i++) {                                                                 \
             int j = (i + 1) % 3, k = (i + 2) % 3;                                                     \
-            pc[i * sc] = STORE(LOAD(STORE(LOAD(pa[j * sa]) * LOAD(pb[k * sb]))) -                     \
-                               LOAD(STORE(LOAD(pa[k * sa]) * LOAD(pb[j * sb]))));                    \
+            pc[i * sc] = STORE(SUB(LOAD(STORE(MUL(LOAD(pa[j * sa]), LOAD(pb[k * sb])))),             \
+                                   LOAD(STORE(MUL(LOAD(pa[k * sa]), LOAD(pb[j * sb]))))));           \
         }                                                                                             \
         for (int q = nd - 1; q >= 0; q--) {                                                           \
             if (q == d) continue;                                                                     \
@@ -602,8 +611,8 @@ tn_status tn_op_linalg_cross(const tn_value *args, tn_value *rets) {
         switch (dt) {
         case TN_DTYPE_FLOAT32: CROSS_LOOP(float, ID, ID) break;
         case TN_DTYPE_FLOAT64: CROSS_LOOP(double, ID, ID) break;
-        case TN_DTYPE_INT64: CROSS_LOOP(int64_t, ID, ID) break;
-        case TN_DTYPE_INT32: CROSS_LOOP(int32_t, ID, ID) break;
+        case TN_DTYPE_INT64: CROSS_LOOP_WRAP(int64_t, 64) break;
+        case TN_DTYPE_INT32: CROSS_LOOP_WRAP(int32_t, 32) break;
         case TN_DTYPE_INT16: CROSS_LOOP(int16_t, ID, ID) break; /* the narrow integers wrap as upstream's */
         case TN_DTYPE_INT8: CROSS_LOOP(int8_t, ID, ID) break;
         case TN_DTYPE_UINT8: CROSS_LOOP(uint8_t, ID, ID) break;

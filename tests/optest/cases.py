@@ -3563,3 +3563,8 @@ add("reflection_pad_huge_negative_pad_err", "lambda a: torch._C._nn.reflection_p
 # reflection padding takes negative pads (a crop), as upstream; 1-d needs an output width of 1
 add("reflection_pad_negative_pads", "lambda a: (torch._C._nn.reflection_pad1d(a, [-1, 2]), torch._C._nn.reflection_pad1d(a, [2, -1]), torch._C._nn.reflection_pad1d(a, [-2, 4]), torch._C._nn.reflection_pad2d(a, [-2, -2, -1, 2]), torch._C._nn.reflection_pad2d(a, [0, -5, 1, -1]))", [In((2, 4, 5))], ["reflection_pad1d.default", "reflection_pad2d.default"])
 add("reflection_pad1d_negative_pads_empty_err", "lambda a: torch._C._nn.reflection_pad1d(a, [-3, -2])", [In((2, 4, 5))], ["reflection_pad1d.default"])
+add("max_pool2d_dilation_beyond_int_err", "lambda a: torch.max_pool2d(a, (2**31 - 1, 1), (1, 1), 3, [2**63 - 1, 1], True)", [In((2, 5, 3))], ["max_pool2d.default"])
+# integer cross products wrap as upstream's (signed overflow before)
+add("linalg_cross_int_wraps", "lambda a: (torch.linalg.cross(torch.tensor([[-2**63], [3], [2**62]]), torch.tensor([[12], [2**40], [-7]]), dim=0), torch.linalg.cross(torch.tensor([2**31 - 1, -2**31, 5], dtype=torch.int32), torch.tensor([7, 2**30, -3], dtype=torch.int32)))", [In((1,))], ["linalg_cross.default"])
+# an empty view with a huge stride copies (the iterator's byte strides wrap, never overflow)
+add("as_strided_copy_empty_huge_stride", "lambda a: torch.as_strided_copy(a, [3, 5, 0], [3, 2**62, 1])", [In((16,), "float16")], ["as_strided_copy.default"])
