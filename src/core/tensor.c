@@ -279,18 +279,21 @@ bool tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
 static tn_status numel_of(int ndim, const int64_t *sizes, int64_t *out) {
     if (ndim < 0 || ndim > TN_MAX_DIMS)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %d", TN_MAX_DIMS, ndim);
-    int64_t n = 1;
+    /* the count in unsigned 64 bits, as upstream's safe_multiplies_u64: [2, INT64_MAX, 0]
+     * has 0 elements, [4, INT64_MAX, 0] overflows */
+    uint64_t n = 1;
+    bool over = false;
+    char sb[256];
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0)
-            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: [%lld]",
-                            (long long)sizes[i], (long long)sizes[i]);
-        if (__builtin_mul_overflow(n, sizes[i], &n)) {
-            char sb[256];
-            return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
-                            tn_format_sizes(ndim, sizes, sb, sizeof sb));
-        }
+            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)sizes[i], tn_format_sizes(ndim, sizes, sb, sizeof sb));
+        over |= __builtin_mul_overflow(n, (uint64_t)sizes[i], &n);
     }
-    *out = n;
+    if (over || n > (uint64_t)INT64_MAX)
+        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
+                        tn_format_sizes(ndim, sizes, sb, sizeof sb));
+    *out = (int64_t)n;
     return TN_OK;
 }
 
@@ -316,7 +319,11 @@ tn_status tn_storage_nbytes_for(int ndim, const int64_t *sizes, const int64_t *s
     int64_t n = 1;
     bool over = false;
     if (!strides) {
-        for (int i = 0; i < ndim; i++) over |= __builtin_mul_overflow(n, sizes[i], &n);
+        /* upstream multiplies in unsigned 64 bits: [2, INT64_MAX, 0] is 0 bytes, not an overflow */
+        uint64_t u = 1;
+        for (int i = 0; i < ndim; i++) over |= __builtin_mul_overflow(u, (uint64_t)sizes[i], &u);
+        over |= u > (uint64_t)INT64_MAX;
+        n = (int64_t)u;
     } else {
         for (int i = 0; i < ndim; i++)
             if (sizes[i] == 0) { *out = 0; return TN_OK; }

@@ -160,7 +160,8 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
         }
         double smax = 0;
         for (int64_t i = 0; i < k; i++) smax = fmax(smax, fabs(s[i]));
-        double tol = fmax(atol[b], rtol[b] * smax);
+        /* upstream's at::maximum propagates a NaN tolerance: then no singular value is kept */
+        double rs = rtol[b] * smax, tol = isnan(atol[b]) || isnan(rs) ? NAN : fmax(atol[b], rs);
         if (!want_pinv) {
             int64_t r = 0;
             for (int64_t i = 0; i < k; i++) r += fabs(s[i]) > tol;

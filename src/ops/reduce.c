@@ -1160,7 +1160,7 @@ static tn_status var_args(const tn_value *a, int kind, tn_dim_mask *m, bool *kee
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, m));
     *keepdim = arg_bool(&a[3], false);
     if (kind == 1) *corr = arg_bool(&a[2], true) ? 1.0 : 0.0;
-    else *corr = a[2].tag == TN_V_NONE ? 1.0 : (a[2].tag == TN_V_INT ? (double)a[2].u.i : (a[2].tag == TN_V_BOOL ? a[2].u.b : a[2].u.d));
+    else *corr = a[2].tag == TN_V_NONE ? 1.0 : tn_scalar_as_double(&a[2]); /* any Scalar tag, 2**63 included */
     return TN_OK;
 }
 

@@ -311,6 +311,20 @@ static tn_status repeat_of(tn_tensor *self, const int64_t *reps, int64_t nr, tn_
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %lld", TN_MAX_DIMS, (long long)nr);
     int n = (int)nr, lead = n - self->ndim;
     int64_t src_sizes[TN_MAX_DIMS], src_strides[TN_MAX_DIMS], sizes[TN_MAX_DIMS] = {0};
+    for (int i = 0; i < n; i++)
+        if (reps[i] < 0) {
+            /* upstream's empty() of the target size refuses a negative size; a negative
+             * repeat of an empty dim gives size 0, which upstream's CPU path accepts and its
+             * meta path refuses */
+            char b[256];
+            for (int k = 0; k < n; k++) sizes[k] = tn_mul_wrap(k < lead ? 1 : self->sizes[k - lead], reps[k]);
+            for (int k = 0; k < n; k++)
+                if (sizes[k] < 0)
+                    return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                                    (long long)sizes[k], tn_format_sizes(n, sizes, b, sizeof b));
+            if (tn_tensor_is_meta(self))
+                return tn_error(TN_ERR_RUNTIME, "Repeats cannot be negative, found %lld at index %d", (long long)reps[i], i);
+        }
     for (int i = 0; i < n; i++) {
         src_sizes[i] = i < lead ? 1 : self->sizes[i - lead];
         src_strides[i] = i < lead ? 0 : self->strides[i - lead];
@@ -329,7 +343,8 @@ static tn_status repeat_of(tn_tensor *self, const int64_t *reps, int64_t nr, tn_
         bs[2 * i] = reps[i]; ds[2 * i] = src_sizes[i] * out->strides[i]; ss[2 * i] = 0;
         bs[2 * i + 1] = src_sizes[i]; ds[2 * i + 1] = out->strides[i]; ss[2 * i + 1] = src_strides[i];
     }
-    tn_strided_copy_bytes(tn_tensor_data(out), ds, tn_tensor_data(self), ss, 2 * n, bs, tn_dtype_itemsize(self->dtype));
+    if (tn_tensor_numel(out) > 0) /* (an empty result may come from a negative repeat of an empty dim) */
+        tn_strided_copy_bytes(tn_tensor_data(out), ds, tn_tensor_data(self), ss, 2 * n, bs, tn_dtype_itemsize(self->dtype));
     rets[0] = tn_value_tensor(out);
     return TN_OK;
 }

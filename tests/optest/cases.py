@@ -3568,3 +3568,17 @@ add("max_pool2d_dilation_beyond_int_err", "lambda a: torch.max_pool2d(a, (2**31 
 add("linalg_cross_int_wraps", "lambda a: (torch.linalg.cross(torch.tensor([[-2**63], [3], [2**62]]), torch.tensor([[12], [2**40], [-7]]), dim=0), torch.linalg.cross(torch.tensor([2**31 - 1, -2**31, 5], dtype=torch.int32), torch.tensor([7, 2**30, -3], dtype=torch.int32)))", [In((1,))], ["linalg_cross.default"])
 # an empty view with a huge stride copies (the iterator's byte strides wrap, never overflow)
 add("as_strided_copy_empty_huge_stride", "lambda a: torch.as_strided_copy(a, [3, 5, 0], [3, 2**62, 1])", [In((16,), "float16")], ["as_strided_copy.default"])
+# the seed-30 ASan run's value disagreements (session 29)
+# linear upsampling clamps its lambdas to [0, 1] as upstream's guard_index_and_lambda (a scale
+# of 1e-12 put the source 1e12 rows past the clamped index: the 2-d kernel gave zeros)
+add("upsample_bilinear2d_tiny_scale", "lambda a: (torch._C._nn.upsample_bilinear2d(a, (3, 4), False, 1e-12, -1.0), torch._C._nn.upsample_bilinear2d(a, (3, 4), False, 1e-12, None), torch.ops.aten.upsample_bilinear2d_backward(torch.ones(1, 2, 3, 4), (3, 4), (1, 2, 1, 3), False, 1e-12, 1e-9))", [In((1, 2, 1, 3))], ["upsample_bilinear2d.default", "upsample_bilinear2d_backward.default"])
+# std/var read correction as any Scalar (2**63 arrived as an unsigned value read as a double)
+add("var_correction_uint64_scalar", "lambda a: (torch.ops.aten.std.correction(a, [-1], correction=2**63), torch.ops.aten.var.correction(a, [-1], correction=2**63 + 5), torch.ops.aten.var.correction(a, [-1], correction=1.5))", [In((2,))], ["std.correction", "var.correction"])
+# repeat/tile with a negative repeat: a negative size refuses; of an empty dim, CPU gives 0
+add("repeat_negative_err", "lambda a: a.repeat(3, -2, 1)", [In((2, 1))], ["repeat.default"])
+add("tile_negative_of_empty_dim", "lambda a: (a[:0].tile((3, -2, 0)), a[:0].repeat(1, -1, 2))", [In((2, 1))], ["repeat.default"])
+# element counts in unsigned 64 bits, as upstream: [2, INT64_MAX, 0] is an empty tensor
+add("empty_sizes_product_unsigned", "lambda a: (torch.empty(2, 2**63 - 1, 0).shape, torch.empty(2, 2**63 - 1, 0).stride(), torch.empty([2, 2**63 - 1, 0], out=a).shape)", [In((3,))], ["empty.memory_format", "empty.out"])
+add("empty_sizes_product_overflow_err", "lambda a: torch.empty(4, 2**63 - 1, 0)", [In((3,))], ["empty.memory_format"])
+# a NaN tolerance keeps no singular value (upstream's maximum propagates it)
+add("pinv_matrix_rank_nan_tolerance", "lambda a: (torch.linalg.pinv(a, atol=float('nan')), torch.linalg.pinv(a, rtol=float('nan')), torch.linalg.matrix_rank(a, atol=float('nan')), torch.linalg.matrix_rank(a, atol=0.1, rtol=float('nan')))", [In((3, 3))], ["linalg_pinv.atol_rtol_float", "linalg_matrix_rank.atol_rtol_float"])
