@@ -326,9 +326,11 @@ static double bessel_ke(int nu, double x) {
     if (step > 0.25) step = 0.25;
     double sum = 0.5; /* the t = 0 node, halved */
     for (int k = 1; k < 2000; k++) {
-        double t = k * step, c = cosh(t), e = exp(-x * (c - 1));
-        sum += nu ? e * c : e;
-        if (x * (c - 1) > 40) break;
+        /* cosh t - 1 as 2 sinh^2(t/2): at a large x the step is tiny and cosh(t) - 1
+         * cancels to 0, which kept every node at 1 (exp(x) K_0(1e30) was 1000x too large) */
+        double t = k * step, sh = sinh(0.5 * t), cm1 = 2 * sh * sh, e = exp(-x * cm1);
+        sum += nu ? e * (1 + cm1) : e;
+        if (x * cm1 > 40) break;
     }
     return sum * step;
 }

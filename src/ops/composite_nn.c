@@ -446,9 +446,22 @@ static tn_value pair_of(const tn_value *v, int64_t fill, int64_t *buf) {
 static tn_tensor *unsq(tn_cx *c, tn_tensor *x) { return tn_cx_call(c, TN_OP_unsqueeze, TN_ARGS(TN_T(x), TN_I(-2))); }
 static tn_tensor *sq(tn_cx *c, tn_tensor *x) { return tn_cx_call(c, TN_OP_squeeze_dim, TN_ARGS(TN_T(x), TN_I(-2))); }
 
+/* upstream's check1d: a 1-d pooling's int[1] argument holds one int (stride may be empty) */
+static tn_status check_1d_list(const char *op, const char *arg, const tn_value *v, bool may_be_empty, bool max_pool) {
+    if (v->tag != TN_V_INTLIST || v->u.ilist.n == 1 || (may_be_empty && v->u.ilist.n == 0)) return TN_OK;
+    if (!max_pool)
+        return tn_error(TN_ERR_RUNTIME, "%s() argument '%s' should contain one int (got %lld)", op, arg,
+                        (long long)v->u.ilist.n);
+    return tn_error(TN_ERR_RUNTIME, "%s() %s must be %san int, list of ints, or tuple of ints of size 1 but got size %lld",
+                    op, arg, may_be_empty ? "None, " : "", (long long)v->u.ilist.n);
+}
+
 /* aten::avg_pool1d(self, kernel_size, stride, padding, ceil_mode, count_include_pad) */
 tn_status tn_op_avg_pool1d(const tn_value *args, tn_value *rets) {
     TN_TRY(check_1d_input("avg_pool1d", args[0].u.t));
+    TN_TRY(check_1d_list("avg_pool1d", "kernel_size", &args[1], false, false));
+    TN_TRY(check_1d_list("avg_pool1d", "stride", &args[2], true, false));
+    TN_TRY(check_1d_list("avg_pool1d", "padding", &args[3], false, false));
     int64_t k[2], s[2], p[2];
     tn_cx c = {0};
     tn_tensor *o = tn_cx_call(&c, TN_OP_avg_pool2d, TN_ARGS(TN_T(unsq(&c, args[0].u.t)), pair_of(&args[1], 1, k), pair_of(&args[2], 1, s),
@@ -459,6 +472,10 @@ tn_status tn_op_avg_pool1d(const tn_value *args, tn_value *rets) {
 /* aten::max_pool1d_with_indices / max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode) */
 static tn_status max_pool1d_impl(const tn_value *args, tn_value *rets, bool with_indices) {
     TN_TRY(check_1d_input("max_pool1d", args[0].u.t));
+    TN_TRY(check_1d_list("max_pool1d", "kernel_size", &args[1], false, true));
+    TN_TRY(check_1d_list("max_pool1d", "stride", &args[2], true, true));
+    TN_TRY(check_1d_list("max_pool1d", "padding", &args[3], false, true));
+    TN_TRY(check_1d_list("max_pool1d", "dilation", &args[4], false, true));
     int64_t k[2], s[2], p[2], d[2];
     tn_cx c = {0};
     tn_value r[2];

@@ -127,9 +127,23 @@ tn_status tn_factory_empty_like(const tn_tensor *self, tn_dtype dtype, tn_device
     return tn_factory_empty(self->ndim, self->sizes, dtype, device, memfmt, false, out);
 }
 
+tn_status tn_fill_value_bytes(const tn_value *v, tn_dtype dt, int64_t numel, unsigned char out[16]) {
+    if (numel != 1 || (dt != TN_DTYPE_FLOAT16 && dt != TN_DTYPE_BFLOAT16)) return tn_scalar_to_bytes(v, dt, out);
+    double d;
+    TN_TRY(tn_scalar_to_bytes(v, TN_DTYPE_FLOAT64, (unsigned char *)&d));
+    if (dt == TN_DTYPE_FLOAT16) {
+        tn_half h = tn_f32_to_half((float)d);
+        memcpy(out, &h, sizeof h);
+    } else {
+        tn_bfloat16 b = tn_f32_to_bf16((float)d);
+        memcpy(out, &b, sizeof b);
+    }
+    return TN_OK;
+}
+
 tn_status tn_factory_fill(tn_tensor *t, const tn_value *v) {
     unsigned char elem[16];
-    TN_TRY(tn_scalar_to_bytes(v, t->dtype, elem));
+    TN_TRY(tn_fill_value_bytes(v, t->dtype, tn_tensor_numel(t), elem));
     tn_shape_fill_bytes(t, elem);
     return TN_OK;
 }

@@ -54,6 +54,11 @@ tn_status tn_factory_empty_like(const tn_tensor *self, tn_dtype dtype, tn_device
 
 /* Sets every element of t to the Scalar v (checked conversion); no-op on meta tensors. */
 tn_status tn_factory_fill(tn_tensor *t, const tn_value *v);
+/* The element bytes upstream's fill_ writes into a tensor of dt with numel elements:
+ * value.to<scalar_t>(), checked; a one-element Half or BFloat16 tensor takes its
+ * scalar_fill fast path, through double then float, so a value beyond the type becomes
+ * inf there instead of refusing (a complex value still needs a zero imaginary part). */
+tn_status tn_fill_value_bytes(const tn_value *v, tn_dtype dt, int64_t numel, unsigned char out[16]);
 
 /* out= for a factory: `res` (a new result, consumed) is moved into `out` (resized when its
  * shape differs, then copied); rets[0] receives a new reference to out. */

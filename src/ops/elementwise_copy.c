@@ -121,8 +121,9 @@ static tn_status fill_with(tn_tensor *self, const tn_value *v, tn_value *rets) {
     tn_loop_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     /* upstream's fill kernel: value.to<scalar_t>(), checked (NaN into an integer, 70000
-     * into Half, a complex with an imaginary part into a real type refuse) */
-    TN_TRY(tn_scalar_to_bytes(v, self->dtype, ctx.bytes));
+     * into Half, a complex with an imaginary part into a real type refuse); one element of
+     * Half/BFloat16 is its unchecked fast path (tn_fill_value_bytes) */
+    TN_TRY(tn_fill_value_bytes(v, self->dtype, tn_tensor_numel(self), ctx.bytes));
     tn_iter_config c = tn_iter_config_init(1, 0);
     c.outputs[0] = self;
     c.check_mem_overlap = false;

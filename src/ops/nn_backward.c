@@ -859,7 +859,11 @@ tn_status tn_op_glu_backward(const tn_value *args, tn_value *rets) {
     }
     gy = egy;
     tn_tensor *gx;
-    tn_status cst = tn_nnb_check_float(x, "glu_backward_cpu");
+    /* one dtype, no promotion (upstream's iterator: "Found dtype Double but expected Float") */
+    tn_status cst = gy->dtype == x->dtype ? TN_OK
+                                          : tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s",
+                                                     tn_nnb_dname(x->dtype), tn_nnb_dname(gy->dtype));
+    if (cst == TN_OK) cst = tn_nnb_check_float(x, "glu_backward_cpu");
     if (cst == TN_OK) cst = tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx);
     if (cst != TN_OK) { tn_tensor_release(egy); return cst; }
     if (!tn_tensor_is_meta(gy) && !tn_tensor_is_meta(x) && tn_tensor_numel(gx) > 0) {

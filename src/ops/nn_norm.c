@@ -375,6 +375,10 @@ static tn_status batch_norm_run(tn_tensor *input, tn_tensor *weight, tn_tensor *
     const tn_tensor *params[4] = {weight, bias, rmean, rvar};
     tn_dtype pdt;
     TN_TRY(check_params(input, params, 4, &pdt));
+    /* upstream reads the running statistics through 1-d accessors (weight and bias by count) */
+    for (int i = 2; i < 4; i++)
+        if (params[i] && params[i]->ndim != 1)
+            return tn_error(TN_ERR_RUNTIME, "TensorAccessor expected 1 dims but tensor has %d", params[i]->ndim);
     tn_tensor *ps[4] = {weight, bias, rmean, rvar};
     const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
     for (int i = 0; i < 4; i++)

@@ -3582,3 +3582,20 @@ add("empty_sizes_product_unsigned", "lambda a: (torch.empty(2, 2**63 - 1, 0).sha
 add("empty_sizes_product_overflow_err", "lambda a: torch.empty(4, 2**63 - 1, 0)", [In((3,))], ["empty.memory_format"])
 # a NaN tolerance keeps no singular value (upstream's maximum propagates it)
 add("pinv_matrix_rank_nan_tolerance", "lambda a: (torch.linalg.pinv(a, atol=float('nan')), torch.linalg.pinv(a, rtol=float('nan')), torch.linalg.matrix_rank(a, atol=float('nan')), torch.linalg.matrix_rank(a, atol=0.1, rtol=float('nan')))", [In((3, 3))], ["linalg_pinv.atol_rtol_float", "linalg_matrix_rank.atol_rtol_float"])
+# one-element Half/BFloat16 fills take upstream's unchecked fast path (inf), more elements refuse
+add("fill_one_element_half_overflow_inf", "lambda a: (torch.zeros(1, dtype=torch.half).fill_(1e308), torch.zeros((), dtype=torch.bfloat16).fill_(-1e300), torch.scalar_tensor(1e308, dtype=torch.half), torch.full((1,), 70000.0, dtype=torch.half))", [In((1,))], ["fill_.Scalar", "scalar_tensor.default", "full.default"])
+add("fill_two_elements_half_overflow_err", "lambda a: torch.zeros(2, dtype=torch.half).fill_(1e308)", [In((1,))], ["fill_.Scalar"])
+add("fill_one_element_half_complex_err", "lambda a: torch.zeros(1, dtype=torch.half).fill_(2 + 1j)", [In((1,))], ["fill_.Scalar"])
+# 1-d pooling's int[1] arguments hold one int
+add("avg_pool1d_padding_two_ints_err", "lambda a: torch.avg_pool1d(a, 2, 2, [1, 0])", [In((1, 1, 4))], ["avg_pool1d.default"])
+add("avg_pool1d_kernel_two_ints_err", "lambda a: torch.avg_pool1d(a, [2, 2])", [In((1, 1, 4))], ["avg_pool1d.default"])
+add("max_pool1d_padding_two_ints_err", "lambda a: torch.max_pool1d(a, 2, 2, [1, 0])", [In((1, 1, 4))], ["max_pool1d.default"])
+add("max_pool1d_stride_two_ints_err", "lambda a: torch.max_pool1d(a, 2, [2, 2])", [In((1, 1, 4))], ["max_pool1d.default"])
+# batch norm reads its running statistics as 1-d
+add("batch_norm_running_stats_2d_err", "lambda a: torch.ops.aten.native_batch_norm(a, None, None, torch.ones(1, 3), torch.ones(3), True, 0.1, 1e-5)", [In((2, 3))], ["native_batch_norm.default"])
+add("batch_norm_weight_2d_ok", "lambda a: torch.ops.aten.native_batch_norm(a, torch.ones(1, 3), None, None, None, True, 0.1, 1e-5)", [In((2, 3))], ["native_batch_norm.default"])
+# glu_backward: one dtype, no promotion
+add("glu_backward_mixed_dtypes_err", "lambda a: torch.ops.aten.glu_backward(torch.ones(1), a.double(), -1)", [In((2,))], ["glu_backward.default"])
+# exp(x) K_nu(x) at a large x: the trapezoidal nodes' cosh(t) - 1 cancelled to 0 (1000x too
+# large at 1e30); now 2 sinh^2(t/2)
+add("scaled_modified_bessel_k_large_x", "lambda a: (lambda x: (torch.special.scaled_modified_bessel_k0(x), torch.special.scaled_modified_bessel_k1(x), torch.special.scaled_modified_bessel_k0(x.float())))(torch.tensor([1e30, 1e24, 1e300, 1.7e308, 3e5, 2.5, 7.0], dtype=torch.float64))", [In((1,), "float64")], ["special_scaled_modified_bessel_k0.default", "special_scaled_modified_bessel_k1.default"])
