@@ -354,7 +354,13 @@ static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_dev
             int64_t next = 1;
             for (int d = 0; d < n; d++) {
                 strides[n - 1 - perm[d]] = next;
-                next *= it->it_shape[d];
+                /* a stride past int64 (a result of 2**63+ elements) must refuse here, never
+                 * wrap into a small allocation */
+                if (__builtin_mul_overflow(next, it->it_shape[d], &next)) {
+                    char sb[256];
+                    return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
+                                    tn_format_sizes(n, it->shape, sb, sizeof sb));
+                }
             }
         }
         tn_tensor *t;

@@ -48,8 +48,9 @@ static tn_status window(const char *name, win_kind kind, int64_t n, bool periodi
     }
     case WIN_BARTLETT: {
         w = tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(w), TN_D(2.0 / d)));
-        int64_t first = ((m - 1) >> 1) + 1;
-        tn_tensor *tail = tn_cx_call(&c, TN_OP_narrow, TN_ARGS(TN_T(w), TN_I(0), TN_I(first), TN_I(m - first)));
+        /* wrapping: at m = INT64_MIN the arange above has failed and these are not used */
+        int64_t first = (tn_add_wrap(m, -1) >> 1) + 1;
+        tn_tensor *tail = tn_cx_call(&c, TN_OP_narrow, TN_ARGS(TN_T(w), TN_I(0), TN_I(first), TN_I(tn_add_wrap(m, -first))));
         tail = tn_cx_call(&c, TN_OP_mul__Scalar, TN_ARGS(TN_T(tail), TN_I(-1)));
         tn_cx_call(&c, TN_OP_add__Scalar, TN_ARGS(TN_T(tail), TN_I(2), TN_I(1)));
         break;

@@ -813,7 +813,7 @@ static int to_int64(PyObject *o, int64_t *out) {
             PyErr_SetString(PyExc_TypeError, "type must be tuple of ints,but got Tensor");
             return -1;
         }
-        if (tensor_item(tn_py_tensor_get(o), &v) < 0) return -1;
+        if (tensor_item(t, &v) < 0) return -1;
         *out = tn_scalar_as_int64(&v);
         return 0;
     }

@@ -3599,3 +3599,9 @@ add("glu_backward_mixed_dtypes_err", "lambda a: torch.ops.aten.glu_backward(torc
 # exp(x) K_nu(x) at a large x: the trapezoidal nodes' cosh(t) - 1 cancelled to 0 (1000x too
 # large at 1e30); now 2 sinh^2(t/2)
 add("scaled_modified_bessel_k_large_x", "lambda a: (lambda x: (torch.special.scaled_modified_bessel_k0(x), torch.special.scaled_modified_bessel_k1(x), torch.special.scaled_modified_bessel_k0(x.float())))(torch.tensor([1e30, 1e24, 1e300, 1.7e308, 3e5, 2.5, 7.0], dtype=torch.float64))", [In((1,), "float64")], ["special_scaled_modified_bessel_k0.default", "special_scaled_modified_bessel_k1.default"])
+# the seed-31 ASan run's reports (session 29): signed overflow in bartlett_window's tail at
+# INT64_MAX, select_backward's range check with an INT64_MIN size, the iterator's output
+# strides for a result of 2**63+ elements (now refused before any allocation)
+add("bartlett_window_int64_max_err", "lambda a: torch.bartlett_window(2**63 - 1)", [In((1,))], ["bartlett_window.default"])
+add("select_backward_negative_size_err", "lambda a: torch.ops.aten.select_backward(a, [7, 0, 1, -2**63], 3, 0)", [In((1, 7))], ["select_backward.default"])
+add("binary_op_result_beyond_int64_err", "lambda a: torch.special.chebyshev_polynomial_u(a.bool().view(2, 1, 2, 1), torch.zeros(1).expand(2**62))", [In((4,))], ["special_chebyshev_polynomial_u.default"])
