@@ -425,6 +425,13 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t;
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_add_", self, &dim, index, src));
+    /* upstream's meta check of the index count, before any early return */
+    if (src->ndim == 0 || dim < src->ndim) {
+        int64_t ssz = src->ndim ? src->sizes[dim] : 1;
+        if (tn_tensor_numel(index) != ssz)
+            return tn_error(TN_ERR_RUNTIME, "index_add_(): Number of indices (%lld) should be equal to source.size(dim): "
+                            "(%lld), for dim: %lld", (long long)tn_tensor_numel(index), (long long)ssz, (long long)dim);
+    }
     TN_TRY(index_in_range(self, dim, index, src, false));
     if (self->ndim > 1 && (tn_tensor_numel(src) == 0 || tn_tensor_numel(self) == 0)) {
         /* upstream's CPU kernel returns before reading the index: a copy of self */

@@ -3605,3 +3605,5 @@ add("scaled_modified_bessel_k_large_x", "lambda a: (lambda x: (torch.special.sca
 add("bartlett_window_int64_max_err", "lambda a: torch.bartlett_window(2**63 - 1)", [In((1,))], ["bartlett_window.default"])
 add("select_backward_negative_size_err", "lambda a: torch.ops.aten.select_backward(a, [7, 0, 1, -2**63], 3, 0)", [In((1, 7))], ["select_backward.default"])
 add("binary_op_result_beyond_int64_err", "lambda a: torch.special.chebyshev_polynomial_u(a.bool().view(2, 1, 2, 1), torch.zeros(1).expand(2**62))", [In((4,))], ["special_chebyshev_polynomial_u.default"])
+# index_add checks the index count against source.size(dim) before its empty early return
+add("index_add_count_before_empty_return_err", "lambda a: torch.index_add(a, -1, torch.tensor(0), a[:0].clone())", [In((7, 2, 3), "uint8", kind="int")], ["index_add.default"])
