@@ -425,8 +425,12 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t;
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_add_", self, &dim, index, src));
-    /* upstream's meta check of the index count, before any early return */
-    if (src->ndim == 0 || dim < src->ndim) {
+    /* upstream's meta checks of the source's dims and the index count, before any early
+     * return */
+    if (src->ndim > 0 && dim >= src->ndim)
+        return tn_error(TN_ERR_RUNTIME, "index_add_(): Indexing dim %lld is out of bounds of the source tensor with dim %d",
+                        (long long)dim, src->ndim);
+    {
         int64_t ssz = src->ndim ? src->sizes[dim] : 1;
         if (tn_tensor_numel(index) != ssz)
             return tn_error(TN_ERR_RUNTIME, "index_add_(): Number of indices (%lld) should be equal to source.size(dim): "

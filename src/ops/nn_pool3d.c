@@ -334,7 +334,7 @@ static tn_status max_unpool(const tn_value *args, tn_value *rets, int nsp) {
     memcpy(sz, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
     for (int d = 0; d < nsp; d++) {
         sz[x->ndim - nsp + d] = osv->u.ilist.data[d];
-        out_plane *= osv->u.ilist.data[d];
+        out_plane = tn_mul_wrap(out_plane, osv->u.ilist.data[d]); /* a huge size: zeros() below refuses it */
     }
     tn_tensor *y, *xc = NULL;
     TN_TRY(tn_tensor_zeros(x->ndim, sz, x->dtype, tn_tensor_device(x), &y));

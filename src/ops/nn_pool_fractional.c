@@ -59,7 +59,8 @@ static tn_status fractional(const tn_value *args, tn_value *rets, int nsp) {
     for (int d = 0; d < nsp; d++) {
         int64_t in = x->sizes[x->ndim - nsp + d];
         /* upstream's 3-d check is strict (a window that just fits refuses), its 2-d one not */
-        if (nsp == 3 ? o[d] + k[d] - 1 >= in : o[d] + k[d] - 1 > in)
+        int64_t span = tn_add_wrap(tn_add_wrap(o[d], k[d]), -1); /* upstream's int64 wrap */
+        if (nsp == 3 ? span >= in : span > in)
             return tn_error(TN_ERR_RUNTIME, "%s(): pool %s %lld too large relative to input %s %lld",
                             nsp == 3 ? "fractional_max_pool3d_out" : nm,
                             what[d + 3 - nsp], (long long)k[d], what[d + 3 - nsp], (long long)in);

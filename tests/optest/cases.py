@@ -3607,3 +3607,9 @@ add("select_backward_negative_size_err", "lambda a: torch.ops.aten.select_backwa
 add("binary_op_result_beyond_int64_err", "lambda a: torch.special.chebyshev_polynomial_u(a.bool().view(2, 1, 2, 1), torch.zeros(1).expand(2**62))", [In((4,))], ["special_chebyshev_polynomial_u.default"])
 # index_add checks the index count against source.size(dim) before its empty early return
 add("index_add_count_before_empty_return_err", "lambda a: torch.index_add(a, -1, torch.tensor(0), a[:0].clone())", [In((7, 2, 3), "uint8", kind="int")], ["index_add.default"])
+# the seed-32 ASan run's reports (session 29): max_unpool's output plane of 2**62 * 5
+# elements and fractional_max_pool3d's window span at INT64_MAX (signed overflow); index_add
+# refuses a dim beyond the source's dims before its empty early return
+add("max_unpool2d_huge_output_size_err", "lambda a: torch.nn.functional.max_unpool2d(a, torch.zeros(5, 7, 4, dtype=torch.long), 1, output_size=[5, 2**62])", [In((5, 7, 4))], ["max_unpool2d.default"])
+add("fractional_max_pool3d_huge_window_err", "lambda a: torch.ops.aten.fractional_max_pool3d(a, [2**63 - 1, 4, 2], [2**62, 2, 7], torch.zeros(4, 4, 3))", [In((4, 4, 4, 4))], ["fractional_max_pool3d.default"])
+add("index_add_dim_beyond_source_err", "lambda a: torch.index_add(a[:, :, :0], 2, torch.tensor([0]), torch.ones(1))", [In((2, 3, 4))], ["index_add.default"])
