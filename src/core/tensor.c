@@ -276,23 +276,36 @@ bool tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
     return saturated;
 }
 
+/* The element count in unsigned 64 bits, as upstream's safe_multiplies_u64: [2, INT64_MAX, 0]
+ * has 0 elements, [4, INT64_MAX, 0] overflows. Returns true on overflow. */
+static bool sizes_product_u64(int ndim, const int64_t *sizes, uint64_t *out) {
+    uint64_t n = 1;
+    bool over = false;
+    for (int i = 0; i < ndim; i++) over |= __builtin_mul_overflow(n, (uint64_t)sizes[i], &n);
+    *out = n;
+    return over || n > (uint64_t)INT64_MAX;
+}
+
+tn_status tn_check_sizes_nonnegative(int ndim, const int64_t *sizes) {
+    for (int i = 0; i < ndim; i++)
+        if (sizes[i] < 0) {
+            char sb[256];
+            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)sizes[i], tn_format_sizes(ndim, sizes, sb, sizeof sb));
+        }
+    return TN_OK;
+}
+
 static tn_status numel_of(int ndim, const int64_t *sizes, int64_t *out) {
     if (ndim < 0 || ndim > TN_MAX_DIMS)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "torchnative supports at most %d dimensions, got %d", TN_MAX_DIMS, ndim);
-    /* the count in unsigned 64 bits, as upstream's safe_multiplies_u64: [2, INT64_MAX, 0]
-     * has 0 elements, [4, INT64_MAX, 0] overflows */
-    uint64_t n = 1;
-    bool over = false;
-    char sb[256];
-    for (int i = 0; i < ndim; i++) {
-        if (sizes[i] < 0)
-            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
-                            (long long)sizes[i], tn_format_sizes(ndim, sizes, sb, sizeof sb));
-        over |= __builtin_mul_overflow(n, (uint64_t)sizes[i], &n);
-    }
-    if (over || n > (uint64_t)INT64_MAX)
+    TN_TRY(tn_check_sizes_nonnegative(ndim, sizes));
+    uint64_t n;
+    if (sizes_product_u64(ndim, sizes, &n)) {
+        char sb[256];
         return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
                         tn_format_sizes(ndim, sizes, sb, sizeof sb));
+    }
     *out = (int64_t)n;
     return TN_OK;
 }
@@ -319,10 +332,8 @@ tn_status tn_storage_nbytes_for(int ndim, const int64_t *sizes, const int64_t *s
     int64_t n = 1;
     bool over = false;
     if (!strides) {
-        /* upstream multiplies in unsigned 64 bits: [2, INT64_MAX, 0] is 0 bytes, not an overflow */
-        uint64_t u = 1;
-        for (int i = 0; i < ndim; i++) over |= __builtin_mul_overflow(u, (uint64_t)sizes[i], &u);
-        over |= u > (uint64_t)INT64_MAX;
+        uint64_t u;
+        over |= sizes_product_u64(ndim, sizes, &u);
         n = (int64_t)u;
     } else {
         for (int i = 0; i < ndim; i++)

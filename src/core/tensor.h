@@ -190,6 +190,9 @@ bool tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
  * caller's to refuse. */
 tn_status tn_storage_nbytes_for(int ndim, const int64_t *sizes, const int64_t *strides, int itemsize,
                                 int64_t *out);
+/* RuntimeError "Trying to create tensor with negative dimension d: [sizes]" (upstream's,
+ * from its allocation) when a size is negative. */
+tn_status tn_check_sizes_nonnegative(int ndim, const int64_t *sizes);
 /* Checks that [offset, offset + extent of sizes/strides) fits storage of nbytes. */
 tn_status tn_check_storage_bounds(int ndim, const int64_t *sizes, const int64_t *strides,
                                   int64_t offset, int itemsize, int64_t storage_nbytes);

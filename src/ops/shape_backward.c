@@ -51,12 +51,7 @@ tn_status tn_op_select_backward(const tn_value *args, tn_value *rets) {
     if (is->tag != TN_V_INTLIST || is->u.ilist.n < 1 || is->u.ilist.n > TN_MAX_DIMS)
         return tn_error(TN_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
     int nd = (int)is->u.ilist.n, dim;
-    for (int i = 0; i < nd; i++)
-        if (is->u.ilist.data[i] < 0) { /* upstream allocates the gradient first */
-            char b[256];
-            return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
-                            (long long)is->u.ilist.data[i], tn_format_sizes(nd, is->u.ilist.data, b, sizeof b));
-        }
+    TN_TRY(tn_check_sizes_nonnegative(nd, is->u.ilist.data)); /* upstream allocates the gradient first */
     TN_TRY(tn_wrap_dim(args[2].u.i, nd, &dim));
     int64_t size = is->u.ilist.data[dim], index = args[3].u.i;
     if (index >= size || (index < 0 && (size <= 0 || index < -size))) /* (no -size of INT64_MIN) */

@@ -316,12 +316,8 @@ static tn_status repeat_of(tn_tensor *self, const int64_t *reps, int64_t nr, tn_
             /* upstream's empty() of the target size refuses a negative size; a negative
              * repeat of an empty dim gives size 0, which upstream's CPU path accepts and its
              * meta path refuses */
-            char b[256];
             for (int k = 0; k < n; k++) sizes[k] = tn_mul_wrap(k < lead ? 1 : self->sizes[k - lead], reps[k]);
-            for (int k = 0; k < n; k++)
-                if (sizes[k] < 0)
-                    return tn_error(TN_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
-                                    (long long)sizes[k], tn_format_sizes(n, sizes, b, sizeof b));
+            TN_TRY(tn_check_sizes_nonnegative(n, sizes));
             if (tn_tensor_is_meta(self))
                 return tn_error(TN_ERR_RUNTIME, "Repeats cannot be negative, found %lld at index %d", (long long)reps[i], i);
         }
