@@ -1,4 +1,5 @@
-/* argext.c — argmax / argmin of a contiguous float32 lane (tn_argext_f32, reduce.h).
+/* argext.c — argmax / argmin (tn_argext_f32) and max / min (tn_ext_f32) of a contiguous
+ * float32 lane (reduce.h).
  *
  * generate() takes the argmax of the vocabulary's logits every greedy step. Each vector
  * lane keeps its running extreme and the index where it first reached it (a strict
@@ -93,4 +94,68 @@ int64_t tn_argext_f32(const float *x, int64_t n, bool mx) {
     float b = x[0];
     int32_t at = 0;
     return finish(x, n, 1, &b, &at, 1, mx, x[0] != x[0]);
+}
+
+/* ---- max / min: the value alone ------------------------------------------------------
+ * Per-lane extremes by vmaxps / vminps over four independent vectors (no index to carry,
+ * so about half of argext's work per element), NaN noted on the side. The value is the
+ * same whatever the order except for the sign of a zero and for NaN: a zero extreme is
+ * replaced by the first element equal to it and a NaN anywhere by the first NaN, which are
+ * what a sequential scan keeping the earlier of equal values gives. */
+static float ext_finish(const float *x, int64_t n, int64_t i, float b, bool mx, bool nan) {
+    for (; i < n; i++) {
+        nan |= x[i] != x[i];
+        if (mx ? x[i] > b : x[i] < b) b = x[i];
+    }
+    if (nan) return x[first_nan(x, n)];
+    if (b == 0)
+        for (i = 0; i < n; i++)
+            if (x[i] == 0) return x[i];
+    return b;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f"))) static float ext_avx512(const float *x, int64_t n, bool mx) {
+    __m512 a0 = _mm512_set1_ps(x[0]), a1 = a0, a2 = a0, a3 = a0;
+    __mmask16 nan = 0;
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+        __m512 v2 = _mm512_loadu_ps(x + i + 32), v3 = _mm512_loadu_ps(x + i + 48);
+        nan |= _mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(v2, v3, _CMP_UNORD_Q);
+        if (mx) a0 = _mm512_max_ps(v0, a0), a1 = _mm512_max_ps(v1, a1), a2 = _mm512_max_ps(v2, a2), a3 = _mm512_max_ps(v3, a3);
+        else a0 = _mm512_min_ps(v0, a0), a1 = _mm512_min_ps(v1, a1), a2 = _mm512_min_ps(v2, a2), a3 = _mm512_min_ps(v3, a3);
+    }
+    a0 = mx ? _mm512_max_ps(_mm512_max_ps(a0, a1), _mm512_max_ps(a2, a3)) : _mm512_min_ps(_mm512_min_ps(a0, a1), _mm512_min_ps(a2, a3));
+    float l[16], b = x[0];
+    _mm512_storeu_ps(l, a0);
+    for (int k = 0; k < 16; k++) b = mx ? (l[k] > b ? l[k] : b) : (l[k] < b ? l[k] : b);
+    return ext_finish(x, n, i, b, mx, nan != 0);
+}
+
+__attribute__((target("avx2"))) static float ext_avx2(const float *x, int64_t n, bool mx) {
+    __m256 a0 = _mm256_set1_ps(x[0]), a1 = a0, a2 = a0, a3 = a0, nan = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        __m256 v2 = _mm256_loadu_ps(x + i + 16), v3 = _mm256_loadu_ps(x + i + 24);
+        nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(v0, v1, _CMP_UNORD_Q), _mm256_cmp_ps(v2, v3, _CMP_UNORD_Q)));
+        if (mx) a0 = _mm256_max_ps(v0, a0), a1 = _mm256_max_ps(v1, a1), a2 = _mm256_max_ps(v2, a2), a3 = _mm256_max_ps(v3, a3);
+        else a0 = _mm256_min_ps(v0, a0), a1 = _mm256_min_ps(v1, a1), a2 = _mm256_min_ps(v2, a2), a3 = _mm256_min_ps(v3, a3);
+    }
+    a0 = mx ? _mm256_max_ps(_mm256_max_ps(a0, a1), _mm256_max_ps(a2, a3)) : _mm256_min_ps(_mm256_min_ps(a0, a1), _mm256_min_ps(a2, a3));
+    float l[8], b = x[0];
+    _mm256_storeu_ps(l, a0);
+    for (int k = 0; k < 8; k++) b = mx ? (l[k] > b ? l[k] : b) : (l[k] < b ? l[k] : b);
+    return ext_finish(x, n, i, b, mx, _mm256_movemask_ps(nan) != 0);
+}
+#endif
+
+float tn_ext_f32(const float *x, int64_t n, bool mx) {
+#if defined(__x86_64__) || defined(__i386__)
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) return ext_avx512(x, n, mx);
+    if (isa >= TN_ISA_AVX2) return ext_avx2(x, n, mx);
+#endif
+    return ext_finish(x, n, 1, x[0], mx, x[0] != x[0]);
 }

@@ -60,6 +60,9 @@ double f64_prod_run(double init, const double *x, int64_t n, int lanes);
  * first NaN when there is one (upstream's argmax/argmin rule). Vectorised on avx2 and up;
  * every tier gives the same index. */
 int64_t tn_argext_f32(const float *x, int64_t n, bool mx);
+/* The max (mx) or min of n >= 1 contiguous floats, the bits of x[tn_argext_f32(x, n, mx)]
+ * (the first of equal values: -0 against +0; the first NaN), without the index work. */
+float tn_ext_f32(const float *x, int64_t n, bool mx);
 
 /* What the softmax row kernels compute. The reduced-precision log-softmax modes follow
  * upstream's last-dim kernel for BFloat16 / Half (LogSoftmaxKernelImpl.h), which keeps the

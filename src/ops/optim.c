@@ -159,6 +159,8 @@ static void bump(tn_tensor *const *ts, int nt) {
 /* _fused_adam(w)_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, lr,
  * beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale=None, found_inf=None) */
 static tn_status fused_adam(const tn_value *a, bool adamw) {
+    optim_job j = {.kind = OPTIM_ADAM};
+    TN_TRY(lr_arg(&a[6], &j.adam.lr)); /* .tensor_lr: lr.item() before anything else, as upstream */
     const float *scale, *found_inf;
     TN_TRY(float_ptr(&a[13], &scale));
     TN_TRY(float_ptr(&a[14], &found_inf));
@@ -174,8 +176,6 @@ static tn_status fused_adam(const tn_value *a, bool adamw) {
     TN_TRY(list_arg(&a[4], amsgrad ? n : 0, amsgrad ? "max_exp_avg_sqs.size() == n_tensors" : "max_exp_avg_sqs.size() == 0",
                     &vmax, NULL));
     TN_TRY(list_arg(&a[5], n, "state_steps.size() == n_tensors", &steps, NULL));
-    optim_job j = {.kind = OPTIM_ADAM};
-    TN_TRY(lr_arg(&a[6], &j.adam.lr));
     j.adam.beta1 = num(&a[7]);
     j.adam.beta2 = num(&a[8]);
     j.adam.weight_decay = num(&a[9]);
@@ -207,16 +207,16 @@ tn_status tn_op__fused_adamw_(const tn_value *args, tn_value *rets) { return fus
  * dampening, nesterov, maximize, is_first_step, grad_scale=None, found_inf=None), and its
  * .tensor_lr overload */
 tn_status tn_op__fused_sgd_(const tn_value *a, tn_value *rets) {
+    optim_job j = {.kind = OPTIM_SGD};
+    TN_TRY(lr_arg(&a[5], &j.sgd.lr)); /* .tensor_lr: lr.item() first */
     const float *scale, *found_inf;
     TN_TRY(float_ptr(&a[10], &scale));
     TN_TRY(float_ptr(&a[11], &found_inf));
     if (found_inf && *found_inf == 1.0f) return TN_OK;
     tn_tensor *const *params = NULL, *const *grads = NULL, *const *bufs = NULL;
     int64_t n = 0;
-    optim_job j = {.kind = OPTIM_SGD};
     j.sgd.weight_decay = num(&a[3]);
     j.sgd.momentum = num(&a[4]);
-    TN_TRY(lr_arg(&a[5], &j.sgd.lr));
     j.sgd.dampening = num(&a[6]);
     j.sgd.nesterov = a[7].u.b;
     j.sgd.maximize = a[8].u.b;
@@ -240,6 +240,8 @@ tn_status tn_op__fused_sgd_(const tn_value *a, tn_value *rets) {
 /* aten::_fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay,
  * weight_decay, eps, maximize, grad_scale=None, found_inf=None), and .tensor_lr */
 tn_status tn_op__fused_adagrad_(const tn_value *a, tn_value *rets) {
+    double lr;
+    TN_TRY(lr_arg(&a[4], &lr)); /* .tensor_lr: lr.item() first */
     const float *scale, *found_inf;
     TN_TRY(float_ptr(&a[9], &scale));
     TN_TRY(float_ptr(&a[10], &found_inf));
@@ -251,8 +253,7 @@ tn_status tn_op__fused_adagrad_(const tn_value *a, tn_value *rets) {
     TN_TRY(list_arg(&a[2], n, "state_sums.size() == n_tensors", &sums, NULL));
     TN_TRY(list_arg(&a[3], n, "state_steps.size() == n_tensors", &steps, NULL));
     optim_job j = {.kind = OPTIM_ADAGRAD};
-    double lr, lr_decay = num(&a[5]);
-    TN_TRY(lr_arg(&a[4], &lr));
+    double lr_decay = num(&a[5]);
     j.adagrad.weight_decay = num(&a[6]);
     j.adagrad.eps = num(&a[7]);
     j.adagrad.maximize = a[8].u.b;

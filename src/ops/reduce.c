@@ -18,8 +18,6 @@
 
 static bool arg_bool(const tn_value *v, bool dflt) { return v->tag == TN_V_BOOL ? v->u.b : (v->tag == TN_V_INT ? v->u.i != 0 : dflt); }
 static bool is_float(tn_dtype d) { return tn_dtype_is_floating(d); }
-/* v rounded to dtype dt (float family), as storing and reloading would. */
-static double round_to(double v, tn_dtype dt) { char b[8] = {0}; tn_rd_set(b, dt, v); return tn_rd_get(b, dt); }
 
 static tn_status new_out(const tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype dt, bool zero, tn_tensor **out) {
     int64_t sizes[TN_MAX_DIMS];
@@ -86,29 +84,10 @@ static void rows_worker(void *ctx, int64_t b, int64_t e) {
         float best;
         bool nan = false;
         if (j->dt == TN_DTYPE_FLOAT32) {
+            /* the first occurrence of the extreme, or the first NaN: the bits a sequential
+             * scan keeping the earlier of equal values gives (-0 against +0 included) */
             const float *x = (const float *)j->in + r * j->n;
-            float a0 = x[0], a1 = x[0], a2 = x[0], a3 = x[0];
-            int64_t i = 0;
-            for (; i + 4 <= j->n; i += 4) {
-                nan |= (x[i] != x[i]) | (x[i + 1] != x[i + 1]) | (x[i + 2] != x[i + 2]) | (x[i + 3] != x[i + 3]);
-                if (mx) {
-                    a0 = x[i] > a0 ? x[i] : a0; a1 = x[i + 1] > a1 ? x[i + 1] : a1;
-                    a2 = x[i + 2] > a2 ? x[i + 2] : a2; a3 = x[i + 3] > a3 ? x[i + 3] : a3;
-                } else {
-                    a0 = x[i] < a0 ? x[i] : a0; a1 = x[i + 1] < a1 ? x[i + 1] : a1;
-                    a2 = x[i + 2] < a2 ? x[i + 2] : a2; a3 = x[i + 3] < a3 ? x[i + 3] : a3;
-                }
-            }
-            for (; i < j->n; i++) {
-                nan |= x[i] != x[i];
-                a0 = mx ? (x[i] > a0 ? x[i] : a0) : (x[i] < a0 ? x[i] : a0);
-            }
-            if (mx) { a0 = a1 > a0 ? a1 : a0; a2 = a3 > a2 ? a3 : a2; best = a2 > a0 ? a2 : a0; }
-            else { a0 = a1 < a0 ? a1 : a0; a2 = a3 < a2 ? a3 : a2; best = a2 < a0 ? a2 : a0; }
-            if (nan)
-                for (i = 0; i < j->n; i++)
-                    if (x[i] != x[i]) { best = x[i]; break; }
-            ((float *)j->out)[r] = best;
+            ((float *)j->out)[r] = tn_ext_f32(x, j->n, mx);
         } else {
             const uint16_t *x = (const uint16_t *)j->in + r * j->n;
             best = tn_bf16_to_f32(x[0]);
@@ -1503,31 +1482,44 @@ tn_status tn_op_norm_scalaropt_dim_dtype(const tn_value *a, tn_value *r) { retur
 
 /* ---- logsumexp -------------------------------------------------------------------------- */
 
-/* logsumexp of a complex tensor, as upstream's: the shift is the largest real part (0 where
- * it is infinite), then log(sum(exp(self - shift))) + shift, through the door */
-static tn_status logsumexp_complex(const tn_value *a, tn_value *r) {
-    tn_tensor *self = a[0].u.t, *t[8] = {NULL};
-    bool keepdim = arg_bool(&a[2], false);
+/* logsumexp as upstream's: the shift is the largest value (the largest real part for
+ * complex input; 0 where it is infinite), then log(sum(exp(self - shift))) + shift, each
+ * step an operator through the door, so the vector rows and the pool run it (before, for
+ * real input: one scalar loop with per-element coordinate arithmetic and a libm exp,
+ * masked.logsumexp of 1e6 floats 9.6x upstream's time). An input with no elements skips the
+ * shift (amax refuses an empty reduction). */
+static tn_status logsumexp_compose(const tn_value *x, const tn_value *dim, bool keepdim, tn_value *r) {
+    tn_tensor *t[8] = {NULL};
     tn_value none = {.tag = TN_V_NONE};
     tn_status st = TN_OK;
-    if (tn_tensor_numel(self) == 0) {
-        st = tn_dispatch_one(TN_OP_exp, (tn_value[]){a[0]}, &t[0]);
-        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[0]), a[1], tn_value_bool(keepdim), none}, &t[1]);
+    if (tn_tensor_numel(x->u.t) == 0) {
+        st = tn_dispatch_one(TN_OP_exp, (tn_value[]){*x}, &t[0]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[0]), *dim, tn_value_bool(keepdim), none}, &t[1]);
         if (st == TN_OK) st = tn_dispatch(TN_OP_log, (tn_value[]){tn_value_tensor(t[1])}, r);
     } else {
-        st = tn_dispatch_one(TN_OP_real, (tn_value[]){a[0]}, &t[0]);
-        if (st == TN_OK) st = tn_dispatch_one(TN_OP_amax, (tn_value[]){tn_value_tensor(t[0]), a[1], tn_value_bool(true)}, &t[1]);
+        bool cplx = tn_dtype_is_complex(x->u.t->dtype);
+        if (cplx) st = tn_dispatch_one(TN_OP_real, (tn_value[]){*x}, &t[0]);
+        tn_value re = cplx ? tn_value_tensor(t[0]) : *x;
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_amax, (tn_value[]){re, *dim, tn_value_bool(true)}, &t[1]);
         if (st == TN_OK) st = tn_dispatch_one(TN_OP_abs, (tn_value[]){tn_value_tensor(t[1])}, &t[2]);
         if (st == TN_OK) st = tn_dispatch_one(TN_OP_eq_Scalar, (tn_value[]){tn_value_tensor(t[2]), tn_value_double(INFINITY)}, &t[3]);
         if (st == TN_OK) st = tn_dispatch_one(TN_OP_masked_fill_Scalar, (tn_value[]){tn_value_tensor(t[1]), tn_value_tensor(t[3]), tn_value_int(0)}, &t[4]);
-        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sub_Tensor, (tn_value[]){a[0], tn_value_tensor(t[4]), tn_value_int(1)}, &t[5]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sub_Tensor, (tn_value[]){*x, tn_value_tensor(t[4]), tn_value_int(1)}, &t[5]);
         if (st == TN_OK) st = tn_dispatch_one(TN_OP_exp, (tn_value[]){tn_value_tensor(t[5])}, &t[6]);
-        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[6]), a[1], tn_value_bool(keepdim), none}, &t[7]);
+        if (st == TN_OK) st = tn_dispatch_one(TN_OP_sum_dim_IntList, (tn_value[]){tn_value_tensor(t[6]), *dim, tn_value_bool(keepdim), none}, &t[7]);
         tn_tensor *lg = NULL, *shift = NULL;
         if (st == TN_OK) st = tn_dispatch_one(TN_OP_log, (tn_value[]){tn_value_tensor(t[7])}, &lg);
-        if (st == TN_OK && !keepdim) st = tn_dispatch_one(TN_OP_squeeze_dims, (tn_value[]){tn_value_tensor(t[4]), a[1]}, &shift);
+        if (st == TN_OK && !keepdim) st = tn_dispatch_one(TN_OP_squeeze_dims, (tn_value[]){tn_value_tensor(t[4]), *dim}, &shift);
+        /* in place, as upstream's result.add_(): with dim=() the squeezed shift keeps its
+         * [1, ..., 1] shape and a 0-dim result refuses to broadcast to it */
+        tn_value added = {.tag = TN_V_NONE};
         if (st == TN_OK)
-            st = tn_dispatch(TN_OP_add_Tensor, (tn_value[]){tn_value_tensor(lg), tn_value_tensor(keepdim ? t[4] : shift), tn_value_int(1)}, r);
+            st = tn_dispatch(TN_OP_add__Tensor, (tn_value[]){tn_value_tensor(lg), tn_value_tensor(keepdim ? t[4] : shift), tn_value_int(1)}, &added);
+        if (st == TN_OK) {
+            tn_value_release(&added);
+            r[0] = tn_value_tensor(lg);
+            lg = NULL;
+        }
         tn_tensor_release(lg);
         tn_tensor_release(shift);
     }
@@ -1538,73 +1530,16 @@ static tn_status logsumexp_complex(const tn_value *a, tn_value *r) {
 /* aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) */
 tn_status tn_op_logsumexp(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
-    if (cascade_complex(self->dtype)) return logsumexp_complex(a, r);
-    TN_TRY(tn_reduce_check_dtype("logsumexp", self->dtype));
     bool keepdim = arg_bool(&a[2], false);
-    tn_dim_mask m;
+    if (cascade_complex(self->dtype)) return logsumexp_compose(&a[0], &a[1], keepdim, r);
+    TN_TRY(tn_reduce_check_dtype("logsumexp", self->dtype));
+    tn_dim_mask m; /* the dims checked before the conversion, as upstream's order */
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
     tn_tensor *x;
     /* integral inputs are promoted to the default float dtype */
     TN_TRY(tn_reduce_to_dtype(self, is_float(self->dtype) ? self->dtype : TN_DTYPE_FLOAT32, &x));
-    tn_dtype dt = x->dtype;
-    tn_tensor *mx = NULL, *ex = NULL, *s = NULL;
-    tn_status st = TN_OK;
-    bool empty = tn_tensor_numel(x) == 0;
-    if (!empty && !tn_tensor_is_meta(x)) {
-        st = acc_core(x, m, true, dt, ACC_MAX, &mx);
-        if (st != TN_OK) goto fail;
-    }
-    /* exp(self - max) with |max| == inf replaced by 0, in the input dtype */
-    st = tn_tensor_empty(x->ndim, x->sizes, dt, tn_tensor_device(x), &ex);
-    if (st != TN_OK) goto fail;
-    if (!tn_tensor_is_meta(x)) {
-        int64_t n = tn_tensor_numel(x);
-        int es = tn_dtype_itemsize(dt);
-        for (int64_t i = 0; i < n; i++) {
-            double mv = 0;
-            if (mx) {
-                int64_t rem = i, moff = 0;
-                for (int d = x->ndim - 1; d >= 0; d--) {
-                    int64_t c = rem % x->sizes[d];
-                    rem /= x->sizes[d];
-                    if (!(m & (1u << d))) moff += c * mx->strides[d];
-                }
-                mv = tn_rd_get((char *)tn_tensor_data(mx) + moff * es, dt);
-                if (isinf(mv)) mv = 0;
-            }
-            double v = tn_rd_get(tn_rd_addr(x, i), dt);
-            double e = dt == TN_DTYPE_FLOAT64 ? exp(v - mv) : (double)expf((float)round_to(v - mv, dt));
-            tn_rd_set((char *)tn_tensor_data(ex) + i * es, dt, e);
-        }
-    }
-    st = sum_core(ex, m, keepdim, dt, false, &s);
-    if (st != TN_OK) goto fail;
-    if (!tn_tensor_is_meta(s)) {
-        int64_t n = tn_tensor_numel(s);
-        int es = tn_dtype_itemsize(dt);
-        for (int64_t k = 0; k < n; k++) {
-            char *p = (char *)tn_tensor_data(s) + k * es;
-            double v = tn_rd_get(p, dt), mv = 0;
-            if (mx) {
-                /* the k-th output element corresponds to the k-th element of the keepdim max */
-                mv = tn_rd_get((char *)tn_tensor_data(mx) + k * es, dt);
-                if (isinf(mv)) mv = 0;
-            }
-            if (dt == TN_DTYPE_FLOAT64) tn_rd_set(p, dt, log(v) + mv);
-            else {
-                tn_rd_set(p, dt, logf((float)v));
-                tn_rd_set(p, dt, (double)((float)tn_rd_get(p, dt) + (float)mv));
-            }
-        }
-    }
-    tn_tensor_release(mx);
-    tn_tensor_release(ex);
-    tn_tensor_release(x);
-    r[0] = tn_value_tensor(s);
-    return TN_OK;
-fail:
-    tn_tensor_release(mx);
-    tn_tensor_release(ex);
+    tn_value xv = tn_value_tensor(x);
+    tn_status st = logsumexp_compose(&xv, &a[1], keepdim, r);
     tn_tensor_release(x);
     return st;
 }

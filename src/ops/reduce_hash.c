@@ -3,6 +3,8 @@
  * value converted to double, integers and bool as their value in 64 bits; uint64 result. */
 #include "ops/reduce.h"
 
+#include "core/threadpool.h"
+
 /* the 64-bit key of element p of dtype dt */
 static uint64_t key_of(const char *p, tn_dtype dt) {
     if (tn_dtype_is_floating(dt)) {
@@ -13,6 +15,52 @@ static uint64_t key_of(const char *p, tn_dtype dt) {
     }
     return (uint64_t)tn_rd_get_i(p, dt);
 }
+
+/* The whole-tensor xor of a contiguous float32 / float64 / int64 / int32 tensor: typed loops
+ * the compiler vectorises, chunks on the pool xor-ed into one word (xor is exact and
+ * order-free, so any cut gives the same bits). Before: the generic loop's coordinate
+ * arithmetic and a dtype switch per element, 7.6x upstream's time on 1e6 floats. */
+typedef struct hash_all_job {
+    const char *in;
+    tn_dtype dt;
+    uint64_t acc;
+} hash_all_job;
+
+#pragma GCC push_options
+#pragma GCC optimize("O3", "no-trapping-math")
+static void hash_all_chunk(void *ctx, int64_t b, int64_t e) {
+    hash_all_job *j = ctx;
+    uint64_t a = 0;
+    switch (j->dt) {
+    case TN_DTYPE_FLOAT32: {
+        const float *x = (const float *)j->in;
+        for (int64_t i = b; i < e; i++) {
+            double v = x[i];
+            uint64_t u;
+            memcpy(&u, &v, 8);
+            a ^= u;
+        }
+        break;
+    }
+    case TN_DTYPE_FLOAT64: {
+        const uint64_t *x = (const uint64_t *)j->in; /* a double's key is its own bits */
+        for (int64_t i = b; i < e; i++) a ^= x[i];
+        break;
+    }
+    case TN_DTYPE_INT64: {
+        const uint64_t *x = (const uint64_t *)j->in;
+        for (int64_t i = b; i < e; i++) a ^= x[i];
+        break;
+    }
+    default: { /* TN_DTYPE_INT32 */
+        const int32_t *x = (const int32_t *)j->in;
+        for (int64_t i = b; i < e; i++) a ^= (uint64_t)(int64_t)x[i];
+        break;
+    }
+    }
+    __atomic_fetch_xor(&j->acc, a, __ATOMIC_RELAXED);
+}
+#pragma GCC pop_options
 
 /* aten::hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) */
 tn_status tn_op_hash_tensor(const tn_value *args, tn_value *rets) {
@@ -36,6 +84,17 @@ tn_status tn_op_hash_tensor(const tn_value *args, tn_value *rets) {
     if (!tn_tensor_is_meta(self)) {
         uint64_t *o = tn_tensor_data(out); /* contiguous, fresh */
         int64_t n = tn_tensor_numel(self);
+        bool all = true;
+        for (int d = 0; d < self->ndim; d++) all &= (mask >> d & 1) || self->sizes[d] == 1;
+        tn_dtype dt = self->dtype;
+        if (all && tn_tensor_is_contiguous(self) && (dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64 ||
+                                                      dt == TN_DTYPE_INT64 || dt == TN_DTYPE_INT32)) {
+            hash_all_job j = {tn_tensor_data(self), dt, 0};
+            tn_parallel_for(n, 32768, hash_all_chunk, &j);
+            o[0] = j.acc;
+            rets[0] = tn_value_tensor(out);
+            return TN_OK;
+        }
         for (int64_t i = 0; i < n; i++) {
             /* the output position: the input's coordinates with the reduced dims dropped */
             int64_t rem = i, oi = 0, mul = 1;

@@ -397,6 +397,8 @@ static int parse_sig(const tn_pyfunc *f, int si, PyObject *self, PyObject *const
         PyErr_SetString(PyExc_TypeError, "invalid keyword arguments");
         return -1;
     }
+    /* a list for the single int-list parameter, then more positionals: tile([2], 3) */
+    if (arg_pos < nargs) goto extra_args;
     m->sig = si;
     return 1;
 extra_args:

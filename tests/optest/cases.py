@@ -3613,3 +3613,25 @@ add("index_add_count_before_empty_return_err", "lambda a: torch.index_add(a, -1,
 add("max_unpool2d_huge_output_size_err", "lambda a: torch.nn.functional.max_unpool2d(a, torch.zeros(5, 7, 4, dtype=torch.long), 1, output_size=[5, 2**62])", [In((5, 7, 4))], ["max_unpool2d.default"])
 add("fractional_max_pool3d_huge_window_err", "lambda a: torch.ops.aten.fractional_max_pool3d(a, [2**63 - 1, 4, 2], [2**62, 2, 7], torch.zeros(4, 4, 3))", [In((4, 4, 4, 4))], ["fractional_max_pool3d.default"])
 add("index_add_dim_beyond_source_err", "lambda a: torch.index_add(a[:, :, :0], 2, torch.tensor([0]), torch.ones(1))", [In((2, 3, 4))], ["index_add.default"])
+# session 30: the seed-32 run's open entries fixed in C, each against upstream
+# the fused optimisers' .tensor_lr read lr.item() before anything else (found_inf's early
+# return included), as upstream's overloads do
+add("fused_adam_tensor_lr_item_first_err", "lambda a: torch._fused_adam_([a], [a], [a], [a], [], [torch.tensor(1.0)], lr=torch.ones(4), beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False, found_inf=torch.tensor(1.0))", [In((3,))], ["_fused_adam_.tensor_lr"])
+add("fused_adamw_tensor_lr_item_first_err", "lambda a: torch._fused_adamw_([a], [], [a], [a], [], [torch.tensor(1.0)], lr=torch.ones(0), beta1=0.9, beta2=0.99, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)", [In((3,))], ["_fused_adamw_.tensor_lr"])
+add("fused_sgd_tensor_lr_item_first_err", "lambda a: torch._fused_sgd_([a], [a], [], weight_decay=0.0, momentum=0.0, lr=torch.ones(2), dampening=0.0, nesterov=False, maximize=False, is_first_step=True, found_inf=torch.tensor(1.0))", [In((3,))], ["_fused_sgd_.tensor_lr"])
+add("fused_adagrad_tensor_lr_item_first_err", "lambda a: torch._fused_adagrad_([a], [a], [a], [torch.tensor(1.0)], lr=torch.ones(3), lr_decay=0.0, weight_decay=0.0, eps=1e-8, maximize=False, found_inf=torch.tensor(1.0))", [In((3,))], ["_fused_adagrad_.tensor_lr"])
+# a list for the lone int-list parameter and then more positionals: upstream's parser refuses
+# (TypeError 'takes 1 positional argument but 2 were given'); varargs still work
+for _nm, _call in (("tile", "a.tile([2], 3)"), ("sum_to_size", "a.sum_to_size([2, 3], 1)"), ("permute", "a.permute([1, 0], 1)"),
+                   ("expand", "a.expand([2, 3], 1)"), ("repeat", "a.repeat([1, 1], 2)")):
+    add(f"method_list_then_extra_positional_{_nm}_err", f"lambda a: {_call}", [In((2, 3))], [])
+add("method_int_varargs", "lambda a: (a.tile(2, 3), a.sum_to_size(1, 3), a.permute(1, 0), a.expand(2, 2, 3), a.repeat(1, 2), a.view(3, 2))", [In((2, 3))], ["repeat.default", "permute.default", "expand.default", "sum_to_size.default", "view.default"])
+# speed rows of session 30, compared on what they must keep: amax/amin of a whole float32
+# tensor keep the first of equal values (-0 against +0) and the first NaN; hash_tensor's
+# whole-tensor xor; logsumexp through the door; float -> narrow integer casts of values out
+# of range, NaN and inf (the x86 indefinite value, then the narrowing)
+add("amax_amin_whole_ties_and_nan", "lambda a: [(torch.amax(t), torch.amin(t), t.max(), t.min()) for t in (torch.tensor([0.0, -0.0, -1.0]), torch.tensor([-0.0, 0.0, -1.0]), torch.tensor([1.0, -0.0, 0.0]), torch.tensor([1.0, 0.0, -0.0]), a, a.abs(), torch.cat([a, torch.tensor([float('nan')]), a]), -a)]", [In((100003,))], ["amax.default", "amin.default", "max.default", "min.default"])
+add("hash_tensor_whole_contiguous", "lambda a: [torch.hash_tensor(t) for t in (a, a.double(), (a * 1000).long(), (a * 1000).int(), torch.cat([a, torch.tensor([float('nan'), -0.0, float('inf')])]), a.view(7, -1), a[:5])] + [torch.hash_tensor(a.view(7, -1), (0, 1)), torch.hash_tensor(a.view(7, -1).t())]", [In((70007,), kind="special")], ["hash_tensor.default"])
+add("logsumexp_composed", "lambda a: (torch.logsumexp(a, 1), torch.logsumexp(a, (0, 1), keepdim=True), torch.logsumexp(a.half(), 0), torch.logsumexp(a.bfloat16(), 1, keepdim=True), torch.logsumexp(a.double(), -1), torch.logsumexp(a[:, :0], 1), torch.logsumexp(a[:0], 1), torch.logsumexp(a, ()), torch.logsumexp(a.t(), 0), torch.masked.logsumexp(a, 1, mask=a > 0))", [In((7, 1001))], ["logsumexp.default"])
+add("logsumexp_dim_err", "lambda a: torch.logsumexp(a, 3)", [In((7, 11))], ["logsumexp.default"])
+add("cast_float_to_narrow_int", "lambda a: (lambda x: [(x.to(d), x.double().to(d), x[::2].to(d)) for d in (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)])(torch.cat([a * 1e5, torch.tensor([float('nan'), float('inf'), -float('inf'), 2.0**31, -2.0**31, 2.0**31 - 128, 3e9, -3e9, 2.0**63, -2.0**63, 1e30, 65535.5, -129.9, 255.7, -0.7])]))", [In((4099,))], ["_to_copy.default"])
