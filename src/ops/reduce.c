@@ -1013,6 +1013,46 @@ static void welford_loop(char *out, const char *in, const int64_t st[4], int64_t
 static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
                           const char *name, tn_tensor **var_out, tn_tensor **mean_out);
 
+/* The sum of squared deviations of a whole contiguous float32 / float64 tensor, as
+ * upstream's std_var_all_cpu: at::parallel_reduce's cut of [0, n) (split_parts), each chunk
+ * summed in double in element order from 0, the chunks' sums added in order. Before: one
+ * thread and a dtype switch per element, var of 1e6 floats 3x upstream's time. */
+typedef struct var_all_job {
+    const char *in;
+    tn_dtype dt;
+    double mean;
+    double slots[SPLIT_SLOTS];
+} var_all_job;
+
+static void var_all_chunk(void *ctx, int64_t c, int64_t lo, int64_t hi) {
+    var_all_job *j = ctx;
+    const double mean = j->mean;
+    double s = 0;
+    if (j->dt == TN_DTYPE_FLOAT32) {
+        const float *x = (const float *)j->in;
+        for (int64_t i = lo; i < hi; i++) { double dx = (double)x[i] - mean; s += dx * dx; }
+    } else {
+        const double *x = (const double *)j->in;
+        for (int64_t i = lo; i < hi; i++) { double dx = x[i] - mean; s += dx * dx; }
+    }
+    j->slots[c] = s;
+}
+
+static double var_all_contig(const tn_tensor *self, double mean) {
+    int64_t n = tn_tensor_numel(self), threads = tn_get_num_threads();
+    if (tn_in_parallel_region()) threads = 1;
+    int64_t parts = split_parts(n, threads < SPLIT_SLOTS ? threads : SPLIT_SLOTS);
+    var_all_job j = {tn_tensor_data(self), self->dtype, mean, {0}};
+    if (parts < 2) {
+        var_all_chunk(&j, 0, 0, n);
+        return 0.0 + j.slots[0];
+    }
+    split_run(n, parts, var_all_chunk, &j);
+    double sum = 0;
+    for (int64_t c = 0; c < parts; c++) sum += j.slots[c];
+    return sum;
+}
+
 /* var/std of a complex tensor as upstream's std_var_out: the variances of the real and the
  * imaginary parts added (then the root), the mean put together from the parts' means. */
 static tn_status var_complex(tn_tensor *self, tn_dim_mask m, bool keepdim, double correction, bool take_sqrt,
@@ -1076,6 +1116,12 @@ static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double c
         if (st != TN_OK) { tn_tensor_release(v); return st; }
         double mean = tn_rd_get(tn_tensor_data(mt), dt);
         tn_tensor_release(mt);
+        if (tn_tensor_is_contiguous(self)) {
+            double den = (double)nred - correction;
+            double var = var_all_contig(self, mean) / (den > 0 ? den : 0.0);
+            tn_rd_set(tn_tensor_data(v), dt, take_sqrt ? sqrt(var) : var);
+            goto done;
+        }
         tn_reduce_geom g;
         tn_tensor *fake;
         int64_t one = 1;
