@@ -12,6 +12,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Padding's index arithmetic, shared by the float, int64 and backward kernels. Sizes and
+ * indices wrap in int64 as upstream's (a pad of INT64_MAX is legal input:
+ * replication_pad1d(x, 2**63 - 1) has width 3 + 2 (2**63 - 1) = 1 there). */
+static inline int64_t tn_pad_size(int64_t n, int64_t before, int64_t after) {
+    return (int64_t)((uint64_t)n + (uint64_t)before + (uint64_t)after);
+}
+/* The source index along a dim of n for output position o with `pad` before it: reflected
+ * or clamped (replication). */
+static inline int64_t tn_pad_src(int64_t o, int64_t pad, int64_t n, bool reflect) {
+    int64_t i = (int64_t)((uint64_t)o - (uint64_t)pad);
+    if (reflect) {
+        if (i < 0) i = -i;
+        if (i >= n) i = 2 * (n - 1) - i;
+    } else {
+        if (i < 0) i = 0;
+        if (i >= n) i = n - 1;
+    }
+    return i;
+}
+
 /* Every kernel as X(name, (argument list)), the list spelled with `T` for the element type;
  * expanded below into the f32 and f64 declarations and, in nn_ref.inc, the definitions. */
 #define TN_NN_KERNELS(X)                                                                         \

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/nn.h"
 #include "kernels/nn_backward.h"
 
 #define T float

@@ -79,24 +79,12 @@ void i64_avg_pool2d__scalar(int64_t *y, const int64_t *x, int64_t P, int64_t H, 
     }
 }
 
-static inline int64_t pad_src(int64_t o, int64_t pad, int64_t n, bool reflect) {
-    int64_t i = o - pad;
-    if (reflect) {
-        if (i < 0) i = -i;
-        if (i >= n) i = 2 * (n - 1) - i;
-    } else {
-        if (i < 0) i = 0;
-        if (i >= n) i = n - 1;
-    }
-    return i;
-}
-
 void i64_pad2d__scalar(int64_t *y, const int64_t *x, int64_t P, int64_t H, int64_t W, int64_t pt, int64_t pb,
                        int64_t pl, int64_t pr, bool reflect) {
-    int64_t OH = H + pt + pb, OW = W + pl + pr;
+    int64_t OH = tn_pad_size(H, pt, pb), OW = tn_pad_size(W, pl, pr);
     for (int64_t p = 0; p < P; p++)
         for (int64_t i = 0; i < OH; i++) {
-            int64_t si = pad_src(i, pt, H, reflect);
-            for (int64_t j = 0; j < OW; j++) y[(p * OH + i) * OW + j] = x[(p * H + si) * W + pad_src(j, pl, W, reflect)];
+            int64_t si = tn_pad_src(i, pt, H, reflect);
+            for (int64_t j = 0; j < OW; j++) y[(p * OH + i) * OW + j] = x[(p * H + si) * W + tn_pad_src(j, pl, W, reflect)];
         }
 }

@@ -50,6 +50,14 @@ static tn_status nll_generic(tn_tensor *self, tn_tensor *target, tn_tensor *weig
     tn_status st = tn_nn_empty(0, NULL, self->dtype, self, &tw);
     if (st != TN_OK) { tn_tensor_release(out); return st; }
     if (tn_tensor_is_meta(self)) { *out_o = out; *tw_o = tw; return TN_OK; }
+    /* upstream's kernel reads weight as self's scalar type (its data_ptr<scalar_t> check);
+     * before, a bool weight was read as 0/1 bytes into a NaN loss */
+    if (weight && weight->dtype != self->dtype) {
+        tn_tensor_release(out);
+        tn_tensor_release(tw);
+        return tn_error(TN_ERR_RUNTIME, "expected scalar type %s but found %s", tn_dtype_infos[self->dtype].c10_name,
+                        tn_dtype_infos[weight->dtype].c10_name);
+    }
     tn_dtype acc = tn_nn_acc(self->dtype);
     /* self is read only at the targets' N·inner positions (tn_nn_read), never converted
      * whole: for a language model's logits that is 512 elements of 25 million. */

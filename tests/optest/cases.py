@@ -3638,3 +3638,11 @@ add("cast_float_to_narrow_int", "lambda a: (lambda x: [(x.to(d), x.double().to(d
 # var / std of a whole contiguous float32 / float64 tensor: upstream's parallel_reduce cut,
 # each chunk's squared deviations summed in double in order (session 30), bit for bit
 add("var_std_whole_contiguous_exact", "lambda a: [(torch.var(t), torch.std(t), torch.var(t, correction=0), torch.std(t[:1000]), torch.var(t.view(7, -1)), torch.var(t[:1])) for t in (a, a.double(), a * 1e3 + 5)]", [In((70007,))], ["var.default", "std.default", "var.correction"], **EXACT)
+# the seed-33 ASan run's report (session 30): replication padding's output size and source
+# index at a pad of INT64_MAX overflowed in the kernels (one helper now, wrapping as upstream)
+add("replication_pad_int64_max_both_sides", "lambda a: (torch._C._nn.replication_pad1d(a, 2**63 - 1), torch._C._nn.replication_pad1d(a.long(), [2**63 - 1, 2**63 - 1]), torch.ops.aten.replication_pad1d_backward(torch.ones(3, 1), a, [2**63 - 1, 2**63 - 1]))", [In((3, 3))], ["replication_pad1d.default", "replication_pad1d_backward.default"])  # (2-d: upstream aborts, realloc(): invalid pointer)
+# nll_loss reads its weight as the input's dtype (the seed-33 run: a bool weight gave a NaN loss)
+for _nm, _w in (("bool", "torch.ones(2, dtype=torch.bool)"), ("double", "torch.ones(2, dtype=torch.double)")):
+    add(f"nll_loss_weight_dtype_{_nm}_err", f"lambda a: torch.ops.aten.nll_loss(a, torch.tensor([1]), {_w}, 1)", [In((1, 2))], ["nll_loss.default"])
+    add(f"nll_loss2d_weight_dtype_{_nm}_err", f"lambda a: torch.ops.aten.nll_loss2d(a.view(1, 2, 1, 1), torch.tensor([[[1]]]), {_w}, 1)", [In((1, 2))], ["nll_loss2d.default"])
+add("nll_loss_weight_half_input_float_err", "lambda a: torch.ops.aten.nll_loss(a.half()[0], torch.tensor(1), torch.ones(2), 1)", [In((1, 2))], ["nll_loss.default"])
