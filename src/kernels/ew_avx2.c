@@ -64,6 +64,19 @@ static inline void v_st_bf16(char *p, vf v) {
     __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
     _mm_storeu_si128((__m128i *)p, _mm_packus_epi32(lo, hi));
 }
+/* float -> int32 by truncation, the x86 "integer indefinite" INT32_MIN for NaN and out of
+ * range (cvttps2dq: the scalar cast loop's cvt_i32f), stored as int32 or narrowed modulo
+ * 2^16 / 2^8 (the scalar loop's (int16_t) / (int8_t) of that int32) */
+static inline void v_st_cvt_i32(char *p, vf v) { _mm256_storeu_si256((__m256i *)p, _mm256_cvttps_epi32(v)); }
+static inline void v_st_cvt_i16(char *p, vf v) {
+    __m256i w = _mm256_and_si256(_mm256_cvttps_epi32(v), _mm256_set1_epi32(0xFFFF));
+    _mm_storeu_si128((__m128i *)p, _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+}
+static inline void v_st_cvt_i8(char *p, vf v) {
+    __m256i w = _mm256_and_si256(_mm256_cvttps_epi32(v), _mm256_set1_epi32(0xFF));
+    __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(h, h));
+}
 static inline vf v_ld_f16(const char *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 static inline void v_st_f16(char *p, vf v) {
     _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));

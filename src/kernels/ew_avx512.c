@@ -50,6 +50,12 @@ static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
     *s1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23));
     *s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23));
 }
+/* float -> int32 by truncation with INT32_MIN for NaN and out of range (the scalar cast
+ * loop's cvt_i32f), stored as int32 or narrowed modulo 2^16 / 2^8 (vpmovdw / vpmovdb
+ * truncate) */
+static inline void v_st_cvt_i32(char *p, vf v) { _mm512_storeu_si512(p, _mm512_cvttps_epi32(v)); }
+static inline void v_st_cvt_i16(char *p, vf v) { _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(_mm512_cvttps_epi32(v))); }
+static inline void v_st_cvt_i8(char *p, vf v) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v))); }
 static inline vf v_ld_bf16(const char *p) {
     __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
     return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));

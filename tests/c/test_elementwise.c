@@ -518,6 +518,30 @@ static void test_simd_casts(void) {
         }
     }
     tn_cpu_isa_set(host);
+    /* float32 -> int32 / int16 / int8 / uint8 (session 30's vector rows): the scalar loop's
+     * bytes at every tier, over the bit patterns above (NaN, inf, out of range, subnormal)
+     * and a ramp of in-range values, lengths with tails */
+    for (int64_t i = 0; i < n; i += 3) {
+        float v = (float)(i - n / 2) * 37.25f; /* crosses the int8 / int16 wrap points */
+        memcpy(&f[i], &v, 4);
+    }
+    const tn_dtype ints[] = {TN_DTYPE_INT32, TN_DTYPE_INT16, TN_DTYPE_INT8, TN_DTYPE_UINT8};
+    char *q1 = malloc(n * 4), *q2 = malloc(n * 4);
+    for (int isa = TN_ISA_SCALAR; isa <= (int)host; isa++) {
+        tn_cpu_isa_set((tn_isa)isa);
+        for (int k = 0; k < 4; k++)
+            for (int64_t len = n - 3; len <= n; len++) {
+                int64_t es = tn_dtype_itemsize(ints[k]), st[2] = {es, 4};
+                char *d1[2] = {q1, (char *)f}, *d2[2] = {q2, (char *)f};
+                memset(q1, 0x5A, n * 4); memset(q2, 0x5A, n * 4);
+                tn_cast_loop_scalar(TN_DTYPE_FLOAT32, ints[k])(d1, st, len, NULL);
+                tn_cast_loop(TN_DTYPE_FLOAT32, ints[k])(d2, st, len, NULL);
+                TN_CHECK(memcmp(q1, q2, n * 4) == 0, "f32->%s isa=%s len=%lld", tn_dtype_infos[ints[k]].c10_name,
+                         tn_isa_name(tn_cpu_isa()), (long long)len);
+            }
+    }
+    tn_cpu_isa_set(host);
+    free(q1); free(q2);
     free(f); free(h1); free(h2); free(g1); free(g2);
 }
 
