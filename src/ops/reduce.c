@@ -81,8 +81,6 @@ static void rows_worker(void *ctx, int64_t b, int64_t e) {
     }
     const bool mx = j->op == 1;
     for (int64_t r = b; r < e; r++) {
-        float best;
-        bool nan = false;
         if (j->dt == TN_DTYPE_FLOAT32) {
             /* the first occurrence of the extreme, or the first NaN: the bits a sequential
              * scan keeping the earlier of equal values gives (-0 against +0 included) */
@@ -90,7 +88,8 @@ static void rows_worker(void *ctx, int64_t b, int64_t e) {
             ((float *)j->out)[r] = tn_ext_f32(x, j->n, mx);
         } else {
             const uint16_t *x = (const uint16_t *)j->in + r * j->n;
-            best = tn_bf16_to_f32(x[0]);
+            float best = tn_bf16_to_f32(x[0]);
+            bool nan = false;
             for (int64_t i = 0; i < j->n; i++) {
                 float v = tn_bf16_to_f32(x[i]);
                 nan |= v != v;
