@@ -414,6 +414,62 @@ def err_saved_output_modified(torch):
 
 
 @scenario
+def graph_task_ids(torch):
+    """torch._C._current_graph_task_id: -1 outside backward, one id per pass (consecutive),
+    a nested pass its own, the outer id back after it."""
+    ids = []
+    x = torch.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    y.register_hook(lambda g: ids.append(torch._C._current_graph_task_id()))
+    outside = torch._C._current_graph_task_id()
+    y.backward(retain_graph=True)
+    y.backward()
+
+    def nested(g):
+        ids.append(torch._C._current_graph_task_id())
+        with torch.enable_grad():
+            w = (x * 4).sum()
+        w.register_hook(lambda g2: ids.append(torch._C._current_graph_task_id()))
+        torch.autograd.grad(w, x)
+        ids.append(torch._C._current_graph_task_id())
+
+    z = (x * 3).sum()
+    z.register_hook(nested)
+    z.backward()
+    return {"outside": outside, "after": torch._C._current_graph_task_id(), "first_nonneg": ids[0] >= 0,
+            "relative": [i - ids[0] for i in ids]}
+
+
+@scenario
+def checkpoint_recomputes_each_region_once(torch):
+    """Non-reentrant torch.utils.checkpoint recomputes a region once per backward pass, on
+    the first unpack of its saved tensors (it keys the recomputation on the graph task id),
+    then once more in a second pass; the gradients equal the plain ones."""
+    from torch.utils.checkpoint import checkpoint
+
+    calls = []
+
+    def region(t, w):
+        calls.append(1)
+        return (t @ w).tanh().exp() * t.sin()
+
+    torch.manual_seed(0)
+    x = torch.randn(4, 4, requires_grad=True)
+    w = torch.randn(4, 4, requires_grad=True)
+    y = checkpoint(region, checkpoint(region, x, w, use_reentrant=False), w, use_reentrant=False).sum()
+    forward_calls = len(calls)
+    y.backward(retain_graph=True)
+    first = len(calls) - forward_calls
+    y.backward()
+    second = len(calls) - forward_calls - first
+    gx, gw = x.grad.clone(), w.grad.clone()
+    x.grad = w.grad = None
+    region(region(x, w), w).sum().mul(2).backward()
+    return {"forward": forward_calls, "first_pass": first, "second_pass": second,
+            "grads_equal_plain": bool(torch.allclose(gx, x.grad) and torch.allclose(gw, w.grad))}
+
+
+@scenario
 def err_nonscalar(torch):
     x = torch.ones(3, requires_grad=True)
     (x * 2).backward()

@@ -296,5 +296,8 @@ void tn_fw_free_list(tn_fw_grad *g);
 
 /* Node currently executing in this thread's backward (NULL outside backward). */
 tn_node *tn_autograd_current_node(void);
+/* Id of the backward pass running on this thread (-1 outside backward): upstream's
+ * torch._C._current_graph_task_id. */
+int64_t tn_autograd_current_task_id(void);
 
 #endif

@@ -374,6 +374,15 @@ typedef struct cb_queue {
  * backward (a hook calling backward) has its own and restores the outer one. */
 static _Thread_local cb_queue *current_callbacks;
 
+/* The id of the backward pass (graph task) running on this thread, -1 outside one; each
+ * pass takes the next of a process-wide counter from 0, as upstream's GraphTask::id_.
+ * torch.utils.checkpoint keys its recomputation on it: with a constant -1 every unpack of
+ * a saved activation recomputed its whole region (a LoRA step with gradient checkpointing
+ * took 12x upstream's time). */
+static _Thread_local int64_t current_task_id = -1;
+static _Atomic int64_t next_task_id;
+int64_t tn_autograd_current_task_id(void) { return current_task_id; }
+
 tn_status tn_autograd_queue_callback(tn_final_callback fn, void *ctx, void (*free_ctx)(void *)) {
     if (!current_callbacks) {
         if (free_ctx) free_ctx(ctx);
@@ -664,6 +673,8 @@ tn_status tn_autograd_backward(tn_backward_args *a) {
     tn_grad_mode_set(a->create_graph);
     cb_queue callbacks = {NULL, &callbacks.head}, *outer_callbacks = current_callbacks;
     current_callbacks = &callbacks;
+    int64_t outer_task_id = current_task_id;
+    current_task_id = next_task_id++;
     while (st == TN_OK && t.nheap) {
         entry *e = heap_pop(&t);
         tn_node *n = e->node;
@@ -678,6 +689,7 @@ tn_status tn_autograd_backward(tn_backward_args *a) {
     if (st == TN_OK) st = drain_callbacks(&callbacks, true);
     drain_callbacks(&callbacks, false);
     current_callbacks = outer_callbacks;
+    current_task_id = outer_task_id;
     tn_grad_mode_set(prev_mode);
     if (st == TN_OK && a->ninputs && !a->accumulate && !a->allow_unused)
         for (int i = 0; i < a->ninputs; i++)

@@ -638,6 +638,11 @@ static PyObject *f_current_node(PyObject *m, PyObject *u) {
     return tn_py_node_wrap(n);
 }
 
+/* _tn_current_graph_task_id() -> id of this thread's running backward pass, or -1. */
+static PyObject *f_current_graph_task_id(PyObject *m, PyObject *u) {
+    return PyLong_FromLongLong(tn_autograd_current_task_id());
+}
+
 /* _tn_queue_callback(fn): Engine.queue_callback — fn() runs when the current backward
  * pass has run every node. */
 static tn_status run_py_callback(void *ctx) {
@@ -677,6 +682,7 @@ static PyMethodDef autograd_functions[] = {
     {"_tn_function_hooks", f_function_hooks, METH_O, NULL},
     {"_tn_needs_input_grad", f_function_needs, METH_O, NULL},
     {"_tn_current_node", f_current_node, METH_NOARGS, NULL},
+    {"_tn_current_graph_task_id", f_current_graph_task_id, METH_NOARGS, NULL},
     {"_tn_saved_hooks_depth", f_saved_hooks_depth, METH_O, NULL},
     {NULL},
 };

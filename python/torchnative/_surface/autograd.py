@@ -442,7 +442,11 @@ def _current_autograd_node():
     return _Cm()._tn_current_node()
 
 
-returning(C, "_current_graph_task_id", -1, "no backward pass is running", status="real")
+@real(reason="the id of the backward pass the C engine is running in this thread, -1 outside one")
+def _current_graph_task_id():
+    return _Cm()._tn_current_graph_task_id()
+
+
 returning(C, "_current_graph_task_execution_order", [], "no backward pass is running", status="real")
 refuse(C, "_will_engine_execute_node _increment_version "
           "_unsafe_reset_storage")
