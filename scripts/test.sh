@@ -19,7 +19,9 @@
 #          upstream does not read our tier;
 #   asan   the suite, C unit tests included, on the AddressSanitizer +
 #          UndefinedBehaviorSanitizer build (scripts/asan.sh), except the model files and
-#          the GEMM sweep (`asan_skip`; docs/RELIABILITY.md says why and what it costs);
+#          the GEMM sweep (`asan_skip`; docs/RELIABILITY.md says why and what it costs).
+#          It runs in the background beside the host and lower tiers, as soon as its
+#          build is done (below);
 #   tsan   the threaded C tests on the ThreadSanitizer build (scripts/tsan.sh);
 #   aarch64  the cross-built _C and C unit tests under qemu-user (tests/test_aarch64.py,
 #          docs/AARCH64.md): the C tests, the tier chosen under each emulated CPU, and a
@@ -46,21 +48,37 @@ scripts/setup.sh
 # downloads) are prepared in the background at the lowest priority while the host and
 # lower tiers test: those tiers leave a core idle much of the time (one pytest process,
 # often waiting on its upstream subprocess), and nice 19 gives a test process nearly all
-# of a core it wants. The tiers that need them wait first (prep_wait); a failed sanitizer
-# build fails the run with its log. The aarch64 steps are only begun here: the tier runs
-# them again in the foreground (each returns at once when done), so their outcome, a skip
-# included, is decided and reported there. docs/RELIABILITY.md "Session 22".
+# of a core it wants. The ASan tier itself then runs in the same background job, at
+# nice 10, beside the host and lower tiers, and writes its output to build/tier-asan.log,
+# which is printed when the foreground reaches it: run one after the other, the two
+# tiers took most of CI's 90 minutes on a slow 2-vCPU host (docs/RELIABILITY.md
+# "Session 31"; both side by side: 63 minutes, every test passing). The TSan build comes
+# after the ASan tier in that job. A failed build fails the run with its log; a failed
+# ASan tier fails it once the foreground tiers are done. The aarch64 steps are only begun
+# here: the tier runs them again in the foreground (each returns at once when done), so
+# their outcome, a skip included, is decided and reported there.
 # Two background jobs, each in its own session (setsid) so one kill stops all it started:
-# the sanitizer builds, and the aarch64 environment with its cross build, so the ASan
-# tier never waits for the aarch64 downloads.
+# the sanitizer builds with the ASan tier, and the aarch64 environment with its cross
+# build, so the ASan tier never waits for the aarch64 downloads.
 PREP_SAN=
 PREP_A64=
+# upstream's answers for this run only (tests/conftest.py): a fresh directory each time;
+# the background ASan tier shares it (a finished answer is renamed into place whole)
+export TN_REF_CACHE="$PWD/build/ref-cache"
+rm -rf "$TN_REF_CACHE" build/tier-asan.log build/tier-asan.status
+mkdir -p "$TN_REF_CACHE"
 if want asan || want tsan; then
-  setsid nice -n 19 bash -c '
+  setsid nice -n 10 bash -c '
     set -e
-    if [ "$1" = 1 ]; then scripts/setup.sh --asan; fi
-    if [ "$2" = 1 ]; then .venv/bin/python scripts/build.py --sanitize thread; fi
-  ' prep "$(want asan && echo 1 || echo 0)" "$(want tsan && echo 1 || echo 0)" > build/prep-sanitizers.log 2>&1 &
+    if [ "$1" = 1 ]; then
+      nice -n 9 scripts/setup.sh --asan
+      # the tier: its exit status and wall time go to build/tier-asan.status
+      start=$(date +%s); rc=0
+      TN_ASAN_SKIP_SETUP=1 scripts/asan.sh -m pytest tests -m "not asan_skip" "${@:3}" > build/tier-asan.log 2>&1 || rc=$?
+      echo "$rc $(( $(date +%s) - start ))" > build/tier-asan.status
+    fi
+    if [ "$2" = 1 ]; then nice -n 9 .venv/bin/python scripts/build.py --sanitize thread; fi
+  ' prep "$(want asan && echo 1 || echo 0)" "$(want tsan && echo 1 || echo 0)" "$@" > build/prep-sanitizers.log 2>&1 &
   PREP_SAN=$!
 fi
 if want aarch64; then
@@ -84,10 +102,6 @@ prep_wait() {
 }
 # a stopped run (a failing tier, ^C) does not leave the builds running
 trap 'for p in $PREP_SAN $PREP_A64; do kill -- "-$p" 2>/dev/null || true; done' EXIT
-# upstream's answers for this run only (tests/conftest.py): a fresh directory each time
-export TN_REF_CACHE="$PWD/build/ref-cache"
-rm -rf "$TN_REF_CACHE"
-mkdir -p "$TN_REF_CACHE"
 read -r host lower <<< "$(.venv/bin/python -c '
 import torch
 cur, tiers = torch._C._tn_isa()
@@ -128,11 +142,20 @@ if want lower; then
     fi
   done
 fi
+# asan_tier: prints the background ASan tier's output and exits with its status (its own
+# wall time goes to the summary; the row above it is the foreground's wait for it)
+asan_tier() {
+  cat build/tier-asan.log
+  read -r rc secs < build/tier-asan.status
+  echo "== the ASan tier ran ${secs} s beside the other tiers"
+  ASAN_SECS=$secs
+  return "$rc"
+}
 if want asan; then
-  run "sanitizer builds: the rest of the background wait" prep_wait PREP_SAN build/prep-sanitizers.log
-  # tests/test_c_units.py runs the ASan C unit tests here (TN_BUILD_DIR=build/asan)
-  run "asan+ubsan: suite and C tests (asan_skip out)" env TN_ASAN_SKIP_SETUP=1 \
-    scripts/asan.sh -m pytest tests -m "not asan_skip" "$@"
+  run "sanitizer build + ASan tier: the rest of the background wait" prep_wait PREP_SAN build/prep-sanitizers.log
+  # tests/test_c_units.py runs the ASan C unit tests there (TN_BUILD_DIR=build/asan)
+  run "asan+ubsan: suite and C tests (asan_skip out)" asan_tier
+  SUMMARY[-1]="${SUMMARY[-1]}  (ran ${ASAN_SECS:-?} s in the background)"
 fi
 want tsan && prep_wait PREP_SAN build/prep-sanitizers.log && run "tsan: threaded C tests" scripts/tsan.sh
 if want aarch64; then
