@@ -51,7 +51,7 @@ def lora_model():
     from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
     torch.set_num_threads(2)
-    d, f = L.bundled_model()
+    d, f = L.bundled.gguf()
     tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
     m = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
     m = get_peft_model(m, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], lora_dropout=0.0,
@@ -183,7 +183,7 @@ elif sec == "loramem":
     def status(key):
         return int(open("/proc/self/status").read().split(key + ":")[1].split()[0]) // 1024
     torch.set_num_threads(2)
-    d, f = L.bundled_model()
+    d, f = L.bundled.gguf()
     tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
     model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
     model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"],
@@ -220,7 +220,7 @@ else:
     import gc
     import lora_run
     from transformers import AutoModelForCausalLM
-    d, f = lora_run.bundled_model()
+    d, f = lora_run.bundled.gguf()
     AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32)
     gc.collect()
     out = {"resident_mb": int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6,

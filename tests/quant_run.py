@@ -35,11 +35,17 @@ def main():
     new_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else NEW_TOKENS
     if len(sys.argv) > 2:  # another GGUF of the same model (tests/quant_k_model.py's re-quantised copy)
         d, f = os.path.split(os.path.abspath(sys.argv[2]))
-    tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+    if len(sys.argv) > 2:
+        tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+        floating = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()
+    else:  # the bundled file dequantised once per machine (tests/bundled.py), as from_pretrained(gguf_file=) gives it
+        import bundled
+
+        tok, floating = bundled.load(torch.float32)
     ids = [tok.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True,
                                    return_tensors="pt", return_dict=True)["input_ids"] for p in PROMPTS]
     models = {"quant": from_gguf(os.path.join(d, f)),
-              "float": AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()}
+              "float": floating}
     # the file's own layout, not repacked (prompt logits only): the kernels of the mapped blocks
     mapped = from_gguf(os.path.join(d, f), repack_layout=False)
     res = {}

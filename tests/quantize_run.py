@@ -117,13 +117,9 @@ def main():
         prompts = [torch.randint(0, 512, (1, n), generator=torch.Generator().manual_seed(n)) for n in (5, 23)]
         methods = [("8da4w", g) for g in (32, 64, 128, 256)] + [("int8", None)]
     else:
-        from torchnative.cli import bundled_model
+        import bundled  # the bundled GGUF dequantised once per machine
 
-        d, f = bundled_model()
-        base = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()
-        from transformers import AutoTokenizer
-
-        tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
+        tok, base = bundled.load(torch.float32)
         prompts = [tok.apply_chat_template([{"role": "user", "content": p}], add_generation_prompt=True,
                                            return_tensors="pt", return_dict=True)["input_ids"]
                    for p in ("What is the capital of France?", "Write a haiku about the sea.")]

@@ -205,20 +205,20 @@ def _generate(model, ids, n, **extra):
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from torchnative.cli import bundled_model
-    d, g = bundled_model()
-    tok = AutoTokenizer.from_pretrained(d, gguf_file=g)
+    from transformers import AutoTokenizer
+    import bundled  # the bundled GGUF dequantised once per machine: this test is about replay
+    d = bundled.directory()
+    tok = AutoTokenizer.from_pretrained(d)
     ids = tok.apply_chat_template([{"role": "user", "content": PROMPT}], add_generation_prompt=True,
                                   return_tensors="pt", return_dict=True)
-    return d, g, ids
+    return d, ids
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_smollm2_decode_graphs_identical(smollm2, dtype):
     from transformers import AutoModelForCausalLM
-    d, gguf, ids = smollm2
-    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=gguf, dtype=getattr(torch, dtype)).eval()
+    d, ids = smollm2
+    model = AutoModelForCausalLM.from_pretrained(d, dtype=getattr(torch, dtype)).eval()
     n = 24
     eager = _generate(model, ids, n, cache_implementation="static")
     w = G.accelerate_decode(model)
@@ -238,8 +238,8 @@ def test_smollm2_decode_graphs_identical(smollm2, dtype):
 import json, sys, torch
 sys.path.insert(0, {os.path.join(ROOT, 'python')!r})
 from transformers import AutoModelForCausalLM, AutoTokenizer
-tok = AutoTokenizer.from_pretrained({d!r}, gguf_file={gguf!r})
-m = AutoModelForCausalLM.from_pretrained({d!r}, gguf_file={gguf!r}, dtype=torch.float32).eval()
+tok = AutoTokenizer.from_pretrained({d!r})
+m = AutoModelForCausalLM.from_pretrained({d!r}, dtype=torch.float32).eval()
 ids = tok.apply_chat_template([{{"role": "user", "content": {PROMPT!r}}}], add_generation_prompt=True,
                               return_tensors="pt", return_dict=True)
 with torch.inference_mode():

@@ -62,11 +62,13 @@ SANITIZE = sanitize_list(os.environ.get("TN_SANITIZE", ""))
 if SANITIZE:
     # Sanitizer builds keep only line tables (-g1): a report's frames still name file and
     # line, and compiling takes about 15 % less (an ASan elementwise_unary.c: 40.7 s of CPU
-    # with -g, 34.8 s with -g1). The ThreadSanitizer build, which only its C unit tests use
-    # (seconds of running), is also -O1, as TSan's documentation suggests: half the
-    # compile time (8.1 s against 15.5 s for that file). CI compiles four builds of every
-    # file (normal, ASan, TSan, aarch64), docs/RELIABILITY.md "Session 31".
-    _opt = {"-g": "-g1", "-O2": "-O1" if "thread" in SANITIZE else "-O2"}
+    # with -g, 34.8 s with -g1). They are -O1, as the sanitizers' documentation suggests:
+    # the ThreadSanitizer build since session 31 (8.1 s against 15.5 s for that file), the
+    # ASan + UBSan build since session 32, whose compile time it about halves (functions.c
+    # 11.0 s against 4.3 s) for about 13 % more time in its most kernel-bound test files.
+    # CI compiles four builds of every file (normal, ASan, TSan, aarch64), docs/RELIABILITY.md
+    # "Session 31" and "Session 32".
+    _opt = {"-g": "-g1", "-O2": "-O1"}
     CFLAGS = [_opt.get(f, f) for f in CFLAGS] + sanitize_cflags(SANITIZE)
     LDFLAGS = LDFLAGS + sanitize_cflags(SANITIZE)
 
@@ -75,6 +77,13 @@ if SANITIZE:
 # toolchain prefix (aarch64-linux-gnu), TN_PY_INCLUDE the target CPython's header
 # directories (pyconfig.h is per architecture), os.pathsep-separated. Read once here.
 CROSS = os.environ.get("TN_CROSS", "")
+if CROSS:
+    # The cross build runs under qemu-user in CI (tests/test_aarch64.py) and is rebuilt for
+    # a debugger when one is wanted: no debug information, which was a fifth to a third of
+    # a file's compile time (ew_avx2.c 5.5 s with -g, 3.5 s without; docs/RELIABILITY.md
+    # "Session 32"). The optimisation level stays that of the native build, so the code
+    # under test is the code that ships.
+    CFLAGS = ["-g0" if f == "-g" else f for f in CFLAGS]
 PY_INCLUDES = [p for p in os.environ.get("TN_PY_INCLUDE", "").split(os.pathsep) if p] or [sysconfig.get_paths()["include"]]
 
 

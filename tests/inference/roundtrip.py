@@ -1,4 +1,4 @@
-"""Saves SmolLM2 (dequantised from the bundled GGUF) with save_pretrained into DIR (safetensors),
+"""Saves SmolLM2 (the bundled GGUF dequantised, tests/bundled.py) with save_pretrained into DIR (safetensors),
 loads it back with from_pretrained in float32 and bfloat16, and prints greedy tokens and the
 last-position logits as JSON. Runs under either torch; the test compares the two.
 
@@ -14,18 +14,14 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 import torch  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
-from torchnative.cli import bundled_model  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import bundled  # noqa: E402
 
 out = sys.argv[1]
-d, g = bundled_model()
-tok = AutoTokenizer.from_pretrained(d, gguf_file=g)
-m = AutoModelForCausalLM.from_pretrained(d, gguf_file=g, dtype=torch.float32)
-# A GGUF-loaded model counts as quantized and refuses save_pretrained (upstream too), so it is
-# rebuilt from its config as a plain model holding the dequantised weights.
-cfg = m.config
-if hasattr(cfg, "quantization_config"):
-    del cfg.quantization_config
-plain = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
+# the bundled GGUF dequantised once per machine (tests/bundled.py), rebuilt here from its
+# config as a fresh model holding its weights, which this torch then saves
+tok, m = bundled.load(torch.float32)
+plain = AutoModelForCausalLM.from_config(m.config, dtype=torch.float32)
 plain.load_state_dict(m.state_dict())
 plain.save_pretrained(out)
 tok.save_pretrained(out)
