@@ -673,6 +673,11 @@ for dev in ("meta", "cpu"):
     step(lambda: torch.triu_indices(2**63 - 1, 1, device=dev))
     step(lambda: torch.tril_indices(1, 2**63 - 1, device=dev))
     step(lambda: torch.tril_indices(2**31, 2**31, device=dev))
+# the session-32 fuzz run: histc over an expanded float16 view of 2**40 elements counted
+# them (an hour); upstream copies the view first, and that allocation fails at once
+for dt in (torch.float16, torch.float32):
+    step(lambda: torch.histc(torch.tensor([[0.5]], dtype=dt).expand(2**40, 1)))
+    step(lambda: torch.histc(torch.tensor([[0.5], [2.0]], dtype=dt).expand(2, 3).t(), 4).tolist())
 step(lambda: torch.tril_indices(2**40, 3, device="meta"))
 step(lambda: torch.tril_indices(2**40, 3))
 step(lambda: torch.triu_indices(2**40, 3).tolist())
@@ -699,8 +704,9 @@ print(json.dumps(out))
 
 
 def test_fuzz_hangs_answer_at_once(reference):
-    """#48903 all(out=) over an expanded view of 2**40 elements and #62798
-    triu_indices(2**63 - 1, 0, 7, device="meta") hung ours; every step agrees with upstream."""
+    """#48903 all(out=) over an expanded view of 2**40 elements, #62798
+    triu_indices(2**63 - 1, 0, 7, device="meta") and (session 32) histc of an expanded view
+    hung ours; every step agrees with upstream."""
     got = subprocess.run([sys.executable, "-c", HANG_PROBE], capture_output=True, text=True, timeout=240)
     assert got.returncode == 0, got.stderr[-2000:]
     ours = json.loads(got.stdout.strip().splitlines()[-1])
@@ -727,6 +733,22 @@ def test_matrix_power_of_the_most_negative_exponent():
     fails"). The magnitude is 2**63, so (-I)**(-2**63) = I, where one factor fewer gives -I."""
     got = torch.linalg.matrix_power(-torch.eye(2), -2**63)
     assert torch.equal(got, torch.eye(2)), got
+
+
+@pytest.mark.parametrize("op", ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"])
+def test_antialiased_upsampling_at_a_vanishing_scale(op):
+    """A scale of 1e-9 or 1e-12 makes upstream's tap count, ceil(support) * 2 + 1, pass int
+    (a UBSan report of ours in the session-32 ASan fuzz run): upstream then segfaults
+    ([2, 3] at 1e-9) or returns garbage ([1, 1] at 1e-12), RELIABILITY "Where upstream
+    itself fails". Ours caps the taps at the input's size plus one and gives the limit of
+    the small scales upstream computes: every window covers the whole input."""
+    fn = getattr(torch._C._nn, op)
+    a = torch.randn(2, 2, 4, 4, generator=torch.Generator().manual_seed(0))
+    limit = fn(a, [2, 3], False, 1e-7, 1e-7)
+    for s in (1e-9, 1e-12):
+        got = fn(a, [2, 3], False, s, s)
+        torch.testing.assert_close(got, limit, rtol=1e-5, atol=1e-6)
+    assert torch.equal(fn(a, [1, 1], False, None, 1e-12)[..., 0, 0], fn(a, [1, 1], False, None, 1e-9)[..., 0, 0])
 
 
 def test_idempotent_reductions_read_a_repeated_dim_once():

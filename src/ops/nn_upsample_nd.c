@@ -70,8 +70,12 @@ static double aa_support(bool f, int mode, double scale) {
     double half = mode == UP_AA_LINEAR ? 1.0 : 2.0;
     return scale >= 1.0 ? rf(f, half * scale) : half;
 }
+/* Upstream's count, ceil(support) * 2 + 1, is capped at in + 1: a window never covers more
+ * than the `in` inputs, and the one tap past them keeps upstream's zero-weight read (a NaN
+ * or inf input still gives NaN). Uncapped, a tiny scale (1e-12) made 2e12 taps, past int. */
 static int aa_taps(bool f, int mode, const tn_value *s, int64_t in, int64_t out, bool align) {
-    return (int)ceil(aa_support(f, mode, scale_of(f, s, in, out, align, true))) * 2 + 1;
+    double taps = ceil(aa_support(f, mode, scale_of(f, s, in, out, align, true))) * 2 + 1;
+    return taps < (double)in + 1 ? (int)taps : (int)(in + 1);
 }
 
 /* Fills dim d's table (idx, w have out * taps entries). backward: opmath weights, else

@@ -8,6 +8,7 @@
 #include "core/scalar.h"
 #include "core/threadpool.h"
 #include "ops/dispatch.h"
+#include "ops/shape.h"
 
 static double scalar_as_double(const tn_value *v) { return tn_scalar_as_double(v); }
 
@@ -68,6 +69,8 @@ static void data_range(const tn_tensor *self, double *lo, double *hi) {
     *hi = mx;
 }
 
+static tn_status histc_run(tn_tensor *self, int64_t bins, const tn_value *args, tn_value *rets);
+
 /* aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor */
 tn_status tn_op_histc(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
@@ -77,6 +80,18 @@ tn_status tn_op_histc(const tn_value *args, tn_value *rets) {
     if (bins <= 0)
         return tn_error(TN_ERR_RUNTIME, "torch.histogramdd(): bins must be > 0, but got %lld for dimension 0",
                         (long long)bins);
+    if (tn_tensor_is_meta(self) || tn_tensor_is_contiguous(self)) return histc_run(self, bins, args, rets);
+    /* Upstream reshapes its input to (numel, 1) before looking at it: a copy of a view that
+     * cannot be reshaped, whose allocation fails for an expanded view of 2**40 elements
+     * (the session-32 fuzz run: ours counted them, an hour's loop). The same copy here. */
+    tn_tensor *c;
+    TN_TRY(tn_tensor_contiguous(self, &c));
+    tn_status st = histc_run(c, bins, args, rets);
+    tn_tensor_release(c);
+    return st;
+}
+
+static tn_status histc_run(tn_tensor *self, int64_t bins, const tn_value *args, tn_value *rets) {
     bool meta = tn_tensor_is_meta(self);
     double lo = scalar_as_double(&args[2]), hi = scalar_as_double(&args[3]);
     if (lo == hi && tn_tensor_numel(self) > 0 && !meta) data_range(self, &lo, &hi);

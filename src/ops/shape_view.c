@@ -571,7 +571,7 @@ static tn_tensor *slice_view(tn_tensor *self, int d, int64_t start, int64_t end,
     memcpy(sizes, self->sizes, sizeof sizes);
     memcpy(strides, self->strides, sizeof strides);
     sizes[d] = (end - start + step - 1) / step;
-    strides[d] = self->strides[d] * step;
+    strides[d] = tn_mul_wrap(self->strides[d], step); /* wraps as upstream's (a step of 2**62) */
     return tn_tensor_new_view(self->storage, self->offset + start * self->strides[d], self->ndim, sizes, strides,
                               self->dtype);
 }

@@ -3646,3 +3646,11 @@ for _nm, _w in (("bool", "torch.ones(2, dtype=torch.bool)"), ("double", "torch.o
     add(f"nll_loss_weight_dtype_{_nm}_err", f"lambda a: torch.ops.aten.nll_loss(a, torch.tensor([1]), {_w}, 1)", [In((1, 2))], ["nll_loss.default"])
     add(f"nll_loss2d_weight_dtype_{_nm}_err", f"lambda a: torch.ops.aten.nll_loss2d(a.view(1, 2, 1, 1), torch.tensor([[[1]]]), {_w}, 1)", [In((1, 2))], ["nll_loss2d.default"])
 add("nll_loss_weight_half_input_float_err", "lambda a: torch.ops.aten.nll_loss(a.half()[0], torch.tensor(1), torch.ones(2), 1)", [In((1, 2))], ["nll_loss.default"])
+# the seed-34 ASan run's reports (session 32): a slice step of 2**62 overflowed the view's
+# stride product (upstream's wraps; the slice is empty), and an antialiased upsampling scale
+# of 1e-12 gave 2e12 taps, past int (capped at the input's size plus the one zero tap; at
+# 1e-6, 2e6 taps, upstream still computes, and agrees with the cap; past int upstream's
+# answer is undefined behaviour, test_reliability.py checks ours there)
+add("slice_step_2_62_stride_wraps", "lambda a: (torch.ops.aten.slice(a, 2, 3, 1, 2**62).stride(), torch.slice_copy(a, 2, 3, 1, 2**62).shape, torch.ops.aten.slice(a, 0, 1, None, 2**62), torch.ops.aten.slice(a, 3, 0, None, 2**63 - 1))", [In((5, 5, 1, 5), dtype="float16")], ["slice.Tensor", "slice_copy.Tensor"])
+for _nm in ("bilinear", "bicubic"):
+    add(f"upsample_{_nm}2d_aa_tiny_scale", f"lambda a: (torch._C._nn._upsample_{_nm}2d_aa(a, [1, 1], False, None, 1e-6), torch._C._nn._upsample_{_nm}2d_aa(a, [1, 3], False, 1e-5, 1e-3), torch._C._nn._upsample_{_nm}2d_aa(a[:, :, :1], [1, 3], False, 1e-5, 1e-3))", [In((2, 2, 4, 4))], [f"_upsample_{_nm}2d_aa.default"])
