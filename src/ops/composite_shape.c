@@ -897,11 +897,15 @@ tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"im2col_out_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
     int b = x->ndim == 4;
     int64_t N = b ? x->sizes[0] : 1, C = x->sizes[b], H = x->sizes[b + 1], W = x->sizes[b + 2];
-    int64_t oh = (H + 2 * ph - (dh * (kh - 1) + 1)) / sh + 1, ow = (W + 2 * pw - (dw * (kw - 1) + 1)) / sw + 1;
-    if (oh < 1 || ow < 1 || H + 2 * ph - (dh * (kh - 1) + 1) < 0 || W + 2 * pw - (dw * (kw - 1) + 1) < 0)
+    /* in + 2 pad - (dilation (kernel - 1) + 1), wrapping as upstream's int64 arithmetic (a
+     * kernel of 2**63 - 1, the seed-34 fuzz run's UBSan report) */
+    int64_t spanh = tn_sub_wrap(tn_add_wrap(H, tn_mul_wrap(2, ph)), tn_add_wrap(tn_mul_wrap(dh, kh - 1), 1));
+    int64_t spanw = tn_sub_wrap(tn_add_wrap(W, tn_mul_wrap(2, pw)), tn_add_wrap(tn_mul_wrap(dw, kw - 1), 1));
+    int64_t oh = tn_add_wrap(spanh / sh, 1), ow = tn_add_wrap(spanw / sw, 1);
+    if (oh < 1 || ow < 1 || spanh < 0 || spanw < 0)
         return tn_error(TN_ERR_RUNTIME, "Given input with spatial size (%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, %lld), calculated shape of the array of sliding blocks as (%lld, %lld), but its components must be at least one.",
                         (long long)H, (long long)W, (long long)kh, (long long)kw, (long long)dh, (long long)dw, (long long)ph, (long long)pw, (long long)oh, (long long)ow);
-    if (kh * kw > TN_CX_MAX / 2 - 4)
+    if (kh > TN_CX_MAX || kw > TN_CX_MAX || kh * kw > TN_CX_MAX / 2 - 4)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::im2col with more than %d kernel positions is not implemented by torchnative", TN_CX_MAX / 2 - 4);
     tn_cx c = {0};
     int64_t pad[4] = {pw, pw, ph, ph};

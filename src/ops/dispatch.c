@@ -73,8 +73,9 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
         return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_dtype_infos[dst->dtype].c10_name,
                         tn_dtype_infos[res].c10_name);
     case TN_OUT_EXACT:
+    case TN_OUT_BOOL_EXACT:
     case TN_OUT_DTYPE_ARG: /* the functional ran in dst's dtype unless dtype= named another */
-        if (inplace && rule == TN_OUT_EXACT) return TN_OK;
+        if (inplace && rule != TN_OUT_DTYPE_ARG) return TN_OK;
         return tn_error(TN_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
                         tn_dtype_infos[res].cpp_name, tn_dtype_infos[dst->dtype].cpp_name);
     case TN_OUT_BOOL_ONLY:
@@ -119,7 +120,7 @@ static tn_status out_rule_before(tn_out_rule rule, const tn_op_schema *s, const 
     tn_dtype predicted = rule == TN_OUT_SAME_DTYPE || rule == TN_OUT_AS_INPUT || rule == TN_OUT_SCALAR_TYPE ||
                                  rule == TN_OUT_HISTC
                              ? args[0].u.t->dtype
-                         : rule == TN_OUT_BOOL_ONLY ? TN_DTYPE_BOOL
+                         : rule == TN_OUT_BOOL_ONLY || rule == TN_OUT_BOOL_EXACT ? TN_DTYPE_BOOL
                                                     : TN_DTYPE_UNDEFINED;
     if (predicted == TN_DTYPE_UNDEFINED || !out) return failed;
     tn_status st = check_out_rule(rule, s, predicted, out, false);
@@ -317,6 +318,8 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     if (rule == TN_OUT_HISTC && s->kind == TN_OP_KIND_OUT && args[0].tag == TN_V_TENSOR &&
         args[s->nargs - 1].tag == TN_V_TENSOR) /* upstream's first check, before the bins are counted */
         TN_TRY(check_out_rule(rule, s, args[0].u.t->dtype, args[s->nargs - 1].u.t, false));
+    if (rule == TN_OUT_BOOL_EXACT && s->kind == TN_OP_KIND_OUT && args[s->nargs - 1].tag == TN_V_TENSOR)
+        TN_TRY(check_out_rule(rule, s, TN_DTYPE_BOOL, args[s->nargs - 1].u.t, false));
     tn_tensor *converted = NULL;
     if (rule == TN_OUT_CONVERT_SELF && s->kind == TN_OP_KIND_OUT && s->nout == 1 && s->nargs <= 64 &&
         args[0].tag == TN_V_TENSOR && args[s->nargs - 1].tag == TN_V_TENSOR) {

@@ -61,7 +61,7 @@ bool tn_tensor_is_non_overlapping_and_dense(const tn_tensor *t) {
         int d = perm[i];
         if (t->sizes[d] == 1) continue;
         if (t->strides[d] != expected) return false;
-        expected *= t->sizes[d];
+        expected = tn_mul_wrap(expected, t->sizes[d]); /* wraps as upstream's (sizes 2**63 - 1 by 3 of an empty result) */
     }
     return true;
 }

@@ -3654,3 +3654,12 @@ add("nll_loss_weight_half_input_float_err", "lambda a: torch.ops.aten.nll_loss(a
 add("slice_step_2_62_stride_wraps", "lambda a: (torch.ops.aten.slice(a, 2, 3, 1, 2**62).stride(), torch.slice_copy(a, 2, 3, 1, 2**62).shape, torch.ops.aten.slice(a, 0, 1, None, 2**62), torch.ops.aten.slice(a, 3, 0, None, 2**63 - 1))", [In((5, 5, 1, 5), dtype="float16")], ["slice.Tensor", "slice_copy.Tensor"])
 for _nm in ("bilinear", "bicubic"):
     add(f"upsample_{_nm}2d_aa_tiny_scale", f"lambda a: (torch._C._nn._upsample_{_nm}2d_aa(a, [1, 1], False, None, 1e-6), torch._C._nn._upsample_{_nm}2d_aa(a, [1, 3], False, 1e-5, 1e-3), torch._C._nn._upsample_{_nm}2d_aa(a[:, :, :1], [1, 3], False, 1e-5, 1e-3))", [In((2, 2, 4, 4))], [f"_upsample_{_nm}2d_aa.default"])
+add("repeat_out_int64_max_empty", "lambda a: (torch.ops.aten.repeat.out(a, [2**63 - 1, 0, 3], out=torch.empty(0)).stride(), a.repeat(2**63 - 1, 0, 3).shape)", [In((4, 1))], ["repeat.out", "repeat.default"])
+add("im2col_kernel_int64_max_err", "lambda a: torch.ops.aten.im2col(a, [5, 2**63 - 1], [4, 2], [3, 3], [4, 1])", [In((2, 3, 2), dtype="float16")], ["im2col.default"])
+add("im2col_dilation_wraps_err", "lambda a: torch.ops.aten.im2col(a, [2, 2], [2**62, 1], [0, 0], [1, 1])", [In((2, 3, 2))], ["im2col.default"])
+# isin's out= must be bool, checked before the search (an expanded 2**31-element input was
+# searched first: the seed-34 run's hang); a bool out of another shape is resized
+add("isin_out_dtype_first_err", "lambda a: torch.isin(torch.tensor([3]).expand(2**31), a.long(), out=torch.empty(0, dtype=torch.long))", [In((0, 5, 3))], ["isin.Tensor_Tensor_out"])
+add("isin_out_forms", "lambda a: [torch.isin(a, a[:2], out=torch.empty(0, dtype=torch.bool)), torch.isin(a, 0.5, out=torch.empty(7, dtype=torch.bool)), torch.isin(0.5, a, invert=True, out=torch.empty(0, dtype=torch.bool))]", [In((3, 4), kind="int")], ["isin.Tensor_Tensor_out", "isin.Tensor_Scalar_out", "isin.Scalar_Tensor_out"])
+for _nm, _call in (("tensor_scalar", "torch.isin(a, 2, out=torch.empty(3))"), ("scalar_tensor", "torch.isin(2, a, out=torch.empty(0, dtype=torch.int8))")):
+    add(f"isin_{_nm}_out_dtype_err", f"lambda a: {_call}", [In((3,), kind="int")], [])
