@@ -316,10 +316,11 @@ tn_status tn_op_isclose(const tn_value *args, tn_value *rets) {
     tn_value e[2] = {tn_value_tensor(a), tn_value_tensor(b)};
     st = tn_dispatch_one(TN_OP_eq_Tensor, e, &eq);
     /* upstream: zero tolerances are an equality check; otherwise every dtype gets the
-     * tolerance test, bool compared in the default dtype */
+     * tolerance test, bool and integers compared in the default dtype (2**40 + 1 and 2**40
+     * are within atol 0.5 in float32, and -2**63 and 2**63 - 1 do not wrap to 1 apart) */
     tn_tensor *ca = NULL, *cb = NULL;
     if (st == TN_OK && !(rtol == 0 && atol == 0)) {
-        if (a->dtype == TN_DTYPE_BOOL) {
+        if (!tn_dtype_is_floating(a->dtype) && !tn_dtype_is_complex(a->dtype)) {
             st = tn_ew_to_dtype(a, tn_default_dtype(), &ca);
             if (st == TN_OK) st = tn_ew_to_dtype(b, tn_default_dtype(), &cb);
             a = ca; b = cb;

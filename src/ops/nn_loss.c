@@ -516,21 +516,25 @@ static double f_bce_logits(double x, double t, double p, tn_dtype dt) {
     return (1 - t) * x + mx + log1p(exp(-fabs(x)));
 }
 
-/* BFloat16 / Half binary_cross_entropy_with_logits as upstream computes it: a chain of
- * tensor operations in the input's type, each result rounded to it,
- * (1 - t) * x - log_sigmoid(x) * lw, times the weight, then reduced. */
+/* binary_cross_entropy_with_logits as upstream's composite computes it, for BFloat16 / Half
+ * and for mixed dtypes: a chain of tensor operations, each result rounded to its dtype,
+ *   ls = log_sigmoid(x); ls *= (pos_weight - 1) * t + 1 (in place);
+ *   loss = (1 - t); loss *= x; loss -= ls; loss *= weight (in place), then reduced,
+ * so the loss has the target's dtype (a float32 input with a float64 target gives float64,
+ * the seed-34 fuzz run's finding) and in-place broadcasting rules. */
 static tn_status bce_logits_reduced(tn_tensor *x, tn_tensor *t, tn_tensor *w, tn_tensor *pos, int64_t reduction,
                                     tn_value *rets) {
     tn_cx c = {0};
     tn_tensor *ls = tn_cx_call(&c, TN_OP_log_sigmoid, TN_ARGS(TN_T(x)));
     if (pos) {
         tn_tensor *pm1 = tn_cx_call(&c, TN_OP_sub_Scalar, TN_ARGS(TN_T(pos), TN_I(1), TN_I(1)));
-        tn_tensor *lw = tn_cx_call(&c, TN_OP_add_Scalar, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(pm1), TN_T(t)))), TN_I(1), TN_I(1)));
-        ls = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(ls), TN_T(lw)));
+        tn_tensor *lw = tn_cx_call(&c, TN_OP_add__Scalar, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(pm1), TN_T(t)))), TN_I(1), TN_I(1)));
+        ls = tn_cx_call(&c, TN_OP_mul__Tensor, TN_ARGS(TN_T(ls), TN_T(lw)));
     }
-    tn_tensor *omt = tn_cx_call(&c, TN_OP_rsub_Scalar, TN_ARGS(TN_T(t), TN_I(1), TN_I(1)));
-    tn_tensor *loss = tn_cx_call(&c, TN_OP_sub_Tensor, TN_ARGS(TN_T(tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(omt), TN_T(x)))), TN_T(ls), TN_I(1)));
-    if (w) loss = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(loss), TN_T(w)));
+    tn_tensor *loss = tn_cx_call(&c, TN_OP_rsub_Scalar, TN_ARGS(TN_T(t), TN_I(1), TN_I(1)));
+    loss = tn_cx_call(&c, TN_OP_mul__Tensor, TN_ARGS(TN_T(loss), TN_T(x)));
+    loss = tn_cx_call(&c, TN_OP_sub__Tensor, TN_ARGS(TN_T(loss), TN_T(ls), TN_I(1)));
+    if (w) loss = tn_cx_call(&c, TN_OP_mul__Tensor, TN_ARGS(TN_T(loss), TN_T(w)));
     if (reduction == RED_MEAN) loss = tn_cx_call(&c, TN_OP_mean, TN_ARGS(TN_T(loss), TN_NONE));
     else if (reduction == RED_SUM) loss = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(loss), TN_NONE));
     return tn_cx_finish(&c, loss, rets);
@@ -541,7 +545,9 @@ static tn_status bce_logits_reduced(tn_tensor *x, tn_tensor *t, tn_tensor *w, tn
 tn_status tn_op_binary_cross_entropy_with_logits(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *target = args[1].u.t, *weight = tn_nn_opt_tensor(&args[2]),
               *pos = tn_nn_opt_tensor(&args[3]);
-    if ((self->dtype == TN_DTYPE_BFLOAT16 || self->dtype == TN_DTYPE_FLOAT16) && !tn_tensor_is_meta(self)) {
+    bool mixed = target->dtype != self->dtype || (weight && weight->dtype != self->dtype) ||
+                 (pos && pos->dtype != self->dtype);
+    if (mixed || ((self->dtype == TN_DTYPE_BFLOAT16 || self->dtype == TN_DTYPE_FLOAT16) && !tn_tensor_is_meta(self))) {
         TN_TRY(check_reduction(args[4].u.i));
         return bce_logits_reduced(self, target, weight, pos, args[4].u.i, rets);
     }
