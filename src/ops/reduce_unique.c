@@ -188,10 +188,13 @@ tn_status tn_op_unique_dim(const tn_value *a, tn_value *r) {
 }
 
 /* aten::unique_consecutive(self, return_inverse=False, return_counts=False, dim=None); with
- * a dim, as unique_dim: inverse and counts always, a 0-dim self refused */
+ * a dim, as unique_dim: inverse and counts always, a 0-dim self refused. Upstream takes the
+ * dim-less path for dim == 0 written as 0 on a 1-d self, where the flags hold (an inverse
+ * or counts not asked for is empty; the seed-34 fuzz run); dim=-1 there takes the dim path. */
 tn_status tn_op_unique_consecutive(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t;
-    if (a[3].tag == TN_V_NONE) return unique_impl(self, -1, false, true, a[1].u.b, a[2].u.b, r);
+    if (a[3].tag == TN_V_NONE || (a[3].u.i == 0 && self->ndim == 1))
+        return unique_impl(self, -1, false, true, a[1].u.b, a[2].u.b, r);
     int dim;
     TN_TRY(tn_wrap_dim_strict(a[3].u.i, self->ndim, &dim));
     TN_TRY(check_empty_dim(self, dim));

@@ -3670,3 +3670,7 @@ add("isclose_int_in_default_dtype", "lambda a: [torch.isclose(x, y, r, t) for x,
 # target's dtype (the seed-34 run: a float64 target and weight gave float32 here); float32
 # log_sigmoid is within 2 ulps of upstream's vectorised one, which the float64 chain carries
 add("bce_with_logits_mixed_dtypes", "lambda a, t: [torch.nn.functional.binary_cross_entropy_with_logits(x, y, w, pos_weight=p, reduction=r) for x, y, w, p in ((a, t.double(), t[0].double(), None), (a.double(), t, None, None), (a, t, t[0].double(), None), (a, t, None, t[0].double()), (a.double(), t, t[0], t[0])) for r in ('mean', 'none', 'sum')]", [In((3, 4)), In((3, 4), kind="pos")], ["binary_cross_entropy_with_logits.default"], rtol=1e-6, atol=1e-7)
+# unique_consecutive with dim=0 on a 1-d input takes upstream's dim-less path, whose flags
+# hold (an empty inverse / counts when not asked for; the seed-34 run); dim=-1 there, and
+# any dim of a 2-d input, compute both as unique_dim does
+add("unique_consecutive_dim_flags", "lambda a: [torch.ops.aten.unique_consecutive(x, i, c, d) for x in (a, a[:, 0], a[:0, 0]) for i in (False, True) for c in (False, True) for d in (None, 0, -1)] + [torch.ops.aten.unique_dim(a[:, 0], 0, True, False, False)]", [In((4, 3), kind="int")], ["unique_consecutive.default", "unique_dim.default"])
