@@ -119,7 +119,10 @@ tn_status tn_op_triplet_margin_loss(const tn_value *args, tn_value *rets) {
 /* aten::kl_div(self, target, reduction, log_target) */
 tn_status tn_op_kl_div(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t, *t = args[1].u.t, *o;
-    /* upstream's check, bool included, before any shape or value is looked at */
+    /* upstream's checks, complex first, then integral (bool included), before any shape or
+     * value is looked at */
+    if (tn_dtype_is_complex(x->dtype) || tn_dtype_is_complex(t->dtype))
+        return tn_error(TN_ERR_RUNTIME, "kl_div: Complex inputs not supported.");
     for (int k = 0; k < 2; k++) {
         tn_dtype d = (k ? t : x)->dtype;
         if (!tn_dtype_is_floating(d) && !tn_dtype_is_complex(d))

@@ -97,6 +97,10 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
         return tn_error(TN_ERR_RUNTIME, "the %s given to %s has dtype %s but the operation's result requires dtype %s",
                         inplace ? "base" : "output", inplace ? s->name : base_name(s, nb, sizeof nb),
                         tn_dtype_infos[dst->dtype].c10_name, tn_dtype_infos[res].c10_name);
+    case TN_OUT_POOL_OUTPUT:
+        if (inplace) return TN_OK;
+        return tn_error(TN_ERR_RUNTIME, "expected dtype %s for `output` but got dtype %s", tn_dtype_infos[res].cpp_name,
+                        tn_dtype_infos[dst->dtype].cpp_name);
     case TN_OUT_HISTC:
         return tn_error(TN_ERR_RUNTIME, "torch.histogram: input tensor and hist tensor should have the same dtype, but "
                         "got input %s and hist %s", tn_dtype_infos[res].cpp_name, tn_dtype_infos[dst->dtype].cpp_name);

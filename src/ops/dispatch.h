@@ -58,6 +58,9 @@ typedef enum tn_out_rule {
     TN_OUT_BOOL_EXACT,   /* structured kernels whose result is always bool (isin): TN_OUT_EXACT's
                           * refusal, checked before the kernel runs (an expanded input of 2**31
                           * elements would otherwise be searched first) */
+    TN_OUT_POOL_OUTPUT,  /* adaptive_avg_pool2d/3d: out must have the input's dtype, after the
+                          * input's own checks ("expected dtype float for `output` but got
+                          * dtype double") */
     TN_OUT_BOOL_ONLY,    /* isposinf, isneginf, signbit: "<op> does not support non-boolean outputs." */
     TN_OUT_BOOL_RESULT,  /* all, any: "<op> only supports bool tensor for result, got: Float" */
     TN_OUT_AS_INPUT,     /* nan_to_num: "nan_to_num: dtype of out: Double should be same as input: Float" */

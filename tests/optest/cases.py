@@ -3674,3 +3674,15 @@ add("bce_with_logits_mixed_dtypes", "lambda a, t: [torch.nn.functional.binary_cr
 # hold (an empty inverse / counts when not asked for; the seed-34 run); dim=-1 there, and
 # any dim of a 2-d input, compute both as unique_dim does
 add("unique_consecutive_dim_flags", "lambda a: [torch.ops.aten.unique_consecutive(x, i, c, d) for x in (a, a[:, 0], a[:0, 0]) for i in (False, True) for c in (False, True) for d in (None, 0, -1)] + [torch.ops.aten.unique_dim(a[:, 0], 0, True, False, False)]", [In((4, 3), kind="int")], ["unique_consecutive.default", "unique_dim.default"])
+# seed-34 run: the out= dtype rules of adaptive average pooling ("expected dtype float for
+# `output`") and multilabel_margin_loss_forward (both outs in self's scalar type); kl_div
+# refuses complex inputs before integral ones
+for _nm, _call in (("adaptive_avg_pool2d_out_dtype_err", "torch.ops.aten.adaptive_avg_pool2d.out(a, [1, 2], out=torch.empty(0, dtype=torch.double))"),
+                   ("adaptive_avg_pool3d_out_dtype_err", "torch.ops.aten.adaptive_avg_pool3d.out(a.unsqueeze(0).bfloat16(), [1, 2, 2], out=torch.empty(0))"),
+                   ("adaptive_avg_pool2d_out_input_first_err", "torch.ops.aten.adaptive_avg_pool2d.out(a[0, 0, 0], [1, 2], out=torch.empty(0, dtype=torch.double))"),
+                   ("multilabel_margin_forward_output_dtype_err", "torch.ops.aten.multilabel_margin_loss_forward.output(a[0, 0, 0], torch.tensor([0, 1, -1, 2]), 1, output=torch.empty(0, dtype=torch.double), is_target=torch.empty(0))"),
+                   ("multilabel_margin_forward_is_target_dtype_err", "torch.ops.aten.multilabel_margin_loss_forward.output(a[0, 0, 0], torch.tensor([0, 1, -1, 2]), 1, output=torch.empty(0), is_target=torch.empty(0, dtype=torch.bfloat16))"),
+                   ("kl_div_complex_err", "torch.nn.functional.kl_div(a.cfloat(), torch.ones(3, 2, 4, 4, dtype=torch.long))"),
+                   ("kl_div_complex_target_err", "torch.nn.functional.kl_div(a, a.cdouble())")):
+    add(_nm, f"lambda a: {_call}", [In((3, 2, 4, 4))], [])
+add("adaptive_avg_pool_out_same_dtype", "lambda a: (torch.ops.aten.adaptive_avg_pool2d.out(a, [1, 2], out=torch.empty(0)), torch.ops.aten.adaptive_avg_pool3d.out(a.unsqueeze(0).double(), [1, 2, 2], out=torch.empty(0, dtype=torch.double)), torch.ops.aten.multilabel_margin_loss_forward.output(a[0, 0, 0], torch.tensor([0, 1, -1, 2]), 1, output=torch.empty(0), is_target=torch.empty(0)))", [In((3, 2, 4, 4))], ["adaptive_avg_pool2d.out", "adaptive_avg_pool3d.out", "multilabel_margin_loss_forward.output"])
