@@ -570,7 +570,7 @@ static tn_tensor *slice_view(tn_tensor *self, int d, int64_t start, int64_t end,
     int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS];
     memcpy(sizes, self->sizes, sizeof sizes);
     memcpy(strides, self->strides, sizeof strides);
-    sizes[d] = (end - start + step - 1) / step;
+    sizes[d] = tn_add_wrap(end - start, step - 1) / step; /* wraps as upstream's: a step of 2**63 - 1 gives 0 */
     strides[d] = tn_mul_wrap(self->strides[d], step); /* wraps as upstream's (a step of 2**62) */
     return tn_tensor_new_view(self->storage, self->offset + start * self->strides[d], self->ndim, sizes, strides,
                               self->dtype);
