@@ -2,7 +2,7 @@
 with the genuine transformers + peft + torch.optim.AdamW; prints per-step losses, the
 LoRA parameters' checksums and (optionally) saves the adapter. Run under upstream torch
 and under torchnative by tests/test_lora.py; bench/ times it.
-    python tests/lora_run.py STEPS SEQ BATCH [--checkpointing] [--save DIR] [--load DIR]
+    python tests/lora_run.py STEPS SEQ BATCH [--checkpointing] [--save DIR] [--load DIR] [--threads N]
 The batches are windows of a fixed English passage through the model's own tokenizer
 (deterministic on both sides). The model comes from tests/bundled.py (the GGUF dequantised
 once per machine), as from_pretrained(gguf_file=) gives it."""
@@ -35,13 +35,15 @@ def main():
     ap.add_argument("--load")
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--eval", action="store_true", help="no training: the loss of the first batch")
+    ap.add_argument("--threads", type=int, default=2, help="intra-op threads (tests/test_lora.py runs the two "
+                    "sides at once with 1 each: 2 threads each on 2 cores spun in both sides' pools)")
     a = ap.parse_args()
     import time
 
     from peft import LoraConfig, PeftModel, get_peft_model
 
     torch.manual_seed(0)
-    torch.set_num_threads(2)
+    torch.set_num_threads(a.threads)
     tok, model = bundled.load(torch.float32)  # the GGUF dequantised once per machine (tests/bundled.py)
     if a.load:
         model = PeftModel.from_pretrained(model, a.load, is_trainable=True)
