@@ -3650,10 +3650,12 @@ add("nll_loss_weight_half_input_float_err", "lambda a: torch.ops.aten.nll_loss(a
 # stride product (upstream's wraps; the slice is empty), and an antialiased upsampling scale
 # of 1e-12 gave 2e12 taps, past int (capped at the input's size plus the one zero tap; at
 # 1e-6, 2e6 taps, upstream still computes, and agrees with the cap; past int upstream's
-# answer is undefined behaviour, test_reliability.py checks ours there)
+# answer is undefined behaviour, test_reliability.py checks ours there). Outputs whose window
+# lies wholly past the input are left out: upstream's are uninitialised there (0 in one run,
+# NaN in the clean-clone ASan tier's), ours 0
 add("slice_step_2_62_stride_wraps", "lambda a: (torch.ops.aten.slice(a, 2, 3, 1, 2**62).stride(), torch.slice_copy(a, 2, 3, 1, 2**62).shape, torch.ops.aten.slice(a, 0, 1, None, 2**62), torch.ops.aten.slice(a, 3, 0, None, 2**63 - 1))", [In((5, 5, 1, 5), dtype="float16")], ["slice.Tensor", "slice_copy.Tensor"])
 for _nm in ("bilinear", "bicubic"):
-    add(f"upsample_{_nm}2d_aa_tiny_scale", f"lambda a: (torch._C._nn._upsample_{_nm}2d_aa(a, [1, 1], False, None, 1e-6), torch._C._nn._upsample_{_nm}2d_aa(a, [1, 3], False, 1e-5, 1e-3), torch._C._nn._upsample_{_nm}2d_aa(a[:, :, :1], [1, 3], False, 1e-5, 1e-3))", [In((2, 2, 4, 4))], [f"_upsample_{_nm}2d_aa.default"])
+    add(f"upsample_{_nm}2d_aa_tiny_scale", f"lambda a: (torch._C._nn._upsample_{_nm}2d_aa(a, [1, 1], False, None, 1e-6), torch._C._nn._upsample_{_nm}2d_aa(a, [1, 1], False, 1e-5, 1e-3), torch._C._nn._upsample_{_nm}2d_aa(a[:, :, :1], [1, 1], False, 1e-5, 1e-3))", [In((2, 2, 4, 4))], [f"_upsample_{_nm}2d_aa.default"])
 add("repeat_out_int64_max_empty", "lambda a: (torch.ops.aten.repeat.out(a, [2**63 - 1, 0, 3], out=torch.empty(0)).stride(), a.repeat(2**63 - 1, 0, 3).shape)", [In((4, 1))], ["repeat.out", "repeat.default"])
 add("im2col_kernel_int64_max_err", "lambda a: torch.ops.aten.im2col(a, [5, 2**63 - 1], [4, 2], [3, 3], [4, 1])", [In((2, 3, 2), dtype="float16")], ["im2col.default"])
 add("im2col_dilation_wraps_err", "lambda a: torch.ops.aten.im2col(a, [2, 2], [2**62, 1], [0, 0], [1, 1])", [In((2, 3, 2))], ["im2col.default"])
