@@ -108,6 +108,7 @@ def load(dtype=None, tokenizer=True):
 if __name__ == "__main__":
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TQDM_DISABLE", "1")
     if len(sys.argv) == 3 and sys.argv[1] == "--make":
         _make(sys.argv[2])
     elif len(sys.argv) == 1:
