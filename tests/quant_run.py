@@ -35,7 +35,6 @@ def main():
     new_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else NEW_TOKENS
     if len(sys.argv) > 2:  # another GGUF of the same model (tests/quant_k_model.py's re-quantised copy)
         d, f = os.path.split(os.path.abspath(sys.argv[2]))
-    if len(sys.argv) > 2:
         tok = AutoTokenizer.from_pretrained(d, gguf_file=f)
         floating = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, dtype=torch.float32).eval()
     else:  # the bundled file dequantised once per machine (tests/bundled.py), as from_pretrained(gguf_file=) gives it

@@ -735,20 +735,30 @@ def test_matrix_power_of_the_most_negative_exponent():
     assert torch.equal(got, torch.eye(2)), got
 
 
-@pytest.mark.parametrize("op", ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"])
-def test_antialiased_upsampling_at_a_vanishing_scale(op):
+AA_PROBE = r"""
+import json, torch
+a = torch.randn(2, 2, 4, 4, generator=torch.Generator().manual_seed(0))
+print(json.dumps({op: getattr(torch._C._nn, op)(a, [1, 1], False, 1e-6, 1e-6).flatten().tolist()
+                  for op in ("_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa")}))
+"""
+
+
+def test_antialiased_upsampling_at_a_vanishing_scale(reference):
     """A scale of 1e-9 or 1e-12 makes upstream's tap count, ceil(support) * 2 + 1, pass int
     (a UBSan report of ours in the session-32 ASan fuzz run): upstream then segfaults
-    ([2, 3] at 1e-9) or returns garbage ([1, 1] at 1e-12), RELIABILITY "Where upstream
-    itself fails". Ours caps the taps at the input's size plus one and gives the limit of
-    the small scales upstream computes: every window covers the whole input."""
-    fn = getattr(torch._C._nn, op)
+    ([2, 3] at 1e-9) or returns values that change from run to run ([1, 1] at 1e-12),
+    RELIABILITY "Where upstream itself fails". Ours caps the taps at the input's size plus
+    one. At 1e-6 (2e6 taps) upstream still computes, every window covering the whole input;
+    ours at 1e-9 and 1e-12 must give upstream's 1e-6 answer (the outputs whose window lies
+    past the input are not compared: upstream's are uninitialised there)."""
+    ref = reference(AA_PROBE)
     a = torch.randn(2, 2, 4, 4, generator=torch.Generator().manual_seed(0))
-    limit = fn(a, [2, 3], False, 1e-7, 1e-7)
-    for s in (1e-9, 1e-12):
-        got = fn(a, [2, 3], False, s, s)
-        torch.testing.assert_close(got, limit, rtol=1e-5, atol=1e-6)
-    assert torch.equal(fn(a, [1, 1], False, None, 1e-12)[..., 0, 0], fn(a, [1, 1], False, None, 1e-9)[..., 0, 0])
+    for op, want in ref.items():
+        fn = getattr(torch._C._nn, op)
+        for s in (1e-9, 1e-12):
+            torch.testing.assert_close(fn(a, [1, 1], False, s, s).flatten(), torch.tensor(want), rtol=1e-5, atol=1e-6)
+            wide = fn(a, [2, 3], False, s, s)  # upstream segfaults on this one at 1e-9
+            torch.testing.assert_close(wide[..., 0, 0].flatten(), torch.tensor(want), rtol=1e-5, atol=1e-6)
 
 
 def test_idempotent_reductions_read_a_repeated_dim_once():

@@ -115,19 +115,24 @@ static tn_status check_out_rule(tn_out_rule rule, const tn_op_schema *s, tn_dtyp
     }
 }
 
+/* The result dtype a rule that fixes it predicts from the inputs, before any kernel runs:
+ * self's for the non-promoting ops and histc, bool for the boolean ones; UNDEFINED for the
+ * rules whose dtype only the result tells. */
+static tn_dtype out_rule_predicted(tn_out_rule rule, const tn_value *args) {
+    if (rule == TN_OUT_BOOL_ONLY || rule == TN_OUT_BOOL_EXACT) return TN_DTYPE_BOOL;
+    bool from_self = rule == TN_OUT_SAME_DTYPE || rule == TN_OUT_AS_INPUT || rule == TN_OUT_SCALAR_TYPE ||
+                     rule == TN_OUT_HISTC;
+    return from_self && args[0].tag == TN_V_TENSOR ? args[0].u.t->dtype : TN_DTYPE_UNDEFINED;
+}
+
 /* Upstream checks an out= dtype of the rules that fix it before the kernel runs, so a call
- * that would fail in the kernel as well reports the out= dtype: the result dtype predicted
- * from the inputs (self's for the non-promoting ops; bool) when the functional failed. */
+ * that would fail in the kernel as well reports the out= dtype (the predicted dtype above)
+ * when the functional failed. */
 static tn_status out_rule_before(tn_out_rule rule, const tn_op_schema *s, const tn_value *args, tn_status failed) {
-    if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || args[0].tag != TN_V_TENSOR) return failed;
-    const tn_tensor *out = args[s->nargs - 1].u.t;
-    tn_dtype predicted = rule == TN_OUT_SAME_DTYPE || rule == TN_OUT_AS_INPUT || rule == TN_OUT_SCALAR_TYPE ||
-                                 rule == TN_OUT_HISTC
-                             ? args[0].u.t->dtype
-                         : rule == TN_OUT_BOOL_ONLY || rule == TN_OUT_BOOL_EXACT ? TN_DTYPE_BOOL
-                                                    : TN_DTYPE_UNDEFINED;
-    if (predicted == TN_DTYPE_UNDEFINED || !out) return failed;
-    tn_status st = check_out_rule(rule, s, predicted, out, false);
+    if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || args[s->nargs - 1].tag != TN_V_TENSOR) return failed;
+    tn_dtype predicted = out_rule_predicted(rule, args);
+    if (predicted == TN_DTYPE_UNDEFINED) return failed;
+    tn_status st = check_out_rule(rule, s, predicted, args[s->nargs - 1].u.t, false);
     return st != TN_OK ? st : failed;
 }
 
@@ -319,11 +324,9 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     }
     if (tn_op_out_iter((tn_op_id)s->functional) && s->kind == TN_OP_KIND_OUT && s->nout == 1)
         TN_TRY(iter_out_resize_first(s, fn, args));
-    if (rule == TN_OUT_HISTC && s->kind == TN_OP_KIND_OUT && args[0].tag == TN_V_TENSOR &&
-        args[s->nargs - 1].tag == TN_V_TENSOR) /* upstream's first check, before the bins are counted */
-        TN_TRY(check_out_rule(rule, s, args[0].u.t->dtype, args[s->nargs - 1].u.t, false));
-    if (rule == TN_OUT_BOOL_EXACT && s->kind == TN_OP_KIND_OUT && args[s->nargs - 1].tag == TN_V_TENSOR)
-        TN_TRY(check_out_rule(rule, s, TN_DTYPE_BOOL, args[s->nargs - 1].u.t, false));
+    /* histc and isin check out's dtype first, before any input is looked at: a call with
+     * valid inputs as well (histc's bins counted, isin's elements searched) */
+    if (rule == TN_OUT_HISTC || rule == TN_OUT_BOOL_EXACT) TN_TRY(out_rule_before(rule, s, args, TN_OK));
     tn_tensor *converted = NULL;
     if (rule == TN_OUT_CONVERT_SELF && s->kind == TN_OP_KIND_OUT && s->nout == 1 && s->nargs <= 64 &&
         args[0].tag == TN_V_TENSOR && args[s->nargs - 1].tag == TN_V_TENSOR) {
