@@ -727,6 +727,21 @@ def test_sum_over_a_huge_expanded_view_answers_at_once():
     assert abs(total - 0.1 * 2**36) < 1e-3 * 0.1 * 2**36
 
 
+def test_fill_of_a_huge_expanded_view_writes_its_elements_once():
+    """fill_ of an expanded view of 2**62 elements (the seed-35 ASan fuzz run) hung ours as
+    it hangs upstream, which writes the one element 2**62 times; ours writes each distinct
+    element once (the small views' values are compared with upstream in the op case
+    fill_zero_stride_views)."""
+    x = torch.tensor([[0], [7]], dtype=torch.int16)
+    v = x.expand(2, 2**61)
+    t0 = time.perf_counter()
+    assert v.fill_(1.5) is v and x.tolist() == [[1], [1]]
+    torch.ops.aten.fill_.Scalar(x[:1].expand(2**40, 2**20), -3)
+    assert x.tolist() == [[-3], [1]]
+    v.zero_()
+    assert x.tolist() == [[0], [0]] and time.perf_counter() - t0 < 10.0
+
+
 def test_matrix_power_of_the_most_negative_exponent():
     """n = -2**63 negated itself (signed overflow, UBSan report in the session-27 ASan fuzz
     run); upstream does not finish this call (over 120 s, RELIABILITY "Where upstream itself

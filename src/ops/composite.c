@@ -52,6 +52,9 @@ tn_status tn_op_rad2deg(const tn_value *args, tn_value *rets) { return scale_ang
 
 /* aten::ldexp.Tensor(self, other) = self * 2^other in the promoted floating dtype of the two. */
 tn_status tn_op_ldexp_Tensor(const tn_value *args, tn_value *rets) {
+    /* upstream's kernel for a real floating self takes the exponent's integral types only */
+    if (tn_dtype_is_floating(args[0].u.t->dtype) && args[1].u.t->dtype == TN_DTYPE_BOOL)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"ldexp_cpu_exp\" not implemented for 'Bool'");
     tn_dtype target;
     TN_TRY(tn_promote_types(args[0].u.t->dtype, args[1].u.t->dtype, &target));
     if (!tn_dtype_is_floating(target) && !tn_dtype_is_complex(target)) target = tn_default_dtype();

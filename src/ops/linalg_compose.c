@@ -250,10 +250,22 @@ static tn_status ret1(tn_status st, tn_tensor *const *t, tn_value *rets) {
     return st;
 }
 
+/* upstream's pinv and matrix_rank read their tolerance tensors as real numbers, checked
+ * before anything else (an empty input too); pinv's rcond overloads name the rtol "rcond" */
+static tn_status tols_real(const char *api, const tol_spec *t, const char *rtol_name) {
+    const tn_tensor *tt[2] = {t->atol_t, t->rtol_t};
+    for (int i = 0; i < 2; i++)
+        if (tt[i] && tn_dtype_is_complex(tt[i]->dtype))
+            return tn_error(TN_ERR_RUNTIME, "torch.%s: %s tensor of complex type is not supported. Got %s", api,
+                            i ? rtol_name : "atol", tn_dtype_infos[tt[i]->dtype].c10_name);
+    return TN_OK;
+}
+
 /* aten::linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)
  * aten::linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) */
 tn_status tn_op_linalg_pinv_atol_rtol_tensor(const tn_value *args, tn_value *rets) {
     tol_spec t = tol_from_values(&args[1], &args[2]);
+    TN_TRY(tols_real("linalg.pinv", &t, "rtol"));
     tn_tensor *out = NULL;
     tn_status st = spectral_bcast("linalg.pinv", args[0].u.t, &t, args[3].u.b, true, &out);
     return ret1(st, &out, rets);
@@ -267,6 +279,7 @@ tn_status tn_op_linalg_pinv(const tn_value *args, tn_value *rets) {
     tn_value z = tn_value_double(0);
     tol_spec t = tol_from_values(&z, &args[1]);
     t.has_atol = false; /* atol 0 given: rtol is rcond as given */
+    TN_TRY(tols_real("linalg.pinv", &t, "rcond"));
     tn_tensor *out = NULL;
     tn_status st = spectral_bcast("linalg.pinv", args[0].u.t, &t, args[2].u.b, true, &out);
     return ret1(st, &out, rets);
@@ -278,20 +291,10 @@ tn_status tn_op_pinverse(const tn_value *args, tn_value *rets) {
     return tn_op_linalg_pinv(a, rets);
 }
 
-/* upstream's matrix_rank reads its tolerance tensors as real numbers */
-static tn_status rank_tols_real(const tol_spec *t) {
-    const tn_tensor *tt[2] = {t->atol_t, t->rtol_t};
-    for (int i = 0; i < 2; i++)
-        if (tt[i] && tn_dtype_is_complex(tt[i]->dtype))
-            return tn_error(TN_ERR_RUNTIME, "torch.linalg.matrix_rank: %s tensor of complex type is not supported. Got %s",
-                            i ? "rtol" : "atol", tn_dtype_infos[tt[i]->dtype].c10_name);
-    return TN_OK;
-}
-
 /* aten::linalg_matrix_rank.atol_rtol_tensor / .atol_rtol_float (input, *, atol, rtol, hermitian) */
 tn_status tn_op_linalg_matrix_rank_atol_rtol_tensor(const tn_value *args, tn_value *rets) {
     tol_spec t = tol_from_values(&args[1], &args[2]);
-    TN_TRY(rank_tols_real(&t));
+    TN_TRY(tols_real("linalg.matrix_rank", &t, "rtol"));
     tn_tensor *out = NULL;
     tn_status st = spectral_bcast("linalg.matrix_rank", args[0].u.t, &t, args[3].u.b, false, &out);
     return ret1(st, &out, rets);
@@ -304,7 +307,7 @@ tn_status tn_op_linalg_matrix_rank_atol_rtol_float(const tn_value *args, tn_valu
 tn_status tn_op_linalg_matrix_rank(const tn_value *args, tn_value *rets) {
     tn_value z = tn_value_double(0);
     tol_spec t = tol_from_values(&args[1], &z);
-    TN_TRY(rank_tols_real(&t));
+    TN_TRY(tols_real("linalg.matrix_rank", &t, "rtol"));
     tn_tensor *out = NULL;
     tn_status st = spectral_bcast("linalg.matrix_rank", args[0].u.t, &t, args[2].u.b, false, &out);
     return ret1(st, &out, rets);

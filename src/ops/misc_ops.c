@@ -67,7 +67,7 @@ static int cmp_f64(const void *a, const void *b) {
     } while (0)
 static void isin_typed(tn_dtype dt, const void *base, int64_t n, const void *keys, int64_t nk, bool invert, uint8_t *o) {
     if (nk == 0) {
-        memset(o, invert, (size_t)n);
+        if (n > 0) memset(o, invert, (size_t)n); /* o may be NULL when empty */
         return;
     }
     switch (dt) {

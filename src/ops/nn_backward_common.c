@@ -49,7 +49,9 @@ tn_status tn_nnb_check_same_shape(const tn_tensor *gy, const tn_tensor *x, const
 }
 
 void tn_nnb_zero_tensor(tn_tensor *t) {
-    if (t && !tn_tensor_is_meta(t)) memset(tn_tensor_data(t), 0, (size_t)tn_tensor_numel(t) * (size_t)tn_dtype_itemsize(t->dtype));
+    /* an empty tensor may have no storage: memset of NULL is undefined even for 0 bytes */
+    if (t && !tn_tensor_is_meta(t) && tn_tensor_numel(t) > 0)
+        memset(tn_tensor_data(t), 0, (size_t)tn_tensor_numel(t) * (size_t)tn_dtype_itemsize(t->dtype));
 }
 
 tn_status tn_nnb_acc_tensor(const tn_tensor *t, tn_dtype acc, tn_tensor **out) {

@@ -44,7 +44,8 @@ static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bo
     tn_status st = tn_tensor_contiguous(x, &xc);
     if (st == TN_OK) st = tn_tensor_empty(x->ndim, shape, x->dtype, tn_tensor_device(x), &v);
     if (st == TN_OK && is_max) st = tn_tensor_empty(x->ndim, shape, TN_DTYPE_INT64, tn_tensor_device(x), &ix);
-    if (st == TN_OK && !tn_tensor_is_meta(x)) {
+    /* an empty result (an output size of 0 beside one of 2**32) has no cell to visit */
+    if (st == TN_OK && !tn_tensor_is_meta(x) && tn_tensor_numel(v) > 0) {
         tn_dtype dt = x->dtype;
         int es = tn_dtype_itemsize(dt);
         int64_t plane_in = in[0] * in[1] * in[2], plane_out = out[0] * out[1] * out[2];
@@ -264,7 +265,7 @@ tn_status tn_op__adaptive_avg_pool3d_backward(const tn_value *a, tn_value *rets)
     tn_status st = acc ? tn_tensor_contiguous(gy, &gc) : tn_error(TN_ERR_RUNTIME, "out of memory");
     if (st == TN_OK) {
         const char *src = tn_tensor_data(gc);
-        for (int64_t p = 0; p < P; p++) {
+        for (int64_t p = 0; p < P && plane_out > 0; p++) { /* an empty gradient visits no cell */
             double *g = acc + p * plane_in;
             for (int64_t od = 0; od < out[0]; od++)
                 for (int64_t oh = 0; oh < out[1]; oh++)

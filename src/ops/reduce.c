@@ -296,6 +296,23 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     }
     tn_reduce_geom g;
     tn_reduce_geom_build(out, in, m, keepdim, &g);
+    if ((odt == TN_DTYPE_FLOAT16 || odt == TN_DTYPE_BFLOAT16) && !nan && g.ndim >= 2 && g.st[0][0] == 0 &&
+        g.st[0][1] == 0) {
+        /* upstream's sum_out (should_use_acc_buffer): a reduced-float sum whose iteration
+         * keeps two reduced dims (a permuted or expanded input that does not coalesce) would
+         * round each partial row into the half output; it sums self.to(float) into a float
+         * result instead and copies that (one rounding) */
+        tn_tensor_release(in);
+        tn_tensor *f, *fs;
+        tn_tensor_release(out);
+        TN_TRY(tn_reduce_to_dtype(self, TN_DTYPE_FLOAT32, &f));
+        st = sum_core(f, m, keepdim, TN_DTYPE_FLOAT32, false, &fs);
+        tn_tensor_release(f);
+        TN_TRY(st);
+        st = tn_reduce_to_dtype(fs, odt, res);
+        tn_tensor_release(fs);
+        return st;
+    }
     switch (odt) {
     case TN_DTYPE_COMPLEX64: k.kern = c64_sum_loop2d__scalar; break;
     case TN_DTYPE_COMPLEX128: k.kern = c128_sum_loop2d__scalar; break;

@@ -21,6 +21,19 @@ static tn_status zeros_like_sizes(const tn_value *sizes, const tn_tensor *grad, 
     return tn_tensor_zeros((int)sizes->u.ilist.n, sizes->u.ilist.data, grad->dtype, tn_tensor_device(grad), out);
 }
 
+/* upstream's zeros(input_sizes) refuses a size whose bytes pass int64 before anything else
+ * of the backward is checked */
+static tn_status sizes_fit(const tn_value *sizes, const tn_tensor *grad) {
+    int64_t nbytes = tn_dtype_itemsize(grad->dtype);
+    for (int64_t i = 0; i < sizes->u.ilist.n; i++)
+        if (__builtin_mul_overflow(nbytes, sizes->u.ilist.data[i], &nbytes)) {
+            char sb[256];
+            return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
+                            tn_format_sizes((int)sizes->u.ilist.n, sizes->u.ilist.data, sb, sizeof sb));
+        }
+    return TN_OK;
+}
+
 /* view.copy_(src) at the door; the view is released. */
 static tn_status copy_into(tn_tensor *view, tn_tensor *src) {
     tn_value a[3] = {tn_value_tensor(view), tn_value_tensor(src), tn_value_bool(false)}, r[1];
@@ -52,6 +65,7 @@ tn_status tn_op_select_backward(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
     int nd = (int)is->u.ilist.n, dim;
     TN_TRY(tn_check_sizes_nonnegative(nd, is->u.ilist.data)); /* upstream allocates the gradient first */
+    TN_TRY(sizes_fit(is, args[0].u.t));
     TN_TRY(tn_wrap_dim(args[2].u.i, nd, &dim));
     int64_t size = is->u.ilist.data[dim], index = args[3].u.i;
     if (index >= size || (index < 0 && (size <= 0 || index < -size))) /* (no -size of INT64_MIN) */

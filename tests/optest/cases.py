@@ -3688,3 +3688,57 @@ for _nm, _call in (("adaptive_avg_pool2d_out_dtype_err", "torch.ops.aten.adaptiv
                    ("kl_div_complex_target_err", "torch.nn.functional.kl_div(a, a.cdouble())")):
     add(_nm, f"lambda a: {_call}", [In((3, 2, 4, 4))], [])
 add("adaptive_avg_pool_out_same_dtype", "lambda a: (torch.ops.aten.adaptive_avg_pool2d.out(a, [1, 2], out=torch.empty(0)), torch.ops.aten.adaptive_avg_pool3d.out(a.unsqueeze(0).double(), [1, 2, 2], out=torch.empty(0, dtype=torch.double)), torch.ops.aten.multilabel_margin_loss_forward.output(a[0, 0, 0], torch.tensor([0, 1, -1, 2]), 1, output=torch.empty(0), is_target=torch.empty(0)))", [In((3, 2, 4, 4))], ["adaptive_avg_pool2d.out", "adaptive_avg_pool3d.out", "multilabel_margin_loss_forward.output"])
+# seed-35 run: a backward whose result is empty zero-filled it through memset(NULL, 0, 0),
+# undefined behaviour (UBSan); embedding_dense_backward with num_weights 0 is one such
+add("bwd_embedding_no_weights", f"lambda g, i: ({A}.embedding_dense_backward.default(g, i, 0, 4, True), {A}.embedding_dense_backward.default(g[:0], i[:0], 0, -1, False))",
+    [In((2, 2), "bfloat16"), In((2,), "int64", "index", high=3)], ["embedding_dense_backward.default"])
+# fill_ / zero_ of views with zero strides write each distinct element once (an expanded
+# 2**62-element view hung both sides: test_reliability.py); the values as upstream's
+add("fill_zero_stride_views", "lambda a: [a.clone()[:, :1].expand(3, 4).fill_(2.5).clone(), a.clone()[:1].expand(5, 4).zero_().clone(), a.cfloat()[:, None].expand(3, 2, 4).conj().fill_(1 + 2j).clone(), torch.ops.aten.fill_.Scalar(a.clone().as_strided((3, 2, 4), (4, 0, 1)), -1.0).clone(), torch.zeros(2, dtype=torch.int8)[:, None, None].expand(2, 3, 0).fill_(5).clone()]", [In((3, 4))], ["fill_.Scalar", "zero_.default"])
+# seed-35 run: the pooling operators' out= dtypes are upstream's structured (exact) or
+# scalar-type checks, values' out first, then indices (int64); adaptive max pooling to an
+# empty output beside a 2**32 size visited 2**32 empty rows (a hang)
+_POOL_OUT = {"max_pool2d_with_indices": "torch.ops.aten.max_pool2d_with_indices.out(a, [2, 2], out=o, indices=i)",
+             "max_pool3d_with_indices": "torch.ops.aten.max_pool3d_with_indices.out(a[None], [1, 2, 2], out=o, indices=i)",
+             "adaptive_max_pool2d": "torch.ops.aten.adaptive_max_pool2d.out(a, [2, 2], out=o, indices=i)",
+             "adaptive_max_pool3d": "torch.ops.aten.adaptive_max_pool3d.out(a, [1, 2, 2], out=o, indices=i)",
+             "fractional_max_pool2d": "torch.ops.aten.fractional_max_pool2d.output(a, [2, 2], [2, 2], torch.full((1, 3, 2), 0.5), output=o, indices=i)",
+             "avg_pool2d": "torch.ops.aten.avg_pool2d.out(a, [2, 2], out=o)",
+             "avg_pool3d": "torch.ops.aten.avg_pool3d.out(a[None], [1, 2, 2], out=o)"}
+for _nm, _call in _POOL_OUT.items():
+    for _tag, _o, _i in (("values_err", "torch.float64", "torch.long"), ("indices_err", "torch.float32", "torch.int32")):
+        if "avg" in _nm and _tag == "indices_err":
+            continue
+        add(f"pool_out_{_nm}_{_tag}", f"lambda a: (lambda o, i: {_call})(torch.empty(0, dtype={_o}), torch.empty(0, dtype={_i}))", [In((1, 3, 4, 4))], [])
+add("pool_out_exact_dtypes", "lambda a: [(lambda o, i: " + ", (lambda o, i: ".join(f"{c})(torch.empty(0), torch.empty(0, dtype=torch.long))" for c in _POOL_OUT.values()) + "]", [In((1, 3, 4, 4))],
+    ["max_pool2d_with_indices.out", "max_pool3d_with_indices.out", "adaptive_max_pool2d.out", "adaptive_max_pool3d.out", "fractional_max_pool2d.output", "avg_pool2d.out", "avg_pool3d.out"])
+add("max_unpool_out_scalar_type_err", "lambda a: torch.ops.aten.max_unpool2d.out(a, torch.zeros(1, 3, 4, 4, dtype=torch.long), [6, 6], out=torch.empty(0, dtype=torch.double))", [In((1, 3, 4, 4))], [])
+add("adaptive_max_pool_empty_beside_huge", "lambda a: [torch.ops.aten.adaptive_max_pool3d(a, [4, 2**32, 0]), torch.ops.aten.adaptive_max_pool3d.out(a, [4, 2**32, 0], out=torch.empty(0), indices=torch.empty(0, dtype=torch.long))]", [In((5, 2, 5, 2))], ["adaptive_max_pool3d.default"])  # 2d: upstream takes 13 s there
+add("adaptive_max_pool_out_huge_indices_err", "lambda a: torch.ops.aten.adaptive_max_pool3d.out(a, [4, 2**32, 0], out=torch.empty(1, 2), indices=torch.empty(0))", [In((5, 2, 5, 2))], [])
+# seed-35 run: a float16 / bfloat16 sum whose iteration keeps two reduced dims (an expanded
+# or permuted input) sums self.to(float) into a float result and rounds once, as upstream's
+# sum_out (should_use_acc_buffer); before, each row's partial sum was rounded into the output
+for _dt in ("float16", "bfloat16"):
+    add(f"sum_reduced_float_acc_buffer_{_dt}", "lambda a: [a[0, :, :1].expand(4, 7).sum(), a[0, :1, :].expand(7, 4).sum(), a[:, :, None].expand(3, 4, 5).sum(), a[:, :, None].expand(3, 4, 5).sum((0, 2)), a[:, :, None].expand(3, 4, 5).sum((0, 1)), a.t().sum(), a.t().sum(0), a.permute(1, 0)[None].expand(2, 4, 3).sum((0, 2)), a.sum(), a.sum(dtype=torch.float32), a.float().t().sum(dtype=getattr(torch, '" + _dt + "'))]",
+        [In((3, 4), dtype=_dt)], ["sum.default", "sum.dim_IntList"])
+# seed-35 run: embedding and linalg_matrix_exp have generated (copy_arg) out= forms: the
+# out dtype must be the result's exactly; pinv reads its rcond / atol / rtol tensors as real
+# numbers, checked first (an empty input too)
+for _nm, _call in (("embedding_out_dtype_err", "torch.ops.aten.embedding.out(a, torch.tensor([1, 2]), out=torch.empty(0, dtype=torch.double))"),
+                   ("embedding_out_uint8_err", "torch.ops.aten.embedding.out(a.to(torch.uint8), torch.tensor([1, 2]), out=torch.empty(0, dtype=torch.long))"),
+                   ("matrix_exp_out_complex_err", "torch.ops.aten.linalg_matrix_exp.out(a[:3, :3], out=torch.empty(0, dtype=torch.cdouble))"),
+                   ("matrix_exp_out_empty_err", "torch.ops.aten.linalg_matrix_exp.out(a[None, :0, :0], out=torch.empty(0, dtype=torch.double))"),
+                   ("pinv_rcond_complex_err", "torch.ops.aten.linalg_pinv.out_rcond_tensor(a[None, :0].cfloat(), torch.tensor(1j), out=torch.empty(0, dtype=torch.cfloat))"),
+                   ("pinv_rtol_complex_err", "torch.linalg.pinv(a.cfloat(), rtol=torch.tensor(1j))"),
+                   ("pinv_atol_complex_err", "torch.linalg.pinv(a[:0], atol=torch.tensor([1j, 2]))")):
+    add(_nm, f"lambda a: {_call}", [In((5, 3))], [])
+add("embedding_matrix_exp_out_same_dtype", "lambda a: [torch.ops.aten.embedding.out(a, torch.tensor([1, 2]), out=torch.empty(0)), torch.ops.aten.linalg_matrix_exp.out(a[:3, :3], out=torch.empty(0))]", [In((5, 3))], ["embedding.out", "linalg_matrix_exp.out"])
+# seed-34 run: select_backward allocates zeros(input_sizes) before its dim check, so sizes
+# whose bytes pass int64 refuse first; ldexp of a real floating self refuses a bool exponent
+# (upstream's kernel takes the exponent's integral types only)
+for _nm, _call in (("select_backward_sizes_overflow_err", "torch.ops.aten.select_backward(a, [2**62, 2**62, 2], -5, 0)"),
+                   ("select_backward_bytes_overflow_err", "torch.ops.aten.select_backward(a, [2**60, 8], 1, 9)"),
+                   ("ldexp_float_bool_err", "torch.ldexp(a, torch.tensor([True, False, True]))"),
+                   ("ldexp_inplace_bool_err", "a.clone().ldexp_(torch.tensor([True, False, True]))")):
+    add(_nm, f"lambda a: {_call}", [In((3,))], [])
+add("ldexp_bool_int_mixes", "lambda a: [torch.ldexp(torch.tensor([True, False, True]), torch.tensor([True, True, False])), torch.ldexp(torch.tensor([True, False, True]), torch.tensor([2, -1, 3])), torch.ldexp(a.to(torch.int8), torch.tensor([True, False, True])), torch.ldexp(a, torch.tensor([2, -1, 3], dtype=torch.int8))]", [In((3,))], ["ldexp.Tensor"])
