@@ -395,6 +395,21 @@ tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t, *t[5] = {0};
     if (!tn_dtype_is_floating(x->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"log_sigmoid_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
+    if (x->dtype == TN_DTYPE_FLOAT16 || x->dtype == TN_DTYPE_BFLOAT16) {
+        /* upstream's reduced-float kernel computes every step in float and rounds once */
+        tn_tensor *xf, *yf;
+        TN_TRY(to_dtype(&args[0], TN_DTYPE_FLOAT32, &xf));
+        tn_value fa[1] = {tn_value_tensor(xf)};
+        tn_status st = tn_dispatch_one(TN_OP_log_sigmoid, fa, &yf);
+        tn_tensor_release(xf);
+        TN_TRY(st);
+        tn_value yv = tn_value_tensor(yf);
+        st = to_dtype(&yv, x->dtype, &xf);
+        tn_tensor_release(yf);
+        TN_TRY(st);
+        rets[0] = tn_value_tensor(xf);
+        return TN_OK;
+    }
     tn_value a0[1] = {args[0]};
     tn_status st = tn_dispatch_one(TN_OP_abs, a0, &t[0]);
     tn_value a1[1] = {tn_value_tensor(t[0])};

@@ -3742,3 +3742,9 @@ for _nm, _call in (("select_backward_sizes_overflow_err", "torch.ops.aten.select
                    ("ldexp_inplace_bool_err", "a.clone().ldexp_(torch.tensor([True, False, True]))")):
     add(_nm, f"lambda a: {_call}", [In((3,))], [])
 add("ldexp_bool_int_mixes", "lambda a: [torch.ldexp(torch.tensor([True, False, True]), torch.tensor([True, True, False])), torch.ldexp(torch.tensor([True, False, True]), torch.tensor([2, -1, 3])), torch.ldexp(a.to(torch.int8), torch.tensor([True, False, True])), torch.ldexp(a, torch.tensor([2, -1, 3], dtype=torch.int8))]", [In((3,))], ["ldexp.Tensor"])
+# log_sigmoid of float16 / bfloat16 computes every step in float and rounds once, as
+# upstream's reduced-float kernel (ours rounded exp(-|x|) and log1p to the half type: 1 ulp
+# on many elements); exact, so binary_cross_entropy_with_logits' half types follow
+for _dt in ("float16", "bfloat16"):
+    add(f"log_sigmoid_{_dt}_one_rounding", "lambda a, t: [torch.nn.functional.logsigmoid(a * 6), torch.nn.functional.logsigmoid(a.t() * 3), torch.nn.functional.binary_cross_entropy_with_logits(a * 4, t, reduction='none')]",
+        [In((64, 64), dtype=_dt), In((64, 64), dtype=_dt, kind="pos")], ["log_sigmoid.default"], rtol=0, atol=0)
