@@ -742,6 +742,19 @@ def test_fill_of_a_huge_expanded_view_writes_its_elements_once():
     assert x.tolist() == [[0], [0]] and time.perf_counter() - t0 < 10.0
 
 
+def test_range_with_a_step_that_truncates_to_zero():
+    """torch.range(1.0, 3, 0.5, dtype=<an integer dtype>) divides by the truncated step: upstream
+    dies of SIGFPE (RELIABILITY "Where upstream itself fails"); ours refuses as arange's int64
+    form does (ValueError). Found next to the seed-36 fuzz run's arange finding."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for dt in (torch.int64, torch.int32, torch.int8, torch.uint8):
+            with pytest.raises(ValueError, match="step must be nonzero"):
+                torch.range(1.0, 3, 0.5, dtype=dt)
+            assert torch.range(0.5, 4.7, 1.5, dtype=dt).tolist() == [0, 1, 2, 3, 4]
+
+
 def test_matrix_power_of_the_most_negative_exponent():
     """n = -2**63 negated itself (signed overflow, UBSan report in the session-27 ASan fuzz
     run); upstream does not finish this call (over 120 s, RELIABILITY "Where upstream itself

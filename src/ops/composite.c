@@ -13,12 +13,6 @@
 #include "ops/shape.h"
 #include "ops/scalar_convert.h"
 
-/* aten::divide.* are div.* under another name. */
-tn_status tn_op_divide_Tensor(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_div_Tensor, a, r); }
-tn_status tn_op_divide_Scalar(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_div_Scalar, a, r); }
-tn_status tn_op_divide_Tensor_mode(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_div_Tensor_mode, a, r); }
-tn_status tn_op_divide_Scalar_mode(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_div_Scalar_mode, a, r); }
-
 /* aten::positive(Tensor(a) self) -> Tensor(a): self itself; a bool tensor is refused. */
 tn_status tn_op_positive(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
@@ -170,9 +164,6 @@ tn_status tn_op_meshgrid_indexing(const tn_value *args, tn_value *rets) {
                     (int)len, s);
 }
 
-/* aten::subtract.* are sub.* under another name. */
-tn_status tn_op_subtract_Tensor(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_sub_Tensor, a, r); }
-tn_status tn_op_subtract_Scalar(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_sub_Scalar, a, r); }
 /* aten::unsafe_chunk / unsafe_split / unsafe_split_with_sizes: chunk / split without the
  * view bookkeeping upstream skips; the values are the same. */
 tn_status tn_op_unsafe_chunk(const tn_value *a, tn_value *r) { return tn_dispatch(TN_OP_chunk, a, r); }

@@ -513,36 +513,6 @@ tn_status tn_op_adaptive_avg_pool1d(const tn_value *args, tn_value *rets) {
     return tn_cx_finish(&c, sq(&c, y), rets);
 }
 
-/* upsample_nearest1d.vec(input, output_size?, scale_factors?) (upsample_linear1d has its own
- * kernel in nn_upsample_nd.c: upstream stores its bfloat16 weights rounded, the 2-d bilinear
- * kernel here does not) */
-static tn_status upsample1d(const tn_value *args, tn_value *rets, bool linear) {
-    tn_tensor *x = args[0].u.t;
-    const tn_value *osz = &args[1], *sf = &args[linear ? 3 : 2];
-    if (x->ndim != 3)
-        return tn_error(TN_ERR_RUNTIME, "Input Error: Only 3D input Tensors supported (got %dD) for the modes: nearest | linear (got %s)",
-                        x->ndim, linear ? "linear" : "nearest");
-    int64_t o2[2];
-    double s2[2] = {1.0, 0};
-    tn_value ov = {.tag = TN_V_NONE}, sv = {.tag = TN_V_NONE};
-    if (osz->tag == TN_V_INTLIST) {
-        if (osz->u.ilist.n != 1) return tn_error(TN_ERR_RUNTIME, "It is expected output_size equals to 1, but got size %lld", (long long)osz->u.ilist.n);
-        ov = pair_of(osz, 1, o2);
-    }
-    if (sf->tag == TN_V_DOUBLELIST) {
-        if (sf->u.dlist.n != 1) return tn_error(TN_ERR_RUNTIME, "It is expected scale_factors equals to 1, but got size %lld", (long long)sf->u.dlist.n);
-        s2[1] = sf->u.dlist.data[0];
-        sv.tag = TN_V_DOUBLELIST;
-        sv.u.dlist.data = s2;
-        sv.u.dlist.n = 2;
-    }
-    tn_cx c = {0};
-    tn_tensor *u = unsq(&c, x), *y;
-    if (linear) y = tn_cx_call(&c, TN_OP_upsample_bilinear2d_vec, TN_ARGS(TN_T(u), ov, args[2], sv));
-    else y = tn_cx_call(&c, TN_OP_upsample_nearest2d_vec, TN_ARGS(TN_T(u), ov, sv));
-    return tn_cx_finish(&c, sq(&c, y), rets);
-}
-tn_status tn_op_upsample_nearest1d_vec(const tn_value *a, tn_value *r) { return upsample1d(a, r, false); }
 
 /* aten::embedding_renorm(self, indices, max_norm, norm_type), the functional form of
  * embedding_renorm_ (the door derives the in-place one): each distinct row indexed whose

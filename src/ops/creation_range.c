@@ -83,13 +83,13 @@ static tn_status acc_params(tn_dtype dt, const tn_value *start, const tn_value *
         TN_TRY(to_i64(start, &p->istart));
         TN_TRY(to_i64(end, &p->iend));
         TN_TRY(to_i64(step, &p->istep));
-        if (p->istep == 0) {
-            /* a nonzero step that truncates to 0 in an integral dtype is a ValueError upstream */
-            if (v_double(step) != 0) return tn_error(TN_ERR_VALUE, "step must be nonzero");
-            return tn_error(TN_ERR_RUNTIME, "step must be nonzero");
-        }
+        if (dst == 0) return tn_error(TN_ERR_RUNTIME, "step must be nonzero");
+        /* a nonzero step that truncates to 0: int64's exact size computation divides by it
+         * (a ValueError upstream); the narrower integers size the result in double and
+         * repeat the truncated start (arange(1.0, 3, 0.5, dtype=int8) is [1, 1, 1, 1]) */
+        if (p->istep == 0 && dt == TN_DTYPE_INT64) return tn_error(TN_ERR_VALUE, "step must be nonzero");
         if (!((dst > 0 && de >= ds) || (dst < 0 && de <= ds)) ||
-            !((p->istep > 0 && p->iend >= p->istart) || (p->istep < 0 && p->iend <= p->istart)))
+            (p->istep != 0 && !((p->istep > 0 && p->iend >= p->istart) || (p->istep < 0 && p->iend <= p->istart))))
             return tn_error(TN_ERR_RUNTIME, "upper bound and lower bound inconsistent with step sign");
         return TN_OK;
     }
@@ -198,6 +198,9 @@ static tn_status range_impl(const tn_value *start, const tn_value *end, const tn
     TN_TRY(acc_params(dt, start, end, step, &p));
     int64_t size;
     if (tn_dtype_is_integral(dt, false)) {
+        /* a step that truncates to 0: upstream's range divides by it (SIGFPE, RELIABILITY
+         * "Where upstream itself fails"); refused as arange's int64 form refuses it */
+        if (p.istep == 0) return tn_error(TN_ERR_VALUE, "step must be nonzero");
         size = (p.iend - p.istart) / p.istep + 1;
     } else if (is_reduced(dt)) {
         size = (int64_t)(((float)p.dend - (float)p.dstart) / (float)p.dstep + 1.0f);

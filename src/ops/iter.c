@@ -383,12 +383,13 @@ static void coalesce(tn_iter *it) {
         if (!ok) {
             ok = true;
             for (int k = 0; k < it->noperands; k++)
-                if (it->it_shape[prev] * it->strides[k][prev] != it->strides[k][d]) { ok = false; break; }
+                /* wrapping: only an empty iteration (never walked) can pass int64 here */
+                if (tn_mul_wrap(it->it_shape[prev], it->strides[k][prev]) != it->strides[k][d]) { ok = false; break; }
         }
         if (ok) {
             if (it->it_shape[prev] == 1)
                 for (int k = 0; k < it->noperands; k++) it->strides[k][prev] = it->strides[k][d];
-            it->it_shape[prev] *= it->it_shape[d];
+            it->it_shape[prev] = tn_mul_wrap(it->it_shape[prev], it->it_shape[d]);
         } else {
             prev++;
             if (prev != d) {
@@ -440,8 +441,18 @@ tn_status tn_iter_build(tn_iter *it, const tn_iter_config *cfg) {
     if (st == TN_OK) st = compute_types(it, cfg);
     if (st == TN_OK) st = allocate_outputs(it, cfg, device);
     if (st != TN_OK) { tn_iter_release(it); return st; }
+    /* a zero size makes the count 0 whatever the others multiply to (a [2**62, 2, 5, 0]
+     * repeat is empty: its product must not overflow first, a UBSan report of the seed-36
+     * fuzz run); without one, every operand's own count fits int64, and so does the
+     * broadcast shape's unless it is refused here */
     it->numel = 1;
-    for (int d = 0; d < it->shape_ndim; d++) it->numel *= it->shape[d];
+    for (int d = 0; d < it->shape_ndim; d++)
+        if (it->shape[d] == 0) it->numel = 0;
+    for (int d = 0; d < it->shape_ndim && it->numel; d++)
+        if (__builtin_mul_overflow(it->numel, it->shape[d], &it->numel)) {
+            tn_iter_release(it);
+            return tn_error(TN_ERR_RUNTIME, "numel: integer multiplication overflow");
+        }
     coalesce(it);
     return TN_OK;
 }

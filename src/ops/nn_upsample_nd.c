@@ -383,6 +383,8 @@ static tn_status up_vec(const up_kind *k, tn_op_id sized, const tn_value *args, 
     tn_status tn_op_##op##_vec(const tn_value *a, tn_value *r) { return up_vec(&k_##op, TN_OP_##op, a, r); }  \
     tn_status tn_op_##op##_backward(const tn_value *a, tn_value *r) { return up_backward(&k_##op, a, r); }
 
+/* aten::upsample_nearest1d(self, output_size[1], scales?), .vec, _backward */
+UP_OPS(upsample_nearest1d, UP_NEAREST, 1, "upsample_nearest1d_out_frame")
 /* aten::upsample_nearest3d(self, output_size[3], scales_d?, scales_h?, scales_w?), .vec, _backward */
 UP_OPS(upsample_nearest3d, UP_NEAREST, 3, "upsample_nearest3d_out_frame")
 /* aten::_upsample_nearest_exact1d / 2d / 3d(self, output_size, scales...), .vec, _backward */

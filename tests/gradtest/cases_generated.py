@@ -186,12 +186,13 @@ CASES = [
       "0 * (F.interpolate(x, size=(7, 3, 11), mode='nearest') ** 2 + F.interpolate(x, size=(7, 3, 11), mode='nearest-exact') ** 2).sum() + "
       "0 * (F.interpolate(x[:, :, 0], size=(9, 4), mode='bicubic', align_corners=True) ** 2).sum() + "
       "0 * (F.interpolate(x[:, :, 0], size=(9, 4), mode='nearest-exact') ** 2).sum() + 0 * (F.interpolate(x[:, :, 0, 0], size=13, mode='nearest-exact') ** 2).sum() + "
-      "0 * (F.interpolate(x[:, :, 0, 0], size=13, mode='linear') ** 2).sum() + 0 * (F.interpolate(x[:, :, 0, 0], scale_factor=0.6, mode='linear', align_corners=True) ** 2).sum()",
+      "0 * (F.interpolate(x[:, :, 0, 0], size=13, mode='linear') ** 2).sum() + 0 * (F.interpolate(x[:, :, 0, 0], scale_factor=0.6, mode='linear', align_corners=True) ** 2).sum() + "
+      "0 * (F.interpolate(x[:, :, 0, 0], size=13, mode='nearest') ** 2).sum()",
       [In((2, 2, 4, 5, 6))], (0,), ["upsample_trilinear3d", "upsample_nearest3d", "_upsample_nearest_exact3d", "upsample_bicubic2d",
                                     "_upsample_nearest_exact2d", "_upsample_nearest_exact1d", "upsample_trilinear3d_backward",
                                     "upsample_nearest3d_backward", "_upsample_nearest_exact3d_backward", "upsample_bicubic2d_backward",
                                     "_upsample_nearest_exact2d_backward", "_upsample_nearest_exact1d_backward", "upsample_linear1d",
-                                    "upsample_linear1d_backward"], double=True),
+                                    "upsample_linear1d_backward", "upsample_nearest1d", "upsample_nearest1d_backward"], double=True),
     G("gen_upsample_aa", "lambda x: F.interpolate(x, size=(3, 9), mode='bilinear', antialias=True) ** 2 + "
       "F.interpolate(x, size=(3, 9), mode='bicubic', antialias=True, align_corners=True) ** 2", [In((2, 2, 7, 5))], (0,),
       ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa", "_upsample_bilinear2d_aa_backward", "_upsample_bicubic2d_aa_backward"],

@@ -3748,3 +3748,29 @@ add("ldexp_bool_int_mixes", "lambda a: [torch.ldexp(torch.tensor([True, False, T
 for _dt in ("float16", "bfloat16"):
     add(f"log_sigmoid_{_dt}_one_rounding", "lambda a, t: [torch.nn.functional.logsigmoid(a * 6), torch.nn.functional.logsigmoid(a.t() * 3), torch.nn.functional.binary_cross_entropy_with_logits(a * 4, t, reduction='none')]",
         [In((64, 64), dtype=_dt), In((64, 64), dtype=_dt, kind="pos")], ["log_sigmoid.default"], rtol=0, atol=0)
+# seed-36 run: the iterator counted an empty shape [2**62, 2, 0]'s elements by multiplying
+# 2**62 * 2 first (UBSan); a zero size makes the count 0 before any product
+add("repeat_out_empty_past_int64", "lambda a: [torch.ops.aten.repeat.out(a[:0], [2**62, 2, 5], out=torch.empty(0, dtype=torch.uint8)).shape, torch.ops.aten.repeat.out(a[:0], [5, 2**62, 2], out=torch.empty(0, dtype=torch.uint8)).stride(), torch.zeros(2**62, 2, 0).add(1).shape]", [In((4,), dtype="uint8")], ["repeat.out"])
+# upsample_nearest1d (the sized form, its .out and backward) has the n-d kernel's row (it
+# was refused by name; the .vec form went through the 2-d kernel); every upsampling .out
+# is upstream's structured one: the out dtype must be the input's exactly (seed-36 run)
+add("upsample_nearest1d_forms", "lambda a, g: [torch.ops.aten.upsample_nearest1d(a, [7]), torch.ops.aten.upsample_nearest1d(a, [3], 0.6), torch.ops.aten.upsample_nearest1d(a, [12], 2.5), torch.ops.aten.upsample_nearest1d.vec(a, None, [1.7]), torch.ops.aten.upsample_nearest1d.out(a, [2], out=torch.empty(0)), torch.ops.aten.upsample_nearest1d_backward(g, [7], [2, 3, 5]), torch.ops.aten.upsample_nearest1d_backward(g, [7], [2, 3, 9], 1.3), torch.nn.functional.interpolate(a, scale_factor=1.5, mode='nearest')]",
+    [In((2, 3, 5)), In((2, 3, 7))], ["upsample_nearest1d.default", "upsample_nearest1d.vec", "upsample_nearest1d.out", "upsample_nearest1d_backward.default"])
+for _nm, _call in (("upsample_nearest1d_out_dtype_err", "torch.ops.aten.upsample_nearest1d.out(a, [4], out=torch.empty(0, dtype=torch.double))"),
+                   ("upsample_nearest1d_size_err", "torch.ops.aten.upsample_nearest1d(a, [4, 4])"),
+                   ("upsample_nearest1d_rank_err", "torch.ops.aten.upsample_nearest1d(a[0], [4])"),
+                   ("upsample_bilinear2d_out_dtype_err", "torch.ops.aten.upsample_bilinear2d.out(a[None], [4, 4], False, out=torch.empty(0, dtype=torch.cdouble))"),
+                   ("upsample_nearest_exact3d_out_dtype_err", "torch.ops.aten._upsample_nearest_exact3d.out(a[None, None].double(), [2, 3, 4], out=torch.empty(0))"),
+                   ("upsample_aa_out_dtype_err", "torch.ops.aten._upsample_bicubic2d_aa.out(a[None], [4, 4], False, out=torch.empty(0, dtype=torch.half))")):
+    add(_nm, f"lambda a: {_call}", [In((2, 3, 5))], [])
+# seed-36 run: arange into a narrower integer dtype with a step that truncates to 0 sizes the
+# result in double and repeats the truncated start (int64 refuses with ValueError, as before)
+add("arange_narrow_int_truncated_step", "lambda: [torch.arange(s, e, st, dtype=d) for d in (torch.int32, torch.int16, torch.int8, torch.uint8) for s, e, st in ((1.0, 3, 0.5), (1.0, 1, 1e-12), (0, 3, 0.3), (2.5, 0, -0.5), (-3.7, 2.2, 0.9), (0.5, 4.7, 1.5))] + [torch.arange(1.0, 3, 0.5, out=torch.empty(0, dtype=torch.int16))]", [], ["arange.start_step", "arange.start_out"])
+add("arange_int64_truncated_step_err", "lambda: torch.arange(1.0, 3, 0.5, dtype=torch.int64)", [], [])
+# divide / subtract are alias rows of div / sub (seed-36 run: their in-place forms skipped the
+# TensorIterator overlap check their targets make: a [1, 3] tensor divided in place by its
+# own flat view)
+for _f in ("divide_", "subtract_"):
+    add(f"{_f}_partial_self_overlap_err", f"lambda a: (lambda c: c.{_f}(c.view(3)))(a.clone())", [In((1, 3))], [])
+add("divide_subtract_alias_forms", "lambda a, b: [torch.divide(a, b), torch.divide(a, 2.0), torch.divide(a, b, rounding_mode='floor'), torch.divide(a, 3, rounding_mode='trunc'), torch.subtract(a, b, alpha=2), torch.subtract(a, 1.5), a.clone().divide_(b), a.clone().subtract_(b, alpha=-1), torch.divide(a, b, out=torch.empty(0)), torch.subtract(a, b, out=torch.empty(0, dtype=torch.double))]",
+    [In((3, 4)), In((3, 4), kind="pos")], ["divide.Tensor", "divide.Scalar", "divide.Tensor_mode", "divide.Scalar_mode", "subtract.Tensor", "subtract.Scalar"])
