@@ -3,7 +3,8 @@
  * (every 431st by default, about 1e7 per function; `--stride N [op...]` sweeps every Nth,
  * 1 = all 2^32, of the ops named (all by default) and prints each maximum ulp error, the numbers quoted in docs/PERFORMANCE.md), special values (NaN, +-inf,
  * +-0, domain ends, huge trig arguments), every bfloat16/float16 pattern against the scalar
- * loop, and gelu/elu/ndtr built from the vector erf/expm1 in the scalar formula's order. Each
+ * loop, gelu/elu/ndtr built from the vector erf/expm1 in the scalar formula's order, and atan2 over
+ * random pairs of patterns and the special values' pairs (`--stride N atan2`: 2e8 pairs). Each
  * vector ISA tier the host has is checked. */
 #include <float.h>
 #include <math.h>
@@ -26,7 +27,8 @@ static const math_case cases[] = {
     {TN_EW_tan, tan, 1},     {TN_EW_asin, asin, 1},   {TN_EW_acos, acos, 1}, {TN_EW_atan, atan, 1},
     {TN_EW_sinh, sinh, 1},   {TN_EW_cosh, cosh, 1},   {TN_EW_atanh, atanh, 1}, {TN_EW_erf, erf, 1},
     {TN_EW_erfc, erfc, 1},   {TN_EW_erfinv, NULL, 1}, {TN_EW_i0, NULL, 1},  {TN_EW_i0e, NULL, 1},
-    {TN_EW_i1, NULL, 1},     {TN_EW_i1e, NULL, 1},
+    {TN_EW_i1, NULL, 1},     {TN_EW_i1e, NULL, 1},   {TN_EW_log, log, 1},   {TN_EW_log2, log2, 1},
+    {TN_EW_log10, log10, 1}, {TN_EW_exp2, exp2, 1},
 };
 
 /* float bits as a monotone integer, so the difference counts representable floats */
@@ -179,6 +181,74 @@ static void test_composed(void) {
     TN_CHECK(bad == 0, "elu differs from its formula over the vector expm1 at %d points", bad);
 }
 
+/* atan2 (two inputs): pairs of float32 bit patterns from a fixed generator (a million per
+ * call) and every pair of the special values, against the float64 libm atan2 rounded:
+ * max 1 ulp; the half types as the unary ones, on a grid of pairs */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t rng32(void) {
+    rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+static void run2_f32(const float *y, const float *x, float *o, int64_t n) {
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    char *data[3] = {(char *)o, (char *)y, (char *)x};
+    int64_t st[3] = {4, 4, 4};
+    tn_ew_loop(TN_EW_atan2, TN_DTYPE_FLOAT32)(data, st, n, &ctx);
+}
+static void test_atan2(int64_t pairs) {
+    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 1e-45f, -1e-45f, FLT_MIN,
+                               FLT_MAX, -FLT_MAX, 3.0f, -0.5f, 1e30f, -1e-30f};
+    const int ns = (int)(sizeof sp / sizeof sp[0]);
+    float *y = malloc(CHUNK * 4), *x = malloc(CHUNK * 4), *got = malloc(CHUNK * 4);
+    int64_t maxd = 0;
+    float wy = 0, wx = 0;
+    for (int64_t done = 0; done < pairs;) {
+        int64_t n = 0;
+        if (done == 0)
+            for (int i = 0; i < ns; i++)
+                for (int j = 0; j < ns; j++, n++) y[n] = sp[i], x[n] = sp[j];
+        for (; n < CHUNK && done + n < pairs; n++) {
+            uint32_t a = rng32(), b = rng32();
+            /* half the pairs of nearby exponents, where the quotient is near 1 */
+            if (n & 1) b = (b & 0x807FFFFFu) | (a & 0x7F800000u);
+            memcpy(&y[n], &a, 4);
+            memcpy(&x[n], &b, 4);
+        }
+        run2_f32(y, x, got, n);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t d = ulp_dist(got[i], (float)atan2((double)y[i], (double)x[i]));
+            if (d > maxd) maxd = d, wy = y[i], wx = x[i];
+        }
+        done += n;
+    }
+    TN_CHECK(maxd <= 1, "atan2: %lld ulp at (%a, %a) (isa %s)", (long long)maxd, (double)wy, (double)wx,
+             tn_isa_name(tn_cpu_isa()));
+    free(y); free(x); free(got);
+    /* bfloat16 / float16 on a 256 x 256 grid of patterns: within one unit of the scalar loop */
+    const tn_dtype dts[2] = {TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT16};
+    uint16_t *a = malloc(65536 * 2), *b = malloc(65536 * 2), *o1 = malloc(65536 * 2), *o2 = malloc(65536 * 2);
+    for (int k = 0; k < 65536; k++) a[k] = (uint16_t)((k >> 8) * 257), b[k] = (uint16_t)((k & 255) * 257 + 3);
+    for (int t = 0; t < 2; t++) {
+        tn_loop_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        char *d1[3] = {(char *)o1, (char *)a, (char *)b}, *d2[3] = {(char *)o2, (char *)a, (char *)b};
+        int64_t st[3] = {2, 2, 2};
+        tn_ew_loop_scalar(TN_EW_atan2, dts[t])(d1, st, 65536, &ctx);
+        tn_ew_loop(TN_EW_atan2, dts[t])(d2, st, 65536, &ctx);
+        int bad = 0;
+        for (int k = 0; k < 65536; k++) {
+            float p = t ? tn_half_to_f32(o1[k]) : tn_bf16_to_f32(o1[k]);
+            float q = t ? tn_half_to_f32(o2[k]) : tn_bf16_to_f32(o2[k]);
+            if ((p != p && q != q) || p == q) continue;
+            int i1 = o1[k] & 0x8000 ? -(o1[k] & 0x7FFF) : o1[k], i2 = o2[k] & 0x8000 ? -(o2[k] & 0x7FFF) : o2[k];
+            bad += !(signbit(p) == signbit(q) && abs(i1 - i2) <= 1);
+        }
+        TN_CHECK(bad == 0, "atan2 %s: %d pairs off (isa %s)", t ? "float16" : "bfloat16", bad, tn_isa_name(tn_cpu_isa()));
+    }
+    free(a); free(b); free(o1); free(o2);
+}
+
 int main(int argc, char **argv) {
     uint64_t stride = argc > 2 && strcmp(argv[1], "--stride") == 0 ? strtoull(argv[2], NULL, 10) : 0;
     int full = stride > 0;
@@ -203,6 +273,9 @@ int main(int argc, char **argv) {
             test_half_types(c);
         }
         test_composed();
+        int atan2_named = argc <= 3;
+        for (int a = 3; a < argc; a++) atan2_named |= strcmp(argv[a], "atan2") == 0;
+        if (atan2_named) test_atan2(full ? 200000000 : 1000000);
     }
     tn_cpu_isa_set(host);
     return tn_test_summary();
