@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "core/generator.h"
+#include "core/threadpool.h"
+#include "kernels/elementwise.h"
 #include "kernels/random.h"
 #include "ops/creation_internal.h"
 #include "ops/shape.h"
@@ -206,6 +208,37 @@ done:
     return TN_OK;
 }
 
+/* glu of float32 / float64 in blocks on the pool: the vector sigmoid row of the second
+ * half into out, then out = first half * out (the formula's order, rounded in the dtype as
+ * upstream's float kernels); before, one scalar expf per element on one thread (7.5x
+ * upstream at 1e6 elements) */
+#define GLU_BLOCK 16384
+typedef struct glu_job {
+    const char *x;
+    char *y;
+    int64_t len, size_inner, nblk; /* per outer index: len = h * inner outputs */
+    int es;
+    tn_loop_fn sig, mul;
+} glu_job;
+
+static void glu_blocks(void *p, int64_t b, int64_t e) {
+    const glu_job *j = p;
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    for (int64_t k = b; k < e; k++) {
+        int64_t o = k / j->nblk, lo = (k % j->nblk) * GLU_BLOCK;
+        int64_t n = j->len - lo < GLU_BLOCK ? j->len - lo : GLU_BLOCK;
+        const char *a = j->x + (o * j->size_inner + lo) * j->es, *g = a + j->len * j->es;
+        char *y = j->y + (o * j->len + lo) * j->es;
+        char *ds[2] = {y, (char *)g};
+        int64_t s2[2] = {j->es, j->es};
+        j->sig(ds, s2, n, &ctx);
+        char *dm[3] = {y, (char *)a, y};
+        int64_t s3[3] = {j->es, j->es, j->es};
+        j->mul(dm, s3, n, &ctx);
+    }
+}
+
 /* aten::glu(self, dim) -> Tensor: first half * sigmoid(second half) along dim. */
 tn_status tn_op_glu(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t;
@@ -230,6 +263,12 @@ tn_status tn_op_glu(const tn_value *args, tn_value *rets) {
     int64_t outer = 1, inner = 1, h = size / 2;
     for (int i = 0; i < dim; i++) outer *= self->sizes[i];
     for (int i = dim + 1; i < self->ndim; i++) inner *= self->sizes[i];
+    if (self->dtype == acc && h * inner > 0) { /* float32 / float64: bx and by are the dtype's */
+        glu_job j = {bx.data, by.data, h * inner, size * inner, (h * inner + GLU_BLOCK - 1) / GLU_BLOCK,
+                     tn_dtype_itemsize(acc), tn_ew_loop(TN_EW_sigmoid, acc), tn_ew_loop(TN_EW_mul, acc)};
+        tn_parallel_for(outer * j.nblk, 1, glu_blocks, &j);
+        outer = 0; /* done */
+    }
     for (int64_t a = 0; a < outer; a++)
         for (int64_t j = 0; j < h * inner; j++) {
             int64_t src = a * size * inner + j, dst = a * h * inner + j;

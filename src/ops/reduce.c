@@ -775,6 +775,66 @@ tn_status tn_op_any_dim(const tn_value *a, tn_value *r) { return anyall(a[0].u.t
 /* aten::all.dim / all.dims */
 tn_status tn_op_all_dim(const tn_value *a, tn_value *r) { return anyall(a[0].u.t, &a[1], arg_bool(&a[2], false), ACC_ALL, r); }
 
+/* count_nonzero over all of a contiguous tensor: typed loops the compiler vectorises, in
+ * chunks on the pool, the chunks' counts added (exact in any order). A float element is
+ * nonzero unless it is +-0 (NaN counts), so the half types test their bits without the sign.
+ * Before: the generic per-element loop on one thread, 7.8x upstream at 1e6 floats. */
+#define SPLIT_SLOTS_COUNT 64
+typedef struct count_job {
+    const char *in;
+    tn_dtype dt;
+    int64_t counts[SPLIT_SLOTS_COUNT];
+} count_job;
+
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#define COUNT_NZ(T, p, lo, hi, expr)                                                             \
+    do {                                                                                         \
+        const T *v_ = (const T *)(p);                                                            \
+        int64_t c_ = 0;                                                                          \
+        for (int64_t i = (lo); i < (hi); i++) { T x = v_[i]; c_ += (expr); }                     \
+        return c_;                                                                               \
+    } while (0)
+static int64_t count_range(const char *p, tn_dtype dt, int64_t lo, int64_t hi) {
+    switch (dt) {
+    case TN_DTYPE_FLOAT32: COUNT_NZ(uint32_t, p, lo, hi, (x & 0x7FFFFFFFu) != 0);
+    case TN_DTYPE_FLOAT64: COUNT_NZ(uint64_t, p, lo, hi, (x & 0x7FFFFFFFFFFFFFFFull) != 0);
+    case TN_DTYPE_FLOAT16: case TN_DTYPE_BFLOAT16: COUNT_NZ(uint16_t, p, lo, hi, (x & 0x7FFFu) != 0);
+    case TN_DTYPE_INT64: case TN_DTYPE_UINT64: COUNT_NZ(uint64_t, p, lo, hi, x != 0);
+    case TN_DTYPE_INT32: case TN_DTYPE_UINT32: COUNT_NZ(uint32_t, p, lo, hi, x != 0);
+    case TN_DTYPE_INT16: case TN_DTYPE_UINT16: COUNT_NZ(uint16_t, p, lo, hi, x != 0);
+    default: COUNT_NZ(uint8_t, p, lo, hi, x != 0); /* int8, uint8, bool */
+    }
+}
+#pragma GCC pop_options
+
+static void count_chunk(void *ctx, int64_t c, int64_t lo, int64_t hi) {
+    count_job *j = ctx;
+    j->counts[c] = count_range(j->in, j->dt, lo, hi);
+}
+
+static bool count_all_fast(const tn_tensor *self, tn_dim_mask m, tn_tensor **out) {
+    tn_dtype dt = self->dtype;
+    bool typed = dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64 || dt == TN_DTYPE_FLOAT16 || dt == TN_DTYPE_BFLOAT16 ||
+                 (tn_dtype_is_integral(dt, true) && !tn_dtype_is_complex(dt));
+    int64_t n = tn_tensor_numel(self);
+    if (!typed || (self->ndim && (m & all_mask(self)) != all_mask(self)) || tn_tensor_is_meta(self) || !tn_tensor_is_contiguous(self) || n < 1) return false;
+    int es = tn_dtype_itemsize(dt);
+    if (((uintptr_t)tn_tensor_data(self)) % (uintptr_t)es) return false; /* a byte-offset view: the generic loop */
+    if (tn_tensor_empty(0, NULL, TN_DTYPE_INT64, tn_device_cpu(), out) != TN_OK) return false;
+    int64_t threads = tn_get_num_threads();
+    int64_t parts = split_parts(n, threads < SPLIT_SLOTS_COUNT ? threads : SPLIT_SLOTS_COUNT), total = 0;
+    if (parts < 2 || tn_in_parallel_region()) {
+        total = count_range(tn_tensor_data(self), dt, 0, n);
+    } else {
+        count_job j = {.in = tn_tensor_data(self), .dt = dt};
+        split_run(n, parts, count_chunk, &j);
+        for (int64_t c = 0; c < parts; c++) total += j.counts[c];
+    }
+    *(int64_t *)tn_tensor_data(*out) = total;
+    return true;
+}
+
 /* aten::count_nonzero(Tensor self, int? dim=None) and count_nonzero.dim_IntList(Tensor self, int[] dim) */
 tn_status tn_op_count_nonzero(const tn_value *a, tn_value *r) {
     tn_tensor *self = a[0].u.t, *out;
@@ -789,6 +849,10 @@ tn_status tn_op_count_nonzero(const tn_value *a, tn_value *r) {
     TN_TRY(tn_reduce_check_dtype("count_nonzero", self->dtype));
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(&a[1], self->ndim, true, &m));
+    if (count_all_fast(self, m, &out)) {
+        r[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
     TN_TRY(acc_core(self, m, false, TN_DTYPE_INT64, ACC_COUNT, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;

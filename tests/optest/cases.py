@@ -3774,3 +3774,12 @@ for _f in ("divide_", "subtract_"):
     add(f"{_f}_partial_self_overlap_err", f"lambda a: (lambda c: c.{_f}(c.view(3)))(a.clone())", [In((1, 3))], [])
 add("divide_subtract_alias_forms", "lambda a, b: [torch.divide(a, b), torch.divide(a, 2.0), torch.divide(a, b, rounding_mode='floor'), torch.divide(a, 3, rounding_mode='trunc'), torch.subtract(a, b, alpha=2), torch.subtract(a, 1.5), a.clone().divide_(b), a.clone().subtract_(b, alpha=-1), torch.divide(a, b, out=torch.empty(0)), torch.subtract(a, b, out=torch.empty(0, dtype=torch.double))]",
     [In((3, 4)), In((3, 4), kind="pos")], ["divide.Tensor", "divide.Scalar", "divide.Tensor_mode", "divide.Scalar_mode", "subtract.Tensor", "subtract.Scalar"])
+# count_nonzero over a whole contiguous tensor counts in typed chunks on the pool (NaN is
+# nonzero, -0 is zero; the half types by their bits)
+for _dt in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"):
+    add(f"count_nonzero_whole_{_dt}", "lambda a: [torch.count_nonzero(x) for x in (a, a[1:], a.view(4, -1), a[::3])] + [torch.count_nonzero(a.view(4, -1), (1, 0)), torch.count_nonzero(a.view(4, -1), 1)]",
+        [In((40000,), dtype=_dt, kind="special" if _dt.startswith(("float", "bfloat")) else "int")], ["count_nonzero.default", "count_nonzero.dim_IntList"])
+# glu of float32 / float64 runs the vector sigmoid and mul rows in blocks on the pool
+for _dt in ("float32", "float64"):
+    add(f"glu_blocks_{_dt}", "lambda a: [torch.nn.functional.glu(a, 0), torch.nn.functional.glu(a, -1), torch.nn.functional.glu(a.view(2, 2, -1), 1), torch.nn.functional.glu(a.t(), 0)]",
+        [In((4, 40000), dtype=_dt)], ["glu.default"])
