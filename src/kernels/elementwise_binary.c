@@ -207,9 +207,14 @@ TN_BB(mul, x && y)
 TN_BB(maximum, x || y) TN_BB(minimum, x && y) TN_BB(fmax, x || y) TN_BB(fmin, x && y)
 TN_BB(bitwise_and, x && y) TN_BB(bitwise_or, x || y) TN_BB(bitwise_xor, x != y)
 TN_BB(heaviside, x || y)
+/* bool rows at O3 with branch-free operators (x and y are 0/1 after the load), so the
+ * contiguous loops vectorise: logical_and of 1e6 bools took 12x upstream's time */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
 #define TN_BBB(op, ...) TN_EW_BOOL(TN_EW_B_BOOL, op, __VA_ARGS__)
 TN_BBB(eq, x == y) TN_BBB(ne, x != y) TN_BBB(lt, x < y) TN_BBB(le, x <= y) TN_BBB(gt, x > y) TN_BBB(ge, x >= y)
-TN_BBB(logical_and, x && y) TN_BBB(logical_or, x || y) TN_BBB(logical_xor, x != y)
+TN_BBB(logical_and, x & y) TN_BBB(logical_or, x | y) TN_BBB(logical_xor, x != y)
+#pragma GCC pop_options
 
 void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
 #define TN_REG_F(op) TN_EW_FLOATS(TN_EW_REG, op)

@@ -750,6 +750,36 @@ static tn_status complex_nonzero(tn_tensor *self, tn_tensor **out) {
     return tn_dispatch_one(TN_OP_ne_Scalar, a, out);
 }
 
+/* any / all over all of a contiguous tensor: scanned in blocks that stop at the first
+ * deciding element (memchr for a zero byte when all() of bool / uint8). Before: the generic
+ * loop's per-element store, 12x upstream for all() of 1e6 random bools. */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#define ANYALL_SCAN(T, expr)                                                                    \
+    do {                                                                                        \
+        const T *v_ = (const T *)p;                                                             \
+        for (int64_t b_ = 0; b_ < n; b_ += 4096) {                                              \
+            int64_t e_ = b_ + 4096 < n ? b_ + 4096 : n, c_ = 0;                                  \
+            for (int64_t i = b_; i < e_; i++) { T x = v_[i]; c_ += (expr); }                     \
+            if (any ? c_ > 0 : c_ < e_ - b_) return any;                                        \
+        }                                                                                       \
+        return !any;                                                                            \
+    } while (0)
+static bool anyall_scan(const char *p, tn_dtype dt, int64_t n, bool any) {
+    switch (dt) {
+    case TN_DTYPE_FLOAT32: ANYALL_SCAN(uint32_t, (x & 0x7FFFFFFFu) != 0);
+    case TN_DTYPE_FLOAT64: ANYALL_SCAN(uint64_t, (x & 0x7FFFFFFFFFFFFFFFull) != 0);
+    case TN_DTYPE_FLOAT16: case TN_DTYPE_BFLOAT16: ANYALL_SCAN(uint16_t, (x & 0x7FFFu) != 0);
+    case TN_DTYPE_INT64: case TN_DTYPE_UINT64: ANYALL_SCAN(uint64_t, x != 0);
+    case TN_DTYPE_INT32: case TN_DTYPE_UINT32: ANYALL_SCAN(uint32_t, x != 0);
+    case TN_DTYPE_INT16: case TN_DTYPE_UINT16: ANYALL_SCAN(uint16_t, x != 0);
+    default:
+        if (!any) return memchr(p, 0, (size_t)n) == NULL;
+        ANYALL_SCAN(uint8_t, x != 0);
+    }
+}
+#pragma GCC pop_options
+
 static tn_status anyall(tn_tensor *self, const tn_value *dim, bool keepdim, int op, tn_value *r) {
     if (cascade_complex(self->dtype)) {
         tn_tensor *nz;
@@ -762,6 +792,16 @@ static tn_status anyall(tn_tensor *self, const tn_value *dim, bool keepdim, int 
     tn_dim_mask m;
     TN_TRY(tn_reduce_dim_mask(dim, self->ndim, false, &m));
     tn_tensor *out;
+    tn_dtype dt = self->dtype, odt = dt == TN_DTYPE_UINT8 ? TN_DTYPE_UINT8 : TN_DTYPE_BOOL;
+    int64_t n = tn_tensor_numel(self);
+    if (!keepdim && (!self->ndim || (m & all_mask(self)) == all_mask(self)) && n > 0 && !tn_tensor_is_meta(self) &&
+        tn_tensor_is_contiguous(self) && (tn_dtype_is_floating(dt) || tn_dtype_is_integral(dt, true)) &&
+        ((uintptr_t)tn_tensor_data(self)) % (uintptr_t)tn_dtype_itemsize(dt) == 0) {
+        TN_TRY(tn_tensor_empty(0, NULL, odt, tn_tensor_device(self), &out));
+        *(uint8_t *)tn_tensor_data(out) = anyall_scan(tn_tensor_data(self), dt, n, op == ACC_ANY);
+        r[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
     TN_TRY(acc_core(self, m, keepdim, self->dtype == TN_DTYPE_UINT8 ? TN_DTYPE_UINT8 : TN_DTYPE_BOOL, op, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;

@@ -3783,3 +3783,7 @@ for _dt in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int1
 for _dt in ("float32", "float64"):
     add(f"glu_blocks_{_dt}", "lambda a: [torch.nn.functional.glu(a, 0), torch.nn.functional.glu(a, -1), torch.nn.functional.glu(a.view(2, 2, -1), 1), torch.nn.functional.glu(a.t(), 0)]",
         [In((4, 40000), dtype=_dt)], ["glu.default"])
+# any / all over a whole contiguous tensor scan in blocks and stop at the deciding element
+for _dt in ("float32", "float64", "bfloat16", "int64", "int16", "uint8", "bool"):
+    add(f"any_all_whole_{_dt}", "lambda a: [f(x) for f in (torch.any, torch.all) for x in (a, a[1:], a.abs() + 1, a * 0, a[:0], a.view(2, -1))] + [torch.all(a.view(2, -1), dim=(0, 1)), torch.any(a.view(2, -1), dim=(1, 0), keepdim=True)]",
+        [In((10000,), dtype=_dt, kind="special" if _dt.startswith(("float", "bfloat")) else "int")], ["any.default", "all.default", "all.dims", "any.dims"])
