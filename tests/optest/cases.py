@@ -3787,3 +3787,9 @@ for _dt in ("float32", "float64"):
 for _dt in ("float32", "float64", "bfloat16", "int64", "int16", "uint8", "bool"):
     add(f"any_all_whole_{_dt}", "lambda a: [f(x) for f in (torch.any, torch.all) for x in (a, a[1:], a.abs() + 1, a * 0, a[:0], a.view(2, -1))] + [torch.all(a.view(2, -1), dim=(0, 1)), torch.any(a.view(2, -1), dim=(1, 0), keepdim=True)]",
         [In((10000,), dtype=_dt, kind="special" if _dt.startswith(("float", "bfloat")) else "int")], ["any.default", "all.default", "all.dims", "any.dims"])
+# session 33's vector rows (float32 / bfloat16 / float16): log, log2, log10, exp2, atan2,
+# logaddexp, frac, nan_to_num and the bool tests, over the special values and both tails
+for _dt in ("float32", "bfloat16", "float16"):
+    add(f"vector_rows_session33_{_dt}", "lambda a, b: [torch.log(a.abs()), torch.log2(b), torch.log10(a.abs() + 1), torch.exp2(a), torch.atan2(a, b - 3), torch.atan2(a, a.flip(0)), torch.logaddexp(a, b), torch.logaddexp(a, a), torch.frac(a * 3), torch.nan_to_num(a * 1e38), torch.nan_to_num(a / 0, 1.5, 7.0, -9.0), torch.isnan(a / 0), torch.isinf(a * 1e38), torch.isfinite(a * 1e38), torch.isposinf(a / 0), torch.isneginf(a / 0), torch.logical_not(a.round())]",
+        [In((1037,), dtype=_dt, kind="special"), In((1037,), dtype=_dt, kind="pos")],
+        ["log.default", "log2.default", "log10.default", "exp2.default", "atan2.default", "logaddexp.default", "frac.default", "nan_to_num.default", "isnan.default", "isinf.default", "isfinite.default", "isposinf.default", "isneginf.default", "logical_not.default"])
