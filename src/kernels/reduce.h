@@ -95,5 +95,12 @@ void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, i
 void tn_softmax_rows__generic(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
 void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
 void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
+/* Softmax (log = 0) or log-softmax (log = 1) of a contiguous [outer, n, inner] float32
+ * tensor along its middle dim, threaded over blocks of columns: upstream's non-last-dim
+ * order (running max, exp and a sequential sum, then scale or subtract log-sum), the exp
+ * through the vector exp row */
+void tn_softmax_cols_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner, int log);
+/* f64_softmax_lastdim__scalar over chunks of contiguous rows on the pool */
+void tn_softmax_rows_f64(double *out, const double *in, int64_t rows, int64_t n, int mode);
 
 #endif

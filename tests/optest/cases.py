@@ -3793,3 +3793,8 @@ for _dt in ("float32", "bfloat16", "float16"):
     add(f"vector_rows_session33_{_dt}", "lambda a, b: [torch.log(a.abs()), torch.log2(b), torch.log10(a.abs() + 1), torch.exp2(a), torch.atan2(a, b - 3), torch.atan2(a, a.flip(0)), torch.logaddexp(a, b), torch.logaddexp(a, a), torch.frac(a * 3), torch.nan_to_num(a * 1e38), torch.nan_to_num(a / 0, 1.5, 7.0, -9.0), torch.isnan(a / 0), torch.isinf(a * 1e38), torch.isfinite(a * 1e38), torch.isposinf(a / 0), torch.isneginf(a / 0), torch.logical_not(a.round())]",
         [In((1037,), dtype=_dt, kind="special"), In((1037,), dtype=_dt, kind="pos")],
         ["log.default", "log2.default", "log10.default", "exp2.default", "atan2.default", "logaddexp.default", "frac.default", "nan_to_num.default", "isnan.default", "isinf.default", "isfinite.default", "isposinf.default", "isneginf.default", "logical_not.default"])
+# softmax / log_softmax of a contiguous float32 tensor along a non-last dim (blocks of
+# columns on the pool, the vector exp) and of float64 rows (on the pool), NaN and -inf
+# columns among them
+add("softmax_cols_and_f64_rows", "lambda a: [f(x, d) for f in (torch.softmax, torch.log_softmax) for x, d in ((a, 0), (a, 1), (a.view(3, 5, -1), 1), (a.view(3, 5, -1), 0), (a.double(), 2), (a.double().view(15, -1), -1), (a.view(3, 5, -1), -1))] + [torch.softmax(a, 0, dtype=torch.float64), torch.log_softmax(a.view(3, 5, -1), 1, dtype=torch.float64)]",
+    [In((3, 5, 300), kind="special")], ["_softmax.default", "_log_softmax.default", "softmax.int", "log_softmax.int"])
