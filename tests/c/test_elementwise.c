@@ -465,8 +465,8 @@ static void test_simd_vs_scalar(void) {
         {TN_EW_pow_scalar, 1, 1, 2, 0, 1.7},
         {TN_EW_add, 2, 0, 0, 0, 1},        {TN_EW_add, 2, 0, 1, 1, 0.7},     {TN_EW_mul, 2, 0, 0, 0, 0},
         {TN_EW_div, 2, 0, 0, 0, 0},        {TN_EW_maximum, 2, 0, 0, 0, 0},   {TN_EW_minimum, 2, 0, 0, 0, 0},
-        /* fmod is exact: the AVX2 loop (kernels/fmod_f32.c) must give fmodf's bits */
-        {TN_EW_fmod, 2, 0, 0, 0, 0},       {TN_EW_remainder, 2, 0, 0, 0, 0},
+        /* fmod is exact: the AVX2 loops (kernels/fmod_f32.c) must give fmodf's bits, and floor division the scalar row's */
+        {TN_EW_fmod, 2, 0, 0, 0, 0},       {TN_EW_remainder, 2, 0, 0, 0, 0},  {TN_EW_div_floor, 2, 0, 0, 0, 0},
         {TN_EW_eq, 2, 0, 0, 0, 0}, {TN_EW_ne, 2, 0, 0, 0, 0}, {TN_EW_lt, 2, 0, 0, 0, 0},
         {TN_EW_le, 2, 0, 0, 0, 0}, {TN_EW_gt, 2, 0, 0, 0, 0}, {TN_EW_ge, 2, 0, 0, 0, 0},
         /* ternary (all three contiguous; bcast=1 checks the fallback to the reference) */

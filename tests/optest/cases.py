@@ -3798,3 +3798,8 @@ for _dt in ("float32", "bfloat16", "float16"):
 # columns among them
 add("softmax_cols_and_f64_rows", "lambda a: [f(x, d) for f in (torch.softmax, torch.log_softmax) for x, d in ((a, 0), (a, 1), (a.view(3, 5, -1), 1), (a.view(3, 5, -1), 0), (a.double(), 2), (a.double().view(15, -1), -1), (a.view(3, 5, -1), -1))] + [torch.softmax(a, 0, dtype=torch.float64), torch.log_softmax(a.view(3, 5, -1), 1, dtype=torch.float64)]",
     [In((3, 5, 300), kind="special")], ["_softmax.default", "_log_softmax.default", "softmax.int", "log_softmax.int"])
+# float32 floor division through the AVX2 tier's fmod loop (c10's div_floor_floating on
+# the exact fmod): special values, zero divisors, quotients past 2**29 (the fmodf pass),
+# broadcast scalars on either side
+add("floor_divide_f32_fmod_rows", "lambda a, b: [torch.floor_divide(a, b), torch.floor_divide(a * 1e30, b), torch.floor_divide(a, b * 1e-30), torch.floor_divide(a, 0.0 * b), torch.div(a, b - 0.5, rounding_mode='floor'), torch.floor_divide(a, 2.5), torch.floor_divide(7.0, b), torch.floor_divide(a, -b)]",
+    [In((1037,), kind="special"), In((1037,))], ["floor_divide.default", "div.Tensor_mode"])
