@@ -127,17 +127,9 @@ static tn_status fill_with(tn_tensor *self, const tn_value *v, tn_value *rets) {
     /* a dimension of stride 0 writes the same elements again with the same value: filled
      * once (an expanded 2**62-element view is its one element; upstream writes it 2**62
      * times, a hang, the seed-35 fuzz run) */
-    tn_tensor *dst = self;
-    if (!tn_tensor_is_meta(self) && tn_tensor_numel(self) > 1) {
-        int z = -1;
-        for (int d = 0; d < self->ndim && z < 0; d++)
-            if (self->strides[d] == 0 && self->sizes[d] > 1) z = d;
-        if (z >= 0) {
-            if (!(dst = tn_tensor_alias(self))) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
-            for (int d = z; d < dst->ndim; d++)
-                if (dst->strides[d] == 0) dst->sizes[d] = 1;
-        }
-    }
+    tn_tensor *cut = NULL;
+    if (!tn_tensor_is_meta(self)) TN_TRY(tn_shape_unexpanded_view(self, &cut));
+    tn_tensor *dst = cut ? cut : self;
     tn_iter_config c = tn_iter_config_init(1, 0);
     c.outputs[0] = dst;
     c.check_mem_overlap = false;
@@ -147,7 +139,7 @@ static tn_status fill_with(tn_tensor *self, const tn_value *v, tn_value *rets) {
         tn_iter_for_each(&it, tn_ew_fill_loop(tn_dtype_itemsize(self->dtype)), &ctx);
         tn_iter_release(&it);
     }
-    if (dst != self) tn_tensor_release(dst);
+    if (cut) tn_tensor_release(cut);
     TN_TRY(st);
     tn_tensor_retain(self);
     rets[0] = tn_value_tensor(self);

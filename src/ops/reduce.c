@@ -3,6 +3,7 @@
  * Shape, dtype and error rules follow upstream ATen ReduceOps.cpp; loops follow the
  * order upstream's TensorIterator would run so float results agree. */
 #include "ops/reduce.h"
+#include "ops/shape.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -989,21 +990,6 @@ static tn_status contiguous(tn_tensor *t, tn_tensor **out) {
     return TN_OK;
 }
 
-/* self with every zero-stride dim of size > 1 (an expanded dim: all its slices alike) cut
- * to size 1; NULL when there is none. The first extreme along such a dim is at index 0. */
-static tn_status shrink_expanded(tn_tensor *self, tn_tensor **out) {
-    int64_t sz[TN_MAX_DIMS];
-    bool any = false;
-    for (int d = 0; d < self->ndim; d++) {
-        sz[d] = self->sizes[d];
-        if (self->strides[d] == 0 && sz[d] > 1) sz[d] = 1, any = true;
-    }
-    *out = NULL;
-    if (!any) return TN_OK;
-    *out = tn_tensor_new_view(self->storage, self->offset, self->ndim, sz, self->strides, self->dtype);
-    return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
-}
-
 static tn_status argext(const tn_value *a, tn_value *r, const char *name, bool mx) {
     tn_tensor *self = a[0].u.t, *ix;
     TN_TRY(tn_reduce_check_dtype(name, self->dtype));
@@ -1015,7 +1001,7 @@ static tn_status argext(const tn_value *a, tn_value *r, const char *name, bool m
         /* an expanded input is searched without its repeats (never copied out to full size):
          * the flat index found there, unravelled in the cut shape, ravelled in self's */
         tn_tensor *cut, *c;
-        TN_TRY(shrink_expanded(self, &cut));
+        TN_TRY(tn_shape_unexpanded_view(self, &cut)); /* the first extreme along a cut dim is at 0 */
         tn_status st = contiguous(cut ? cut : self, &c);
         if (st != TN_OK) { if (cut) tn_tensor_release(cut); return st; }
         int64_t n = tn_tensor_numel(c);

@@ -31,6 +31,10 @@ tn_status tn_shape_broadcast(int na, const int64_t *a, int nb, const int64_t *b,
 /* A view of t expanded (stride 0) to `ndim` sizes; t's shape must broadcast to it.
  * Returns a new reference in *out. */
 tn_status tn_shape_expand_view(tn_tensor *t, int ndim, const int64_t *sizes, tn_tensor **out);
+/* The inverse for reading or writing each distinct element once: a view of t (the same
+ * elements, the same conjugate / negative bits) with every dim of stride 0 and size > 1 cut
+ * to size 1; *out = NULL when t has none (the caller keeps t). */
+tn_status tn_shape_unexpanded_view(const tn_tensor *t, tn_tensor **out);
 
 #define TN_STRIDED_MAX_DIMS (2 * TN_MAX_DIMS)
 

@@ -100,6 +100,17 @@ tn_status tn_shape_broadcast(int na, const int64_t *a, int nb, const int64_t *b,
     return TN_OK;
 }
 
+tn_status tn_shape_unexpanded_view(const tn_tensor *t, tn_tensor **out) {
+    *out = NULL;
+    bool any = false;
+    for (int d = 0; d < t->ndim; d++) any |= t->strides[d] == 0 && t->sizes[d] > 1;
+    if (!any) return TN_OK;
+    if (!(*out = tn_tensor_alias(t))) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    for (int d = 0; d < t->ndim; d++)
+        if (t->strides[d] == 0) (*out)->sizes[d] = 1;
+    return TN_OK;
+}
+
 tn_status tn_shape_expand_view(tn_tensor *t, int ndim, const int64_t *sizes, tn_tensor **out) {
     int64_t strides[TN_MAX_DIMS];
     char b1[256], b2[256];
