@@ -678,33 +678,62 @@ static double sf_hermite_he(double x, double nf, int64_t limit, bool single) {
     return r;
 }
 
-static double sf_laguerre(double x, double nf, bool single) {
-    int64_t n = poly_degree(nf);
-    if (n < 0) return 0;
-    if (fabs(x) == 0 || n == 0) return 1;
-    if (n == 1) return 1 - x;
-    double p = 1, q = RS(1 - x), r = q;
+/* Laguerre and Legendre step with the degree k: upstream's int64 k meets the float x as a
+ * float conversion (float(2k), float(2k + 1), float(k), float(k + 1), each rounded once k
+ * passes 2**24), so the float32 rows run in float arithmetic, step for step as upstream's:
+ * both the bits at large degrees and the time per step (a degree near 2**31 takes 2**31
+ * steps per element on either side) follow. */
+static float laguerre_f(float x, int64_t n) {
+    float p = 1, q = 1 - x, r = q;
     for (int64_t k = 1; k < n && !isnan(q); k++) {
-        r = RS(RS(fma(RS(2.0 * k + RS(1 - x)), q, -RS((double)k * p))) / (double)(k + 1));
+        r = fmaf((float)(k + k) + (1 - x), q, -((float)k * p)) / (float)(k + 1);
         p = q;
         q = r;
     }
     return r;
 }
+static double laguerre_d(double x, int64_t n) {
+    double p = 1, q = 1 - x, r = q;
+    for (int64_t k = 1; k < n && !isnan(q); k++) {
+        r = fma((double)(k + k) + (1 - x), q, -((double)k * p)) / (double)(k + 1);
+        p = q;
+        q = r;
+    }
+    return r;
+}
+static double sf_laguerre(double x, double nf, bool single) {
+    int64_t n = poly_degree(nf);
+    if (n < 0) return 0;
+    if (fabs(x) == 0 || n == 0) return 1;
+    if (n == 1) return 1 - x;
+    return single ? laguerre_f((float)x, n) : laguerre_d(x, n);
+}
 
+static float legendre_f(float x, int64_t n) {
+    float p = 1, q = x, r = q;
+    for (int64_t k = 1; k < n && !isnan(q); k++) {
+        r = fmaf((float)(k + k + 1) * x, q, -((float)k * p)) / (float)(k + 1);
+        p = q;
+        q = r;
+    }
+    return r;
+}
+static double legendre_d(double x, int64_t n) {
+    double p = 1, q = x, r = q;
+    for (int64_t k = 1; k < n && !isnan(q); k++) {
+        r = fma((double)(k + k + 1) * x, q, -((double)k * p)) / (double)(k + 1);
+        p = q;
+        q = r;
+    }
+    return r;
+}
 static double sf_legendre(double x, double nf, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
     if (fabs(x) == 1) return (x > 0 || n % 2 == 0) ? 1 : -1;
     if (n == 0) return 1;
     if (n == 1) return x;
-    double p = 1, q = x, r = q;
-    for (int64_t k = 1; k < n && !isnan(q); k++) {
-        r = RS(RS(fma(RS((2.0 * k + 1) * x), q, -RS((double)k * p))) / (double)(k + 1));
-        p = q;
-        q = r;
-    }
-    return r;
+    return single ? legendre_f((float)x, n) : legendre_d(x, n);
 }
 
 /* ---- loops ------------------------------------------------------------------------------- */

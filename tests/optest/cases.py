@@ -1797,6 +1797,10 @@ add("igamma_nan_special_values", "lambda: (lambda a, x: (torch.igamma(a, x), tor
 # form in float arithmetic, as upstream's float kernel (the rounded angle is off by radians)
 add("cheb_trig_float32_huge_degree", "lambda: tuple(getattr(torch.special, p)(torch.tensor([0.3805919, -0.2, 0.71, 0.05]), n) for p in ('chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'chebyshev_polynomial_v', 'chebyshev_polynomial_w', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_v', 'shifted_chebyshev_polynomial_w') for n in (2**31, 2**31 - 1, 123456789))", [],
     ["special_chebyshev_polynomial_t.n_scalar", "special_shifted_chebyshev_polynomial_u.n_scalar"])
+# session 34: the float32 Legendre / Laguerre recurrences step in float arithmetic as upstream's
+# (float(2k + 1), float(k), float(k + 1) round once k passes 2**24): bits at large degrees
+add("legendre_laguerre_f32_degree_past_2_24", "lambda: (torch.special.legendre_polynomial_p(torch.tensor([0.3, -0.55, 0.9, 0.01]), 2**24 + 3), torch.special.laguerre_polynomial_l(torch.tensor([0.3, 0.05, 1.5, 0.01]), 2**24 + 3))", [],
+    ["special_legendre_polynomial_p.n_scalar", "special_laguerre_polynomial_l.n_scalar"], rtol=0, atol=0)
 for dt in ("float32", "float64"):
     add(f"bessel_{dt}", "lambda a: (torch.special.bessel_j0(a * 4), torch.special.bessel_j1(a * 4), torch.special.bessel_y0(a * 4), torch.special.bessel_y1(a * 4), torch.special.modified_bessel_i0(a * 4), torch.special.modified_bessel_i1(a * 4), torch.special.modified_bessel_k0(a * 4), torch.special.modified_bessel_k1(a * 4), torch.special.scaled_modified_bessel_k0(a * 4), torch.special.scaled_modified_bessel_k1(a * 4), torch.special.spherical_bessel_j0(a * 4))",
         [In((7, 33), dt, "special")], ["special_bessel_j0.default", "special_bessel_j1.default", "special_bessel_y0.default", "special_bessel_y1.default", "special_modified_bessel_i0.default", "special_modified_bessel_i1.default", "special_modified_bessel_k0.default", "special_modified_bessel_k1.default", "special_scaled_modified_bessel_k0.default", "special_scaled_modified_bessel_k1.default", "special_spherical_bessel_j0.default"])
