@@ -305,7 +305,10 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     tn_value tmp[TN_MAX_RETS];
     char b1[160], b2[160];
     tn_out_rule rule = tn_op_out_rule((tn_op_id)s->functional);
-    if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR) TN_TRY(check_no_internal_overlap(args[0].u.t));
+    /* (the in-place views, squeeze_ / unsqueeze_ / t_ / ..., change self's geometry and write
+     * no element: upstream lets an expanded self through them) */
+    if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR && !tn_op_is_view((tn_op_id)s->functional))
+        TN_TRY(check_no_internal_overlap(args[0].u.t));
     if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
     unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
     if ((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT) TN_TRY(disjoint_checks(s, args, NULL, overlap));

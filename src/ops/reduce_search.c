@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ops/dispatch.h"
+#include "ops/promote.h"
 #include "ops/reduce.h"
 #include "ops/shape.h"
 
@@ -108,7 +109,12 @@ static tn_status resolve_side(const tn_value *right_v, const tn_value *side_v, b
 }
 
 /* a Python scalar as a 0-dim tensor (Long for int, Double for float) */
-static tn_status scalar_tensor(const tn_value *s, tn_tensor **out) {
+static tn_status scalar_tensor(const tn_value *s, const tn_tensor *seq, tn_tensor **out) {
+    if (tn_dtype_is_complex(tn_scalar_value_dtype(s))) { /* upstream's kernel has no complex types */
+        tn_dtype c = tn_dtype_is_complex(seq->dtype) ? seq->dtype
+                     : tn_dtype_is_floating(seq->dtype) ? tn_dtype_to_complex(seq->dtype) : TN_DTYPE_COMPLEX64;
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"searchsorted_out_cpu\" not implemented for '%s'", tn_dtype_infos[c].c10_name);
+    }
     tn_dtype dt = s->tag == TN_V_DOUBLE ? TN_DTYPE_FLOAT64 : s->tag == TN_V_BOOL ? TN_DTYPE_BOOL : TN_DTYPE_INT64;
     tn_value dv = {.tag = TN_V_DTYPE};
     dv.u.dtype = dt;
@@ -128,7 +134,7 @@ tn_status tn_op_searchsorted_Scalar(const tn_value *a, tn_value *r) {
     if (a[0].u.t->ndim != 1)
         return tn_error(TN_ERR_RUNTIME, "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got boundaries tensor dim(%d) and input value's dim(0) numel(1)", a[0].u.t->ndim);
     tn_tensor *v;
-    TN_TRY(scalar_tensor(&a[1], &v));
+    TN_TRY(scalar_tensor(&a[1], a[0].u.t, &v));
     tn_status st = searchsorted_core(a[0].u.t, v, a[2].u.b, right, a[5].tag == TN_V_TENSOR ? a[5].u.t : NULL, r);
     tn_tensor_release(v);
     return st;
@@ -144,7 +150,7 @@ tn_status tn_op_bucketize_Scalar(const tn_value *a, tn_value *r) {
     if (a[1].u.t->ndim != 1)
         return tn_error(TN_ERR_RUNTIME, "boundaries tensor must be 1 dimension, but got dim(%d)", a[1].u.t->ndim);
     tn_tensor *v;
-    TN_TRY(scalar_tensor(&a[0], &v));
+    TN_TRY(scalar_tensor(&a[0], a[1].u.t, &v));
     tn_status st = searchsorted_core(a[1].u.t, v, a[2].u.b, a[3].u.b, NULL, r);
     tn_tensor_release(v);
     return st;

@@ -85,6 +85,8 @@ tn_status tn_op_slice_backward(const tn_value *args, tn_value *rets) {
     if (is->tag != TN_V_INTLIST || is->u.ilist.n < 1 || is->u.ilist.n > TN_MAX_DIMS)
         return tn_error(TN_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
     int nd = (int)is->u.ilist.n, dim;
+    TN_TRY(tn_check_sizes_nonnegative(nd, is->u.ilist.data)); /* upstream allocates the gradient first */
+    TN_TRY(sizes_fit(is, args[0].u.t));
     TN_TRY(tn_wrap_dim(args[2].u.i, nd, &dim));
     int64_t size = is->u.ilist.data[dim], start = args[3].u.i, end = args[4].u.i, step = args[5].u.i;
     if (step <= 0) return tn_error(TN_ERR_RUNTIME, "slice step must be positive");
@@ -108,6 +110,8 @@ tn_status tn_op_diagonal_backward(const tn_value *args, tn_value *rets) {
     if (is->tag != TN_V_INTLIST || is->u.ilist.n < 2 || is->u.ilist.n > TN_MAX_DIMS)
         return tn_error(TN_ERR_RUNTIME, "diagonal dimensions requires ndim larger than 1");
     int nd = (int)is->u.ilist.n, d1, d2;
+    TN_TRY(tn_check_sizes_nonnegative(nd, is->u.ilist.data)); /* upstream allocates the gradient first */
+    TN_TRY(sizes_fit(is, args[0].u.t));
     TN_TRY(tn_wrap_dim(args[3].u.i, nd, &d1));
     TN_TRY(tn_wrap_dim(args[4].u.i, nd, &d2));
     if (d1 == d2) return tn_error(TN_ERR_RUNTIME, "diagonal dimensions cannot be identical %d, %d", d1, d2);

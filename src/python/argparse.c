@@ -155,7 +155,9 @@ static int is_int_list(PyObject *o, int size, int64_t *failed) {
         if (failed) *failed = 0;
         return 0;
     }
-    return size > 0 && check_long(o);
+    /* upstream's is_int_or_symint_list: a sized list (int[1] dim, int[2] kernel_size) also
+     * takes one int, and an int is also a one-element integral (or bool) tensor */
+    return size > 0 && check_index(o);
 }
 
 static int is_tensor_list(PyObject *o, tn_overloaded *ov, int argnum, int allow_none_elems, int *threw) {
