@@ -843,6 +843,17 @@ def test_reshape_alias_checks_the_storage():
     assert torch.ops.aten._reshape_alias.default(x, [0, 9], [9, 1]).shape == (0, 9)
 
 
+def test_random_from_int64_max_refuses_where_upstream_hangs():
+    """random_(2**63 - 1, None) on a floating tensor: upstream's from + 1 overflows and its loop
+    counting the bits of |from + 1| never ends (it hangs; found by the seed-38 fuzz run under
+    UBSan, docs/RELIABILITY.md). Ours refuses with the check that follows (from past the
+    dtype's exact integers), at once."""
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        with pytest.raises(RuntimeError, match="less than or equal to 'to_inc'"):
+            torch.empty(3, dtype=dt).random_(2**63 - 1, None)
+    assert torch.empty(3, dtype=torch.int64).random_(2**63 - 1, None).tolist() == [2**63 - 1] * 3
+
+
 # ---- resource exhaustion (issue 21 item 4) -------------------------------------------
 # Allocations no machine can satisfy: upstream raises RuntimeError (its CPU allocator's
 # "not enough memory", or "Storage size calculation overflowed" when the byte count does

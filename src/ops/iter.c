@@ -83,7 +83,9 @@ void tn_tensor_dense_strides_like(const tn_tensor *t, int64_t *out) {
     int64_t cur = 1;
     for (int i = 0; i < n; i++) {
         out[perm[i]] = cur;
-        cur *= t->sizes[perm[i]] > 1 ? t->sizes[perm[i]] : 1;
+        /* wrapping: past int64 only for a shape with a 0 size elsewhere (an empty result,
+         * whose strides are never used to address an element) or one the allocation refuses */
+        cur = tn_mul_wrap(cur, t->sizes[perm[i]] > 1 ? t->sizes[perm[i]] : 1);
     }
 }
 
@@ -368,7 +370,7 @@ static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_dev
         it->ops[k].tensor = t;
         for (int d = 0; d < n; d++) {
             int td = n - 1 - perm[d];
-            it->strides[k][d] = strides[td] * isz;
+            it->strides[k][d] = tn_mul_wrap(strides[td], isz); /* (past int64 only when empty) */
         }
     }
     return TN_OK;

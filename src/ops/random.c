@@ -202,6 +202,9 @@ static int64_t round_trip(tn_dtype d, int64_t v) {
 
 /* update_from / update_to: move bounds inward so the cast to the dtype stays in range. */
 static int64_t update_from(tn_dtype d, int64_t from) {
+    /* from = INT64_MAX: upstream's from + 1 overflows and its bit count of |from + 1| never
+     * ends (a hang); it stays 2**63 - 1 here, which the to_inc check then refuses */
+    if (from == INT64_MAX) return from;
     int64_t fp1 = round_trip(d, from + 1);
     if (fp1 < from) {
         int64_t f = llabs(from + 1);
@@ -258,6 +261,9 @@ static tn_status check_from_to_in_range(tn_dtype d, int64_t from, int64_t to_inc
  * range for from == INT64_MIN without `to`. */
 static tn_status random_from_to_inplace(tn_tensor *self, int64_t from, bool has_to, int64_t to, tn_generator *g) {
     tn_dtype d = self->dtype;
+    /* upstream builds its TensorIterator first: a self with elements that overlap itself
+     * refuses before from / to are looked at */
+    if (tn_tensor_numel(self) > 0) TN_TRY(check_no_internal_overlap(self));
     tn_strided s;
     strided_of(self, &s);
     uint64_t range;

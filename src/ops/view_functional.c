@@ -4,6 +4,7 @@
  * them, so meta, autograd and refusals attach at the operators that do the work. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/dispatch.h"
 #include "ops/shape.h"
@@ -62,12 +63,46 @@ TN_VIEW_COPY(view_copy, reshape)
 TN_VIEW_COPY(view_copy_dtype, view_dtype)
 TN_VIEW_COPY(_reshape_alias_copy, _reshape_alias)
 
-/* out = self.clone(); the view of out given by (view, the view's arguments after self)
- * receives src, which must have exactly the view's shape. */
+/* upstream's clone_preserve_strides: self's whole storage cloned, then viewed with self's
+ * sizes, strides and offset, so a window given in storage terms (as_strided's offset and
+ * strides) addresses the clone as it addresses self; a self whose elements overlap (an
+ * expanded view) and a meta self are cloned plainly. */
+static tn_status clone_preserve_strides(const tn_value *self_v, tn_value *out) {
+    tn_tensor *self = self_v->u.t;
+    bool overlap = false;
+    for (int d = 0; d < self->ndim; d++) overlap |= self->sizes[d] > 1 && self->strides[d] == 0;
+    int64_t isz = tn_dtype_itemsize(self->dtype);
+    if (overlap || tn_tensor_is_meta(self) || !self->storage || self->storage->nbytes % isz) {
+        tn_value ca[2] = {*self_v, {.tag = TN_V_NONE}};
+        return tn_dispatch(TN_OP_clone, ca, out);
+    }
+    tn_tensor *full = tn_tensor_alias(self), *v;
+    if (!full) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    full->ndim = 1;
+    full->offset = 0;
+    full->sizes[0] = self->storage->nbytes / isz;
+    full->strides[0] = 1;
+    tn_value ca[2] = {tn_value_tensor(full), {.tag = TN_V_NONE}}, c[1];
+    tn_status st = tn_dispatch(TN_OP_clone, ca, c);
+    tn_tensor_release(full);
+    if (st != TN_OK) return st;
+    v = tn_tensor_alias(c[0].u.t);
+    tn_value_release(&c[0]);
+    if (!v) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    v->ndim = self->ndim;
+    v->offset = self->offset;
+    memcpy(v->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+    memcpy(v->strides, self->strides, sizeof(int64_t) * (size_t)self->ndim);
+    *out = tn_value_tensor(v);
+    return TN_OK;
+}
+
+/* out = clone_preserve_strides(self); the view of out given by (view, the view's arguments
+ * after self) receives src, which must have exactly the view's shape. */
 static tn_status view_scatter(tn_op_id view, const tn_value *args, int nview_args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *src = args[1].u.t;
-    tn_value ca[2] = {args[0], {.tag = TN_V_NONE}}, out[1];
-    TN_TRY(tn_dispatch(TN_OP_clone, ca, out));
+    tn_value out[1];
+    TN_TRY(clone_preserve_strides(&args[0], out));
     tn_value va[8], win[1];
     va[0] = out[0];
     for (int i = 0; i < nview_args; i++) va[1 + i] = args[2 + i];

@@ -3833,3 +3833,24 @@ for _nm, _call in (("searchsorted_complex_scalar_err", "torch.searchsorted(torch
                    ("bucketize_complex_scalar_err", "torch.bucketize(1j, torch.arange(3))")):
     add(_nm, f"lambda: {_call}", [], ["searchsorted.Scalar"] if "searchsorted" in _nm else ["bucketize.Scalar"])
 add("int_list_from_one_element_tensor", "lambda a: (torch.sum(a, torch.tensor(1)), a.sum(torch.tensor(True)), torch.fft.fftn(a, None, torch.tensor([0])).abs().round(), torch.nn.functional.avg_pool2d(a[None, None], torch.tensor(1)))", [In((2, 3))], [])
+# seed-38 run (ASan: a heap overflow): ctc_loss with lengths given as an expanded tensor of
+# 2**62 elements sized its int64 copy as 8 * 2**62 bytes, which wrapped to 0; it refuses
+# now, with upstream's message from the contiguous copy
+add("ctc_loss_lengths_past_int64_bytes_err", "lambda: torch.ctc_loss(torch.randn(3, 1, 4).log_softmax(2), torch.tensor([[1, 2]]), torch.tensor([3]), torch.tensor([2]).expand(2**62))", [], ["ctc_loss.Tensor"])
+# seed-38 run: random_(from, to) builds upstream's TensorIterator first, so an expanded self
+# refuses before from / to are checked; from = 2**63 - 1 without `to` on a float tensor
+# hangs upstream (its from + 1 overflows and its bit count never ends: docs/RELIABILITY.md;
+# test_reliability.py checks ours refuses); the iterator's byte strides and
+# the dense strides of an empty result past int64 wrap instead of overflowing (UBSan)
+for _nm, _call in (("random_from_to_expanded_overlap_first_err", "torch.empty(1).expand(3).random_(5, 2)"),
+                   ("random_from_expanded_int8_overlap_first_err", "torch.empty(1, dtype=torch.int8).expand(3).random_(200, None)")):
+    add(_nm, f"lambda: {_call}", [], ["random_.from"])
+add("random_from_to_empty_expanded_checks_args", "lambda: torch.empty(1, 0).expand(3, 0).random_(5, 2)", [], ["random_.from"])
+add("mul_empty_result_strides_past_int64", "lambda: (torch.ones(0, 1) * torch.ones(2**62).expand(2**62)).shape", [], ["mul.Tensor"])
+add("poisson_nll_loss_huge_expanded_err", "lambda: torch.poisson_nll_loss(torch.ones(0, 5, dtype=torch.int32).t(), torch.ones(1, 1, 1, dtype=torch.int64).expand(2**62, 1, 1), True, True, 1e-05, 1)", [], [])
+# seed-38 run: the view scatters clone self with its strides preserved (upstream's
+# clone_preserve_strides: the whole storage cloned, viewed as self), so as_strided_scatter's
+# storage offset and strides address the clone as they address self, and the result keeps
+# self's strides (before: a contiguous clone, 27 of 30 values elsewhere)
+add("as_strided_scatter_offset_self", "lambda: (lambda x, s: (x.as_strided_scatter(s, [2, 5, 3], [3, 5, 1], 2), x.t().contiguous().t().as_strided_scatter(s[0, :3, :2], [3, 2], [1, 4], 1)))(torch.arange(40.).as_strided((2, 5, 3), (16, 3, 1), 2), -torch.arange(30.).reshape(2, 5, 3))", [], ["as_strided_scatter.default"])
+add("view_scatters_keep_self_strides", "lambda: (lambda x: [r.stride() for r in (x.slice_scatter(torch.zeros(4, 1), 1, 0, 1), x.select_scatter(torch.zeros(4), 1, 2), x.diagonal_scatter(torch.zeros(3)))])(torch.arange(12.).reshape(3, 4).t())", [], ["slice_scatter.default", "select_scatter.default", "diagonal_scatter.default"])
