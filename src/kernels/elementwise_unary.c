@@ -70,6 +70,8 @@ TN_FLOAT_UNARY(sinc, x == 0 ? (T)1 : sin((T)M_PI * x) / ((T)M_PI * x))
 /* angle of a real number: pi below 0, else 0 (-0 included); NaN kept */
 TN_FLOAT_UNARY(angle, x != x ? x : x < (T)0 ? (T)M_PI : (T)0)
 TN_FLOAT_UNARY(softshrink, x > (T)ctx->d[0] ? x - (T)ctx->d[0] : (x < -(T)ctx->d[0] ? x + (T)ctx->d[0] : x * (T)0))
+/* upstream's hardshrink_kernel: 0 inside [-lambd, lambd] (lambd already in the dtype), NaN passes */
+TN_FLOAT_UNARY(hardshrink, (x >= -(T)ctx->d[0] && x <= (T)ctx->d[0]) ? (T)0 : x)
 TN_FLOAT_UNARY(leaky_relu, x > (T)0 ? x : x * (T)ctx->d[0])
 /* i[0] = decimals; d[0] = 10^|decimals| */
 TN_FLOAT_UNARY(round_decimals, ctx->i[0] < 0 ? nearbyint(x / (T)ctx->d[0]) * (T)ctx->d[0]
@@ -197,7 +199,7 @@ void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_F(asinh) TN_REG_F(acosh) TN_REG_F(atanh) TN_REG_F(sigmoid) TN_REG_F(erf) TN_REG_F(erfc)
     TN_REG_F(reciprocal) TN_REG_F(silu) TN_REG_F(gelu) TN_REG_F(gelu_tanh) TN_REG_F(frac)
     TN_REG_F(logit) TN_REG_F(mish) TN_REG_F(softplus) TN_REG_F(elu) TN_REG_F(hardsigmoid)
-    TN_REG_F(hardswish) TN_REG_F(softshrink) TN_REG_F(leaky_relu) TN_REG_F(round_decimals)
+    TN_REG_F(hardswish) TN_REG_F(softshrink) TN_REG_F(hardshrink) TN_REG_F(leaky_relu) TN_REG_F(round_decimals)
     TN_REG_F(pow_scalar) TN_REG_F(mul_scalar) TN_REG_F(div_scalar) TN_REG_F(round) TN_REG_F(floor)
     TN_REG_F(ceil) TN_REG_F(trunc) TN_REG_F(abs) TN_REG_F(neg) TN_REG_F(sign) TN_REG_F(relu)
     TN_REG_F(square) TN_REG_F(clamp) TN_REG_F(nan_to_num) TN_REG_F(isnan) TN_REG_F(isinf)

@@ -95,6 +95,13 @@ void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, i
 void tn_softmax_rows__generic(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
 void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
 void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes);
+/* A phase of one long row split across the pool (softmax_vec.inc, tn_softmax_part): 0 the
+ * max and NaN flag of a piece, 1 exp(x - mx) of a piece, 2 the whole row's sum (once, in
+ * the lane order above), 3 the scale or log-sum subtraction of a piece. */
+typedef struct tn_softmax_part { float mx, total; bool nan; int mode, lanes; } tn_softmax_part;
+void tn_softmax_part__generic(int phase, float *out, const float *in, int64_t n, tn_softmax_part *p);
+void tn_softmax_part__avx2(int phase, float *out, const float *in, int64_t n, tn_softmax_part *p);
+void tn_softmax_part__avx512(int phase, float *out, const float *in, int64_t n, tn_softmax_part *p);
 /* Softmax (log = 0) or log-softmax (log = 1) of a contiguous [outer, n, inner] float32
  * tensor along its middle dim, threaded over blocks of columns: upstream's non-last-dim
  * order (running max, exp and a sequential sum, then scale or subtract log-sum), the exp

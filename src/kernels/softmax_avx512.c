@@ -13,4 +13,7 @@
 void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes) {
     tn_softmax_rows__generic(out, in, rows, n, mode, lanes);
 }
+void tn_softmax_part__avx512(int phase, float *out, const float *in, int64_t n, tn_softmax_part *p) {
+    tn_softmax_part__generic(phase, out, in, n, p);
+}
 #endif

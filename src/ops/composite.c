@@ -232,24 +232,6 @@ tn_status tn_op_celu(const tn_value *args, tn_value *rets) {
     return tn_dispatch(TN_OP_elu, a, rets);
 }
 
-/* aten::hardshrink(self, lambd=0.5): 0 where -lambd <= x <= lambd (NaN passes), floats only */
-tn_status tn_op_hardshrink(const tn_value *args, tn_value *rets) {
-    tn_tensor *x = args[0].u.t;
-    if (!tn_dtype_is_floating(x->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"hardshrink_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
-    tn_tensor *ab, *in;
-    tn_value aa[1] = {args[0]};
-    TN_TRY(tn_dispatch_one(TN_OP_abs, aa, &ab));
-    tn_value la[2] = {tn_value_tensor(ab), args[1]};
-    tn_status st = tn_dispatch_one(TN_OP_le_Scalar, la, &in);
-    tn_tensor_release(ab);
-    TN_TRY(st);
-    tn_value ma[3] = {args[0], tn_value_tensor(in), tn_value_int(0)};
-    st = tn_dispatch(TN_OP_masked_fill_Scalar, ma, rets);
-    tn_tensor_release(in);
-    return st;
-}
-
 /* aten::atleast_{1,2,3}d: self when it has the dims already, else a view with leading (and
  * for 3-d of a vector or matrix, trailing) size-1 dims, as upstream's composites reshape. */
 static tn_status atleast(tn_tensor *t, int nd, tn_tensor **out) {

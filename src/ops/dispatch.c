@@ -299,6 +299,84 @@ static tn_status iter_out_resize_first(const tn_op_schema *s, tn_op_fn fn, const
     return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
 }
 
+/* The functional's result on meta stand-ins of the inputs: its shape into nd/sizes and its
+ * dtype into *dt, TN_OK; else the functional's refusal (or TN_ERR_TYPE for a result that is
+ * not one tensor). */
+static tn_status meta_result(const tn_op_schema *s, tn_op_fn fn, const tn_value *args, int *nd, int64_t *sizes, tn_dtype *dt) {
+    int nf = s->nargs - s->nout, nowned = 0;
+    tn_value margs[64], mrets[TN_MAX_RETS];
+    tn_tensor *owned[64];
+    tn_status st = TN_OK;
+    memcpy(margs, args, sizeof(tn_value) * (size_t)nf);
+    for (int i = 0; i < nf && st == TN_OK; i++)
+        if (args[i].tag == TN_V_TENSOR && args[i].u.t) {
+            if (!(owned[nowned] = tn_tensor_meta_like(args[i].u.t))) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+            else margs[i].u.t = owned[nowned++];
+        }
+    if (st == TN_OK && (st = fn(margs, mrets)) == TN_OK) {
+        if (mrets[0].tag == TN_V_TENSOR) {
+            *nd = mrets[0].u.t->ndim;
+            memcpy(sizes, mrets[0].u.t->sizes, sizeof(int64_t) * (size_t)*nd);
+            *dt = mrets[0].u.t->dtype;
+        } else {
+            st = TN_ERR_TYPE;
+        }
+        release_rets(mrets, tn_op_schemas[s->functional].nrets);
+    }
+    for (int i = 0; i < nowned; i++) tn_tensor_release(owned[i]);
+    return st;
+}
+
+/* Upstream's structured kernels resize out in their meta function, before the kernel reads
+ * an input: when out= is itself one of the inputs (the same tensor object), the kernel reads
+ * the input at the result's shape (torch.norm(x, out=x) is the norm of x resized to 0-dim;
+ * with x an expanded view of 2**62 elements it answers at once). Done here when the result's
+ * shape is a fixed point (the inputs resized give it again) and out's dtype takes the result;
+ * otherwise (sum(x, 0, out=x): upstream's kernel then reads an input the output overwrote)
+ * out keeps its geometry and the call goes on as for any out=. */
+static tn_status structured_out_is_input(tn_out_rule rule, const tn_op_schema *s, tn_op_fn fn, const tn_value *args) {
+    int nf = s->nargs - s->nout, nd, nd2;
+    /* (a TensorIterator kernel never resizes an out that is also its input: it refuses the
+     * shapes, as the iterator paths here do) */
+    if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || s->nargs > 64 || args[s->nargs - 1].tag != TN_V_TENSOR ||
+        !tn_op_schemas[tn_op_resolve_alias((tn_op_id)s->functional)].structured || tn_op_out_iter((tn_op_id)s->functional))
+        return TN_OK;
+    tn_tensor *out = args[s->nargs - 1].u.t;
+    bool is_input = false;
+    for (int i = 0; i < nf; i++) is_input |= args[i].tag == TN_V_TENSOR && args[i].u.t == out;
+    if (!is_input || tn_tensor_is_meta(out) || !out->storage) return TN_OK;
+    int64_t sizes[TN_MAX_DIMS], sizes2[TN_MAX_DIMS];
+    tn_dtype dt, dt2;
+    if (meta_result(s, fn, args, &nd, sizes, &dt) != TN_OK || check_out_rule(rule, s, dt, out, false) != TN_OK ||
+        !tn_dtype_can_cast(dt, out->dtype))
+        return TN_OK;
+    bool same = nd == out->ndim;
+    for (int d = 0; same && d < nd; d++) same = sizes[d] == out->sizes[d];
+    if (same) return TN_OK;
+    /* a shrinking resize keeps the storage, so the old geometry can come back */
+    int64_t n = 1, old_sizes[TN_MAX_DIMS], old_strides[TN_MAX_DIMS], old_offset = out->offset;
+    int old_nd = out->ndim;
+    for (int d = 0; d < nd; d++) n *= sizes[d];
+    if (n > tn_tensor_numel(out)) return TN_OK;
+    memcpy(old_sizes, out->sizes, sizeof(int64_t) * (size_t)old_nd);
+    memcpy(old_strides, out->strides, sizeof(int64_t) * (size_t)old_nd);
+    tn_storage *old_storage = out->storage;
+    TN_TRY(tn_tensor_resize(out, nd, sizes));
+    tn_status again = out->storage == old_storage ? meta_result(s, fn, args, &nd2, sizes2, &dt2) : TN_ERR_TYPE;
+    /* the resized input refused (a dim now out of range, a 0-dim where 1-d is wanted):
+     * upstream's kernel refuses it too, with out left resized */
+    if (again != TN_OK && again != TN_ERR_TYPE && !strstr(tn_error_message(), "meta")) return again;
+    bool fixed = again == TN_OK && nd2 == nd;
+    for (int d = 0; fixed && d < nd; d++) fixed = sizes2[d] == sizes[d];
+    if (!fixed && out->storage == old_storage) {
+        out->ndim = old_nd;
+        out->offset = old_offset;
+        memcpy(out->sizes, old_sizes, sizeof(int64_t) * (size_t)old_nd);
+        memcpy(out->strides, old_strides, sizeof(int64_t) * (size_t)old_nd);
+    }
+    return TN_OK;
+}
+
 /* In-place and out= through the functional sibling: compute, check, copy back. */
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
@@ -327,6 +405,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     }
     if (tn_op_out_iter((tn_op_id)s->functional) && s->kind == TN_OP_KIND_OUT && s->nout == 1)
         TN_TRY(iter_out_resize_first(s, fn, args));
+    TN_TRY(structured_out_is_input(rule, s, fn, args));
     /* histc and isin check out's dtype first, before any input is looked at: a call with
      * valid inputs as well (histc's bins counted, isin's elements searched) */
     if (rule == TN_OUT_HISTC || rule == TN_OUT_BOOL_EXACT) TN_TRY(out_rule_before(rule, s, args, TN_OK));

@@ -201,6 +201,15 @@ tn_status tn_op_softshrink(const tn_value *args, tn_value *rets) {
     return run1(TN_EW_softshrink, "softshrink_cpu", false, false, args[0].u.t, &ctx, rets);
 }
 
+/* aten::hardshrink(Tensor self, Scalar lambd=0.5): 0 inside [-lambd, lambd], lambd taken in
+ * the dtype first (upstream's lambd.to<scalar_t>()), NaN passes; floating dtypes only */
+tn_status tn_op_hardshrink(const tn_value *args, tn_value *rets) {
+    tn_loop_ctx ctx = {0};
+    tn_dtype dt = args[0].u.t->dtype;
+    ctx.d[0] = tn_dtype_is_floating(dt) ? tn_round_to_dtype(dt, sv(&args[1])) : 0;
+    return run1(TN_EW_hardshrink, "hardshrink_cpu", false, false, args[0].u.t, &ctx, rets);
+}
+
 /* aten::logit(Tensor self, float? eps=None): with eps >= 0 the input is clamped to
  * [eps, 1 - eps] first, both bounds in the result dtype and x < lo tested first, as
  * upstream's kernel (so eps > 0.5, where lo > hi, sends x < lo to lo); a negative eps is

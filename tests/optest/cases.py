@@ -3854,3 +3854,17 @@ add("poisson_nll_loss_huge_expanded_err", "lambda: torch.poisson_nll_loss(torch.
 # self's strides (before: a contiguous clone, 27 of 30 values elsewhere)
 add("as_strided_scatter_offset_self", "lambda: (lambda x, s: (x.as_strided_scatter(s, [2, 5, 3], [3, 5, 1], 2), x.t().contiguous().t().as_strided_scatter(s[0, :3, :2], [3, 2], [1, 4], 1)))(torch.arange(40.).as_strided((2, 5, 3), (16, 3, 1), 2), -torch.arange(30.).reshape(2, 5, 3))", [], ["as_strided_scatter.default"])
 add("view_scatters_keep_self_strides", "lambda: (lambda x: [r.stride() for r in (x.slice_scatter(torch.zeros(4, 1), 1, 0, 1), x.select_scatter(torch.zeros(4), 1, 2), x.diagonal_scatter(torch.zeros(3)))])(torch.arange(12.).reshape(3, 4).t())", [], ["slice_scatter.default", "select_scatter.default", "diagonal_scatter.default"])
+# session 34 (issue 22 speed): a softmax row of 65,536+ elements with fewer rows than threads
+# is split across the pool (max, exp and scale in pieces, the sum once in the lane order);
+# hardshrink is an elementwise row (its lambd rounded to the dtype first, as upstream's
+# kernel: 0.3 in float16 is 0.30005, so an element 0.3 -> 0.30005 is inside)
+for _fn in ("softmax", "log_softmax"):
+    add(f"{_fn}_long_row_split", f"lambda: (lambda x: (torch.{_fn}(x, 0), torch.{_fn}(x[None], 1), torch.{_fn}(x[:100003], 0)))(torch.randn(300000, generator=torch.Generator().manual_seed(3)) * 4)", [], [f"_{_fn}.default"])
+add("hardshrink_half_lambda_rounding", "lambda: (torch.nn.functional.hardshrink(torch.tensor([0.3, -0.3, 0.31, float('nan'), -0.0], dtype=torch.float16), 0.3), torch.nn.functional.hardshrink(torch.tensor([0.3, 0.302], dtype=torch.bfloat16), 0.3), torch.nn.functional.hardshrink(torch.tensor([0.3, 0.30000001]), 0.3))", [], ["hardshrink.default"])
+# session 34: an out= that is itself the input of a structured (non-iterator) kernel is
+# resized to the result's shape first, as upstream's meta function does, so the kernel reads
+# the resized input: torch.norm(x, out=x) of an expanded view of 2**62 elements answers at
+# once (ours ran 2**62 steps, a fuzzer hang of seed 39), and a dim the resized input no
+# longer has refuses as upstream's
+add("norm_out_is_input_resized_first", "lambda: (lambda x, y: (torch.norm(x, out=x), x.shape, torch.norm(y, out=y), y))(torch.ones(1).expand(2**62), torch.tensor([3.0, 4.0]))", [], ["linalg_vector_norm.out"])
+add("norm_out_is_input_dim_gone_err", "lambda: (lambda x: torch.norm(x, dim=1, out=x))(torch.ones(2, 3))", [], [])
