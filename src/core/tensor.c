@@ -484,17 +484,20 @@ tn_status tn_wrap_dim_strict(int64_t dim, int ndim, int *out) {
 }
 
 tn_status tn_tensor_resize(tn_tensor *t, int ndim, const int64_t *sizes) {
-    int64_t n, need, off;
+    int64_t n, need = 0, off;
     TN_TRY(numel_of(ndim, sizes, &n));
     TN_TRY(tn_storage_nbytes_for(ndim, sizes, NULL, tn_dtype_itemsize(t->dtype), &need));
     if ((__builtin_mul_overflow(t->offset, (int64_t)tn_dtype_itemsize(t->dtype), &off) ||
               __builtin_add_overflow(need, off, &need)))
         return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with storage offset %lld",
                         (long long)t->offset);
+    /* upstream's set_sizes_contiguous refuses a stride past int64 even with a 0 size */
+    int64_t strides[TN_MAX_DIMS];
+    if (tn_contiguous_strides(ndim, sizes, strides)) return tn_error(TN_ERR_RUNTIME, "Stride calculation overflowed");
     if (need > t->storage->nbytes) TN_TRY(tn_storage_resize(t->storage, need));
     t->ndim = ndim;
     if (ndim) memcpy(t->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
-    tn_contiguous_strides(ndim, sizes, t->strides);
+    if (ndim) memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
     return TN_OK;
 }
 

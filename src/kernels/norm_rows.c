@@ -57,7 +57,8 @@ static void gn_worker(void *ctx, int64_t i0, int64_t i1) {
         double mu, var;
         row_stats(xg, len, &mu, &var);
         float var_t = (float)var, mu_t = (float)mu;
-        float rs = (float)(1.0 / sqrt((double)(var_t > 0 ? var_t : 0.0f) + J->eps));
+        /* an empty group (len 0): upstream's variance is 0 / 0, its rstd NaN */
+        float rs = len > 0 ? (float)(1.0 / sqrt((double)(var_t > 0 ? var_t : 0.0f) + J->eps)) : NAN;
         for (int64_t d = 0; d < D; d++) {
             int64_t c = g * D + d;
             float scale = J->g ? rs * J->g[c] : rs;

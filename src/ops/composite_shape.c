@@ -436,6 +436,22 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
             return tn_error(TN_ERR_RUNTIME, "index_add_(): Number of indices (%lld) should be equal to source.size(dim): "
                             "(%lld), for dim: %lld", (long long)tn_tensor_numel(index), (long long)ssz, (long long)dim);
     }
+    {
+        /* self's and source's shapes without dim (both whole when either is 0-dim) must match */
+        int sd = self->ndim && src->ndim ? (int)dim : -1, ns = self->ndim - (sd >= 0), nr = src->ndim - (sd >= 0);
+        bool same = ns == nr;
+        for (int i = 0, j = 0; same && i < self->ndim; i++) {
+            if (i == sd) continue;
+            if (j == sd) j++;
+            same = self->sizes[i] == src->sizes[j++];
+        }
+        if (!same) {
+            char b1[256], b2[256];
+            return tn_error(TN_ERR_RUNTIME, "source tensor shape must match self tensor shape, excluding the specified "
+                            "dimension. Got self.shape = %s source.shape = %s",
+                            tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1), tn_format_sizes(src->ndim, src->sizes, b2, sizeof b2));
+        }
+    }
     TN_TRY(index_in_range(self, dim, index, src, false));
     if (self->ndim > 1 && (tn_tensor_numel(src) == 0 || tn_tensor_numel(self) == 0)) {
         /* upstream's CPU kernel returns before reading the index: a copy of self */

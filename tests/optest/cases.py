@@ -3868,3 +3868,14 @@ add("hardshrink_half_lambda_rounding", "lambda: (torch.nn.functional.hardshrink(
 # longer has refuses as upstream's
 add("norm_out_is_input_resized_first", "lambda: (lambda x, y: (torch.norm(x, out=x), x.shape, torch.norm(y, out=y), y))(torch.ones(1).expand(2**62), torch.tensor([3.0, 4.0]))", [], ["linalg_vector_norm.out"])
 add("norm_out_is_input_dim_gone_err", "lambda: (lambda x: torch.norm(x, dim=1, out=x))(torch.ones(2, 3))", [], [])
+# seed-39 run: an empty group's rstd is NaN (upstream's 0 / 0 variance), index_add checks
+# source's shape against self's without dim (upstream's meta check, also on an empty self),
+# resize_ (and so empty(out=)) refuses a stride past int64 even with a 0 size
+add("group_norm_empty_group_rstd_nan", "lambda: [torch.native_group_norm(torch.zeros(2, 4, 0, dtype=dt), None, None, 2, 4, 0, 2, 1e-5)[1:] for dt in (torch.float32, torch.float64, torch.bfloat16)]", [], ["native_group_norm.default"])
+for _nm, _call in (("index_add_shape_mismatch_empty_self_err", "torch.zeros(0, 3, dtype=torch.int64).index_add(1, torch.tensor([0, 1, 2, 0, 1]), torch.ones(5, 5, 5, dtype=torch.int64), alpha=5)"),
+                   ("index_add_shape_mismatch_dim1_err", "torch.zeros(2, 4, 3).index_add(1, torch.tensor([0, 3]), torch.ones(2, 2, 2))"),
+                   ("index_add_zero_dim_source_err", "torch.zeros(3).index_add(0, torch.tensor([0]), torch.tensor(2.0))"),
+                   ("empty_out_stride_overflow_err", "torch.empty([4, 3, 0, 2**63 - 1], out=torch.empty(0, dtype=torch.bfloat16))"),
+                   ("resize_stride_overflow_err", "torch.empty(0).resize_(4, 3, 0, 2**63 - 1)")):
+    add(_nm, f"lambda: {_call}", [], [])
+add("index_add_dim1_ok", "lambda: torch.zeros(2, 4, 3).index_add(1, torch.tensor([0, 3]), torch.arange(12.).reshape(2, 2, 3))", [], ["index_add.default"])
