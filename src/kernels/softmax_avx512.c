@@ -8,6 +8,7 @@
 #if defined(__x86_64__)
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
 #define SFX avx512
+#define SM_WIDE 1
 #include "kernels/softmax_vec.inc"
 #else
 void tn_softmax_rows__avx512(float *out, const float *in, int64_t rows, int64_t n, int mode, int lanes) {
