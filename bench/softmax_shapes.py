@@ -1,0 +1,41 @@
+"""softmax_shapes.py — softmax and log_softmax of float32 at the shapes that take each of
+their paths (one long row, rows, columns), timed side by side: upstream torch (.venv-ref)
+and torchnative (.venv) in their own processes, best of 7 calls after 3 warm-up calls.
+
+    .venv/bin/python bench/softmax_shapes.py
+"""
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHILD = r"""
+import time, torch
+torch.manual_seed(0)
+for shape, dim in [((1000000,), 0), ((1000, 1000), 1), ((1000, 1000), 0), ((100, 100, 100), 1), ((10, 10, 100, 100), 1)]:
+    x = torch.randn(*shape)
+    for f in (torch.softmax, torch.log_softmax):
+        for _ in range(3):
+            f(x, dim)
+        best = 1e9
+        for _ in range(7):
+            t = time.perf_counter()
+            f(x, dim)
+            best = min(best, time.perf_counter() - t)
+        print(f"{f.__name__} {shape} dim {dim}\t{best * 1e6:.1f}")
+"""
+
+
+def side(venv):
+    out = subprocess.run([os.path.join(ROOT, venv, "bin", "python"), "-c", CHILD], capture_output=True, text=True, check=True)
+    return [line.split("\t") for line in out.stdout.strip().splitlines()]
+
+
+def main():
+    up, ours = side(".venv-ref"), side(".venv")
+    print(f"{'case':44s} {'upstream us':>12s} {'ours us':>10s} {'ours/up':>8s}")
+    for (name, u), (_, o) in zip(up, ours):
+        print(f"{name:44s} {float(u):12.1f} {float(o):10.1f} {float(o) / float(u):8.2f}")
+
+
+if __name__ == "__main__":
+    main()
