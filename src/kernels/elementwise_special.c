@@ -682,25 +682,23 @@ static double sf_hermite_he(double x, double nf, int64_t limit, bool single) {
  * float conversion (float(2k), float(2k + 1), float(k), float(k + 1), each rounded once k
  * passes 2**24), so the float32 rows run in float arithmetic, step for step as upstream's:
  * both the bits at large degrees and the time per step (a degree near 2**31 takes 2**31
- * steps per element on either side) follow. */
-static float laguerre_f(float x, int64_t n) {
-    float p = 1, q = 1 - x, r = q;
-    for (int64_t k = 1; k < n && !isnan(q); k++) {
-        r = fmaf((float)(k + k) + (1 - x), q, -((float)k * p)) / (float)(k + 1);
-        p = q;
-        q = r;
+ * steps per element on either side) follow. One recurrence per (name, compute type T, its
+ * fused multiply-add FMA), from p = 1 and q = Q1, stopping at NaN as upstream's loops. */
+#define TN_POLY_K_REC(name, T, FMA, Q1, STEP_A)                                   \
+    static T name(T x, int64_t n) {                                               \
+        T p = 1, q = Q1, r = q;                                                   \
+        for (int64_t k = 1; k < n && !isnan(q); k++) {                            \
+            r = FMA(STEP_A, q, -((T)k * p)) / (T)(k + 1);                         \
+            p = q;                                                                \
+            q = r;                                                                \
+        }                                                                         \
+        return r;                                                                 \
     }
-    return r;
-}
-static double laguerre_d(double x, int64_t n) {
-    double p = 1, q = 1 - x, r = q;
-    for (int64_t k = 1; k < n && !isnan(q); k++) {
-        r = fma((double)(k + k) + (1 - x), q, -((double)k * p)) / (double)(k + 1);
-        p = q;
-        q = r;
-    }
-    return r;
-}
+TN_POLY_K_REC(laguerre_f, float, fmaf, 1 - x, (float)(k + k) + (1 - x))
+TN_POLY_K_REC(laguerre_d, double, fma, 1 - x, (double)(k + k) + (1 - x))
+TN_POLY_K_REC(legendre_f, float, fmaf, x, (float)(k + k + 1) * x)
+TN_POLY_K_REC(legendre_d, double, fma, x, (double)(k + k + 1) * x)
+
 static double sf_laguerre(double x, double nf, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
@@ -709,24 +707,6 @@ static double sf_laguerre(double x, double nf, bool single) {
     return single ? laguerre_f((float)x, n) : laguerre_d(x, n);
 }
 
-static float legendre_f(float x, int64_t n) {
-    float p = 1, q = x, r = q;
-    for (int64_t k = 1; k < n && !isnan(q); k++) {
-        r = fmaf((float)(k + k + 1) * x, q, -((float)k * p)) / (float)(k + 1);
-        p = q;
-        q = r;
-    }
-    return r;
-}
-static double legendre_d(double x, int64_t n) {
-    double p = 1, q = x, r = q;
-    for (int64_t k = 1; k < n && !isnan(q); k++) {
-        r = fma((double)(k + k + 1) * x, q, -((double)k * p)) / (double)(k + 1);
-        p = q;
-        q = r;
-    }
-    return r;
-}
 static double sf_legendre(double x, double nf, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
