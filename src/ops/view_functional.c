@@ -102,7 +102,16 @@ static tn_status clone_preserve_strides(const tn_value *self_v, tn_value *out) {
 static tn_status view_scatter(tn_op_id view, const tn_value *args, int nview_args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *src = args[1].u.t;
     tn_value out[1];
-    TN_TRY(clone_preserve_strides(&args[0], out));
+    /* under autograd slice/select/diagonal_scatter are recorded part by part (no formula of
+     * their own), so their clone goes through the door; the values are the same (their
+     * windows are relative to self), only the result's strides are the plain clone's */
+    bool recorded = view != TN_OP_as_strided && ((self->flags | src->flags) & TN_TENSOR_REQUIRES_GRAD);
+    if (recorded) {
+        tn_value ca[2] = {args[0], {.tag = TN_V_NONE}};
+        TN_TRY(tn_dispatch(TN_OP_clone, ca, out));
+    } else {
+        TN_TRY(clone_preserve_strides(&args[0], out));
+    }
     tn_value va[8], win[1];
     va[0] = out[0];
     for (int i = 0; i < nview_args; i++) va[1 + i] = args[2 + i];
