@@ -167,7 +167,10 @@ static tn_status addmm_impl(tn_tensor *self, tn_tensor *a, tn_tensor *b, coef be
     bool use_self = self && !coef_zero(beta);
     tn_status st = use_self ? init_from_self(*out, self) : TN_OK;
     operand A = mat2d(a), B = mat2d(b), C = mat2d(*out);
-    if (st == TN_OK) st = run_gemm(0, NULL, &A, &B, &C, sizes[0], sizes[1], a->sizes[1], alpha, use_self ? beta : ZERO);
+    /* alpha == 0: upstream's gemm leaves the product out (a NaN or inf in a or b does not
+     * reach the result), as a product of no terms does */
+    int64_t k = coef_zero(alpha) ? 0 : a->sizes[1];
+    if (st == TN_OK) st = run_gemm(0, NULL, &A, &B, &C, sizes[0], sizes[1], k, alpha, use_self ? beta : ZERO);
     if (st != TN_OK) tn_tensor_release(*out);
     return st;
 }
@@ -297,7 +300,7 @@ tn_status tn_op_addbmm(const tn_value *args, tn_value *rets) {
         tn_tensor *bi = view_of(b, i * b->strides[0], 2, b->sizes + 1, b->strides + 1);
         A.t = ai, B.t = bi;
         coef bt = i > 0 ? ONE : coef_zero(beta) ? ZERO : beta;
-        st = run_gemm(0, NULL, &A, &B, &C, sizes[0], sizes[1], a->sizes[2], alpha, bt);
+        st = run_gemm(0, NULL, &A, &B, &C, sizes[0], sizes[1], coef_zero(alpha) ? 0 : a->sizes[2], alpha, bt); /* (as addmm) */
         tn_tensor_release(ai), tn_tensor_release(bi);
     }
     if (st != TN_OK) { tn_tensor_release(out); return st; }
@@ -327,7 +330,7 @@ static tn_status addmv_impl(tn_tensor *self, tn_tensor *mat, tn_tensor *vec, coe
     bool use_self = self && !coef_zero(beta);
     tn_status st = use_self ? init_from_self(*out, self) : TN_OK;
     operand A = mat2d(mat), B = {.t = vec, .rs = vec->strides[0], .cs = 1}, C = {.t = *out, .rs = 1, .cs = 1};
-    if (st == TN_OK) st = run_gemm(0, NULL, &A, &B, &C, m, 1, k, alpha, use_self ? beta : ZERO);
+    if (st == TN_OK) st = run_gemm(0, NULL, &A, &B, &C, m, 1, coef_zero(alpha) ? 0 : k, alpha, use_self ? beta : ZERO); /* (as addmm) */
     if (st != TN_OK) tn_tensor_release(*out);
     return st;
 }
