@@ -21,11 +21,8 @@ static tn_status read_lengths(const tn_value *v, const char *what, int64_t **out
     const tn_tensor *t = v->u.t;
     if (!tn_dtype_is_integral(t->dtype, false)) return tn_error(TN_ERR_RUNTIME, "%s must be integral", what);
     *n = tn_tensor_numel(t);
-    if (*n > INT64_MAX / (int64_t)sizeof **out) { /* (an expanded view: upstream's contiguous copy fails) */
-        char sb[256];
-        return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
-                        tn_format_sizes(t->ndim, t->sizes, sb, sizeof sb));
-    }
+    int64_t nbytes; /* (an expanded view past int64 bytes: upstream's contiguous copy fails) */
+    TN_TRY(tn_storage_nbytes_for(t->ndim, t->sizes, NULL, (int)sizeof **out, &nbytes));
     *out = malloc(sizeof **out * (size_t)(*n ? *n : 1));
     if (!*out) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     for (int64_t i = 0; i < *n; i++) {

@@ -22,16 +22,10 @@ static tn_status zeros_like_sizes(const tn_value *sizes, const tn_tensor *grad, 
 }
 
 /* upstream's zeros(input_sizes) refuses a size whose bytes pass int64 before anything else
- * of the backward is checked */
+ * of the backward is checked (core's byte count, its message) */
 static tn_status sizes_fit(const tn_value *sizes, const tn_tensor *grad) {
-    int64_t nbytes = tn_dtype_itemsize(grad->dtype);
-    for (int64_t i = 0; i < sizes->u.ilist.n; i++)
-        if (__builtin_mul_overflow(nbytes, sizes->u.ilist.data[i], &nbytes)) {
-            char sb[256];
-            return tn_error(TN_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
-                            tn_format_sizes((int)sizes->u.ilist.n, sizes->u.ilist.data, sb, sizeof sb));
-        }
-    return TN_OK;
+    int64_t nbytes;
+    return tn_storage_nbytes_for((int)sizes->u.ilist.n, sizes->u.ilist.data, NULL, tn_dtype_itemsize(grad->dtype), &nbytes);
 }
 
 /* view.copy_(src) at the door; the view is released. */
