@@ -9,6 +9,7 @@
 
 #include "autograd/decompose.h"
 #include "autograd/formulas.h"
+#include "ops/cross_entropy.h"
 #include "ops/iter.h"
 #include "ops/quantile.h"
 #include "ops/shape.h"
@@ -131,120 +132,17 @@ static tn_status run(tn_op_id op, int n, tn_value *args, tn_tensor **out) {
 }
 
 /* cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
- * log_softmax over the class dim, then nll_loss (class targets) or the soft-target sum. */
+ * log_softmax over the class dim, then nll_loss (class indices), or the operator's own
+ * composite (ops/nn_loss.c: probabilities, label smoothing). */
 static tn_status d_cross_entropy(const tn_value *a, tn_value *rets) {
-    tn_tensor *x = a[0].u.t, *t = a[1].u.t;
-    int cdim = x->ndim == 1 ? 0 : 1;
-    int64_t red = a[3].u.i;
-    double ls = a[5].u.d;
-    tn_tensor *lsm;
-    tn_value b[3] = {a[0], tn_value_int(cdim), tn_value_bool(false)};
+    bool probs;
+    TN_TRY(tn_nn_cross_entropy_check(a, &probs));
+    if (probs || a[5].u.d > 0) return tn_nn_cross_entropy_composite(a, probs, rets);
+    tn_tensor *x = a[0].u.t, *lsm;
+    tn_value b[3] = {a[0], tn_value_int(x->ndim == 1 ? 0 : 1), tn_value_bool(false)};
     TN_TRY(run(TN_OP__log_softmax, 3, b, &lsm));
-    tn_status st = TN_OK;
-    bool class_targets = !tn_dtype_is_floating(t->dtype);
-    if (class_targets && ls == 0.0) {
-        tn_value n[5] = {tn_value_tensor(lsm), a[1], a[2], a[3], a[4]};
-        st = d_nll_loss(n, rets);
-        tn_tensor_release(lsm);
-        return st;
-    }
-    if (class_targets) {
-        if (a[2].tag == TN_V_TENSOR) {
-            tn_tensor_release(lsm);
-            return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of cross_entropy with class weights and label_smoothing "
-                                                   "is not implemented by torchnative");
-        }
-        /* (1 - eps) * nll + eps / C * smooth, smooth = -sum(lsm, cdim) masked where ignored */
-        tn_tensor *nll = NULL, *s = NULL, *s2 = NULL, *valid = NULL, *sm = NULL, *tot = NULL, *l1 = NULL, *l2 = NULL;
-        tn_value n[5] = {tn_value_tensor(lsm), a[1], a[2], a[3], a[4]}, r;
-        int64_t C = x->sizes[cdim], cd = cdim;
-        st = d_nll_loss(n, &r);
-        if (st == TN_OK) nll = r.u.t;
-        tn_value sd = {.tag = TN_V_INTLIST};
-        sd.u.ilist.data = &cd;
-        sd.u.ilist.n = 1;
-        tn_value sa[4] = {tn_value_tensor(lsm), sd, tn_value_bool(false), none()};
-        if (st == TN_OK) st = run(TN_OP_sum_dim_IntList, 4, sa, &s);
-        tn_value na[2] = {tn_value_tensor(t), a[4]};
-        if (st == TN_OK) st = run(TN_OP_ne_Scalar, 2, na, &valid);
-        tn_value ma[2] = {tn_value_tensor(s), tn_value_tensor(valid)};
-        if (st == TN_OK) st = run(TN_OP_mul_Tensor, 2, ma, &s2); /* -smooth (sign applied below) */
-        if (st == TN_OK) {
-            if (red == 0) {
-                sm = s2;
-                tn_tensor_retain(sm);
-            } else {
-                tn_value ra[2] = {tn_value_tensor(s2), none()};
-                st = run(TN_OP_sum, 2, ra, &sm);
-                if (st == TN_OK && red == 1) {
-                    tn_value ca[2] = {tn_value_tensor(valid), none()};
-                    tn_tensor *cnt = NULL, *q = NULL;
-                    st = run(TN_OP_sum, 2, ca, &cnt);
-                    tn_value da[2] = {tn_value_tensor(sm), tn_value_tensor(cnt)};
-                    if (st == TN_OK) st = run(TN_OP_div_Tensor, 2, da, &q);
-                    tn_tensor_release(cnt);
-                    tn_tensor_release(sm);
-                    sm = q;
-                }
-            }
-        }
-        tn_value m1[2] = {tn_value_tensor(nll), tn_value_double(1.0 - ls)};
-        if (st == TN_OK) st = run(TN_OP_mul_Scalar, 2, m1, &l1);
-        tn_value m2[2] = {tn_value_tensor(sm), tn_value_double(-ls / (double)C)};
-        if (st == TN_OK) st = run(TN_OP_mul_Scalar, 2, m2, &l2);
-        tn_value ad[3] = {tn_value_tensor(l1), tn_value_tensor(l2), tn_value_int(1)};
-        if (st == TN_OK) st = run(TN_OP_add_Tensor, 3, ad, &tot);
-        if (st == TN_OK) rets[0] = tn_value_tensor(tot);
-        tn_tensor_release(nll); tn_tensor_release(s); tn_tensor_release(s2); tn_tensor_release(valid);
-        tn_tensor_release(sm); tn_tensor_release(l1); tn_tensor_release(l2); tn_tensor_release(lsm);
-        return st;
-    }
-    /* probability targets: -sum(lsm * target [* weight], cdim), reduced over the batch */
-    if (ls != 0.0) {
-        tn_tensor_release(lsm);
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "autograd of cross_entropy with probability targets and "
-                                                "label_smoothing is not implemented by torchnative");
-    }
-    tn_tensor *p = NULL, *s = NULL, *out = NULL;
-    tn_value ma[2] = {tn_value_tensor(lsm), a[1]};
-    st = run(TN_OP_mul_Tensor, 2, ma, &p);
-    if (st == TN_OK && a[2].tag == TN_V_TENSOR) {
-        int64_t shape[TN_MAX_DIMS];
-        for (int i = 0; i < x->ndim; i++) shape[i] = i == cdim ? -1 : 1;
-        tn_value sv = {.tag = TN_V_INTLIST};
-        sv.u.ilist.data = shape;
-        sv.u.ilist.n = x->ndim;
-        tn_value va[2] = {a[2], sv};
-        tn_tensor *wv = NULL, *q = NULL;
-        st = run(TN_OP_reshape, 2, va, &wv);
-        tn_value wa[2] = {tn_value_tensor(p), tn_value_tensor(wv)};
-        if (st == TN_OK) st = run(TN_OP_mul_Tensor, 2, wa, &q);
-        tn_tensor_release(wv);
-        tn_tensor_release(p);
-        p = q;
-    }
-    int64_t cd = cdim;
-    tn_value sd = {.tag = TN_V_INTLIST};
-    sd.u.ilist.data = &cd;
-    sd.u.ilist.n = 1;
-    tn_value sa[4] = {tn_value_tensor(p), sd, tn_value_bool(false), none()};
-    if (st == TN_OK) st = run(TN_OP_sum_dim_IntList, 4, sa, &s);
-    if (st == TN_OK) {
-        double scale = -1.0;
-        if (red == 1) scale /= (double)(tn_tensor_numel(x) / (x->sizes[cdim] ? x->sizes[cdim] : 1));
-        tn_tensor *q = NULL;
-        if (red != 0) {
-            tn_value ra[2] = {tn_value_tensor(s), none()};
-            st = run(TN_OP_sum, 2, ra, &q);
-            tn_tensor_release(s);
-            s = q;
-        }
-        tn_value m[2] = {tn_value_tensor(s), tn_value_double(scale)};
-        if (st == TN_OK) st = run(TN_OP_mul_Scalar, 2, m, &out);
-    }
-    if (st == TN_OK) rets[0] = tn_value_tensor(out);
-    tn_tensor_release(p);
-    tn_tensor_release(s);
+    tn_value n[5] = {tn_value_tensor(lsm), a[1], a[2], a[3], a[4]};
+    tn_status st = d_nll_loss(n, rets);
     tn_tensor_release(lsm);
     return st;
 }

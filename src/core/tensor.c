@@ -443,7 +443,8 @@ bool tn_tensor_is_contiguous(const tn_tensor *t) {
         if (t->sizes[i] == 0) return true;
         if (t->sizes[i] != 1) {
             if (t->strides[i] != expected) return false;
-            expected *= t->sizes[i];
+            /* past int64 no stride can match: saturate (an expanded view of 2**62 rows) */
+            if (__builtin_mul_overflow(expected, t->sizes[i], &expected)) expected = INT64_MAX;
         }
     }
     return true;

@@ -58,7 +58,7 @@ static void gn_worker(void *ctx, int64_t i0, int64_t i1) {
         row_stats(xg, len, &mu, &var);
         float var_t = (float)var, mu_t = (float)mu;
         /* an empty group (len 0): upstream's variance is 0 / 0, its rstd NaN */
-        float rs = len > 0 ? (float)(1.0 / sqrt((double)(var_t > 0 ? var_t : 0.0f) + J->eps)) : NAN;
+        float rs = len > 0 ? (float)(1.0 / sqrt((double)(var_t < 0 ? 0.0f : var_t) + J->eps)) : NAN; /* NaN stays */
         for (int64_t d = 0; d < D; d++) {
             int64_t c = g * D + d;
             float scale = J->g ? rs * J->g[c] : rs;
@@ -82,7 +82,7 @@ static void ln_worker(void *ctx, int64_t m0, int64_t m1) {
         row_stats(xr, N, &mu, &v);
         float var = (float)v;
         float mu_t = (float)mu;
-        float rs = (float)(1.0 / sqrt((double)(var > 0 ? var : 0.0f) + J->eps));
+        float rs = (float)(1.0 / sqrt((double)(var < 0 ? 0.0f : var) + J->eps)); /* std::max: NaN stays */
         float bias = -rs * mu_t;
         for (int64_t j = 0; j < N; j++) {
             float gv = J->g ? J->g[j] : 1.0f, bv = J->b ? J->b[j] : 0.0f;

@@ -83,6 +83,7 @@ static inline void tn_cx_release(tn_cx *c) {
 #define TN_B(x) tn_value_bool(x)
 #define TN_NONE ((tn_value){.tag = TN_V_NONE})
 #define TN_DT(d) ((tn_value){.tag = TN_V_DTYPE, .u.dtype = (d)})
+#define TN_MF(m) ((tn_value){.tag = TN_V_MEMFMT, .u.memfmt = (m)}) /* 0: contiguous_format */
 #define TN_ARGS(...) ((const tn_value[]){__VA_ARGS__})
 
 #endif

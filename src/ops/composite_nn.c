@@ -12,11 +12,10 @@
 #include "ops/iter.h"
 #include "ops/promote.h"
 
-static tn_value memfmt(int m) { tn_value v = {.tag = TN_V_MEMFMT}; v.u.memfmt = m; return v; }
 
 /* zeros_like(t) with the contiguous (legacy) memory format */
 static tn_tensor *zeros_like(tn_cx *c, tn_tensor *t) {
-    return tn_cx_call(c, TN_OP_zeros_like, TN_ARGS(TN_T(t), TN_NONE, TN_NONE, TN_NONE, TN_NONE, memfmt(0)));
+    return tn_cx_call(c, TN_OP_zeros_like, TN_ARGS(TN_T(t), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_MF(0)));
 }
 
 /* upstream's apply_loss_reduction: 0 none, 1 mean, 2 sum */
@@ -371,7 +370,7 @@ static tn_status pixel_shuffle_impl(const tn_value *args, tn_value *rets, bool u
         return tn_error(TN_ERR_RUNTIME, "pixel_unshuffle expects %s to be divisible by downscale_factor, but input.size(%d)=%lld is not divisible by %lld",
                         H % r ? "height" : "width", H % r ? -2 : -1, (long long)(H % r ? H : W), (long long)r);
     if (un && tn_tensor_numel(x) == 0) { /* upstream returns an empty input's clone, its shape unchanged */
-        tn_value ca[2] = {args[0], memfmt(0)};
+        tn_value ca[2] = {args[0], TN_MF(0)};
         tn_tensor *y;
         TN_TRY(tn_dispatch_one(TN_OP_clone, ca, &y));
         rets[0] = tn_value_tensor(y);
@@ -395,7 +394,7 @@ static tn_status pixel_shuffle_impl(const tn_value *args, tn_value *rets, bool u
     tn_cx c = {0};
     tn_tensor *v = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(x), tn_value_intlist(s1, nb + 5)));
     v = tn_cx_call(&c, TN_OP_permute, TN_ARGS(TN_T(v), tn_value_intlist(perm, nb + 5)));
-    v = tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(v), memfmt(0)));
+    v = tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(v), TN_MF(0)));
     v = tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(v), tn_value_intlist(s2, nb + 3)));
     return tn_cx_finish(&c, v, rets);
 }
@@ -422,7 +421,7 @@ tn_status tn_op_channel_shuffle(const tn_value *args, tn_value *rets) {
     tn_cx c = {0};
     tn_tensor *v = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(x), tn_value_intlist(s1, x->ndim + 1)));
     v = tn_cx_call(&c, TN_OP_permute, TN_ARGS(TN_T(v), tn_value_intlist(perm, x->ndim + 1)));
-    v = tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(v), memfmt(0)));
+    v = tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(v), TN_MF(0)));
     v = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(v), tn_value_intlist(x->sizes, x->ndim)));
     return tn_cx_finish(&c, v, rets);
 }
@@ -532,7 +531,7 @@ tn_status tn_op_embedding_renorm(const tn_value *args, tn_value *rets) {
     tn_tensor *rows = tn_cx_call(&c, TN_OP_index_select, TN_ARGS(TN_T(self), TN_I(0), TN_T(u)));
     tn_tensor *norms = tn_cx_call(&c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(rows), TN_D(p), tn_value_intlist(&one, 1), TN_B(true), TN_NONE));
     tn_tensor *scale = muls(&c, unary(&c, TN_OP_reciprocal, adds(&c, norms, TN_D(1e-7))), TN_D(max_norm));
-    tn_tensor *ones = tn_cx_call(&c, TN_OP_ones_like, TN_ARGS(TN_T(scale), TN_NONE, TN_NONE, TN_NONE, TN_NONE, memfmt(0)));
+    tn_tensor *ones = tn_cx_call(&c, TN_OP_ones_like, TN_ARGS(TN_T(scale), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_MF(0)));
     scale = where(&c, cmps(&c, TN_OP_gt_Scalar, norms, TN_D(max_norm)), scale, ones);
     if (u && u->dtype != TN_DTYPE_INT64) { /* index_copy takes int64 indices only */
         tn_value d = {.tag = TN_V_DTYPE};
@@ -582,6 +581,6 @@ tn_status tn_op__pad_circular(const tn_value *args, tn_value *rets) {
     }
     /* a result that is only a crop is still a fresh tensor, as upstream's */
     if (v == x || (c.st == TN_OK && v && v->storage == x->storage))
-        v = tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(v), memfmt(0)));
+        v = tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(v), TN_MF(0)));
     return tn_cx_finish(&c, v, rets);
 }

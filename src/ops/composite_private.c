@@ -9,7 +9,6 @@
 #include "ops/composite_internal.h"
 
 static tn_value dtype_v(tn_dtype d) { tn_value v = {.tag = TN_V_DTYPE}; v.u.dtype = d; return v; }
-static tn_value memfmt_v(int m) { tn_value v = {.tag = TN_V_MEMFMT}; v.u.memfmt = m; return v; }
 
 /* aten::_safe_softmax(self, dim, dtype?): softmax, with rows that are entirely -inf giving
  * zeros instead of NaN (upstream: where(all(self == -inf, dim, keepdim), 0, softmax)). */
@@ -23,7 +22,7 @@ tn_status tn_op__safe_softmax(const tn_value *args, tn_value *rets) {
         tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "isneginf does not support complex inputs."));
     tn_tensor *masked = tn_cx_call(&c, TN_OP_eq_Scalar, TN_ARGS(TN_T(x), TN_D(-INFINITY)));
     tn_tensor *rows = tn_cx_call(&c, TN_OP_all_dim, TN_ARGS(TN_T(masked), TN_I(dim), TN_B(true)));
-    tn_tensor *zeros = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(out), TN_NONE, TN_NONE, TN_NONE, TN_NONE, memfmt_v(0)));
+    tn_tensor *zeros = tn_cx_call(&c, TN_OP_zeros_like, TN_ARGS(TN_T(out), TN_NONE, TN_NONE, TN_NONE, TN_NONE, TN_MF(0)));
     return tn_cx_finish(&c, tn_cx_call(&c, TN_OP_where_self, TN_ARGS(TN_T(rows), TN_T(zeros), TN_T(out))), rets);
 }
 

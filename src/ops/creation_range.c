@@ -310,13 +310,18 @@ static tn_status space_impl(const tn_value *start, const tn_value *end, int64_t 
     return TN_OK;
 }
 
-/* A 0-dim tensor endpoint as a Scalar value (upstream calls .item()). */
-static tn_status endpoint_value(const tn_tensor *t, const char *op, const char *which, tn_value *v) {
+/* A 0-dim tensor endpoint as a Scalar value (upstream calls .item()); a meta endpoint has
+ * no value: a zero of its kind, and *meta is set. */
+static tn_status endpoint_value(const tn_tensor *t, const char *op, const char *which, tn_value *v, bool *meta) {
     if (t->ndim != 0)
         return tn_error(TN_ERR_RUNTIME, "%s only supports 0-dimensional start and end tensors, but got %s with %d dimension(s).",
                         op, which, t->ndim);
+    static const uint8_t zero[16];
     const void *p = tn_tensor_data(t);
-    if (!p) return tn_error(TN_ERR_NOT_IMPLEMENTED, "Tensor.item() cannot be called on meta tensors");
+    if (!p) {
+        *meta = true;
+        p = zero;
+    }
     if (tn_dtype_is_complex(t->dtype)) {
         v->tag = TN_V_COMPLEX;
         tn_cast_load_complex(p, t->dtype, &v->u.c.re, &v->u.c.im);
@@ -334,9 +339,13 @@ static tn_status endpoint_value(const tn_tensor *t, const char *op, const char *
 static tn_status space_any(const tn_value *args, bool log, const tn_value *opts, tn_value *rets) {
     const char *op = log ? "logspace" : "linspace";
     tn_value s = args[0], e = args[1];
-    if (s.tag == TN_V_TENSOR) TN_TRY(endpoint_value(args[0].u.t, op, "start", &s));
-    if (e.tag == TN_V_TENSOR) TN_TRY(endpoint_value(args[1].u.t, op, "end", &e));
-    return space_impl(&s, &e, args[2].u.i, log, log ? args[3].u.d : 0, opts, rets);
+    bool meta = false;
+    if (s.tag == TN_V_TENSOR) TN_TRY(endpoint_value(args[0].u.t, op, "start", &s, &meta));
+    if (e.tag == TN_V_TENSOR) TN_TRY(endpoint_value(args[1].u.t, op, "end", &e, &meta));
+    /* a meta endpoint makes the result meta, as upstream's decomposition (shape only) */
+    tn_value mo[4] = {opts[0], opts[1], {.tag = TN_V_DEVICE}, opts[3]};
+    mo[2].u.device = (tn_device){TN_DEVICE_META, -1};
+    return space_impl(&s, &e, args[2].u.i, log, log ? args[3].u.d : 0, meta ? mo : opts, rets);
 }
 
 /* aten::linspace(Scalar start, Scalar end, int steps, *, dtype, layout, device, pin_memory)

@@ -461,12 +461,13 @@ tn_status tn_op_sub_Scalar(const tn_value *args, tn_value *rets) { return add_im
 tn_status tn_op_rsub_Tensor(const tn_value *args, tn_value *rets) { return add_impl(&args[1], &args[0], &args[2], true, rets); }
 tn_status tn_op_rsub_Scalar(const tn_value *args, tn_value *rets) { return add_impl(&args[1], &args[0], &args[2], true, rets); }
 
-/* Reduced-float tensor times/over a Python scalar: the scalar stays in float (upstream
- * reads the original scalar value instead of its bfloat16/half conversion). */
+/* Reduced-float tensor times/over a scalar second operand (a Python number, or any 0-dim
+ * tensor): the scalar stays in float (upstream's kernel reads the operand's original value,
+ * not its bfloat16/half conversion: x * torch.tensor(0.3, dtype=torch.float64) too). */
 static bool reduced_with_scalar(const tn_value *a, const tn_value *b, tn_dtype common) {
     if (common != TN_DTYPE_BFLOAT16 && common != TN_DTYPE_FLOAT16) return false;
     if (a->tag != TN_V_TENSOR || a->u.t->dtype != common || a->u.t->ndim == 0) return false;
-    if (b->tag == TN_V_TENSOR) return (b->u.t->flags & TN_TENSOR_WRAPPED_NUMBER) && b->u.t->ndim == 0;
+    if (b->tag == TN_V_TENSOR) return b->u.t->ndim == 0 && !tn_dtype_is_complex(b->u.t->dtype);
     return tn_scalar_is_number(b) && b->tag != TN_V_COMPLEX;
 }
 
@@ -488,6 +489,17 @@ static tn_status mul_impl(const tn_value *a, const tn_value *b, tn_value *rets) 
 /* aten::mul.Tensor / mul.Scalar */
 tn_status tn_op_mul_Tensor(const tn_value *args, tn_value *rets) { return mul_impl(&args[0], &args[1], rets); }
 tn_status tn_op_mul_Scalar(const tn_value *args, tn_value *rets) { return mul_impl(&args[0], &args[1], rets); }
+/* aten::mul_.Scalar: upstream runs it as mul_out(self, scalar, self), the scalar first, so
+ * its kernel does not take the scalar path above: a half / bfloat16 self is multiplied by
+ * the scalar rounded to its dtype (x.mul_(0.3) through the Tensor overload, and x * 0.3, keep
+ * 0.3 in float; _foreach_mul_ and hann_window's composite reach this overload). */
+tn_status tn_op_mul__Scalar(const tn_value *args, tn_value *rets) {
+    tn_dtype d = args[0].tag == TN_V_TENSOR ? args[0].u.t->dtype : TN_DTYPE_FLOAT32;
+    tn_value a[2] = {args[0], args[1]};
+    if ((d == TN_DTYPE_FLOAT16 || d == TN_DTYPE_BFLOAT16) && tn_scalar_is_number(&args[1]) && args[1].tag != TN_V_COMPLEX)
+        a[1] = tn_value_double(tn_round_to_dtype(d, sv(&args[1])));
+    return tn_dispatch_derived(TN_OP_mul__Scalar, a, rets);
+}
 
 /* div with rounding_mode: NULL (true division), "trunc" or "floor". */
 static tn_status div_impl(const tn_value *a, const tn_value *b, const tn_value *mode, tn_value *rets) {

@@ -349,7 +349,9 @@ static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_dev
         if (fast && !all_contig) {
             memcpy(strides, first->strides, sizeof(int64_t) * (size_t)n);
         } else if (fast || inverted) {
-            tn_contiguous_strides(n, it->shape, strides);
+            /* upstream allocates a contiguous output here, whose restride refuses a stride
+             * past int64 even when the result is empty ([0, 5, 2**62, 2]) */
+            if (tn_contiguous_strides(n, it->shape, strides)) return tn_error(TN_ERR_RUNTIME, "Stride calculation overflowed");
         } else {
             /* Strides compatible with the sorted iteration order, mapped back to tensor
              * dims (iteration dim d was tensor dim n-1-perm[d]). */

@@ -337,6 +337,11 @@ tn_status tn_op__scaled_dot_product_flash_attention_for_cpu(const tn_value *args
                                         "shape of {B, H, T, K}");
     if (!(args[3].u.d == 0.0)) /* upstream's CPU flash kernel has no dropout: any other p, NaN included */
         return tn_error(TN_ERR_RUNTIME, "scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0");
+    tn_tensor *mask = tn_nn_opt_tensor(&args[5]);
+    /* the flash kernel reads a float32 mask or one of the query's dtype: no bool mask (the
+     * public scaled_dot_product_attention converts one first); upstream's words */
+    if (mask && mask->dtype != TN_DTYPE_FLOAT32 && mask->dtype != q->dtype)
+        return tn_error(TN_ERR_RUNTIME, "scaled_dot_product_attention_flash_attention: Attention mask is the same data type as query");
     attn_args a = {q, k, v, tn_nn_opt_tensor(&args[5]), args[3].u.d, args[4].u.b, true,
                    tn_nn_opt_double(&args[6], NAN)};
     tn_tensor *out, *lse;

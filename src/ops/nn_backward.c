@@ -839,30 +839,51 @@ tn_status tn_op_embedding_dense_backward(const tn_value *args, tn_value *rets) {
     return TN_OK;
 }
 
-/* aten::glu_backward(grad_output, self, dim) -> Tensor */
-tn_status tn_op_glu_backward(const tn_value *args, tn_value *rets) {
-    tn_tensor *gy = args[0].u.t, *x = args[1].u.t;
+/* glu_backward's argument checks in upstream's order; *egy = grad_output expanded to a half
+ * of self (upstream's iterator broadcasts it), *dim_out = the halved dim. */
+static tn_status glu_backward_check(tn_tensor *gy, tn_tensor *x, int64_t d, tn_tensor **egy, int *dim_out) {
     char b1[256], b2[256];
     if (x->ndim == 0) return tn_error(TN_ERR_RUNTIME, "glu does not support scalars because halving size must be even");
     int dim;
-    TN_TRY(tn_wrap_dim(args[2].u.i, x->ndim, &dim));
+    TN_TRY(tn_wrap_dim(d, x->ndim, &dim));
     if (x->sizes[dim] % 2 != 0)
         return tn_error(TN_ERR_RUNTIME, "Halving dimension must be even, but dimension %d is size %lld", dim,
                         (long long)x->sizes[dim]);
-    /* grad_output broadcasts to a half of self, as in upstream's iterator */
     int64_t hs[TN_MAX_DIMS];
     for (int i = 0; i < x->ndim; i++) hs[i] = i == dim ? x->sizes[i] / 2 : x->sizes[i];
-    tn_tensor *egy = NULL;
-    if (tn_shape_expand_view(gy, x->ndim, hs, &egy) != TN_OK) {
+    if (tn_shape_expand_view(gy, x->ndim, hs, egy) != TN_OK)
         return tn_error(TN_ERR_RUNTIME, "glu_backward: grad_output %s does not broadcast to input %s halved at dimension %d",
                         TN_NN_FMT(gy, b1), TN_NN_FMT(x, b2), dim);
-    }
+    *dim_out = dim;
+    return TN_OK;
+}
+
+/* aten::glu_backward.grad_input: upstream's iterator runs over grad_input's halves, self's
+ * first half and grad_output with one dtype, grad_input's ("Found dtype Float but expected
+ * BFloat16" names the first operand that differs); the rest is the derived out=. */
+tn_status tn_op_glu_backward_grad_input(const tn_value *args, tn_value *rets) {
+    tn_tensor *gy = args[0].u.t, *x = args[1].u.t, *out = args[3].u.t, *egy = NULL;
+    int dim;
+    TN_TRY(glu_backward_check(gy, x, args[2].u.i, &egy, &dim));
+    tn_tensor_release(egy);
+    tn_dtype found = x->dtype != out->dtype ? x->dtype : gy->dtype;
+    if (found != out->dtype)
+        return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_nnb_dname(found), tn_nnb_dname(out->dtype));
+    return tn_dispatch_derived(TN_OP_glu_backward_grad_input, args, rets);
+}
+
+/* aten::glu_backward(grad_output, self, dim) -> Tensor */
+tn_status tn_op_glu_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *gy = args[0].u.t, *x = args[1].u.t, *egy = NULL;
+    int dim;
+    TN_TRY(glu_backward_check(gy, x, args[2].u.i, &egy, &dim));
     gy = egy;
     tn_tensor *gx;
-    /* one dtype, no promotion (upstream's iterator: "Found dtype Double but expected Float") */
+    /* one dtype, no promotion: upstream's iterator expects its output's (self's) dtype,
+     * "Found dtype Double but expected Float" for a double grad_output */
     tn_status cst = gy->dtype == x->dtype ? TN_OK
                                           : tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s",
-                                                     tn_nnb_dname(x->dtype), tn_nnb_dname(gy->dtype));
+                                                     tn_nnb_dname(gy->dtype), tn_nnb_dname(x->dtype));
     if (cst == TN_OK) cst = tn_nnb_check_float(x, "glu_backward_cpu");
     if (cst == TN_OK) cst = tn_nn_empty(x->ndim, x->sizes, x->dtype, x, &gx);
     if (cst != TN_OK) { tn_tensor_release(egy); return cst; }

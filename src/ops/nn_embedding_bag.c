@@ -40,6 +40,16 @@ static tn_status expect_types(const char *arg, const tn_tensor *t, const char *a
                     arg, allowed, tn_dtype_infos[t->dtype].c10_name);
 }
 
+/* The index tensors a backward reads through idx_at / int_at2 must be int32 / int64
+ * (upstream's checkScalarTypes; before, a float offset2bag was read as int64 past its
+ * storage). */
+static tn_status check_index_tensors(int n, const char *const *names, tn_tensor *const *ts) {
+    for (int k = 0; k < n; k++)
+        if (ts[k] && ts[k]->dtype != TN_DTYPE_INT32 && ts[k]->dtype != TN_DTYPE_INT64)
+            return expect_types(names[k], ts[k], "Long, Int");
+    return TN_OK;
+}
+
 /* Upstream's check_arguments, in its order. */
 static tn_status check_arguments(const tn_tensor *weight, const tn_tensor *indices, const tn_tensor *offsets, int64_t mode,
                                  const tn_tensor *psw, bool include_last) {
@@ -279,6 +289,8 @@ tn_status tn_op__embedding_bag_dense_backward(const tn_value *args, tn_value *re
     tn_dtype dt = grad->dtype;
     if (dt != TN_DTYPE_FLOAT16 && dt != TN_DTYPE_BFLOAT16 && dt != TN_DTYPE_FLOAT32 && dt != TN_DTYPE_FLOAT64)
         return expect_types("grad_", grad, "Half, BFloat16, Float, Double");
+    TN_TRY(check_index_tensors(4, (const char *const[]){"indices", "offset2bag", "bag_size", "max_indices"},
+                               (tn_tensor *const[]){indices, o2b, bag_size, mode == BAG_MAX ? max_idx : NULL}));
     if (grad->ndim != 2 || indices->ndim != 1 || o2b->ndim != 1 || bag_size->ndim != 1 || nw < 0)
         return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
     int64_t n = indices->sizes[0], nb = grad->sizes[0], dim = grad->sizes[1], sz[2] = {nw, dim};
@@ -360,8 +372,7 @@ tn_status tn_op__embedding_bag_dense_backward(const tn_value *args, tn_value *re
 tn_status tn_op__embedding_bag_backward(const tn_value *args, tn_value *rets) {
     tn_tensor *indices = args[1].u.t, *offsets = args[2].u.t, *o2b = args[3].u.t;
     if (args[9].u.b) return tn_error(TN_ERR_NOT_IMPLEMENTED, "embedding_bag with sparse=True: sparse gradients are not implemented by torchnative");
-    if ((indices->dtype != TN_DTYPE_INT32 && indices->dtype != TN_DTYPE_INT64) || (offsets->dtype != TN_DTYPE_INT32 && offsets->dtype != TN_DTYPE_INT64))
-        return expect_types("indices", indices, "Long, Int");
+    TN_TRY(check_index_tensors(3, (const char *const[]){"indices", "offsets", "offset2bag"}, (tn_tensor *const[]){indices, offsets, o2b}));
     if (indices->ndim != 1 || offsets->ndim != 1 || o2b->ndim != 1)
         return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
     int64_t n = indices->sizes[0], *bags;
@@ -385,8 +396,10 @@ tn_status tn_op__embedding_bag_per_sample_weights_backward(const tn_value *args,
     tn_tensor *grad = args[0].u.t, *weight = args[1].u.t, *indices = args[2].u.t, *offsets = args[3].u.t, *o2b = args[4].u.t;
     int64_t mode = args[5].u.i, pad = args[6].u.i;
     if (mode != BAG_SUM) return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
-    if (grad->ndim != 2 || weight->ndim != 2 || indices->ndim != 1 || weight->sizes[1] != grad->sizes[1] || grad->dtype != weight->dtype)
+    if (grad->ndim != 2 || weight->ndim != 2 || indices->ndim != 1 || offsets->ndim != 1 || o2b->ndim != 1 ||
+        weight->sizes[1] != grad->sizes[1] || grad->dtype != weight->dtype)
         return tn_error(TN_ERR_RUNTIME, "embedding_bag_backward: arguments do not match an embedding_bag forward");
+    TN_TRY(check_index_tensors(3, (const char *const[]){"indices", "offsets", "offset2bag"}, (tn_tensor *const[]){indices, offsets, o2b}));
     int64_t n = indices->sizes[0], dim = grad->sizes[1], nb = grad->sizes[0], *bags = NULL;
     tn_tensor *out;
     TN_TRY(tn_tensor_zeros(1, &n, grad->dtype, tn_tensor_device(grad), &out));

@@ -8,6 +8,7 @@
 #include "core/threadpool.h"
 #include "kernels/loss.h"
 #include "ops/composite_internal.h"
+#include "ops/cross_entropy.h"
 #include "ops/nn_internal.h"
 #include "ops/promote.h"
 #include "ops/shape.h"
@@ -41,6 +42,9 @@ static tn_status nll_generic(tn_tensor *self, tn_tensor *target, tn_tensor *weig
     TN_TRY(check_reduction(reduction));
     TN_TRY(tn_nn_check_float(self, "nll_loss_forward_reduce_cuda_kernel_2d_index"));
     if (target->dtype != TN_DTYPE_INT64 && target->dtype != TN_DTYPE_UINT8)
+        return tn_error(TN_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s",
+                        tn_dtype_infos[target->dtype].c10_name);
+    if (self->ndim > 2 && target->dtype != TN_DTYPE_INT64) /* upstream's 2d kernel reads int64 only */
         return tn_error(TN_ERR_RUNTIME, "expected scalar type Long but found %s", tn_dtype_infos[target->dtype].c10_name);
     if (weight && tn_tensor_numel(weight) != C)
         return tn_error(TN_ERR_RUNTIME, "weight tensor should be defined either for all %lld classes or no classes but "
@@ -187,83 +191,116 @@ tn_status tn_op_nll_loss2d(const tn_value *args, tn_value *rets) {
     return TN_OK;
 }
 
-/* aten::cross_entropy_loss(self, target, weight?, reduction, ignore_index, label_smoothing)
- * = nll_loss_nd(log_softmax(self, class_dim), ...) for class targets; probability targets
- * (a float target shaped like self) take -sum(w * target * logp) over the class dim. */
-tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
+/* cross_entropy_loss's two composite paths, upstream's as chains of door calls (autograd
+ * records the parts; src/autograd/decompose.c runs this as the decomposition), with
+ * logp = log_softmax(self, class dim), C classes and w the weight viewed along the class dim:
+ * - class probabilities: t = target (* (1 - ls) + ls / C), loss = -sum(logp * t * w) over
+ *   the class dim (none), over everything (sum), or that divided by numel / C (mean; NaN for
+ *   an empty self);
+ * - class indices with label_smoothing > 0: (1 - ls) * nll_loss_nd(logp) + smooth * ls / C,
+ *   smooth = -sum(logp * w, class dim), 0 where target == ignore_index, reduced as nll's
+ *   mean (divided by the kept targets' weights, or their count).
+ * Call after tn_nn_cross_entropy_check. */
+tn_status tn_nn_cross_entropy_composite(const tn_value *args, bool probs, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *target = args[1].u.t, *weight = tn_nn_opt_tensor(&args[2]);
     int64_t reduction = args[3].u.i, ignore = args[4].u.i;
     double ls = args[5].u.d;
-    TN_TRY(check_reduction(reduction));
-    int cdim = self->ndim >= 2 ? 1 : 0;
-    bool probs = tn_nn_is_float(target->dtype);
-    if (ls < 0 || ls > 1) return tn_error(TN_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g", ls);
-    if (!probs && ls > 0)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::cross_entropy_loss with label_smoothing > 0 and class-index targets "
-                                                "is not implemented by torchnative");
-    tn_value la[3] = {tn_value_tensor(self), tn_value_int(cdim), tn_value_bool(false)};
-    tn_tensor *logp;
-    TN_TRY(tn_nn_call1(TN_OP__log_softmax, la, &logp));
-    tn_status st;
-    tn_tensor *out = NULL;
-    if (!probs) {
-        st = nll_nd(logp, target, weight, reduction, ignore, &out);
-    } else {
-        char b1[256], b2[256];
-        bool same = self->ndim == target->ndim;
-        for (int i = 0; same && i < self->ndim; i++) same = self->sizes[i] == target->sizes[i];
-        if (!same) {
-            tn_tensor_release(logp);
-            return tn_error(TN_ERR_RUNTIME, "Expected input batch_size (%lld) to match target batch_size (%lld).",
-                            (long long)(self->ndim ? self->sizes[0] : 1), (long long)(target->ndim ? target->sizes[0] : 1));
-        }
-        int64_t C = self->ndim ? self->sizes[cdim] : 1, outer = 1, inner = 1;
-        /* upstream's probability-target path: no ignore_index, one weight per class */
-        if (ignore >= 0) {
-            tn_tensor_release(logp);
-            return tn_error(TN_ERR_RUNTIME, "ignore_index is not supported for floating point target");
-        }
-        if (weight && (weight->ndim != 1 || weight->sizes[0] != C)) {
-            tn_tensor_release(logp);
-            return tn_error(TN_ERR_RUNTIME, "cross_entropy: weight tensor should be defined either for all %lld classes or "
-                            "no classes but got weight tensor of shape: %s", (long long)C,
-                            tn_format_sizes(weight->ndim, weight->sizes, b1, sizeof b1));
-        }
-        (void)b2;
-        for (int i = 0; i < cdim; i++) outer *= self->sizes[i];
-        for (int i = cdim + 1; i < self->ndim; i++) inner *= self->sizes[i];
-        int64_t osz[TN_MAX_DIMS];
-        int ond = 0;
-        for (int i = 0; i < self->ndim; i++) if (i != cdim) osz[ond++] = self->sizes[i];
-        st = tn_nn_empty(reduction == RED_NONE ? ond : 0, osz, self->dtype, self, &out);
-        tn_nn_buf bl = {0}, bt = {0}, bw = {0};
-        if (st == TN_OK && !tn_tensor_is_meta(self)) {
-            st = tn_nn_load(logp, TN_DTYPE_FLOAT64, &bl);
-            if (st == TN_OK) st = tn_nn_load(target, TN_DTYPE_FLOAT64, &bt);
-            if (st == TN_OK && weight) st = tn_nn_load(weight, TN_DTYPE_FLOAT64, &bw);
-            if (st == TN_OK) {
-                const double *lp = bl.data, *tg = bt.data, *w = bw.data;
-                double total = 0;
-                for (int64_t o = 0; o < outer; o++)
-                    for (int64_t j = 0; j < inner; j++) {
-                        double s = 0;
-                        for (int64_t c = 0; c < C; c++) {
-                            int64_t at = (o * C + c) * inner + j;
-                            double t = ls > 0 ? tg[at] * (1 - ls) + ls / (double)C : tg[at];
-                            s += lp[at] * t * (w ? w[c] : 1.0);
-                        }
-                        s = tn_round_to_dtype(self->dtype, -s);
-                        if (reduction == RED_NONE) store_at(out, o * inner + j, s);
-                        else total += s;
-                    }
-                /* mean divides by the number of samples (numel / C), weights or not. */
-                if (reduction == RED_MEAN) store_at(out, 0, total / (double)(outer * inner));
-                else if (reduction == RED_SUM) store_at(out, 0, total);
-            }
-        }
-        tn_nn_buf_free(&bl); tn_nn_buf_free(&bt); tn_nn_buf_free(&bw);
-        if (st != TN_OK && out) { tn_tensor_release(out); out = NULL; }
+    int cd;
+    TN_TRY(tn_wrap_dim_strict(self->ndim == 1 ? 0 : 1, self->ndim, &cd));
+    int64_t cdim = cd, C = self->sizes[cdim], wshape[TN_MAX_DIMS];
+    if (probs && weight && (weight->ndim != 1 || weight->sizes[0] != C)) {
+        char b1[256];
+        return tn_error(TN_ERR_RUNTIME, "cross_entropy: weight tensor should be defined either for all %lld classes or "
+                        "no classes but got weight tensor of shape: %s", (long long)C,
+                        tn_format_sizes(weight->ndim, weight->sizes, b1, sizeof b1));
     }
+    tn_cx c = {0};
+    tn_tensor *logp = tn_cx_call(&c, TN_OP__log_softmax, TN_ARGS(TN_T(self), TN_I(cdim), TN_B(false)));
+    tn_tensor *wv = NULL, *r;
+    if (weight) {
+        for (int i = 0; i < self->ndim; i++) wshape[i] = 1;
+        wshape[cdim] = weight->ndim ? weight->sizes[0] : 1;
+        wv = tn_cx_call(&c, TN_OP_view, TN_ARGS(TN_T(weight), tn_value_intlist(wshape, self->ndim)));
+    }
+    if (probs) {
+        tn_tensor *t = target;
+        if (ls > 0) {
+            t = tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(target), TN_D(1.0 - ls)));
+            t = tn_cx_call(&c, TN_OP_add_Scalar, TN_ARGS(TN_T(t), TN_D(ls / (double)C), TN_I(1)));
+        }
+        tn_tensor *p = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(logp), TN_T(t)));
+        if (wv) p = tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(p), TN_T(wv)));
+        if (reduction == RED_NONE) {
+            r = tn_cx_call(&c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(p), tn_value_intlist(&cdim, 1), TN_B(false), TN_NONE));
+            r = tn_cx_call(&c, TN_OP_neg, TN_ARGS(TN_T(r)));
+        } else {
+            r = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(p), TN_NONE));
+            r = tn_cx_call(&c, TN_OP_neg, TN_ARGS(TN_T(r)));
+            if (reduction == RED_MEAN && tn_tensor_numel(self) == 0)
+                r = tn_cx_call(&c, TN_OP_fill__Scalar, TN_ARGS(TN_T(r), TN_D(NAN)));
+            else if (reduction == RED_MEAN)
+                r = tn_cx_call(&c, TN_OP_div_Scalar, TN_ARGS(TN_T(r), TN_I(tn_tensor_numel(self) / C)));
+        }
+        return tn_cx_finish(&c, r, rets);
+    }
+    tn_tensor *nll = tn_cx_call(&c, TN_OP_nll_loss_nd, TN_ARGS(TN_T(logp), TN_T(target), args[2], TN_I(reduction), TN_I(ignore)));
+    tn_tensor *lw = wv ? tn_cx_call(&c, TN_OP_mul_Tensor, TN_ARGS(TN_T(logp), TN_T(wv))) : logp;
+    tn_tensor *s = tn_cx_call(&c, TN_OP_sum_dim_IntList, TN_ARGS(TN_T(lw), tn_value_intlist(&cdim, 1), TN_B(false), TN_NONE));
+    tn_tensor *smooth = tn_cx_call(&c, TN_OP_neg, TN_ARGS(TN_T(s)));
+    tn_tensor *ign = tn_cx_call(&c, TN_OP_eq_Scalar, TN_ARGS(TN_T(target), TN_I(ignore)));
+    smooth = tn_cx_call(&c, TN_OP_masked_fill_Scalar, TN_ARGS(TN_T(smooth), TN_T(ign), TN_D(0.0)));
+    r = smooth;
+    if (reduction != RED_NONE) r = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(smooth), TN_NONE));
+    if (reduction == RED_MEAN) {
+        tn_tensor *keep = tn_cx_call(&c, TN_OP_logical_not, TN_ARGS(TN_T(ign))), *den;
+        if (weight) {
+            tn_tensor *kept = tn_cx_call(&c, TN_OP_masked_select, TN_ARGS(TN_T(target), TN_T(keep)));
+            tn_tensor *wk = tn_cx_call(&c, TN_OP_gather, TN_ARGS(TN_T(weight), TN_I(0), TN_T(kept), TN_B(false)));
+            den = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(wk), TN_NONE));
+        } else {
+            den = tn_cx_call(&c, TN_OP_sum, TN_ARGS(TN_T(keep), TN_NONE));
+        }
+        r = tn_cx_call(&c, TN_OP_div_Tensor, TN_ARGS(TN_T(r), TN_T(den)));
+    }
+    tn_tensor *x = tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(nll), TN_D(1.0 - ls)));
+    tn_tensor *y = tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(r), TN_D(ls / (double)C)));
+    r = tn_cx_call(&c, TN_OP_add_Tensor, TN_ARGS(TN_T(x), TN_T(y), TN_I(1)));
+    return tn_cx_finish(&c, r, rets);
+}
+
+/* cross_entropy_loss's checks and path, shared with its autograd decomposition: upstream's
+ * dispatch takes a target shaped like self as class probabilities (it must be floating, and
+ * ignore_index unused), any other target as class indices. */
+tn_status tn_nn_cross_entropy_check(const tn_value *args, bool *probs_out) {
+    tn_tensor *self = args[0].u.t, *target = args[1].u.t;
+    int64_t ignore = args[4].u.i;
+    double ls = args[5].u.d;
+    TN_TRY(check_reduction(args[3].u.i));
+    bool probs = self->ndim == target->ndim;
+    for (int i = 0; probs && i < self->ndim; i++) probs = self->sizes[i] == target->sizes[i];
+    if (probs) {
+        if (!tn_nn_is_float(target->dtype))
+            return tn_error(TN_ERR_RUNTIME, "Expected floating point type for target with class probabilities, got %s",
+                            tn_dtype_infos[target->dtype].c10_name);
+        if (ignore >= 0) return tn_error(TN_ERR_RUNTIME, "ignore_index is not supported for floating point target");
+    }
+    if (ls < 0 || ls > 1) return tn_error(TN_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g", ls);
+    *probs_out = probs;
+    return TN_OK;
+}
+
+/* aten::cross_entropy_loss(self, target, weight?, reduction, ignore_index, label_smoothing):
+ * class indices without smoothing: nll_loss_nd(log_softmax(self, class_dim)); the other
+ * paths are the composite above. */
+tn_status tn_op_cross_entropy_loss(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    bool probs;
+    TN_TRY(tn_nn_cross_entropy_check(args, &probs));
+    if (probs || args[5].u.d > 0) return tn_nn_cross_entropy_composite(args, probs, rets);
+    tn_value la[3] = {tn_value_tensor(self), tn_value_int(self->ndim == 1 ? 0 : 1), tn_value_bool(false)};
+    tn_tensor *logp, *out = NULL;
+    TN_TRY(tn_nn_call1(TN_OP__log_softmax, la, &logp));
+    tn_status st = nll_nd(logp, args[1].u.t, tn_nn_opt_tensor(&args[2]), args[3].u.i, args[4].u.i, &out);
     tn_tensor_release(logp);
     if (st != TN_OK) return st;
     rets[0] = tn_value_tensor(out);

@@ -98,11 +98,10 @@ typedef enum hist_rule { HIST_RULE_SEARCH, HIST_RULE_LINEAR_LOCAL } hist_rule;
 HIST_LOOP(float, hist_f32)
 HIST_LOOP(double, hist_f64)
 
-static tn_value memfmt_contig(void) { return (tn_value){.tag = TN_V_MEMFMT}; }
 
 /* A contiguous copy (or the tensor itself) of t viewed as `ndim` sizes, owned by c. */
 static tn_tensor *contig_view(tn_cx *c, tn_tensor *t, int ndim, const int64_t *sizes) {
-    tn_tensor *ct = tn_cx_call(c, TN_OP_contiguous, TN_ARGS(TN_T(t), memfmt_contig()));
+    tn_tensor *ct = tn_cx_call(c, TN_OP_contiguous, TN_ARGS(TN_T(t), TN_MF(0)));
     if (!ct) return NULL;
     return tn_cx_call(c, TN_OP_view, TN_ARGS(TN_T(ct), tn_value_intlist(sizes, ndim)));
 }
@@ -320,7 +319,7 @@ static tn_status from_bin_tensors(tn_tensor *self, tn_tensor *const *bins, int64
     for (int64_t d = 0; c.st == TN_OK && d < nbins; d++) {
         int64_t k = tn_tensor_numel(bins[d]) - 1;
         tn_cx_fail(&c, check_bin_cts(&k, 1, dd));
-        edges[d] = edges_out ? tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(bins[d]), memfmt_contig())) : bins[d];
+        edges[d] = edges_out ? tn_cx_call(&c, TN_OP_clone, TN_ARGS(TN_T(bins[d]), TN_MF(0))) : bins[d];
     }
     tn_tensor *hist = count(&c, x2, edges, w, density, HIST_RULE_SEARCH);
     if (c.st == TN_OK) {

@@ -950,9 +950,15 @@ tn_status tn_op_unfold(const tn_value *args, tn_value *rets) {
     memcpy(strides, self->strides, sizeof strides);
     if (n > 0) {
         sizes[d] = (self->sizes[d] - size) / step + 1;
-        strides[d] = step * self->strides[d];
+        /* upstream's product wraps and its as_strided then refuses the negative stride */
+        strides[d] = tn_mul_wrap(step, self->strides[d]);
         sizes[n] = size;
         strides[n] = self->strides[d];
+        if (strides[d] < 0) {
+            char b[256];
+            return tn_error(TN_ERR_RUNTIME, "as_strided: Negative strides are not supported at the moment, got strides: %s",
+                            tn_format_sizes(n + 1, strides, b, sizeof b));
+        }
     } else {
         sizes[0] = size;
         strides[0] = 1;
@@ -1043,8 +1049,8 @@ tn_status tn_op_view_as_complex(const tn_value *args, tn_value *rets) {
     if (self->sizes[n - 1] != 2) return tn_error(TN_ERR_RUNTIME, "Tensor must have a last dimension of size 2");
     if (self->strides[n - 1] != 1) return tn_error(TN_ERR_RUNTIME, "Tensor must have a last dimension with stride 1");
     int64_t strides[TN_MAX_DIMS];
-    for (int k = 0; k < n - 1; k++) {
-        if (self->strides[k] % 2 != 0)
+    for (int k = 0; k < n - 1; k++) { /* a dimension of size 1 never steps: its stride is not checked */
+        if (self->sizes[k] != 1 && self->strides[k] % 2 != 0)
             return tn_error(TN_ERR_RUNTIME, "Tensor must have a stride divisible by 2 for all but last dimension");
         strides[k] = self->strides[k] / 2;
     }

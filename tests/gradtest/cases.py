@@ -193,6 +193,11 @@ CASES = [
     G("cross_entropy_ls", "lambda a, t: F.cross_entropy(a, t, label_smoothing=0.1)",
       [A, In((4,), "int64", "index", high=5)], (0,), ["nll_loss_forward"]),
     G("cross_entropy_prob", "lambda a, t: F.cross_entropy(a, t.softmax(1))", [A, B], (0,), ["_log_softmax"]),
+    # session 35: label smoothing with class weights (ours refused it), and with probabilities
+    G("cross_entropy_ls_weight", "lambda a, t, w: F.cross_entropy(a, t, weight=w, ignore_index=2, label_smoothing=0.2)",
+      [A, In((4,), "int64", "index", high=5), In((5,), kind="pos")], (0,), ["nll_loss_forward", "_log_softmax"]),
+    G("cross_entropy_prob_ls_weight", "lambda a, t, w: F.cross_entropy(a, t.softmax(1), weight=w, label_smoothing=0.3, reduction='none')",
+      [A, B, In((5,), kind="pos")], (0, 1, 2), ["_log_softmax"]),
     G("nll_none", "lambda a, t: F.nll_loss(F.log_softmax(a, 1), t, reduction='none')",
       [A, In((4,), "int64", "index", high=5)], (0,), ["nll_loss_forward"]),
     G("nll_2d", "lambda a, t: F.nll_loss(a, t)", [In((2, 3, 4, 4)), In((2, 4, 4), "int64", "index", high=3)], (0,),

@@ -3884,3 +3884,65 @@ add("index_add_dim1_ok", "lambda: torch.zeros(2, 4, 3).index_add(1, torch.tensor
 # keeps it upstream too, and in our AVX-512 kernel, but our scalar tier's leaves it out: not
 # in this case, docs/RELIABILITY.md "Session 34")
 add("addmm_family_alpha_zero_skips_product", "lambda: (lambda s, m, e: (torch.addmm(s, m, e, alpha=0.0), torch.addmm(s, m, e, alpha=0, beta=0), torch.addmv(s[0], m, e[0], alpha=0), torch.addbmm(s, m[None], e[None], alpha=0), torch.addr(s, m[0], e[0], alpha=0), torch.addmm(s.double(), m.double(), e.double(), alpha=0, beta=2)))(torch.ones(2, 2), torch.full((2, 2), float('nan')), torch.ones(2, 2))", [], ["addmm.default", "addmv.default", "addbmm.default", "addr.default"])
+# session 35 (seed-40 run): cross_entropy takes a target shaped like self as class
+# probabilities whatever its dtype (upstream's dispatch; a Long one refuses by name of the
+# path), label smoothing with class indices computes (with weights, ignore_index and every
+# reduction) where ours refused by name, and both composite paths are upstream's chains of
+# operators (float32 bits as upstream's; a float64 target promotes the loss)
+_CE = "torch._C._nn.cross_entropy_loss"
+for _nm, _call in (("ce_long_probs_err", f"{_CE}(a, b.long(), None, 1, -100, 0.0)"),
+                   ("ce_zero_dim_probs_err", f"{_CE}(a[0, 0], a[0, 1], None, 1, -100, 0.0)"),
+                   ("ce_zero_dim_long_err", f"{_CE}(a[0, 0], b[0, 0].long(), a[0, 1], 1, 3, 0.0)"),
+                   ("ce_float_index_target_err", f"{_CE}(a, b[:, 0], None, 1, -100, 0.0)"),
+                   ("nll2d_byte_target_err", "torch._C._nn.nll_loss_nd(a[:, :, None].expand(4, 5, 2), torch.zeros(4, 2, dtype=torch.uint8), None, 1, -100)")):
+    add(_nm, f"lambda a, b: {_call}", [In((4, 5)), In((4, 5), kind="pos")], [])
+add("ce_label_smoothing_class_indices", f"lambda a, w: [{_CE}(x, t, ww, red, ig, 0.3) for x, t in ((a, torch.tensor([0, 4, 1, 3])), (a[0], torch.tensor(2)), (a[:, :, None].expand(4, 5, 3), torch.tensor([[0, 1, 2], [4, 4, 0], [1, 2, 3], [3, 0, 1]]))) for ww in (None, w) for red in (0, 1, 2) for ig in (-100, 4)]", [In((4, 5)), In((5,), kind="pos")], ["cross_entropy_loss.default"])
+add("ce_probability_targets_composite", f"lambda a, p, w: [{_CE}(x, t, ww, red, -100, ls) for x, t in ((a, p), (a.bfloat16(), p.bfloat16()), (a, p.double()), (a[:0], p[:0])) for ww in (None, w) for red in (0, 1, 2) for ls in (0.0, 0.2)]", [In((4, 5)), In((4, 5), kind="pos"), In((5,), kind="pos")], ["cross_entropy_loss.default"])
+# seed-40 run: glu_backward's out= has one dtype, grad_input's (upstream's iterator: a
+# float self into a bfloat16 grad_input refuses; ours cast the result into it), and the
+# functional names grad_output's dtype as found, self's as expected
+_GB = "torch.ops.aten.glu_backward"
+for _nm, _call in (("glu_backward_out_dtype_err", f"{_GB}.grad_input(a[:, :2], a, 1, grad_input=torch.empty(0, dtype=torch.bfloat16))"),
+                   ("glu_backward_out_grad_dtype_err", f"{_GB}.grad_input(a[:, :2].double(), a, 1, grad_input=torch.empty(0))"),
+                   ("glu_backward_grad_dtype_err", f"{_GB}(a[:, :2].double(), a, 1)")):
+    add(_nm, f"lambda a: {_call}", [In((3, 4))], [])
+add("glu_backward_out_ok", f"lambda a: {_GB}.grad_input(a[:, :2], a, 1, grad_input=torch.empty(0))", [In((3, 4))], ["glu_backward.grad_input"])
+# seed-40 run: multilabel_margin_loss_backward of an empty input returns the empty gradient
+# before its dtype checks (a float target passes there, as upstream's)
+add("multilabel_margin_backward_empty_early", "lambda: [torch.ops.aten.multilabel_margin_loss_backward(torch.zeros(0, 3), torch.zeros(0, 3), t, 1, torch.zeros(0, 3)) for t in (torch.zeros(0, 3), torch.zeros(0, 3, dtype=torch.int64))]", [], ["multilabel_margin_loss_backward.default"])
+add("multilabel_margin_backward_float_target_err", "lambda: torch.ops.aten.multilabel_margin_loss_backward(torch.tensor(1.0), torch.zeros(2, 3), torch.zeros(2, 3), 1, torch.zeros(2, 3))", [], [])
+# seed-40 run: the windows' in-place steps are upstream's in-place operators, and
+# mul_.Scalar rounds its scalar to a half / bfloat16 self (upstream runs it as
+# mul_out(self, scalar, self): hann_window(7, dtype=float16)[6] is 0.1895 there, 0.1877 from
+# the functional steps); x * (a 0-dim float64 tensor) keeps the scalar in float as x * 0.3
+# does; _foreach_mul_ goes through mul_.Scalar, so it rounds too. kaiser_window is new
+# (float32 is left out: upstream's float i0 and MKL sqrt are not correctly rounded)
+add("windows_half_inplace_steps", "lambda: tuple(getattr(torch, f)(n, periodic=p, dtype=dt) for f in ('hann_window', 'hamming_window', 'blackman_window', 'bartlett_window') for n in (7, 8, 13, 64) for p in (True, False) for dt in (torch.float16, torch.bfloat16))", [], ["hann_window.default", "hann_window.periodic", "hamming_window.periodic", "blackman_window.periodic", "bartlett_window.periodic"])
+add("kaiser_window", "lambda: tuple(torch.kaiser_window(n, p, b, dtype=dt) for n in (0, 1, 2, 7, 64) for p in (True, False) for b in (0.0, 5.0, 12.0, 30.0) for dt in (torch.float16, torch.bfloat16, torch.float64)) + (torch.kaiser_window(9, dtype=torch.float64), torch.kaiser_window(10, False, dtype=torch.float64))", [], ["kaiser_window.default", "kaiser_window.periodic", "kaiser_window.beta"])
+add("kaiser_window_float32", "lambda: tuple(torch.kaiser_window(n, p, b) for n in (2, 7, 64) for p in (True, False) for b in (0.0, 5.0, 12.0))", [], [], rtol=1e-6, atol=1e-7)
+for _nm, _call in (("kaiser_window_complex_err", "torch.kaiser_window(5, dtype=torch.complex64)"), ("kaiser_window_negative_err", "torch.kaiser_window(-2)"), ("kaiser_window_int_err", "torch.kaiser_window(4, dtype=torch.int32)")):
+    add(_nm, f"lambda: {_call}", [], [])
+add("mul_scalar_inplace_rounds_half_scalar", "lambda a: [(torch.ops.aten.mul_.Scalar(a.to(dt).clone(), s), a.to(dt).mul_(s), a.to(dt) * s, a.to(dt) * torch.tensor(s, dtype=torch.float64), a.to(dt) / torch.tensor(s), torch._foreach_mul([a.to(dt)], s)[0], (lambda l: (torch._foreach_mul_(l, s), l[0])[1])([a.to(dt).clone()])) for dt in (torch.float16, torch.bfloat16, torch.float32) for s in (0.3, 0.8975979010256552, 2049, 1.1)]", [In((40,))], ["mul_.Scalar", "_foreach_mul_.Scalar"])
+# seed-41 run (ASan + UBSan): unfold's new stride wraps as upstream's product does and then
+# refuses as upstream's as_strided (ours overflowed, UB, and returned a view); contiguity of
+# an expanded view of 2**62 rows (the expected stride overflowed); the embedding_bag
+# backwards check their index tensors' dtypes (a float offset2bag was read as int64 past its
+# storage: heap-buffer-overflow)
+for _nm, _call in (("unfold_step_stride_wraps_err", "torch.unfold_copy(torch.arange(4.)[::2], -1, 2, 2**63 - 1)"),
+                   ("embedding_bag_backward_float_offset2bag_err", "torch.ops.aten._embedding_bag_backward(torch.ones(1, 1, 1), torch.tensor([0]), torch.tensor([0]), torch.tensor([0.5]), torch.tensor(1.0), torch.zeros(1, 1, 1, dtype=torch.int8), 5, False, 0, False, None, -1)"),
+                   ("embedding_bag_dense_backward_float_bag_size_err", "torch.ops.aten._embedding_bag_dense_backward(torch.ones(1, 3), torch.tensor([0]), torch.tensor([0]), torch.tensor([1.0]), torch.tensor([0]), 5, False, 1, None, -1)"),
+                   ("embedding_bag_psw_backward_float_offset2bag_err", "torch.ops.aten._embedding_bag_per_sample_weights_backward(torch.ones(1, 3), torch.ones(5, 3), torch.tensor([0]), torch.tensor([0]), torch.tensor([0.0]), 0, -1)")):
+    add(_nm, f"lambda: {_call}", [], [])
+add("sigmoid_backward_huge_expand_empty", "lambda: torch.ops.aten.sigmoid_backward(torch.ones(1, 1).expand(2**62, 1), torch.ones(0, 5, 1, 2)).shape", [], ["sigmoid_backward.default"])
+# seed-40 run: the CPU flash attention kernel takes a float32 mask or one of the query's dtype
+add("sdpa_flash_cpu_mask_dtypes", "lambda q: [torch._scaled_dot_product_flash_attention_for_cpu(q.to(qd), q.to(qd), q.to(qd), attn_mask=q.to(md))[0] for qd, md in ((torch.float64, torch.float32), (torch.float64, torch.float64), (torch.bfloat16, torch.float32), (torch.bfloat16, torch.bfloat16))]", [In((1, 4, 2, 2))], ["_scaled_dot_product_flash_attention_for_cpu.default"], rtol=1e-2, atol=1e-2)
+for _nm, _md in (("bool", "torch.bool"), ("double_for_float", "torch.float64"), ("half_for_float", "torch.float16")):
+    add(f"sdpa_flash_cpu_mask_{_nm}_err", f"lambda q: torch._scaled_dot_product_flash_attention_for_cpu(q, q, q, attn_mask=torch.ones(1, 4, 2, 2).to({_md}))", [In((1, 4, 2, 2))], [])
+# seed-41 run: a NaN variance stays NaN before eps is added (upstream's std::max(var, 0)
+# returns its NaN first argument; ours clamped it to 0, so group / layer norm of a row with
+# an inf gave -inf for its finite elements where upstream gives NaN)
+add("norms_nonfinite_row_nan_rstd", "lambda: [(torch.group_norm(g, 1, None, None, 1e-5), torch.layer_norm(g, [4]), torch.native_layer_norm(g, [4], None, None, 1e-5)[2]) for v in ([float('inf'), 1, 2, 3], [float('-inf'), float('inf'), 1, 2]) for dt in (torch.float32, torch.float64, torch.bfloat16) for g in (torch.tensor(v, dtype=dt).reshape(1, 4),)]", [], ["native_group_norm.default", "native_layer_norm.default"])
+# seed-41 run: linspace / logspace with a meta 0-dim endpoint answer on meta (upstream's
+# decomposition, shape only); ours called item() on it and refused
+add("space_meta_endpoints", "lambda: [(r.device.type, r.shape, r.dtype) for r in (torch.linspace(torch.tensor(1.0, device='meta'), 2.0, 4), torch.logspace(torch.tensor(1.0, device='meta'), torch.tensor(2.0, device='meta'), 0, 2.5), torch.logspace(torch.tensor(1.0, device='meta'), torch.tensor(2.0), 3, 2.5), torch.linspace(torch.tensor(1.0, device='meta'), 2.0, 5, dtype=torch.float64))]", [], ["linspace.Tensor_Scalar", "logspace.Tensor_Tensor"])
+add("space_meta_endpoint_1d_err", "lambda: torch.linspace(torch.ones(2, device='meta'), 2.0, 1)", [], [])
