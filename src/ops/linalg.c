@@ -222,8 +222,25 @@ static tn_status baddbmm_impl(tn_tensor *self, tn_tensor *a, tn_tensor *b, coef 
     bool use_self = self && !coef_zero(beta);
     tn_status st = use_self ? init_from_self(*out, self) : TN_OK;
     operand A = mat3d(a), B = mat3d(b), C = mat3d(*out);
+    /* alpha == 0, one rule for every kernel tier: upstream's small-product kernel (k*m*n
+     * under 400; any size for half / bfloat16, whose large path keeps it too) computes
+     * beta*self + 0*(a·b), so a NaN or inf of the batches reaches the result; its BLAS path
+     * (larger float / double / complex products) leaves the product out */
+    int64_t k = a->sizes[2];
+    bool zero_alpha = coef_zero(alpha), reduced = a->dtype == TN_DTYPE_FLOAT16 || a->dtype == TN_DTYPE_BFLOAT16;
+    bool keep = zero_alpha && !tn_dtype_is_integral(a->dtype, true) && (reduced || (double)k * (double)sizes[1] * (double)sizes[2] < 400);
     if (st == TN_OK)
-        st = run_gemm(1, sizes, &A, &B, &C, sizes[1], sizes[2], a->sizes[2], alpha, use_self ? beta : ZERO);
+        st = run_gemm(1, sizes, &A, &B, &C, sizes[1], sizes[2], zero_alpha ? 0 : k, alpha, use_self ? beta : ZERO);
+    if (st == TN_OK && keep && k > 0 && !is_meta(*out)) {
+        tn_tensor *p = NULL;
+        st = new_out(3, sizes, a, &p);
+        operand P = mat3d(p);
+        if (st == TN_OK) st = run_gemm(1, sizes, &A, &B, &P, sizes[1], sizes[2], k, ONE, ZERO);
+        tn_value r, aa[3] = {tn_value_tensor(*out), tn_value_tensor(p), tn_value_int(0)};
+        if (st == TN_OK) st = tn_dispatch(TN_OP_add__Tensor, aa, &r); /* out + 0 * product */
+        if (st == TN_OK) tn_value_release(&r);
+        if (p) tn_tensor_release(p);
+    }
     if (st != TN_OK) tn_tensor_release(*out);
     return st;
 }

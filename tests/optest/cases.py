@@ -3946,3 +3946,8 @@ add("norms_nonfinite_row_nan_rstd", "lambda: [(torch.group_norm(g, 1, None, None
 # decomposition, shape only); ours called item() on it and refused
 add("space_meta_endpoints", "lambda: [(r.device.type, r.shape, r.dtype) for r in (torch.linspace(torch.tensor(1.0, device='meta'), 2.0, 4), torch.logspace(torch.tensor(1.0, device='meta'), torch.tensor(2.0, device='meta'), 0, 2.5), torch.logspace(torch.tensor(1.0, device='meta'), torch.tensor(2.0), 3, 2.5), torch.linspace(torch.tensor(1.0, device='meta'), 2.0, 5, dtype=torch.float64))]", [], ["linspace.Tensor_Scalar", "logspace.Tensor_Tensor"])
 add("space_meta_endpoint_1d_err", "lambda: torch.linspace(torch.ones(2, device='meta'), 2.0, 1)", [], [])
+# session 35: baddbmm with alpha == 0, one rule on every tier (our scalar tier left the product
+# out, the AVX-512 kernel kept it): upstream's small-product kernel (k*m*n < 400) keeps a NaN
+# of the batches (beta*self + 0*product), its BLAS path (larger float / double) leaves it out;
+# half / bfloat16 keep it (upstream's large bfloat16 path is not followed: RELIABILITY)
+add("baddbmm_alpha_zero_by_size", "lambda: [(torch.baddbmm(torch.ones(b, m, n, dtype=dt), torch.full((b, m, k), float('nan'), dtype=dt), torch.ones(b, k, n, dtype=dt), alpha=0), torch.baddbmm(torch.ones(b, m, n, dtype=dt), torch.full((b, m, k), float('inf'), dtype=dt), torch.ones(b, k, n, dtype=dt), alpha=0, beta=0)) for dt in (torch.float32, torch.float64) for (b, m, k, n) in ((1, 2, 2, 2), (2, 7, 7, 8), (1, 8, 8, 8), (3, 1, 500, 1))] + [torch.baddbmm(torch.ones(1, 4, 4, dtype=torch.bfloat16), torch.full((1, 4, 3), float('nan'), dtype=torch.bfloat16), torch.ones(1, 3, 4, dtype=torch.bfloat16), alpha=0)]", [], ["baddbmm.default"])
