@@ -854,6 +854,20 @@ def test_random_from_int64_max_refuses_where_upstream_hangs():
     assert torch.empty(3, dtype=torch.int64).random_(2**63 - 1, None).tolist() == [2**63 - 1] * 3
 
 
+
+def test_lu_unpack_refuses_pivots_of_another_batch():
+    """lu_unpack with pivots whose batch dims differ from LU's: upstream does not check them
+    and reads past the pivots (batches 2-4 of a [5, 3, 3] LU with [2, 3] pivots come out as
+    identity permutations; an expanded [2, 5, 3, 3] LU corrupts its heap: "malloc(): invalid
+    size", RELIABILITY "Where upstream itself fails"). Ours copied batch * k pivots out of the
+    smaller tensor (found next to the seed-42 fuzz run's ormqr overflow); it refuses now with
+    the shape message it gives for a wrong pivot count."""
+    lu, piv = torch.linalg.lu_factor(torch.eye(3).expand(5, 3, 3) + 0.1)
+    for bad_lu, bad_piv in ((lu, piv[:2]), (lu[:2], piv), (lu[None].expand(2, 5, 3, 3), piv)):
+        with pytest.raises(RuntimeError, match="LU_pivots must have shape batch"):
+            torch.lu_unpack(bad_lu, bad_piv)
+    assert torch.lu_unpack(lu, piv)[0].shape == (5, 3, 3)
+
 # ---- resource exhaustion (issue 21 item 4) -------------------------------------------
 # Allocations no machine can satisfy: upstream raises RuntimeError (its CPU allocator's
 # "not enough memory", or "Storage size calculation overflowed" when the byte count does

@@ -441,8 +441,12 @@ tn_status tn_op_lu_unpack(const tn_value *args, tn_value *rets) {
     if (pv->dtype != TN_DTYPE_INT32)
         return tn_error(TN_ERR_RUNTIME, "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
                                         "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
-    if (pv->ndim != LU->ndim - 1 || pv->sizes[pv->ndim - 1] != k)
-        return tn_error(TN_ERR_RUNTIME, "torch.lu_unpack: LU_pivots must have shape batch + (min(m, n),)");
+    /* the batch dims too: upstream does not check them and reads past the pivots (a wrong
+     * permutation, or heap corruption for an expanded LU: RELIABILITY "Where upstream itself
+     * fails"); ours copied batch * k pivots out of a smaller tensor */
+    bool pv_ok = pv->ndim == LU->ndim - 1 && pv->sizes[pv->ndim - 1] == k;
+    for (int i = 0; pv_ok && i < LU->ndim - 2; i++) pv_ok = pv->sizes[i] == LU->sizes[i];
+    if (!pv_ok) return tn_error(TN_ERR_RUNTIME, "torch.lu_unpack: LU_pivots must have shape batch + (min(m, n),)");
     int64_t batch = tn_la_batch(LU->ndim, LU->sizes);
     double *lu = tn_la_alloc(batch * m * n * tn_la_w(LU->dtype), sizeof(double));
     int32_t *piv = tn_la_alloc(batch * k, sizeof(int32_t));

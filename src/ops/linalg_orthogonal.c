@@ -119,6 +119,18 @@ tn_status tn_op_qr(const tn_value *args, tn_value *rets) {
     return set_rets(rets, 2, out);
 }
 
+/* x's batch dims (all but its matrix / vector dims) must be input's shape[:-2], in
+ * upstream's words; the buffers are sized by input's batch. */
+static tn_status batch_dims_match(const char *api, const char *name, const tn_tensor *x, const tn_tensor *input) {
+    int nb = input->ndim - 2;
+    bool same = true;
+    for (int i = 0; i < nb; i++) same &= x->sizes[i] == input->sizes[i];
+    if (same) return TN_OK;
+    char b[256];
+    return tn_error(TN_ERR_RUNTIME, "%s: Expected batch dimensions of %s to be equal to input.shape[:-2], but got %s", api, name,
+                    tn_format_sizes(nb, x->sizes, b, sizeof b));
+}
+
 /* aten::linalg_householder_product(Tensor input, Tensor tau) -> Tensor (orgqr) */
 tn_status tn_op_linalg_householder_product(const tn_value *args, tn_value *rets) {
     tn_tensor *A = args[0].u.t, *T = args[1].u.t, *out;
@@ -133,10 +145,7 @@ tn_status tn_op_linalg_householder_product(const tn_value *args, tn_value *rets)
     if (T->ndim != A->ndim - 1)
         return tn_error(TN_ERR_RUNTIME, "%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d and input.ndim is equal to %d",
                         api, T->ndim, A->ndim);
-    for (int i = 0; i < A->ndim - 2; i++)
-        if (T->sizes[i] != A->sizes[i])
-            return tn_error(TN_ERR_RUNTIME, "%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got tau.shape[%d] equal to %lld",
-                            api, i, (long long)T->sizes[i]);
+    TN_TRY(batch_dims_match(api, "tau", T, A));
     if (A->dtype != T->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s: tau dtype %s does not match input dtype %s", api,
                         tn_dtype_infos[T->dtype].c10_name, tn_dtype_infos[A->dtype].c10_name);
@@ -177,6 +186,9 @@ tn_status tn_op_ormqr(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "%s: input.shape[-2] must be equal to other.shape[%d]", api, left ? -2 : -1);
     if (C->ndim != A->ndim)
         return tn_error(TN_ERR_RUNTIME, "%s: input and other must have the same number of dimensions.", api);
+    /* before, a tau or other of another batch overran the buffers sized by input's */
+    TN_TRY(batch_dims_match(api, "tau", T, A));
+    TN_TRY(batch_dims_match(api, "other", C, A));
     if (A->dtype != C->dtype || A->dtype != T->dtype)
         return tn_error(TN_ERR_RUNTIME, "%s: Expected input and other to have the same dtype", api);
     TN_TRY(tn_la_need_float_kernel_or_complex("ormqr_cpu", A));

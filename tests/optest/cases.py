@@ -3951,3 +3951,10 @@ add("space_meta_endpoint_1d_err", "lambda: torch.linspace(torch.ones(2, device='
 # of the batches (beta*self + 0*product), its BLAS path (larger float / double) leaves it out;
 # half / bfloat16 keep it (upstream's large bfloat16 path is not followed: RELIABILITY)
 add("baddbmm_alpha_zero_by_size", "lambda: [(torch.baddbmm(torch.ones(b, m, n, dtype=dt), torch.full((b, m, k), float('nan'), dtype=dt), torch.ones(b, k, n, dtype=dt), alpha=0), torch.baddbmm(torch.ones(b, m, n, dtype=dt), torch.full((b, m, k), float('inf'), dtype=dt), torch.ones(b, k, n, dtype=dt), alpha=0, beta=0)) for dt in (torch.float32, torch.float64) for (b, m, k, n) in ((1, 2, 2, 2), (2, 7, 7, 8), (1, 8, 8, 8), (3, 1, 500, 1))] + [torch.baddbmm(torch.ones(1, 4, 4, dtype=torch.bfloat16), torch.full((1, 4, 3), float('nan'), dtype=torch.bfloat16), torch.ones(1, 3, 4, dtype=torch.bfloat16), alpha=0)]", [], ["baddbmm.default"])
+# seed-42 run (ASan: heap-buffer-overflow): ormqr checks tau's and other's batch dims against
+# input's as upstream (the buffers are sized by one batch); lu_unpack checks the pivots' batch
+# dims (upstream does not, and reads past them: tests/test_reliability.py)
+for _nm, _call in (("ormqr_tau_batch_err", "torch.ormqr(torch.zeros(0, 7, 3), torch.ones(7, 3), torch.ones(3, 7, 3))"),
+                   ("ormqr_other_batch_err", "torch.ormqr(torch.ones(2, 5, 3), torch.ones(2, 3), torch.ones(3, 5, 4))"),
+                   ("householder_product_tau_batch_err", "torch.linalg.householder_product(torch.ones(2, 5, 3), torch.ones(4, 3))")):
+    add(_nm, f"lambda: {_call}", [], [])
