@@ -286,6 +286,12 @@ static bool sizes_product_u64(int ndim, const int64_t *sizes, uint64_t *out) {
     return over || n > (uint64_t)INT64_MAX;
 }
 
+tn_status tn_check_view_numel(int ndim, const int64_t *sizes) {
+    uint64_t n;
+    if (sizes_product_u64(ndim, sizes, &n)) return tn_error(TN_ERR_RUNTIME, "numel: integer multiplication overflow");
+    return TN_OK;
+}
+
 tn_status tn_check_sizes_nonnegative(int ndim, const int64_t *sizes) {
     for (int i = 0; i < ndim; i++)
         if (sizes[i] < 0) {

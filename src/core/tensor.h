@@ -192,6 +192,10 @@ tn_status tn_storage_nbytes_for(int ndim, const int64_t *sizes, const int64_t *s
                                 int64_t *out);
 /* RuntimeError "Trying to create tensor with negative dimension d: [sizes]" (upstream's,
  * from its allocation) when a size is negative. */
+/* A view's element count, as upstream's refresh_numel: the sizes' product in unsigned 64
+ * bits, left to right, must neither overflow nor pass INT64_MAX, whatever the strides
+ * ("numel: integer multiplication overflow"; [0, 2**62, 4] passes, [2**62, 4, 0] does not). */
+tn_status tn_check_view_numel(int ndim, const int64_t *sizes);
 tn_status tn_check_sizes_nonnegative(int ndim, const int64_t *sizes);
 /* Checks that [offset, offset + extent of sizes/strides) fits storage of nbytes. */
 tn_status tn_check_storage_bounds(int ndim, const int64_t *sizes, const int64_t *strides,

@@ -58,7 +58,7 @@ TN_EWB_HELPERS(double, d)
 
 TN_EWB2(threshold, y <= (T)ctx->d[0] ? (T)0 : x)
 /* threshold_backward also runs on integers (upstream's relu backward of an int tensor). */
-TN_EW_INTS(TN_EW_B_SAME, ewb_threshold, y <= (T)ctx->d[0] ? (T)0 : x)
+TN_EW_INTS(TN_EW_B_SAME, ewb_threshold, y <= (T)ctx->i[0] ? (T)0 : x) /* i[0]: the exact threshold */
 /* d/dx x·Φ(x) = Φ(x) + x·φ(x). */
 TN_EWB2(gelu, x * ((T)0.5 * ((T)1 + erf(y * (T)M_SQRT1_2)) +
                    y * ((T)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * exp(y * y * (T)-0.5))))

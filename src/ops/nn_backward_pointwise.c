@@ -22,10 +22,12 @@ static double scalar_of(const tn_value *v) { return tn_scalar_as_double(v); }
 
 /* A Scalar converted into dtype with upstream's checks (`scalar.to<scalar_t>()`: a nonzero
  * imaginary part or a value beyond the type refuses) and read back. */
-static tn_status scalar_in(const tn_value *v, tn_dtype dt, double *out) {
+static tn_status scalar_in(const tn_value *v, tn_dtype dt, double *out, int64_t *iout) {
     unsigned char buf[16];
     TN_TRY(tn_scalar_to_bytes(v, dt, buf));
     *out = tn_cast_load_double(buf, dt);
+    /* the integer loops read it exactly (2**63 - 1 as a double is 2**63, past int64) */
+    if (tn_dtype_is_integral(dt, true)) *iout = tn_cast_load_int64(buf, dt);
     return TN_OK;
 }
 
@@ -60,7 +62,7 @@ static tn_status ewb_run(tn_ewb_op op, const char *kname, int nin, tn_tensor **i
             tn_dtype rd = it.common_dtype;
             if (sc->round[i] == EWB_ROUND_OPMATH && (rd == TN_DTYPE_FLOAT16 || rd == TN_DTYPE_BFLOAT16))
                 rd = TN_DTYPE_FLOAT32;
-            tn_status st = scalar_in(sc->v[i], rd, &ctx->d[i]);
+            tn_status st = scalar_in(sc->v[i], rd, &ctx->d[i], &ctx->i[i]);
             if (st != TN_OK) {
                 tn_iter_release(&it);
                 return st;

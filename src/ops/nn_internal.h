@@ -71,11 +71,11 @@ static inline float (*tn_nn_convt_rounding(tn_dtype dt, int nsp, const int64_t *
 
 /* The 2-d nearest (mode 0) / bilinear source-index scales of upstream's upsampling, forward
  * and backward alike, in the opmath type (f: float). compute_scales_value is 1/scale for a
- * positive scale, else in/out; bilinear with align_corners is (in-1)/(out-1); nearest
- * (always float) ignores the scale when the size is unchanged or doubled (nearest_idx: the
- * index o, or o >> 1, which the scales 1 and 1/2 give exactly). */
+ * positive scale, else in/out; bilinear with align_corners is (in-1)/(out-1). Both ignore
+ * a given scale for an unchanged size (measured: the dim is copied), and nearest (always
+ * float) for a doubled one (nearest_idx: o >> 1, which the scale 1/2 gives exactly). */
 static inline double tn_nn_up_scale(int mode, bool align, bool f, const tn_value *s, int64_t in, int64_t out) {
-    if (mode == 0 && out == in) return 1.0;
+    if (out == in) return 1.0; /* upstream's 2-D nearest and bilinear copy an unresized dim, scale or not */
     if (mode == 0 && out == 2 * in) return 0.5;
     if (mode != 0 && align)
         return out > 1 ? (f ? (double)((float)(in - 1) / (float)(out - 1)) : (double)(in - 1) / (double)(out - 1)) : 0;

@@ -110,8 +110,11 @@ static void build_dim(int mode, tn_dtype dt, bool backward, int64_t in, int64_t 
         float sc = (float)scale_of(true, s, in, out, false, false);
         for (int64_t o = 0; o < out; o++) {
             int64_t i;
+            /* upstream's 1-d / 3-d nearest forward takes floor(o * scale) even for an
+             * unresized dim (a given scale_factor of 0.5 reads 0, 2, 3, 3); its backward
+             * copies it, and halves a doubled one */
             if (mode == UP_NEAREST)
-                i = out == in ? o : out == 2 * in ? o >> 1 : (int64_t)floorf((float)o * sc);
+                i = backward && out == in ? o : backward && out == 2 * in ? o >> 1 : (int64_t)floorf((float)o * sc);
             else
                 i = (int64_t)floorf((float)(((double)o + 0.5) * (double)sc));
             idx[o] = i < in - 1 ? i : in - 1;

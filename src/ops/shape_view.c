@@ -15,6 +15,7 @@
 /* Result 0 = a view of self's storage with the given geometry. */
 static tn_status ret_view(tn_tensor *self, int64_t offset, int ndim, const int64_t *sizes,
                           const int64_t *strides, tn_dtype dtype, tn_value *rets) {
+    TN_TRY(tn_check_view_numel(ndim, sizes));
     tn_tensor *v = tn_tensor_new_view(self->storage, offset, ndim, sizes, strides, dtype);
     if (!v) return tn_error(TN_ERR_NO_MEMORY, "out of memory");
     rets[0] = tn_value_tensor(v);
@@ -413,12 +414,6 @@ static tn_status expand_to(tn_tensor *self, int n, const int64_t *target, tn_val
         sizes[i] = size;
         strides[i] = stride;
     }
-    /* upstream's element count: a product in 64 unsigned bits, left to right, that must not
-     * overflow nor pass INT64_MAX ((2**62, 2**62) refuses, (0, 2**62, 2**62) does not) */
-    uint64_t numel = 1;
-    bool over = false;
-    for (int i = 0; i < n; i++) over |= __builtin_mul_overflow(numel, (uint64_t)sizes[i], &numel);
-    if (over || numel > (uint64_t)INT64_MAX) return tn_error(TN_ERR_RUNTIME, "numel: integer multiplication overflow");
     return ret_view(self, self->offset, n, sizes, strides, self->dtype, rets);
 }
 

@@ -3958,3 +3958,17 @@ for _nm, _call in (("ormqr_tau_batch_err", "torch.ormqr(torch.zeros(0, 7, 3), to
                    ("ormqr_other_batch_err", "torch.ormqr(torch.ones(2, 5, 3), torch.ones(2, 3), torch.ones(3, 5, 4))"),
                    ("householder_product_tau_batch_err", "torch.linalg.householder_product(torch.ones(2, 5, 3), torch.ones(4, 3))")):
     add(_nm, f"lambda: {_call}", [], [])
+# seed-42 run: which upsampling ops copy an unresized dim whatever scale is given (measured on
+# upstream: 2-d nearest and bilinear, forward and backward; 1-d / 3-d nearest forwards take
+# floor(o * scale), their backwards copy); threshold_backward of int64 compares with the exact
+# threshold (2**63 - 1 went through a double to INT64_MIN: every gradient passed)
+add("upsample_unresized_dim_with_scale", "lambda: (lambda x: (torch._C._nn.upsample_bilinear2d(x, [4, 6], False, 0.5, None), torch._C._nn.upsample_bilinear2d(x.double(), [4, 4], False, 3.0, 3.0), torch._C._nn.upsample_nearest2d(x, [4, 4], 0.5, 0.5), torch._C._nn.upsample_nearest1d(x[0], [4], 0.5), torch._C._nn.upsample_nearest1d(x[0], [8], 0.75), torch._C._nn.upsample_nearest3d(x[None], [1, 4, 4], 0.5, 0.5, 0.5), torch.ops.aten.upsample_nearest1d_backward(x[0], [4], [1, 4, 4], 0.5), torch.ops.aten.upsample_bilinear2d_backward(x, [4, 4], [1, 1, 4, 4], False, 0.5, None), torch._C._nn.upsample_linear1d(x[0], [4], False, 0.5)))(torch.arange(16.).reshape(1, 1, 4, 4))", [], ["upsample_bilinear2d.default", "upsample_nearest1d.default", "upsample_nearest3d.default", "upsample_bilinear2d_backward.default"])
+add("threshold_backward_int64_max", "lambda: (torch.ops.aten.threshold_backward(torch.arange(1, 11).reshape(2, 1, 5), torch.tensor([5]), 2**63 - 1), torch.ops.aten.threshold_backward(torch.arange(1, 11).reshape(2, 1, 5), torch.tensor([5, 9, 2**62, -7, 0]), 2**62 - 1))", [], ["threshold_backward.default"])
+# seed-42 run: every view checks its element count as upstream's refresh_numel (the sizes'
+# product in unsigned 64 bits, zero strides or not): _reshape_alias, as_strided and view made
+# views of 3 * (2**63 - 1) elements; expand's own copy of the loop is gone
+for _nm, _call in (("reshape_alias_numel_overflow_err", "torch.ops.aten._reshape_alias(torch.ones(18, dtype=torch.int8), [1, 3, 2**63 - 1], [1, 2, 0])"),
+                   ("as_strided_numel_overflow_err", "torch.ones(18).as_strided([3, 2**63 - 1], [1, 0])"),
+                   ("view_numel_overflow_err", "torch.ones(0).view(2**62, 4, 0)")):
+    add(_nm, f"lambda: {_call}", [], [])
+add("view_numel_zero_first_ok", "lambda: (torch.ones(0).view(0, 2**62, 4).shape, torch.ones(1).as_strided([0, 2**62, 4], [0, 0, 0]).shape)", [], ["view.default", "as_strided.default"])
