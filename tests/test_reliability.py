@@ -868,6 +868,19 @@ def test_lu_unpack_refuses_pivots_of_another_batch():
             torch.lu_unpack(bad_lu, bad_piv)
     assert torch.lu_unpack(lu, piv)[0].shape == (5, 3, 3)
 
+
+def test_range_int64_min_over_minus_one_refuses_where_upstream_traps():
+    """torch.range(0, -2**63, -1, dtype=torch.int64): end - start is -2**63 and upstream
+    divides it by the step -1, which traps (SIGFPE; RELIABILITY "Where upstream itself
+    fails"). Ours refuses the step count (found beside the seed-43 fuzz run's range finding,
+    where end - start overflowed under UBSan)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="number of steps overflows"):
+            torch.range(0, -2**63, -1, dtype=torch.int64)
+        assert torch.range(2**63 - 1, -2**63, -1, dtype=torch.int64).numel() == 0
+
 # ---- resource exhaustion (issue 21 item 4) -------------------------------------------
 # Allocations no machine can satisfy: upstream raises RuntimeError (its CPU allocator's
 # "not enough memory", or "Storage size calculation overflowed" when the byte count does

@@ -107,6 +107,10 @@ void tn_softmax_part__avx512(int phase, float *out, const float *in, int64_t n, 
  * order (running max, exp and a sequential sum, then scale or subtract log-sum), the exp
  * through the vector exp row */
 void tn_softmax_cols_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner, int log);
+/* One block of w (<= 256) columns of tn_softmax_cols_f32, per ISA (softmax_vec.inc). */
+void tn_softmax_cols__generic(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log);
+void tn_softmax_cols__avx2(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log);
+void tn_softmax_cols__avx512(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log);
 /* f64_softmax_lastdim__scalar over chunks of contiguous rows on the pool */
 void tn_softmax_rows_f64(double *out, const double *in, int64_t rows, int64_t n, int mode);
 

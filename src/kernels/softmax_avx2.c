@@ -16,4 +16,7 @@ void tn_softmax_rows__avx2(float *out, const float *in, int64_t rows, int64_t n,
 void tn_softmax_part__avx2(int phase, float *out, const float *in, int64_t n, tn_softmax_part *p) {
     tn_softmax_part__generic(phase, out, in, n, p);
 }
+void tn_softmax_cols__avx2(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log) {
+    tn_softmax_cols__generic(out, in, n, inner, w, log);
+}
 #endif

@@ -1,13 +1,12 @@
 /* softmax_generic.c — the baseline-ISA instance of the vectorised softmax rows
  * (softmax_vec.inc) and the threaded driver that picks the AVX-512 / AVX2 / baseline
- * instance from tn_cpu_isa(); the softmax along a non-last dim (columns) and the float64
+ * instance from tn_cpu_isa(); the softmax along a non-last dim (column blocks) and the float64
  * rows on the pool. */
 #include <math.h>
 #include <string.h>
 
 #include "core/threadpool.h"
 #include "kernels/cpu_features.h"
-#include "kernels/elementwise.h"
 #include "kernels/reduce.h"
 
 #define SFX generic
@@ -88,62 +87,31 @@ void tn_softmax_rows_f32(float *out, const float *in, int64_t rows, int64_t n, i
 
 /* ---- softmax along a dim that is not the last: columns ---------------------------------- */
 
-/* A block of up to SM_CB columns (inner positions) of one outer index: the running max down
- * the n rows (NaN wins, as the scalar loop), then exp(x - max) row by row through the vector
- * exp row and its sum in row order, then the scale (softmax) or the log-sum (log_softmax) */
+/* Blocks of up to SM_CB columns (inner positions) of one outer index, one pool item each,
+ * through the ISA's tn_softmax_cols (softmax_vec.inc). */
 #define SM_CB 256
 typedef struct sm_cols_job {
     float *out;
     const float *in;
     int64_t n, inner, nblk;
     int log;
-    tn_loop_fn expf_row;
+    void (*fn)(float *, const float *, int64_t, int64_t, int64_t, int);
 } sm_cols_job;
 
-#pragma GCC push_options
-#pragma GCC optimize("O3")
 static void sm_cols_worker(void *ctx, int64_t b, int64_t e) {
     const sm_cols_job *j = ctx;
-    float mx[SM_CB], sum[SM_CB], t[SM_CB];
-    tn_loop_ctx lc;
-    memset(&lc, 0, sizeof lc);
     for (int64_t item = b; item < e; item++) {
         int64_t o = item / j->nblk, c0 = (item % j->nblk) * SM_CB;
         int64_t w = j->inner - c0 < SM_CB ? j->inner - c0 : SM_CB;
-        const float *x = j->in + o * j->n * j->inner + c0;
-        float *y = j->out + o * j->n * j->inner + c0;
-        for (int64_t k = 0; k < w; k++) mx[k] = x[k], sum[k] = 0;
-        for (int64_t i = 1; i < j->n; i++) {
-            const float *r = x + i * j->inner;
-            for (int64_t k = 0; k < w; k++) {
-                float m = mx[k], v = r[k];
-                mx[k] = m != m ? m : ((v != v || v > m) ? v : m);
-            }
-        }
-        int64_t st[2] = {4, 4};
-        for (int64_t i = 0; i < j->n; i++) {
-            const float *r = x + i * j->inner;
-            float *q = y + i * j->inner;
-            for (int64_t k = 0; k < w; k++) q[k] = r[k] - mx[k];
-            char *d[2] = {j->log ? (char *)t : (char *)q, (char *)q};
-            j->expf_row(d, st, w, &lc);
-            const float *ex = j->log ? t : q;
-            for (int64_t k = 0; k < w; k++) sum[k] += ex[k];
-        }
-        if (j->log) {
-            for (int64_t k = 0; k < w; k++) sum[k] = logf(sum[k]);
-            for (int64_t i = 0; i < j->n; i++)
-                for (int64_t k = 0; k < w; k++) y[i * j->inner + k] -= sum[k];
-        } else {
-            for (int64_t i = 0; i < j->n; i++)
-                for (int64_t k = 0; k < w; k++) y[i * j->inner + k] /= sum[k];
-        }
+        j->fn(j->out + o * j->n * j->inner + c0, j->in + o * j->n * j->inner + c0, j->n, j->inner, w, j->log);
     }
 }
-#pragma GCC pop_options
 
 void tn_softmax_cols_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner, int log) {
-    sm_cols_job j = {out, in, n, inner, (inner + SM_CB - 1) / SM_CB, log, tn_ew_loop(TN_EW_exp, TN_DTYPE_FLOAT32)};
+    sm_cols_job j = {out, in, n, inner, (inner + SM_CB - 1) / SM_CB, log, tn_softmax_cols__generic};
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) j.fn = tn_softmax_cols__avx512;
+    else if (isa >= TN_ISA_AVX2) j.fn = tn_softmax_cols__avx2;
     int64_t work = n * SM_CB, grain = 32768 / (work > 0 ? work : 1);
     tn_parallel_for(outer * j.nblk, grain < 1 ? 1 : grain, sm_cols_worker, &j);
 }

@@ -201,7 +201,11 @@ static tn_status range_impl(const tn_value *start, const tn_value *end, const tn
         /* a step that truncates to 0: upstream's range divides by it (SIGFPE, RELIABILITY
          * "Where upstream itself fails"); refused as arange's int64 form refuses it */
         if (p.istep == 0) return tn_error(TN_ERR_VALUE, "step must be nonzero");
-        size = (p.iend - p.istart) / p.istep + 1;
+        /* end - start and the + 1 wrap as upstream's (range(-2**63, 0) sizes itself
+         * -2**63 + 1, which the allocation refuses); INT64_MIN / -1 would trap */
+        int64_t diff = tn_add_wrap(p.iend, tn_mul_wrap(p.istart, -1));
+        if (diff == INT64_MIN && p.istep == -1) return tn_error(TN_ERR_RUNTIME, "range: the number of steps overflows int64");
+        size = tn_add_wrap(diff / p.istep, 1);
     } else if (is_reduced(dt)) {
         size = (int64_t)(((float)p.dend - (float)p.dstart) / (float)p.dstep + 1.0f);
     } else {

@@ -3972,3 +3972,9 @@ for _nm, _call in (("reshape_alias_numel_overflow_err", "torch.ops.aten._reshape
                    ("view_numel_overflow_err", "torch.ones(0).view(2**62, 4, 0)")):
     add(_nm, f"lambda: {_call}", [], [])
 add("view_numel_zero_first_ok", "lambda: (torch.ones(0).view(0, 2**62, 4).shape, torch.ones(1).as_strided([0, 2**62, 4], [0, 0, 0]).shape)", [], ["view.default", "as_strided.default"])
+# seed-43 run (UBSan): range's int64 size, end - start, wraps as upstream's (range(-2**63, 0)
+# sizes itself -2**63 + 1, which the allocation refuses); ours overflowed (UB)
+for _nm, _call in (("range_int_size_wraps_err", "torch.range(-2**63, 0.0, out=torch.empty(3, dtype=torch.int32))"),
+                   ("range_int64_size_wraps_err", "torch.range(-2**63, 0, dtype=torch.int64)")):
+    add(_nm, f"lambda: {_call}", [], [])
+add("range_int64_extremes", "lambda: (torch.range(2**63 - 1, -2**63, -1, dtype=torch.int64), torch.range(-2**63, 2**63 - 1, 2**62, dtype=torch.int64), torch.range(-5, 5, 3, dtype=torch.int64))", [], ["range.step"])
