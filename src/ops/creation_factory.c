@@ -448,21 +448,43 @@ static void interleave_chunk(void *ctx, int64_t lo, int64_t hi) {
     }
 }
 
+/* complex / polar's parts: both floating (Half too for complex) and of one dtype, in
+ * upstream's words. */
+static tn_status parts_check(const tn_tensor *x, const tn_tensor *y, bool half_ok) {
+    tn_dtype a = x->dtype, b = y->dtype;
+    bool fa = (half_ok && a == TN_DTYPE_FLOAT16) || a == TN_DTYPE_FLOAT32 || a == TN_DTYPE_FLOAT64;
+    bool fb = (half_ok && b == TN_DTYPE_FLOAT16) || b == TN_DTYPE_FLOAT32 || b == TN_DTYPE_FLOAT64;
+    if (!fa || !fb)
+        return tn_error(TN_ERR_RUNTIME, "Expected both inputs to be %sFloat or Double tensors but got %s and %s",
+                        half_ok ? "Half, " : "", tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
+    if (a != b)
+        return tn_error(TN_ERR_RUNTIME, "Expected object of scalar type %s but got scalar type %s for second argument",
+                        tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
+    return TN_OK;
+}
+
+/* complex.out / polar.out: out must be the parts' complex dtype exactly (upstream's
+ * complex_check_dtype), after the parts' own checks; the rest is the derived out=. */
+static tn_status parts_out(tn_op_id op, const tn_value *args, bool half_ok, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *out = args[2].u.t;
+    TN_TRY(parts_check(x, args[1].u.t, half_ok));
+    tn_dtype want = tn_dtype_to_complex(x->dtype);
+    if (out->dtype != want)
+        return tn_error(TN_ERR_RUNTIME, "Expected object of scalar type %s but got scalar type %s for argument 'out'",
+                        tn_dtype_infos[want].c10_name, tn_dtype_infos[out->dtype].c10_name);
+    return tn_dispatch_derived(op, args, rets);
+}
+tn_status tn_op_complex_out(const tn_value *args, tn_value *rets) { return parts_out(TN_OP_complex_out, args, true, rets); }
+tn_status tn_op_polar_out(const tn_value *args, tn_value *rets) { return parts_out(TN_OP_polar_out, args, false, rets); }
+
 /* aten::complex(Tensor real, Tensor imag): the parts' bits side by side. Contiguous parts
  * interleave over the pool; others (broadcast, strided) are two strided copies into the
  * output's real and imaginary lanes (before: an offset computed per element, one thread,
  * 18 ms for 1e6 floats, 44x upstream). */
 tn_status tn_op_complex(const tn_value *args, tn_value *rets) {
     tn_tensor *re = args[0].u.t, *im = args[1].u.t;
-    tn_dtype a = re->dtype, b = im->dtype;
-    bool fa = a == TN_DTYPE_FLOAT16 || a == TN_DTYPE_FLOAT32 || a == TN_DTYPE_FLOAT64;
-    bool fb = b == TN_DTYPE_FLOAT16 || b == TN_DTYPE_FLOAT32 || b == TN_DTYPE_FLOAT64;
-    if (!fa || !fb)
-        return tn_error(TN_ERR_RUNTIME, "Expected both inputs to be Half, Float or Double tensors but got %s and %s",
-                        tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
-    if (a != b)
-        return tn_error(TN_ERR_RUNTIME, "Expected object of scalar type %s but got scalar type %s for second argument",
-                        tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
+    tn_dtype a = re->dtype;
+    TN_TRY(parts_check(re, im, true));
     tn_tensor *ea, *eb, *out;
     TN_TRY(pair_setup(re, im, tn_dtype_to_complex(a), &ea, &eb, &out));
     char *o = tn_tensor_data(out);
@@ -489,14 +511,8 @@ tn_status tn_op_complex(const tn_value *args, tn_value *rets) {
  * parts' precision (float math for float32, as upstream's std::cos(float)). */
 tn_status tn_op_polar(const tn_value *args, tn_value *rets) {
     tn_tensor *ab = args[0].u.t, *an = args[1].u.t;
-    tn_dtype a = ab->dtype, b = an->dtype;
-    bool fa = a == TN_DTYPE_FLOAT32 || a == TN_DTYPE_FLOAT64, fb = b == TN_DTYPE_FLOAT32 || b == TN_DTYPE_FLOAT64;
-    if (!fa || !fb)
-        return tn_error(TN_ERR_RUNTIME, "Expected both inputs to be Float or Double tensors but got %s and %s",
-                        tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
-    if (a != b)
-        return tn_error(TN_ERR_RUNTIME, "Expected object of scalar type %s but got scalar type %s for second argument",
-                        tn_dtype_infos[a].c10_name, tn_dtype_infos[b].c10_name);
+    tn_dtype a = ab->dtype;
+    TN_TRY(parts_check(ab, an, false));
     tn_tensor *ea, *eb, *out;
     TN_TRY(pair_setup(ab, an, tn_dtype_to_complex(a), &ea, &eb, &out));
     char *o = tn_tensor_data(out);

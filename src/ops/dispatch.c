@@ -327,8 +327,12 @@ static tn_status structured_out_is_input(tn_out_rule rule, const tn_op_schema *s
     int nf = s->nargs - s->nout, nd, nd2;
     /* (a TensorIterator kernel never resizes an out that is also its input: it refuses the
      * shapes, as the iterator paths here do) */
+    /* std / var (TN_OUT_CONVERT_SELF) are not structured upstream, but their make_reduction
+     * resizes out before reading self the same way (std(x, out=x) of an expanded 2**40-element
+     * view reads one element there: ours reduced all of them, a fuzzer hang of seed 43) */
+    bool resizes_first = tn_op_schemas[tn_op_resolve_alias((tn_op_id)s->functional)].structured || rule == TN_OUT_CONVERT_SELF;
     if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || s->nargs > 64 || args[s->nargs - 1].tag != TN_V_TENSOR ||
-        !tn_op_schemas[tn_op_resolve_alias((tn_op_id)s->functional)].structured || tn_op_out_iter((tn_op_id)s->functional))
+        !resizes_first || tn_op_out_iter((tn_op_id)s->functional))
         return TN_OK;
     tn_tensor *out = args[s->nargs - 1].u.t;
     bool is_input = false;
@@ -404,16 +408,27 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
         args[0].tag == TN_V_TENSOR && args[s->nargs - 1].tag == TN_V_TENSOR) {
         tn_tensor *self = args[0].u.t, *out = args[s->nargs - 1].u.t;
         if (tn_dtype_is_floating(self->dtype) && out->dtype != self->dtype && !tn_dtype_is_complex(out->dtype)) {
-            /* a half-precision out reduces the converted self, as upstream; any other
-             * reduces self (upstream's CPU path for float and double) */
-            bool low = out->dtype == TN_DTYPE_FLOAT16 || out->dtype == TN_DTYPE_BFLOAT16;
-            TN_TRY(low ? tn_ew_to_dtype(self, out->dtype, &converted) : tn_tensor_empty_like(self, out->dtype, &converted));
+            /* upstream reduces self converted to out's dtype, except on its CPU path for a
+             * float / double out of at most one element, which reduces self itself (measured:
+             * std(float32 x, dim, out=float64) is std(x.double(), dim), std(x, out=float64)
+             * is std(x).double()) */
+            bool convert = out->dtype == TN_DTYPE_FLOAT16 || out->dtype == TN_DTYPE_BFLOAT16;
+            if (!convert) {
+                int rnd;
+                int64_t rs[TN_MAX_DIMS], rn = 1;
+                tn_dtype rdt;
+                if (meta_result(s, fn, args, &rnd, rs, &rdt) == TN_OK && rnd >= 0) {
+                    for (int d = 0; d < rnd; d++) rn *= rs[d];
+                    convert = rn > 1;
+                }
+            }
+            TN_TRY(convert ? tn_ew_to_dtype(self, out->dtype, &converted) : tn_tensor_empty_like(self, out->dtype, &converted));
             if (!tn_dtype_can_cast(self->dtype, out->dtype)) {
                 tn_tensor_release(converted);
                 return tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
                                 tn_dtype_infos[self->dtype].c10_name, tn_dtype_infos[out->dtype].c10_name);
             }
-            if (low) {
+            if (convert) {
                 if (fargs != filled) memcpy(filled, args, sizeof(tn_value) * (size_t)s->nargs);
                 filled[0] = tn_value_tensor(converted);
                 fargs = filled;

@@ -81,9 +81,9 @@ typedef enum tn_out_rule {
                           * different out dtype (a full-size allocation, so an expanded view
                           * too large to hold fails there with RuntimeError) and checks that
                           * self's dtype casts into out's before reducing: here that allocation
-                          * is reserved and the check made before the kernel runs; a float16 /
-                          * bfloat16 out reduces the converted self (float and double outs
-                          * take upstream's CPU path over self itself) */
+                          * is reserved and the check made before the kernel runs; the kernel
+                          * reduces the converted self, except for a float / double out of at
+                          * most one element (upstream's CPU path over self itself) */
 } tn_out_rule;
 /* Joined to a row's rule (TN_OUT_CAST | TN_OUT_ITER): the operator is one of upstream's
  * TensorIterator kernels (or cat and the stacks upstream builds on it, which check the

@@ -3978,3 +3978,16 @@ for _nm, _call in (("range_int_size_wraps_err", "torch.range(-2**63, 0.0, out=to
                    ("range_int64_size_wraps_err", "torch.range(-2**63, 0, dtype=torch.int64)")):
     add(_nm, f"lambda: {_call}", [], [])
 add("range_int64_extremes", "lambda: (torch.range(2**63 - 1, -2**63, -1, dtype=torch.int64), torch.range(-2**63, 2**63 - 1, 2**62, dtype=torch.int64), torch.range(-5, 5, 3, dtype=torch.int64))", [], ["range.step"])
+# seed-43 run (a hang of ours): std / var with out= their own input resize out first, as
+# upstream's make_reduction does, so std(x, out=x) of an expanded 2**40-element view reads
+# one element (ours reduced all of them: over 60 s)
+add("std_out_is_input_resized_first", "lambda: (lambda x, y: (torch.std(x, None, False, True, out=x), x.shape, torch.var(y, 0, keepdim=True, out=y), y.shape))(torch.ones(1, 1, 1).expand(2**40, 1, 1), torch.arange(12.).reshape(3, 4))", [], ["std.correction_out", "var.correction_out"])
+# seed-43 run: std / var into an out= of another floating dtype reduce self converted to
+# out's dtype (upstream's make_reduction), except a float / double out of at most one
+# element (its CPU path over self); complex.out / polar.out take only the parts' complex
+# dtype (upstream's complex_check_dtype: ours cast into any complex out)
+add("std_var_out_dtype_converts_self", "lambda x: (torch.std(x, [0, 2, 3], keepdim=True, out=torch.empty(0, dtype=torch.float64)), torch.var(x.double() * 1e3 + 7, 1, out=torch.empty(0)), torch.var(x.half(), 1, out=torch.empty(0)), torch.var(x, out=torch.empty(0, dtype=torch.float64)), torch.std(x[:1, :1], [2, 3], out=torch.empty(0, dtype=torch.float64)))", [In((5, 3, 2, 2))], ["std.correction_out", "var.correction_out"])
+for _f in ("polar", "complex"):
+    for _od in ("complex128", "complex32", "float32"):
+        add(f"{_f}_out_dtype_{_od}_err", f"lambda a, b: torch.{_f}(a, b, out=torch.empty(3, dtype=torch.{_od}))", [In((3,), kind="pos"), In((3,))], [])
+    add(f"{_f}_out_ok", f"lambda a, b: (torch.{_f}(a, b, out=torch.empty(3, dtype=torch.complex64)), torch.{_f}(a.double(), b.double(), out=torch.empty(3, dtype=torch.complex128)))", [In((3,), kind="pos"), In((3,))], [f"{_f}.out"])
