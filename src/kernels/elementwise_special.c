@@ -556,9 +556,24 @@ static int64_t poly_degree(double n) {
 }
 
 /* Chebyshev-type recurrence r_k = 2y r_{k-1} - r_{k-2} from r_0 = 1, r_1 = q1, stopping at NaN */
+/* float32 steps in float arithmetic, one fused rounding each, as upstream's float kernel's
+ * contracted (y + y) * q - p: its bits, and its time per step (a degree near 2**31 is 2**31
+ * steps per element on either side; through double with a rounding per step it took 4x
+ * upstream's, a fuzzer "hang" of seed 44) */
+static float cheb_rec_f(float y, float q1, int64_t n) {
+    float p = 1, q = q1, r = q1;
+    for (int64_t k = 2; k <= n && !isnan(q); k++) {
+        r = fmaf(y + y, q, -p);
+        p = q;
+        q = r;
+    }
+    return r;
+}
+
 static double cheb_rec(double y, double q1, int64_t n, bool single) {
     if (n == 0) return 1;
     if (n == 1) return q1;
+    if (single) return cheb_rec_f((float)y, (float)q1, n);
     double p = 1, q = q1, r = q1;
     for (int64_t k = 2; k <= n && !isnan(q); k++) {
         r = RS(fma(RS(y + y), q, -p));

@@ -3991,3 +3991,7 @@ for _f in ("polar", "complex"):
     for _od in ("complex128", "complex32", "float32"):
         add(f"{_f}_out_dtype_{_od}_err", f"lambda a, b: torch.{_f}(a, b, out=torch.empty(3, dtype=torch.{_od}))", [In((3,), kind="pos"), In((3,))], [])
     add(f"{_f}_out_ok", f"lambda a, b: (torch.{_f}(a, b, out=torch.empty(3, dtype=torch.complex64)), torch.{_f}(a.double(), b.double(), out=torch.empty(3, dtype=torch.complex128)))", [In((3,), kind="pos"), In((3,))], [f"{_f}.out"])
+# seed-44 run (a hang of ours): the float32 Chebyshev recurrences step in float with one
+# fused rounding, as upstream's kernel (through double with a rounding per step they took 4x
+# upstream's time: 2**31 - 1 steps per element at x = -1e-30 of the shifted T); same bits
+add("chebyshev_float_recurrence_bits", "lambda x: [getattr(torch.special, f)(x, n) for f in ('chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_v') for n in (7, 100, 100000)]", [In((64,))], ["special_chebyshev_polynomial_t.default", "special_shifted_chebyshev_polynomial_t.default"], rtol=0, atol=0)
