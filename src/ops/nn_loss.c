@@ -537,8 +537,13 @@ static tn_status bce_target_view(tn_tensor *a, tn_tensor *t, tn_tensor **out) {
 tn_status tn_op_binary_cross_entropy(const tn_value *args, tn_value *rets) {
     tn_tensor *a = args[0].u.t, *t = NULL, *w = tn_nn_opt_tensor(&args[2]), *ew = NULL;
     TN_TRY(bce_target_view(a, args[1].u.t, &t));
+    /* upstream's iterator over (loss, self, target) has one dtype, self's (seed 44: ours
+     * computed with a bfloat16 target next to a float self) */
+    tn_status st = t->dtype == a->dtype ? TN_OK
+                                        : tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_dtype_infos[t->dtype].c10_name,
+                                                   tn_dtype_infos[a->dtype].c10_name);
     /* the weight multiplies into the self-shaped loss in place: it broadcasts to self */
-    tn_status st = w ? tn_shape_expand_view(w, a->ndim, a->sizes, &ew) : TN_OK;
+    if (st == TN_OK && w) st = tn_shape_expand_view(w, a->ndim, a->sizes, &ew);
     if (st == TN_OK)
         st = pointwise_loss(a, t, ew, args[3].u.i, f_bce, 0, "binary_cross_entropy", in_unit, rets);
     tn_tensor_release(t);

@@ -3995,3 +3995,8 @@ for _f in ("polar", "complex"):
 # fused rounding, as upstream's kernel (through double with a rounding per step they took 4x
 # upstream's time: 2**31 - 1 steps per element at x = -1e-30 of the shifted T); same bits
 add("chebyshev_float_recurrence_bits", "lambda x: [getattr(torch.special, f)(x, n) for f in ('chebyshev_polynomial_t', 'chebyshev_polynomial_u', 'shifted_chebyshev_polynomial_t', 'shifted_chebyshev_polynomial_v') for n in (7, 100, 100000)]", [In((64,))], ["special_chebyshev_polynomial_t.default", "special_shifted_chebyshev_polynomial_t.default"], rtol=0, atol=0)
+# seed-44 run: binary_cross_entropy's target must have self's dtype (upstream's iterator),
+# also for an empty self
+for _nm, _call in (("bce_target_dtype_err", "torch.nn.functional.binary_cross_entropy(torch.rand(3), torch.rand(3).bfloat16())"),
+                   ("bce_target_dtype_empty_err", "torch.nn.functional.binary_cross_entropy(torch.rand(0), torch.rand(0).double())")):
+    add(_nm, f"lambda: {_call}", [], [])
