@@ -881,6 +881,21 @@ def test_range_int64_min_over_minus_one_refuses_where_upstream_traps():
             torch.range(0, -2**63, -1, dtype=torch.int64)
         assert torch.range(2**63 - 1, -2**63, -1, dtype=torch.int64).numel() == 0
 
+
+def test_fixed_out_refuses_before_reducing():
+    """A reduction into an out= whose storage cannot grow (a NumPy array's) and is too small:
+    upstream resizes out first and refuses there ("Trying to resize storage that is not
+    resizable") before reading an element; ours reduced an expanded view of 2**40 elements
+    first (norm with p = 1e-12, a fuzzer hang of seed 45; without the check this test runs
+    for minutes). Outs that fit, or that can grow, still take the result."""
+    import numpy as np
+    x = torch.full((1, 1), 0.5).expand(2**40, 1)
+    for f in (lambda o: torch.norm(x, p=1e-12, out=o), lambda o: torch.sum(x, 0, out=o), lambda o: torch.std(x, 0, out=o)):
+        with pytest.raises(RuntimeError, match="not resizable"):
+            f(torch.from_numpy(np.zeros(0, dtype=np.float32)))
+    fits = torch.from_numpy(np.zeros(3, dtype=np.float32))
+    assert torch.norm(torch.ones(3, 4), p=2, dim=1, out=fits).tolist() == [2.0, 2.0, 2.0]
+
 # ---- resource exhaustion (issue 21 item 4) -------------------------------------------
 # Allocations no machine can satisfy: upstream raises RuntimeError (its CPU allocator's
 # "not enough memory", or "Storage size calculation overflowed" when the byte count does

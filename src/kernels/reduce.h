@@ -87,6 +87,12 @@ static inline float tn_softmax_round(float v, int mode) {
  * `mode` is a tn_softmax_mode (the f64 kernel knows only PLAIN and LOG). */
 void f32_softmax_lastdim__scalar(float *out, const float *in, int64_t rows, int64_t n, int mode);
 void f64_softmax_lastdim__scalar(double *out, const double *in, int64_t rows, int64_t n, int mode);
+/* out[i] = exp(in[i] - sub), i < n, lane-wise (the same bits on every ISA): the ISA's
+ * instance of softmax_vec.inc's double exp, chosen by tn_cpu_isa(). */
+void tn_exp_row_f64(double *out, const double *in, int64_t n, double sub);
+void tn_exp_row_f64__generic(double *out, const double *in, int64_t n, double sub);
+void tn_exp_row_f64__avx2(double *out, const double *in, int64_t n, double sub);
+void tn_exp_row_f64__avx512(double *out, const double *in, int64_t n, double sub);
 
 /* The same over `rows` rows on vectors (the reference's order with the reference's lanes,
  * tn_reduce_vec_bytes(true) / 4: 16 where upstream runs its AVX-512 kernel, else 8; its own

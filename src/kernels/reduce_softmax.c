@@ -1,15 +1,16 @@
 /* reduce_softmax.c — softmax / log-softmax over contiguous rows, in upstream's order:
  * a lane-wise max, exp(x - max), a lane-wise sum folded by a butterfly across lanes (as
  * upstream's vec_reduce_all does), then a multiply by the reciprocal (softmax) or a
- * subtraction of max and log-sum (log_softmax). exp comes from libm, so single elements
- * may differ from upstream's SLEEF exp by an ulp. */
+ * subtraction of max and log-sum (log_softmax). float's exp comes from libm, double's from
+ * a lane-wise vector polynomial (softmax_vec.inc), so single elements may differ from
+ * upstream's SLEEF exp by an ulp. */
 #include <math.h>
 
 #include "kernels/reduce.h"
 
 #define MAXL 16
 
-#define DEFINE_SOFTMAX(T, NAME, EXP, LOG, ESIZE)                                              \
+#define DEFINE_SOFTMAX(T, NAME, EXPROW, LOG, ESIZE)                                           \
     /* upstream vec::reduce_all(+) over y[0..n) with `lanes` lanes */                         \
     static T NAME##_sum(const T *y, int64_t n, int lanes) {                                   \
         T acc[MAXL];                                                                          \
@@ -37,20 +38,23 @@
             for (int64_t i = 1; i < n; i++)                                                   \
                 if (isnan(in[i]) || in[i] > mx) { if (!isnan(mx)) mx = in[i]; }               \
             if (mode != TN_SOFTMAX_PLAIN) {                                                   \
-                for (int64_t i = 0; i < n; i++) out[i] = EXP(in[i] - mx);                     \
+                EXPROW(out, in, n, mx);                                                       \
                 T ls = ROUND(LOG(ROUND(NAME##_sum(out, n, lanes), mode)), mode);              \
                 for (int64_t i = 0; i < n; i++) out[i] = in[i] - mx - ls;                     \
             } else {                                                                          \
-                for (int64_t i = 0; i < n; i++) out[i] = EXP(in[i] - mx);                     \
+                EXPROW(out, in, n, mx);                                                       \
                 T inv = (T)1 / NAME##_sum(out, n, lanes);                                     \
                 for (int64_t i = 0; i < n; i++) out[i] = out[i] * inv;                        \
             }                                                                                 \
         }                                                                                     \
     }
 
+/* float: libm's expf per element; double: the lane-wise vector exp of softmax_vec.inc
+ * (tn_exp_row_f64, the same bits on every ISA), as upstream's vectorised double kernel */
+#define F32_EXPROW(out, in, n, mx) for (int64_t i = 0; i < n; i++) out[i] = expf(in[i] - mx)
 #define ROUND(v, mode) tn_softmax_round(v, mode)
-DEFINE_SOFTMAX(float, f32, expf, logf, 4)
+DEFINE_SOFTMAX(float, f32, F32_EXPROW, logf, 4)
 #undef ROUND
 #define ROUND(v, mode) (v)
-DEFINE_SOFTMAX(double, f64, exp, log, 8)
+DEFINE_SOFTMAX(double, f64, tn_exp_row_f64, log, 8)
 #undef ROUND

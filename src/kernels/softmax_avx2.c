@@ -19,4 +19,5 @@ void tn_softmax_part__avx2(int phase, float *out, const float *in, int64_t n, tn
 void tn_softmax_cols__avx2(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log) {
     tn_softmax_cols__generic(out, in, n, inner, w, log);
 }
+void tn_exp_row_f64__avx2(double *out, const double *in, int64_t n, double sub) { tn_exp_row_f64__generic(out, in, n, sub); }
 #endif

@@ -116,7 +116,14 @@ void tn_softmax_cols_f32(float *out, const float *in, int64_t outer, int64_t n, 
     tn_parallel_for(outer * j.nblk, grain < 1 ? 1 : grain, sm_cols_worker, &j);
 }
 
-/* float64 rows: the scalar kernel over chunks of rows on the pool */
+void tn_exp_row_f64(double *out, const double *in, int64_t n, double sub) {
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) tn_exp_row_f64__avx512(out, in, n, sub);
+    else if (isa >= TN_ISA_AVX2) tn_exp_row_f64__avx2(out, in, n, sub);
+    else tn_exp_row_f64__generic(out, in, n, sub);
+}
+
+/* float64 rows: the scalar kernel (its exp the vector row above) over chunks of rows on the pool */
 typedef struct sm64_job {
     double *out;
     const double *in;

@@ -372,6 +372,32 @@ static tn_status structured_out_is_input(tn_out_rule rule, const tn_op_schema *s
 }
 
 /* In-place and out= through the functional sibling: compute, check, copy back. */
+/* A structured kernel's or a reduction's out= whose storage cannot grow (a NumPy array's)
+ * and is too small for the result: upstream resizes out first and refuses there, before any
+ * element is read (norm of an expanded 2**40-element view into such an out: ours reduced
+ * first, a fuzzer hang of seed 45). The result's shape from the meta stand-ins; only when
+ * the storage is fixed (resizable ones are left to the copy-out). */
+static tn_status fixed_out_resize_first(tn_out_rule rule, const tn_op_schema *s, tn_op_fn fn, const tn_value *args) {
+    if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || s->nargs > 64 || args[s->nargs - 1].tag != TN_V_TENSOR ||
+        tn_op_out_iter((tn_op_id)s->functional) ||
+        !(tn_op_schemas[tn_op_resolve_alias((tn_op_id)s->functional)].structured || rule == TN_OUT_CONVERT_SELF ||
+          rule == TN_OUT_DTYPE_ARG))
+        return TN_OK;
+    tn_tensor *out = args[s->nargs - 1].u.t;
+    if (tn_tensor_is_meta(out) || !out->storage || tn_storage_can_grow(out->storage, INT64_MAX)) return TN_OK;
+    int nd;
+    int64_t sizes[TN_MAX_DIMS], n = 1, need;
+    tn_dtype dt;
+    if (meta_result(s, fn, args, &nd, sizes, &dt) != TN_OK || nd < 0) return TN_OK; /* the kernel reports */
+    for (int d = 0; d < nd; d++)
+        if (__builtin_mul_overflow(n, sizes[d], &n)) return TN_OK;
+    if (__builtin_add_overflow(n, out->offset, &need) ||
+        __builtin_mul_overflow(need, (int64_t)tn_dtype_itemsize(out->dtype), &need))
+        return TN_OK;
+    if (n == 0 || tn_storage_can_grow(out->storage, need)) return TN_OK;
+    return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
+}
+
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
     tn_value tmp[TN_MAX_RETS];
@@ -400,6 +426,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     if (tn_op_out_iter((tn_op_id)s->functional) && s->kind == TN_OP_KIND_OUT && s->nout == 1)
         TN_TRY(iter_out_resize_first(s, fn, args));
     TN_TRY(structured_out_is_input(rule, s, fn, args));
+    TN_TRY(fixed_out_resize_first(rule, s, fn, args));
     /* histc and isin check out's dtype first, before any input is looked at: a call with
      * valid inputs as well (histc's bins counted, isin's elements searched) */
     if (rule == TN_OUT_HISTC || rule == TN_OUT_BOOL_EXACT) TN_TRY(out_rule_before(rule, s, args, TN_OK));
