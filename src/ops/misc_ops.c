@@ -405,11 +405,23 @@ tn_status tn_op_diff(const tn_value *args, tn_value *rets) {
     tn_tensor *cur = x, *parts[3];
     int np = 0;
     tn_tensor_retain(cur);
-    for (int k = 3; k <= 4; k++)
-        if (args[k].tag == TN_V_TENSOR && args[k].u.t->ndim != x->ndim) {
+    for (int k = 3; k <= 4; k++) {
+        if (args[k].tag != TN_V_TENSOR) continue;
+        tn_tensor *o = args[k].u.t;
+        if (o->ndim != x->ndim) {
             tn_tensor_release(cur);
             return tn_error(TN_ERR_RUNTIME, "diff expects prepend or append to be the same dimension as input");
         }
+        /* the other dims must match, checked for n == 0 as well (upstream's
+         * diff_check_compatible_shape; seed 45: ours skipped it with nothing to concatenate) */
+        for (int i = 0; i < x->ndim; i++)
+            if (i != d && o->sizes[i] != x->sizes[i]) {
+                tn_tensor_release(cur);
+                return tn_error(TN_ERR_RUNTIME, "diff expects the shape of tensor to prepend or append to match that of "
+                                "input except along the differencing dimension; input.size(%d) = %lld, but got "
+                                "tensor.size(%d) = %lld", i, (long long)x->sizes[i], i, (long long)o->sizes[i]);
+            }
+    }
     if (args[3].tag == TN_V_TENSOR) parts[np++] = args[3].u.t;
     parts[np++] = x;
     if (args[4].tag == TN_V_TENSOR) parts[np++] = args[4].u.t;

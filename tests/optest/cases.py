@@ -4000,3 +4000,10 @@ add("chebyshev_float_recurrence_bits", "lambda x: [getattr(torch.special, f)(x, 
 for _nm, _call in (("bce_target_dtype_err", "torch.nn.functional.binary_cross_entropy(torch.rand(3), torch.rand(3).bfloat16())"),
                    ("bce_target_dtype_empty_err", "torch.nn.functional.binary_cross_entropy(torch.rand(0), torch.rand(0).double())")):
     add(_nm, f"lambda: {_call}", [], [])
+# seed-45 run: diff checks prepend / append shapes outside the differencing dim for n == 0
+# too; linalg.solve_triangular's out= must have the result's dtype (upstream's "expected
+# scalar type Float but found Double"; ours cast into it)
+for _nm, _call in (("diff_n0_append_shape_err", "torch.diff(torch.ones(2, 2), 0, -2, None, torch.ones(2, 1))"),
+                   ("solve_triangular_out_dtype_err", "torch.linalg.solve_triangular(torch.eye(3) * 2, torch.ones(3, 2), upper=False, out=torch.empty(0, dtype=torch.float64))")):
+    add(_nm, f"lambda: {_call}", [], [])
+add("solve_triangular_out_ok", "lambda: torch.linalg.solve_triangular(torch.eye(3) * 2 + torch.ones(3, 3).tril(-1), torch.ones(3, 2), upper=False, out=torch.empty(0))", [], ["linalg_solve_triangular.out"])
