@@ -267,6 +267,18 @@ static tn_status meta_result(const tn_op_schema *s, tn_op_fn fn, const tn_value 
     return st;
 }
 
+/* Whether out's storage, which cannot grow, is too small for a result of `nd` dims `sizes`
+ * (an element count or a byte count past int64 is left to the kernel to report). */
+static bool fixed_out_too_small(const tn_tensor *out, int nd, const int64_t *sizes) {
+    int64_t n = 1, need;
+    for (int d = 0; d < nd; d++)
+        if (__builtin_mul_overflow(n, sizes[d], &n)) return false;
+    if (__builtin_add_overflow(n, out->offset, &need) ||
+        __builtin_mul_overflow(need, (int64_t)tn_dtype_itemsize(out->dtype), &need))
+        return false;
+    return n != 0 && !tn_storage_can_grow(out->storage, need);
+}
+
 /* A TensorIterator operator's out= is resized to the inputs' broadcast shape before its
  * kernel runs, after the operator's own checks: an out whose storage cannot grow to that
  * size (numpy's, a view of a non-resizable buffer) refuses before the kernel, as upstream's
@@ -291,13 +303,7 @@ static tn_status iter_out_resize_first(const tn_op_schema *s, tn_op_fn fn, const
     bool same = nd == out->ndim;
     for (int d = 0; same && d < nd; d++) same = shape[d] == out->sizes[d];
     if (same) return TN_OK; /* upstream resizes a differing out only */
-    int64_t n = 1, need;
-    for (int d = 0; d < nd; d++)
-        if (__builtin_mul_overflow(n, shape[d], &n)) return TN_OK;
-    if (__builtin_add_overflow(n, out->offset, &need) ||
-        __builtin_mul_overflow(need, (int64_t)tn_dtype_itemsize(out->dtype), &need))
-        return TN_OK;
-    if (n == 0 || tn_storage_can_grow(out->storage, need)) return TN_OK;
+    if (!fixed_out_too_small(out, nd, shape)) return TN_OK;
     /* the resize would fail: the operator's checks first, on meta stand-ins */
     int rnd;
     int64_t rsizes[TN_MAX_DIMS];
@@ -386,15 +392,10 @@ static tn_status fixed_out_resize_first(tn_out_rule rule, const tn_op_schema *s,
     tn_tensor *out = args[s->nargs - 1].u.t;
     if (tn_tensor_is_meta(out) || !out->storage || tn_storage_can_grow(out->storage, INT64_MAX)) return TN_OK;
     int nd;
-    int64_t sizes[TN_MAX_DIMS], n = 1, need;
+    int64_t sizes[TN_MAX_DIMS];
     tn_dtype dt;
     if (meta_result(s, fn, args, &nd, sizes, &dt) != TN_OK || nd < 0) return TN_OK; /* the kernel reports */
-    for (int d = 0; d < nd; d++)
-        if (__builtin_mul_overflow(n, sizes[d], &n)) return TN_OK;
-    if (__builtin_add_overflow(n, out->offset, &need) ||
-        __builtin_mul_overflow(need, (int64_t)tn_dtype_itemsize(out->dtype), &need))
-        return TN_OK;
-    if (n == 0 || tn_storage_can_grow(out->storage, need)) return TN_OK;
+    if (!fixed_out_too_small(out, nd, sizes)) return TN_OK;
     return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
 }
 
