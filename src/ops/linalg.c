@@ -234,8 +234,10 @@ static tn_status baddbmm_impl(tn_tensor *self, tn_tensor *a, tn_tensor *b, coef 
     if (st == TN_OK && keep && k > 0 && !is_meta(*out)) {
         tn_tensor *p = NULL;
         st = new_out(3, sizes, a, &p);
-        operand P = mat3d(p);
-        if (st == TN_OK) st = run_gemm(1, sizes, &A, &B, &P, sizes[1], sizes[2], k, ONE, ZERO);
+        if (st == TN_OK) {
+            operand P = mat3d(p);
+            st = run_gemm(1, sizes, &A, &B, &P, sizes[1], sizes[2], k, ONE, ZERO);
+        }
         tn_value r, aa[3] = {tn_value_tensor(*out), tn_value_tensor(p), tn_value_int(0)};
         if (st == TN_OK) st = tn_dispatch(TN_OP_add__Tensor, aa, &r); /* out + 0 * product */
         if (st == TN_OK) tn_value_release(&r);
