@@ -322,6 +322,14 @@ static tn_status iter_out_resize_first(const tn_op_schema *s, tn_op_fn fn, const
     return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
 }
 
+/* Whether the functional's upstream kernel resizes out before it reads an input: the
+ * structured kernels (their meta function), and std / var (TN_OUT_CONVERT_SELF), which are
+ * not structured but whose make_reduction resizes out first the same way (std(x, out=x) of
+ * an expanded 2**40-element view reads one element there: a fuzzer hang of seed 43). */
+static bool resizes_out_first(tn_out_rule rule, const tn_op_schema *s) {
+    return tn_op_schemas[tn_op_resolve_alias((tn_op_id)s->functional)].structured || rule == TN_OUT_CONVERT_SELF;
+}
+
 /* Upstream's structured kernels resize out in their meta function, before the kernel reads
  * an input: when out= is itself one of the inputs (the same tensor object), the kernel reads
  * the input at the result's shape (torch.norm(x, out=x) is the norm of x resized to 0-dim;
@@ -333,12 +341,8 @@ static tn_status structured_out_is_input(tn_out_rule rule, const tn_op_schema *s
     int nf = s->nargs - s->nout, nd, nd2;
     /* (a TensorIterator kernel never resizes an out that is also its input: it refuses the
      * shapes, as the iterator paths here do) */
-    /* std / var (TN_OUT_CONVERT_SELF) are not structured upstream, but their make_reduction
-     * resizes out before reading self the same way (std(x, out=x) of an expanded 2**40-element
-     * view reads one element there: ours reduced all of them, a fuzzer hang of seed 43) */
-    bool resizes_first = tn_op_schemas[tn_op_resolve_alias((tn_op_id)s->functional)].structured || rule == TN_OUT_CONVERT_SELF;
     if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || s->nargs > 64 || args[s->nargs - 1].tag != TN_V_TENSOR ||
-        !resizes_first || tn_op_out_iter((tn_op_id)s->functional))
+        !resizes_out_first(rule, s) || tn_op_out_iter((tn_op_id)s->functional))
         return TN_OK;
     tn_tensor *out = args[s->nargs - 1].u.t;
     bool is_input = false;
@@ -385,9 +389,7 @@ static tn_status structured_out_is_input(tn_out_rule rule, const tn_op_schema *s
  * the storage is fixed (resizable ones are left to the copy-out). */
 static tn_status fixed_out_resize_first(tn_out_rule rule, const tn_op_schema *s, tn_op_fn fn, const tn_value *args) {
     if (s->kind != TN_OP_KIND_OUT || s->nout != 1 || s->nargs > 64 || args[s->nargs - 1].tag != TN_V_TENSOR ||
-        tn_op_out_iter((tn_op_id)s->functional) ||
-        !(tn_op_schemas[tn_op_resolve_alias((tn_op_id)s->functional)].structured || rule == TN_OUT_CONVERT_SELF ||
-          rule == TN_OUT_DTYPE_ARG))
+        tn_op_out_iter((tn_op_id)s->functional) || !(resizes_out_first(rule, s) || rule == TN_OUT_DTYPE_ARG))
         return TN_OK;
     tn_tensor *out = args[s->nargs - 1].u.t;
     if (tn_tensor_is_meta(out) || !out->storage || tn_storage_can_grow(out->storage, INT64_MAX)) return TN_OK;
