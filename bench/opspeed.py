@@ -14,6 +14,12 @@ Two measurements per entry:
            more of the same work: op_db's UnaryUfuncInfo, BinaryUfuncInfo and ReductionOpInfo
            entries and the elementwise nn functions of NN_ELEMENTWISE. Other entries: skipped,
            with the reason in the JSON.
+  1e6 out, 1e6 in-place
+           the same 1e6 input through the entry's out= form (when op_db says it supports
+           out=: `out` preallocated with the result's shape and dtype) and its in-place
+           variant (when it declares one: self restored from a pristine copy before each call,
+           outside the timed region, so every call sees the same values); the result is
+           checksummed as above.
 Protocol (bench/README.md): each side in its own process (`--side-worker`), rounds alternate
 the side that goes first; within a process each measurement repeats for --budget seconds and
 keeps its best pass; across rounds the best per side is kept and the ratio ours/upstream is
@@ -52,6 +58,10 @@ NN_ELEMENTWISE = {f"nn.functional.{n}" for n in (
 # shapes of 1e6 elements by rank (rank 0 grows to rank 1)
 BIG_SHAPES = {0: (BIG,), 1: (BIG,), 2: (1000, 1000), 3: (100, 100, 100), 4: (10, 10, 100, 100),
               5: (10, 10, 10, 10, 100)}
+# measurements per entry: the samples as drawn, 1e6 elements, and the same 1e6 input through
+# the out= and in-place forms
+KINDS = ("samples", "big", "big_out", "big_inplace")
+KIND_LABEL = {"samples": "samples", "big": "1e6", "big_out": "1e6 out", "big_inplace": "1e6 in-pl"}
 RTOL = 1e-3  # checksum agreement, relative to the sum of |x| (float32 summation orders differ)
 
 
@@ -94,6 +104,51 @@ def _time(fn, budget):
         best = min(best, (time.perf_counter() - t0) / inner)
         reps += 1
     return best
+
+
+def _time_each(fn, setup, budget):
+    """Seconds per call of fn, each call timed alone after an untimed setup(); the best call
+    within `budget` seconds (at least 3 calls)."""
+    best, end, reps = float("inf"), time.perf_counter() + budget, 0
+    while reps < 3 or time.perf_counter() < end:
+        setup()
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+        reps += 1
+    return best
+
+
+def _forms(torch, op, bs, budget):
+    """The out= and in-place measurements of one 1e6 sample (see the module's docstring)."""
+    x, a, kw = bs
+    res = {}
+    first = op(x, *a, **kw)
+    if not op.supports_out:
+        res["big_out"] = {"skip": "no out= form"}
+    elif not isinstance(first, torch.Tensor):
+        res["big_out"] = {"skip": "result is not one tensor"}
+    else:
+        o = torch.empty_like(first)
+        try:
+            op(x, *a, out=o, **kw)
+            res["big_out"] = {"sum": [_checksum(torch, o)], "shape": list(x.shape),
+                              "t": _time(lambda: op(x, *a, out=o, **kw), budget)}
+        except Exception as e:
+            res["big_out"] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
+    fn_ = op.inplace_variant
+    if fn_ is None:
+        res["big_inplace"] = {"skip": "no in-place variant"}
+    else:
+        x0, y = x.clone(), x.clone()
+        try:
+            fn_(y, *a, **kw)
+            s = _checksum(torch, y)
+            res["big_inplace"] = {"sum": [s], "shape": list(x.shape),
+                                  "t": _time_each(lambda: fn_(y, *a, **kw), lambda: y.copy_(x0), budget)}
+        except Exception as e:
+            res["big_inplace"] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
+    return res
 
 
 def _big_sample(torch, np, sample, key):
@@ -195,6 +250,8 @@ def side_worker(cache, out_path, only, budget, threads, start):
                         continue
                     res["big"] = {"sample": j, "shape": list(bs[0].shape), "sum": [s],
                                   "t": _time(lambda: op(bs[0], *bs[1], **bs[2]), budget)}
+                    torch.manual_seed(opinfo_worker.seed_of(key, "big"))
+                    res.update(_forms(torch, op, bs, budget))
                     break
             out.write(json.dumps(res) + "\n")
             out.flush()
@@ -262,7 +319,7 @@ def combine(rounds_data, keys):
     verdict ("ok", "checksum differs", "ours raises", "skip: ..."), from the first round's checksums."""
     rows = []
     for key in keys:
-        for kind in ("samples", "big"):
+        for kind in KINDS:
             best = {}
             first = {}
             for rd in rounds_data:
@@ -288,10 +345,12 @@ def combine(rounds_data, keys):
             else:
                 row.update(verdict="ok", upstream=best["upstream"], torchnative=best["torchnative"],
                            ratio=best["torchnative"] / best["upstream"])
-                if kind == "big":
+                if kind != "samples":
                     row["shape"] = us["shape"]
                 else:
                     row["n"] = us["n"]
+            if kind in ("big_out", "big_inplace") and row["verdict"] == "crashed":
+                continue  # an entry without a 1e6 sample has no forms to time
             rows.append(row)
     return rows
 
@@ -300,14 +359,14 @@ def table(rows, limit=None):
     ok = sorted((r for r in rows if r["verdict"] == "ok"), key=lambda r: -r["ratio"])
     lines = [f"{'entry':48s} {'input':8s} {'ours/up':>8s} {'ours us':>10s} {'up us':>10s}"]
     for r in ok[:limit]:
-        lines.append(f"{r['key'][:48]:48s} {'samples' if r['kind'] == 'samples' else '1e6':8s} {r['ratio']:8.2f} "
+        lines.append(f"{r['key'][:48]:48s} {KIND_LABEL[r['kind']]:8s} {r['ratio']:8.2f} "
                      f"{r['torchnative'] * 1e6:10.1f} {r['upstream'] * 1e6:10.1f}")
     return "\n".join(lines)
 
 
 def summary(rows):
     out = {}
-    for kind in ("samples", "big"):
+    for kind in KINDS:
         ok = [r["ratio"] for r in rows if r["kind"] == kind and r["verdict"] == "ok"]
         ok.sort()
         n = len(ok)
@@ -360,7 +419,7 @@ def main():
               "loadavg": [[round(rd["loadavg_start"], 2), round(rd["loadavg_end"], 2)] for rd in rounds],
               "summary": summ, "crashed": crashes, "rows": rows,
               "checksums": {side: {k: {kind: rounds[0][side][k].get(kind, {}).get("sum")
-                                       for kind in ("samples", "big")} for k in rounds[0][side]}
+                                       for kind in KINDS} for k in rounds[0][side]}
                             for side in SIDES}}
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)

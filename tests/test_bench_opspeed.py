@@ -1,5 +1,6 @@
 """bench/opspeed.py (operator speed against upstream, issue 22) on three entries, one round:
-the JSON it writes has a row per entry and measurement, both sides' checksums agree, and the
+the JSON it writes has a row per entry and measurement (out= and in-place forms where the
+entry declares them), both sides' checksums agree, and the
 checksum comparison rejects a wrong answer. No timing is asserted."""
 import json
 import os
@@ -21,20 +22,26 @@ def test_opspeed_three_entries(tmp_path):
                        capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]
     res = json.loads(out.read_text())
-    assert {(r["key"], r["kind"]) for r in res["rows"]} == {(k, kind) for k in ENTRIES for kind in ("samples", "big")}
+    # add and sin declare out= and in-place forms, sum neither: its two rows say so
+    timed = {(k, kind) for k in ENTRIES for kind in ("samples", "big")} | \
+        {(k, kind) for k in ("add", "sin") for kind in ("big_out", "big_inplace")}
+    assert {(r["key"], r["kind"]) for r in res["rows"]} == timed | {("sum", "big_out"), ("sum", "big_inplace")}
     for r in res["rows"]:
+        if (r["key"], r["kind"]) not in timed:
+            assert r["verdict"] in ("skip: no out= form", "skip: no in-place variant"), r
+            continue
         assert r["verdict"] == "ok", r
         assert r["ratio"] > 0 and r["upstream"] > 0 and r["torchnative"] > 0
-        if r["kind"] == "big":
+        if r["kind"] != "samples":
             assert 1 <= len(r["shape"]) and eval("*".join(map(str, r["shape"]))) == opspeed.BIG
-    for k in ENTRIES:
-        for kind in ("samples", "big"):
-            up, ours = res["checksums"]["upstream"][k][kind], res["checksums"]["torchnative"][k][kind]
-            assert up and len(up) == len(ours) and all(opspeed.sums_agree(a, b) for a, b in zip(up, ours))
+    for k, kind in timed:
+        up, ours = res["checksums"]["upstream"][k][kind], res["checksums"]["torchnative"][k][kind]
+        assert up and len(up) == len(ours) and all(opspeed.sums_agree(a, b) for a, b in zip(up, ours))
     assert res["summary"]["samples"]["timed"] == len(ENTRIES) and res["summary"]["big"]["timed"] == len(ENTRIES)
+    assert res["summary"]["big_out"]["timed"] == 2 and res["summary"]["big_inplace"]["timed"] == 2
     assert len(res["loadavg"]) == 1
     for k in ENTRIES:  # the printed table lists every timed row
-        assert sum(1 for line in p.stdout.splitlines() if line.split()[:1] == [k]) == 2
+        assert sum(1 for line in p.stdout.splitlines() if line.split()[:1] == [k]) == (4 if k != "sum" else 2)
 
 
 def test_checksum_comparison_rejects_wrong_answers():

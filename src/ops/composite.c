@@ -465,11 +465,13 @@ tn_status tn_op_rot90(const tn_value *args, tn_value *rets) {
     return st;
 }
 
-/* aten::fill.Scalar / fill.Tensor(self, value): a copy of self filled with value */
+/* aten::fill.Scalar / fill.Tensor(self, value): empty_like(self) (its layout preserved)
+ * filled with value, as upstream's; self's values are never read */
 static tn_status fill_copy(const tn_value *args, tn_value *rets, tn_op_id fill_) {
     tn_tensor *c;
-    tn_value ca[2] = {args[0], {.tag = TN_V_NONE}};
-    TN_TRY(tn_dispatch_one(TN_OP_clone, ca, &c));
+    tn_value none = {.tag = TN_V_NONE};
+    tn_value ca[6] = {args[0], none, none, none, none, none};
+    TN_TRY(tn_dispatch_one(TN_OP_empty_like, ca, &c));
     tn_value fa[2] = {tn_value_tensor(c), args[1]}, r[1];
     tn_status st = tn_dispatch(fill_, fa, r);
     if (st != TN_OK) { tn_tensor_release(c); return st; }

@@ -468,7 +468,13 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
             }
         }
     }
+    /* a TensorIterator kernel may compute straight into the written-to tensor (iter.h,
+     * tn_iter_offer); the copies below then skip it */
+    tn_iter_offer offer = {NULL, NULL};
+    bool offered = tn_op_out_iter((tn_op_id)s->functional) && s->nout <= 1 && !converted && fargs == args;
+    if (offered) offer = tn_iter_offer_push(args[s->kind == TN_OP_KIND_OUT ? s->nargs - 1 : 0].u.t, tmp);
     tn_status st = fn(fargs, tmp);
+    if (offered) tn_iter_offer_pop(offer);
     if (converted) tn_tensor_release(converted);
     if (st != TN_OK) return rule == TN_OUT_CAST ? st : out_rule_before(rule, s, args, st);
     bool disjoint_after = (overlap & TN_OUT_DISJOINT) && !((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT);
@@ -506,7 +512,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
         } else if (!tn_dtype_can_cast(res->dtype, self->dtype)) {
             st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
                           tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[self->dtype].c10_name);
-        } else {
+        } else if (res != self) {
             st = copy_into(self, res);
         }
         if (st == TN_OK) { tn_tensor_retain(self); rets[0] = tn_value_tensor(self); }
@@ -531,7 +537,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
         }
         if (!same_shape(out, res)) st = tn_tensor_resize(out, res->ndim, res->sizes);
         else st = check_no_internal_overlap(out);
-        if (st == TN_OK) st = copy_into(out, res);
+        if (st == TN_OK && res != out) st = copy_into(out, res);
     }
     if (st == TN_OK)
         for (int k = 0; k < s->nout; k++) {

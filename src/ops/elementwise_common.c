@@ -86,6 +86,7 @@ tn_status tn_ew_execute(const tn_ew_run *run, int nin, tn_tensor **ins, tn_loop_
     c.promote_integer_inputs_to_float = run->int_to_float;
     c.static_dtype = run->static_dtype;
     if (run->bool_out) c.output_dtype = TN_DTYPE_BOOL;
+    c.preferred_output = tn_iter_offer_take(rets); /* a derived in-place / out= call's tensor */
     tn_iter it;
     TN_TRY(tn_iter_build(&it, &c));
     tn_loop_fn loop = tn_ew_loop(run->op, it.common_dtype);

@@ -34,7 +34,9 @@ typedef struct tn_ew_run {
 } tn_ew_run;
 
 /* Builds an iterator over `ins` (promoted to the common dtype), runs the op's loop and
- * stores the new output in rets[0]. ctx may be NULL. Maps loop status to errors. */
+ * stores the new output in rets[0]: the tensor the door offered for `rets` when it fits
+ * (tn_iter_offer: a derived in-place / out= form computed straight into its tensor), else a
+ * new one. ctx may be NULL. Maps loop status to errors. */
 tn_status tn_ew_execute(const tn_ew_run *run, int nin, tn_tensor **ins, tn_loop_ctx *ctx, tn_value *rets);
 
 #endif

@@ -24,6 +24,23 @@ tn_iter_config tn_iter_config_init(int noutputs, int ninputs) {
     return c;
 }
 
+static _Thread_local tn_iter_offer tl_offer;
+
+tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets) {
+    tn_iter_offer prev = tl_offer;
+    tl_offer = (tn_iter_offer){dest, rets};
+    return prev;
+}
+
+void tn_iter_offer_pop(tn_iter_offer previous) { tl_offer = previous; }
+
+tn_tensor *tn_iter_offer_take(const void *rets) {
+    if (!tl_offer.dest || tl_offer.rets != rets) return NULL;
+    tn_tensor *t = tl_offer.dest;
+    tl_offer.dest = NULL;
+    return t;
+}
+
 tn_status tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out) {
     int n = na > nb ? na : nb;
     int64_t res[TN_MAX_DIMS];
@@ -283,6 +300,24 @@ static int should_swap(const tn_iter *it, const bool *has_strides, int d0, int d
     return 0;
 }
 
+/* tn_iter_config.preferred_output's rule, checked once the inputs are converted (a converted
+ * copy shares nothing with it) */
+static bool preferred_fits(const tn_iter *it, const tn_tensor *t, tn_dtype dt, tn_device device) {
+    int n = it->shape_ndim;
+    if (!t || device.type != TN_DEVICE_CPU || tn_tensor_is_meta(t) || t->dtype != dt || t->ndim != n ||
+        memcmp(t->sizes, it->shape, sizeof(int64_t) * (size_t)n) != 0 || !tn_tensor_is_non_overlapping_and_dense(t) ||
+        (tn_tensor_numel(t) > 0 && !t->storage->data))
+        return false;
+    for (int j = it->noutputs; j < it->noperands; j++) {
+        const tn_tensor *in = it->ops[j].tensor;
+        if (in->storage != t->storage) continue;
+        if (in->dtype != t->dtype || in->offset != t->offset || in->ndim != n || memcmp(in->sizes, t->sizes, sizeof(int64_t) * (size_t)n) != 0 ||
+            memcmp(in->strides, t->strides, sizeof(int64_t) * (size_t)n) != 0)
+            return false;
+    }
+    return true;
+}
+
 static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_device device) {
     int n = it->shape_ndim;
     bool all_same_shape = true, all_contig = true, all_dense_same = true;
@@ -343,6 +378,13 @@ static tn_status allocate_outputs(tn_iter *it, const tn_iter_config *cfg, tn_dev
         if (it->ops[k].tensor) continue;
         tn_dtype dt = cfg->output_dtype != TN_DTYPE_UNDEFINED ? cfg->output_dtype : it->common_dtype;
         int64_t isz = tn_dtype_itemsize(dt);
+        if (k == 0 && preferred_fits(it, cfg->preferred_output, dt, device)) {
+            tn_tensor *t = cfg->preferred_output;
+            tn_tensor_retain(t);
+            it->ops[0].tensor = t;
+            for (int d = 0; d < n; d++) it->strides[0][d] = t->strides[n - 1 - perm[d]] * isz;
+            continue;
+        }
         int64_t strides[TN_MAX_DIMS];
         bool inverted = true; /* sorted order is plain C order */
         for (int d = 0; d < n; d++) inverted &= perm[d] == d;

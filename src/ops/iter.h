@@ -42,6 +42,11 @@ typedef struct tn_iter_config {
     tn_dtype static_dtype;
     /* Dtype of allocated outputs (Undefined = the common dtype), e.g. Bool for eq. */
     tn_dtype output_dtype;
+    /* Output 0 when it fits, else NULL or ignored (output 0 then allocated as usual): a CPU
+     * tensor with the broadcast shape and the output's dtype, non-overlapping and dense, whose
+     * storage no input shares except with exactly its geometry (the in-place case). How the
+     * door's derived in-place / out= forms write straight into their tensor (tn_iter_offer). */
+    tn_tensor *preferred_output;
 } tn_iter_config;
 
 /* Defaults as upstream's TensorIteratorConfig: same-dtype check and overlap check on. */
@@ -92,6 +97,24 @@ tn_tensor *tn_iter_take_output(const tn_iter *it, int i);
 const tn_tensor *tn_iter_original_input(const tn_iter *it, int i);
 /* Releases the iterator's references. */
 void tn_iter_release(tn_iter *it);
+
+/* The written-to tensor of a derived in-place / out= call, offered by the door (dispatch.c's
+ * run_derived) to the functional it runs instead of copying that functional's result into it.
+ * The offer is keyed by the `rets` array the door hands the functional: only a kernel that
+ * returns its result through exactly that array (a tail call, possibly through a nested
+ * dispatch that passes `rets` on) takes it, so an intermediate step of a composite, which
+ * returns into its own array, never writes into the tensor early (an in-place composite
+ * could read self again after such a step). Taking clears the offer; push / pop nest with
+ * the door's calls. The taker still checks the fit (tn_iter_config.preferred_output), and
+ * the door copies only when the result it gets back is not its own tensor. */
+typedef struct tn_iter_offer {
+    tn_tensor *dest;  /* borrowed */
+    const void *rets; /* the door's result array for the functional */
+} tn_iter_offer;
+tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets);
+void tn_iter_offer_pop(tn_iter_offer previous);
+/* The offered tensor (borrowed) when `rets` is the array it was offered for, else NULL. */
+tn_tensor *tn_iter_offer_take(const void *rets);
 
 /* Broadcasts two shapes with upstream's infer_size error text. */
 tn_status tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);

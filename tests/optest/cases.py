@@ -598,6 +598,22 @@ add("shift_overflow", "lambda a: (a << 70, a >> 70, a << 63, torch.bitwise_left_
 add("shift_i8_overflow", "lambda a: (a << 9, a >> 9, a << 7)", [In((33,), "int8", "int")], ["__lshift__.Scalar", "__rshift__.Scalar"])
 add("bitwise_inplace", "lambda a, b: (lambda c: (c.__iand__(b), c.__ior__(b), c.__ixor__(3), c.__ilshift__(1), c)[-1])(a.clone())", [In((7, 33), "int32", "int"), In((33,), "int32", "int")], ["__and__.Tensor"])
 
+# ---- in-place and out= forms computed straight into their tensor (iter.h, tn_iter_offer) ----
+# the door offers the written-to tensor to a TensorIterator kernel whose result is the call's;
+# it is used only when it fits (shape, dtype, dense, no other sharing), else the result is copied
+add("direct_inplace_chain", "lambda a, b: (lambda x: (x.exp_(), x.add_(b), x.mul_(x), x.sub_(x.t().t()), x.sigmoid_(), x.clamp_(0.1, 0.6), x.neg_(), x))(a.clone())", [In((7, 33)), In((33,))], [])
+add("direct_out_transposed", "lambda a: (lambda o: (torch.sin(a, out=o), o.stride(), torch.add(a, 1.5, out=o), torch.gt(a, 0, out=torch.empty(33, 7, dtype=torch.bool).t())))(torch.empty(33, 7).t())", [In((7, 33))], [])
+add("direct_out_is_input", "lambda a, b: (lambda x: (torch.sigmoid(x, out=x), torch.mul(x, b, out=x), torch.where(x > 0.5, x, b, out=x), x))(a.clone())", [In((7, 33)), In((7, 33))], [])
+add("direct_out_other_dtype", "lambda a: (torch.exp(a, out=torch.empty(7, 33, dtype=torch.float64)), torch.neg(a, out=torch.empty(7, 33, dtype=torch.float64)), torch.add(a.int(), 2, out=torch.empty(7, 33)))", [In((7, 33))], [])
+add("direct_out_same_storage_disjoint", "lambda a: (lambda s: (torch.add(s[:10], 1, out=s[10:20]), torch.exp(s[20:30], out=s[:10]), s))(a.clone())", [In((40,))], [])
+add("direct_out_resized", "lambda a: (lambda o: (torch.log1p(a, out=o), o.shape))(torch.empty(3))", [In((7, 33), "float32", "pos")], [])
+add("direct_inplace_strided_self", "lambda a: (lambda x: (x[:, ::2].exp_(), x[1:3].mul_(2), x.t()[2:5].neg_(), x))(a.clone())", [In((7, 33))], [])
+add("direct_inplace_dtypes", "lambda a, i, h: (a.clone().add_(a), i.clone().mul_(3).add_(i), h.clone().mul_(h).tanh_(), a.clone().bfloat16().add_(1.25), i.clone().float().div_(7))", [In((7, 33)), In((7, 33), "int32", "int"), In((7, 33), "float16")], [])
+add("direct_inplace_partial_overlap_err", "lambda a: (lambda x: x.add_(x[0]))(a.clone())", [In((7, 33))], [])
+add("direct_inplace_self_row_overlap_err", "lambda a: (lambda x: x[1:].add_(x[:-1]))(a.clone())", [In((7, 33))], [])
+add("direct_out_expanded_err", "lambda a: torch.exp(a[0], out=torch.empty(1, 33).expand(7, 33))", [In((7, 33))], [])
+add("direct_inplace_empty_0d", "lambda a: (torch.empty(0, 3).exp_(), a[0, 0].clone().add_(2), torch.neg(a[0, 0], out=torch.empty(())))", [In((7, 33))], [])
+
 # ---- elementwise: ternary, where, clamp, masked_fill ------------------------------------
 for dt in ("float32", "float64", "bfloat16", "float16"):
     for n in (1, 33, 1000):
