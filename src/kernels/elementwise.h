@@ -40,7 +40,7 @@ enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
     X(sinc) X(angle)                                                                        \
     X(leaky_relu) X(round_decimals) X(pow_scalar) X(mul_scalar) X(div_scalar) X(lerp_scalar) \
     /* unary, numeric */                                                                   \
-    X(abs) X(neg) X(floor) X(ceil) X(round) X(trunc) X(sign) X(relu) X(square) X(clamp)     \
+    X(abs) X(neg) X(floor) X(ceil) X(round) X(trunc) X(sign) X(relu) X(square) X(clamp) X(threshold) \
     X(bitwise_not) X(nan_to_num) X(pow_int_scalar)                                          \
     /* unary, Bool result */                                                               \
     X(isnan) X(isinf) X(isfinite) X(isposinf) X(isneginf) X(logical_not) X(signbit)         \

@@ -18,6 +18,8 @@
 /* ---- gamma family -------------------------------------------------------------------- */
 
 static double sf_lgamma(double x) { int s; return lgamma_r(x, &s); }
+/* float, float16 and bfloat16 take libm's float lgamma, as upstream's std::lgamma(float) */
+static float sf_lgammaf(float x) { int s; return lgammaf_r(x, &s); }
 
 /* digamma: reflection below 0 (NaN at the poles, -+inf at +-0 as upstream), recurrence up to
  * x >= 10, then the asymptotic series log x - 1/2x - sum B_2k / (2k x^2k). */
@@ -118,11 +120,20 @@ static double sf_polygamma(int64_t n, double x) {
     return ((n % 2) ? 1.0 : -1.0) * exp(sf_lgamma((double)n + 1.0)) * sf_zeta((double)n + 1, x);
 }
 
-/* multivariate log-gamma of dimension p: sum_j lgamma(x - j/2) + p(p-1)/4 log(pi). */
+/* multivariate log-gamma of dimension p as upstream's composition in the tensor's dtype:
+ * lgamma(a_k + x) for the arange a_k = -(p-1)/2, ..., -1/2, 0, summed in that order (a
+ * reduced type sums in float and rounds once), plus p(p-1)/4 log(pi) (a double scalar, added
+ * in the compute type); rnd rounds a step to float16 / bfloat16, or is the identity. */
+static float rnd_none(float v) { return v; }
+static float sf_mvlgammaf(float x, int64_t p, float (*rnd)(float)) {
+    float acc = 0;
+    for (int64_t k = 0; k < p; k++) acc += rnd(sf_lgammaf(rnd(rnd((float)(0.5 * (double)(k - p + 1))) + x)));
+    return rnd(rnd(acc) + (float)((double)(p * (p - 1)) * log(M_PI) * 0.25));
+}
 static double sf_mvlgamma(double x, int64_t p) {
-    double acc = (double)p * (double)(p - 1) * 0.25 * TN_LOG_PI;
-    for (int64_t j = 0; j < p; j++) acc += sf_lgamma(x - 0.5 * (double)j);
-    return acc;
+    double acc = 0;
+    for (int64_t k = 0; k < p; k++) acc += sf_lgamma(0.5 * (double)(k - p + 1) + x);
+    return acc + (double)(p * (p - 1)) * log(M_PI) * 0.25;
 }
 
 /* Regularised incomplete gamma P(a, x) / Q(a, x): the power series when x < a + 1, the
@@ -211,13 +222,6 @@ static double sf_erfcx_t(double x, bool single) {
 
 static double sf_erfcx(double x) { return sf_erfcx_t(x, false); }
 
-/* standard normal CDF, each tail from erfc (full relative precision in the lower tail; the
- * inverse and log_ndtr need it; the op itself is upstream's composition, below) */
-static double sf_ndtr(double x) {
-    double t = x * M_SQRT1_2;
-    return x < 0 ? 0.5 * erfc(-t) : 1 - 0.5 * erfc(t);
-}
-
 /* log of the normal CDF: log(erfcx / 2) - t^2 in the far lower tail, log1p otherwise. */
 static double sf_log_ndtr(double x) {
     double t = x * M_SQRT1_2;
@@ -225,23 +229,58 @@ static double sf_log_ndtr(double x) {
     return log1p(-erfc(t) / 2);
 }
 
-/* inverse normal CDF: Abramowitz & Stegun 26.2.23 as the start (error < 4.5e-4), then
- * Halley steps on ndtr in the lower tail (p > 1/2 by symmetry, 1 - p exact there). */
-static double sf_ndtri(double p) {
-    if (isnan(p) || p < 0 || p > 1) return NAN;
-    if (p == 0) return -INFINITY;
-    if (p == 1) return INFINITY;
-    double q = p > 0.5 ? 1 - p : p;
-    double t = sqrt(-2 * log(q));
-    double x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
-    for (int it = 0; it < 3; it++) {
-        double phi = exp(-0.5 * x * x) / (TN_SQRT_PI * M_SQRT2);
-        if (phi == 0) break;
-        double d = (sf_ndtr(x) - q) / phi;
-        x -= d / (1 + 0.5 * x * d);
+/* inverse normal CDF as upstream's calc_ndtri, in the tensor's type (float arithmetic for
+ * float32): Cephes' rational fits, one about 1/2 (|y - 1/2| <= 3/8 as exp(-2) < y <
+ * 1 - exp(-2)), two in z = 1/sqrt(-2 log y) for the tails, below and above sqrt(-2 log y) =
+ * 8. Their coefficients are published numbers (Moshier's Cephes ndtri), highest degree
+ * first; the denominators' leading 1 is explicit. */
+static const double NDTRI_P0[5] = {-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+                                   1.39312609387279679503E1, -1.23916583867381258016E0};
+static const double NDTRI_Q0[9] = {1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+                                   -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+                                   1.59056225126211695515E1, -1.18331621121330003142E0};
+static const double NDTRI_P1[9] = {4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+                                   4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+                                   -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4};
+static const double NDTRI_Q1[9] = {1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+                                   1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+                                   -3.80806407691578277194E-2, -9.33259480895457427372E-4};
+static const double NDTRI_P2[9] = {3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+                                   1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+                                   3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9};
+static const double NDTRI_Q2[9] = {1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+                                   2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+                                   2.89247864745380683936E-6, 6.79019408009981274425E-9};
+/* one instance per type T: the coefficients rounded to T, Horner from the highest degree */
+#define TN_NDTRI(name, T, LOG, SQRT)                                                                     \
+    static T name##_poly(T x, const double *c, int n) {                                               \
+        T r = 0;                                                                                      \
+        for (int i = 0; i < n; i++) r = r * x + (T)c[i];                                              \
+        return r;                                                                                     \
+    }                                                                                                 \
+    static T name(T y0) {                                                                             \
+        if (y0 == 0) return -(T)INFINITY;                                                             \
+        if (y0 == 1) return (T)INFINITY;                                                              \
+        if (!(y0 >= 0 && y0 <= 1)) return (T)NAN;                                                     \
+        const T e2 = (T)0.13533528323661269189; /* exp(-2) */                                         \
+        bool lower = true;                                                                            \
+        T y = y0;                                                                                     \
+        if (y > 1 - e2) { y = 1 - y; lower = false; }                                                 \
+        if (y > e2) {                                                                                 \
+            y = y - (T)0.5;                                                                           \
+            T y2 = y * y;                                                                             \
+            T x = y + y * (y2 * name##_poly(y2, NDTRI_P0, 5) / name##_poly(y2, NDTRI_Q0, 9));         \
+            return x * (T)2.50662827463100050242; /* sqrt(2 pi) */                                    \
+        }                                                                                             \
+        T x = SQRT((T)-2.0 * LOG(y));                                                                 \
+        T x0 = x - LOG(x) / x, z = 1 / x;                                                             \
+        T x1 = x < 8 ? z * name##_poly(z, NDTRI_P1, 9) / name##_poly(z, NDTRI_Q1, 9)                  \
+                     : z * name##_poly(z, NDTRI_P2, 9) / name##_poly(z, NDTRI_Q2, 9);                 \
+        x = x0 - x1;                                                                                  \
+        return lower ? -x : x;                                                                        \
     }
-    return p > 0.5 ? -x : x;
-}
+TN_NDTRI(sf_ndtri_f, float, logf, sqrtf)
+TN_NDTRI(sf_ndtri, double, log, sqrt)
 
 static double sf_entr(double x) {
     if (isnan(x)) return x;
@@ -289,55 +328,74 @@ static double sf_i1e(double x) { return copysign(bessel_ie(1, x), x); }
  * psi(k+1) = H_k - gamma; above, the trapezoidal rule on
  * exp(x) K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt, whose error falls like
  * exp(-pi^2 / h) for this integrand (step h <= 0.6 / sqrt(x) keeps it below 1e-15). */
-static double bessel_ke(int nu, double x) {
+/* Chebyshev coefficients of exp(x) sqrt(x) K_0(x) and K_1(x) on x > 2 in t = 8/x - 2, as
+ * published with Cephes (k0.c, k1.c), highest order first */
+static const double BESSEL_K0_B[25] = {
+    5.30043377268626276149e-18,  -1.64758043015242134646e-17, 5.21039150503902756861e-17,  -1.67823109680541210385e-16,
+    5.51205597852431940784e-16,  -1.84859337734377901440e-15, 6.34007647740507060557e-15,  -2.22751332699166985548e-14,
+    8.03289077536357521100e-14,  -2.98009692317273043925e-13, 1.14034058820847496303e-12,  -4.51459788337394416547e-12,
+    1.85594911495471785253e-11,  -7.95748924447710747776e-11, 3.57739728140030116597e-10,  -1.69753450938905987466e-09,
+    8.57403401741422608519e-09,  -4.66048989768794782956e-08, 2.76681363944501510342e-07,  -1.83175552271911948767e-06,
+    1.39498137188764993662e-05,  -1.28495495816278026384e-04, 1.56988388573005337491e-03,  -3.14481013119645005427e-02,
+    2.44030308206595545468e+00};
+static const double BESSEL_K1_B[25] = {
+    -5.75674448366501715755e-18, 1.79405087314755922667e-17,  -5.68946255844285935196e-17, 1.83809354436663880070e-16,
+    -6.05704724837331885336e-16, 2.03870316562433424052e-15,  -7.01983709041831346144e-15, 2.47715442448130437068e-14,
+    -8.97670518232499435011e-14, 3.34841966607842919884e-13,  -1.28917396095102890680e-12, 5.13963967348173025100e-12,
+    -2.12996783842756842877e-11, 9.21831518760500529508e-11,  -4.19035475934189648750e-10, 2.01504975519703286596e-09,
+    -1.03457624656780970260e-08, 5.74108412545004946722e-08,  -3.50196060308781257119e-07, 2.40648494783721712015e-06,
+    -1.93619797416608296024e-05, 1.95215518471351631108e-04,  -2.85781685962277938680e-03, 1.03923736576817238437e-01,
+    2.72062619048444266945e+00};
+/* sum' c_k T_k(t/2) by Clenshaw's recurrence (Cephes' chbevl): half the first term */
+static double cheb_sum(double t, const double *c, int n) {
+    double b0 = c[0], b1 = 0, b2 = 0;
+    for (int i = 1; i < n; i++) {
+        b2 = b1;
+        b1 = b0;
+        b0 = t * b1 - b2 + c[i];
+    }
+    return 0.5 * (b0 - b2);
+}
+
+/* K_0 + log(x/2) I_0 and x K_1 - x log(x/2) I_1 on [0, 2] in t = x^2 - 2 (Cephes' k0.c A,
+ * k1.c A), highest order first */
+static const double BESSEL_K0_A[10] = {1.37446543561352307156e-16, 4.25981614279661018399e-14, 1.03496952576338420167e-11,
+                                       1.90451637722020886025e-09, 2.53479107902614945675e-07, 2.28621210311945178607e-05,
+                                       1.26461541144692592338e-03, 3.59799365153615016266e-02, 3.44289899924628486886e-01,
+                                       -5.35327393233902768720e-01};
+static const double BESSEL_K1_A[11] = {-7.02386347938628759343e-18, -2.42744985051936593393e-15, -6.66690169419932900609e-13,
+                                       -1.41148839263352776110e-10, -2.21338763073472585583e-08, -2.43340614156596823496e-06,
+                                       -1.73028895751305206302e-04, -6.97572385963986435018e-03, -1.22611180822657148235e-01,
+                                       -3.53155960776544875667e-01, 1.52530022733894777053e+00};
+
+/* K_nu(x) for nu = 0, 1 (scaled: e^x K_nu(x)), the forms upstream evaluates: on (0, 2] the
+ * Chebyshev part plus the log term with I_nu from its power series, above 2 the series in
+ * 8/x - 2. (Before: the power series of K_nu itself below 2 and a trapezoidal integral above,
+ * 10x upstream's time.) */
+static double bessel_k(int nu, double x, bool scaled) {
     if (isnan(x)) return x;
     if (x < 0) return NAN;
     if (x == 0) return INFINITY;
     if (isinf(x)) return 0;
     if (x <= 2) {
-        double q = 0.25 * x * x, lg = log(0.5 * x), h = 0, sum, term;
-        if (nu == 0) {
-            term = 1;
-            sum = 0;
-            for (int k = 1; k < 60; k++) {
-                term *= q / ((double)k * k);
-                h += 1.0 / k;
-                sum += h * term;
-                if (term * h < 1e-17 * fabs(sum)) break;
-            }
-            double i0 = bessel_ie(0, x) * exp(x);
-            return (sum - (lg + TN_EULER_GAMMA) * i0) * exp(x);
+        double q = 0.25 * x * x, term = nu ? 0.5 * x : 1, in = term; /* I_nu(x) */
+        for (int k = 1; k < 40; k++) {
+            term *= q / ((double)k * (double)(k + nu));
+            in += term;
+            if (term < in * 1e-17) break;
         }
-        term = 1;
-        double hk1 = 1; /* H_{k+1} */
-        sum = (hk1 - 2 * TN_EULER_GAMMA) * term;
-        for (int k = 1; k < 60; k++) {
-            term *= q / ((double)k * (k + 1));
-            h += 1.0 / k;
-            hk1 += 1.0 / (k + 1);
-            double add = (h + hk1 - 2 * TN_EULER_GAMMA) * term;
-            sum += add;
-            if (fabs(add) < 1e-17 * fabs(sum)) break;
-        }
-        double i1 = bessel_ie(1, x) * exp(x);
-        return (1 / x + lg * i1 - 0.25 * x * sum) * exp(x);
+        double lg = log(0.5 * x), k;
+        if (nu == 0) k = cheb_sum(x * x - 2, BESSEL_K0_A, 10) - lg * in;
+        else k = lg * in + cheb_sum(x * x - 2, BESSEL_K1_A, 11) / x;
+        return scaled ? k * exp(x) : k;
     }
-    double step = 0.6 / sqrt(x);
-    if (step > 0.25) step = 0.25;
-    double sum = 0.5; /* the t = 0 node, halved */
-    for (int k = 1; k < 2000; k++) {
-        /* cosh t - 1 as 2 sinh^2(t/2): at a large x the step is tiny and cosh(t) - 1
-         * cancels to 0, which kept every node at 1 (exp(x) K_0(1e30) was 1000x too large) */
-        double t = k * step, sh = sinh(0.5 * t), cm1 = 2 * sh * sh, e = exp(-x * cm1);
-        sum += nu ? e * (1 + cm1) : e;
-        if (x * cm1 > 40) break;
-    }
-    return sum * step;
+    double ke = cheb_sum(8 / x - 2, nu ? BESSEL_K1_B : BESSEL_K0_B, 25) / sqrt(x);
+    return scaled ? ke : ke * exp(-x);
 }
-static double sf_k0(double x) { return x > 700 ? 0 : bessel_ke(0, x) * exp(-x); }
-static double sf_k1(double x) { return x > 700 ? 0 : bessel_ke(1, x) * exp(-x); }
-static double sf_k0e(double x) { return bessel_ke(0, x); }
-static double sf_k1e(double x) { return bessel_ke(1, x); }
+static double sf_k0(double x) { return bessel_k(0, x, false); }
+static double sf_k1(double x) { return bessel_k(1, x, false); }
+static double sf_k0e(double x) { return bessel_k(0, x, true); }
+static double sf_k1e(double x) { return bessel_k(1, x, true); }
 
 /* Bessel functions of the first and second kind. libm's j0/j1/y0/y1 are more accurate, but
  * upstream's values beyond |x| = 5 differ from them by up to ~1e-6 (relative), more than
@@ -741,7 +799,7 @@ static double sf_legendre(double x, double nf, bool single) {
 
 #define TN_SF1(op, fn) TN_EW_FLOATS(TN_EW_U_SAME, op, (T)fn((double)x))
 #define TN_SF1_F2(op, fn) TN_EW_F2(TN_EW_U_SAME, op, (T)fn((double)x))
-TN_SF1(lgamma, sf_lgamma)
+TN_EW_FLOATS(TN_EW_U_SAME, lgamma, TN_SINGLE ? (T)sf_lgammaf((float)x) : (T)sf_lgamma((double)x))
 TN_SF1(digamma, sf_digamma)
 TN_SF1(erfinv, sf_erfinv)
 TN_SF1(i0, sf_i0)
@@ -757,7 +815,7 @@ TN_EW_LOOP1(f16_ndtr__scalar, uint16_t, float, ld_f16, uint16_t, st_f16, TN_NDTR
 TN_EW_LOOP1(bf16_ndtr__scalar, uint16_t, float, ld_bf16, uint16_t, st_bf16, TN_NDTR(TN_EW_RND_bf16))
 TN_SF1(entr, sf_entr)
 TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float)))
-TN_SF1_F2(ndtri, sf_ndtri)
+TN_EW_F2(TN_EW_U_SAME, ndtri, TN_SINGLE ? (T)sf_ndtri_f((float)x) : (T)sf_ndtri((double)x))
 TN_SF1_F2(log_ndtr, sf_log_ndtr)
 TN_EW_F2(TN_EW_U_SAME, bessel_j0, sizeof(T) == sizeof(float) ? (T)sf_j0_f((float)x) : (T)sf_j0((double)x))
 TN_SF1_F2(bessel_j1, sf_j1)
@@ -772,7 +830,10 @@ TN_EW_F2(TN_EW_U_SAME, airy_ai, TN_SINGLE ? (T)sf_airy_ai_f((float)x) : (T)sf_ai
 /* i[0] = n (polygamma) or p (mvlgamma) */
 TN_EW_FLOATS(TN_EW_U_SAME, polygamma, (sizeof(T) == sizeof(float) && ctx->i[0] == 1) ? (T)sf_trigammaf((float)x)
                                                                                : (T)sf_polygamma(ctx->i[0], (double)x))
-TN_EW_FLOATS(TN_EW_U_SAME, mvlgamma, (T)sf_mvlgamma((double)x, ctx->i[0]))
+TN_EW_LOOP1(f32_mvlgamma__scalar, float, float, ld_f32, float, st_f32, sf_mvlgammaf(x, ctx->i[0], rnd_none))
+TN_EW_LOOP1(f64_mvlgamma__scalar, double, double, ld_f64, double, st_f64, sf_mvlgamma(x, ctx->i[0]))
+TN_EW_LOOP1(f16_mvlgamma__scalar, uint16_t, float, ld_f16, uint16_t, st_f16, sf_mvlgammaf(x, ctx->i[0], tn_round_half_f32))
+TN_EW_LOOP1(bf16_mvlgamma__scalar, uint16_t, float, ld_bf16, uint16_t, st_bf16, sf_mvlgammaf(x, ctx->i[0], tn_round_bf16_f32))
 
 #define TN_SF2(op, expr) TN_EW_FLOATS(TN_EW_B_SAME, op, (T)(expr))
 #define TN_SF2_F2(op, expr) TN_EW_F2(TN_EW_B_SAME, op, (T)(expr))
@@ -796,11 +857,29 @@ TN_SF2_F2(hermite_he, sf_hermite_he((double)x, (double)y, TN_HERMITE_LIMIT, TN_S
 TN_SF2_F2(laguerre_l, sf_laguerre((double)x, (double)y, TN_SINGLE))
 TN_SF2_F2(legendre_p, sf_legendre((double)x, (double)y, TN_SINGLE))
 
-/* nextafter in the storage type itself: libm's nextafterf / nextafter (not the double one for
- * float: its neighbour of FLT_MAX or of 0 rounds back to inf or 0), the bit neighbour for the
- * 16-bit floats (both are sign-magnitude, so the next value is bits +- 1; from 0 the
- * smallest subnormal with the sign of `to`, as upstream's c10 helpers). */
-TN_EW_F2(TN_EW_B_SAME, nextafter, TN_SINGLE ? (T)nextafterf((float)x, (float)y) : (T)nextafter((double)x, (double)y))
+/* nextafter in the storage type itself (not the double one for float: its neighbour of
+ * FLT_MAX or of 0 rounds back to inf or 0): libm's nextafter for double; for float32 the bit
+ * neighbour inline, libm's nextafterf's values without a call per element; the same for the
+ * 16-bit floats (all are sign-magnitude, so the next value is bits +- 1; from 0 the smallest
+ * subnormal with the sign of `to`, as upstream's c10 helpers). */
+#pragma GCC push_options
+#pragma GCC optimize("O3") /* branch-free selects, so the contiguous loop vectorises */
+static inline float next32(float f, float t) {
+    uint32_t u, v, w;
+    memcpy(&u, &f, 4);
+    memcpy(&v, &t, 4);
+    float s = f + t;
+    memcpy(&w, &s, 4);
+    uint32_t r = ((f < t) == (f > 0)) ? u + 1 : u - 1;
+    r = f == 0 ? (v & 0x80000000u) | 1 : r;
+    r = f == t ? v : r;
+    r = (f != f || t != t) ? w : r;
+    memcpy(&f, &r, 4);
+    return f;
+}
+TN_EW_LOOP2(f32_nextafter__scalar, float, float, ld_f32, float, st_f32, next32(x, y))
+#pragma GCC pop_options
+TN_EW_LOOP2(f64_nextafter__scalar, double, double, ld_f64, double, st_f64, nextafter(x, y))
 static uint16_t next16(uint16_t from, uint16_t to, float f, float t) {
     if (f == t) return to;
     if (f == 0) return (uint16_t)((to & 0x8000) | 1);

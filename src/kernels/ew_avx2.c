@@ -28,6 +28,9 @@ static inline vf v_xor_bits(vf a, vf b) { return _mm256_xor_ps(a, b); }
 static inline vf v_sel(vm m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
 static inline vm v_cmp_eq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vm v_cmp_ne(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }
+static inline vm v_mask_and(vm a, vm b) { return _mm256_and_ps(a, b); }
+static inline vm v_mask_or(vm a, vm b) { return _mm256_or_ps(a, b); }
+static inline vm v_mask_xor(vm a, vm b) { return _mm256_xor_ps(a, b); }
 static inline vm v_cmp_lt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
 static inline vm v_cmp_le(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
 static inline vm v_cmp_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }

@@ -32,6 +32,9 @@ static inline vf v_xor_bits(vf a, vf b) {
 static inline vf v_sel(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
 static inline vm v_cmp_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static inline vm v_cmp_ne(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+static inline vm v_mask_and(vm a, vm b) { return (vm)(a & b); }
+static inline vm v_mask_or(vm a, vm b) { return (vm)(a | b); }
+static inline vm v_mask_xor(vm a, vm b) { return (vm)(a ^ b); }
 static inline vm v_cmp_lt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 static inline vm v_cmp_le(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
 static inline vm v_cmp_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }

@@ -399,39 +399,6 @@ tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
     return st;
 }
 
-/* aten::threshold(self, threshold, value): value where self <= threshold (NaN stays), in self's
- * dtype. Upstream's kernel reads both Scalars in its opmath type first (checked: float for
- * Half and BFloat16, whose elements it compares as float, else self's dtype), and has no Bool
- * or complex instance. */
-tn_status tn_op_threshold(const tn_value *args, tn_value *rets) {
-    tn_tensor *self = args[0].u.t, *m, *xs = self;
-    tn_dtype dt = self->dtype;
-    if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"threshold_cpu\" not implemented for '%s'", tn_dtype_infos[dt].c10_name);
-    bool reduced = dt == TN_DTYPE_FLOAT16 || dt == TN_DTYPE_BFLOAT16;
-    tn_dtype op = reduced ? TN_DTYPE_FLOAT32 : dt;
-    _Alignas(16) unsigned char tb[16], vb[16];
-    TN_TRY(tn_scalar_to_bytes(&args[1], op, tb));
-    TN_TRY(tn_scalar_to_bytes(&args[2], op, vb));
-    tn_value thr, val;
-    TN_TRY(tn_scalar_load(op, tb, &thr));
-    TN_TRY(tn_scalar_load(op, vb, &val));
-    if (reduced) {
-        tn_value ca[7] = {args[0], {.tag = TN_V_DTYPE}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE},
-                          {.tag = TN_V_NONE}, tn_value_bool(false), {.tag = TN_V_NONE}};
-        ca[1].u.dtype = TN_DTYPE_FLOAT32;
-        TN_TRY(tn_dispatch_one(TN_OP__to_copy, ca, &xs));
-    }
-    tn_value la[2] = {tn_value_tensor(xs), thr};
-    tn_status st = tn_dispatch_one(TN_OP_le_Scalar, la, &m);
-    if (xs != self) tn_tensor_release(xs);
-    TN_TRY(st);
-    tn_value fa[3] = {args[0], tn_value_tensor(m), val};
-    st = tn_dispatch(TN_OP_masked_fill_Scalar, fa, rets);
-    tn_tensor_release(m);
-    return st;
-}
-
 /* aten::rot90(self, k=1, dims=[0, 1]): flips and a transposition by k mod 4, with upstream's checks */
 tn_status tn_op_rot90(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;

@@ -393,60 +393,10 @@ tn_status tn_op_new_empty_strided_out(const tn_value *args, tn_value *rets) {
     return new_out(tn_op_new_empty_strided, args, 3, rets);
 }
 
-/* ---- complex, polar ----------------------------------------------------------------------- */
-
-/* Broadcasts a and b, allocates the complex result (meta when either input is) and returns
- * the expanded input views for the element loop. */
-static tn_status pair_setup(tn_tensor *a, tn_tensor *b, tn_dtype out_dt, tn_tensor **ea, tn_tensor **eb,
-                            tn_tensor **out) {
-    int nd;
-    int64_t shape[TN_MAX_DIMS];
-    TN_TRY(tn_shape_broadcast(a->ndim, a->sizes, b->ndim, b->sizes, &nd, shape));
-    tn_device dev = tn_tensor_is_meta(a) || tn_tensor_is_meta(b) ? (tn_device){TN_DEVICE_META, -1} : tn_device_cpu();
-    TN_TRY(tn_tensor_empty(nd, shape, out_dt, dev, out));
-    tn_status st = tn_shape_expand_view(a, nd, shape, ea);
-    if (st == TN_OK) {
-        st = tn_shape_expand_view(b, nd, shape, eb);
-        if (st != TN_OK) tn_tensor_release(*ea);
-    }
-    if (st != TN_OK) tn_tensor_release(*out);
-    return st;
-}
-
-/* Byte offset of linear element i of t (row-major over its sizes). */
-static int64_t elem_offset(const tn_tensor *t, int64_t i) {
-    int64_t off = 0;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        int64_t s = t->sizes[d];
-        off += (i % s) * t->strides[d];
-        i /= s;
-    }
-    return off * tn_dtype_itemsize(t->dtype);
-}
-
-/* The parts of contiguous real / imaginary runs interleaved, by element width. */
-typedef struct interleave_job {
-    char *o;
-    const char *a, *b;
-    int w;
-} interleave_job;
-
-static void interleave_chunk(void *ctx, int64_t lo, int64_t hi) {
-    const interleave_job *j = ctx;
-    if (j->w == 4) {
-        uint32_t *o = (uint32_t *)j->o;
-        const uint32_t *a = (const uint32_t *)j->a, *b = (const uint32_t *)j->b;
-        for (int64_t i = lo; i < hi; i++) o[2 * i] = a[i], o[2 * i + 1] = b[i];
-    } else if (j->w == 8) {
-        uint64_t *o = (uint64_t *)j->o;
-        const uint64_t *a = (const uint64_t *)j->a, *b = (const uint64_t *)j->b;
-        for (int64_t i = lo; i < hi; i++) o[2 * i] = a[i], o[2 * i + 1] = b[i];
-    } else {
-        uint16_t *o = (uint16_t *)j->o;
-        const uint16_t *a = (const uint16_t *)j->a, *b = (const uint16_t *)j->b;
-        for (int64_t i = lo; i < hi; i++) o[2 * i] = a[i], o[2 * i + 1] = b[i];
-    }
-}
+/* ---- complex, polar -----------------------------------------------------------------------
+ * Upstream's TensorIterator kernels over (out, a, b): the parts broadcast, the result
+ * allocated in the complex dtype with the iterator's layout, split across the pool; a derived
+ * out= form's tensor taken when it fits (iter.h, tn_iter_offer). */
 
 /* complex / polar's parts: both floating (Half too for complex) and of one dtype, in
  * upstream's words. */
@@ -477,67 +427,73 @@ static tn_status parts_out(tn_op_id op, const tn_value *args, bool half_ok, tn_v
 tn_status tn_op_complex_out(const tn_value *args, tn_value *rets) { return parts_out(TN_OP_complex_out, args, true, rets); }
 tn_status tn_op_polar_out(const tn_value *args, tn_value *rets) { return parts_out(TN_OP_polar_out, args, false, rets); }
 
-/* aten::complex(Tensor real, Tensor imag): the parts' bits side by side. Contiguous parts
- * interleave over the pool; others (broadcast, strided) are two strided copies into the
- * output's real and imaginary lanes (before: an offset computed per element, one thread,
- * 18 ms for 1e6 floats, 44x upstream). */
+/* out[k] = (a[k], b[k]) by part width: a copy of each part's bits */
+#define TN_PARTS_LOOP(name, UT)                                                                    \
+    static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                           \
+        (void)ctx;                                                                                 \
+        if (s[0] == 2 * (int64_t)sizeof(UT) && s[1] == (int64_t)sizeof(UT) && s[2] == (int64_t)sizeof(UT)) { \
+            UT *o = (UT *)d[0];                                                                    \
+            const UT *a = (const UT *)d[1], *b = (const UT *)d[2];                                 \
+            for (int64_t k = 0; k < n; k++) o[2 * k] = a[k], o[2 * k + 1] = b[k];                  \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            UT re, im;                                                                             \
+            memcpy(&re, d[1] + k * s[1], sizeof re);                                               \
+            memcpy(&im, d[2] + k * s[2], sizeof im);                                               \
+            memcpy(d[0] + k * s[0], &re, sizeof re);                                               \
+            memcpy(d[0] + k * s[0] + sizeof re, &im, sizeof im);                                   \
+        }                                                                                          \
+    }
+TN_PARTS_LOOP(complex_loop_2, uint16_t)
+TN_PARTS_LOOP(complex_loop_4, uint32_t)
+TN_PARTS_LOOP(complex_loop_8, uint64_t)
+/* out[k] = a[k] cos b[k] + i a[k] sin b[k] in the parts' type (float math for float32, as
+ * upstream's std::cos(float)) */
+#define TN_POLAR_LOOP(name, T, COS, SIN)                                                           \
+    static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                           \
+        (void)ctx;                                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            T r, t, v[2];                                                                          \
+            memcpy(&r, d[1] + k * s[1], sizeof r);                                                 \
+            memcpy(&t, d[2] + k * s[2], sizeof t);                                                 \
+            v[0] = r * COS(t);                                                                     \
+            v[1] = r * SIN(t);                                                                     \
+            memcpy(d[0] + k * s[0], v, sizeof v);                                                  \
+        }                                                                                          \
+    }
+TN_POLAR_LOOP(polar_loop_f32, float, cosf, sinf)
+TN_POLAR_LOOP(polar_loop_f64, double, cos, sin)
+
+static tn_status parts_run(tn_tensor *a, tn_tensor *b, tn_loop_fn loop, tn_value *rets) {
+    tn_iter_config c = tn_iter_config_init(1, 2);
+    c.inputs[0] = a;
+    c.inputs[1] = b;
+    c.check_all_same_dtype = false;
+    c.output_dtype = tn_dtype_to_complex(a->dtype);
+    c.preferred_output = tn_iter_offer_take(rets);
+    tn_iter it;
+    TN_TRY(tn_iter_build(&it, &c));
+    tn_iter_for_each(&it, loop, NULL);
+    rets[0] = tn_value_tensor(tn_iter_take_output(&it, 0));
+    tn_iter_release(&it);
+    return TN_OK;
+}
+
+/* aten::complex(Tensor real, Tensor imag): the parts' bits side by side. */
 tn_status tn_op_complex(const tn_value *args, tn_value *rets) {
     tn_tensor *re = args[0].u.t, *im = args[1].u.t;
-    tn_dtype a = re->dtype;
     TN_TRY(parts_check(re, im, true));
-    tn_tensor *ea, *eb, *out;
-    TN_TRY(pair_setup(re, im, tn_dtype_to_complex(a), &ea, &eb, &out));
-    char *o = tn_tensor_data(out);
-    const char *pa = tn_tensor_data(ea), *pb = tn_tensor_data(eb);
-    if (o && pa && pb) {
-        int w = tn_dtype_itemsize(a);
-        int64_t n = tn_tensor_numel(out);
-        if (tn_tensor_is_contiguous(ea) && tn_tensor_is_contiguous(eb)) {
-            interleave_job j = {o, pa, pb, w};
-            tn_parallel_for(n, 1 << 15, interleave_chunk, &j);
-        } else {
-            int64_t ds[TN_MAX_DIMS]; /* the output's strides in parts (2 per complex element) */
-            for (int d = 0; d < out->ndim; d++) ds[d] = 2 * out->strides[d];
-            tn_strided_copy_bytes(o, ds, pa, ea->strides, out->ndim, out->sizes, w);
-            tn_strided_copy_bytes(o + w, ds, pb, eb->strides, out->ndim, out->sizes, w);
-        }
-    }
-    tn_tensor_release(ea);
-    tn_tensor_release(eb);
-    return ret_tensor(out, rets);
+    int w = tn_dtype_itemsize(re->dtype);
+    return parts_run(re, im, w == 2 ? complex_loop_2 : w == 4 ? complex_loop_4 : complex_loop_8, rets);
 }
 
 /* aten::polar(Tensor abs, Tensor angle): abs * cos(angle) + i abs * sin(angle) in the
- * parts' precision (float math for float32, as upstream's std::cos(float)). */
+ * parts' precision. */
 tn_status tn_op_polar(const tn_value *args, tn_value *rets) {
     tn_tensor *ab = args[0].u.t, *an = args[1].u.t;
-    tn_dtype a = ab->dtype;
     TN_TRY(parts_check(ab, an, false));
-    tn_tensor *ea, *eb, *out;
-    TN_TRY(pair_setup(ab, an, tn_dtype_to_complex(a), &ea, &eb, &out));
-    char *o = tn_tensor_data(out);
-    const char *pa = tn_tensor_data(ea), *pb = tn_tensor_data(eb);
-    if (o && pa && pb) {
-        int64_t n = tn_tensor_numel(out);
-        for (int64_t i = 0; i < n; i++) {
-            if (a == TN_DTYPE_FLOAT32) {
-                float r, t;
-                memcpy(&r, pa + elem_offset(ea, i), 4);
-                memcpy(&t, pb + elem_offset(eb, i), 4);
-                ((float *)o)[2 * i] = r * cosf(t);
-                ((float *)o)[2 * i + 1] = r * sinf(t);
-            } else {
-                double r, t;
-                memcpy(&r, pa + elem_offset(ea, i), 8);
-                memcpy(&t, pb + elem_offset(eb, i), 8);
-                ((double *)o)[2 * i] = r * cos(t);
-                ((double *)o)[2 * i + 1] = r * sin(t);
-            }
-        }
-    }
-    tn_tensor_release(ea);
-    tn_tensor_release(eb);
-    return ret_tensor(out, rets);
+    return parts_run(ab, an, ab->dtype == TN_DTYPE_FLOAT32 ? polar_loop_f32 : polar_loop_f64, rets);
 }
 
 /* ---- geometry in place --------------------------------------------------------------------- */

@@ -201,6 +201,28 @@ tn_status tn_op_softshrink(const tn_value *args, tn_value *rets) {
     return run1(TN_EW_softshrink, "softshrink_cpu", false, false, args[0].u.t, &ctx, rets);
 }
 
+/* aten::threshold(self, threshold, value): value where self <= threshold (NaN stays), in self's
+ * dtype, one elementwise row. Upstream's kernel reads both Scalars in its opmath type first
+ * (checked: float for Half and BFloat16, whose elements it compares as float, else self's
+ * dtype), and has no Bool or complex instance. (Before: le and masked_fill, 2x upstream's
+ * time, 6x in place.) */
+tn_status tn_op_threshold(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    tn_dtype dt = self->dtype;
+    if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"threshold_cpu\" not implemented for '%s'", dname(dt));
+    tn_dtype op = dt == TN_DTYPE_FLOAT16 || dt == TN_DTYPE_BFLOAT16 ? TN_DTYPE_FLOAT32 : dt;
+    _Alignas(16) unsigned char b[16];
+    tn_loop_ctx ctx = {0};
+    for (int k = 0; k < 2; k++) {
+        tn_value v;
+        TN_TRY(tn_scalar_to_bytes(&args[1 + k], op, b));
+        TN_TRY(tn_scalar_load(op, b, &v));
+        TN_TRY(tn_ew_scalar_in_dtype(&v, op, &ctx.d[k], &ctx.i[k]));
+    }
+    return run1(TN_EW_threshold, "threshold_cpu", false, false, self, &ctx, rets);
+}
+
 /* aten::hardshrink(Tensor self, Scalar lambd=0.5): 0 inside [-lambd, lambd], lambd taken in
  * the dtype first (upstream's lambd.to<scalar_t>()), NaN passes; floating dtypes only */
 tn_status tn_op_hardshrink(const tn_value *args, tn_value *rets) {
