@@ -47,6 +47,13 @@ static inline vf v_round(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST
 static inline vf v_floor(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static inline vf v_ceil(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static inline vf v_trunc(vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+/* u = m 2^e with m in [sqrt(1/2), sqrt 2) for positive normal u (other lanes: garbage): the
+ * bits of u less those of sqrt(1/2) carry e in their exponent field and m's mantissa below */
+static inline void v_frexp_sqrt2(vf u, vf *m, vf *e) {
+    __m256i ix = _mm256_sub_epi32(_mm256_castps_si256(u), _mm256_set1_epi32(0x3f3504f3));
+    *e = _mm256_cvtepi32_ps(_mm256_srai_epi32(ix, 23));
+    *m = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(ix, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f3504f3)));
+}
 static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
     __m256i ni = _mm256_cvtps_epi32(n);
     __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);

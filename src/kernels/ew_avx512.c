@@ -53,6 +53,13 @@ static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
     *s1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23));
     *s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23));
 }
+/* u = m 2^e with m in [sqrt(1/2), sqrt 2) for positive normal u (other lanes: garbage): the
+ * bits of u less those of sqrt(1/2) carry e in their exponent field and m's mantissa below */
+static inline void v_frexp_sqrt2(vf u, vf *m, vf *e) {
+    __m512i ix = _mm512_sub_epi32(_mm512_castps_si512(u), _mm512_set1_epi32(0x3f3504f3));
+    *e = _mm512_cvtepi32_ps(_mm512_srai_epi32(ix, 23));
+    *m = _mm512_castsi512_ps(_mm512_add_epi32(_mm512_and_si512(ix, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(0x3f3504f3)));
+}
 /* float -> int32 by truncation with INT32_MIN for NaN and out of range (the scalar cast
  * loop's cvt_i32f), stored as int32 or narrowed modulo 2^16 / 2^8 (vpmovdw / vpmovdb
  * truncate) */
