@@ -6,10 +6,8 @@ and out= rows show what the door costs when it writes the result into the caller
 
     .venv/bin/python bench/inplace_out.py
 """
-import os
-import subprocess
+import sidebyside
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHILD = r"""
 import time, torch
 torch.set_num_threads(2)
@@ -33,16 +31,8 @@ for name, f in cases:
 """
 
 
-def side(venv):
-    out = subprocess.run([os.path.join(ROOT, venv, "bin", "python"), "-c", CHILD], capture_output=True, text=True, check=True)
-    return [line.split("\t") for line in out.stdout.strip().splitlines()]
-
-
 def main():
-    up, ours = side(".venv-ref"), side(".venv")
-    print(f"{'case':16s} {'upstream us':>12s} {'ours us':>10s} {'ours/up':>8s}")
-    for (name, u), (_, o) in zip(up, ours):
-        print(f"{name:16s} {float(u):12.1f} {float(o):10.1f} {float(o) / float(u):8.2f}")
+    sidebyside.compare(CHILD, 16)
 
 
 if __name__ == "__main__":

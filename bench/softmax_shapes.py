@@ -4,10 +4,8 @@ and torchnative (.venv) in their own processes, best of 7 calls after 3 warm-up 
 
     .venv/bin/python bench/softmax_shapes.py
 """
-import os
-import subprocess
+import sidebyside
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHILD = r"""
 import time, torch
 torch.manual_seed(0)
@@ -25,16 +23,8 @@ for shape, dim in [((1000000,), 0), ((1000, 1000), 1), ((100, 100, 100), 2), ((1
 """
 
 
-def side(venv):
-    out = subprocess.run([os.path.join(ROOT, venv, "bin", "python"), "-c", CHILD], capture_output=True, text=True, check=True)
-    return [line.split("\t") for line in out.stdout.strip().splitlines()]
-
-
 def main():
-    up, ours = side(".venv-ref"), side(".venv")
-    print(f"{'case':44s} {'upstream us':>12s} {'ours us':>10s} {'ours/up':>8s}")
-    for (name, u), (_, o) in zip(up, ours):
-        print(f"{name:44s} {float(u):12.1f} {float(o):10.1f} {float(o) / float(u):8.2f}")
+    sidebyside.compare(CHILD, 44)
 
 
 if __name__ == "__main__":

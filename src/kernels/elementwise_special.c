@@ -229,6 +229,17 @@ static double sf_log_ndtr(double x) {
     return log1p(-erfc(t) / 2);
 }
 
+/* c[0] x^(n-1) + ... + c[n-1] by Horner in the type T, the coefficients rounded to T (the
+ * Cephes fits below, evaluated as upstream does in the tensor's type) */
+#define TN_HORNER_T(name, T)                                     \
+    static T name(T x, const double *c, int n) {                 \
+        T r = 0;                                                 \
+        for (int i = 0; i < n; i++) r = r * x + (T)c[i];         \
+        return r;                                                \
+    }
+TN_HORNER_T(horner_f, float)
+TN_HORNER_T(horner_d, double)
+
 /* inverse normal CDF as upstream's calc_ndtri, in the tensor's type (float arithmetic for
  * float32): Cephes' rational fits, one about 1/2 (|y - 1/2| <= 3/8 as exp(-2) < y <
  * 1 - exp(-2)), two in z = 1/sqrt(-2 log y) for the tails, below and above sqrt(-2 log y) =
@@ -251,13 +262,8 @@ static const double NDTRI_P2[9] = {3.23774891776946035970E0, 6.91522889068984211
 static const double NDTRI_Q2[9] = {1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
                                    2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
                                    2.89247864745380683936E-6, 6.79019408009981274425E-9};
-/* one instance per type T: the coefficients rounded to T, Horner from the highest degree */
-#define TN_NDTRI(name, T, LOG, SQRT)                                                                     \
-    static T name##_poly(T x, const double *c, int n) {                                               \
-        T r = 0;                                                                                      \
-        for (int i = 0; i < n; i++) r = r * x + (T)c[i];                                              \
-        return r;                                                                                     \
-    }                                                                                                 \
+/* one instance per type T (HORNER: horner_f or horner_d) */
+#define TN_NDTRI(name, T, LOG, SQRT, HORNER)                                                             \
     static T name(T y0) {                                                                             \
         if (y0 == 0) return -(T)INFINITY;                                                             \
         if (y0 == 1) return (T)INFINITY;                                                              \
@@ -269,18 +275,18 @@ static const double NDTRI_Q2[9] = {1.0, 6.02427039364742014255E0, 3.679835638561
         if (y > e2) {                                                                                 \
             y = y - (T)0.5;                                                                           \
             T y2 = y * y;                                                                             \
-            T x = y + y * (y2 * name##_poly(y2, NDTRI_P0, 5) / name##_poly(y2, NDTRI_Q0, 9));         \
+            T x = y + y * (y2 * HORNER(y2, NDTRI_P0, 5) / HORNER(y2, NDTRI_Q0, 9));         \
             return x * (T)2.50662827463100050242; /* sqrt(2 pi) */                                    \
         }                                                                                             \
         T x = SQRT((T)-2.0 * LOG(y));                                                                 \
         T x0 = x - LOG(x) / x, z = 1 / x;                                                             \
-        T x1 = x < 8 ? z * name##_poly(z, NDTRI_P1, 9) / name##_poly(z, NDTRI_Q1, 9)                  \
-                     : z * name##_poly(z, NDTRI_P2, 9) / name##_poly(z, NDTRI_Q2, 9);                 \
+        T x1 = x < 8 ? z * HORNER(z, NDTRI_P1, 9) / HORNER(z, NDTRI_Q1, 9)                  \
+                     : z * HORNER(z, NDTRI_P2, 9) / HORNER(z, NDTRI_Q2, 9);                 \
         x = x0 - x1;                                                                                  \
         return lower ? -x : x;                                                                        \
     }
-TN_NDTRI(sf_ndtri_f, float, logf, sqrtf)
-TN_NDTRI(sf_ndtri, double, log, sqrt)
+TN_NDTRI(sf_ndtri_f, float, logf, sqrtf, horner_f)
+TN_NDTRI(sf_ndtri, double, log, sqrt, horner_d)
 
 static double sf_entr(double x) {
     if (isnan(x)) return x;
@@ -545,26 +551,21 @@ static const double AIRY_AGD[10] = {9.30892908077441974853e+00, 1.98352928718312
                                     5.47686069422975497931e+00, 9.54293611618961883998e-01, 8.64580826352392193095e-02,
                                     4.12656523824222607191e-03, 1.01259085116509135510e-04, 1.17166733214413521882e-06,
                                     4.91834570062930015649e-09};
-#define TN_AIRY_AI(NAME, T, SQRT, SIN, COS, EXP, FABS)                                                  \
-    static T NAME##_poly(T z, const double *c, int n) {                                             \
-        T acc = 0;                                                                                  \
-        for (int i = 0; i < n; i++) acc = acc * z + (T)c[i];                                        \
-        return acc;                                                                                 \
-    }                                                                                               \
+#define TN_AIRY_AI(NAME, T, SQRT, SIN, COS, EXP, FABS, HORNER)                                          \
     static T NAME(T x) {                                                                            \
         const T inv_sqrt_pi = (T)5.64189583547756286948e-01;                                        \
         if (isinf(x)) return (T)NAN;                                                                \
         if (x > (T)103.892) return 0;                                                               \
         if (x < (T)-2.09) {                                                                         \
             T z = (T)1.0 / ((T)-2.0 * x * SQRT(-x) / (T)3.0), zz = z * z;                           \
-            T afn = NAME##_poly(zz, AIRY_AFN, 9), afd = NAME##_poly(zz, AIRY_AFD, 9);               \
-            T agn = NAME##_poly(zz, AIRY_AGN, 11), agd = NAME##_poly(zz, AIRY_AGD, 10);             \
+            T afn = HORNER(zz, AIRY_AFN, 9), afd = HORNER(zz, AIRY_AFD, 9);               \
+            T agn = HORNER(zz, AIRY_AGN, 11), agd = HORNER(zz, AIRY_AGD, 10);             \
             T t = (T)-2.0 * x * SQRT(-x) / (T)3.0 + (T)0.25 * (T)3.14159265358979323846;           \
             return inv_sqrt_pi / SQRT(SQRT(-x)) * (SIN(t) * ((T)1.0 + z * z * afn / afd) - COS(t) * (z * agn / agd)); \
         }                                                                                           \
         if (x >= (T)2.09) {                                                                         \
             T zeta = (T)2.0 * x * SQRT(x) / (T)3.0;                                                 \
-            T an = NAME##_poly((T)1.0 / zeta, AIRY_AN, 8), ad = NAME##_poly((T)1.0 / zeta, AIRY_AD, 8); \
+            T an = HORNER((T)1.0 / zeta, AIRY_AN, 8), ad = HORNER((T)1.0 / zeta, AIRY_AD, 8); \
             return inv_sqrt_pi * (an / ad) / ((T)2.0 * SQRT(SQRT(x)) * EXP(zeta));                  \
         }                                                                                           \
         T f = 1, g = x, k = 1, m = 1, n = x, t = 1, z = x * x * x;                                  \
@@ -584,8 +585,8 @@ static const double AIRY_AGD[10] = {9.30892908077441974853e+00, 1.98352928718312
         }                                                                                           \
         return (T)0.355028053887817239260 * f - (T)0.258819403792806798405 * g;                     \
     }
-TN_AIRY_AI(sf_airy_ai_f, float, sqrtf, sinf, cosf, expf, fabsf)
-TN_AIRY_AI(sf_airy_ai, double, sqrt, sin, cos, exp, fabs)
+TN_AIRY_AI(sf_airy_ai_f, float, sqrtf, sinf, cosf, expf, fabsf, horner_f)
+TN_AIRY_AI(sf_airy_ai, double, sqrt, sin, cos, exp, fabs, horner_d)
 
 /* spherical j0 = sin(x)/x, its Taylor series near 0 (as upstream, below |x| = 1/2) */
 static double sf_sj0(double x) {

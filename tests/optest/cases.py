@@ -208,6 +208,9 @@ for nm, sz in (("2d", "(2**62, 2**62)"), ("zero_last", "(2**32, 2**32, 0)")):
     add(f"expand_numel_overflow_err_{nm}", f"lambda a: torch.broadcast_to(a[:1, :1], {sz})", [In((2, 3))], ["expand.default"])
 # float32 nextafter in float32 (the double one rounds FLT_MAX's and 0's neighbours back), a NaN-order norm of an empty
 # reduction is 0 (the seed-22 run)
+# the branch-free float32 row (session 36) over a vector's width: NaN on either side, signed
+# zeros both ways, subnormals, FLT_MAX and inf, equal values, each direction
+add("nextafter_f32_vector_edges", "lambda: (lambda a, b: (torch.nextafter(a, b), torch.nextafter(b, a)))(torch.tensor([float('nan'), 1.0, 0.0, -0.0, 0.0, -0.0, 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38, float('inf'), float('-inf'), 2.5, -2.5, 7.0, -7.0, 1.0, 0.5, 1e-40, -3.0] * 3), torch.tensor([2.0, float('nan'), -0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, float('inf'), 0.0, 0.0, 2.5, 3.0, -7.0, 7.0, float('nan'), 0.25, -1e-40, -3.0] * 3))", [], ["nextafter.default"], **EXACT)
 add("nextafter_f32_edges", "lambda: torch.nextafter(torch.tensor([float('inf'), float('-inf'), 3.4028235e38, 0.0, -0.0, 1.0]), torch.tensor([1.0, 1.0, 5.0, 1.0, -1.0, 2.0]))", [], ["nextafter.default"], **EXACT)
 add("norm_nan_p_empty", "lambda: (torch.norm(torch.ones(0, 2), p=float('nan')), torch.linalg.vector_norm(torch.ones(0, 2), float('nan'), dim=0), torch.linalg.vector_norm(torch.ones(3), float('nan')))", [], ["norm.Scalar", "linalg_vector_norm.default"])
 add("new_zeros_out", "lambda a: torch.ops.aten.new_zeros.out(a, [2, 3], out=torch.empty(0))", [In((3,))], ["new_zeros.out"])
@@ -1789,6 +1792,9 @@ add("signbit_bool", "lambda a: torch.signbit(a)", [In((7,), "bool", "bool")], ["
 for dt in ("float32", "float64", "bfloat16"):
     add(f"log_sigmoid_threshold_{dt}", "lambda a: (torch.nn.functional.logsigmoid(a * 30), torch.threshold(a, 0.5, -7.0), torch.nn.functional.threshold(a, -0.25, 2.5))", [In((7, 33), dt, "special")], ["log_sigmoid.default", "threshold.default"])
 add("threshold_int", "lambda a: torch.threshold(a, 0, 9)", [In((7, 9), "int64", "int")], ["threshold.default"])
+# threshold as one elementwise row (session 36): in place and out=, each dtype family, a vector's width with tails
+for _dt, _kind in (("float32", "special"), ("bfloat16", "special"), ("float16", "special"), ("int32", "int"), ("uint8", "int"), ("float64", "special")):
+    add(f"threshold_forms_{_dt}", "lambda a: (torch.nn.functional.threshold(a.clone(), 0.5, 1, inplace=True), torch.threshold(a, 2, 7, out=torch.empty_like(a)), torch.threshold(a.t(), 0, 3), torch.threshold_(a.clone(), 1, 0))", [In((7, 33), _dt, _kind)], ["threshold.default"])
 add("log_sigmoid_int_err", "lambda a: torch.nn.functional.logsigmoid(a)", [In((7,), "int64", "int")], ["log_sigmoid.default"])
 add("rot90_all_k", "lambda a: tuple(torch.rot90(a, k, d) for k in (-5, -1, 0, 1, 2, 3, 6) for d in ([1, 2], [2, 0]))", [In((2, 3, 4), layout="transposed")], ["rot90.default"])
 add("rot90_same_dims_err", "lambda a: torch.rot90(a, 1, [0, 0])", [In((2, 3, 4))], ["rot90.default"])
