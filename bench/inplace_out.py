@@ -9,7 +9,7 @@ and out= rows show what the door costs when it writes the result into the caller
 import sidebyside
 
 CHILD = r"""
-import time, torch
+import torch
 torch.set_num_threads(2)
 torch.manual_seed(0)
 x = torch.rand(1000000); y = torch.rand(1000000); o = torch.empty(1000000)
@@ -21,13 +21,7 @@ cases = [("neg", lambda: torch.neg(x)), ("neg_", lambda: y.neg_()), ("neg out=",
          ("threshold_", lambda: torch.nn.functional.threshold(y, 0.5, 0.0, inplace=True)),
          ("fill", lambda: torch.fill(x, 2.0)), ("copy_", lambda: o.copy_(x))]
 for name, f in cases:
-    f()
-    best = 1e9
-    for _ in range(50):
-        t = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t)
-    print(f"{name}\t{best * 1e6:.1f}")
+    print(f"{name}\t{best_us(f, 1, 50):.1f}")
 """
 
 

@@ -7,10 +7,27 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# prepended to every child: the timing loop they share
+PRELUDE = r"""
+import time
+
+
+def best_us(f, warm, reps):
+    for _ in range(warm):
+        f()
+    best = 1e9
+    for _ in range(reps):
+        t = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t)
+    return best * 1e6
+"""
+
+
 def side(venv, child):
     """The child's (name, microseconds) lines when run by `venv`'s Python."""
-    out = subprocess.run([os.path.join(ROOT, venv, "bin", "python"), "-c", child], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([os.path.join(ROOT, venv, "bin", "python"), "-c", PRELUDE + child], capture_output=True,
+                         text=True, check=True)
     return [line.split("\t") for line in out.stdout.strip().splitlines()]
 
 

@@ -7,19 +7,12 @@ and torchnative (.venv) in their own processes, best of 7 calls after 3 warm-up 
 import sidebyside
 
 CHILD = r"""
-import time, torch
+import torch
 torch.manual_seed(0)
 for shape, dim in [((1000000,), 0), ((1000, 1000), 1), ((100, 100, 100), 2), ((1000, 1000), 0), ((100, 100, 100), 1), ((100, 100, 100), 0), ((10, 10, 100, 100), 1)]:
     x = torch.randn(*shape)
     for f in (torch.softmax, torch.log_softmax):
-        for _ in range(3):
-            f(x, dim)
-        best = 1e9
-        for _ in range(7):
-            t = time.perf_counter()
-            f(x, dim)
-            best = min(best, time.perf_counter() - t)
-        print(f"{f.__name__} {shape} dim {dim}\t{best * 1e6:.1f}")
+        print(f"{f.__name__} {shape} dim {dim}\t{best_us(lambda: f(x, dim), 3, 7):.1f}")
 """
 
 
