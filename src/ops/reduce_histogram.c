@@ -211,7 +211,10 @@ static void linspace_edges(tn_cx *c, tn_dtype dt, const double *lo, const double
     for (int64_t d = 0; d < n; d++) {
         tn_value dtv = {.tag = TN_V_DTYPE};
         dtv.u.dtype = dt;
-        edges[d] = tn_cx_call(c, TN_OP_linspace, TN_ARGS(TN_D(lo[d]), TN_D(hi[d]), TN_I(bins[d] + 1), dtv, TN_NONE, TN_NONE, TN_NONE));
+        /* bins + 1 wraps for bins = INT64_MAX (a UBSan report of the seed-47 fuzz run), as
+         * upstream's int64 addition does: linspace then refuses the negative count */
+        int64_t steps = (int64_t)((uint64_t)bins[d] + 1u);
+        edges[d] = tn_cx_call(c, TN_OP_linspace, TN_ARGS(TN_D(lo[d]), TN_D(hi[d]), TN_I(steps), dtv, TN_NONE, TN_NONE, TN_NONE));
     }
 }
 

@@ -210,6 +210,8 @@ for nm, sz in (("2d", "(2**62, 2**62)"), ("zero_last", "(2**32, 2**32, 0)")):
 # reduction is 0 (the seed-22 run)
 # the branch-free float32 row (session 36) over a vector's width: NaN on either side, signed
 # zeros both ways, subnormals, FLT_MAX and inf, equal values, each direction
+# histogram with bins = INT64_MAX: bins + 1 wrapped in a signed addition (UBSan, seed-47 fuzz run); both refuse
+add("histogram_bins_int64_max_err", "lambda: torch.histogram(torch.tensor(1.0, dtype=torch.float64), 9223372036854775807, density=True)", [], ["histogram.bin_ct"])
 add("nextafter_f32_vector_edges", "lambda: (lambda a, b: (torch.nextafter(a, b), torch.nextafter(b, a)))(torch.tensor([float('nan'), 1.0, 0.0, -0.0, 0.0, -0.0, 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38, float('inf'), float('-inf'), 2.5, -2.5, 7.0, -7.0, 1.0, 0.5, 1e-40, -3.0] * 3), torch.tensor([2.0, float('nan'), -0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, float('inf'), 0.0, 0.0, 2.5, 3.0, -7.0, 7.0, float('nan'), 0.25, -1e-40, -3.0] * 3))", [], ["nextafter.default"], **EXACT)
 add("nextafter_f32_edges", "lambda: torch.nextafter(torch.tensor([float('inf'), float('-inf'), 3.4028235e38, 0.0, -0.0, 1.0]), torch.tensor([1.0, 1.0, 5.0, 1.0, -1.0, 2.0]))", [], ["nextafter.default"], **EXACT)
 add("norm_nan_p_empty", "lambda: (torch.norm(torch.ones(0, 2), p=float('nan')), torch.linalg.vector_norm(torch.ones(0, 2), float('nan'), dim=0), torch.linalg.vector_norm(torch.ones(3), float('nan')))", [], ["norm.Scalar", "linalg_vector_norm.default"])
