@@ -1,7 +1,8 @@
 /* stream.c — the weight trace and the prefetcher that runs ahead along it (see stream.h).
  *
  * The trace is a ring of (address, bytes) in the order products read them, numbered from 1;
- * a lossy table maps an address to its last number. When weight w is noted as number t and
+ * a lossy two-way table maps an address to its last number (a third address in one bucket
+ * forgets the one noted longest ago). When weight w is noted as number t and
  * the table has it at p (t - p < RING), entries p+1 .. t-1 are what followed w the last
  * time: that range is published as the prediction, in one atomic word, and w goes in at t.
  *
@@ -24,7 +25,7 @@
 #include <unistd.h>
 
 #define RING 4096 /* weights remembered: 19 steps of SmolLM2's 211 products */
-#define MAP 8192  /* address -> last number; a collision forgets the older address */
+#define MAP 8192  /* address -> last number, in buckets of two ways */
 #define CHUNK 4096
 #define LINE 64
 
@@ -87,15 +88,22 @@ void tn_stream_note(const void *p, int64_t bytes) {
     if (bytes < TN_STREAM_MIN_BYTES || !tn_stream_enabled()) return;
     uintptr_t a = (uintptr_t)p;
     uint64_t t = atomic_fetch_add_explicit(&last_number, 1, memory_order_relaxed) + 1;
-    size_t s = slot_of(a);
-    uint64_t prev = atomic_load_explicit(&map_key[s], memory_order_relaxed) == a
-                        ? atomic_load_explicit(&map_number[s], memory_order_relaxed)
-                        : 0;
+    /* two ways per bucket: the address's own way if it has one, else the way noted longer ago */
+    size_t s = slot_of(a) & ~(size_t)1, way = s;
+    uint64_t prev = 0;
+    for (size_t k = s; k < s + 2; k++)
+        if (atomic_load_explicit(&map_key[k], memory_order_relaxed) == a) {
+            prev = atomic_load_explicit(&map_number[k], memory_order_relaxed), way = k;
+            break;
+        }
+    if (!prev && atomic_load_explicit(&map_number[s + 1], memory_order_relaxed) <
+                     atomic_load_explicit(&map_number[s], memory_order_relaxed))
+        way = s + 1;
     entry *e = &ring[t % RING];
     atomic_store_explicit(&e->p, a, memory_order_relaxed);
     atomic_store_explicit(&e->bytes, bytes, memory_order_relaxed);
-    atomic_store_explicit(&map_key[s], a, memory_order_relaxed);
-    atomic_store_explicit(&map_number[s], t, memory_order_relaxed);
+    atomic_store_explicit(&map_key[way], a, memory_order_relaxed);
+    atomic_store_explicit(&map_number[way], t, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_notes, 1, memory_order_relaxed);
     uint64_t pred = 0;
     if (prev && t - prev > 1 && t - prev < RING) {
@@ -139,6 +147,8 @@ const void *tn_stream_predicted(int i) {
     if (!pr || i < 0 || (uint64_t)i >= (pr & 0xffff)) return NULL;
     return (const void *)atomic_load_explicit(&ring[((pr >> 16) + (uint64_t)i) % RING].p, memory_order_relaxed);
 }
+
+size_t tn_stream_bucket(const void *p) { return slot_of((uintptr_t)p) >> 1; }
 
 tn_stream_stats tn_stream_stats_get(void) {
     return (tn_stream_stats){atomic_load(&n_notes), atomic_load(&n_predicted), atomic_load(&n_prefetched)};

@@ -44,6 +44,9 @@ void tn_stream_stats_reset(void);
  * there is no prediction that far. For tests. */
 const void *tn_stream_predicted(int i);
 
+/* The bucket of the address table that p falls in (two addresses per bucket). For tests. */
+size_t tn_stream_bucket(const void *p);
+
 /* The pool's idle hook: one bounded piece of prefetch work; returns whether it did any. */
 int tn_stream_idle(void);
 

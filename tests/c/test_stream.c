@@ -103,10 +103,33 @@ int main(void) {
     TN_CHECK(tn_stream_stats_get().prefetched_bytes == 2 * sz, "prefetched %lld over an unmapped weight",
              (long long)tn_stream_stats_get().prefetched_bytes);
 
+    /* a weight sharing w0's bucket of the address table does not make the table forget w0
+     * (addresses in a reserved, inaccessible region: notes and prefetches never touch them) */
+    size_t span = 16u << 20;
+    char *res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    TN_CHECK(res != MAP_FAILED, "mmap");
+    char *twin = NULL;
+    for (size_t o = 0; o < span && !twin; o += 64)
+        if (res + o != w[0] && tn_stream_bucket(res + o) == tn_stream_bucket(w[0])) twin = res + o;
+    TN_CHECK(twin != NULL, "no address of 16 MiB shares w0's bucket");
+    if (twin) {
+        tn_stream_note(w[0], sz);
+        tn_stream_note(twin, sz);
+        tn_stream_note(w[1], sz);
+        tn_stream_note(w[0], sz);
+        TN_CHECK(tn_stream_predicted(0) == twin && tn_stream_predicted(1) == w[1],
+                 "after a bucket twin: %p %p, want %p %p", tn_stream_predicted(0), tn_stream_predicted(1),
+                 (void *)twin, (void *)w[1]);
+        tn_stream_note(twin, sz);
+        TN_CHECK(tn_stream_predicted(0) == w[1] && tn_stream_predicted(1) == w[0], "the twin forgot: %p %p",
+                 tn_stream_predicted(0), tn_stream_predicted(1));
+    }
+    munmap(res, span);
+
     /* the pool's worker runs the hook between regions */
     tn_set_num_threads(2);
     tn_parallel_for(2, 1, nothing, NULL); /* starts the worker */
-    tn_stream_note(w[1], sz);             /* predicts w0, gone... as last time */
+    tn_stream_note(w[1], sz);             /* predicts what followed w1 the last time */
     tn_stream_stats_reset();
     tn_parallel_for(2, 1, nothing, NULL); /* the worker spins after it, running the hook */
     double t0 = now_s();
