@@ -137,7 +137,15 @@ def arch_case(case):
     and ours (kernels/elementwise_binary.c), and glibc's aarch64 build answers differently
     from its x86-64 build on most complex64 inputs, by up to 2.1e-6 of the modulus over
     20,000 points of [-3, 3]^2 (glibc 2.36, cpowf(z, z) cross-built and run under qemu): those
-    cases are compared to 1e-5 of the modulus, whatever dtype they are widened to."""
+    cases are compared to 1e-5 of the modulus, whatever dtype they are widened to. Half /
+    BFloat16 transposed convolutions: below."""
+    if "conv_transpose" in case.name and case.name.endswith(("bfloat16", "float16")) and X86_HOST_AVX512:
+        # upstream's Half / BFloat16 transposed convolution takes oneDNN on an AVX-512 host
+        # (one rounding at the end) and its slow path elsewhere (the columns, col2im's sums
+        # and the bias rounded in the dtype); ours follows the host's choice
+        # (ops/nn_internal.h, tn_nn_convt_rounding), so on aarch64 the slow path's roundings,
+        # a few units of the dtype apart from this host's answer
+        return H.Case(case.name, case.fn, case.inputs, case.covers, rtol=0.03, atol=0.03, equal_nan=case.equal_nan)
     if case.name.startswith("cplx_pow"):
         return H.Case(case.name, case.fn, case.inputs, case.covers, rtol=1e-5, atol=1e-6, equal_nan=case.equal_nan)
     if "randn" in case.fn or "normal" in case.fn:
