@@ -4,7 +4,8 @@
  * 1 = all 2^32, of the ops named (all by default) and prints each maximum ulp error, the numbers quoted in docs/PERFORMANCE.md), special values (NaN, +-inf,
  * +-0, domain ends, huge trig arguments), every bfloat16/float16 pattern against the scalar
  * loop, gelu/elu/ndtr built from the vector erf/expm1 in the scalar formula's order, and atan2 over
- * random pairs of patterns and the special values' pairs (`--stride N atan2`: 2e8 pairs). Each
+ * random pairs of patterns and the special values' pairs (`--stride N atan2`: 2e8 pairs), pow
+ * likewise with ordinary pairs beside (`--stride N pow`). Each
  * vector ISA tier the host has is checked. */
 #include <float.h>
 #include <math.h>
@@ -249,6 +250,66 @@ static void test_atan2(int64_t pairs) {
     free(a); free(b); free(o1); free(o2);
 }
 
+/* pow (two inputs, and the scalar-exponent row's general mode): pairs of random patterns,
+ * pairs of ordinary values (|x| in [2^-20, 2^20] of either sign, y in [-30, 30] or an integer
+ * in [-40, 40]) and the special values' pairs, against the scalar row's expression (libm's
+ * pow in double, rounded): max 1 ulp */
+static void test_pow(int64_t pairs) {
+    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 1e-45f, -1e-45f, FLT_MIN,
+                               FLT_MAX, -FLT_MAX, 3.0f, -0.5f, 2.0f, -3.0f, 0.5f, 1e30f, -1e-30f, 1e10f};
+    const int ns = (int)(sizeof sp / sizeof sp[0]);
+    float *x = malloc(CHUNK * 4), *y = malloc(CHUNK * 4), *got = malloc(CHUNK * 4);
+    int64_t maxd = 0;
+    float wx = 0, wy = 0;
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    for (int64_t done = 0; done < pairs;) {
+        int64_t n = 0;
+        if (done == 0)
+            for (int i = 0; i < ns; i++)
+                for (int j = 0; j < ns; j++, n++) x[n] = sp[i], y[n] = sp[j];
+        for (; n < CHUNK && done + n < pairs; n++) {
+            uint32_t a = rng32(), b = rng32();
+            if (n % 3) { /* ordinary */
+                a = (a & 0x807FFFFFu) | ((107u + (a >> 8) % 41u) << 23);
+                float yv = (float)((int32_t)(b % 60001u) - 30000) / 1000.0f;
+                if (n % 3 == 2) yv = (float)((int32_t)(b % 81u) - 40);
+                memcpy(&b, &yv, 4);
+            }
+            memcpy(&x[n], &a, 4);
+            memcpy(&y[n], &b, 4);
+        }
+        char *data[3] = {(char *)got, (char *)x, (char *)y};
+        int64_t st[3] = {4, 4, 4};
+        tn_ew_loop(TN_EW_pow, TN_DTYPE_FLOAT32)(data, st, n, &ctx);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t d = ulp_dist(got[i], (float)pow((double)x[i], (double)y[i]));
+            if (d > maxd) maxd = d, wx = x[i], wy = y[i];
+        }
+        done += n;
+    }
+    TN_CHECK(maxd <= 1, "pow: %lld ulp at (%a, %a) (isa %s)", (long long)maxd, (double)wx, (double)wy,
+             tn_isa_name(tn_cpu_isa()));
+    /* the scalar exponent's general mode over the same x, one exponent per call */
+    static const float ys[] = {0.0f, 1.0f, -3.0f, 2.5f, -0.75f, 7.0f, 1e-3f, 33.3f, -41.0f, INFINITY, NAN};
+    int64_t n = CHUNK < pairs ? CHUNK : pairs;
+    for (size_t k = 0; k < sizeof ys / sizeof ys[0]; k++) {
+        ctx.mode = 0;
+        ctx.d[0] = ys[k];
+        char *data[2] = {(char *)got, (char *)x};
+        int64_t st[2] = {4, 4};
+        tn_ew_loop(TN_EW_pow_scalar, TN_DTYPE_FLOAT32)(data, st, n, &ctx);
+        int64_t md = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t d = ulp_dist(got[i], (float)pow((double)x[i], (double)ys[k]));
+            if (d > md) md = d, wx = x[i];
+        }
+        TN_CHECK(md <= 1, "pow(x, %a): %lld ulp at %a (isa %s)", (double)ys[k], (long long)md, (double)wx,
+                 tn_isa_name(tn_cpu_isa()));
+    }
+    free(x); free(y); free(got);
+}
+
 int main(int argc, char **argv) {
     uint64_t stride = argc > 2 && strcmp(argv[1], "--stride") == 0 ? strtoull(argv[2], NULL, 10) : 0;
     int full = stride > 0;
@@ -276,6 +337,9 @@ int main(int argc, char **argv) {
         int atan2_named = argc <= 3;
         for (int a = 3; a < argc; a++) atan2_named |= strcmp(argv[a], "atan2") == 0;
         if (atan2_named) test_atan2(full ? 200000000 : 1000000);
+        int pow_named = argc <= 3;
+        for (int a = 3; a < argc; a++) pow_named |= strcmp(argv[a], "pow") == 0;
+        if (pow_named) test_pow(full ? 200000000 : 1000000);
     }
     tn_cpu_isa_set(host);
     return tn_test_summary();
