@@ -54,12 +54,15 @@ static inline void v_frexp_sqrt2(vf u, vf *m, vf *e) {
     *e = _mm256_cvtepi32_ps(_mm256_srai_epi32(ix, 23));
     *m = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(ix, _mm256_set1_epi32(0x007fffff)), _mm256_set1_epi32(0x3f3504f3)));
 }
-static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
+/* p 2^n for an integral n in [-254, 254]: 2^n as two factors 2^(n/2) and 2^(n - n/2), so
+ * subnormal and overflowing results come out right (p 2^(n/2) is exact) */
+static inline vf v_ldexp(vf p, vf n) {
     __m256i ni = _mm256_cvtps_epi32(n);
     __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
     __m256i bias = _mm256_set1_epi32(127);
-    *s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
-    *s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    vf s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+    vf s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
 }
 static inline vf v_ld_bf16(const char *p) {
     __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));

@@ -46,13 +46,8 @@ static inline vf v_floor(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NE
 static inline vf v_ceil(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static inline vf v_trunc(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
 /* 2^n for integral n in [-150, 128] as two normal factors 2^(n>>1) * 2^(n - (n>>1)) */
-static inline void v_pow2_split(vf n, vf *s1, vf *s2) {
-    __m512i ni = _mm512_cvtps_epi32(n);
-    __m512i n1 = _mm512_srai_epi32(ni, 1), n2 = _mm512_sub_epi32(ni, n1);
-    __m512i bias = _mm512_set1_epi32(127);
-    *s1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23));
-    *s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23));
-}
+/* p 2^n for an integral n: one rounding, subnormal and overflowing results included */
+static inline vf v_ldexp(vf p, vf n) { return _mm512_scalef_ps(p, n); }
 /* u = m 2^e with m in [sqrt(1/2), sqrt 2) for positive normal u (other lanes: garbage): the
  * bits of u less those of sqrt(1/2) carry e in their exponent field and m's mantissa below */
 static inline void v_frexp_sqrt2(vf u, vf *m, vf *e) {

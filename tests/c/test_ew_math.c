@@ -29,7 +29,7 @@ static const math_case cases[] = {
     {TN_EW_sinh, sinh, 1},   {TN_EW_cosh, cosh, 1},   {TN_EW_atanh, atanh, 1}, {TN_EW_erf, erf, 1},
     {TN_EW_erfc, erfc, 1},   {TN_EW_erfinv, NULL, 1}, {TN_EW_i0, NULL, 1},  {TN_EW_i0e, NULL, 1},
     {TN_EW_i1, NULL, 1},     {TN_EW_i1e, NULL, 1},   {TN_EW_log, log, 1},   {TN_EW_log2, log2, 1},
-    {TN_EW_log10, log10, 1}, {TN_EW_exp2, exp2, 1},
+    {TN_EW_log10, log10, 1}, {TN_EW_exp2, exp2, 1},  {TN_EW_tanh, tanh, 1},
 };
 
 /* float bits as a monotone integer, so the difference counts representable floats */
