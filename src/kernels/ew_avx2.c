@@ -90,6 +90,11 @@ static inline void v_st_cvt_i8(char *p, vf v) {
     __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
     _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(h, h));
 }
+/* VW uint8 / int8 / int32 elements converted to float (exactly: |v| < 2^24 for the bytes;
+ * int32 rounds to nearest, as the scalar (float) conversion) */
+static inline vf v_ld_u8(const char *p) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p))); }
+static inline vf v_ld_i8(const char *p) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p))); }
+static inline vf v_ld_i32(const char *p) { return _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)p)); }
 static inline vf v_ld_f16(const char *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 static inline void v_st_f16(char *p, vf v) {
     _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));

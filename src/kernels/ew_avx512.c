@@ -73,6 +73,11 @@ static inline void v_st_bf16(char *p, vf v) {
     r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC0));
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(r));
 }
+/* VW uint8 / int8 / int32 elements converted to float (exactly: |v| < 2^24 for the bytes;
+ * int32 rounds to nearest, as the scalar (float) conversion) */
+static inline vf v_ld_u8(const char *p) { return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p))); }
+static inline vf v_ld_i8(const char *p) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p))); }
+static inline vf v_ld_i32(const char *p) { return _mm512_cvtepi32_ps(_mm512_loadu_si512(p)); }
 static inline vf v_ld_f16(const char *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
 static inline void v_st_f16(char *p, vf v) {
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
