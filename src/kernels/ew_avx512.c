@@ -1,6 +1,8 @@
 /* ew_avx512.c — the AVX-512 (F+BW+VL) instantiation of ew_vec.inc: 16 float32 lanes,
  * lane masks in k registers. Only reached when tn_cpu_isa() >= TN_ISA_AVX512. */
 #include "kernels/ew_simd.h"
+#include "kernels/cast.h"
+#include "kernels/cpu_features.h"
 
 #if defined(__x86_64__)
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")
@@ -142,6 +144,31 @@ static inline dm d_bit(vd n, int bit) {
 #define EW_REGISTER tn_ew_register_avx512
 #define EW_CAST_LOOKUP tn_cast_vec_avx512
 #define EW_BYTE_LOOPS tn_ew_byte_loops_avx512
+/* float32 -> int64 by truncation: cvttps2qq gives INT64_MIN (the "integer indefinite")
+ * for NaN and out of range, as the scalar loop's cvt_i64f. AVX-512DQ, which the AVX-512
+ * tier does not require: ew_vec.inc's cast lookup asks for this loop only when the host
+ * has it. The tail goes to the scalar loop, whose results are the same bits. */
+__attribute__((target("avx512dq"))) static void vcast_f32_i64_dq(char **d, const int64_t *s, int64_t n, void *ctx) {
+    if (s[0] != 8 || s[1] != 4) {
+        tn_cast_loop_scalar(TN_DTYPE_FLOAT32, TN_DTYPE_INT64)(d, s, n, ctx);
+        return;
+    }
+    int64_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        __m512 v = _mm512_loadu_ps((const float *)(d[1] + 4 * k));
+        _mm512_storeu_si512(d[0] + 8 * k, _mm512_cvttps_epi64(_mm512_castps512_ps256(v)));
+        _mm512_storeu_si512(d[0] + 8 * k + 64, _mm512_cvttps_epi64(_mm512_extractf32x8_ps(v, 1)));
+    }
+    if (k < n) {
+        char *dd[2] = {d[0] + 8 * k, d[1] + 4 * k};
+        tn_cast_loop_scalar(TN_DTYPE_FLOAT32, TN_DTYPE_INT64)(dd, s, n - k, ctx);
+    }
+}
+static tn_loop_fn ew_cast_extra(tn_dtype from, tn_dtype to) {
+    if (from == TN_DTYPE_FLOAT32 && to == TN_DTYPE_INT64 && tn_cpu_features_get()->avx512dq) return vcast_f32_i64_dq;
+    return NULL;
+}
+#define EW_CAST_EXTRA ew_cast_extra
 #include "kernels/ew_vec.inc"
 
 #else
