@@ -77,9 +77,8 @@ TN_FLOAT_UNARY(threshold, x <= (T)ctx->d[0] ? (T)ctx->d[1] : x)
 TN_FLOAT_UNARY(hardshrink, (x >= -(T)ctx->d[0] && x <= (T)ctx->d[0]) ? (T)0 : x)
 TN_FLOAT_UNARY(leaky_relu, x > (T)0 ? x : x * (T)ctx->d[0])
 /* i[0] = decimals; d[0] = 10^|decimals| */
-/* in T (upstream's std::nearbyint of scalar_t): the quotient is T's, not double's */
-TN_FLOAT_UNARY(round_decimals, ctx->i[0] < 0 ? (T)nearbyint(x / (T)ctx->d[0]) * (T)ctx->d[0]
-                                             : (T)nearbyint(x * (T)ctx->d[0]) / (T)ctx->d[0])
+TN_FLOAT_UNARY(round_decimals, ctx->i[0] < 0 ? nearbyint(x / (T)ctx->d[0]) * (T)ctx->d[0]
+                                             : nearbyint(x * (T)ctx->d[0]) / (T)ctx->d[0])
 /* pow(x, scalar) with upstream's special exponents; mode picks the form, d[0] = exponent. */
 TN_FLOAT_UNARY(pow_scalar, ctx->mode == 1 ? sqrt(x) : ctx->mode == 2 ? x * x : ctx->mode == 3 ? x * x * x
                            : ctx->mode == 4 ? (T)1 / sqrt(x) : ctx->mode == 5 ? (T)1 / x
