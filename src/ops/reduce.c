@@ -1491,6 +1491,37 @@ static tn_status check_ord(const tn_tensor *self, const tn_value *ord) {
     return TN_OK;
 }
 
+/* The sum of squares of a contiguous row in upstream's vectorised last-dim order: lane
+ * accumulators of one 32-byte Vectorized (8 floats, 4 doubles; tn_reduce_vec_bytes(false)),
+ * each x * x added to its lane (no fma), the lanes folded in order, then the tail. O3 lets the
+ * compiler keep the lanes in registers (before: at O2, one element at a time, 3.5x upstream's
+ * time for 1e6 floats). */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#define SUMSQ_LANES(name, T, W)                                                             \
+    static T name(const char *row, int64_t n) {                                             \
+        T lane[W] = {0};                                                                    \
+        int64_t d = 0;                                                                      \
+        for (; d + W <= n; d += W)                                                          \
+            for (int l = 0; l < W; l++) {                                                   \
+                T x;                                                                        \
+                memcpy(&x, row + (d + l) * (int64_t)sizeof(T), sizeof(T));                  \
+                lane[l] += x * x;                                                           \
+            }                                                                               \
+        T b0 = lane[0];                                                                     \
+        for (int l = 1; l < W; l++) b0 = b0 + lane[l];                                      \
+        for (; d < n; d++) {                                                                \
+            T x;                                                                            \
+            memcpy(&x, row + d * (int64_t)sizeof(T), sizeof(T));                            \
+            b0 += x * x;                                                                    \
+        }                                                                                   \
+        return b0;                                                                          \
+    }
+SUMSQ_LANES(f32_sumsq_lanes, float, 8)
+SUMSQ_LANES(f64_sumsq_lanes, double, 4)
+#undef SUMSQ_LANES
+#pragma GCC pop_options
+
 static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all, bool keepdim, const tn_value *dtype, tn_tensor **res);
 
 /* The norm of a complex tensor (already in the dtype= type): upstream's generic reduction
@@ -1569,7 +1600,6 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
         tn_reduce_geom g;
         tn_reduce_geom_build(ixt, in, m, keepdim, &g);
         int es = tn_dtype_itemsize(odt);
-        int lanes = tn_reduce_vec_bytes(false) / es;
         if (p == 2 && !generic_only && g.nred == 1 && g.st[1][0] == es &&
             (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_FLOAT64) && tn_tensor_numel(in) > 0) {
             /* upstream's vectorised last-dim path: lane accumulators, lanes folded in order, then the tail */
@@ -1582,25 +1612,7 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
                 for (int d = 1; d < g.ndim; d++) { ioff += idx[d] * g.st[1][d]; ooff += idx[d] * g.st[0][d]; }
                 const char *row = base + ioff;
                 double a;
-                if (odt == TN_DTYPE_FLOAT32) {
-                    float lane[16] = {0}, b0;
-                    int64_t d = 0;
-                    for (; d < n - (n % lanes); d += lanes)
-                        for (int l = 0; l < lanes; l++) { float x; memcpy(&x, row + (d + l) * 4, 4); lane[l] += x * x; }
-                    b0 = lane[0];
-                    for (int l = 1; l < lanes; l++) b0 = b0 + lane[l];
-                    for (; d < n; d++) { float x; memcpy(&x, row + d * 4, 4); b0 += x * x; }
-                    a = b0;
-                } else {
-                    double lane[8] = {0}, b0;
-                    int64_t d = 0;
-                    for (; d < n - (n % lanes); d += lanes)
-                        for (int l = 0; l < lanes; l++) { double x; memcpy(&x, row + (d + l) * 8, 8); lane[l] += x * x; }
-                    b0 = lane[0];
-                    for (int l = 1; l < lanes; l++) b0 = b0 + lane[l];
-                    for (; d < n; d++) { double x; memcpy(&x, row + d * 8, 8); b0 += x * x; }
-                    a = b0;
-                }
+                a = odt == TN_DTYPE_FLOAT32 ? (double)f32_sumsq_lanes(row, n) : f64_sumsq_lanes(row, n);
                 acc[ooff / 8] = a;
                 for (int d = 1; d < g.ndim; d++) { if (++idx[d] < g.sizes[d]) break; idx[d] = 0; }
             }
