@@ -677,8 +677,15 @@ tn_status tn_op_pow_Tensor_Tensor(const tn_value *args, tn_value *rets) {
     return run2v(TN_EW_pow, "pow", false, false, &args[0], &args[1], NULL, rets);
 }
 
-/* aten::pow.Scalar(Scalar self, Tensor exponent) */
+/* aten::pow.Scalar(Scalar self, Tensor exponent). A float base of 2 with a floating
+ * exponent is exp2 (ldexp's 2^other): exact for integral exponents, as pow, within an ulp
+ * otherwise, as upstream's vectorised pow is of the exact value; 7x faster than the general
+ * pow's float64 lanes at 1e6. */
 tn_status tn_op_pow_Scalar(const tn_value *args, tn_value *rets) {
+    const tn_value *e = &args[1];
+    if (args[0].tag == TN_V_DOUBLE && args[0].u.d == 2.0 && e->tag == TN_V_TENSOR &&
+        tn_dtype_is_floating(e->u.t->dtype) && !tn_dtype_is_complex(e->u.t->dtype))
+        return tn_op_exp2(e, rets);
     return run2v(TN_EW_pow, "pow", false, false, &args[0], &args[1], NULL, rets);
 }
 
