@@ -190,42 +190,50 @@ static uint32_t rng32(void) {
     rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
     return (uint32_t)(rng_state >> 16);
 }
-static void run2_f32(const float *y, const float *x, float *o, int64_t n) {
+/* The binary op's float32 loop over `pairs` operand pairs (a, b) against ref(a, b) rounded
+ * to float32: every pair of the special values first, then gen's pairs. Returns the max ulp
+ * distance and sets the pair where it occurred. */
+static const float pair_specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 1e-45f, -1e-45f, FLT_MIN,
+                                      FLT_MAX, -FLT_MAX, 3.0f, -0.5f, 2.0f, -3.0f, 0.5f, 1e30f, -1e-30f, 1e10f};
+static int64_t pair_sweep(tn_ew_op op, double (*ref)(double, double), void (*gen)(float *a, float *b, int64_t k),
+                          int64_t pairs, float *wa, float *wb) {
+    const int ns = (int)(sizeof pair_specials / sizeof pair_specials[0]);
+    float *a = malloc(CHUNK * 4), *b = malloc(CHUNK * 4), *got = malloc(CHUNK * 4);
+    int64_t maxd = 0;
     tn_loop_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    char *data[3] = {(char *)o, (char *)y, (char *)x};
-    int64_t st[3] = {4, 4, 4};
-    tn_ew_loop(TN_EW_atan2, TN_DTYPE_FLOAT32)(data, st, n, &ctx);
-}
-static void test_atan2(int64_t pairs) {
-    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 1e-45f, -1e-45f, FLT_MIN,
-                               FLT_MAX, -FLT_MAX, 3.0f, -0.5f, 1e30f, -1e-30f};
-    const int ns = (int)(sizeof sp / sizeof sp[0]);
-    float *y = malloc(CHUNK * 4), *x = malloc(CHUNK * 4), *got = malloc(CHUNK * 4);
-    int64_t maxd = 0;
-    float wy = 0, wx = 0;
     for (int64_t done = 0; done < pairs;) {
         int64_t n = 0;
         if (done == 0)
             for (int i = 0; i < ns; i++)
-                for (int j = 0; j < ns; j++, n++) y[n] = sp[i], x[n] = sp[j];
-        for (; n < CHUNK && done + n < pairs; n++) {
-            uint32_t a = rng32(), b = rng32();
-            /* half the pairs of nearby exponents, where the quotient is near 1 */
-            if (n & 1) b = (b & 0x807FFFFFu) | (a & 0x7F800000u);
-            memcpy(&y[n], &a, 4);
-            memcpy(&x[n], &b, 4);
-        }
-        run2_f32(y, x, got, n);
+                for (int j = 0; j < ns; j++, n++) a[n] = pair_specials[i], b[n] = pair_specials[j];
+        for (; n < CHUNK && done + n < pairs; n++) gen(&a[n], &b[n], n);
+        char *data[3] = {(char *)got, (char *)a, (char *)b};
+        int64_t st[3] = {4, 4, 4};
+        tn_ew_loop(op, TN_DTYPE_FLOAT32)(data, st, n, &ctx);
         for (int64_t i = 0; i < n; i++) {
-            int64_t d = ulp_dist(got[i], (float)atan2((double)y[i], (double)x[i]));
-            if (d > maxd) maxd = d, wy = y[i], wx = x[i];
+            int64_t d = ulp_dist(got[i], (float)ref((double)a[i], (double)b[i]));
+            if (d > maxd) maxd = d, *wa = a[i], *wb = b[i];
         }
         done += n;
     }
+    free(a); free(b); free(got);
+    return maxd;
+}
+
+/* atan2's pairs: random patterns, half of them with nearby exponents (a quotient near 1) */
+static void gen_atan2(float *y, float *x, int64_t k) {
+    uint32_t a = rng32(), b = rng32();
+    if (k & 1) b = (b & 0x807FFFFFu) | (a & 0x7F800000u);
+    memcpy(y, &a, 4);
+    memcpy(x, &b, 4);
+}
+
+static void test_atan2(int64_t pairs) {
+    float wy = 0, wx = 0;
+    int64_t maxd = pair_sweep(TN_EW_atan2, atan2, gen_atan2, pairs, &wy, &wx);
     TN_CHECK(maxd <= 1, "atan2: %lld ulp at (%a, %a) (isa %s)", (long long)maxd, (double)wy, (double)wx,
              tn_isa_name(tn_cpu_isa()));
-    free(y); free(x); free(got);
     /* bfloat16 / float16 on a 256 x 256 grid of patterns: within one unit of the scalar loop */
     const tn_dtype dts[2] = {TN_DTYPE_BFLOAT16, TN_DTYPE_FLOAT16};
     uint16_t *a = malloc(65536 * 2), *b = malloc(65536 * 2), *o1 = malloc(65536 * 2), *o2 = malloc(65536 * 2);
@@ -250,49 +258,32 @@ static void test_atan2(int64_t pairs) {
     free(a); free(b); free(o1); free(o2);
 }
 
-/* pow (two inputs, and the scalar-exponent row's general mode): pairs of random patterns,
- * pairs of ordinary values (|x| in [2^-20, 2^20] of either sign, y in [-30, 30] or an integer
- * in [-40, 40]) and the special values' pairs, against the scalar row's expression (libm's
- * pow in double, rounded): max 1 ulp */
-static void test_pow(int64_t pairs) {
-    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 1e-45f, -1e-45f, FLT_MIN,
-                               FLT_MAX, -FLT_MAX, 3.0f, -0.5f, 2.0f, -3.0f, 0.5f, 1e30f, -1e-30f, 1e10f};
-    const int ns = (int)(sizeof sp / sizeof sp[0]);
-    float *x = malloc(CHUNK * 4), *y = malloc(CHUNK * 4), *got = malloc(CHUNK * 4);
-    int64_t maxd = 0;
-    float wx = 0, wy = 0;
-    tn_loop_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    for (int64_t done = 0; done < pairs;) {
-        int64_t n = 0;
-        if (done == 0)
-            for (int i = 0; i < ns; i++)
-                for (int j = 0; j < ns; j++, n++) x[n] = sp[i], y[n] = sp[j];
-        for (; n < CHUNK && done + n < pairs; n++) {
-            uint32_t a = rng32(), b = rng32();
-            if (n % 3) { /* ordinary */
-                a = (a & 0x807FFFFFu) | ((107u + (a >> 8) % 41u) << 23);
-                float yv = (float)((int32_t)(b % 60001u) - 30000) / 1000.0f;
-                if (n % 3 == 2) yv = (float)((int32_t)(b % 81u) - 40);
-                memcpy(&b, &yv, 4);
-            }
-            memcpy(&x[n], &a, 4);
-            memcpy(&y[n], &b, 4);
-        }
-        char *data[3] = {(char *)got, (char *)x, (char *)y};
-        int64_t st[3] = {4, 4, 4};
-        tn_ew_loop(TN_EW_pow, TN_DTYPE_FLOAT32)(data, st, n, &ctx);
-        for (int64_t i = 0; i < n; i++) {
-            int64_t d = ulp_dist(got[i], (float)pow((double)x[i], (double)y[i]));
-            if (d > maxd) maxd = d, wx = x[i], wy = y[i];
-        }
-        done += n;
+/* pow (two inputs, and the scalar-exponent row's general mode) against the scalar row's
+ * expression (libm's pow in double, rounded): max 1 ulp. Its pairs: a third random patterns, the rest ordinary (|x| in [2^-20, 2^20] of either
+ * sign, y in [-30, 30] or an integer in [-40, 40]) */
+static void gen_pow(float *x, float *y, int64_t k) {
+    uint32_t a = rng32(), b = rng32();
+    if (k % 3) {
+        a = (a & 0x807FFFFFu) | ((107u + (a >> 8) % 41u) << 23);
+        float yv = k % 3 == 2 ? (float)((int32_t)(b % 81u) - 40) : (float)((int32_t)(b % 60001u) - 30000) / 1000.0f;
+        memcpy(&b, &yv, 4);
     }
+    memcpy(x, &a, 4);
+    memcpy(y, &b, 4);
+}
+
+static void test_pow(int64_t pairs) {
+    float wx = 0, wy = 0;
+    int64_t maxd = pair_sweep(TN_EW_pow, pow, gen_pow, pairs, &wx, &wy);
     TN_CHECK(maxd <= 1, "pow: %lld ulp at (%a, %a) (isa %s)", (long long)maxd, (double)wx, (double)wy,
              tn_isa_name(tn_cpu_isa()));
-    /* the scalar exponent's general mode over the same x, one exponent per call */
-    static const float ys[] = {0.0f, 1.0f, -3.0f, 2.5f, -0.75f, 7.0f, 1e-3f, 33.3f, -41.0f, INFINITY, NAN};
     int64_t n = CHUNK < pairs ? CHUNK : pairs;
+    float *x = malloc(CHUNK * 4), *y = malloc(CHUNK * 4), *got = malloc(CHUNK * 4);
+    for (int64_t k = 0; k < n; k++) gen_pow(&x[k], &y[k], k);
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    /* the scalar exponent's general mode over pow's x, one exponent per call */
+    static const float ys[] = {0.0f, 1.0f, -3.0f, 2.5f, -0.75f, 7.0f, 1e-3f, 33.3f, -41.0f, INFINITY, NAN};
     for (size_t k = 0; k < sizeof ys / sizeof ys[0]; k++) {
         ctx.mode = 0;
         ctx.d[0] = ys[k];
