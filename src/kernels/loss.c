@@ -1,7 +1,8 @@
 /* loss.c — the pointwise losses' elementwise terms (kernels/loss.h): plain loops written as
  * selects between two already-computed values so the compiler vectorises them, compiled
  * twice (baseline ISA and AVX2), the tier chosen by tn_cpu_isa(). Only exact IEEE
- * operations (sub, abs, mul, div, compare), so every tier gives the same bits. */
+ * operations (sub, abs, mul, div, compare), so every tier gives the same bits. Binary cross
+ * entropy's term calls libm's logs per element, as upstream's scalar kernel does. */
 #include "kernels/loss.h"
 
 #include <math.h>
@@ -72,3 +73,22 @@ void tn_loss_terms_f64(tn_loss_kind kind, double *out, const double *a, const do
 #endif
     loss_terms_f64_base(kind, out, a, b, n, p);
 }
+
+/* Not vectorised: upstream's kernel is scalar and calls libm, so these give its bits. The
+ * comparisons are written so that NaN fails them, as upstream's TORCH_CHECKs do. */
+#define BCE_LOOP(T, LOG, LOG1P, SFX)                                                                           \
+    int64_t tn_loss_bce_##SFX(T *out, const T *x, const T *t, const T *w, int64_t n) {                        \
+        const T lo = (T)-100, one = (T)1;                                                                      \
+        for (int64_t i = 0; i < n; i++) {                                                                      \
+            T xi = x[i], ti = t[i];                                                                            \
+            if (!(xi >= 0 && xi <= one) || !(ti >= 0 && ti <= one)) return i;                                 \
+            T l1 = LOG1P(-xi), l = LOG(xi);                                                                    \
+            if (l1 < lo) l1 = lo;                                                                              \
+            if (l < lo) l = lo;                                                                                \
+            T v = (ti - one) * l1 - ti * l;                                                                    \
+            out[i] = w ? v * w[i] : v;                                                                         \
+        }                                                                                                      \
+        return n;                                                                                              \
+    }
+BCE_LOOP(float, logf, log1pf, f32)
+BCE_LOOP(double, log, log1p, f64)

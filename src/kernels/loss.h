@@ -19,4 +19,12 @@ typedef enum tn_loss_kind {
 void tn_loss_terms_f32(tn_loss_kind kind, float *out, const float *a, const float *b, int64_t n, float p);
 void tn_loss_terms_f64(tn_loss_kind kind, double *out, const double *a, const double *b, int64_t n, double p);
 
+/* Binary cross entropy's term as upstream's scalar kernel computes it, in the dtype with
+ * libm's own logs: out[i] = (t - 1) max(log1p(-x), -100) - t max(log x, -100), then
+ * out[i] *= w[i] when w is not NULL (upstream's in-place mul_ by the weight). Checks
+ * 0 <= x <= 1, then 0 <= t <= 1, element by element: returns the index of the first element
+ * failing either (its output unwritten), or n when all pass. */
+int64_t tn_loss_bce_f32(float *out, const float *x, const float *t, const float *w, int64_t n);
+int64_t tn_loss_bce_f64(double *out, const double *x, const double *t, const double *w, int64_t n);
+
 #endif

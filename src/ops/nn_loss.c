@@ -2,6 +2,7 @@
  * l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits). Elementwise
  * losses round each term to the input dtype before reducing (upstream materialises them). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,21 +331,42 @@ static double f_huber(double x, double y, double delta, tn_dtype dt) {
     return d < delta ? 0.5 * d * d : delta * (d - 0.5 * delta);
 }
 
+/* upstream's per-element checks, input's first: the message of the first that fails */
+static const char *in_unit(double x, double t) {
+    if (!(x >= 0 && x <= 1)) return "all elements of input should be between 0 and 1";
+    if (!(t >= 0 && t <= 1)) return "all elements of target should be between 0 and 1";
+    return NULL;
+}
+
 /* ---- float32 / float64: upstream's own arithmetic, then its reduction ----------------
  * Upstream materialises the loss in the dtype (a TensorIterator kernel, or composite
  * arithmetic for l1) and reduces it with sum() / mean(); so do these, with the term kernel
  * of kernels/loss.h split over the pool and the sum / mean operators' own order, so a
  * float32 mean agrees with upstream's bit for bit where our sum does. */
 typedef struct loss_run {
-    tn_loss_kind kind;
+    int kind; /* a tn_loss_kind, or LOSS_BCE */
     tn_dtype dt;
     void *out;
-    const void *a, *b;
+    const void *a, *b, *w; /* w: binary cross entropy's weight, or NULL */
     double p;
+    _Atomic int64_t bad; /* binary cross entropy: the first element outside [0, 1] */
 } loss_run;
+enum { LOSS_BCE = -2 };
 
 static void loss_chunk(void *vctx, int64_t begin, int64_t end) {
-    const loss_run *r = vctx;
+    loss_run *r = vctx;
+    if (r->kind == LOSS_BCE) {
+        int64_t n = end - begin, k;
+        if (r->dt == TN_DTYPE_FLOAT32)
+            k = tn_loss_bce_f32((float *)r->out + begin, (const float *)r->a + begin, (const float *)r->b + begin,
+                                r->w ? (const float *)r->w + begin : NULL, n);
+        else
+            k = tn_loss_bce_f64((double *)r->out + begin, (const double *)r->a + begin, (const double *)r->b + begin,
+                                r->w ? (const double *)r->w + begin : NULL, n);
+        int64_t cur = atomic_load(&r->bad);
+        while (k < n && begin + k < cur && !atomic_compare_exchange_weak(&r->bad, &cur, begin + k)) {}
+        return;
+    }
     if (r->dt == TN_DTYPE_FLOAT32)
         tn_loss_terms_f32(r->kind, (float *)r->out + begin, (const float *)r->a + begin, (const float *)r->b + begin,
                           end - begin, (float)r->p);
@@ -355,18 +377,25 @@ static void loss_chunk(void *vctx, int64_t begin, int64_t end) {
 
 /* The loss of the broadcast of a and b computed in dt (float32 or float64), reduced by
  * the sum / mean operators. a and b are expanded views of the broadcast shape. */
-static tn_status loss_in_dtype(tn_tensor *a, tn_tensor *b, int nd, const int64_t *sz, tn_dtype dt, int64_t reduction,
-                               tn_loss_kind kind, double p, tn_value *rets) {
+static tn_status loss_in_dtype(tn_tensor *a, tn_tensor *b, tn_tensor *w, int nd, const int64_t *sz, tn_dtype dt,
+                               int64_t reduction, int kind, double p, tn_value *rets) {
     tn_tensor *full = NULL;
-    tn_nn_buf ba = {0}, bb = {0};
+    tn_nn_buf ba = {0}, bb = {0}, bw = {0};
     tn_status st = tn_nn_empty(nd, sz, dt, a, &full);
     if (st == TN_OK) st = tn_nn_load(a, dt, &ba);
     if (st == TN_OK) st = tn_nn_load(b, dt, &bb);
+    if (st == TN_OK && w) st = tn_nn_load(w, dt, &bw);
     if (st == TN_OK) {
-        loss_run r = {kind, dt, tn_tensor_data(full), ba.data, bb.data, p};
-        tn_parallel_for(tn_tensor_numel(full), 32768, loss_chunk, &r);
+        int64_t n = tn_tensor_numel(full);
+        loss_run r = {kind, dt, tn_tensor_data(full), ba.data, bb.data, bw.data, p, n};
+        tn_parallel_for(n, 32768, loss_chunk, &r);
+        if (r.bad < n) { /* upstream's messages, the input's check first */
+            double x = dt == TN_DTYPE_FLOAT32 ? ((const float *)ba.data)[r.bad] : ((const double *)ba.data)[r.bad];
+            const char *why = in_unit(x, 0.5); /* NULL: the input is in range, so the target is not */
+            st = tn_error(TN_ERR_RUNTIME, "%s", why ? why : in_unit(0.5, -1));
+        }
     }
-    tn_nn_buf_free(&ba); tn_nn_buf_free(&bb);
+    tn_nn_buf_free(&ba); tn_nn_buf_free(&bb); tn_nn_buf_free(&bw);
     if (st != TN_OK) { if (full) tn_tensor_release(full); return st; }
     if (reduction == RED_NONE) { rets[0] = tn_value_tensor(full); return TN_OK; }
     tn_value r[1];
@@ -377,19 +406,12 @@ static tn_status loss_in_dtype(tn_tensor *a, tn_tensor *b, int nd, const int64_t
     return TN_OK;
 }
 
-/* Broadcasts a and b, applies fn per element (rounded to the result dtype), reduces. */
-static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
-                                   const char *name, const char *(*check)(double x, double y),
-                                   bool promote, int kind, tn_value *rets);
-/* The loss in self's dtype (upstream's empty_like(input): huber, binary_cross_entropy). */
-static tn_status pointwise_loss(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
-                                const char *name, const char *(*check)(double x, double y),
-                                tn_value *rets) {
-    return pointwise_loss_as(a, b, w, reduction, fn, p, name, check, false, -1, rets);
-}
-/* promote: the loss in the promoted dtype of self and target (upstream's TensorIterator
- * binary op or composite arithmetic: mse, l1, smooth_l1). kind: a tn_loss_kind with a
- * float32 / float64 kernel (loss_in_dtype), or -1. */
+/* Broadcasts a and b, applies fn per element (rounded to the result dtype), reduces.
+ * promote: the loss in the promoted dtype of self and target (upstream's TensorIterator
+ * binary op or composite arithmetic: mse, l1, smooth_l1); else in self's dtype (upstream's
+ * empty_like(input): huber, binary_cross_entropy). kind: a tn_loss_kind with a
+ * float32 / float64 kernel (loss_in_dtype), LOSS_BCE (that kernel with a weight of the
+ * dtype), or -1. */
 static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int64_t reduction, loss_fn fn, double p,
                                    const char *name, const char *(*check)(double x, double y),
                                    bool promote, int kind, tn_value *rets) {
@@ -411,11 +433,12 @@ static tn_status pointwise_loss_as(tn_tensor *a, tn_tensor *b, tn_tensor *w, int
     if (st == TN_OK) st = tn_shape_expand_view(b, nd, sz, &eb);
     if (st == TN_OK && w) st = tn_shape_expand_view(w, nd, sz, &ew);
     /* huber computes in self's dtype: only when the target has it too (else the reference) */
-    if (st == TN_OK && kind >= 0 && !w && !tn_tensor_is_meta(a) && (dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64) &&
-        (promote || b->dtype == dt)) {
-        st = loss_in_dtype(ea, eb, nd, sz, dt, reduction, (tn_loss_kind)kind, p, rets);
+    if (st == TN_OK && kind != -1 && (!w || kind == LOSS_BCE) && !tn_tensor_is_meta(a) &&
+        (dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64) && (promote || b->dtype == dt) && (!w || w->dtype == dt)) {
+        st = loss_in_dtype(ea, eb, ew, nd, sz, dt, reduction, kind, p, rets);
         tn_tensor_release(ea);
         tn_tensor_release(eb);
+        if (ew) tn_tensor_release(ew);
         return st;
     }
     if (st == TN_OK) st = tn_nn_empty(reduction == RED_NONE ? nd : 0, sz, dt, a, &out);
@@ -494,13 +517,6 @@ static double f_bce(double x, double t, double p, tn_dtype dt) {
     if (l1x < -100) l1x = -100;
     return (t - 1) * l1x - t * lx;
 }
-/* upstream's per-element checks, input's first: the message of the first that fails */
-static const char *in_unit(double x, double t) {
-    if (!(x >= 0 && x <= 1)) return "all elements of input should be between 0 and 1";
-    if (!(t >= 0 && t <= 1)) return "all elements of target should be between 0 and 1";
-    return NULL;
-}
-
 /* Upstream's binary_cross_entropy iterates over squeeze(self) and squeeze(target) into a
  * loss shaped like self, then multiplies the weight into that loss in place. The target as
  * a view of self's shape: its squeezed dims broadcast against self's squeezed dims (the
@@ -545,7 +561,7 @@ tn_status tn_op_binary_cross_entropy(const tn_value *args, tn_value *rets) {
     /* the weight multiplies into the self-shaped loss in place: it broadcasts to self */
     if (st == TN_OK && w) st = tn_shape_expand_view(w, a->ndim, a->sizes, &ew);
     if (st == TN_OK)
-        st = pointwise_loss(a, t, ew, args[3].u.i, f_bce, 0, "binary_cross_entropy", in_unit, rets);
+        st = pointwise_loss_as(a, t, ew, args[3].u.i, f_bce, 0, "binary_cross_entropy", in_unit, false, LOSS_BCE, rets);
     tn_tensor_release(t);
     if (ew) tn_tensor_release(ew);
     return st;

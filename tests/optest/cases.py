@@ -1315,6 +1315,14 @@ add("nll_loss_1d", f"lambda a: {F}.nll_loss(a, torch.tensor(3))", [In((33,))], [
 add("nll_loss_all_ignored", f"lambda a: {F}.nll_loss(a, torch.full((7,), -100))", [In((7, 33))], ["nll_loss_forward.default"])
 add("bce_out_of_range", f"lambda a, b: {F}.binary_cross_entropy(a, b.sigmoid())", [In((7,)), In((7,))], ["binary_cross_entropy.default"])
 add("bce_zero_one", "lambda: torch.nn.functional.binary_cross_entropy(torch.tensor([0.0, 1.0, 0.0, 1.0]), torch.tensor([0.0, 1.0, 1.0, 0.0]))", [], ["binary_cross_entropy.default"])
+# the dtype's own kernel (kernels/loss.c), split over the pool: float32 / float64 bits as
+# upstream's scalar kernel (libm's logs, the weight multiplied in after; inputs in [0, 1)
+# without a sigmoid, whose last bit may differ), and the first bad element's message
+# wherever the pool's chunks put it
+for dt in ("float32", "float64"):
+    add(f"bce_kernel_pool_{dt}", f"lambda a, b, w: ({F}.binary_cross_entropy(a.abs(), b.abs(), reduction='none'), {F}.binary_cross_entropy(a.abs(), b.abs(), weight=w, reduction='none'), {F}.binary_cross_entropy(torch.cat([a.abs().flatten(), torch.tensor([0.0, 1.0], dtype=a.dtype)]), torch.cat([b.abs().flatten(), torch.tensor([1.0, 0.0], dtype=a.dtype)]), reduction='none'))", [In((300, 400), dt, "unit"), In((300, 400), dt, "unit"), In((400,), dt, "pos")], ["binary_cross_entropy.default"], **EXACT)
+    add(f"bce_kernel_late_bad_target_{dt}", f"lambda a: {F}.binary_cross_entropy(a.sigmoid(), torch.cat([a.sigmoid()[:-1], torch.tensor([1.5], dtype=a.dtype)]))", [In((100000,), dt)], ["binary_cross_entropy.default"])
+    add(f"bce_kernel_late_bad_input_{dt}", f"lambda a: {F}.binary_cross_entropy(torch.cat([a.sigmoid()[:-1], torch.tensor([float('nan')], dtype=a.dtype)]), a.sigmoid())", [In((100000,), dt)], ["binary_cross_entropy.default"])
 # torch._C._nn.*_loss without `reduction`: upstream's parser reads the signature default
 # "at::Reduction::Mean" as 0, so the loss comes back unreduced (found by the operator fuzzer)
 add("nn_loss_reduction_omitted", "lambda a, b, t: (torch._C._nn.mse_loss(a, b), torch._C._nn.l1_loss(a, b), torch._C._nn.huber_loss(a, b), torch._C._nn.smooth_l1_loss(a, b), torch._C._nn.binary_cross_entropy(a.sigmoid(), b.sigmoid()), torch._C._nn.nll_loss(a, t), torch._C._nn.cross_entropy_loss(a, t))", [In((7, 33)), In((7, 33)), In((7,), "int64", "index", high=33)], ["mse_loss.default", "l1_loss.default", "huber_loss.default", "smooth_l1_loss.default", "binary_cross_entropy.default"], **NN32)
