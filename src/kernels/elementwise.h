@@ -48,7 +48,7 @@ enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
     X(add) X(mul) X(div) X(div_trunc) X(div_floor) X(remainder) X(fmod) X(maximum)          \
     X(minimum) X(fmax) X(fmin) X(pow) X(atan2) X(hypot) X(copysign) X(xlogy)                \
     X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(lshift) X(rshift)                         \
-    X(logaddexp) X(logaddexp2) X(heaviside) X(gcd) X(lcm)                                   \
+    X(logaddexp) X(logaddexp2) X(heaviside) X(gcd) X(lcm) X(prelu)                          \
     /* binary, Bool result */                                                              \
     X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor)         \
     /* ternary */                                                                          \

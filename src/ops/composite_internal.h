@@ -49,20 +49,22 @@ static inline void tn_cx_fail(tn_cx *c, tn_status st) {
     if (c->st == TN_OK) c->st = st;
 }
 
-/* Ends the composition: on success rets[0] is a new reference to `result`; every
- * temporary is released either way. Returns the sticky status. */
-static inline tn_status tn_cx_finish(tn_cx *c, tn_tensor *result, tn_value *rets) {
-    if (c->st == TN_OK) {
-        tn_tensor_retain(result);
-        rets[0] = tn_value_tensor(result);
-    }
+/* Ends the composition: on success rets[0..n-1] are new references to results[0..n-1];
+ * every temporary is released either way. Returns the sticky status. */
+static inline tn_status tn_cx_finish_n(tn_cx *c, int n, tn_tensor *const *results, tn_value *rets) {
+    if (c->st == TN_OK)
+        for (int k = 0; k < n; k++) {
+            tn_tensor_retain(results[k]);
+            rets[k] = tn_value_tensor(results[k]);
+        }
     for (int k = 0; k < c->n; k++) tn_tensor_release(c->tmp[k]);
     c->n = 0;
     return c->st;
 }
+static inline tn_status tn_cx_finish(tn_cx *c, tn_tensor *result, tn_value *rets) {
+    return tn_cx_finish_n(c, 1, &result, rets);
+}
 
-/* Releases the temporaries without producing a result (a composition that hands its
- * result over some other way). */
 /* A dimension argument of a composition: checked by the core's tn_wrap_dim (upstream's
  * IndexError text), then wrapped; ndim 0 behaves as 1. */
 static inline tn_status tn_cx_check_dim(int64_t d, int nd) {
@@ -71,6 +73,8 @@ static inline tn_status tn_cx_check_dim(int64_t d, int nd) {
 }
 static inline int64_t tn_cx_wrap_dim(int64_t d, int nd) { return d < 0 ? d + (nd > 0 ? nd : 1) : d; }
 
+/* Releases the temporaries without producing a result (a composition that hands its
+ * result over some other way). */
 static inline void tn_cx_release(tn_cx *c) {
     for (int k = 0; k < c->n; k++) tn_tensor_release(c->tmp[k]);
     c->n = 0;

@@ -215,25 +215,56 @@ tn_status tn_op_cosine_similarity(const tn_value *args, tn_value *rets) {
     return tn_cx_finish(&c, sum_dim(&c, mul(&c, q[0], q[1]), dim, false), rets);
 }
 
-/* aten::prelu(self, weight): where(self > 0, self, weight * self), the weight laid along
- * dim 1 (upstream's _prelu_kernel after its reshape) */
+/* aten::prelu(self, weight): upstream's checks, then _prelu_kernel with the weight laid along
+ * dim 1 (a single weight as it is: it broadcasts, and the result keeps self's shape) */
 tn_status tn_op_prelu(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t, *w = args[1].u.t;
-    tn_cx c = {0};
     int64_t wn = tn_tensor_numel(w);
-    if (w->ndim > 1) tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = %d", w->ndim));
-    else if (x->ndim == 0 && wn != 1)
-        tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "Not allow zero-dim input tensor."));
-    else if (wn != 1 && (x->ndim < 2 || x->sizes[1] != wn))
-        tn_cx_fail(&c, tn_error(TN_ERR_RUNTIME, "Mismatch of parameter numbers and input channel size. Found parameter numbers = %lld and channel size = %lld.",
-                                (long long)wn, (long long)(x->ndim >= 2 ? x->sizes[1] : 1)));
-    /* a single weight broadcasts as a 0-dim tensor (the result keeps self's shape) */
-    int64_t shape[TN_MAX_DIMS];
-    int nd = wn == 1 ? 0 : x->ndim;
-    for (int k = 0; k < nd; k++) shape[k] = k == 1 ? wn : 1;
-    tn_tensor *wb = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(w), tn_value_intlist(shape, nd)));
-    tn_tensor *o = where(&c, cmps(&c, TN_OP_gt_Scalar, x, TN_I(0)), x, mul(&c, wb, x));
-    return tn_cx_finish(&c, o, rets);
+    if (x->dtype != w->dtype)
+        return tn_error(TN_ERR_RUNTIME, "prelu: Type promoting not supported. Got %s and %s", tn_dtype_infos[x->dtype].c10_name,
+                        tn_dtype_infos[w->dtype].c10_name);
+    if (wn != 1 && x->ndim == 0) return tn_error(TN_ERR_RUNTIME, "Not allow zero-dim input tensor.");
+    if (wn != 1 && (x->ndim < 2 ? 1 : x->sizes[1]) != wn)
+        return tn_error(TN_ERR_RUNTIME, "Mismatch of parameter numbers and input channel size. Found parameter numbers = %lld and channel size = %lld.",
+                        (long long)wn, (long long)(x->ndim >= 2 ? x->sizes[1] : 1));
+    if (w->ndim > 1) return tn_error(TN_ERR_RUNTIME, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = %d", w->ndim);
+    tn_cx c = {0};
+    tn_tensor *wb = w;
+    if (x->ndim != w->ndim) {
+        int64_t shape[TN_MAX_DIMS];
+        for (int k = 0; k < x->ndim; k++) shape[k] = k == 1 ? wn : 1;
+        wb = tn_cx_call(&c, TN_OP_reshape, TN_ARGS(TN_T(w), tn_value_intlist(shape, x->ndim)));
+    }
+    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP__prelu_kernel, TN_ARGS(TN_T(x), TN_T(wb))), rets);
+}
+
+/* aten::_prelu_kernel_backward(grad_output, self, weight) -> (grad_self, grad_weight), both
+ * of the three operands' broadcast shape (autograd sums the weight's to its shape):
+ *   grad_self = self > 0 ? grad : weight * grad,  grad_weight = self > 0 ? 0 : self * grad */
+tn_status tn_op__prelu_kernel_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *g = args[0].u.t, *x = args[1].u.t, *w = args[2].u.t;
+    if (!tn_dtype_is_floating(x->dtype) || tn_dtype_is_complex(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"prelu_backward_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
+    if (g->dtype != x->dtype || w->dtype != x->dtype)
+        return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s",
+                        tn_dtype_infos[g->dtype != x->dtype ? g->dtype : w->dtype].c10_name, tn_dtype_infos[x->dtype].c10_name);
+    tn_cx c = {0};
+    tn_tensor *pos = cmps(&c, TN_OP_gt_Scalar, x, TN_I(0));
+    tn_tensor *gs = where(&c, pos, g, mul(&c, w, g));
+    tn_tensor *gw = tn_cx_call(&c, TN_OP_where_ScalarSelf, TN_ARGS(TN_T(pos), TN_I(0), TN_T(mul(&c, x, g))));
+    /* both of the three operands' broadcast shape, as upstream's iterator outputs (gw lacks
+     * the weight's dims, gs the grad's where they broadcast beyond self) */
+    int nd = 0, n2 = 0;
+    int64_t sz[TN_MAX_DIMS], s2[TN_MAX_DIMS];
+    if (c.st == TN_OK) c.st = tn_broadcast_shapes(gs->ndim, gs->sizes, gw->ndim, gw->sizes, &nd, sz);
+    if (c.st == TN_OK && (c.st = tn_broadcast_shapes(nd, sz, w->ndim, w->sizes, &n2, s2)) == TN_OK) {
+        if (n2 != gs->ndim || memcmp(s2, gs->sizes, (size_t)n2 * sizeof *s2))
+            gs = tn_cx_call(&c, TN_OP_expand, TN_ARGS(TN_T(gs), tn_value_intlist(s2, n2), TN_B(false)));
+        if (n2 != gw->ndim || memcmp(s2, gw->sizes, (size_t)n2 * sizeof *s2))
+            gw = tn_cx_call(&c, TN_OP_expand, TN_ARGS(TN_T(gw), tn_value_intlist(s2, n2), TN_B(false)));
+    }
+    tn_tensor *outs[2] = {gs, gw};
+    return tn_cx_finish_n(&c, 2, outs, rets);
 }
 
 /* aten::rrelu(self, lower, upper, training, generator): in evaluation a leaky relu with the

@@ -579,6 +579,14 @@ tn_status tn_op_heaviside(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "heaviside is not yet implemented for tensors with different dtypes.");
     return run2v(TN_EW_heaviside, "heaviside_cpu", false, false, &args[0], &args[1], NULL, rets);
 }
+/* aten::_prelu_kernel(Tensor self, Tensor weight) -> Tensor: self > 0 ? self : weight * self,
+ * the weight broadcast over self (prelu lays it along dim 1 first); one dtype for both, as
+ * upstream's iterator checks it */
+tn_status tn_op__prelu_kernel(const tn_value *args, tn_value *rets) {
+    if (args[0].u.t->dtype != args[1].u.t->dtype)
+        return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", dname(args[1].u.t->dtype), dname(args[0].u.t->dtype));
+    return run2v(TN_EW_prelu, "prelu_cpu", false, false, &args[0], &args[1], NULL, rets);
+}
 TN_BINARY(bitwise_and_Tensor, bitwise_and, "bitwise_and_cpu", false)
 TN_BINARY(bitwise_and_Scalar, bitwise_and, "bitwise_and_cpu", false)
 TN_BINARY(bitwise_or_Tensor, bitwise_or, "bitwise_or_cpu", false)

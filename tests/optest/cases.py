@@ -1893,6 +1893,12 @@ add("cosine_embedding_loss_err", f"lambda a: {F_}cosine_embedding_loss(a, a, a)"
 add("margin_ranking_loss_err", "lambda a, b: torch.margin_ranking_loss(a, b, b[0], 0.0, 1)", [In((4, 3)), In((4, 3))], ["margin_ranking_loss.default"])
 add("prelu_rrelu", f"lambda a, w, x: ({F_}prelu(a, w), {F_}prelu(a, w[:1]), {F_}prelu(x, w[:1]), {F_}rrelu(a, 0.1, 0.3), torch.rrelu(x))", [In((2, 3, 4)), In((3,)), In(())], ["prelu.default", "rrelu.default"])
 add("prelu_err", f"lambda a, w: {F_}prelu(a, w)", [In((2, 3, 4)), In((4,))], ["prelu.default"])
+# prelu is upstream's _prelu_kernel (a vector row of the elementwise tables) after the weight's
+# reshape; its backward the two-output kernel, both outputs of the operands' broadcast shape
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"prelu_kernel_{dt}", f"lambda a, w, s: ({F_}prelu(a, w), {F_}prelu(s, w[:1]), torch.ops.aten._prelu_kernel(a, w.reshape(1, 3, 1, 1)), torch.ops.aten._prelu_kernel_backward(a * 2, a, w.reshape(1, 3, 1, 1)), torch.ops.aten._prelu_kernel_backward(a[0], a, w[:1]))", [In((5, 3, 7, 9), dt), In((3,), dt, "pos"), In((67,), dt, "special")], ["prelu.default", "_prelu_kernel.default", "_prelu_kernel_backward.default"], **EXACT)
+add("prelu_kernel_errors", f"lambda a, w: (torch.ops.aten._prelu_kernel(a.long(), w.long()), )", [In((2, 3)), In((3,))], ["_prelu_kernel.default"])
+add("prelu_type_promoting_err", f"lambda a, w: {F_}prelu(a, w.double())", [In((2, 3)), In((3,))], ["prelu.default"])
 add("dropouts", "lambda a: (torch.manual_seed(0), torch.feature_dropout(a, 0.4, True), torch.alpha_dropout(a, 0.3, True), torch.feature_alpha_dropout(a, 0.5, True), "
     "torch.feature_dropout(a, 0.4, False), torch.alpha_dropout(a, 1.0, True), torch.feature_alpha_dropout(a, 0.0, True))[1:]",
     [In((3, 4, 5))], ["feature_dropout.default", "alpha_dropout.default", "feature_alpha_dropout.default"])
