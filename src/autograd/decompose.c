@@ -48,6 +48,13 @@ static tn_status d_layer_norm(const tn_value *a, tn_value *rets) {
     return first_of(TN_OP_native_layer_norm, b, rets);
 }
 
+/* log_sigmoid as upstream's CompositeImplicitAutograd: log_sigmoid_forward's output (its
+ * buffer is what the recorded node's backward reads) */
+static tn_status d_log_sigmoid(const tn_value *a, tn_value *rets) {
+    tn_value b[1] = {a[0]};
+    return first_of(TN_OP_log_sigmoid_forward, b, rets);
+}
+
 static tn_status d_rms_norm(const tn_value *a, tn_value *rets) {
     tn_value b[4] = {a[0], a[1], a[2], a[3]};
     return first_of(TN_OP__fused_rms_norm, b, rets);
@@ -461,7 +468,7 @@ tn_status tn_op_embedding_bag_padding_idx(const tn_value *args, tn_value *rets);
     X(linalg_diagonal) X(ravel) X(diagflat) X(msort) X(relu6) X(selu) X(celu) X(atleast_1d) X(atleast_2d)         \
     X(atleast_3d) X(atleast_1d_Sequence) X(atleast_2d_Sequence) X(atleast_3d_Sequence) X(hsplit_int)              \
     X(hsplit_array) X(vsplit_int) X(vsplit_array) X(dsplit_int) X(dsplit_array) X(column_stack)                   \
-    X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace) X(log_sigmoid) \
+    X(float_power_Tensor_Tensor) X(float_power_Tensor_Scalar) X(float_power_Scalar) X(trace) \
     X(rot90) X(fill_Scalar) X(fill_Tensor) X(dist) X(special_polygamma) X(special_psi) X(special_digamma) X(special_gammaln) X(special_i0) X(special_erfinv) X(special_multigammaln) X(special_gammainc) \
     X(special_gammaincc) X(special_expit) X(special_exp2) X(special_expm1) X(special_erf) X(special_erfc) X(special_log1p) X(special_sinc) \
     /* composite_nn.c */ X(margin_ranking_loss) X(hinge_embedding_loss) X(cosine_embedding_loss) X(pairwise_distance) X(triplet_margin_loss) X(kl_div) X(poisson_nll_loss) X(soft_margin_loss) X(cosine_similarity) \
@@ -1197,6 +1204,7 @@ static const tn_decomp_fn decomps[TN_OP_COUNT] = {
     [TN_OP_dropout] = d_dropout,
     [TN_OP_batch_norm] = d_batch_norm,
     [TN_OP_layer_norm] = d_layer_norm,
+    [TN_OP_log_sigmoid] = d_log_sigmoid,
     [TN_OP_rms_norm] = d_rms_norm,
     [TN_OP_conv1d] = d_conv,
     [TN_OP_conv2d] = d_conv,

@@ -590,6 +590,12 @@ tn_tensor *ag_softmax_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor
     return ag_sub(c, ag_sub(c, ag_mul(c, go, grad), ag_mul(c, s1, grad)), ag_mul(c, go, s2));
 }
 
+/* d/dx of log_sigmoid's derivative 1 - sigmoid(x): grad (s - 1) s, s = sigmoid(x) */
+tn_tensor *ag_log_sigmoid_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x) {
+    tn_tensor *s = ag_unary(c, TN_OP_sigmoid, x);
+    return ag_mul(c, ag_mul(c, grad, ag_add_s(c, s, -1.0)), s);
+}
+
 tn_tensor *ag_max_pool_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t dim) {
     if (!grad || !indices || grad->ndim < dim || indices->ndim < dim) return NULL;
     int64_t gs[TN_MAX_DIMS], is[TN_MAX_DIMS];

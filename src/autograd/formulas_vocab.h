@@ -132,6 +132,7 @@ tn_tensor *ag_elu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go
 tn_tensor *ag_gelu_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, tn_tensor *x,
                                    const tn_value *approximate);
 tn_tensor *ag_softmax_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *go, int64_t dim, tn_tensor *y);
+tn_tensor *ag_log_sigmoid_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *x);
 tn_tensor *ag_max_pool_double_backward(tn_grad_ctx *c, tn_tensor *grad, tn_tensor *indices, int64_t dim);
 /* formulas_linalg.c */
 tn_tensor *ag_linalg_lu_solve_LU(tn_grad_ctx *c, tn_tensor *g, tn_tensor *LU, tn_tensor *pivots, tn_tensor *X,

@@ -37,7 +37,7 @@ enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
     X(tan) X(tanh) X(sinh) X(cosh) X(asin) X(acos) X(atan) X(asinh) X(acosh) X(atanh)       \
     X(sigmoid) X(erf) X(erfc) X(reciprocal) X(silu) X(gelu) X(gelu_tanh) X(frac)  \
     X(logit) X(mish) X(softplus) X(elu) X(hardsigmoid) X(hardswish) X(softshrink) X(hardshrink)\
-    X(sinc) X(angle)                                                                        \
+    X(sinc) X(angle) X(log_sigmoid)                                                         \
     X(leaky_relu) X(round_decimals) X(pow_scalar) X(mul_scalar) X(div_scalar) X(lerp_scalar) \
     /* unary, numeric */                                                                   \
     X(abs) X(neg) X(floor) X(ceil) X(round) X(trunc) X(sign) X(relu) X(square) X(clamp) X(threshold) \

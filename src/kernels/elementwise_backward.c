@@ -102,6 +102,9 @@ TN_EWB2(dropout, y * x * (T)ctx->d[0])
 TN_EWB2(shrink, (y >= -(T)ctx->d[0] && y <= (T)ctx->d[0]) ? (T)0 : x)
 TN_EWB2(mish, TN_EWB_PICK(mish_grad, y)(x, y))
 TN_EWB2(logit, TN_EWB_PICK(logit_grad, y)(x, y, ctx->mode, (T)ctx->d[0], (T)ctx->d[1]))
+/* z = the forward's buffer exp(-|y|): (y < 0 ? 1 - z / (1 + z) : z / (1 + z)) times grad,
+ * upstream's (max_deriv - sign * (z / (1 + z))) * grad with its exact 0 - (-t) = t */
+TN_EWB3(log_sigmoid, (y < (T)0 ? (T)1 - z / ((T)1 + z) : z / ((T)1 + z)) * x)
 
 static tn_loop_fn ewb_table[TN_EWB_COUNT][TN_DTYPE_COUNT];
 static int ewb_ready;

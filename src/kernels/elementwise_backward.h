@@ -21,7 +21,7 @@
     X(threshold, 2) X(gelu, 2) X(gelu_tanh, 2) X(silu, 2) X(sigmoid, 2) X(tanh, 2)       \
     X(hardtanh, 2) X(leaky_relu, 2) X(elu, 2) X(softplus, 2) X(hardswish, 2)             \
     X(hardsigmoid, 2) X(mse, 3) X(smooth_l1, 3) X(huber, 3) X(bce, 3) X(dropout, 2)          \
-    X(shrink, 2) X(mish, 2) X(logit, 2)
+    X(shrink, 2) X(mish, 2) X(logit, 2) X(log_sigmoid, 3)
 
 typedef enum tn_ewb_op {
 #define TN_X(op, n) TN_EWB_##op,

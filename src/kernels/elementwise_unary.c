@@ -59,6 +59,8 @@ TN_FLOAT_UNARY(frac, x - trunc(x))
                            : TN_LOGIT_OF(x, TN_EW_RND_##sfx))
 TN_EW_FLOATS(TN_LOGIT_DEF, logit)
 TN_FLOAT_UNARY(mish, x * tanh(log1p(exp(x))))
+/* upstream's log_sigmoid: min(x, 0) - log1p(exp(-|x|)) (NaN: NaN) */
+TN_FLOAT_UNARY(log_sigmoid, (x < (T)0 ? x : (T)0) - log1p(exp(-fabs(x))))
 /* d[0] = beta, d[1] = threshold. */
 TN_FLOAT_UNARY(softplus, (x * (T)ctx->d[0]) > (T)ctx->d[1] ? x : log1p(exp(x * (T)ctx->d[0])) / (T)ctx->d[0])
 /* d[0] = alpha, d[1] = scale, d[2] = input_scale; zero takes the positive branch (upstream: elu(±0) = ±0 whatever alpha, NaN and inf included). */
@@ -202,7 +204,7 @@ void tn_ew_register_unary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_F(tanh) TN_REG_F(sinh) TN_REG_F(cosh) TN_REG_F(asin) TN_REG_F(acos) TN_REG_F(atan)
     TN_REG_F(asinh) TN_REG_F(acosh) TN_REG_F(atanh) TN_REG_F(sigmoid) TN_REG_F(erf) TN_REG_F(erfc)
     TN_REG_F(reciprocal) TN_REG_F(silu) TN_REG_F(gelu) TN_REG_F(gelu_tanh) TN_REG_F(frac)
-    TN_REG_F(logit) TN_REG_F(mish) TN_REG_F(softplus) TN_REG_F(elu) TN_REG_F(hardsigmoid)
+    TN_REG_F(logit) TN_REG_F(mish) TN_REG_F(log_sigmoid) TN_REG_F(softplus) TN_REG_F(elu) TN_REG_F(hardsigmoid)
     TN_REG_F(hardswish) TN_REG_F(softshrink) TN_REG_F(hardshrink) TN_REG_F(threshold) TN_REG_F(leaky_relu) TN_REG_F(round_decimals)
     TN_REG_F(pow_scalar) TN_REG_F(mul_scalar) TN_REG_F(div_scalar) TN_REG_F(round) TN_REG_F(floor)
     TN_REG_F(ceil) TN_REG_F(trunc) TN_REG_F(abs) TN_REG_F(neg) TN_REG_F(sign) TN_REG_F(relu)

@@ -363,42 +363,6 @@ tn_status tn_op_float_power_Scalar(const tn_value *args, tn_value *rets) {
     return st;
 }
 
-/* aten::log_sigmoid(self) = min(self, 0) - log1p(exp(-|self|)), upstream's formula; floats only. */
-tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
-    tn_tensor *x = args[0].u.t, *t[5] = {0};
-    if (!tn_dtype_is_floating(x->dtype))
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"log_sigmoid_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
-    if (x->dtype == TN_DTYPE_FLOAT16 || x->dtype == TN_DTYPE_BFLOAT16) {
-        /* upstream's reduced-float kernel computes every step in float and rounds once */
-        tn_tensor *xf, *yf;
-        TN_TRY(to_dtype(&args[0], TN_DTYPE_FLOAT32, &xf));
-        tn_value fa[1] = {tn_value_tensor(xf)};
-        tn_status st = tn_dispatch_one(TN_OP_log_sigmoid, fa, &yf);
-        tn_tensor_release(xf);
-        TN_TRY(st);
-        tn_value yv = tn_value_tensor(yf);
-        st = to_dtype(&yv, x->dtype, &xf);
-        tn_tensor_release(yf);
-        TN_TRY(st);
-        rets[0] = tn_value_tensor(xf);
-        return TN_OK;
-    }
-    tn_value a0[1] = {args[0]};
-    tn_status st = tn_dispatch_one(TN_OP_abs, a0, &t[0]);
-    tn_value a1[1] = {tn_value_tensor(t[0])};
-    if (st == TN_OK) st = tn_dispatch_one(TN_OP_neg, a1, &t[1]);
-    tn_value a2[1] = {tn_value_tensor(t[1])};
-    if (st == TN_OK) st = tn_dispatch_one(TN_OP_exp, a2, &t[2]);
-    tn_value a3[1] = {tn_value_tensor(t[2])};
-    if (st == TN_OK) st = tn_dispatch_one(TN_OP_log1p, a3, &t[3]);
-    tn_value a4[3] = {args[0], {.tag = TN_V_NONE}, tn_value_int(0)};
-    if (st == TN_OK) st = tn_dispatch_one(TN_OP_clamp, a4, &t[4]);
-    tn_value a5[3] = {tn_value_tensor(t[4]), tn_value_tensor(t[3]), tn_value_int(1)};
-    if (st == TN_OK) st = tn_dispatch(TN_OP_sub_Tensor, a5, rets);
-    for (int i = 0; i < 5; i++) if (t[i]) tn_tensor_release(t[i]);
-    return st;
-}
-
 /* aten::rot90(self, k=1, dims=[0, 1]): flips and a transposition by k mod 4, with upstream's checks */
 tn_status tn_op_rot90(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;

@@ -579,6 +579,26 @@ tn_status tn_op_heaviside(const tn_value *args, tn_value *rets) {
         return tn_error(TN_ERR_RUNTIME, "heaviside is not yet implemented for tensors with different dtypes.");
     return run2v(TN_EW_heaviside, "heaviside_cpu", false, false, &args[0], &args[1], NULL, rets);
 }
+/* aten::log_sigmoid(self): min(self, 0) - log1p(exp(-|self|)) in one pass (upstream's
+ * log_sigmoid_forward without the buffer); floats only. */
+tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t;
+    if (!tn_dtype_is_floating(x->dtype))
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"log_sigmoid_cpu\" not implemented for '%s'", dname(x->dtype));
+    return run1(TN_EW_log_sigmoid, "log_sigmoid_cpu", false, false, x, NULL, rets);
+}
+/* aten::log_sigmoid_forward(self) -> (output, buffer): the buffer exp(-|self|) is what
+ * log_sigmoid_backward reads (autograd runs log_sigmoid as this) */
+tn_status tn_op_log_sigmoid_forward(const tn_value *args, tn_value *rets) {
+    TN_TRY(tn_op_log_sigmoid(args, rets));
+    tn_value v[2];
+    tn_status st = run1(TN_EW_abs, "abs_cpu", false, false, args[0].u.t, NULL, &v[0]);
+    if (st == TN_OK) { st = run1(TN_EW_neg, "neg_cpu", false, false, v[0].u.t, NULL, &v[1]); tn_value_release(&v[0]); }
+    if (st == TN_OK) { st = run1(TN_EW_exp, "exp_vml_cpu", false, false, v[1].u.t, NULL, &rets[1]); tn_value_release(&v[1]); }
+    if (st != TN_OK) tn_value_release(&rets[0]);
+    return st;
+}
+
 /* aten::_prelu_kernel(Tensor self, Tensor weight) -> Tensor: self > 0 ? self : weight * self,
  * the weight broadcast over self (prelu lays it along dim 1 first); one dtype for both, as
  * upstream's iterator checks it */

@@ -277,6 +277,14 @@ tn_status tn_op_mish_backward(const tn_value *args, tn_value *rets) {
     rets[0] = tn_value_tensor(out);
     return TN_OK;
 }
+/* aten::log_sigmoid_backward(grad_output, self, buffer) -> Tensor: buffer = exp(-|self|)
+ * from log_sigmoid_forward */
+tn_status tn_op_log_sigmoid_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *ins[3] = {args[0].u.t, args[1].u.t, args[2].u.t};
+    tn_loop_ctx ctx = {0};
+    return ewb_run(TN_EWB_log_sigmoid, "log_sigmoid_backward_cpu", 3, ins, NULL, &ctx, rets);
+}
+
 /* aten::logit_backward(grad_output, self, eps?) -> Tensor */
 tn_status tn_op_logit_backward(const tn_value *args, tn_value *rets) {
     tn_loop_ctx ctx = {0};

@@ -398,8 +398,11 @@ CASES += [
       "+ torch.subtract(a, b, alpha=2) + torch.diagflat(b[0, :2])[:1, :1] + torch.atleast_3d(a).squeeze(2) + torch.hsplit(a, [2])[1].sum()",
       [A, B], (0, 1), [], double=True),
     G("dec_log_sigmoid_threshold", "lambda a: torch.nn.functional.logsigmoid(a * 3) + torch.threshold(a, 0.25, 2.0)", [A], (0,),
-      ["threshold"],
+      ["threshold", "log_sigmoid_forward"],
       double=True),
+    # log_sigmoid's backward called directly (its buffer exp(-|x|) computed outside the graph)
+    G("gen_log_sigmoid_backward", "lambda g, x: torch.ops.aten.log_sigmoid_backward.default(g, x * 3, (-(x * 3).abs()).exp().detach())",
+      [A, B], (0, 1), ["log_sigmoid_backward"], double=True),
     G("dec_rot90_fill_dist", "lambda a, b: torch.rot90(a, 1).t() + torch.rot90(a, 3, [1, 0]).t() + torch.rot90(a, 2) "
       "+ torch.dist(a, b * 2) + torch.fill(a, 2.0) * b + torch.fill(b, torch.tensor(0.5)) * a", [A, B], (0, 1),
       ["rot90", "dist", "fill_Scalar", "fill_Tensor"], double=True),
@@ -423,7 +426,11 @@ CASES += [
       "+ torch.nn.functional.triplet_margin_loss(a, b, a * 2 - b) + torch.nn.functional.cosine_similarity(a, b).sum()",
       [A, B], (0, 1), [], double=True),
     G("dec_prelu_shuffle", "lambda a, w: torch.nn.functional.prelu(a, w).sum() + torch.nn.functional.pixel_shuffle(a, 2).sum() "
-      "* 0.5 + torch.nn.functional.channel_shuffle(a * a, 2).sum()", [In((2, 4, 3, 5)), In((4,))], (0, 1), []),
+      "* 0.5 + torch.nn.functional.channel_shuffle(a * a, 2).sum()", [In((2, 4, 3, 5)), In((4,))], (0, 1), ["_prelu_kernel"],
+      double=True),
+    # prelu's backward called directly: both outputs, the weight's of the broadcast shape
+    G("gen_prelu_kernel_backward", "lambda g, x, w: sum(t.sum() for t in torch.ops.aten._prelu_kernel_backward.default(g, x, w.reshape(1, 4, 1, 1)))",
+      [In((2, 4, 3, 5)), In((2, 4, 3, 5)), In((4,))], (0, 1, 2), ["_prelu_kernel_backward"]),
     G("dec_products_index", "lambda a, b: torch.tensordot(a, b.t(), dims=([1], [0])).sum() + torch.inner(a, b).sum() "
       "+ torch.kron(a, b[:2]).sum() + torch.block_diag(a, b).sum() * 0.5 + torch.addr(a, a[:, 0], b[0], beta=2, alpha=0.5).sum() "
       "+ torch.index_add(a, 1, torch.tensor([0, 2]), b[:, :2] * 2).sum() + torch.put(a, torch.tensor([1, 3]), b[0, :2]).pow(2).sum() "

@@ -1812,6 +1812,10 @@ add("threshold_int", "lambda a: torch.threshold(a, 0, 9)", [In((7, 9), "int64", 
 for _dt, _kind in (("float32", "special"), ("bfloat16", "special"), ("float16", "special"), ("int32", "int"), ("uint8", "int"), ("float64", "special")):
     add(f"threshold_forms_{_dt}", "lambda a: (torch.nn.functional.threshold(a.clone(), 0.5, 1, inplace=True), torch.threshold(a, 2, 7, out=torch.empty_like(a)), torch.threshold(a.t(), 0, 3), torch.threshold_(a.clone(), 1, 0))", [In((7, 33), _dt, _kind)], ["threshold.default"])
 add("log_sigmoid_int_err", "lambda a: torch.nn.functional.logsigmoid(a)", [In((7,), "int64", "int")], ["log_sigmoid.default"])
+# log_sigmoid is one vector row now (min(x, 0) - log1p(exp(-|x|)), float32-lane log1p);
+# autograd runs it as log_sigmoid_forward, whose buffer exp(-|x|) log_sigmoid_backward reads
+for dt in ("float32", "float64", "bfloat16"):
+    add(f"log_sigmoid_forward_backward_{dt}", "lambda a, g: (torch.ops.aten.log_sigmoid_forward(a * 20), torch.ops.aten.log_sigmoid_backward(g, a * 20, torch.ops.aten.log_sigmoid_forward(a * 20)[1]), torch.ops.aten.log_sigmoid_backward(g[0], a, (-a.abs()).exp()), torch.ops.aten.log_sigmoid_forward(a.t()))", [In((67, 33), dt, "special"), In((67, 33), dt)], ["log_sigmoid_forward.default", "log_sigmoid_backward.default"], **(EXACT if dt == "bfloat16" else {}))
 add("rot90_all_k", "lambda a: tuple(torch.rot90(a, k, d) for k in (-5, -1, 0, 1, 2, 3, 6) for d in ([1, 2], [2, 0]))", [In((2, 3, 4), layout="transposed")], ["rot90.default"])
 add("rot90_same_dims_err", "lambda a: torch.rot90(a, 1, [0, 0])", [In((2, 3, 4))], ["rot90.default"])
 add("fill_functional", "lambda a, i: (torch.fill(a, 2.5), torch.fill(i, 2.7), torch.fill(a, torch.tensor(3.0)))", [In((3, 4), layout="transposed"), In((5,), "int64", "int")], ["fill.Scalar", "fill.Tensor"])

@@ -263,6 +263,7 @@ HELPERS = {
     "elu_double_backward": ("ag_elu_double_backward", ["T", "T", "S", "S", "S", "B", "T"], "T"),
     "gelu_double_backward": ("ag_gelu_double_backward", ["T", "T", "T", "V"], "T"),
     "softmax_double_backward": ("ag_softmax_double_backward", ["T", "T", "I", "T"], "T"),
+    "log_sigmoid_double_backward": ("ag_log_sigmoid_double_backward", ["T", "T"], "T"),
     "max_pool_double_backward": ("ag_max_pool_double_backward", ["T", "T", "I"], "T"),
     "embedding_dense_double_backward": ("ag_embedding_dense_double_backward", ["T", "T", "I"], "T"),
     "native_dropout_double_backward": ("ag_native_dropout_double_backward", ["T", "T", "T", "D"], "T"),
