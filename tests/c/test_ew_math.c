@@ -21,6 +21,8 @@ typedef struct {
     tn_ew_op op;
     double (*ref)(double); /* NULL: the scalar float64 loop of the op */
     int max_ulp;           /* the bound asserted (measured over all of float32: see docs) */
+    double neg_abs;        /* > 0: for negative x an absolute error up to this passes too (the
+                              bound near the zeros of lgamma's reflection, as SLEEF's) */
 } math_case;
 
 static const math_case cases[] = {
@@ -29,7 +31,7 @@ static const math_case cases[] = {
     {TN_EW_sinh, sinh, 1},   {TN_EW_cosh, cosh, 1},   {TN_EW_atanh, atanh, 1}, {TN_EW_erf, erf, 1},
     {TN_EW_erfc, erfc, 1},   {TN_EW_erfinv, NULL, 1}, {TN_EW_i0, NULL, 1},  {TN_EW_i0e, NULL, 1},
     {TN_EW_i1, NULL, 1},     {TN_EW_i1e, NULL, 1},   {TN_EW_log, log, 1},   {TN_EW_log2, log2, 1},
-    {TN_EW_log10, log10, 1}, {TN_EW_exp2, exp2, 1},  {TN_EW_tanh, tanh, 1},
+    {TN_EW_log10, log10, 1}, {TN_EW_exp2, exp2, 1},  {TN_EW_tanh, tanh, 1},  {TN_EW_lgamma, lgamma, 1, 1e-10},
 };
 
 /* float bits as a monotone integer, so the difference counts representable floats */
@@ -84,6 +86,7 @@ static int64_t sweep(const math_case *c, uint64_t stride, float *worst_x) {
         reference(c, x, want, scratch, n);
         for (int64_t i = 0; i < n; i++) {
             int64_t d = ulp_dist(got[i], want[i]);
+            if (c->neg_abs > 0 && x[i] < 0 && fabs((double)got[i] - (double)want[i]) <= c->neg_abs) continue;
             if (d > maxd) { maxd = d; *worst_x = x[i]; }
         }
     }
