@@ -51,6 +51,10 @@ enum { TN_EW_STATUS_OK = 0, TN_EW_STATUS_ZERO_DIVISION = 1 };
     X(logaddexp) X(logaddexp2) X(heaviside) X(gcd) X(lcm) X(prelu)                          \
     /* binary, Bool result */                                                              \
     X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) X(logical_or) X(logical_xor)         \
+    /* the same comparisons' 0 / 1 in the operands' dtype: a derived in-place / out= comparison \
+       into a tensor of that dtype (tn_ew_cmp_num; same order as above) */                  \
+    X(eq_num) X(ne_num) X(lt_num) X(le_num) X(gt_num) X(ge_num) X(logical_and_num)          \
+    X(logical_or_num) X(logical_xor_num)                                                    \
     /* ternary */                                                                          \
     X(lerp) X(addcmul) X(addcdiv) X(clamp_tensor)                                           \
     /* special functions (elementwise_special.c): unary, floating */                      \
@@ -70,6 +74,13 @@ typedef enum tn_ew_op {
 #undef TN_X
     TN_EW_COUNT
 } tn_ew_op;
+
+/* A comparison's sibling writing 0 / 1 in the operands' dtype (eq -> eq_num), or -1 for
+ * any other op. */
+static inline int tn_ew_cmp_num(tn_ew_op op) {
+    _Static_assert(TN_EW_logical_xor_num - TN_EW_eq_num == TN_EW_logical_xor - TN_EW_eq, "the _num rows follow the comparisons' order");
+    return op >= TN_EW_eq && op <= TN_EW_logical_xor ? (int)(op - TN_EW_eq + TN_EW_eq_num) : -1;
+}
 
 /* The loop for (op, dtype), or NULL when upstream refuses that dtype. For Bool-result
  * ops `dtype` is the input (computation) dtype. */

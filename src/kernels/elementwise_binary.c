@@ -102,9 +102,15 @@ TN_FB(logaddexp2, (isinf(x) && x == y) ? x : TN_MAXS(x, y) + log1p(exp2(-fabs(x 
 TN_FB(heaviside, x == 0 ? y : (T)(x > 0))
 /* upstream's _prelu_kernel: y is the weight broadcast over the input */
 TN_FB(prelu, x > 0 ? x : y * x)
+/* The comparisons, one row each: a Bool result (op) and the same test as 0 / 1 in the
+ * operands' type (op_num), for floats and integers (bool operands: their own rows below) */
+#define TN_EW_CMP_ROWS(X)                                                                   \
+    X(eq, x == y) X(ne, x != y) X(lt, x < y) X(le, x <= y) X(gt, x > y) X(ge, x >= y)       \
+    X(logical_and, x != 0 && y != 0) X(logical_or, x != 0 || y != 0)                      \
+    X(logical_xor, (x != 0) != (y != 0))
 #define TN_FBB(op, ...) TN_EW_FLOATS(TN_EW_B_BOOL, op, __VA_ARGS__)
-TN_FBB(eq, x == y) TN_FBB(ne, x != y) TN_FBB(lt, x < y) TN_FBB(le, x <= y) TN_FBB(gt, x > y) TN_FBB(ge, x >= y)
-TN_FBB(logical_and, x != 0 && y != 0) TN_FBB(logical_or, x != 0 || y != 0) TN_FBB(logical_xor, (x != 0) != (y != 0))
+#define TN_CMP_F(op, e) TN_FBB(op, e) TN_FB(op##_num, (T)(e))
+TN_EW_CMP_ROWS(TN_CMP_F)
 #define TN_FT(op, ...) TN_EW_FLOATS(TN_EW_T_SAME, op, __VA_ARGS__)
 /* self + value * t1 * t2 as upstream's compiled loops contract it: fma(value * t1, t2, self) */
 TN_FT(addcmul, fma((T)ctx->d[0] * y, z, x))
@@ -188,8 +194,8 @@ static inline int64_t lcm_u(int64_t a, int64_t b) {
 TN_IB(lcm, TN_SIGNED_T ? TN_WRAP(lcm_s64((int64_t)x, (int64_t)y, gcd_s64(TN_ABS_IN_T(x), TN_ABS_IN_T(y)), sizeof(T) == 8))
                        : TN_WRAP(lcm_u((int64_t)x, (int64_t)y)))
 #define TN_IBB(op, ...) TN_EW_INTS(TN_EW_B_BOOL, op, __VA_ARGS__)
-TN_IBB(eq, x == y) TN_IBB(ne, x != y) TN_IBB(lt, x < y) TN_IBB(le, x <= y) TN_IBB(gt, x > y) TN_IBB(ge, x >= y)
-TN_IBB(logical_and, x != 0 && y != 0) TN_IBB(logical_or, x != 0 || y != 0) TN_IBB(logical_xor, (x != 0) != (y != 0))
+#define TN_CMP_I(op, e) TN_IBB(op, e) TN_IB(op##_num, (T)(e))
+TN_EW_CMP_ROWS(TN_CMP_I)
 #define TN_IT(op, ...) TN_EW_INTS(TN_EW_T_SAME, op, __VA_ARGS__)
 TN_IT(addcmul, TN_WRAP((uint64_t)x + (uint64_t)(T)ctx->i[0] * (uint64_t)y * (uint64_t)z))
 TN_IT(clamp_tensor, TN_MINS(TN_MAXS(x, y), z))
@@ -224,8 +230,6 @@ void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_F(fmod) TN_REG_F(maximum) TN_REG_F(minimum) TN_REG_F(fmax) TN_REG_F(fmin) TN_REG_F(pow)
     TN_REG_F(atan2) TN_REG_F(hypot) TN_REG_F(copysign) TN_REG_F(xlogy) TN_REG_F(lerp_scalar)
     TN_REG_F(logaddexp) TN_REG_F(logaddexp2) TN_REG_F(heaviside) TN_REG_F(prelu)
-    TN_REG_F(eq) TN_REG_F(ne) TN_REG_F(lt) TN_REG_F(le) TN_REG_F(gt) TN_REG_F(ge)
-    TN_REG_F(logical_and) TN_REG_F(logical_or) TN_REG_F(logical_xor)
     TN_REG_F(addcmul) TN_REG_F(addcdiv) TN_REG_F(lerp) TN_REG_F(clamp_tensor)
 #define TN_REG_C(op) TN_EW_COMPLEX(TN_EW_REG, op)
     TN_REG_C(add) TN_REG_C(mul) TN_REG_C(div) TN_REG_C(pow) TN_REG_C(eq) TN_REG_C(ne)
@@ -235,8 +239,9 @@ void tn_ew_register_binary(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
     TN_REG_I(add) TN_REG_I(mul) TN_REG_I(div_trunc) TN_REG_I(div_floor) TN_REG_I(remainder) TN_REG_I(fmod)
     TN_REG_I(maximum) TN_REG_I(minimum) TN_REG_I(fmax) TN_REG_I(fmin) TN_REG_I(pow)
     TN_REG_I(bitwise_and) TN_REG_I(bitwise_or) TN_REG_I(bitwise_xor) TN_REG_I(lshift) TN_REG_I(rshift)
-    TN_REG_I(eq) TN_REG_I(ne) TN_REG_I(lt) TN_REG_I(le) TN_REG_I(gt) TN_REG_I(ge)
-    TN_REG_I(logical_and) TN_REG_I(logical_or) TN_REG_I(logical_xor) TN_REG_I(addcmul) TN_REG_I(clamp_tensor)
+    TN_REG_I(addcmul) TN_REG_I(clamp_tensor)
+#define TN_REG_CMP(op, e) TN_REG_F(op) TN_REG_F(op##_num) TN_REG_I(op) TN_REG_I(op##_num)
+    TN_EW_CMP_ROWS(TN_REG_CMP)
     TN_REG_I(heaviside) TN_REG_I(gcd) TN_REG_I(lcm)
 #define TN_REG_U(op) TN_EW_UINTS_EXT(TN_EW_REG, op)
     TN_REG_U(mul) TN_REG_U(bitwise_and) TN_REG_U(bitwise_or) TN_REG_U(bitwise_xor) TN_REG_U(eq) TN_REG_U(ne)

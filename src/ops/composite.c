@@ -56,7 +56,16 @@ tn_status tn_op_ldexp_Tensor(const tn_value *args, tn_value *rets) {
     tn_value pa[2] = {tn_value_double(2.0), args[1]};
     TN_TRY(tn_dispatch_one(TN_OP_pow_Scalar, pa, &p));
     tn_value ma[2] = {args[0], tn_value_tensor(p)};
-    tn_status st = tn_dispatch_one(TN_OP_mul_Tensor, ma, &m);
+    tn_dtype md;
+    tn_status st = tn_promote_types(args[0].u.t->dtype, p->dtype, &md);
+    if (st == TN_OK && md == target) {
+        /* the product is the result: into rets, so a derived out= / in-place form's tensor
+         * (tn_iter_offer) receives it directly, as upstream's mul_out / mul_ */
+        st = tn_dispatch(TN_OP_mul_Tensor, ma, rets);
+        tn_tensor_release(p);
+        return st;
+    }
+    if (st == TN_OK) st = tn_dispatch_one(TN_OP_mul_Tensor, ma, &m);
     tn_tensor_release(p);
     TN_TRY(st);
     if (m->dtype == target) { rets[0] = tn_value_tensor(m); return TN_OK; }

@@ -79,6 +79,24 @@ tn_status tn_ew_refuse_dtype(const char *kname, tn_dtype dtype) {
     return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kname, tn_dtype_infos[dtype].c10_name);
 }
 
+/* A comparison offered a tensor of another dtype than Bool (a derived in-place / out= form
+ * into a float or integer tensor, `x.lt_(y)`): when the operands' common dtype is that
+ * tensor's, the comparison's _num row writes 0 / 1 straight into it, which is what the bool
+ * result cast into it holds. Returns true with the iterator built when it applies. */
+static bool cmp_into_dest(const tn_ew_run *run, tn_iter_config c, tn_tensor *dest, tn_iter *it, tn_loop_fn *loop) {
+    int num = tn_ew_cmp_num(run->op);
+    if (num < 0 || !dest || dest->dtype == TN_DTYPE_BOOL || !tn_ew_loop((tn_ew_op)num, dest->dtype)) return false;
+    c.output_dtype = dest->dtype;
+    c.preferred_output = dest;
+    if (tn_iter_build(it, &c) != TN_OK) return false; /* the bool path reports it */
+    if (it->common_dtype != dest->dtype || it->ops[0].tensor != dest) {
+        tn_iter_release(it);
+        return false;
+    }
+    *loop = tn_ew_loop((tn_ew_op)num, dest->dtype);
+    return true;
+}
+
 tn_status tn_ew_execute(const tn_ew_run *run, int nin, tn_tensor **ins, tn_loop_ctx *ctx, tn_value *rets) {
     tn_iter_config c = tn_iter_config_init(1, nin);
     for (int i = 0; i < nin; i++) c.inputs[i] = ins[i];
@@ -88,8 +106,11 @@ tn_status tn_ew_execute(const tn_ew_run *run, int nin, tn_tensor **ins, tn_loop_
     if (run->bool_out) c.output_dtype = TN_DTYPE_BOOL;
     c.preferred_output = tn_iter_offer_take(rets); /* a derived in-place / out= call's tensor */
     tn_iter it;
-    TN_TRY(tn_iter_build(&it, &c));
-    tn_loop_fn loop = tn_ew_loop(run->op, it.common_dtype);
+    tn_loop_fn loop = NULL;
+    if (!cmp_into_dest(run, c, c.preferred_output, &it, &loop)) {
+        TN_TRY(tn_iter_build(&it, &c));
+        loop = tn_ew_loop(run->op, it.common_dtype);
+    }
     if (!loop) {
         tn_dtype d = it.common_dtype;
         tn_iter_release(&it);

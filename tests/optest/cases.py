@@ -1812,6 +1812,11 @@ add("threshold_int", "lambda a: torch.threshold(a, 0, 9)", [In((7, 9), "int64", 
 for _dt, _kind in (("float32", "special"), ("bfloat16", "special"), ("float16", "special"), ("int32", "int"), ("uint8", "int"), ("float64", "special")):
     add(f"threshold_forms_{_dt}", "lambda a: (torch.nn.functional.threshold(a.clone(), 0.5, 1, inplace=True), torch.threshold(a, 2, 7, out=torch.empty_like(a)), torch.threshold(a.t(), 0, 3), torch.threshold_(a.clone(), 1, 0))", [In((7, 33), _dt, _kind)], ["threshold.default"])
 add("log_sigmoid_int_err", "lambda a: torch.nn.functional.logsigmoid(a)", [In((7,), "int64", "int")], ["log_sigmoid.default"])
+# in-place / out= comparisons into a tensor of the operands' common dtype write 0 / 1 straight
+# into it (the comparisons' _num rows); other dtypes take the bool result cast in
+for dt in ("float32", "float64", "bfloat16", "int64"):
+    add(f"compare_inplace_into_{dt}", "lambda a, b: [getattr(a.clone(), f'{op}_')(o) for op in ('eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor') for o in (b, b[0], 0.5, 0, a)] + [torch.lt(a, b, out=torch.empty_like(a)), torch.eq(a, b[:, :1], out=torch.empty_like(a)), a.clone().lt_(b.double() if a.dtype != torch.float64 else b.float()), a.clone().ge_(torch.tensor(True))]",
+        [In((67, 33), dt, "special" if dt != "int64" else "int"), In((67, 33), dt, "special" if dt != "int64" else "int")], ["eq_Tensor.default", "lt_Tensor.default"], **EXACT)
 # float32 lgamma in float64 lanes (shift into [1.5, 2.5), Taylor at 2, one log; Stirling from
 # 8; the reflection below 0) and mvlgamma's row on it: poles, zeros, both ends of the range
 add("lgamma_mvlgamma_f32_vector", "lambda a: (torch.lgamma(a * 6), torch.lgamma(torch.tensor([0.0, -0.0, -1.0, -2.0, -7.0, 1.0, 2.0, 0.5, 1.5, 2.5, 7.99, 8.0, 8.01, 1e-30, -1e-30, 1e-45, 1e30, 4e36, 5e36, -3.1445787, -2.4570248, -2.7476826, float('inf'), float('-inf'), float('nan'), -1e30, -0.5, -7.5, -40.25] * 3)), torch.mvlgamma(a.abs() * 4 + 2, 3), torch.special.multigammaln(a.abs() + 1, 1), torch.mvlgamma(a.abs() * 9 + 4.5, 7))", [In((67, 33))], ["lgamma.default", "mvlgamma.default"])
