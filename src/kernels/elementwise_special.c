@@ -482,24 +482,31 @@ static double sf_j0(double x) {
 /* sf_j0 in float arithmetic, as upstream's bessel_j0_forward<float> computes it (float
  * coefficients, Horner steps, argument reduction and cosf/sinf all rounded to float: near
  * the zeros of a large argument the result is float's, not the double one rounded). */
-static float ratio_f(float z, const double *num, int nn, const double *den, int nd) {
+static inline __attribute__((always_inline)) float ratio_f(float z, const double *num, int nn, const double *den, int nd) {
     float p = 0, q = 0;
-    for (int i = 0; i < nn; i++) p = p * z + (float)num[i];
-    for (int i = 0; i < nd; i++) q = q * z + (float)den[i];
+    _Pragma("GCC unroll 8") for (int i = 0; i < nn; i++) p = p * z + (float)num[i];
+    _Pragma("GCC unroll 8") for (int i = 0; i < nd; i++) q = q * z + (float)den[i];
     return p / q;
+}
+/* the x > 5 form in float (J0 / Y0 with z = 25 / x^2, J1 / Y1 with (5 / x)^2, as upstream's) */
+static float bessel_far_f(float x, bool one, bool second) {
+    float z = one ? 5.0f / x * (5.0f / x) : 25.0f / (x * x);
+    float ph = x - (one ? 2.356194490192344928846982537459627163f : 0.785398163397448309615660845819875721f);
+    float p = one ? ratio_f(z, BJ1_PP, 7, BJ1_PQ, 7) : ratio_f(z, BJ0_PP, 7, BJ0_PQ, 7);
+    float q = one ? ratio_f(z, BJ1_QP, 8, BJ1_QQ, 7) : ratio_f(z, BJ0_QP, 8, BJ0_QQ, 7);
+    float v = second ? p * sinf(ph) + 5.0f / x * q * cosf(ph) : p * cosf(ph) - 5.0f / x * q * sinf(ph);
+    return v * 0.797884560802865355879892119868763737f / sqrtf(x);
 }
 static float sf_j0_f(float x) {
     x = fabsf(x);
     if (x <= 5.0f) {
         if (x < 0.00001f) return 1.0f - x * x / 4.0f;
         float num = 0, den = 0, z = x * x;
-        for (int i = 0; i < 4; i++) num = num * z + (float)BJ0_RP[i];
-        for (int i = 0; i < 8; i++) den = den * z + (float)BJ0_RQ[i];
+        _Pragma("GCC unroll 8") for (int i = 0; i < 4; i++) num = num * z + (float)BJ0_RP[i];
+        _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) den = den * z + (float)BJ0_RQ[i];
         return (z - 5.78318596294678452118e+00f) * (z - 3.04712623436620863991e+01f) * num / den;
     }
-    float q = 25.0f / (x * x), ph = x - 0.785398163397448309615660845819875721f;
-    return (ratio_f(q, BJ0_PP, 7, BJ0_PQ, 7) * cosf(ph) - 5.0f / x * ratio_f(q, BJ0_QP, 8, BJ0_QQ, 7) * sinf(ph)) *
-           0.797884560802865355879892119868763737f / sqrtf(x);
+    return bessel_far_f(x, false, false);
 }
 static double sf_j1(double x) {
     if (x < 0) return -sf_j1(-x);
@@ -524,6 +531,31 @@ static double sf_y1(double x) {
         return x * ratio(x * x, BY1_YP, 6, BY1_YQ, 8) + 0.636619772367581343075535053490057448 * (sf_j1(x) * log(x) - 1 / x);
     }
     return bessel_far(x, true, true);
+}
+/* J1, Y0, Y1 in float arithmetic as upstream's bessel_*_forward<float> (as sf_j0_f) */
+static float sf_j1_f(float x) {
+    if (x < 0) return -sf_j1_f(-x);
+    if (x <= 5.0f) {
+        float z = x * x;
+        return ratio_f(z, BJ1_RP, 4, BJ1_RQ, 8) * x * (z - 1.46819706421238932572e+01f) * (z - 4.92184563216946036703e+01f);
+    }
+    return bessel_far_f(x, true, false);
+}
+static float sf_y0_f(float x) {
+    if (x <= 5.0f) {
+        if (x == 0) return -INFINITY;
+        if (x < 0) return NAN;
+        return ratio_f(x * x, BY0_YP, 8, BY0_YQ, 7) + 0.636619772367581343075535053490057448f * logf(x) * sf_j0_f(x);
+    }
+    return bessel_far_f(x, false, true);
+}
+static float sf_y1_f(float x) {
+    if (x <= 5.0f) {
+        if (x == 0) return -INFINITY;
+        if (x < 0) return NAN;
+        return x * ratio_f(x * x, BY1_YP, 6, BY1_YQ, 8) + 0.636619772367581343075535053490057448f * (sf_j1_f(x) * logf(x) - 1.0f / x);
+    }
+    return bessel_far_f(x, true, true);
 }
 
 /* Airy Ai (Cephes' airy, as upstream's airy_ai_forward): for x < -2.09 the oscillating
@@ -852,9 +884,9 @@ TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float
 TN_EW_F2(TN_EW_U_SAME, ndtri, TN_SINGLE ? (T)sf_ndtri_f((float)x) : (T)sf_ndtri((double)x))
 TN_SF1_F2(log_ndtr, sf_log_ndtr)
 TN_EW_F2(TN_EW_U_SAME, bessel_j0, sizeof(T) == sizeof(float) ? (T)sf_j0_f((float)x) : (T)sf_j0((double)x))
-TN_SF1_F2(bessel_j1, sf_j1)
-TN_SF1_F2(bessel_y0, sf_y0)
-TN_SF1_F2(bessel_y1, sf_y1)
+TN_EW_F2(TN_EW_U_SAME, bessel_j1, sizeof(T) == sizeof(float) ? (T)sf_j1_f((float)x) : (T)sf_j1((double)x))
+TN_EW_F2(TN_EW_U_SAME, bessel_y0, sizeof(T) == sizeof(float) ? (T)sf_y0_f((float)x) : (T)sf_y0((double)x))
+TN_EW_F2(TN_EW_U_SAME, bessel_y1, sizeof(T) == sizeof(float) ? (T)sf_y1_f((float)x) : (T)sf_y1((double)x))
 TN_SF1_F2(modified_bessel_k0, sf_k0)
 TN_SF1_F2(modified_bessel_k1, sf_k1)
 TN_SF1_F2(scaled_modified_bessel_k0, sf_k0e)
