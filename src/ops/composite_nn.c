@@ -243,6 +243,11 @@ tn_status tn_op_prelu(const tn_value *args, tn_value *rets) {
  *   grad_self = self > 0 ? grad : weight * grad,  grad_weight = self > 0 ? 0 : self * grad */
 tn_status tn_op__prelu_kernel_backward(const tn_value *args, tn_value *rets) {
     tn_tensor *g = args[0].u.t, *x = args[1].u.t, *w = args[2].u.t;
+    int nd0 = 0, nd1 = 0;
+    int64_t s0[TN_MAX_DIMS], s1[TN_MAX_DIMS];
+    /* upstream's iterator broadcasts (self, weight, grad) before its dtype dispatch */
+    TN_TRY(tn_broadcast_shapes(x->ndim, x->sizes, w->ndim, w->sizes, &nd0, s0));
+    TN_TRY(tn_broadcast_shapes(nd0, s0, g->ndim, g->sizes, &nd1, s1));
     if (!tn_dtype_is_floating(x->dtype) || tn_dtype_is_complex(x->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"prelu_backward_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
     if (g->dtype != x->dtype || w->dtype != x->dtype)

@@ -583,6 +583,12 @@ tn_status tn_op_heaviside(const tn_value *args, tn_value *rets) {
  * log_sigmoid_forward without the buffer); floats only. */
 tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
+    if (tn_tensor_is_meta(x)) { /* upstream's meta result: no kernel, so no dtype refused */
+        tn_tensor *o;
+        TN_TRY(tn_tensor_empty_like(x, x->dtype, &o));
+        rets[0] = tn_value_tensor(o);
+        return TN_OK;
+    }
     if (!tn_dtype_is_floating(x->dtype))
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"log_sigmoid_cpu\" not implemented for '%s'", dname(x->dtype));
     return run1(TN_EW_log_sigmoid, "log_sigmoid_cpu", false, false, x, NULL, rets);
@@ -591,6 +597,13 @@ tn_status tn_op_log_sigmoid(const tn_value *args, tn_value *rets) {
  * log_sigmoid_backward reads (autograd runs log_sigmoid as this) */
 tn_status tn_op_log_sigmoid_forward(const tn_value *args, tn_value *rets) {
     TN_TRY(tn_op_log_sigmoid(args, rets));
+    if (tn_tensor_is_meta(args[0].u.t)) {
+        tn_tensor *b;
+        tn_status st = tn_tensor_empty_like(args[0].u.t, args[0].u.t->dtype, &b);
+        if (st != TN_OK) { tn_value_release(&rets[0]); return st; }
+        rets[1] = tn_value_tensor(b);
+        return TN_OK;
+    }
     tn_value v[2];
     tn_status st = run1(TN_EW_abs, "abs_cpu", false, false, args[0].u.t, NULL, &v[0]);
     if (st == TN_OK) { st = run1(TN_EW_neg, "neg_cpu", false, false, v[0].u.t, NULL, &v[1]); tn_value_release(&v[0]); }

@@ -51,6 +51,11 @@ static tn_status ewb_run(tn_ewb_op op, const char *kname, int nin, tn_tensor **i
     tn_iter it;
     TN_TRY(tn_iter_build(&it, &c));
     tn_loop_fn loop = tn_ewb_loop(op, it.common_dtype);
+    if (!loop && it.is_meta) { /* no kernel runs on meta tensors, so no dtype is refused */
+        rets[0] = tn_value_tensor(tn_iter_take_output(&it, 0));
+        tn_iter_release(&it);
+        return TN_OK;
+    }
     if (!loop) {
         tn_dtype d = it.common_dtype;
         tn_iter_release(&it);
@@ -278,9 +283,15 @@ tn_status tn_op_mish_backward(const tn_value *args, tn_value *rets) {
     return TN_OK;
 }
 /* aten::log_sigmoid_backward(grad_output, self, buffer) -> Tensor: buffer = exp(-|self|)
- * from log_sigmoid_forward */
+ * from log_sigmoid_forward. Upstream's iterator (self, buffer, grad_output) promotes
+ * nothing: one dtype for all, self's */
 tn_status tn_op_log_sigmoid_backward(const tn_value *args, tn_value *rets) {
     tn_tensor *ins[3] = {args[0].u.t, args[1].u.t, args[2].u.t};
+    const tn_tensor *order[3] = {args[1].u.t, args[2].u.t, args[0].u.t};
+    for (int k = 1; k < 3; k++)
+        if (order[k]->dtype != order[0]->dtype)
+            return tn_error(TN_ERR_RUNTIME, "Found dtype %s but expected %s", tn_nnb_dname(order[k]->dtype),
+                            tn_nnb_dname(order[0]->dtype));
     tn_loop_ctx ctx = {0};
     return ewb_run(TN_EWB_log_sigmoid, "log_sigmoid_backward_cpu", 3, ins, NULL, &ctx, rets);
 }
