@@ -508,55 +508,38 @@ static float sf_j0_f(float x) {
     }
     return bessel_far_f(x, false, false);
 }
-static double sf_j1(double x) {
-    if (x < 0) return -sf_j1(-x);
-    if (x <= 5) {
-        double z = x * x;
-        return ratio(z, BJ1_RP, 4, BJ1_RQ, 8) * x * (z - 1.46819706421238932572e+01) * (z - 4.92184563216946036703e+01);
+/* J1, Y0, Y1, one body per function for T = double (ratio, bessel_far) and T = float (ratio_f,
+ * bessel_far_f: upstream's bessel_*_forward<float> arithmetic, as sf_j0_f); S is the name's
+ * suffix, J0 that type's J0 */
+#define TN_BESSEL_J1_Y(T, S, RATIO, FAR, J0, LOG)                                                   \
+    static T sf_j1##S(T x) {                                                                       \
+        if (x < 0) return -sf_j1##S(-x);                                                           \
+        if (x <= (T)5) {                                                                           \
+            T z = x * x;                                                                           \
+            return RATIO(z, BJ1_RP, 4, BJ1_RQ, 8) * x * (z - (T)1.46819706421238932572e+01) *      \
+                   (z - (T)4.92184563216946036703e+01);                                            \
+        }                                                                                          \
+        return FAR(x, true, false);                                                                \
+    }                                                                                              \
+    static T sf_y0##S(T x) {                                                                       \
+        if (x <= (T)5) {                                                                           \
+            if (x == 0) return -INFINITY;                                                          \
+            if (x < 0) return NAN;                                                                 \
+            return RATIO(x * x, BY0_YP, 8, BY0_YQ, 7) + (T)0.636619772367581343075535053490057448 * LOG(x) * J0(x); \
+        }                                                                                          \
+        return FAR(x, false, true);                                                                \
+    }                                                                                              \
+    static T sf_y1##S(T x) {                                                                       \
+        if (x <= (T)5) {                                                                           \
+            if (x == 0) return -INFINITY;                                                          \
+            if (x < 0) return NAN;                                                                 \
+            return x * RATIO(x * x, BY1_YP, 6, BY1_YQ, 8) +                                        \
+                   (T)0.636619772367581343075535053490057448 * (sf_j1##S(x) * LOG(x) - (T)1 / x);  \
+        }                                                                                          \
+        return FAR(x, true, true);                                                                 \
     }
-    return bessel_far(x, true, false);
-}
-static double sf_y0(double x) {
-    if (x <= 5) {
-        if (x == 0) return -INFINITY;
-        if (x < 0) return NAN;
-        return ratio(x * x, BY0_YP, 8, BY0_YQ, 7) + 0.636619772367581343075535053490057448 * log(x) * sf_j0(x);
-    }
-    return bessel_far(x, false, true);
-}
-static double sf_y1(double x) {
-    if (x <= 5) {
-        if (x == 0) return -INFINITY;
-        if (x < 0) return NAN;
-        return x * ratio(x * x, BY1_YP, 6, BY1_YQ, 8) + 0.636619772367581343075535053490057448 * (sf_j1(x) * log(x) - 1 / x);
-    }
-    return bessel_far(x, true, true);
-}
-/* J1, Y0, Y1 in float arithmetic as upstream's bessel_*_forward<float> (as sf_j0_f) */
-static float sf_j1_f(float x) {
-    if (x < 0) return -sf_j1_f(-x);
-    if (x <= 5.0f) {
-        float z = x * x;
-        return ratio_f(z, BJ1_RP, 4, BJ1_RQ, 8) * x * (z - 1.46819706421238932572e+01f) * (z - 4.92184563216946036703e+01f);
-    }
-    return bessel_far_f(x, true, false);
-}
-static float sf_y0_f(float x) {
-    if (x <= 5.0f) {
-        if (x == 0) return -INFINITY;
-        if (x < 0) return NAN;
-        return ratio_f(x * x, BY0_YP, 8, BY0_YQ, 7) + 0.636619772367581343075535053490057448f * logf(x) * sf_j0_f(x);
-    }
-    return bessel_far_f(x, false, true);
-}
-static float sf_y1_f(float x) {
-    if (x <= 5.0f) {
-        if (x == 0) return -INFINITY;
-        if (x < 0) return NAN;
-        return x * ratio_f(x * x, BY1_YP, 6, BY1_YQ, 8) + 0.636619772367581343075535053490057448f * (sf_j1_f(x) * logf(x) - 1.0f / x);
-    }
-    return bessel_far_f(x, true, true);
-}
+TN_BESSEL_J1_Y(double, , ratio, bessel_far, sf_j0, log)
+TN_BESSEL_J1_Y(float, _f, ratio_f, bessel_far_f, sf_j0_f, logf)
 
 /* Airy Ai (Cephes' airy, as upstream's airy_ai_forward): for x < -2.09 the oscillating
  * asymptotic form with rational corrections in z = 1/zeta; for x >= 2.09 the decaying form

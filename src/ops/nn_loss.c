@@ -332,9 +332,11 @@ static double f_huber(double x, double y, double delta, tn_dtype dt) {
 }
 
 /* upstream's per-element checks, input's first: the message of the first that fails */
+#define BCE_BAD_INPUT "all elements of input should be between 0 and 1"
+#define BCE_BAD_TARGET "all elements of target should be between 0 and 1"
 static const char *in_unit(double x, double t) {
-    if (!(x >= 0 && x <= 1)) return "all elements of input should be between 0 and 1";
-    if (!(t >= 0 && t <= 1)) return "all elements of target should be between 0 and 1";
+    if (!(x >= 0 && x <= 1)) return BCE_BAD_INPUT;
+    if (!(t >= 0 && t <= 1)) return BCE_BAD_TARGET;
     return NULL;
 }
 
@@ -391,8 +393,7 @@ static tn_status loss_in_dtype(tn_tensor *a, tn_tensor *b, tn_tensor *w, int nd,
         tn_parallel_for(n, 32768, loss_chunk, &r);
         if (r.bad < n) { /* upstream's messages, the input's check first */
             double x = dt == TN_DTYPE_FLOAT32 ? ((const float *)ba.data)[r.bad] : ((const double *)ba.data)[r.bad];
-            const char *why = in_unit(x, 0.5); /* NULL: the input is in range, so the target is not */
-            st = tn_error(TN_ERR_RUNTIME, "%s", why ? why : in_unit(0.5, -1));
+            st = tn_error(TN_ERR_RUNTIME, "%s", x >= 0 && x <= 1 ? BCE_BAD_TARGET : BCE_BAD_INPUT);
         }
     }
     tn_nn_buf_free(&ba); tn_nn_buf_free(&bb); tn_nn_buf_free(&bw);
