@@ -19,6 +19,11 @@ typedef struct { tn_qdot_kernel fn; const char *name; tn_qkdot_kernel kfn; } ker
 static kernel pick(int qtype) {
 #if defined(__x86_64__)
     tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni) {
+        if (qtype == TN_QTYPE_Q4_0_X8) return K(q4_0x8_qdot__avx512vnni);
+        if (qtype == TN_QTYPE_Q4_1_X8) return K(q4_1x8_qdot__avx512vnni);
+        if (qtype == TN_QTYPE_Q8_0_X8) return K(q8_0x8_qdot__avx512vnni);
+    }
     if (isa >= TN_ISA_AVX2) {
         if (qtype == TN_QTYPE_Q4_0_X8) return K(q4_0x8_qdot__avx2);
         if (qtype == TN_QTYPE_Q4_1_X8) return K(q4_1x8_qdot__avx2);
@@ -65,9 +70,10 @@ static kernel pick(int qtype) {
 int tn_quant_fast_layout(int qtype) {
 #if defined(__x86_64__)
     /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"; 8da4w: "Speed of the quantised float
-     * model"); the VNNI tier keeps its kernels */
-    bool vnni = tn_cpu_isa() >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni;
-    if (tn_cpu_isa() >= TN_ISA_AVX2 && !vnni &&
+     * model") and, session 39, on an AVX-512 VNNI host, where the AVX2 x8 kernels beat the
+     * file layout's VNNI kernels 1.6-1.9x at decode and 1.35-2.0x at prefill
+     * (docs/INFERENCE.md "The x8 layouts on AVX-512") */
+    if (tn_cpu_isa() >= TN_ISA_AVX2 &&
         (qtype == TN_QTYPE_Q4_0 || qtype == TN_QTYPE_Q4_1 || qtype == TN_QTYPE_Q8_0 || qtype == TN_QTYPE_I4))
         return TN_QTYPE_X8 | qtype;
 #endif
@@ -154,6 +160,8 @@ static w8_kernel pick_w8(void) {
 typedef struct { tn_i4x8dot_kernel fn; const char *name; } i4x8_kernel;
 static i4x8_kernel pick_i4x8(void) {
 #if defined(__x86_64__)
+    if (tn_cpu_isa() >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni)
+        return (i4x8_kernel){i4x8_qdot__avx512vnni, "i4x8_qdot__avx512vnni"};
     if (tn_cpu_isa() >= TN_ISA_AVX2) return (i4x8_kernel){i4x8_qdot__avx2, "i4x8_qdot__avx2"};
 #endif
     return (i4x8_kernel){i4x8_qdot__ref, "i4x8_qdot__ref"};

@@ -137,8 +137,8 @@ void tn_quant_repack_x8(int qtype, const uint8_t *w, int64_t ldw, int64_t n, int
  * group's first byte). */
 void tn_quant_x8_block(int qtype, const uint8_t *g, int r, int64_t b, uint8_t *blk);
 /* The layout the products of `qtype` run fastest from on this host: TN_QTYPE_X8 | qtype
- * where this host has an x8 kernel measured faster than qtype's own (AVX2; the AVX-512
- * VNNI and aarch64 tiers keep their kernels: not measured), else qtype itself. */
+ * where this host has an x8 kernel measured faster than qtype's own (AVX2 and AVX-512
+ * VNNI; the aarch64 tiers keep their kernels: not measured), else qtype itself. */
 int tn_quant_fast_layout(int qtype);
 /* (TN_QTYPE_I4 asks the same of 8da4w: TN_QTYPE_I4X8 where i4x8_qdot__avx2 was measured faster.) */
 
@@ -148,6 +148,9 @@ TN_QDOT_DECLARE(q8_0x8_qdot__ref);
 TN_QDOT_DECLARE(q4_0x8_qdot__avx2);
 TN_QDOT_DECLARE(q4_1x8_qdot__avx2);
 TN_QDOT_DECLARE(q8_0x8_qdot__avx2);
+TN_QDOT_DECLARE(q4_0x8_qdot__avx512vnni);
+TN_QDOT_DECLARE(q4_1x8_qdot__avx512vnni);
+TN_QDOT_DECLARE(q8_0x8_qdot__avx512vnni);
 
 /* ---- the driver (quant.c) ----------------------------------------------------------- */
 typedef struct tn_qmatmul_desc {
@@ -312,6 +315,7 @@ typedef void (*tn_i4x8dot_kernel)(int64_t k, int64_t g, const uint8_t *w, int64_
               const int32_t *xs, int64_t ldxs, int64_t m, float *y, int64_t ldy)
 TN_I4X8DOT_DECLARE(i4x8_qdot__ref);
 TN_I4X8DOT_DECLARE(i4x8_qdot__avx2);
+TN_I4X8DOT_DECLARE(i4x8_qdot__avx512vnni);
 /* This host's kernel over the packed layout and its name. */
 tn_i4x8dot_kernel tn_i4x8dot_pick(void);
 const char *tn_i4x8dot_variant(void);

@@ -1,7 +1,8 @@
 /* quant_avx512.c — AVX-512 VNNI quantised dot kernels (quant.h): the 32 int8 pairs of a
  * block in one vpdpbusd (unsigned × signed bytes summed into int32 lanes, exact), on ymm
  * registers (AVX512-VL), with the 32 registers of the AVX-512 tier holding tiles of 4
- * activation rows × 4 weight rows (the k-quants, quant_k_x86.inc: 4 × 2). Called only
+ * activation rows × 4 weight rows (the k-quants, quant_k_x86.inc: 4 × 2), and the x8
+ * layouts' kernels (quant_x8_x86.inc) with vpdpbusd. Called only
  * when the tier is avx512 or higher and the
  * host has AVX512-VNNI. */
 #include "kernels/quant.h"
@@ -29,6 +30,13 @@ DEFINE_I4_W8_KERNELS(4, 2, 4, 4)
 
 DEFINE_K_KERNEL(q4_k, 4, 2, 4)
 DEFINE_K_KERNEL(q6_k, 4, 2, 4)
+
+/* The x8 layouts (quant_x8_x86.inc): each piece's products summed into int32 lanes by
+ * vpdpbusd, one instruction where AVX2 takes vpmaddubsw and an int16 add (session 39,
+ * docs/INFERENCE.md "The x8 layouts on AVX-512"). */
+#define X8_PIECE(acc, lo, hi, a, b) _mm256_dpbusd_epi32(_mm256_dpbusd_epi32((acc), (lo), (a)), (hi), (b))
+#define X8_FINISH(acc) (acc)
+#include "kernels/quant_x8_x86.inc"
 
 #else
 /* ISO C forbids an empty translation unit. */

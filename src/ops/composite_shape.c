@@ -9,6 +9,7 @@
 
 #include "core/scalar.h"
 #include "ops/composite_internal.h"
+#include "ops/iter.h"
 #include "ops/promote.h"
 
 static tn_value dtype_v(tn_dtype d) { tn_value v = {.tag = TN_V_DTYPE}; v.u.dtype = d; return v; }
@@ -406,8 +407,10 @@ static tn_status index_in_range(const tn_tensor *self, int64_t dim, const tn_ten
     return TN_OK;
 }
 
-/* index_put(self, [None] * dim + [index], values, accumulate), a 0-dim self indexed as 1-d */
-static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, tn_tensor *values, bool acc, tn_value *rets) {
+/* index_put(self, [None] * dim + [index], values, accumulate), a 0-dim self indexed as 1-d;
+ * with `in_place`, index_put_ into self itself (the result is self) */
+static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, tn_tensor *values, bool acc, bool in_place,
+                               tn_value *rets) {
     tn_cx c = {0};
     tn_tensor *base = self, *idx = index;
     int64_t one = 1;
@@ -415,8 +418,10 @@ static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, t
     if (index->ndim == 0) idx = reshape(&c, index, &one, 1);
     tn_tensor *list[TN_MAX_DIMS] = {0};
     list[dim] = idx;
-    tn_tensor *o = tn_cx_call(&c, TN_OP_index_put, TN_ARGS(TN_T(base), tn_value_tensorlist(list, dim + 1), TN_T(values), TN_B(acc)));
-    if (self->ndim == 0) o = reshape(&c, o, NULL, 0);
+    tn_tensor *o = tn_cx_call(&c, in_place ? TN_OP_index_put_ : TN_OP_index_put,
+                              TN_ARGS(TN_T(base), tn_value_tensorlist(list, dim + 1), TN_T(values), TN_B(acc)));
+    if (in_place) o = self; /* finish retains it (unused on failure) */
+    else if (self->ndim == 0) o = reshape(&c, o, NULL, 0);
     return tn_cx_finish(&c, o, rets);
 }
 
@@ -464,7 +469,7 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     tn_cx c = {0};
     tn_tensor *v = unit ? src : tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(src), *alpha));
     if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
-    tn_status st = index_put_dim(self, dim, index, v, true, rets);
+    tn_status st = index_put_dim(self, dim, index, v, true, false, rets);
     tn_cx_release(&c);
     return st;
 }
@@ -508,13 +513,23 @@ static tn_status index_copy_checks(const tn_tensor *self, int64_t dim, const tn_
     return TN_OK;
 }
 
-/* aten::index_copy(self, dim, index, source) */
+/* aten::index_copy(self, dim, index, source). Called for index_copy_, the door offers self
+ * (dispatch.c): a dense self is then written in place, after upstream's checks of self
+ * against index and source (the door's own come after the functional, too late for a
+ * kernel that writes self); otherwise the result is a copy of self that the door copies back.
+ * A static KV cache's index_copy_ per layer and decode step: 8.2 -> µs (docs/INFERENCE.md). */
 tn_status tn_op_index_copy(const tn_value *args, tn_value *rets) {
+    tn_tensor *self = args[0].u.t, *into = tn_iter_offer_take(rets);
     int64_t dim = args[1].u.i;
-    TN_TRY(index_copy_checks(args[0].u.t, dim, args[2].u.t, args[3].u.t));
-    TN_TRY(index_checks("index_copy_", args[0].u.t, &dim, args[2].u.t, args[3].u.t));
-    TN_TRY(index_in_range(args[0].u.t, dim, args[2].u.t, args[3].u.t, true));
-    return index_put_dim(args[0].u.t, dim, args[2].u.t, args[3].u.t, false, rets);
+    TN_TRY(index_copy_checks(self, dim, args[2].u.t, args[3].u.t));
+    TN_TRY(index_checks("index_copy_", self, &dim, args[2].u.t, args[3].u.t));
+    TN_TRY(index_in_range(self, dim, args[2].u.t, args[3].u.t, true));
+    bool in_place = into == self && !tn_tensor_is_meta(self) && tn_tensor_is_non_overlapping_and_dense(self);
+    if (in_place) {
+        TN_TRY(tn_check_no_overlap(self, args[2].u.t));
+        TN_TRY(tn_check_no_overlap(self, args[3].u.t));
+    }
+    return index_put_dim(self, dim, args[2].u.t, args[3].u.t, false, in_place, rets);
 }
 
 /* aten::index_fill.int_Scalar / int_Tensor(self, dim, index, value) */
@@ -535,7 +550,7 @@ static tn_status index_fill(const tn_value *args, tn_value *rets, bool tensor_va
     tn_tensor *v = tensor_value ? to_dtype(&c, args[3].u.t, self->dtype)
                                 : tn_cx_call(&c, TN_OP_scalar_tensor, TN_ARGS(args[3], dtype_v(self->dtype), TN_NONE, device_v(self), TN_NONE));
     if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
-    tn_status st = index_put_dim(self, dim, args[2].u.t, v, false, rets);
+    tn_status st = index_put_dim(self, dim, args[2].u.t, v, false, false, rets);
     tn_cx_release(&c);
     return st;
 }

@@ -470,9 +470,13 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
     }
     /* an elementwise kernel may compute straight into the written-to tensor (iter.h,
      * tn_iter_offer); the copies below then skip it. Not where a check of out against the
-     * inputs runs after the functional (it must refuse before anything is written) */
+     * inputs runs after the functional (it must refuse before anything is written), except
+     * for the in-place self of a row whose result starts as a copy of self: a kernel there
+     * that takes the offer (index_copy) runs those checks itself before writing */
     tn_iter_offer offer = {NULL, NULL};
-    bool offered = !(overlap & (TN_OUT_DISJOINT | TN_OUT_COPIES_SELF)) && s->nout <= 1 && !converted && fargs == args;
+    bool copies_self_in_place = (overlap & TN_OUT_COPIES_SELF) && s->kind == TN_OP_KIND_INPLACE;
+    bool offered = (!(overlap & (TN_OUT_DISJOINT | TN_OUT_COPIES_SELF)) || copies_self_in_place) && s->nout <= 1 &&
+                   !converted && fargs == args;
     if (offered) offer = tn_iter_offer_push(args[s->kind == TN_OP_KIND_OUT ? s->nargs - 1 : 0].u.t, tmp);
     tn_status st = fn(fargs, tmp);
     if (offered) tn_iter_offer_pop(offer);

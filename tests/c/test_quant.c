@@ -211,6 +211,9 @@ static void x8_case(int qtype, int64_t m, int64_t n, int64_t k) {
 #if defined(__x86_64__)
         {"avx2", qtype == TN_QTYPE_Q4_0 ? q4_0x8_qdot__avx2 : qtype == TN_QTYPE_Q4_1 ? q4_1x8_qdot__avx2 : q8_0x8_qdot__avx2,
          tn_cpu_host_isa() >= TN_ISA_AVX2},
+        {"avx512vnni",
+         qtype == TN_QTYPE_Q4_0 ? q4_0x8_qdot__avx512vnni : qtype == TN_QTYPE_Q4_1 ? q4_1x8_qdot__avx512vnni : q8_0x8_qdot__avx512vnni,
+         tn_cpu_host_isa() >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni},
 #endif
     };
     for (size_t t = 0; t < sizeof ks / sizeof *ks; t++) {
@@ -464,7 +467,7 @@ static void i4_driver_case(int64_t m, int64_t n, int64_t k, int64_t g) {
 
 /* ---- 8da4w in the x8 layout (quant.h): repack round trip, every kernel bit for bit ------
  * The packed weight must give back each row's quants and scales, and i4x8_qdot__ref and
- * i4x8_qdot__avx2 must equal i4_qdot__ref on the plain weight bit for bit (the layout only
+ * i4x8_qdot__avx2 / __avx512vnni must equal i4_qdot__ref on the plain weight bit for bit (the layout only
  * moves bytes; the kernels keep the reference's float steps), including a last group of
  * n % 8 rows; the driver (every tier, 1 and 2 threads) must give the same bits. */
 static int i4x8_cases = 0;
@@ -498,6 +501,7 @@ static void i4x8_case(int64_t m, int64_t n, int64_t k, int64_t g) {
         {"ref", i4x8_qdot__ref, true},
 #if defined(__x86_64__)
         {"avx2", i4x8_qdot__avx2, tn_cpu_host_isa() >= TN_ISA_AVX2},
+        {"avx512vnni", i4x8_qdot__avx512vnni, tn_cpu_host_isa() >= TN_ISA_AVX512 && tn_cpu_features_get()->avx512_vnni},
 #endif
     };
     for (size_t t = 0; t < sizeof ks / sizeof *ks; t++) {
