@@ -8,6 +8,7 @@
     .venv/bin/python bench/quant.py --kquant            # also the k-quant copy of the model
     .venv/bin/python bench/quant.py --ops               # the products alone, every block type
     .venv/bin/python bench/quant.py --sweep             # a decode step's products read cold, both layouts
+    .venv/bin/python bench/quant.py --breakdown         # a replayed decode step split by operator
 
 Each measurement is a fresh process, one side at a time (never both at once), alternating
 torchnative / llama.cpp for `--rounds` rounds after one warm-up round; figures are medians.
@@ -275,6 +276,60 @@ print(json.dumps(res))
 """
 
 
+BREAKDOWN_CODE = r"""
+import collections, json, sys, time
+cfg = json.loads(sys.argv[1])
+import torch
+torch.set_num_threads(cfg["threads"])
+import transformers.models.llama.modeling_llama  # the model class, imported by any loader
+from torchnative.quant import from_gguf
+import torchnative.graphs as G
+model = from_gguf(cfg["path"])
+ids = torch.tensor([cfg["prompt"]])
+w = G.accelerate_decode(model)
+reps, calls = [], []
+orig_replay, orig_call = G.Graph.replay, G.DecodeGraphs.__call__
+def replay(self, profile=False):
+    t0 = time.perf_counter()
+    orig_replay(self, profile=True)
+    reps.append(time.perf_counter() - t0)
+def call(self, *a, **kw):
+    calls.append(time.perf_counter())
+    return orig_call(self, *a, **kw)
+G.Graph.replay, G.DecodeGraphs.__call__ = replay, call
+gen = dict(attention_mask=torch.ones_like(ids), max_new_tokens=cfg["new_tokens"], min_new_tokens=cfg["new_tokens"],
+           do_sample=False, cache_implementation="static")
+with torch.inference_mode():
+    model.generate(ids, **gen)  # warm-up (and capture)
+    reps.clear(), calls.clear()
+    g0 = w.entry.graph  # its counters accumulate: the warm-up's part, unless generate captures anew
+    before = [ns for _, _, ns in g0.steps()]
+    model.generate(ids, **gen)
+if w.entry.graph is not g0:
+    before = [0.0] * len(w.entry.graph.steps())
+steps = collections.defaultdict(lambda: [0, 0.0])
+for (name, kind, ns), ns0 in zip(w.entry.graph.steps(), before):
+    steps[name][0] += 1
+    steps[name][1] += (ns - ns0) / 1e3 / len(reps)
+per_step = dict(steps)
+step_ms = (calls[-1] - calls[1]) / (len(calls) - 2) * 1e3
+print(json.dumps({"replays": len(reps), "step_ms": step_ms, "replay_ms": sum(reps) / len(reps) * 1e3, "ops": per_step}))
+"""
+
+
+def breakdown(a, cfg):
+    """--breakdown: one kept-quantised generation with operator graphs, each replayed decode
+    step split by operator (Graph.replay(profile=True)); the step's time outside the replay
+    is generate()'s Python (logits processing, stopping criteria, cache positions)."""
+    res = run(OURS, BREAKDOWN_CODE, cfg, a.threads)
+    ops_ = sorted(res["ops"].items(), key=lambda kv: -kv[1][1])
+    print(f"{res['replays']} replayed steps: {res['step_ms']:.2f} ms a step, of it {res['replay_ms']:.2f} ms replay")
+    print("| operator | calls a step | us a step |\n|---|---:|---:|")
+    for name, (n, us) in ops_:
+        if us >= 1:
+            print(f"| {name} | {n} | {us:.1f} |")
+
+
 def sweep(a):
     """--sweep: the model's products read cold, in the file's layout and the repacked one."""
     cfg = {"rounds": max(a.rounds, 3) * 3, "tests": os.path.join(ROOT, "tests")}
@@ -310,6 +365,8 @@ def main():
     ap.add_argument("--ops", action="store_true", help="time the products alone (every block type vs float32) and exit")
     ap.add_argument("--sweep", action="store_true", help="time SmolLM2's 211 products read cold, the file's layout "
                     "against the repacked one, and exit")
+    ap.add_argument("--breakdown", action="store_true", help="split a replayed decode step of the kept-quantised "
+                    "model by operator, and exit")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
     a = ap.parse_args()
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
@@ -324,6 +381,8 @@ def main():
     if a.sweep:
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
         return sweep(a)
+    if a.breakdown:
+        return breakdown(a, cfg)
     have_llama = not a.no_llama and subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
     methods = [m for m in a.quantize.split(",") if m]
     runs = {"ours": [], "llama.cpp": [], "float32": [], **{m: [] for m in methods}}

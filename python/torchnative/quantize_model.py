@@ -21,7 +21,7 @@ Methods (the kernels and their error bounds: src/kernels/quant.h):
 The packed weights and scales are persistent buffers (weight_int4 + scales, weight_int8 +
 scales), so model.state_dict() / load_state_dict() carry them like any buffer. Where this
 host's 8da4w kernel runs faster from the 8-row interleaved layout (quant.fast_layout(I4),
-AVX2 hosts; kernels/quant.h "8da4w in the x8 layout"), an 8da4w layer also keeps a copy of
+x86 hosts with AVX2; kernels/quant.h "8da4w in the x8 layout"), an 8da4w layer also keeps a copy of
 weight and scales in it, made once when the layer is quantised or loaded (a non-persistent
 buffer, so files keep the plain layout; it costs the weight's bytes again in memory).
 """

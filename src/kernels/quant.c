@@ -72,12 +72,22 @@ int tn_quant_fast_layout(int qtype) {
     /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"; 8da4w: "Speed of the quantised float
      * model") and, session 39, on an AVX-512 VNNI host, where the AVX2 x8 kernels beat the
      * file layout's VNNI kernels 1.6-1.9x at decode and 1.35-2.0x at prefill
-     * (docs/INFERENCE.md "The x8 layouts on AVX-512") */
+     * (docs/INFERENCE.md "The x8 layouts on AVX-512 VNNI hosts") */
     if (tn_cpu_isa() >= TN_ISA_AVX2 &&
         (qtype == TN_QTYPE_Q4_0 || qtype == TN_QTYPE_Q4_1 || qtype == TN_QTYPE_Q8_0 || qtype == TN_QTYPE_I4))
         return TN_QTYPE_X8 | qtype;
 #endif
     return qtype;
+}
+
+void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
+#if defined(__x86_64__)
+    if (tn_cpu_isa() >= TN_ISA_AVX2) {
+        tn_quant_q8x_row__avx2(x, k, out);
+        return;
+    }
+#endif
+    tn_quant_q8x_row__ref(x, k, out);
 }
 
 tn_qdot_kernel tn_qdot_pick(int qtype) { return pick(qtype).fn; }

@@ -66,8 +66,12 @@ typedef struct tn_q8x_block {
     int8_t q[TN_QK];
 } tn_q8x_block;
 
-/* Quantises one row of k (a multiple of TN_QK) floats into k/TN_QK blocks. */
+/* Quantises one row of k (a multiple of TN_QK) floats into k/TN_QK blocks, with this
+ * host's variant: the reference loop (quant_ref.c) or AVX2 (quant_avx2.c), equal for
+ * finite x (a NaN or infinite element gives some finite block in both, not the same). */
 void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out);
+void tn_quant_q8x_row__ref(const float *x, int64_t k, tn_q8x_block *out);
+void tn_quant_q8x_row__avx2(const float *x, int64_t k, tn_q8x_block *out);
 /* Dequantises `nrows` weight rows of k elements (row stride ldw bytes) into float32 rows of
  * stride ldo. qtype must be supported (any of the five; k a multiple of its block). */
 void tn_quant_dequantize(int qtype, const uint8_t *w, int64_t ldw, int64_t nrows, int64_t k, float *out, int64_t ldo);

@@ -33,7 +33,7 @@ DEFINE_K_KERNEL(q6_k, 4, 2, 4)
 
 /* The x8 layouts (quant_x8_x86.inc): each piece's products summed into int32 lanes by
  * vpdpbusd, one instruction where AVX2 takes vpmaddubsw and an int16 add (session 39,
- * docs/INFERENCE.md "The x8 layouts on AVX-512"). */
+ * docs/INFERENCE.md "The x8 layouts on AVX-512 VNNI hosts"). */
 #define X8_PIECE(acc, lo, hi, a, b) _mm256_dpbusd_epi32(_mm256_dpbusd_epi32((acc), (lo), (a)), (hi), (b))
 #define X8_FINISH(acc) (acc)
 #include "kernels/quant_x8_x86.inc"

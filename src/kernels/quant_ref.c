@@ -49,7 +49,7 @@ static float half_at(const uint8_t *p) {
 }
 
 
-void tn_quant_q8x_row(const float *x, int64_t k, tn_q8x_block *out) {
+void tn_quant_q8x_row__ref(const float *x, int64_t k, tn_q8x_block *out) {
     for (int64_t b = 0; b < k / TN_QK; b++) {
         const float *xb = x + b * TN_QK;
         float amax = 0;

@@ -91,6 +91,28 @@ static void test_quantize_activations(void) {
     ok = b[1].d == 0 && b[1].s == 0;
     for (int j = 0; j < 32; j++) ok &= b[1].q[j] == 0;
     TN_CHECK(ok, "q8x: a zero block has d = 0 and zero quants");
+#if defined(__x86_64__)
+    /* the AVX2 row quantiser against the reference loop, byte for byte: random rows of
+     * several magnitudes, ties (x * 127/amax exactly k + 1/2), signed zeros, a zero block */
+    if (tn_cpu_host_isa() >= TN_ISA_AVX2) {
+        enum { K = 32 * 40 };
+        static float xr[K];
+        static tn_q8x_block b0[K / 32], b1[K / 32];
+        bool same = true;
+        uint64_t saved = rng_state; /* the later cases keep their inputs */
+        for (int round = 0; round < 200; round++) {
+            float scale = ldexpf(1.0f, round % 40 - 20);
+            for (int j = 0; j < K; j++) xr[j] = rnd() * scale;
+            for (int j = 0; j < 32; j++) xr[j] = (float)(j - 16) * 0.5f + (j == 0 ? -127.0f : 0.0f); /* amax 127: ties at .5 */
+            for (int j = 64; j < 96; j++) xr[j] = j % 2 ? -0.0f : 0.0f;
+            tn_quant_q8x_row__ref(xr, K, b0);
+            tn_quant_q8x_row__avx2(xr, K, b1);
+            same &= !memcmp(b0, b1, sizeof b0);
+        }
+        rng_state = saved;
+        TN_CHECK(same, "q8x: the AVX2 row quantiser equals the reference loop byte for byte");
+    }
+#endif
 }
 
 typedef struct { const char *name; tn_qdot_kernel fn[3]; bool available; } isa_kernels;
