@@ -225,10 +225,56 @@ static void release_rets(const tn_op_schema *s, tn_value *rets) {
     for (int k = 0; k < s->nrets; k++) tn_value_release(&rets[k]);
 }
 
+/* An in-place operator without a formula of its own whose functional autograd runs as its
+ * parts (index_copy_, index_add_, index_fill_, put_, renorm_, ...): the functional's parts,
+ * then copy_ of their result into self, so self's history is the parts' behind copy_'s node
+ * (upstream records one node with the operator's formula; the gradients are the same).
+ * Self is checked as the door checks a derived in-place result: the same shape, a dtype
+ * that casts into self's; and first, as any in-place operator, not a leaf requiring grad. */
+static tn_status inplace_as_parts(tn_op_id op, const tn_op_schema *s, tn_decomp_fn decomp, const tn_value *args,
+                                  tn_value *rets) {
+    tn_tensor *self = args[0].u.t;
+    if (tn_requires_grad(self) && tn_is_leaf(self))
+        return tn_error(TN_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
+    TN_TRY(tn_op_inplace_checks(op, args, false)); /* the door's checks, in its order */
+    /* the parts run on a recorded clone of self (upstream's original_self): a part that
+     * saves self for its backward must not see it overwritten by the copy_ below */
+    tn_value ca[2] = {tn_value_tensor(self), {.tag = TN_V_NONE}}, orig, fargs[64], r[8];
+    if (s->nargs > 64) return tn_error(TN_ERR_RUNTIME, "too many arguments (internal)");
+    TN_TRY(tn_dispatch(TN_OP_clone, ca, &orig));
+    memcpy(fargs, args, sizeof(tn_value) * (size_t)s->nargs);
+    fargs[0] = orig;
+    tn_status dst = decomp(fargs, r);
+    tn_value_release(&orig);
+    TN_TRY(dst);
+    tn_tensor *res = r[0].tag == TN_V_TENSOR ? r[0].u.t : NULL;
+    tn_status st = tn_op_inplace_checks(op, args, true);
+    char b1[160], b2[160];
+    if (st != TN_OK) {
+    } else if (!res) {
+        st = tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s%s%s under autograd is not implemented by torchnative", s->name,
+                      s->overload[0] ? "." : "", s->overload);
+    } else if (res->ndim != self->ndim || memcmp(res->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim)) {
+        st = tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                      tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1), tn_format_sizes(res->ndim, res->sizes, b2, sizeof b2));
+    } else if (!tn_dtype_can_cast(res->dtype, self->dtype)) {
+        st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                      tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[self->dtype].c10_name);
+    } else {
+        tn_value a[3] = {tn_value_tensor(self), tn_value_tensor(res), tn_value_bool(false)};
+        st = tn_dispatch(TN_OP_copy_, a, rets);
+    }
+    for (int k = 0; k < tn_op_schemas[s->functional].nrets; k++) tn_value_release(&r[k]);
+    return st;
+}
+
 tn_status tn_autograd_record(tn_op_id op, const tn_value *args, tn_value *rets, tn_run_fn run) {
     const tn_op_schema *s = &tn_op_schemas[op];
     tn_decomp_fn decomp = tn_autograd_decomp_for(op);
     if (decomp) return decomp(args, rets); /* its parts record themselves */
+    if (s->kind == TN_OP_KIND_INPLACE && s->functional >= 0 && args[0].tag == TN_V_TENSOR && !tn_grad_formula_for(op) &&
+        (decomp = tn_autograd_decomp_for((tn_op_id)s->functional)) && tn_op_schemas[s->functional].nargs == s->nargs)
+        return inplace_as_parts(op, s, decomp, args, rets);
     if (tn_autograd_nondifferentiable(op)) return run_no_grad(run, op, args, rets);
     const tn_grad_formula *f = tn_grad_formula_for(op);
     tn_tensor *self_orig = NULL;

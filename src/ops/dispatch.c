@@ -401,6 +401,15 @@ static tn_status fixed_out_resize_first(tn_out_rule rule, const tn_op_schema *s,
     return tn_error(TN_ERR_RUNTIME, "Trying to resize storage that is not resizable");
 }
 
+tn_status tn_op_inplace_checks(tn_op_id op, const tn_value *args, bool after) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    if (s->kind != TN_OP_KIND_INPLACE || s->functional < 0 || args[0].tag != TN_V_TENSOR) return TN_OK;
+    unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
+    if (after) return (overlap & TN_OUT_DISJOINT) ? disjoint_checks(s, args, NULL, overlap) : TN_OK;
+    if (!tn_op_is_view((tn_op_id)s->functional)) TN_TRY(check_no_internal_overlap(args[0].u.t));
+    return tn_op_out_iter((tn_op_id)s->functional) ? iter_overlap_checks(s, args) : TN_OK;
+}
+
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
     tn_value tmp[TN_MAX_RETS];

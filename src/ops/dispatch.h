@@ -116,6 +116,12 @@ tn_out_rule tn_op_out_rule(tn_op_id functional);
 bool tn_op_out_iter(tn_op_id functional);
 /* The TN_OUT_DISJOINT / TN_OUT_COPIES_SELF / TN_OUT_DISJOINT_FIRST bits of a functional operator's row. */
 unsigned tn_op_out_overlap_flags(tn_op_id functional);
+/* The checks the door makes around a derived in-place form's functional, for a caller that
+ * runs the functional's work itself (autograd's in-place-as-parts path, record.c): before
+ * (after = false) self's internal overlap and, for TensorIterator rows, self against the
+ * inputs; after, a TN_OUT_DISJOINT row's self against its other inputs. TN_OK for
+ * anything but an in-place operator. */
+tn_status tn_op_inplace_checks(tn_op_id op, const tn_value *args, bool after);
 /* Whether `op` can run (own implementation or a functional sibling that has one). */
 bool tn_op_has_kernel(tn_op_id op);
 

@@ -461,6 +461,15 @@ CASES += [
     G("dec_unfold_sum_to_size", "lambda x: torch.nn.functional.unfold(x, (2, 3), padding=1, stride=(2, 1)).pow(2).sum() "
       "+ x.sum_to_size(1, 3, 1, 8).pow(2).sum()", [IMG], (0,), []),
     G("dec_renorm", "lambda a: torch.renorm(a * 3, 2, 0, 1.0).pow(2).sum() + torch.renorm(a, 1, 1, 100.0).sum()", [A], (0,), []),
+    # the in-place forms of composites autograd runs as parts: the parts on a clone of self,
+    # then copy_ into self (src/autograd/record.c inplace_as_parts); into a view of a
+    # non-leaf as well, and renorm_, whose parts read self
+    G("dec_inplace_index_put_renorm", "lambda a, b: (a * 1).index_copy_(1, torch.tensor([3, 1]), b[:, :2] * 2).pow(2).sum() "
+      "+ (b * 2).index_add_(0, torch.tensor([1, 1, 3]), a[:3], alpha=0.5).pow(2).sum() "
+      "+ (a + 1).index_fill_(1, torch.tensor([0, 4]), 2.0).pow(2).sum() + (b * 1).put_(torch.tensor([2, 7]), a[0, :2] * 3).pow(2).sum() "
+      "+ (a * 3).renorm_(2, 0, 1.0).pow(2).sum() "
+      "+ (lambda z: (z[1:3].index_copy_(1, torch.tensor([0]), a[:2, :1]), (z * z).sum())[1])(b * 1)",
+      [A, B], (0, 1), [], double=True),
     G("dec_where_scalar", "lambda m, a: torch.where(m, a, 2.5) + torch.where(m, -1.0, a * 2)", [MASK, A], (1,), []),
     # private operators (src/ops/composite_private.c)
     G("gen_safe_softmax", "lambda a: torch.ops.aten._safe_softmax(a.masked_fill(a[:, :1] > 0, float('-inf')), 1) * a + "

@@ -3292,6 +3292,11 @@ add("index_copy_int32_index_err", "lambda a: torch.index_copy(a, 0, torch.tensor
 # through the copy-back path, a source inside self refused before anything is written
 add("index_copy_inplace_paths", "lambda a, s: (lambda c, t, v, z: (c.index_copy_(2, torch.tensor([5]), s[:1].reshape(1, 1, 1, 6).expand(1, 3, 1, 6).contiguous()), torch.tensor(c.index_copy_(2, torch.tensor([1]), c[:, :, 5:6].clone()) is c), t.index_copy_(0, torch.tensor([4, 1]), s[:2].t().t()), v.index_copy_(1, torch.tensor([2, 0]), s[:3, :2]), v._base if v._base is not None else v, z.index_copy_(0, torch.tensor(0), torch.tensor(5.0)), c, t))(torch.zeros(1, 3, 8, 6), a.clone().t().clone().t(), a.clone()[::2, ::2], a[0, 0].clone())", [In((6, 6)), In((5, 6))], ["index_copy.default"])
 add("index_copy_inplace_source_in_self_err", "lambda a: (lambda x: x.index_copy_(0, torch.tensor([1]), x[2:3]))(a.clone())", [In((4, 3))], ["index_copy.default"])
+# under autograd the in-place forms run as the functional's parts then copy_ (record.c):
+# upstream's refusals still come first and in its order (a leaf; self overlapping an input)
+add("inplace_as_parts_leaf_err", "lambda a: a.clone().requires_grad_().index_copy_(0, torch.tensor([1]), torch.ones(1, 3))", [In((4, 3))], ["index_copy.default"])
+add("inplace_as_parts_overlap_err", "lambda a: (lambda x: x.detach().index_add_(0, torch.tensor([1]), x[:1]))(a.clone().requires_grad_())", [In((4, 3))], ["index_add.default"])
+add("inplace_as_parts_dtype_err", "lambda a: (a.clone().requires_grad_() * 1).index_copy_(0, torch.tensor([1]), torch.ones(1, 3, dtype=torch.float64))", [In((4, 3))], ["index_copy.default"])
 add("index_copy_0d_self", "lambda a: (torch.index_copy(a[0], 0, torch.tensor([0]), torch.ones(1)), torch.index_copy(a, 0, torch.tensor([2]), torch.tensor(7.0)))", [In((4,))], ["index_copy.default"])
 add("native_group_norm_weight_shape_err", "lambda a: torch.native_group_norm(a, torch.ones(2, 2, 1), None, 2, 4, 3, 2, 1e-5)", [In((2, 4, 3))], ["native_group_norm.default"])
 add("native_group_norm_bias_shape_err", "lambda a: torch.native_group_norm(a, None, torch.ones(4, 1), 2, 4, 3, 2, 1e-5)", [In((2, 4, 3))], ["native_group_norm.default"])
