@@ -80,12 +80,13 @@ tn_status tn_factory_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_de
         return tn_error(TN_ERR_RUNTIME, "required rank 5 tensor to use channels_last_3d format");
     if (memfmt != TN_MEMFMT_CHANNELS_LAST && memfmt != TN_MEMFMT_CHANNELS_LAST_3D)
         return zero ? tn_tensor_zeros(ndim, sizes, dtype, device, out) : tn_tensor_empty(ndim, sizes, dtype, device, out);
-    /* Same element count as contiguous: allocate flat, then view with the permuted strides. */
-    int64_t st[TN_MAX_DIMS], numel = 1;
-    for (int i = 0; i < ndim; i++) numel *= sizes[i];
+    /* Same element count as contiguous: allocate it contiguous (whose size checks report an
+     * overflowing element count as upstream does; a product wrapped here once gave a tiny
+     * storage under huge sizes), then view it with the permuted strides. */
+    int64_t st[TN_MAX_DIMS];
     channels_last_strides(ndim, sizes, st);
     tn_tensor *flat;
-    TN_TRY(zero ? tn_tensor_zeros(1, &numel, dtype, device, &flat) : tn_tensor_empty(1, &numel, dtype, device, &flat));
+    TN_TRY(zero ? tn_tensor_zeros(ndim, sizes, dtype, device, &flat) : tn_tensor_empty(ndim, sizes, dtype, device, &flat));
     *out = tn_tensor_new_view(flat->storage, 0, ndim, sizes, st, dtype);
     tn_tensor_release(flat);
     return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");

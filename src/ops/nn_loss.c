@@ -117,6 +117,10 @@ tn_status tn_op_nll_loss_forward(const tn_value *args, tn_value *rets) {
     if (self->ndim == 2 && self->sizes[0] != target->sizes[0])
         return tn_error(TN_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)", TN_NN_FMT(self, b1), TN_NN_FMT(target, b2));
     int64_t N = self->ndim == 2 ? self->sizes[0] : 1, C = self->sizes[self->ndim - 1];
+    tn_tensor *w = tn_nn_opt_tensor(&args[2]);
+    if (w && w->ndim != 1) /* upstream's meta function wants a 1-D weight here (nll_loss2d does not) */
+        return tn_error(TN_ERR_RUNTIME, "weight tensor should be defined either for all %lld classes or no classes but "
+                                        "got weight tensor of shape: %s", (long long)C, TN_NN_FMT(w, b1));
     tn_tensor *o, *tw;
     /* an unbatched (1-D) input is reduced whatever the reduction: a 0-dim output and its
      * total weight, as upstream's kernel's single-sample path */

@@ -189,8 +189,8 @@ tn_status tn_op_avg_pool3d(const tn_value *args, tn_value *rets) {
     }
     g.count_include_pad = args[5].u.b;
     TN_TRY(check_pool3d(x, &g, args[4].u.b, true, "avg_pool3d()"));
-    /* upstream's kernel has Float, Double and Long only */
-    if (x->dtype != TN_DTYPE_FLOAT32 && x->dtype != TN_DTYPE_FLOAT64 && x->dtype != TN_DTYPE_INT64)
+    /* upstream's kernel has Float, Double and Long only (a meta input reaches no kernel) */
+    if (!tn_tensor_is_meta(x) && x->dtype != TN_DTYPE_FLOAT32 && x->dtype != TN_DTYPE_FLOAT64 && x->dtype != TN_DTYPE_INT64)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"avg_pool3d_out_frame\" not implemented for '%s'", tn_nnb_dname(x->dtype));
     tn_tensor *y;
     TN_TRY(pool3d_forward(x, &g, false, &y, NULL));

@@ -224,6 +224,16 @@ static tn_status up_run(const up_kind *k, tn_tensor *src, int nd, const int64_t 
         } else {
             t.taps[d] = taps[d];
             build_dim(k->mode, src->dtype, backward, in[d], out[d], &scales[sd], align, taps[d], idx + at, w + at);
+            /* Upstream's antialiased forward kernels, for an output one column wide whose
+             * height is resampled, give every output row the first row's value (measured:
+             * [1, 2, 3, 1] from [1, 2, 2, 2] is three copies of row 0, bilinear and bicubic,
+             * either align_corners; their separable height pass over a width-1 output). Their
+             * backward kernels do not: reproduced in the forward only. */
+            if (!backward && is_aa(k->mode) && d == 1 && k->nsp == 2 && out[2] == 1 && in[1] != out[1])
+                for (int64_t o = 1; o < out[1]; o++) {
+                    memcpy(idx + at + o * taps[d], idx + at, sizeof(int64_t) * (size_t)taps[d]);
+                    memcpy(w + at + o * taps[d], w + at, sizeof(double) * (size_t)taps[d]);
+                }
             at += out[d] * taps[d];
         }
     }

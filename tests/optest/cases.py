@@ -2942,6 +2942,10 @@ for dt in ("float32", "float64"):
         [In((2, 3, 17, 13), dt)], ["_upsample_bilinear2d_aa.vec", "_upsample_bicubic2d_aa.vec", "_upsample_bilinear2d_aa.default", "_upsample_bicubic2d_aa.default"])
     add(f"upsample_aa_backward_{dt}", f"lambda g, h: ({A}._upsample_bilinear2d_aa_backward.default(g, [5, 20], [2, 3, 17, 13], False), {A}._upsample_bicubic2d_aa_backward.default(g, [5, 20], [2, 3, 17, 13], True), {A}._upsample_bicubic2d_aa_backward.default(h, [3, 4], [2, 3, 17, 13], False, 0.2, None))",
         [In((2, 3, 5, 20), dt), In((2, 3, 3, 4), dt)], ["_upsample_bilinear2d_aa_backward.default", "_upsample_bicubic2d_aa_backward.default"], **BWD_TOL[dt])
+# an output one column wide with its height resampled: upstream's forward repeats the first
+# row (src/ops/nn_upsample_nd.c; the fuzzer's seed-12 finding), its backward does not
+add("upsample_aa_width_one", f"lambda a: tuple({A}._upsample_{m}2d_aa.default(a[..., :w], [h, 1], ac) for m in ('bilinear', 'bicubic') for ac in (False, True) for h, w in ((7, 2), (2, 5), (9, 1), (4, 1)))",
+    [In((2, 3, 4, 5))], ["_upsample_bilinear2d_aa.default", "_upsample_bicubic2d_aa.default"])
 add("upsample_aa_bfloat16_err", f"lambda a: {F}.interpolate(a, size=(5, 4), mode='bilinear', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bilinear2d_aa.vec"])
 add("upsample_aa_bfloat16_same_size", f"lambda a: {F}.interpolate(a, size=(17, 13), mode='bicubic', antialias=True)", [In((2, 3, 17, 13), "bfloat16")], ["_upsample_bicubic2d_aa.vec"])
 
@@ -3297,6 +3301,14 @@ add("index_copy_inplace_source_in_self_err", "lambda a: (lambda x: x.index_copy_
 add("inplace_as_parts_leaf_err", "lambda a: a.clone().requires_grad_().index_copy_(0, torch.tensor([1]), torch.ones(1, 3))", [In((4, 3))], ["index_copy.default"])
 add("inplace_as_parts_overlap_err", "lambda a: (lambda x: x.detach().index_add_(0, torch.tensor([1]), x[:1]))(a.clone().requires_grad_())", [In((4, 3))], ["index_add.default"])
 add("inplace_as_parts_dtype_err", "lambda a: (a.clone().requires_grad_() * 1).index_copy_(0, torch.tensor([1]), torch.ones(1, 3, dtype=torch.float64))", [In((4, 3))], ["index_copy.default"])
+# seed-12 fuzz findings (docs/RELIABILITY.md "Session 39"): signbit of integers into its own
+# (non-bool) input as out= refuses as upstream (lt took the door's offer); nll_loss_forward
+# wants a 1-D weight
+add("signbit_out_self_int_err", "lambda a: (lambda x: torch.signbit(x, out=x))(a.long())", [In((3,), "int64")], ["signbit.default"])
+add("nll_loss_weight_2d_err", "lambda a: torch.ops.aten.nll_loss_forward(a.log_softmax(1), torch.tensor([0, 1, 3]), torch.ones(4, 1), 1, -100)", [In((3, 4))], ["nll_loss_forward.default"])
+add("nll_loss2d_weight_2d", "lambda a: torch.ops.aten.nll_loss2d_forward(a.log_softmax(1), torch.tensor([[[0, 1], [3, 2]]]), torch.arange(1.0, 5.0).reshape(2, 2), 1, -100)", [In((1, 4, 2, 2))], ["nll_loss2d_forward.default"])
+add("empty_channels_last_overflow_err", "lambda: torch.empty(2**32, 2**62, 2, 3, memory_format=torch.channels_last)", [], ["empty.memory_format"])
+add("avg_pool_meta_bool", "lambda: tuple(t.shape for t in (torch.ops.aten.avg_pool1d(torch.empty(4, 1, 5, dtype=torch.bool, device='meta'), [7], [7], [1], False, True), torch.ops.aten.avg_pool2d(torch.empty(1, 4, 1, 5, dtype=torch.bool, device='meta'), [1, 3]), torch.ops.aten.avg_pool3d(torch.empty(1, 1, 4, 1, 5, dtype=torch.bool, device='meta'), [1, 1, 3])))", [], ["avg_pool1d.default", "avg_pool2d.default", "avg_pool3d.default"])
 add("index_copy_0d_self", "lambda a: (torch.index_copy(a[0], 0, torch.tensor([0]), torch.ones(1)), torch.index_copy(a, 0, torch.tensor([2]), torch.tensor(7.0)))", [In((4,))], ["index_copy.default"])
 add("native_group_norm_weight_shape_err", "lambda a: torch.native_group_norm(a, torch.ones(2, 2, 1), None, 2, 4, 3, 2, 1e-5)", [In((2, 4, 3))], ["native_group_norm.default"])
 add("native_group_norm_bias_shape_err", "lambda a: torch.native_group_norm(a, None, torch.ones(4, 1), 2, 4, 3, 2, 1e-5)", [In((2, 4, 3))], ["native_group_norm.default"])
