@@ -106,5 +106,8 @@ void tn_ew_register_special(tn_loop_fn (*t)[TN_DTYPE_COUNT]);
 /* frexp over n contiguous elements of a floating dtype: mantissa (same dtype) and int32
  * exponent, both contiguous (elementwise_special.c). */
 void tn_ew_frexp(tn_dtype dtype, const char *in, char *mant, int32_t *expo, int64_t n);
+/* One element of it, float32 / float64 (by the bits; equal to libm's frexpf / frexp). */
+float tn_frexp_f32(float x, int *e);
+double tn_frexp_f64(double x, int *e);
 
 #endif

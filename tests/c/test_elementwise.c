@@ -3,10 +3,12 @@
  * layout rules, casts, integer/float op semantics, copy_/fill_/where/masked_fill, and
  * sizes crossing vector widths (1, 7, 31, 33, 1000+) on contiguous and strided inputs. */
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/cast.h"
+#include "kernels/elementwise.h"
 #include "kernels/ew_simd.h"
 #include "ops/dispatch.h"
 #include "ops/iter.h"
@@ -633,7 +635,39 @@ static void test_threaded_iter(void) {
     tn_tensor_release(a); tn_tensor_release(b);
 }
 
+/* frexp by the bits (elementwise_special.c) against libm's frexpf / frexp: every 61st float32
+ * bit pattern plus the subnormal, zero, infinite and NaN ones around the edges, and 2^22
+ * float64 patterns from a xorshift stream with their exponent field swept */
+static void test_frexp_bits(void) {
+    bool ok = true;
+    uint32_t bad32 = 0;
+    for (uint64_t b = 0; b <= 0xffffffffull && ok; b += (b & 0x7f800000u) == 0 || (b & 0x7f800000u) == 0x7f800000u ? 1 : 61) {
+        uint32_t u = (uint32_t)b;
+        float x, m0, m1;
+        int e0 = 0, e1 = -1;
+        memcpy(&x, &u, 4);
+        m0 = frexpf(x, &e0);
+        m1 = tn_frexp_f32(x, &e1);
+        if (memcmp(&m0, &m1, 4) || e0 != e1) { ok = false; bad32 = u; }
+    }
+    TN_CHECK(ok, "frexp float32 by the bits differs from frexpf at 0x%08x", bad32);
+    uint64_t st = 0x9E3779B97F4A7C15ull, bad64 = 0;
+    ok = true;
+    for (int i = 0; i < (1 << 22) && ok; i++) {
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        uint64_t u = (st & 0x800fffffffffffffull) | ((uint64_t)(i & 0x7ff) << 52);
+        double x, m0, m1;
+        int e0 = 0, e1 = -1;
+        memcpy(&x, &u, 8);
+        m0 = frexp(x, &e0);
+        m1 = tn_frexp_f64(x, &e1);
+        if (memcmp(&m0, &m1, 8) || e0 != e1) { ok = false; bad64 = u; }
+    }
+    TN_CHECK(ok, "frexp float64 by the bits differs from frexp at 0x%016llx", (unsigned long long)bad64);
+}
+
 int main(void) {
+    test_frexp_bits();
     test_promotion();
     test_broadcast_error();
     test_add_sizes();
