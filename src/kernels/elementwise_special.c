@@ -1032,32 +1032,36 @@ typedef struct { tn_dtype dtype; const char *in; char *mant; int32_t *expo; } fr
 static void frexp_range(void *ctx, int64_t k0, int64_t k1) {
     const frexp_job *j = ctx;
     int e;
+    /* one loop per dtype: LD / ST read and write element k of the input and the mantissa */
+#define FREXP_LOOP(LD, ST, FN)                  \
+    for (int64_t k = k0; k < k1; k++) {         \
+        ST(FN(LD(k), &e));                      \
+        j->expo[k] = e;                         \
+    }                                           \
+    break;
+#define LD32(k) ((const float *)j->in)[k]
+#define ST32(v) ((float *)j->mant)[k] = (v)
+#define LD64(k) ((const double *)j->in)[k]
+#define ST64(v) ((double *)j->mant)[k] = (v)
+#define LDH(k) ld_f16(j->in + 2 * (k))
+#define STH(v) st_f16(j->mant + 2 * k, (v))
+#define LDB(k) ld_bf16(j->in + 2 * (k))
+#define STB(v) st_bf16(j->mant + 2 * k, (v))
     switch (j->dtype) {
-    case TN_DTYPE_FLOAT32:
-        for (int64_t k = k0; k < k1; k++) {
-            ((float *)j->mant)[k] = frexp_bits_f32(((const float *)j->in)[k], &e);
-            j->expo[k] = e;
-        }
-        break;
-    case TN_DTYPE_FLOAT64:
-        for (int64_t k = k0; k < k1; k++) {
-            ((double *)j->mant)[k] = frexp_bits_f64(((const double *)j->in)[k], &e);
-            j->expo[k] = e;
-        }
-        break;
-    case TN_DTYPE_FLOAT16:
-        for (int64_t k = k0; k < k1; k++) {
-            st_f16(j->mant + 2 * k, frexp_bits_f32(ld_f16(j->in + 2 * k), &e));
-            j->expo[k] = e;
-        }
-        break;
-    default:
-        for (int64_t k = k0; k < k1; k++) {
-            st_bf16(j->mant + 2 * k, frexp_bits_f32(ld_bf16(j->in + 2 * k), &e));
-            j->expo[k] = e;
-        }
-        break;
+    case TN_DTYPE_FLOAT32: FREXP_LOOP(LD32, ST32, frexp_bits_f32)
+    case TN_DTYPE_FLOAT64: FREXP_LOOP(LD64, ST64, frexp_bits_f64)
+    case TN_DTYPE_FLOAT16: FREXP_LOOP(LDH, STH, frexp_bits_f32)
+    default: FREXP_LOOP(LDB, STB, frexp_bits_f32)
     }
+#undef FREXP_LOOP
+#undef LD32
+#undef ST32
+#undef LD64
+#undef ST64
+#undef LDH
+#undef STH
+#undef LDB
+#undef STB
 }
 
 /* frexp over n contiguous elements of a floating dtype: mantissa in the same dtype (in
