@@ -990,40 +990,27 @@ void tn_ew_register_special(tn_loop_fn (*t)[TN_DTYPE_COUNT]) {
  * infinities and NaN come back (NaN quieted) with exponent 0, a subnormal is scaled into the
  * normal range first; otherwise the exponent field becomes that of [0.5, 1). Checked
  * against libm on every float32 (tests/c/test_ew_math.c) and on float64 samples. */
-static inline float frexp_bits_f32(float x, int *e) {
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    int ex = (int)(u >> 23 & 0xff), adj = 0;
-    if (ex == 0xff) { *e = 0; return x + x; } /* a signalling NaN comes back quiet, as from libm */
-    if (!(u << 1)) { *e = 0; return x; }
-    if (ex == 0) { /* subnormal */
-        x *= 0x1p25f;
-        memcpy(&u, &x, 4);
-        ex = (int)(u >> 23 & 0xff);
-        adj = 25;
+#define TN_FREXP_BITS(name, T, U, MB) /* MB: the stored mantissa bits */                  \
+    static inline T name(T x, int *e) {                                                     \
+        const int emax = (int)(((U)1 << (sizeof(T) * 8 - 1 - (MB))) - 1), half = emax / 2 - 1; \
+        U u;                                                                                \
+        memcpy(&u, &x, sizeof u);                                                           \
+        int ex = (int)(u >> (MB) & (U)emax), adj = 0;                                       \
+        if (ex == emax) { *e = 0; return x + x; } /* a signalling NaN comes back quiet */  \
+        if (!(u << 1)) { *e = 0; return x; }                                                \
+        if (ex == 0) { /* subnormal: scaled into the normal range first */                  \
+            x *= (T)((uint64_t)1 << ((MB) + 2));                                            \
+            memcpy(&u, &x, sizeof u);                                                       \
+            ex = (int)(u >> (MB) & (U)emax);                                                \
+            adj = (MB) + 2;                                                                 \
+        }                                                                                   \
+        *e = ex - half - adj;                                                               \
+        u = (u & ~((U)emax << (MB))) | ((U)half << (MB));                                   \
+        memcpy(&x, &u, sizeof u);                                                           \
+        return x;                                                                           \
     }
-    *e = ex - 126 - adj;
-    u = (u & 0x807fffffu) | (126u << 23);
-    memcpy(&x, &u, 4);
-    return x;
-}
-static inline double frexp_bits_f64(double x, int *e) {
-    uint64_t u;
-    memcpy(&u, &x, 8);
-    int ex = (int)(u >> 52 & 0x7ff), adj = 0;
-    if (ex == 0x7ff) { *e = 0; return x + x; }
-    if (!(u << 1)) { *e = 0; return x; }
-    if (ex == 0) {
-        x *= 0x1p54;
-        memcpy(&u, &x, 8);
-        ex = (int)(u >> 52 & 0x7ff);
-        adj = 54;
-    }
-    *e = ex - 1022 - adj;
-    u = (u & 0x800fffffffffffffull) | (1022ull << 52);
-    memcpy(&x, &u, 8);
-    return x;
-}
+TN_FREXP_BITS(frexp_bits_f32, float, uint32_t, 23)
+TN_FREXP_BITS(frexp_bits_f64, double, uint64_t, 52)
 float tn_frexp_f32(float x, int *e) { return frexp_bits_f32(x, e); }
 double tn_frexp_f64(double x, int *e) { return frexp_bits_f64(x, e); }
 
