@@ -229,8 +229,8 @@ static void release_rets(const tn_op_schema *s, tn_value *rets) {
  * parts (index_copy_, index_add_, index_fill_, put_, renorm_, ...): the functional's parts,
  * then copy_ of their result into self, so self's history is the parts' behind copy_'s node
  * (upstream records one node with the operator's formula; the gradients are the same).
- * Self is checked as the door checks a derived in-place result: the same shape, a dtype
- * that casts into self's; and first, as any in-place operator, not a leaf requiring grad. */
+ * The door's checks of a derived in-place form keep their order around it (dispatch.h):
+ * first, as for any in-place operator, self must not be a leaf requiring grad. */
 static tn_status inplace_as_parts(tn_op_id op, const tn_op_schema *s, tn_decomp_fn decomp, const tn_value *args,
                                   tn_value *rets) {
     tn_tensor *self = args[0].u.t;
@@ -249,18 +249,11 @@ static tn_status inplace_as_parts(tn_op_id op, const tn_op_schema *s, tn_decomp_
     TN_TRY(dst);
     tn_tensor *res = r[0].tag == TN_V_TENSOR ? r[0].u.t : NULL;
     tn_status st = tn_op_inplace_checks(op, args, true);
-    char b1[160], b2[160];
-    if (st != TN_OK) {
-    } else if (!res) {
+    if (st == TN_OK && !res)
         st = tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::%s%s%s under autograd is not implemented by torchnative", s->name,
                       s->overload[0] ? "." : "", s->overload);
-    } else if (res->ndim != self->ndim || memcmp(res->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim)) {
-        st = tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
-                      tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1), tn_format_sizes(res->ndim, res->sizes, b2, sizeof b2));
-    } else if (!tn_dtype_can_cast(res->dtype, self->dtype)) {
-        st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                      tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[self->dtype].c10_name);
-    } else {
+    if (st == TN_OK) st = tn_op_inplace_result_check(op, self, res);
+    if (st == TN_OK) {
         tn_value a[3] = {tn_value_tensor(self), tn_value_tensor(res), tn_value_bool(false)};
         st = tn_dispatch(TN_OP_copy_, a, rets);
     }

@@ -410,16 +410,27 @@ tn_status tn_op_inplace_checks(tn_op_id op, const tn_value *args, bool after) {
     return tn_op_out_iter((tn_op_id)s->functional) ? iter_overlap_checks(s, args) : TN_OK;
 }
 
+tn_status tn_op_inplace_result_check(tn_op_id op, const tn_tensor *self, const tn_tensor *res) {
+    const tn_op_schema *s = &tn_op_schemas[op];
+    char b1[160], b2[160];
+    TN_TRY(check_out_rule(tn_op_out_rule((tn_op_id)s->functional), s, res->dtype, self, true));
+    if (!same_shape(self, res))
+        return tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1), tn_format_sizes(res->ndim, res->sizes, b2, sizeof b2));
+    if (!tn_dtype_can_cast(res->dtype, self->dtype))
+        return tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                        tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[self->dtype].c10_name);
+    return TN_OK;
+}
+
 static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, const tn_value *args,
                              tn_value *rets) {
     tn_value tmp[TN_MAX_RETS];
-    char b1[160], b2[160];
     tn_out_rule rule = tn_op_out_rule((tn_op_id)s->functional);
     /* (the in-place views, squeeze_ / unsqueeze_ / t_ / ..., change self's geometry and write
      * no element: upstream lets an expanded self through them) */
-    if (s->kind == TN_OP_KIND_INPLACE && args[0].tag == TN_V_TENSOR && !tn_op_is_view((tn_op_id)s->functional))
-        TN_TRY(check_no_internal_overlap(args[0].u.t));
-    if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
+    if (s->kind == TN_OP_KIND_INPLACE) TN_TRY(tn_op_inplace_checks(op, args, false));
+    else if (tn_op_out_iter((tn_op_id)s->functional)) TN_TRY(iter_overlap_checks(s, args));
     unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
     if ((overlap & TN_OUT_DISJOINT_FIRST) && s->kind == TN_OP_KIND_OUT) TN_TRY(disjoint_checks(s, args, NULL, overlap));
     const tn_value *fargs = args;
@@ -518,17 +529,7 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
             release_rets(tmp, s->nrets);
             return TN_OK;
         }
-        if ((st = check_out_rule(rule, s, res->dtype, self, true)) != TN_OK) {
-        } else if (!same_shape(self, res)) {
-            st = tn_error(TN_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
-                          tn_format_sizes(self->ndim, self->sizes, b1, sizeof b1),
-                          tn_format_sizes(res->ndim, res->sizes, b2, sizeof b2));
-        } else if (!tn_dtype_can_cast(res->dtype, self->dtype)) {
-            st = tn_error(TN_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                          tn_dtype_infos[res->dtype].c10_name, tn_dtype_infos[self->dtype].c10_name);
-        } else if (res != self) {
-            st = copy_into(self, res);
-        }
+        if ((st = tn_op_inplace_result_check(op, self, res)) == TN_OK && res != self) st = copy_into(self, res);
         if (st == TN_OK) { tn_tensor_retain(self); rets[0] = tn_value_tensor(self); }
         release_rets(tmp, s->nrets);
         return st;

@@ -122,6 +122,9 @@ unsigned tn_op_out_overlap_flags(tn_op_id functional);
  * inputs; after, a TN_OUT_DISJOINT row's self against its other inputs. TN_OK for
  * anything but an in-place operator. */
 tn_status tn_op_inplace_checks(tn_op_id op, const tn_value *args, bool after);
+/* The door's checks of a derived in-place form's result against self, after the functional:
+ * the row's out rule, the same shape, a dtype that casts into self's. */
+tn_status tn_op_inplace_result_check(tn_op_id op, const tn_tensor *self, const tn_tensor *res);
 /* Whether `op` can run (own implementation or a functional sibling that has one). */
 bool tn_op_has_kernel(tn_op_id op);
 
