@@ -71,8 +71,9 @@ static inline void st_bf16(char *p, float v) { uint16_t h = tn_f32_to_bf16(v); m
 /* ---- loop generators --------------------------------------------------------------
  * EXPR sees `x` (and `y`, `z`) in the compute type T, `ctx` (tn_loop_ctx *). The first
  * branch is the contiguous fast path the compiler can vectorise. */
-#define TN_EW_LOOP1(fn, AST, ANT, LDA, OST, STO, ...)                                         \
-    static void fn(char **data, const int64_t *strides, int64_t n, void *vctx) {              \
+#define TN_EW_LOOP1(fn, AST, ANT, LDA, OST, STO, ...) TN_EW_LOOP1_ATTR(, fn, AST, ANT, LDA, OST, STO, __VA_ARGS__)
+#define TN_EW_LOOP1_ATTR(ATTR, fn, AST, ANT, LDA, OST, STO, ...)                              \
+    ATTR static void fn(char **data, const int64_t *strides, int64_t n, void *vctx) {         \
         tn_loop_ctx *ctx = (tn_loop_ctx *)vctx; (void)ctx;                                     \
         typedef ANT T;                                                                         \
         char *po = data[0]; const char *pa = data[1];                                          \
