@@ -62,12 +62,15 @@ tn_dtype tn_factory_scalar_dtype(const tn_value *v) {
 
 /* ---- allocation --------------------------------------------------------------------------- */
 
-/* c10's get_channels_last_strides_2d / _3d (no max(size, 1) clamping, as upstream). */
+/* c10's get_channels_last_strides_2d / _3d (no max(size, 1) clamping, as upstream); the
+ * products wrap as upstream's int64 ones do in practice (a size-0 tensor's other sizes may
+ * multiply past int64: its storage is empty, its strides never read an element) */
 static void channels_last_strides(int ndim, const int64_t *s, int64_t *st) {
     if (ndim == 4) {
-        st[1] = 1; st[3] = s[1]; st[2] = st[3] * s[3]; st[0] = st[2] * s[2];
+        st[1] = 1; st[3] = s[1]; st[2] = tn_mul_wrap(st[3], s[3]); st[0] = tn_mul_wrap(st[2], s[2]);
     } else {
-        st[1] = 1; st[4] = s[1]; st[3] = st[4] * s[4]; st[2] = st[3] * s[3]; st[0] = st[2] * s[2];
+        st[1] = 1; st[4] = s[1]; st[3] = tn_mul_wrap(st[4], s[4]); st[2] = tn_mul_wrap(st[3], s[3]);
+        st[0] = tn_mul_wrap(st[2], s[2]);
     }
 }
 
@@ -84,9 +87,9 @@ tn_status tn_factory_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_de
      * overflowing element count as upstream does; a product wrapped here once gave a tiny
      * storage under huge sizes), then view it with the permuted strides. */
     int64_t st[TN_MAX_DIMS];
-    channels_last_strides(ndim, sizes, st);
     tn_tensor *flat;
     TN_TRY(zero ? tn_tensor_zeros(ndim, sizes, dtype, device, &flat) : tn_tensor_empty(ndim, sizes, dtype, device, &flat));
+    channels_last_strides(ndim, sizes, st);
     *out = tn_tensor_new_view(flat->storage, 0, ndim, sizes, st, dtype);
     tn_tensor_release(flat);
     return *out ? TN_OK : tn_error(TN_ERR_NO_MEMORY, "out of memory");
