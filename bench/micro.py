@@ -11,6 +11,7 @@ Tasks:
   sdpa_static  one decode row (1x9x1x64, GQA over 3 KV heads) against a static cache of S
           keys with a boolean mask keeping the first `valid` (95/50, 235/150, 1024/900),
           float32 and bfloat16, the same cache every call (microseconds)
+  kv_update  a static KV cache's index_copy_ of one position into 1x3x101x64 (microseconds)
   linear  F.linear at S rows with 40 different weights cycled (cold weights, as in a
           forward): SmolLM2's shapes, float32 (argument: S, default 512)
   vecmat  torch.mm of m = 1..4 rows with a row-major k x n matrix (GPT-2's Conv1D layout):
@@ -82,6 +83,16 @@ def task_sdpa(torch, F, args):
             q, k, v = (torch.randn(1, 9, S, 64, dtype=dt) for _ in range(3))
             t = best_of(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), 5)
             print(f"sdpa {str(dt):15s} S={S:5d}: {t * 1e3:7.2f} ms")
+
+
+def task_kv_update(torch, F, args):
+    # a static KV cache's update per layer and decode step: index_copy_ of one position's
+    # keys (1x3x1x64) into a 1x3x101x64 cache (transformers' StaticCache), in place
+    c = torch.zeros(1, 3, 101, 64)
+    k, pos = torch.randn(1, 3, 1, 64), torch.tensor([40])
+    n = 2000
+    t = best_of(lambda: [c.index_copy_(2, pos, k) for _ in range(n)], 5) / n
+    print(f"static-cache index_copy_ 1x3x101x64: {t * 1e6:6.2f} us")
 
 
 def task_sdpa_static(torch, F, args):
@@ -415,7 +426,7 @@ def task_vmap(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "kv_update", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
                                                       "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary", "vmap"):
         print(__doc__)
         sys.exit(2)
