@@ -70,9 +70,9 @@ static kernel pick(int qtype) {
 int tn_quant_fast_layout(int qtype) {
 #if defined(__x86_64__)
     /* measured on AVX2 (docs/INFERENCE.md "The x8 layouts"; 8da4w: "Speed of the quantised float
-     * model") and, session 39, on an AVX-512 VNNI host, where the AVX2 x8 kernels beat the
-     * file layout's VNNI kernels 1.6-1.9x at decode and 1.35-2.0x at prefill
-     * (docs/INFERENCE.md "The x8 layouts on AVX-512 VNNI hosts") */
+     * model") and, session 39, on an AVX-512 VNNI host, where the x8 kernels beat the file
+     * layout's VNNI kernels 1.4-2.6x at decode and prefill shapes (docs/INFERENCE.md "The x8
+     * layouts on AVX-512 VNNI hosts") */
     if (tn_cpu_isa() >= TN_ISA_AVX2 &&
         (qtype == TN_QTYPE_Q4_0 || qtype == TN_QTYPE_Q4_1 || qtype == TN_QTYPE_Q8_0 || qtype == TN_QTYPE_I4))
         return TN_QTYPE_X8 | qtype;
