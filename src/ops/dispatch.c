@@ -404,8 +404,10 @@ static tn_status fixed_out_resize_first(tn_out_rule rule, const tn_op_schema *s,
 tn_status tn_op_inplace_checks(tn_op_id op, const tn_value *args, bool after) {
     const tn_op_schema *s = &tn_op_schemas[op];
     if (s->kind != TN_OP_KIND_INPLACE || s->functional < 0 || args[0].tag != TN_V_TENSOR) return TN_OK;
-    unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
-    if (after) return (overlap & TN_OUT_DISJOINT) ? disjoint_checks(s, args, NULL, overlap) : TN_OK;
+    if (after) {
+        unsigned overlap = tn_op_out_overlap_flags((tn_op_id)s->functional);
+        return (overlap & TN_OUT_DISJOINT) ? disjoint_checks(s, args, NULL, overlap) : TN_OK;
+    }
     if (!tn_op_is_view((tn_op_id)s->functional)) TN_TRY(check_no_internal_overlap(args[0].u.t));
     return tn_op_out_iter((tn_op_id)s->functional) ? iter_overlap_checks(s, args) : TN_OK;
 }
@@ -493,11 +495,11 @@ static tn_status run_derived(tn_op_id op, const tn_op_schema *s, tn_op_fn fn, co
      * inputs runs after the functional (it must refuse before anything is written), except
      * for the in-place self of a row whose result starts as a copy of self: a kernel there
      * that takes the offer (index_copy) runs those checks itself before writing */
-    tn_iter_offer offer = {NULL, NULL};
+    tn_iter_offer offer = {NULL, NULL, -1};
     bool copies_self_in_place = (overlap & TN_OUT_COPIES_SELF) && s->kind == TN_OP_KIND_INPLACE;
     bool offered = (!(overlap & (TN_OUT_DISJOINT | TN_OUT_COPIES_SELF)) || copies_self_in_place) && s->nout <= 1 &&
                    !converted && fargs == args;
-    if (offered) offer = tn_iter_offer_push(args[s->kind == TN_OP_KIND_OUT ? s->nargs - 1 : 0].u.t, tmp);
+    if (offered) offer = tn_iter_offer_push(args[s->kind == TN_OP_KIND_OUT ? s->nargs - 1 : 0].u.t, tmp, s->functional);
     tn_status st = fn(fargs, tmp);
     if (offered) tn_iter_offer_pop(offer);
     if (converted) tn_tensor_release(converted);
@@ -695,9 +697,14 @@ tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     if (tn_vmap_intercepts(op, args)) return tn_vmap_dispatch(op, args, rets);
     if (tn_fw_intercepts(op, args)) return tn_fw_dispatch(op, args, rets);
     TN_TRY(check_one_device(op, args));
+    /* a forwarder's nested call under other out= rules does not take the door's offer (iter.h) */
+    tn_iter_offer held = tn_iter_offer_current();
+    bool withheld = held.dest && held.rets == rets && !tn_op_same_out_rules(op, (tn_op_id)held.functional);
+    if (withheld) tn_iter_offer_push(NULL, NULL, -1);
     bool record = tn_graph_enter();
     tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op_bits)
                                                        : run_op_bits(op, args, rets);
+    if (withheld) tn_iter_offer_pop(held);
     if (st == TN_OK && tn_op_is_view(op)) mark_views(op, args, rets);
     if (record && st == TN_OK) tn_graph_record(op, args, rets);
     tn_graph_leave();

@@ -116,6 +116,8 @@ tn_out_rule tn_op_out_rule(tn_op_id functional);
 bool tn_op_out_iter(tn_op_id functional);
 /* The TN_OUT_DISJOINT / TN_OUT_COPIES_SELF / TN_OUT_DISJOINT_FIRST bits of a functional operator's row. */
 unsigned tn_op_out_overlap_flags(tn_op_id functional);
+/* Whether two operators' rows carry the same out= rule and flags. */
+bool tn_op_same_out_rules(tn_op_id a, tn_op_id b);
 /* The checks the door makes around a derived in-place form's functional, for a caller that
  * runs the functional's work itself (autograd's in-place-as-parts path, record.c): before
  * (after = false) self's internal overlap and, for TensorIterator rows, self against the

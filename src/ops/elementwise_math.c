@@ -318,12 +318,8 @@ tn_status tn_op_signbit(const tn_value *args, tn_value *rets) {
     if (tn_dtype_is_complex(a->dtype)) return tn_error(TN_ERR_RUNTIME, "signbit is not implemented for complex tensors.");
     if (a->dtype == TN_DTYPE_BOOL) return const_bool(a, false, rets);
     if (tn_dtype_is_integral(a->dtype, false)) {
-        /* its own results array: the door's offer of an out= tensor is keyed by `rets`, and
-         * lt would take it and write 0 / 1 into a non-bool out that signbit refuses */
-        tn_value b[2] = {args[0], tn_value_int(0)}, r[1];
-        TN_TRY(tn_dispatch(TN_OP_lt_Scalar, b, r));
-        rets[0] = r[0];
-        return TN_OK;
+        tn_value b[2] = {args[0], tn_value_int(0)};
+        return tn_dispatch(TN_OP_lt_Scalar, b, rets);
     }
     tn_ew_run r = {TN_EW_signbit, "signbit_cpu", false, true, TN_DTYPE_UNDEFINED};
     return tn_ew_execute(&r, 1, &a, NULL, rets);

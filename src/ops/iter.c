@@ -26,13 +26,15 @@ tn_iter_config tn_iter_config_init(int noutputs, int ninputs) {
 
 static _Thread_local tn_iter_offer tl_offer;
 
-tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets) {
+tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets, int functional) {
     tn_iter_offer prev = tl_offer;
-    tl_offer = (tn_iter_offer){dest, rets};
+    tl_offer = (tn_iter_offer){dest, rets, functional};
     return prev;
 }
 
 void tn_iter_offer_pop(tn_iter_offer previous) { tl_offer = previous; }
+
+tn_iter_offer tn_iter_offer_current(void) { return tl_offer; }
 
 tn_tensor *tn_iter_offer_take(const void *rets) {
     if (!tl_offer.dest || tl_offer.rets != rets) return NULL;

@@ -104,15 +104,21 @@ void tn_iter_release(tn_iter *it);
  * returns its result through exactly that array (a tail call, possibly through a nested
  * dispatch that passes `rets` on) takes it, so an intermediate step of a composite, which
  * returns into its own array, never writes into the tensor early (an in-place composite
- * could read self again after such a step). Taking clears the offer; push / pop nest with
- * the door's calls. The taker still checks the fit (tn_iter_config.preferred_output), and
- * the door copies only when the result it gets back is not its own tensor. */
+ * could read self again after such a step). A nested dispatch of another operator that
+ * passes `rets` on keeps the offer only when that operator's out= rules are the offered
+ * functional's (tn_dispatch withholds it otherwise: lt taking signbit's non-bool out would
+ * write where signbit refuses). Taking clears the offer; push / pop nest with the door's
+ * calls. The taker still checks the fit (tn_iter_config.preferred_output), and the door
+ * copies only when the result it gets back is not its own tensor. */
 typedef struct tn_iter_offer {
     tn_tensor *dest;  /* borrowed */
     const void *rets; /* the door's result array for the functional */
+    int functional;   /* the operator it is offered to (a tn_op_id; -1 with no offer) */
 } tn_iter_offer;
-tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets);
+tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets, int functional);
 void tn_iter_offer_pop(tn_iter_offer previous);
+/* The pending offer (dest NULL when there is none). */
+tn_iter_offer tn_iter_offer_current(void);
 /* The offered tensor (borrowed) when `rets` is the array it was offered for, else NULL. */
 tn_tensor *tn_iter_offer_take(const void *rets);
 
