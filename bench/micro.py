@@ -12,6 +12,8 @@ Tasks:
           keys with a boolean mask keeping the first `valid` (95/50, 235/150, 1024/900),
           float32 and bfloat16, the same cache every call (microseconds)
   kv_update  a static KV cache's index_copy_ of one position into 1x3x101x64 (microseconds)
+  f64_math  float64 exp, log, pow (tensor and scalar exponent), float_power of float32
+          and softmax / log_softmax with dtype=float64, 1e6 elements (microseconds)
   linear  F.linear at S rows with 40 different weights cycled (cold weights, as in a
           forward): SmolLM2's shapes, float32 (argument: S, default 512)
   vecmat  torch.mm of m = 1..4 rows with a row-major k x n matrix (GPT-2's Conv1D layout):
@@ -93,6 +95,22 @@ def task_kv_update(torch, F, args):
     n = 2000
     t = best_of(lambda: [c.index_copy_(2, pos, k) for _ in range(n)], 5) / n
     print(f"static-cache index_copy_ 1x3x101x64: {t * 1e6:6.2f} us")
+
+
+def task_f64_math(torch, F, args):
+    # the float64 functions of src/kernels/ew_vec_f64.inc and the softmaxes that run in float64
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(1000000, generator=g) * 4 + 0.05
+    y = torch.rand(1000000, generator=g) * 6 - 3
+    xd, yd = x.double(), y.double()
+    x3 = x.view(100, 100, 100)
+    cases = [("exp", lambda: torch.exp(xd)), ("log", lambda: torch.log(xd)),
+             ("pow(x, y)", lambda: torch.pow(xd, yd)), ("pow(x, 2.5)", lambda: torch.pow(xd, 2.5)),
+             ("float_power(float32 x, y)", lambda: torch.float_power(x, y)),
+             ("softmax(float32, dtype=float64)", lambda: torch.softmax(x3, -1, dtype=torch.float64)),
+             ("log_softmax(float32, dtype=float64)", lambda: torch.log_softmax(x3, -1, dtype=torch.float64))]
+    for name, fn in cases:
+        print(f"{name:38s} {best_of(fn, 20) * 1e6:9.1f} us")
 
 
 def task_sdpa_static(torch, F, args):
@@ -426,7 +444,7 @@ def task_vmap(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "kv_update", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "kv_update", "f64_math", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
                                                       "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary", "vmap"):
         print(__doc__)
         sys.exit(2)

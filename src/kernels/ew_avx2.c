@@ -114,6 +114,8 @@ static inline vf v_narrow(vd lo, vd hi) {
 static inline int d_any(dm m) { return _mm256_movemask_pd(m) != 0; }
 static inline int d_all(dm m) { return _mm256_movemask_pd(m) == 0xF; }
 static inline vd d_set1(double x) { return _mm256_set1_pd(x); }
+static inline vd d_load(const char *p) { return _mm256_loadu_pd((const double *)p); }
+static inline void d_store(char *p, vd v) { _mm256_storeu_pd((double *)p, v); }
 static inline vd d_set1_bits(uint64_t b) { return _mm256_castsi256_pd(_mm256_set1_epi64x((long long)b)); }
 static inline vd d_add(vd a, vd b) { return _mm256_add_pd(a, b); }
 static inline vd d_sub(vd a, vd b) { return _mm256_sub_pd(a, b); }

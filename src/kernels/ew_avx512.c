@@ -100,6 +100,8 @@ static inline vf v_narrow(vd lo, vd hi) {
 static inline int d_any(dm m) { return m != 0; }
 static inline int d_all(dm m) { return m == 0xFF; }
 static inline vd d_set1(double x) { return _mm512_set1_pd(x); }
+static inline vd d_load(const char *p) { return _mm512_loadu_pd(p); }
+static inline void d_store(char *p, vd v) { _mm512_storeu_pd(p, v); }
 static inline vd d_set1_bits(uint64_t b) { return _mm512_castsi512_pd(_mm512_set1_epi64((long long)b)); }
 static inline vd d_add(vd a, vd b) { return _mm512_add_pd(a, b); }
 static inline vd d_sub(vd a, vd b) { return _mm512_sub_pd(a, b); }

@@ -308,6 +308,111 @@ static void test_pow(int64_t pairs) {
     free(x); free(y); free(got);
 }
 
+/* ---- float64 tensors' exp, log, pow (ew_vec_f64.inc) ---------------------------------- */
+
+static uint64_t rng64(void) { return ((uint64_t)rng32() << 32) ^ rng32() ^ ((uint64_t)rng32() << 16); }
+static double uniform(double lo, double hi) { return lo + (hi - lo) * ((double)(rng64() >> 11) * 0x1p-53); }
+static double bits_f64(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
+
+/* |got - want| in ulps of the double nearest want (long double's 11 more bits make it the
+ * exact value to 1/2048 ulp); special values must be libm's exactly (0 or 1e9) */
+static double ulp_err64(double got, long double want, double libm) {
+    double w = (double)want;
+    if (!isfinite(w) || w == 0.0 || fabs(w) < DBL_MIN || !isfinite(libm) || libm == 0.0)
+        return (got == libm || (got != got && libm != libm)) && signbit(got) == signbit(libm) ? 0.0 : 1e9;
+    if (!isfinite(got)) return 1e9;
+    return (double)(fabsl((long double)got - want) / ldexp(1.0, ilogb(w) - 52));
+}
+
+#define F64N 4096
+static void run_f64(tn_ew_op op, double *out, const double *x, const double *y, int64_t n, int ystride, double scalar) {
+    tn_loop_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    if (op == TN_EW_pow_scalar) ctx.d[0] = scalar; /* mode 0: the general exponent */
+    char *data[3] = {(char *)out, (char *)x, (char *)y};
+    int64_t st[3] = {8, 8, ystride};
+    tn_ew_loop(op, TN_DTYPE_FLOAT64)(data, st, n, &ctx);
+}
+
+/* the max error over n arguments against long double; *wx, *wy: where */
+static double check64(tn_ew_op op, const double *x, const double *y, int64_t n, int ystride, double *wx, double *wy) {
+    double *got = malloc(F64N * 8), m = 0;
+    run_f64(op, got, x, y, n, ystride, y[0]);
+    for (int64_t i = 0; i < n; i++) {
+        double yi = ystride ? y[i] : y[0], e;
+        if (op == TN_EW_exp) e = ulp_err64(got[i], expl((long double)x[i]), exp(x[i]));
+        else if (op == TN_EW_log) e = ulp_err64(got[i], logl((long double)x[i]), log(x[i]));
+        else e = ulp_err64(got[i], powl((long double)x[i], (long double)yi), pow(x[i], yi));
+        if (e > m) m = e, *wx = x[i], *wy = yi;
+    }
+    free(got);
+    return m;
+}
+
+static void test_f64(int rounds) {
+    double *x = malloc(F64N * 8), *y = malloc(F64N * 8), wx = 0, wy = 0, m;
+    static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0x1p-1074, DBL_MIN, DBL_MAX,
+                                      -DBL_MAX, 708.0, -708.0, 709.7, -745.0, -746.0, 2.0, -3.0, 0.5, 1e300};
+    const int ns = (int)(sizeof specials / sizeof specials[0]);
+    double mexp = 0, mlog = 0, mpow = 0;
+    for (int r = 0; r < rounds; r++) {
+        /* exp: ordinary arguments, then arbitrary bit patterns (most take libm's lanes) */
+        for (int i = 0; i < F64N; i++) x[i] = r % 2 ? uniform(-708.5, 708.5) : uniform(-2.0, 2.0);
+        if ((m = check64(TN_EW_exp, x, x, F64N, 8, &wx, &wy)) > mexp) mexp = m;
+        TN_CHECK(m <= 1.0, "exp float64: %.3f ulp at %a (isa %s)", m, wx, tn_isa_name(tn_cpu_isa()));
+        for (int i = 0; i < F64N; i++) x[i] = i < ns ? specials[i] : bits_f64(rng64());
+        m = check64(TN_EW_exp, x, x, F64N, 8, &wx, &wy);
+        TN_CHECK(m <= 1.0, "exp float64 (patterns): %.3f ulp at %a (isa %s)", m, wx, tn_isa_name(tn_cpu_isa()));
+        /* log: positive patterns (any exponent), near 1, and every pattern */
+        for (int i = 0; i < F64N; i++)
+            x[i] = i % 3 == 0 ? bits_f64(rng64() >> 1) : i % 3 == 1 ? 1.0 + uniform(-0x1p-8, 0x1p-8) : uniform(0.5, 2.0);
+        if ((m = check64(TN_EW_log, x, x, F64N, 8, &wx, &wy)) > mlog) mlog = m;
+        TN_CHECK(m <= 1.0, "log float64: %.3f ulp at %a (isa %s)", m, wx, tn_isa_name(tn_cpu_isa()));
+        for (int i = 0; i < F64N; i++) x[i] = i < ns ? specials[i] : bits_f64(rng64());
+        m = check64(TN_EW_log, x, x, F64N, 8, &wx, &wy);
+        TN_CHECK(m <= 1.0, "log float64 (patterns): %.3f ulp at %a (isa %s)", m, wx, tn_isa_name(tn_cpu_isa()));
+        /* pow: x in [2^-40, 2^40] with y in [-15, 15] or an integer; x near 1 with large y
+         * (results up to the ends of the range: y log x is what the double-double must keep);
+         * arbitrary pairs; every pair of specials */
+        for (int i = 0; i < F64N; i++) {
+            if (i % 3 == 0) x[i] = ldexp(uniform(1.0, 2.0), (int)(rng32() % 81) - 40), y[i] = uniform(-15.0, 15.0);
+            else if (i % 3 == 1) x[i] = ldexp(uniform(1.0, 2.0), (int)(rng32() % 81) - 40), y[i] = (double)((int)(rng32() % 41) - 20);
+            else x[i] = 1.0 + uniform(-0.3, 0.3), y[i] = uniform(-700.0, 700.0) / fabs(log(x[i]));
+        }
+        if ((m = check64(TN_EW_pow, x, y, F64N, 8, &wx, &wy)) > mpow) mpow = m;
+        TN_CHECK(m <= 1.0, "pow float64: %.3f ulp at pow(%a, %a) (isa %s)", m, wx, wy, tn_isa_name(tn_cpu_isa()));
+        for (int i = 0; i < F64N; i++) {
+            x[i] = i < ns * ns ? specials[i / ns] : bits_f64(rng64());
+            y[i] = i < ns * ns ? specials[i % ns] : i % 2 ? bits_f64(rng64()) : uniform(-4.0, 4.0);
+        }
+        m = check64(TN_EW_pow, x, y, F64N, 8, &wx, &wy);
+        TN_CHECK(m <= 1.0, "pow float64 (patterns): %.3f ulp at pow(%a, %a) (isa %s)", m, wx, wy, tn_isa_name(tn_cpu_isa()));
+        /* one exponent for all: the scalar-exponent row's general mode, and pow's broadcast y */
+        static const double ys[] = {2.5, -0.75, 1e-3, 33.3, -41.0, 0.0, NAN};
+        for (int i = 0; i < F64N; i++) x[i] = i < ns ? specials[i] : uniform(0.0, 3.0);
+        for (size_t k = 0; k < sizeof ys / sizeof ys[0]; k++) {
+            y[0] = ys[k];
+            m = check64(TN_EW_pow_scalar, x, y, F64N, 0, &wx, &wy);
+            TN_CHECK(m <= 1.0, "pow_scalar float64 (y %a): %.3f ulp at %a", ys[k], m, wx);
+            m = check64(TN_EW_pow, x, y, F64N, 0, &wx, &wy);
+            TN_CHECK(m <= 1.0, "pow float64 broadcast y %a: %.3f ulp at %a", ys[k], m, wx);
+        }
+    }
+    /* exactly representable results are exact */
+    int64_t n = 0;
+    for (int k = -60; k <= 60; k++) x[n] = 2.0, y[n++] = k;
+    for (int b = 3; b <= 40; b++) x[n] = b, y[n++] = 2.0, x[n] = b, y[n++] = 3.0, x[n] = (double)(b * b), y[n++] = 0.5;
+    for (int b = 1; b <= 40; b++) x[n] = b / 64.0, y[n++] = 1.0;
+    for (int b = 1; b <= 33; b++) x[n] = 0.75, y[n++] = (double)b; /* 3^33 < 2^53 */
+    double *got = malloc(n * 8);
+    run_f64(TN_EW_pow, got, x, y, n, 8, 0);
+    for (int64_t i = 0; i < n; i++)
+        TN_CHECK(got[i] == pow(x[i], y[i]), "pow float64 exact case pow(%a, %a) = %a, not %a", x[i], y[i], got[i], pow(x[i], y[i]));
+    free(got);
+    if (rounds > 1) printf("float64 %-6s exp %.3f log %.3f pow %.3f ulp max\n", tn_isa_name(tn_cpu_isa()), mexp, mlog, mpow);
+    free(x); free(y);
+}
+
 int main(int argc, char **argv) {
     uint64_t stride = argc > 2 && strcmp(argv[1], "--stride") == 0 ? strtoull(argv[2], NULL, 10) : 0;
     int full = stride > 0;
@@ -338,6 +443,9 @@ int main(int argc, char **argv) {
         int pow_named = argc <= 3;
         for (int a = 3; a < argc; a++) pow_named |= strcmp(argv[a], "pow") == 0;
         if (pow_named) test_pow(full ? 200000000 : 1000000);
+        int f64_named = argc <= 3;
+        for (int a = 3; a < argc; a++) f64_named |= strcmp(argv[a], "float64") == 0;
+        if (f64_named) test_f64(full ? 2000 : 8);
     }
     tn_cpu_isa_set(host);
     return tn_test_summary();
