@@ -117,7 +117,12 @@ void tn_softmax_cols_f32(float *out, const float *in, int64_t outer, int64_t n, 
 void tn_softmax_cols__generic(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log);
 void tn_softmax_cols__avx2(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log);
 void tn_softmax_cols__avx512(float *out, const float *in, int64_t n, int64_t inner, int64_t w, int log);
-/* f64_softmax_lastdim__scalar over chunks of contiguous rows on the pool */
+/* f64_softmax_lastdim__scalar's results over chunks of contiguous rows on the pool, through
+ * the ISA's instance of softmax_vec.inc's float64 rows (the same bits; `lanes` =
+ * tn_reduce_vec_bytes(true) / 8) */
 void tn_softmax_rows_f64(double *out, const double *in, int64_t rows, int64_t n, int mode);
+void tn_softmax_rows_f64__generic(double *out, const double *in, int64_t rows, int64_t n, int mode, int lanes);
+void tn_softmax_rows_f64__avx2(double *out, const double *in, int64_t rows, int64_t n, int mode, int lanes);
+void tn_softmax_rows_f64__avx512(double *out, const double *in, int64_t rows, int64_t n, int mode, int lanes);
 
 #endif

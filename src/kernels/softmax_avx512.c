@@ -21,4 +21,7 @@ void tn_softmax_cols__avx512(float *out, const float *in, int64_t n, int64_t inn
     tn_softmax_cols__generic(out, in, n, inner, w, log);
 }
 void tn_exp_row_f64__avx512(double *out, const double *in, int64_t n, double sub) { tn_exp_row_f64__generic(out, in, n, sub); }
+void tn_softmax_rows_f64__avx512(double *out, const double *in, int64_t rows, int64_t n, int mode, int lanes) {
+    tn_softmax_rows_f64__generic(out, in, rows, n, mode, lanes);
+}
 #endif

@@ -123,19 +123,23 @@ void tn_exp_row_f64(double *out, const double *in, int64_t n, double sub) {
     else tn_exp_row_f64__generic(out, in, n, sub);
 }
 
-/* float64 rows: the scalar kernel (its exp the vector row above) over chunks of rows on the pool */
+/* float64 rows: the ISA's row kernel over chunks of rows on the pool */
 typedef struct sm64_job {
     double *out;
     const double *in;
     int64_t n;
-    int mode;
+    int mode, lanes;
+    void (*fn)(double *, const double *, int64_t, int64_t, int, int);
 } sm64_job;
 static void sm64_worker(void *ctx, int64_t b, int64_t e) {
     const sm64_job *j = ctx;
-    f64_softmax_lastdim__scalar(j->out + b * j->n, j->in + b * j->n, e - b, j->n, j->mode);
+    j->fn(j->out + b * j->n, j->in + b * j->n, e - b, j->n, j->mode, j->lanes);
 }
 void tn_softmax_rows_f64(double *out, const double *in, int64_t rows, int64_t n, int mode) {
-    sm64_job j = {out, in, n, mode};
+    sm64_job j = {out, in, n, mode, tn_reduce_vec_bytes(true) / 8, tn_softmax_rows_f64__generic};
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) j.fn = tn_softmax_rows_f64__avx512;
+    else if (isa >= TN_ISA_AVX2) j.fn = tn_softmax_rows_f64__avx2;
     int64_t grain = 16384 / (n > 0 ? n : 1);
     tn_parallel_for(rows, grain < 1 ? 1 : grain, sm64_worker, &j);
 }

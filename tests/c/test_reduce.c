@@ -260,6 +260,53 @@ static void test_row_kernels(void) {
     }
 }
 
+/* float64 rows (softmax_vec.inc's instances) against f64_softmax_lastdim__scalar bit for bit,
+ * on every tier and both lane counts: ordinary rows, and rows with a NaN, a max of -0 / +0,
+ * +-inf, and spreads whose exp underflows (the libm lanes) */
+static void test_row_kernels_f64(void) {
+    static const int64_t NS[] = {1, 7, 15, 16, 17, 31, 33, 64, 100, 129, 1000};
+    uint32_t st = 7;
+    tn_isa top = tn_cpu_isa();
+    for (size_t c = 0; c < sizeof NS / sizeof *NS; c++) {
+        int64_t R = 8, n = NS[c];
+        double *x = malloc((size_t)(R * n) * 8), *y = malloc((size_t)(R * n) * 8), *yr = malloc((size_t)(R * n) * 8);
+        for (int64_t i = 0; i < R * n; i++) {
+            st = st * 1664525u + 1013904223u;
+            double scale = (i / n) == 5 ? 400.0 : (i / n) == 6 ? 1e-3 : 8.0;
+            x[i] = ((double)(st >> 8) / 16777216.0 - 0.5) * scale;
+        }
+        x[1 * n + n / 2] = NAN;       /* row 1: a NaN */
+        for (int64_t i = 0; i < n; i++) /* row 2: non-positive, max -0 then +0 */
+            x[2 * n + i] = -fabs(x[2 * n + i]);
+        x[2 * n + n / 3] = -0.0;
+        x[2 * n + n - 1] = 0.0;
+        x[3 * n + n / 2] = INFINITY;  /* row 3: +inf */
+        x[4 * n] = -INFINITY;         /* row 4: -inf */
+        for (int lg = 0; lg < 2; lg++) { /* the host's lane count, through the dispatch */
+            f64_softmax_lastdim__scalar(yr, x, R, n, lg);
+            for (int isa = 0; isa <= (int)top; isa++) {
+                tn_cpu_isa_set((tn_isa)isa);
+                tn_softmax_rows_f64(y, x, R, n, lg);
+                TN_CHECK(memcmp(y, yr, (size_t)(R * n) * 8) == 0, "float64 softmax rows n=%lld log=%d isa %s differ from the scalar kernel",
+                         (long long)n, lg, tn_isa_name((tn_isa)isa));
+            }
+            tn_cpu_isa_set(top);
+        }
+        /* the other lane count through the kernels' own entries */
+        for (int lg = 0; lg < 2; lg++)
+            for (int isa = 0; isa <= (int)top; isa++) {
+                int lanes = tn_reduce_vec_bytes(true) / 8 == 8 ? 4 : 8;
+                tn_softmax_rows_f64__generic(yr, x, R, n, lg, lanes);
+                if (isa >= TN_ISA_AVX512) tn_softmax_rows_f64__avx512(y, x, R, n, lg, lanes);
+                else if (isa >= TN_ISA_AVX2) tn_softmax_rows_f64__avx2(y, x, R, n, lg, lanes);
+                else continue;
+                TN_CHECK(memcmp(y, yr, (size_t)(R * n) * 8) == 0, "float64 softmax rows (%d lanes) n=%lld log=%d isa %s differ from generic",
+                         lanes, (long long)n, lg, tn_isa_name((tn_isa)isa));
+            }
+        free(x); free(y); free(yr);
+    }
+}
+
 int main(void) {
     /* the expected values are upstream's at one thread (gen_reduce_expected.py): a whole-tensor
      * float32 sum splits across threads as upstream's does, so it is compared at one thread */
@@ -270,6 +317,7 @@ int main(void) {
     test_var_norm();
     test_softmax_scan();
     test_row_kernels();
+    test_row_kernels_f64();
     test_sort();
     test_errors_and_empty();
     return tn_test_summary();
