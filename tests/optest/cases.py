@@ -93,6 +93,9 @@ add("ones_out", "lambda: torch.ones(4, out=torch.empty(4, dtype=torch.float64))"
 add("full_out", "lambda: torch.full((2, 2), 7, out=torch.empty(4))", [], ["full.out"])
 add("full_u8_overflow", "lambda: torch.full((2,), 300, dtype=torch.uint8)", [], ["full.default"])
 add("full_infer_int", "lambda: torch.full((2, 3), 7)", [], ["full.default"])
+# large fills run in pieces on the pool (shape_common.c's fill_piece): element sizes 2 to 16
+# over piece boundaries that fall inside the 256-byte block
+add("full_large_pieces", "lambda: (torch.full((262147,), 3 + 2j, dtype=torch.complex128), torch.full((700001,), -7, dtype=torch.int16), torch.ones(1 << 20, dtype=torch.float64), torch.full((3, 111111), 0.5))", [], ["full.default", "ones.default"])
 add("full_infer_bool", "lambda: torch.full((3,), True)", [], ["full.default"])
 add("zeros_neg_size", "lambda: torch.zeros(2, -1)", [], ["zeros.default"])
 add("zeros_0d", "lambda: torch.zeros(())", [], ["zeros.default"])
