@@ -1861,6 +1861,10 @@ for dt in ("float32", "float64"):
     # the same bits over (0, 24], both branches (elementwise_special.c, TN_BESSEL_K)
     add(f"bessel_k_exact_{dt}", "lambda a: tuple(f(a * 6) for f in (torch.special.modified_bessel_k0, torch.special.modified_bessel_k1, torch.special.scaled_modified_bessel_k0, torch.special.scaled_modified_bessel_k1))",
         [In((70000,), dt, "pos")], ["special_modified_bessel_k0.default", "special_modified_bessel_k1.default", "special_scaled_modified_bessel_k0.default", "special_scaled_modified_bessel_k1.default"], **EXACT)
+    # J0 / J1 / Y0 / Y1 as upstream's build computes them (fused Horner steps and far-form
+    # products): the same bits on both sides of |x| = 5 (elementwise_special.c, TN_BESSEL_JY)
+    add(f"bessel_jy_exact_{dt}", "lambda a: (torch.special.bessel_j0(a * 5), torch.special.bessel_j1(a * 5), torch.special.bessel_y0(a.abs() * 5), torch.special.bessel_y1(a.abs() * 5))",
+        [In((70000,), dt)], ["special_bessel_j0.default", "special_bessel_j1.default", "special_bessel_y0.default", "special_bessel_y1.default"], **EXACT)
     add(f"normal_family_{dt}", "lambda a, u: (torch.special.erfcx(a * 5), torch.special.ndtri(u.abs()), torch.special.log_ndtr(a * 5), torch.special.zeta(a.abs() + 1, u), torch.special.zeta(2.5, u), torch.special.zeta(a.abs() + 1, 0.5))",
         [In((7, 33), dt, "special"), In((7, 33), dt, "unit")], ["special_erfcx.default", "special_ndtri.default", "special_log_ndtr.default", "special_zeta.default", "special_zeta.self_scalar", "special_zeta.other_scalar"])
     add(f"igamma_nextafter_frexp_{dt}", "lambda a, b: (torch.igamma(a.abs(), b.abs()), torch.igammac(a.abs(), b.abs()), torch.special.gammainc(a.abs(), b.abs()), torch.special.gammaincc(a.abs(), b.abs()), torch.nextafter(a, b), torch.frexp(a * 100))",
