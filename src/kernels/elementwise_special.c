@@ -230,6 +230,13 @@ static double sf_log_ndtr(double x) {
     if (x < -1) return log(sf_erfcx(-t) / 2) - t * t;
     return log1p(-erfc(t) / 2);
 }
+/* float: from x = -1 up in float as upstream's calc_log_ndtr<float> (t = x sqrt(1/2) rounded,
+ * log1pf and erfcf: its bits there); the lower tail through the double form above, since
+ * upstream's float erfcx (its own Chebyshev tables) is not reproduced */
+static float sf_log_ndtr_f(float x) {
+    if (x < -1.0f) return (float)sf_log_ndtr((double)x);
+    return log1pf(-erfcf(x * (float)M_SQRT1_2) / 2);
+}
 
 /* c[0] x^(n-1) + ... + c[n-1] by Horner in the type T, the coefficients rounded to T (the
  * Cephes fits below, evaluated as upstream does in the tensor's type) */
@@ -895,7 +902,7 @@ TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float
 #define TN_EW_U_SAME_FMA(sfx, E, ST, NT, op, ...) \
     TN_EW_LOOP1_ATTR(TN_FMA_CLONES, sfx##_##op##__scalar, ST, NT, ld_##sfx, ST, st_##sfx, __VA_ARGS__)
 TN_EW_F2(TN_EW_U_SAME_FMA, ndtri, TN_SINGLE ? (T)sf_ndtri_f((float)x) : (T)sf_ndtri((double)x))
-TN_SF1_F2(log_ndtr, sf_log_ndtr)
+TN_EW_F2(TN_EW_U_SAME, log_ndtr, TN_SINGLE ? (T)sf_log_ndtr_f((float)x) : (T)sf_log_ndtr((double)x))
 TN_EW_F2(TN_EW_U_SAME_FMA, bessel_j0, TN_SINGLE ? (T)sf_j0_f((float)x) : (T)sf_j0((double)x))
 TN_EW_F2(TN_EW_U_SAME_FMA, bessel_j1, TN_SINGLE ? (T)sf_j1_f((float)x) : (T)sf_j1((double)x))
 TN_EW_F2(TN_EW_U_SAME_FMA, bessel_y0, TN_SINGLE ? (T)sf_y0_f((float)x) : (T)sf_y0((double)x))
