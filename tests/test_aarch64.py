@@ -150,6 +150,13 @@ def arch_case(case):
         return H.Case(case.name, case.fn, case.inputs, case.covers, rtol=1e-5, atol=1e-6, equal_nan=case.equal_nan)
     if "randn" in case.fn or "normal" in case.fn:
         return H.Case(case.name, case.fn, case.inputs, case.covers, equal_nan=case.equal_nan)
+    if case.name.startswith("bce_kernel"):
+        # binary_cross_entropy is upstream's scalar kernel on libm's logf / log1pf, ours too
+        # (kernels/loss.c); glibc's aarch64 log1pf differs from its x86-64 build's in the last
+        # bit on some inputs (logf agrees: a hash of both over every 97th float in (0, 1),
+        # glibc 2.36 cross-built and run under qemu), so across architectures those cases get
+        # their dtype's tolerance instead of exactness
+        return H.Case(case.name, case.fn, case.inputs, case.covers, equal_nan=case.equal_nan)
     return case
 
 
