@@ -417,7 +417,7 @@ static const double BESSEL_I1_A[29] = {
 #define TN_BESSEL_K(SFX, T, FMA, EXP, LOG, SQRT)                                                        \
     static inline __attribute__((always_inline)) T bessel_cheb_##SFX(T t, const double *c, int n, T *pout) {                                 \
         T a = (T)c[0], p = 0, q = 0;                                                                   \
-        for (int i = 1; i < n; i++) {                                                                  \
+        _Pragma("GCC unroll 32") for (int i = 1; i < n; i++) {                                         \
             p = q;                                                                                     \
             q = a;                                                                                     \
             a = FMA(t, q, -p) + (T)c[i];                                                               \
@@ -510,7 +510,7 @@ static const double BY1_YQ[8] = {5.94301592346128195359e+02, 2.35564092943068577
 #define TN_BESSEL_JY(T, S, FMA, COS, SIN, SQRT, LOG)                                                      \
     static inline __attribute__((always_inline)) T bessel_horner##S(T z, const double *c, int n) {      \
         T r = 0;                                                                                         \
-        for (int i = 0; i < n; i++) r = FMA(r, z, (T)c[i]);                                              \
+        _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) r = FMA(r, z, (T)c[i]);                      \
         return r;                                                                                        \
     }                                                                                                    \
     static inline __attribute__((always_inline)) T bessel_far##S(T x, bool one, bool second) {          \
