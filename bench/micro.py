@@ -12,6 +12,8 @@ Tasks:
           keys with a boolean mask keeping the first `valid` (95/50, 235/150, 1024/900),
           float32 and bfloat16, the same cache every call (microseconds)
   kv_update  a static KV cache's index_copy_ of one position into 1x3x101x64 (microseconds)
+  fills   factory fills of 1e6 elements: ones / full float32, ones int64, zeros float32, and
+          masked.mean of 1e6 floats without a mask (its count sums an int64 ones) (microseconds)
   f64_math  float64 exp, log, pow (tensor and scalar exponent), float_power of float32
           and softmax / log_softmax with dtype=float64, 1e6 elements (microseconds)
   linear  F.linear at S rows with 40 different weights cycled (cold weights, as in a
@@ -95,6 +97,15 @@ def task_kv_update(torch, F, args):
     n = 2000
     t = best_of(lambda: [c.index_copy_(2, pos, k) for _ in range(n)], 5) / n
     print(f"static-cache index_copy_ 1x3x101x64: {t * 1e6:6.2f} us")
+
+
+def task_fills(torch, F, args):
+    x = torch.rand(1000000, generator=torch.Generator().manual_seed(0))
+    cases = [("ones float32", lambda: torch.ones(1000000)), ("full float32 2.0", lambda: torch.full((1000000,), 2.0)),
+             ("ones int64", lambda: torch.ones(1000000, dtype=torch.int64)), ("zeros float32", lambda: torch.zeros(1000000)),
+             ("masked.mean, no mask", lambda: torch.masked.mean(x, mask=None))]
+    for name, fn in cases:
+        print(f"{name:24s} {best_of(fn, 50) * 1e6:9.1f} us")
 
 
 def task_f64_math(torch, F, args):
@@ -444,7 +455,7 @@ def task_vmap(torch, F, args):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "kv_update", "f64_math", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "kv_update", "f64_math", "fills", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
                                                       "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary", "vmap"):
         print(__doc__)
         sys.exit(2)
