@@ -24,22 +24,21 @@ tn_iter_config tn_iter_config_init(int noutputs, int ninputs) {
     return c;
 }
 
-static _Thread_local tn_iter_offer tl_offer;
+_Thread_local tn_iter_offer tn_iter_tl_offer;
 
 tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets, int functional) {
-    tn_iter_offer prev = tl_offer;
-    tl_offer = (tn_iter_offer){dest, rets, functional};
+    tn_iter_offer prev = tn_iter_tl_offer;
+    tn_iter_tl_offer = (tn_iter_offer){dest, rets, functional};
     return prev;
 }
 
-void tn_iter_offer_pop(tn_iter_offer previous) { tl_offer = previous; }
+void tn_iter_offer_pop(tn_iter_offer previous) { tn_iter_tl_offer = previous; }
 
-tn_iter_offer tn_iter_offer_current(void) { return tl_offer; }
 
 tn_tensor *tn_iter_offer_take(const void *rets) {
-    if (!tl_offer.dest || tl_offer.rets != rets) return NULL;
-    tn_tensor *t = tl_offer.dest;
-    tl_offer.dest = NULL;
+    if (!tn_iter_tl_offer.dest || tn_iter_tl_offer.rets != rets) return NULL;
+    tn_tensor *t = tn_iter_tl_offer.dest;
+    tn_iter_tl_offer.dest = NULL;
     return t;
 }
 

@@ -117,8 +117,10 @@ typedef struct tn_iter_offer {
 } tn_iter_offer;
 tn_iter_offer tn_iter_offer_push(tn_tensor *dest, const void *rets, int functional);
 void tn_iter_offer_pop(tn_iter_offer previous);
-/* The pending offer (dest NULL when there is none). */
-tn_iter_offer tn_iter_offer_current(void);
+/* The pending offer (dest NULL when there is none): read inline, since tn_dispatch looks at
+ * it on every call. */
+extern _Thread_local tn_iter_offer tn_iter_tl_offer;
+static inline tn_iter_offer tn_iter_offer_current(void) { return tn_iter_tl_offer; }
 /* The offered tensor (borrowed) when `rets` is the array it was offered for, else NULL. */
 tn_tensor *tn_iter_offer_take(const void *rets);
 
