@@ -7,6 +7,7 @@
 
 #if defined(__x86_64__)
 #pragma GCC target("avx2,fma,f16c")
+#define SV_FMA 1
 #define SFX avx2
 #include "kernels/softmax_vec.inc"
 #else

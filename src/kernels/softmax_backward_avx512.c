@@ -8,6 +8,7 @@
 
 #if defined(__x86_64__)
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
+#define SV_FMA 1
 #define SFX avx512
 #include "kernels/softmax_backward_vec.inc"
 #else

@@ -228,35 +228,56 @@ static void test_errors_and_empty(void) {
 /* The vectorised row kernels against the scalar references: sums bit for bit, softmax
  * within the exp's few ulp, on every ISA tier. */
 static void test_row_kernels(void) {
-    static const int64_t NS[] = {1, 7, 8, 15, 16, 17, 31, 33, 64, 65, 129, 576, 1000, 4099};
+    static const int64_t NS[] = {1, 7, 8, 15, 16, 17, 31, 33, 64, 65, 100, 129, 576, 1000, 4099};
     uint32_t st = 99;
     for (size_t c = 0; c < sizeof NS / sizeof *NS; c++) {
-        int64_t R = 5, n = NS[c];
-        float *x = malloc((size_t)(R * n) * 4), *y = malloc((size_t)(R * n) * 4), *yr = malloc((size_t)(R * n) * 4);
+        /* 37 rows: the vector kernel's groups of rows (softmax_vec.inc) with a remainder */
+        int64_t R = 37, n = NS[c];
+        float *x = malloc((size_t)(R * n) * 4), *y = malloc((size_t)(R * n) * 4), *yr = malloc((size_t)(R * n) * 4),
+              *yg = malloc((size_t)(R * n) * 4);
         for (int64_t i = 0; i < R * n; i++) { st = st * 1664525u + 1013904223u; x[i] = (float)((st >> 8) & 0xFFFF) / 4096.0f - 8.0f; }
         if (n >= 8) {
             float s[5], sr[5] = {0};
-            f32_sum_rows_contig(s, x, R, n);
+            f32_sum_rows_contig(s, x, 5, n);
             int64_t strides[4] = {4, 0, 4 * n, 4}; /* out (dim0, dim1), in: set below */
             strides[0] = 0; strides[1] = 4; strides[2] = 4; strides[3] = 4 * n;
-            f32_sum_loop2d__scalar((char *)sr, (const char *)x, strides, n, R, 8, false);
+            f32_sum_loop2d__scalar((char *)sr, (const char *)x, strides, n, 5, 8, false);
             bool same = true;
-            for (int r = 0; r < R; r++) same &= memcmp(&s[r], &sr[r], 4) == 0;
+            for (int r = 0; r < 5; r++) same &= memcmp(&s[r], &sr[r], 4) == 0;
             TN_CHECK(same, "f32_sum_rows_contig n=%lld differs from the cascade", (long long)n);
         }
+        /* special rows past the fifth: a NaN, a max of -0 and +0 over values whose exp
+         * underflows, +inf, -inf */
+        x[6 * n + n / 2] = NAN;
+        for (int64_t i = 0; i < n; i++) x[7 * n + i] = -200.0f;
+        x[7 * n + n / 3] = -0.0f;
+        x[7 * n + n - 1] = 0.0f;
+        x[8 * n + n / 2] = INFINITY;
+        x[9 * n] = -INFINITY;
         tn_isa top = tn_cpu_isa();
         for (int lg = 0; lg < 2; lg++) {
             f32_softmax_lastdim__scalar(yr, x, R, n, lg);
+            tn_cpu_isa_set(TN_ISA_SCALAR);
+            tn_softmax_rows_f32(yg, x, R, n, lg);
             for (int isa = 0; isa <= (int)top; isa++) {
                 tn_cpu_isa_set((tn_isa)isa);
                 tn_softmax_rows_f32(y, x, R, n, lg);
                 double err = 0;
                 for (int64_t i = 0; i < R * n; i++) err = fmax(err, fabs((double)y[i] - yr[i]) / (1e-1 + fabs((double)yr[i])));
                 TN_CHECK(err < 1e-5, "softmax rows n=%lld log=%d isa %s: err %g", (long long)n, lg, tn_isa_name((tn_isa)isa), err);
+                TN_CHECK(memcmp(y, yg, (size_t)(R * n) * 4) == 0, "softmax rows n=%lld log=%d isa %s differ from the scalar tier's bits",
+                         (long long)n, lg, tn_isa_name((tn_isa)isa));
+                bool nan_row = true, zero_ok = true;
+                for (int64_t i = 0; i < n; i++) nan_row &= y[6 * n + i] != y[6 * n + i];
+                /* the two zeros: exp 1 each, so softmax 1/2 and log-softmax -log 2, either sign */
+                float want = lg ? -logf(2.0f) : 0.5f;
+                zero_ok = fabsf(y[7 * n + n / 3] - want) < 1e-6f && fabsf(y[7 * n + n - 1] - want) < 1e-6f;
+                TN_CHECK(nan_row && (n < 2 || zero_ok), "softmax rows n=%lld log=%d isa %s: NaN row or zero-max row wrong",
+                         (long long)n, lg, tn_isa_name((tn_isa)isa));
             }
             tn_cpu_isa_set(top);
         }
-        free(x); free(y); free(yr);
+        free(x); free(y); free(yr); free(yg);
     }
 }
 
