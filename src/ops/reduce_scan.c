@@ -10,6 +10,8 @@
 
 #include "kernels/complex_math.h"
 #include "kernels/reduce.h"
+#include "ops/graph.h"
+#include "ops/iter.h"
 
 /* Byte offset of lane k (row-major over every dim but `dim`) in t. */
 static int64_t lane_off(const tn_tensor *t, int dim, int64_t k) {
@@ -209,8 +211,11 @@ tn_status tn_op_logcumsumexp(const tn_value *a, tn_value *r) {
 
 /* ---- softmax ------------------------------------------------------------------------- */
 
-/* Softmax of self along dim into a new tensor of self's dtype. */
-static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_tensor **res) {
+/* Softmax of self along dim into a tensor of self's dtype: the door's offered tensor (a
+ * derived out= call's, iter.h: taken for the `rets` it was offered with) when it is
+ * contiguous in self's shape and dtype and shares no storage with self, so the door copies
+ * nothing; else the replayed step's captured result or a new tensor (tn_graph_empty_result). */
+static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, const tn_value *rets, tn_tensor **res) {
     int dim;
     TN_TRY(tn_wrap_dim(dim_arg, self->ndim, &dim));
     tn_dtype dt = self->dtype;
@@ -218,9 +223,16 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
     if (!tn_dtype_is_floating(dt) || tn_reduce_check_dtype("softmax", dt) != TN_OK)
         return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s%s_kernel_impl\" not implemented for '%s'", is_log ? "log_softmax" : "softmax",
                         last ? "_lastdim" : "", tn_dtype_infos[dt].c10_name);
-    tn_tensor *out;
-    TN_TRY(tn_tensor_empty(self->ndim, self->sizes, dt, tn_tensor_device(self), &out));
+    tn_tensor *out, *into = tn_iter_offer_take(rets);
     int64_t numel = tn_tensor_numel(self);
+    if (into && into->dtype == dt && into->ndim == self->ndim && !tn_tensor_is_meta(into) && !tn_tensor_is_meta(self) &&
+        !memcmp(into->sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim) && tn_tensor_is_contiguous(into) &&
+        into->storage != self->storage && (numel == 0 || into->storage->data)) {
+        tn_tensor_retain(into);
+        out = into;
+    } else {
+        TN_TRY(tn_graph_empty_result(self->ndim, self->sizes, NULL, dt, tn_tensor_device(self), &out));
+    }
     if (tn_tensor_is_meta(self) || numel == 0) { *res = out; return TN_OK; }
     int64_t n = self->ndim ? self->sizes[dim] : 1;
     int64_t lanes = numel / n;
@@ -305,7 +317,7 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, tn_
 static tn_status softmax_int(const tn_value *a, tn_value *r, bool log) {
     tn_tensor *self = a[0].u.t, *in, *out;
     TN_TRY(tn_reduce_to_dtype(self, a[2].tag == TN_V_DTYPE ? a[2].u.dtype : self->dtype, &in));
-    tn_status st = softmax_core(in, a[1].u.i, log, &out);
+    tn_status st = softmax_core(in, a[1].u.i, log, r, &out);
     tn_tensor_release(in);
     TN_TRY(st);
     r[0] = tn_value_tensor(out);
@@ -316,7 +328,7 @@ static tn_status softmax_prim(const tn_value *a, tn_value *r, bool log) {
     if (a[2].tag == TN_V_BOOL && a[2].u.b)
         return tn_error(TN_ERR_RUNTIME, "%s with half to float conversion is not supported on CPU", log ? "log_softmax" : "softmax");
     tn_tensor *out;
-    TN_TRY(softmax_core(a[0].u.t, a[1].u.i, log, &out));
+    TN_TRY(softmax_core(a[0].u.t, a[1].u.i, log, r, &out));
     r[0] = tn_value_tensor(out);
     return TN_OK;
 }
