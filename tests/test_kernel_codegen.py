@@ -14,9 +14,11 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SO = os.path.join(ROOT, os.environ.get("TN_BUILD_DIR", "build"), "_C.abi3.so")
 
-# function -> (max cmov instructions, max instructions addressing the stack)
+# function -> (max cmov instructions, max instructions addressing the stack); the per-lane
+# pattern is 8 cmovs per select, so a few scalar ones pass (the softmax rows' group size:
+# two mins of integers, and the group's last)
 LIMITS = {
-    "tn_softmax_rows__avx2": (0, 8),
+    "tn_softmax_rows__avx2": (3, 8),
     "tn_softmax_backward_rows__avx2": (0, 120),
     "tn_attn_bwd_prob_row__avx2": (1, 16),
     "tn_ewb_threshold_f32__avx2": (0, 8),
