@@ -25,6 +25,9 @@ static inline vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
 static inline vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
 static inline vf v_and_bits(vf a, vf b) { return _mm256_and_ps(a, b); }
 static inline vf v_xor_bits(vf a, vf b) { return _mm256_xor_ps(a, b); }
+static inline vf v_add_bits(vf a, vf b) {
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(a), _mm256_castps_si256(b)));
+}
 static inline vf v_sel(vm m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
 static inline vm v_cmp_eq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vm v_cmp_ne(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }

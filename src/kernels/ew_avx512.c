@@ -31,6 +31,9 @@ static inline vf v_and_bits(vf a, vf b) {
 static inline vf v_xor_bits(vf a, vf b) {
     return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
 }
+static inline vf v_add_bits(vf a, vf b) {
+    return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
 static inline vf v_sel(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
 static inline vm v_cmp_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static inline vm v_cmp_ne(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }

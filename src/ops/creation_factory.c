@@ -427,7 +427,10 @@ static tn_status parts_out(tn_op_id op, const tn_value *args, bool half_ok, tn_v
 tn_status tn_op_complex_out(const tn_value *args, tn_value *rets) { return parts_out(TN_OP_complex_out, args, true, rets); }
 tn_status tn_op_polar_out(const tn_value *args, tn_value *rets) { return parts_out(TN_OP_polar_out, args, false, rets); }
 
-/* out[k] = (a[k], b[k]) by part width: a copy of each part's bits */
+/* out[k] = (a[k], b[k]) by part width: a copy of each part's bits (O3: the contiguous loop
+ * vectorises into interleaving stores; at O2 complex() took 1.45x upstream's time at 1e6) */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
 #define TN_PARTS_LOOP(name, UT)                                                                    \
     static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                           \
         (void)ctx;                                                                                 \
@@ -448,6 +451,7 @@ tn_status tn_op_polar_out(const tn_value *args, tn_value *rets) { return parts_o
 TN_PARTS_LOOP(complex_loop_2, uint16_t)
 TN_PARTS_LOOP(complex_loop_4, uint32_t)
 TN_PARTS_LOOP(complex_loop_8, uint64_t)
+#pragma GCC pop_options
 /* out[k] = a[k] cos b[k] + i a[k] sin b[k] in the parts' type (float math for float32, as
  * upstream's std::cos(float)) */
 #define TN_POLAR_LOOP(name, T, COS, SIN)                                                           \

@@ -455,7 +455,7 @@ static void test_simd_vs_scalar(void) {
         {TN_EW_i0, 1, 0, 2, 0, 0},         {TN_EW_i0e, 1, 0, 2, 0, 0},       {TN_EW_i1, 1, 0, 2, 0, 0},
         {TN_EW_i1e, 1, 0, 2, 0, 0},        {TN_EW_log, 1, 1, 2, 0, 0},       {TN_EW_log2, 1, 1, 2, 0, 0},
         {TN_EW_log10, 1, 1, 2, 0, 0},      {TN_EW_exp2, 1, 0, 2, 0, 0},      {TN_EW_atan2, 2, 0, 2, 0, 0},
-        {TN_EW_logaddexp, 2, 0, 2, 0, 0},  {TN_EW_frac, 1, 0, 0, 0, 0},      {TN_EW_nan_to_num, 1, 0, 0, 0, 0},
+        {TN_EW_logaddexp, 2, 0, 2, 0, 0},  {TN_EW_nextafter, 2, 0, 0, 0, 0}, {TN_EW_frac, 1, 0, 0, 0, 0},      {TN_EW_nan_to_num, 1, 0, 0, 0, 0},
         {TN_EW_isnan, 1, 0, 0, 0, 0},      {TN_EW_isinf, 1, 0, 0, 0, 0},     {TN_EW_isfinite, 1, 0, 0, 0, 0},
         {TN_EW_isposinf, 1, 0, 0, 0, 0},   {TN_EW_isneginf, 1, 0, 0, 0, 0},  {TN_EW_logical_not, 1, 0, 0, 0, 0},
         {TN_EW_tanh, 1, 0, 4, 0, 0},       {TN_EW_gelu_tanh, 1, 0, 8, 0, 0}, {TN_EW_neg, 1, 0, 0, 0, 0},
