@@ -1867,6 +1867,8 @@ for dt in ("float32", "float64"):
         [In((70000,), dt)], ["special_bessel_j0.default", "special_bessel_j1.default", "special_bessel_y0.default", "special_bessel_y1.default"], **EXACT)
     if dt == "float32":  # from x = -1 up in float as upstream's (elementwise_special.c, sf_log_ndtr_f)
         add("log_ndtr_upper_exact_float32", "lambda a: torch.special.log_ndtr(a.abs() * 4 - 1)", [In((70000,), dt)], ["special_log_ndtr.default"], **EXACT)
+        # ndtri: upstream's fused Horner steps and double tails (elementwise_special.c, TN_NDTRI)
+        add("ndtri_exact_float32", "lambda a: torch.special.ndtri(a.abs())", [In((70000,), dt, "unit")], ["special_ndtri.default"], **EXACT)
     add(f"normal_family_{dt}", "lambda a, u: (torch.special.erfcx(a * 5), torch.special.ndtri(u.abs()), torch.special.log_ndtr(a * 5), torch.special.zeta(a.abs() + 1, u), torch.special.zeta(2.5, u), torch.special.zeta(a.abs() + 1, 0.5))",
         [In((7, 33), dt, "special"), In((7, 33), dt, "unit")], ["special_erfcx.default", "special_ndtri.default", "special_log_ndtr.default", "special_zeta.default", "special_zeta.self_scalar", "special_zeta.other_scalar"])
     add(f"igamma_nextafter_frexp_{dt}", "lambda a, b: (torch.igamma(a.abs(), b.abs()), torch.igammac(a.abs(), b.abs()), torch.special.gammainc(a.abs(), b.abs()), torch.special.gammaincc(a.abs(), b.abs()), torch.nextafter(a, b), torch.frexp(a * 100))",
