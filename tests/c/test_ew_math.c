@@ -185,6 +185,33 @@ static void test_composed(void) {
     TN_CHECK(bad == 0, "elu differs from its formula over the vector expm1 at %d points", bad);
 }
 
+/* erf saturates exactly: from |x| = 3.92 on (erf rounds to 1 from 3.9187) the vector erf is
+ * +-1, not the float next to it (its 1-ulp bound would allow that, and gelu / ndtr of large
+ * negative x would then be x * 2^-25 instead of -0, their 1 + erf cancelling); every float
+ * from 3.92 to 4.5, then with a stride, and the largest finite ones */
+static void test_erf_saturates(void) {
+    enum { N = 4096 };
+    float x[N], y[N];
+    int n = 0, bad = 0;
+    for (uint64_t b = 0x407ae148u; b <= 0x7f7fffffu; b += (b < 0x40900000u ? 1 : 7919)) {
+        float v;
+        uint32_t u = (uint32_t)b;
+        memcpy(&v, &u, 4);
+        if ((float)erf((double)v) != 1.0f) continue;
+        x[n] = (n & 1) ? -v : v;
+        n++;
+        if (n == N || b + 7919 > 0x7f7fffffu) {
+            run_f32(TN_EW_erf, x, y, n);
+            for (int i = 0; i < n; i++) bad += y[i] != (x[i] < 0 ? -1.0f : 1.0f);
+            n = 0;
+        }
+    }
+    x[0] = FLT_MAX, x[1] = -FLT_MAX, x[2] = INFINITY, x[3] = -INFINITY;
+    run_f32(TN_EW_erf, x, y, 4);
+    for (int i = 0; i < 4; i++) bad += y[i] != (x[i] < 0 ? -1.0f : 1.0f);
+    TN_CHECK(bad == 0, "erf is not +-1 at %d arguments where it rounds to +-1", bad);
+}
+
 /* atan2 (two inputs): pairs of float32 bit patterns from a fixed generator (a million per
  * call) and every pair of the special values, against the float64 libm atan2 rounded:
  * max 1 ulp; the half types as the unary ones, on a grid of pairs */
@@ -437,6 +464,7 @@ int main(int argc, char **argv) {
             test_half_types(c);
         }
         test_composed();
+        test_erf_saturates();
         int atan2_named = argc <= 3;
         for (int a = 3; a < argc; a++) atan2_named |= strcmp(argv[a], "atan2") == 0;
         if (atan2_named) test_atan2(full ? 200000000 : 1000000);
