@@ -699,7 +699,7 @@ tn_status tn_dispatch(tn_op_id op, const tn_value *args, tn_value *rets) {
     TN_TRY(check_one_device(op, args));
     /* a forwarder's nested call under other out= rules does not take the door's offer (iter.h) */
     tn_iter_offer held = tn_iter_offer_current();
-    bool withheld = held.dest && held.rets == rets && !tn_op_same_out_rules(op, (tn_op_id)held.functional);
+    bool withheld = held.dest && held.rets == rets && !tn_op_offer_passes(op, (tn_op_id)held.functional);
     if (withheld) tn_iter_offer_push(NULL, NULL, -1);
     bool record = tn_graph_enter();
     tn_status st = tn_autograd_should_record(op, args) ? tn_autograd_record(op, args, rets, run_op_bits)

@@ -116,8 +116,14 @@ tn_out_rule tn_op_out_rule(tn_op_id functional);
 bool tn_op_out_iter(tn_op_id functional);
 /* The TN_OUT_DISJOINT / TN_OUT_COPIES_SELF / TN_OUT_DISJOINT_FIRST bits of a functional operator's row. */
 unsigned tn_op_out_overlap_flags(tn_op_id functional);
-/* Whether two operators' rows carry the same out= rule and flags. */
-bool tn_op_same_out_rules(tn_op_id a, tn_op_id b);
+/* Whether an operator a functional's kernel calls with its own `rets` may take the door's
+ * offer made for that functional (iter.h): their rows carry the same out= rule and flags, or
+ * the nested one is a TensorIterator row (TN_OUT_ITER) of the same rule under a functional
+ * without flags (ldexp's mul): an iterator takes an offered tensor only when it shares no
+ * memory with an input but in the same geometry (iter.c, preferred_fits), so the flag's
+ * overlap checks would add nothing to that write, and anything else still goes through the
+ * door's copy. */
+bool tn_op_offer_passes(tn_op_id nested, tn_op_id functional);
 /* The checks the door makes around a derived in-place form's functional, for a caller that
  * runs the functional's work itself (autograd's in-place-as-parts path, record.c): before
  * (after = false) self's internal overlap and, for TensorIterator rows, self against the

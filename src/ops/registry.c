@@ -51,7 +51,10 @@ tn_out_rule tn_op_out_rule(tn_op_id functional) { return (tn_out_rule)(rule_row(
 
 bool tn_op_out_iter(tn_op_id functional) { return rule_row(functional) & TN_OUT_ITER; }
 
-bool tn_op_same_out_rules(tn_op_id a, tn_op_id b) { return rule_row(a) == rule_row(b); }
+bool tn_op_offer_passes(tn_op_id nested, tn_op_id functional) {
+    unsigned n = rule_row(nested), f = rule_row(functional);
+    return n == f || (n == (f | TN_OUT_ITER) && !(f & TN_OUT_FLAGS));
+}
 
 unsigned tn_op_out_overlap_flags(tn_op_id functional) {
     return rule_row(functional) & (TN_OUT_DISJOINT | TN_OUT_COPIES_SELF | TN_OUT_DISJOINT_FIRST);
