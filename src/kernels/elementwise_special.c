@@ -16,6 +16,8 @@
 #define TN_EULER_GAMMA 0.57721566490153286061
 #define TN_SQRT_PI 1.77245385090851797885
 #define TN_LOG_PI 1.14472988584940017414
+/* the special functions inlined into their loops (the FMA clones among them: TN_FMA_CLONES) */
+#define TN_SF_INLINE static inline __attribute__((always_inline))
 
 /* ---- gamma family -------------------------------------------------------------------- */
 
@@ -144,9 +146,8 @@ static double sf_mvlgamma(double x, int64_t p) {
  * results then 1 ulp from the correctly rounded value on 0.01-0.14 % of arguments, against
  * 2-70 % for upstream's float kernel; before session 42 they took the float64 stops, 1.55x
  * upstream's time at 1e6 elements). */
-#define TN_IGAMMA_INLINE static inline __attribute__((always_inline))
-TN_IGAMMA_INLINE double igamma_prefix(double a, double x) { return exp(a * log(x) - x - sf_lgamma(a)); }
-TN_IGAMMA_INLINE double igamma_series(double a, double x, double eps) {
+TN_SF_INLINE double igamma_prefix(double a, double x) { return exp(a * log(x) - x - sf_lgamma(a)); }
+TN_SF_INLINE double igamma_series(double a, double x, double eps) {
     /* two terms per division: x / (a + k) and x / (a + k + 1) from one x / ((a + k)(a + k + 1)) */
     double ap = a, del = 1 / a, sum = del;
     for (int n = 0; n < 5000; n++) {
@@ -164,7 +165,7 @@ TN_IGAMMA_INLINE double igamma_series(double a, double x, double eps) {
  * - 1 - a), through the convergents A_k / B_k of the three-term recurrences: no division on
  * the chain from step to step (the Lentz form had two, 30 cycles a step); both scaled by 2^-512
  * when large (exact), the quotient tested every fourth step. Here x >= a + 1, so every b_k > 0. */
-TN_IGAMMA_INLINE double igammac_cf(double a, double x, double eps) {
+TN_SF_INLINE double igammac_cf(double a, double x, double eps) {
     double am2 = 1, bm2 = 0, am1 = 0, bm1 = 1, prev = 0; /* A_-1, B_-1, A_0, B_0 */
     for (int k = 1; k < 10000; k++) {
         double ak = k == 1 ? 1.0 : -(double)(k - 1) * ((double)(k - 1) - a), bk = x + (double)(2 * k - 1) - a;
@@ -181,7 +182,7 @@ TN_IGAMMA_INLINE double igammac_cf(double a, double x, double eps) {
     }
     return igamma_prefix(a, x) * (am1 / bm1);
 }
-TN_IGAMMA_INLINE double sf_igamma(double a, double x, bool upper, double eps) {
+TN_SF_INLINE double sf_igamma(double a, double x, bool upper, double eps) {
     /* no NaN test first: upstream's special values decide before a NaN propagates, so
      * x == 0 gives 0 / 1 for a NaN a, and an infinite a gives 0 / 1 for a NaN x */
     if (x < 0 || a < 0) return NAN;
@@ -270,7 +271,7 @@ TN_HORNER_T(horner_d, double)
  * fold into float constants (a loop over the table, converting each, was 1.38x upstream's
  * ndtri time) */
 #define TN_HORNER_FMA_T(name, T, FMA)                            \
-    static inline __attribute__((always_inline)) T name(T x, const double *c, int n) { \
+    TN_SF_INLINE T name(T x, const double *c, int n) { \
         T r = 0;                                                 \
         _Pragma("GCC unroll 16")                                 \
         for (int i = 0; i < n; i++) r = FMA(r, x, (T)c[i]);      \
@@ -303,7 +304,7 @@ static const double NDTRI_Q2[9] = {1.0, 6.02427039364742014255E0, 3.679835638561
                                    2.89247864745380683936E-6, 6.79019408009981274425E-9};
 /* one instance per type T (HORNER: horner_f or horner_d) */
 #define TN_NDTRI(name, T, LOG, SQRT, HORNER, FMA)                                                        \
-    static inline __attribute__((always_inline)) T name(T y0) {                                         \
+    TN_SF_INLINE T name(T y0) {                                         \
         if (y0 == 0) return -(T)INFINITY;                                                             \
         if (y0 == 1) return (T)INFINITY;                                                              \
         if (!(y0 >= 0 && y0 <= 1)) return (T)NAN;                                                     \
@@ -434,7 +435,7 @@ static const double BESSEL_I1_A[29] = {
  * a power series of I_nu and the double form for float, 1.5x upstream's time at 1e6).
  * Inlined into the loops' FMA clones (TN_FMA_CLONES below), so each step is the instruction. */
 #define TN_BESSEL_K(SFX, T, FMA, EXP, LOG, SQRT)                                                        \
-    static inline __attribute__((always_inline)) T bessel_cheb_##SFX(T t, const double *c, int n, T *pout) {                                 \
+    TN_SF_INLINE T bessel_cheb_##SFX(T t, const double *c, int n, T *pout) {                                 \
         T a = (T)c[0], p = 0, q = 0;                                                                   \
         _Pragma("GCC unroll 32") for (int i = 1; i < n; i++) {                                         \
             p = q;                                                                                     \
@@ -444,7 +445,7 @@ static const double BESSEL_I1_A[29] = {
         *pout = p;                                                                                     \
         return a;                                                                                      \
     }                                                                                                  \
-    static inline __attribute__((always_inline)) T bessel_k_##SFX(int nu, bool scaled, T x) {                                                \
+    TN_SF_INLINE T bessel_k_##SFX(int nu, bool scaled, T x) {                                                \
         if (x == 0) return INFINITY;                                                                   \
         if (x < 0) return NAN;                                                                         \
         T p;                                                                                           \
@@ -527,12 +528,12 @@ static const double BY1_YQ[8] = {5.94301592346128195359e+02, 2.35564092943068577
  * the Horner steps). Equal to upstream bit for bit on 1e6 float32 and 1e6 float64 arguments
  * (N(0, 25)); before: 75-80 % of them. Inlined into the loops' FMA clones (TN_FMA_CLONES). */
 #define TN_BESSEL_JY(T, S, FMA, COS, SIN, SQRT, LOG)                                                      \
-    static inline __attribute__((always_inline)) T bessel_horner##S(T z, const double *c, int n) {      \
+    TN_SF_INLINE T bessel_horner##S(T z, const double *c, int n) {      \
         T r = 0;                                                                                         \
         _Pragma("GCC unroll 8") for (int i = 0; i < n; i++) r = FMA(r, z, (T)c[i]);                      \
         return r;                                                                                        \
     }                                                                                                    \
-    static inline __attribute__((always_inline)) T bessel_far##S(T x, bool one, bool second) {          \
+    TN_SF_INLINE T bessel_far##S(T x, bool one, bool second) {          \
         T z = one ? (T)5 / x * ((T)5 / x) : (T)25 / (x * x);                                             \
         T ph = x - (one ? (T)2.356194490192344928846982537459627163 : (T)0.785398163397448309615660845819875721); \
         T pp = bessel_horner##S(z, one ? BJ1_PP : BJ0_PP, 7), pq = bessel_horner##S(z, one ? BJ1_PQ : BJ0_PQ, 7); \
@@ -541,7 +542,7 @@ static const double BY1_YQ[8] = {5.94301592346128195359e+02, 2.35564092943068577
         T v = second ? FMA(pp / pq, SIN(ph), b) : FMA(pp / pq, COS(ph), -b);                              \
         return v * (T)0.797884560802865355879892119868763737 / SQRT(x);                                  \
     }                                                                                                    \
-    static inline __attribute__((always_inline)) T sf_j0##S(T x) {                                      \
+    TN_SF_INLINE T sf_j0##S(T x) {                                      \
         if (x < 0) x = -x;                                                                               \
         if (x <= (T)5) {                                                                                 \
             if (x < (T)0.00001) return (T)1 - x * x / (T)4;                                              \
@@ -550,7 +551,7 @@ static const double BY1_YQ[8] = {5.94301592346128195359e+02, 2.35564092943068577
         }                                                                                                \
         return bessel_far##S(x, false, false);                                                           \
     }                                                                                                    \
-    static inline __attribute__((always_inline)) T sf_j1##S(T x) {                                      \
+    TN_SF_INLINE T sf_j1##S(T x) {                                      \
         T sign = 1;                                                                                      \
         if (x < 0) x = -x, sign = -1;                                                                    \
         if (x <= (T)5) {                                                                                 \
@@ -559,7 +560,7 @@ static const double BY1_YQ[8] = {5.94301592346128195359e+02, 2.35564092943068577
         }                                                                                                \
         return sign * bessel_far##S(x, true, false);                                                     \
     }                                                                                                    \
-    static inline __attribute__((always_inline)) T sf_y0##S(T x) {                                      \
+    TN_SF_INLINE T sf_y0##S(T x) {                                      \
         if (x <= (T)5) {                                                                                 \
             if (x == 0) return -INFINITY;                                                                \
             if (x < 0) return NAN;                                                                       \
@@ -568,7 +569,7 @@ static const double BY1_YQ[8] = {5.94301592346128195359e+02, 2.35564092943068577
         }                                                                                                \
         return bessel_far##S(x, false, true);                                                            \
     }                                                                                                    \
-    static inline __attribute__((always_inline)) T sf_y1##S(T x) {                                      \
+    TN_SF_INLINE T sf_y1##S(T x) {                                      \
         if (x <= (T)5) {                                                                                 \
             if (x == 0) return -INFINITY;                                                                \
             if (x < 0) return NAN;                                                                       \
@@ -688,8 +689,6 @@ static double sf_sj0(double x) {
 #else
 #define TN_FMA_CLONES
 #endif
-/* the polynomials' functions, inlined into those clones */
-#define TN_POLY_INLINE static inline __attribute__((always_inline))
 
 /* upstream's static_cast<int64_t>(n): NaN, infinities and out-of-range values become
  * INT64_MIN on x86 (a negative degree, so the polynomial is 0) */
@@ -703,7 +702,7 @@ static int64_t poly_degree(double n) {
  * contracted (y + y) * q - p: its bits, and its time per step (a degree near 2**31 is 2**31
  * steps per element on either side; through double with a rounding per step it took 4x
  * upstream's, a fuzzer "hang" of seed 44) */
-TN_POLY_INLINE float cheb_rec_f(float y, float q1, int64_t n) {
+TN_SF_INLINE float cheb_rec_f(float y, float q1, int64_t n) {
     float p = 1, q = q1, r = q1;
     for (int64_t k = 2; k <= n && !isnan(q); k++) {
         r = fmaf(y + y, q, -p);
@@ -713,7 +712,7 @@ TN_POLY_INLINE float cheb_rec_f(float y, float q1, int64_t n) {
     return r;
 }
 
-TN_POLY_INLINE double cheb_rec(double y, double q1, int64_t n, bool single) {
+TN_SF_INLINE double cheb_rec(double y, double q1, int64_t n, bool single) {
     if (n == 0) return 1;
     if (n == 1) return q1;
     if (single) return cheb_rec_f((float)y, (float)q1, n);
@@ -730,7 +729,7 @@ TN_POLY_INLINE double cheb_rec(double y, double q1, int64_t n, bool single) {
  * float32 (`single`) in float arithmetic as upstream's float kernel: at degrees near 2**31
  * the angle (n + 1) acos(y) rounded to float is off by radians, so only the same rounding
  * gives upstream's value */
-TN_POLY_INLINE double cheb_trig_f(int kind, float y, int64_t n) {
+TN_SF_INLINE double cheb_trig_f(int kind, float y, int64_t n) {
     float theta = acosf(y), nd = (float)n;
     switch (kind) {
     case 0: return cosf(nd * theta);
@@ -745,7 +744,7 @@ TN_POLY_INLINE double cheb_trig_f(int kind, float y, int64_t n) {
         return y > 0 ? 2 * nd + 1 : (n % 2 == 0 ? 1 : -1);
     }
 }
-TN_POLY_INLINE double cheb_trig(int kind, double y, int64_t n, bool single) {
+TN_SF_INLINE double cheb_trig(int kind, double y, int64_t n, bool single) {
     if (single) return cheb_trig_f(kind, (float)y, n);
     double theta = acos(y), nd = (double)n;
     switch (kind) {
@@ -762,7 +761,7 @@ TN_POLY_INLINE double cheb_trig(int kind, double y, int64_t n, bool single) {
     }
 }
 
-TN_POLY_INLINE double sf_cheb(int kind, double x, double nf, bool single) {
+TN_SF_INLINE double sf_cheb(int kind, double x, double nf, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
     double nd = (double)n;
@@ -781,7 +780,7 @@ TN_POLY_INLINE double sf_cheb(int kind, double x, double nf, bool single) {
 }
 
 /* the shifted polynomials T*_n(x) = T_n(2x - 1), ...: special values at x = 1 and x = 0 */
-TN_POLY_INLINE double sf_scheb(int kind, double x, double nf, bool single) {
+TN_SF_INLINE double sf_scheb(int kind, double x, double nf, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
     double nd = (double)n, y = RS(RS(x + x) - 1);
@@ -805,7 +804,7 @@ TN_POLY_INLINE double sf_scheb(int kind, double x, double nf, bool single) {
 }
 
 /* physicists' Hermite H_n; NaN above upstream's degree limit for the dtype (`limit`) */
-TN_POLY_INLINE double sf_hermite_h(double x, double nf, int64_t limit, bool single) {
+TN_SF_INLINE double sf_hermite_h(double x, double nf, int64_t limit, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
     if (n == 0) return 1;
@@ -830,7 +829,7 @@ TN_POLY_INLINE double sf_hermite_h(double x, double nf, int64_t limit, bool sing
 }
 
 /* probabilists' Hermite He_n */
-TN_POLY_INLINE double sf_hermite_he(double x, double nf, int64_t limit, bool single) {
+TN_SF_INLINE double sf_hermite_he(double x, double nf, int64_t limit, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
     if (n == 0) return 1;
@@ -861,7 +860,7 @@ TN_POLY_INLINE double sf_hermite_he(double x, double nf, int64_t limit, bool sin
  * steps per element on either side) follow. One recurrence per (name, compute type T, its
  * fused multiply-add FMA), from p = 1 and q = Q1, stopping at NaN as upstream's loops. */
 #define TN_POLY_K_REC(name, T, FMA, Q1, STEP_A)                                   \
-    TN_POLY_INLINE T name(T x, int64_t n) {                                       \
+    TN_SF_INLINE T name(T x, int64_t n) {                                       \
         T p = 1, q = Q1, r = q;                                                   \
         for (int64_t k = 1; k < n && !isnan(q); k++) {                            \
             r = FMA(STEP_A, q, -((T)k * p)) / (T)(k + 1);                         \
@@ -875,7 +874,7 @@ TN_POLY_K_REC(laguerre_d, double, fma, 1 - x, (double)(k + k) + (1 - x))
 TN_POLY_K_REC(legendre_f, float, fmaf, x, (float)(k + k + 1) * x)
 TN_POLY_K_REC(legendre_d, double, fma, x, (double)(k + k + 1) * x)
 
-TN_POLY_INLINE double sf_laguerre(double x, double nf, bool single) {
+TN_SF_INLINE double sf_laguerre(double x, double nf, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
     if (fabs(x) == 0 || n == 0) return 1;
@@ -883,7 +882,7 @@ TN_POLY_INLINE double sf_laguerre(double x, double nf, bool single) {
     return single ? laguerre_f((float)x, n) : laguerre_d(x, n);
 }
 
-TN_POLY_INLINE double sf_legendre(double x, double nf, bool single) {
+TN_SF_INLINE double sf_legendre(double x, double nf, bool single) {
     int64_t n = poly_degree(nf);
     if (n < 0) return 0;
     if (fabs(x) == 1) return (x > 0 || n % 2 == 0) ? 1 : -1;

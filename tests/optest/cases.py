@@ -1061,6 +1061,10 @@ add("norm_p", "lambda a: (torch.norm(a, 1), torch.norm(a, float('inf')), torch.n
 add("norm_dim_dtype", "lambda a: (torch.norm(a, 2, 1, dtype=torch.float64), torch.norm(a, None, 0), torch.norm(a, dtype=torch.float64))", [In((7, 33))], ["norm.ScalarOpt_dim_dtype", "norm.ScalarOpt_dim", "norm.ScalarOpt_dtype"])
 add("norm_ops", "lambda a: (torch.ops.aten.norm.ScalarOpt_dtype(a, 2, dtype=torch.float64), torch.ops.aten.norm.ScalarOpt_dim_dtype(a, 1, [0], False, dtype=torch.float64), torch.ops.aten.norm.Scalar(a, 3))", [In((7, 33))], ["norm.ScalarOpt_dtype", "norm.ScalarOpt_dim_dtype", "norm.Scalar"])
 add("norm_int_err", "lambda a: torch.norm(a)", [In((7,), "int32", "int")], ["norm.Scalar"])
+# float32 general orders accumulate in float as upstream's (reduce.c, norm_loop): its bits,
+# whole (the split into upstream's chunks) and along either dim
+add("vector_norm_orders_exact_float32", "lambda a: tuple(torch.linalg.vector_norm(a, ord=o) for o in (6, 3.5, -1.5, 0.5)) + tuple(torch.linalg.vector_norm(a.view(70, 1000), ord=o, dim=d) for o in (6, 3.5) for d in (0, 1))",
+    [In((70000,), "float32")], ["linalg_vector_norm.default"], **EXACT)
 add("vector_norm_ords", "lambda a: [torch.linalg.vector_norm(a, o) for o in (0, 1, 2, 3, 0.5, float('inf'), -float('inf'), -1)]", [In((33,), "float32", "special")], ["linalg_vector_norm.default"])
 add("vector_norm_dtype", "lambda a: torch.linalg.vector_norm(a, 2, (0, 1), dtype=torch.float64)", [In((7, 33), "bfloat16")], ["linalg_vector_norm.default"])
 add("vector_norm_empty_inf_err", "lambda a: torch.linalg.vector_norm(a, float('inf'))", [In((0,))], ["linalg_vector_norm.default"])
