@@ -13,19 +13,6 @@
 
 #include "ops/dispatch.h"
 
-/* Whether the element at original index a must come strictly before the one at b. */
-typedef bool (*tn_perm_less)(const void *ctx, int64_t a, int64_t b);
-
-/* Orders perm[0..n) (original indices) exactly as libstdc++'s std::sort would order the
- * elements they name under `less`: equal elements land where upstream's unstable CPU
- * sorts leave them (reduce_stdsort.c). */
-void tn_std_sort_perm(int64_t *perm, int64_t n, tn_perm_less less, const void *ctx);
-
-/* The k first elements of 0..n-1 under `less` in perm[0..k) (perm has n slots), chosen and
- * ordered as upstream's CPU topk does (TopKImpl.h): std::partial_sort when k * 64 <= n, else
- * std::nth_element and, when sorted, std::sort of the first k - 1. */
-void tn_std_topk_perm(int64_t *perm, int64_t n, int64_t k, bool sorted, tn_perm_less less, const void *ctx);
-
 /* Which dims of an input are reduced; bit d set = dim d reduced. */
 typedef uint32_t tn_dim_mask;
 

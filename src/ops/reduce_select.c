@@ -246,92 +246,24 @@ tn_status tn_op_nanmedian(const tn_value *a, tn_value *r) { return median_all(a,
 
 /* ---- mode: the most frequent value (smallest among equally frequent ones) and the index
  * of the last of its run once the lane is sorted by value only. Upstream sorts with
- * std::sort, which is not stable: the run's order is that of libstdc++'s introsort
- * (median-of-three pivot to the front, unguarded partition, insertion sort below 16
- * elements), reproduced here so the index agrees. ---------------------------------------- */
+ * std::sort, which is not stable: the run's order is that of libstdc++'s introsort,
+ * reproduced (reduce_stdsort.inc) so the index agrees. ------------------------------------ */
 
-static bool vless(const sel_elem *a, const sel_elem *b, bool fl) { return lt_e(a, b, fl); }
+/* upstream's comparator is a plain `<` on the value (NaN compares false both ways) */
+#define SS_ELEM sel_elem
+#define SS_LESS(a, b) ((a).d < (b).d)
+#define SS_NAME(x) mode_f_##x
+#include "ops/reduce_stdsort.inc"
 
-static void move_median_to_first(sel_elem *e, int64_t res, int64_t a, int64_t b, int64_t c, bool fl) {
-    if (vless(&e[a], &e[b], fl)) {
-        if (vless(&e[b], &e[c], fl)) swap_e(e, res, b);
-        else if (vless(&e[a], &e[c], fl)) swap_e(e, res, c);
-        else swap_e(e, res, a);
-    } else if (vless(&e[a], &e[c], fl)) swap_e(e, res, a);
-    else if (vless(&e[b], &e[c], fl)) swap_e(e, res, c);
-    else swap_e(e, res, b);
-}
-static int64_t unguarded_partition(sel_elem *e, int64_t first, int64_t last, int64_t pivot, bool fl) {
-    for (;;) {
-        while (vless(&e[first], &e[pivot], fl)) first++;
-        last--;
-        while (vless(&e[pivot], &e[last], fl)) last--;
-        if (!(first < last)) return first;
-        swap_e(e, first, last);
-        first++;
-    }
-}
-static void sift_down(sel_elem *e, int64_t base, int64_t start, int64_t end, bool fl) {
-    int64_t root = start;
-    for (;;) {
-        int64_t child = 2 * root + 1;
-        if (child >= end) return;
-        if (child + 1 < end && vless(&e[base + child], &e[base + child + 1], fl)) child++;
-        if (!vless(&e[base + root], &e[base + child], fl)) return;
-        swap_e(e, base + root, base + child);
-        root = child;
-    }
-}
-/* libstdc++ falls back to a heap sort past its depth limit (2 log2 n levels); its exact
- * heap order is not reproduced (reached only by adversarial lanes). */
-static void heap_sort(sel_elem *e, int64_t first, int64_t last, bool fl) {
-    int64_t n = last - first;
-    for (int64_t i = n / 2 - 1; i >= 0; i--) sift_down(e, first, i, n, fl);
-    for (int64_t end = n - 1; end > 0; end--) {
-        swap_e(e, first, first + end);
-        sift_down(e, first, 0, end, fl);
-    }
-}
-static void introsort_loop(sel_elem *e, int64_t first, int64_t last, int64_t depth, bool fl) {
-    while (last - first > 16) {
-        if (depth == 0) { heap_sort(e, first, last, fl); return; }
-        depth--;
-        int64_t mid = first + (last - first) / 2;
-        move_median_to_first(e, first, first + 1, mid, last - 1, fl);
-        int64_t cut = unguarded_partition(e, first + 1, last, first, fl);
-        introsort_loop(e, cut, last, depth, fl);
-        last = cut;
-    }
-}
-static void linear_insert(sel_elem *e, int64_t i, bool fl) {
-    sel_elem v = e[i];
-    int64_t j = i;
-    while (vless(&v, &e[j - 1], fl)) { e[j] = e[j - 1]; j--; }
-    e[j] = v;
-}
-static void insertion_sort(sel_elem *e, int64_t first, int64_t last, bool fl) {
-    for (int64_t i = first + 1; i < last; i++) {
-        if (vless(&e[i], &e[first], fl)) {
-            sel_elem v = e[i];
-            memmove(&e[first + 1], &e[first], sizeof(sel_elem) * (size_t)(i - first));
-            e[first] = v;
-        } else linear_insert(e, i, fl);
-    }
-}
-static void std_sort(sel_elem *e, int64_t n, bool fl) {
-    if (n < 2) return;
-    int64_t lg = 0;
-    while ((n >> (lg + 1)) > 0) lg++;
-    introsort_loop(e, 0, n, 2 * lg, fl);
-    if (n > 16) {
-        insertion_sort(e, 0, 16, fl);
-        for (int64_t i = 16; i < n; i++) linear_insert(e, i, fl);
-    } else insertion_sort(e, 0, n, fl);
-}
+#define SS_ELEM sel_elem
+#define SS_LESS(a, b) ((a).i < (b).i)
+#define SS_NAME(x) mode_i_##x
+#include "ops/reduce_stdsort.inc"
 
 static bool pick_mode(sel_elem *e, int64_t n, bool fl, void *ctx, sel_elem *out) {
     (void)ctx;
-    std_sort(e, n, fl);
+    if (fl) mode_f_sort(e, n);
+    else mode_i_sort(e, n);
     int64_t freq = 0, best = 0;
     *out = e[0];
     for (int64_t i = 0; i < n; i++) {

@@ -1,43 +1,107 @@
 /* reduce_sort.c — sort, argsort and topk along one dim. NaN sorts above every number
  * (last ascending, first descending), as upstream. A stable sort keeps equal keys in index
  * order (a merge sort); an unstable one (stable=False, the default) leaves them where
- * libstdc++'s std::sort, which upstream calls, leaves them (tn_std_sort_perm). */
+ * libstdc++'s std::sort, which upstream calls, leaves them (reduce_stdsort.inc). */
 #include "ops/reduce.h"
 
 #include <stdlib.h>
 
-typedef struct sort_keys {
-    const double *f; /* float keys, or NULL */
-    const int64_t *i; /* integer keys */
-    bool desc, u64;
-} sort_keys;
+#include "core/threadpool.h"
 
-/* Whether key a must come strictly before key b. */
-static inline bool before(const sort_keys *k, int64_t a, int64_t b) {
-    if (k->f) {
-        double x = k->f[a], y = k->f[b];
-        if (k->desc) return (isnan(x) && !isnan(y)) || x > y;
-        return (!isnan(x) && isnan(y)) || x < y;
-    }
-    int64_t x = k->i[a], y = k->i[b];
-    if (k->u64) return k->desc ? (uint64_t)x > (uint64_t)y : (uint64_t)x < (uint64_t)y;
-    return k->desc ? x > y : x < y;
+/* ---- order keys ----------------------------------------------------------------------------
+ * Every element is sorted by an unsigned key whose ascending order is the wanted order and
+ * whose equal keys are exactly the comparator's ties: floats by their bits made monotone,
+ * -0 and +0 one key (upstream's `<` does not tell them apart), every NaN one key above +inf;
+ * signed integers with the sign bit flipped. Descending order complements the key, which
+ * puts NaN first, as upstream's descending comparator does. So upstream's two comparators
+ * (KeyValueCompAsc / Desc) become one integer compare, inlined into the sort. */
+static inline uint64_t key_ieee(uint64_t b, uint64_t sign, uint64_t inf) {
+    uint64_t all = sign * 2 - 1, mag = b & (sign - 1);
+    uint64_t k = (b & sign) ? ~b & all : b | sign;
+    k = mag == 0 ? sign : k;
+    return mag > inf ? all : k; /* selects, not branches: the fill loop vectorises */
 }
+#define KEY_F16(b) key_ieee(b, 0x8000u, 0x7c00u)
+#define KEY_BF16(b) key_ieee(b, 0x8000u, 0x7f80u)
+#define KEY_F32(b) key_ieee(b, 0x80000000u, 0x7f800000u)
+#define KEY_F64(b) key_ieee(b, 1ull << 63, 0x7ffull << 52)
 
-static bool perm_before(const void *ctx, int64_t a, int64_t b) { return before(ctx, a, b); }
+/* Whether a dtype's keys need 64 bits (else they fit 32). */
+static bool key_wide(tn_dtype dt) { return dt == TN_DTYPE_FLOAT64 || dt == TN_DTYPE_INT64 || dt == TN_DTYPE_UINT64; }
 
-/* Stable bottom-up merge sort of the permutation idx[0..n) (tmp has n slots). */
-static void merge_sort(const sort_keys *k, int64_t *idx, int64_t *tmp, int64_t n) {
-    for (int64_t w = 1; w < n; w *= 2) {
-        for (int64_t lo = 0; lo < n; lo += 2 * w) {
-            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            int64_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi) tmp[o++] = before(k, idx[j], idx[i]) ? idx[j++] : idx[i++];
-            while (i < mid) tmp[o++] = idx[i++];
-            while (j < hi) tmp[o++] = idx[j++];
-        }
-        memcpy(idx, tmp, sizeof(int64_t) * (size_t)n);
+/* The two element forms: a 32-bit key and a 32-bit index packed in one word (key high), or
+ * a 64-bit key beside a 64-bit index (64-bit keys, or lanes of 2^32 elements or more). */
+typedef struct sort_kv {
+    uint64_t key;
+    int64_t idx;
+} sort_kv;
+
+#define SS_ELEM uint64_t
+#define SS_LESS(a, b) (((a) >> 32) < ((b) >> 32))
+#define SS_NAME(x) packed_##x
+#include "ops/reduce_stdsort.inc"
+
+#define SS_ELEM sort_kv
+#define SS_LESS(a, b) ((a).key < (b).key)
+#define SS_NAME(x) kv_##x
+#include "ops/reduce_stdsort.inc"
+
+/* Fills the lane's n elements (packed when !wide) from p with stride `is` (bytes). O3: the
+ * contiguous loop vectorises. */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+static void lane_fill(const char *p, int64_t is, int64_t n, tn_dtype dt, bool desc, bool wide, void *elems) {
+    uint64_t flip = desc ? (key_wide(dt) ? UINT64_MAX : UINT32_MAX) : 0;
+    uint64_t *pk = elems;
+    sort_kv *kv = elems;
+#define FILL(T, KEY)                                                                                 \
+    do {                                                                                             \
+        if (!wide && is == (int64_t)sizeof(T)) /* the contiguous lane, its own loop */               \
+            for (int64_t i = 0; i < n; i++) {                                                        \
+                T v;                                                                                 \
+                memcpy(&v, p + i * (int64_t)sizeof(T), sizeof v);                                    \
+                pk[i] = ((KEY) ^ flip) << 32 | (uint64_t)i;                                          \
+            }                                                                                        \
+        else if (wide)                                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                        \
+                T v;                                                                                 \
+                memcpy(&v, p + i * is, sizeof v);                                                    \
+                kv[i].key = (KEY) ^ flip;                                                            \
+                kv[i].idx = i;                                                                       \
+            }                                                                                        \
+        else                                                                                         \
+            for (int64_t i = 0; i < n; i++) {                                                        \
+                T v;                                                                                 \
+                memcpy(&v, p + i * is, sizeof v);                                                    \
+                pk[i] = ((KEY) ^ flip) << 32 | (uint64_t)i;                                          \
+            }                                                                                        \
+    } while (0)
+    switch (dt) {
+    case TN_DTYPE_FLOAT32: FILL(uint32_t, KEY_F32(v)); break;
+    case TN_DTYPE_FLOAT64: FILL(uint64_t, KEY_F64(v)); break;
+    case TN_DTYPE_FLOAT16: FILL(uint16_t, KEY_F16(v)); break;
+    case TN_DTYPE_BFLOAT16: FILL(uint16_t, KEY_BF16(v)); break;
+    case TN_DTYPE_BOOL: FILL(uint8_t, (uint64_t)(v != 0)); break;
+    case TN_DTYPE_UINT8: FILL(uint8_t, (uint64_t)v); break;
+    case TN_DTYPE_INT8: FILL(int8_t, (uint64_t)((uint32_t)v ^ 0x80000000u)); break;
+    case TN_DTYPE_INT16: FILL(int16_t, (uint64_t)((uint32_t)v ^ 0x80000000u)); break;
+    case TN_DTYPE_INT32: FILL(int32_t, (uint64_t)((uint32_t)v ^ 0x80000000u)); break;
+    case TN_DTYPE_UINT16: FILL(uint16_t, (uint64_t)v); break;
+    case TN_DTYPE_UINT32: FILL(uint32_t, (uint64_t)v); break;
+    case TN_DTYPE_INT64: FILL(int64_t, (uint64_t)v ^ (1ull << 63)); break;
+    case TN_DTYPE_UINT64: FILL(uint64_t, v); break;
+    default: break; /* refused by tn_reduce_check_dtype */
     }
+#undef FILL
+}
+#pragma GCC pop_options
+
+/* Rewrites the sorted elements' first k indices in place as int64 (a packed element is one
+ * word; a wide one is two, and slot i is written after element i is read). */
+static int64_t *lane_indices(void *elems, int64_t k, bool wide) {
+    int64_t *out = elems;
+    for (int64_t i = 0; i < k; i++) out[i] = wide ? ((sort_kv *)elems)[i].idx : (int64_t)(((uint64_t *)elems)[i] & UINT32_MAX);
+    return out;
 }
 
 static int64_t lane_off(const tn_tensor *t, int dim, int64_t k) {
@@ -53,8 +117,60 @@ static int64_t lane_off(const tn_tensor *t, int dim, int64_t k) {
 /* How a lane is ordered: stably, as std::sort, or as upstream's topk (sorted or not). */
 enum { ORDER_STABLE, ORDER_STD_SORT, ORDER_TOPK_SORTED, ORDER_TOPK };
 
+typedef struct sort_job {
+    tn_tensor *self, *v, *ix;
+    int dim, order;
+    bool desc, wide, failed;
+    int64_t n, k;
+} sort_job;
+
+/* Lanes [begin, end) of a sort_job, with scratch of their own (a chunk of the pool). */
+static void sort_lanes(void *ctx, int64_t begin, int64_t end) {
+    sort_job *j = ctx;
+    tn_tensor *self = j->self, *v = j->v, *ix = j->ix;
+    int64_t n = j->n, k = j->k;
+    int es = tn_dtype_itemsize(self->dtype), nd = self->ndim, dim = j->dim;
+    int64_t is = (nd ? self->strides[dim] : 0) * es;
+    int64_t vs = v ? (nd ? v->strides[dim] : 0) * es : 0, xs = (nd ? ix->strides[dim] : 0) * 8;
+    size_t esz = j->wide ? sizeof(sort_kv) : sizeof(uint64_t);
+    char *elems = malloc((size_t)n * esz * (j->order == ORDER_STABLE ? 2 : 1));
+    if (!elems) { j->failed = true; return; }
+    for (int64_t l = begin; l < end; l++) {
+        const char *p = (const char *)tn_tensor_data(self) + (nd ? lane_off(self, dim, l) : 0);
+        lane_fill(p, is, n, self->dtype, j->desc, j->wide, elems);
+        /* upstream returns the identity order for a lane of stride 0 (an expanded dim) */
+        if (nd && self->strides[dim] == 0 && j->order <= ORDER_STD_SORT) (void)0;
+        else if (j->wide) {
+            sort_kv *e = (sort_kv *)elems;
+            if (j->order >= ORDER_TOPK_SORTED) kv_topk(e, n, k, j->order == ORDER_TOPK_SORTED);
+            else if (j->order == ORDER_STABLE) kv_stable(e, e + n, n);
+            else kv_sort(e, n);
+        } else {
+            uint64_t *e = (uint64_t *)elems;
+            if (j->order >= ORDER_TOPK_SORTED) packed_topk(e, n, k, j->order == ORDER_TOPK_SORTED);
+            else if (j->order == ORDER_STABLE) packed_stable(e, e + n, n);
+            else packed_sort(e, n);
+        }
+        const int64_t *perm = lane_indices(elems, k, j->wide);
+        char *q = (char *)tn_tensor_data(ix) + (nd ? lane_off(ix, dim, l) : 0);
+        for (int64_t i = 0; i < k; i++) memcpy(q + i * xs, &perm[i], 8);
+        if (!v) continue;
+        char *w = (char *)tn_tensor_data(v) + (nd ? lane_off(v, dim, l) : 0);
+#define COPY(T) for (int64_t i = 0; i < k; i++) memcpy(w + i * vs, p + perm[i] * is, sizeof(T))
+        switch (es) {
+        case 1: COPY(uint8_t); break;
+        case 2: COPY(uint16_t); break;
+        case 4: COPY(uint32_t); break;
+        default: COPY(uint64_t); break;
+        }
+#undef COPY
+    }
+    free(elems);
+}
+
 /* Sorts every lane of self along dim and writes the first k of each into new tensors
- * (values may be NULL when only indices are wanted). */
+ * (values may be NULL when only indices are wanted). Lanes run on the pool in chunks of at
+ * least 32,768 / n lanes, upstream's grain for its sorting loop. */
 static tn_status sort_core(tn_tensor *self, int dim, bool desc, int order, int64_t k, tn_tensor **vals, tn_tensor **idxs) {
     TN_TRY(tn_reduce_check_dtype("sort", self->dtype));
     int64_t sizes[TN_MAX_DIMS];
@@ -67,36 +183,14 @@ static tn_status sort_core(tn_tensor *self, int dim, bool desc, int order, int64
     int64_t numel = tn_tensor_numel(self);
     int64_t n = self->ndim ? self->sizes[dim] : 1;
     if (!tn_tensor_is_meta(self) && numel > 0 && k > 0) {
-        int64_t lanes = numel / n;
-        int es = tn_dtype_itemsize(self->dtype);
-        int64_t is = (self->ndim ? self->strides[dim] : 0) * es;
-        int64_t vs = v ? (self->ndim ? v->strides[dim] : 0) * es : 0, xs = (self->ndim ? ix->strides[dim] : 0) * 8;
-        bool fl = tn_dtype_is_floating(self->dtype);
-        char *scratch = malloc((size_t)n * 24);
-        if (!scratch) { tn_tensor_release(v); tn_tensor_release(ix); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
-        int64_t *perm = (int64_t *)scratch, *tmp = perm + n;
-        void *keys = perm + 2 * n;
-        sort_keys sk = {fl ? keys : NULL, fl ? NULL : keys, desc, self->dtype == TN_DTYPE_UINT64};
-        for (int64_t l = 0; l < lanes; l++) {
-            const char *p = (const char *)tn_tensor_data(self) + (self->ndim ? lane_off(self, dim, l) : 0);
-            for (int64_t i = 0; i < n; i++) {
-                perm[i] = i;
-                if (fl) ((double *)keys)[i] = tn_rd_get(p + i * is, self->dtype);
-                else ((int64_t *)keys)[i] = tn_rd_get_i(p + i * is, self->dtype);
-            }
-            /* upstream returns the identity order for a lane of stride 0 (an expanded dim) */
-            if (order >= ORDER_TOPK_SORTED) tn_std_topk_perm(perm, n, k, order == ORDER_TOPK_SORTED, perm_before, &sk);
-            else if (self->ndim && self->strides[dim] == 0) (void)0;
-            else if (order == ORDER_STABLE) merge_sort(&sk, perm, tmp, n);
-            else tn_std_sort_perm(perm, n, perm_before, &sk);
-            char *q = (char *)tn_tensor_data(ix) + (self->ndim ? lane_off(ix, dim, l) : 0);
-            char *w = v ? (char *)tn_tensor_data(v) + (self->ndim ? lane_off(v, dim, l) : 0) : NULL;
-            for (int64_t i = 0; i < k; i++) {
-                memcpy(q + i * xs, &perm[i], 8);
-                if (w) memcpy(w + i * vs, p + perm[i] * is, (size_t)es);
-            }
+        sort_job j = {self, v, ix, dim, order, desc, key_wide(self->dtype) || n > (int64_t)UINT32_MAX, false, n, k};
+        int64_t grain = 32768 / n;
+        tn_parallel_for(numel / n, grain < 1 ? 1 : grain, sort_lanes, &j);
+        if (j.failed) {
+            tn_tensor_release(v);
+            tn_tensor_release(ix);
+            return tn_error(TN_ERR_NO_MEMORY, "out of memory");
         }
-        free(scratch);
     }
     if (vals) *vals = v;
     *idxs = ix;

@@ -2746,7 +2746,7 @@ for nm, expr in (("target_range", f"a, {MLT} + 1"), ("target_neg", f"a, {MLT} - 
                  ("long", f"a.long(), {MLT}"), ("float_target", f"a, {MLT}.float()"), ("bf16", f"a.bfloat16(), {MLT}"), ("1d_size", f"a[0], {MLT}[0, :3]")):
     add(f"multilabel_margin_loss_err_{nm}", f"lambda a: torch.ops.aten.multilabel_margin_loss({expr})", [In((4, 5))], ["multilabel_margin_loss.default"])
 add("multilabel_margin_loss_backward_err_bf16", f"lambda a: torch.ops.aten.multilabel_margin_loss_backward(a[0, 0].bfloat16(), a.bfloat16(), {MLT}, 1, a.bfloat16())", [In((4, 5))], ["multilabel_margin_loss_backward.default"])
-# ---- tie order of the unstable sorts (reduce_stdsort.c: libstdc++'s std::sort, nth_element, partial_sort) ----
+# ---- tie order of the unstable sorts (reduce_stdsort.inc: libstdc++'s std::sort, nth_element, partial_sort) ----
 for n in (17, 100, 3000):
     add(f"sort_ties_{n}", f"lambda x: [f(t, dim=d, descending=s) for f in (lambda *a, **k: torch.sort(*a, **k)[1], torch.argsort) for t, d in ((x, 1), (x.t(), 0), (x > 0, 1), (x.double(), 1)) for s in (False, True)] + "
         f"[torch.sort(x, dim=1, stable=False)[1], torch.sort(x, dim=1, stable=True)[1], torch.sort(x[:1].expand(3, {n}), dim=0)[1]]",
@@ -2754,6 +2754,15 @@ for n in (17, 100, 3000):
     add(f"topk_ties_{n}", f"lambda x: [torch.topk(t, k, dim=1, largest=l, sorted=s) for t in (x, x.float(), x.float().masked_fill(x == 1, float('nan'))) "
         f"for k in sorted({{1, 3, max(1, {n} // 64), {n} // 2}}) for l in (True, False) for s in (True, False)]",
         [In((3, n), "int64", "index", high=3)], ["topk.default"])
+# every dtype's order key (reduce_sort.c): ties of each width, -0 tied with +0, NaN tied with
+# NaN (and a NaN with its sign bit set), over lanes the pool splits (300 lanes of 200), strided and contiguous
+add("sort_ties_keys", "lambda x: [f(t, dim=d, descending=s) for f in (lambda *a, **k: torch.sort(*a, **k)[1], lambda *a, **k: torch.topk(*a, k=3, largest=not k.pop('descending'), **k)[1]) "
+    "for t0 in (x, x.half(), x.bfloat16(), x.int(), x.short(), x.to(torch.int8), x.to(torch.uint8), (x - 1).float() * 0.0, (x - 1).half() * 0.0, x.double().masked_fill(x == 1, float('nan')), x.half().masked_fill(x == 2, float('nan')), "
+    "(x.float().masked_fill(x == 1, float('nan')).view(torch.int32) | -2147483648).view(torch.float32)) "
+    "for t, d in ((t0, 1), (t0.t(), 0), (t0.t(), 1)) for s in (False, True)]",
+    [In((300, 200), "int64", "index", high=3)], ["sort.default", "topk.default"])
+for dt in ("float64", "float16", "bfloat16"):
+    add(f"sort_special_{dt}", "lambda a: (torch.sort(a)[0], torch.sort(a, descending=True)[0], torch.sort(a, stable=True), torch.sort(a, descending=True, stable=True), torch.topk(a, 10), torch.topk(a, 10, largest=False))", [In((33,), dt, "special")], ["sort.default", "sort.stable", "topk.default"])
 # ---- embedding_renorm (composite_nn.c) ----
 add("embedding_renorm", "lambda w, i: [torch.embedding_renorm_(w.clone(), i, 1.0, 2.0), torch.embedding_renorm_(w.clone(), i[:2].int(), 0.5, 1.0), torch.ops.aten.embedding_renorm(w, i.reshape(2, 3), 100.0, 3.0), torch.embedding_renorm_(w.clone(), i[:0], 1.0, 2.0)]",
     [In((5, 4)), In((6,), "int64", "index", high=5)], ["embedding_renorm.default", "embedding_renorm_.default"])
