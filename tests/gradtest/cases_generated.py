@@ -480,7 +480,7 @@ CASES += [
       double=True),
     G("dec_batch_norm_with_update", "lambda x, w, b: torch.ops.aten._batch_norm_with_update(x, w, b, torch.zeros(3, dtype=x.dtype), "
       "torch.ones(3, dtype=x.dtype), 0.1, 1e-5)[0] * x", [In((4, 3, 5)), In((3,)), In((3,))], (0, 1, 2), []),
-    # multi-class margin losses (src/ops/composite_nn_margin.c)
+    # multi-class margin losses (src/ops/nn_loss_margin.c)
     G("gen_multi_margin_loss", "lambda a, w, t: [torch.nn.functional.multi_margin_loss(a, t, p=p, margin=0.6, weight=wt, reduction=r) * "
       "(torch.arange(4.0, dtype=a.dtype) + 1 if r == 'none' else 1) for p in (1, 2) for wt in (None, w.abs()) for r in ('mean', 'sum', 'none')]",
       [A, ROW, In((4,), "int64", "index", high=5)], (0,), ["multi_margin_loss"]),

@@ -2724,7 +2724,7 @@ add("unsafe_masked_index_put_err_float", f"lambda a, i: {aten_}_unsafe_masked_in
 add("unsafe_masked_index_err_many", f"lambda a, i: {aten_}_unsafe_masked_index(a, i > 1, [i, i, i], 0)", [In((4, 5)), In((6,), "int64", "index", high=4)], ["_unsafe_masked_index.default"])
 add("batch_norm_with_update", f"lambda x, w, b: (lambda rm, rv: ({aten_}_batch_norm_with_update(x, w, b, rm, rv, 0.2, 1e-3), rm, rv))(torch.zeros(3), torch.ones(3))",
     [In((4, 3, 5)), In((3,)), In((3,))], ["_batch_norm_with_update.default"])
-# ---- multi-class margin losses (composite_nn_margin.c) ----
+# ---- multi-class margin losses (nn_loss_margin.c) ----
 MLT = "torch.tensor([[3, 0, -1, 1, 2], [0, 1, 2, 3, 4], [4, -1, 0, 0, 1], [-1, 2, 2, 2, 2]])"
 for dt in ("float32", "float64"):
     add(f"multi_margin_loss_{dt}", f"lambda a, w, t: [{F_}multi_margin_loss(x, tt, p=p, margin=0.6, weight=wt, reduction=r) for p in (1, 2) for wt in (None, w.abs()) "
@@ -2738,6 +2738,15 @@ for dt in ("float32", "float64"):
         [In((4, 5), dt)], ["multilabel_margin_loss.default", "multilabel_margin_loss_forward.default"])
     add(f"multilabel_margin_loss_backward_{dt}", f"lambda g, a: [torch.ops.aten.multilabel_margin_loss_backward(gg, a, {MLT}, r, torch.ops.aten.multilabel_margin_loss_forward(a, {MLT}, r)[1]) "
         f"for r, gg in ((0, g), (1, g[0]), (2, g[0]))]", [In((4,), dt), In((4, 5), dt)], ["multilabel_margin_loss_backward.default"])
+# bit-identical to upstream (nn_loss_margin.c keeps upstream's order of arithmetic): values
+# and gradients over batches with many active terms
+for dt in ("float32", "float64"):
+    add(f"margin_losses_exact_{dt}", f"lambda a, w, t, T: [{F_}multi_margin_loss(a, t, p=p, margin=0.7, weight=ww, reduction=r) for p in (1, 2) for ww in (None, w.abs()) for r in ('mean', 'sum', 'none')] + "
+        f"[{F_}multilabel_margin_loss(a, T, reduction=r) for r in ('mean', 'sum', 'none')] + "
+        f"[torch.ops.aten.multi_margin_loss_backward(a[:, 0] if r == 0 else a[0, 0], a, t, p, 0.7, ww, r) for p in (1, 2) for ww in (None, w.abs()) for r in (0, 1, 2)] + "
+        f"[torch.ops.aten.multilabel_margin_loss_backward(a[:, 0] if r == 0 else a[0, 0], a, T, r, torch.ops.aten.multilabel_margin_loss_forward(a, T, r)[1]) for r in (0, 1, 2)]",
+        [In((64, 100), dt), In((100,), dt), In((64,), "int64", "index", high=100), In((64, 100), "int64", "index", high=100)],
+        ["multi_margin_loss.default", "multilabel_margin_loss.default", "multi_margin_loss_backward.default", "multilabel_margin_loss_backward.default"], **EXACT)
 for nm, expr in (("target_range", "a, t * 0 + 5"), ("target_neg", "a, t * 0 - 1"), ("p", "a, t, 3"), ("target_size", "a, t[:2]"), ("weight", "a, t, 1, 1, a[0, :3]"),
                  ("empty_dim", "a[:, :0], t"), ("long", "a.long(), t"), ("float_target", "a, t.float()"), ("bf16", "a.bfloat16(), t"), ("3d", "a[None], t")):
     add(f"multi_margin_loss_err_{nm}", f"lambda a, t: torch.ops.aten.multi_margin_loss({expr})", [In((4, 5)), In((4,), "int64", "index", high=5)], ["multi_margin_loss.default"])
