@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "ops/composite_internal.h"
 #include "ops/nn_internal.h"
 
@@ -97,14 +98,14 @@ static int64_t target_prime(const ctc_problem *p, int64_t b, int64_t s) { return
  * std::log on scalar_t): alpha rows past an input's length and states past its target stay
  * -inf; nll[b] = -log(alpha_{T-1}(S') + alpha_{T-1}(S'-1)) (eq. 8). */
 #define CTC_FORWARD(T, NAME, EXP, LOG)                                                              \
-    static void NAME(const ctc_problem *p, T *nll, T *alpha) {                                    \
+    static void NAME(const ctc_problem *p, T *nll, T *alpha, int64_t b0, int64_t b1) {            \
         const tn_tensor *lp = p->lp;                                                              \
         const T *lpd = (const T *)lp->storage->data;                                              \
         const T neginf = -(T)INFINITY;                                                            \
-        for (int64_t i = 0; i < p->batch * p->alpha_t * p->alpha_s; i++) alpha[i] = neginf;      \
-        for (int64_t b = 0; b < p->batch; b++) {                                                  \
+        for (int64_t b = b0; b < b1; b++) {                                                       \
             int64_t in_len = p->il[b], tg_len = p->tl[b], ns = 2 * tg_len + 1;                    \
             T *la = alpha + b * p->alpha_t * p->alpha_s;                                          \
+            for (int64_t i = 0; i < p->alpha_t * p->alpha_s; i++) la[i] = neginf;                \
             const T *lpb = lpd + lp->offset + b * lp->strides[1];                                 \
             if (in_len == 0) {                                                                    \
                 nll[b] = tg_len == 0 ? (T)0 : -neginf;                                            \
@@ -143,6 +144,19 @@ static int64_t target_prime(const ctc_problem *p, int64_t b, int64_t s) { return
     }
 CTC_FORWARD(float, ctc_forward_f32, expf, logf)
 CTC_FORWARD(double, ctc_forward_f64, exp, log)
+
+/* The batch elements are independent: both recursions run over them on the pool, as
+ * upstream's parallel_for over the batch. */
+typedef struct ctc_job {
+    const ctc_problem *p;
+    bool f32;
+    void *nll, *alpha;
+} ctc_job;
+static void ctc_forward_chunk(void *ctx, int64_t b0, int64_t b1) {
+    const ctc_job *j = ctx;
+    if (j->f32) ctc_forward_f32(j->p, j->nll, j->alpha, b0, b1);
+    else ctc_forward_f64(j->p, j->nll, j->alpha, b0, b1);
+}
 
 /* aten::_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths,
  *                 int blank=0, bool zero_infinity=False) -> (Tensor, Tensor); and its .Tensor
@@ -193,8 +207,8 @@ tn_status tn_op__ctc_loss(const tn_value *args, tn_value *rets) {
     if (st == TN_OK) st = tn_nn_empty(1, &batch, lp->dtype, lp, &nll);
     if (st == TN_OK) st = tn_nn_empty(3, asz, lp->dtype, lp, &alpha);
     if (st == TN_OK && !tn_tensor_is_meta(lp)) {
-        if (lp->dtype == TN_DTYPE_FLOAT32) ctc_forward_f32(&p, tn_tensor_data(nll), tn_tensor_data(alpha));
-        else ctc_forward_f64(&p, tn_tensor_data(nll), tn_tensor_data(alpha));
+        ctc_job j = {&p, lp->dtype == TN_DTYPE_FLOAT32, tn_tensor_data(nll), tn_tensor_data(alpha)};
+        tn_parallel_for(batch, 1, ctc_forward_chunk, &j);
     }
     free(il);
     free(tl);
@@ -216,14 +230,15 @@ tn_status tn_op__ctc_loss(const tn_value *args, tn_value *rets) {
  * zero_infinity. grad is (T, B, C) contiguous; beta scratch is batch x alpha_t x alpha_s. */
 #define CTC_BACKWARD(T, NAME, EXP, LOG)                                                             \
     static void NAME(const ctc_problem *p, const T *gout, int64_t gout_stride, const T *nll, int64_t nll_stride, \
-                     const tn_tensor *alpha_t, bool zero_inf, T *grad, T *beta) {                   \
+                     const tn_tensor *alpha_t, bool zero_inf, T *grad, T *beta, int64_t b0, int64_t b1) { \
         const tn_tensor *lp = p->lp;                                                              \
         const T *lpd = (const T *)lp->storage->data, *ad = (const T *)alpha_t->storage->data;     \
         const T neginf = -(T)INFINITY;                                                            \
         int64_t maxT = lp->sizes[0], B = lp->sizes[1], C = lp->sizes[2];                          \
-        for (int64_t i = 0; i < maxT * B * C; i++) grad[i] = neginf;                              \
-        for (int64_t b = 0; b < p->batch; b++) {                                                  \
+        for (int64_t b = b0; b < b1; b++) {                                                       \
             int64_t in_len = p->il[b], tg_len = p->tl[b];                                         \
+            for (int64_t t = 0; t < maxT; t++)                                                    \
+                for (int64_t k = 0; k < C; k++) grad[(t * B + b) * C + k] = neginf;              \
             T gr = gout[b * gout_stride], nl = nll[b * nll_stride];                               \
             const T *lpb = lpd + lp->offset + b * lp->strides[1];                                 \
             T *lb = beta + b * p->alpha_t * p->alpha_s;                                           \
@@ -286,6 +301,23 @@ tn_status tn_op__ctc_loss(const tn_value *args, tn_value *rets) {
 CTC_BACKWARD(float, ctc_backward_f32, expf, logf)
 CTC_BACKWARD(double, ctc_backward_f64, exp, log)
 
+typedef struct ctc_bwd_job {
+    const ctc_problem *p;
+    bool f32;
+    const void *gout;
+    int64_t gout_stride;
+    const void *nll;
+    int64_t nll_stride;
+    const tn_tensor *alpha;
+    bool zero_inf;
+    void *grad, *beta;
+} ctc_bwd_job;
+static void ctc_backward_chunk(void *ctx, int64_t b0, int64_t b1) {
+    const ctc_bwd_job *j = ctx;
+    if (j->f32) ctc_backward_f32(j->p, j->gout, j->gout_stride, j->nll, j->nll_stride, j->alpha, j->zero_inf, j->grad, j->beta, b0, b1);
+    else ctc_backward_f64(j->p, j->gout, j->gout_stride, j->nll, j->nll_stride, j->alpha, j->zero_inf, j->grad, j->beta, b0, b1);
+}
+
 /* aten::_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[] input_lengths,
  *   int[] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank,
  *   bool zero_infinity=False) -> Tensor; and its .Tensor overload. The forward's checks are
@@ -317,12 +349,12 @@ tn_status tn_op__ctc_loss_backward(const tn_value *args, tn_value *rets) {
         size_t n = (size_t)(batch * p.alpha_t * p.alpha_s + 1);
         void *beta = malloc(n * (size_t)tn_dtype_itemsize(lp->dtype));
         if (!beta) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
-        else if (lp->dtype == TN_DTYPE_FLOAT32)
-            ctc_backward_f32(&p, (const float *)gout->storage->data + gout->offset, gout->strides[0], (const float *)nll->storage->data + nll->offset,
-                             nll->strides[0], alpha, zero_inf, tn_tensor_data(grad), beta);
-        else
-            ctc_backward_f64(&p, (const double *)gout->storage->data + gout->offset, gout->strides[0], (const double *)nll->storage->data + nll->offset,
-                             nll->strides[0], alpha, zero_inf, tn_tensor_data(grad), beta);
+        else {
+            int es = tn_dtype_itemsize(lp->dtype);
+            ctc_bwd_job j = {&p, lp->dtype == TN_DTYPE_FLOAT32, (const char *)gout->storage->data + gout->offset * es, gout->strides[0],
+                             (const char *)nll->storage->data + nll->offset * es, nll->strides[0], alpha, zero_inf, tn_tensor_data(grad), beta};
+            tn_parallel_for(batch, 1, ctc_backward_chunk, &j);
+        }
         free(beta);
     }
     free(il);
