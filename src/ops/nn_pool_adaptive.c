@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/nn_pool3d.h"
 #include "ops/dispatch.h"
 #include "ops/nn_backward_internal.h"
@@ -16,6 +17,92 @@
 
 static int64_t start_index(int64_t o, int64_t I, int64_t O) { return (o * I) / O; }
 static int64_t end_index(int64_t o, int64_t I, int64_t O) { return ((o + 1) * I + O - 1) / O; }
+
+typedef struct pool_job {
+    tn_dtype dt;
+    bool is_max;
+    int64_t in[3], out[3];
+    const char *src;
+    char *dv;
+    int64_t *di;
+} pool_job;
+
+/* The average of float32 / float64 planes in their own type: the sum, then the division by
+ * the three extents in turn, each step rounded to the type as upstream's kernel computes it
+ * (what the generic loop below gets through double and rounding). */
+#define AVG_PLANES(T)                                                                                  \
+    static void avg_planes_##T(const pool_job *j, int64_t p0, int64_t p1) {                            \
+        const int64_t *in = j->in, *out = j->out;                                                      \
+        int64_t plane_in = in[0] * in[1] * in[2], plane_out = out[0] * out[1] * out[2];                \
+        for (int64_t p = p0; p < p1; p++) {                                                            \
+            const T *x = (const T *)j->src + p * plane_in;                                             \
+            T *y = (T *)j->dv + p * plane_out;                                                         \
+            for (int64_t od = 0; od < out[0]; od++) {                                                  \
+                int64_t d0 = start_index(od, in[0], out[0]), d1 = end_index(od, in[0], out[0]);        \
+                for (int64_t oh = 0; oh < out[1]; oh++) {                                              \
+                    int64_t h0 = start_index(oh, in[1], out[1]), h1 = end_index(oh, in[1], out[1]);    \
+                    for (int64_t ow = 0; ow < out[2]; ow++) {                                          \
+                        int64_t w0 = start_index(ow, in[2], out[2]), w1 = end_index(ow, in[2], out[2]); \
+                        T sum = 0;                                                                     \
+                        for (int64_t d = d0; d < d1; d++)                                              \
+                            for (int64_t h = h0; h < h1; h++) {                                        \
+                                const T *row = x + (d * in[1] + h) * in[2];                            \
+                                for (int64_t w = w0; w < w1; w++) sum += row[w];                       \
+                            }                                                                          \
+                        *y++ = sum / (T)(d1 - d0) / (T)(h1 - h0) / (T)(w1 - w0);                       \
+                    }                                                                                  \
+                }                                                                                      \
+            }                                                                                          \
+        }                                                                                              \
+    }
+AVG_PLANES(float)
+AVG_PLANES(double)
+
+/* Planes [p0, p1) of a pool_job (a chunk of the pool). */
+static void pool_planes(void *ctx, int64_t p0, int64_t p1) {
+    const pool_job *j = ctx;
+    if (!j->is_max && j->dt == TN_DTYPE_FLOAT32) { avg_planes_float(j, p0, p1); return; }
+    if (!j->is_max && j->dt == TN_DTYPE_FLOAT64) { avg_planes_double(j, p0, p1); return; }
+    tn_dtype dt = j->dt;
+    int es = tn_dtype_itemsize(dt);
+    const int64_t *in = j->in, *out = j->out;
+    int64_t plane_in = in[0] * in[1] * in[2], plane_out = out[0] * out[1] * out[2];
+    const char *src = j->src;
+    char *dv = j->dv;
+    int64_t *di = j->di;
+    bool is_max = j->is_max;
+    /* upstream's 3-d average kernel sums and divides in the tensor's own type (each step
+     * rounded to it, Half/BFloat16 included), dividing by the three extents in turn */
+    for (int64_t p = p0; p < p1; p++)
+        for (int64_t od = 0; od < out[0]; od++)
+            for (int64_t oh = 0; oh < out[1]; oh++)
+                for (int64_t ow = 0; ow < out[2]; ow++) {
+                    int64_t d0 = start_index(od, in[0], out[0]), d1 = end_index(od, in[0], out[0]);
+                    int64_t h0 = start_index(oh, in[1], out[1]), h1 = end_index(oh, in[1], out[1]);
+                    int64_t w0 = start_index(ow, in[2], out[2]), w1 = end_index(ow, in[2], out[2]);
+                    double best = -INFINITY, sum = 0;
+                    int64_t bi = d0 * in[1] * in[2] + h0 * in[2] + w0;
+                    for (int64_t d = d0; d < d1; d++)
+                        for (int64_t h = h0; h < h1; h++)
+                            for (int64_t w = w0; w < w1; w++) {
+                                int64_t at = (d * in[1] + h) * in[2] + w;
+                                double val = tn_rd_get(src + (p * plane_in + at) * es, dt);
+                                if (is_max) {
+                                    if (val > best || isnan(val)) { best = val; bi = at; }
+                                } else {
+                                    sum = tn_round_to_dtype(dt, sum + val);
+                                }
+                            }
+                    int64_t oat = p * plane_out + (od * out[1] + oh) * out[2] + ow;
+                    if (is_max) {
+                        tn_rd_set(dv + oat * es, dt, best);
+                        di[oat] = bi;
+                    } else {
+                        double m = tn_round_to_dtype(dt, tn_round_to_dtype(dt, tn_round_to_dtype(dt, sum / (double)(d1 - d0)) / (double)(h1 - h0)) / (double)(w1 - w0));
+                        tn_rd_set(dv + oat * es, dt, m);
+                    }
+                }
+}
 
 /* nsp spatial dims; max: values + int64 indices, else the mean */
 static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bool is_max, const char *name) {
@@ -46,43 +133,10 @@ static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bo
     if (st == TN_OK && is_max) st = tn_tensor_empty(x->ndim, shape, TN_DTYPE_INT64, tn_tensor_device(x), &ix);
     /* an empty result (an output size of 0 beside one of 2**32) has no cell to visit */
     if (st == TN_OK && !tn_tensor_is_meta(x) && tn_tensor_numel(v) > 0) {
-        tn_dtype dt = x->dtype;
-        int es = tn_dtype_itemsize(dt);
-        int64_t plane_in = in[0] * in[1] * in[2], plane_out = out[0] * out[1] * out[2];
-        const char *src = tn_tensor_data(xc);
-        char *dv = tn_tensor_data(v);
-        int64_t *di = ix ? tn_tensor_data(ix) : NULL;
-        /* upstream's 3-d average kernel sums and divides in the tensor's own type (each step
-         * rounded to it, Half/BFloat16 included), dividing by the three extents in turn */
-        for (int64_t p = 0; p < planes; p++)
-            for (int64_t od = 0; od < out[0]; od++)
-                for (int64_t oh = 0; oh < out[1]; oh++)
-                    for (int64_t ow = 0; ow < out[2]; ow++) {
-                        int64_t d0 = start_index(od, in[0], out[0]), d1 = end_index(od, in[0], out[0]);
-                        int64_t h0 = start_index(oh, in[1], out[1]), h1 = end_index(oh, in[1], out[1]);
-                        int64_t w0 = start_index(ow, in[2], out[2]), w1 = end_index(ow, in[2], out[2]);
-                        double best = -INFINITY, sum = 0;
-                        int64_t bi = d0 * in[1] * in[2] + h0 * in[2] + w0;
-                        for (int64_t d = d0; d < d1; d++)
-                            for (int64_t h = h0; h < h1; h++)
-                                for (int64_t w = w0; w < w1; w++) {
-                                    int64_t at = (d * in[1] + h) * in[2] + w;
-                                    double val = tn_rd_get(src + (p * plane_in + at) * es, dt);
-                                    if (is_max) {
-                                        if (val > best || isnan(val)) { best = val; bi = at; }
-                                    } else {
-                                        sum = tn_round_to_dtype(dt, sum + val);
-                                    }
-                                }
-                        int64_t oat = p * plane_out + (od * out[1] + oh) * out[2] + ow;
-                        if (is_max) {
-                            tn_rd_set(dv + oat * es, dt, best);
-                            di[oat] = bi;
-                        } else {
-                            double m = tn_round_to_dtype(dt, tn_round_to_dtype(dt, tn_round_to_dtype(dt, sum / (double)(d1 - d0)) / (double)(h1 - h0)) / (double)(w1 - w0));
-                            tn_rd_set(dv + oat * es, dt, m);
-                        }
-                    }
+        pool_job j = {x->dtype, is_max, {in[0], in[1], in[2]}, {out[0], out[1], out[2]}, tn_tensor_data(xc), tn_tensor_data(v),
+                      ix ? tn_tensor_data(ix) : NULL};
+        int64_t per = tn_tensor_numel(v) / planes * 8, grain = per >= 32768 ? 1 : 32768 / (per > 0 ? per : 1);
+        tn_parallel_for(planes, grain, pool_planes, &j);
     }
     tn_tensor_release(xc);
     if (st != TN_OK) {
