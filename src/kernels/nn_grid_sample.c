@@ -1,8 +1,9 @@
 /* nn_grid_sample.c — float, double and bfloat16/float16-rounding instances of grid sampling
  * (nn_grid_sample.h): the coordinate arithmetic (unnormalise, clip, reflect) and the weights
  * in the element type, as upstream's kernels compute them. Compiled at O3 (the corner and tap
- * loops unrolled: grid_sampler_3d 98 -> 55 us on its OpInfo sample, two threads; no change to
- * any value, as O3 reassociates no floating-point arithmetic). */
+ * loops unrolled; part of session 43's grid_sampler_3d 2.5x -> 0.85-1.06x in bench/opspeed.py,
+ * docs/PERFORMANCE.md; no change to any value, as O3 reassociates no floating-point
+ * arithmetic). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>

@@ -135,7 +135,8 @@ static tn_status adaptive_pool(const tn_value *args, tn_value *rets, int nsp, bo
     if (st == TN_OK && !tn_tensor_is_meta(x) && tn_tensor_numel(v) > 0) {
         pool_job j = {x->dtype, is_max, {in[0], in[1], in[2]}, {out[0], out[1], out[2]}, tn_tensor_data(xc), tn_tensor_data(v),
                       ix ? tn_tensor_data(ix) : NULL};
-        int64_t per = tn_tensor_numel(v) / planes * 8, grain = per >= 32768 ? 1 : 32768 / (per > 0 ? per : 1);
+        /* chunks of about 32,768 input elements read (each plane reads its whole input plane) */
+        int64_t plane_in = in[0] * in[1] * in[2], grain = plane_in >= 32768 ? 1 : 32768 / plane_in;
         tn_parallel_for(planes, grain, pool_planes, &j);
     }
     tn_tensor_release(xc);
