@@ -9,6 +9,7 @@
     .venv/bin/python bench/quant.py --ops               # the products alone, every block type
     .venv/bin/python bench/quant.py --sweep             # a decode step's products read cold, both layouts
     .venv/bin/python bench/quant.py --breakdown         # a replayed decode step split by operator
+    .venv/bin/python bench/quant.py --chains            # replayed decode with and without chains
 
 Each measurement is a fresh process, one side at a time (never both at once), alternating
 torchnative / llama.cpp for `--rounds` rounds after one warm-up round; figures are medians.
@@ -317,6 +318,55 @@ print(json.dumps({"replays": len(reps), "step_ms": step_ms, "replay_ms": sum(rep
 """
 
 
+CHAINS_CODE = r"""
+import json, os, statistics, sys, time
+cfg = json.loads(sys.argv[1])
+import torch
+torch.set_num_threads(cfg["threads"])
+import transformers.models.llama.modeling_llama
+from torchnative.quant import from_gguf
+import torchnative.graphs as G
+model = from_gguf(cfg["path"])
+ids = torch.tensor([cfg["prompt"]])
+gen = dict(attention_mask=torch.ones_like(ids), max_new_tokens=cfg["new_tokens"], min_new_tokens=cfg["new_tokens"],
+           do_sample=False, cache_implementation="static")
+calls, res = [], {"0": [], "1": []}
+orig = G.DecodeGraphs.__call__
+def call(self, *a, **kw):
+    calls.append(time.perf_counter())
+    return orig(self, *a, **kw)
+G.DecodeGraphs.__call__ = call
+for r in range(cfg["rounds"]):
+    for c in ("0", "1") if r % 2 == 0 else ("1", "0"):
+        os.environ["TN_GRAPH_CHAINS"] = c  # read when a new graph is planned
+        G.remove_decode_graphs(model)
+        w = G.accelerate_decode(model)
+        with torch.inference_mode():
+            model.generate(ids, **gen)  # warm-up and capture
+            calls.clear()
+            model.generate(ids, **gen)
+        assert (w.stats()["steps"]["chained"] > 0) == (c == "1"), w.stats()
+        res[c].append((calls[-1] - calls[3]) / (len(calls) - 4) * 1e3)  # replayed steps only
+        if c == "1":
+            chained = w.stats()["steps"]["chained"]
+print(json.dumps({"off": res["0"], "on": res["1"], "chained": chained}))
+"""
+
+
+def chains(a, cfg):
+    """--chains: kept-quantised decode with operator graphs, the chains (RMSNorm, rotary
+    embedding run as one step each) off and on alternately in one process, `--rounds`
+    pairs, ms per replayed step (generate's Python included)."""
+    res = run(OURS, CHAINS_CODE, dict(cfg, rounds=max(a.rounds, 3) * 2), a.threads)
+    off, on = statistics.median(res["off"]), statistics.median(res["on"])
+    print(f"{len(res['on'])} pairs, {res['chained']} of a step's steps in chains")
+    print(f"ms per replayed decode step: chains off {off:.3f} (" + ", ".join(f"{x:.2f}" for x in res["off"]) + ")")
+    print(f"                              chains on  {on:.3f} (" + ", ".join(f"{x:.2f}" for x in res["on"]) + ")")
+    ratios = [b / x for x, b in zip(res["off"], res["on"])]
+    print(f"on / off: {on / off:.3f} of the medians; per pair {statistics.median(ratios):.3f} median "
+          f"({min(ratios):.3f}-{max(ratios):.3f})")
+
+
 def breakdown(a, cfg):
     """--breakdown: one kept-quantised generation with operator graphs, each replayed decode
     step split by operator (Graph.replay(profile=True)); the step's time outside the replay
@@ -365,6 +415,8 @@ def main():
     ap.add_argument("--ops", action="store_true", help="time the products alone (every block type vs float32) and exit")
     ap.add_argument("--sweep", action="store_true", help="time SmolLM2's 211 products read cold, the file's layout "
                     "against the repacked one, and exit")
+    ap.add_argument("--chains", action="store_true", help="replayed decode steps with the graph chains off and on, "
+                    "alternately in one process")
     ap.add_argument("--breakdown", action="store_true", help="split a replayed decode step of the kept-quantised "
                     "model by operator, and exit")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
@@ -383,6 +435,8 @@ def main():
         return sweep(a)
     if a.breakdown:
         return breakdown(a, cfg)
+    if a.chains:
+        return chains(a, cfg)
     have_llama = not a.no_llama and subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
     methods = [m for m in a.quantize.split(",") if m]
     runs = {"ours": [], "llama.cpp": [], "float32": [], **{m: [] for m in methods}}

@@ -195,6 +195,99 @@ def test_decode_linears_replay_as_one_gemv_region(dtype):
     assert lin[0][1] > 0 and lin[1][1] == 0 and lin[2][1] == 0 and lin[3][1] > 0, lin
 
 
+# ---- chains run as one step (src/ops/graph_fuse.c) -------------------------------------
+
+def _norm_rope(n, rows, heads=3):
+    """transformers' own LlamaRMSNorm and apply_rotary_pos_emb on captured inputs."""
+    from transformers.models.llama.modeling_llama import LlamaRMSNorm, apply_rotary_pos_emb
+    norm = LlamaRMSNorm(n, eps=1e-6).eval()
+    with torch.no_grad():
+        norm.weight.copy_(torch.randn(n))
+    d = n // heads if (n // heads) % 2 == 0 else 2
+    x = torch.randn(1, rows, n)
+    q = torch.randn(1, rows, heads * d)
+    cos, sin = torch.randn(1, rows, d), torch.randn(1, rows, d)
+
+    def f():
+        y = norm(x)
+        qh = (q + y[..., :heads * d]).view(1, rows, heads, d).transpose(1, 2)
+        kh = q.view(1, rows, heads, d).transpose(1, 2)
+        qe, ke = apply_rotary_pos_emb(qh, kh, cos, sin)
+        return y, qe, ke
+    return f, (x, q, cos, sin), norm
+
+
+def _special(shape, seed):
+    """normal values with zero rows, huge and tiny (subnormal) elements mixed in"""
+    g = torch.Generator().manual_seed(seed)
+    t = torch.randn(shape, generator=g) * torch.tensor([1e-3, 1.0, 1e3])[torch.randint(0, 3, shape, generator=g)]
+    flat = t.view(-1)
+    flat[torch.randint(0, flat.numel(), (3,), generator=g)] = 1e-40
+    flat[torch.randint(0, flat.numel(), (2,), generator=g)] = 3e18
+    if t.dim() > 1 and t.shape[-2] > 1:
+        t[..., 0, :] = 0.0
+    return t
+
+
+@pytest.mark.parametrize("n,rows", [(8, 1), (64, 1), (576, 1), (100, 3), (1000, 2), (4096, 1)])
+def test_norm_and_rotary_chains_replay_bit_identical(n, rows):
+    """RMSNorm (6 steps) and each rotary embedding (5 steps) replay as one chain each, with
+    the bits the steps give one by one: zero rows, huge and subnormal elements included."""
+    torch.manual_seed(n + rows)
+    with torch.inference_mode():
+        f, ins, _ = _norm_rope(n, rows)
+        g, outs = capture(f)
+        for seed in (1, 2, 3):
+            for k, t in enumerate(ins):
+                t.copy_(_special(t.shape, seed * 10 + k))
+            g.replay()
+            for a, b in zip(outs, f()):
+                assert torch.equal(a, b)
+        assert g.counts()["chained"] == 6 + 5 + 5, g.counts()
+
+
+def test_chain_keeps_steps_whose_intermediates_are_held():
+    """An intermediate someone else holds (here returned) must still be computed: the
+    RMSNorm chain does not form, the rotary ones still do."""
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+    x, w = torch.randn(2, 64), torch.randn(64)
+    q, cos, sin = torch.randn(1, 2, 2, 16), torch.randn(1, 1, 16), torch.randn(1, 1, 16)
+
+    def f():
+        var = x.pow(2).mean(-1, keepdim=True)
+        y = w * (x * torch.rsqrt(var + 1e-5))
+        return (var, y) + apply_rotary_pos_emb(q, q, cos, sin)
+
+    with torch.inference_mode():
+        g, outs = capture(f)
+        x.copy_(torch.randn(2, 64))
+        q.copy_(torch.randn(1, 2, 2, 16))
+        g.replay()
+        for a, b in zip(outs, f()):
+            assert torch.equal(a, b)
+    assert g.counts()["chained"] == 5 + 5, g.counts()
+
+
+def test_chain_falls_back_when_its_tensors_change():
+    """A weight given new memory after planning (set_), or grad mode on with a weight that
+    requires grad: the steps run one by one, with the new values."""
+    f, ins, norm = _norm_rope(64, 2)
+    with torch.inference_mode():
+        g, outs = capture(f)
+        g.replay()
+    assert g.counts()["chained"] == 16
+    with torch.no_grad():
+        norm.weight.set_(torch.randn(64))
+    with torch.inference_mode():
+        g.replay()
+        assert g.counts()["chained"] == 10, g.counts()
+        for a, b in zip(outs, f()):
+            assert torch.equal(a, b)
+    with torch.enable_grad():
+        g.replay()
+    assert g.counts()["chained"] == 10  # the rotary inputs do not require grad
+
+
 # ---- models ---------------------------------------------------------------------------
 
 def _generate(model, ids, n, **extra):

@@ -52,9 +52,12 @@ class Graph:
     def counts(self) -> dict:
         """Recorded steps by kind: views skipped at replay, in-place/out= reruns,
         functional reruns into the captured result; ``direct``: how many of those the
-        last replay computed straight into that result rather than copying it there."""
-        s, r, i, d = self._g.counts() if self._g is not None else (0, 0, 0, 0)
-        return {"skip": s, "rerun": r, "into": i, "direct": d}
+        last replay computed straight into that result rather than copying it there;
+        ``chained``: how many steps the last replay ran inside chains run as one step
+        (transformers' RMSNorm and rotary embedding in float32; ``TN_GRAPH_CHAINS=0``
+        before the first replay keeps every step on its own)."""
+        s, r, i, d, c = self._g.counts() if self._g is not None else (0, 0, 0, 0, 0)
+        return {"skip": s, "rerun": r, "into": i, "direct": d, "chained": c}
 
     def replay(self, profile: bool = False):
         """Runs the captured calls again. With ``profile``, each step's time is added to

@@ -1,5 +1,6 @@
 /* graph.c — capture and replay of operator calls at the door (see graph.h). */
 #include "ops/graph.h"
+#include "ops/graph_internal.h"
 
 #include "kernels/gemv.h"
 #include "ops/iter.h"
@@ -11,33 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define G_MAX_RETS 8
-
-enum { STEP_SKIP = 0, STEP_RERUN = 1, STEP_INTO = 2 };
-
-typedef struct step {
-    tn_op_id op;
-    uint8_t kind;
-    uint8_t nrets;
-    uint8_t fresh;   /* STEP_INTO: bit k set when result k (or its list) gets the copy */
-    int8_t group;    /* > 0: first of this many decode-shaped linear steps run as one GEMV region */
-    uint8_t covered; /* a group member its leader ran in this replay */
-    int32_t next;    /* group chain: index of the next member (0: none) */
-    int nargs;
-    tn_value *args;  /* owned deep copies: tensors retained, lists duplicated */
-    tn_value rets[G_MAX_RETS];
-} step;
-
-struct tn_graph {
-    step *steps;
-    int64_t n, cap;
-    double *step_ns; /* per-step time accumulated by profiled replays, or NULL */
-    atomic_int busy; /* a replay is running (replay releases the GIL) */
-    bool planned;    /* linear groups found (first replay) */
-    int64_t direct;  /* steps of the last replay computed straight into their captured result */
-    char *failure; /* NULL while valid */
-};
 
 static _Thread_local tn_graph *tl_graph;
 static _Thread_local int tl_depth;
@@ -310,6 +284,7 @@ static void plan_groups(tn_graph *g) {
         }
         st->group = (int8_t)n;
     }
+    tn_graph_plan_chains(g);
     g->planned = true;
 }
 
@@ -382,6 +357,7 @@ static tn_status replay_steps(tn_graph *g, bool profile) {
     }
     if (!g->planned) plan_groups(g);
     g->direct = 0;
+    g->chained = 0;
     tn_value tmp[G_MAX_RETS];
     for (int64_t i = 0; i < g->n; i++) {
         step *st = &g->steps[i];
@@ -393,6 +369,11 @@ static tn_status replay_steps(tn_graph *g, bool profile) {
         if (st->covered) { st->covered = 0; continue; }
         if (st->group > 0 && run_group(g, i)) {
             if (profile) g->step_ns[i] += now_ns() - t0;
+            continue;
+        }
+        if (st->chain && tn_graph_run_chain(g, i)) {
+            if (profile) g->step_ns[i] += now_ns() - t0;
+            i = st->chain_end; /* the steps in between ran inside the chain */
             continue;
         }
         /* a step with one fresh tensor result computes straight into the captured one */
@@ -438,6 +419,8 @@ void tn_graph_step_info(const tn_graph *g, int64_t i, tn_op_id *op, int *kind, d
 
 int64_t tn_graph_direct_steps(const tn_graph *g) { return g->direct; }
 
+int64_t tn_graph_chained_steps(const tn_graph *g) { return g->chained; }
+
 void tn_graph_counts(const tn_graph *g, int64_t *skip, int64_t *rerun, int64_t *into) {
     int64_t c[3] = {0, 0, 0};
     for (int64_t i = 0; i < g->n; i++) c[g->steps[i].kind]++;
@@ -453,9 +436,11 @@ void tn_graph_free(tn_graph *g) {
         for (int j = 0; j < st->nargs; j++) value_free(&st->args[j]);
         free(st->args);
         for (int k = 0; k < st->nrets; k++) value_free(&st->rets[k]);
+        free(st->plan);
     }
     free(g->steps);
     free(g->step_ns);
+    free(g->scratch);
     free(g->failure);
     free(g);
 }

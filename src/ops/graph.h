@@ -51,6 +51,9 @@ void tn_graph_counts(const tn_graph *g, int64_t *skip, int64_t *rerun, int64_t *
 /* Of the last replay's `into` steps, how many computed straight into their captured result
  * (tn_graph_take_result) instead of being copied there. */
 int64_t tn_graph_direct_steps(const tn_graph *g);
+/* Of the last replay's steps, how many ran inside chains run as one step (graph_internal.h:
+ * transformers' RMSNorm and rotary embedding). */
+int64_t tn_graph_chained_steps(const tn_graph *g);
 void tn_graph_free(tn_graph *g);
 /* Number of recorded steps, and step i's operator, kind (0 skip, 1 rerun, 2 into) and
  * accumulated profiled time. */

@@ -35,12 +35,13 @@ static PyObject *graph_replay(PyObject *self, PyObject *args, PyObject *kw) {
 }
 
 /* counts(): (skipped views, reruns in place, functional reruns into place, of which the
- * last replay computed straight into the captured result). */
+ * last replay computed straight into the captured result, steps the last replay ran inside
+ * chains). */
 static PyObject *graph_counts(PyObject *self, PyObject *u) {
     tn_graph *g = ((GraphObject *)self)->g;
-    int64_t s = 0, r = 0, i = 0, d = 0;
-    if (g) tn_graph_counts(g, &s, &r, &i), d = tn_graph_direct_steps(g);
-    return Py_BuildValue("(LLLL)", (long long)s, (long long)r, (long long)i, (long long)d);
+    int64_t s = 0, r = 0, i = 0, d = 0, c = 0;
+    if (g) tn_graph_counts(g, &s, &r, &i), d = tn_graph_direct_steps(g), c = tn_graph_chained_steps(g);
+    return Py_BuildValue("(LLLLL)", (long long)s, (long long)r, (long long)i, (long long)d, (long long)c);
 }
 
 /* steps(): [("name.overload", kind, profiled ns), ...] in recorded order. */
