@@ -330,12 +330,16 @@ model = from_gguf(cfg["path"])
 ids = torch.tensor([cfg["prompt"]])
 gen = dict(attention_mask=torch.ones_like(ids), max_new_tokens=cfg["new_tokens"], min_new_tokens=cfg["new_tokens"],
            do_sample=False, cache_implementation="static")
-calls, res = [], {"0": [], "1": []}
-orig = G.DecodeGraphs.__call__
+calls, reps, res, rep = [], [], {"0": [], "1": []}, {"0": [], "1": []}
+orig, orig_replay = G.DecodeGraphs.__call__, G.Graph.replay
 def call(self, *a, **kw):
     calls.append(time.perf_counter())
     return orig(self, *a, **kw)
-G.DecodeGraphs.__call__ = call
+def replay(self, profile=False):
+    t0 = time.perf_counter()
+    orig_replay(self, profile)
+    reps.append(time.perf_counter() - t0)
+G.DecodeGraphs.__call__, G.Graph.replay = call, replay
 for r in range(cfg["rounds"]):
     for c in ("0", "1") if r % 2 == 0 else ("1", "0"):
         os.environ["TN_GRAPH_CHAINS"] = c  # read when a new graph is planned
@@ -343,13 +347,14 @@ for r in range(cfg["rounds"]):
         w = G.accelerate_decode(model)
         with torch.inference_mode():
             model.generate(ids, **gen)  # warm-up and capture
-            calls.clear()
+            calls.clear(), reps.clear()
             model.generate(ids, **gen)
         assert (w.stats()["steps"]["chained"] > 0) == (c == "1"), w.stats()
         res[c].append((calls[-1] - calls[3]) / (len(calls) - 4) * 1e3)  # replayed steps only
+        rep[c].append(statistics.median(reps) * 1e3)
         if c == "1":
             chained = w.stats()["steps"]["chained"]
-print(json.dumps({"off": res["0"], "on": res["1"], "chained": chained}))
+print(json.dumps({"off": res["0"], "on": res["1"], "replay_off": rep["0"], "replay_on": rep["1"], "chained": chained}))
 """
 
 
@@ -365,6 +370,10 @@ def chains(a, cfg):
     ratios = [b / x for x, b in zip(res["off"], res["on"])]
     print(f"on / off: {on / off:.3f} of the medians; per pair {statistics.median(ratios):.3f} median "
           f"({min(ratios):.3f}-{max(ratios):.3f})")
+    roff, ron = statistics.median(res["replay_off"]), statistics.median(res["replay_on"])
+    rr = [b / x for x, b in zip(res["replay_off"], res["replay_on"])]
+    print(f"the replay alone (median of a generation's replays), ms: off {roff:.3f}, on {ron:.3f}; "
+          f"per pair {statistics.median(rr):.3f} median ({min(rr):.3f}-{max(rr):.3f})")
 
 
 def breakdown(a, cfg):

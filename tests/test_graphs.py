@@ -288,6 +288,65 @@ def test_chain_falls_back_when_its_tensors_change():
     assert g.counts()["chained"] == 10  # the rotary inputs do not require grad
 
 
+@pytest.mark.parametrize("n", [8, 13, 1536])
+def test_swiglu_chain_moves_silu_past_the_up_product(n):
+    """transformers' LlamaMLP: silu(gate(x)) * up(x), with the up product between the silu
+    and its product. The silu step moves after it and the two replay as one chain, with
+    the bits of the steps (the silu loop is the elementwise family's own)."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaMLP
+    torch.manual_seed(n)
+    mlp = LlamaMLP(LlamaConfig(hidden_size=16, intermediate_size=n, num_attention_heads=2, num_key_value_heads=2)).eval()
+    x = torch.randn(1, 1, 16)
+    with torch.inference_mode():
+        g, out = capture(lambda: mlp(x))
+        for seed in (1, 2):
+            x.copy_(_special((1, 1, 16), seed) * 4)
+            g.replay()
+            assert torch.equal(out, mlp(x))
+    assert g.counts()["chained"] == 2, g.counts()
+    names = [s[0] for s in g.steps()]
+    assert names.index("silu.default") == names.index("mul.Tensor") - 1, names
+
+
+def test_static_cache_update_chain():
+    """transformers' StaticLayer.update (arange, add, add_, two index_copy_) replays as one
+    chain: the same cache contents and `_version` bumps as eager; a position past the cache
+    runs the steps, which raise index_copy_'s IndexError as eager does."""
+    from transformers.cache_utils import StaticLayer
+    torch.manual_seed(0)
+
+    k0, v0 = torch.randn(1, 2, 1, 8), torch.randn(1, 2, 1, 8)
+
+    def layers():
+        layer = StaticLayer(max_cache_len=6)
+        k, v = k0.clone(), v0.clone()
+        layer.update(k, v)  # lazy initialisation, eagerly
+        return layer, k, v
+
+    with torch.inference_mode():
+        (lg, kg, vg), (le, ke, ve) = layers(), layers()
+        g, _ = capture(lambda: lg.update(kg, vg))
+        le.update(ke, ve)
+        for step in range(4):  # positions 2 to 5 (0: the eager update, 1: the captured one)
+            for a, b in ((kg, ke), (vg, ve)):
+                x = torch.randn(1, 2, 1, 8)
+                a.copy_(x), b.copy_(x)
+            versions = lg.keys._version, lg.values._version, lg.cumulative_length._version
+            g.replay()
+            le.update(ke, ve)
+            assert g.counts()["chained"] == 5, g.counts()
+            assert torch.equal(lg.keys, le.keys) and torch.equal(lg.values, le.values)
+            assert torch.equal(lg.cumulative_length, le.cumulative_length)
+            assert (lg.keys._version, lg.values._version, lg.cumulative_length._version) == tuple(x + 1 for x in versions)
+        assert int(lg.cumulative_length) == 6
+        with pytest.raises(IndexError, match="out of bounds"):
+            le.update(ke, ve)
+        with pytest.raises(IndexError, match="out of bounds"):
+            g.replay()
+        assert g.counts()["chained"] == 0
+
+
 # ---- models ---------------------------------------------------------------------------
 
 def _generate(model, ids, n, **extra):

@@ -1,9 +1,10 @@
-/* fused_chain.c — RMSNorm and rotary-embedding chains as one loop each, bit for bit the
- * chains' operators (see fused_chain.h). */
+/* fused_chain.c — RMSNorm, rotary-embedding and SwiGLU chains as one loop each, bit for bit
+ * the chains' operators (see fused_chain.h). */
 #include "kernels/fused_chain.h"
 
 #include <math.h>
 
+#include "kernels/elementwise.h"
 #include "kernels/reduce.h"
 
 void tn_chain_rmsnorm_f32(float *y, const float *x, const float *w, float eps, int64_t rows, int64_t n, float *sq,
@@ -31,4 +32,12 @@ void tn_chain_rotary_row_f32(float *y, const float *x, const float *c, const flo
         const float t1 = x[j] * c[j], t2 = x[j - h] * s[j];
         y[j] = t1 + t2;
     }
+}
+
+void tn_chain_swiglu_f32(float *y, const float *g, const float *u, int64_t n) {
+    tn_loop_ctx ctx = {0};
+    char *data[2] = {(char *)y, (char *)g};
+    const int64_t strides[2] = {sizeof(float), sizeof(float)};
+    tn_ew_loop(TN_EW_silu, TN_DTYPE_FLOAT32)(data, strides, n, &ctx); /* silu(g), into y */
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] * u[i];                   /* mul */
 }

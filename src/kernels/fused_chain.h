@@ -1,5 +1,5 @@
 /* fused_chain.h — the arithmetic of operator chains that an operator-graph replay runs as
- * one step (ops/graph_fuse.c): transformers' RMSNorm and rotary embedding, float32.
+ * one step (ops/graph_fuse.c): transformers' RMSNorm, rotary embedding and SwiGLU, float32.
  *
  * Contract: every output element is bit for bit what the chain's operators give when run
  * one by one: each element goes through the same IEEE operations in the same order (this
@@ -26,5 +26,9 @@ void tn_chain_rmsnorm_f32(float *y, const float *x, const float *w, float eps, i
  *   y = x * c + cat(-x[h:], x[:h]) * s
  * c and s are this row's cos and sin (contiguous, n floats). */
 void tn_chain_rotary_row_f32(float *y, const float *x, const float *c, const float *s, int64_t n);
+
+/* SwiGLU's product: y = silu(g) * u over n contiguous floats, silu by the elementwise
+ * family's own loop for this host (kernels/elementwise.h). */
+void tn_chain_swiglu_f32(float *y, const float *g, const float *u, int64_t n);
 
 #endif

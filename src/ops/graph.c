@@ -266,6 +266,7 @@ static bool linear_gemv(const step *st, tn_gemm_desc *d) {
 
 static void plan_groups(tn_graph *g) {
     tn_gemm_desc d;
+    tn_graph_reorder_for_chains(g);
     for (int64_t i = 0; i < g->n; i++) {
         step *st = &g->steps[i];
         if (st->group < 0 || !linear_gemv(st, &d)) continue;

@@ -1,13 +1,15 @@
 /* graph_fuse.c — chains of captured steps that replay runs as one step: transformers'
- * RMSNorm (pow, mean, add, rsqrt, mul, mul) and rotary embedding (mul, neg, cat, mul, add
- * over two slices), float32. A decode step of a Llama-style model is about 60 % such small
+ * RMSNorm (pow, mean, add, rsqrt, mul, mul), rotary embedding (mul, neg, cat, mul, add over
+ * two slices) and SwiGLU (silu, mul) in float32, and the static cache's update (arange,
+ * add, add_, index_copy_ twice). A decode step of a Llama-style model is mostly such small
  * operators by count; each costs its door call and the first touch of its tensors' metadata
- * (docs/INFERENCE.md, "Chains"). A chain reads its inputs and writes its last result, the
+ * (docs/GRAPHS.md, "Chains"). A chain reads its inputs and writes its results; the
  * intermediates, which nothing else holds (graph_internal.h), are not written at all. The
  * arithmetic is kernels/fused_chain.c's, bit for bit the steps'. */
 #include "ops/graph_internal.h"
 
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "autograd/autograd.h"
@@ -222,11 +224,147 @@ static bool match_rotary(const tn_graph *g, int64_t i0, rot_match *m) {
     return !records(g, i[0], i[4]);
 }
 
+/* ---- SwiGLU ----------------------------------------------------------------------------
+ *   a = silu(g); y = mul(a, u)   (either operand order), g, u, y contiguous of one shape */
+typedef struct swiglu_match {
+    const tn_tensor *g, *u, *y;
+    int64_t end;
+} swiglu_match;
+
+static bool match_swiglu(const tn_graph *g, int64_t i0, swiglu_match *m) {
+    int64_t i1 = next_live(g, i0);
+    if (i1 < 0) return false;
+    const step *s0 = &g->steps[i0], *s1 = &g->steps[i1];
+    tn_tensor *gt = targ(s0, 0), *a = into1(s0, TN_OP_silu), *y = into1(s1, TN_OP_mul_Tensor);
+    if (!a || !y || !plain_f32(gt) || !tn_tensor_is_contiguous(gt)) return false;
+    tn_tensor *u = other_factor(s1, a);
+    if (!plain_f32(u) || !tn_tensor_is_contiguous(u) || !same_geometry(u, gt) || !plain_f32(a) ||
+        !same_geometry(a, gt) || !plain_f32(y) || !tn_tensor_is_contiguous(y) || !same_geometry(y, gt))
+        return false;
+    if (!dead_inside(g, a, i0, i1)) return false;
+    m->g = gt, m->u = u, m->y = y, m->end = i1;
+    return !records(g, i0, i1);
+}
+
+/* ---- the static cache's update (transformers' StaticLayer.update) ---------------------
+ *   a = arange(L); pos = add(a, cum); cum.add_(L); K.index_copy_(d, pos, k); V.index_copy_(d, pos, v)
+ * cum: one int64; K and V of one dtype with k and v theirs, a contiguous last dim that is
+ * not d, k / v of K / V's sizes but L along d; no two of cum, K, V, k, v share storage. */
+typedef struct kv_match {
+    const tn_tensor *cum, *K, *V, *k, *v;
+    int64_t L, dim, end;
+} kv_match;
+
+static bool kv_pair_ok(const tn_tensor *K, const tn_tensor *k, int64_t d, int64_t L) {
+    if (!K || !k || K->dtype != k->dtype || K->ndim != k->ndim || K->ndim < 2 || d >= K->ndim - 1 || tn_tensor_is_meta(K) ||
+        tn_tensor_is_meta(k) || K->batch || k->batch || ((K->flags | k->flags) & (TN_TENSOR_CONJ | TN_TENSOR_NEG)) ||
+        !K->storage->data || !k->storage->data || K->strides[K->ndim - 1] != 1 || k->strides[k->ndim - 1] != 1 ||
+        K->storage->device.type != TN_DEVICE_CPU || k->storage->device.type != TN_DEVICE_CPU)
+        return false;
+    for (int e = 0; e < K->ndim; e++)
+        if (k->sizes[e] != (e == d ? L : K->sizes[e])) return false;
+    return true;
+}
+
+static bool match_kv_update(const tn_graph *g, int64_t i0, kv_match *m) {
+    int64_t i[5];
+    i[0] = i0;
+    for (int k = 1; k < 5; k++)
+        if ((i[k] = next_live(g, i[k - 1])) < 0) return false;
+    const step *s0 = &g->steps[i[0]], *s1 = &g->steps[i[1]], *s2 = &g->steps[i[2]], *s3 = &g->steps[i[3]],
+               *s4 = &g->steps[i[4]];
+    tn_tensor *a = into1(s0, TN_OP_arange);
+    if (!a || s0->args[0].tag != TN_V_INT || a->dtype != TN_DTYPE_INT64 || a->ndim != 1 || a->sizes[0] != s0->args[0].u.i ||
+        !tn_tensor_is_contiguous(a) || tn_tensor_is_meta(a))
+        return false;
+    int64_t L = a->sizes[0];
+    tn_tensor *pos = into1(s1, TN_OP_add_Tensor), *cum = other_factor(s1, a);
+    if (!pos || !cum || targ(s1, 0) != a || !number_is(&s1->args[2], 1.0) || cum->dtype != TN_DTYPE_INT64 ||
+        tn_tensor_numel(cum) != 1 || cum->ndim > 1 || tn_tensor_is_meta(cum) || cum->batch || !cum->storage->data ||
+        pos->dtype != TN_DTYPE_INT64 || !same_geometry(pos, a) || !tn_tensor_is_contiguous(pos))
+        return false;
+    /* cum.add_(L): the number as a wrapped 0-dim int64 tensor or a Scalar, alpha 1 */
+    if (s2->kind != STEP_RERUN || targ(s2, 0) != cum || !number_is(&s2->args[2], 1.0)) return false;
+    if (s2->op == TN_OP_add__Tensor) {
+        const tn_tensor *l = targ(s2, 1);
+        if (!l || l->ndim != 0 || l->dtype != TN_DTYPE_INT64 || tn_tensor_is_meta(l) || !l->storage->data ||
+            *(const int64_t *)tn_tensor_data(l) != L)
+            return false;
+    } else if (s2->op != TN_OP_add__Scalar || s2->args[1].tag != TN_V_INT || s2->args[1].u.i != L) {
+        return false;
+    }
+    const step *cp[2] = {s3, s4};
+    const tn_tensor *dst[2], *src[2];
+    m->dim = -1;
+    for (int c = 0; c < 2; c++) {
+        if (cp[c]->op != TN_OP_index_copy_ || cp[c]->kind != STEP_RERUN || cp[c]->args[1].tag != TN_V_INT ||
+            targ(cp[c], 2) != pos)
+            return false;
+        dst[c] = targ(cp[c], 0), src[c] = targ(cp[c], 3);
+        if (!dst[c] || !src[c]) return false;
+        int64_t d = cp[c]->args[1].u.i;
+        if (d < 0) d += dst[c]->ndim;
+        if (c == 0) m->dim = d;
+        if (d != m->dim || d < 0 || !kv_pair_ok(dst[c], src[c], d, L)) return false;
+    }
+    const tn_storage *sg[5] = {cum->storage, dst[0]->storage, dst[1]->storage, src[0]->storage, src[1]->storage};
+    for (int x = 0; x < 5; x++)
+        for (int y = x + 1; y < 5; y++)
+            if (sg[x] == sg[y]) return false;
+    if (!dead_inside(g, a, i[0], i[4]) || !dead_inside(g, pos, i[0], i[4])) return false;
+    m->cum = cum, m->K = dst[0], m->V = dst[1], m->k = src[0], m->v = src[1], m->L = L, m->end = i[4];
+    return !records(g, i[0], i[4]);
+}
+
+/* ---- moving a step next to its consumer ------------------------------------------------
+ * transformers' MLP computes silu(gate_proj(x)) * up_proj(x): the up product runs between
+ * the silu and its product. A functional step (kind "into") writes only its own fresh
+ * results, so a silu whose result nothing but the product reads can run right before it,
+ * after the functional steps in between, with the same results; then the two are a chain. */
+#define MOVE_MAX_GAP 8
+
+static bool references(const step *st, const tn_tensor *t) {
+    for (int j = 0; j < st->nargs; j++) {
+        if (st->args[j].tag == TN_V_TENSOR && st->args[j].u.t == t) return true;
+        if (st->args[j].tag == TN_V_TENSORLIST)
+            for (int64_t k = 0; k < st->args[j].u.tlist.n; k++)
+                if (st->args[j].u.tlist.data[k] == t) return true;
+    }
+    return false;
+}
+
+static void move_silu_steps(tn_graph *g) {
+    for (int64_t i = 0; i < g->n; i++) {
+        tn_tensor *a = into1(&g->steps[i], TN_OP_silu);
+        if (!a) continue;
+        int64_t j = i + 1;
+        for (; j < g->n && j - i <= MOVE_MAX_GAP; j++) {
+            const step *sj = &g->steps[j];
+            if (references(sj, a)) break;
+            if (sj->kind != STEP_INTO && sj->kind != STEP_SKIP) { j = g->n; break; }
+        }
+        if (j >= g->n || j - i > MOVE_MAX_GAP || j == i + 1) continue;
+        const step *mul = &g->steps[j];
+        if (!into1(mul, TN_OP_mul_Tensor) || !other_factor(mul, a)) continue;
+        step moved = g->steps[i];
+        memmove(&g->steps[i], &g->steps[i + 1], sizeof(step) * (size_t)(j - 1 - i));
+        g->steps[j - 1] = moved;
+        i = j - 1;
+    }
+}
+
+void tn_graph_reorder_for_chains(tn_graph *g) {
+    const char *env = getenv("TN_GRAPH_CHAINS");
+    if (env && !strcmp(env, "0")) return;
+    move_silu_steps(g);
+}
+
 /* ---- planning and running --------------------------------------------------------------- */
 
 /* What a chain reads and writes, resolved at planning: its tensors (inputs, then the
  * output), the memory and geometry each had then, and the constants. */
-#define CHAIN_TENSORS 4
+#define CHAIN_TENSORS 5
+#define KV_MAX_L 64 /* longest update chained (a decode step writes 1 position) */
 struct chain_plan {
     int nt;
     int64_t live; /* steps of the chain replay would run one by one */
@@ -234,7 +372,8 @@ struct chain_plan {
     const void *data[CHAIN_TENSORS];
     uint64_t geo[CHAIN_TENSORS];
     float eps;              /* RMSNorm */
-    int64_t rows, n;
+    int64_t rows, n;        /* RMSNorm, rotary: rows of n; SwiGLU: n elements */
+    int64_t L, dim;         /* the cache update: positions written, along dim */
     int64_t cst[TN_MAX_DIMS], sst[TN_MAX_DIMS]; /* rotary: cos / sin strides on q's dims */
 };
 
@@ -276,6 +415,8 @@ void tn_graph_plan_chains(tn_graph *g) {
         if (st->kind == STEP_SKIP || st->group) continue;
         rms_match rm;
         rot_match ro;
+        swiglu_match sw;
+        kv_match kv;
         struct chain_plan *p = NULL;
         int64_t end = -1;
         if (st->op == TN_OP_pow_Tensor_Scalar && match_rmsnorm(g, i, &rm) && rm.end - i < INT32_MAX) {
@@ -286,6 +427,20 @@ void tn_graph_plan_chains(tn_graph *g) {
                 if (rm.rows * (rm.n + 1) > need) need = rm.rows * (rm.n + 1);
             }
             end = rm.end;
+        } else if (st->op == TN_OP_silu && match_swiglu(g, i, &sw) && sw.end - i < INT32_MAX) {
+            const tn_tensor *ts[3] = {sw.g, sw.u, sw.y};
+            if ((p = new_plan(3, ts))) {
+                p->n = tn_tensor_numel(sw.g);
+                st->chain = CHAIN_SWIGLU;
+            }
+            end = sw.end;
+        } else if (st->op == TN_OP_arange && match_kv_update(g, i, &kv) && kv.L <= KV_MAX_L && kv.end - i < INT32_MAX) {
+            const tn_tensor *ts[5] = {kv.cum, kv.K, kv.V, kv.k, kv.v};
+            if ((p = new_plan(5, ts))) {
+                p->L = kv.L, p->dim = kv.dim;
+                st->chain = CHAIN_KV_UPDATE;
+            }
+            end = kv.end;
         } else if (st->op == TN_OP_mul_Tensor && match_rotary(g, i, &ro) && ro.end - i < INT32_MAX) {
             const tn_tensor *ts[4] = {ro.q, ro.c, ro.s, ro.y};
             if ((p = new_plan(4, ts))) {
@@ -346,6 +501,48 @@ static void run_rotary(const struct chain_plan *p) {
     }
 }
 
+/* the rows of src (all dims but the last) copied into dst at positions pos[] along dim */
+static void copy_rows_at(const tn_tensor *dst, const tn_tensor *src, int64_t dim, const int64_t *pos) {
+    const int nd = src->ndim;
+    const int64_t es = tn_dtype_itemsize(src->dtype), rowb = src->sizes[nd - 1] * es;
+    const int64_t rows = rowb ? tn_tensor_numel(src) / src->sizes[nd - 1] : 0;
+    char *dd = tn_tensor_data(dst);
+    const char *sd = tn_tensor_data(src);
+    int64_t idx[TN_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t od = 0, os = 0;
+        for (int d = 0; d < nd - 1; d++) {
+            od += (d == dim ? pos[idx[d]] : idx[d]) * dst->strides[d];
+            os += idx[d] * src->strides[d];
+        }
+        memcpy(dd + od * es, sd + os * es, (size_t)rowb);
+        for (int d = nd - 2; d >= 0; d--) {
+            if (++idx[d] < src->sizes[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+/* false (nothing written) when a position falls outside the cache: the steps then run and
+ * index_copy_ raises its IndexError */
+static bool run_kv_update(const struct chain_plan *p) {
+    int64_t *cum = (int64_t *)p->data[0];
+    const tn_tensor *K = p->t[1], *V = p->t[2];
+    int64_t pos[KV_MAX_L];
+    for (int64_t j = 0; j < p->L; j++) {
+        pos[j] = (int64_t)((uint64_t)j + (uint64_t)*cum); /* arange + cum, int64 wrapping as the add */
+        if (pos[j] < 0 || pos[j] >= K->sizes[p->dim] || pos[j] >= V->sizes[p->dim]) return false;
+    }
+    *cum = (int64_t)((uint64_t)*cum + (uint64_t)p->L); /* cum.add_(L) */
+    copy_rows_at(K, p->t[3], p->dim, pos);
+    copy_rows_at(V, p->t[4], p->dim, pos);
+    /* each in-place step's write bumps its self's `_version`, as the door does */
+    atomic_fetch_add(&p->t[0]->storage->version, 1);
+    atomic_fetch_add(&K->storage->version, 1);
+    atomic_fetch_add(&V->storage->version, 1);
+    return true;
+}
+
 bool tn_graph_run_chain(tn_graph *g, int64_t i) {
     const step *st = &g->steps[i];
     const struct chain_plan *p = st->plan;
@@ -356,6 +553,10 @@ bool tn_graph_run_chain(tn_graph *g, int64_t i) {
                              g->scratch + p->rows * p->n);
         break;
     case CHAIN_ROTARY: run_rotary(p); break;
+    case CHAIN_SWIGLU: tn_chain_swiglu_f32((float *)p->data[2], p->data[0], p->data[1], p->n); break;
+    case CHAIN_KV_UPDATE:
+        if (!run_kv_update(p)) return false;
+        break;
     default: return false;
     }
     g->chained += p->live;

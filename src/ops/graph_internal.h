@@ -15,7 +15,7 @@
 enum { STEP_SKIP = 0, STEP_RERUN = 1, STEP_INTO = 2 };
 
 /* Chains of steps replay runs as one (graph_fuse.c). */
-enum { CHAIN_NONE = 0, CHAIN_RMSNORM = 1, CHAIN_ROTARY = 2 };
+enum { CHAIN_NONE = 0, CHAIN_RMSNORM = 1, CHAIN_ROTARY = 2, CHAIN_SWIGLU = 3, CHAIN_KV_UPDATE = 4 };
 
 typedef struct step {
     tn_op_id op;
@@ -46,6 +46,10 @@ struct tn_graph {
     char *failure; /* NULL while valid */
 };
 
+/* Before the chains are found (and before the linear groups, whose links are step
+ * indices): moves steps that may run later next to the step that reads their result
+ * (graph_fuse.c says which). TN_GRAPH_CHAINS=0 turns it off. */
+void tn_graph_reorder_for_chains(tn_graph *g);
 /* Finds the chains (at the first replay; TN_GRAPH_CHAINS=0 turns it off): marks each
  * chain's first step and sizes the scratch. A chain is a run of consecutive steps (views
  * between them allowed) whose intermediate results nothing else holds: each intermediate
