@@ -12,6 +12,9 @@
  *   - into:    functional overloads with fresh results: run, then copy each result into
  *              the captured result tensor, so later steps (which hold that tensor) see
  *              the new values.
+ * Decode-shaped linear steps on one input share one GEMV region, and a few chains of small
+ * steps whose intermediates nothing else holds (RMSNorm, rotary embedding, SwiGLU, the
+ * static cache's update) run as one step each, with the same bits (graph_internal.h).
  * Storages never move, so the memory every recorded step reads and writes is fixed:
  * callers change the inputs by writing into the captured input tensors in place.
  *
