@@ -831,7 +831,8 @@ tn_status tn_op_cdist(const tn_value *args, tn_value *rets) {
     return tn_cx_finish(&c, cdist(&c, x1, x2, p, mode), rets);
 }
 
-/* aten::pdist(self, p=2): the distances of row pairs i < j, row-major */
+/* aten::pdist(self, p=2): upstream's checks, then _pdist_forward of the contiguous input
+ * (nn_distance.c), as upstream composes it, so autograd records _pdist_forward */
 tn_status tn_op_pdist(const tn_value *args, tn_value *rets) {
     tn_tensor *x = args[0].u.t;
     double p = args[1].u.d;
@@ -839,13 +840,8 @@ tn_status tn_op_pdist(const tn_value *args, tn_value *rets) {
     if (!tn_dtype_is_floating(x->dtype)) return tn_error(TN_ERR_RUNTIME, "pdist only supports floating-point dtypes");
     if (!(p >= 0)) return tn_error(TN_ERR_RUNTIME, "pdist only supports non-negative p values");
     tn_cx c = {0};
-    int64_t n = x->sizes[0];
-    tn_tensor *ij = tn_cx_call(&c, TN_OP_triu_indices, TN_ARGS(TN_I(n), TN_I(n), TN_I(1), (tn_value){.tag = TN_V_DTYPE, .u.dtype = TN_DTYPE_INT64}, TN_NONE, TN_NONE, TN_NONE));
-    tn_tensor *a = tn_cx_call(&c, TN_OP_index_select, TN_ARGS(TN_T(x), TN_I(0), TN_T(tn_cx_call(&c, TN_OP_select_int, TN_ARGS(TN_T(ij), TN_I(0), TN_I(0))))));
-    tn_tensor *b = tn_cx_call(&c, TN_OP_index_select, TN_ARGS(TN_T(x), TN_I(0), TN_T(tn_cx_call(&c, TN_OP_select_int, TN_ARGS(TN_T(ij), TN_I(0), TN_I(1))))));
-    int64_t last = -1;
-    tn_tensor *o = tn_cx_call(&c, TN_OP_linalg_vector_norm, TN_ARGS(TN_T(sub(&c, a, b)), TN_D(p), ilist(&last, 1), TN_B(false), TN_NONE));
-    return tn_cx_finish(&c, o, rets);
+    tn_tensor *xc = tn_tensor_is_contiguous(x) ? x : tn_cx_call(&c, TN_OP_contiguous, TN_ARGS(TN_T(x), TN_MF(0)));
+    return tn_cx_finish(&c, tn_cx_call(&c, TN_OP__pdist_forward, TN_ARGS(TN_T(xc), TN_D(p))), rets);
 }
 
 /* ---- small shape compositions ------------------------------------------------------------ */

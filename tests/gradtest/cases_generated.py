@@ -456,6 +456,8 @@ CASES += [
       ["kthvalue", "median", "median_dim", "mode", "nanmedian", "nanmedian_dim"], double=True),
     G("dec_cov_corrcoef", "lambda a: torch.cov(a).sum() + torch.corrcoef(a * 2 + 1).pow(2).sum() "
       "+ torch.cov(a, aweights=torch.arange(1.0, 6.0, dtype=a.dtype)).sum()", [A], (0,), []),
+    G("gen_pdist_forward", "lambda a: sum(torch.pdist(torch.cat([a, a[:1]]) * 2, p).sum() * (k + 1) "
+      "for k, p in enumerate((1, 2, float('inf'), 1.5, 3.5)))", [A], (0,), ["_pdist_forward"]),
     G("dec_cdist_pdist_index_reduce", "lambda a, b: torch.cdist(a, b).sum() + torch.cdist(a, b, p=1).sum() + torch.pdist(a * 2).sum() "
       "+ torch.index_reduce(a, 1, torch.tensor([0, 2, 0]), b[:, :3], 'amax').sum()", [A, B], (0, 1), []),
     G("dec_unfold_sum_to_size", "lambda x: torch.nn.functional.unfold(x, (2, 3), padding=1, stride=(2, 1)).pow(2).sum() "

@@ -2066,6 +2066,26 @@ add("index_reduce_err", "lambda a, s, i: torch.index_reduce(a, 1, i, s, 'sum')",
 add("cdist_err", "lambda a, b: torch.cdist(a, b)", [In((5, 3)), In((4, 2))], ["cdist.default"])
 add("cdist_dim_err", "lambda a: torch.cdist(a, a)", [In((5,))], ["cdist.default"])
 add("pdist_err", "lambda a: torch.pdist(a)", [In((5, 3, 2))], ["pdist.default"])
+# pdist as upstream's kernel (kernels/distance.c): its lanes over the columns, the float
+# butterfly, the pair order of the backward's accumulation. p = 0, 1, 2, inf bit for bit
+# (rows narrower than, equal to and past the vector width, repeated rows for the zero
+# distances); a general p through libm's pow where upstream's is SLEEF's (1 ulp apart; the
+# backward sums 39 such terms of both signs per element: float32 within 2e-5 relative)
+PD_ROWS = "(a[:9, :3], a[:9, :8], a[:9, :16], a, torch.cat([a[:5], a[:3]]), a[:2], a[:, :0])"
+PD_GRADS = "(torch.linspace(-1, 2, c, dtype=a.dtype), torch.ones(2 * c + 2, dtype=a.dtype)[::2][:c])"
+for dt in ("float32", "float64"):
+    add(f"pdist_exact_{dt}", f"lambda a: [torch.pdist(x, p) for x in {PD_ROWS} for p in (0, 1, 2, float('inf'))]",
+        [In((40, 37), dt)], ["pdist.default", "_pdist_forward.default"], **EXACT)
+    add(f"pdist_backward_exact_{dt}", f"lambda a: [torch.ops.aten._pdist_backward(g, x, p, torch.pdist(x, p)) for x in map(torch.Tensor.contiguous, {PD_ROWS}) "
+        f"for c in [x.shape[0] * (x.shape[0] - 1) // 2] for p in (0, 1, 2, float('inf')) for g in {PD_GRADS}]",
+        [In((40, 37), dt)], ["_pdist_backward.default"], **EXACT)
+    add(f"pdist_general_p_{dt}", f"lambda a: [torch.pdist(x, p) for x in {PD_ROWS} for p in (0.5, 1.5, 3.5)] + "
+        f"[torch.ops.aten._pdist_backward(g, x, p, torch.pdist(x, p)) for x in map(torch.Tensor.contiguous, {PD_ROWS}) "
+        f"for c in [x.shape[0] * (x.shape[0] - 1) // 2] for p in (0.5, 1.5, 3.5) for g in {PD_GRADS}]",
+        [In((40, 37), dt)], ["pdist.default", "_pdist_backward.default"], **({"rtol": 2e-5} if dt == "float32" else {}))
+add("pdist_forward_noncontiguous_err", "lambda a: torch.ops.aten._pdist_forward(a.t(), 2)", [In((5, 3))], ["_pdist_forward.default"])
+add("pdist_backward_noncontiguous_err", "lambda a: torch.ops.aten._pdist_backward(torch.ones(10), a.t(), 2, torch.ones(10))", [In((3, 5))], ["_pdist_backward.default"])
+add("pdist_bf16_err", "lambda a: torch.pdist(a.bfloat16())", [In((5, 3))], ["pdist.default"])
 # ---- small shape compositions (composite_shape.c) ----
 for dt in ("float32", "int64", "bool"):
     kind = {"int64": "int", "bool": "bool"}.get(dt, "normal")

@@ -1,0 +1,83 @@
+/* nn_distance.c — aten::_pdist_forward and aten::_pdist_backward, upstream's pdist kernels
+ * (kernels/distance.h) behind upstream's checks. pdist itself (composite_shape.c) is
+ * _pdist_forward of the contiguous input, as upstream's, so its gradient is the row
+ * generated from derivatives.yaml (_pdist_backward; no double backward, as upstream).
+ * Float32 and float64 only, as upstream. */
+#include <string.h>
+
+#include "kernels/cpu_features.h"
+#include "kernels/distance.h"
+#include "kernels/reduce.h"
+#include "ops/dispatch.h"
+
+static tn_status pdist_dtype(tn_dtype d, const char *kernel) {
+    if (d != TN_DTYPE_FLOAT32 && d != TN_DTYPE_FLOAT64)
+        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[d].c10_name);
+    return TN_OK;
+}
+
+/* aten::_pdist_forward(Tensor self, float p=2) -> Tensor */
+tn_status tn_op__pdist_forward(const tn_value *args, tn_value *rets) {
+    tn_tensor *x = args[0].u.t, *out;
+    double p = args[1].u.d;
+    if (!tn_tensor_is_contiguous(x)) return tn_error(TN_ERR_RUNTIME, "_pdist_forward requires contiguous input");
+    /* upstream's kernel reads rows of a matrix; its callers (pdist) check the rank */
+    if (x->ndim != 2) return tn_error(TN_ERR_RUNTIME, "pdist only supports 2D tensors, got: %dD", x->ndim);
+    int64_t n = x->sizes[0], m = x->sizes[1], c = n > 1 ? n * (n - 1) / 2 : 0;
+    if (c > 0 && m > 0) TN_TRY(pdist_dtype(x->dtype, "pdist"));
+    TN_TRY(tn_tensor_empty(1, &c, x->dtype, tn_tensor_device(x), &out));
+    if (!tn_tensor_is_meta(out) && c > 0) {
+        if (m == 0) {
+            memset(tn_tensor_data(out), 0, (size_t)(c * tn_dtype_itemsize(x->dtype)));
+        } else {
+            /* upstream registers its pdist kernel up to AVX2 (an AVX-512 host runs that
+             * build): 32-byte vectors, the float lanes folded by the SIMD butterfly */
+            int bytes = tn_reduce_vec_bytes(false);
+            bool bfly = tn_cpu_isa() >= TN_ISA_AVX2;
+            if (x->dtype == TN_DTYPE_FLOAT32) tn_pdist_f32(tn_tensor_data(out), tn_tensor_data(x), n, m, p, bytes / 4, bfly);
+            else tn_pdist_f64(tn_tensor_data(out), tn_tensor_data(x), n, m, p, bytes / 8, false);
+        }
+    }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
+/* aten::_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor */
+tn_status tn_op__pdist_backward(const tn_value *args, tn_value *rets) {
+    tn_tensor *g = args[0].u.t, *x = args[1].u.t, *dist = args[3].u.t, *res;
+    double p = args[2].u.d;
+    if (!tn_tensor_is_contiguous(x)) return tn_error(TN_ERR_RUNTIME, "_pdist_backward requires self to be contiguous");
+    if (!tn_tensor_is_contiguous(dist)) return tn_error(TN_ERR_RUNTIME, "_pdist_backward requires pdist to be contiguous");
+    if (x->ndim != 2) return tn_error(TN_ERR_RUNTIME, "pdist only supports 2D tensors, got: %dD", x->ndim);
+    int64_t n = x->sizes[0], m = x->sizes[1], c = n > 1 ? n * (n - 1) / 2 : 0;
+    TN_TRY(tn_tensor_empty(2, x->sizes, x->dtype, tn_tensor_device(x), &res));
+    /* upstream's kernel: zeros, before its dtype dispatch, for p = 0 or nothing to read */
+    if (p == 0 || tn_tensor_numel(g) == 0 || tn_tensor_numel(x) == 0) {
+        if (!tn_tensor_is_meta(res)) memset(tn_tensor_data(res), 0, (size_t)(n * m * tn_dtype_itemsize(x->dtype)));
+        rets[0] = tn_value_tensor(res);
+        return TN_OK;
+    }
+    tn_status st = pdist_dtype(x->dtype, "pdist_backward");
+    /* upstream reads grad (at its first stride) and pdist as self's type, one value per
+     * pair, unchecked; here a short or mistyped one is refused rather than read past */
+    if (st == TN_OK && (g->dtype != x->dtype || dist->dtype != x->dtype))
+        st = tn_error(TN_ERR_RUNTIME, "_pdist_backward: expected grad and pdist of dtype %s, got %s and %s",
+                      tn_dtype_infos[x->dtype].c10_name, tn_dtype_infos[g->dtype].c10_name, tn_dtype_infos[dist->dtype].c10_name);
+    if (st == TN_OK && (g->ndim != 1 || g->sizes[0] < c || tn_tensor_numel(dist) < c))
+        st = tn_error(TN_ERR_RUNTIME, "_pdist_backward: expected grad and pdist of %lld elements (one per pair of the "
+                      "%lld rows), got %lld and %lld", (long long)c, (long long)n, (long long)tn_tensor_numel(g),
+                      (long long)tn_tensor_numel(dist));
+    if (st != TN_OK) {
+        tn_tensor_release(res);
+        return st;
+    }
+    if (!tn_tensor_is_meta(res)) {
+        int64_t gs = g->strides[0];
+        if (x->dtype == TN_DTYPE_FLOAT32)
+            tn_pdist_backward_f32(tn_tensor_data(res), tn_tensor_data(g), gs, tn_tensor_data(x), tn_tensor_data(dist), n, m, p);
+        else
+            tn_pdist_backward_f64(tn_tensor_data(res), tn_tensor_data(g), gs, tn_tensor_data(x), tn_tensor_data(dist), n, m, p);
+    }
+    rets[0] = tn_value_tensor(res);
+    return TN_OK;
+}
