@@ -25,25 +25,16 @@ static double sf_lgamma(double x) { int s; return lgamma_r(x, &s); }
 /* float, float16 and bfloat16 take libm's float lgamma, as upstream's std::lgamma(float) */
 static float sf_lgammaf(float x) { int s; return lgammaf_r(x, &s); }
 
-/* digamma: reflection below 0 (NaN at the poles, -+inf at +-0 as upstream), recurrence up to
- * x >= 10, then the asymptotic series log x - 1/2x - sum B_2k / (2k x^2k). */
-static double sf_digamma(double x) {
-    if (x == 0) return copysign(INFINITY, -x);
-    if (x < 0) {
-        if (x == trunc(x)) return NAN;
-        return sf_digamma(1 - x) - M_PI / tan(M_PI * (x - trunc(x)));
-    }
-    double acc = 0;
-    while (x < 10) { acc -= 1 / x; x += 1; }
-    if (x == 10) return acc + 2.25175258906672110764; /* digamma(10) */
-    double y = 0;
-    if (x < 1e17) {
-        double z = 1 / (x * x);
-        y = z * (1. / 12 - z * (1. / 120 - z * (1. / 252 - z * (1. / 240 - z * (1. / 132 - z * (691. / 32760 - z / 12))))));
-    }
-    return acc + log(x) - 0.5 / x - y;
-}
-
+/* digamma as upstream's calc_digamma (Cephes' psi), in the tensor's type (float arithmetic
+ * for float32, float16 and bfloat16, whose kernels call the float function): reflection below
+ * 0 with tan of the fraction in double (NaN at the poles, -+inf at +-0), recurrence up to
+ * x >= 10, psi(10) exact, then log x - 1/2x - z P(z) with z = 1/x^2 and P Cephes' published
+ * coefficients, the polynomial one fused multiply-add per step as upstream's build contracts
+ * its polevl (horner_fma_*, below). */
+static const double DIGAMMA_A[7] = {8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+                                    -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+                                    8.33333333333333333333E-2};
+#define DIGAMMA_PSI_10 2.25175258906672110764
 /* trigamma: reflection below 1/2, six recurrence steps, then its asymptotic series. */
 static double sf_trigamma(double x) {
     double sign = 1, acc = 0;
@@ -118,6 +109,7 @@ static double sf_zeta(double s, double q) {
 
 /* polygamma(n, x) for n >= 0 (the op checks n): digamma, trigamma, else
  * (-1)^(n+1) n! zeta(n + 1, x). */
+static double sf_digamma(double x);
 static double sf_polygamma(int64_t n, double x) {
     if (n == 0) return sf_digamma(x);
     if (n == 1) return sf_trigamma(x);
@@ -279,6 +271,32 @@ TN_HORNER_T(horner_d, double)
     }
 TN_HORNER_FMA_T(horner_fma_f, float, fmaf)
 TN_HORNER_FMA_T(horner_fma_d, double, fma)
+
+/* (see DIGAMMA_A above) */
+#define TN_DIGAMMA(name, T, LOG, TRUNC, HORNER)                                                     \
+    static T name(T x) {                                                                            \
+        if (x == 0) return copysign(INFINITY, -(double)x);                                          \
+        if (x < 0) {                                                                                \
+            if (x == TRUNC(x)) return NAN;                                                          \
+            double q, r = modf((double)x, &q);                                                      \
+            T pt = (T)(M_PI / tan(M_PI * r));                                                       \
+            return name(1 - x) - pt;                                                                \
+        }                                                                                           \
+        T acc = 0;                                                                                  \
+        while (x < 10) {                                                                            \
+            acc -= 1 / x;                                                                           \
+            x += 1;                                                                                 \
+        }                                                                                           \
+        if (x == 10) return acc + (T)DIGAMMA_PSI_10;                                                \
+        T y = 0;                                                                                    \
+        if (x < (T)1.0e17) {                                                                        \
+            T z = 1 / (x * x);                                                                      \
+            y = z * HORNER(z, DIGAMMA_A, 7);                                                        \
+        }                                                                                           \
+        return acc + LOG(x) - ((T)0.5 / x) - y;                                                     \
+    }
+TN_DIGAMMA(sf_digamma_f, float, logf, truncf, horner_fma_f)
+TN_DIGAMMA(sf_digamma, double, log, trunc, horner_fma_d)
 
 /* inverse normal CDF as upstream's calc_ndtri, in the tensor's type (float arithmetic for
  * float32): Cephes' rational fits, one about 1/2 (|y - 1/2| <= 3/8 as exp(-2) < y <
@@ -902,7 +920,6 @@ TN_SF_INLINE double sf_legendre(double x, double nf, bool single) {
 #define TN_SF1(op, fn) TN_EW_FLOATS(TN_EW_U_SAME, op, (T)fn((double)x))
 #define TN_SF1_F2(op, fn) TN_EW_F2(TN_EW_U_SAME, op, (T)fn((double)x))
 TN_EW_FLOATS(TN_EW_U_SAME, lgamma, TN_SINGLE ? (T)sf_lgammaf((float)x) : (T)sf_lgamma((double)x))
-TN_SF1(digamma, sf_digamma)
 TN_SF1(erfinv, sf_erfinv)
 TN_SF1(i0, sf_i0)
 TN_SF1(i0e, sf_i0e)
@@ -919,6 +936,7 @@ TN_SF1(entr, sf_entr)
 TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float)))
 #define TN_EW_U_SAME_FMA(sfx, E, ST, NT, op, ...) \
     TN_EW_LOOP1_ATTR(TN_FMA_CLONES, sfx##_##op##__scalar, ST, NT, ld_##sfx, ST, st_##sfx, __VA_ARGS__)
+TN_EW_FLOATS(TN_EW_U_SAME_FMA, digamma, TN_SINGLE ? (T)sf_digamma_f((float)x) : (T)sf_digamma((double)x))
 TN_EW_F2(TN_EW_U_SAME_FMA, ndtri, TN_SINGLE ? (T)sf_ndtri_f((float)x) : (T)sf_ndtri((double)x))
 TN_EW_F2(TN_EW_U_SAME, log_ndtr, TN_SINGLE ? (T)sf_log_ndtr_f((float)x) : (T)sf_log_ndtr((double)x))
 TN_EW_F2(TN_EW_U_SAME_FMA, bessel_j0, TN_SINGLE ? (T)sf_j0_f((float)x) : (T)sf_j0((double)x))
@@ -935,7 +953,8 @@ TN_EW_F2(TN_EW_U_SAME, spherical_bessel_j0, TN_SINGLE ? (T)sf_sj0f((float)x) : (
 TN_EW_F2(TN_EW_U_SAME, airy_ai, TN_SINGLE ? (T)sf_airy_ai_f((float)x) : (T)sf_airy_ai((double)x))
 /* i[0] = n (polygamma) or p (mvlgamma) */
 TN_EW_FLOATS(TN_EW_U_SAME, polygamma, (sizeof(T) == sizeof(float) && ctx->i[0] == 1) ? (T)sf_trigammaf((float)x)
-                                                                               : (T)sf_polygamma(ctx->i[0], (double)x))
+                                      : (sizeof(T) == sizeof(float) && ctx->i[0] == 0) ? (T)sf_digamma_f((float)x)
+                                                                                      : (T)sf_polygamma(ctx->i[0], (double)x))
 TN_EW_LOOP1(f32_mvlgamma__scalar, float, float, ld_f32, float, st_f32, sf_mvlgammaf(x, ctx->i[0], rnd_none))
 TN_EW_LOOP1(f64_mvlgamma__scalar, double, double, ld_f64, double, st_f64, sf_mvlgamma(x, ctx->i[0]))
 TN_EW_LOOP1(f16_mvlgamma__scalar, uint16_t, float, ld_f16, uint16_t, st_f16, sf_mvlgammaf(x, ctx->i[0], tn_round_half_f32))

@@ -1842,6 +1842,11 @@ for dt in ("float32", "float64", "bfloat16", "int64"):
     kind = {"int64": "int", "bfloat16": "normal"}.get(dt, "special")
     add(f"gamma_family_{dt}", "lambda a: (torch.lgamma(a), torch.digamma(a), torch.polygamma(1, a), torch.polygamma(3, a), torch.mvlgamma(a.abs() + 3, 3), torch.special.polygamma(2, a), torch.special.psi(a), torch.special.gammaln(a), torch.special.digamma(a), torch.special.multigammaln(a.abs() + 2, 2))",
         [In((7, 33), dt, kind)], ["lgamma.default", "digamma.default", "polygamma.default", "mvlgamma.default", "special_polygamma.default", "special_psi.default", "special_gammaln.default", "special_digamma.default", "special_multigammaln.default"])
+# digamma as upstream's calc_digamma in the tensor's type (float arithmetic for the float
+# types, the polynomial contracted): bit for bit, reflection, recurrence and series ranges
+for dt in ("float32", "float64", "bfloat16", "float16"):
+    add(f"digamma_exact_{dt}", "lambda a: [torch.digamma(x) for x in (a * 30, a.abs() * 12, -a.abs() * 20, a * 1e-3, a * 0 + 10)] + [torch.polygamma(0, a * 7)]",
+        [In((4000,), dt)], ["digamma.default", "polygamma.default"], **EXACT)
     add(f"bessel_i_erf_{dt}", "lambda a, u: (torch.i0(a), torch.special.i0e(a), torch.special.i1(a), torch.special.i1e(a), torch.erfinv(u), torch.special.i0(a), torch.special.erfinv(u), torch.special.ndtr(a), torch.special.entr(a), torch.special.expit(a), torch.special.exp2(a), torch.special.expm1(a), torch.special.erf(a), torch.special.erfc(a), torch.special.log1p(u), torch.special.sinc(a))",
         [In((7, 33), dt, kind), In((7, 33), dt, "int" if dt == "int64" else "unit")],
         ["i0.default", "special_i0e.default", "special_i1.default", "special_i1e.default", "erfinv.default", "special_i0.default", "special_erfinv.default", "special_ndtr.default", "special_entr.default", "special_expit.default", "special_exp2.default", "special_expm1.default", "special_erf.default", "special_erfc.default", "special_log1p.default", "special_sinc.default"])
