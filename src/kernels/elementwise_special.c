@@ -273,15 +273,10 @@ TN_HORNER_FMA_T(horner_fma_f, float, fmaf)
 TN_HORNER_FMA_T(horner_fma_d, double, fma)
 
 /* (see DIGAMMA_A above) */
+/* the positive side, and the reflection once (1 - x > 1): not recursive, so the whole function
+ * inlines into its loop's FMA clone (recursive, it stayed a call whose fmaf went to libm) */
 #define TN_DIGAMMA(name, T, LOG, TRUNC, HORNER)                                                     \
-    static T name(T x) {                                                                            \
-        if (x == 0) return copysign(INFINITY, -(double)x);                                          \
-        if (x < 0) {                                                                                \
-            if (x == TRUNC(x)) return NAN;                                                          \
-            double q, r = modf((double)x, &q);                                                      \
-            T pt = (T)(M_PI / tan(M_PI * r));                                                       \
-            return name(1 - x) - pt;                                                                \
-        }                                                                                           \
+    TN_SF_INLINE T name##_pos(T x) {                                                                \
         T acc = 0;                                                                                  \
         while (x < 10) {                                                                            \
             acc -= 1 / x;                                                                           \
@@ -294,6 +289,16 @@ TN_HORNER_FMA_T(horner_fma_d, double, fma)
             y = z * HORNER(z, DIGAMMA_A, 7);                                                        \
         }                                                                                           \
         return acc + LOG(x) - ((T)0.5 / x) - y;                                                     \
+    }                                                                                               \
+    TN_SF_INLINE T name(T x) {                                                                      \
+        if (x == 0) return copysign(INFINITY, -(double)x);                                          \
+        if (x < 0) {                                                                                \
+            if (x == TRUNC(x)) return NAN;                                                          \
+            double r = (double)x - trunc((double)x); /* modf's fraction, exact (|x| < 2^52 here) */ \
+            T pt = (T)(M_PI / tan(M_PI * r));                                                       \
+            return name##_pos(1 - x) - pt;                                                          \
+        }                                                                                           \
+        return name##_pos(x);                                                                       \
     }
 TN_DIGAMMA(sf_digamma_f, float, logf, truncf, horner_fma_f)
 TN_DIGAMMA(sf_digamma, double, log, trunc, horner_fma_d)
@@ -936,6 +941,10 @@ TN_SF1(entr, sf_entr)
 TN_EW_F2(TN_EW_U_SAME, erfcx, (T)sf_erfcx_t((double)x, sizeof(T) == sizeof(float)))
 #define TN_EW_U_SAME_FMA(sfx, E, ST, NT, op, ...) \
     TN_EW_LOOP1_ATTR(TN_FMA_CLONES, sfx##_##op##__scalar, ST, NT, ld_##sfx, ST, st_##sfx, __VA_ARGS__)
+/* i[0] = n; polygamma(0, x) is digamma, whose polynomial is contracted (the FMA clones) */
+TN_EW_FLOATS(TN_EW_U_SAME_FMA, polygamma, (sizeof(T) == sizeof(float) && ctx->i[0] == 1) ? (T)sf_trigammaf((float)x)
+                                      : (sizeof(T) == sizeof(float) && ctx->i[0] == 0) ? (T)sf_digamma_f((float)x)
+                                                                                      : (T)sf_polygamma(ctx->i[0], (double)x))
 TN_EW_FLOATS(TN_EW_U_SAME_FMA, digamma, TN_SINGLE ? (T)sf_digamma_f((float)x) : (T)sf_digamma((double)x))
 TN_EW_F2(TN_EW_U_SAME_FMA, ndtri, TN_SINGLE ? (T)sf_ndtri_f((float)x) : (T)sf_ndtri((double)x))
 TN_EW_F2(TN_EW_U_SAME, log_ndtr, TN_SINGLE ? (T)sf_log_ndtr_f((float)x) : (T)sf_log_ndtr((double)x))
@@ -951,10 +960,7 @@ TN_BESSEL_K_F2(scaled_modified_bessel_k0, 0, true)
 TN_BESSEL_K_F2(scaled_modified_bessel_k1, 1, true)
 TN_EW_F2(TN_EW_U_SAME, spherical_bessel_j0, TN_SINGLE ? (T)sf_sj0f((float)x) : (T)sf_sj0((double)x))
 TN_EW_F2(TN_EW_U_SAME, airy_ai, TN_SINGLE ? (T)sf_airy_ai_f((float)x) : (T)sf_airy_ai((double)x))
-/* i[0] = n (polygamma) or p (mvlgamma) */
-TN_EW_FLOATS(TN_EW_U_SAME, polygamma, (sizeof(T) == sizeof(float) && ctx->i[0] == 1) ? (T)sf_trigammaf((float)x)
-                                      : (sizeof(T) == sizeof(float) && ctx->i[0] == 0) ? (T)sf_digamma_f((float)x)
-                                                                                      : (T)sf_polygamma(ctx->i[0], (double)x))
+/* i[0] = p (mvlgamma) */
 TN_EW_LOOP1(f32_mvlgamma__scalar, float, float, ld_f32, float, st_f32, sf_mvlgammaf(x, ctx->i[0], rnd_none))
 TN_EW_LOOP1(f64_mvlgamma__scalar, double, double, ld_f64, double, st_f64, sf_mvlgamma(x, ctx->i[0]))
 TN_EW_LOOP1(f16_mvlgamma__scalar, uint16_t, float, ld_f16, uint16_t, st_f16, sf_mvlgammaf(x, ctx->i[0], tn_round_half_f32))
