@@ -105,7 +105,7 @@ static bool eps_value(const step *st, float *eps) {
     return true;
 }
 
-/* the other operand of a product step whose result is `out` and one operand is `one` */
+/* the other operand of a two-operand step (a product) one of whose operands is `one` */
 static tn_tensor *other_factor(const step *st, const tn_tensor *one) {
     tn_tensor *a = targ(st, 0), *b = targ(st, 1);
     if (a == one) return b;
