@@ -24,6 +24,16 @@ static int64_t next_live(const tn_graph *g, int64_t i) {
     return -1;
 }
 
+/* the k steps replay runs from i0 on (i0 first, views skipped): their indices in idx, the
+ * steps in s; false when fewer remain */
+static bool live_run(const tn_graph *g, int64_t i0, int k, int64_t *idx, const step **s) {
+    idx[0] = i0;
+    for (int j = 1; j < k; j++)
+        if ((idx[j] = next_live(g, idx[j - 1])) < 0) return false;
+    for (int j = 0; j < k; j++) s[j] = &g->steps[idx[j]];
+    return true;
+}
+
 static tn_tensor *targ(const step *st, int i) {
     return i < st->nargs && st->args[i].tag == TN_V_TENSOR ? st->args[i].u.t : NULL;
 }
@@ -115,11 +125,9 @@ static tn_tensor *other_factor(const step *st, const tn_tensor *one) {
 
 static bool match_rmsnorm(const tn_graph *g, int64_t i0, rms_match *m) {
     int64_t i[6];
-    i[0] = i0;
-    for (int k = 1; k < 6; k++)
-        if ((i[k] = next_live(g, i[k - 1])) < 0) return false;
-    const step *s0 = &g->steps[i[0]], *s1 = &g->steps[i[1]], *s2 = &g->steps[i[2]], *s3 = &g->steps[i[3]],
-               *s4 = &g->steps[i[4]], *s5 = &g->steps[i[5]];
+    const step *s[6];
+    if (!live_run(g, i0, 6, i, s)) return false;
+    const step *s0 = s[0], *s1 = s[1], *s2 = s[2], *s3 = s[3], *s4 = s[4], *s5 = s[5];
     tn_tensor *x = targ(s0, 0), *a = into1(s0, TN_OP_pow_Tensor_Scalar);
     if (!a || !plain_f32(x) || !tn_tensor_is_contiguous(x) || x->ndim < 1 || !number_is(&s0->args[1], 2.0)) return false;
     int64_t n = x->sizes[x->ndim - 1];
@@ -190,11 +198,9 @@ static bool last_slice_of(const tn_tensor *v, const tn_tensor *q, int64_t start,
 
 static bool match_rotary(const tn_graph *g, int64_t i0, rot_match *m) {
     int64_t i[5];
-    i[0] = i0;
-    for (int k = 1; k < 5; k++)
-        if ((i[k] = next_live(g, i[k - 1])) < 0) return false;
-    const step *s0 = &g->steps[i[0]], *s1 = &g->steps[i[1]], *s2 = &g->steps[i[2]], *s3 = &g->steps[i[3]],
-               *s4 = &g->steps[i[4]];
+    const step *s[5];
+    if (!live_run(g, i0, 5, i, s)) return false;
+    const step *s0 = s[0], *s1 = s[1], *s2 = s[2], *s3 = s[3], *s4 = s[4];
     tn_tensor *t1 = into1(s0, TN_OP_mul_Tensor), *q = targ(s0, 0), *cs = targ(s0, 1);
     if (!t1 || !plain_f32(q) || q->ndim < 1 || q->ndim > TN_MAX_DIMS || q->strides[q->ndim - 1] != 1) return false;
     int64_t n = q->sizes[q->ndim - 1], h = n / 2;
@@ -268,11 +274,9 @@ static bool kv_pair_ok(const tn_tensor *K, const tn_tensor *k, int64_t d, int64_
 
 static bool match_kv_update(const tn_graph *g, int64_t i0, kv_match *m) {
     int64_t i[5];
-    i[0] = i0;
-    for (int k = 1; k < 5; k++)
-        if ((i[k] = next_live(g, i[k - 1])) < 0) return false;
-    const step *s0 = &g->steps[i[0]], *s1 = &g->steps[i[1]], *s2 = &g->steps[i[2]], *s3 = &g->steps[i[3]],
-               *s4 = &g->steps[i[4]];
+    const step *s[5];
+    if (!live_run(g, i0, 5, i, s)) return false;
+    const step *s0 = s[0], *s1 = s[1], *s2 = s[2], *s3 = s[3], *s4 = s[4];
     tn_tensor *a = into1(s0, TN_OP_arange);
     if (!a || s0->args[0].tag != TN_V_INT || a->dtype != TN_DTYPE_INT64 || a->ndim != 1 || a->sizes[0] != s0->args[0].u.i ||
         !tn_tensor_is_contiguous(a) || tn_tensor_is_meta(a))
