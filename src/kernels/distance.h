@@ -8,8 +8,9 @@
  * order; rows shorter than `lanes` fold their columns in order. Sum for every p but inf
  * (max, NaN-propagating); then sqrt for p = 2, pow(., 1 / p) in double for a general p.
  * p is the kernel's scalar type first (a float32 p of 1e-50 is the 0-norm), as upstream.
- * `lanes` is upstream's Vectorized width on this host (16 / 8 floats with AVX-512, 8 / 4
- * otherwise) and `butterfly` its float32 SIMD fold (AVX2 and up); double folds in order.
+ * `lanes` is upstream's Vectorized width for this kernel (8 floats / 4 doubles: it is
+ * registered up to AVX2) and `butterfly` its float32 SIMD fold (its AVX2 build's; the
+ * DEFAULT build folds in order); double folds in order.
  *
  * Backward: res (n x m, written whole) gets, for each pair (i, j) in order, r = F(x_i - x_j)
  * added to row i and subtracted from row j, accumulated in that order per element; F is

@@ -5,7 +5,6 @@
  * Float32 and float64 only, as upstream. */
 #include <string.h>
 
-#include "kernels/cpu_features.h"
 #include "kernels/distance.h"
 #include "kernels/reduce.h"
 #include "ops/dispatch.h"
@@ -44,9 +43,10 @@ tn_status tn_op__pdist_forward(const tn_value *args, tn_value *rets) {
             memset(tn_tensor_data(out), 0, (size_t)(c * tn_dtype_itemsize(x->dtype)));
         } else {
             /* upstream registers its pdist kernel up to AVX2 (an AVX-512 host runs that
-             * build): 32-byte vectors, the float lanes folded by the SIMD butterfly */
+             * build): 32-byte vectors, the float lanes folded by its SIMD butterfly; every
+             * tier here gives those bits, as the softmax rows do */
             int bytes = tn_reduce_vec_bytes(false);
-            bool bfly = tn_cpu_isa() >= TN_ISA_AVX2;
+            bool bfly = true;
             if (x->dtype == TN_DTYPE_FLOAT32) tn_pdist_f32(tn_tensor_data(out), tn_tensor_data(x), n, m, p, bytes / 4, bfly);
             else tn_pdist_f64(tn_tensor_data(out), tn_tensor_data(x), n, m, p, bytes / 8, false);
         }
