@@ -65,7 +65,7 @@ tn_status tn_op__pdist_backward(const tn_value *args, tn_value *rets) {
     int64_t nbytes = tn_tensor_numel(x) * tn_dtype_itemsize(x->dtype);
     /* upstream's kernel: zeros, before its dtype dispatch, for p = 0 or nothing to read */
     if (p == 0 || tn_tensor_numel(g) == 0 || tn_tensor_numel(x) == 0) {
-        if (!tn_tensor_is_meta(res)) memset(tn_tensor_data(res), 0, (size_t)nbytes);
+        if (!tn_tensor_is_meta(res) && nbytes > 0) memset(tn_tensor_data(res), 0, (size_t)nbytes);
         rets[0] = tn_value_tensor(res);
         return TN_OK;
     }
