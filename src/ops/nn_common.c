@@ -17,6 +17,11 @@ tn_status tn_nn_check_float(const tn_tensor *t, const char *kernel) {
     return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[t->dtype].c10_name);
 }
 
+tn_status tn_nn_check_f32_f64(tn_dtype d, const char *kernel) {
+    if (d == TN_DTYPE_FLOAT32 || d == TN_DTYPE_FLOAT64) return TN_OK;
+    return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[d].c10_name);
+}
+
 tn_status tn_nn_check_float_or_int(const tn_tensor *t, const char *kernel, bool long_only) {
     if (tn_nn_is_float(t->dtype) || (long_only ? t->dtype == TN_DTYPE_INT64 : tn_nn_is_int(t->dtype))) return TN_OK;
     /* upstream's dispatch macros raise NotImplementedError for a dtype they do not list */

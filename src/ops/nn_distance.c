@@ -8,12 +8,7 @@
 #include "kernels/distance.h"
 #include "kernels/reduce.h"
 #include "ops/dispatch.h"
-
-static tn_status pdist_dtype(tn_dtype d, const char *kernel) {
-    if (d != TN_DTYPE_FLOAT32 && d != TN_DTYPE_FLOAT64)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[d].c10_name);
-    return TN_OK;
-}
+#include "ops/nn_internal.h"
 
 /* upstream's kernels read self as size(0) rows of size(1) (its first n m elements whatever
  * its rank): size(0) of a 0-dim self, and size(1) of a 1-d one (the forward asks only past
@@ -36,7 +31,7 @@ tn_status tn_op__pdist_forward(const tn_value *args, tn_value *rets) {
     int64_t n = 0, m = 0, c;
     TN_TRY(rows_of(x, true, &n, &m));
     c = n > 1 ? n * (n - 1) / 2 : 0;
-    if (c > 0 && m > 0) TN_TRY(pdist_dtype(x->dtype, "pdist"));
+    if (c > 0 && m > 0) TN_TRY(tn_nn_check_f32_f64(x->dtype, "pdist"));
     TN_TRY(tn_tensor_empty(1, &c, x->dtype, tn_tensor_device(x), &out));
     if (!tn_tensor_is_meta(out) && c > 0) {
         if (m == 0) {
@@ -70,7 +65,7 @@ tn_status tn_op__pdist_backward(const tn_value *args, tn_value *rets) {
         return TN_OK;
     }
     int64_t n = 0, m = 0;
-    tn_status st = pdist_dtype(x->dtype, "pdist_backward");
+    tn_status st = tn_nn_check_f32_f64(x->dtype, "pdist_backward");
     if (st == TN_OK) st = rows_of(x, false, &n, &m);
     if (st == TN_OK && g->ndim == 0) /* upstream's grad.stride(0) */
         st = tn_error(TN_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");

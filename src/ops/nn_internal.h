@@ -33,6 +33,8 @@ tn_status tn_nn_check_float(const tn_tensor *t, const char *kernel);
 /* The same check for kernels upstream also runs on integer dtypes (not Bool): `ints`
  * admits Byte/Char/Short/Int/Long, `long_only` only Long (avg_pool2d). Their acc dtype is
  * tn_nn_acc_any's: integers compute in int64 (tn_nn_load / tn_nn_out_finish widen and narrow). */
+/* float32 / float64 only (upstream's AT_DISPATCH_FLOATING_TYPES), else its NotImplementedError */
+tn_status tn_nn_check_f32_f64(tn_dtype d, const char *kernel);
 tn_status tn_nn_check_float_or_int(const tn_tensor *t, const char *kernel, bool long_only);
 static inline bool tn_nn_is_int(tn_dtype d) {
     return d == TN_DTYPE_UINT8 || d == TN_DTYPE_INT8 || d == TN_DTYPE_INT16 || d == TN_DTYPE_INT32 || d == TN_DTYPE_INT64;

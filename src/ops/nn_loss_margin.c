@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/dispatch.h"
+#include "ops/nn_internal.h"
 #include "ops/shape.h"
 
 enum { RED_NONE = 0, RED_MEAN = 1 };
@@ -17,11 +18,6 @@ static double scalar_of(const tn_value *v) {
     return v->tag == TN_V_INT ? (double)v->u.i : v->tag == TN_V_BOOL ? (double)v->u.b : v->u.d;
 }
 
-static tn_status float_only(const char *kernel, tn_dtype d) {
-    if (d != TN_DTYPE_FLOAT32 && d != TN_DTYPE_FLOAT64)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tn_dtype_infos[d].c10_name);
-    return TN_OK;
-}
 /* upstream reads every tensor as the input's scalar type (data_ptr<scalar_t>) */
 static tn_status same_type(const tn_tensor *t, tn_dtype want) {
     if (t->dtype != want)
@@ -147,7 +143,7 @@ tn_status tn_op_multi_margin_loss(const tn_value *args, tn_value *rets) {
     TN_TRY(multi_margin_args(args, 2, &p, &w));
     margin_geom g;
     TN_TRY(multi_margin_check(x, target, w, &g));
-    TN_TRY(float_only("multi_margin_loss_cpu_kernel", x->dtype));
+    TN_TRY(tn_nn_check_f32_f64(x->dtype, "multi_margin_loss_cpu_kernel"));
     TN_TRY(long_target(target));
     if (w) TN_TRY(same_type(w, x->dtype));
     bool per_frame = red == RED_NONE && target->ndim > 0;
@@ -181,7 +177,7 @@ tn_status tn_op_multi_margin_loss_backward(const tn_value *args, tn_value *rets)
     TN_TRY(multi_margin_args(args, 3, &p, &w));
     margin_geom g;
     TN_TRY(multi_margin_check(x, target, w, &g));
-    TN_TRY(float_only("multi_margin_loss_backward_cpu_kernel", x->dtype));
+    TN_TRY(tn_nn_check_f32_f64(x->dtype, "multi_margin_loss_backward_cpu_kernel"));
     TN_TRY(long_target(target));
     TN_TRY(same_type(go, x->dtype));
     if (w) TN_TRY(same_type(w, x->dtype));
@@ -304,7 +300,7 @@ tn_status tn_op_multilabel_margin_loss_forward(const tn_value *args, tn_value *r
     margin_geom g;
     TN_TRY(multilabel_check(x, target, &g));
     TN_TRY(long_target(target));
-    TN_TRY(float_only("multilabel_margin_loss_forward_out_frame", x->dtype));
+    TN_TRY(tn_nn_check_f32_f64(x->dtype, "multilabel_margin_loss_forward_out_frame"));
     bool per_frame = !(red != RED_NONE || target->ndim <= 1);
     tn_tensor *o, *ist, *xc = NULL, *tc = NULL;
     TN_TRY(tn_tensor_empty(per_frame ? 1 : 0, &g.nframe, x->dtype, tn_tensor_device(x), &o));
@@ -360,7 +356,7 @@ tn_status tn_op_multilabel_margin_loss_backward(const tn_value *args, tn_value *
         rets[0] = tn_value_tensor(gx);
         return TN_OK;
     }
-    TN_TRY(float_only("multilabel_margin_loss_backward_out_frame", x->dtype));
+    TN_TRY(tn_nn_check_f32_f64(x->dtype, "multilabel_margin_loss_backward_out_frame"));
     TN_TRY(long_target(target));
     TN_TRY(same_type(ist, x->dtype));
     TN_TRY(same_type(go, x->dtype));
