@@ -10,6 +10,7 @@
     .venv/bin/python bench/quant.py --sweep             # a decode step's products read cold, both layouts
     .venv/bin/python bench/quant.py --breakdown         # a replayed decode step split by operator
     .venv/bin/python bench/quant.py --chains            # replayed decode with and without chains
+    .venv/bin/python bench/quant.py --python            # generate()'s Python per step, upstream vs ours
 
 Each measurement is a fresh process, one side at a time (never both at once), alternating
 torchnative / llama.cpp for `--rounds` rounds after one warm-up round; figures are medians.
@@ -358,6 +359,70 @@ print(json.dumps({"off": res["0"], "on": res["1"], "replay_off": rep["0"], "repl
 """
 
 
+GENPY_CODE = r"""
+import json, os, statistics, sys, time
+cfg = json.loads(sys.argv[1])
+import torch
+torch.set_num_threads(cfg["threads"])
+import transformers
+from transformers import LlamaConfig, LlamaForCausalLM, GenerationConfig
+torch.manual_seed(0)
+model = LlamaForCausalLM(LlamaConfig(**cfg["config"])).eval()  # random weights: only the Python around forward is timed
+model.generation_config = GenerationConfig(**cfg["generation"])
+if cfg["graphs"]:
+    from torchnative.graphs import accelerate_decode
+    accelerate_decode(model)
+inner = model.forward
+spans = []
+def timed(*a, **kw):
+    t0 = time.perf_counter()
+    out = inner(*a, **kw)
+    spans.append((t0, time.perf_counter()))
+    return out
+model.forward = timed
+ids = torch.tensor([cfg["prompt"]])
+gen = dict(attention_mask=torch.ones_like(ids), max_new_tokens=cfg["new_tokens"], min_new_tokens=cfg["new_tokens"],
+           do_sample=False, cache_implementation="static")
+res = {"outside_ms": [], "forward_ms": []}
+with torch.inference_mode():
+    for r in range(cfg["rounds"] + 1):
+        spans.clear()
+        model.generate(ids, **gen)
+        if r:
+            s = spans[3:]  # decode steps after the prefill, the first decode step and (ours) the capture
+            res["outside_ms"].append(statistics.median(b[0] - a[1] for a, b in zip(s, s[1:])) * 1e3)
+            res["forward_ms"].append(statistics.median(b - a for a, b in s) * 1e3)
+print(json.dumps(res))
+"""
+
+
+def genpy(a, cfg):
+    """--python: generate()'s own Python per decode step, outside the model's forward, on both
+    interpreters: the same transformers code over SmolLM2-135M's architecture (random float32
+    weights; static cache, greedy), forward wrapped by a timer; per step the gap between one
+    forward's return and the next forward's call. Ours also with operator graphs (forward is
+    then the graph wrapper and its replay)."""
+    conf = run(OURS, "import json, os, sys\nimport transformers.models.llama.modeling_llama\n"
+               "from torchnative.quant import from_gguf\nm = from_gguf(json.loads(sys.argv[1])['path'])\n"
+               "c = m.config.to_diff_dict(); c.pop('transformers_version', None); c.pop('_model_name_or_path', None)\n"
+               "g = m.generation_config.to_diff_dict(); g.pop('transformers_version', None)\n"
+               "print(json.dumps({'config': c, 'generation': g}))", cfg, a.threads)
+    c = dict(cfg, rounds=max(a.rounds, 3), **conf)
+    sides = {"upstream": (REF, False), "ours eager": (OURS, False), "ours graphs": (OURS, True)}
+    res = {k: {"outside_ms": [], "forward_ms": []} for k in sides}
+    for rnd in range(2):  # the sides alternate, twice
+        for name, (py, graphs) in sides.items():
+            r = run(py, GENPY_CODE, dict(c, graphs=graphs), a.threads)
+            for k in r:
+                res[name][k] += r[k]
+    print("| side | generate's Python per step, ms (median of rounds; min-max) | forward per step, ms |\n|---|---|---|")
+    for name, r in res.items():
+        o = r["outside_ms"]
+        print(f"| {name} | {statistics.median(o):.3f} ({min(o):.3f}-{max(o):.3f}) | {statistics.median(r['forward_ms']):.3f} |")
+    up, ours = statistics.median(res["upstream"]["outside_ms"]), statistics.median(res["ours graphs"]["outside_ms"])
+    print(f"ours (graphs) / upstream, outside forward: {ours / up:.3f}")
+
+
 def chains(a, cfg):
     """--chains: kept-quantised decode with operator graphs, the chains (RMSNorm, rotary
     embedding run as one step each) off and on alternately in one process, `--rounds`
@@ -428,6 +493,8 @@ def main():
                     "alternately in one process")
     ap.add_argument("--breakdown", action="store_true", help="split a replayed decode step of the kept-quantised "
                     "model by operator, and exit")
+    ap.add_argument("--python", action="store_true", help="generate()'s own Python per decode step outside "
+                    "the model's forward, upstream against ours (eager and with graphs), and exit")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "quant.json"))
     a = ap.parse_args()
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
@@ -446,6 +513,8 @@ def main():
         return breakdown(a, cfg)
     if a.chains:
         return chains(a, cfg)
+    if a.python:
+        return genpy(a, cfg)
     have_llama = not a.no_llama and subprocess.run([REF, "-c", "import llama_cpp"], capture_output=True).returncode == 0
     methods = [m for m in a.quantize.split(",") if m]
     runs = {"ours": [], "llama.cpp": [], "float32": [], **{m: [] for m in methods}}
