@@ -157,6 +157,40 @@ static inline dm d_bit(vd n, int bit) {
     return _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(b, k), k));
 }
 
+/* ew_vec.inc's tails (see there) for 4- and 8-byte elements: one masked load blended with the
+ * first element and one 32-byte store (buf holds 32 bytes); written out by a masked store.
+ * 1- and 2-byte elements (no masked form in AVX2) are staged by copies. */
+#define V_HAS_TAIL 1
+static inline __m256i tail_mask(int64_t r, int es) {
+    return es == 4 ? _mm256_cmpgt_epi32(_mm256_set1_epi32((int)r), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+                   : _mm256_cmpgt_epi64(_mm256_set1_epi64x(r), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+static inline __attribute__((always_inline)) bool v_tail_stage(char *buf, const char *src, int64_t r, int es) {
+    if (r * es >= 32) return false;
+    __m256i v;
+    if (es == 4) {
+        int32_t f;
+        memcpy(&f, src, 4);
+        __m256i m = tail_mask(r, 4);
+        v = _mm256_blendv_epi8(_mm256_set1_epi32(f), _mm256_maskload_epi32((const int *)src, m), m);
+    } else if (es == 8) {
+        long long f;
+        memcpy(&f, src, 8);
+        __m256i m = tail_mask(r, 8);
+        v = _mm256_blendv_epi8(_mm256_set1_epi64x(f), _mm256_maskload_epi64((const long long *)src, m), m);
+    } else {
+        return false;
+    }
+    _mm256_store_si256((__m256i *)buf, v);
+    return true;
+}
+static inline __attribute__((always_inline)) bool v_tail_put(char *dst, const char *buf, int64_t r, int es) {
+    if (es == 4) _mm256_maskstore_epi32((int *)dst, tail_mask(r, 4), _mm256_load_si256((const __m256i *)buf));
+    else if (es == 8) _mm256_maskstore_epi64((long long *)dst, tail_mask(r, 8), _mm256_load_si256((const __m256i *)buf));
+    else return false;
+    return true;
+}
+
 #define EW_REGISTER tn_ew_register_avx2
 #define EW_CAST_LOOKUP tn_cast_vec_avx2
 #define EW_BYTE_LOOPS tn_ew_byte_loops_avx2

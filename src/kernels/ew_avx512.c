@@ -146,6 +146,33 @@ static inline dm d_bit(vd n, int bit) {
     return _mm512_test_epi64_mask(b, _mm512_set1_epi64(1LL << bit));
 }
 
+/* ew_vec.inc's tails: r (< the vector's lanes) elements of size es, padded with the first,
+ * by one masked load and one 64-byte store (buf holds 64 bytes); written out by masked
+ * stores. Masked-off lanes are not read, so no byte past the tensor is touched. */
+#define V_HAS_TAIL 1
+static inline __attribute__((always_inline)) bool v_tail_stage(char *buf, const char *src, int64_t r, int es) {
+    if (r * es >= 64) return false;
+    __m512i v;
+    switch (es) {
+    case 4: { int32_t f; memcpy(&f, src, 4); v = _mm512_mask_loadu_epi32(_mm512_set1_epi32(f), (__mmask16)((1u << r) - 1), src); break; }
+    case 2: { int16_t f; memcpy(&f, src, 2); v = _mm512_mask_loadu_epi16(_mm512_set1_epi16(f), (__mmask32)((1u << r) - 1), src); break; }
+    case 8: { int64_t f; memcpy(&f, src, 8); v = _mm512_mask_loadu_epi64(_mm512_set1_epi64(f), (__mmask8)((1u << r) - 1), src); break; }
+    case 1: v = _mm512_mask_loadu_epi8(_mm512_set1_epi8(*src), (__mmask64)((1ull << r) - 1), src); break;
+    default: return false;
+    }
+    _mm512_store_si512((void *)buf, v);
+    return true;
+}
+static inline __attribute__((always_inline)) bool v_tail_put(char *dst, const char *buf, int64_t r, int es) {
+    switch (es) {
+    case 4: { __mmask16 m = (__mmask16)((1u << r) - 1); _mm512_mask_storeu_epi32(dst, m, _mm512_maskz_loadu_epi32(m, buf)); return true; }
+    case 2: { __mmask32 m = (__mmask32)((1u << r) - 1); _mm512_mask_storeu_epi16(dst, m, _mm512_maskz_loadu_epi16(m, buf)); return true; }
+    case 8: { __mmask8 m = (__mmask8)((1u << r) - 1); _mm512_mask_storeu_epi64(dst, m, _mm512_maskz_loadu_epi64(m, buf)); return true; }
+    case 1: { __mmask64 m = (__mmask64)((1ull << r) - 1); _mm512_mask_storeu_epi8(dst, m, _mm512_maskz_loadu_epi8(m, buf)); return true; }
+    default: return false;
+    }
+}
+
 #define EW_REGISTER tn_ew_register_avx512
 #define EW_CAST_LOOKUP tn_cast_vec_avx512
 #define EW_BYTE_LOOPS tn_ew_byte_loops_avx512

@@ -521,21 +521,37 @@ void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn
         counter[d] = idx % it->it_shape[d];
         idx /= it->it_shape[d];
     }
-    int64_t pos = begin;
+    /* row[k]: operand k at the start of the current inner run (counter[0] = 0); moving to the
+     * next run adds the stride of dim 1 when only it advanced (most runs: one add per operand),
+     * else recomputes from the counters */
+    char *row[TN_ITER_MAX_OPERANDS];
+    for (int k = 0; k < nops; k++) {
+        char *p = base[k];
+        for (int d = 1; d < it->ndim; d++) p += counter[d] * it->strides[k][d];
+        row[k] = p;
+    }
+    int64_t pos = begin, n0 = it->it_shape[0];
     while (pos < end) {
-        int64_t n = it->it_shape[0] - counter[0];
+        int64_t n = n0 - counter[0];
         if (n > end - pos) n = end - pos;
-        for (int k = 0; k < nops; k++) {
-            char *p = base[k];
-            for (int d = 0; d < it->ndim; d++) p += counter[d] * it->strides[k][d];
-            ptrs[k] = p;
-        }
+        for (int k = 0; k < nops; k++) ptrs[k] = row[k] + counter[0] * inner[k];
         loop(ptrs, inner, n, ctx);
         pos += n;
         counter[0] += n;
-        for (int d = 0; d < it->ndim - 1 && counter[d] >= it->it_shape[d]; d++) {
+        if (counter[0] < n0 || it->ndim == 1) continue;
+        counter[0] = 0;
+        if (++counter[1] < it->it_shape[1]) {
+            for (int k = 0; k < nops; k++) row[k] += it->strides[k][1];
+            continue;
+        }
+        for (int d = 1; d < it->ndim - 1 && counter[d] >= it->it_shape[d]; d++) {
             counter[d] = 0;
             counter[d + 1]++;
+        }
+        for (int k = 0; k < nops; k++) {
+            char *p = base[k];
+            for (int d = 1; d < it->ndim; d++) p += counter[d] * it->strides[k][d];
+            row[k] = p;
         }
     }
 }

@@ -612,6 +612,16 @@ add("shift_overflow", "lambda a: (a << 70, a >> 70, a << 63, torch.bitwise_left_
 add("shift_i8_overflow", "lambda a: (a << 9, a >> 9, a << 7)", [In((33,), "int8", "int")], ["__lshift__.Scalar", "__rshift__.Scalar"])
 add("bitwise_inplace", "lambda a, b: (lambda c: (c.__iand__(b), c.__ior__(b), c.__ixor__(3), c.__ilshift__(1), c)[-1])(a.clone())", [In((7, 33), "int32", "int"), In((33,), "int32", "int")], ["__and__.Tensor"])
 
+# rows of every length 1..33 (each tail of 8 and 16 float lanes, 4 and 8 double lanes): a
+# broadcast scalar per row, a broadcast row, a view whose rows do not coalesce; the tails are
+# staged by masked loads and written by masked stores where the ISA has them (ew_vec.inc)
+for dt in ("float32", "bfloat16", "float16", "float64"):
+    add(f"short_rows_broadcast_{dt}", "lambda x, y: [t for L in range(1, 34) for t in (x[:, :L] * y[:1, :L], x[:, :1] + y[:, :L], "
+        "x[:, :L] - y[:, 5:6], torch.maximum(x[:, :L], y[:1, :L]), x[:, :L] < y[:1, :L], x[:, :L] >= y[:, :1], torch.neg(x[:, :L]), "
+        "torch.abs(x[:, :L]), x[:, :L] / y[:1, :L], torch.addcmul(x[:, :L], x[:, :L], x[:, :L], value=0.5))]",
+        [In((21, 48), dt), In((21, 48), dt)], ["mul.Tensor", "add.Tensor", "sub.Tensor", "maximum.default", "lt.Tensor", "ge.Tensor",
+                                               "neg.default", "abs.default", "div.Tensor", "addcmul.default"],
+        **(dict(rtol=0, atol=0) if dt != "float64" else {}))
 # ---- in-place and out= forms computed straight into their tensor (iter.h, tn_iter_offer) ----
 # the door offers the written-to tensor to a TensorIterator kernel whose result is the call's;
 # it is used only when it fits (shape, dtype, dense, no other sharing), else the result is copied
