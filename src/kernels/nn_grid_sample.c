@@ -22,6 +22,14 @@ static inline double grid_fmod_pos(double a, double b, bool floats) {
     return a - (double)(int64_t)(a / b) * b;
 }
 
+/* nearbyint of a padded coordinate (finite, |c| < 2^31: _pad sends anything else to -100): adding and
+ * subtracting 1.5 2^52 rounds to an integer, half to even, in the default rounding mode, as nearbyint
+ * does, without libm's call (which saves and restores the floating-point environment) */
+static inline double grid_rint(double c) {
+    const double big = 6755399441055744.0; /* kept: IEEE arithmetic, no reassociation */
+    return (c + big) - big;
+}
+
 #pragma GCC optimize("O3")
 
 /* R rounds every intermediate: the identity for float and double; for bfloat16 the kernel
@@ -104,7 +112,7 @@ static inline double grid_fmod_pos(double a, double b, bool floats) {
         T iz = g->nsp == 3 ? SFX##_pad(SFX##_unnormalize(gz, g->in[0], g->align_corners), g->in[0], g->padding,      \
                                        g->align_corners)                                                             \
                            : (T)0;                                                                                   \
-        int64_t nz = (int64_t)nearbyint((double)iz), ny = (int64_t)nearbyint((double)iy), nx = (int64_t)nearbyint((double)ix); \
+        int64_t nz = (int64_t)grid_rint((double)iz), ny = (int64_t)grid_rint((double)iy), nx = (int64_t)grid_rint((double)ix); \
         for (int64_t c = 0; c < g->C; c++, dst += ov) *dst = SFX##_at(xn + c * iv, g, nz, ny, nx);                   \
     }                                                                                                                \
     /* floor of a padded coordinate (finite, within int32: _pad sends anything else to -100), without libm */     \
@@ -137,6 +145,48 @@ static inline double grid_fmod_pos(double a, double b, bool floats) {
             mask[k] = in ? (BITS)-1 : 0;                                                                             \
         }                                                                                                            \
     }                                                                                                                \
+    /* Bilinear 2-d, a block of points at once: the coordinates (reflection: per point, through _pad), then the     \
+     * weights, offsets and masks as arrays over the block (corner k of point b at [k][b]) without branches, so the  \
+     * compiler runs the points in vector lanes; the same operations in the same order as _corners and _pad. */      \
+    static void SFX##_block2(const T *pts, int nb, const tn_grid_geom *g, int64_t o4[4][GRID_BLOCK],               \
+                             T w4[4][GRID_BLOCK], BITS m4[4][GRID_BLOCK]) {                                         \
+        const int64_t H = g->in[1], W = g->in[2];                                                                    \
+        const bool align = g->align_corners, border = g->padding == TN_GRID_BORDER;                                  \
+        const T hx = R((T)(W - 1)), hy = R((T)(H - 1));                                                              \
+        T ixs[GRID_BLOCK], iys[GRID_BLOCK];                                                                          \
+        if (g->padding == TN_GRID_REFLECTION) {                                                                      \
+            for (int b = 0; b < nb; b++) {                                                                           \
+                ixs[b] = SFX##_pad(SFX##_unnormalize(pts[2 * b], W, align), W, g->padding, align);                  \
+                iys[b] = SFX##_pad(SFX##_unnormalize(pts[2 * b + 1], H, align), H, g->padding, align);              \
+            }                                                                                                        \
+        } else {                                                                                                     \
+            for (int b = 0; b < nb; b++) {                                                                           \
+                T ix = SFX##_unnormalize(pts[2 * b], W, align), iy = SFX##_unnormalize(pts[2 * b + 1], H, align);    \
+                if (border) {                                                                                        \
+                    ix = ix < 0 ? (T)0 : ix > hx ? hx : ix;                                                          \
+                    iy = iy < 0 ? (T)0 : iy > hy ? hy : iy;                                                          \
+                }                                                                                                    \
+                /* non-finite or outside int32: -100, as _pad */                                                     \
+                ixs[b] = (double)ix >= -2147483648.0 && (double)ix <= 2147483647.0 ? ix : (T)-100;                   \
+                iys[b] = (double)iy >= -2147483648.0 && (double)iy <= 2147483647.0 ? iy : (T)-100;                   \
+            }                                                                                                        \
+        }                                                                                                            \
+        for (int b = 0; b < nb; b++) {                                                                               \
+            T ix = ixs[b], iy = iys[b];                                                                              \
+            int32_t x0 = (int32_t)ix, y0 = (int32_t)iy;                                                              \
+            x0 -= (T)x0 > ix;                                                                                        \
+            y0 -= (T)y0 > iy;                                                                                        \
+            int64_t x1 = (int64_t)x0 + 1, y1 = (int64_t)y0 + 1;                                                      \
+            T wx1 = R(ix - R((T)x0)), wx0 = R(R((T)x1) - ix), wy1 = R(iy - R((T)y0)), wy0 = R(R((T)y1) - iy);        \
+            w4[0][b] = R(wx0 * wy0), w4[1][b] = R(wx1 * wy0), w4[2][b] = R(wx0 * wy1), w4[3][b] = R(wx1 * wy1);      \
+            for (int k = 0; k < 4; k++) {                                                                            \
+                int64_t yy = (int64_t)y0 + (k >> 1), xx = (int64_t)x0 + (k & 1);                                     \
+                bool in = yy >= 0 && yy < H && xx >= 0 && xx < W;                                                    \
+                o4[k][b] = in ? yy * W + xx : 0;                                                                     \
+                m4[k][b] = in ? (BITS)-1 : 0;                                                                        \
+            }                                                                                                        \
+        }                                                                                                            \
+    }                                                                                                                \
     /* the sum over a point's nc corners, left to right (nc a constant where it is inlined) */                     \
     static inline __attribute__((always_inline)) T SFX##_taps(const T *xc, const int64_t *off, const T *w,           \
                                                               const BITS *mask, int nc) {                            \
@@ -161,6 +211,32 @@ static inline double grid_fmod_pos(double a, double b, bool floats) {
             T *yn = y + n * g->C * ov;                                                                               \
             if (g->interp != TN_GRID_BILINEAR) {                                                                     \
                 for (int64_t o = 0; o < ov; o++) SFX##_point(yn + o, ov, xn, iv, gn + o * g->nsp, g);                \
+                continue;                                                                                            \
+            }                                                                                                        \
+            if (g->nsp == 2) {                                                   \
+                for (int64_t o0 = 0; o0 < ov; o0 += GRID_BLOCK) {                                                    \
+                    int nb = ov - o0 < GRID_BLOCK ? (int)(ov - o0) : GRID_BLOCK;                                     \
+                    int64_t o4[4][GRID_BLOCK];                                                                       \
+                    T w4[4][GRID_BLOCK];                                                                             \
+                    BITS m4[4][GRID_BLOCK];                                                                          \
+                    SFX##_block2(gn + o0 * 2, nb, g, o4, w4, m4);                                                    \
+                    for (int64_t c = 0; c < g->C; c++) {                                                             \
+                        const T *xc = xn + c * iv;                                                                   \
+                        T *dst = yn + c * ov + o0;                                                                   \
+                        for (int b = 0; b < nb; b++) {                                                               \
+                            T out = 0;                                                                               \
+                            for (int k = 0; k < 4; k++) {                                                            \
+                                BITS u;                                                                              \
+                                T v;                                                                                 \
+                                memcpy(&u, &xc[o4[k][b]], sizeof u);                                                 \
+                                u &= m4[k][b];                                                                       \
+                                memcpy(&v, &u, sizeof v);                                                            \
+                                out = R(out + R(v * w4[k][b]));                                                      \
+                            }                                                                                        \
+                            dst[b] = out;                                                                            \
+                        }                                                                                            \
+                    }                                                                                                \
+                }                                                                                                    \
                 continue;                                                                                            \
             }                                                                                                        \
             for (int64_t o0 = 0; o0 < ov; o0 += GRID_BLOCK) {                                                        \

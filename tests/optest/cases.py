@@ -2954,6 +2954,15 @@ for dt in ("float32", "float64", "bfloat16", "float16"):
         "tuple(torch.nn.functional.grid_sample(x, g3 * 1.3, mode=m, padding_mode=p, align_corners=ac) for m in ('bilinear', 'nearest') for p in ('zeros', 'border', 'reflection') for ac in (False, True)) + "
         "(torch.ops.aten.grid_sampler_2d.default(x[:, :, 0], g2, 0, 0, False), torch.ops.aten.grid_sampler_3d.default(x, g3, 1, 2, True))",
         [In((2, 3, 4, 5, 6), dt), In((2, 7, 4, 2), dt, "unit"), In((2, 3, 4, 5, 3), dt, "unit")], ["grid_sampler.default", "grid_sampler_2d.default", "grid_sampler_3d.default"])
+# 2-d sampling over blocks of points (kernels/nn_grid_sample.c: _block2): 407 points a batch (25
+# blocks of 16 and a part), integral and half-integral coordinates among them; nearest exactly,
+# bilinear within tolerance (upstream's vectorised 2-d kernel sums the corners in another order:
+# 740-765 of 2442 values differ in the last bits, as before session 45's blocks)
+for dt in ("float32", "float64"):
+    for m, tol in (("nearest", dict(rtol=0, atol=0)), ("bilinear", {})):
+        add(f"grid_sample_2d_blocks_{m}_{dt}", f"lambda x, g: tuple(torch.nn.functional.grid_sample(x, gg, mode='{m}', padding_mode=p, align_corners=ac) "
+            "for gg in (g * 1.3, torch.round(g * 8) / 4) for p in ('zeros', 'border', 'reflection') for ac in (False, True))",
+            [In((2, 3, 5, 7), dt), In((2, 37, 11, 2), dt, "unit")], ["grid_sampler_2d.default"], **tol)
 # reflection far outside the image (many flips: the remainder's fast path, and libm's beyond
 # 2^28 spans). Upstream's vectorised 2-d kernel reflects float32 at 1e9 and the half types at 3e3
 # otherwise (docs/STATUS.md, known gaps): those are left out.
