@@ -42,6 +42,33 @@ tn_loop_fn tn_ew_loop_scalar(tn_ew_op op, tn_dtype dtype) {
     return ew_table[0][op][dtype];
 }
 
+/* loop -> its rows form: open addressing on the function's address, filled once inside
+ * ew_init (so before any loop is handed out) and only read afterwards */
+enum { EW_ROWS_SLOTS = 1024 };
+static struct { tn_loop_fn loop; tn_loop_rows_fn rows; } ew_rows[EW_ROWS_SLOTS];
+
+static unsigned ew_rows_slot(tn_loop_fn f) {
+    uintptr_t h = (uintptr_t)f;
+    return (unsigned)((h >> 4) ^ (h >> 14)) & (EW_ROWS_SLOTS - 1);
+}
+
+void tn_ew_register_rows(tn_loop_fn loop, tn_loop_rows_fn rows) {
+    for (unsigned i = ew_rows_slot(loop), k = 0; k < EW_ROWS_SLOTS; i = (i + 1) & (EW_ROWS_SLOTS - 1), k++)
+        if (!ew_rows[i].loop || ew_rows[i].loop == loop) {
+            ew_rows[i].loop = loop, ew_rows[i].rows = rows;
+            return;
+        }
+}
+
+tn_loop_rows_fn tn_ew_loop_rows(tn_loop_fn loop) {
+    pthread_once(&ew_once, ew_init);
+    for (unsigned i = ew_rows_slot(loop), k = 0; k < EW_ROWS_SLOTS; i = (i + 1) & (EW_ROWS_SLOTS - 1), k++) {
+        if (ew_rows[i].loop == loop) return ew_rows[i].rows;
+        if (!ew_rows[i].loop) return NULL;
+    }
+    return NULL;
+}
+
 static const char *const ew_names[TN_EW_COUNT] = {
 #define TN_X(op) #op,
     TN_EW_OPS(TN_X)

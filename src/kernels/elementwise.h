@@ -14,6 +14,11 @@
 #include "core/dtype.h"
 
 typedef void (*tn_loop_fn)(char **data, const int64_t *strides, int64_t n, void *ctx);
+/* The same loop over `rows` slices of n elements: slice r's operand k starts at
+ * data[k] + r * outer[k]. Equal, element for element, to calling the 1-D loop once per slice
+ * (what it is for: one call instead of one per short row of a broadcast). */
+typedef void (*tn_loop_rows_fn)(char **data, const int64_t *strides, int64_t n, int64_t rows, const int64_t *outer,
+                                void *ctx);
 
 /* Constants handed to a loop through ctx. Scalars are stored at the widest precision
  * the op's math type needs: integers as int64, reals as double, complexes as (re, im). */
@@ -88,6 +93,10 @@ tn_loop_fn tn_ew_loop(tn_ew_op op, tn_dtype dtype);
 /* The scalar reference loop for (op, dtype), whatever the ISA tier (tests compare the
  * vector loops against it). */
 tn_loop_fn tn_ew_loop_scalar(tn_ew_op op, tn_dtype dtype);
+/* The rows form of a loop returned by tn_ew_loop, or NULL when it has none. */
+tn_loop_rows_fn tn_ew_loop_rows(tn_loop_fn loop);
+/* Registers `rows` as the rows form of `loop` (by the ISA files, at the tables' init). */
+void tn_ew_register_rows(tn_loop_fn loop, tn_loop_rows_fn rows);
 /* The op's name as a string ("exp"). */
 const char *tn_ew_name(tn_ew_op op);
 

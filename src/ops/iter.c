@@ -504,26 +504,29 @@ tn_status tn_iter_build(tn_iter *it, const tn_iter_config *cfg) {
     return TN_OK;
 }
 
-void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn loop, void *ctx) {
+/* run_range with the loop's rows form (NULL: none): whole runs of dim 0 go to it as many at
+ * a time as dim 1 has left, the rest (a partial first or last run) to the 1-D loop */
+static void run_range_rows(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn loop, tn_loop_rows_fn rows,
+                           void *ctx) {
     if (it->is_meta || begin >= end) return;
     int nops = it->noperands;
     char *base[TN_ITER_MAX_OPERANDS], *ptrs[TN_ITER_MAX_OPERANDS];
-    int64_t inner[TN_ITER_MAX_OPERANDS];
+    int64_t inner[TN_ITER_MAX_OPERANDS], outer[TN_ITER_MAX_OPERANDS];
     for (int k = 0; k < nops; k++) base[k] = (char *)tn_tensor_data(it->ops[k].tensor);
     if (it->ndim == 0) {
         for (int k = 0; k < nops; k++) inner[k] = 0;
         loop(base, inner, 1, ctx);
         return;
     }
-    for (int k = 0; k < nops; k++) inner[k] = it->strides[k][0];
+    for (int k = 0; k < nops; k++) inner[k] = it->strides[k][0], outer[k] = it->ndim > 1 ? it->strides[k][1] : 0;
     int64_t counter[TN_MAX_DIMS], idx = begin;
     for (int d = 0; d < it->ndim; d++) {
         counter[d] = idx % it->it_shape[d];
         idx /= it->it_shape[d];
     }
-    /* row[k]: operand k at the start of the current inner run (counter[0] = 0); moving to the
-     * next run adds the stride of dim 1 when only it advanced (most runs: one add per operand),
-     * else recomputes from the counters */
+    /* row[k]: operand k at the start of the current run of dim 0 (counter[0] = 0); moving to
+     * the next run adds the stride of dim 1 when only it advanced, else recomputes from the
+     * counters */
     char *row[TN_ITER_MAX_OPERANDS];
     for (int k = 0; k < nops; k++) {
         char *p = base[k];
@@ -532,13 +535,28 @@ void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn
     }
     int64_t pos = begin, n0 = it->it_shape[0];
     while (pos < end) {
-        int64_t n = n0 - counter[0];
-        if (n > end - pos) n = end - pos;
-        for (int k = 0; k < nops; k++) ptrs[k] = row[k] + counter[0] * inner[k];
-        loop(ptrs, inner, n, ctx);
-        pos += n;
-        counter[0] += n;
-        if (counter[0] < n0 || it->ndim == 1) continue;
+        int64_t n;
+        if (rows && counter[0] == 0 && it->ndim > 1 && end - pos >= 2 * n0) {
+            int64_t m = it->it_shape[1] - counter[1], whole = (end - pos) / n0;
+            if (m > whole) m = whole;
+            rows(row, inner, n0, m, outer, ctx);
+            pos += m * n0;
+            counter[1] += m;
+            if (counter[1] < it->it_shape[1]) {
+                for (int k = 0; k < nops; k++) row[k] += m * outer[k];
+                continue;
+            }
+            counter[1] -= 1; /* as if the last of the m runs had just ended: the carry below */
+            counter[0] = n0;
+        } else {
+            n = n0 - counter[0];
+            if (n > end - pos) n = end - pos;
+            for (int k = 0; k < nops; k++) ptrs[k] = row[k] + counter[0] * inner[k];
+            loop(ptrs, inner, n, ctx);
+            pos += n;
+            counter[0] += n;
+            if (counter[0] < n0 || it->ndim == 1) continue;
+        }
         counter[0] = 0;
         if (++counter[1] < it->it_shape[1]) {
             for (int k = 0; k < nops; k++) row[k] += it->strides[k][1];
@@ -556,6 +574,10 @@ void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn
     }
 }
 
+void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn loop, void *ctx) {
+    run_range_rows(it, begin, end, loop, NULL, ctx);
+}
+
 /* Problems at least this large are split across the thread pool; smaller ones run on the
  * calling thread with no extra cost. */
 #define TN_ITER_GRAIN 32768
@@ -563,22 +585,25 @@ void tn_iter_run_range(const tn_iter *it, int64_t begin, int64_t end, tn_loop_fn
 typedef struct iter_task {
     const tn_iter *it;
     tn_loop_fn loop;
+    tn_loop_rows_fn rows;
     void *ctx;
 } iter_task;
 
 static void iter_chunk(void *vt, int64_t begin, int64_t end) {
     const iter_task *t = (const iter_task *)vt;
-    tn_iter_run_range(t->it, begin, end, t->loop, t->ctx);
+    run_range_rows(t->it, begin, end, t->loop, t->rows, t->ctx);
 }
 
 void tn_iter_for_each(const tn_iter *it, tn_loop_fn loop, void *ctx) {
     if (it->numel <= 0) return;
+    /* runs of dim 0 shorter than the whole: the loop's rows form, if it has one, takes many at a call */
+    tn_loop_rows_fn rows = it->ndim > 1 && !it->is_meta ? tn_ew_loop_rows(loop) : NULL;
     if (it->numel >= 2 * TN_ITER_GRAIN && !it->is_meta && tn_get_num_threads() > 1 && !tn_in_parallel_region()) {
         /* Loops are pure functions of their slices (results never depend on where a
          * slice starts), so splitting changes nothing but the time. */
-        iter_task t = {it, loop, ctx};
+        iter_task t = {it, loop, rows, ctx};
         tn_parallel_for(it->numel, TN_ITER_GRAIN, iter_chunk, &t);
         return;
     }
-    tn_iter_run_range(it, 0, it->numel, loop, ctx);
+    run_range_rows(it, 0, it->numel, loop, rows, ctx);
 }
