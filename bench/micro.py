@@ -57,6 +57,11 @@ Tasks:
           checksum of each output for a side-by-side check before timing is trusted
   ternary addcmul / addcdiv / lerp (tensor weight) of three contiguous 2^18-element tensors,
           float32 and complex64, and complex64 add / mul, one thread (microseconds)
+  short_rows  broadcast products of many short rows (session 45): [250,1]*[250,20],
+          [250,20]*[1,20], [5,1,5,1]*[1,10,1,20] and torch.kron of op_db's sample ([5,5] and
+          [10,20]), float32; torch.grid_sampler_2d of a [2,3,5,20] input over a 13x10 and a
+          52x40 grid, bilinear zeros / border / reflection and nearest: best of 5 x 2,000 calls,
+          microseconds per call
   vmap    torch.func.vmap and per-sample gradients (vmap of grad): sin of 64 rows of 1,000,
           a batched linear (64 rows through a 256x256 weight), and the per-sample gradients
           of a 64-32-10 MLP over B = 16 and 64 samples (milliseconds, best of 5)
@@ -207,6 +212,27 @@ def task_ternary(torch, F, args):
             if dt == torch.float32 and name in ("add", "mul"):
                 continue
             print(f"{name} {str(dt).split('.')[-1]} 2^18: {best_of(fn, 30) * 1e6:8.1f} us")
+
+
+def task_short_rows(torch, F, args):
+    g = torch.Generator().manual_seed(0)
+    r = lambda *shape: torch.randn(*shape, generator=g)
+    p, q, row = r(250, 1), r(250, 20), r(1, 20)
+    a, b = r(5, 5), r(10, 20)
+    av, bv = a.reshape(5, 1, 5, 1), b.reshape(1, 10, 1, 20)
+    cases = {"[250,1]*[250,20]": lambda: p * q, "[250,20]*[1,20]": lambda: q * row,
+             "[5,1,5,1]*[1,10,1,20]": lambda: av * bv, "kron [5,5] [10,20]": lambda: torch.kron(a, b)}
+    x = r(2, 3, 5, 20)
+    for hw in ((13, 10), (52, 40)):
+        grid = torch.rand(2, *hw, 2, generator=g) * 2.2 - 1.1
+        for name, m, pad in (("bilinear zeros", 0, 0), ("bilinear border", 0, 1), ("bilinear reflection", 0, 2), ("nearest zeros", 1, 0)):
+            cases[f"grid_sampler_2d {hw[0]}x{hw[1]} {name}"] = (lambda grid=grid, m=m, pad=pad: torch.grid_sampler_2d(x, grid, m, pad, False))
+    def calls(fn):
+        for _ in range(2000):
+            fn()
+    for name, fn in cases.items():
+        t = best_of(lambda: calls(fn), 5) / 2000
+        print(f"{name:40s} {t * 1e6:8.2f} us")
 
 
 def task_gemm(torch, F, args):
@@ -456,7 +482,7 @@ def task_vmap(torch, F, args):
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("sdpa", "sdpa_static", "kv_update", "f64_math", "fills", "linear", "vecmat", "decode_linears", "cat", "gemm", "replay", "decode_replay", "profile",
-                                                      "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary", "vmap"):
+                                                      "weight_stream", "generate_ops", "linalg", "fft", "nn3d", "ternary", "vmap", "short_rows"):
         print(__doc__)
         sys.exit(2)
     import torch
