@@ -39,7 +39,11 @@ static inline double grid_rint(double c) {
     static T SFX##_unnormalize(T c, int64_t size, bool align) {                                                     \
         return align ? R(R(R(c + 1) / 2) * R((T)(size - 1))) : R(R(R(R(c + 1) * R((T)size)) - 1) / 2);              \
     }                                                                                                                \
-    static T SFX##_clip(T c, int64_t size) {                                                                         \
+    /* a coordinate that is not finite or lies outside int32 becomes -100 (read as outside) */                      \
+    static inline __attribute__((always_inline)) T SFX##_in_int32(T c) {                                           \
+        return (double)c >= -2147483648.0 && (double)c <= 2147483647.0 ? c : (T)-100;                                \
+    }                                                                                                                \
+    static inline T SFX##_clip(T c, int64_t size) {                                                                  \
         T hi = R((T)(size - 1));                                                                                     \
         return c < 0 ? (T)0 : c > hi ? hi : c;                                                                       \
     }                                                                                                                \
@@ -59,8 +63,7 @@ static inline double grid_rint(double c) {
             c = align ? SFX##_reflect(c, 0, 2 * (size - 1)) : SFX##_reflect(c, -1, 2 * size - 1);                    \
             c = SFX##_clip(c, size);                                                                                 \
         }                                                                                                            \
-        if (!isfinite((double)c) || (double)c > 2147483647.0 || (double)c < -2147483648.0) c = (T)-100;              \
-        return c;                                                                                                    \
+        return SFX##_in_int32(c);                                                                                    \
     }                                                                                                                \
     static T SFX##_at(const T *xc, const tn_grid_geom *g, int64_t z, int64_t y, int64_t x) {                         \
         if (z < 0 || z >= g->in[0] || y < 0 || y >= g->in[1] || x < 0 || x >= g->in[2]) return (T)0;                \
@@ -152,7 +155,6 @@ static inline double grid_rint(double c) {
                              T w4[4][GRID_BLOCK], BITS m4[4][GRID_BLOCK]) {                                         \
         const int64_t H = g->in[1], W = g->in[2];                                                                    \
         const bool align = g->align_corners, border = g->padding == TN_GRID_BORDER;                                  \
-        const T hx = R((T)(W - 1)), hy = R((T)(H - 1));                                                              \
         T ixs[GRID_BLOCK], iys[GRID_BLOCK];                                                                          \
         if (g->padding == TN_GRID_REFLECTION) {                                                                      \
             for (int b = 0; b < nb; b++) {                                                                           \
@@ -162,13 +164,8 @@ static inline double grid_rint(double c) {
         } else {                                                                                                     \
             for (int b = 0; b < nb; b++) {                                                                           \
                 T ix = SFX##_unnormalize(pts[2 * b], W, align), iy = SFX##_unnormalize(pts[2 * b + 1], H, align);    \
-                if (border) {                                                                                        \
-                    ix = ix < 0 ? (T)0 : ix > hx ? hx : ix;                                                          \
-                    iy = iy < 0 ? (T)0 : iy > hy ? hy : iy;                                                          \
-                }                                                                                                    \
-                /* non-finite or outside int32: -100, as _pad */                                                     \
-                ixs[b] = (double)ix >= -2147483648.0 && (double)ix <= 2147483647.0 ? ix : (T)-100;                   \
-                iys[b] = (double)iy >= -2147483648.0 && (double)iy <= 2147483647.0 ? iy : (T)-100;                   \
+                if (border) ix = SFX##_clip(ix, W), iy = SFX##_clip(iy, H);                                          \
+                ixs[b] = SFX##_in_int32(ix), iys[b] = SFX##_in_int32(iy);                                            \
             }                                                                                                        \
         }                                                                                                            \
         for (int b = 0; b < nb; b++) {                                                                               \
