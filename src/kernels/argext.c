@@ -52,11 +52,29 @@ __attribute__((target("avx512f"))) static int64_t argext_avx512(const float *x, 
         b1 = _mm512_mask_mov_ps(b1, t1, v1), i1 = _mm512_mask_mov_epi32(i1, t1, at1);
         at0 = _mm512_add_epi32(at0, step), at1 = _mm512_add_epi32(at1, step);
     }
-    float bv[32];
-    int32_t bi[32];
-    _mm512_storeu_ps(bv, b0), _mm512_storeu_ps(bv + 16, b1);
-    _mm512_storeu_si512(bi, i0), _mm512_storeu_si512(bi + 16, i1);
-    return finish(x, n, i, bv, bi, 32, mx, nan != 0);
+    /* the rest 16 at a time into (b1, i1), the last part by a masked load padded with x[0]:
+     * a padded lane holds x[0] with an index past the row, which never wins, since x[0] is
+     * already every lane's starting value at index 0 and only a strict improvement moves */
+    for (; i < n; i += 16) {
+        __m512 v = n - i >= 16 ? _mm512_loadu_ps(x + i)
+                               : _mm512_mask_loadu_ps(_mm512_set1_ps(x[0]), (__mmask16)((1u << (n - i)) - 1), x + i);
+        nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        __mmask16 t = mx ? _mm512_cmp_ps_mask(v, b1, _CMP_GT_OQ) : _mm512_cmp_ps_mask(v, b1, _CMP_LT_OQ);
+        __m512i at = _mm512_add_epi32(_mm512_set1_epi32((int)i), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        b1 = _mm512_mask_mov_ps(b1, t, v), i1 = _mm512_mask_mov_epi32(i1, t, at);
+    }
+    /* the two accumulators lane by lane (the better value, the lower index among equals),
+     * then the extreme over the lanes and the lowest index among the lanes holding it (==
+     * equates -0 and +0: the first zero of either sign), all in registers (a store read back
+     * as scalars stalled on the store: see ext_avx512) */
+    __mmask16 t = mx ? _mm512_cmp_ps_mask(b1, b0, _CMP_GT_OQ) : _mm512_cmp_ps_mask(b1, b0, _CMP_LT_OQ);
+    t |= _mm512_cmp_ps_mask(b1, b0, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(i1, i0);
+    b0 = _mm512_mask_mov_ps(b0, t, b1), i0 = _mm512_mask_mov_epi32(i0, t, i1);
+    float best = mx ? _mm512_reduce_max_ps(b0) : _mm512_reduce_min_ps(b0);
+    __mmask16 eq = _mm512_cmp_ps_mask(b0, _mm512_set1_ps(best), _CMP_EQ_OQ);
+    int64_t at = _mm512_mask_reduce_min_epi32(eq, i0);
+    _mm256_zeroupper(); /* see ext_avx512 */
+    return nan ? first_nan(x, n) : at;
 }
 
 __attribute__((target("avx2"))) static int64_t argext_avx2(const float *x, int64_t n, bool mx) {
@@ -79,7 +97,9 @@ __attribute__((target("avx2"))) static int64_t argext_avx2(const float *x, int64
     int32_t bi[16];
     _mm256_storeu_ps(bv, b0), _mm256_storeu_ps(bv + 8, b1);
     _mm256_storeu_si256((__m256i *)bi, i0), _mm256_storeu_si256((__m256i *)(bi + 8), i1);
-    return finish(x, n, i, bv, bi, 16, mx, _mm256_movemask_ps(nan) != 0);
+    const bool any_nan = _mm256_movemask_ps(nan) != 0;
+    _mm256_zeroupper(); /* see ext_avx512 */
+    return finish(x, n, i, bv, bi, 16, mx, any_nan);
 }
 #endif
 
@@ -126,11 +146,23 @@ __attribute__((target("avx512f"))) static float ext_avx512(const float *x, int64
         if (mx) a0 = _mm512_max_ps(v0, a0), a1 = _mm512_max_ps(v1, a1), a2 = _mm512_max_ps(v2, a2), a3 = _mm512_max_ps(v3, a3);
         else a0 = _mm512_min_ps(v0, a0), a1 = _mm512_min_ps(v1, a1), a2 = _mm512_min_ps(v2, a2), a3 = _mm512_min_ps(v3, a3);
     }
+    /* the rest 16 at a time, the last part by a masked load padded with x[0] (an element of
+     * the row, so it changes nothing): a row of 100 had 36 scalar steps before */
+    for (; i < n; i += 16) {
+        __m512 v = n - i >= 16 ? _mm512_loadu_ps(x + i)
+                               : _mm512_mask_loadu_ps(_mm512_set1_ps(x[0]), (__mmask16)((1u << (n - i)) - 1), x + i);
+        nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        a0 = mx ? _mm512_max_ps(v, a0) : _mm512_min_ps(v, a0);
+    }
     a0 = mx ? _mm512_max_ps(_mm512_max_ps(a0, a1), _mm512_max_ps(a2, a3)) : _mm512_min_ps(_mm512_min_ps(a0, a1), _mm512_min_ps(a2, a3));
-    float l[16], b = x[0];
-    _mm512_storeu_ps(l, a0);
-    for (int k = 0; k < 16; k++) b = mx ? (l[k] > b ? l[k] : b) : (l[k] < b ? l[k] : b);
-    return ext_finish(x, n, i, b, mx, nan != 0);
+    /* the lanes reduced in registers (a store of the vector read back as 16 floats stalls
+     * each load on the store: 155 ns a row of 100, session 46); the order cannot show but in
+     * a zero's sign or a NaN, which ext_finish settles */
+    float b = mx ? _mm512_reduce_max_ps(a0) : _mm512_reduce_min_ps(a0);
+    /* gcc emits no vzeroupper before a tail call: ext_finish's SSE code then ran with the
+     * upper halves dirty, 148 ns a row of 100 floats against 25 after (session 46) */
+    _mm256_zeroupper();
+    return ext_finish(x, n, n, b, mx, nan != 0);
 }
 
 __attribute__((target("avx2"))) static float ext_avx2(const float *x, int64_t n, bool mx) {
@@ -147,9 +179,103 @@ __attribute__((target("avx2"))) static float ext_avx2(const float *x, int64_t n,
     float l[8], b = x[0];
     _mm256_storeu_ps(l, a0);
     for (int k = 0; k < 8; k++) b = mx ? (l[k] > b ? l[k] : b) : (l[k] < b ? l[k] : b);
-    return ext_finish(x, n, i, b, mx, _mm256_movemask_ps(nan) != 0);
+    const bool any_nan = _mm256_movemask_ps(nan) != 0;
+    _mm256_zeroupper(); /* see ext_avx512 */
+    return ext_finish(x, n, i, b, mx, any_nan);
 }
 #endif
+
+/* ---- max / min down columns: out[j] against x[0][j], x[1][j], ... ------------------------
+ * The reduction over a dim that is not the innermost (amax(dim=0) of a matrix): each output
+ * lane keeps its running extreme and takes a row's element when that is strictly beyond it,
+ * or NaN while the extreme is not: the generic loop's rule (the first NaN, the earlier of
+ * equal values), so the same bits, a vector of columns at a time. */
+static inline float ext_step(float o, float v, bool mx) {
+    if (o != o) return o;
+    return (v != v || (mx ? v > o : v < o)) ? v : o;
+}
+static void ext_cols_scalar(float *out, const float *x, int64_t ld, int64_t rows, int64_t cols, bool mx) {
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < cols; j++) out[j] = ext_step(out[j], x[r * ld + j], mx);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* v beyond a (or NaN) where a is not NaN */
+#define EXT_TAKE512(v, a) \
+    ((mx ? _mm512_cmp_ps_mask((v), (a), _CMP_NLE_UQ) : _mm512_cmp_ps_mask((v), (a), _CMP_NGE_UQ)) & \
+     _mm512_cmp_ps_mask((a), (a), _CMP_ORD_Q))
+__attribute__((target("avx512f"))) static void ext_cols_avx512(float *out, const float *x, int64_t ld, int64_t rows,
+                                                               int64_t cols, bool mx) {
+    int64_t j = 0;
+    for (; j + 64 <= cols; j += 64) { /* four independent chains per row */
+        __m512 a0 = _mm512_loadu_ps(out + j), a1 = _mm512_loadu_ps(out + j + 16);
+        __m512 a2 = _mm512_loadu_ps(out + j + 32), a3 = _mm512_loadu_ps(out + j + 48);
+        for (int64_t r = 0; r < rows; r++) {
+            const float *p = x + r * ld + j;
+            __m512 v0 = _mm512_loadu_ps(p), v1 = _mm512_loadu_ps(p + 16), v2 = _mm512_loadu_ps(p + 32), v3 = _mm512_loadu_ps(p + 48);
+            a0 = _mm512_mask_mov_ps(a0, EXT_TAKE512(v0, a0), v0);
+            a1 = _mm512_mask_mov_ps(a1, EXT_TAKE512(v1, a1), v1);
+            a2 = _mm512_mask_mov_ps(a2, EXT_TAKE512(v2, a2), v2);
+            a3 = _mm512_mask_mov_ps(a3, EXT_TAKE512(v3, a3), v3);
+        }
+        _mm512_storeu_ps(out + j, a0), _mm512_storeu_ps(out + j + 16, a1);
+        _mm512_storeu_ps(out + j + 32, a2), _mm512_storeu_ps(out + j + 48, a3);
+    }
+    for (; j < cols; j += 16) { /* the last part masked */
+        __mmask16 m = cols - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (cols - j)) - 1);
+        __m512 a = _mm512_maskz_loadu_ps(m, out + j);
+        for (int64_t r = 0; r < rows; r++) {
+            __m512 v = _mm512_maskz_loadu_ps(m, x + r * ld + j);
+            a = _mm512_mask_mov_ps(a, EXT_TAKE512(v, a), v);
+        }
+        _mm512_mask_storeu_ps(out + j, m, a);
+    }
+}
+#undef EXT_TAKE512
+
+#define EXT_TAKE256(v, a) \
+    _mm256_and_ps(mx ? _mm256_cmp_ps((v), (a), _CMP_NLE_UQ) : _mm256_cmp_ps((v), (a), _CMP_NGE_UQ), \
+                  _mm256_cmp_ps((a), (a), _CMP_ORD_Q))
+__attribute__((target("avx2"))) static void ext_cols_avx2(float *out, const float *x, int64_t ld, int64_t rows,
+                                                          int64_t cols, bool mx) {
+    int64_t j = 0;
+    for (; j + 32 <= cols; j += 32) {
+        __m256 a0 = _mm256_loadu_ps(out + j), a1 = _mm256_loadu_ps(out + j + 8);
+        __m256 a2 = _mm256_loadu_ps(out + j + 16), a3 = _mm256_loadu_ps(out + j + 24);
+        for (int64_t r = 0; r < rows; r++) {
+            const float *p = x + r * ld + j;
+            __m256 v0 = _mm256_loadu_ps(p), v1 = _mm256_loadu_ps(p + 8), v2 = _mm256_loadu_ps(p + 16), v3 = _mm256_loadu_ps(p + 24);
+            a0 = _mm256_blendv_ps(a0, v0, EXT_TAKE256(v0, a0));
+            a1 = _mm256_blendv_ps(a1, v1, EXT_TAKE256(v1, a1));
+            a2 = _mm256_blendv_ps(a2, v2, EXT_TAKE256(v2, a2));
+            a3 = _mm256_blendv_ps(a3, v3, EXT_TAKE256(v3, a3));
+        }
+        _mm256_storeu_ps(out + j, a0), _mm256_storeu_ps(out + j + 8, a1);
+        _mm256_storeu_ps(out + j + 16, a2), _mm256_storeu_ps(out + j + 24, a3);
+    }
+    for (; j + 8 <= cols; j += 8) {
+        __m256 a = _mm256_loadu_ps(out + j);
+        for (int64_t r = 0; r < rows; r++) {
+            __m256 v = _mm256_loadu_ps(x + r * ld + j);
+            a = _mm256_blendv_ps(a, v, EXT_TAKE256(v, a));
+        }
+        _mm256_storeu_ps(out + j, a);
+    }
+    if (j < cols) ext_cols_scalar(out + j, x + j, ld, rows, cols - j, mx);
+}
+#undef EXT_TAKE256
+#endif
+
+void tn_ext_cols_f32(float *out, const float *x, int64_t ld, int64_t rows, int64_t cols, bool mx) {
+#if defined(__x86_64__) || defined(__i386__)
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) { ext_cols_avx512(out, x, ld, rows, cols, mx); return; }
+    if (isa >= TN_ISA_AVX2) { ext_cols_avx2(out, x, ld, rows, cols, mx); return; }
+#endif
+    ext_cols_scalar(out, x, ld, rows, cols, mx);
+}
+
+float tn_ext_step_f32(float o, float v, bool mx) { return ext_step(o, v, mx); }
 
 float tn_ext_f32(const float *x, int64_t n, bool mx) {
 #if defined(__x86_64__) || defined(__i386__)

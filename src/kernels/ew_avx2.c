@@ -29,6 +29,12 @@ static inline vf v_add_bits(vf a, vf b) {
     return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(a), _mm256_castps_si256(b)));
 }
 static inline vf v_sel(vm m, vf a, vf b) { return _mm256_blendv_ps(b, a, m); }
+/* the bits shifted left by n (as uint32); t[bits(i) & 31] per lane for a 32-entry table t
+ * (a gather) */
+static inline vf v_shl_bits(vf a, int n) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(a), n)); }
+static inline vf v_lut32(const float *t, vf i) {
+    return _mm256_i32gather_ps(t, _mm256_and_si256(_mm256_castps_si256(i), _mm256_set1_epi32(31)), 4);
+}
 static inline vm v_cmp_eq(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
 static inline vm v_cmp_ne(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }
 static inline vm v_mask_and(vm a, vm b) { return _mm256_and_ps(a, b); }

@@ -35,6 +35,12 @@ static inline vf v_add_bits(vf a, vf b) {
     return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
 }
 static inline vf v_sel(vm m, vf a, vf b) { return _mm512_mask_blend_ps(m, b, a); }
+/* the bits shifted left by n (as uint32); t[bits(i) & 31] per lane for a 32-entry table t
+ * (vpermt2ps reads only the index's low five bits; the two table halves are loop invariants) */
+static inline vf v_shl_bits(vf a, int n) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_castps_si512(a), (unsigned)n)); }
+static inline vf v_lut32(const float *t, vf i) {
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(t), _mm512_castps_si512(i), _mm512_loadu_ps(t + 16));
+}
 static inline vm v_cmp_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static inline vm v_cmp_ne(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
 static inline vm v_mask_and(vm a, vm b) { return (vm)(a & b); }

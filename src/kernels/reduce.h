@@ -63,6 +63,12 @@ int64_t tn_argext_f32(const float *x, int64_t n, bool mx);
 /* The max (mx) or min of n >= 1 contiguous floats, the bits of x[tn_argext_f32(x, n, mx)]
  * (the first of equal values: -0 against +0; the first NaN), without the index work. */
 float tn_ext_f32(const float *x, int64_t n, bool mx);
+/* out[j] (the running max (mx) or min of column j, j < cols) against the rows x[r * ld + j],
+ * r < rows, in row order: an element replaces the extreme when strictly beyond it, or when
+ * it is NaN and the extreme is not (the first NaN, the earlier of equal values). */
+void tn_ext_cols_f32(float *out, const float *x, int64_t ld, int64_t rows, int64_t cols, bool mx);
+/* the same rule for one element: o against v */
+float tn_ext_step_f32(float o, float v, bool mx);
 
 /* What the softmax row kernels compute. The reduced-precision log-softmax modes follow
  * upstream's last-dim kernel for BFloat16 / Half (LogSoftmaxKernelImpl.h), which keeps the

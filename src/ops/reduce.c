@@ -511,6 +511,24 @@ static void acc_loop(char *out, const char *in, const int64_t st[4], int64_t s0,
         }
         return;
     }
+    if ((k->op == ACC_MAX || k->op == ACC_MIN) && k->idt == TN_DTYPE_FLOAT32 && k->odt == TN_DTYPE_FLOAT32 &&
+        st[0] == 0) {
+        /* float32 max / min with the reduced dim inner: down the columns when the kept dim is
+         * contiguous in both (amax(dim=0) of a matrix), else row by row when the reduced dim is
+         * (the row kernel's extreme is the same element the scan below would keep) */
+        const bool mx = k->op == ACC_MAX;
+        if (st[2] == 4 && st[3] == 4 && st[1] % 4 == 0) {
+            tn_ext_cols_f32((float *)out, (const float *)in, st[1] / 4, s0, s1, mx);
+            return;
+        }
+        if (st[1] == 4) {
+            for (int64_t j = 0; j < s1; j++) {
+                float *o = (float *)(out + j * st[2]);
+                *o = tn_ext_step_f32(*o, tn_ext_f32((const float *)(in + j * st[3]), s0, mx), mx);
+            }
+            return;
+        }
+    }
     const bool fl = is_float(k->odt);
     if (k->op == ACC_PROD && cascade_complex(k->odt)) {
         /* complex product in the element type, c10::complex's naive formula */
@@ -692,7 +710,7 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         tn_reduce_geom g;
         tn_reduce_geom_build(out, in, m, keepdim, &g);
         acc_ctx k = {op, odt, in->dtype};
-        tn_reduce_for_each(&g, tn_tensor_data(out), tn_tensor_data(in), acc_loop, &k);
+        tn_reduce_for_each_par(&g, tn_tensor_data(out), tn_tensor_data(in), acc_loop, &k);
         if (op == ACC_COUNT && repeats > 1) { /* out is new and contiguous, int64 */
             int64_t *o = tn_tensor_data(out), n_out = tn_tensor_numel(out);
             for (int64_t i = 0; i < n_out; i++) o[i] *= repeats;
@@ -991,6 +1009,28 @@ static void squeeze_dim(tn_tensor *t, int d) {
 }
 
 /* Values and/or indices of the max/min of self along dim (wrapped, ndim>0 or 0-d). */
+typedef struct ext_dim_job {
+    const tn_tensor *self;
+    tn_tensor *v, *ix; /* v may be NULL (argmax / argmin) */
+    int dim;
+    int64_t n, stride;
+    bool mx;
+} ext_dim_job;
+
+/* lanes [b, e) of the reduction: each lane's extreme and its index */
+static void ext_dim_worker(void *ctx, int64_t b, int64_t e) {
+    const ext_dim_job *j = ctx;
+    const char *base = tn_tensor_data((tn_tensor *)j->self);
+    int es = tn_dtype_itemsize(j->self->dtype);
+    for (int64_t k = b; k < e; k++) {
+        const char *p = base + (j->self->ndim ? lane_offset(j->self, j->dim, k) : 0);
+        int64_t best;
+        lane_argext(p, j->stride, j->n, j->self->dtype, j->mx, &best);
+        ((int64_t *)tn_tensor_data(j->ix))[k] = best;
+        if (j->v) memcpy((char *)tn_tensor_data(j->v) + k * es, p + best * j->stride, (size_t)es);
+    }
+}
+
 static tn_status ext_dim(tn_tensor *self, int dim, bool keepdim, bool mx, tn_tensor **vals, tn_tensor **idxs) {
     tn_dim_mask m = self->ndim ? 1u << dim : 0xFFFFFFFFu;
     tn_tensor *v = NULL, *ix = NULL;
@@ -999,17 +1039,9 @@ static tn_status ext_dim(tn_tensor *self, int dim, bool keepdim, bool mx, tn_ten
     if ((st = new_out(self, m, true, TN_DTYPE_INT64, false, &ix)) != TN_OK) { tn_tensor_release(v); return st; }
     if (!tn_tensor_is_meta(self)) {
         int64_t n = self->ndim ? self->sizes[dim] : 1;
-        int64_t stride = (self->ndim ? self->strides[dim] : 0) * tn_dtype_itemsize(self->dtype);
-        int64_t lanes = tn_tensor_numel(ix);
-        const char *base = tn_tensor_data(self);
-        int es = tn_dtype_itemsize(self->dtype);
-        for (int64_t k = 0; k < lanes; k++) {
-            const char *p = base + (self->ndim ? lane_offset(self, dim, k) : 0);
-            int64_t best;
-            lane_argext(p, stride, n, self->dtype, mx, &best);
-            ((int64_t *)tn_tensor_data(ix))[k] = best;
-            if (v) memcpy((char *)tn_tensor_data(v) + k * es, p + best * stride, (size_t)es);
-        }
+        ext_dim_job j = {self, v, ix, dim, n, (self->ndim ? self->strides[dim] : 0) * tn_dtype_itemsize(self->dtype), mx};
+        /* lanes on the pool, 32,768 elements a part at least (before: one thread) */
+        tn_parallel_for(tn_tensor_numel(ix), 32768 / n + 1, ext_dim_worker, &j);
     }
     if (!keepdim) { if (v) squeeze_dim(v, dim); squeeze_dim(ix, dim); }
     if (vals) *vals = v;

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "core/threadpool.h"
+
 tn_status tn_reduce_dim_mask(const tn_value *dim, int ndim, bool empty_is_all, tn_dim_mask *out) {
     tn_dim_mask all = ndim >= 32 ? 0xFFFFFFFFu : ((1u << ndim) - 1u);
     if (dim->tag == TN_V_NONE) { *out = all; return TN_OK; }
@@ -116,6 +118,37 @@ void tn_reduce_for_each(const tn_reduce_geom *g, char *out, const char *in, tn_r
         }
         if (d >= g->ndim) return;
     }
+}
+
+/* tn_reduce_for_each over a part [lo, hi) of the outermost dim (kept: split among threads) */
+typedef struct par_job {
+    const tn_reduce_geom *g;
+    char *out;
+    const char *in;
+    tn_reduce_loop2d fn;
+    void *ctx;
+} par_job;
+
+static void par_worker(void *p, int64_t lo, int64_t hi) {
+    const par_job *j = p;
+    tn_reduce_geom part = *j->g;
+    const int last = part.ndim - 1;
+    part.sizes[last] = hi - lo;
+    tn_reduce_for_each(&part, j->out + lo * part.st[0][last], j->in + lo * part.st[1][last], j->fn, j->ctx);
+}
+
+void tn_reduce_for_each_par(const tn_reduce_geom *g, char *out, const char *in, tn_reduce_loop2d fn, void *ctx) {
+    const int last = g->ndim - 1;
+    int64_t total = 1;
+    for (int i = 0; i < g->ndim; i++) total *= g->sizes[i];
+    if (g->ndim < 2 || g->nred > last || g->sizes[last] < 2 || total < 2 * 32768 || tn_get_num_threads() < 2 ||
+        tn_in_parallel_region()) {
+        tn_reduce_for_each(g, out, in, fn, ctx);
+        return;
+    }
+    int64_t per = total / g->sizes[last], grain = (32768 + per - 1) / per;
+    par_job j = {g, out, in, fn, ctx};
+    tn_parallel_for(g->sizes[last], grain, par_worker, &j);
 }
 
 void tn_reduce_for_range(const tn_reduce_geom *g, char *out, const char *in, int64_t begin, int64_t end,

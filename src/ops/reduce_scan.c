@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cast.h"
 #include "kernels/complex_math.h"
 #include "kernels/reduce.h"
 #include "ops/graph.h"
@@ -252,12 +253,14 @@ static tn_status softmax_core(tn_tensor *self, int64_t dim_arg, bool is_log, con
         } else {
             float *tmp = malloc((size_t)numel * 2 * sizeof(float));
             if (!tmp) { tn_tensor_release(out); return tn_error(TN_ERR_NO_MEMORY, "out of memory"); }
-            const uint16_t *src = tn_tensor_data(self);
-            uint16_t *dst = tn_tensor_data(out);
-            bool bf = dt == TN_DTYPE_BFLOAT16;
-            for (int64_t i = 0; i < numel; i++) tmp[i] = bf ? tn_bf16_to_f32(src[i]) : tn_half_to_f32(src[i]);
+            /* widened and rounded back by the cast loops (vectorised; before: a scalar
+             * conversion call per element, 9x upstream's time for float16 (64, 1000)) */
+            tn_loop_ctx ctx;
+            memset(&ctx, 0, sizeof ctx);
+            char *wide[2] = {(char *)tmp, tn_tensor_data(self)}, *narrow[2] = {tn_tensor_data(out), (char *)(tmp + numel)};
+            tn_cast_loop(dt, TN_DTYPE_FLOAT32)(wide, (const int64_t[]){4, 2}, numel, &ctx);
             tn_softmax_rows_f32(tmp + numel, tmp, lanes, n, mode);
-            for (int64_t i = 0; i < numel; i++) dst[i] = bf ? tn_f32_to_bf16(tmp[numel + i]) : tn_f32_to_half(tmp[numel + i]);
+            tn_cast_loop(TN_DTYPE_FLOAT32, dt)(narrow, (const int64_t[]){2, 4}, numel, &ctx);
             free(tmp);
         }
         *res = out;
