@@ -47,3 +47,32 @@ def test_avx2_kernel_has_no_per_lane_stack_code(disassembly, name):
     stack = sum(1 for l in body if "(%rsp" in l)
     max_cmov, max_stack = LIMITS[name]
     assert cmov <= max_cmov and stack <= max_stack, f"{name}: {cmov} cmov, {stack} stack operands ({len(body)} instructions)"
+
+
+def test_no_legacy_sse_call_with_dirty_upper_state():
+    """No call or jump from AVX / AVX-512 code into a function of legacy-SSE instructions while
+    the upper halves of the vector registers are dirty (tools/vzeroupper_scan.py: GCC 12 omits
+    the vzeroupper before calls to functions local to the file; argext.c's row kernels ran
+    11x slower for it until session 46). The scan's own check: it finds the pattern in a
+    hand-written object assembled here."""
+    if os.uname().machine != "x86_64" or "asan" in SO or not os.path.exists(SO) or not shutil.which("objdump"):
+        pytest.skip("reads the x86-64 host build's machine code")
+    import sys
+    import tempfile
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import vzeroupper_scan
+    # the scan's own check, on hand-written code: f dirties zmm0, then reaches g (legacy SSE)
+    # by a tail jump and, on another path, by a call after a vzeroupper (clean); h does it
+    # only after a vzeroupper
+    asm = (".text\n.globl f\n.globl g\n.globl h\n"
+           "g:\n ucomiss %xmm0, %xmm0\n ret\n"
+           "f:\n test %edi, %edi\n je 1f\n vmovups (%rsi), %zmm0\n jmp g\n"
+           "1:\n vzeroupper\n call g\n ret\n"
+           "h:\n vmovups (%rsi), %zmm0\n vzeroupper\n jmp g\n")
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "t.s"), "w") as fh:
+            fh.write(asm)
+        subprocess.run(["gcc", "-c", "t.s", "-o", "t.o"], cwd=d, check=True)
+        assert vzeroupper_scan.scan(os.path.join(d, "t.o")) == [("f", "jmp", "g")]
+    found = vzeroupper_scan.scan(SO)
+    assert not found, "called with the upper state dirty: " + "; ".join(" ".join(h) for h in found)

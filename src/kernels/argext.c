@@ -261,7 +261,10 @@ __attribute__((target("avx2"))) static void ext_cols_avx2(float *out, const floa
         }
         _mm256_storeu_ps(out + j, a);
     }
-    if (j < cols) ext_cols_scalar(out + j, x + j, ld, rows, cols - j, mx);
+    if (j < cols) {
+        _mm256_zeroupper(); /* see ext_avx512 */
+        ext_cols_scalar(out + j, x + j, ld, rows, cols - j, mx);
+    }
 }
 #undef EXT_TAKE256
 #endif
