@@ -67,12 +67,16 @@ typedef struct rows_job {
     char *out;
     const char *in;
     int64_t n;
-    int op;      /* 0 sum (f32 or c64), 1 max, 2 min */
+    int op;      /* 0 sum (f32 or c64), 1 max, 2 min, 3 nansum (f32) */
     tn_dtype dt; /* max/min: f32 or bf16 */
 } rows_job;
 
 static void rows_worker(void *ctx, int64_t b, int64_t e) {
     const rows_job *j = ctx;
+    if (j->op == 3) {
+        f32_nansum_rows_contig((float *)j->out + b, (const float *)j->in + b * j->n, e - b, j->n);
+        return;
+    }
     if (j->op == 0) {
         if (j->dt == TN_DTYPE_COMPLEX64)
             c64_sum_rows_contig((float *)j->out + 2 * b, (const float *)j->in + 2 * b * j->n, e - b, j->n);
@@ -345,9 +349,9 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         return TN_OK;
     }
     int64_t rows, n;
-    if (((odt == TN_DTYPE_FLOAT32 && n_ok(in, m, 8, &rows, &n)) || (odt == TN_DTYPE_COMPLEX64 && n_ok(in, m, 4, &rows, &n))) &&
-        !nan && tn_tensor_is_contiguous(out)) {
-        rows_job j = {tn_tensor_data(out), tn_tensor_data(in), n, 0, odt};
+    if (((odt == TN_DTYPE_FLOAT32 && n_ok(in, m, 8, &rows, &n)) || (odt == TN_DTYPE_COMPLEX64 && !nan && n_ok(in, m, 4, &rows, &n))) &&
+        tn_tensor_is_contiguous(out)) {
+        rows_job j = {tn_tensor_data(out), tn_tensor_data(in), n, nan ? 3 : 0, odt};
         rows_run(&j, rows);
         tn_tensor_release(in);
         *res = out;
@@ -381,7 +385,8 @@ static tn_status sum_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
     case TN_DTYPE_FLOAT16: k.kern = f16_sum_loop2d__scalar; break;
     default: break;
     }
-    tn_reduce_for_each(&g, tn_tensor_data(out), tn_tensor_data(in), k.kern ? sum_float_loop : sum_int_loop, &k);
+    tn_reduce_for_each_par(&g, tn_tensor_data(out), tn_tensor_data(in), tn_dtype_itemsize(in->dtype),
+                           k.kern ? sum_float_loop : sum_int_loop, &k);
     tn_tensor_release(in);
     *res = out;
     return TN_OK;
@@ -710,7 +715,7 @@ static tn_status acc_core(tn_tensor *self, tn_dim_mask m, bool keepdim, tn_dtype
         tn_reduce_geom g;
         tn_reduce_geom_build(out, in, m, keepdim, &g);
         acc_ctx k = {op, odt, in->dtype};
-        tn_reduce_for_each_par(&g, tn_tensor_data(out), tn_tensor_data(in), acc_loop, &k);
+        tn_reduce_for_each_par(&g, tn_tensor_data(out), tn_tensor_data(in), tn_dtype_itemsize(in->dtype), acc_loop, &k);
         if (op == ACC_COUNT && repeats > 1) { /* out is new and contiguous, int64 */
             int64_t *o = tn_tensor_data(out), n_out = tn_tensor_numel(out);
             for (int64_t i = 0; i < n_out; i++) o[i] *= repeats;

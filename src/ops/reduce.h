@@ -43,10 +43,14 @@ void tn_reduce_geom_build(const tn_tensor *out, const tn_tensor *in, tn_dim_mask
 typedef void (*tn_reduce_loop2d)(char *out, const char *in, const int64_t st[4], int64_t size0,
                                  int64_t size1, void *ctx);
 void tn_reduce_for_each(const tn_reduce_geom *g, char *out, const char *in, tn_reduce_loop2d fn, void *ctx);
-/* The same, the outermost dim (a kept one) split among the pool's threads when there is
- * enough work (at least 32,768 elements a part): for loops whose outputs along that dim are
- * independent (each output still sees its elements in the serial order, so the same bits). */
-void tn_reduce_for_each_par(const tn_reduce_geom *g, char *out, const char *in, tn_reduce_loop2d fn, void *ctx);
+/* The same, the outermost dim (a kept one) cut among the pool's threads from 32,768
+ * elements on, as upstream's parallel_dim_reduction cuts it (one part a thread, the cuts
+ * rounded down to whole 128-byte lines when that dim's input elements, of in_esize bytes,
+ * are adjacent): for loops whose outputs along that dim are independent. Each output sees
+ * its elements in the serial order; a loop whose order depends on where a slice's columns
+ * start (the float sums' column groups) sees upstream's slices. */
+void tn_reduce_for_each_par(const tn_reduce_geom *g, char *out, const char *in, int64_t in_esize, tn_reduce_loop2d fn,
+                            void *ctx);
 /* The same walk over the elements [begin, end) of the iteration space only (linear order,
  * dim 0 fastest), one row of dim 0 per call (size1 = 1): a chunk of upstream's
  * parallel_for over one reduction. g has at least one element. */

@@ -120,35 +120,52 @@ void tn_reduce_for_each(const tn_reduce_geom *g, char *out, const char *in, tn_r
     }
 }
 
-/* tn_reduce_for_each over a part [lo, hi) of the outermost dim (kept: split among threads) */
+/* tn_reduce_for_each over parts of the outermost dim (kept), cut as upstream's
+ * parallel_dim_reduction cuts: `parts` equal parts, each end rounded down to a multiple of
+ * `round` columns but the last */
 typedef struct par_job {
     const tn_reduce_geom *g;
     char *out;
     const char *in;
     tn_reduce_loop2d fn;
     void *ctx;
+    int64_t parts, round;
 } par_job;
 
-static void par_worker(void *p, int64_t lo, int64_t hi) {
-    const par_job *j = p;
-    tn_reduce_geom part = *j->g;
-    const int last = part.ndim - 1;
-    part.sizes[last] = hi - lo;
-    tn_reduce_for_each(&part, j->out + lo * part.st[0][last], j->in + lo * part.st[1][last], j->fn, j->ctx);
+static int64_t par_cut(const par_job *j, int64_t p) {
+    const int64_t cols = j->g->sizes[j->g->ndim - 1];
+    if (p >= j->parts) return cols;
+    int64_t c = (cols + j->parts - 1) / j->parts * p;
+    if (c > cols) c = cols;
+    return c - c % j->round;
 }
 
-void tn_reduce_for_each_par(const tn_reduce_geom *g, char *out, const char *in, tn_reduce_loop2d fn, void *ctx) {
+static void par_worker(void *p, int64_t b, int64_t e) {
+    const par_job *j = p;
+    for (int64_t q = b; q < e; q++) {
+        int64_t lo = par_cut(j, q), hi = par_cut(j, q + 1);
+        if (lo >= hi) continue;
+        tn_reduce_geom part = *j->g;
+        const int last = part.ndim - 1;
+        part.sizes[last] = hi - lo;
+        tn_reduce_for_each(&part, j->out + lo * part.st[0][last], j->in + lo * part.st[1][last], j->fn, j->ctx);
+    }
+}
+
+void tn_reduce_for_each_par(const tn_reduce_geom *g, char *out, const char *in, int64_t in_esize, tn_reduce_loop2d fn,
+                            void *ctx) {
     const int last = g->ndim - 1;
     int64_t total = 1;
     for (int i = 0; i < g->ndim; i++) total *= g->sizes[i];
-    if (g->ndim < 2 || g->nred > last || g->sizes[last] < 2 || total < 2 * 32768 || tn_get_num_threads() < 2 ||
-        tn_in_parallel_region()) {
+    const int64_t threads = tn_get_num_threads();
+    if (g->ndim < 2 || g->nred > last || g->sizes[last] < 2 || total < 32768 || threads < 2 || tn_in_parallel_region()) {
         tn_reduce_for_each(g, out, in, fn, ctx);
         return;
     }
-    int64_t per = total / g->sizes[last], grain = (32768 + per - 1) / per;
-    par_job j = {g, out, in, fn, ctx};
-    tn_parallel_for(g->sizes[last], grain, par_worker, &j);
+    par_job j = {g, out, in, fn, ctx, threads < g->sizes[last] ? threads : g->sizes[last], 1};
+    /* adjacent columns in memory: parts of whole 128-byte lines (upstream's round_columns) */
+    if (g->st[1][last] == in_esize) j.round = 128 / in_esize;
+    tn_parallel_for(j.parts, 1, par_worker, &j);
 }
 
 void tn_reduce_for_range(const tn_reduce_geom *g, char *out, const char *in, int64_t begin, int64_t end,

@@ -1052,6 +1052,15 @@ for dt in ("float32", "float64"):
 # as upstream's final reduce does)
 add("nansum_all_exact", "lambda a: [torch.nansum(torch.where(a.abs() > 1.5, float('nan'), a)[:n]) for n in (5, 45, 1000, 32768, 70001)] + [torch.nansum(torch.tensor([float('inf'), -float('inf')]).repeat(30000)), torch.nansum(torch.full((40000,), float('nan')))]",
     [In((70001,))], ["nansum.default"], rtol=0, atol=0)
+# float32 sums over a dim that is not the innermost, bit for bit: 32 columns through one
+# cascade, then 8 as four interleaved streams, the last ones alone (kernels/reduce_sum.c
+# f32_units4), thousands of rows (the cascade's levels), nansum's NaNs, and the output's dim
+# cut among threads at whole 128-byte lines as upstream cuts it (ops/reduce_plan.c)
+add("sum_outer_exact", "lambda a, c: (lambda n: (a.sum(0), a.mean(0), n.nansum(0), a[:, :37].sum(0), n[:, 5:].nansum(0), a.t().sum(1), "
+    "c.sum(1), c.mean(1, keepdim=True), c.nansum(0), c[:, :, :13].sum(1), a.view(3001, 107, 1).sum(0)))(torch.where(a > 1.5, float('nan'), a))",
+    [In((3001, 107)), In((6, 517, 45))], ["sum.dim_IntList", "mean.dim", "nansum.default"], rtol=0, atol=0)
+add("nansum_rows_exact", "lambda a: (lambda n: (n.nansum(1), n.nansum(-1, keepdim=True), n[:, :9].nansum(1), n[:, :100].nansum(1)))(torch.where(a > 1.5, float('nan'), a))",
+    [In((2000, 107))], ["nansum.default"], rtol=0, atol=0)
 add("prod_dtype", "lambda a: (a.prod(dtype=torch.float64), a.prod(1, dtype=torch.int64))", [In((7, 5), "int8", "int")], ["prod.default", "prod.dim_int"])
 add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.argmin(1), a.amax(1), a.amin(0), a.aminmax())", [In((7, 33), "float32", "special")], ["max.default", "min.default", "max.dim", "min.dim", "argmax.default", "argmin.default", "amax.default", "amin.default", "aminmax.default"])
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
