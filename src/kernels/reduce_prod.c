@@ -5,6 +5,8 @@
 
 #include "kernels/reduce.h"
 
+#include "kernels/cpu_features.h"
+
 #pragma GCC push_options
 #pragma GCC optimize("O3")
 /* acc[k] for k < 4 * lanes is lane k % lanes of vector k / lanes: a block's element k
@@ -35,3 +37,47 @@
 PROD_RUN(float, f32_prod_run, 16)
 PROD_RUN(double, f64_prod_run, 8)
 #pragma GCC pop_options
+
+/* Products down columns: out[j] *= x[r * ld + j] for r = 0, 1, ..., rows - 1 in order, as
+ * upstream's outer reduction multiplies each output lane by one row after another (the
+ * same products in the same order per element; vectorised across the columns). */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#define PROD_COLS(T, NAME, ATTR)                                                             \
+    ATTR static void NAME(T *out, const T *x, int64_t ld, int64_t rows, int64_t cols) {      \
+        for (int64_t j0 = 0; j0 < cols; j0 += 256) { /* a block of outputs stays in cache */ \
+            const int64_t j1 = j0 + 256 < cols ? j0 + 256 : cols;                            \
+            for (int64_t r = 0; r < rows; r++) {                                             \
+                const T *xr = x + r * ld;                                                    \
+                for (int64_t j = j0; j < j1; j++) out[j] *= xr[j];                           \
+            }                                                                                \
+        }                                                                                    \
+    }
+PROD_COLS(float, f32_prod_cols_base, )
+PROD_COLS(double, f64_prod_cols_base, )
+#if defined(__x86_64__)
+PROD_COLS(float, f32_prod_cols_avx2, __attribute__((target("avx2"))))
+PROD_COLS(double, f64_prod_cols_avx2, __attribute__((target("avx2"))))
+PROD_COLS(float, f32_prod_cols_avx512, __attribute__((target("avx512f"))))
+PROD_COLS(double, f64_prod_cols_avx512, __attribute__((target("avx512f"))))
+#endif
+#pragma GCC pop_options
+
+/* (each element's products are the same whatever the vector width, so every tier gives the
+ * same bits) */
+void f32_prod_cols(float *out, const float *x, int64_t ld, int64_t rows, int64_t cols) {
+#if defined(__x86_64__)
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) { f32_prod_cols_avx512(out, x, ld, rows, cols); return; }
+    if (isa >= TN_ISA_AVX2) { f32_prod_cols_avx2(out, x, ld, rows, cols); return; }
+#endif
+    f32_prod_cols_base(out, x, ld, rows, cols);
+}
+void f64_prod_cols(double *out, const double *x, int64_t ld, int64_t rows, int64_t cols) {
+#if defined(__x86_64__)
+    tn_isa isa = tn_cpu_isa();
+    if (isa >= TN_ISA_AVX512) { f64_prod_cols_avx512(out, x, ld, rows, cols); return; }
+    if (isa >= TN_ISA_AVX2) { f64_prod_cols_avx2(out, x, ld, rows, cols); return; }
+#endif
+    f64_prod_cols_base(out, x, ld, rows, cols);
+}

@@ -1061,6 +1061,20 @@ add("sum_outer_exact", "lambda a, c: (lambda n: (a.sum(0), a.mean(0), n.nansum(0
     [In((3001, 107)), In((6, 517, 45))], ["sum.dim_IntList", "mean.dim", "nansum.default"], rtol=0, atol=0)
 add("nansum_rows_exact", "lambda a: (lambda n: (n.nansum(1), n.nansum(-1, keepdim=True), n[:, :9].nansum(1), n[:, :100].nansum(1)))(torch.where(a > 1.5, float('nan'), a))",
     [In((2000, 107))], ["nansum.default"], rtol=0, atol=0)
+# float products over a dim, bit for bit: rows in upstream's inner-reduction order (4 vectors
+# of 8 lanes, the tail alone), columns one row after another (kernels/reduce_prod.c), the
+# output cut among threads; special values (0, inf, NaN) among them
+for dt in ("float32", "float64"):
+    add(f"prod_dims_exact_{dt}", "lambda a, b, s: (lambda p, q: (p.prod(0), p.prod(1), p[:, :45].prod(1), p.t().prod(0), q.prod(1), q.prod(2), q.prod(0, keepdim=True), "
+        "s.prod(0), s.prod(1)))(a * 0.01 + 1, b * 0.05 + 1)",
+        [In((3001, 107), dt), In((6, 517, 45), dt), In((40, 37), dt, "special")], ["prod.dim_int"], rtol=0, atol=0)
+# bytes and int64 over a dim: count_nonzero, any / all, the int64 sum, rows and columns read
+# directly (ops/reduce.c acc_loop, sum_int_loop)
+add("bytes_dims", "lambda b, u, i: (torch.count_nonzero(b, 0), torch.count_nonzero(b, 1), b.any(0), b.all(1), (b & (u > 2)).any(1), "
+    "b.logical_not().all(0), u.any(0), u.all(1), torch.count_nonzero(u, 0), b.sum(0), b.sum(1), i.sum(0), i.sum(1), u.view(61, 7, 107).sum(1), "
+    "torch.count_nonzero(b.view(61, 7, 107), (0, 2)))",
+    [In((427, 107), "bool", "bool"), In((427, 107), "uint8", "int"), In((427, 107), "int64", "int")],
+    ["count_nonzero.dim_IntList", "any.dim", "all.dim", "sum.dim_IntList"], rtol=0, atol=0)
 add("prod_dtype", "lambda a: (a.prod(dtype=torch.float64), a.prod(1, dtype=torch.int64))", [In((7, 5), "int8", "int")], ["prod.default", "prod.dim_int"])
 add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.argmin(1), a.amax(1), a.amin(0), a.aminmax())", [In((7, 33), "float32", "special")], ["max.default", "min.default", "max.dim", "min.dim", "argmax.default", "argmin.default", "amax.default", "amin.default", "aminmax.default"])
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
