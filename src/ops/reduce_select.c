@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "ops/dispatch.h"
 #include "ops/reduce.h"
 #include "ops/quantile.h"
@@ -44,6 +45,11 @@ static void lane_get(const sel_lanes *L, int64_t k, sel_elem *e) {
     int64_t o = k / L->inner, in = k % L->inner;
     const char *base = (const char *)tn_tensor_data(L->in) + ((o * L->n) * L->inner + in) * L->es;
     tn_dtype dt = L->in->dtype;
+    if (dt == TN_DTYPE_FLOAT32) { /* the common case read directly (exact in double) */
+        const float *f = (const float *)base;
+        for (int64_t j = 0; j < L->n; j++) e[j].idx = j, e[j].d = f[j * L->inner], e[j].i = 0;
+        return;
+    }
     for (int64_t j = 0; j < L->n; j++) {
         const char *p = base + j * L->inner * L->es;
         e[j].idx = j;
@@ -92,27 +98,44 @@ static bool all_types(tn_dtype dt) { /* upstream's AT_DISPATCH_ALL_TYPES (+ Half
     return dt != TN_DTYPE_BOOL && !tn_dtype_is_complex(dt) && (tn_dtype_is_floating(dt) || tn_dtype_is_integral(dt, false));
 }
 
-/* Runs pick(lane) -> chosen element for every lane into (values, indices). */
+/* Runs pick(lane) -> chosen element for every lane into (values, indices): lanes on the
+ * pool (pick and its ctx only read), each worker with its own lane buffer. */
 typedef bool (*sel_pick)(sel_elem *e, int64_t n, bool fl, void *ctx, sel_elem *out);
+typedef struct sel_job {
+    const sel_lanes *L;
+    tn_tensor *self, *v, *ix;
+    sel_pick pick;
+    void *ctx;
+    int failed; /* a worker without memory for its buffer */
+} sel_job;
+
+static void sel_worker(void *p, int64_t b, int64_t e_) {
+    sel_job *j = p;
+    const sel_lanes *L = j->L;
+    sel_elem *e = malloc(sizeof(sel_elem) * (size_t)L->n);
+    if (!e) { __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED); return; }
+    for (int64_t k = b; k < e_; k++) {
+        lane_get(L, k, e);
+        sel_elem r;
+        j->pick(e, L->n, L->fl, j->ctx, &r);
+        /* outputs are contiguous in (outer, inner) order, which is lane order */
+        put_val((char *)tn_tensor_data(j->v) + k * L->es, j->self->dtype, &r, L->fl);
+        if (j->ix) ((int64_t *)tn_tensor_data(j->ix))[k] = r.idx;
+    }
+    free(e);
+}
+
 static tn_status run_dim(tn_tensor *self, int dim, bool keepdim, bool with_idx, sel_pick pick, void *ctx, tn_value *rets) {
     tn_tensor *v, *ix;
     TN_TRY(alloc_vi(self, dim, keepdim, with_idx, &v, &ix));
     sel_lanes L = {0};
     tn_status st = lanes_open(self, dim, &L);
-    sel_elem *e = NULL;
     if (st == TN_OK && !tn_tensor_is_meta(self) && tn_tensor_numel(self) > 0) {
-        e = malloc(sizeof(sel_elem) * (size_t)L.n);
-        if (!e) st = tn_error(TN_ERR_RUNTIME, "out of memory");
-        for (int64_t k = 0; st == TN_OK && k < L.outer * L.inner; k++) {
-            lane_get(&L, k, e);
-            sel_elem r;
-            pick(e, L.n, L.fl, ctx, &r);
-            /* outputs are contiguous in (outer, inner) order, which is lane order */
-            put_val((char *)tn_tensor_data(v) + k * L.es, self->dtype, &r, L.fl);
-            if (ix) ((int64_t *)tn_tensor_data(ix))[k] = r.idx;
-        }
+        sel_job j = {&L, self, v, ix, pick, ctx, 0};
+        /* a part: at least 8,192 elements of lanes (selection costs several passes over each) */
+        tn_parallel_for(L.outer * L.inner, 8192 / L.n + 1, sel_worker, &j);
+        if (j.failed) st = tn_error(TN_ERR_RUNTIME, "out of memory");
     }
-    free(e);
     tn_tensor_release(L.in);
     if (st != TN_OK) {
         tn_tensor_release(v);
@@ -191,6 +214,35 @@ static int med_cmp(const void *pa, const void *pb, void *fl) {
     bool f = *(bool *)fl;
     return med_before(a, b, f) ? -1 : med_before(b, a, f) ? 1 : 0;
 }
+#define BEFORE_D(x, y) ((x)->d < (y)->d || ((x)->d == (y)->d && (x)->idx < (y)->idx))
+#define BEFORE_I(x, y) ((x)->i < (y)->i || ((x)->i == (y)->i && (x)->idx < (y)->idx))
+#define BEFORE_ANY(x, y) med_before((x), (y), fl)
+/* e[m] becomes the element at position m of the order BEFORE over e[0..n): median of three,
+ * Hoare partitions narrowing to m; a pathological run of pivots sorts what is left */
+#define SELECT_NTH(e, n, m, BEFORE)                                                           \
+    do {                                                                                      \
+        int64_t lo_ = 0, hi_ = (n) - 1, rounds_ = 0;                                          \
+        while (lo_ < hi_) {                                                                   \
+            if (++rounds_ > 64) {                                                             \
+                qsort_r((e) + lo_, (size_t)(hi_ - lo_ + 1), sizeof(sel_elem), med_cmp, &fl);  \
+                break;                                                                        \
+            }                                                                                 \
+            int64_t mid_ = lo_ + (hi_ - lo_) / 2;                                             \
+            if (BEFORE(&(e)[mid_], &(e)[lo_])) swap_e((e), mid_, lo_);                        \
+            if (BEFORE(&(e)[hi_], &(e)[lo_])) swap_e((e), hi_, lo_);                          \
+            if (BEFORE(&(e)[hi_], &(e)[mid_])) swap_e((e), hi_, mid_);                        \
+            sel_elem piv_ = (e)[mid_];                                                        \
+            int64_t i_ = lo_, j_ = hi_;                                                       \
+            while (i_ <= j_) {                                                                \
+                while (BEFORE(&(e)[i_], &piv_)) i_++;                                         \
+                while (BEFORE(&piv_, &(e)[j_])) j_--;                                         \
+                if (i_ <= j_) { swap_e((e), i_, j_); i_++; j_--; }                            \
+            }                                                                                 \
+            if ((m) <= j_) hi_ = j_;                                                          \
+            else if ((m) >= i_) lo_ = i_;                                                     \
+            else break; /* j < m < i: e[m] is the pivot itself */                             \
+        }                                                                                     \
+    } while (0)
 static bool pick_median(sel_elem *e, int64_t n, bool fl, void *ctx, sel_elem *out) {
     bool ignore_nan = *(bool *)ctx;
     int64_t nnan = 0;
@@ -199,9 +251,15 @@ static bool pick_median(sel_elem *e, int64_t n, bool fl, void *ctx, sel_elem *ou
             if (!ignore_nan) { *out = e[j]; return true; }
             nnan++;
         }
-    qsort_r(e, (size_t)n, sizeof(sel_elem), med_cmp, &fl);
     int64_t m = (n - nnan - 1) / 2;
-    *out = e[m < 0 ? 0 : m];
+    if (m < 0) m = 0;
+    /* the element at position m of the (value, index) order: a strict total order, so any
+     * selection finds the one a full sort puts there (before: qsort_r of the lane, 10-26x
+     * upstream's time); without NaNs the order is a plain (value, index) compare */
+    if (fl && nnan == 0) SELECT_NTH(e, n, m, BEFORE_D);
+    else if (!fl) SELECT_NTH(e, n, m, BEFORE_I);
+    else SELECT_NTH(e, n, m, BEFORE_ANY);
+    *out = e[m];
     return true;
 }
 

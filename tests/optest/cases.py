@@ -1075,6 +1075,11 @@ add("bytes_dims", "lambda b, u, i: (torch.count_nonzero(b, 0), torch.count_nonze
     "torch.count_nonzero(b.view(61, 7, 107), (0, 2)))",
     [In((427, 107), "bool", "bool"), In((427, 107), "uint8", "int"), In((427, 107), "int64", "int")],
     ["count_nonzero.dim_IntList", "any.dim", "all.dim", "sum.dim_IntList"], rtol=0, atol=0)
+# median / nanmedian / kthvalue over long lanes on the pool: a selection in the (value, index)
+# order (ops/reduce_select.c SELECT_NTH), many ties (which index wins), NaNs
+add("median_lanes", "lambda t, s, i: (t.median(0), t.median(1), s.median(1), s.nanmedian(0), i.median(0), t.kthvalue(7, 1), t.view(-1).median(), s.nanmedian())",
+    [In((300, 257), "float32", "index", high=5), In((300, 257), "float32", "special"), In((300, 257), "int64", "int")],
+    ["median.dim", "nanmedian.dim", "kthvalue.default", "median.default", "nanmedian.default"], rtol=0, atol=0)
 add("prod_dtype", "lambda a: (a.prod(dtype=torch.float64), a.prod(1, dtype=torch.int64))", [In((7, 5), "int8", "int")], ["prod.default", "prod.dim_int"])
 add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.argmin(1), a.amax(1), a.amin(0), a.aminmax())", [In((7, 33), "float32", "special")], ["max.default", "min.default", "max.dim", "min.dim", "argmax.default", "argmin.default", "amax.default", "amin.default", "aminmax.default"])
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
