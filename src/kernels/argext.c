@@ -280,6 +280,49 @@ void tn_ext_cols_f32(float *out, const float *x, int64_t ld, int64_t rows, int64
 
 float tn_ext_step_f32(float o, float v, bool mx) { return ext_step(o, v, mx); }
 
+/* ---- argmax / argmin down columns ------------------------------------------------------
+ * val[j], idx[j] = the extreme of column j of x (rows < 2^31) and the first row holding it
+ * (the first NaN when there is one): each lane takes row r's element when strictly beyond
+ * its extreme, or NaN while the extreme is not, so it keeps the first occurrence. */
+static void argext_cols_scalar(float *val, int64_t *idx, const float *x, int64_t ld, int64_t rows, int64_t cols, bool mx) {
+    for (int64_t j = 0; j < cols; j++) val[j] = x[j], idx[j] = 0;
+    for (int64_t r = 1; r < rows; r++)
+        for (int64_t j = 0; j < cols; j++) {
+            float o = val[j], v = x[r * ld + j];
+            if (o == o && (v != v || (mx ? v > o : v < o))) val[j] = v, idx[j] = r;
+        }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx512f"))) static void argext_cols_avx512(float *val, int64_t *idx, const float *x, int64_t ld,
+                                                                  int64_t rows, int64_t cols, bool mx) {
+    for (int64_t j = 0; j < cols; j += 16) {
+        __mmask16 m = cols - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (cols - j)) - 1);
+        __m512 a = _mm512_maskz_loadu_ps(m, x + j);
+        __m512i at = _mm512_setzero_si512(), r_ = _mm512_setzero_si512();
+        const __m512i one = _mm512_set1_epi32(1);
+        for (int64_t r = 1; r < rows; r++) {
+            __m512 v = _mm512_maskz_loadu_ps(m, x + r * ld + j);
+            r_ = _mm512_add_epi32(r_, one);
+            __mmask16 t = (mx ? _mm512_cmp_ps_mask(v, a, _CMP_NLE_UQ) : _mm512_cmp_ps_mask(v, a, _CMP_NGE_UQ)) &
+                          _mm512_cmp_ps_mask(a, a, _CMP_ORD_Q);
+            a = _mm512_mask_mov_ps(a, t, v);
+            at = _mm512_mask_mov_epi32(at, t, r_);
+        }
+        _mm512_mask_storeu_ps(val + j, m, a);
+        _mm512_mask_storeu_epi64(idx + j, (__mmask8)m, _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at)));
+        _mm512_mask_storeu_epi64(idx + j + 8, (__mmask8)(m >> 8), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1)));
+    }
+}
+#endif
+
+void tn_argext_cols_f32(float *val, int64_t *idx, const float *x, int64_t ld, int64_t rows, int64_t cols, bool mx) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (tn_cpu_isa() >= TN_ISA_AVX512 && rows < INT32_MAX) { argext_cols_avx512(val, idx, x, ld, rows, cols, mx); return; }
+#endif
+    argext_cols_scalar(val, idx, x, ld, rows, cols, mx);
+}
+
 float tn_ext_f32(const float *x, int64_t n, bool mx) {
 #if defined(__x86_64__) || defined(__i386__)
     tn_isa isa = tn_cpu_isa();

@@ -71,6 +71,10 @@ float tn_ext_f32(const float *x, int64_t n, bool mx);
  * r < rows, in row order: an element replaces the extreme when strictly beyond it, or when
  * it is NaN and the extreme is not (the first NaN, the earlier of equal values). */
 void tn_ext_cols_f32(float *out, const float *x, int64_t ld, int64_t rows, int64_t cols, bool mx);
+/* val[j], idx[j] (j < cols) = the max (mx) or min of column j of the rows x[r * ld + j],
+ * r < rows, and the first row holding it (the first NaN when there is one): argext's rule
+ * down columns. */
+void tn_argext_cols_f32(float *val, int64_t *idx, const float *x, int64_t ld, int64_t rows, int64_t cols, bool mx);
 /* the same rule for one element: o against v */
 float tn_ext_step_f32(float o, float v, bool mx);
 

@@ -1106,6 +1106,12 @@ add("ext_cols_rows", f"lambda a, b, c: (lambda z: (a.amax(0), a.amin(0), z.amax(
 # everywhere, and rows with and without NaNs (the special input's first NaN is its 7th element)
 add("argext_rows_all_lengths", "lambda a, b: [t for L in range(1, 100) for t in (a[:, :L].argmax(1), a[:, :L].min(1), b[:, :L].max(1), b[:, :L].argmin(1))]",
     [In((6, 99), "float32", "index", high=3), In((6, 99), "float32", "special")], ["argmax.default", "min.dim", "max.dim", "argmin.default"], rtol=0, atol=0)
+# max / min with indices and argmax / argmin over a dim that is not the innermost of a
+# contiguous float32 tensor: columns 16 at a time, blocks of 256 on the pool
+# (kernels/argext.c tn_argext_cols_f32): ties (the first row wins), NaNs, a masked last block
+add("argext_cols", "lambda t, s: (t.max(0), t.argmin(0), t.view(30, 10, 300).max(1), s.min(0), s.argmax(0), s.view(10, 30, 300).argmin(1, keepdim=True), "
+    "t[:, :21].argmax(0), t.t().contiguous().max(1))",
+    [In((300, 300), "float32", "index", high=4), In((300, 300), "float32", "special")], ["max.dim", "min.dim", "argmax.default", "argmin.default"], rtol=0, atol=0)
 add("argmax_empty_err", "lambda a: a.argmax()", [In((0, 3))], ["argmax.default"])
 add("max_dim_empty_err", "lambda a: a.max(1)", [In((3, 0))], ["max.dim"])
 add("amax_empty_dim_err", "lambda a: a.amax(1)", [In((3, 0))], ["amax.default"])
