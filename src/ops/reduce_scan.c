@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "kernels/complex_math.h"
 #include "kernels/reduce.h"
@@ -51,6 +52,73 @@ static void cum_complex_lane(const char *p, int64_t is, char *q, int64_t os, int
     }
 }
 
+/* cumsum / cumprod of a contiguous float32 / float64 tensor, accumulated in double (upstream's
+ * acc_type) and each prefix rounded to the element type, on the pool: task t is one lane
+ * (the innermost dim) or one block of up to 256 columns of an outer block (another dim),
+ * whose prefixes run down the rows side by side. Before: every element through double
+ * loads and stores on one thread, 2-3.6x upstream's time. */
+typedef struct cum_job {
+    const char *in;
+    char *out;
+    int64_t n, inner; /* the scanned dim's size; the elements after it (1: innermost) */
+    int64_t rows;     /* lanes, when innermost */
+    bool prod, f64;
+} cum_job;
+
+/* lanes [l0, l1) of the innermost dim (at most 8): their prefixes side by side, so the
+ * dependent adds of one lane overlap another's (one lane at a time waits on each add) */
+#define CUM_ROWS(NAME, T, OP, ID)                                                              \
+    static void NAME(const cum_job *c, int64_t l0, int64_t w) {                                \
+        double acc[8];                                                                         \
+        const T *x = (const T *)c->in + l0 * c->n;                                             \
+        T *y = (T *)c->out + l0 * c->n;                                                        \
+        for (int64_t k = 0; k < w; k++) acc[k] = ID;                                           \
+        if (w == 8) /* a constant trip count: the eight chains unrolled */                    \
+            for (int64_t i = 0; i < c->n; i++)                                                 \
+                for (int k = 0; k < 8; k++) y[k * c->n + i] = (T)(acc[k] OP (double)x[k * c->n + i]); \
+        else                                                                                   \
+            for (int64_t i = 0; i < c->n; i++)                                                 \
+                for (int64_t k = 0; k < w; k++) y[k * c->n + i] = (T)(acc[k] OP (double)x[k * c->n + i]); \
+    }
+CUM_ROWS(cum_rows_f32_sum, float, +=, 0.0)
+CUM_ROWS(cum_rows_f32_prod, float, *=, 1.0)
+CUM_ROWS(cum_rows_f64_sum, double, +=, 0.0)
+CUM_ROWS(cum_rows_f64_prod, double, *=, 1.0)
+#undef CUM_ROWS
+static void cum_rows(const cum_job *c, int64_t l0, int64_t l1) {
+    (c->f64 ? (c->prod ? cum_rows_f64_prod : cum_rows_f64_sum) : (c->prod ? cum_rows_f32_prod : cum_rows_f32_sum))(c, l0, l1 - l0);
+}
+
+static void cum_worker(void *ctx, int64_t b, int64_t e) {
+    const cum_job *c = ctx;
+    if (c->inner == 1) { /* tasks are groups of 8 lanes */
+        const int64_t lanes = c->rows;
+        for (int64_t t = b; t < e; t++) cum_rows(c, t * 8, t * 8 + 8 < lanes ? t * 8 + 8 : lanes);
+        return;
+    }
+    const int64_t nb = (c->inner + 255) / 256;
+    for (int64_t t = b; t < e; t++) {
+        int64_t o = t / nb, j0 = t % nb * 256, w = c->inner - j0 < 256 ? c->inner - j0 : 256;
+        int64_t base = o * c->n * c->inner + j0;
+        double acc[256];
+        for (int64_t j = 0; j < w; j++) acc[j] = c->prod ? 1.0 : 0.0;
+        for (int64_t i = 0; i < c->n; i++) {
+            int64_t at = base + i * c->inner;
+            if (c->f64) {
+                const double *x = (const double *)c->in + at;
+                double *y = (double *)c->out + at;
+                if (c->prod) for (int64_t j = 0; j < w; j++) y[j] = acc[j] *= x[j];
+                else for (int64_t j = 0; j < w; j++) y[j] = acc[j] += x[j];
+            } else {
+                const float *x = (const float *)c->in + at;
+                float *y = (float *)c->out + at;
+                if (c->prod) for (int64_t j = 0; j < w; j++) y[j] = (float)(acc[j] *= (double)x[j]);
+                else for (int64_t j = 0; j < w; j++) y[j] = (float)(acc[j] += (double)x[j]);
+            }
+        }
+    }
+}
+
 static tn_status cum_op(const tn_value *a, tn_value *r, bool prod) {
     tn_tensor *self = a[0].u.t;
     if (!scan_complex(self->dtype)) TN_TRY(tn_reduce_check_dtype(prod ? "cumprod" : "cumsum", self->dtype));
@@ -76,6 +144,14 @@ static tn_status cum_op(const tn_value *a, tn_value *r, bool prod) {
         int es = tn_dtype_itemsize(odt);
         int64_t is = (in->ndim ? in->strides[dim] : 0) * es, os = (out->ndim ? out->strides[dim] : 0) * es;
         bool fl = tn_dtype_is_floating(odt);
+        if ((odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_FLOAT64) && tn_tensor_is_contiguous(in) && tn_tensor_is_contiguous(out)) {
+            cum_job c = {tn_tensor_data(in), tn_tensor_data(out), n, 1, lanes, prod, odt == TN_DTYPE_FLOAT64};
+            for (int d = dim + 1; d < in->ndim; d++) c.inner *= in->sizes[d];
+            int64_t tasks = c.inner == 1 ? (lanes + 7) / 8 : numel / (n * c.inner) * ((c.inner + 255) / 256);
+            int64_t per = n * (c.inner == 1 ? 8 : c.inner < 256 ? c.inner : 256);
+            tn_parallel_for(tasks, 32768 / per + 1, cum_worker, &c);
+            lanes = 0;
+        }
         for (int64_t k = 0; k < lanes; k++) {
             const char *p = (const char *)tn_tensor_data(in) + (in->ndim ? lane_off(in, dim, k) : 0);
             char *q = (char *)tn_tensor_data(out) + (out->ndim ? lane_off(out, dim, k) : 0);

@@ -1147,6 +1147,11 @@ for dt in ("float32", "float64", "bfloat16", "float16", "int32", "int64", "uint8
         add(f"cumprod_{dt}_{lay}", "lambda a: (torch.cumprod(a, 0), torch.cumprod(a, 1))", [In((7, 33), dt, kind if kind != "normal" else "unit", lay)], ["cumprod.default"])
 for n in SIZES:
     add(f"cumsum_f32_{n}", "lambda a: torch.cumsum(a, 0)", [In((n,))], ["cumsum.default"], rtol=1e-5, atol=1e-4)  # sequential vs upstream's blocked scan order
+# cumsum / cumprod of contiguous float32 / float64 on the pool (ops/reduce_scan.c cum_worker):
+# innermost lanes 8 side by side (a count not a multiple of 8), columns in blocks of 256
+for dt in ("float32", "float64"):
+    add(f"cum_dims_exact_{dt}", "lambda a, b: (a.cumsum(0), a.cumsum(1), (a * 0.01 + 1).cumprod(1), (a * 0.01 + 1).cumprod(0), b.cumsum(1), b.cumsum(2), b.cumsum(0))",
+        [In((203, 301), dt), In((5, 61, 43), dt)], ["cumsum.default", "cumprod.default"], rtol=0, atol=0)
 add("cumsum_0d", "lambda a: (torch.cumsum(a, 0), torch.cumprod(a, -1))", [In(())], ["cumsum.default", "cumprod.default"])
 add("cumsum_special", "lambda a: (torch.cumsum(a, 0), torch.cumprod(a, 0))", [In((33,), "float32", "special")], ["cumsum.default", "cumprod.default"])
 add("cumsum_bad_dim", "lambda a: torch.cumsum(a, 2)", [In((7, 3))], ["cumsum.default"])
