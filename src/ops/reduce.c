@@ -1296,6 +1296,22 @@ typedef struct welford_ctx {
 
 static void welford_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
     welford_ctx *w = c;
+    if (w->idt == TN_DTYPE_FLOAT32 && st[0] == 0) { /* one output a row: its state in locals */
+        for (int64_t j = 0; j < s1; j++) {
+            int64_t k = (out + j * st[2] - w->obase) / 8;
+            double mean = w->mean[k], m2 = w->m2[k];
+            int64_t nn = w->n[k];
+            const char *x = in + j * st[3];
+            for (int64_t i = 0; i < s0; i++) {
+                double v = *(const float *)(x + i * st[1]);
+                double delta = v - mean;
+                mean += delta / (double)++nn;
+                m2 += delta * (v - mean);
+            }
+            w->mean[k] = mean, w->m2[k] = m2, w->n[k] = nn;
+        }
+        return;
+    }
     for (int64_t j = 0; j < s1; j++)
         for (int64_t i = 0; i < s0; i++) {
             int64_t k = (out + j * st[2] + i * st[0] - w->obase) / 8;
@@ -1456,7 +1472,8 @@ static tn_status var_core(tn_tensor *self, tn_dim_mask m, bool keepdim, double c
         tn_reduce_geom g;
         tn_reduce_geom_build(ixt, self, m, keepdim, &g);
         welford_ctx w = {tn_tensor_data(ixt), mean, mean + nout, cnt, dt};
-        tn_reduce_for_each(&g, tn_tensor_data(ixt), tn_tensor_data(self), welford_loop, &w);
+        /* outputs on the pool (each keeps its elements' order: the same bits) */
+        tn_reduce_for_each_par(&g, tn_tensor_data(ixt), tn_tensor_data(self), tn_dtype_itemsize(dt), welford_loop, &w);
         tn_tensor_release(ixt);
         int es = tn_dtype_itemsize(dt);
         for (int64_t k = 0; k < nout; k++) {
