@@ -1691,6 +1691,27 @@ static tn_status check_ord(const tn_tensor *self, const tn_value *ord) {
 SUMSQ_LANES(f32_sumsq_lanes, float, 8)
 SUMSQ_LANES(f64_sumsq_lanes, double, 4)
 #undef SUMSQ_LANES
+
+/* rows [b, e) of a last-dim 2-norm: lane c's kept-dim position from c (dim 1 fastest) */
+typedef struct sumsq_job {
+    const tn_reduce_geom *g;
+    const char *in;
+    double *acc;
+    bool f32;
+} sumsq_job;
+static void sumsq_worker(void *ctx, int64_t b, int64_t e) {
+    const sumsq_job *j = ctx;
+    for (int64_t c = b; c < e; c++) {
+        int64_t rem = c, ioff = 0, ooff = 0;
+        for (int d = 1; d < j->g->ndim; d++) {
+            int64_t i = rem % j->g->sizes[d];
+            rem /= j->g->sizes[d];
+            ioff += i * j->g->st[1][d], ooff += i * j->g->st[0][d];
+        }
+        const char *row = j->in + ioff;
+        j->acc[ooff / 8] = j->f32 ? (double)f32_sumsq_lanes(row, j->g->sizes[0]) : f64_sumsq_lanes(row, j->g->sizes[0]);
+    }
+}
 #pragma GCC pop_options
 
 static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all, bool keepdim, const tn_value *dtype, tn_tensor **res);
@@ -1774,25 +1795,15 @@ static tn_status vector_norm(tn_tensor *self, double p, tn_dim_mask m, bool all,
         if (p == 2 && !generic_only && g.nred == 1 && g.st[1][0] == es &&
             (odt == TN_DTYPE_FLOAT32 || odt == TN_DTYPE_FLOAT64) && tn_tensor_numel(in) > 0) {
             /* upstream's vectorised last-dim path: lane accumulators, lanes folded in order, then the tail */
-            int64_t n = g.sizes[0];
-            /* walk lanes by the geometry's kept dims (output offsets give the index) */
-            int64_t idx[TN_MAX_DIMS] = {0};
-            const char *base = tn_tensor_data(in);
-            for (int64_t c = 0; c < nout; c++) {
-                int64_t ioff = 0, ooff = 0;
-                for (int d = 1; d < g.ndim; d++) { ioff += idx[d] * g.st[1][d]; ooff += idx[d] * g.st[0][d]; }
-                const char *row = base + ioff;
-                double a;
-                a = odt == TN_DTYPE_FLOAT32 ? (double)f32_sumsq_lanes(row, n) : f64_sumsq_lanes(row, n);
-                acc[ooff / 8] = a;
-                for (int d = 1; d < g.ndim; d++) { if (++idx[d] < g.sizes[d]) break; idx[d] = 0; }
-            }
+            /* lanes by the geometry's kept dims (output offsets give the index), on the pool */
+            sumsq_job sj = {&g, tn_tensor_data(in), acc, odt == TN_DTYPE_FLOAT32};
+            tn_parallel_for(nout, 32768 / g.sizes[0] + 1, sumsq_worker, &sj);
         } else if (nout == 1 && tn_tensor_numel(in) >= SPLIT_GRAIN && tn_get_num_threads() > 1 &&
                    !tn_in_parallel_region()) {
             acc[0] = norm_split(&g, tn_tensor_data(ixt), tn_tensor_data(in), p, odt, f32, init);
         } else if (tn_tensor_numel(in) > 0) {
             norm_ctx w = {tn_tensor_data(ixt), acc, p, odt, f32};
-            tn_reduce_for_each(&g, tn_tensor_data(ixt), tn_tensor_data(in), norm_loop, &w);
+            tn_reduce_for_each_par(&g, tn_tensor_data(ixt), tn_tensor_data(in), tn_dtype_itemsize(in->dtype), norm_loop, &w);
         }
         tn_tensor_release(ixt);
         for (int64_t k = 0; k < nout; k++) {

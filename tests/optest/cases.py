@@ -1080,6 +1080,11 @@ add("bytes_dims", "lambda b, u, i: (torch.count_nonzero(b, 0), torch.count_nonze
 add("median_lanes", "lambda t, s, i: (t.median(0), t.median(1), s.median(1), s.nanmedian(0), i.median(0), t.kthvalue(7, 1), t.view(-1).median(), s.nanmedian())",
     [In((300, 257), "float32", "index", high=5), In((300, 257), "float32", "special"), In((300, 257), "int64", "int")],
     ["median.dim", "nanmedian.dim", "kthvalue.default", "median.default", "nanmedian.default"], rtol=0, atol=0)
+# vector norms over a dim, large enough for the pool (rows of the last-dim 2-norm, the
+# generic loop's outputs cut among threads)
+add("norm_dims_pool", "lambda a: (torch.linalg.vector_norm(a, dim=1), torch.linalg.vector_norm(a, dim=0), torch.linalg.vector_norm(a, 1, dim=0), "
+    "torch.linalg.vector_norm(a, 3, dim=1), torch.linalg.vector_norm(a, float('inf'), dim=0), a.norm(dim=1), torch.linalg.vector_norm(a.double(), dim=1))",
+    [In((600, 257))], ["linalg_vector_norm.default"], rtol=0, atol=0)
 add("prod_dtype", "lambda a: (a.prod(dtype=torch.float64), a.prod(1, dtype=torch.int64))", [In((7, 5), "int8", "int")], ["prod.default", "prod.dim_int"])
 add("max_nan", "lambda a: (a.max(), a.min(), a.max(1), a.min(0), a.argmax(), a.argmin(1), a.amax(1), a.amin(0), a.aminmax())", [In((7, 33), "float32", "special")], ["max.default", "min.default", "max.dim", "min.dim", "argmax.default", "argmin.default", "amax.default", "amin.default", "aminmax.default"])
 add("max_ties", "lambda a: (a.max(1), a.min(1), a.argmax(1), a.argmin(0), a.argmax())", [In((7, 33), "int32", "index", high=3)], ["max.dim", "min.dim", "argmax.default", "argmin.default"])
