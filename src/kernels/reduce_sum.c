@@ -245,6 +245,10 @@ static void f32_units4(float *out32, const float *x, int64_t row_stride, int64_t
 /* the same for units of one float (out4) */
 static void f32_units4_1(float *out4, const float *x, int64_t row_stride, int64_t ustride, int64_t size);
 static void f32_units4_1_nan(float *out4, const float *x, int64_t row_stride, int64_t ustride, int64_t size);
+/* float64: units of 4 doubles (out16), and of one */
+static void f64_units4(double *out16, const double *x, int64_t row_stride, int64_t ustride, int64_t size, bool nan);
+static void f64_units4_1(double *out4, const double *x, int64_t row_stride, int64_t ustride, int64_t size);
+static void f64_units4_1_nan(double *out4, const double *x, int64_t row_stride, int64_t ustride, int64_t size);
 
 static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64_t st[4],
                        int64_t size0, int64_t size1, int lanes, bool nan) {
@@ -270,7 +274,58 @@ static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64
 #define ACC(k) (dbl ? a_d[k] : (double)a_f[k])
 /* out element j += the accumulators of element k */
 #define PUT(j, k) do { for (int c_ = 0; c_ < nc; c_++) v[c_] = ACC((k) * nc + c_); K->out_add(out + (j) * os, v); } while (0)
-    if (in_s[0] == es && size0 >= vec_t_size) {
+    const bool f64_fast = K->sload_d == ld_f64 && K->comps == 1 && lanes == 4;
+    if (f64_fast && in_s[0] == 8 && size0 >= 4) {
+        /* float64 rows as the branch below sums them, on 4-double vectors: units of 4 lanes
+         * read as four interleaved streams, their tail, then the row's tail and the lanes */
+        const int64_t vec_size = size0 / 4, ilp = vec_size / 4;
+        double a[16];
+        for (int64_t j = 0; j < size1; j++) {
+            const double *x = (const double *)(in + j * in_s[1]);
+            f64_units4(a, x, 16, 4, ilp, nan);
+            for (int64_t i = ilp * 4; i < vec_size; ++i)
+                for (int k = 0; k < 4; k++) { double v = x[i * 4 + k]; a[k] += nan && v != v ? 0.0 : v; }
+            for (int r = 1; r < 4; ++r)
+                for (int k = 0; k < 4; k++) a[k] += a[r * 4 + k];
+            double fin = 0;
+            for (int64_t k = vec_size * 4; k < size0; k++) { double v = x[k]; fin += nan && v != v ? 0.0 : v; }
+            for (int k = 0; k < 4; k++) fin += a[k];
+            double o;
+            memcpy(&o, out + j * os, 8);
+            o += fin;
+            memcpy(out + j * os, &o, 8);
+        }
+    } else if (f64_fast && in_s[1] == 8 && size1 >= 4 && in_s[0] % 8 == 0 && in_s[0] != 0) {
+        /* float64 columns as the outer branch below sums them: 16 through one cascade, then 4
+         * as four interleaved streams of rows, the last alone */
+        const int64_t rs = in_s[0] / 8;
+        const double *x = (const double *)in;
+        double a[16];
+        int64_t j = 0;
+        for (; j + 16 <= size1; j += 16) {
+            f64_units4(a, x + j, rs, 4, size0, nan);
+            for (int k = 0; k < 16; k++) { double o; memcpy(&o, out + (j + k) * os, 8); o += a[k]; memcpy(out + (j + k) * os, &o, 8); }
+        }
+        for (; j + 4 <= size1; j += 4) {
+            const int64_t ilp = size0 / 4;
+            f64_units4(a, x + j, 4 * rs, rs, ilp, nan);
+            for (int64_t i = ilp * 4; i < size0; ++i)
+                for (int k = 0; k < 4; k++) { double v = x[i * rs + j + k]; a[k] += nan && v != v ? 0.0 : v; }
+            for (int r = 1; r < 4; ++r)
+                for (int k = 0; k < 4; k++) a[k] += a[r * 4 + k];
+            for (int k = 0; k < 4; k++) { double o; memcpy(&o, out + (j + k) * os, 8); o += a[k]; memcpy(out + (j + k) * os, &o, 8); }
+        }
+        for (; j < size1; j++) {
+            const int64_t ilp = size0 / 4;
+            (nan ? f64_units4_1_nan : f64_units4_1)(a, x + j, 4 * rs, rs, ilp);
+            for (int64_t i = ilp * 4; i < size0; ++i) { double v = x[i * rs + j]; a[0] += nan && v != v ? 0.0 : v; }
+            for (int r = 1; r < 4; ++r) a[0] += a[r];
+            double o;
+            memcpy(&o, out + j * os, 8);
+            o += a[0];
+            memcpy(out + j * os, &o, 8);
+        }
+    } else if (in_s[0] == es && size0 >= vec_t_size) {
         /* contiguous inner reduction: vector row sums, scalar tail, then lane partials */
         const int64_t vec_numel = vec_t_size, vec_stride = es * vec_numel;
         const int64_t vec_size = size0 / vec_numel;
@@ -502,8 +557,8 @@ static tn_v8f f32_row_parts8(const float *x, int64_t vec_size, bool nan) {
 
 /* f32_units4 (declared above sum_loop2d): the cascade of multi_row_sum, the first level's
  * four accumulators in registers as in F32_ROW_PARTS8 */
-#define F32_UNITS4(NAME, ATTR, VT, v8_ld)                                                    \
-    ATTR static void NAME(float *out32, const float *x, int64_t rs, int64_t us, int64_t size) { \
+#define F32_UNITS4(NAME, ATTR, ET, VT, v8_ld)                                                \
+    ATTR static void NAME(ET *out32, const ET *x, int64_t rs, int64_t us, int64_t size) {    \
         int64_t lp = ceil_log2(size) / NLEVELS;                                              \
         if (lp < 4) lp = 4;                                                                  \
         const int64_t step = (int64_t)1 << lp, lmask = step - 1;                             \
@@ -513,7 +568,7 @@ static tn_v8f f32_row_parts8(const float *x, int64_t vec_size, bool nan) {
         int64_t i = 0;                                                                       \
         for (; i + step <= size;) {                                                          \
             for (int64_t j = 0; j < step; ++j, ++i) {                                        \
-                const float *b = x + i * rs;                                                 \
+                const ET *b = x + i * rs;                                                    \
                 a0 += v8_ld(b);                                                              \
                 a1 += v8_ld(b + us);                                                         \
                 a2 += v8_ld(b + 2 * us);                                                     \
@@ -530,7 +585,7 @@ static tn_v8f f32_row_parts8(const float *x, int64_t vec_size, bool nan) {
             a0 = acc[0][0], a1 = acc[0][1], a2 = acc[0][2], a3 = acc[0][3];                  \
         }                                                                                    \
         for (; i < size; ++i) {                                                              \
-            const float *b = x + i * rs;                                                     \
+            const ET *b = x + i * rs;                                                        \
             a0 += v8_ld(b);                                                                  \
             a1 += v8_ld(b + us);                                                             \
             a2 += v8_ld(b + 2 * us);                                                         \
@@ -542,21 +597,46 @@ static tn_v8f f32_row_parts8(const float *x, int64_t vec_size, bool nan) {
             a2 += acc[j][2];                                                                 \
             a3 += acc[j][3];                                                                 \
         }                                                                                    \
-        const int w = (int)(sizeof(VT) / sizeof(float));                                    \
+        const int w = (int)(sizeof(VT) / sizeof(ET));                                       \
         memcpy(out32, &a0, sizeof a0), memcpy(out32 + w, &a1, sizeof a1);                    \
         memcpy(out32 + 2 * w, &a2, sizeof a2), memcpy(out32 + 3 * w, &a3, sizeof a3);        \
     }
-F32_UNITS4(f32_units4_base, , tn_v8f, v8_ld)
-F32_UNITS4(f32_units4_nan_base, , tn_v8f, v8_ld_nan)
+F32_UNITS4(f32_units4_base, , float, tn_v8f, v8_ld)
+F32_UNITS4(f32_units4_nan_base, , float, tn_v8f, v8_ld_nan)
 #if defined(__x86_64__)
-F32_UNITS4(f32_units4_avx2, __attribute__((target("avx2"))), tn_v8f, v8_ld)
-F32_UNITS4(f32_units4_nan_avx2, __attribute__((target("avx2"))), tn_v8f, v8_ld_nan)
+F32_UNITS4(f32_units4_avx2, __attribute__((target("avx2"))), float, tn_v8f, v8_ld)
+F32_UNITS4(f32_units4_nan_avx2, __attribute__((target("avx2"))), float, tn_v8f, v8_ld_nan)
 #endif
+/* float64: units of 4 doubles (upstream's 32-byte Vectorized<double>), and of one */
+typedef double tn_v4d __attribute__((vector_size(32)));
+typedef double tn_v4du __attribute__((vector_size(32), aligned(8)));
+static inline tn_v4d v4d_ld(const double *p) { return *(const tn_v4du *)p; }
+typedef int64_t tn_v4l __attribute__((vector_size(32)));
+static inline tn_v4d v4d_ld_nan(const double *p) {
+    tn_v4d v = v4d_ld(p);
+    return (tn_v4d)((tn_v4l)v & (v == v));
+}
+static inline double d1_ld(const double *p) { return *p; }
+static inline double d1_ld_nan(const double *p) { return *p != *p ? 0.0 : *p; }
+F32_UNITS4(f64_units4_base, , double, tn_v4d, v4d_ld)
+F32_UNITS4(f64_units4_nan_base, , double, tn_v4d, v4d_ld_nan)
+#if defined(__x86_64__)
+F32_UNITS4(f64_units4_avx2, __attribute__((target("avx2"))), double, tn_v4d, v4d_ld)
+F32_UNITS4(f64_units4_nan_avx2, __attribute__((target("avx2"))), double, tn_v4d, v4d_ld_nan)
+#endif
+F32_UNITS4(f64_units4_1, , double, double, d1_ld)
+F32_UNITS4(f64_units4_1_nan, , double, double, d1_ld_nan)
+static void f64_units4(double *out16, const double *x, int64_t row_stride, int64_t ustride, int64_t size, bool nan) {
+#if defined(__x86_64__)
+    if (tn_cpu_isa() >= TN_ISA_AVX2) { (nan ? f64_units4_nan_avx2 : f64_units4_avx2)(out16, x, row_stride, ustride, size); return; }
+#endif
+    (nan ? f64_units4_nan_base : f64_units4_base)(out16, x, row_stride, ustride, size);
+}
 /* one-float units (a column a unit): the last columns of an outer sum */
 static inline float f1_ld(const float *p) { return *p; }
 static inline float f1_ld_nan(const float *p) { return *p != *p ? 0.0f : *p; }
-F32_UNITS4(f32_units4_1, , float, f1_ld)
-F32_UNITS4(f32_units4_1_nan, , float, f1_ld_nan)
+F32_UNITS4(f32_units4_1, , float, float, f1_ld)
+F32_UNITS4(f32_units4_1_nan, , float, float, f1_ld_nan)
 static void f32_units4(float *out32, const float *x, int64_t row_stride, int64_t ustride, int64_t size, bool nan) {
 #if defined(__x86_64__)
     if (tn_cpu_isa() >= TN_ISA_AVX2) { (nan ? f32_units4_nan_avx2 : f32_units4_avx2)(out32, x, row_stride, ustride, size); return; }
