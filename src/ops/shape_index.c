@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "ops/dispatch.h"
+#include "ops/iter.h"
 #include "ops/shape.h"
 #include "ops/scalar_convert.h"
 
@@ -481,37 +483,10 @@ static tn_status check_index_dtype(const tn_tensor *index, const char *method) {
     return TN_OK;
 }
 
-/* Walks every element of `index`, calling back with the element offsets in self (with
- * the indexed coordinate substituted), index-shaped `other` (src or out) and the index
- * value; stops at the first out-of-range index with upstream's error. */
+/* What the walk does at each index element: a callback, or one of the common cases inline
+ * (a copy of an element of 4 / 8 bytes, or float32 scatter_add) */
 typedef void (*gs_fn)(void *ctx, int64_t self_off, int64_t other_off);
-
-static tn_status gather_scatter_walk(const tn_tensor *self, int d, const tn_tensor *index, const tn_tensor *other,
-                                     gs_fn fn, void *ctx) {
-    int n = index->ndim ? index->ndim : 1;
-    int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS];
-    for (int i = 0; i < n; i++) { sizes[i] = size_or_1(index, i); strides[i] = stride_or_0(index, i); }
-    int64_t numel = tn_tensor_numel(index), lim = size_or_1(self, d), dstride = stride_or_0(self, d);
-    const char *ip = tn_tensor_data(index);
-    if (numel == 0 || !ip) return TN_OK;
-    walker wi;
-    walker_init(&wi, n, sizes, strides, 0);
-    for (int64_t e = 0; e < numel; e++, walker_next(&wi)) {
-        int64_t v = read_index(index, ip, wi.off);
-        if (v < 0 || v >= lim)
-            return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)v, d,
-                            (long long)lim);
-        int64_t so = self->offset, oo = other ? other->offset : 0;
-        for (int i = 0; i < n; i++) {
-            int64_t c = wi.idx[i];
-            so += (i == d ? v : c) * stride_or_0(self, i);
-            if (other) oo += c * stride_or_0(other, i);
-        }
-        (void)dstride;
-        fn(ctx, so, oo);
-    }
-    return TN_OK;
-}
+typedef enum { GS_CALL, GS_GATHER, GS_SCATTER_SET, GS_SCATTER_ADD_F32 } gs_kind;
 
 typedef struct {
     tn_dtype dt;
@@ -524,6 +499,101 @@ typedef struct {
     uint8_t *touched;       /* per self-storage element, for include_self=False / mean */
     int64_t *counts;
 } gs_ctx;
+
+/* The walk's geometry: the index's rows (every dim but the last, row-major) and, per row,
+ * the offsets in self (without dim d's coordinate) and in other. */
+typedef struct {
+    const tn_tensor *self, *index, *other;
+    int n, d;
+    int64_t rows, len, sizes[TN_MAX_DIMS], istr[TN_MAX_DIMS];
+    gs_kind kind;
+    gs_fn fn;
+    void *ctx;
+} gs_walk;
+
+static void gs_row_offsets(const gs_walk *g, int64_t r, int64_t *so, int64_t *oo, int64_t *io) {
+    *so = g->self->offset, *oo = g->other ? g->other->offset : 0, *io = 0;
+    for (int i = g->n - 2; i >= 0; i--) {
+        int64_t c = r % g->sizes[i];
+        r /= g->sizes[i];
+        if (i != g->d) *so += c * stride_or_0(g->self, i);
+        if (g->other) *oo += c * stride_or_0(g->other, i);
+        *io += c * g->istr[i];
+    }
+}
+
+/* rows [b, e) of the walk (indices already checked): one loop per kind, the index read as
+ * int64 when it is */
+#define GS_LOOP(BODY)                                                                          \
+    for (int64_t r = b; r < e; r++) {                                                          \
+        int64_t so, oo, io;                                                                    \
+        gs_row_offsets(g, r, &so, &oo, &io);                                                   \
+        for (int64_t j = 0; j < g->len; j++) {                                                 \
+            int64_t at = io + j * il, v = i64 ? ((const int64_t *)ip)[at] : read_index(g->index, ip, at); \
+            int64_t s_ = so + (last ? v * sl : j * sl + v * sd), o_ = oo + j * ol;              \
+            BODY;                                                                              \
+        }                                                                                      \
+    }
+static void gs_rows(void *p, int64_t b, int64_t e) {
+    const gs_walk *g = p;
+    const int L = g->n - 1;
+    const int64_t sl = stride_or_0(g->self, L), sd = stride_or_0(g->self, g->d), ol = g->other ? stride_or_0(g->other, L) : 0;
+    const int64_t il = g->istr[L];
+    const bool last = g->d == L, i64 = g->index->dtype == TN_DTYPE_INT64;
+    const char *ip = tn_tensor_data((tn_tensor *)g->index);
+    const gs_ctx *c = g->ctx;
+    char *sb = c->self_base, *ob = c->other_base;
+    const char *val = c->value;
+    if (g->kind == GS_GATHER && c->w == 4) GS_LOOP(((uint32_t *)ob)[o_] = ((const uint32_t *)sb)[s_])
+    else if (g->kind == GS_GATHER) GS_LOOP(((uint64_t *)ob)[o_] = ((const uint64_t *)sb)[s_])
+    else if (g->kind == GS_SCATTER_SET && c->w == 4) GS_LOOP(((uint32_t *)sb)[s_] = val ? *(const uint32_t *)val : ((const uint32_t *)ob)[o_])
+    else if (g->kind == GS_SCATTER_SET) GS_LOOP(((uint64_t *)sb)[s_] = val ? *(const uint64_t *)val : ((const uint64_t *)ob)[o_])
+    else if (g->kind == GS_SCATTER_ADD_F32) GS_LOOP(((float *)sb)[s_] += val ? *(const float *)val : ((const float *)ob)[o_])
+    else GS_LOOP(g->fn(g->ctx, s_, o_))
+}
+#undef GS_LOOP
+
+/* Walks every element of `index` in row-major order, with the element offsets in self (the
+ * indexed coordinate substituted) and in index-shaped `other` (src or out): first checks
+ * every index value (upstream's error for the first out of range), then runs the rows, on
+ * the pool when `parallel` (the rows write disjoint elements: gather). Row by row with the
+ * common kinds inline; before: offsets rebuilt and a callback per element, 10x upstream's
+ * time for gather of (1000, 100) from (1000, 1000). */
+static tn_status gather_scatter_walk_kind(const tn_tensor *self, int d, const tn_tensor *index, const tn_tensor *other,
+                                          gs_kind kind, gs_fn fn, void *ctx, bool parallel) {
+    int n = index->ndim ? index->ndim : 1;
+    int64_t numel = tn_tensor_numel(index), lim = size_or_1(self, d);
+    const char *ip = tn_tensor_data((tn_tensor *)index);
+    if (numel == 0 || !ip) return TN_OK;
+    gs_walk g = {self, index, other, n, d, 1, size_or_1(index, n - 1), {0}, {0}, kind, fn, ctx};
+    for (int i = 0; i < n; i++) g.sizes[i] = size_or_1(index, i), g.istr[i] = stride_or_0(index, i);
+    for (int i = 0; i < n - 1; i++) g.rows *= g.sizes[i];
+    for (int64_t r = 0; r < g.rows; r++) {
+        int64_t so, oo, io;
+        gs_row_offsets(&g, r, &so, &oo, &io);
+        const int64_t il = g.istr[n - 1];
+        bool bad = false;
+        if (index->dtype == TN_DTYPE_INT64) { /* a branch-free scan first; the message's value after */
+            const int64_t *x = (const int64_t *)ip + io;
+            for (int64_t j = 0; j < g.len; j++) bad |= (uint64_t)x[j * il] >= (uint64_t)lim;
+        } else bad = true;
+        if (!bad) continue;
+        for (int64_t j = 0; j < g.len; j++) {
+            int64_t v = read_index(index, ip, io + j * il);
+            if (v < 0 || v >= lim)
+                return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+                                d, (long long)lim);
+        }
+    }
+    if (parallel) tn_parallel_for(g.rows, 16384 / g.len + 1, gs_rows, &g);
+    else gs_rows(&g, 0, g.rows);
+    return TN_OK;
+}
+
+static tn_status gather_scatter_walk(const tn_tensor *self, int d, const tn_tensor *index, const tn_tensor *other,
+                                     gs_fn fn, void *ctx) {
+    return gather_scatter_walk_kind(self, d, index, other, GS_CALL, fn, ctx, false);
+}
 
 static void gather_one(void *c, int64_t so, int64_t oo) {
     gs_ctx *g = c;
@@ -570,7 +640,7 @@ static tn_status gather_of(tn_tensor *self, int64_t dim, tn_tensor *index, tn_te
     if (!tn_tensor_is_meta(out) && !tn_tensor_is_meta(self)) {
         gs_ctx g = {.dt = self->dtype, .w = tn_dtype_itemsize(self->dtype), .self_base = self->storage->data,
                     .other_base = out->storage->data};
-        tn_status st = gather_scatter_walk(self, d, index, out, gather_one, &g);
+        tn_status st = gather_scatter_walk_kind(self, d, index, out, g.w == 4 || g.w == 8 ? GS_GATHER : GS_CALL, gather_one, &g, true);
         if (st != TN_OK) { tn_tensor_release(out); return st; }
     }
     *result = out;
@@ -616,6 +686,7 @@ static tn_status scatter_shape_check(const tn_tensor *self, int d, const tn_tens
 static tn_status scatter_impl(tn_tensor *self, int64_t dim, tn_tensor *index, tn_tensor *src, const tn_value *value,
                               red_op op, bool include_self, const char *opname, tn_value *rets) {
     int d;
+    tn_tensor *into = tn_iter_offer_take(rets);
     TN_TRY(tn_wrap_dim(dim, self->ndim, &d));
     TN_TRY(check_index_dtype(index, "scatter"));
     if (src && src->dtype != self->dtype)
@@ -624,22 +695,41 @@ static tn_status scatter_impl(tn_tensor *self, int64_t dim, tn_tensor *index, tn
     TN_TRY(check_reducible(self->dtype, op, opname));
     unsigned char elem[16];
     if (value) TN_TRY(tn_scalar_to_bytes(value, self->dtype, elem));
+    bool track = !include_self || op == RED_MEAN;
+    /* the in-place forms (scatter_, scatter_add_, scatter_reduce_): the door offers self
+     * (dispatch.c); a dense self is then written directly, after upstream's overlap checks of
+     * self against index and src, instead of a copy of self scattered into and copied back
+     * (6x upstream's time for scatter_add_ into 1000 x 1000). The tracking forms index their
+     * bookkeeping by storage element: only from offset 0. */
+    bool in_place = into == self && !tn_tensor_is_meta(self) && !tn_tensor_is_meta(index) &&
+                    tn_tensor_is_non_overlapping_and_dense(self) && (!track || (self->offset == 0 && tn_tensor_is_contiguous(self)));
+    if (in_place) {
+        TN_TRY(tn_check_no_overlap(self, index));
+        if (src) TN_TRY(tn_check_no_overlap(self, src));
+    }
     tn_tensor *out;
-    TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+    if (in_place) {
+        tn_tensor_retain(self);
+        out = self;
+    } else {
+        TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+    }
     tn_status st = TN_OK;
     if (!tn_tensor_is_meta(out) && !tn_tensor_is_meta(index)) {
-        tn_shape_copy_same_dtype(out, self);
+        if (!in_place) tn_shape_copy_same_dtype(out, self);
         int64_t numel = tn_tensor_numel(out);
         gs_ctx g = {.dt = self->dtype, .w = tn_dtype_itemsize(self->dtype), .self_base = out->storage->data,
                     .other_base = src ? src->storage->data : NULL, .value = value ? (const char *)elem : NULL,
                     .op = op, .include_self = include_self};
-        bool track = !include_self || op == RED_MEAN;
         if (track) {
             g.touched = calloc((size_t)(numel > 0 ? numel : 1), 1);
             if (op == RED_MEAN) g.counts = calloc((size_t)(numel > 0 ? numel : 1), sizeof(int64_t));
             if (!g.touched || (op == RED_MEAN && !g.counts)) st = oom();
         }
-        if (st == TN_OK) st = gather_scatter_walk(out, d, index, src, scatter_one, &g);
+        gs_kind kind = GS_CALL;
+        if (!track && op == RED_ASSIGN && (g.w == 4 || g.w == 8)) kind = GS_SCATTER_SET;
+        if (!track && op == RED_ADD && self->dtype == TN_DTYPE_FLOAT32) kind = GS_SCATTER_ADD_F32;
+        if (st == TN_OK) st = gather_scatter_walk_kind(out, d, index, src, kind, scatter_one, &g, false);
         if (st == TN_OK && op == RED_MEAN) {
             /* Mean = sum / count, where self counts once when included. */
             char *base = out->storage->data;

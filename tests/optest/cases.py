@@ -932,6 +932,14 @@ for red in ("sum", "prod", "mean", "amax", "amin"):
         for dt in ("float32", "int64"):
             add(f"scatter_reduce_{red}_{inc}_{dt}", f"lambda a, i, s: torch.scatter_reduce(a, 1, i, s, '{red}', include_self={inc})", [In((7, 33), dt, "int"), In((7, 40), "int64", "index", high=33), In((7, 40), dt, "int")], ["scatter_reduce.two"])
 add("scatter_add", "lambda a, i, s: torch.scatter_add(a, 0, i, s)", [In((33, 7)), In((40, 7), "int64", "index", high=33), In((40, 7))], ["scatter_add.default"])
+# the in-place scatters write a dense self directly (ops/shape_index.c scatter_impl): a view
+# at an offset, a transposed one, the tracking reductions (include_self=False, mean) there,
+# scatter_ of a value, and self overlapping src refused before anything is written
+add("scatter_inplace_views", "lambda a, i, s: (lambda b, c: (b[2:].scatter_add_(1, i, s), b, c.t().scatter_(0, i.t(), s.t()), c, "
+    "b[1:].scatter_reduce_(1, i, s, 'mean', include_self=False), b[3:].scatter_reduce_(1, i, s, 'amax'), c.scatter_(1, i, 2.5), "
+    "b[:5].scatter_reduce_(1, i[:5], s[:5], 'sum', include_self=False), b))(torch.cat([a, a]).clone(), a.clone())",
+    [In((7, 33)), In((7, 40), "int64", "index", high=33), In((7, 40))], ["scatter_add.default", "scatter.src", "scatter_reduce.two", "scatter.value"])
+add("scatter_inplace_overlap_err", "lambda a, i: (lambda b: b.scatter_add_(1, i, b))(a.clone())", [In((7, 33)), In((7, 33), "int64", "index", high=33)], ["scatter_add.default"])
 add("scatter_add_int", "lambda a, i, s: a.scatter_add(1, i, s)", [In((7, 33), "int32", "int"), In((7, 40), "int64", "index", high=33), In((7, 40), "int32", "int")], ["scatter_add.default"])
 add("scatter_add_inplace_transposed", "lambda a, i, s: a.t().clone().scatter_add_(0, i, s)", [In((7, 33)), In((40, 7), "int64", "index", high=33), In((40, 7))], ["scatter_add.default"])
 add("scatter_index_oob", "lambda a, i: torch.scatter(a, 1, i + 40, 1.0)", [In((7, 33)), In((7, 5), "int64", "index", high=33)], ["scatter.value"])
