@@ -2211,6 +2211,13 @@ for dt in ("float32", "float64"):
         [In((2, 3, 5, 6, 7), dt, "special")], ["adaptive_max_pool1d.default", "adaptive_max_pool2d.default", "adaptive_max_pool3d.default", "adaptive_avg_pool3d.default", "_adaptive_avg_pool3d.default"])
 add("adaptive_max_pool2d_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((5,))], ["adaptive_max_pool2d.default"])
 add("adaptive_max_pool_int_err", "lambda x: torch.nn.functional.adaptive_max_pool2d(x, 2)", [In((2, 5, 5), "int64", "int")], ["adaptive_max_pool2d.default"])
+# adaptive_avg_pool2d to 1 x 1 is the mean over the last two dims, as upstream's composite
+# computes it: planes of 4,096 (the mean's vector order, exact), an empty plane (NaN, no
+# error), integers (the mean's error), a 3-d input
+add("adaptive_avg_pool2d_one_mean", "lambda x: (torch.nn.functional.adaptive_avg_pool2d(x, 1), torch.nn.functional.adaptive_avg_pool2d(x[0], (1, 1)), "
+    "torch.nn.functional.adaptive_avg_pool2d(x[:, :, :0], 1), torch.nn.functional.adaptive_avg_pool2d(x.t() if x.ndim == 2 else x.transpose(2, 3), 1))",
+    [In((2, 5, 64, 64))], ["adaptive_avg_pool2d.default"], rtol=0, atol=0)
+add("adaptive_avg_pool2d_one_int_err", "lambda x: torch.nn.functional.adaptive_avg_pool2d(x, 1)", [In((2, 3, 4, 4), "int64", "int")], ["adaptive_avg_pool2d.default"])
 add("adaptive_avg_pool3d_err", "lambda x: torch.nn.functional.adaptive_avg_pool3d(x, 2)", [In((2, 0, 5, 5))], ["adaptive_avg_pool3d.default"])
 # an output of 1 x 1 x 1 is upstream's mean over the last three dims (float accumulation), exact in Half / BFloat16
 for dt in ("float16", "bfloat16"):
