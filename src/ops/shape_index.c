@@ -395,21 +395,54 @@ tn_status tn_op_masked_scatter(const tn_value *args, tn_value *rets) {
 
 /* ---- index_select ------------------------------------------------------------------- */
 
-/* Copies self.select(d, idx[k]) into out.select(d, k) for each k (indices pre-checked). */
+/* Copies self.select(d, idx[k]) into out.select(d, k) for each k (indices pre-checked), the
+ * slices on the pool; with d the last dim of a contiguous self and out, row by row instead
+ * (each output row gathers from its input row: a column slice strides across the whole
+ * tensor). Before: one slice after another on one thread, 2x upstream's time for an
+ * embedding lookup and 4x for columns. */
+typedef struct sel_job {
+    tn_tensor *out, *self;
+    int d, k, w;
+    const int64_t *idx;
+    int64_t n, sz[TN_MAX_DIMS], ost[TN_MAX_DIMS], sst[TN_MAX_DIMS];
+} sel_job;
+
+static void sel_slices(void *p, int64_t b, int64_t e) {
+    const sel_job *j = p;
+    char *o = tn_tensor_data(j->out);
+    const char *s = tn_tensor_data(j->self);
+    for (int64_t r = b; r < e; r++)
+        tn_strided_copy_bytes(o + r * j->out->strides[j->d] * j->w, j->ost, s + j->idx[r] * j->self->strides[j->d] * j->w, j->sst,
+                              j->k, j->sz, j->w);
+}
+
+static void sel_last_rows(void *p, int64_t b, int64_t e) {
+    const sel_job *j = p;
+    const int64_t in_w = j->self->sizes[j->d];
+    for (int64_t r = b; r < e; r++) {
+        char *o = (char *)tn_tensor_data(j->out) + r * j->n * j->w;
+        const char *s = (const char *)tn_tensor_data(j->self) + r * in_w * j->w;
+        if (j->w == 4) for (int64_t c = 0; c < j->n; c++) ((uint32_t *)o)[c] = ((const uint32_t *)s)[j->idx[c]];
+        else if (j->w == 8) for (int64_t c = 0; c < j->n; c++) ((uint64_t *)o)[c] = ((const uint64_t *)s)[j->idx[c]];
+        else for (int64_t c = 0; c < j->n; c++) memcpy(o + c * j->w, s + j->idx[c] * j->w, (size_t)j->w);
+    }
+}
+
 static void select_rows(tn_tensor *out, tn_tensor *self, int d, const int64_t *idx, int64_t n) {
-    int w = tn_dtype_itemsize(self->dtype);
-    char *o = tn_tensor_data(out);
-    const char *s = tn_tensor_data(self);
-    if (!o || !s) return;
-    int64_t sz[TN_MAX_DIMS], ost[TN_MAX_DIMS], sst[TN_MAX_DIMS];
-    int k = 0;
+    if (!tn_tensor_data(out) || !tn_tensor_data(self)) return;
+    sel_job j = {out, self, d, 0, tn_dtype_itemsize(self->dtype), idx, n, {0}, {0}, {0}};
+    int64_t slice = 1;
     for (int i = 0; i < self->ndim; i++) {
         if (i == d) continue;
-        sz[k] = out->sizes[i]; ost[k] = out->strides[i]; sst[k] = self->strides[i];
-        k++;
+        j.sz[j.k] = out->sizes[i], j.ost[j.k] = out->strides[i], j.sst[j.k] = self->strides[i];
+        slice *= out->sizes[i];
+        j.k++;
     }
-    for (int64_t r = 0; r < n; r++)
-        tn_strided_copy_bytes(o + r * out->strides[d] * w, ost, s + idx[r] * self->strides[d] * w, sst, k, sz, w);
+    if (d == self->ndim - 1 && self->ndim > 1 && tn_tensor_is_contiguous(self) && tn_tensor_is_contiguous(out) && n > 0) {
+        tn_parallel_for(slice, 32768 / n + 1, sel_last_rows, &j);
+        return;
+    }
+    tn_parallel_for(n, 32768 / (slice > 0 ? slice : 1) + 1, sel_slices, &j);
 }
 
 /* Reads a 0-D/1-D integer index tensor into a malloc'd int64 array. */
@@ -590,10 +623,6 @@ static tn_status gather_scatter_walk_kind(const tn_tensor *self, int d, const tn
     return TN_OK;
 }
 
-static tn_status gather_scatter_walk(const tn_tensor *self, int d, const tn_tensor *index, const tn_tensor *other,
-                                     gs_fn fn, void *ctx) {
-    return gather_scatter_walk_kind(self, d, index, other, GS_CALL, fn, ctx, false);
-}
 
 static void gather_one(void *c, int64_t so, int64_t oo) {
     gs_ctx *g = c;

@@ -948,6 +948,12 @@ add("scatter_reduce_max_spelling", "lambda a, i, s: (torch.scatter_reduce(a, 1, 
 add("gather_oob", "lambda a, i: torch.gather(a, 1, i + 33)", [In((7, 33)), In((7, 5), "int64", "index", high=33)], ["gather.default"])
 add("gather_dim_err", "lambda a, i: torch.gather(a, 1, i)", [In((7, 33)), In((7,), "int64", "index", high=33)], ["gather.default"])
 add("gather_empty", "lambda a, i: torch.gather(a, 1, i)", [In((7, 33)), In((7, 0), "int64", "index", high=33)], ["gather.default"])
+# index_select large enough for the pool: slices of dim 0, columns of the last dim gathered
+# row by row (contiguous; and a transposed self through the slices), a middle dim, bfloat16
+# (2-byte elements), an int32 index, repeats
+add("index_select_pool", "lambda a, i, b: (a.index_select(0, i), a.index_select(1, i[:300] % 97), a.t().index_select(1, i), a.view(50, 20, 97).index_select(1, i[:40] % 20), "
+    "b.index_select(1, i[:60] % 97), b.index_select(0, i.int()), torch.nn.functional.embedding(i.view(20, 25), a))",
+    [In((1000, 97)), In((500,), "int64", "index", high=1000), In((1000, 97), "bfloat16")], ["index_select.default", "embedding.default"], rtol=0, atol=0)
 add("index_select_oob", "lambda a: a.index_select(0, torch.tensor([0, 40]))", [In((33, 7))], ["index_select.default"])
 add("index_select_oob_dim1", "lambda a: a.index_select(1, torch.tensor([0, 40]))", [In((7, 33))], ["index_select.default"])
 add("index_select_oob_dim2", "lambda a: a.index_select(2, torch.tensor([0, 40]))", [In((2, 7, 33))], ["index_select.default"])
