@@ -916,6 +916,23 @@ tn_status tn_op_take(const tn_value *args, tn_value *rets) {
     int w = tn_dtype_itemsize(self->dtype);
     const char *sp = tn_tensor_data(src), *ip = tn_tensor_data(index);
     char *op = tn_tensor_data(out);
+    if (tn_tensor_is_contiguous(index) && (w == 4 || w == 8)) {
+        /* a contiguous index: checked in one branch-free pass (the message from the loop
+         * below when one is out of range), then copied directly (before: the walker and a
+         * copy call per element, 4x upstream's time) */
+        const int64_t *ix = (const int64_t *)ip;
+        bool bad = false;
+        for (int64_t e = 0; e < n; e++) bad |= (uint64_t)ix[e] + (uint64_t)numel >= 2 * (uint64_t)numel;
+        if (!bad) {
+            if (w == 4)
+                for (int64_t e = 0; e < n; e++) ((uint32_t *)op)[e] = ((const uint32_t *)sp)[ix[e] < 0 ? ix[e] + numel : ix[e]];
+            else
+                for (int64_t e = 0; e < n; e++) ((uint64_t *)op)[e] = ((const uint64_t *)sp)[ix[e] < 0 ? ix[e] + numel : ix[e]];
+            if (src != self) tn_tensor_release(src);
+            rets[0] = tn_value_tensor(out);
+            return TN_OK;
+        }
+    }
     walker wi;
     walker_init(&wi, index->ndim, index->sizes, index->strides, 0);
     tn_status st = TN_OK;
