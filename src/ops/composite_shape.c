@@ -11,6 +11,7 @@
 #include "ops/composite_internal.h"
 #include "ops/iter.h"
 #include "ops/promote.h"
+#include "ops/shape.h"
 
 static tn_value dtype_v(tn_dtype d) { tn_value v = {.tag = TN_V_DTYPE}; v.u.dtype = d; return v; }
 static tn_value device_v(const tn_tensor *t) { tn_value v = {.tag = TN_V_DEVICE}; v.u.device = t->storage->device; return v; }
@@ -426,8 +427,46 @@ static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, t
 }
 
 /* aten::index_add(self, dim, index, source, alpha) */
+/* index_add of contiguous float32 with alpha 1: out.select(dim, index[k]) += src.select(dim, k)
+ * for k in order (upstream's CPU kernel adds slice after slice, so an element indexed twice
+ * sums in that order), written into a dense self when the door offers it (index_add_), else
+ * into a copy of self. Before: index_put with accumulate through a copy, 17x upstream's
+ * time for 1,000 rows into 1000 x 1000. */
+static tn_status index_add_rows(tn_tensor *self, tn_tensor *into, int64_t dim, tn_tensor *index, tn_tensor *src,
+                                tn_value *rets) {
+    bool in_place = into == self;
+    if (in_place) {
+        TN_TRY(tn_check_no_overlap(self, index));
+        TN_TRY(tn_check_no_overlap(self, src));
+    }
+    tn_tensor *out;
+    if (in_place) {
+        tn_tensor_retain(self);
+        out = self;
+    } else {
+        TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+        tn_shape_copy_same_dtype(out, self);
+    }
+    int64_t n = tn_tensor_numel(index), size = self->sizes[dim], outer = 1, inner = 1;
+    for (int i = 0; i < dim; i++) outer *= self->sizes[i];
+    for (int i = (int)dim + 1; i < self->ndim; i++) inner *= self->sizes[i];
+    const char *ip = tn_tensor_data(index);
+    int64_t step = index->ndim ? index->strides[0] : 0;
+    float *o = tn_tensor_data(out);
+    const float *x = tn_tensor_data(src);
+    for (int64_t a = 0; a < outer; a++)
+        for (int64_t k = 0; k < n; k++) {
+            int64_t v = index->dtype == TN_DTYPE_INT64 ? ((const int64_t *)ip)[k * step] : ((const int32_t *)ip)[k * step];
+            float *d = o + (a * size + v) * inner;
+            const float *s = x + (a * n + k) * inner;
+            for (int64_t j = 0; j < inner; j++) d[j] += s[j];
+        }
+    rets[0] = tn_value_tensor(out);
+    return TN_OK;
+}
+
 tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
-    tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t;
+    tn_tensor *self = args[0].u.t, *index = args[2].u.t, *src = args[3].u.t, *into = tn_iter_offer_take(rets);
     int64_t dim = args[1].u.i;
     TN_TRY(index_checks("index_add_", self, &dim, index, src));
     /* upstream's meta checks of the source's dims and the index count, before any early
@@ -466,6 +505,10 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     const tn_value *alpha = &args[4];
     bool unit = (alpha->tag == TN_V_INT && alpha->u.i == 1) || (alpha->tag == TN_V_DOUBLE && alpha->u.d == 1) ||
                 (alpha->tag == TN_V_BOOL && alpha->u.b);
+    if (unit && self->dtype == TN_DTYPE_FLOAT32 && self->ndim >= 1 && src->ndim == self->ndim && !tn_tensor_is_meta(self) &&
+        !tn_tensor_is_meta(src) && !tn_tensor_is_meta(index) && tn_tensor_is_contiguous(self) && tn_tensor_is_contiguous(src) &&
+        tn_tensor_numel(self) > 0)
+        return index_add_rows(self, into, dim, index, src, rets);
     tn_cx c = {0};
     tn_tensor *v = unit ? src : tn_cx_call(&c, TN_OP_mul_Scalar, TN_ARGS(TN_T(src), *alpha));
     if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);

@@ -2067,6 +2067,13 @@ add("inner_err", "lambda a: torch.inner(a, a.t())", [In((3, 4))], ["inner.defaul
 add("block_diag_err", "lambda a: torch.block_diag(a)", [In((2, 3, 4))], ["block_diag.default"])
 add("combinations_err", "lambda a: torch.combinations(a)", [In((2, 3))], ["combinations.default"])
 add("nanmean_int_err", "lambda a: torch.nanmean(a)", [In((2, 3), "int64", "int")], ["nanmean.default"])
+# index_add of contiguous float32 adds slice after slice (ops/composite_shape.c
+# index_add_rows): repeated indices (their order of addition), dims 0 / 1 / 2, in place into
+# self and into a view at an offset, int32 indices, alpha other than 1 through index_put
+add("index_add_slices", "lambda a, s, i: (torch.index_add(a, 0, i, s), a.clone().index_add_(0, i, s), torch.cat([a, a])[3:].index_add_(0, i, s), "
+    "torch.index_add(a.view(6, 10, 11), 1, i[:9] % 10, s.view(9, 10, 11)[:6].transpose(0, 1).contiguous()[:9].transpose(0, 1).contiguous()), "
+    "torch.index_add(a, 1, i[:40] % 110, s[:60, :40]), torch.index_add(a, 0, i.int(), s), torch.index_add(a, 0, i, s, alpha=2.5))",
+    [In((60, 110)), In((90, 110)), In((90,), "int64", "index", high=60)], ["index_add.default"], rtol=0, atol=0)
 add("index_add_dtype_err", "lambda a, i: torch.index_add(a, 0, i, a.double()[:2])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["index_add.default"])
 add("index_add_index_err", "lambda a, i: torch.index_add(a, 0, i.float(), a[:2])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["index_add.default"])
 add("put_err", "lambda a, i: torch.put(a, i, a[0])", [In((3, 4)), In((2,), "int64", "index", high=3)], ["put.default"])
