@@ -249,6 +249,24 @@ static tn_status nonzero_of(tn_tensor *t, tn_tensor **out) {
     tn_tensor *buf;
     TN_TRY(tn_tensor_empty(2, sizes, TN_DTYPE_INT64, tn_tensor_device(t), &buf));
     int64_t *o = tn_tensor_data(buf), k = 0;
+    if (nd >= 1 && nnz > 0 && tn_tensor_is_contiguous(t) && (w == 1 || t->dtype == TN_DTYPE_FLOAT32)) {
+        /* contiguous bytes (bool, the 8-bit integers) or float32: a row of the last dim at a
+         * time, its test inline (before: a test call per element, 3.8x upstream's time) */
+        const int64_t last = t->sizes[nd - 1], rows = numel / last;
+        int64_t idx[TN_MAX_DIMS] = {0};
+        for (int64_t r = 0; r < rows; r++) {
+            const char *row = base + r * last * w;
+            for (int64_t j = 0; j < last; j++) {
+                bool nz = w == 1 ? row[j] != 0 : ((const float *)row)[j] != 0.0f;
+                if (!nz) continue;
+                for (int d = 0; d < nd - 1; d++) o[d * nnz + k] = idx[d];
+                o[(nd - 1) * nnz + k] = j;
+                k++;
+            }
+            for (int d = nd - 2; d >= 0; d--) { if (++idx[d] < t->sizes[d]) break; idx[d] = 0; }
+        }
+        numel = 0; /* done */
+    }
     walker it;
     walker_init(&it, nd, t->sizes, t->strides, 0);
     for (int64_t i = 0; i < numel && k < nnz; i++, walker_next(&it)) {

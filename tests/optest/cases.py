@@ -967,6 +967,9 @@ add("masked_scatter_short_src_err", "lambda a, m, s: a.masked_scatter(m, s)", [I
 add("masked_scatter_bcast", "lambda a, m, s: a.masked_scatter(m, s)", [In((7, 33)), In((33,), "bool", "bool"), In((7, 33))], ["masked_scatter.default"])
 add("nonzero_0d", "lambda a: (torch.nonzero(a), torch.nonzero(a * 0))", [In(())], ["nonzero.default"])
 add("nonzero_special", "lambda a: torch.nonzero(a)", [In((1000,), "float32", "special")], ["nonzero.default"])
+# nonzero of contiguous bytes and float32 a row at a time (NaN counts, -0 does not), 1-3 dims
+add("nonzero_rows", "lambda b, f: (torch.nonzero(b), torch.nonzero(b.view(10, 35, 20)), torch.nonzero(f), torch.nonzero(f.view(-1)), torch.where(b), b.view(-1).nonzero(), torch.nonzero(b.t()))",
+    [In((70, 100), "bool", "bool"), In((70, 100), "float32", "special")], ["nonzero.default"])
 add("nonzero_3d", "lambda a: torch.nonzero(a)", [In((3, 4, 5), "int8", "int")], ["nonzero.default"])
 add("index_put_accumulate_dups", "lambda a, i, v: torch.index_put(a, (i,), v, accumulate=True)", [In((7, 5)), In((40,), "int64", "index", high=7), In((40, 5))], ["index_put.default"])
 add("index_put_two_idx", "lambda a, i, j, v: torch.index_put(a, (i, j), v)", [In((7, 5)), In((4,), "int64", "index", high=7), In((4,), "int64", "index", high=5), In(())], ["index_put.default"])
