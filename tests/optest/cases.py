@@ -2145,6 +2145,11 @@ for dt in ("float32", "float64", "int64"):
         [In((4, 6), dt, "int" if dt == "int64" else "normal")], ["_unique2.default", "unique_dim.default", "unique_consecutive.default"])
     add(f"cov_{dt}", "lambda a, f, w: (torch.cov(a), torch.cov(a, correction=0), torch.cov(a[0]), torch.cov(a, fweights=f.abs()), torch.cov(a, aweights=w.abs()), torch.cov(a, correction=2, fweights=f.abs(), aweights=w.abs()), torch.corrcoef(a), torch.corrcoef(a[0]))",
         [In((3, 6), dt, kind), In((6,), "int64", "int"), In((6,), "float64", "pos")], ["cov.default", "corrcoef.default"])
+# unique of single elements sorted as (value, index) pairs by the inlined introsort: many
+# repeats (inverse and counts), int64 beyond 2^53, float32 with NaNs and both zeros
+add("unique_elems_sorted", "lambda i, f: (torch.unique(i, return_inverse=True, return_counts=True), torch.unique(i * (2**60) + 1), "
+    "torch.unique(f, return_inverse=True, return_counts=True), torch.unique(torch.cat([f, -f, f * 0, -(f * 0)]), return_counts=True))",
+    [In((20000,), "int64", "index", high=300), In((3000,), "float32", "special")], ["_unique2.default"])
 add("unique_bool", "lambda a: (torch.unique(a, return_inverse=True, return_counts=True), torch.unique_consecutive(a, return_counts=True))", [In((9,), "bool", "bool")], ["_unique2.default", "unique_consecutive.default"])
 add("bincount", "lambda i, w: (torch.bincount(i.abs()), torch.bincount(i.abs(), w), torch.bincount(i.abs(), w.double(), 30), torch.bincount(i.abs(), minlength=3), torch.bincount(i[:0]), torch.bincount(i.abs().to(torch.uint8)), torch.bincount(i.abs(), i))",
     [In((9,), "int64", "int"), In((9,))], ["bincount.default"])
