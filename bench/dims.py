@@ -7,7 +7,9 @@ Every operator on float32 inputs of 1,000,000 elements in four shapes (1000x1000
 10000x100, 100x10000, 64x128x128), reduced over each dim: sum, mean, nansum, prod, amax,
 max (values and indices), argmax, var, std, norm, logsumexp, cumsum, median, count_nonzero
 and any / all of a bool mask, sum of float64 (the conversion included on both sides); then
-gather, scatter_add_, index_select, take and embedding at one shape each. Each side runs
+gather, scatter_add_, index_select, take and embedding at one shape each, and the other
+operators an in-session sweep of common operators found furthest behind (index_add_,
+adaptive_avg_pool2d to 1, interpolate, nonzero, unique, layer_norm, group_norm). Each side runs
 in its own process (`--side-worker`), the sides alternating which goes first, each
 measurement the best of 10 calls; across rounds each side keeps its best. Prints
 ours/upstream per row, worst first, and the count over `--over`."""
@@ -57,6 +59,18 @@ def cases(torch):
     out["index_select 1000x1000 dim 0, 500 indices"] = lambda: x.index_select(0, rows)
     out["take 1e6, 1e5 indices"] = lambda: x.take(flat)
     out["embedding 50000x256, 64x128 tokens"] = lambda: F.embedding(tok, emb)
+    # the other operators an in-session sweep of common operators found furthest behind
+    img = torch.randn(8, 32, 64, 64, generator=g)
+    mask = x > 0
+    ints = torch.randint(0, 1000, (100000,), generator=g)
+    out["index_add_ 1000x1000 dim 0, 1000 indices"] = lambda: base.index_add_(0, rows.repeat(2), x)
+    out["adaptive_avg_pool2d 8x32x64x64 -> 1"] = lambda: F.adaptive_avg_pool2d(img, 1)
+    out["interpolate nearest x2, 8x32x64x64"] = lambda: F.interpolate(img, scale_factor=2)
+    out["interpolate bilinear x2, 8x32x64x64"] = lambda: F.interpolate(img, scale_factor=2, mode="bilinear")
+    out["nonzero 1000x1000 bool"] = lambda: mask.nonzero()
+    out["unique 1e5 int64"] = lambda: ints.unique()
+    out["layer_norm 1000x1000"] = lambda: F.layer_norm(x, (1000,))
+    out["group_norm 8x32x64x64, 8 groups"] = lambda: F.group_norm(img, 8)
     return out
 
 

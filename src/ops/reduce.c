@@ -55,10 +55,16 @@ static tn_dtype sum_result_dtype(tn_dtype in, const tn_value *dtype) {
 
 /* ---- contiguous last-dim fast paths ------------------------------------------------------ */
 
-/* Whether m reduces exactly the last dim of a contiguous t whose rows are n wide. */
+/* Whether m reduces exactly the last k >= 1 dims of a contiguous t (which the iteration
+ * coalesces into one run, upstream's too), its rows n wide: mean((-1, -2)) of an image
+ * batch is rows of H x W. */
 static bool lastdim_rows(const tn_tensor *t, tn_dim_mask m, int64_t *rows, int64_t *n) {
-    if (t->ndim < 1 || m != (1u << (t->ndim - 1)) || !tn_tensor_is_contiguous(t) || tn_tensor_is_meta(t)) return false;
-    *n = t->sizes[t->ndim - 1];
+    if (t->ndim < 1 || !tn_tensor_is_contiguous(t) || tn_tensor_is_meta(t)) return false;
+    int k = 0;
+    while (k < t->ndim && (m & (1u << (t->ndim - 1 - k)))) k++;
+    if (k == 0 || m != (((1u << k) - 1u) << (t->ndim - k))) return false;
+    *n = 1;
+    for (int d = t->ndim - k; d < t->ndim; d++) *n *= t->sizes[d];
     *rows = *n ? tn_tensor_numel(t) / *n : 0;
     return *n > 0 && *rows > 0;
 }

@@ -1079,6 +1079,10 @@ add("sum_outer_exact", "lambda a, c: (lambda n: (a.sum(0), a.mean(0), n.nansum(0
 add("sum_f64_dims_exact", "lambda a, c: (lambda d, e: (lambda n: (d.sum(0), d.sum(1), d.mean(1), n.nansum(0), n.nansum(1), d[:, :37].sum(0), d[:, :6].sum(1), "
     "e.sum(1), e.sum(2), e.nansum(0), e[:, :, :13].sum(1)))(torch.where(d > 1.5, float('nan'), d)))(a.double(), c.double())",
     [In((3001, 107)), In((6, 517, 45))], ["sum.dim_IntList", "mean.dim", "nansum.default"], rtol=0, atol=0)
+# reductions over the last k dims of a contiguous tensor run as rows of their product
+# (ops/reduce.c lastdim_rows): sum, mean, nansum, amax / amin, exact
+add("trailing_dims_rows_exact", "lambda a: (a.sum((-1, -2)), a.mean((2, 3), keepdim=True), a.nansum((1, 2, 3)), a.amax((-2, -1)), a.amin((2, 3)), a.sum((1, 3)))",
+    [In((6, 5, 33, 29), "float32", "special")], ["sum.dim_IntList", "mean.dim", "nansum.default", "amax.default", "amin.default"], rtol=0, atol=0)
 add("nansum_rows_exact", "lambda a: (lambda n: (n.nansum(1), n.nansum(-1, keepdim=True), n[:, :9].nansum(1), n[:, :100].nansum(1)))(torch.where(a > 1.5, float('nan'), a))",
     [In((2000, 107))], ["nansum.default"], rtol=0, atol=0)
 # float products over a dim, bit for bit: rows in upstream's inner-reduction order (4 vectors
