@@ -71,7 +71,8 @@ ATTR static void gn_worker##SFX(void *ctx, int64_t i0, int64_t i1) {            
             float bias = -scale * mu_t + (J->b ? J->b[c] : 0.0f);                                                     \
             const float *xs = xg + d * J->HxW;                                                                        \
             float *ys = yg + d * J->HxW;                                                                              \
-            for (int64_t j = 0; j < J->HxW; j++) ys[j] = xs[j] * scale + bias;                                        \
+            const int64_t hw = J->HxW;                                                                                \
+            for (int64_t j = 0; j < hw; j++) ys[j] = xs[j] * scale + bias;                                            \
         }                                                                                                             \
         J->mean[i] = mu_t;                                                                                            \
         J->rstd[i] = rs;                                                                                              \
@@ -90,10 +91,14 @@ ATTR static void ln_worker##SFX(void *ctx, int64_t m0, int64_t m1) {            
         float mu_t = (float)mu;                                                                                       \
         float rs = (float)(1.0 / sqrt((double)(var < 0 ? 0.0f : var) + J->eps)); /* std::max: NaN stays */            \
         float bias = -rs * mu_t;                                                                                      \
-        for (int64_t j = 0; j < N; j++) {                                                                             \
-            float gv = J->g ? J->g[j] : 1.0f, bv = J->b ? J->b[j] : 0.0f;                                             \
-            yr[j] = (xr[j] * rs + bias) * gv + bv;                                                                    \
-        }                                                                                                             \
+        /* the affine pass per weight / bias case with the pointers in locals, so it runs on                          \
+         * vectors (one load of J->g per element, a store possibly aliasing J, kept it scalar);                       \
+         * the same expression in each: (x rs + bias) g + b, g = 1 and b = 0 when absent */                           \
+        const float *gp = J->g, *bp = J->b;                                                                           \
+        if (gp && bp) for (int64_t j = 0; j < N; j++) yr[j] = (xr[j] * rs + bias) * gp[j] + bp[j];                    \
+        else if (gp) for (int64_t j = 0; j < N; j++) yr[j] = (xr[j] * rs + bias) * gp[j] + 0.0f;                      \
+        else if (bp) for (int64_t j = 0; j < N; j++) yr[j] = (xr[j] * rs + bias) * 1.0f + bp[j];                      \
+        else for (int64_t j = 0; j < N; j++) yr[j] = (xr[j] * rs + bias) * 1.0f + 0.0f;                               \
         if (J->mean) J->mean[m] = mu_t;                                                                               \
         if (J->rstd) J->rstd[m] = rs;                                                                                 \
     }                                                                                                                 \
@@ -117,18 +122,20 @@ ATTR static void rms_worker##SFX(void *ctx, int64_t m0, int64_t m1) {           
         for (; j < N; j++) s += (double)(xr[j] * xr[j]);                                                              \
         float ms = (float)(s / (double)N);                                                                            \
         float r = 1.0f / (float)sqrt((double)(ms + (float)J->eps));                                                   \
-        for (j = 0; j < N; j++) {                                                                                     \
-            float v = xr[j] * r;                                                                                      \
-            yr[j] = J->g ? v * J->g[j] : v;                                                                           \
-        }                                                                                                             \
+        const float *gp = J->g;                                                                                       \
+        if (gp) for (j = 0; j < N; j++) yr[j] = xr[j] * r * gp[j];                                                    \
+        else for (j = 0; j < N; j++) yr[j] = xr[j] * r;                                                               \
         J->rstd[m] = r;                                                                                               \
     }                                                                                                                 \
 }                                                                                                                     \
 
+#pragma GCC push_options
+#pragma GCC optimize("O3")
 NORM_ROWS(_base, )
 #if defined(__x86_64__)
 NORM_ROWS(_avx2, __attribute__((target("avx2"))))
 #endif
+#pragma GCC pop_options
 #undef NORM_ROWS
 
 static void run_rows(tn_parallel_fn fn, norm_job *j, int64_t M) {
