@@ -560,7 +560,16 @@ typedef struct {
     gs_kind kind;
     gs_fn fn;
     void *ctx;
+    int64_t lim;       /* self's size along d */
+    int64_t first_bad; /* GS_GATHER: the first element (row-major) out of range, or INT64_MAX */
 } gs_walk;
+
+/* a gather element out of range: kept if it is the first in row-major order so far */
+static void gs_note_bad(gs_walk *g, int64_t e) {
+    int64_t cur = __atomic_load_n(&g->first_bad, __ATOMIC_RELAXED);
+    while (e < cur && !__atomic_compare_exchange_n(&g->first_bad, &cur, e, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
 
 static void gs_row_offsets(const gs_walk *g, int64_t r, int64_t *so, int64_t *oo, int64_t *io) {
     *so = g->self->offset, *oo = g->other ? g->other->offset : 0, *io = 0;
@@ -586,7 +595,7 @@ static void gs_row_offsets(const gs_walk *g, int64_t r, int64_t *so, int64_t *oo
         }                                                                                      \
     }
 static void gs_rows(void *p, int64_t b, int64_t e) {
-    const gs_walk *g = p;
+    gs_walk *g = p;
     const int L = g->n - 1;
     const int64_t sl = stride_or_0(g->self, L), sd = stride_or_0(g->self, g->d), ol = g->other ? stride_or_0(g->other, L) : 0;
     const int64_t il = g->istr[L];
@@ -595,12 +604,38 @@ static void gs_rows(void *p, int64_t b, int64_t e) {
     const gs_ctx *c = g->ctx;
     char *sb = c->self_base, *ob = c->other_base;
     const char *val = c->value;
-    if (g->kind == GS_GATHER && c->w == 4) GS_LOOP(((uint32_t *)ob)[o_] = ((const uint32_t *)sb)[s_])
-    else if (g->kind == GS_GATHER) GS_LOOP(((uint64_t *)ob)[o_] = ((const uint64_t *)sb)[s_])
+    /* gather checks as it copies (into a fresh result: an element out of range only spoils
+     * what is then discarded) */
+#define GS_CHECKED(STORE) if ((uint64_t)v >= (uint64_t)g->lim) gs_note_bad(g, r * g->len + j); else STORE
+    if (g->kind == GS_GATHER && last && sl == 1 && ol == 1 && il == 1 && i64 && g->lim > 0 && (c->w == 4 || c->w == 8)) {
+        /* rows along a contiguous last dim: a plain gather loop per row */
+        for (int64_t r = b; r < e; r++) {
+            int64_t so, oo, io;
+            gs_row_offsets(g, r, &so, &oo, &io);
+            const int64_t *ix = (const int64_t *)ip + io;
+            bool bad = false;
+            if (c->w == 4) {
+                const uint32_t *src = (const uint32_t *)sb + so;
+                uint32_t *dst = (uint32_t *)ob + oo;
+                for (int64_t j = 0; j < g->len; j++) { bad |= (uint64_t)ix[j] >= (uint64_t)g->lim; dst[j] = src[(uint64_t)ix[j] < (uint64_t)g->lim ? ix[j] : 0]; }
+            } else {
+                const uint64_t *src = (const uint64_t *)sb + so;
+                uint64_t *dst = (uint64_t *)ob + oo;
+                for (int64_t j = 0; j < g->len; j++) { bad |= (uint64_t)ix[j] >= (uint64_t)g->lim; dst[j] = src[(uint64_t)ix[j] < (uint64_t)g->lim ? ix[j] : 0]; }
+            }
+            if (bad)
+                for (int64_t j = 0; j < g->len; j++)
+                    if ((uint64_t)ix[j] >= (uint64_t)g->lim) { gs_note_bad(g, r * g->len + j); break; }
+        }
+        return;
+    }
+    if (g->kind == GS_GATHER && c->w == 4) GS_LOOP(GS_CHECKED(((uint32_t *)ob)[o_] = ((const uint32_t *)sb)[s_]))
+    else if (g->kind == GS_GATHER) GS_LOOP(GS_CHECKED(((uint64_t *)ob)[o_] = ((const uint64_t *)sb)[s_]))
     else if (g->kind == GS_SCATTER_SET && c->w == 4) GS_LOOP(((uint32_t *)sb)[s_] = val ? *(const uint32_t *)val : ((const uint32_t *)ob)[o_])
     else if (g->kind == GS_SCATTER_SET) GS_LOOP(((uint64_t *)sb)[s_] = val ? *(const uint64_t *)val : ((const uint64_t *)ob)[o_])
     else if (g->kind == GS_SCATTER_ADD_F32) GS_LOOP(((float *)sb)[s_] += val ? *(const float *)val : ((const float *)ob)[o_])
     else GS_LOOP(g->fn(g->ctx, s_, o_))
+#undef GS_CHECKED
 }
 #undef GS_LOOP
 
@@ -616,9 +651,19 @@ static tn_status gather_scatter_walk_kind(const tn_tensor *self, int d, const tn
     int64_t numel = tn_tensor_numel(index), lim = size_or_1(self, d);
     const char *ip = tn_tensor_data((tn_tensor *)index);
     if (numel == 0 || !ip) return TN_OK;
-    gs_walk g = {self, index, other, n, d, 1, size_or_1(index, n - 1), {0}, {0}, kind, fn, ctx};
+    gs_walk g = {self, index, other, n, d, 1, size_or_1(index, n - 1), {0}, {0}, kind, fn, ctx, lim, INT64_MAX};
     for (int i = 0; i < n; i++) g.sizes[i] = size_or_1(index, i), g.istr[i] = stride_or_0(index, i);
     for (int i = 0; i < n - 1; i++) g.rows *= g.sizes[i];
+    if (kind == GS_GATHER) { /* checked while copying (gs_rows) */
+        if (parallel) tn_parallel_for(g.rows, 16384 / g.len + 1, gs_rows, &g);
+        else gs_rows(&g, 0, g.rows);
+        if (g.first_bad == INT64_MAX) return TN_OK;
+        int64_t so, oo, io;
+        gs_row_offsets(&g, g.first_bad / g.len, &so, &oo, &io);
+        int64_t v = read_index(index, ip, io + g.first_bad % g.len * g.istr[n - 1]);
+        return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)v, d,
+                        (long long)lim);
+    }
     for (int64_t r = 0; r < g.rows; r++) {
         int64_t so, oo, io;
         gs_row_offsets(&g, r, &so, &oo, &io);

@@ -946,6 +946,8 @@ add("scatter_index_oob", "lambda a, i: torch.scatter(a, 1, i + 40, 1.0)", [In((7
 add("scatter_index_dtype_err", "lambda a, i: torch.scatter(a, 1, i.int(), 1.0)", [In((7, 33)), In((7, 5), "int64", "index", high=33)], ["scatter.value"])
 add("scatter_reduce_max_spelling", "lambda a, i, s: (torch.scatter_reduce(a, 1, i, s, 'max'), torch.scatter_reduce(a, 1, i, s, 'min'))", [In((7, 33)), In((7, 5), "int64", "index", high=33), In((7, 5))], ["scatter_reduce.two"])
 add("gather_oob", "lambda a, i: torch.gather(a, 1, i + 33)", [In((7, 33)), In((7, 5), "int64", "index", high=33)], ["gather.default"])
+add("gather_oob_late", "lambda a, i: torch.gather(a, 1, torch.cat([i, i[:, :1] + 33, i], 1))", [In((7, 33)), In((7, 5), "int64", "index", high=33)], ["gather.default"])
+add("gather_empty_dim_err", "lambda a, i: torch.gather(a[:, :0], 1, i)", [In((7, 33)), In((7, 5), "int64", "index", high=33)], ["gather.default"])
 add("gather_dim_err", "lambda a, i: torch.gather(a, 1, i)", [In((7, 33)), In((7,), "int64", "index", high=33)], ["gather.default"])
 add("gather_empty", "lambda a, i: torch.gather(a, 1, i)", [In((7, 33)), In((7, 0), "int64", "index", high=33)], ["gather.default"])
 # index_select large enough for the pool: slices of dim 0, columns of the last dim gathered
