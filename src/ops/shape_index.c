@@ -629,6 +629,18 @@ static void gs_rows(void *p, int64_t b, int64_t e) {
         }
         return;
     }
+    if (g->kind == GS_SCATTER_ADD_F32 && last && sl == 1 && ol == 1 && il == 1 && i64 && !val) {
+        /* rows along a contiguous last dim (indices checked before) */
+        for (int64_t r = b; r < e; r++) {
+            int64_t so, oo, io;
+            gs_row_offsets(g, r, &so, &oo, &io);
+            const int64_t *ix = (const int64_t *)ip + io;
+            float *dst = (float *)sb + so;
+            const float *src = (const float *)ob + oo;
+            for (int64_t j = 0; j < g->len; j++) dst[ix[j]] += src[j];
+        }
+        return;
+    }
     if (g->kind == GS_GATHER && c->w == 4) GS_LOOP(GS_CHECKED(((uint32_t *)ob)[o_] = ((const uint32_t *)sb)[s_]))
     else if (g->kind == GS_GATHER) GS_LOOP(GS_CHECKED(((uint64_t *)ob)[o_] = ((const uint64_t *)sb)[s_]))
     else if (g->kind == GS_SCATTER_SET && c->w == 4) GS_LOOP(((uint32_t *)sb)[s_] = val ? *(const uint32_t *)val : ((const uint32_t *)ob)[o_])
@@ -669,6 +681,12 @@ static tn_status gather_scatter_walk_kind(const tn_tensor *self, int d, const tn
         gs_row_offsets(&g, r, &so, &oo, &io);
         const int64_t il = g.istr[n - 1];
         bool bad = false;
+        if (index->dtype == TN_DTYPE_INT64 && il == 1) { /* contiguous: a loop the compiler vectorises */
+            const int64_t *x = (const int64_t *)ip + io;
+            uint64_t worst = 0;
+            for (int64_t j = 0; j < g.len; j++) worst |= (uint64_t)x[j] >= (uint64_t)lim;
+            if (!worst) continue;
+        }
         if (index->dtype == TN_DTYPE_INT64) { /* a branch-free scan first; the message's value after */
             const int64_t *x = (const int64_t *)ip + io;
             for (int64_t j = 0; j < g.len; j++) bad |= (uint64_t)x[j * il] >= (uint64_t)lim;
@@ -681,7 +699,9 @@ static tn_status gather_scatter_walk_kind(const tn_tensor *self, int d, const tn
                                 d, (long long)lim);
         }
     }
-    if (parallel) tn_parallel_for(g.rows, 16384 / g.len + 1, gs_rows, &g);
+    /* along the last dim each index row writes only its own row of self: rows on the pool
+     * then too (each element still sees its writes in order) */
+    if (parallel || d == n - 1) tn_parallel_for(g.rows, 16384 / g.len + 1, gs_rows, &g);
     else gs_rows(&g, 0, g.rows);
     return TN_OK;
 }
