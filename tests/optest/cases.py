@@ -1215,6 +1215,13 @@ for n in SIZES:
     add(f"argsort_f32_{n}", "lambda a: torch.argsort(a)", [In((n,))], ["argsort.default"])
 # the order of tied elements from the unstable sort/topk is upstream's std::sort /
 # partial_sort detail: for ties only values (or stable sorts) are compared
+# a 1-d ascending sort of >= 32,768 integers is upstream's radix sort (stable indices):
+# int64 with ties and negatives, int8, argsort, the boundary (32,767: std::sort's ties),
+# descending and 2-d (not radix), uint16 refused by name
+add("sort_radix_1d", "lambda a: (a.sort(), (a - 25).to(torch.int8).sort(), a.argsort(), a[:32767].sort(), a.sort(descending=True), a.view(2, -1).sort(), "
+    "torch.sort(a, stable=False), a.int().sort()[1], a.to(torch.int16).sort()[1])",
+    [In((40000,), "int64", "index", high=50)], ["sort.default", "argsort.default", "sort.stable"])
+add("sort_radix_uint16_err", "lambda a: a.to(torch.uint16).sort()", [In((40000,), "int64", "index", high=50)], ["sort.default"])
 add("sort_special", "lambda a: (torch.sort(a)[0], torch.sort(a, descending=True)[0], torch.sort(a, stable=True), torch.argsort(a, stable=True), torch.topk(a, 10)[0], torch.topk(a, 10, largest=False)[0])", [In((33,), "float32", "special")], ["sort.default", "argsort.stable", "topk.default"])
 add("sort_0d", "lambda a: (torch.sort(a), torch.argsort(a), torch.topk(a, 1))", [In(())], ["sort.default", "argsort.default", "topk.default"])
 add("sort_empty", "lambda a: (torch.sort(a, 1), torch.topk(a, 0, 1))", [In((3, 0))], ["sort.default", "topk.default"])
