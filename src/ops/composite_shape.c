@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "autograd/autograd.h"
 #include "core/scalar.h"
 #include "ops/composite_internal.h"
 #include "ops/iter.h"
@@ -505,7 +506,10 @@ tn_status tn_op_index_add(const tn_value *args, tn_value *rets) {
     const tn_value *alpha = &args[4];
     bool unit = (alpha->tag == TN_V_INT && alpha->u.i == 1) || (alpha->tag == TN_V_DOUBLE && alpha->u.d == 1) ||
                 (alpha->tag == TN_V_BOOL && alpha->u.b);
-    if (unit && self->dtype == TN_DTYPE_FLOAT32 && self->ndim >= 1 && src->ndim == self->ndim && !tn_tensor_is_meta(self) &&
+    /* (not while autograd records: this composite then runs as its parts, which record) */
+    bool recording = (tn_grad_mode_enabled() && (tn_requires_grad(self) || tn_requires_grad(src))) ||
+                     tn_fw_has_tangent(self) || tn_fw_has_tangent(src);
+    if (unit && !recording && self->dtype == TN_DTYPE_FLOAT32 && self->ndim >= 1 && src->ndim == self->ndim && !tn_tensor_is_meta(self) &&
         !tn_tensor_is_meta(src) && !tn_tensor_is_meta(index) && tn_tensor_is_contiguous(self) && tn_tensor_is_contiguous(src) &&
         tn_tensor_numel(self) > 0)
         return index_add_rows(self, into, dim, index, src, rets);
