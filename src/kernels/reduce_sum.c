@@ -250,6 +250,45 @@ static void f64_units4(double *out16, const double *x, int64_t row_stride, int64
 static void f64_units4_1(double *out4, const double *x, int64_t row_stride, int64_t ustride, int64_t size);
 static void f64_units4_1_nan(double *out4, const double *x, int64_t row_stride, int64_t ustride, int64_t size);
 
+/* The outer branch's column groups on vectors, for elements T in W lanes (upstream's 32-byte
+ * Vectorized): 4 W columns through one cascade, then W at a time as four interleaved streams
+ * of rows (row_sum), the last columns alone (row_sum of one-element units); each output
+ * then += its sum. The same adds in the same order as the loader-driven branch, so the same
+ * bits. Uses sum_loop2d's in, in_s, out, os, size0, size1, nan. */
+#define OUTER_COLS(T, W, UNITS4, UNITS4_1, UNITS4_1_NAN)                                        \
+    do {                                                                                       \
+        const int64_t rs = in_s[0] / (int64_t)sizeof(T), ilp = size0 / 4;                      \
+        const T *x = (const T *)in;                                                            \
+        T a[4 * (W)];                                                                          \
+        int64_t j = 0;                                                                         \
+        for (; j + 4 * (W) <= size1; j += 4 * (W)) {                                           \
+            UNITS4(a, x + j, rs, (W), size0, nan);                                             \
+            for (int k = 0; k < 4 * (W); k++) OUT_ADD(T, j + k, a[k]);                         \
+        }                                                                                      \
+        for (; j + (W) <= size1; j += (W)) {                                                   \
+            UNITS4(a, x + j, 4 * rs, rs, ilp, nan);                                            \
+            for (int64_t i = ilp * 4; i < size0; ++i)                                          \
+                for (int k = 0; k < (W); k++) { T v = x[i * rs + j + k]; a[k] += nan && v != v ? (T)0 : v; } \
+            for (int r = 1; r < 4; ++r)                                                        \
+                for (int k = 0; k < (W); k++) a[k] += a[r * (W) + k];                          \
+            for (int k = 0; k < (W); k++) OUT_ADD(T, j + k, a[k]);                             \
+        }                                                                                      \
+        for (; j < size1; j++) {                                                               \
+            (nan ? UNITS4_1_NAN : UNITS4_1)(a, x + j, 4 * rs, rs, ilp);                        \
+            for (int64_t i = ilp * 4; i < size0; ++i) { T v = x[i * rs + j]; a[0] += nan && v != v ? (T)0 : v; } \
+            for (int r = 1; r < 4; ++r) a[0] += a[r];                                          \
+            OUT_ADD(T, j, a[0]);                                                               \
+        }                                                                                      \
+    } while (0)
+/* out element jj (of type T, at stride os) += v */
+#define OUT_ADD(T, jj, v)                                                                      \
+    do {                                                                                       \
+        T o_;                                                                                  \
+        memcpy(&o_, out + (jj) * os, sizeof(T));                                               \
+        o_ += (v);                                                                             \
+        memcpy(out + (jj) * os, &o_, sizeof(T));                                               \
+    } while (0)
+
 static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64_t st[4],
                        int64_t size0, int64_t size1, int lanes, bool nan) {
     int64_t in_s[2] = {st[1], st[3]}, out_s[2] = {st[0], st[2]};
@@ -296,35 +335,7 @@ static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64
             memcpy(out + j * os, &o, 8);
         }
     } else if (f64_fast && in_s[1] == 8 && size1 >= 4 && in_s[0] % 8 == 0 && in_s[0] != 0) {
-        /* float64 columns as the outer branch below sums them: 16 through one cascade, then 4
-         * as four interleaved streams of rows, the last alone */
-        const int64_t rs = in_s[0] / 8;
-        const double *x = (const double *)in;
-        double a[16];
-        int64_t j = 0;
-        for (; j + 16 <= size1; j += 16) {
-            f64_units4(a, x + j, rs, 4, size0, nan);
-            for (int k = 0; k < 16; k++) { double o; memcpy(&o, out + (j + k) * os, 8); o += a[k]; memcpy(out + (j + k) * os, &o, 8); }
-        }
-        for (; j + 4 <= size1; j += 4) {
-            const int64_t ilp = size0 / 4;
-            f64_units4(a, x + j, 4 * rs, rs, ilp, nan);
-            for (int64_t i = ilp * 4; i < size0; ++i)
-                for (int k = 0; k < 4; k++) { double v = x[i * rs + j + k]; a[k] += nan && v != v ? 0.0 : v; }
-            for (int r = 1; r < 4; ++r)
-                for (int k = 0; k < 4; k++) a[k] += a[r * 4 + k];
-            for (int k = 0; k < 4; k++) { double o; memcpy(&o, out + (j + k) * os, 8); o += a[k]; memcpy(out + (j + k) * os, &o, 8); }
-        }
-        for (; j < size1; j++) {
-            const int64_t ilp = size0 / 4;
-            (nan ? f64_units4_1_nan : f64_units4_1)(a, x + j, 4 * rs, rs, ilp);
-            for (int64_t i = ilp * 4; i < size0; ++i) { double v = x[i * rs + j]; a[0] += nan && v != v ? 0.0 : v; }
-            for (int r = 1; r < 4; ++r) a[0] += a[r];
-            double o;
-            memcpy(&o, out + j * os, 8);
-            o += a[0];
-            memcpy(out + j * os, &o, 8);
-        }
+        OUTER_COLS(double, 4, f64_units4, f64_units4_1, f64_units4_1_nan);
     } else if (in_s[0] == es && size0 >= vec_t_size) {
         /* contiguous inner reduction: vector row sums, scalar tail, then lane partials */
         const int64_t vec_numel = vec_t_size, vec_stride = es * vec_numel;
@@ -355,37 +366,9 @@ static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64
             }
         }
     } else if (in_s[1] == es && size1 >= vec_t_size && K->vout_f == ld_f32 && K->comps == 1 && lanes == 8 && in_s[0] % 4 == 0 && in_s[0] != 0) {
-        /* the branch below for float32, on 8-float vectors instead of a loader per unit (the
-         * same adds in the same order: 28x upstream's time for sum(dim=0) of 1000 x 1000
-         * before): 32 columns through one cascade, then 8 at a time as four interleaved
-         * streams of rows (row_sum), the last columns one by one */
-        const int64_t rs = in_s[0] / 4;
-        const float *x = (const float *)in;
-        float a[32];
-        int64_t j = 0;
-        for (; j + 32 <= size1; j += 32) {
-            f32_units4(a, x + j, rs, 8, size0, nan);
-            for (int k = 0; k < 32; k++) { float o; memcpy(&o, out + (j + k) * os, 4); o += a[k]; memcpy(out + (j + k) * os, &o, 4); }
-        }
-        for (; j + 8 <= size1; j += 8) {
-            const int64_t ilp = size0 / 4;
-            f32_units4(a, x + j, 4 * rs, rs, ilp, nan);
-            for (int64_t i = ilp * 4; i < size0; ++i)
-                for (int k = 0; k < 8; k++) { float v = x[i * rs + j + k]; a[k] += nan && v != v ? 0.0f : v; }
-            for (int r = 1; r < 4; ++r)
-                for (int k = 0; k < 8; k++) a[k] += a[r * 8 + k];
-            for (int k = 0; k < 8; k++) { float o; memcpy(&o, out + (j + k) * os, 4); o += a[k]; memcpy(out + (j + k) * os, &o, 4); }
-        }
-        for (; j < size1; j++) { /* row_sum of one-float units */
-            const int64_t ilp = size0 / 4;
-            (nan ? f32_units4_1_nan : f32_units4_1)(a, x + j, 4 * rs, rs, ilp);
-            for (int64_t i = ilp * 4; i < size0; ++i) { float v = x[i * rs + j]; a[0] += nan && v != v ? 0.0f : v; }
-            for (int r = 1; r < 4; ++r) a[0] += a[r];
-            float o;
-            memcpy(&o, out + j * os, 4);
-            o += a[0];
-            memcpy(out + j * os, &o, 4);
-        }
+        /* the branch below for float32 (28x upstream's time for sum(dim=0) of 1000 x 1000
+         * through it) */
+        OUTER_COLS(float, 8, f32_units4, f32_units4_1, f32_units4_1_nan);
     } else if (in_s[1] == es && size1 >= vec_t_size) {
         /* contiguous outer reduction: columns in groups of 4 vectors, then vectors, then scalars */
         const int64_t vec_stride = es * lanes;
@@ -433,6 +416,8 @@ static void sum_loop2d(const sum_kind *K, char *out, const char *in, const int64
 #undef PUT
 #undef ACC
 }
+#undef OUTER_COLS
+#undef OUT_ADD
 
 static const sum_kind K_F32 = {4, 1, 1, ld_f32, ld_f32, ld_f32, NULL, add_f32, eadd_f32};
 static const sum_kind K_F64 = {8, 1, 1, NULL, NULL, NULL, ld_f64, add_f64, eadd_f64};
