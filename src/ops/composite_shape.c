@@ -435,19 +435,8 @@ static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, t
  * time for 1,000 rows into 1000 x 1000. */
 static tn_status index_add_rows(tn_tensor *self, tn_tensor *into, int64_t dim, tn_tensor *index, tn_tensor *src,
                                 tn_value *rets) {
-    bool in_place = into == self;
-    if (in_place) {
-        TN_TRY(tn_check_no_overlap(self, index));
-        TN_TRY(tn_check_no_overlap(self, src));
-    }
     tn_tensor *out;
-    if (in_place) {
-        tn_tensor_retain(self);
-        out = self;
-    } else {
-        TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
-        tn_shape_copy_same_dtype(out, self);
-    }
+    TN_TRY(tn_shape_self_or_copy(self, into == self, index, src, &out));
     int64_t n = tn_tensor_numel(index), size = self->sizes[dim], outer = 1, inner = 1;
     for (int i = 0; i < dim; i++) outer *= self->sizes[i];
     for (int i = (int)dim + 1; i < self->ndim; i++) inner *= self->sizes[i];

@@ -48,6 +48,12 @@ void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, c
  * tensors are skipped (they have no data). Overlapping dst/src is not supported. */
 void tn_shape_copy_same_dtype(tn_tensor *dst, const tn_tensor *src);
 
+/* The tensor an operator whose result starts as a copy of self writes (the scatters,
+ * index_add): self itself (retained) when `in_place` (the door offered it: the derived
+ * in-place form), after checking that index and src (either may be NULL) share no memory with
+ * it, as upstream does before writing; else a new contiguous copy of self. */
+tn_status tn_shape_self_or_copy(tn_tensor *self, bool in_place, const tn_tensor *index, const tn_tensor *src, tn_tensor **out);
+
 /* Copies src into dst (same shape): same dtype by the strided copy above, different
  * dtypes through aten::copy_ at the door. */
 tn_status tn_shape_copy(tn_tensor *dst, tn_tensor *src);

@@ -8,6 +8,7 @@
 #include "core/threadpool.h"
 #include "kernels/cast.h"
 #include "ops/dispatch.h"
+#include "ops/iter.h"
 
 tn_status tn_view_sizes(int64_t numel, int n, const int64_t *shape, int64_t *out) {
     char buf[512];
@@ -222,6 +223,19 @@ void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, c
 void tn_shape_copy_same_dtype(tn_tensor *dst, const tn_tensor *src) {
     tn_strided_copy_bytes(tn_tensor_data(dst), dst->strides, tn_tensor_data(src), src->strides, dst->ndim,
                           dst->sizes, tn_dtype_itemsize(dst->dtype));
+}
+
+tn_status tn_shape_self_or_copy(tn_tensor *self, bool in_place, const tn_tensor *index, const tn_tensor *src, tn_tensor **out) {
+    if (in_place) {
+        if (index) TN_TRY(tn_check_no_overlap(self, index));
+        if (src) TN_TRY(tn_check_no_overlap(self, src));
+        tn_tensor_retain(self);
+        *out = self;
+        return TN_OK;
+    }
+    TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), out));
+    tn_shape_copy_same_dtype(*out, self);
+    return TN_OK;
 }
 
 tn_status tn_shape_copy(tn_tensor *dst, tn_tensor *src) {

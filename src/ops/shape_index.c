@@ -815,20 +815,10 @@ static tn_status scatter_impl(tn_tensor *self, int64_t dim, tn_tensor *index, tn
      * bookkeeping by storage element: only from offset 0. */
     bool in_place = into == self && !tn_tensor_is_meta(self) && !tn_tensor_is_meta(index) &&
                     tn_tensor_is_non_overlapping_and_dense(self) && (!track || (self->offset == 0 && tn_tensor_is_contiguous(self)));
-    if (in_place) {
-        TN_TRY(tn_check_no_overlap(self, index));
-        if (src) TN_TRY(tn_check_no_overlap(self, src));
-    }
     tn_tensor *out;
-    if (in_place) {
-        tn_tensor_retain(self);
-        out = self;
-    } else {
-        TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
-    }
+    TN_TRY(tn_shape_self_or_copy(self, in_place, index, src, &out));
     tn_status st = TN_OK;
     if (!tn_tensor_is_meta(out) && !tn_tensor_is_meta(index)) {
-        if (!in_place) tn_shape_copy_same_dtype(out, self);
         int64_t numel = tn_tensor_numel(out);
         gs_ctx g = {.dt = self->dtype, .w = tn_dtype_itemsize(self->dtype), .self_base = out->storage->data,
                     .other_base = src ? src->storage->data : NULL, .value = value ? (const char *)elem : NULL,
