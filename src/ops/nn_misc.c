@@ -13,6 +13,27 @@
 #include "ops/nn_internal.h"
 #include "ops/iter.h"
 
+typedef struct emb_job {
+    const tn_tensor *weight;
+    const int64_t *idx;
+    const char *w;
+    char *o;
+    int isz;
+} emb_job;
+
+/* output rows [b, e): weight's rows idx[i] (indices checked) */
+static void emb_rows(void *ctx, int64_t b, int64_t e) {
+    const emb_job *j = ctx;
+    const int64_t D = j->weight->sizes[1], s0 = j->weight->strides[0], s1 = j->weight->strides[1];
+    for (int64_t i = b; i < e; i++) {
+        const char *src = j->w + j->idx[i] * s0 * j->isz;
+        char *dst = j->o + i * D * j->isz;
+        if (s1 == 1) memcpy(dst, src, (size_t)(D * j->isz));
+        else
+            for (int64_t c = 0; c < D; c++) memcpy(dst + c * j->isz, src + c * s1 * j->isz, (size_t)j->isz);
+    }
+}
+
 /* aten::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) -> Tensor:
  * rows of weight gathered by indices (padding_idx only matters for the backward). */
 tn_status tn_op_embedding(const tn_value *args, tn_value *rets) {
@@ -37,21 +58,17 @@ tn_status tn_op_embedding(const tn_value *args, tn_value *rets) {
     tn_status st = tn_nn_load_index(indices, &bi);
     if (st != TN_OK) { tn_tensor_release(out); return st; }
     const int64_t *idx = bi.data;
-    int64_t n = tn_tensor_numel(indices), V = weight->sizes[0], D = weight->sizes[1];
-    int isz = tn_dtype_itemsize(weight->dtype);
-    const char *w = tn_tensor_data(weight);
-    char *o = tn_tensor_data(out);
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = idx[i];
-        if (r < 0 || r >= V) {
+    int64_t n = tn_tensor_numel(indices), V = weight->sizes[0];
+    for (int64_t i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= V) {
             st = tn_error(TN_ERR_INDEX, "index out of range in self");
             break;
         }
-        const char *src = w + r * weight->strides[0] * isz;
-        char *dst = o + i * D * isz;
-        if (weight->strides[1] == 1) memcpy(dst, src, (size_t)(D * isz));
-        else
-            for (int64_t j = 0; j < D; j++) memcpy(dst + j * isz, src + j * weight->strides[1] * isz, (size_t)isz);
+    if (st == TN_OK) {
+        /* the rows on the pool (before: one after another, 2x upstream's time for 8,192
+         * rows of 256 floats) */
+        emb_job j = {weight, idx, tn_tensor_data(weight), tn_tensor_data(out), tn_dtype_itemsize(weight->dtype)};
+        tn_parallel_for(n, 32768 / (weight->sizes[1] > 0 ? weight->sizes[1] : 1) + 1, emb_rows, &j);
     }
     tn_nn_buf_free(&bi);
     if (st != TN_OK) { tn_tensor_release(out); return st; }
