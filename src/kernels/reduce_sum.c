@@ -459,81 +459,99 @@ typedef float tn_v8f __attribute__((vector_size(32)));
 typedef float tn_v8fu __attribute__((vector_size(32), aligned(4)));
 static inline tn_v8f v8_ld(const float *p) { return *(const tn_v8fu *)p; }
 
-/* The 8 lane partials sum_loop2d's contiguous-inner branch accumulates over the first
- * vec_size * 8 floats of a row (8 lanes): the same cascade, the same adds in the same order,
- * on 8-float vectors instead of a loader per unit. The first level's four accumulators are
- * locals (registers: an array indexed by level kept them in memory, a store and a reload per
- * add); compiled for the baseline ISA and for AVX2 (one 8-float register instead of two
- * halves), chosen by tn_cpu_isa(): vector adds are exact IEEE adds, the same bits either way
- * (sum 1e6 floats: 185 us, 3.6x upstream, before). */
-#define F32_ROW_PARTS8(NAME, ATTR, v8_ld)                                                                         \
-    ATTR static inline __attribute__((always_inline)) void NAME(float *out8, const float *x, int64_t vec_size) {  \
-        const int64_t size = vec_size / 4;                                                                        \
-        int64_t lp = ceil_log2(size) / NLEVELS;                                                                   \
-        if (lp < 4) lp = 4;                                                                                       \
-        const int64_t step = (int64_t)1 << lp, lmask = step - 1;                                                  \
-        tn_v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                                            \
-        tn_v8f acc[NLEVELS][4];                                                                                   \
-        /* a row shorter than one step never fills a level: the levels are zeros then, and                        \
-         * adding them is adding +0 (the same as three times), without clearing 16 vectors                        \
-         * per row (rows of 100 were 2x upstream's time) */                                                       \
-        const bool levels = size >= step;                                                                         \
-        if (levels) memset(acc, 0, sizeof acc);                                                                   \
-        int64_t i = 0;                                                                                            \
-        for (; i + step <= size;) {                                                                               \
-            for (int64_t j = 0; j < step; ++j, ++i) {                                                             \
-                const float *b = x + i * 32;                                                                      \
-                a0 += v8_ld(b);                                                                                   \
-                a1 += v8_ld(b + 8);                                                                               \
-                a2 += v8_ld(b + 16);                                                                              \
-                a3 += v8_ld(b + 24);                                                                              \
-            }                                                                                                     \
-            acc[0][0] = a0, acc[0][1] = a1, acc[0][2] = a2, acc[0][3] = a3;                                       \
-            for (int j = 1; j < NLEVELS; ++j) {                                                                   \
-                for (int r = 0; r < 4; r++) {                                                                     \
-                    acc[j][r] += acc[j - 1][r];                                                                   \
-                    acc[j - 1][r] = (tn_v8f){0};                                                                  \
-                }                                                                                                 \
-                if ((i & (lmask << (j * lp))) != 0) break;                                                        \
-            }                                                                                                     \
-            a0 = acc[0][0], a1 = acc[0][1], a2 = acc[0][2], a3 = acc[0][3];                                       \
-        }                                                                                                         \
-        for (; i < size; ++i) {                                                                                   \
-            const float *b = x + i * 32;                                                                          \
-            a0 += v8_ld(b);                                                                                       \
-            a1 += v8_ld(b + 8);                                                                                   \
-            a2 += v8_ld(b + 16);                                                                                  \
-            a3 += v8_ld(b + 24);                                                                                  \
-        }                                                                                                         \
-        if (levels) {                                                                                             \
-            for (int j = 1; j < NLEVELS; ++j) {                                                                   \
-                a0 += acc[j][0];                                                                                  \
-                a1 += acc[j][1];                                                                                  \
-                a2 += acc[j][2];                                                                                  \
-                a3 += acc[j][3];                                                                                  \
-            }                                                                                                     \
-        } else {                                                                                                  \
-            const tn_v8f z = {0};                                                                                 \
-            a0 += z, a1 += z, a2 += z, a3 += z;                                                                   \
-        }                                                                                                         \
-        tn_v8f part = a0;                                                                                         \
-        for (int64_t u = size * 4; u < vec_size; ++u) part += v8_ld(x + u * 8);                                   \
-        part += a1;                                                                                               \
-        part += a2;                                                                                               \
-        part += a3;                                                                                               \
-        memcpy(out8, &part, sizeof part);                                                                         \
-    }
 /* nansum's load: a NaN lane reads as +0 (the reference's load, upstream's nansum policy) */
 typedef int32_t tn_v8i __attribute__((vector_size(32)));
 static inline tn_v8f v8_ld_nan(const float *p) {
     tn_v8f v = v8_ld(p);
     return (tn_v8f)((tn_v8i)v & (v == v));
 }
-F32_ROW_PARTS8(f32_row_parts8_base, , v8_ld)
-F32_ROW_PARTS8(f32_row_parts8_nan_base, , v8_ld_nan)
+
+/* f32_units4 (declared above sum_loop2d): the cascade of multi_row_sum, the first level's
+ * four accumulators in registers; a row's 8-lane partials are four such units too */
+#define F32_UNITS4(NAME, ATTR, ET, VT, v8_ld)                                               \
+    ATTR static void NAME(ET *out32, const ET *x, int64_t rs, int64_t us, int64_t size) {   \
+        int64_t lp = ceil_log2(size) / NLEVELS;                                             \
+        if (lp < 4) lp = 4;                                                                 \
+        const int64_t step = (int64_t)1 << lp, lmask = step - 1;                            \
+        VT a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                          \
+        VT acc[NLEVELS][4];                                                                 \
+        /* fewer steps than one level never fill a level: the levels are zeros then, and    \
+         * adding them is adding +0 (the same as three times), without clearing 16 vectors  \
+         * (rows of 100 were 2x upstream's time) */                                         \
+        const bool levels = size >= step;                                                   \
+        if (levels) memset(acc, 0, sizeof acc);                                             \
+        int64_t i = 0;                                                                      \
+        for (; i + step <= size;) {                                                         \
+            for (int64_t j = 0; j < step; ++j, ++i) {                                       \
+                const ET *b = x + i * rs;                                                   \
+                a0 += v8_ld(b);                                                             \
+                a1 += v8_ld(b + us);                                                        \
+                a2 += v8_ld(b + 2 * us);                                                    \
+                a3 += v8_ld(b + 3 * us);                                                    \
+            }                                                                               \
+            acc[0][0] = a0, acc[0][1] = a1, acc[0][2] = a2, acc[0][3] = a3;                 \
+            for (int j = 1; j < NLEVELS; ++j) {                                             \
+                for (int r = 0; r < 4; r++) {                                               \
+                    acc[j][r] += acc[j - 1][r];                                             \
+                    acc[j - 1][r] = (VT){0};                                                \
+                }                                                                           \
+                if ((i & (lmask << (j * lp))) != 0) break;                                  \
+            }                                                                               \
+            a0 = acc[0][0], a1 = acc[0][1], a2 = acc[0][2], a3 = acc[0][3];                 \
+        }                                                                                   \
+        for (; i < size; ++i) {                                                             \
+            const ET *b = x + i * rs;                                                       \
+            a0 += v8_ld(b);                                                                 \
+            a1 += v8_ld(b + us);                                                            \
+            a2 += v8_ld(b + 2 * us);                                                        \
+            a3 += v8_ld(b + 3 * us);                                                        \
+        }                                                                                   \
+        if (levels) {                                                                       \
+            for (int j = 1; j < NLEVELS; ++j) {                                             \
+                a0 += acc[j][0];                                                            \
+                a1 += acc[j][1];                                                            \
+                a2 += acc[j][2];                                                            \
+                a3 += acc[j][3];                                                            \
+            }                                                                               \
+        } else {                                                                            \
+            const VT z = {0};                                                               \
+            a0 += z, a1 += z, a2 += z, a3 += z;                                             \
+        }                                                                                   \
+        const int w = (int)(sizeof(VT) / sizeof(ET));                                       \
+        memcpy(out32, &a0, sizeof a0), memcpy(out32 + w, &a1, sizeof a1);                   \
+        memcpy(out32 + 2 * w, &a2, sizeof a2), memcpy(out32 + 3 * w, &a3, sizeof a3);       \
+    }
+F32_UNITS4(f32_units4_base, , float, tn_v8f, v8_ld)
+F32_UNITS4(f32_units4_nan_base, , float, tn_v8f, v8_ld_nan)
 #if defined(__x86_64__)
-F32_ROW_PARTS8(f32_row_parts8_avx2, __attribute__((target("avx2"))), v8_ld)
-F32_ROW_PARTS8(f32_row_parts8_nan_avx2, __attribute__((target("avx2"))), v8_ld_nan)
+F32_UNITS4(f32_units4_avx2, __attribute__((target("avx2"))), float, tn_v8f, v8_ld)
+F32_UNITS4(f32_units4_nan_avx2, __attribute__((target("avx2"))), float, tn_v8f, v8_ld_nan)
+#endif
+
+/* The 8 lane partials sum_loop2d's contiguous-inner branch accumulates over the first
+ * vec_size * 8 floats of a row: the row read as four interleaved units of 8 floats
+ * (F32_UNITS4 over blocks of 32), then the units left after the last block added to the
+ * first unit's lanes, then the other three units, as upstream's row_sum adds them (sum 1e6
+ * floats: 185 us, 3.6x upstream, before the vector form). */
+#define F32_ROW_PARTS8(NAME, ATTR, UNITS, v8_ld)                                              \
+    ATTR static inline __attribute__((always_inline)) void NAME(float *out8, const float *x, int64_t vec_size) { \
+        const int64_t size = vec_size / 4;                                                   \
+        float a[32];                                                                         \
+        UNITS(a, x, 32, 8, size);                                                            \
+        tn_v8f part, t;                                                                      \
+        memcpy(&part, a, sizeof part);                                                       \
+        for (int64_t u = size * 4; u < vec_size; ++u) part += v8_ld(x + u * 8);              \
+        for (int r = 1; r < 4; r++) {                                                        \
+            memcpy(&t, a + 8 * r, sizeof t);                                                 \
+            part += t;                                                                       \
+        }                                                                                    \
+        memcpy(out8, &part, sizeof part);                                                    \
+    }
+F32_ROW_PARTS8(f32_row_parts8_base, , f32_units4_base, v8_ld)
+F32_ROW_PARTS8(f32_row_parts8_nan_base, , f32_units4_nan_base, v8_ld_nan)
+#if defined(__x86_64__)
+F32_ROW_PARTS8(f32_row_parts8_avx2, __attribute__((target("avx2"))), f32_units4_avx2, v8_ld)
+F32_ROW_PARTS8(f32_row_parts8_nan_avx2, __attribute__((target("avx2"))), f32_units4_nan_avx2, v8_ld_nan)
 #endif
 /* rows of n >= 8 floats summed one after another in one call per ISA (out[r] = 0 + the
  * row's sum, f32_row_sum8's order): a call and a dispatch per row cost more than a short
@@ -556,58 +574,6 @@ F32_ROWS_SUM(f32_rows_nansum_base, , f32_row_parts8_nan_base, 1)
 #if defined(__x86_64__)
 F32_ROWS_SUM(f32_rows_sum_avx2, __attribute__((target("avx2"))), f32_row_parts8_avx2, 0)
 F32_ROWS_SUM(f32_rows_nansum_avx2, __attribute__((target("avx2"))), f32_row_parts8_nan_avx2, 1)
-#endif
-/* f32_units4 (declared above sum_loop2d): the cascade of multi_row_sum, the first level's
- * four accumulators in registers as in F32_ROW_PARTS8 */
-#define F32_UNITS4(NAME, ATTR, ET, VT, v8_ld)                                                \
-    ATTR static void NAME(ET *out32, const ET *x, int64_t rs, int64_t us, int64_t size) {    \
-        int64_t lp = ceil_log2(size) / NLEVELS;                                              \
-        if (lp < 4) lp = 4;                                                                  \
-        const int64_t step = (int64_t)1 << lp, lmask = step - 1;                             \
-        VT a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                           \
-        VT acc[NLEVELS][4];                                                                  \
-        memset(acc, 0, sizeof acc);                                                          \
-        int64_t i = 0;                                                                       \
-        for (; i + step <= size;) {                                                          \
-            for (int64_t j = 0; j < step; ++j, ++i) {                                        \
-                const ET *b = x + i * rs;                                                    \
-                a0 += v8_ld(b);                                                              \
-                a1 += v8_ld(b + us);                                                         \
-                a2 += v8_ld(b + 2 * us);                                                     \
-                a3 += v8_ld(b + 3 * us);                                                     \
-            }                                                                                \
-            acc[0][0] = a0, acc[0][1] = a1, acc[0][2] = a2, acc[0][3] = a3;                  \
-            for (int j = 1; j < NLEVELS; ++j) {                                              \
-                for (int r = 0; r < 4; r++) {                                                \
-                    acc[j][r] += acc[j - 1][r];                                              \
-                    acc[j - 1][r] = (VT){0};                                                 \
-                }                                                                            \
-                if ((i & (lmask << (j * lp))) != 0) break;                                   \
-            }                                                                                \
-            a0 = acc[0][0], a1 = acc[0][1], a2 = acc[0][2], a3 = acc[0][3];                  \
-        }                                                                                    \
-        for (; i < size; ++i) {                                                              \
-            const ET *b = x + i * rs;                                                        \
-            a0 += v8_ld(b);                                                                  \
-            a1 += v8_ld(b + us);                                                             \
-            a2 += v8_ld(b + 2 * us);                                                         \
-            a3 += v8_ld(b + 3 * us);                                                         \
-        }                                                                                    \
-        for (int j = 1; j < NLEVELS; ++j) {                                                  \
-            a0 += acc[j][0];                                                                 \
-            a1 += acc[j][1];                                                                 \
-            a2 += acc[j][2];                                                                 \
-            a3 += acc[j][3];                                                                 \
-        }                                                                                    \
-        const int w = (int)(sizeof(VT) / sizeof(ET));                                       \
-        memcpy(out32, &a0, sizeof a0), memcpy(out32 + w, &a1, sizeof a1);                    \
-        memcpy(out32 + 2 * w, &a2, sizeof a2), memcpy(out32 + 3 * w, &a3, sizeof a3);        \
-    }
-F32_UNITS4(f32_units4_base, , float, tn_v8f, v8_ld)
-F32_UNITS4(f32_units4_nan_base, , float, tn_v8f, v8_ld_nan)
-#if defined(__x86_64__)
-F32_UNITS4(f32_units4_avx2, __attribute__((target("avx2"))), float, tn_v8f, v8_ld)
-F32_UNITS4(f32_units4_nan_avx2, __attribute__((target("avx2"))), float, tn_v8f, v8_ld_nan)
 #endif
 /* float64: units of 4 doubles (upstream's 32-byte Vectorized<double>), and of one */
 typedef double tn_v4d __attribute__((vector_size(32)));
