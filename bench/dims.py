@@ -7,9 +7,11 @@ Every operator on float32 inputs of 1,000,000 elements in four shapes (1000x1000
 10000x100, 100x10000, 64x128x128), reduced over each dim: sum, mean, nansum, prod, amax,
 max (values and indices), argmax, var, std, norm, logsumexp, cumsum, median, count_nonzero
 and any / all of a bool mask, sum of float64 (the conversion included on both sides); then
-gather, scatter_add_, index_select, take and embedding at one shape each, and the other
+gather, scatter_add_, index_select, take and embedding at one shape each, the other
 operators an in-session sweep of common operators found furthest behind (index_add_,
-adaptive_avg_pool2d to 1, interpolate, nonzero, unique, layer_norm, group_norm). Each side runs
+adaptive_avg_pool2d to 1, interpolate, nonzero, unique, layer_norm, group_norm), and
+(session 47, `common`) 56 common operators no OpInfo family scales to 1e6: convolutions,
+pooling, random draws, searches, selections, casts. Each side runs
 in its own process (`--side-worker`), the sides alternating which goes first, each
 measurement the best of 10 calls; across rounds each side keeps its best. Prints
 ours/upstream per row, worst first, and the count over `--over`."""
@@ -71,7 +73,83 @@ def cases(torch):
     out["unique 1e5 int64"] = lambda: ints.unique()
     out["layer_norm 1000x1000"] = lambda: F.layer_norm(x, (1000,))
     out["group_norm 8x32x64x64, 8 groups"] = lambda: F.group_norm(img, 8)
+    common(torch, g, out)
     return out
+
+
+def common(torch, g, out):
+    """Session 47: common operators outside the OpInfo table's 1e6 families (no op_db family
+    scales them: constructors, random draws, convolutions and pooling, searches, selections),
+    each at one typical size."""
+    F = torch.nn.functional
+    x = torch.randn(1000, 1000, generator=g)
+    y = torch.randn(1000, 1000, generator=g)
+    w = torch.rand(1000, 1000, generator=g)
+    mask = x > 0
+    ints = torch.randint(0, 1000, (1000000,), generator=g)
+    small = torch.randint(0, 1000, (1000,), generator=g)
+    edges = torch.linspace(-3, 3, 1000)
+    img = torch.randn(8, 32, 64, 64, generator=g)
+    cw = torch.randn(64, 32, 3, 3, generator=g)
+    cb = torch.randn(64, generator=g)
+    rgb = torch.randn(1, 3, 224, 224, generator=g)
+    w7 = torch.randn(64, 3, 7, 7, generator=g)
+    sig = torch.randn(8, 64, 2048, generator=g)
+    w1 = torch.randn(64, 64, 5, generator=g)
+    bn_w, bn_b = torch.rand(32, generator=g), torch.randn(32, generator=g)
+    rm, rv = torch.zeros(32), torch.ones(32)
+    logits = torch.randn(4096, 1000, generator=g)
+    target = torch.randint(0, 1000, (4096,), generator=g)
+    gen = torch.Generator().manual_seed(1)
+    out["conv2d 8x32x64x64, 64x32x3x3, pad 1"] = lambda: F.conv2d(img, cw, cb, padding=1)
+    out["conv2d 1x3x224x224, 64x3x7x7, stride 2, pad 3"] = lambda: F.conv2d(rgb, w7, stride=2, padding=3)
+    out["conv1d 8x64x2048, 64x64x5, pad 2"] = lambda: F.conv1d(sig, w1, padding=2)
+    out["max_pool2d 8x32x64x64, 2"] = lambda: F.max_pool2d(img, 2)
+    out["avg_pool2d 8x32x64x64, 3, stride 2"] = lambda: F.avg_pool2d(img, 3, 2, 1)
+    out["batch_norm eval 8x32x64x64"] = lambda: F.batch_norm(img, rm, rv, bn_w, bn_b)
+    out["batch_norm train 8x32x64x64"] = lambda: F.batch_norm(img, rm.clone(), rv.clone(), bn_w, bn_b, training=True)
+    out["randn 1e6"] = lambda: torch.randn(1000000, generator=gen)
+    out["rand 1e6"] = lambda: torch.rand(1000000, generator=gen)
+    out["randint 1e6"] = lambda: torch.randint(0, 1000, (1000000,), generator=gen)
+    out["randperm 1e5"] = lambda: torch.randperm(100000, generator=gen)
+    out["bernoulli_ 1e6"] = lambda: w.bernoulli(generator=gen)
+    out["bincount 1e6 of 1000"] = lambda: torch.bincount(ints)
+    out["histc 1e6, 100 bins"] = lambda: torch.histc(x, 100, -3, 3)
+    out["isin 1e6 in 1000"] = lambda: torch.isin(ints, small)
+    out["bucketize 1e6 into 1000"] = lambda: torch.bucketize(x, edges)
+    out["searchsorted 1e6 into 1000"] = lambda: torch.searchsorted(edges, x)
+    out["linspace 1e6"] = lambda: torch.linspace(0, 1, 1000000)
+    out["arange 1e6"] = lambda: torch.arange(1000000)
+    out["lerp 1e6, tensor weight"] = lambda: torch.lerp(x, y, w)
+    out["lerp 1e6, scalar weight"] = lambda: torch.lerp(x, y, 0.3)
+    out["masked_select 1e6"] = lambda: x.masked_select(mask)
+    out["masked_fill 1e6"] = lambda: x.masked_fill(mask, 0.0)
+    out["where 1e6"] = lambda: torch.where(mask, x, y)
+    out["x[mask] 1e6"] = lambda: x[mask]
+    out["remainder 1e6"] = lambda: torch.remainder(x, 0.7)
+    out["fmod 1e6"] = lambda: torch.fmod(x, y)
+    out["floor_divide 1e6"] = lambda: torch.floor_divide(x, 0.7)
+    out["pow 1e6, 2.5"] = lambda: w.pow(2.5)
+    out["topk 1000x1000, 10"] = lambda: x.topk(10)
+    out["sort 1000x1000"] = lambda: x.sort()
+    out["argsort 1e6"] = lambda: x.flatten().argsort()
+    out["cat 4 x 1000x250, dim 1"] = lambda: torch.cat([x[:, :250], x[:, 250:500], x[:, 500:750], x[:, 750:]], 1)
+    out["stack 10 x 1e5"] = lambda: torch.stack([x[i * 100:(i + 1) * 100].flatten() for i in range(10)])
+    out["pad 8x32x64x64, 2, reflect"] = lambda: F.pad(img, (2, 2, 2, 2), mode="reflect")
+    out["roll 1000x1000"] = lambda: x.roll(7, 1)
+    out["flip 1000x1000 dim 1"] = lambda: x.flip(1)
+    out["triu 1000x1000"] = lambda: x.triu()
+    out["cross_entropy 4096x1000"] = lambda: F.cross_entropy(logits, target)
+    out["softmax 1000x1000 dim 0"] = lambda: x.softmax(0)
+    out["repeat_interleave 1e5, 10"] = lambda: small.repeat(100).repeat_interleave(10)
+    out["kthvalue 1000x1000, 500"] = lambda: x.kthvalue(500)
+    out["one_hot 1e5 of 100"] = lambda: F.one_hot(small.repeat(100) % 100, 100)
+    out["diff 1000x1000"] = lambda: x.diff()
+    out["clamp 1e6"] = lambda: x.clamp(-1, 1)
+    out["to float64 1e6"] = lambda: x.double()
+    out["to int64 1e6"] = lambda: x.long()
+    out["to bfloat16 1e6"] = lambda: x.bfloat16()
+    out["transpose contiguous 1000x1000"] = lambda: x.t().contiguous()
 
 
 def worker(only):

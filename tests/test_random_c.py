@@ -99,6 +99,12 @@ def test_rand_randn_all_sizes():
     _run(_rand_randn_cmds())
 
 
+def test_randn_large():
+    # 6,250 AVX2 Box-Muller blocks per call (the vector block of session 47) and a tail
+    _run(["seed 3", "op randn float32 100003", "op randn bfloat16 20001", "fill normal float32 65537 - -2 3",
+          "state"])
+
+
 def test_fills_contiguous_and_strided():
     _run(_fill_cmds())
 

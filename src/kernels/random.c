@@ -1,7 +1,7 @@
 /* random.c — upstream-identical CPU sampling: the distribution transforms of
  * TransformationHelper.h / DistributionsHelper.h, the serial TensorIterator element order,
- * the 16-wide Box-Muller (scalar and an exact lane-by-lane emulation of the AVX2
- * avx_mathfun.h path), multinomial and randperm.
+ * the 16-wide Box-Muller (scalar, and upstream's AVX2 avx_mathfun.h path on AVX2 lanes),
+ * multinomial and randperm.
  *
  * Floating-point contract: this file is compiled as ISO C11, where GCC does not fuse
  * a*b+c; every fused multiply-add that upstream's AVX2 build performs (the compiler
@@ -314,111 +314,83 @@ static void f64_normal_fill16__scalar(double *data, double mean, double std) {
     }
 }
 
-/* Lane-exact emulation of avx_mathfun.h's log256_ps and sincos256_ps as upstream's GCC
- * 13 compiled them (read from the shipped libtorch_cpu.so): which multiplies were fused
- * into the following add is part of the result, so each fusion is an explicit fmaf. */
-static inline uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline float ffrom(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-
-static inline float avx2_log_lane(float x) {
-    const float P0 = (float)7.0376836292E-2, P1 = (float)-1.1514610310E-1, P2 = (float)1.1676998740E-1,
-                P3 = (float)-1.2420140846E-1, P4 = (float)+1.4249322787E-1, P5 = (float)-1.6668057665E-1,
-                P6 = (float)+2.0000714765E-1, P7 = (float)-2.4999993993E-1, P8 = (float)+3.3333331174E-1,
-                Q1 = (float)-2.12194440e-4, Q2 = (float)0.693359375, SQRTHF = (float)0.707106781186547524;
-    uint32_t invalid = x <= 0.0f ? 0xffffffffu : 0u;
-    const float min_norm = ffrom(0x00800000u);
-    x = x > min_norm ? x : min_norm; /* maxps: the second operand when unordered */
-    int32_t imm0 = (int32_t)(fbits(x) >> 23);
-    x = ffrom((fbits(x) & ~0x7f800000u) | fbits(0.5f));
-    imm0 -= 0x7f;
-    float e = (float)imm0;
-    e = e + 1.0f;
-    bool lt = x < SQRTHF;
-    float tmp = lt ? x : 0.0f;
-    x = x - 1.0f;
-    e = e - (lt ? 1.0f : 0.0f);
-    x = x + tmp;
-    float z = x * x;
-    float y = fmaf(P0, x, P1);
-    y = fmaf(y, x, P2);
-    y = fmaf(y, x, P3);
-    y = fmaf(y, x, P4);
-    y = fmaf(y, x, P5);
-    y = fmaf(y, x, P6);
-    y = fmaf(y, x, P7);
-    y = fmaf(y, x, P8);
-    float yx = y * x;
-    y = fmaf(yx, z, e * Q1);
-    y = fmaf(-z, 0.5f, y);
-    float r = fmaf(e, Q2, x + y);
-    return ffrom(fbits(r) | invalid);
-}
-
-static inline void avx2_sincos_lane(float xin, float *s, float *c) {
-    const float FOPI = (float)1.27323954473516, DP1 = -0.78515625f, DP2 = (float)-2.4187564849853515625e-4,
-                DP3 = (float)-3.77489497744594108e-8, S0 = (float)-1.9515295891E-4, S1 = (float)8.3321608736E-3,
-                S2 = (float)-1.6666654611E-1, C0 = (float)2.443315711809948E-005,
-                C1 = (float)-1.388731625493765E-003, C2 = (float)4.166664568298827E-002;
-    uint32_t sign_sin = fbits(xin) & 0x80000000u;
-    float x = ffrom(fbits(xin) & 0x7fffffffu);
-    float y = x * FOPI;
-    int32_t j = (int32_t)y; /* cvttps2dq; |x| < 2*pi here, so always in range */
-    j = (j + 1) & ~1;
-    y = (float)j;
-    uint32_t swap_sin = (uint32_t)(j & 4) << 29;
-    bool poly = (j & 2) == 0;
-    x = fmaf(y, DP1, x);
-    x = fmaf(y, DP2, x);
-    x = fmaf(y, DP3, x);
-    uint32_t sign_cos = (uint32_t)(~(j - 2) & 4) << 29;
-    sign_sin ^= swap_sin;
-    float z = x * x;
-    float half_z = z * 0.5f;
-    float yc = fmaf(C0, z, C1);
-    yc = fmaf(yc, z, C2);
-    float yz = z * yc;
-    yc = fmaf(z, yz, -half_z);
-    yc = yc + 1.0f;
-    float ys = fmaf(S0, z, S1);
-    ys = fmaf(ys, z, S2);
-    float ysz = z * ys;
-    ys = fmaf(x, ysz, x);
-    float ysin2 = poly ? ys : 0.0f;
-    float ysin1 = poly ? 0.0f : yc;
-    float yc2 = yc - ysin1;
-    float ys2 = ys - ysin2;
-    *s = ffrom(fbits(ysin2 + ysin1) ^ sign_sin);
-    *c = ffrom(fbits(ys2 + yc2) ^ sign_cos);
-}
-
-/* Upstream's AVX2 normal_ block: Box-Muller over 8 lanes with the avx_mathfun log/sincos.
- * One body, compiled twice below: plainly, and with hardware FMA where the CPU has it. */
-static inline __attribute__((always_inline)) void normal_fill16_body(float *data, float mean, float std) {
-    const float two_pi = (float)(2.0f * 3.14159265358979323846);
-    float out[16];
-    for (int j = 0; j < 8; j++) {
-        float u1 = 1.0f - data[j];
-        float u2 = data[j + 8];
-        float radius = sqrtf(avx2_log_lane(u1) * -2.0f);
-        float theta = two_pi * u2;
-        float sn, cs;
-        avx2_sincos_lane(theta, &sn, &cs);
-        out[j] = fmaf(radius * cs, std, mean);
-        out[j + 8] = fmaf(radius * sn, std, mean);
-    }
-    memcpy(data, out, sizeof out);
-}
-
-#if !(defined(__x86_64__) && defined(__GNUC__))
-static void f32_normal_fill16__avx2emu(float *data, float mean, float std) { normal_fill16_body(data, mean, std); }
-#endif
-
 #if defined(__x86_64__) && defined(__GNUC__)
-/* With hardware FMA fmaf() becomes one instruction instead of a libm call; results are
- * identical by definition of fma. */
-__attribute__((target("avx2,fma"))) static void f32_normal_fill16__avx2emu_fma(float *data, float mean, float std) {
-    normal_fill16_body(data, mean, std);
+#include <immintrin.h>
+/* Upstream's AVX2 normal_ block (normal_fill_16_AVX2): Box-Muller over 8 lanes with
+ * avx_mathfun.h's log256_ps and sincos256_ps as upstream's GCC 13 compiled them (read from
+ * the shipped libtorch_cpu.so). Which multiplies were fused into the following add is part
+ * of the result, so each fusion is an explicit fmadd and every other step a separate
+ * operation (ISO C11 contracts nothing, intrinsics included). Until session 47 this was a
+ * lane-by-lane scalar emulation, 4x upstream's time for randn(1e6); same bits
+ * (tests/test_random_c.py compares every tail length and 1e5 elements with upstream). */
+#define V8 __attribute__((target("avx2,fma"))) static inline
+V8 __m256 v8_bits(uint32_t u) { return _mm256_castsi256_ps(_mm256_set1_epi32((int)u)); }
+V8 __m256 v8_log(__m256 x) {
+    const __m256 invalid = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LE_OS);
+    x = _mm256_max_ps(x, v8_bits(0x00800000u));
+    __m256i imm0 = _mm256_srli_epi32(_mm256_castps_si256(x), 23);
+    x = _mm256_or_ps(_mm256_andnot_ps(v8_bits(0x7f800000u), x), _mm256_set1_ps(0.5f));
+    imm0 = _mm256_sub_epi32(imm0, _mm256_set1_epi32(0x7f));
+    __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(imm0), _mm256_set1_ps(1.0f));
+    const __m256 lt = _mm256_cmp_ps(x, _mm256_set1_ps((float)0.707106781186547524), _CMP_LT_OS);
+    const __m256 tmp = _mm256_and_ps(lt, x);
+    x = _mm256_sub_ps(x, _mm256_set1_ps(1.0f));
+    e = _mm256_sub_ps(e, _mm256_and_ps(lt, _mm256_set1_ps(1.0f)));
+    x = _mm256_add_ps(x, tmp);
+    const __m256 z = _mm256_mul_ps(x, x);
+    __m256 y = _mm256_fmadd_ps(_mm256_set1_ps((float)7.0376836292E-2), x, _mm256_set1_ps((float)-1.1514610310E-1));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps((float)1.1676998740E-1));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps((float)-1.2420140846E-1));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps((float)+1.4249322787E-1));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps((float)-1.6668057665E-1));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps((float)+2.0000714765E-1));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps((float)-2.4999993993E-1));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps((float)+3.3333331174E-1));
+    y = _mm256_fmadd_ps(_mm256_mul_ps(y, x), z, _mm256_mul_ps(e, _mm256_set1_ps((float)-2.12194440e-4)));
+    y = _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y);
+    const __m256 r = _mm256_fmadd_ps(e, _mm256_set1_ps((float)0.693359375), _mm256_add_ps(x, y));
+    return _mm256_or_ps(r, invalid);
 }
+V8 void v8_sincos(__m256 xin, __m256 *s, __m256 *c) {
+    const __m256 signbit = v8_bits(0x80000000u);
+    __m256 sign_sin = _mm256_and_ps(xin, signbit);
+    __m256 x = _mm256_andnot_ps(signbit, xin);
+    __m256i j = _mm256_cvttps_epi32(_mm256_mul_ps(x, _mm256_set1_ps((float)1.27323954473516)));
+    j = _mm256_and_si256(_mm256_add_epi32(j, _mm256_set1_epi32(1)), _mm256_set1_epi32(~1));
+    const __m256 y = _mm256_cvtepi32_ps(j);
+    const __m256 swap_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, _mm256_set1_epi32(4)), 29));
+    const __m256 poly = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)), _mm256_setzero_si256()));
+    x = _mm256_fmadd_ps(y, _mm256_set1_ps(-0.78515625f), x);
+    x = _mm256_fmadd_ps(y, _mm256_set1_ps((float)-2.4187564849853515625e-4), x);
+    x = _mm256_fmadd_ps(y, _mm256_set1_ps((float)-3.77489497744594108e-8), x);
+    const __m256 sign_cos = _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, _mm256_set1_epi32(2)), _mm256_set1_epi32(4)), 29));
+    sign_sin = _mm256_xor_ps(sign_sin, swap_sin);
+    const __m256 z = _mm256_mul_ps(x, x);
+    const __m256 half_z = _mm256_mul_ps(z, _mm256_set1_ps(0.5f));
+    __m256 yc = _mm256_fmadd_ps(_mm256_set1_ps((float)2.443315711809948E-005), z, _mm256_set1_ps((float)-1.388731625493765E-003));
+    yc = _mm256_fmadd_ps(yc, z, _mm256_set1_ps((float)4.166664568298827E-002));
+    yc = _mm256_fmsub_ps(z, _mm256_mul_ps(z, yc), half_z);
+    yc = _mm256_add_ps(yc, _mm256_set1_ps(1.0f));
+    __m256 ys = _mm256_fmadd_ps(_mm256_set1_ps((float)-1.9515295891E-4), z, _mm256_set1_ps((float)8.3321608736E-3));
+    ys = _mm256_fmadd_ps(ys, z, _mm256_set1_ps((float)-1.6666654611E-1));
+    ys = _mm256_fmadd_ps(x, _mm256_mul_ps(z, ys), x);
+    const __m256 ysin2 = _mm256_and_ps(poly, ys), ysin1 = _mm256_andnot_ps(poly, yc);
+    const __m256 yc2 = _mm256_sub_ps(yc, ysin1), ys2 = _mm256_sub_ps(ys, ysin2);
+    *s = _mm256_xor_ps(_mm256_add_ps(ysin2, ysin1), sign_sin);
+    *c = _mm256_xor_ps(_mm256_add_ps(ys2, yc2), sign_cos);
+}
+__attribute__((target("avx2,fma"))) static void f32_normal_fill16__avx2(float *data, float mean, float std) {
+    const __m256 u1 = _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_loadu_ps(data));
+    const __m256 theta = _mm256_mul_ps(_mm256_set1_ps((float)(2.0f * 3.14159265358979323846)), _mm256_loadu_ps(data + 8));
+    const __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(v8_log(u1), _mm256_set1_ps(-2.0f)));
+    __m256 sn, cs;
+    v8_sincos(theta, &sn, &cs);
+    const __m256 vs = _mm256_set1_ps(std), vm = _mm256_set1_ps(mean);
+    _mm256_storeu_ps(data, _mm256_fmadd_ps(_mm256_mul_ps(radius, cs), vs, vm));
+    _mm256_storeu_ps(data + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, sn), vs, vm));
+}
+#undef V8
 #endif
 
 typedef void (*f32_fill16_fn)(float *, float, float);
@@ -427,9 +399,9 @@ static f32_fill16_fn pick_f32_fill16(void) {
     switch (tn_random_isa_get()) {
     case TN_RANDOM_ISA_DEFAULT: return f32_normal_fill16__scalar;
 #if defined(__x86_64__) && defined(__GNUC__)
-    default: return f32_normal_fill16__avx2emu_fma;
+    default: return f32_normal_fill16__avx2;
 #else
-    default: return f32_normal_fill16__avx2emu;
+    default: return f32_normal_fill16__scalar; /* unreachable: only x86 detects AVX2 */
 #endif
     }
 }
