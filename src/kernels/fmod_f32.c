@@ -64,11 +64,12 @@ static inline float floor_div_from_mod(float a, float b, float m) {
             if (bad)                                                                  \
                 for (int64_t k = b; k < e; k++)                                       \
                     if (!okv[k - b]) t[k - b] = fmodf(x[XI], y[YI]);                  \
-            if (mode == 1) {                                                          \
+            if (mode == 1) { /* into t first: o may alias y, which kept this scalar */  \
                 for (int64_t k = b; k < e; k++) {                                     \
                     const float m = t[k - b], d = y[YI];                              \
-                    o[k] = (m != 0 && ((d < 0) != (m < 0))) ? m + d : m;              \
+                    t[k - b] = (m != 0 && ((d < 0) != (m < 0))) ? m + d : m;          \
                 }                                                                     \
+                memcpy(o + b, t, (size_t)(e - b) * sizeof(float));                    \
             } else if (mode == 2) {                                                   \
                 for (int64_t k = b; k < e; k++) o[k] = floor_div_from_mod(x[XI], y[YI], t[k - b]); \
             } else {                                                                  \
