@@ -8,9 +8,11 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kernels/cast.h"
+#include "kernels/cpu_features.h"
 
 /* Two 32-byte vectors per step, then a scalar tail (upstream's vectorized_loop). */
 #define GROUP_BYTES 32
@@ -158,6 +160,29 @@ static void f32_linspace__ref(char *out, int64_t b, int64_t e, const tn_seq_para
         ((float *)out)[i] = i < half ? fmaf(st, (float)i, s) : fmaf(-st, (float)(p->steps - i - 1), en);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same values with the two halves as separate loops over int32 counters (an int32
+ * converts to float as the int64 does: one rounding of the same integer), which GCC puts
+ * on AVX2 lanes with FMA; lengths of 2^31 or more keep the reference. 2.4x upstream's
+ * time at 1e6 elements before (the per-element branch kept the loop scalar). */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+__attribute__((target("avx2,fma"))) static void f32_linspace_fma(char *out, int64_t b, int64_t e, const tn_seq_params *p) {
+    if (p->steps >= INT32_MAX) {
+        f32_linspace__ref(out, b, e, p);
+        return;
+    }
+    float *o = (float *)out;
+    const float s = (float)p->dstart, en = (float)p->dend;
+    const float st = (en - s) / (float)(p->steps - 1), nst = -st;
+    const int32_t half = (int32_t)(p->steps / 2), last = (int32_t)(p->steps - 1);
+    const int32_t lo = (int32_t)b, hi = (int32_t)e, mid = hi < half ? hi : lo > half ? lo : half;
+    for (int32_t i = lo; i < mid; i++) o[i] = fmaf(st, (float)i, s);
+    for (int32_t i = mid; i < hi; i++) o[i] = fmaf(nst, (float)(last - i), en);
+}
+#pragma GCC pop_options
+#endif
+
 static void f64_linspace__ref(char *out, int64_t b, int64_t e, const tn_seq_params *p) {
     const double s = p->dstart, en = p->dend;
     const double st = (en - s) / (double)(p->steps - 1);
@@ -240,7 +265,11 @@ tn_seq_fn tn_linspace_kernel(tn_dtype dtype) {
     case TN_DTYPE_INT16: return i16_linspace__ref;
     case TN_DTYPE_INT32: return i32_linspace__ref;
     case TN_DTYPE_INT64: return i64_linspace__ref;
+#if defined(__x86_64__) && defined(__GNUC__)
+    case TN_DTYPE_FLOAT32: return tn_cpu_isa() >= TN_ISA_AVX2 ? f32_linspace_fma : f32_linspace__ref;
+#else
     case TN_DTYPE_FLOAT32: return f32_linspace__ref;
+#endif
     case TN_DTYPE_FLOAT64: return f64_linspace__ref;
     case TN_DTYPE_FLOAT16: return f16_linspace__ref;
     case TN_DTYPE_BFLOAT16: return bf16_linspace__ref;

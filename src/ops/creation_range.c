@@ -46,10 +46,12 @@ static void seq_fill(tn_seq_fn fn, tn_tensor *t, const tn_seq_params *p) {
         chunk = (n + k - 1) / k;
         nchunks = (n + chunk - 1) / chunk;
     }
-    /* Chunks run serially: these fills are memory-bound and cheap, and the values depend
-     * only on the chunk boundaries, not on which thread runs them. */
+    /* The values depend only on the chunk boundaries, not on which thread runs them; the
+     * chunks run on the pool (serially before session 47: arange(1e6) of int64 took 1.8x
+     * upstream's time, linspace 2.4x, the fresh result's pages faulted in by one thread). */
     seq_job j = {fn, out, n, chunk, p};
-    seq_run(&j, 0, nchunks);
+    if (nchunks > 1) tn_parallel_for(nchunks, 1, seq_run, &j);
+    else seq_run(&j, 0, 1);
 }
 
 /* Scalar::to<T> with upstream's checks, for the accumulation types. */

@@ -70,6 +70,11 @@ add("range_step", "lambda: torch.ops.aten.range.step(0, 2, 0.25)", [], ["range.s
 add("range_default", "lambda: torch.ops.aten.range.default(-3, 4)", [], ["range.default"])
 add("range_out", "lambda: torch.ops.aten.range.out(0, 5, 0.5, out=torch.empty(0))", [], ["range.out"], **EXACT)
 add("range_out_", "lambda: torch.ops.aten.range.out_(1, 5, out=torch.empty(0))", [], ["range.out_"])
+# beyond GRAIN_SIZE: chunks on the pool, each restarting arange's vector groups; linspace's
+# halves meeting inside a chunk (odd length) and at its edge
+for n in (100003, 65536):
+    add(f"arange_f32_chunks_{n}", f"lambda: torch.arange(0.1, 0.1 + 0.3 * {n} - 0.15, 0.3)", [], ["arange.start_step"], **EXACT)
+    add(f"linspace_f32_chunks_{n}", f"lambda: torch.linspace(-3.7, 10.013, {n})", [], ["linspace.default"], **EXACT)
 add("linspace_one", "lambda: torch.linspace(2.0, 9.0, 1)", [], ["linspace.default"])
 add("linspace_zero", "lambda: torch.linspace(2.0, 9.0, 0)", [], ["linspace.default"])
 add("linspace_neg_steps", "lambda: torch.linspace(2.0, 9.0, -1)", [], ["linspace.default"])
