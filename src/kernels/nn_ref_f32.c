@@ -1,6 +1,7 @@
 /* nn_ref_f32.c — the float instances of the reference nn kernels (bodies in nn_ref.inc). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/threadpool.h"
 #include "kernels/nn.h"

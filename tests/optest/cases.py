@@ -1518,6 +1518,8 @@ add("pad1d_constant", f"lambda a: {F}.pad(a, (2, 3), mode='constant', value=1.5)
 for dt in ("float32", "float64", "bfloat16"):
     add(f"reflection_pad_{dt}", "lambda a: (torch.ops.aten.reflection_pad1d.default(a[0], [2, 3]), torch.ops.aten.reflection_pad2d.default(a, [2, 3, 1, 4]))", [In((2, 5, 7), dt, "int" if dt == "int64" else "normal")], ["reflection_pad1d.default", "reflection_pad2d.default"])
     add(f"replication_pad_{dt}", "lambda a: (torch.ops.aten.replication_pad1d.default(a[0], [2, 3]), torch.ops.aten.replication_pad2d.default(a, [2, 3, 1, 4]))", [In((2, 5, 7), dt, "int" if dt == "int64" else "normal")], ["replication_pad1d.default", "replication_pad2d.default"])
+# rows on the pool (more than one grain of output), the unreflected middle of a row copied
+add("pad_rows_pool", f"lambda a: ({F}.pad(a, (2, 3, 1, 2), mode='reflect'), {F}.pad(a, (3, 2, 2, 1), mode='replicate'), {F}.pad(a, (-3, 2, 1, -2), mode='replicate'), {F}.pad(a, (0, 0, 2, 2), mode='reflect'), {F}.pad(a[:, :, 0], (4, 4), mode='reflect'))", [In((4, 8, 33, 40))], ["reflection_pad2d.default", "replication_pad2d.default", "reflection_pad1d.default"], **EXACT)
 add("pad_constant_value", f"lambda a: ({F}.pad(a, (1, 1, 2, 0), value=-3.5), {F}.pad(a, (-1, 2)), {F}.pad(a, (0, 0, 0, 0, 1, 1)))", [In((3, 4, 5), "float64")], ["constant_pad_nd.default"])
 add("pad_int", f"lambda a: {F}.pad(a, (1, 2), value=7)", [In((2, 3, 7), "int64", "int")], ["constant_pad_nd.default"])
 add("constant_pad_nd_op", "lambda a: torch.constant_pad_nd(a, [1, 2, 3, 0], 1.5)", [In((3, 4), layout="transposed")], ["constant_pad_nd.default"])
