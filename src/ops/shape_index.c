@@ -254,14 +254,21 @@ static tn_status nonzero_of(tn_tensor *t, tn_tensor **out) {
          * time, its test inline (before: a test call per element, 3.8x upstream's time) */
         const int64_t last = t->sizes[nd - 1], rows = numel / last;
         int64_t idx[TN_MAX_DIMS] = {0};
+        enum { NZ_BLOCK = 512 };
+        int64_t jb[NZ_BLOCK]; /* a block's nonzero columns, gathered without a branch */
         for (int64_t r = 0; r < rows; r++) {
             const char *row = base + r * last * w;
-            for (int64_t j = 0; j < last; j++) {
-                bool nz = w == 1 ? row[j] != 0 : ((const float *)row)[j] != 0.0f;
-                if (!nz) continue;
-                for (int d = 0; d < nd - 1; d++) o[d * nnz + k] = idx[d];
-                o[(nd - 1) * nnz + k] = j;
-                k++;
+            for (int64_t j0 = 0; j0 < last; j0 += NZ_BLOCK) {
+                const int64_t j1 = j0 + NZ_BLOCK < last ? j0 + NZ_BLOCK : last;
+                int64_t c = 0;
+                if (w == 1)
+                    for (int64_t j = j0; j < j1; j++) { jb[c] = j; c += row[j] != 0; }
+                else
+                    for (int64_t j = j0; j < j1; j++) { jb[c] = j; c += ((const float *)row)[j] != 0.0f; }
+                for (int d = 0; d < nd - 1; d++)
+                    for (int64_t q = 0; q < c; q++) o[d * nnz + k + q] = idx[d];
+                memcpy(o + (nd - 1) * nnz + k, jb, (size_t)c * sizeof(int64_t));
+                k += c;
             }
             for (int d = nd - 2; d >= 0; d--) { if (++idx[d] < t->sizes[d]) break; idx[d] = 0; }
         }
@@ -345,19 +352,47 @@ tn_status tn_op_masked_select(const tn_value *args, tn_value *rets) {
         tn_tensor_release(scratch);
     }
     const uint8_t *mp = tn_tensor_data(m);
+    const int w = tn_dtype_itemsize(self->dtype);
+    /* both contiguous (the common self[mask] of one shape): a count over the bytes, then
+     * blocks gathered into a buffer without a branch (a random mask mispredicts half its
+     * elements) and copied out; 2.4x upstream's time at 1e6 elements before */
+    const bool dense = tn_tensor_is_contiguous(s) && tn_tensor_is_contiguous(m) && (w == 1 || w == 2 || w == 4 || w == 8);
     walker wm, ws;
-    walker_init(&wm, n, m->sizes, m->strides, 0);
-    for (int64_t i = 0; i < numel; i++, walker_next(&wm)) cnt += mp[wm.off] != 0;
+    if (dense) {
+        for (int64_t i = 0; i < numel; i++) cnt += mp[i] != 0;
+    } else {
+        walker_init(&wm, n, m->sizes, m->strides, 0);
+        for (int64_t i = 0; i < numel; i++, walker_next(&wm)) cnt += mp[wm.off] != 0;
+    }
     tn_tensor *out;
     st = tn_tensor_empty(1, &cnt, self->dtype, tn_tensor_device(self), &out);
     if (st == TN_OK) {
-        int w = tn_dtype_itemsize(self->dtype);
         char *o = tn_tensor_data(out);
         const char *sp = tn_tensor_data(s);
-        walker_init(&wm, n, m->sizes, m->strides, 0);
-        walker_init(&ws, n, s->sizes, s->strides, 0);
-        for (int64_t i = 0; i < numel; i++, walker_next(&wm), walker_next(&ws))
-            if (mp[wm.off]) { memcpy(o, sp + ws.off * w, (size_t)w); o += w; }
+        if (dense) {
+            enum { MS_BLOCK = 256 };
+            _Alignas(64) char buf[MS_BLOCK * 8];
+#define MS_GATHER(T)                                                                          \
+    for (int64_t b = 0; b < numel; b += MS_BLOCK) {                                           \
+        const int64_t e = b + MS_BLOCK < numel ? b + MS_BLOCK : numel;                        \
+        int64_t c = 0;                                                                        \
+        for (int64_t i = b; i < e; i++) { ((T *)buf)[c] = ((const T *)sp)[i]; c += mp[i] != 0; } \
+        memcpy(o, buf, (size_t)c * sizeof(T));                                                \
+        o += c * (int64_t)sizeof(T);                                                          \
+    }
+            switch (w) {
+            case 1: MS_GATHER(uint8_t) break;
+            case 2: MS_GATHER(uint16_t) break;
+            case 4: MS_GATHER(uint32_t) break;
+            default: MS_GATHER(uint64_t) break;
+            }
+#undef MS_GATHER
+        } else {
+            walker_init(&wm, n, m->sizes, m->strides, 0);
+            walker_init(&ws, n, s->sizes, s->strides, 0);
+            for (int64_t i = 0; i < numel; i++, walker_next(&wm), walker_next(&ws))
+                if (mp[wm.off]) { memcpy(o, sp + ws.off * w, (size_t)w); o += w; }
+        }
         rets[0] = tn_value_tensor(out);
     }
     tn_tensor_release(s);
@@ -1253,6 +1288,51 @@ static void index_copy_one(void *c, int64_t src_off, int64_t p, int64_t m) {
     tn_strided_copy_bytes(o, x->other_post, x->src_base + src_off * x->w, x->src_post, x->npost, x->post_sizes, x->w);
 }
 
+/* src's element offset (from the pre block's) of broadcast index m */
+static inline int64_t adv_elem_off(const adv_index *a, const int64_t *st, int64_t m) {
+    int64_t off = 0;
+    for (int j = 0; j < a->nidx; j++) off += a->vals[j][m] * st[j];
+    return off;
+}
+
+/* index's gather without a call per element, where the trailing (unindexed) dims are
+ * absent or contiguous in src: elements of 1, 2, 4 or 8 bytes assigned by type, or one
+ * copy of the trailing block. False (nothing done) otherwise: adv_walk then. Before, every
+ * element went through index_copy_one and tn_strided_copy_bytes: self[mask] of 1e6
+ * float32 4.6x upstream's time. */
+static bool index_gather_direct(const adv_index *a, const adv_copy_ctx *x, int64_t post_n) {
+    const tn_tensor *s = a->src;
+    int64_t expect = 1;
+    for (int i = x->npost - 1; i >= 0; i--) {
+        if (x->post_sizes[i] != 1 && x->src_post[i] != expect) return false;
+        expect *= x->post_sizes[i];
+    }
+    const int w = x->w;
+    const int64_t bytes = post_n * w;
+    int64_t st[TN_MAX_DIMS];
+    for (int j = 0; j < a->nidx; j++) st[j] = s->strides[a->block + j];
+    int64_t pre = 1;
+    for (int i = 0; i < a->block; i++) pre *= s->sizes[i];
+    walker wp;
+    walker_init(&wp, a->block, s->sizes, s->strides, s->offset);
+    char *o = x->other_base;
+    for (int64_t p = 0; p < pre; p++, walker_next(&wp)) {
+        const char *base = x->src_base + wp.off * w;
+#define IG_OFF(m) adv_elem_off(a, st, m)
+#define IG_TYPED(T) for (int64_t m = 0; m < a->m; m++) ((T *)o)[m] = *(const T *)(base + IG_OFF(m) * (int64_t)sizeof(T));
+        if (bytes == 1) { IG_TYPED(uint8_t) }
+        else if (bytes == 2 && w == 2) { IG_TYPED(uint16_t) }
+        else if (bytes == 4 && w == 4) { IG_TYPED(uint32_t) }
+        else if (bytes == 8 && w == 8) { IG_TYPED(uint64_t) }
+        else
+            for (int64_t m = 0; m < a->m; m++) memcpy(o + m * bytes, base + IG_OFF(m) * w, (size_t)bytes);
+#undef IG_TYPED
+#undef IG_OFF
+        o += a->m * bytes;
+    }
+    return true;
+}
+
 /* Sizes, strides and block bookkeeping shared by index and index_put. */
 static void adv_post(const adv_index *a, adv_copy_ctx *x) {
     const tn_tensor *s = a->src;
@@ -1279,7 +1359,7 @@ static tn_status index_of(tn_tensor *self, tn_tensor *const *indices, int64_t ni
         tn_contiguous_strides(x.npost, x.post_sizes, x.other_post);
         x.other_m_stride = post_n;
         x.other_pre_stride = post_n * a.m;
-        adv_walk(&a, index_copy_one, &x);
+        if (!index_gather_direct(&a, &x, post_n)) adv_walk(&a, index_copy_one, &x);
     }
     adv_free(&a);
     if (st == TN_OK) *result = out;

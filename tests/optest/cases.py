@@ -4302,3 +4302,12 @@ for _nm, _call in (("diff_n0_append_shape_err", "torch.diff(torch.ones(2, 2), 0,
                    ("solve_triangular_out_dtype_err", "torch.linalg.solve_triangular(torch.eye(3) * 2, torch.ones(3, 2), upper=False, out=torch.empty(0, dtype=torch.float64))")):
     add(_nm, f"lambda: {_call}", [], [])
 add("solve_triangular_out_ok", "lambda: torch.linalg.solve_triangular(torch.eye(3) * 2 + torch.ones(3, 3).tril(-1), torch.ones(3, 2), upper=False, out=torch.empty(0))", [], ["linalg_solve_triangular.out"])
+
+# ---- session 47: the branch-free selections (masked_select, nonzero) and index's direct
+# gather, past their 256 / 512-element blocks, every element width, and the fallbacks
+for _dt in ("float32", "bfloat16", "int64", "bool", "uint8", "complex128"):
+    add(f"select_blocks_{_dt}", "lambda a, m: (a.masked_select(m), a[m], m.nonzero(), a[m[:, 0]], a[:, m[0].nonzero()[:, 0]], a.t().contiguous().t()[m], a.masked_select(m[0]), a.nonzero() if a.dtype != torch.complex128 else a.real.nonzero())",
+        [In((37, 700), _dt, "bool" if _dt == "bool" else "int" if _dt in ("int64", "uint8") else "normal"), In((37, 700), "bool", "bool")],
+        ["masked_select.default", "index.Tensor", "nonzero.default"], **EXACT)
+add("select_blocks_views", "lambda a, m: (a[::2].masked_select(m[::2]), a[:, ::3][m[:, ::3]], (a > 0)[:, 1:].nonzero(), a[torch.tensor([3, -1, 0])], a[[0, 5]][:, [2, 699, -700]], a.view(37, 7, 100)[:, torch.tensor([1, 6])], a.view(37, 7, 100)[:, torch.tensor([1, 6]), ::7])",
+    [In((37, 700)), In((37, 700), "bool", "bool")], ["masked_select.default", "index.Tensor", "nonzero.default"], **EXACT)
