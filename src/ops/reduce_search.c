@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "ops/dispatch.h"
 #include "ops/promote.h"
 #include "ops/reduce.h"
@@ -25,6 +26,74 @@ static sk_val sk_get(const char *p, tn_dtype dt, bool ints) {
 }
 static bool sk_ge(sk_val a, sk_val b, bool ints) { return ints ? a.i >= b.i : a.d >= b.d; }
 static bool sk_gt(sk_val a, sk_val b, bool ints) { return ints ? a.i > b.i : a.d > b.d; }
+
+/* One search job: values [b, e) of v into their rows of seq (contiguous both). */
+typedef struct ss_job {
+    bool ints, right, out_int32;
+    int64_t len, per_row;
+    tn_dtype sdt, vdt;
+    const char *sb, *vb;
+    const int64_t *sorted_idx;
+    void *out;
+} ss_job;
+static inline void ss_put(const ss_job *J, int64_t k, int64_t lo) {
+    if (J->out_int32) ((int32_t *)J->out)[k] = (int32_t)lo;
+    else ((int64_t *)J->out)[k] = lo;
+}
+/* any dtypes and a sorter: each access converted to the common arithmetic */
+static void ss_generic(void *ctx, int64_t b, int64_t e) {
+    const ss_job *J = ctx;
+    const int ses = tn_dtype_itemsize(J->sdt), ves = tn_dtype_itemsize(J->vdt);
+    for (int64_t k = b; k < e; k++) {
+        int64_t base = (k / J->per_row) * J->len;
+        sk_val x = sk_get(J->vb + k * ves, J->vdt, J->ints);
+        int64_t lo = 0, hi = J->len;
+        while (lo < hi) {
+            int64_t mid = lo + ((hi - lo) >> 1);
+            int64_t at = J->sorted_idx ? J->sorted_idx[base + mid] + base : base + mid;
+            sk_val bv = sk_get(J->sb + at * ses, J->sdt, J->ints);
+            bool go_right = J->right ? !sk_gt(bv, x, J->ints) : !sk_ge(bv, x, J->ints);
+            if (go_right) lo = mid + 1;
+            else hi = mid;
+        }
+        ss_put(J, k, lo);
+    }
+}
+/* boundaries and values of one dtype, no sorter: the same comparisons on the elements'
+ * own type (exact: converting both to double changes no order), values on the pool, and
+ * upstream's probe sequence (unsorted or NaN boundaries give its answer) with the step
+ * chosen by masks, no branch (a random value mispredicts half the probes; GCC turns the
+ * same ternaries into branches).
+ * Before: a conversion call per access on one thread, 2.9x upstream's time for 1e6 values
+ * into 1,000 boundaries. */
+#define SS_TYPED(name, T)                                                                     \
+    static void name(void *ctx, int64_t b, int64_t e) {                                       \
+        const ss_job *J = ctx;                                                                \
+        const T *sq = (const T *)J->sb, *vv = (const T *)J->vb;                               \
+        for (int64_t k = b; k < e; k++) {                                                     \
+            const T *row = sq + (k / J->per_row) * J->len, x = vv[k];                         \
+            int64_t lo = 0, hi = J->len;                                                      \
+            if (J->right)                                                                     \
+                while (lo < hi) {                                                             \
+                    const int64_t mid = lo + ((hi - lo) >> 1);                                \
+                    const int64_t go = -(int64_t)!(row[mid] > x); /* all ones: right */ \
+                    lo = (lo & ~go) | ((mid + 1) & go);                                \
+                    hi = (hi & go) | (mid & ~go);                                      \
+                }                                                                             \
+            else                                                                              \
+                while (lo < hi) {                                                             \
+                    const int64_t mid = lo + ((hi - lo) >> 1);                                \
+                    const int64_t go = -(int64_t)!(row[mid] >= x); /* all ones: right */ \
+                    lo = (lo & ~go) | ((mid + 1) & go);                                \
+                    hi = (hi & go) | (mid & ~go);                                      \
+                }                                                                             \
+            ss_put(J, k, lo);                                                                 \
+        }                                                                                     \
+    }
+SS_TYPED(ss_f32, float)
+SS_TYPED(ss_f64, double)
+SS_TYPED(ss_i64, int64_t)
+#undef SS_TYPED
 
 /* searchsorted core: values `v` (any shape) into `seq` (1-d, or v's leading dims + a last
  * dim), optional sorter of seq's shape; int64 (or int32) positions of v's shape */
@@ -61,27 +130,19 @@ static tn_status searchsorted_core(tn_tensor *seq, tn_tensor *v, bool out_int32,
     }
     if (st == TN_OK) st = tn_tensor_empty(v->ndim, v->sizes, out_int32 ? TN_DTYPE_INT32 : TN_DTYPE_INT64, tn_tensor_device(v), &out);
     if (st == TN_OK && !tn_tensor_is_meta(v) && !tn_tensor_is_meta(seq) && !(sorter && tn_tensor_is_meta(sorter))) {
-        bool ints = tn_dtype_is_integral(seq->dtype, false) && tn_dtype_is_integral(v->dtype, false);
-        int64_t len = seq->sizes[seq->ndim - 1], nv = tn_tensor_numel(v);
-        int64_t per_row = seq->ndim > 1 ? (v->ndim ? v->sizes[v->ndim - 1] : 1) : nv;
-        int ses = tn_dtype_itemsize(seq->dtype), ves = tn_dtype_itemsize(v->dtype);
-        const char *sb = tn_tensor_data(sc), *vb = tn_tensor_data(vc);
-        const int64_t *sorted_idx = so ? (const int64_t *)tn_tensor_data(so) : NULL;
-        for (int64_t k = 0; k < nv; k++) {
-            int64_t row = seq->ndim > 1 ? k / per_row : 0, base = row * len;
-            sk_val x = sk_get(vb + k * ves, v->dtype, ints);
-            int64_t lo = 0, hi = len;
-            while (lo < hi) {
-                int64_t mid = lo + ((hi - lo) >> 1);
-                int64_t at = sorted_idx ? sorted_idx[base + mid] + base : base + mid;
-                sk_val b = sk_get(sb + at * ses, seq->dtype, ints);
-                bool go_right = right ? !sk_gt(b, x, ints) : !sk_ge(b, x, ints);
-                if (go_right) lo = mid + 1;
-                else hi = mid;
-            }
-            if (out_int32) ((int32_t *)tn_tensor_data(out))[k] = (int32_t)lo;
-            else ((int64_t *)tn_tensor_data(out))[k] = lo;
+        ss_job J = {.ints = tn_dtype_is_integral(seq->dtype, false) && tn_dtype_is_integral(v->dtype, false),
+                    .right = right, .out_int32 = out_int32, .len = seq->sizes[seq->ndim - 1],
+                    .per_row = seq->ndim > 1 ? (v->ndim ? v->sizes[v->ndim - 1] : 1) : tn_tensor_numel(v),
+                    .sdt = seq->dtype, .vdt = v->dtype, .sb = tn_tensor_data(sc), .vb = tn_tensor_data(vc),
+                    .sorted_idx = so ? (const int64_t *)tn_tensor_data(so) : NULL, .out = tn_tensor_data(out)};
+        const int64_t nv = tn_tensor_numel(v);
+        tn_parallel_fn fn = ss_generic;
+        if (!J.sorted_idx && seq->dtype == v->dtype) {
+            if (v->dtype == TN_DTYPE_FLOAT32) fn = ss_f32;
+            else if (v->dtype == TN_DTYPE_FLOAT64) fn = ss_f64;
+            else if (v->dtype == TN_DTYPE_INT64) fn = ss_i64;
         }
+        if (nv > 0) tn_parallel_for(nv, 2048, fn, &J);
     }
     tn_tensor_release(sc);
     tn_tensor_release(vc);

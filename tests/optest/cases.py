@@ -4311,3 +4311,9 @@ for _dt in ("float32", "bfloat16", "int64", "bool", "uint8", "complex128"):
         ["masked_select.default", "index.Tensor", "nonzero.default"], **EXACT)
 add("select_blocks_views", "lambda a, m: (a[::2].masked_select(m[::2]), a[:, ::3][m[:, ::3]], (a > 0)[:, 1:].nonzero(), a[torch.tensor([3, -1, 0])], a[[0, 5]][:, [2, 699, -700]], a.view(37, 7, 100)[:, torch.tensor([1, 6])], a.view(37, 7, 100)[:, torch.tensor([1, 6]), ::7])",
     [In((37, 700)), In((37, 700), "bool", "bool")], ["masked_select.default", "index.Tensor", "nonzero.default"], **EXACT)
+# searchsorted's typed searches on the pool: upstream's probe sequence, so unsorted and NaN
+# boundaries (no order to rely on) give its answers too
+for _dt in ("float32", "float64", "int64"):
+    add(f"search_probe_{_dt}", "lambda s, v: (torch.searchsorted(s, v), torch.searchsorted(s, v, right=True), torch.bucketize(v, s, out_int32=True), torch.searchsorted(s.sort()[0], v), torch.searchsorted(s.reshape(3, 33), v.reshape(3, 3000), right=True))",
+        [In((99,), _dt, "int" if _dt == "int64" else "special"), In((9000,), _dt, "int" if _dt == "int64" else "special")],
+        ["searchsorted.Tensor", "bucketize.Tensor"], **EXACT)
