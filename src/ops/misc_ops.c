@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/scalar.h"
+#include "core/threadpool.h"
 #include "ops/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "ops/promote.h"
@@ -82,6 +83,80 @@ static void isin_typed(tn_dtype dt, const void *base, int64_t n, const void *key
 }
 #pragma GCC pop_options
 
+/* More keys than that: integer elements against a key range of at most 2^22 look up a byte
+ * table; otherwise a binary search (a lower bound, its step chosen by masks: a random
+ * element mispredicts half the probes) over the sorted keys, found when the bound equals
+ * the element (a NaN element equals nothing); elements on the pool. Before: a value load
+ * and a bsearch() call per element, 3.3x upstream's time for 1e6 int64 in 1,000 keys. */
+typedef struct isin_job {
+    tn_dtype dt;
+    const void *base;
+    const void *keys;
+    int64_t nk;
+    const uint8_t *table; /* integer keys: table[v - kmin] for v in [kmin, kmin + span) */
+    int64_t kmin;
+    uint64_t span;
+    bool invert;
+    uint8_t *o;
+} isin_job;
+#define ISIN_BOUND(K, kk, nk, x, out)                                                      \
+    do {                                                                                   \
+        int64_t lo_ = 0, hi_ = (nk);                                                       \
+        while (lo_ < hi_) {                                                                \
+            const int64_t mid_ = lo_ + ((hi_ - lo_) >> 1);                                 \
+            const int64_t go_ = -(int64_t)((kk)[mid_] < (x));                              \
+            lo_ = (lo_ & ~go_) | ((mid_ + 1) & go_);                                       \
+            hi_ = (hi_ & go_) | (mid_ & ~go_);                                             \
+        }                                                                                  \
+        out = lo_ < (nk) && (kk)[lo_] == (x);                                              \
+    } while (0)
+#define ISIN_ROWS(T, K)                                                                     \
+    do {                                                                                    \
+        const T *x = (const T *)J->base;                                                    \
+        const K *kk = (const K *)J->keys;                                                   \
+        for (int64_t i = b; i < e; i++) {                                                   \
+            const K v = (K)x[i];                                                            \
+            bool f;                                                                         \
+            if (J->table) {                                                                 \
+                const uint64_t d = (uint64_t)(int64_t)v - (uint64_t)J->kmin;               \
+                f = d < J->span && J->table[d];                                             \
+            } else {                                                                        \
+                ISIN_BOUND(K, kk, J->nk, v, f);                                             \
+            }                                                                               \
+            J->o[i] = f != J->invert;                                                       \
+        }                                                                                   \
+    } while (0)
+static void isin_search_rows(void *ctx, int64_t b, int64_t e) {
+    const isin_job *J = ctx;
+    switch (J->dt) {
+    case TN_DTYPE_INT64: ISIN_ROWS(int64_t, int64_t); break;
+    case TN_DTYPE_INT32: ISIN_ROWS(int32_t, int64_t); break;
+    case TN_DTYPE_FLOAT32: ISIN_ROWS(float, double); break;
+    case TN_DTYPE_FLOAT64: ISIN_ROWS(double, double); break;
+    default: break;
+    }
+}
+#undef ISIN_ROWS
+#undef ISIN_BOUND
+/* false when the table cannot be allocated (nothing written) */
+static bool isin_search(tn_dtype dt, const void *base, int64_t n, const void *keys, int64_t nk, bool invert, uint8_t *o) {
+    isin_job J = {dt, base, keys, nk, NULL, 0, 0, invert, o};
+    uint8_t *table = NULL;
+    if (dt == TN_DTYPE_INT64 || dt == TN_DTYPE_INT32) {
+        const int64_t *kk = keys;
+        const uint64_t span = (uint64_t)kk[nk - 1] - (uint64_t)kk[0] + 1;
+        if (span != 0 && span <= ((uint64_t)1 << 22) && span <= (uint64_t)(4 * n + 4096)) {
+            table = calloc((size_t)span, 1);
+            if (!table) return false;
+            for (int64_t j = 0; j < nk; j++) table[(uint64_t)kk[j] - (uint64_t)kk[0]] = 1;
+            J.table = table, J.kmin = kk[0], J.span = span;
+        }
+    }
+    tn_parallel_for(n, 8192, isin_search_rows, &J);
+    free(table);
+    return true;
+}
+
 /* Sorted keys + binary search instead of comparing every element with every test value
  * (generate() asks isin over the vocabulary every step). Exact where it applies: integer
  * elements against integer test values compare as int64, floating elements compare as
@@ -114,6 +189,12 @@ static bool isin_sorted(const tn_tensor *elements, const tn_value *test, int64_t
         (dt == TN_DTYPE_INT64 || dt == TN_DTYPE_INT32 || dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64)) {
         /* the common case (a vocabulary against a few special tokens): typed loop */
         isin_typed(dt, tn_tensor_data(elements), n, keys, nk, invert, o);
+        free(keys);
+        return true;
+    }
+    if (tn_tensor_is_contiguous(elements) &&
+        (dt == TN_DTYPE_INT64 || dt == TN_DTYPE_INT32 || dt == TN_DTYPE_FLOAT32 || dt == TN_DTYPE_FLOAT64) &&
+        isin_search(dt, tn_tensor_data(elements), n, keys, nk, invert, o)) {
         free(keys);
         return true;
     }

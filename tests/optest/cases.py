@@ -4317,3 +4317,8 @@ for _dt in ("float32", "float64", "int64"):
     add(f"search_probe_{_dt}", "lambda s, v: (torch.searchsorted(s, v), torch.searchsorted(s, v, right=True), torch.bucketize(v, s, out_int32=True), torch.searchsorted(s.sort()[0], v), torch.searchsorted(s.reshape(3, 33), v.reshape(3, 3000), right=True))",
         [In((99,), _dt, "int" if _dt == "int64" else "special"), In((9000,), _dt, "int" if _dt == "int64" else "special")],
         ["searchsorted.Tensor", "bucketize.Tensor"], **EXACT)
+# isin past eight test values: a byte table over a small integer key range, else a search
+add("isin_many_keys", "lambda i, t, f, g: (torch.isin(i, t), torch.isin(i, t, invert=True), torch.isin(i, t * (2**40)), torch.isin(i * (2**40), t * (2**40)), torch.isin(i.int(), t), torch.isin(i.int(), t.int(), invert=True), "
+    "torch.isin(f, g), torch.isin(f, torch.cat([g, g * 0, -(g * 0), g[:3] * float('nan')])), torch.isin(f.double(), g), torch.isin(i, t[:9] - 300))",
+    [In((20000,), "int64", "index", high=3000), In((300,), "int64", "index", high=3000), In((20000,), "float32", "special"), In((40,), "float32", "special")],
+    ["isin.Tensor_Tensor"], **EXACT)
