@@ -4322,3 +4322,6 @@ add("isin_many_keys", "lambda i, t, f, g: (torch.isin(i, t), torch.isin(i, t, in
     "torch.isin(f, g), torch.isin(f, torch.cat([g, g * 0, -(g * 0), g[:3] * float('nan')])), torch.isin(f.double(), g), torch.isin(i, t[:9] - 300))",
     [In((20000,), "int64", "index", high=3000), In((300,), "int64", "index", high=3000), In((20000,), "float32", "special"), In((40,), "float32", "special")],
     ["isin.Tensor_Tensor"], **EXACT)
+# bincount of int64 read as such, four interleaved sub-counts past 4 x the length
+add("bincount_many", "lambda i: (torch.bincount(i), torch.bincount(i, minlength=5000), torch.bincount(i[:7]), torch.bincount(i * 3), torch.bincount(i.int()))",
+    [In((30001,), "int64", "index", high=2000)], ["bincount.default"], **EXACT)
