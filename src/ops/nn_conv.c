@@ -24,28 +24,36 @@ typedef struct img_job {
     char *img;
     void *col;
     bool to_image;
+    int64_t cs; /* channels per item: Cg (whole images) or 1 */
 } img_job;
 
+/* Items are whole images, or (image, channel) pairs (cs = 1) when the images are fewer
+ * than the threads: a channel's rows of col and its plane of the image are its own, so
+ * the kernels run on one channel at a time unchanged. */
 static void img_chunk(void *vj, int64_t j0, int64_t j1) {
     const img_job *b = vj;
     const conv_geom *q = b->q;
-    int64_t P = q->oh * q->ow;
-    for (int64_t j = j0; j < j1; j++) {
-        char *img = b->img + (size_t)(j * b->img_stride) * b->isz;
-        char *col = (char *)b->col + (size_t)(j * P) * b->isz;
+    const int64_t P = q->oh * q->ow, cs = b->cs, per = q->Cg / cs;
+    for (int64_t t = j0; t < j1; t++) {
+        const int64_t j = t / per, c0 = (t % per) * cs;
+        char *img = b->img + (size_t)(j * b->img_stride + c0 * q->H * q->W) * b->isz;
+        char *col = (char *)b->col + (size_t)(j * P + c0 * q->kh * q->kw * b->ld) * b->isz;
         if (b->to_image)
-            NN_KERNEL_VEC(b->acc, col2im, (void *)img, (const void *)col, b->ld, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
+            NN_KERNEL_VEC(b->acc, col2im, (void *)img, (const void *)col, b->ld, cs, q->H, q->W, q->kh, q->kw, q->oh,
                           q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
         else
-            NN_KERNEL_VEC(b->acc, im2col_ld, (void *)col, b->ld, (const void *)img, q->Cg, q->H, q->W, q->kh, q->kw, q->oh,
+            NN_KERNEL_VEC(b->acc, im2col_ld, (void *)col, b->ld, (const void *)img, cs, q->H, q->W, q->kh, q->kw, q->oh,
                           q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
     }
 }
 
 void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t ld, int64_t img_stride, void *img, void *col, int64_t n,
                         bool to_image) {
-    img_job jb = {acc, (size_t)tn_dtype_itemsize(acc), q, ld, img_stride, img, col, to_image};
-    tn_parallel_for(n, 1, img_chunk, &jb);
+    img_job jb = {acc, (size_t)tn_dtype_itemsize(acc), q, ld, img_stride, img, col, to_image, q->Cg};
+    /* one image per thread or fewer (a single 224 x 224 image took one thread): by channel,
+     * when a channel's columns are worth a hand-off */
+    if (n < tn_get_num_threads() && q->Cg > 1 && q->kh * q->kw * q->oh * q->ow >= 4096) jb.cs = 1;
+    tn_parallel_for(n * (q->Cg / jb.cs), 1, img_chunk, &jb);
 }
 
 /* One group's GEMM result out [Og, L] (rows ld apart) into y's images n0 + [j0, j1), bias added. */

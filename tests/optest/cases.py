@@ -4325,3 +4325,10 @@ add("isin_many_keys", "lambda i, t, f, g: (torch.isin(i, t), torch.isin(i, t, in
 # bincount of int64 read as such, four interleaved sub-counts past 4 x the length
 add("bincount_many", "lambda i: (torch.bincount(i), torch.bincount(i, minlength=5000), torch.bincount(i[:7]), torch.bincount(i * 3), torch.bincount(i.int()))",
     [In((30001,), "int64", "index", high=2000)], ["bincount.default"], **EXACT)
+# one image with fewer images than threads: im2col / col2im by channel on the pool (forward
+# and the input gradient), groups of 2, stride, padding, dilation; wide rows (ow > 64)
+for _dt in ("float32", "float64"):
+    add(f"conv_single_image_{_dt}", "lambda x, w, v, y: (torch.nn.functional.conv2d(x, w, padding=2, stride=(1, 2)), torch.nn.functional.conv2d(x, w[:, :2].repeat(2, 1, 1, 1), groups=2, dilation=2), "
+        "torch.nn.functional.conv1d(v, y, padding=2), torch.ops.aten.convolution_backward.default(torch.ones(1, 4, 70, 36, dtype=x.dtype), x, w, [4], [1, 2], [2, 2], [1, 1], False, [0, 0], 1, [True, True, True]))",
+        [In((1, 4, 70, 70), _dt), In((4, 4, 5, 5), _dt), In((1, 6, 2048), _dt), In((5, 6, 5), _dt)],
+        ["conv2d.default", "conv1d.default", "convolution_backward.default"], **BWD_TOL[_dt])
