@@ -55,6 +55,9 @@ void c64_sum_rows_contig(float *out, const float *in, int64_t rows, int64_t n);
  * / element size, as upstream registers its prod kernel only up to AVX2. */
 float f32_prod_run(float init, const float *x, int64_t n, int lanes);
 double f64_prod_run(double init, const double *x, int64_t n, int lanes);
+/* out[j * os bytes] = prod_run(out[...], x + j * ld, n, lanes) for j < rows (the same bits) */
+void f32_prod_runs(char *out, int64_t os, const float *x, int64_t ld, int64_t rows, int64_t n, int lanes);
+void f64_prod_runs(char *out, int64_t os, const double *x, int64_t ld, int64_t rows, int64_t n, int lanes);
 /* out[j] *= x[r * ld + j] for every row r < rows in order, j < cols: upstream's outer
  * reduction's order per element. */
 void f32_prod_cols(float *out, const float *x, int64_t ld, int64_t rows, int64_t cols);

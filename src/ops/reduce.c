@@ -593,6 +593,11 @@ static void acc_loop(char *out, const char *in, const int64_t st[4], int64_t s0,
         }
         if (st[1] == es) {
             const int lanes = tn_reduce_vec_bytes(false) / (int)es;
+            if (st[3] % es == 0) {
+                if (f64) f64_prod_runs(out, st[2], (const double *)in, st[3] / es, s1, s0, lanes);
+                else f32_prod_runs(out, st[2], (const float *)in, st[3] / es, s1, s0, lanes);
+                return;
+            }
             for (int64_t j = 0; j < s1; j++) {
                 char *o = out + j * st[2];
                 if (f64) *(double *)o = f64_prod_run(*(double *)o, (const double *)(in + j * st[3]), s0, lanes);
