@@ -176,6 +176,37 @@ tn_status tn_op_cat(const tn_value *args, tn_value *rets) {
     return cat_impl(args[0].u.tlist.data, args[0].u.tlist.n, args[1].u.i, rets);
 }
 
+/* stack of contiguous inputs of out's dtype: out is [outer, n, inner] with input i's block
+ * b at (b, i), so every block is one copy, all of them in one parallel region (a strided
+ * copy per input before, 1.5x upstream's time for 10 x 1e5 floats). False: nothing done. */
+typedef struct stack_job {
+    tn_tensor *const *ts;
+    int64_t n, inner_bytes;
+    char *out;
+} stack_job;
+static void stack_blocks(void *ctx, int64_t p0, int64_t p1) {
+    const stack_job *J = ctx;
+    for (int64_t p = p0; p < p1; p++) {
+        const int64_t b = p / J->n, i = p % J->n;
+        memcpy(J->out + p * J->inner_bytes, (const char *)tn_tensor_data(J->ts[i]) + b * J->inner_bytes,
+               (size_t)J->inner_bytes);
+    }
+}
+static bool stack_dense(tn_tensor *const *ts, int64_t n, int d, tn_tensor *out) {
+    if (tn_tensor_is_meta(out) || tn_tensor_numel(out) == 0) return false;
+    for (int64_t i = 0; i < n; i++)
+        if (ts[i]->dtype != out->dtype || !tn_tensor_is_contiguous(ts[i]) || tn_tensor_is_meta(ts[i])) return false;
+    int64_t inner = 1, outer = 1;
+    for (int k = 0; k < ts[0]->ndim; k++) {
+        if (k < d) outer *= ts[0]->sizes[k];
+        else inner *= ts[0]->sizes[k];
+    }
+    stack_job J = {ts, n, inner * tn_dtype_itemsize(out->dtype), tn_tensor_data(out)};
+    const int64_t grain = ((int64_t)1 << 16) / (J.inner_bytes > 0 ? J.inner_bytes : 1) + 1;
+    tn_parallel_for(outer * n, grain, stack_blocks, &J);
+    return true;
+}
+
 /* aten::stack(Tensor[] tensors, int dim=0) -> Tensor: cat of unsqueezed equal shapes. */
 tn_status tn_op_stack(const tn_value *args, tn_value *rets) {
     tn_tensor *const *ts = args[0].u.tlist.data;
@@ -198,6 +229,10 @@ tn_status tn_op_stack(const tn_value *args, tn_value *rets) {
     for (int i = 0, j = 0; i <= ref->ndim; i++) sizes[i] = i == d ? n : ref->sizes[j++];
     tn_tensor *out;
     TN_TRY(tn_tensor_empty(ref->ndim + 1, sizes, dt, tn_tensor_device(ref), &out));
+    if (stack_dense(ts, n, d, out)) {
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
     /* Each input lands in out.select(d, i): a view with dim d removed. */
     int64_t vs[TN_MAX_DIMS], vst[TN_MAX_DIMS];
     for (int i = 0, j = 0; i <= ref->ndim; i++)
@@ -285,11 +320,46 @@ static void zero_triangle(tn_tensor *out, int64_t k, bool lower) {
         }
 }
 
+/* A contiguous self: each row's kept part copied and the rest zeroed in one pass, rows on
+ * the pool (a whole copy, then a zeroing pass on one thread before: 1.4x upstream's time
+ * for 1000 x 1000). */
+typedef struct tri_job {
+    const char *x;
+    char *y;
+    int64_t rows, cols, k;
+    int w;
+    bool lower;
+} tri_job;
+static void tri_rows(void *ctx, int64_t r0, int64_t r1) {
+    const tri_job *J = ctx;
+    const int64_t cols = J->cols, w = J->w;
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i = r % J->rows;
+        __int128 lo, hi; /* zeroed columns [lo, hi), clamped to [0, cols]; k may be +-2**63 */
+        if (J->lower) { lo = (__int128)i + J->k + 1; hi = cols; }
+        else { lo = 0; hi = (__int128)i + J->k; }
+        lo = lo < 0 ? 0 : lo > cols ? cols : lo;
+        hi = hi < lo ? lo : hi > cols ? cols : hi;
+        const char *src = J->x + r * cols * w;
+        char *dst = J->y + r * cols * w;
+        memcpy(dst, src, (size_t)(lo * w));
+        memset(dst + lo * w, 0, (size_t)((hi - lo) * w));
+        memcpy(dst + hi * w, src + hi * w, (size_t)((cols - hi) * w));
+    }
+}
+
 static tn_status tri(const tn_value *args, bool lower, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *out;
     if (self->ndim < 2)
         return tn_error(TN_ERR_RUNTIME, "%s: input tensor must have at least 2 dimensions", lower ? "tril" : "triu");
     TN_TRY(tn_tensor_empty(self->ndim, self->sizes, self->dtype, tn_tensor_device(self), &out));
+    const int64_t rows = self->sizes[self->ndim - 2], cols = self->sizes[self->ndim - 1];
+    if (tn_tensor_is_contiguous(self) && !tn_tensor_is_meta(self) && rows * cols > 0) {
+        tri_job J = {tn_tensor_data(self), tn_tensor_data(out), rows, cols, args[1].u.i, tn_dtype_itemsize(self->dtype), lower};
+        tn_parallel_for(tn_tensor_numel(self) / cols, 16384 / cols + 1, tri_rows, &J);
+        rets[0] = tn_value_tensor(out);
+        return TN_OK;
+    }
     tn_shape_copy_same_dtype(out, self);
     zero_triangle(out, args[1].u.i, lower);
     rets[0] = tn_value_tensor(out);

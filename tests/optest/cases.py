@@ -4332,3 +4332,8 @@ for _dt in ("float32", "float64"):
         "torch.nn.functional.conv1d(v, y, padding=2), torch.ops.aten.convolution_backward.default(torch.ones(1, 4, 70, 36, dtype=x.dtype), x, w, [4], [1, 2], [2, 2], [1, 1], False, [0, 0], 1, [True, True, True]))",
         [In((1, 4, 70, 70), _dt), In((4, 4, 5, 5), _dt), In((1, 6, 2048), _dt), In((5, 6, 5), _dt)],
         ["conv2d.default", "conv1d.default", "convolution_backward.default"], **BWD_TOL[_dt])
+# one-pass tril / triu of contiguous inputs (rows on the pool, every diagonal offset incl.
+# beyond the matrix and +-2**62), dense stack along every dim, flip's reversed rows
+add("tri_stack_flip_dense", "lambda a, b, i: (a.triu(), a.tril(), a.triu(5), a.tril(-7), a.triu(-300), a.tril(300), a.triu(2**62), a.tril(-(2**62)), b.triu(1), i.tril(-1), "
+    "torch.stack([a, a * 2, a + 1]), torch.stack([a, a * 2], 1), torch.stack([a, a], 2), torch.stack([b[0], b[1]], -1), torch.stack([i, i]), a.flip(1), a.flip(0, 1), i.flip(-1), b.flip(2))",
+    [In((130, 257)), In((3, 40, 33), "float64"), In((50, 77), "int16", "int")], ["tril.default", "triu.default", "stack.default", "flip.default"], **EXACT)
