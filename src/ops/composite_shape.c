@@ -9,6 +9,8 @@
 
 #include "autograd/autograd.h"
 #include "core/scalar.h"
+#include "core/threadpool.h"
+#include "kernels/elementwise.h"
 #include "ops/composite_internal.h"
 #include "ops/iter.h"
 #include "ops/promote.h"
@@ -433,6 +435,37 @@ static tn_status index_put_dim(tn_tensor *self, int64_t dim, tn_tensor *index, t
  * sums in that order), written into a dense self when the door offers it (index_add_), else
  * into a copy of self. Before: index_put with accumulate through a copy, 17x upstream's
  * time for 1,000 rows into 1000 x 1000. */
+typedef struct iadd_job {
+    const char *ip;
+    int64_t step;
+    bool i64;
+    float *o;
+    const float *x;
+    int64_t n, size, outer, inner;
+    tn_loop_fn add;
+} iadd_job;
+/* columns [j0, j1) of every slice, the slices in index order */
+static void iadd_part(const iadd_job *J, int64_t j0, int64_t j1) {
+    tn_loop_ctx ctx = {0};
+    const int64_t st[3] = {4, 4, 4};
+    for (int64_t a = 0; a < J->outer; a++)
+        for (int64_t k = 0; k < J->n; k++) {
+            const int64_t v = J->i64 ? ((const int64_t *)J->ip)[k * J->step] : ((const int32_t *)J->ip)[k * J->step];
+            float *d = J->o + (a * J->size + v) * J->inner;
+            const float *s = J->x + (a * J->n + k) * J->inner;
+            if (J->add && j1 - j0 >= 16) {
+                char *p[3] = {(char *)(d + j0), (char *)(d + j0), (char *)(s + j0)};
+                J->add(p, st, j1 - j0, &ctx);
+            } else {
+                for (int64_t j = j0; j < j1; j++) d[j] += s[j];
+            }
+        }
+}
+static void iadd_cols(void *ctx, int64_t c0, int64_t c1) {
+    const iadd_job *J = ctx;
+    iadd_part(J, c0 * 64, c1 * 64 < J->inner ? c1 * 64 : J->inner);
+}
+
 static tn_status index_add_rows(tn_tensor *self, tn_tensor *into, int64_t dim, tn_tensor *index, tn_tensor *src,
                                 tn_value *rets) {
     tn_tensor *out;
@@ -440,17 +473,13 @@ static tn_status index_add_rows(tn_tensor *self, tn_tensor *into, int64_t dim, t
     int64_t n = tn_tensor_numel(index), size = self->sizes[dim], outer = 1, inner = 1;
     for (int i = 0; i < dim; i++) outer *= self->sizes[i];
     for (int i = (int)dim + 1; i < self->ndim; i++) inner *= self->sizes[i];
-    const char *ip = tn_tensor_data(index);
-    int64_t step = index->ndim ? index->strides[0] : 0;
-    float *o = tn_tensor_data(out);
-    const float *x = tn_tensor_data(src);
-    for (int64_t a = 0; a < outer; a++)
-        for (int64_t k = 0; k < n; k++) {
-            int64_t v = index->dtype == TN_DTYPE_INT64 ? ((const int64_t *)ip)[k * step] : ((const int32_t *)ip)[k * step];
-            float *d = o + (a * size + v) * inner;
-            const float *s = x + (a * n + k) * inner;
-            for (int64_t j = 0; j < inner; j++) d[j] += s[j];
-        }
+    iadd_job J = {tn_tensor_data(index), index->ndim ? index->strides[0] : 0, index->dtype == TN_DTYPE_INT64,
+                  tn_tensor_data(out), tn_tensor_data(src), n, size, outer, inner, tn_ew_loop(TN_EW_add, TN_DTYPE_FLOAT32)};
+    /* wide slices: their columns cut among the threads (each column's sums keep the index
+     * order, whichever thread has it), a slice's part added by the vector add loop (plain
+     * scalar adds on one thread before: 2.8x upstream's time for 1,000 rows of 1,000) */
+    if (inner >= 64 && J.add) tn_parallel_for((inner + 63) / 64, (4096 + n * 64 - 1) / (n * 64 > 0 ? n * 64 : 1), iadd_cols, &J);
+    else iadd_part(&J, 0, inner);
     rets[0] = tn_value_tensor(out);
     return TN_OK;
 }
