@@ -1002,6 +1002,22 @@ tn_status tn_op_take_along_dim(const tn_value *args, tn_value *rets) {
  * its strides) indexed by `index`; the result has index's shape and self's dtype. Negative
  * indices count from the end; out of range raises IndexError with upstream's text (its
  * CPU take kernel checks each index as it goes). */
+typedef struct take_job {
+    const char *sp;
+    const int64_t *ix;
+    char *op;
+    int64_t numel;
+    int w;
+} take_job;
+static void take_part(void *ctx, int64_t e0, int64_t e1) {
+    const take_job *J = ctx;
+    const int64_t *ix = J->ix, numel = J->numel;
+    if (J->w == 4)
+        for (int64_t e = e0; e < e1; e++) ((uint32_t *)J->op)[e] = ((const uint32_t *)J->sp)[ix[e] < 0 ? ix[e] + numel : ix[e]];
+    else
+        for (int64_t e = e0; e < e1; e++) ((uint64_t *)J->op)[e] = ((const uint64_t *)J->sp)[ix[e] < 0 ? ix[e] + numel : ix[e]];
+}
+
 tn_status tn_op_take(const tn_value *args, tn_value *rets) {
     tn_tensor *self = args[0].u.t, *index = args[1].u.t, *out;
     if (index->dtype != TN_DTYPE_INT64)
@@ -1032,10 +1048,10 @@ tn_status tn_op_take(const tn_value *args, tn_value *rets) {
         bool bad = false;
         for (int64_t e = 0; e < n; e++) bad |= (uint64_t)ix[e] + (uint64_t)numel >= 2 * (uint64_t)numel;
         if (!bad) {
-            if (w == 4)
-                for (int64_t e = 0; e < n; e++) ((uint32_t *)op)[e] = ((const uint32_t *)sp)[ix[e] < 0 ? ix[e] + numel : ix[e]];
-            else
-                for (int64_t e = 0; e < n; e++) ((uint64_t *)op)[e] = ((const uint64_t *)sp)[ix[e] < 0 ? ix[e] + numel : ix[e]];
+            /* on the pool from upstream's grain (random reads: 1.6x upstream's time for 1e5
+             * of 1e6 on one thread) */
+            take_job J = {sp, ix, op, numel, w};
+            tn_parallel_for(n, 32768, take_part, &J);
             if (src != self) tn_tensor_release(src);
             rets[0] = tn_value_tensor(out);
             return TN_OK;

@@ -4337,3 +4337,5 @@ for _dt in ("float32", "float64"):
 add("tri_stack_flip_dense", "lambda a, b, i: (a.triu(), a.tril(), a.triu(5), a.tril(-7), a.triu(-300), a.tril(300), a.triu(2**62), a.tril(-(2**62)), b.triu(1), i.tril(-1), "
     "torch.stack([a, a * 2, a + 1]), torch.stack([a, a * 2], 1), torch.stack([a, a], 2), torch.stack([b[0], b[1]], -1), torch.stack([i, i]), a.flip(1), a.flip(0, 1), i.flip(-1), b.flip(2))",
     [In((130, 257)), In((3, 40, 33), "float64"), In((50, 77), "int16", "int")], ["tril.default", "triu.default", "stack.default", "flip.default"], **EXACT)
+# take of a contiguous index past upstream's grain: on the pool, negative indices wrapped
+add("take_pool", "lambda a, i: (a.take(i), a.take(-1 - i), a.double().take(i[:40000]))", [In((300, 400)), In((70001,), "int64", "index", high=120000)], ["take.default"], **EXACT)
