@@ -686,6 +686,32 @@ static void gs_rows(void *p, int64_t b, int64_t e) {
 }
 #undef GS_LOOP
 
+/* rows [b, e): the first index out of range in each (row-major), noted in first_bad */
+static void gs_check_rows(void *p, int64_t b, int64_t e) {
+    gs_walk *g = p;
+    const int L = g->n - 1;
+    const int64_t il = g->istr[L], lim = g->lim;
+    const bool i64 = g->index->dtype == TN_DTYPE_INT64;
+    const char *ip = tn_tensor_data((tn_tensor *)g->index);
+    for (int64_t r = b; r < e; r++) {
+        int64_t so, oo, io;
+        gs_row_offsets(g, r, &so, &oo, &io);
+        if (i64) { /* a branch-free scan first (vectorised when contiguous) */
+            const int64_t *x = (const int64_t *)ip + io;
+            uint64_t worst = 0;
+            if (il == 1)
+                for (int64_t j = 0; j < g->len; j++) worst |= (uint64_t)x[j] >= (uint64_t)lim;
+            else
+                for (int64_t j = 0; j < g->len; j++) worst |= (uint64_t)x[j * il] >= (uint64_t)lim;
+            if (!worst) continue;
+        }
+        for (int64_t j = 0; j < g->len; j++) {
+            int64_t v = read_index(g->index, ip, io + j * il);
+            if (v < 0 || v >= lim) { gs_note_bad(g, r * g->len + j); break; }
+        }
+    }
+}
+
 /* Walks every element of `index` in row-major order, with the element offsets in self (the
  * indexed coordinate substituted) and in index-shaped `other` (src or out): first checks
  * every index value (upstream's error for the first out of range), then runs the rows, on
@@ -711,28 +737,15 @@ static tn_status gather_scatter_walk_kind(const tn_tensor *self, int d, const tn
         return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)v, d,
                         (long long)lim);
     }
-    for (int64_t r = 0; r < g.rows; r++) {
+    /* every index checked first (upstream's message for the first out of range, nothing
+     * written), the rows on the pool */
+    tn_parallel_for(g.rows, 16384 / g.len + 1, gs_check_rows, &g);
+    if (g.first_bad != INT64_MAX) {
         int64_t so, oo, io;
-        gs_row_offsets(&g, r, &so, &oo, &io);
-        const int64_t il = g.istr[n - 1];
-        bool bad = false;
-        if (index->dtype == TN_DTYPE_INT64 && il == 1) { /* contiguous: a loop the compiler vectorises */
-            const int64_t *x = (const int64_t *)ip + io;
-            uint64_t worst = 0;
-            for (int64_t j = 0; j < g.len; j++) worst |= (uint64_t)x[j] >= (uint64_t)lim;
-            if (!worst) continue;
-        }
-        if (index->dtype == TN_DTYPE_INT64) { /* a branch-free scan first; the message's value after */
-            const int64_t *x = (const int64_t *)ip + io;
-            for (int64_t j = 0; j < g.len; j++) bad |= (uint64_t)x[j * il] >= (uint64_t)lim;
-        } else bad = true;
-        if (!bad) continue;
-        for (int64_t j = 0; j < g.len; j++) {
-            int64_t v = read_index(index, ip, io + j * il);
-            if (v < 0 || v >= lim)
-                return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)v,
-                                d, (long long)lim);
-        }
+        gs_row_offsets(&g, g.first_bad / g.len, &so, &oo, &io);
+        int64_t v = read_index(index, ip, io + g.first_bad % g.len * g.istr[n - 1]);
+        return tn_error(TN_ERR_RUNTIME, "index %lld is out of bounds for dimension %d with size %lld", (long long)v, d,
+                        (long long)lim);
     }
     /* along the last dim each index row writes only its own row of self: rows on the pool
      * then too (each element still sees its writes in order) */
