@@ -25,35 +25,41 @@ typedef struct img_job {
     void *col;
     bool to_image;
     int64_t cs; /* channels per item: Cg (whole images) or 1 */
+    int64_t ks; /* kernel rows per item (im2col): kh or 1 */
 } img_job;
 
 /* Items are whole images, or (image, channel) pairs (cs = 1) when the images are fewer
- * than the threads: a channel's rows of col and its plane of the image are its own, so
- * the kernels run on one channel at a time unchanged. */
+ * than the threads, and for im2col (image, channel, kernel row) triples (ks = 1): a
+ * channel's rows of col and its plane of the image are its own, and so are a kernel row's
+ * rows of col (im2col of one kernel row is im2col with kh = 1 and the padding moved by
+ * a dh; col2im's kernel rows add into the same image rows, so they stay together). */
 static void img_chunk(void *vj, int64_t j0, int64_t j1) {
     const img_job *b = vj;
     const conv_geom *q = b->q;
-    const int64_t P = q->oh * q->ow, cs = b->cs, per = q->Cg / cs;
+    const int64_t P = q->oh * q->ow, cs = b->cs, ks = b->ks, rows = q->kh / ks, per = (q->Cg / cs) * rows;
     for (int64_t t = j0; t < j1; t++) {
-        const int64_t j = t / per, c0 = (t % per) * cs;
+        const int64_t j = t / per, c0 = (t % per) / rows * cs, a0 = (t % rows) * ks;
         char *img = b->img + (size_t)(j * b->img_stride + c0 * q->H * q->W) * b->isz;
-        char *col = (char *)b->col + (size_t)(j * P + c0 * q->kh * q->kw * b->ld) * b->isz;
+        char *col = (char *)b->col + (size_t)(j * P + (c0 * q->kh + a0) * q->kw * b->ld) * b->isz;
         if (b->to_image)
             NN_KERNEL_VEC(b->acc, col2im, (void *)img, (const void *)col, b->ld, cs, q->H, q->W, q->kh, q->kw, q->oh,
                           q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
         else
-            NN_KERNEL_VEC(b->acc, im2col_ld, (void *)col, b->ld, (const void *)img, cs, q->H, q->W, q->kh, q->kw, q->oh,
-                          q->ow, q->sh, q->sw, q->ph, q->pw, q->dh, q->dw);
+            NN_KERNEL_VEC(b->acc, im2col_ld, (void *)col, b->ld, (const void *)img, cs, q->H, q->W, ks, q->kw, q->oh,
+                          q->ow, q->sh, q->sw, q->ph - a0 * q->dh, q->pw, q->dh, q->dw);
     }
 }
 
 void tn_nnb_conv_images(tn_dtype acc, const conv_geom *q, int64_t ld, int64_t img_stride, void *img, void *col, int64_t n,
                         bool to_image) {
-    img_job jb = {acc, (size_t)tn_dtype_itemsize(acc), q, ld, img_stride, img, col, to_image, q->Cg};
+    img_job jb = {acc, (size_t)tn_dtype_itemsize(acc), q, ld, img_stride, img, col, to_image, q->Cg, q->kh};
     /* one image per thread or fewer (a single 224 x 224 image took one thread): by channel,
-     * when a channel's columns are worth a hand-off */
-    if (n < tn_get_num_threads() && q->Cg > 1 && q->kh * q->kw * q->oh * q->ow >= 4096) jb.cs = 1;
-    tn_parallel_for(n * (q->Cg / jb.cs), 1, img_chunk, &jb);
+     * and by kernel row for im2col, when an item's columns are worth a hand-off */
+    if (n < tn_get_num_threads() && q->kh * q->kw * q->oh * q->ow >= 4096) {
+        jb.cs = 1;
+        if (!to_image && q->kw * q->oh * q->ow >= 4096) jb.ks = 1;
+    }
+    tn_parallel_for(n * (q->Cg / jb.cs) * (q->kh / jb.ks), 1, img_chunk, &jb);
 }
 
 /* One group's GEMM result out [Og, L] (rows ld apart) into y's images n0 + [j0, j1), bias added. */
@@ -85,6 +91,21 @@ static void scatter_chunk(void *vj, int64_t j0, int64_t j1) {
         }
 }
 
+/* rows [o0, o1) of y (P apart) += bias[o] */
+static void bias_rows(void *vj, int64_t o0, int64_t o1) {
+    const scatter_job *s = vj;
+    for (int64_t o = o0; o < o1; o++) {
+        char *dst = (char *)s->y + (size_t)(o * s->P) * s->isz;
+        if (s->f) {
+            const float bv = ((const float *)s->bias)[o];
+            for (int64_t k = 0; k < s->P; k++) ((float *)(void *)dst)[k] += bv;
+        } else {
+            const double bv = ((const double *)s->bias)[o];
+            for (int64_t k = 0; k < s->P; k++) ((double *)(void *)dst)[k] += bv;
+        }
+    }
+}
+
 /* The non-transposed convolution on acc-dtype buffers: x [N, C, H, W], w [O, Cg, kh, kw],
  * bias [O] or NULL, into y [N, O, oh, ow]. The batch runs in chunks of images, one GEMM
  * per group and chunk over the chunk's columns (im2col on the pool), as the gradients do. */
@@ -107,6 +128,20 @@ static tn_status conv_forward(tn_dtype acc, const conv_geom *q, const void *x, c
         for (int64_t g = 0; g < G && st == TN_OK; g++) {
             /* cols [K, L] (rows ld apart): image j of the chunk in columns j*P.. */
             tn_nnb_conv_images(acc, q, ld, C * HW, (char *)x + (size_t)((n0 * C + g * Cg) * HW) * isz, col, nbc, false);
+            if (nbc == 1) {
+                /* one image: its [Og, P] block of y is the product's result (rows P apart),
+                 * the bias added there after, the same sums (the copy out of a buffer
+                 * cost a pass over y) */
+                char *yg = (char *)y + (size_t)((n0 * O + g * Og) * P) * isz;
+                st = tn_nnb_gemm(acc, Og, P, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, ld, 1, yg, P, 1,
+                                 0.0);
+                if (st != TN_OK) break;
+                if (bias) {
+                    scatter_job sj = {f, isz, yg, NULL, (const char *)bias + (size_t)(g * Og) * isz, 0, 0, 0, Og, P, P};
+                    tn_parallel_for(Og, TN_NNB_GRAIN / (P > 0 ? P : 1) + 1, bias_rows, &sj);
+                }
+                continue;
+            }
             /* out [Og, L] = W_g [Og, K] · cols [K, L] */
             st = tn_nnb_gemm(acc, Og, L, K, (const char *)w + (size_t)(g * Og * K) * isz, K, 1, col, ld, 1, out, ld, 1,
                              0.0);
