@@ -100,9 +100,13 @@ def test_rand_randn_all_sizes():
 
 
 def test_randn_large():
-    # 6,250 AVX2 Box-Muller blocks per call (the vector block of session 47) and a tail
+    # 6,250 AVX2 Box-Muller blocks per call (the vector block of session 47) and a tail; the
+    # contiguous uniform run between twists (session 47) and a transposed one; randint's
+    # blocks with Lemire's remainder (a range of 1; the last 32-bit range; the first 64-bit one)
     _run(["seed 3", "op randn float32 100003", "op randn bfloat16 20001", "fill normal float32 65537 - -2 3",
-          "state"])
+          "op rand float32 100003", "fill uniform float32 65537 - -2 3", "fill uniform float32 40,30 1,0 0 1",
+          "op randint -5 1000 int64 100003", "op randint 5 6 int64 700", "op randint 0 268435455 int64 2000",
+          "op randint -7 268435456 int64 2000", "state"])
 
 
 def test_fills_contiguous_and_strided():

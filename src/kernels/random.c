@@ -252,6 +252,50 @@ static inline double normal_f64(tn_generator *g, double mean, double std, bool f
 
 /* ---- uniform_ --------------------------------------------------------------------------- */
 
+/* The next n 32-bit draws, as n calls of tn_generator_random_locked would give them: the
+ * words left in the state tempered a run at a time, twisting between runs. */
+static void draw_u32(tn_generator *g, uint32_t *buf, int64_t n) {
+    int64_t k = 0;
+    while (k < n) {
+        if (g->left == 1) { /* the next draw twists first */
+            buf[k++] = tn_generator_random_locked(g);
+            continue;
+        }
+        const int64_t run = g->left - 1 < n - k ? g->left - 1 : n - k;
+        const uint32_t *st = g->state + g->next;
+        for (int64_t i = 0; i < run; i++) {
+            uint32_t y = st[i];
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c5680u;
+            y ^= (y << 15) & 0xefc60000u;
+            y ^= y >> 18;
+            buf[k + i] = y;
+        }
+        g->next += (uint32_t)run;
+        g->left -= (int32_t)run;
+        k += run;
+    }
+}
+enum { DRAW_BLOCK = 512 };
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* A contiguous float32 uniform_ where upstream's build fused: the same steps over blocks of
+ * draws, fmaf one instruction (a libm call per element otherwise: FMA is not in the
+ * baseline); 1.33x upstream's time for rand(1e6) before. */
+__attribute__((target("avx2,fma"))) static void f32_uniform_contig_fma(tn_generator *g, float *o, int64_t n, float from,
+                                                                      float range, float to_f, float from_f) {
+    uint32_t buf[DRAW_BLOCK];
+    for (int64_t k = 0; k < n; k += DRAW_BLOCK) {
+        const int64_t m = n - k < DRAW_BLOCK ? n - k : DRAW_BLOCK;
+        draw_u32(g, buf, m);
+        for (int64_t i = 0; i < m; i++) {
+            const float v = fmaf((float)(buf[i] & 0xffffffu) * 0x1p-24f, range, from);
+            o[k + i] = v == to_f ? from_f : v;
+        }
+    }
+}
+#endif
+
 tn_status tn_random_uniform(tn_generator *g, const tn_strided *out, double from_, double to_) {
     tn_dtype dt = out->dtype;
     if (!is_float_dtype(dt)) return not_implemented("uniform_kernel_cpu", dt);
@@ -269,6 +313,13 @@ tn_status tn_random_uniform(tn_generator *g, const tn_strided *out, double from_
     } else {
         /* opmath float for float, half and bfloat16; the clamp compares in scalar_t */
         float from = (float)from_, to = (float)to_, range = to - from;
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (dt == TN_DTYPE_FLOAT32 && fm && is_contiguous(out)) {
+            f32_uniform_contig_fma(g, out->data, it.numel, from, range, (float)to_, (float)from_);
+            tn_generator_unlock(g);
+            return TN_OK;
+        }
+#endif
         for (int64_t k = 0; k < it.numel; k++, iter_next(&it)) {
             float x = u24(g);
             float v = fm ? fmaf(x, range, from) : x * range + from;
@@ -518,6 +569,24 @@ tn_status tn_random_from_to(tn_generator *g, const tn_strided *out, uint64_t ran
     rnd_iter it;
     iter_init(&it, out, NULL);
     tn_generator_lock(g);
+    if (!wide && dt == TN_DTYPE_INT64 && is_contiguous(out)) {
+        /* 32-bit draws into a contiguous int64 result: blocks of draws, the remainder by
+         * Lemire's exact fastmod (for a 32-bit numerator and divisor) instead of a 64-bit
+         * division per element (1.23x upstream's time for randint(1e6) before) */
+        const uint64_t M = UINT64_MAX / range + 1;
+        uint32_t buf[DRAW_BLOCK];
+        int64_t *o = out->data;
+        for (int64_t k = 0; k < it.numel; k += DRAW_BLOCK) {
+            const int64_t m = it.numel - k < DRAW_BLOCK ? it.numel - k : DRAW_BLOCK;
+            draw_u32(g, buf, m);
+            for (int64_t i = 0; i < m; i++) {
+                const uint64_t r = (uint64_t)(((unsigned __int128)(M * buf[i]) * range) >> 64);
+                o[k + i] = (int64_t)(r + (uint64_t)base);
+            }
+        }
+        tn_generator_unlock(g);
+        return TN_OK;
+    }
     for (int64_t k = 0; k < it.numel; k++, iter_next(&it)) {
         uint64_t v = wide ? tn_generator_random64_locked(g) : tn_generator_random_locked(g);
         store_i64(dt, out->data, it.off[0], (int64_t)((v % range) + (uint64_t)base));
