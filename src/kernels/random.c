@@ -841,6 +841,25 @@ tn_status tn_random_randperm(tn_generator *g, const tn_strided *out, int64_t n) 
     if (n < (int64_t)(UINT32_MAX / 20)) {
         /* the historical algorithm: identity, then swap position i with i + random() % (n-i) */
         for (int64_t i = 0; i < n; i++) store_i64(dt, base, i * st, i);
+        if (dt == TN_DTYPE_INT64 && st == 1) {
+            /* the same steps on a dense int64 result, the remainder of two values below
+             * 2^32 by a 32-bit division (a 64-bit one and byte copies per swap before:
+             * 1.9x upstream's time for randperm(1e5)) */
+            int64_t *o = out->data;
+            uint32_t buf[DRAW_BLOCK];
+            for (int64_t i0 = 0; i0 < n - 1; i0 += DRAW_BLOCK) {
+                const int64_t m = n - 1 - i0 < DRAW_BLOCK ? n - 1 - i0 : DRAW_BLOCK;
+                draw_u32(g, buf, m);
+                for (int64_t k = 0; k < m; k++) {
+                    const int64_t i = i0 + k, z = i + (int64_t)(buf[k] % (uint32_t)(n - i));
+                    const int64_t t = o[i];
+                    o[i] = o[z];
+                    o[z] = t;
+                }
+            }
+            tn_generator_unlock(g);
+            return TN_OK;
+        }
         for (int64_t i = 0; i < n - 1; i++) {
             int64_t z = (int64_t)tn_generator_random_locked(g) % (n - i);
             swap_elems(base, st * isz, isz, i, z + i);
