@@ -4344,3 +4344,10 @@ add("tri_stack_flip_dense", "lambda a, b, i: (a.triu(), a.tril(), a.triu(5), a.t
     [In((130, 257)), In((3, 40, 33), "float64"), In((50, 77), "int16", "int")], ["tril.default", "triu.default", "stack.default", "flip.default"], **EXACT)
 # take of a contiguous index past upstream's grain: on the pool, negative indices wrapped
 add("take_pool", "lambda a, i: (a.take(i), a.take(-1 - i), a.double().take(i[:40000]))", [In((300, 400)), In((70001,), "int64", "index", high=120000)], ["take.default"], **EXACT)
+# index_select of dense operands as blocks per (outer, position): 1-d of 8- and 4-byte
+# elements, a middle dim with inner blocks, 2-byte inner rows; int32 and strided indices
+# (copied first); repeat_interleave with counts through it
+add("index_select_blocks", "lambda a, i: (a.flatten().index_select(0, i), a.flatten().long().index_select(0, i), a.view(30, 7, 20).index_select(1, i[:50] % 7), "
+    "a.bfloat16().view(30, 140).index_select(0, i[:70] % 30), a.view(30, 140).index_select(0, i.int()[::3] % 30), a.double().view(4200, 1).index_select(0, i[::2]), "
+    "torch.repeat_interleave(a.flatten()[:300], (i[:300] % 4)), torch.repeat_interleave(i[:50] % 3), a.view(30, 140).repeat_interleave(i[:30] % 3, dim=0))",
+    [In((30, 140)), In((40001,), "int64", "index", high=4200)], ["index_select.default", "repeat_interleave.self_Tensor", "repeat_interleave.Tensor"], **EXACT)
