@@ -10,8 +10,9 @@ and any / all of a bool mask, sum of float64 (the conversion included on both si
 gather, scatter_add_, index_select, take and embedding at one shape each, the other
 operators an in-session sweep of common operators found furthest behind (index_add_,
 adaptive_avg_pool2d to 1, interpolate, nonzero, unique, layer_norm, group_norm), and
-(session 47, `common`) 56 common operators no OpInfo family scales to 1e6: convolutions,
-pooling, random draws, searches, selections, casts. Each side runs
+(session 47, `common`) 92 common operators no OpInfo family scales to 1e6: convolutions,
+pooling, random draws, searches, selections, casts, 1-d gathers and puts, layout copies,
+unfold / fold, linear algebra at 256 x 256. Each side runs
 in its own process (`--side-worker`), the sides alternating which goes first, each
 measurement the best of 10 calls; across rounds each side keeps its best. Prints
 ours/upstream per row, worst first, and the count over `--over`."""
@@ -150,6 +151,51 @@ def common(torch, g, out):
     out["to int64 1e6"] = lambda: x.long()
     out["to bfloat16 1e6"] = lambda: x.bfloat16()
     out["transpose contiguous 1000x1000"] = lambda: x.t().contiguous()
+    # second batch (session 47): gathers and puts of 1-d tensors, layout copies, unfold /
+    # fold, pooling of other ranks, linear algebra at 256 x 256
+    flat = x.flatten()
+    idx1 = torch.randint(0, 1000000, (200000,), generator=g)
+    cnt = torch.randint(0, 5, (100000,), generator=g)
+    vals = torch.randn(200000, generator=g)
+    cube = torch.randn(100, 100, 100, generator=g)
+    sq = torch.randn(256, 256, generator=g)
+    spd = sq @ sq.t() + 256 * torch.eye(256)
+    bat = torch.randn(64, 64, 64, generator=g)
+    seq = torch.randn(16, 64, 1024, generator=g)
+    out["index_select 1-d, 2e5 of 1e6"] = lambda: flat.index_select(0, idx1)
+    out["x[idx] 1-d, 2e5 of 1e6"] = lambda: flat[idx1]
+    out["index_put_ 1-d, 2e5 into 1e6"] = lambda: flat.clone().index_put_((idx1,), vals)
+    out["index_put_ accumulate 1-d"] = lambda: flat.clone().index_put_((idx1,), vals, accumulate=True)
+    out["repeat_interleave counts 1e5"] = lambda: torch.repeat_interleave(cnt)
+    out["gather 1-d, 2e5 of 1e6"] = lambda: flat.gather(0, idx1)
+    out["scatter_ 1-d, 2e5 into 1e6"] = lambda: flat.clone().scatter_(0, idx1, vals)
+    out["index_fill_ 1000x1000 dim 0"] = lambda: x.clone().index_fill_(0, idx1[:500] % 1000, 0.0)
+    out["index_copy_ 1000x1000 dim 0"] = lambda: x.clone().index_copy_(0, torch.arange(0, 1000, 2), y[:500])
+    out["permute contiguous 100^3 (2,0,1)"] = lambda: cube.permute(2, 0, 1).contiguous()
+    out["expand contiguous 1000 -> 1000x1000"] = lambda: x[0].expand(1000, 1000).contiguous()
+    out["narrow clone 1000x1000 cols 100:900"] = lambda: x[:, 100:900].clone()
+    out["unfold (im2col) 8x32x64x64, 3x3"] = lambda: F.unfold(img, 3, padding=1)
+    out["fold 8x288x4096 -> 64x64"] = lambda: F.fold(F.unfold(img, 3, padding=1), (64, 64), 3, padding=1)
+    out["max_pool1d 16x64x1024, 3"] = lambda: F.max_pool1d(seq, 3)
+    out["avg_pool1d 16x64x1024, 4"] = lambda: F.avg_pool1d(seq, 4)
+    out["adaptive_max_pool2d 8x32x64x64 -> 7"] = lambda: F.adaptive_max_pool2d(img, 7)
+    out["interpolate linear 16x64x1024 x2"] = lambda: F.interpolate(seq, scale_factor=2, mode="linear")
+    out["cumsum 1-d 1e6"] = lambda: flat.cumsum(0)
+    out["sort 1-d 1e6"] = lambda: flat.sort()
+    out["topk 1-d 1e6, 100"] = lambda: flat.topk(100)
+    out["argmax 1-d 1e6"] = lambda: flat.argmax()
+    out["bmm 64x64x64"] = lambda: torch.bmm(bat, bat)
+    out["einsum bij,bjk->bik 64^3"] = lambda: torch.einsum("bij,bjk->bik", bat, bat)
+    out["cdist 1000x64, 1000x64"] = lambda: torch.cdist(x[:, :64], y[:, :64])
+    out["linalg.inv 256"] = lambda: torch.linalg.inv(spd)
+    out["linalg.solve 256"] = lambda: torch.linalg.solve(spd, sq)
+    out["linalg.det 256"] = lambda: torch.linalg.det(sq)
+    out["linalg.cholesky 256"] = lambda: torch.linalg.cholesky(spd)
+    out["linalg.qr 256"] = lambda: torch.linalg.qr(sq)
+    out["linalg.eigh 256"] = lambda: torch.linalg.eigh(spd)
+    out["linalg.svd 256"] = lambda: torch.linalg.svd(sq)
+    out["linalg.lstsq 256"] = lambda: torch.linalg.lstsq(sq, sq[:, :10])
+    out["matrix_exp 64"] = lambda: torch.linalg.matrix_exp(bat[0] * 0.01)
 
 
 def worker(only):

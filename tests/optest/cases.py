@@ -4351,3 +4351,16 @@ add("index_select_blocks", "lambda a, i: (a.flatten().index_select(0, i), a.flat
     "a.bfloat16().view(30, 140).index_select(0, i[:70] % 30), a.view(30, 140).index_select(0, i.int()[::3] % 30), a.double().view(4200, 1).index_select(0, i[::2]), "
     "torch.repeat_interleave(a.flatten()[:300], (i[:300] % 4)), torch.repeat_interleave(i[:50] % 3), a.view(30, 140).repeat_interleave(i[:30] % 3, dim=0))",
     [In((30, 140)), In((40001,), "int64", "index", high=4200)], ["index_select.default", "repeat_interleave.self_Tensor", "repeat_interleave.Tensor"], **EXACT)
+# fold (aten::col2im, session 47): every dtype upstream has (Half / BFloat16 sums rounded per
+# add), batched and not, stride / padding / dilation; its checks in upstream's order
+for _dt in ("float32", "float64", "bfloat16", "float16"):
+    add(f"col2im_{_dt}", f"lambda c: ({F}.fold(c, (9, 11), (3, 2), dilation=(1, 2), padding=(1, 0), stride=(2, 1)), {F}.fold(c[1], (9, 11), (3, 2), dilation=(1, 2), padding=(1, 0), stride=(2, 1)), "
+        f"{F}.fold(c.reshape(2, 6, 135)[:, :, :99], (11, 9), 1, padding=0, stride=1), {F}.fold(c.reshape(2, 9, 90)[:, :6].transpose(1, 2).contiguous().transpose(1, 2), (10, 9), (1, 1)), torch.complex(c, c * 2).to(torch.complex64 if c.dtype != torch.float64 else torch.complex128) if c.dtype in (torch.float32, torch.float64) else c)",
+        [In((2, 18, 45), _dt)], ["col2im.default"], **(EXACT if _dt in ("bfloat16", "float16") else {}))
+for _nm, _call in (("kernel", "torch._C._nn.col2im(c, [9, 11], [0, 2], [1, 1], [0, 0], [1, 1])"), ("stride", "torch._C._nn.col2im(c, [9, 11], [3, 2], [1, 1], [0, 0], [1, 0])"),
+                   ("dilation", "torch._C._nn.col2im(c, [9, 11], [3, 2], [0, 1], [0, 0], [1, 1])"), ("padding", "torch._C._nn.col2im(c, [9, 11], [3, 2], [1, 1], [-1, 0], [1, 1])"),
+                   ("divisible", "torch._C._nn.col2im(c, [9, 11], [4, 2], [1, 1], [0, 0], [1, 1])"), ("blocks", "torch._C._nn.col2im(c, [9, 12], [3, 2], [1, 2], [1, 0], [2, 1])"),
+                   ("rank", "torch._C._nn.col2im(c[0, 0], [9, 11], [3, 2], [1, 2], [1, 0], [2, 1])"), ("sizes", "torch._C._nn.col2im(c, [9], [3, 2], [1, 2], [1, 0], [2, 1])"),
+                   ("empty", "torch._C._nn.col2im(c[:, :0], [9, 11], [3, 2], [1, 2], [1, 0], [2, 1])"), ("long", "torch._C._nn.col2im(c.long(), [9, 11], [3, 2], [1, 2], [1, 0], [2, 1])"),
+                   ("small", "torch._C._nn.col2im(c[:, :, :1], [1, 1], [3, 3], [1, 1], [0, 0], [1, 1])"), ("empty_batch", "torch._C._nn.col2im(c[:0], [9, 11], [3, 2], [1, 2], [1, 0], [2, 1])")):
+    add(f"col2im_err_{_nm}", f"lambda c: {_call}", [In((2, 18, 45))], ["col2im.default"])
