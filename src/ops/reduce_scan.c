@@ -76,7 +76,11 @@ typedef struct cum_job {
         if (w == 8) /* a constant trip count: the eight chains unrolled */                    \
             for (int64_t i = 0; i < c->n; i++)                                                 \
                 for (int k = 0; k < 8; k++) y[k * c->n + i] = (T)(acc[k] OP (double)x[k * c->n + i]); \
-        else                                                                                   \
+        else if (w == 1) { /* one lane (a 1-d scan): its sum in a register, not acc[] in memory \
+                            * (a store and reload per element: 3.7x upstream's time for 1e6) */ \
+            double a1 = ID;                                                                    \
+            for (int64_t i = 0; i < c->n; i++) y[i] = (T)(a1 OP (double)x[i]);                 \
+        } else                                                                                 \
             for (int64_t i = 0; i < c->n; i++)                                                 \
                 for (int64_t k = 0; k < w; k++) y[k * c->n + i] = (T)(acc[k] OP (double)x[k * c->n + i]); \
     }
