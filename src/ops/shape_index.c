@@ -1484,6 +1484,45 @@ static void put_one(void *c, int64_t dst_off, int64_t p, int64_t m) {
         combine(x->base.dt, d + wd.off * w, s + ws.off * w, RED_ADD);
 }
 
+/* index_put without a call per element, for one broadcast index dim in front (no pre
+ * block) and trailing dims absent or contiguous in both self and values: elements of 1, 2,
+ * 4 or 8 bytes assigned by type or blocks copied, in index order (the last of repeated
+ * indices wins, as before); with accumulate, float32 / float64 / int64 elements added in
+ * index order. False (nothing done) otherwise. Before: offsets rebuilt and a strided copy
+ * per element, 9x upstream's time for x[idx] = v of 2e5 into 1e6. */
+static bool index_put_direct(const adv_index *a, const adv_copy_ctx *x, const tn_tensor *ev) {
+    if (a->block != 0 || a->nb != 1) return false;
+    int64_t expect = 1;
+    for (int i = x->npost - 1; i >= 0; i--) {
+        if (x->post_sizes[i] != 1 && (x->src_post[i] != expect || x->other_post[i] != expect)) return false;
+        expect *= x->post_sizes[i];
+    }
+    const int w = x->w;
+    const int64_t post_n = expect, bytes = post_n * w, vstep = ev->strides[0];
+    if (x->accumulate && !(post_n == 1 && (x->dt == TN_DTYPE_FLOAT32 || x->dt == TN_DTYPE_FLOAT64 || x->dt == TN_DTYPE_INT64)))
+        return false;
+    if (!x->accumulate && post_n > 1 && vstep != post_n && vstep != 0) return false;
+    int64_t st[TN_MAX_DIMS];
+    for (int j = 0; j < a->nidx; j++) st[j] = a->src->strides[j];
+    char *base = x->src_base + a->src->offset * w;
+    const char *vb = (const char *)ev->storage->data + ev->offset * w;
+#define IP_LOOP(BODY) for (int64_t m = 0; m < a->m; m++) { const int64_t off_ = adv_elem_off(a, st, m); BODY; }
+    if (x->accumulate) {
+        if (x->dt == TN_DTYPE_FLOAT32) IP_LOOP(((float *)(void *)base)[off_] += ((const float *)(const void *)vb)[m * vstep])
+        else if (x->dt == TN_DTYPE_FLOAT64) IP_LOOP(((double *)(void *)base)[off_] += ((const double *)(const void *)vb)[m * vstep])
+        else IP_LOOP(((int64_t *)(void *)base)[off_] = (int64_t)((uint64_t)((int64_t *)(void *)base)[off_] + (uint64_t)((const int64_t *)(const void *)vb)[m * vstep]))
+    } else if (bytes == 4 && w == 4) {
+        IP_LOOP(((uint32_t *)(void *)base)[off_] = ((const uint32_t *)(const void *)vb)[m * vstep])
+    } else if (bytes == 8 && w == 8) {
+        IP_LOOP(((uint64_t *)(void *)base)[off_] = ((const uint64_t *)(const void *)vb)[m * vstep])
+    } else {
+        const int64_t vbytes = post_n > 1 ? (vstep ? bytes : 0) : vstep * w;
+        IP_LOOP(memcpy(base + off_ * w, vb + m * vbytes, (size_t)bytes))
+    }
+#undef IP_LOOP
+    return true;
+}
+
 /* self[indices] = values (or += with accumulate), in place. */
 static tn_status index_put_inplace(tn_tensor *self, tn_tensor *const *indices, int64_t nin, tn_tensor *values,
                                    bool accumulate) {
@@ -1512,7 +1551,7 @@ static tn_status index_put_inplace(tn_tensor *self, tn_tensor *const *indices, i
         adv_post(&a, &x.base);
         for (int i = 0; i < x.base.npost; i++) x.base.other_post[i] = ev->strides[a.block + a.nb + i];
         for (int i = 0; i < a.block; i++) x.pre_sizes[i] = a.src->sizes[i];
-        adv_walk(&a, put_one, &x);
+        if (!index_put_direct(&a, &x.base, ev)) adv_walk(&a, put_one, &x);
     }
     tn_tensor_release(ev);
     adv_free(&a);

@@ -4364,3 +4364,11 @@ for _nm, _call in (("kernel", "torch._C._nn.col2im(c, [9, 11], [0, 2], [1, 1], [
                    ("empty", "torch._C._nn.col2im(c[:, :0], [9, 11], [3, 2], [1, 2], [1, 0], [2, 1])"), ("long", "torch._C._nn.col2im(c.long(), [9, 11], [3, 2], [1, 2], [1, 0], [2, 1])"),
                    ("small", "torch._C._nn.col2im(c[:, :, :1], [1, 1], [3, 3], [1, 1], [0, 0], [1, 1])"), ("empty_batch", "torch._C._nn.col2im(c[:0], [9, 11], [3, 2], [1, 2], [1, 0], [2, 1])")):
     add(f"col2im_err_{_nm}", f"lambda c: {_call}", [In((2, 18, 45))], ["col2im.default"])
+# index_put's direct path (one index dim in front, dense trailing blocks): repeated indices
+# (the last wins; accumulate sums in index order), negative ones, broadcast values, every
+# element width, and the layouts that fall back
+add("index_put_direct", "lambda a, i, v: (a.clone().index_put_((i,), v), a.clone().index_put_((i,), v, accumulate=True), a.clone().index_put_((-1 - i,), v[0]), "
+    "a.view(100, 40).clone().index_put_((i[:70] % 100,), v[:70, None].expand(70, 40)), a.view(100, 40).clone().index_put_((i[:70] % 100,), a.view(100, 40)[:70] * 2, accumulate=True), "
+    "a.double().clone().index_put_((i,), v.double(), accumulate=True), a.long().clone().index_put_((i,), v.long(), accumulate=True), a.bfloat16().clone().index_put_((i,), v.bfloat16()), "
+    "a.view(100, 40).t().clone().index_put_((i[:50] % 40,), v[:50, None].expand(50, 100)), a.clone().index_put_((i,), torch.tensor(3.5)))",
+    [In((4000,)), In((900,), "int64", "index", high=4000), In((900,))], ["index_put_.default"], **EXACT)
