@@ -519,6 +519,10 @@ static tn_status max_pool1d_impl(const tn_value *args, tn_value *rets, bool with
     tn_value r[2];
     tn_tensor *u = unsq(&c, args[0].u.t);
     if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
+    if (!with_indices) /* values only: max_pool2d's own kernel, no indices to find and keep (with
+                        * them: 8.7x upstream's time for 16 x 64 x 1024) */
+        return tn_cx_finish(&c, sq(&c, tn_cx_call(&c, TN_OP_max_pool2d, TN_ARGS(TN_T(u), pair_of(&args[1], 1, k), pair_of(&args[2], 1, s),
+                                                                                pair_of(&args[3], 0, p), pair_of(&args[4], 1, d), args[5]))), rets);
     tn_status st = tn_dispatch(TN_OP_max_pool2d_with_indices, TN_ARGS(TN_T(u), pair_of(&args[1], 1, k), pair_of(&args[2], 1, s),
                                                                      pair_of(&args[3], 0, p), pair_of(&args[4], 1, d), args[5]), r);
     if (st != TN_OK) { tn_cx_fail(&c, st); return tn_cx_finish(&c, NULL, rets); }

@@ -178,15 +178,15 @@ static tn_status max_pool_impl(const tn_value *args, tn_value *rets, bool with_i
     for (int i = 0; i < g.nd - 2; i++) sz[i] = g.lead[i];
     sz[g.nd - 2] = oh;
     sz[g.nd - 1] = ow;
-    tn_tensor *idx;
-    TN_TRY(tn_nn_empty(g.nd, sz, TN_DTYPE_INT64, x, &idx));
-    a.idx = tn_tensor_data(idx);
+    /* indices only when asked for (the values-only kernels skip finding them) */
+    tn_tensor *idx = NULL;
+    if (with_indices) TN_TRY(tn_nn_empty(g.nd, sz, TN_DTYPE_INT64, x, &idx));
+    a.idx = idx ? tn_tensor_data(idx) : NULL;
     tn_tensor *y;
     tn_status st = plane_op(x, &g, oh, ow, run_max, &a, &y);
-    if (st != TN_OK) { tn_tensor_release(idx); return st; }
+    if (st != TN_OK) { if (idx) tn_tensor_release(idx); return st; }
     rets[0] = tn_value_tensor(y);
     if (with_indices) rets[1] = tn_value_tensor(idx);
-    else tn_tensor_release(idx);
     return TN_OK;
 }
 

@@ -4372,3 +4372,8 @@ add("index_put_direct", "lambda a, i, v: (a.clone().index_put_((i,), v), a.clone
     "a.double().clone().index_put_((i,), v.double(), accumulate=True), a.long().clone().index_put_((i,), v.long(), accumulate=True), a.bfloat16().clone().index_put_((i,), v.bfloat16()), "
     "a.view(100, 40).t().clone().index_put_((i[:50] % 40,), v[:50, None].expand(50, 100)), a.clone().index_put_((i,), torch.tensor(3.5)))",
     [In((4000,)), In((900,), "int64", "index", high=4000), In((900,))], ["index_put_.default"], **EXACT)
+# max pooling without indices (session 47): whole output rows per kernel position, plain
+# maxima in a plane without NaN, NaN winning where a plane has one; 1-d through it
+add("max_pool_values_only", f"lambda a, s: ({F}.max_pool2d(a, 3, 2, 1), {F}.max_pool2d(a, (1, 3)), {F}.max_pool2d(a, 2, 1, 0, 2, True), {F}.max_pool1d(a[0], 3), {F}.max_pool1d(a[0], 4, 2, 2, 1, True), "
+    f"{F}.max_pool2d(s, 3, 2, 1), {F}.max_pool1d(s[0], 3), {F}.max_pool2d(a.double(), 3, 1), {F}.max_pool1d(s[0].double(), 2), {F}.max_pool2d(-a.abs() * 0, 2))",
+    [In((2, 3, 17, 33)), In((2, 3, 9, 12), kind="special")], ["max_pool2d.default", "max_pool1d.default"], **EXACT)
