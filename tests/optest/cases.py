@@ -4377,3 +4377,9 @@ add("index_put_direct", "lambda a, i, v: (a.clone().index_put_((i,), v), a.clone
 add("max_pool_values_only", f"lambda a, s: ({F}.max_pool2d(a, 3, 2, 1), {F}.max_pool2d(a, (1, 3)), {F}.max_pool2d(a, 2, 1, 0, 2, True), {F}.max_pool1d(a[0], 3), {F}.max_pool1d(a[0], 4, 2, 2, 1, True), "
     f"{F}.max_pool2d(s, 3, 2, 1), {F}.max_pool1d(s[0], 3), {F}.max_pool2d(a.double(), 3, 1), {F}.max_pool1d(s[0].double(), 2), {F}.max_pool2d(-a.abs() * 0, 2))",
     [In((2, 3, 17, 33)), In((2, 3, 9, 12), kind="special")], ["max_pool2d.default", "max_pool1d.default"], **EXACT)
+# resampling with one tap on the outer dims (1-d, session 47): linear's two taps summed in the
+# generic loops' order (the same bits as before; 1-ulp apart from upstream's float32 on 97 of
+# 660 elements, before as after, so compared at the default tolerance)
+add("upsample_outer_one_tap", f"lambda a: ({F}.interpolate(a, scale_factor=2, mode='linear'), {F}.interpolate(a, size=77, mode='linear', align_corners=True), {F}.interpolate(a.double(), size=50, mode='linear'), "
+    f"{F}.interpolate(a, size=200, mode='nearest-exact'), {F}.interpolate(a[:, :, None], size=(3, 90), mode='bicubic'))",
+    [In((2, 5, 33))], ["upsample_linear1d.vec", "_upsample_nearest_exact1d.vec", "upsample_bicubic2d.vec"])
