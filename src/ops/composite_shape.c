@@ -600,7 +600,7 @@ tn_status tn_op_index_copy(const tn_value *args, tn_value *rets) {
 
 /* aten::index_fill.int_Scalar / int_Tensor(self, dim, index, value) */
 static tn_status index_fill(const tn_value *args, tn_value *rets, bool tensor_value) {
-    tn_tensor *self = args[0].u.t, *index = args[2].u.t;
+    tn_tensor *self = args[0].u.t, *index = args[2].u.t, *into = tn_iter_offer_take(rets);
     int64_t dim = args[1].u.i;
     /* upstream's index_fill_ checks, in its order (its own, not index_checks') */
     if (tensor_value && args[3].u.t->ndim != 0)
@@ -616,7 +616,11 @@ static tn_status index_fill(const tn_value *args, tn_value *rets, bool tensor_va
     tn_tensor *v = tensor_value ? to_dtype(&c, args[3].u.t, self->dtype)
                                 : tn_cx_call(&c, TN_OP_scalar_tensor, TN_ARGS(args[3], dtype_v(self->dtype), TN_NONE, device_v(self), TN_NONE));
     if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
-    tn_status st = index_put_dim(self, dim, args[2].u.t, v, false, false, rets);
+    /* index_fill_: the door offers self; a dense one is filled in place (a copy of self filled
+     * and copied back before: 3.1x upstream's time for 500 rows of 1000 x 1000) */
+    bool in_place = into == self && !tn_tensor_is_meta(self) && tn_tensor_is_non_overlapping_and_dense(self);
+    tn_status st = in_place ? tn_check_no_overlap(self, index) : TN_OK;
+    if (st == TN_OK) st = index_put_dim(self, dim, args[2].u.t, v, false, in_place, rets);
     tn_cx_release(&c);
     return st;
 }

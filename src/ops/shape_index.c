@@ -1493,11 +1493,27 @@ static void put_one(void *c, int64_t dst_off, int64_t p, int64_t m) {
 static bool index_put_direct(const adv_index *a, const adv_copy_ctx *x, const tn_tensor *ev) {
     if (a->block != 0 || a->nb != 1) return false;
     int64_t expect = 1;
+    bool one_value = ev->strides[0] == 0; /* a broadcast scalar (index_fill's value) */
     for (int i = x->npost - 1; i >= 0; i--) {
-        if (x->post_sizes[i] != 1 && (x->src_post[i] != expect || x->other_post[i] != expect)) return false;
+        one_value &= x->post_sizes[i] == 1 || x->other_post[i] == 0;
+        if (x->post_sizes[i] != 1 && x->src_post[i] != expect) return false;
         expect *= x->post_sizes[i];
     }
     const int w = x->w;
+    if (!x->accumulate && one_value && (w == 4 || w == 8)) { /* every block filled with the one value */
+        int64_t st[TN_MAX_DIMS];
+        for (int j = 0; j < a->nidx; j++) st[j] = a->src->strides[j];
+        char *base = x->src_base + a->src->offset * w;
+        const char *vp = (const char *)ev->storage->data + ev->offset * w;
+        for (int64_t m = 0; m < a->m; m++) {
+            char *d = base + adv_elem_off(a, st, m) * w;
+            if (w == 4) { uint32_t v; memcpy(&v, vp, 4); for (int64_t e = 0; e < expect; e++) ((uint32_t *)(void *)d)[e] = v; }
+            else { uint64_t v; memcpy(&v, vp, 8); for (int64_t e = 0; e < expect; e++) ((uint64_t *)(void *)d)[e] = v; }
+        }
+        return true;
+    }
+    for (int64_t i = x->npost - 1, ex = 1; i >= 0; ex *= x->post_sizes[i], i--) /* values' blocks dense too */
+        if (x->post_sizes[i] != 1 && x->other_post[i] != ex) return false;
     const int64_t post_n = expect, bytes = post_n * w, vstep = ev->strides[0];
     if (x->accumulate && !(post_n == 1 && (x->dt == TN_DTYPE_FLOAT32 || x->dt == TN_DTYPE_FLOAT64 || x->dt == TN_DTYPE_INT64)))
         return false;

@@ -4383,3 +4383,8 @@ add("max_pool_values_only", f"lambda a, s: ({F}.max_pool2d(a, 3, 2, 1), {F}.max_
 add("upsample_outer_one_tap", f"lambda a: ({F}.interpolate(a, scale_factor=2, mode='linear'), {F}.interpolate(a, size=77, mode='linear', align_corners=True), {F}.interpolate(a.double(), size=50, mode='linear'), "
     f"{F}.interpolate(a, size=200, mode='nearest-exact'), {F}.interpolate(a[:, :, None], size=(3, 90), mode='bicubic'))",
     [In((2, 5, 33))], ["upsample_linear1d.vec", "_upsample_nearest_exact1d.vec", "upsample_bicubic2d.vec"])
+# index_fill_ filling a dense self in place (the door's offer), its value broadcast into whole
+# blocks; dim 1, repeated and negative indices, a tensor value, a non-dense self (copied)
+add("index_fill_in_place", "lambda a, i: (a.clone().index_fill_(0, i % 30, 2.5), a.clone().index_fill_(1, -1 - i % 40, torch.tensor(-1.0)), a.double().index_fill_(0, i[:3] % 30, 7), "
+    "a.long().index_fill_(1, i % 40, 3), a.t().clone().t().index_fill_(0, i % 30, 1.5), a.clone()[:, ::2].index_fill_(1, i % 20, 9.0), torch.index_fill(a, 0, i % 30, -2.0))",
+    [In((30, 40)), In((17,), "int64", "index", high=1000)], ["index_fill_.int_Scalar", "index_fill_.int_Tensor", "index_fill.int_Scalar"], **EXACT)
