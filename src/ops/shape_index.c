@@ -1296,6 +1296,22 @@ static tn_status adv_prepare(tn_tensor *self, tn_tensor *const *indices, int64_t
         if (st != TN_OK) goto fail;
         if (tn_tensor_is_meta(ex)) { tn_tensor_release(ex); st = refuse_meta("index.Tensor"); goto fail; }
         const char *p = tn_tensor_data(ex);
+        if (ex->dtype == TN_DTYPE_INT64 && tn_tensor_is_contiguous(ex)) {
+            /* a dense int64 index: wrapped and checked without a branch per element (the
+             * first out of range named by the loop below) */
+            const int64_t *iv = (const int64_t *)p;
+            int64_t *dst = a->vals[j];
+            uint64_t bad = 0;
+            for (int64_t e = 0; e < a->m; e++) {
+                const int64_t v = iv[e];
+                bad |= (uint64_t)v + (uint64_t)lim >= 2 * (uint64_t)lim;
+                dst[e] = v + (v < 0 ? lim : 0);
+            }
+            if (!bad) {
+                tn_tensor_release(ex);
+                continue;
+            }
+        }
         walker w;
         walker_init(&w, nb, ex->sizes, ex->strides, 0);
         for (int64_t e = 0; e < a->m; e++, walker_next(&w)) {
