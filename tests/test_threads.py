@@ -191,3 +191,25 @@ def test_weight_stream_env_off():
                            env=dict(os.environ, TN_WEIGHT_PREFETCH=value), timeout=300)
         assert r.returncode == 0, r.stderr
         assert r.stdout.strip() == want
+
+
+def test_batched_small_products_same_bits_at_any_thread_count():
+    # session 47: many small products of a bmm / baddbmm are cut among the threads, each on one
+    # thread; a product on one thread must give the bits the pool-split product gives
+    torch.manual_seed(0)
+    before = torch.get_num_threads()
+    try:
+        for dt in (torch.float32, torch.float64, torch.bfloat16, torch.complex64, torch.int64):
+            for b, m, k, n in [(64, 64, 64, 64), (7, 33, 17, 65), (16, 8, 512, 8), (5, 1, 300, 1)]:
+                if dt == torch.int64:
+                    a, c = torch.randint(-5, 5, (b, m, k)), torch.randint(-5, 5, (b, k, n))
+                else:
+                    a, c = torch.randn(b, m, k, dtype=dt), torch.randn(b, k, n, dtype=dt)
+                torch.set_num_threads(1)
+                one = (torch.bmm(a, c), torch.baddbmm(a[:, :, :1] @ c[:, :1], a, c, beta=0.5, alpha=2), a @ c)
+                torch.set_num_threads(2)
+                two = (torch.bmm(a, c), torch.baddbmm(a[:, :, :1] @ c[:, :1], a, c, beta=0.5, alpha=2), a @ c)
+                for x, y in zip(one, two):
+                    assert torch.equal(x, y), (dt, (b, m, k, n))
+    finally:
+        torch.set_num_threads(before)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/threadpool.h"
 #include "kernels/gemm.h"
 #include "ops/dispatch.h"
 #include "ops/shape.h"
@@ -103,6 +104,36 @@ static tn_status init_from_self(tn_tensor *out, tn_tensor *self) {
  * broadcast). Scratch is allocated once for the whole batch. */
 typedef struct operand { const tn_tensor *t; int64_t bs[TN_MAX_DIMS]; int64_t rs, cs; } operand;
 
+typedef struct gemm_batch_job {
+    const tn_gemm_desc *g;
+    int nb;
+    const int64_t *bsizes;
+    const operand *A, *B, *C;
+    int isz;
+    tn_status st; /* the first failure (written under no lock: any failure is reported) */
+} gemm_batch_job;
+static void gemm_batch_part(void *ctx, int64_t b0, int64_t b1) {
+    gemm_batch_job *J = ctx;
+    tn_gemm_desc g = *J->g;
+    const size_t sb = tn_gemm_scratch_bytes(&g);
+    void *scratch = sb ? malloc(sb) : NULL;
+    if (sb && !scratch) { J->st = tn_error(TN_ERR_NO_MEMORY, "out of memory allocating %zu bytes", sb); return; }
+    for (int64_t it = b0; it < b1; it++) {
+        int64_t oa = 0, ob = 0, oc = 0, rem = it;
+        for (int i = J->nb - 1; i >= 0; i--) {
+            const int64_t c = rem % J->bsizes[i];
+            rem /= J->bsizes[i];
+            oa += c * J->A->bs[i], ob += c * J->B->bs[i], oc += c * J->C->bs[i];
+        }
+        g.a = (const char *)tn_tensor_data(J->A->t) + oa * J->isz;
+        g.b = (const char *)tn_tensor_data(J->B->t) + ob * J->isz;
+        g.c = (char *)tn_tensor_data(J->C->t) + oc * J->isz;
+        tn_status st = tn_gemm(&g, scratch, sb);
+        if (st != TN_OK) { J->st = st; break; }
+    }
+    free(scratch);
+}
+
 static tn_status run_gemm(int nb, const int64_t *bsizes, const operand *A, const operand *B, const operand *C,
                           int64_t m, int64_t n, int64_t k, coef alpha, coef beta) {
     tn_dtype d = C->t->dtype;
@@ -117,6 +148,15 @@ static tn_status run_gemm(int nb, const int64_t *bsizes, const operand *A, const
     g.beta = beta.re, g.beta_im = beta.im, g.ibeta = beta.i;
     /* Sizes are the same for every batch element, so one scratch query serves all. */
     g.a = tn_tensor_data(A->t), g.b = tn_tensor_data(B->t), g.c = tn_tensor_data(C->t);
+    if (total > 1 && (double)m * (double)n * (double)k < (double)(1 << 20) && tn_get_num_threads() > 1 &&
+        !tn_in_parallel_region()) {
+        /* many small products: batch elements cut among the threads, each product on one
+         * thread (one after another, each too small to split: 2.2x upstream's time for
+         * 64 products of 64 x 64 x 64); each element's sums are the same either way */
+        gemm_batch_job J = {&g, nb, bsizes, A, B, C, isz, TN_OK};
+        tn_parallel_for(total, 1, gemm_batch_part, &J);
+        return J.st;
+    }
     size_t sb = tn_gemm_scratch_bytes(&g);
     void *scratch = NULL;
     if (sb && !(scratch = malloc(sb))) return tn_error(TN_ERR_NO_MEMORY, "out of memory allocating %zu bytes", sb);
