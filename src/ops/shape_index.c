@@ -369,7 +369,7 @@ tn_status tn_op_masked_select(const tn_value *args, tn_value *rets) {
     if (st == TN_OK) {
         char *o = tn_tensor_data(out);
         const char *sp = tn_tensor_data(s);
-        if (dense) {
+        if (dense && cnt > 0) { /* (an empty result has no data to copy into) */
             enum { MS_BLOCK = 256 };
             _Alignas(64) char buf[MS_BLOCK * 8];
 #define MS_GATHER(T)                                                                          \
@@ -387,7 +387,7 @@ tn_status tn_op_masked_select(const tn_value *args, tn_value *rets) {
             default: MS_GATHER(uint64_t) break;
             }
 #undef MS_GATHER
-        } else {
+        } else if (!dense) {
             walker_init(&wm, n, m->sizes, m->strides, 0);
             walker_init(&ws, n, s->sizes, s->strides, 0);
             for (int64_t i = 0; i < numel; i++, walker_next(&wm), walker_next(&ws))
