@@ -16,13 +16,41 @@
  *   getrf writes them, info = the 1-based index of the first failure (0 = success),
  *   Householder reflectors H = I - tau v vᵀ with v[0] = 1 and beta = -sign(alpha)·‖x‖ as
  *   dlarfg chooses them (so R's diagonal signs are LAPACK's);
- * - no allocation except where a contract says `work`: the caller passes scratch space.
+ * - no allocation except where a contract says `work`: the caller passes scratch space; the
+ *   blocked forms (matrices of order >= TN_LA_BLOCKED, below) take their panel copies and
+ *   the product's scratch with malloc, and fall back to unblocked loops when it fails;
+ * - blocked forms: from order TN_LA_BLOCKED on, LU, the triangular solves with many
+ *   right-hand sides, Cholesky and the real QR family run in panels of TN_LA_NB columns
+ *   whose trailing update is one tn_linalg_gemm (LAPACK's getrf / potrf / geqrf / larfb
+ *   shape); the same answers as the unblocked loops up to rounding (not the same bits).
  * Plain C11; no Python. */
 #ifndef TN_LINALG_DECOMP_H
 #define TN_LINALG_DECOMP_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/* The bodies' innermost row and column loops, cloned for AVX-512 and AVX2 and chosen at load
+ * time: without contraction (ISO C11) each element's arithmetic is the baseline's, so the
+ * same bits at a wider vector (not in the sanitizer builds: their load-time resolvers run
+ * before the runtime is up). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define TN_LA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TN_LA_CLONES
+#endif
+
+/* Panel width of the blocked forms, and the order from which they run. */
+#define TN_LA_NB 32
+#define TN_LA_BLOCKED 96
+
+/* C = alpha·A·B + beta·C, float64 or (cplx) complex128, operands strided as tn_gemm_desc's
+ * (row stride, column stride, in elements); C must not overlap A or B. Cannot fail: without
+ * memory for the product's scratch it runs tn_gemm_ref (linalg_gemm.c). */
+void tn_linalg_gemm(bool cplx, int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t a_rs,
+                    int64_t a_cs, const void *b, int64_t b_rs, int64_t b_cs, double beta, void *c, int64_t c_rs,
+                    int64_t c_cs);
 
 /* ---- LU, triangular solves, Cholesky (linalg_lu.c) ----------------------------------- */
 

@@ -8,6 +8,7 @@
 #pragma GCC optimize("O3")
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "kernels/complex_math.h"
 #include "kernels/linalg_decomp.h"

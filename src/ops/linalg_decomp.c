@@ -87,27 +87,30 @@ void tn_la_gather(const tn_tensor *t, double *dst) {
     const char *base = tn_tensor_data(t);
     int64_t n = tn_tensor_numel(t);
     if (!base || n == 0) return;
-    int nd = t->ndim;
-    int64_t idx[TN_MAX_DIMS] = {0}, off = 0;
-    bool f32 = t->dtype == TN_DTYPE_FLOAT32;
-    if (tn_dtype_is_complex(t->dtype)) { /* (re, im) pairs: read as a real tensor of pairs */
-        bool c64 = t->dtype == TN_DTYPE_COMPLEX64;
-        for (int64_t e = 0; e < n; e++) {
-            dst[2 * e] = c64 ? (double)((const float *)base)[2 * off] : ((const double *)base)[2 * off];
-            dst[2 * e + 1] = c64 ? (double)((const float *)base)[2 * off + 1] : ((const double *)base)[2 * off + 1];
-            for (int d = nd - 1; d >= 0; d--) {
-                if (++idx[d] < t->sizes[d]) { off += t->strides[d]; break; }
-                off -= (idx[d] - 1) * t->strides[d];
-                idx[d] = 0;
-            }
+    /* complex: (re, im) pairs, read as a real tensor of pairs (w reals an element) */
+    int nd = t->ndim, w = tn_dtype_is_complex(t->dtype) ? 2 : 1;
+    bool single = t->dtype == TN_DTYPE_FLOAT32 || t->dtype == TN_DTYPE_COMPLEX64;
+    int64_t len = nd ? t->sizes[nd - 1] : 1, st = nd ? t->strides[nd - 1] * w : 0, rows = n / len;
+    int64_t idx[TN_MAX_DIMS] = {0}, off = 0; /* the row's first element, in reals */
+    for (int64_t r = 0; r < rows; r++, dst += len * w) {
+        /* one row at a time, typed (the innermost loop a plain copy when contiguous) */
+        if (single) {
+            const float *s = (const float *)base + off;
+            if (w == 1 && st == 1)
+                for (int64_t e = 0; e < len; e++) dst[e] = s[e];
+            else
+                for (int64_t e = 0; e < len; e++)
+                    for (int p = 0; p < w; p++) dst[e * w + p] = s[e * st + p];
+        } else {
+            const double *s = (const double *)base + off;
+            if (st == w) memcpy(dst, s, sizeof(double) * (size_t)(len * w));
+            else
+                for (int64_t e = 0; e < len; e++)
+                    for (int p = 0; p < w; p++) dst[e * w + p] = s[e * st + p];
         }
-        return;
-    }
-    for (int64_t e = 0; e < n; e++) {
-        dst[e] = f32 ? (double)((const float *)base)[off] : ((const double *)base)[off];
-        for (int d = nd - 1; d >= 0; d--) {
-            if (++idx[d] < t->sizes[d]) { off += t->strides[d]; break; }
-            off -= (idx[d] - 1) * t->strides[d];
+        for (int d = nd - 2; d >= 0; d--) {
+            if (++idx[d] < t->sizes[d]) { off += t->strides[d] * w; break; }
+            off -= (idx[d] - 1) * t->strides[d] * w;
             idx[d] = 0;
         }
     }

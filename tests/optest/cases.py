@@ -1308,6 +1308,34 @@ for dt in ("float32", "float64"):
     add(f"cond_{dt}", "lambda a, r: [torch.linalg.cond(a, p) for p in (None, 1, -1, 2, -2, float('inf'), 'fro', 'nuc')] + [torch.linalg.cond(r), torch.linalg.cond(a[..., :0, :0])]", [bsq, rect], ["linalg_cond.default", "linalg_cond.p_str"], **t)
     add(f"multi_dot_{dt}", "lambda a, b, c, d: (torch.linalg.multi_dot([a, b]), torch.linalg.multi_dot([a, b, c]), torch.linalg.multi_dot([a, b, c, d]), torch.linalg.multi_dot([a[0], b, c, d[:, 0]]))", [In((3, 7), dt), In((7, 2), dt), In((2, 9), dt), In((9, 4), dt)], ["linalg_multi_dot.default"], **t)
     add(f"tensorinv_solve_{dt}", "lambda a, b: (torch.linalg.tensorinv(a, ind=2), torch.linalg.tensorsolve(a.reshape(2, 3, 6), b), torch.linalg.tensorsolve(a.reshape(2, 3, 6), b, dims=(0, 2)))", [In((2, 3, 6), dt), In((2, 3), dt)], ["linalg_tensorinv.default", "linalg_tensorsolve.default"], **t)
+# the blocked forms (orders >= 96, session 48: recursive LU and triangular solves, panelled
+# Cholesky and QR whose trailing updates are products): float64 on plain draws, raw factors and
+# pivots included; float32 on draws whose diagonal is raised by 60 (singular values 32-88 at
+# 200, so the pivots are the diagonal's and no near-tie can fall otherwise under upstream's
+# float32 rounding), compared through what does not depend on the pivot order
+for dt in ("float32", "float64"):
+    t = LA[dt]
+    sq, tall, wide, rhs = In((200, 200), dt), In((260, 130), dt), In((130, 260), dt), In((200, 150), dt)
+    A = "a" if dt == "float64" else "(a + 60 * torch.eye(a.shape[-1], dtype=a.dtype))"
+    TRI = "(a.triu() + 20 * torch.eye(a.shape[-1], dtype=a.dtype))"
+    if dt == "float64":
+        add("lu_blocked_float64", "lambda a, r, w: (torch.linalg.lu_factor(a), torch.linalg.lu_factor(r), torch.linalg.lu_factor(w), torch.linalg.lu(w), torch.linalg.det(a))",
+            [sq, tall, wide], ["linalg_lu_factor.default", "linalg_lu.default", "linalg_det.default"], **t)
+    add(f"lu_solve_blocked_{dt}", f"lambda a, b: (lambda f: [torch.linalg.lu_solve(*f, b, adjoint=j) for j in (True, False)] + [torch.linalg.lu_solve(*f, b.mT, left=False), torch.linalg.solve({A}, b), torch.linalg.inv({A}), torch.linalg.slogdet({A})])(torch.linalg.lu_factor({A}))",
+        [sq, rhs], ["linalg_lu_solve.default", "linalg_solve.default", "linalg_inv.default", "linalg_slogdet.default"], **t)
+    add(f"cholesky_blocked_{dt}", f"lambda a, b: (lambda s: (torch.linalg.cholesky(s), torch.linalg.cholesky(s, upper=True), torch.cholesky_solve(b, torch.linalg.cholesky(s)), torch.cholesky_inverse(torch.linalg.cholesky(s))))({SPD})",
+        [sq, rhs], ["linalg_cholesky.default", "cholesky_solve.default", "cholesky_inverse.default"], **t)
+    add(f"triangular_blocked_{dt}", f"lambda a, b: (lambda u: (torch.linalg.solve_triangular(u, b, upper=True), torch.linalg.solve_triangular(u.mT, b, upper=False), torch.linalg.solve_triangular(u, b.mT, upper=True, left=False), torch.linalg.solve_triangular(u.mT / 20, b, upper=False, unitriangular=True), torch.triangular_solve(b, u, transpose=True)))({TRI})",
+        [sq, rhs], ["linalg_solve_triangular.default", "triangular_solve.default"], **t)
+    add(f"qr_blocked_{dt}", "lambda a, r, w, c: [torch.linalg.qr(x, mode=m) for x in (a, r, w) for m in ('reduced', 'complete')] + [torch.geqrf(r), torch.linalg.householder_product(*torch.geqrf(r)), [torch.ormqr(*torch.geqrf(r), c[:, :120], left=True, transpose=j) for j in (True, False)], [torch.ormqr(*torch.geqrf(r), c[:, :120].mT, left=False, transpose=j) for j in (True, False)]]",
+        [sq, tall, wide, In((260, 130), dt)], ["linalg_qr.default", "geqrf.default", "linalg_householder_product.default", "ormqr.default"], **t)
+    add(f"lstsq_blocked_{dt}", "lambda r, w, b: [torch.linalg.lstsq(x, b[:x.shape[0]], driver=d) for x in (r, w) for d in ('gels', 'gelsy')] + [torch.linalg.lstsq(r, b[:, 0])]",
+        [tall, wide, In((260, 7), dt)], ["linalg_lstsq.default"], **t)
+# complex LU and solves at 120: the recursive LU's products in complex128 (the adjoint solve stays row by row)
+for dt, cdt in (("float32", "complex64"), ("float64", "complex128")):
+    A = "(lambda x: x + 1j * torch.cos(3 * x) + 30 * torch.eye(x.shape[-1]))(a)"
+    add(f"lu_blocked_{cdt}", f"lambda a, b: (lambda z, b: (torch.linalg.solve(z, b), torch.linalg.inv(z), torch.linalg.slogdet(z), torch.linalg.lu_solve(*torch.linalg.lu_factor(z), b, adjoint=True)))({A}, b.to(torch.complex128 if a.dtype == torch.float64 else torch.complex64))",
+        [In((120, 120), dt), In((120, 40), dt)], ["linalg_solve.default", "linalg_inv.default", "linalg_slogdet.default", "linalg_lu_solve.default"], **LA[dt])
 # complex inputs (session 22): x + i·cos(3x) of real draws, so every case refused by name
 # before the complex kernels; eigenvector and singular-vector phases are compared through
 # |v| and reconstructions, as upstream's OpInfo samples do; mH where the real cases use mT
