@@ -163,8 +163,9 @@ int tn_linalg_zheevd(int64_t n, double _Complex *a, bool lower, bool single, dou
  * Jacobi rotations on a's columns (m >= n; the caller passes the transpose otherwise).
  * When u / vt are not NULL: u m×ucols (ucols = n, or m for the complete basis) and vt
  * n×n receive A = U·diag(s)·Vᵀ, the columns of u that belong to zero singular values
- * (and the completion) filled with an orthonormal complement. a is destroyed (it holds
- * the scaled columns). work: n doubles. Returns 0, or 1 if the sweeps did not converge.
+ * (and the completion) filled with an orthonormal complement. a is only read (the sweeps
+ * run on a transposed copy, taken with malloc with V's). work: n doubles. Returns 0, 1 if
+ * the sweeps did not converge, 2 without memory for the copies.
  * An inf or nan anywhere in a makes every result nan, as upstream's gesdd. */
 int tn_linalg_svd(int64_t m, int64_t n, double *a, int64_t ld, double *s, double *u, int64_t ucols, double *vt,
                   double *work);

@@ -10,6 +10,7 @@
 #pragma GCC optimize("O3")
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/complex_math.h"

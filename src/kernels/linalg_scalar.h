@@ -9,6 +9,10 @@
  *   RE(x), IM(x)  the parts            ABS(x)   the modulus
  *   ABS1(x)  |re| + |im| (LAPACK's i?amax pivot magnitude; |x| for real T)
  *   MUL(x, y), DIV(x, y)  product and quotient
+ *   LA_CLONES  the AVX clones of an innermost loop (linalg_decomp.h's TN_LA_CLONES) for
+ *            float64 only: in complex128 bodies GCC 12's vectorizer fuses the products'
+ *            multiply and add into vfmaddsub in the AVX clones, a contraction ISO C forbids
+ *            that changes the bits, so those stay at the baseline
  * The includer adds what is particular to its body (the function names, LA(x), ...). */
 #if !defined(LA_COMPLEX)
 #error "define LA_COMPLEX (0: float64, 1: complex128) before including linalg_scalar.h"
@@ -24,6 +28,7 @@
 #define ABS1(x) (fabs(creal(x)) + fabs(cimag(x)))
 #define MUL(x, y) cmul_c128((x), (y))
 #define DIV(x, y) cdiv_c128((x), (y))
+#define LA_CLONES
 #else
 #define T double
 #define R double
@@ -36,4 +41,5 @@
 #define ABS1(x) fabs(x)
 #define MUL(x, y) ((x) * (y))
 #define DIV(x, y) ((x) / (y))
+#define LA_CLONES TN_LA_CLONES
 #endif

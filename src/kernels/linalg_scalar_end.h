@@ -12,3 +12,4 @@
 #undef ABS1
 #undef MUL
 #undef DIV
+#undef LA_CLONES

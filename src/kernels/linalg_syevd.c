@@ -59,24 +59,36 @@ static void lartg(double f, double g, double *c, double *s, double *r) {
 }
 
 /* dlasr('R', 'V', dir): rotations in planes (j, j+1), j = 1..mm-1, applied from the right
- * to columns j0..j0+mm-1 of the n×n matrix z */
-static void lasr(bool forward, int64_t n, int64_t mm, const double *c, const double *s, double *z, int64_t j0) {
+ * to columns j0..j0+mm-1 of the n×n matrix z, held transposed (zt: row j is z's column j),
+ * so each rotation runs along two contiguous rows; each element's arithmetic is the same */
+TN_LA_CLONES static void lasr(bool forward, int64_t n, int64_t mm, const double *c, const double *s, double *zt,
+                              int64_t j0) {
     for (int64_t t = 0; t < mm - 1; t++) {
         int64_t j = forward ? t : mm - 2 - t;
         double ct = c[j], st = s[j];
         if (ct == 1 && st == 0) continue;
+        double *z0 = zt + (j0 - 1 + j) * n, *z1 = z0 + n;
         for (int64_t i = 0; i < n; i++) {
-            double *zi = z + i * n + j0 - 1 + j;
-            double temp = zi[1];
-            zi[1] = ct * temp - st * zi[0];
-            zi[0] = st * temp + ct * zi[0];
+            double temp = z1[i];
+            z1[i] = ct * temp - st * z0[i];
+            z0[i] = st * temp + ct * z0[i];
         }
     }
 }
 
+/* the n×n matrix z transposed in place */
+static void transpose_sq(int64_t n, double *z) {
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i + 1; j < n; j++) {
+            double t = z[i * n + j];
+            z[i * n + j] = z[j * n + i], z[j * n + i] = t;
+        }
+}
+
 #define SIGN(a, b) copysign(fabs(a), (b))
 
-/* dsteqr(compz='I'): d[1..n], e[1..n-1] (1-based), z n×n row-major; work 2n */
+/* dsteqr(compz='I'): d[1..n], e[1..n-1] (1-based), z n×n row-major (built transposed, then
+ * transposed in place); work 2n */
 static int steqr(int64_t n, double *d, double *e, double *z, double *work, bool single) {
     /* the deflation thresholds of the precision upstream computes in: they decide how many
      * sweeps run, and with them the eigenvectors' signs */
@@ -215,7 +227,10 @@ static int steqr(int64_t n, double *d, double *e, double *z, double *work, bool 
         if (jtot >= nmaxit) {
             int bad = 0;
             for (int64_t i = 1; i < n; i++) bad += e[i] != 0;
-            if (bad) return bad;
+            if (bad) {
+                transpose_sq(n, z); /* zt -> z */
+                return bad;
+            }
         }
     }
     /* selection sort, ascending, eigenvectors along */
@@ -227,11 +242,12 @@ static int steqr(int64_t n, double *d, double *e, double *z, double *work, bool 
         if (k != i) {
             d[k] = d[i], d[i] = p;
             for (int64_t r = 0; r < n; r++) {
-                double t = z[r * n + i - 1];
-                z[r * n + i - 1] = z[r * n + k - 1], z[r * n + k - 1] = t;
+                double t = z[(i - 1) * n + r];
+                z[(i - 1) * n + r] = z[(k - 1) * n + r], z[(k - 1) * n + r] = t;
             }
         }
     }
+    transpose_sq(n, z); /* zt -> z */
     return 0;
 }
 

@@ -155,7 +155,7 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
             bad = svd_thin(&w, m, n, ab, s, u, vt);
         }
         if (bad) {
-            st = tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned", api);
+            st = bad == 2 ? oom() : tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned", api);
             break;
         }
         double smax = 0;
@@ -448,8 +448,9 @@ tn_status tn_op_linalg_lstsq(const tn_value *args, tn_value *rets) {
             if (k < n) full_rank = false;
             continue;
         }
-        if (svd_thin(&w, m, n, ai, s, u, vt)) {
-            st = tn_error(TN_ERR_LINALG, "torch.linalg.lstsq: The algorithm failed to converge");
+        int bad = svd_thin(&w, m, n, ai, s, u, vt);
+        if (bad) {
+            st = bad == 2 ? oom() : tn_error(TN_ERR_LINALG, "torch.linalg.lstsq: The algorithm failed to converge");
             break;
         }
         double tol = d == 0 ? 0 : rcond * (k ? s[0] : 0);

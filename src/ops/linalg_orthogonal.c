@@ -297,7 +297,8 @@ static tn_status svd_impl(const char *api, tn_tensor *A, bool full, bool uv, tn_
         int bad = w == 2 ? tn_linalg_zsvd(p, q, (zdouble *)mt, q, s + b * k, (zdouble *)pu, pc, (zdouble *)qv, work)
                          : tn_linalg_svd(p, q, mt, q, s + b * k, pu, pc, qv, work);
         if (bad != 0) {
-            st = tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values", api);
+            st = bad == 2 ? tn_error(TN_ERR_NO_MEMORY, "out of memory")
+                          : tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values", api);
             break;
         }
         if (!uv) continue;

@@ -1329,6 +1329,8 @@ for dt in ("float32", "float64"):
         [sq, rhs], ["linalg_solve_triangular.default", "triangular_solve.default"], **t)
     add(f"qr_blocked_{dt}", "lambda a, r, w, c: [torch.linalg.qr(x, mode=m) for x in (a, r, w) for m in ('reduced', 'complete')] + [torch.geqrf(r), torch.linalg.householder_product(*torch.geqrf(r)), [torch.ormqr(*torch.geqrf(r), c[:, :120], left=True, transpose=j) for j in (True, False)], [torch.ormqr(*torch.geqrf(r), c[:, :120].mT, left=False, transpose=j) for j in (True, False)]]",
         [sq, tall, wide, In((260, 130), dt)], ["linalg_qr.default", "geqrf.default", "linalg_householder_product.default", "ormqr.default"], **t)
+    add(f"svd_large_{dt}", "lambda r, w: [torch.linalg.svdvals(x) for x in (r, w)] + [(lambda u, s, v: (u.abs(), s, v.abs(), (u * s.unsqueeze(-2)) @ v))(*torch.linalg.svd(x, full_matrices=False)) for x in (r, w)]",
+        [tall, wide], ["linalg_svd.default", "linalg_svdvals.default"], **t)
     add(f"lstsq_blocked_{dt}", "lambda r, w, b: [torch.linalg.lstsq(x, b[:x.shape[0]], driver=d) for x in (r, w) for d in ('gels', 'gelsy')] + [torch.linalg.lstsq(r, b[:, 0])]",
         [tall, wide, In((260, 7), dt)], ["linalg_lstsq.default"], **t)
 # complex LU and solves at 120: the recursive LU's products in complex128 (the adjoint solve stays row by row)
