@@ -213,3 +213,30 @@ def test_batched_small_products_same_bits_at_any_thread_count():
                     assert torch.equal(x, y), (dt, (b, m, k, n))
     finally:
         torch.set_num_threads(before)
+
+
+def test_linear_algebra_same_bits_at_any_thread_count():
+    # session 48: eigh's level-2 passes (sytd2's updates, steqr's rotations, the back
+    # transformation) split their entries among the threads and the SVD's Jacobi rounds their
+    # disjoint pairs: each entry's arithmetic is its own, so 1 and 2 threads must give the
+    # same bits. (Not the blocked LU / QR / Cholesky: their products go to OpenBLAS, whose
+    # kernels for a thread's share of C may sum in another order than for all of it, as
+    # upstream's MKL may.)
+    torch.manual_seed(0)
+    before = torch.get_num_threads()
+    try:
+        for dt, n in ((torch.float64, 200), (torch.float32, 150)):
+            a = torch.randn(n, n, dtype=dt)
+            s = a @ a.mT + n * torch.eye(n, dtype=dt)
+            ops = (lambda: torch.linalg.eigh(s), lambda: torch.linalg.eigh(s, UPLO="U"), lambda: torch.linalg.svd(a),
+                   lambda: torch.linalg.svd(a[:, : n // 2]), lambda: torch.linalg.pinv(s, hermitian=True))
+            torch.set_num_threads(1)
+            one = [f() for f in ops]
+            torch.set_num_threads(2)
+            two = [f() for f in ops]
+            for i, (x, y) in enumerate(zip(one, two)):
+                xs, ys = (x, y) if isinstance(x, tuple) else ((x,), (y,))
+                for p, q in zip(xs, ys):
+                    assert torch.equal(p, q), (dt, i)
+    finally:
+        torch.set_num_threads(before)

@@ -41,6 +41,10 @@
 #define TN_LA_CLONES
 #endif
 
+/* Level-2 loops of at least this many element updates split among the pool's threads
+ * (each element's arithmetic unchanged: the same bits at any thread count). */
+#define TN_LA_PARALLEL 16384
+
 /* Panel width of the blocked forms, and the order from which they run. */
 #define TN_LA_NB 32
 #define TN_LA_BLOCKED 96
@@ -137,14 +141,7 @@ void tn_linalg_zorgqr(int64_t m, int64_t n, int64_t k, double _Complex *a, int64
 void tn_linalg_zormqr(bool left, bool adjoint, int64_t m, int64_t n, int64_t k, const double _Complex *v, int64_t ld_v,
                       const double _Complex *tau, double _Complex *c, int64_t ld, double _Complex *work);
 
-/* ---- symmetric eigenproblem and SVD (linalg_eig.c) -------------------------------------- */
-
-/* Eigenvalues w[0..n) (ascending) of the symmetric n×n matrix a (both triangles read: the
- * caller symmetrizes), by cyclic Jacobi rotations. When v is not NULL, the orthonormal
- * eigenvectors go to the columns of v (n×n, leading dimension n), column j for w[j], each
- * signed so that its entry of largest magnitude (first one on ties) is positive. a is
- * destroyed. Returns 0, or 1 if the sweeps did not converge (then w holds the diagonal). */
-int tn_linalg_syev(int64_t n, double *a, int64_t ld, double *w, double *v);
+/* ---- symmetric eigenproblem (linalg_syevd.c) and SVD (linalg_svd.c) ------------------- */
 
 /* Eigenvalues w[0..n) (ascending) and eigenvectors z (n×n, columns; required) of the
  * symmetric matrix whose lower (or upper) triangle a holds, by LAPACK's syevd steps for

@@ -145,14 +145,19 @@ static tn_status spectral_op(const char *api, tn_tensor *A, const tol_spec *ts, 
     for (int64_t b = 0; st == TN_OK && b < batch && !tn_tensor_is_meta(A); b++) {
         double *ab = a + b * m * n * wd;
         int bad;
+        bool single = A->dtype == TN_DTYPE_FLOAT32 || A->dtype == TN_DTYPE_COMPLEX64;
         if (hermitian && wd == 2) { /* A = V diag(w) Vᴴ from the lower triangle, as upstream's eigh */
-            bad = tn_linalg_zheevd(n, (zdouble *)ab, true, false, s, (zdouble *)u, ework);
-        } else if (hermitian) { /* eigenvalues w and vectors V: A = V diag(w) Vᵀ, the lower triangle read */
-            for (int64_t i = 0; i < n; i++)
-                for (int64_t j = i + 1; j < n; j++) ab[i * n + j] = ab[j * n + i];
-            bad = tn_linalg_syev(n, ab, n, s, want_pinv ? u : NULL);
+            bad = tn_linalg_zheevd(n, (zdouble *)ab, true, single, s, (zdouble *)u, ework);
+        } else if (hermitian) { /* A = V diag(w) Vᵀ from the lower triangle, as upstream's eigh */
+            bad = tn_linalg_syevd(n, ab, true, single, s, u, ework);
         } else {
             bad = svd_thin(&w, m, n, ab, s, u, vt);
+        }
+        if (bad && hermitian) { /* upstream's error is its eigh's */
+            char pb[48] = "";
+            if (A->ndim > 2) snprintf(pb, sizeof pb, "(Batch element %lld): ", (long long)b);
+            st = tn_error(TN_ERR_LINALG, "linalg.eigh: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).", pb, bad);
+            break;
         }
         if (bad) {
             st = bad == 2 ? oom() : tn_error(TN_ERR_LINALG, "%s: The algorithm failed to converge because the input matrix is ill-conditioned", api);

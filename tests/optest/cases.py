@@ -1329,10 +1329,15 @@ for dt in ("float32", "float64"):
         [sq, rhs], ["linalg_solve_triangular.default", "triangular_solve.default"], **t)
     add(f"qr_blocked_{dt}", "lambda a, r, w, c: [torch.linalg.qr(x, mode=m) for x in (a, r, w) for m in ('reduced', 'complete')] + [torch.geqrf(r), torch.linalg.householder_product(*torch.geqrf(r)), [torch.ormqr(*torch.geqrf(r), c[:, :120], left=True, transpose=j) for j in (True, False)], [torch.ormqr(*torch.geqrf(r), c[:, :120].mT, left=False, transpose=j) for j in (True, False)]]",
         [sq, tall, wide, In((260, 130), dt)], ["linalg_qr.default", "geqrf.default", "linalg_householder_product.default", "ormqr.default"], **t)
+    add(f"pinv_hermitian_large_{dt}", "lambda a: (lambda h: (torch.linalg.pinv(h, hermitian=True), torch.linalg.matrix_rank(h, hermitian=True), torch.linalg.matrix_rank(h @ h[:, :50], hermitian=False)))(a + a.mT)",
+        [sq], ["linalg_pinv.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_tensor"], **t)
     add(f"svd_large_{dt}", "lambda r, w: [torch.linalg.svdvals(x) for x in (r, w)] + [(lambda u, s, v: (u.abs(), s, v.abs(), (u * s.unsqueeze(-2)) @ v))(*torch.linalg.svd(x, full_matrices=False)) for x in (r, w)]",
         [tall, wide], ["linalg_svd.default", "linalg_svdvals.default"], **t)
     add(f"lstsq_blocked_{dt}", "lambda r, w, b: [torch.linalg.lstsq(x, b[:x.shape[0]], driver=d) for x in (r, w) for d in ('gels', 'gelsy')] + [torch.linalg.lstsq(r, b[:, 0])]",
         [tall, wide, In((260, 7), dt)], ["linalg_lstsq.default"], **t)
+# the hermitian pinv / matrix_rank of a NaN: upstream's eigh fails to converge and says so
+add("pinv_hermitian_nan_err", "lambda a: torch.linalg.pinv((lambda h: h.index_put_((torch.tensor([1]), torch.tensor([1])), torch.tensor(float('nan'))))(a + a.mT), hermitian=True)", [In((2, 4, 4))], ["linalg_pinv.atol_rtol_tensor"])
+add("matrix_rank_hermitian_nan_err", "lambda a: torch.linalg.matrix_rank((lambda h: h.index_put_((torch.tensor([1]), torch.tensor([1])), torch.tensor(float('nan'), dtype=h.dtype)))(a + a.mT), hermitian=True)", [In((4, 4), "float64")], ["linalg_matrix_rank.atol_rtol_tensor"])
 # complex LU and solves at 120: the recursive LU's products in complex128 (the adjoint solve stays row by row)
 for dt, cdt in (("float32", "complex64"), ("float64", "complex128")):
     A = "(lambda x: x + 1j * torch.cos(3 * x) + 30 * torch.eye(x.shape[-1]))(a)"
