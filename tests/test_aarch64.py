@@ -150,6 +150,13 @@ def arch_case(case):
         return H.Case(case.name, case.fn, case.inputs, case.covers, rtol=1e-5, atol=1e-6, equal_nan=case.equal_nan)
     if "randn" in case.fn or "normal" in case.fn:
         return H.Case(case.name, case.fn, case.inputs, case.covers, equal_nan=case.equal_nan)
+    if case.name.endswith("softmax_long_row_split"):
+        # a row of 300,000 floats summed lane-wise as upstream's vec_reduce_all: 16 lanes on
+        # an AVX-512 x86-64 host, 8 in our aarch64 build (kernels/reduce_sum.c,
+        # tn_reduce_vec_bytes' 32 bytes off x86), so the log of the sum parts by the sum's
+        # rounding, 3.2e-5 on one row (found in session 48, when new cases shifted the every
+        # 25th sample onto this one): compared within that sum's error, not the dtype's default
+        return H.Case(case.name, case.fn, case.inputs, case.covers, rtol=1e-5, atol=1e-4, equal_nan=case.equal_nan)
     if case.name.startswith("bce_kernel"):
         # binary_cross_entropy is upstream's scalar kernel on libm's logf / log1pf, ours too
         # (kernels/loss.c); glibc's aarch64 log1pf differs from its x86-64 build's in the last
