@@ -216,12 +216,11 @@ def test_batched_small_products_same_bits_at_any_thread_count():
 
 
 def test_linear_algebra_same_bits_at_any_thread_count():
-    # session 48: eigh's level-2 passes (sytd2's updates, steqr's rotations, the back
-    # transformation) split their entries among the threads and the SVD's Jacobi rounds their
-    # disjoint pairs: each entry's arithmetic is its own, so 1 and 2 threads must give the
-    # same bits. (Not the blocked LU / QR / Cholesky: their products go to OpenBLAS, whose
-    # kernels for a thread's share of C may sum in another order than for all of it, as
-    # upstream's MKL may.)
+    # session 48: the SVD's Jacobi rounds split their disjoint pairs among the threads, each
+    # pair's arithmetic its own, so 1 and 2 threads must give the same bits; eigh (and the
+    # hermitian pinv through it) runs on one thread and must too. (Not the blocked LU / QR /
+    # Cholesky: their products go to OpenBLAS, whose kernels for a thread's share of C may sum
+    # in another order than for all of it, as upstream's MKL may.)
     torch.manual_seed(0)
     before = torch.get_num_threads()
     try:

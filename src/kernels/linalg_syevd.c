@@ -16,7 +16,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/threadpool.h"
 #include "kernels/complex_math.h"
 #include "kernels/linalg_decomp.h"
 
@@ -62,34 +61,21 @@ static void lartg(double f, double g, double *c, double *s, double *r) {
 /* dlasr('R', 'V', dir): rotations in planes (j, j+1), j = 1..mm-1, applied from the right
  * to columns j0..j0+mm-1 of the n×n matrix z, held transposed (zt: row j is z's column j),
  * so each rotation runs along two contiguous rows; each element's arithmetic is the same.
- * lasr_span does it for the entries i0..i1 of those rows; large calls split the entries
- * among the pool's threads (every entry still sees the rotations in order: the same bits). */
-typedef struct lasr_job {
-    bool forward;
-    int64_t n, mm, j0;
-    const double *c, *s;
-    double *zt;
-} lasr_job;
-
-TN_LA_CLONES static void lasr_span(void *ctx, int64_t i0, int64_t i1) {
-    const lasr_job *q = ctx;
-    for (int64_t t = 0; t < q->mm - 1; t++) {
-        int64_t j = q->forward ? t : q->mm - 2 - t;
-        double ct = q->c[j], st = q->s[j];
+ * (Not split among threads: on this project's 2-vCPU hosts the two threads share a core,
+ * and 256 x 256 took 2.4x as long on two as on one, session 48.) */
+TN_LA_CLONES static void lasr(bool forward, int64_t n, int64_t mm, const double *c, const double *s, double *zt,
+                              int64_t j0) {
+    for (int64_t t = 0; t < mm - 1; t++) {
+        int64_t j = forward ? t : mm - 2 - t;
+        double ct = c[j], st = s[j];
         if (ct == 1 && st == 0) continue;
-        double *z0 = q->zt + (q->j0 - 1 + j) * q->n, *z1 = z0 + q->n;
-        for (int64_t i = i0; i < i1; i++) {
+        double *restrict z0 = zt + (j0 - 1 + j) * n, *restrict z1 = z0 + n;
+        for (int64_t i = 0; i < n; i++) {
             double temp = z1[i];
             z1[i] = ct * temp - st * z0[i];
             z0[i] = st * temp + ct * z0[i];
         }
     }
-}
-
-static void lasr(bool forward, int64_t n, int64_t mm, const double *c, const double *s, double *zt, int64_t j0) {
-    lasr_job q = {forward, n, mm, j0, c, s, zt};
-    if ((mm - 1) * n >= TN_LA_PARALLEL && tn_get_num_threads() > 1) tn_parallel_for(n, 64, lasr_span, &q);
-    else lasr_span(&q, 0, n);
 }
 
 /* the n×n matrix z transposed in place */
