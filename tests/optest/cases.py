@@ -1335,6 +1335,13 @@ for dt in ("float32", "float64"):
         [tall, wide], ["linalg_svd.default", "linalg_svdvals.default"], **t)
     add(f"lstsq_blocked_{dt}", "lambda r, w, b: [torch.linalg.lstsq(x, b[:x.shape[0]], driver=d) for x in (r, w) for d in ('gels', 'gelsy')] + [torch.linalg.lstsq(r, b[:, 0])]",
         [tall, wide, In((260, 7), dt)], ["linalg_lstsq.default"], **t)
+# session 48: SVDs from order 32 start from the eigenvectors of AᵀA; rank-deficient and graded
+# matrices there (a rank-1 matrix's turned copies differ by rounding noise, which must be left
+# alone), and U completed where the complement is spread over every coordinate (no unit vector
+# keeps half its length: U's last column was not orthonormal before)
+for dt in ("float32", "float64"):
+    add(f"svd_rank_deficient_{dt}", "lambda a: [(lambda u, s, v: (s, u.mT @ u, v @ v.mT, (u * s.unsqueeze(-2)) @ v))(*torch.linalg.svd(x, full_matrices=False)) for x in (torch.ones(33, 33, dtype=a.dtype), a[:, :10] @ a[:10, :60], a * torch.logspace(0, -12, 64, dtype=a.dtype), a[:64] * torch.logspace(0, -12, 64, dtype=a.dtype))]",
+        [In((100, 64), dt)], ["linalg_svd.default"], **LA[dt])
 # the hermitian pinv / matrix_rank of a NaN: upstream's eigh fails to converge and says so
 add("pinv_hermitian_nan_err", "lambda a: torch.linalg.pinv((lambda h: h.index_put_((torch.tensor([1]), torch.tensor([1])), torch.tensor(float('nan'))))(a + a.mT), hermitian=True)", [In((2, 4, 4))], ["linalg_pinv.atol_rtol_tensor"])
 add("matrix_rank_hermitian_nan_err", "lambda a: torch.linalg.matrix_rank((lambda h: h.index_put_((torch.tensor([1]), torch.tensor([1])), torch.tensor(float('nan'), dtype=h.dtype)))(a + a.mT), hermitian=True)", [In((4, 4), "float64")], ["linalg_matrix_rank.atol_rtol_tensor"])
