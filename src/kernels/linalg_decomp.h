@@ -19,10 +19,12 @@
  * - no allocation except where a contract says `work`: the caller passes scratch space; the
  *   blocked forms (matrices of order >= TN_LA_BLOCKED, below) take their panel copies and
  *   the product's scratch with malloc, and fall back to unblocked loops when it fails;
- * - blocked forms: from order TN_LA_BLOCKED on, LU, the triangular solves with many
- *   right-hand sides, Cholesky and the real QR family run in panels of TN_LA_NB columns
- *   whose trailing update is one tn_linalg_gemm (LAPACK's getrf / potrf / geqrf / larfb
- *   shape); the same answers as the unblocked loops up to rounding (not the same bits).
+ * - blocked forms, each trailing update one tn_linalg_gemm: LU from order TN_LA_BLOCKED
+ *   recursively (LAPACK's getrf2, panels of 16 columns); triangular solves with at least
+ *   TN_LA_NB right-hand sides recursively from order 17; Cholesky and the real QR family
+ *   (geqrf / orgqr / ormqr, larfb's block reflectors) from order TN_LA_BLOCKED in panels of
+ *   TN_LA_NB columns. The same answers as the unblocked loops up to rounding (not the same
+ *   bits); below those orders the unblocked loops run, bit for bit as before.
  * Plain C11; no Python. */
 #ifndef TN_LINALG_DECOMP_H
 #define TN_LINALG_DECOMP_H
