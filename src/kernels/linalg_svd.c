@@ -1,10 +1,9 @@
 /* linalg_svd.c — the SVD by one-sided Jacobi rotations in float64 and complex128, one body
  * (linalg_svd.inc) per scalar type, one matrix per call (contract in linalg_decomp.h):
  * chosen for the small matrices these operators mostly see (every singular value to high
- * relative accuracy); from order 32 the float64 sweeps start from the eigenvectors of AᵀA
- * (4 sweeps instead of 11 at 256, and LAPACK's accuracy: 11 sweeps' rounding made U S Vᵀ 20x
- * and VᵀV 30x further from A and I than upstream's). The symmetric eigenproblem is
- * linalg_syevd.c's. */
+ * relative accuracy); from order 32 the sweeps start from the eigenvectors of AᴴA (4 sweeps
+ * instead of 11 at 256, and LAPACK's accuracy: 11 sweeps' rounding made U S Vᵀ 20x and VᵀV
+ * 30x further from A and I than upstream's). The symmetric eigenproblem is linalg_syevd.c's. */
 /* The bodies' loops at -O3, where GCC vectorises the row and column updates (at -O2 they
  * stayed scalar: linalg.inv / solve of 256 x 256 took 20x upstream's time, session 47). Each
  * element's arithmetic is unchanged (ISO C11 contracts nothing, and GCC reorders no
