@@ -157,6 +157,11 @@ def arch_case(case):
         # rounding, 3.2e-5 on one row (found in session 48, when new cases shifted the every
         # 25th sample onto this one): compared within that sum's error, not the dtype's default
         return H.Case(case.name, case.fn, case.inputs, case.covers, rtol=1e-5, atol=1e-4, equal_nan=case.equal_nan)
+    if case.name.startswith("log_ndtr_upper_exact"):
+        # log_ndtr of float32 is upstream's formula over libm's erfcf / log1pf, ours too; on
+        # 3,611 of 70,000 arguments the aarch64 build's answer is 1 ulp from x86-64's (found in
+        # session 48, when new cases shifted the sample onto this one): the dtype's tolerance
+        return H.Case(case.name, case.fn, case.inputs, case.covers, equal_nan=case.equal_nan)
     if case.name.startswith("bce_kernel"):
         # binary_cross_entropy is upstream's scalar kernel on libm's logf / log1pf, ours too
         # (kernels/loss.c); glibc's aarch64 log1pf differs from its x86-64 build's in the last
