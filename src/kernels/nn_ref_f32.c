@@ -5,6 +5,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/nn.h"
+#include "kernels/nn_pool_values.h"
 
 #define T float
 #define FN(name) f32_##name##__scalar

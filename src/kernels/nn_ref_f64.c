@@ -5,6 +5,7 @@
 
 #include "core/threadpool.h"
 #include "kernels/nn.h"
+#include "kernels/nn_pool_values.h"
 
 #define T double
 #define FN(name) f64_##name##__scalar

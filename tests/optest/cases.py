@@ -4440,3 +4440,17 @@ add("index_fill_in_place", "lambda a, i: (a.clone().index_fill_(0, i % 30, 2.5),
 for dt, cdt in (("float32", "complex64"), ("float64", "complex128")):
     add(f"svd_large_{cdt}", "lambda a: [(lambda u, s, v: (s, u.mH @ u, v @ v.mH, (u * s.unsqueeze(-2).to(u.dtype)) @ v))(*torch.linalg.svd(x, full_matrices=False)) for x in ((lambda x: x + 1j * torch.cos(3 * x))(a), (lambda x: x + 1j * torch.cos(3 * x))(a[:, :8] @ a[:8, :40]))]",
         [In((100, 40), dt)], ["linalg_svd.default"], **LA[dt])
+# session 49: index's gather splits its (pre, m) pairs over the pool from 32,768 on: chunks that
+# start inside a pre row, trailing blocks of one and several elements, a strided pre block,
+# every element width, a 2-d index
+add("index_gather_parallel", "lambda a, i, j: (a[:, i], a.view(300, 40, 5)[:, i % 40], a.t()[i % 200], a.view(-1)[j], a.double()[:, i], a.bfloat16()[:, i], "
+    "a.view(-1)[j.view(50, -1)], (a > 0)[:, i], a[::2, i], a.view(300, 40, 5)[:, i % 40, 2], a.view(-1)[-1 - j])",
+    [In((300, 200)), In((150,), "int64", "index", high=200), In((40000,), "int64", "index", high=60000)], ["index.Tensor"], **EXACT)
+# session 49: max pooling without indices computes a window of 2-4 columns at strides 1-4
+# wholly inside its row per output (kernels/nn_pool_values.h), the edges column by column:
+# each width and stride with and without padding, ceil mode, 2-d kernels, a NaN plane, signed
+# zeros (the first met is kept), float64
+add("max_pool_values_fused", f"lambda a, s: [{F}.max_pool1d(a[0], k, st, p, 1, c) for k in (2, 3, 4) for st in (1, 2, 3, 4) for p in range(k // 2 + 1) for c in (False, True)] + "
+    f"[{F}.max_pool2d(a, (2, 3), (1, 3), (1, 1)), {F}.max_pool2d(a, 4, 4, 2, 1, True), {F}.max_pool1d(s[0], 3, 2, 1), 1 / {F}.max_pool1d(torch.where(a[0] > 0, 0.0, -0.0), 3, 1, 1), "
+    f"{F}.max_pool1d(a[0].double(), 3, 2, 1), {F}.max_pool1d(a[0, :, :1], 2, 1, 1), {F}.max_pool1d(a[0], 33, 1)]",
+    [In((2, 3, 17, 33)), In((2, 3, 9, 12), kind="special")], ["max_pool2d.default", "max_pool1d.default"], **EXACT)
