@@ -19,6 +19,9 @@ tn_loop_fn tn_cast_loop_scalar(tn_dtype from, tn_dtype to);
 
 /* Whether `d` is one of the computation dtypes above. */
 bool tn_cast_supported(tn_dtype d);
+/* Registers the same-dtype copy loops' rows forms (kernels/elementwise.h; called once by the
+ * elementwise tables' init). */
+void tn_cast_register_rows(void);
 
 /* Reads one element of dtype `d` at p as double / int64 / complex (for scalar values
  * such as .item() and original scalar operands). */

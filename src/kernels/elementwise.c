@@ -2,6 +2,7 @@
  * AVX2 / AVX-512 variants (ew_vec.inc) override entries per tier; plus
  * the dtype-agnostic byte loops (where, masked_fill, fill). */
 #include "kernels/elementwise.h"
+#include "kernels/cast.h"
 
 #include "kernels/cpu_features.h"
 #include "kernels/ew_simd.h"
@@ -20,6 +21,7 @@ static void ew_init(void) {
     tn_ew_register_unary(ew_table[0]);
     tn_ew_register_binary(ew_table[0]);
     tn_ew_register_special(ew_table[0]);
+    tn_cast_register_rows();
     const tn_cpu_features *f = tn_cpu_features_get();
     memcpy(ew_table[1], ew_table[0], sizeof ew_table[0]);
     if (f->avx2 && f->fma && f->f16c) tn_ew_register_avx2(ew_table[1], ew_table[0]);

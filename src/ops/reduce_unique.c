@@ -5,6 +5,7 @@
  * group and -0.0 joins 0.0 under the first one met. Inverse indices and counts are returned
  * when asked for, else empty Long tensors (upstream's placeholders). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,78 @@ static tn_status empty_long(int64_t n, tn_tensor *like, tn_tensor **out) {
     return tn_tensor_empty(1, &n, TN_DTYPE_INT64, tn_tensor_device(like), out);
 }
 
+/* torch.unique of integers (bool included) whose values span a range under about twice
+ * their number: a count per value of the range, then the values present in order, their
+ * counts and each element's group (the one answer any sort gives for integers). True when it
+ * answered (rets set) or failed (*st set); false to take the sort. Before: the sort, 1.5x
+ * upstream's time for 1e5 int64 in [0, 1000) at 2 threads. */
+static bool unique_dense_range(tn_tensor *self, const uq_rows *R, bool want_inv, bool want_cnt, tn_value *rets,
+                               tn_status *st) {
+    const int64_t n = R->n;
+    if (R->fl || n < 1024) return false;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+/* BODY sees element i_ as the int64 v */
+#define UD_TYPED(T, BODY)                                                                    \
+    {                                                                                        \
+        const T *x_ = (const T *)(const void *)R->base;                                      \
+        for (int64_t i_ = 0; i_ < n; i_++) { const int64_t v = (int64_t)x_[i_]; BODY; }          \
+    }
+#define UD_EACH(BODY)                                                                        \
+    switch (R->dt) {                                                                         \
+    case TN_DTYPE_INT64: UD_TYPED(int64_t, BODY) break;                                      \
+    case TN_DTYPE_INT32: UD_TYPED(int32_t, BODY) break;                                      \
+    case TN_DTYPE_INT16: UD_TYPED(int16_t, BODY) break;                                      \
+    case TN_DTYPE_INT8: UD_TYPED(int8_t, BODY) break;                                        \
+    case TN_DTYPE_UINT8: case TN_DTYPE_BOOL: UD_TYPED(uint8_t, BODY) break;                  \
+    default: return false;                                                                   \
+    }
+    UD_EACH(lo = v < lo ? v : lo; hi = v > hi ? v : hi)
+    const uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    if (span >= 2 * (uint64_t)n + 1024) return false;
+    int64_t *cnt = calloc(span + 1, sizeof(int64_t)), *rank = malloc((span + 1) * sizeof(int64_t));
+    if (!cnt || !rank) {
+        free(cnt);
+        free(rank);
+        return false;
+    }
+    UD_EACH(cnt[v - lo]++)
+    int64_t ng = 0;
+    for (uint64_t k = 0; k <= span; k++) rank[k] = cnt[k] ? ng++ : -1;
+    tn_tensor *vals = NULL, *inv = NULL, *cn = NULL;
+    *st = tn_tensor_empty(1, &ng, self->dtype, tn_tensor_device(self), &vals);
+    if (*st == TN_OK) {
+        char *o = tn_tensor_data(vals);
+        for (uint64_t k = 0; k <= span; k++)
+            if (cnt[k]) tn_rd_set_i(o + rank[k] * R->es, R->dt, lo + (int64_t)k);
+        *st = want_inv ? tn_tensor_empty(self->ndim, self->sizes, TN_DTYPE_INT64, tn_tensor_device(self), &inv)
+                       : empty_long(0, self, &inv);
+    }
+    if (*st == TN_OK && want_inv) {
+        int64_t *g = tn_tensor_data(inv);
+        UD_EACH(g[i_] = rank[v - lo])
+    }
+    if (*st == TN_OK) *st = empty_long(want_cnt ? ng : 0, self, &cn);
+    if (*st == TN_OK && want_cnt) {
+        int64_t *c = tn_tensor_data(cn);
+        for (uint64_t k = 0; k <= span; k++)
+            if (cnt[k]) c[rank[k]] = cnt[k];
+    }
+#undef UD_EACH
+#undef UD_TYPED
+    free(cnt);
+    free(rank);
+    if (*st != TN_OK) {
+        tn_tensor_release(vals);
+        tn_tensor_release(inv);
+        tn_tensor_release(cn);
+        return true;
+    }
+    rets[0] = tn_value_tensor(vals);
+    rets[1] = tn_value_tensor(inv);
+    rets[2] = tn_value_tensor(cn);
+    return true;
+}
+
 /* dim < 0: elements of the flattened tensor; else slices along dim */
 static tn_status unique_impl(tn_tensor *self, int dim, bool sorted, bool consecutive, bool want_inv, bool want_cnt,
                              tn_value *rets) {
@@ -117,6 +190,11 @@ static tn_status unique_impl(tn_tensor *self, int dim, bool sorted, bool consecu
         R.fl = tn_dtype_is_floating(self->dtype);
         R.n = dim >= 0 ? self->sizes[dim] : total;
         R.len = dim >= 0 ? (R.n ? total / R.n : 0) : 1;
+        if (dim < 0 && !consecutive && unique_dense_range(self, &R, want_inv, want_cnt, rets, &st)) {
+            tn_tensor_release(moved);
+            tn_tensor_release(c);
+            return st;
+        }
         order = malloc(sizeof(int64_t) * (size_t)(R.n + 1));
         group = malloc(sizeof(int64_t) * (size_t)(R.n + 1));
         counts = malloc(sizeof(int64_t) * (size_t)(R.n + 1));

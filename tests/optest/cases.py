@@ -4454,3 +4454,13 @@ add("max_pool_values_fused", f"lambda a, s: [{F}.max_pool1d(a[0], k, st, p, 1, c
     f"[{F}.max_pool2d(a, (2, 3), (1, 3), (1, 1)), {F}.max_pool2d(a, 4, 4, 2, 1, True), {F}.max_pool1d(s[0], 3, 2, 1), 1 / {F}.max_pool1d(torch.where(a[0] > 0, 0.0, -0.0), 3, 1, 1), "
     f"{F}.max_pool1d(a[0].double(), 3, 2, 1), {F}.max_pool1d(a[0, :, :1], 2, 1, 1), {F}.max_pool1d(a[0], 33, 1)]",
     [In((2, 3, 17, 33)), In((2, 3, 9, 12), kind="special")], ["max_pool2d.default", "max_pool1d.default"], **EXACT)
+# session 49: torch.unique of integers over a range under about twice their number by a count
+# per value (every integer dtype, bool, negative values, a non-contiguous self, inverse and
+# counts) and over a wider range by the sort; repeat_interleave's counts on the pool from
+# 32,768 counts, and its int form through copy_'s rows of a broadcast run
+add("unique_dense_range", "lambda a, w: [torch.unique(x, return_inverse=True, return_counts=True) for x in (a, a.int() - 300, a.short().t(), (a % 100).to(torch.int8) - 50, (a % 200).to(torch.uint8), a > 300, a[:, :3], w, w * 1000003)] + "
+    "[torch.unique(a), torch.unique(a, sorted=False, return_counts=True), torch.unique(a.t(), return_inverse=True)]",
+    [In((500, 8), "int64", "index", high=600), In((3000,), "int64", "int")], ["_unique2.default"], **EXACT)
+add("repeat_interleave_large", "lambda c, a: (torch.repeat_interleave(c), torch.repeat_interleave(c[:100]), a.repeat_interleave(7), a.repeat_interleave(3, dim=0), a.t().repeat_interleave(2, dim=1), "
+    "a.double().repeat_interleave(5), a.bool().repeat_interleave(4), a.repeat_interleave(c[:a.shape[1]] % 3, dim=1))",
+    [In((40000,), "int64", "index", high=5), In((300, 41))], ["repeat_interleave.Tensor", "repeat_interleave.self_int", "repeat_interleave.self_Tensor"], **EXACT)
