@@ -1712,15 +1712,24 @@ typedef struct sumsq_job {
 } sumsq_job;
 static void sumsq_worker(void *ctx, int64_t b, int64_t e) {
     const sumsq_job *j = ctx;
+    const tn_reduce_geom *g = j->g;
+    /* the kept dims' counters from c = b, then stepped (a division per row cost as much as
+     * a short row's sum) */
+    int64_t idx[TN_MAX_DIMS], rem = b, ioff = 0, ooff = 0;
+    for (int d = 1; d < g->ndim; d++) {
+        idx[d] = rem % g->sizes[d];
+        rem /= g->sizes[d];
+        ioff += idx[d] * g->st[1][d], ooff += idx[d] * g->st[0][d];
+    }
     for (int64_t c = b; c < e; c++) {
-        int64_t rem = c, ioff = 0, ooff = 0;
-        for (int d = 1; d < j->g->ndim; d++) {
-            int64_t i = rem % j->g->sizes[d];
-            rem /= j->g->sizes[d];
-            ioff += i * j->g->st[1][d], ooff += i * j->g->st[0][d];
-        }
         const char *row = j->in + ioff;
-        j->acc[ooff / 8] = j->f32 ? (double)f32_sumsq_lanes(row, j->g->sizes[0]) : f64_sumsq_lanes(row, j->g->sizes[0]);
+        j->acc[ooff / 8] = j->f32 ? (double)f32_sumsq_lanes(row, g->sizes[0]) : f64_sumsq_lanes(row, g->sizes[0]);
+        for (int d = 1; d < g->ndim; d++) {
+            ioff += g->st[1][d], ooff += g->st[0][d];
+            if (++idx[d] < g->sizes[d]) break;
+            ioff -= g->st[1][d] * g->sizes[d], ooff -= g->st[0][d] * g->sizes[d];
+            idx[d] = 0;
+        }
     }
 }
 #pragma GCC pop_options
