@@ -61,6 +61,10 @@ void f64_prod_runs(char *out, int64_t os, const double *x, int64_t ld, int64_t r
 /* out[j] *= x[r * ld + j] for every row r < rows in order, j < cols: upstream's outer
  * reduction's order per element. */
 void f32_prod_cols(float *out, const float *x, int64_t ld, int64_t rows, int64_t cols);
+/* Cumulative sums of 8 float32 rows of n (row k at x + k * ld, into y + k * ld), each
+ * y[i] = (float)(acc += (double)x[i]) in order (scan_rows.c); false (nothing written) where the
+ * tier has no vector form: the caller's scalar loop then. */
+bool tn_cumsum8_f32(float *y, const float *x, int64_t n, int64_t ld);
 void f64_prod_cols(double *out, const double *x, int64_t ld, int64_t rows, int64_t cols);
 
 /* Index of the max (mx) or min of n >= 1 contiguous floats: the first occurrence, and the

@@ -4464,3 +4464,8 @@ add("unique_dense_range", "lambda a, w: [torch.unique(x, return_inverse=True, re
 add("repeat_interleave_large", "lambda c, a: (torch.repeat_interleave(c), torch.repeat_interleave(c[:100]), a.repeat_interleave(7), a.repeat_interleave(3, dim=0), a.t().repeat_interleave(2, dim=1), "
     "a.double().repeat_interleave(5), a.bool().repeat_interleave(4), a.repeat_interleave(c[:a.shape[1]] % 3, dim=1))",
     [In((40000,), "int64", "index", high=5), In((300, 41))], ["repeat_interleave.Tensor", "repeat_interleave.self_int", "repeat_interleave.self_Tensor"], **EXACT)
+# session 49: float32 cumsum along contiguous rows eight rows at a time in double vectors
+# (kernels/scan_rows.c): row lengths under, at and past a block of 8 with tails, row counts
+# with a remainder of fewer than 8, a 3-d tensor, large values (double sums rounded once)
+add("cumsum_rows_blocks", "lambda a: (a.cumsum(1), a[:, :8].cumsum(1), a[:, :7].cumsum(1), a[:, :21].cumsum(-1), a[:13].cumsum(1), a.view(4, 10, 40).cumsum(2), (a * 1e7).cumsum(1), a.t().contiguous().cumsum(1), a[:, :64].cumsum(1))",
+    [In((40, 40))], ["cumsum.default"], **EXACT)
