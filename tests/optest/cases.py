@@ -4469,3 +4469,8 @@ add("repeat_interleave_large", "lambda c, a: (torch.repeat_interleave(c), torch.
 # with a remainder of fewer than 8, a 3-d tensor, large values (double sums rounded once)
 add("cumsum_rows_blocks", "lambda a: (a.cumsum(1), a[:, :8].cumsum(1), a[:, :7].cumsum(1), a[:, :21].cumsum(-1), a[:13].cumsum(1), a.view(4, 10, 40).cumsum(2), (a * 1e7).cumsum(1), a.t().contiguous().cumsum(1), a[:, :64].cumsum(1))",
     [In((40, 40))], ["cumsum.default"], **EXACT)
+# session 49: float32 products along contiguous rows eight rows at a time (AVX2; the lane
+# products of eight rows transposed into one vector chain): rows of 100, 128, 31, 32 and 200,
+# row counts with a remainder, special values, a 3-d tensor, keepdim
+add("prod_rows_blocks", "lambda a, s: (lambda a: (a.prod(1), a[:, :31].prod(1), a[:, :32].prod(1), a[:21, :100].prod(1), a.view(8, 10, 100).prod(-1, keepdim=True), s.prod(1), (a * 3).prod(1), a[:, :128].prod(1), a.view(-1, 200).prod(1)))(a * 0.3 + 0.6)",
+    [In((40, 200), "pos"), In((19, 40), kind="special")], ["prod.dim_int"], **EXACT)
