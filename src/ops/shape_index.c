@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/threadpool.h"
+#include "kernels/cast.h"
 #include "ops/dispatch.h"
 #include "ops/iter.h"
 #include "ops/shape.h"
@@ -1637,7 +1638,6 @@ tn_status tn_op_index_put(const tn_value *args, tn_value *rets) {
 
 /* ---- repeat_interleave -------------------------------------------------------------- */
 
-/* repeat_interleave(repeats): [0]*r0 + [1]*r1 + ... in repeats' dtype (int32/int64). */
 /* repeat_interleave's counts [i0, i1) written out: count rv[i] copies of i from start[i0] (0
  * when start is NULL and i0 is 0) */
 typedef struct {
@@ -1652,6 +1652,7 @@ static void ri_part(void *c, int64_t i0, int64_t i1) {
         for (int64_t j = 0; j < J->rv[i]; j++) J->out[k++] = i;
 }
 
+/* repeat_interleave(repeats): [0]*r0 + [1]*r1 + ... in repeats' dtype (int32/int64). */
 static tn_status repeat_interleave_counts(tn_tensor *rep, const tn_value *output_size, tn_tensor **out) {
     if (rep->ndim != 1) return tn_error(TN_ERR_RUNTIME, "repeat_interleave only accept 1D vector as repeat");
     if (rep->dtype != TN_DTYPE_INT64 && rep->dtype != TN_DTYPE_INT32)
@@ -1810,9 +1811,14 @@ tn_status tn_op_repeat_interleave_self_int(const tn_value *args, tn_value *rets)
          * time */
         int64_t ost[TN_MAX_DIMS];
         tn_contiguous_strides(n + 1, es, ost);
-        tn_tensor *sv = tn_tensor_new_view(input->storage, input->offset, n + 1, es, est, input->dtype);
-        tn_tensor *dv = tn_tensor_new_view(out->storage, out->offset, n + 1, es, ost, input->dtype);
-        if (!sv || !dv) st = oom();
+        tn_tensor *sv = NULL, *dv = NULL;
+        if (!tn_cast_supported(input->dtype)) { /* (bits and other byte types copy_ has no loop for) */
+            const int w = tn_dtype_itemsize(input->dtype);
+            tn_strided_copy_bytes(tn_tensor_data(out), ost, (const char *)input->storage->data + input->offset * w, est,
+                                  n + 1, es, w);
+        } else if (!(sv = tn_tensor_new_view(input->storage, input->offset, n + 1, es, est, input->dtype)) ||
+                   !(dv = tn_tensor_new_view(out->storage, out->offset, n + 1, es, ost, input->dtype)))
+            st = oom();
         else {
             tn_value a[3] = {tn_value_tensor(dv), tn_value_tensor(sv), tn_value_bool(false)}, r;
             st = tn_dispatch(TN_OP_copy_, a, &r);
