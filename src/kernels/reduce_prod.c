@@ -113,7 +113,12 @@ __attribute__((target("avx2"), optimize("O3"))) static void f32_prod8_rows_avx2(
     ATTR static void NAME(T *out, const T *x, int64_t ld, int64_t rows, int64_t cols) {      \
         for (int64_t j0 = 0; j0 < cols; j0 += 256) { /* a block of outputs stays in cache */ \
             const int64_t j1 = j0 + 256 < cols ? j0 + 256 : cols;                            \
-            for (int64_t r = 0; r < rows; r++) {                                             \
+            int64_t r = 0;                                                                   \
+            for (; r + 4 <= rows; r += 4) { /* four rows a pass, each element's in order */  \
+                const T *x0 = x + r * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;       \
+                for (int64_t j = j0; j < j1; j++) out[j] = out[j] * x0[j] * x1[j] * x2[j] * x3[j]; \
+            }                                                                                \
+            for (; r < rows; r++) {                                                          \
                 const T *xr = x + r * ld;                                                    \
                 for (int64_t j = j0; j < j1; j++) out[j] *= xr[j];                           \
             }                                                                                \
