@@ -972,54 +972,6 @@ tn_status tn_op_empty_permuted(const tn_value *args, tn_value *rets) {
     return tn_dispatch(TN_OP_empty_strided, TN_ARGS(args[0], ilist(strides, n), args[2], args[3], args[4], args[5]), rets);
 }
 
-/* aten::im2col(self, kernel_size, dilation, padding, stride): (N, C, H, W) -> (N, C*kh*kw,
- * L) sliding blocks, as the strided slices of the padded input for each kernel offset,
- * stacked channel-major */
-tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
-    tn_tensor *x = args[0].u.t;
-    const tn_value *k = &args[1], *d = &args[2], *p = &args[3], *s = &args[4];
-    const char *names[4] = {"kernel_size", "dilation", "padding", "stride"};
-    for (int a = 0; a < 4; a++)
-        if (args[1 + a].u.ilist.n != 2)
-            return tn_error(TN_ERR_RUNTIME, "It is expected %s equals to 2, but got size %lld", names[a], (long long)args[1 + a].u.ilist.n);
-    int64_t kh = k->u.ilist.data[0], kw = k->u.ilist.data[1], dh = d->u.ilist.data[0], dw = d->u.ilist.data[1];
-    int64_t ph = p->u.ilist.data[0], pw = p->u.ilist.data[1], sh = s->u.ilist.data[0], sw = s->u.ilist.data[1];
-    if (kh <= 0 || kw <= 0) return tn_error(TN_ERR_RUNTIME, "kernel size should be greater than zero, but got kernel_height: %lld kernel_width: %lld", (long long)kh, (long long)kw);
-    if (dh <= 0 || dw <= 0) return tn_error(TN_ERR_RUNTIME, "dilation should be greater than zero, but got dilation_height: %lld dilation_width: %lld", (long long)dh, (long long)dw);
-    if (ph < 0 || pw < 0) return tn_error(TN_ERR_RUNTIME, "padding should be non-negative, but got pad_height: %lld pad_width: %lld", (long long)ph, (long long)pw);
-    if (sh <= 0 || sw <= 0) return tn_error(TN_ERR_RUNTIME, "stride should be greater than zero, but got stride_height: %lld stride_width: %lld", (long long)sh, (long long)sw);
-    if (!((x->ndim == 3 && x->sizes[0] != 0 && x->sizes[1] != 0 && x->sizes[2] != 0) || (x->ndim == 4 && x->sizes[1] != 0 && x->sizes[2] != 0 && x->sizes[3] != 0)))
-        return tn_error(TN_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input");
-    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype) && x->dtype != TN_DTYPE_BOOL)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "\"im2col_out_cpu\" not implemented for '%s'", tn_dtype_infos[x->dtype].c10_name);
-    int b = x->ndim == 4;
-    int64_t N = b ? x->sizes[0] : 1, C = x->sizes[b], H = x->sizes[b + 1], W = x->sizes[b + 2];
-    /* in + 2 pad - (dilation (kernel - 1) + 1), wrapping as upstream's int64 arithmetic (a
-     * kernel of 2**63 - 1, the seed-34 fuzz run's UBSan report) */
-    int64_t spanh = tn_sub_wrap(tn_add_wrap(H, tn_mul_wrap(2, ph)), tn_add_wrap(tn_mul_wrap(dh, kh - 1), 1));
-    int64_t spanw = tn_sub_wrap(tn_add_wrap(W, tn_mul_wrap(2, pw)), tn_add_wrap(tn_mul_wrap(dw, kw - 1), 1));
-    int64_t oh = tn_add_wrap(spanh / sh, 1), ow = tn_add_wrap(spanw / sw, 1);
-    if (oh < 1 || ow < 1 || spanh < 0 || spanw < 0)
-        return tn_error(TN_ERR_RUNTIME, "Given input with spatial size (%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, %lld), calculated shape of the array of sliding blocks as (%lld, %lld), but its components must be at least one.",
-                        (long long)H, (long long)W, (long long)kh, (long long)kw, (long long)dh, (long long)dw, (long long)ph, (long long)pw, (long long)oh, (long long)ow);
-    if (kh > TN_CX_MAX || kw > TN_CX_MAX || kh * kw > TN_CX_MAX / 2 - 4)
-        return tn_error(TN_ERR_NOT_IMPLEMENTED, "aten::im2col with more than %d kernel positions is not implemented by torchnative", TN_CX_MAX / 2 - 4);
-    tn_cx c = {0};
-    int64_t pad[4] = {pw, pw, ph, ph};
-    tn_tensor *xp = tn_cx_call(&c, TN_OP_constant_pad_nd, TN_ARGS(TN_T(x), ilist(pad, 4), TN_I(0)));
-    tn_tensor *blocks[TN_CX_MAX];
-    int nb = 0;
-    for (int64_t i = 0; i < kh; i++)
-        for (int64_t j = 0; j < kw; j++) {
-            tn_tensor *r = tn_cx_call(&c, TN_OP_slice_Tensor, TN_ARGS(TN_T(xp), TN_I(b + 1), TN_I(i * dh), TN_I(i * dh + sh * (oh - 1) + 1), TN_I(sh)));
-            blocks[nb++] = tn_cx_call(&c, TN_OP_slice_Tensor, TN_ARGS(TN_T(r), TN_I(b + 2), TN_I(j * dw), TN_I(j * dw + sw * (ow - 1) + 1), TN_I(sw)));
-        }
-    if (c.st != TN_OK) return tn_cx_finish(&c, NULL, rets);
-    tn_tensor *st = tn_cx_call(&c, TN_OP_stack, TN_ARGS(tn_value_tensorlist(blocks, nb), TN_I(b + 1)));
-    int64_t shape[3] = {N, C * kh * kw, oh * ow};
-    return tn_cx_finish(&c, reshape(&c, st, b ? shape : shape + 1, b ? 3 : 2), rets);
-}
-
 /* aten::renorm(self, p, dim, maxnorm): each slice along dim scaled by
  * maxnorm / (norm + 1e-7) where its p-norm exceeds maxnorm (norms in the accumulate type,
  * the factor in self's dtype, as upstream; a complex self's norms are real, in its own

@@ -446,10 +446,16 @@ CASES += [
       "+ torch.index_fill(a, 0, torch.tensor([1]), 2.0) + torch.index_fill(b, 1, torch.tensor([0, 4]), torch.tensor(3.0)) "
       "+ torch.put(a, torch.tensor([1, 3]), b[0, :2]) + torch.put(b, torch.tensor([2, 2]), a[0, :2], accumulate=True)",
       [A, B], (0, 1), ["addr", "index_add", "index_copy", "index_fill_int_Scalar", "index_fill_int_Tensor", "put"], double=True),
-    # fold (col2im, session 47): its row's gradient is im2col, itself run as its parts
+    # fold (col2im, session 47): its row's gradient is im2col, generated too (session 49)
     G("gen_col2im", "lambda c: torch.nn.functional.fold(c, (6, 8), (3, 2), dilation=(1, 2), padding=(1, 0), stride=(2, 1)).pow(2).sum() "
       "+ torch.nn.functional.fold(c[0], (6, 8), (3, 2), dilation=(1, 2), padding=(1, 0), stride=(2, 1)).sum()",
       [In((2, 18, 18))], (0,), ["col2im"], double=True),
+    # unfold (im2col, session 49: one copy of the windows, no longer its parts): overlapping
+    # windows, dilation, padding, stride, an unbatched input, a 7 x 7 kernel (above the parts'
+    # old 44 positions)
+    G("gen_im2col", "lambda x: torch.nn.functional.unfold(x, (3, 2), dilation=(1, 2), padding=(1, 0), stride=(2, 1)).pow(2).sum() "
+      "+ torch.nn.functional.unfold(x[0], 2).sum() + torch.nn.functional.unfold(x, 7, padding=3, stride=2).pow(2).sum()",
+      [In((2, 3, 9, 8))], (0,), ["im2col"], double=True),
     G("gen_pixel_shuffle", "lambda x: torch.nn.functional.pixel_shuffle(x, 2).sum(1) + torch.nn.functional.pixel_unshuffle(x, 1).sum()",
       [In((2, 4, 3, 5))], (0,), ["pixel_shuffle", "pixel_unshuffle"], double=True),
     G("dec_pool_upsample_1d", "lambda x: torch.nn.functional.avg_pool1d(x, 3, 2, 1).sum() + torch.nn.functional.max_pool1d(x, 2).pow(2).sum() "

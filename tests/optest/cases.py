@@ -4474,3 +4474,9 @@ add("cumsum_rows_blocks", "lambda a: (a.cumsum(1), a[:, :8].cumsum(1), a[:, :7].
 # row counts with a remainder, special values, a 3-d tensor, keepdim
 add("prod_rows_blocks", "lambda a, s: (lambda a: (a.prod(1), a[:, :31].prod(1), a[:, :32].prod(1), a[:21, :100].prod(1), a.view(8, 10, 100).prod(-1, keepdim=True), s.prod(1), (a * 3).prod(1), a[:, :128].prod(1), a.view(-1, 200).prod(1)))(a * 0.3 + 0.6)",
     [In((40, 200), "pos"), In((19, 40), kind="special")], ["prod.dim_int"], **EXACT)
+# session 49: im2col (F.unfold) as one copy of the windows, any kernel size (a composition of
+# slices refused above 44 kernel positions): 7 x 7 and 9 x 3 kernels, dilation, stride,
+# padding, a non-contiguous input, unbatched, every dtype family it takes
+add("im2col_windows", f"lambda x: ({F}.unfold(x, 7, padding=3, stride=2), {F}.unfold(x, (9, 3), dilation=(1, 2), padding=(4, 0), stride=(1, 3)), {F}.unfold(x.transpose(2, 3), 5), "
+    f"{F}.unfold(x[0], 7, padding=1), {F}.unfold(x.double(), 3, padding=1), {F}.unfold(x.bfloat16(), 7, stride=3), {F}.unfold(x > 0, 3), {F}.unfold(torch.complex(x, -x), 7, padding=2))",
+    [In((2, 3, 17, 15))], ["im2col.default"], **EXACT)
