@@ -4480,3 +4480,13 @@ add("prod_rows_blocks", "lambda a, s: (lambda a: (a.prod(1), a[:, :31].prod(1), 
 add("im2col_windows", f"lambda x: ({F}.unfold(x, 7, padding=3, stride=2), {F}.unfold(x, (9, 3), dilation=(1, 2), padding=(4, 0), stride=(1, 3)), {F}.unfold(x.transpose(2, 3), 5), "
     f"{F}.unfold(x[0], 7, padding=1), {F}.unfold(x.double(), 3, padding=1), {F}.unfold(x.bfloat16(), 7, stride=3), {F}.unfold(x > 0, 3), {F}.unfold(torch.complex(x, -x), 7, padding=2))",
     [In((2, 3, 17, 15))], ["im2col.default"], **EXACT)
+# session 49: a single image whose column matrix outgrows the chunk runs in bands of output
+# rows (nn_conv.c): several bands and a short last one, bias, groups, dilation, stride 2 (the
+# im2col rows' vectorised stride-2 copy), float64, an unbatched input
+add("conv2d_single_image_bands", f"lambda x, w, b, v: ({F}.conv2d(x, w, b, stride=2, padding=3), {F}.conv2d(x, w, None, stride=1, padding=(3, 1)), {F}.conv2d(x[:, :2], v, None, padding=2, dilation=2, groups=2), "
+    f"{F}.conv2d(x.double(), w.double(), b.double(), stride=2, padding=3), {F}.conv2d(x[0], w, b, stride=(2, 1)))",
+    [In((1, 3, 100, 97)), In((8, 3, 7, 7)), In((8,)), In((4, 1, 5, 5))], ["conv2d.default"],
+    # sums of 147 float32 products: where they cancel, each side is off the float64 value by its
+    # own order of accumulation (worst element here: ours 1.2e-5, upstream's oneDNN 2.8e-6;
+    # the same bits as before the bands)
+    rtol=1e-5, atol=1e-4)
