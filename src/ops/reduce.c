@@ -1305,8 +1305,39 @@ typedef struct welford_ctx {
     tn_dtype idt;
 } welford_ctx;
 
+/* float32 rows of outputs side by side (the reduced dim outer, the kept one contiguous in
+ * both: var(dim=0) of a matrix) whose counts agree: row after row, every column's Welford
+ * step with the one count, so the same operations per column as one column at a time, on
+ * vectors across the columns (O3; before: a dtype switch, an index division and the state in
+ * memory per element, var / std over dim 0 of 10000 x 100 1.35x upstream's time). False when
+ * the counts differ. */
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+static bool welford_cols_f32(double *mean, double *m2, int64_t *n, const char *in, int64_t ld, int64_t cols,
+                             int64_t rows) {
+    for (int64_t i = 1; i < cols; i++)
+        if (n[i] != n[0]) return false;
+    int64_t nn = n[0];
+    for (int64_t j = 0; j < rows; j++) {
+        const float *x = (const float *)(in + j * ld);
+        const double d = (double)++nn;
+        for (int64_t i = 0; i < cols; i++) {
+            const double v = x[i], delta = v - mean[i];
+            mean[i] += delta / d;
+            m2[i] += delta * (v - mean[i]);
+        }
+    }
+    for (int64_t i = 0; i < cols; i++) n[i] = nn;
+    return true;
+}
+#pragma GCC pop_options
+
 static void welford_loop(char *out, const char *in, const int64_t st[4], int64_t s0, int64_t s1, void *c) {
     welford_ctx *w = c;
+    if (w->idt == TN_DTYPE_FLOAT32 && st[0] == 0 && st[2] == 8 && st[3] == 4 && s1 > 1) {
+        const int64_t k0 = (out - w->obase) / 8;
+        if (welford_cols_f32(w->mean + k0, w->m2 + k0, w->n + k0, in, st[1], s1, s0)) return;
+    }
     if (w->idt == TN_DTYPE_FLOAT32 && st[0] == 0) { /* one output a row: its state in locals */
         for (int64_t j = 0; j < s1; j++) {
             int64_t k = (out + j * st[2] - w->obase) / 8;

@@ -4490,3 +4490,9 @@ add("conv2d_single_image_bands", f"lambda x, w, b, v: ({F}.conv2d(x, w, b, strid
     # own order of accumulation (worst element here: ours 1.2e-5, upstream's oneDNN 2.8e-6;
     # the same bits as before the bands)
     rtol=1e-5, atol=1e-4)
+# session 49: float32 var / std with the reduced dim outer and the kept one contiguous (dim 0 of a
+# matrix): every column's Welford step row after row on vectors across the columns, the same
+# operations per column (upstream's bits); corrections, var_mean, a 3-d tensor, special values
+add("var_std_dim0_cols", "lambda a, s: (a.var(0), a.std(0, correction=0), torch.var_mean(a, 0), a.view(3, 100, 37).var(1), a.view(3, 100, 37).std((0, 1)), a[:, :5].var(0, keepdim=True), "
+    "a.view(300, 37)[::2].var(0), s.var(0), (a * 1e3 + 1e4).var(0), a.var(0, correction=2))",
+    [In((300, 37)), In((40, 23), kind="special")], ["var.correction", "std.correction", "var_mean.correction"], **EXACT)
