@@ -55,7 +55,7 @@ PROD_RUN(double, f64_prod_run, f64_run4, 4, f64_run8)
  * order per row, so the same bits, with the rows' dependent chains (about 46 cycles a row of
  * 100) in one vector chain instead of eight. */
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "kernels/x86_transpose.h"
 __attribute__((target("avx2"), optimize("O3"))) static void f32_prod8_rows_avx2(char *out, int64_t os, const float *x,
                                                                               int64_t ld, int64_t n) {
     const int64_t count = n / 32;
@@ -76,22 +76,7 @@ __attribute__((target("avx2"), optimize("O3"))) static void f32_prod8_rows_avx2(
             }
             p[q] = _mm256_mul_ps(_mm256_mul_ps(v0, v1), _mm256_mul_ps(v2, v3));
         }
-        /* 8 x 8 transpose: p[l] becomes lane l of the eight rows */
-        __m256 t[8], u[8];
-        for (int i = 0; i < 4; i++) {
-            t[2 * i] = _mm256_unpacklo_ps(p[2 * i], p[2 * i + 1]);
-            t[2 * i + 1] = _mm256_unpackhi_ps(p[2 * i], p[2 * i + 1]);
-        }
-        for (int h = 0; h < 2; h++) {
-            u[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
-            u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
-            u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
-            u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
-        }
-        for (int c = 0; c < 4; c++) {
-            p[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
-            p[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
-        }
+        tn_transpose8x8_ps(p); /* p[l]: lane l of the eight rows */
         __m256 b = p[0];
         for (int l = 1; l < 8; l++) b = _mm256_mul_ps(b, p[l]);
         r = _mm256_mul_ps(r, b);

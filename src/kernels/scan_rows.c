@@ -11,46 +11,25 @@
 #include "kernels/reduce.h"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "kernels/x86_transpose.h"
 
-#define SR_TGT __attribute__((target("avx2"), always_inline)) inline
 /* at -O3 the loops over the eight registers unroll, so the blocks stay in registers (at -O2
  * they went through the stack) */
 #pragma GCC push_options
 #pragma GCC optimize("O3")
-
-/* 8 x 8 transpose of floats: r[i] (row i) becomes column i */
-static SR_TGT void sr_transpose8(__m256 r[8]) {
-    __m256 t[8], s[8];
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; h++) { /* rows 0-3 (h = 0) and 4-7 */
-        s[4 * h + 0] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
-        s[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
-        s[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
-        s[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
-    }
-    for (int c = 0; c < 4; c++) {
-        r[c] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x20);
-        r[4 + c] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x31);
-    }
-}
-
 static __attribute__((target("avx2"))) void sr_cumsum8_avx2(float *y, const float *x, int64_t n, int64_t ld) {
     __m256d alo = _mm256_setzero_pd(), ahi = _mm256_setzero_pd(); /* rows 0-3, 4-7 */
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 r[8];
         for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(x + k * ld + i);
-        sr_transpose8(r);
+        tn_transpose8x8_ps(r);
         for (int j = 0; j < 8; j++) { /* column i + j of the eight rows */
             alo = _mm256_add_pd(alo, _mm256_cvtps_pd(_mm256_castps256_ps128(r[j])));
             ahi = _mm256_add_pd(ahi, _mm256_cvtps_pd(_mm256_extractf128_ps(r[j], 1)));
             r[j] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(alo)), _mm256_cvtpd_ps(ahi), 1);
         }
-        sr_transpose8(r);
+        tn_transpose8x8_ps(r);
         for (int k = 0; k < 8; k++) _mm256_storeu_ps(y + k * ld + i, r[k]);
     }
     if (i < n) {

@@ -1,6 +1,7 @@
-/* x86_transpose.h — in-register transposes of 32-bit words shared by the x86 GEMM files
- * (gemm_amx.c packs activation pairs, sgemm_avx512.c packs weight panels). Each includer
- * compiles these for its own target; only call them after tn_cpu_isa() says avx512. */
+/* x86_transpose.h — in-register transposes of 32-bit words shared by the x86 kernels (gemm_amx.c
+ * packs activation pairs, sgemm_avx512.c packs weight panels; scan_rows.c and reduce_prod.c
+ * scan and multiply eight rows at once). Each includer compiles these for its own target;
+ * call the 16 x 16 forms only after tn_cpu_isa() says avx512, the 8 x 8 one after avx2. */
 #ifndef TN_X86_TRANSPOSE_H
 #define TN_X86_TRANSPOSE_H
 

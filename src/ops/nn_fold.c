@@ -147,16 +147,7 @@ tn_status tn_op_im2col(const tn_value *args, tn_value *rets) {
     const int64_t vs[6] = {N, C, kh, kw, oh, ow}, vst[6] = {sN, sC, dh * sH, dw * sW, sh * sH, sw * sW};
     int64_t ys[6];
     tn_contiguous_strides(6, vs, ys);
-    tn_tensor *src = tn_tensor_new_view(xp->storage, xp->offset, 6, vs, vst, x->dtype);
-    tn_tensor *dst = tn_tensor_new_view(y->storage, y->offset, 6, vs, ys, x->dtype);
-    if (!src || !dst) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
-    else {
-        tn_value a[3] = {tn_value_tensor(dst), tn_value_tensor(src), tn_value_bool(false)}, r;
-        st = tn_dispatch(TN_OP_copy_, a, &r);
-        if (st == TN_OK) tn_tensor_release(r.u.t);
-    }
-    if (src) tn_tensor_release(src);
-    if (dst) tn_tensor_release(dst);
+    st = tn_shape_copy_view(y, ys, xp, vst, 6, vs);
     if (xp != x) tn_tensor_release(xp);
     if (st != TN_OK) {
         tn_tensor_release(y);

@@ -44,6 +44,13 @@ tn_status tn_shape_unexpanded_view(const tn_tensor *t, tn_tensor **out);
 void tn_strided_copy_bytes(char *d, const int64_t *dst_strides, const char *s, const int64_t *src_strides,
                            int ndim, const int64_t *sizes, int itemsize);
 
+/* Copies the view of src's storage at src's offset with `sizes` and src_strides into the view
+ * of dst's storage at dst's offset with dst_strides (strides in elements, ndim <=
+ * TN_MAX_DIMS, the same dtype): through copy_'s iterator (its vector loops, the pool) for the
+ * dtypes copy_ moves, else tn_strided_copy_bytes. Neither tensor's own sizes matter. */
+tn_status tn_shape_copy_view(tn_tensor *dst, const int64_t *dst_strides, tn_tensor *src, const int64_t *src_strides,
+                             int ndim, const int64_t *sizes);
+
 /* Copies src into dst element by element: same dtype, same shape, any strides. Meta
  * tensors are skipped (they have no data). Overlapping dst/src is not supported. */
 void tn_shape_copy_same_dtype(tn_tensor *dst, const tn_tensor *src);

@@ -202,6 +202,27 @@ static void strided_rows(void *ctx, int64_t o0, int64_t o1) {
     }
 }
 
+tn_status tn_shape_copy_view(tn_tensor *dst, const int64_t *dst_strides, tn_tensor *src, const int64_t *src_strides,
+                             int ndim, const int64_t *sizes) {
+    if (!tn_cast_supported(src->dtype)) { /* (bits and other byte types copy_ has no loop for) */
+        const int w = tn_dtype_itemsize(src->dtype);
+        tn_strided_copy_bytes(tn_tensor_data(dst), dst_strides, tn_tensor_data(src), src_strides, ndim, sizes, w);
+        return TN_OK;
+    }
+    tn_tensor *sv = tn_tensor_new_view(src->storage, src->offset, ndim, sizes, src_strides, src->dtype);
+    tn_tensor *dv = tn_tensor_new_view(dst->storage, dst->offset, ndim, sizes, dst_strides, dst->dtype);
+    tn_status st = TN_OK;
+    if (!sv || !dv) st = tn_error(TN_ERR_NO_MEMORY, "out of memory");
+    else {
+        tn_value a[3] = {tn_value_tensor(dv), tn_value_tensor(sv), tn_value_bool(false)}, r;
+        st = tn_dispatch(TN_OP_copy_, a, &r);
+        if (st == TN_OK) tn_tensor_release(r.u.t);
+    }
+    if (sv) tn_tensor_release(sv);
+    if (dv) tn_tensor_release(dv);
+    return st;
+}
+
 /* Copies of at least this many bytes are split by rows over the pool. */
 #define STRIDED_PARALLEL_BYTES ((int64_t)1 << 18)
 

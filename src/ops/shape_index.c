@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "core/threadpool.h"
-#include "kernels/cast.h"
 #include "ops/dispatch.h"
 #include "ops/iter.h"
 #include "ops/shape.h"
@@ -1811,21 +1810,7 @@ tn_status tn_op_repeat_interleave_self_int(const tn_value *args, tn_value *rets)
          * time */
         int64_t ost[TN_MAX_DIMS];
         tn_contiguous_strides(n + 1, es, ost);
-        tn_tensor *sv = NULL, *dv = NULL;
-        if (!tn_cast_supported(input->dtype)) { /* (bits and other byte types copy_ has no loop for) */
-            const int w = tn_dtype_itemsize(input->dtype);
-            tn_strided_copy_bytes(tn_tensor_data(out), ost, (const char *)input->storage->data + input->offset * w, est,
-                                  n + 1, es, w);
-        } else if (!(sv = tn_tensor_new_view(input->storage, input->offset, n + 1, es, est, input->dtype)) ||
-                   !(dv = tn_tensor_new_view(out->storage, out->offset, n + 1, es, ost, input->dtype)))
-            st = oom();
-        else {
-            tn_value a[3] = {tn_value_tensor(dv), tn_value_tensor(sv), tn_value_bool(false)}, r;
-            st = tn_dispatch(TN_OP_copy_, a, &r);
-            if (st == TN_OK) tn_tensor_release(r.u.t);
-        }
-        if (sv) tn_tensor_release(sv);
-        if (dv) tn_tensor_release(dv);
+        st = tn_shape_copy_view(out, ost, input, est, n + 1, es);
         if (st != TN_OK) tn_tensor_release(out);
     }
     tn_tensor_release(input);
