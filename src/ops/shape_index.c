@@ -1382,7 +1382,7 @@ static inline int64_t adv_elem_off(const adv_index *a, const int64_t *st, int64_
  * absent or contiguous in src: elements of 1, 2, 4 or 8 bytes assigned by type, or one
  * copy of the trailing block; the (pre, m) pairs split over the pool as upstream's index
  * kernel splits its iteration (x[idx] of 2e5 from 1e6 float32 on one thread was 1.4x
- * upstream's two). False (nothing done) otherwise: adv_walk then. Before session 25, every
+ * upstream's two). False (nothing done) otherwise: adv_walk then. Before session 47, every
  * element went through index_copy_one and tn_strided_copy_bytes: self[mask] of 1e6
  * float32 4.6x upstream's time. */
 typedef struct {
