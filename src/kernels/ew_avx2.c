@@ -21,6 +21,9 @@ static inline vf v_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
 static inline vf v_div(vf a, vf b) { return _mm256_div_ps(a, b); }
 static inline vf v_fma(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
 static inline vf v_sqrt(vf a) { return _mm256_sqrt_ps(a); }
+/* float32 sqrt where upstream calls MKL's VML (ew_avx512.c): its AVX2 sequence starts from
+ * rsqrtps, whose estimates differ between vendors, so here the exact root */
+static inline vf v_sqrt_vml(vf a) { return _mm256_sqrt_ps(a); }
 static inline vf v_max(vf a, vf b) { return _mm256_max_ps(a, b); }
 static inline vf v_min(vf a, vf b) { return _mm256_min_ps(a, b); }
 static inline vf v_and_bits(vf a, vf b) { return _mm256_and_ps(a, b); }

@@ -23,6 +23,31 @@ static inline vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
 static inline vf v_div(vf a, vf b) { return _mm512_div_ps(a, b); }
 static inline vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 static inline vf v_sqrt(vf a) { return _mm512_sqrt_ps(a); }
+/* float32 sqrt as upstream computes it on AVX-512 hosts: MKL's VML (vsSqrt, HA), which its
+ * float32 torch.sqrt calls there, any layout; the sequence as its instructions do it: r =
+ * rsqrt14(x) (the SDM's table, the same on every AVX-512 part), h = r / 2, s = x r, y = s +
+ * (x - s^2) h, each step rounded once; lanes with r > 2^39 (x below about 2^-78) scale x by
+ * 2^78, s by 2^39 and h by 2^-78 (exact) for the residual, which would underflow. Not correctly
+ * rounded (1 ulp from the root on 0.6 % of normal floats), but upstream's bits: all positive
+ * finite floats compared (tests/c/test_ew_math.c). Zeros, negatives, infinities and NaN take
+ * the exact instruction. */
+static inline vf v_sqrt_vml(vf x) {
+    __m512 r = _mm512_rsqrt14_ps(x), h = _mm512_mul_ps(r, _mm512_set1_ps(0.5f)), s = _mm512_mul_ps(x, r);
+    __mmask16 tiny = _mm512_cmp_ps_mask(_mm512_set1_ps(0x1p39f), r, _CMP_LT_OQ);
+    __m512 y;
+    if (__builtin_expect(tiny != 0, 0)) {
+        __m512 xs = _mm512_mask_mul_ps(x, tiny, x, _mm512_set1_ps(0x1p78f));
+        __m512 ss = _mm512_mask_mul_ps(s, tiny, s, _mm512_set1_ps(0x1p39f));
+        __m512 hs = _mm512_mask_mul_ps(h, tiny, h, _mm512_set1_ps(0x1p-78f));
+        y = _mm512_fmadd_ps(_mm512_fnmadd_ps(ss, ss, xs), hs, s);
+    } else {
+        y = _mm512_fmadd_ps(_mm512_fnmadd_ps(s, s, x), h, s);
+    }
+    __mmask16 ok = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ) &
+                   _mm512_cmp_ps_mask(x, _mm512_set1_ps(__builtin_inff()), _CMP_LT_OQ);
+    if (__builtin_expect(ok != 0xFFFF, 0)) y = _mm512_mask_sqrt_ps(y, (__mmask16)~ok, x);
+    return y;
+}
 static inline vf v_max(vf a, vf b) { return _mm512_max_ps(a, b); }
 static inline vf v_min(vf a, vf b) { return _mm512_min_ps(a, b); }
 static inline vf v_and_bits(vf a, vf b) {
