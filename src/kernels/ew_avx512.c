@@ -66,6 +66,9 @@ static inline vf v_shl_bits(vf a, int n) { return _mm512_castsi512_ps(_mm512_sll
 static inline vf v_lut32(const float *t, vf i) {
     return _mm512_permutex2var_ps(_mm512_loadu_ps(t), _mm512_castps_si512(i), _mm512_loadu_ps(t + 16));
 }
+/* the lookup is one instruction here: ew_vec.inc's interval-table forms (tanh) take it */
+#define V_LUT32_CHEAP 1
+static inline vf v_shr_bits(vf a, int n) { return _mm512_castsi512_ps(_mm512_srli_epi32(_mm512_castps_si512(a), (unsigned)n)); }
 static inline vm v_cmp_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static inline vm v_cmp_ne(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
 static inline vm v_mask_and(vm a, vm b) { return (vm)(a & b); }

@@ -1,0 +1,96 @@
+"""scripts/fit_tanh.py — the interval table of the vector float32 tanh (kernels/ew_vec.inc
+FK_TANH_T): |x| in [0, 9.5] cut into 32 intervals by the float's exponent and two leading
+mantissa bits from 1/16 up (interval 0 is [0, 5/64)); on each, tanh(x0 + t) = c0 + t (c1 + t
+(... c6)) with x0 a float near the middle whose tanh is within 2^-12 ulp of a float32 (so c0's
+rounding costs nothing: t = a - x0 is exact), c1..c6 least squares on Chebyshev nodes
+weighted by 1/tanh, rounded to float32 one at a time with the later ones refitted. Interval
+0: x0 = 0, c0 = 0, c1 = 1 (tanh a = a + a^2 (...), so tiny and subnormal a return a).
+Prints the C table and the worst relative error of the rounded polynomial on each interval
+(in float64 arithmetic; the float32 evaluation is checked over every float32 by
+tests/c/test_ew_math.c `--stride 1 tanh`).
+
+    .venv/bin/python scripts/fit_tanh.py
+"""
+import numpy as np
+
+DEG = 6
+LO_BITS = np.float32(1 / 16).view(np.uint32) >> 21
+
+
+def edges(j):
+    if j == 0:
+        return 0.0, float(np.uint32((LO_BITS + 1) << 21).view(np.float32))
+    return (float(np.uint32((LO_BITS + j) << 21).view(np.float32)),
+            float(np.uint32((LO_BITS + j + 1) << 21).view(np.float32)))
+
+
+def f32_exactish(x0):
+    """the float32 near x0 whose tanh is closest to a float32, in ulps of that float"""
+    best = None
+    b0 = int(np.float32(x0).view(np.uint32))
+    for b in range(b0 - 4000, b0 + 4000):
+        x = float(np.uint32(b).view(np.float32))
+        y = np.tanh(x)
+        yf = float(np.float32(y))
+        ulp = float(np.spacing(np.float32(abs(yf))))
+        e = abs(y - yf) / ulp
+        if best is None or e < best[0]:
+            best = (e, x, yf)
+    return best
+
+
+def fit(lo, hi, x0, c0, fixed):
+    """c1..c6 (fixed: already rounded leading ones) of tanh(x0 + t) - c0 on [lo, hi]"""
+    n = 400
+    a = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * (np.arange(n) + 0.5) / n)
+    t = a - x0
+    y = np.tanh(a) - c0
+    for k, c in enumerate(fixed, 1):
+        y = y - c * t ** k
+    k0 = len(fixed) + 1
+    A = np.stack([t ** k for k in range(k0, DEG + 1)], 1)
+    w = 1 / np.tanh(a)
+    sol = np.linalg.lstsq(A * w[:, None], y * w, rcond=None)[0]
+    return list(fixed) + list(sol)
+
+
+def cf(v):
+    s = "%.9g" % v
+    return s + (".0f" if "." not in s and "e" not in s else "f")
+
+
+def main():
+    rows = []
+    for j in range(32):
+        lo, hi = edges(j)
+        hi = min(hi, 9.5)
+        if lo >= 9.5:
+            rows.append((0.0, 1.0, [0.0] * DEG, 0.0))
+            continue
+        if j == 0:
+            x0, c0 = 0.0, 0.0
+            cs = [1.0]
+        else:
+            _, x0, c0 = f32_exactish((lo + hi) / 2)
+            cs = []
+        while len(cs) < DEG:
+            full = fit(lo, hi, x0, c0, cs)
+            cs.append(float(np.float32(full[len(cs)])))
+        a = np.linspace(lo, hi, 20001)[1:] if j == 0 else np.linspace(lo, hi, 20001)
+        t = a - x0
+        p = np.zeros_like(t)
+        for c in reversed(cs):
+            p = p * t + c
+        err = np.max(np.abs(c0 + t * p - np.tanh(a)) / np.tanh(a))
+        rows.append((x0, c0, cs, err))
+    print("static const float FK_TANH_T[%d][32] = {" % (DEG + 2))
+    cols = [[r[0] for r in rows], [r[1] for r in rows]] + [[r[2][k] for r in rows] for k in range(DEG)]
+    for c in cols:
+        print("    {" + ", ".join(cf(v) for v in c) + "},")
+    print("};")
+    for j, r in enumerate(rows):
+        print("/* %2d [%g, %g) x0 %.9g  max rel err %.2e */" % (j, *edges(j), r[0], r[3]))
+
+
+if __name__ == "__main__":
+    main()
