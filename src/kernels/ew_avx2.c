@@ -48,6 +48,12 @@ static inline vm v_cmp_le(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); 
 static inline vm v_cmp_gt(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
 static inline vm v_cmp_ge(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
 static inline vm v_cmp_unord(vf a, vf b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
+/* lanes that are not a positive normal finite float (NaN, zeros, infinities, subnormals,
+ * negatives) */
+static inline vm v_not_pos_normal(vf x) {
+    vm lo = _mm256_cmp_ps(x, _mm256_set1_ps(0x1p-126f), _CMP_NGE_UQ); /* below FLT_MIN or NaN */
+    return _mm256_or_ps(lo, _mm256_cmp_ps(x, _mm256_set1_ps(__builtin_inff()), _CMP_EQ_OQ));
+}
 /* 8 lanes of 0/-1 -> 8 bytes of 0/1 */
 static inline void v_st_b8(char *p, vm m) {
     __m256i w = _mm256_and_si256(_mm256_castps_si256(m), _mm256_set1_epi32(1));

@@ -79,6 +79,12 @@ static inline vm v_cmp_le(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_
 static inline vm v_cmp_gt(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
 static inline vm v_cmp_ge(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
 static inline vm v_cmp_unord(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
+/* lanes that are not a positive normal finite float (NaN, zeros, infinities, subnormals,
+ * negatives): the bits less those of FLT_MIN, unsigned, at or past those of inf less FLT_MIN */
+static inline vm v_not_pos_normal(vf x) {
+    __m512i b = _mm512_sub_epi32(_mm512_castps_si512(x), _mm512_set1_epi32(0x00800000));
+    return _mm512_cmp_epu32_mask(b, _mm512_set1_epi32(0x7F000000), _MM_CMPINT_NLT);
+}
 static inline void v_st_b8(char *p, vm m) { _mm_storeu_si128((__m128i *)p, _mm_maskz_set1_epi8(m, 1)); }
 static inline vf v_round(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 static inline vf v_floor(vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
