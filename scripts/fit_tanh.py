@@ -1,8 +1,8 @@
 """scripts/fit_tanh.py — the interval table of the vector float32 tanh (kernels/ew_vec.inc
 FK_TANH_T): |x| in [0, 9.5] cut into 32 intervals by the float's exponent and two leading
 mantissa bits from 1/16 up (interval 0 is [0, 5/64)); on each, tanh(x0 + t) = c0 + t (c1 + t
-(... c6)) with x0 a float near the middle whose tanh is within 2^-12 ulp of a float32 (so c0's
-rounding costs nothing: t = a - x0 is exact), c1..c6 least squares on Chebyshev nodes
+(... c6)) with x0 a float near the middle whose tanh is within a small fraction of an ulp of a
+float32 (so c0's rounding costs nothing: t = a - x0 is exact), c1..c6 least squares on Chebyshev nodes
 weighted by 1/tanh, rounded to float32 one at a time with the later ones refitted. Interval
 0: x0 = 0, c0 = 0, c1 = 1 (tanh a = a + a^2 (...), so tiny and subnormal a return a).
 Prints the C table and the worst relative error of the rounded polynomial on each interval
@@ -24,19 +24,22 @@ def edges(j):
             float(np.uint32((LO_BITS + j + 1) << 21).view(np.float32)))
 
 
-def f32_exactish(x0):
-    """the float32 near x0 whose tanh is closest to a float32, in ulps of that float"""
-    best = None
-    b0 = int(np.float32(x0).view(np.uint32))
-    for b in range(b0 - 4000, b0 + 4000):
-        x = float(np.uint32(b).view(np.float32))
+def f32_exactish(x0, lo, hi):
+    """(error in ulps, x, tanh x as float32) for the float32 x in [lo, hi] near x0 whose tanh is closest to
+    a float32: searched over the floats x near x0 and, where tanh is flat (near 1, where no x
+    lands close), over the floats c near tanh x0 with x = atanh c rounded"""
+    def score(x):
         y = np.tanh(x)
         yf = float(np.float32(y))
-        ulp = float(np.spacing(np.float32(abs(yf))))
-        e = abs(y - yf) / ulp
-        if best is None or e < best[0]:
-            best = (e, x, yf)
-    return best
+        return abs(y - yf) / float(np.spacing(np.float32(abs(yf)))), x, yf
+    b0 = int(np.float32(x0).view(np.uint32))
+    cands = [float(np.uint32(b).view(np.float32)) for b in range(b0 - 4000, b0 + 4000)]
+    c0 = int(np.float32(np.tanh(x0)).view(np.uint32))
+    for b in range(c0 - 4000, c0 + 4000):
+        c = float(np.uint32(b).view(np.float32))
+        if 0 < c < 1:
+            cands.append(float(np.float32(np.arctanh(c))))
+    return min(score(x) for x in cands if lo <= x <= hi)
 
 
 def fit(lo, hi, x0, c0, fixed):
@@ -65,13 +68,13 @@ def main():
         lo, hi = edges(j)
         hi = min(hi, 9.5)
         if lo >= 9.5:
-            rows.append((0.0, 1.0, [0.0] * DEG, 0.0))
+            rows.append((0.0, 1.0, [0.0] * DEG, 0.0, 0.0))
             continue
         if j == 0:
-            x0, c0 = 0.0, 0.0
+            x0, c0, off = 0.0, 0.0, 0.0
             cs = [1.0]
         else:
-            _, x0, c0 = f32_exactish((lo + hi) / 2)
+            off, x0, c0 = f32_exactish((lo + hi) / 2, lo, hi)
             cs = []
         while len(cs) < DEG:
             full = fit(lo, hi, x0, c0, cs)
@@ -82,14 +85,14 @@ def main():
         for c in reversed(cs):
             p = p * t + c
         err = np.max(np.abs(c0 + t * p - np.tanh(a)) / np.tanh(a))
-        rows.append((x0, c0, cs, err))
+        rows.append((x0, c0, cs, err, off))
     print("static const float FK_TANH_T[%d][32] = {" % (DEG + 2))
     cols = [[r[0] for r in rows], [r[1] for r in rows]] + [[r[2][k] for r in rows] for k in range(DEG)]
     for c in cols:
         print("    {" + ", ".join(cf(v) for v in c) + "},")
     print("};")
     for j, r in enumerate(rows):
-        print("/* %2d [%g, %g) x0 %.9g  max rel err %.2e */" % (j, *edges(j), r[0], r[3]))
+        print("/* %2d [%g, %g) x0 %.9g  c0 off tanh x0 by %.1e ulp  max rel err %.2e */" % (j, *edges(j), r[0], r[4], r[3]))
 
 
 if __name__ == "__main__":
