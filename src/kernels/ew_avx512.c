@@ -23,10 +23,10 @@ static inline vf v_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
 static inline vf v_div(vf a, vf b) { return _mm512_div_ps(a, b); }
 static inline vf v_fma(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }
 static inline vf v_sqrt(vf a) { return _mm512_sqrt_ps(a); }
-/* float32 sqrt as upstream computes it on AVX-512 hosts: MKL's VML (vsSqrt, HA), which its
- * float32 torch.sqrt calls there, any layout; the sequence as its instructions do it: r =
- * rsqrt14(x) (the SDM's table, the same on every AVX-512 part), h = r / 2, s = x r, y = s +
- * (x - s^2) h, each step rounded once; lanes with r > 2^39 (x below about 2^-78) scale x by
+/* float32 sqrt as upstream computes it on Intel AVX-512 hosts: MKL's VML (vsSqrt, HA), which
+ * its float32 torch.sqrt calls there, any layout; the sequence as its instructions do it: r =
+ * rsqrt14(x) (its values specified by the SDM), h = r / 2, s = x r, y = s + (x - s^2) h, each
+ * step rounded once (from any estimate within 2^-14 that is within 1 ulp of the root); lanes with r > 2^39 (x below about 2^-78) scale x by
  * 2^78, s by 2^39 and h by 2^-78 (exact) for the residual, which would underflow. Not correctly
  * rounded (1 ulp from the root on 0.6 % of normal floats), but upstream's bits: all positive
  * finite floats compared (tests/c/test_ew_math.c). Zeros, negatives, infinities and NaN take
