@@ -3,6 +3,10 @@ them where a 32-entry lookup is one instruction (kernels/ew_vec.inc, V_LUT32_CHE
   tanh   FK_TANH_T: tanh on |x| in [0, 9.5]
   erfcx  FK_ERFCX_T: e^(a^2) erfc(a) on a in [0, 9.2] (erfc's fast lanes)
   erf    FK_ERF_T: erf on |x| in [0, 3.92] (1 in float32 from 3.92 on)
+and one plain fit:
+  log1p  FK_LOG1P: P of log(1 + f) = f - f^2/2 + f^3 P(f) on [sqrt(1/2) - 1, sqrt 2 - 1] (the
+         log family's), degree 6, least squares weighted by f^3 / log1p f and reweighted
+         towards the worst error
 The argument is cut into 32 intervals by the float's exponent and two leading mantissa bits
 from 1/16 up (interval 0 is [0, 5/64)); on each, f(x0 + t) = c0 + t (c1 + t (... c6)) with x0
 a float in the interval whose f is within a small fraction of an ulp of a float32 (so c0's
@@ -14,7 +18,7 @@ so 2/sqrt(pi) is not rounded to a float). Prints the C table and the worst relat
 each interval (in float64 arithmetic; the float32 evaluation is checked over every float32
 by tests/c/test_ew_math.c `--stride 1 tanh erfc erf`).
 
-    .venv/bin/python scripts/fit_tables.py tanh|erfcx|erf
+    .venv/bin/python scripts/fit_tables.py tanh|erfcx|erf|log1p
 """
 import sys
 
@@ -75,9 +79,34 @@ def cf(v):
     return s + (".0f" if "." not in s and "e" not in s else "f")
 
 
+def fit_log1p(deg=6):
+    lo, hi = np.sqrt(0.5) - 1, np.sqrt(2) - 1
+    n = 3000
+    f = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * (np.arange(n) + 0.5) / n)
+    g = (np.log1p(f) - f + f * f / 2) / f ** 3
+    w = np.abs(f ** 3 / np.log1p(f))
+    A = np.stack([f ** k for k in range(deg, -1, -1)], 1)
+    ww = np.ones_like(f)
+    for _ in range(30):
+        sol = np.linalg.lstsq(A * (w * ww)[:, None], g * w * ww, rcond=None)[0]
+        e = np.abs((A @ sol - g) * w)
+        ww = ww * np.sqrt(e / e.max() + 1e-3)
+    c = [float(np.float32(v)) for v in sol]
+    ff = np.linspace(lo, hi, 200001)
+    ff = ff[ff != 0]
+    p = np.zeros_like(ff)
+    for v in c:
+        p = p * ff + v
+    err = np.max(np.abs(ff ** 3 * p - (np.log1p(ff) - ff + ff * ff / 2)) / np.abs(np.log1p(ff)))
+    print("static const float FK_LOG1P[%d] = {%s};" % (deg + 1, ", ".join(cf(v) for v in c)))
+    print("/* max relative error of log1p %.2e */" % err)
+
+
 def main():
     global F, TOP, NAME, INV
     fn = sys.argv[1] if len(sys.argv) > 1 else "tanh"
+    if fn == "log1p":
+        return fit_log1p()
     F, TOP, NAME = FNS[fn]
     INV = INVERSE.get(fn)
     rows = []
