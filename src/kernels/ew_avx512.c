@@ -26,11 +26,11 @@ static inline vf v_sqrt(vf a) { return _mm512_sqrt_ps(a); }
 /* float32 sqrt as upstream computes it on Intel AVX-512 hosts: MKL's VML (vsSqrt, HA), which
  * its float32 torch.sqrt calls there, any layout; the sequence as its instructions do it: r =
  * rsqrt14(x) (its values specified by the SDM), h = r / 2, s = x r, y = s + (x - s^2) h, each
- * step rounded once (from any estimate within 2^-14 that is within 1 ulp of the root); lanes with r > 2^39 (x below about 2^-78) scale x by
- * 2^78, s by 2^39 and h by 2^-78 (exact) for the residual, which would underflow. Not correctly
- * rounded (1 ulp from the root on 0.6 % of normal floats), but upstream's bits: all positive
- * finite floats compared (tests/c/test_ew_math.c). Zeros, negatives, infinities and NaN take
- * the exact instruction. */
+ * step rounded once (from any estimate within 2^-14 that is within 1 ulp of the root); lanes
+ * with r > 2^39 (x below about 2^-78) scale x by 2^78, s by 2^39 and h by 2^-78 (exact) for
+ * the residual, which would underflow. Not correctly rounded (1 ulp from the root on 0.6 % of
+ * positive floats), but upstream's bits on all of them (tools/sqrt_upstream_bits.py; a sample
+ * in tests/test_ops.py). Zeros, negatives, infinities and NaN take the exact instruction. */
 static inline vf v_sqrt_vml(vf x) {
     __m512 r = _mm512_rsqrt14_ps(x), h = _mm512_mul_ps(r, _mm512_set1_ps(0.5f)), s = _mm512_mul_ps(x, r);
     __mmask16 tiny = _mm512_cmp_ps_mask(_mm512_set1_ps(0x1p39f), r, _CMP_LT_OQ);
@@ -66,7 +66,7 @@ static inline vf v_shl_bits(vf a, int n) { return _mm512_castsi512_ps(_mm512_sll
 static inline vf v_lut32(const float *t, vf i) {
     return _mm512_permutex2var_ps(_mm512_loadu_ps(t), _mm512_castps_si512(i), _mm512_loadu_ps(t + 16));
 }
-/* the lookup is one instruction here: ew_vec.inc's interval-table forms (tanh) take it */
+/* the lookup is one instruction here: ew_vec.inc's interval-table forms (tanh, erf, erfc) take it */
 #define V_LUT32_CHEAP 1
 static inline vf v_shr_bits(vf a, int n) { return _mm512_castsi512_ps(_mm512_srli_epi32(_mm512_castps_si512(a), (unsigned)n)); }
 static inline vm v_cmp_eq(vf a, vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
