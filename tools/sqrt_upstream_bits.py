@@ -1,9 +1,9 @@
 """sqrt_upstream_bits.py — float32 torch.sqrt over every positive finite float (2^31 - 2^23
 patterns, in chunks of 2^26), ours (.venv) against upstream's (.venv-ref), each side in its
-own process (at 2 threads): prints, per side, how many results are not the correctly rounded root (numpy's),
-and whether the two sides' exceptions are the same patterns with the same values. On an Intel
-AVX-512 host at an AVX-512 tier they are (kernels/ew_avx512.c v_sqrt_vml: MKL's sequence,
-docs/PERFORMANCE.md "Session 50"). One to two minutes a side.
+own process at 2 threads: prints, per side, how many results are not the correctly rounded
+root (numpy's), and whether the two sides' exceptions are the same patterns with the same
+values. On an Intel AVX-512 host at an AVX-512 tier they are (kernels/ew_avx512.c
+v_sqrt_vml: MKL's sequence, docs/PERFORMANCE.md "Session 50"). One to two minutes a side.
 
     .venv/bin/python tools/sqrt_upstream_bits.py
 """
